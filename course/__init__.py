@@ -1,0 +1,33 @@
+"""Helpers for the Torch × CUDA course.
+
+The notebooks build each idea in the open first; this package then offers it as a helper
+for later notebooks. ``import course`` is light: torch, torchvision and CuPy load only
+when a helper that needs them is used.
+
+Submodules (each loads on first use):
+
+- ``course.env``      — where the course runs and how big the work is (notebook 00)
+- ``course.timing``   — the one timing helper, right on CPU and GPU (notebook 00)
+- ``course.checks``   — the exercise checks every notebook uses (notebook 00)
+- ``course.download`` — atomic, checksummed downloads (notebook 03)
+- ``course.cuda``     — CUDA C kernels on CuPy or on the CPU (notebook 01)
+- ``course.datasets`` — real data sets and their offline stand-ins (notebooks 03, 05, 06)
+- ``course.models``   — the course's networks (notebooks 03, 05, 06)
+"""
+
+import importlib
+
+__version__ = "0.1.0"
+
+_SUBMODULES = {"env", "timing", "checks", "download", "cuda", "datasets", "models", "gpu", "plots"}
+
+
+def __getattr__(name):
+    # PEP 562: import a submodule the first time ``course.<name>`` is used.
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module 'course' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(list(globals()) + list(_SUBMODULES))

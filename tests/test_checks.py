@@ -1,0 +1,86 @@
+"""course.checks: ✅ on a right answer, ❌ with a specific hint otherwise, never raising."""
+
+import numpy as np
+import pytest
+import torch
+
+from course import checks
+
+
+def stub(x):
+    raise NotImplementedError
+
+
+def square(x):
+    return x * x
+
+
+def test_right_answer_passes(capsys):
+    assert checks.check_function(square, np.square, [(np.arange(5.0),), (np.zeros(0),)]) is True
+    assert "✅" in capsys.readouterr().out
+
+
+def test_untouched_stub_reports_without_raising(capsys):
+    assert checks.check_function(stub, np.square, [(np.arange(3.0),)], hint="multiply x by itself") is False
+    out = capsys.readouterr().out
+    assert "❌" in out and "not implemented yet" in out and "multiply x by itself" in out
+
+
+def test_first_mismatch_is_named(capsys):
+    def almost(x):
+        y = x * x
+        y[2] += 1
+        return y
+
+    assert checks.check_function(almost, np.square, [(np.arange(5.0),)]) is False
+    out = capsys.readouterr().out
+    assert "1 of 5 values differ" in out and "index (2,)" in out and "expected 4.0, got 5.0" in out
+
+
+def test_shape_none_and_exceptions_are_explained(capsys):
+    assert not checks.check_function(lambda x: x[:-1] ** 2, np.square, [(np.arange(4.0),)])
+    assert "expected shape (4,), got shape (3,)" in capsys.readouterr().out
+    assert not checks.check_function(lambda x: None, np.square, [(np.arange(4.0),)])
+    assert "forget to `return`" in capsys.readouterr().out
+    assert not checks.check_function(lambda x: x / "a", np.square, [(np.arange(4.0),)])
+    assert "raised TypeError" in capsys.readouterr().out
+
+
+def test_in_place_bug_cannot_corrupt_the_reference():
+    def in_place(x):
+        x *= x
+        return x
+
+    data = np.arange(4.0)
+    assert checks.check_function(in_place, np.square, [(data,)])
+    assert np.array_equal(data, np.arange(4.0)), "the caller's input must be left alone"
+
+
+def test_tensors_tuples_and_tolerances(capsys):
+    ref = lambda t: (t.sum(), t * 2)
+    assert checks.check_function(lambda t: (t.sum() + 1e-9, t * 2), ref, [(torch.arange(3.0),)])
+    assert not checks.check_function(lambda t: (t.sum() + 1, t * 2), ref, [(torch.arange(3.0),)])
+    assert "result[0]" in capsys.readouterr().out
+
+
+def test_integer_results_must_be_exact():
+    assert not checks.check_function(lambda x: x + 1, lambda x: x, [(np.arange(3, dtype=np.uint8),)])
+
+
+def test_check_value_handles_unanswered_and_wrong(capsys):
+    assert checks.check_value(..., 3.0) is False
+    assert "not answered yet" in capsys.readouterr().out
+    assert checks.check_value(2.0, 3.0, name="speed") is False
+    assert "speed" in capsys.readouterr().out
+    assert checks.check_value(3.0 + 1e-9, 3.0) is True
+
+
+def test_check_true_reports_failure_message(capsys):
+    assert checks.check_true(lambda: 0.5 > 0.8, name="accuracy", fail="accuracy is below 80 %") is False
+    assert "accuracy is below 80 %" in capsys.readouterr().out
+    assert checks.check_true(lambda: 1 / 0, name="boom", fail="x") is False
+
+
+def test_notebook_author_errors_still_raise():
+    with pytest.raises(ValueError):
+        checks.check_function(square, np.square, [])
