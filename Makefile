@@ -1,6 +1,8 @@
 # Torch × CUDA course. The README's two commands:
 #   make lab    — set up .venv (once) and open JupyterLab on notebooks/
 #   make test   — set up .venv (once), run the unit tests and every notebook in fast mode
+# Also: make html (executed pages in build/html), make slides (reveal.js decks in build/slides),
+#       MODE=fast|cpu|gpu picks their size (default: this machine's).
 # Variables: VENV=path (default .venv), PYTHON=python3.x, LAB_ARGS="--no-browser --port 8890",
 #            NOTEBOOKS="notebooks/03_*.ipynb" (a subset), PYTEST_ARGS="-x -k env".
 
@@ -10,16 +12,17 @@ LAB_ARGS   ?=
 NOTEBOOKS  ?= notebooks
 PYTEST_ARGS ?=
 CELL_TIMEOUT ?= 300
+MODE ?=
 
 BIN   := $(VENV)/bin
 STAMP := $(VENV)/.course-installed
 # Jupyter refuses to run as root unless told; CI containers run as root.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: install lab test test-unit test-notebooks clean help
+.PHONY: install lab test test-unit test-notebooks html slides clean help
 
 help:
-	@sed -n '2,6p' Makefile
+	@sed -n '2,9p' Makefile
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "the course needs Python 3.10 or newer; run make PYTHON=python3.12 ..."'
@@ -27,8 +30,9 @@ $(BIN)/python:
 
 # Installs once; runs again only when pyproject.toml changes (a second `make` is instant).
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	@echo "Installing the course and its dependencies into $(VENV) (the first time takes a few minutes)"
+	$(BIN)/python -m pip install -qq --disable-pip-version-check --upgrade pip
+	$(BIN)/python -m pip install -qq --disable-pip-version-check -e '.[dev]'
 	@touch $@
 
 install: $(STAMP)
@@ -47,6 +51,12 @@ test-unit: install
 test-notebooks: install
 	COURSE_FAST=1 $(BIN)/python -m pytest $(NOTEBOOKS) \
 		--nbval-lax --nbval-cell-timeout=$(CELL_TIMEOUT) -p no:cacheprovider $(PYTEST_ARGS)
+
+html: install
+	$(BIN)/python tools/site.py html $(if $(MODE),--mode $(MODE)) $(filter-out notebooks,$(NOTEBOOKS))
+
+slides: install
+	$(BIN)/python tools/site.py slides $(if $(MODE),--mode $(MODE)) $(filter-out notebooks,$(NOTEBOOKS))
 
 clean:
 	rm -rf build .pytest_cache
