@@ -40,6 +40,7 @@ def test_checker_catches_outputs_and_missing_badge(tmp_path):
 
 def test_readme_links_every_notebook_with_the_one_repository_url():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert nb.readme_table() in readme, "the README's notebook table is stale: run `python tools/nb.py readme`"
     for path in NOTEBOOKS:
         number = int(path.name[:2])
         assert nb.colab_url(number) in readme, f"README lacks the Colab link of {path.name}"

@@ -2,6 +2,7 @@
 
     python tools/nb.py strip notebooks/*.ipynb    # remove outputs before committing
     python tools/nb.py check notebooks/*.ipynb    # the conventions tests/test_notebook_format.py enforces
+    python tools/nb.py readme                     # rewrite the README's notebook table from the notebooks
 
 From Python (e.g. a scratch script that writes a new lesson):
 
@@ -205,7 +206,38 @@ def problems(path: str | Path) -> list[str]:
     return [f"{path}: {p}" for p in found]
 
 
+def readme_table() -> str:
+    """The README's notebook table, read from the notebooks' first cells (title, time, goals)."""
+    rows = ["| # | notebook | you will | time | Colab |", "|---|---|---|---|---|"]
+    for number, stem in NOTEBOOK_NAMES.items():
+        path = ROOT / "notebooks" / f"{stem}.ipynb"
+        if not path.exists():
+            rows.append(f"| {number:02d} | *{stem[3:].replace('_', ' ')} — being written* | | | |")
+            continue
+        first = "".join(json.loads(path.read_text(encoding="utf-8"))["cells"][0]["source"])
+        title = re.match(r"#\s*\d\d — (.+)", first).group(1).strip()
+        goals = re.findall(r"^- (.+)$", first, re.M)
+        minutes = re.search(r"\*\*Time:\*\*\s*([^·\n]+)", first)
+        rows.append(f"| {number:02d} | [{title}](notebooks/{stem}.ipynb) | {goals[0] if goals else ''} | "
+                    f"{minutes.group(1).strip() if minutes else ''} | {badge(number)} |")
+    return "\n".join(rows)
+
+
+def update_readme() -> bool:
+    """Rewrite the table between the README's notebook markers; True when it changed."""
+    readme = ROOT / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    start, end = "<!-- notebooks:start -->", "<!-- notebooks:end -->"
+    new = re.sub(f"{start}.*?{end}", lambda m: f"{start}\n{readme_table()}\n{end}", text, flags=re.S)
+    if new != text:
+        readme.write_text(new, encoding="utf-8")
+    return new != text
+
+
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["readme"]:
+        print("README.md updated" if update_readme() else "README.md is up to date")
+        return 0
     if len(argv) < 2 or argv[0] not in {"strip", "check"}:
         print(__doc__)
         return 2

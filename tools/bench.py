@@ -1,0 +1,445 @@
+"""The course's speed claims, measured side by side in one run (`make bench`).
+
+    python tools/bench.py [--quick] [--out build/bench] [--only SECTION ...]
+
+Writes ``build/bench/<device>.md`` and ``<device>.json``: every figure is the median of
+several repeats with its spread (interquartile range), and every claim is a *ratio* of two
+figures measured in the same run, so the table means something on any machine. Nothing here
+asserts an absolute time. ``--quick`` shrinks every size (CI uses it to prove the tool runs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from course.timing import benchmark  # noqa: E402  (the course's one timing helper)
+
+SECTIONS = {}
+QUICK = False
+
+
+def section(name: str, gpu_only: bool = False):
+    """Register a measurement; it returns a list of rows (dicts made by ``row``)."""
+
+    def register(fn):
+        SECTIONS[name] = (fn, gpu_only)
+        return fn
+
+    return register
+
+
+def row(name: str, timing=None, *, value=None, unit="s", spread=None, note=""):
+    """One line of the table, from a Timing (median and IQR in seconds) or a derived value."""
+    if timing is not None:
+        value, spread = timing.median, timing.spread
+        note = note or f"median of {len(timing.times)} on {timing.device}"
+    return {"name": name, "value": value, "unit": unit, "spread": spread, "note": note}
+
+
+def ratio(name: str, slow, fast, note: str = "") -> dict:
+    """slow.median / fast.median, with the spread from their quartiles (worst and best pairing)."""
+
+    def quartiles(t):
+        if len(t.times) < 4:
+            return min(t.times), max(t.times)
+        q = statistics.quantiles(t.times, n=4)
+        return q[0], q[2]
+
+    (s1, s3), (f1, f3) = quartiles(slow), quartiles(fast)
+    return {"name": name, "value": slow.median / fast.median, "unit": "×",
+            "spread": s3 / f1 - s1 / f3, "note": note or "ratio of medians, same run"}
+
+
+def pick(quick, full):
+    return quick if QUICK else full
+
+
+# ----------------------------------------------------------------------------------------
+# CPU emulator of course.cuda
+# ----------------------------------------------------------------------------------------
+
+TILED_MATMUL = r"""
+#define TILE 16
+extern "C" __global__ void matmul_tiled(const float* A, const float* B, float* C, int n) {
+    __shared__ float As[TILE][TILE];
+    __shared__ float Bs[TILE][TILE];
+    int row = blockIdx.y * TILE + threadIdx.y, col = blockIdx.x * TILE + threadIdx.x;
+    float acc = 0.0f;
+    for (int t = 0; t < (n + TILE - 1) / TILE; ++t) {
+        As[threadIdx.y][threadIdx.x] = (row < n && t * TILE + threadIdx.x < n) ? A[row * n + t * TILE + threadIdx.x] : 0.0f;
+        Bs[threadIdx.y][threadIdx.x] = (col < n && t * TILE + threadIdx.y < n) ? B[(t * TILE + threadIdx.y) * n + col] : 0.0f;
+        __syncthreads();
+        for (int k = 0; k < TILE; ++k) acc += As[threadIdx.y][k] * Bs[k][threadIdx.x];
+        __syncthreads();
+    }
+    if (row < n && col < n) C[row * n + col] = acc;
+}
+"""
+
+VECTOR_ADD = r"""
+extern "C" __global__ void vector_add(const float* a, const float* b, float* c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i];
+}
+"""
+
+STENCIL = r"""
+extern "C" __global__ void stencil3x3(const float* in, float* out, int h, int w) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < 1 || y < 1 || x >= w - 1 || y >= h - 1) return;
+    float s = 0.0f;
+    for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx) s += in[(y + dy) * w + (x + dx)];
+    out[y * w + x] = s / 9.0f;
+}
+"""
+
+PLAIN_C = r"""
+extern "C" void vector_add(const float* a, const float* b, float* c, int n) {
+    for (int i = 0; i < n; ++i) c[i] = a[i] + b[i];
+}
+extern "C" void stencil3x3(const float* in, float* out, int h, int w) {
+    for (int y = 1; y < h - 1; ++y)
+        for (int x = 1; x < w - 1; ++x) {
+            float s = 0.0f;
+            for (int dy = -1; dy <= 1; ++dy)
+                for (int dx = -1; dx <= 1; ++dx) s += in[(y + dy) * w + (x + dx)];
+            out[y * w + x] = s / 9.0f;
+        }
+}
+"""
+
+
+def _plain_c():
+    """The same loops as the kernels, compiled as ordinary C++ with -O2: the baseline."""
+    build = Path(tempfile.mkdtemp(prefix="course-bench-"))
+    src, lib = build / "plain.cpp", build / "plain.so"
+    src.write_text(PLAIN_C)
+    subprocess.run(["c++", "-O2", "-shared", "-fPIC", str(src), "-o", str(lib)], check=True)
+    return ctypes.CDLL(str(lib))
+
+
+@section("CPU emulator (course.cuda, CPU backend)")
+def emulator_section():
+    import numpy as np
+
+    from course import cuda
+
+    ptr = lambda a: a.ctypes.data_as(ctypes.c_void_p)
+    rows = []
+    n = pick(64, 256)
+    a = np.random.rand(n, n).astype(np.float32)
+    b = np.random.rand(n, n).astype(np.float32)
+    c = np.zeros((n, n), np.float32)
+    started = time.perf_counter()
+    matmul = cuda.RawKernel(TILED_MATMUL, "matmul_tiled", backend="cpu")
+    grid = ((n + 15) // 16, (n + 15) // 16)
+    matmul(grid, (16, 16), (a, b, c, np.int32(n)))
+    rows.append(row("first launch of the tiled matmul (compile included)", value=time.perf_counter() - started,
+                    note="one measurement; the compiled kernel is cached afterwards"))
+    t = benchmark(matmul, grid, (16, 16), (a, b, c, np.int32(n)), device="cpu", repeat=pick(3, 7))
+    assert np.allclose(c, a @ b, rtol=1e-4, atol=1e-4), "tiled matmul result is wrong"
+    rows.append(row(f"tiled shared-memory matmul {n}² float32 (16×16 tiles, __syncthreads)", t))
+
+    plain = _plain_c()
+    size = pick(1 << 16, 1 << 20)
+    x, y, z = (np.random.rand(size).astype(np.float32) for _ in range(3))
+    add = cuda.RawKernel(VECTOR_ADD, "vector_add", backend="cpu")
+    blocks = (size + 255) // 256
+    t_kernel = benchmark(add, blocks, 256, (x, y, z, np.int32(size)), device="cpu", repeat=pick(5, 15))
+    assert np.array_equal(z, x + y)
+    t_c = benchmark(plain.vector_add, ptr(x), ptr(y), ptr(z), size, device="cpu", repeat=pick(5, 15))
+    rows += [row(f"vector add {size:,} floats, emulated kernel", t_kernel),
+             row(f"vector add {size:,} floats, plain C loop", t_c),
+             ratio("vector add: emulated kernel / plain C", t_kernel, t_c, "goal ≤ 3×")]
+
+    side = pick(256, 1024)
+    img = np.random.rand(side, side).astype(np.float32)
+    out = np.zeros_like(img)
+    stencil = cuda.RawKernel(STENCIL, "stencil3x3", backend="cpu")
+    grid2 = ((side + 15) // 16, (side + 15) // 16)
+    t_kernel = benchmark(stencil, grid2, (16, 16), (img, out, np.int32(side), np.int32(side)), device="cpu",
+                         repeat=pick(3, 9))
+    out_c = np.zeros_like(img)
+    t_c = benchmark(plain.stencil3x3, ptr(img), ptr(out_c), side, side, device="cpu", repeat=pick(3, 9))
+    assert np.allclose(out, out_c, atol=1e-6), "stencil kernel and plain C disagree"
+    rows += [row(f"3×3 stencil {side}², emulated kernel", t_kernel),
+             row(f"3×3 stencil {side}², plain C loop", t_c),
+             ratio("3×3 stencil: emulated kernel / plain C", t_kernel, t_c, "goal ≤ 3×")]
+    return rows
+
+
+# ----------------------------------------------------------------------------------------
+# CIFAR: the seed's recipe vs the fast recipe (training throughput)
+# ----------------------------------------------------------------------------------------
+
+@section("CIFAR-10 training throughput (notebook 03)")
+def cifar_section():
+    import torch
+    import torch.nn.functional as F
+
+    from course import env
+    from course.models import SeedNet, SpeedNet
+
+    device = env.device()
+    torch.manual_seed(0)
+    rows = []
+
+    def step_timer(model, batch, lr, channels_last=False, autocast=False):
+        model = model.to(device)
+        if channels_last:
+            model = model.to(memory_format=torch.channels_last)
+        opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)
+        x = torch.randn(batch, 3, 32, 32, device=device)
+        if channels_last:
+            x = x.contiguous(memory_format=torch.channels_last)
+        y = torch.randint(0, 10, (batch,), device=device)
+        dtype = torch.bfloat16 if device.type == "cpu" else torch.float16
+
+        def step():
+            opt.zero_grad(set_to_none=True)
+            with torch.autocast(device.type, dtype=dtype, enabled=autocast):
+                loss = F.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+
+        return benchmark(step, device=device, warmup=2, repeat=pick(5, 20), label=f"batch {batch}")
+
+    seed = step_timer(SeedNet(), 4, 0.001)
+    width = pick(16, 64) if device.type == "cpu" else 64
+    fast_batch = pick(64, 256) if device.type == "cpu" else 512
+    speed = step_timer(SpeedNet(width=width), fast_batch, 0.1, channels_last=True, autocast=device.type == "cuda")
+    seed_big = step_timer(SeedNet(), fast_batch, 0.01)
+    for label, t, batch in (("seed recipe: SeedNet, batch 4", seed, 4),
+                            (f"SeedNet, batch {fast_batch}", seed_big, fast_batch),
+                            (f"fast recipe: SpeedNet(width={width}), batch {fast_batch}"
+                             + (", channels_last + fp16 autocast" if device.type == "cuda" else ", channels_last"),
+                             speed, fast_batch)):
+        rows.append(row(f"{label} (images/s)", value=batch / t.median, unit="img/s",
+                        spread=batch / (t.median - t.spread / 2) - batch / (t.median + t.spread / 2),
+                        note=f"training steps, median of {len(t.times)} on {t.device}"))
+    rows.append({"name": "SeedNet batch 4 → batch %d: images/s gain" % fast_batch,
+                 "value": (fast_batch / seed_big.median) / (4 / seed.median), "unit": "×", "spread": None,
+                 "note": "same network; only the batch size changes"})
+    return rows
+
+
+# ----------------------------------------------------------------------------------------
+# ONNX Runtime vs PyTorch eager (UNet inference, notebooks 06 and 07)
+# ----------------------------------------------------------------------------------------
+
+@section("ONNX Runtime vs PyTorch eager, UNet inference (notebook 07)")
+def onnx_section():
+    import numpy as np
+    import onnxruntime as ort
+    import torch
+
+    from course.models import UNet
+
+    torch.manual_seed(0)
+    size = pick(64, 128)
+    model = UNet(in_channels=3, num_classes=11, width=16, depth=3).eval()
+    out_dir = Path(tempfile.mkdtemp(prefix="course-bench-onnx-"))
+    path = out_dir / "unet.onnx"
+    example = torch.randn(2, 3, size, size)
+    batch = torch.export.Dim("batch", min=1, max=64)
+    program = torch.onnx.export(model, (example,), dynamo=True, dynamic_shapes=({0: batch},), verbose=False)
+    program.save(str(path))
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = os.cpu_count() or 1
+    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    name = session.get_inputs()[0].name
+    rows = []
+    torch.set_num_threads(os.cpu_count() or 1)
+    for n in (1, 16):
+        x = torch.randn(n, 3, size, size)
+        with torch.inference_mode():
+            expected = model(x).numpy()
+        got = session.run(None, {name: x.numpy()})[0]
+        assert np.allclose(got, expected, atol=1e-4, rtol=1e-3), "ONNX Runtime and PyTorch disagree"
+        with torch.inference_mode():
+            t_eager = benchmark(model, x, device="cpu", repeat=pick(5, 20), label="eager")
+        t_ort = benchmark(session.run, None, {name: x.numpy()}, device="cpu", repeat=pick(5, 20), label="ort")
+        rows += [row(f"UNet {size}×{size} batch {n}, PyTorch eager (CPU)", t_eager),
+                 row(f"UNet {size}×{size} batch {n}, ONNX Runtime (CPU)", t_ort),
+                 ratio(f"batch {n}: eager / ONNX Runtime", t_eager, t_ort, "> 1 means ONNX Runtime is faster")]
+    return rows
+
+
+# ----------------------------------------------------------------------------------------
+# GPU only: RawKernel SGEMM vs cuBLAS, stencil bandwidth vs peak
+# ----------------------------------------------------------------------------------------
+
+def peak_bandwidth_gbs():
+    """Theoretical DRAM bandwidth from the device's memory clock and bus width, or None."""
+    import cupy
+
+    props = cupy.cuda.runtime.getDeviceProperties(0)
+    clock_khz, bus_bits = props.get("memoryClockRate", 0), props.get("memoryBusWidth", 0)
+    if not clock_khz or not bus_bits:
+        return None
+    return 2 * clock_khz * 1e3 * bus_bits / 8 / 1e9  # double data rate
+
+
+@section("GPU: tiled RawKernel SGEMM vs cuBLAS, stencil bandwidth vs peak", gpu_only=True)
+def gpu_section():
+    import cupy
+
+    from course import cuda
+
+    rows = []
+    n = 2048
+    a = cupy.random.rand(n, n, dtype=cupy.float32)
+    b = cupy.random.rand(n, n, dtype=cupy.float32)
+    c = cupy.zeros((n, n), cupy.float32)
+    matmul = cuda.RawKernel(TILED_MATMUL, "matmul_tiled", backend="cupy")
+    grid = (n // 16, n // 16)
+    t_raw = benchmark(matmul, grid, (16, 16), (a, b, c, cupy.int32(n)), device="cupy", repeat=20)
+    assert cupy.allclose(c, a @ b, rtol=1e-3, atol=1e-2)
+    t_blas = benchmark(cupy.matmul, a, b, device="cupy", repeat=20)
+    flops = 2 * n**3
+    rows += [row(f"tiled RawKernel SGEMM {n}² (TFLOP/s)", value=flops / t_raw.median / 1e12, unit="TFLOP/s"),
+             row(f"cuBLAS SGEMM {n}² (TFLOP/s)", value=flops / t_blas.median / 1e12, unit="TFLOP/s"),
+             {"name": "RawKernel SGEMM as a fraction of cuBLAS", "value": t_blas.median / t_raw.median,
+              "unit": "", "spread": None, "note": "ratio of medians, same run"}]
+
+    side = 8192
+    img = cupy.random.rand(side, side, dtype=cupy.float32)
+    out = cupy.zeros_like(img)
+    stencil = cuda.RawKernel(STENCIL, "stencil3x3", backend="cupy")
+    t = benchmark(stencil, ((side + 15) // 16, (side + 15) // 16), (16, 16),
+                  (img, out, cupy.int32(side), cupy.int32(side)), device="cupy", repeat=20)
+    moved = 2 * img.nbytes  # each pixel read once from DRAM (neighbours hit the cache) and written once
+    bandwidth = moved / t.median / 1e9
+    rows.append(row(f"3×3 stencil {side}² effective bandwidth", value=bandwidth, unit="GB/s",
+                    note="bytes read + written / median time"))
+    peak = peak_bandwidth_gbs()
+    rows.append({"name": "stencil bandwidth as a fraction of peak",
+                 "value": bandwidth / peak if peak else None, "unit": "",
+                 "spread": None, "note": f"peak {peak:.0f} GB/s from memory clock × bus width" if peak
+                 else "peak unknown: the driver reports no memory clock"})
+    return rows
+
+
+@section("GPU: CIFAR-10 time to 94 %", gpu_only=True)
+def cifar94_section():
+    from course.datasets import cifar10
+
+    data = cifar10(train=True, download=False)
+    if "stand-in" in data.describe().lower():
+        return [{"name": "CIFAR-10 time to 94 %", "value": None, "unit": "s", "spread": None,
+                 "note": "skipped: real CIFAR-10 is not in the cache on this machine (no network); "
+                         "run notebook 03 in gpu mode with internet to measure it"}]
+    raise NotImplementedError("run notebook 03's speed run in gpu mode; it reports the time to 94 %")
+
+
+# ----------------------------------------------------------------------------------------
+
+def device_name() -> str:
+    from course import env
+
+    if env.torch_cuda_usable():
+        import torch
+
+        return "cuda-" + torch.cuda.get_device_name(0)
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"cpu-{os.cpu_count()}cores-{cpu}"
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()[:80]
+
+
+def format_value(value, unit) -> str:
+    if value is None:
+        return "—"
+    if unit == "s":
+        from course.timing import format_seconds
+
+        return format_seconds(value)
+    return f"{value:,.3g} {unit}".strip()
+
+
+def to_markdown(results: dict, device: str, quick: bool) -> str:
+    lines = [f"# Course benchmarks on {device}", "",
+             f"{time.strftime('%Y-%m-%d %H:%M')} · {'quick sizes (--quick)' if quick else 'full sizes'} · "
+             "median ± half the interquartile range; ratios are of medians measured in the same run.", ""]
+    for name, outcome in results.items():
+        lines += [f"## {name}", ""]
+        if isinstance(outcome, str):
+            lines += [outcome, ""]
+            continue
+        lines += ["| measurement | value | spread | note |", "|---|---|---|---|"]
+        for r in outcome:
+            spread = "" if r["spread"] is None else "± " + format_value(r["spread"] / 2, r["unit"])
+            lines.append(f"| {r['name']} | {format_value(r['value'], r['unit'])} | {spread} | {r['note']} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    global QUICK
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="small sizes: proves the tool runs (CI)")
+    parser.add_argument("--out", type=Path, default=ROOT / "build" / "bench")
+    parser.add_argument("--only", nargs="*", help="run only sections whose name contains one of these words")
+    args = parser.parse_args(argv)
+    QUICK = args.quick
+
+    from course import env
+
+    gpu = env.cupy_usable() and env.torch_cuda_usable()
+    device = device_name()
+    print(f"benchmarks on {device} ({'GPU' if gpu else 'no GPU: GPU sections are skipped'})", flush=True)
+    results, failed = {}, []
+    for name, (fn, gpu_only) in SECTIONS.items():
+        if args.only and not any(word.lower() in name.lower() for word in args.only):
+            continue
+        if gpu_only and not gpu:
+            results[name] = "skipped: needs a CUDA GPU with CuPy (run `make gpu-check` on one)."
+            continue
+        started = time.perf_counter()
+        try:
+            results[name] = fn()
+        except Exception as error:  # one broken section must not hide the others
+            failed.append(name)
+            results[name] = f"FAILED: {type(error).__name__}: {error}"
+            traceback.print_exc()
+        print(f"  {name}: {time.perf_counter() - started:.1f} s", flush=True)
+    args.out.mkdir(parents=True, exist_ok=True)
+    stem = args.out / slug(device)
+    markdown = to_markdown(results, device, QUICK)
+    stem.with_suffix(".md").write_text(markdown, encoding="utf-8")
+    stem.with_suffix(".json").write_text(json.dumps(
+        {"device": device, "quick": QUICK, "gpu": gpu, "sections": results}, indent=1), encoding="utf-8")
+    print(markdown)
+    print(f"wrote {stem.with_suffix('.md')} and {stem.with_suffix('.json')}")
+    if failed:
+        print(f"failed sections: {', '.join(failed)}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
