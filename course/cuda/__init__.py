@@ -1,0 +1,88 @@
+"""CUDA C kernels with or without a GPU — introduced in notebook 01 (CUDA basics), used by
+notebooks 04 (image sharpening) and 08 (GPU performance).
+
+The same CUDA C source runs on CuPy when a GPU is usable, and otherwise is compiled for the
+CPU with the system C++ compiler and run for every block and thread (shared memory,
+``__syncthreads()`` and atomics included)::
+
+    import numpy as np
+    import course.cuda as cuda
+
+    add = cuda.RawKernel(r'''
+    extern "C" __global__ void add(const float* a, const float* b, float* c, int n) {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < n) c[i] = a[i] + b[i];
+    }''', "add")
+    xp = cuda.xp                                   # cupy on a GPU, numpy on the CPU
+    a = xp.arange(1000, dtype=xp.float32); b = 2 * a; c = xp.empty_like(a)
+    add((4,), (256,), (a, b, c, 1000))             # grid, block, args — as cupy.RawKernel
+    cuda.asnumpy(c)
+
+Arguments are checked against the kernel's parameter list on both backends. On the CPU, a
+buggy kernel raises ``KernelError`` naming the kernel, block, thread and line: out-of-bounds
+accesses of argument arrays, a ``__syncthreads()`` not every thread reaches, a kernel that runs
+past its time limit, a crash. (On a GPU, out-of-bounds accesses cannot be caught before they
+happen: run the kernel with ``backend="cpu"`` to find them.)
+"""
+
+from __future__ import annotations
+
+import platform
+
+from .errors import CompileError, KernelError
+from .kernel import DEFAULT_TIME_LIMIT, RawKernel, backend
+
+__all__ = [
+    "RawKernel", "KernelError", "CompileError", "backend", "xp", "asnumpy", "synchronize",
+    "device_name", "benchmark", "DEFAULT_TIME_LIMIT",
+]
+
+
+def asnumpy(a):
+    """A NumPy copy (or view) of a CuPy or NumPy array."""
+    if type(a).__module__.split(".")[0] == "cupy":
+        return a.get()
+    import numpy
+
+    return numpy.asarray(a)
+
+
+def synchronize() -> None:
+    """Wait until launched kernels have finished (CPU launches finish before they return)."""
+    if backend() == "cupy":
+        import cupy
+
+        cupy.cuda.Device().synchronize()
+
+
+def device_name() -> str:
+    """What runs the kernels, e.g. 'NVIDIA T4' or 'CPU (x86_64), CUDA C emulated'."""
+    if backend() == "cupy":
+        import cupy
+
+        device = cupy.cuda.Device()
+        name = cupy.cuda.runtime.getDeviceProperties(device.id)["name"]
+        return name.decode() if isinstance(name, bytes) else str(name)
+    return f"CPU ({platform.machine() or 'unknown'}), CUDA C emulated"
+
+
+def __getattr__(name):
+    # PEP 562: `xp` follows the backend and `benchmark` lives in course.timing; both are
+    # looked up on use, so `import course.cuda` imports neither CuPy nor the timing helpers.
+    if name == "xp":
+        if backend() == "cupy":
+            import cupy
+
+            return cupy
+        import numpy
+
+        return numpy
+    if name == "benchmark":
+        from course.timing import benchmark
+
+        return benchmark
+    raise AttributeError(f"module 'course.cuda' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -1,0 +1,387 @@
+"""The CPU backend: CUDA C compiled with the system C++ compiler, every thread run in turn
+(notebook 01).
+
+``load`` compiles a kernel source once (cached in memory and on disk, like CuPy's kernel
+cache) into a shared library: the learner's source, lightly rewritten (see source.py), after
+``runtime.h`` (the CUDA built-ins), followed by one small launcher per kernel. ``launch``
+calls a launcher through ctypes; when the kernel faults, the launcher returns a fault record
+that ``launch`` turns into a KernelError naming the kernel, block, thread and source line.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import platform
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+from .errors import CompileError, KernelError
+from .source import Kernel, Source
+
+RUNTIME_HEADER = Path(__file__).with_name("runtime.h")
+SOURCE_NAME = "kernel.cu"  # what compiler messages call the learner's source
+_LAYOUT_VERSION = "2"  # change when generated code changes, so old cache entries are not used
+
+FLAGS = [
+    "-std=c++17", "-O3",
+    "-g1",  # line tables only: addr2line maps a faulting address back to a source line
+    "-fno-crossjumping", "-fno-tree-tail-merge",  # keep one fault call per access, so its
+                                                  # address names the right line
+    "-fPIC", "-shared", "-fvisibility=hidden",
+    "-fsigned-char",  # char is signed on the GPU (x86 hosts) and here, even on ARM
+    "-fno-finite-loops",  # an endless loop stays one (and meets the time limit), not "assumed to end"
+    "-fno-exceptions", "-fno-rtti",
+    "-U_FORTIFY_SOURCE",  # its longjmp check rejects jumping back from a fiber's stack
+    "-w",  # errors only: nvcc shows few warnings, and these would mention the emulator
+]
+LIBRARIES = ["-ldl", "-lpthread", "-lm"] if sys.platform.startswith("linux") else []
+
+NO_COMPILER = (
+    "No C++ compiler found: without a GPU, course.cuda compiles CUDA C for the CPU with g++ or "
+    "clang++. Install one and restart the notebook:\n"
+    "  Debian/Ubuntu/WSL: sudo apt install g++\n"
+    "  Fedora: sudo dnf install gcc-c++\n"
+    "  macOS: xcode-select --install\n"
+    "  conda: conda install -c conda-forge cxx-compiler\n"
+    "(or set CXX to the compiler's path, or run on a GPU: Colab > Runtime > Change runtime type)."
+)
+
+
+class _Fault(ctypes.Structure):
+    """Twin of struct __cc_fault in runtime.h."""
+
+    _fields_ = [
+        ("kind", ctypes.c_int32),
+        ("line", ctypes.c_int32),
+        ("other_line", ctypes.c_int32),
+        ("signal", ctypes.c_int32),
+        ("block", ctypes.c_uint32 * 3),
+        ("thread", ctypes.c_uint32 * 3),
+        ("other_thread", ctypes.c_uint32 * 3),
+        ("count", ctypes.c_int32),
+        ("index", ctypes.c_int64),
+        ("length", ctypes.c_int64),
+        ("base", ctypes.c_uint64),
+        ("address", ctypes.c_uint64),
+        ("code_offset", ctypes.c_uint64),
+        ("text", ctypes.c_char * 200),
+    ]
+
+
+class _Arg(ctypes.Structure):
+    """Twin of struct __cc_arg: an array (data, element count) or a scalar's bytes."""
+
+    _fields_ = [("data", ctypes.c_void_p), ("count", ctypes.c_int64), ("bits", ctypes.c_uint64)]
+
+
+(OK, OUT_OF_BOUNDS, SHARED_OUT_OF_BOUNDS, BARRIER_EXITED, BARRIER_MISMATCH, TIMEOUT, INTERRUPTED,
+ CRASH, STACK_OVERFLOW, ASSERT, TRAP, NO_MEMORY, NO_BARRIERS) = range(13)
+
+
+# ----------------------------------------------------------------------------------------
+# Compiling and caching
+# ----------------------------------------------------------------------------------------
+
+
+def find_compiler() -> str:
+    """Path of the C++ compiler: $CXX, else g++, c++ or clang++ on PATH."""
+    if sys.platform == "win32":
+        raise CompileError(
+            "The CPU backend runs on Linux and macOS (it relies on POSIX signals to catch a "
+            "kernel's faults). On Windows, use WSL (Ubuntu) or Google Colab."
+        )
+    wanted = os.environ.get("CXX", "").strip()
+    for name in [wanted] if wanted else ["g++", "c++", "clang++"]:
+        path = shutil.which(name)
+        if path:
+            return path
+    raise CompileError(NO_COMPILER + (f"\n(CXX={wanted!r} was not found.)" if wanted else ""))
+
+
+def cache_dir() -> Path:
+    """Where compiled kernels are kept: $COURSE_CUDA_CACHE, else $XDG_CACHE_HOME/torch-cuda-course/kernels."""
+    explicit = os.environ.get("COURSE_CUDA_CACHE")
+    if explicit:
+        path = Path(explicit).expanduser()
+    else:
+        base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+        path = Path(base) / "torch-cuda-course" / "kernels"
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        if os.access(path, os.W_OK):
+            return path
+    except OSError:
+        pass
+    # A read-only home (some CI sandboxes): a private temporary folder still works.
+    path = Path(tempfile.gettempdir()) / f"torch-cuda-course-{os.getuid()}" / "kernels"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _compiler_flags(options) -> list[str]:
+    """NVRTC options that mean something on the CPU (-DNAME=VALUE); the rest are GPU-only."""
+    flags, options = [], list(options)
+    for i, option in enumerate(options):
+        if option.startswith("--define-macro="):
+            flags.append("-D" + option.split("=", 1)[1])
+        elif option.startswith("-D") and len(option) > 2:
+            flags.append(option)
+        elif option == "-D" and i + 1 < len(options):
+            flags.append("-D" + options[i + 1])
+    return flags
+
+
+def _launchers(source: Source) -> str:
+    """C++ for one exported launcher per kernel: unpack the arguments, run every thread."""
+    code = ["", '#line 1 "course-cuda-launchers"']
+    for kernel in source.kernels.values():
+        if kernel.name in source.problems:
+            continue
+        code.append(f"static void __cc_run_{kernel.name}(const __cc_arg* args) {{")
+        names = []
+        for i, p in enumerate(kernel.params):
+            name = f"__cc_a{i}"
+            names.append(name)
+            if p.pointer and p.dtype is None:
+                code.append(f"    void* {name} = args[{i}].data;")
+            elif p.pointer:
+                code.append(f"    __cc_ptr<{p.ctype}> {name} = __cc_array_arg<{p.ctype}>(args[{i}]);")
+            else:
+                code.append(f"    {p.ctype} {name} = __cc_scalar_arg<{p.ctype}>(args[{i}]);")
+        run = "__cc_run_with_fibers" if kernel.uses_barriers else "__cc_run_in_loops"
+        code.append(f"    auto call = [&]() {{ {kernel.name}({', '.join(names)}); }};")
+        code.append(f"    {run}(call);")
+        code.append("}")
+        code.append(f"__CC_EXPORT int __cc_launch_{kernel.name}(const long long* cfg, "
+                    "const __cc_arg* args, __cc_fault* fault) {")
+        code.append(f"    return __cc_launch(cfg, fault, __cc_run_{kernel.name}, args);")
+        code.append("}")
+    return "\n".join(code) + "\n"
+
+
+def translation_unit(source: Source) -> str:
+    """The C++ file the compiler sees; `#line` keeps the learner's line numbers."""
+    return f'#include "runtime.h"\n#line 1 "{SOURCE_NAME}"\n{source.cpu_text}\n{_launchers(source)}'
+
+
+def _cache_key(unit: str, flags: list[str], compiler: str) -> str:
+    stat = os.stat(compiler)
+    parts = [_LAYOUT_VERSION, RUNTIME_HEADER.read_text(encoding="utf-8"), unit, " ".join(flags),
+             os.path.realpath(compiler), str(stat.st_size), str(stat.st_mtime_ns),
+             sys.platform, platform.machine()]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:40]
+
+
+def _clean_compiler_output(text: str, build_dir: str) -> str:
+    """The compiler's messages, as the learner would like to read them."""
+    text = text.replace(build_dir + os.sep, "").replace(build_dir, "")
+    text = re.sub(r"__cc_ptr<(.+?)>", r"\1*", text)  # checked pointers are plain pointers to the learner
+    lines = [ln for ln in text.splitlines() if ln.strip() and "course-cuda-launchers" not in ln]
+    if len(lines) > 40:
+        lines = lines[:40] + [f"... ({len(lines) - 40} more lines)"]
+    return "\n".join(lines)
+
+
+def _compile(source: Source, unit: str, flags: list[str], compiler: str, target: Path, kernel: str) -> None:
+    """Compile `unit` into the shared library `target`, atomically (no half-written file)."""
+    with tempfile.TemporaryDirectory(prefix="build-", dir=target.parent) as build:
+        Path(build, SOURCE_NAME).write_text(source.text, encoding="utf-8")  # GCC quotes its lines
+        Path(build, "runtime.h").write_text(RUNTIME_HEADER.read_text(encoding="utf-8"), encoding="utf-8")
+        Path(build, "module.cpp").write_text(unit, encoding="utf-8")
+        command = [compiler, *FLAGS, *flags, "-o", "module.so", "module.cpp", *LIBRARIES]
+        try:
+            done = subprocess.run(command, cwd=build, capture_output=True, text=True, timeout=600)
+        except FileNotFoundError:
+            raise CompileError(NO_COMPILER) from None
+        if done.returncode != 0:
+            raise CompileError(
+                f"kernel '{kernel}' does not compile (the CPU backend compiles CUDA C with "
+                f"{Path(compiler).name}; {SOURCE_NAME}:LINE is line LINE of your source string):\n"
+                + _clean_compiler_output(done.stderr or done.stdout, build)
+            )
+        os.replace(Path(build, "module.so"), target)
+
+
+class Module:
+    """One compiled kernel source: the loaded library and a launcher per kernel."""
+
+    def __init__(self, path: Path, source: Source):
+        self.path = path
+        self.source = source
+        self.library = ctypes.CDLL(str(path))
+        self._take_output = self.library["__cc_take_output"]
+        self._take_output.restype = ctypes.c_void_p
+        self._take_output.argtypes = [ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(ctypes.c_int)]
+        self._launchers = {}
+
+    def launcher(self, name: str):
+        if name not in self._launchers:
+            function = getattr(self.library, f"__cc_launch_{name}")
+            function.restype = ctypes.c_int
+            function.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.POINTER(_Fault)]
+            self._launchers[name] = function
+        return self._launchers[name]
+
+    def take_output(self) -> tuple[str, bool]:
+        """What the kernel printed since the last call, and whether some was dropped."""
+        length, truncated = ctypes.c_size_t(), ctypes.c_int()
+        address = self._take_output(ctypes.byref(length), ctypes.byref(truncated))
+        text = ctypes.string_at(address, length.value).decode("utf-8", "replace") if length.value else ""
+        return text, bool(truncated.value)
+
+    def line_of(self, code_offset: int) -> int | None:
+        """The kernel-source line of a code address (via addr2line), or None."""
+        tool = shutil.which("addr2line") or shutil.which("llvm-addr2line")
+        if not code_offset or not tool:
+            return None
+        # The address itself first, then the bytes before it: an optimised instruction may
+        # carry no line of its own (line 0), while its neighbours do.
+        addresses = [hex(code_offset - 1 - back) for back in range(0, 24) if code_offset - 1 - back > 0]
+        try:
+            done = subprocess.run([tool, "-a", "-i", "-e", str(self.path), *addresses],
+                                  capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        # -a starts each address's answer with the address; -i adds the inlined callers, so
+        # the first line in the learner's file is the one.
+        for answer in re.split(r"^0x[0-9a-f]+$", done.stdout, flags=re.M)[1:]:
+            for match in re.finditer(re.escape(SOURCE_NAME) + r":(\d+)", answer):
+                if int(match.group(1)) > 0:
+                    return int(match.group(1))
+        return None
+
+
+_modules: dict[tuple, Module] = {}
+_lock = threading.Lock()
+# One launch at a time: ctypes lets other Python threads run meanwhile, but the runtime's state
+# (threadIdx, the fibers, the signal handlers) is global. A GPU queues launches too.
+_launch_lock = threading.Lock()
+
+
+def load(source: Source, options=(), kernel: str = "") -> Module:
+    """The compiled module for `source`: from memory, from the disk cache, or compiled now."""
+    key = (source.text, tuple(options))
+    with _lock:
+        if key in _modules:
+            return _modules[key]
+        if not RUNTIME_HEADER.exists():
+            raise CompileError(
+                f"{RUNTIME_HEADER} is missing: this installation of the course lacks its package "
+                "data. Reinstall it (pip install --force-reinstall ...) or run from a checkout."
+            )
+        compiler = find_compiler()
+        unit, flags = translation_unit(source), _compiler_flags(options)
+        target = cache_dir() / f"{_cache_key(unit, flags, compiler)}.so"
+        if not target.exists():
+            _compile(source, unit, flags, compiler, target, kernel)
+        module = _modules[key] = Module(target, source)
+        return module
+
+
+# ----------------------------------------------------------------------------------------
+# Launching and explaining faults
+# ----------------------------------------------------------------------------------------
+
+
+def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: int,
+           time_limit: float, arrays: dict) -> None:
+    """Run `kernel` for every block and thread; print its printf output; raise on a fault.
+
+    `args` holds one (data address, element count, scalar bits) per parameter; `arrays` maps
+    the address of each argument array to (parameter name, element count) for messages.
+    """
+    packed = (_Arg * max(1, len(args)))(*args)
+    config = (ctypes.c_longlong * 8)(*grid, *block, shared_mem, max(1, int(time_limit * 1000)))
+    fault = _Fault()
+    with _launch_lock:
+        status = module.launcher(kernel.name)(config, packed, ctypes.byref(fault))
+        text, truncated = module.take_output()
+    if text or truncated:
+        sys.stdout.write(text + ("\n[printf output past 1 MiB was dropped, as on a GPU]\n" if truncated else ""))
+    if status == INTERRUPTED:
+        raise KeyboardInterrupt(f"kernel '{kernel.name}' interrupted")
+    if status != OK:
+        raise _explain(module, kernel, fault, time_limit, shared_mem, arrays)
+
+
+def _xyz(values) -> tuple:
+    return tuple(int(v) for v in values)
+
+
+def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, shared_mem: int,
+             arrays: dict) -> KernelError:
+    """A KernelError whose message says what went wrong, where, and what to try."""
+    kind, source = fault.kind, module.source
+    block, thread = _xyz(fault.block), _xyz(fault.thread)
+    line = fault.line or None
+    if kind in (OUT_OF_BOUNDS, SHARED_OUT_OF_BOUNDS, CRASH, STACK_OVERFLOW, TIMEOUT):
+        line = module.line_of(fault.code_offset) or line
+    index, length = fault.index, fault.length
+
+    if kind == OUT_OF_BOUNDS:
+        name, _ = arrays.get(fault.base, ("an argument array", length))
+        what = (f"accessed {name}[{index}], but {name} has {length} element{'s' * (length != 1)}"
+                f"{f' (valid indices 0 to {length - 1})' if length else ''}")
+        hint = "Guard the access (e.g. `if (i < n)`) or check how the index is computed."
+    elif kind == SHARED_OUT_OF_BOUNDS:
+        names = " / ".join(source.dynamic_shared) or "extern __shared__"
+        what = f"accessed {names}[{index}] in dynamic shared memory, which holds {length} elements"
+        hint = (f"The launch passed shared_mem={shared_mem} bytes: pass shared_mem=<elements × "
+                "element size> to the launch, or index less.")
+    elif kind == BARRIER_EXITED:
+        other = _xyz(fault.other_thread)
+        what = (f"__syncthreads() at line {fault.line} is not reached by every thread of the block: "
+                f"{fault.count} thread(s) returned without reaching it (the first is thread {thread}), "
+                f"while others wait there (e.g. thread {other})")
+        hint = ("Every thread of a block must reach each __syncthreads(): move an early `return` "
+                "after the barrier, or guard only the work, not the barrier.")
+    elif kind == BARRIER_MISMATCH:
+        other = _xyz(fault.other_thread)
+        what = (f"threads of one block wait at different __syncthreads(): thread {thread} at line "
+                f"{fault.line}, thread {other} at line {fault.other_line}")
+        hint = "A __syncthreads() inside an if/else must be reached by all threads of the block, or by none."
+    elif kind == TIMEOUT:
+        what = f"ran longer than its time limit of {time_limit:g} s"
+        hint = ("An endless loop? Check that the loop's condition changes. If the kernel is just slow "
+                "on the CPU, launch it on less data or raise the limit: RawKernel(..., time_limit=60).")
+    elif kind == STACK_OVERFLOW:
+        what = "ran out of stack" + (" (a thread has 64 KiB)" if kernel.uses_barriers else "")
+        hint = "Too deep a recursion, or too large a local array: move big arrays to __shared__ or global memory."
+    elif kind == CRASH:
+        sig = {signal.SIGFPE: "an arithmetic fault (integer division by zero?)",
+               signal.SIGSEGV: f"an invalid memory access at address {fault.address:#x}",
+               signal.SIGBUS: f"a bus error (invalid or misaligned address {fault.address:#x})",
+               signal.SIGILL: "an illegal instruction"}.get(fault.signal, f"signal {fault.signal}")
+        what = f"crashed with {sig}"
+        hint = ("Argument arrays are bounds-checked, so look at pointers made by casts, at __shared__ "
+                "and local arrays indexed out of range, and at divisions.")
+    elif kind == ASSERT:
+        what = f"failed assert({fault.text.decode(errors='replace')})"
+        hint = ""
+    elif kind == TRAP:
+        what = "called __trap()"
+        hint = ""
+    elif kind == NO_MEMORY:
+        what = "could not get memory for its threads' stacks or its dynamic shared memory"
+        hint = "Launch fewer threads per block, or ask for less shared_mem."
+    elif kind == NO_BARRIERS:
+        what = "called __syncthreads(), but course.cuda did not see it in the source (inside a macro?)"
+        hint = "Write __syncthreads() in the kernel or a __device__ function, not via a macro."
+    else:
+        what, hint = f"stopped with an unknown fault (kind {kind})", ""
+
+    where = f"block {block}, thread {thread}"
+    if line:
+        where += f", line {line}: {source.line_text(line)}"
+    message = f"kernel '{kernel.name}' {what}.\n  where: {where}"
+    if hint:
+        message += f"\n  hint: {hint}"
+    return KernelError(message, kernel=kernel.name, block=block, thread=thread, line=line)

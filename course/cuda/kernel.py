@@ -1,0 +1,341 @@
+"""``RawKernel``: one CUDA C kernel, launched like ``cupy.RawKernel`` on either backend
+(notebook 01).
+
+On the "cupy" backend the source goes to CuPy (NVRTC) and runs on the GPU; on the "cpu"
+backend cpu.py compiles it for the CPU. Either way the arguments are checked first against
+the kernel's own parameter list, which CuPy does not do: a Python int passed to an `int`
+parameter is sent as a 4-byte int32, and a wrong dtype is a TypeError instead of garbage.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import math
+import os
+import sys
+import tempfile
+
+import numpy as np
+
+from . import cpu
+from .errors import CompileError, KernelError
+from .source import Kernel, Param, Source, parse
+
+#: Seconds a launch may run on the CPU backend before it is stopped with a KernelError.
+DEFAULT_TIME_LIMIT = 5.0
+BACKENDS = ("cpu", "cupy")
+
+# CUDA's limits, checked on both backends so that the CPU does not accept what a GPU refuses.
+MAX_BLOCK = (1024, 1024, 64)
+MAX_THREADS_PER_BLOCK = 1024
+MAX_GRID = (2**31 - 1, 65535, 65535)
+MAX_DYNAMIC_SHARED = 48 * 1024
+
+
+def _cupy_usable() -> bool:
+    from course import env  # imported here: `import course.cuda` stays light
+
+    return env.cupy_usable()
+
+
+def backend() -> str:
+    """Where kernels run: "cupy" with a usable GPU, else "cpu" (COURSE_CUDA_BACKEND=cpu|cupy forces one)."""
+    forced = os.environ.get("COURSE_CUDA_BACKEND", "").strip().lower()
+    if forced in ("", "auto"):
+        return "cupy" if _cupy_usable() else "cpu"
+    if forced not in BACKENDS:
+        raise ValueError(f"COURSE_CUDA_BACKEND={forced!r}: use 'cpu' or 'cupy', or unset it")
+    if forced == "cupy" and not _cupy_usable():
+        raise RuntimeError(
+            "COURSE_CUDA_BACKEND=cupy, but CuPy cannot run kernels here (CuPy missing, or no GPU "
+            "or driver). Unset COURSE_CUDA_BACKEND to use the CPU backend."
+        )
+    return forced
+
+
+@functools.lru_cache(maxsize=256)
+def _parse(text: str) -> Source:
+    return parse(text)
+
+
+class RawKernel:
+    """A CUDA C kernel from source, called as ``kernel(grid, block, args, shared_mem=0)`` like CuPy's.
+
+    ``backend``: "auto" (see ``backend()``), "cpu" or "cupy". ``options``: NVRTC options
+    (on the CPU only ``-DNAME=VALUE`` matters). ``time_limit``: seconds a CPU launch may run
+    (default ``DEFAULT_TIME_LIMIT``, or $COURSE_CUDA_TIME_LIMIT).
+
+    Arguments are checked on both backends. Faults inside the kernel (out-of-bounds accesses,
+    barriers, the time limit) are caught on the CPU backend only: a GPU cannot stop a kernel
+    before a bad access, and it enforces no time limit. Run a kernel with ``backend="cpu"``
+    to find such a bug.
+    """
+
+    def __init__(self, code: str, name: str, *, backend: str = "auto", options=(), time_limit=None):
+        if not isinstance(code, str):
+            raise TypeError(f"code must be the kernel's CUDA C source as a str, got {type(code).__name__}")
+        if not isinstance(name, str):
+            raise TypeError(f"name must be the kernel's name as a str, got {type(name).__name__}")
+        self.code, self.name, self.options = code, name, tuple(options)
+        self.backend = _choose_backend(backend)
+        limit = time_limit if time_limit is not None else os.environ.get("COURSE_CUDA_TIME_LIMIT", DEFAULT_TIME_LIMIT)
+        self.time_limit = float(limit)
+        if not self.time_limit > 0:
+            raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+        self._source = _parse(code)
+        self._kernel: Kernel = self._source.kernel(name)  # CompileError if absent or unreadable
+        if self.backend == "cpu" and self._source.unsupported:
+            spelling, line, what = self._source.unsupported
+            raise CompileError(
+                f"kernel '{name}' uses {spelling} (line {line}): {what}. The CPU backend runs one "
+                "thread at a time and cannot emulate it; it needs a GPU (on Colab: Runtime > Change "
+                "runtime type > GPU). Without one, use __shared__ memory and __syncthreads() instead."
+            )
+        self._compiled = None
+
+    @property
+    def params(self) -> tuple[Param, ...]:
+        """The kernel's parameters as read from its source."""
+        return self._kernel.params
+
+    def __repr__(self) -> str:
+        return f"<RawKernel {self._kernel.signature()} on {self.backend}>"
+
+    def compile(self):
+        """Compile now instead of at the first launch (CuPy compiles lazily too); returns self."""
+        if self._compiled is None:
+            if self.backend == "cpu":
+                self._compiled = cpu.load(self._source, self.options, self.name)
+            else:
+                self._compiled = _CupyKernel(self.code, self.name, self.options)
+        return self
+
+    def __call__(self, grid, block, args, *, shared_mem: int = 0):
+        """Launch on ``grid`` blocks of ``block`` threads (ints or 1–3 tuples) with ``args``."""
+        grid3 = _dims(grid, "grid", MAX_GRID, self.name)
+        block3 = _dims(block, "block", MAX_BLOCK, self.name)
+        if block3[0] * block3[1] * block3[2] > MAX_THREADS_PER_BLOCK:
+            raise ValueError(f"kernel '{self.name}': block {block3} has {block3[0] * block3[1] * block3[2]} "
+                             f"threads; CUDA allows at most {MAX_THREADS_PER_BLOCK} per block")
+        if not isinstance(shared_mem, (int, np.integer)) or isinstance(shared_mem, bool) or shared_mem < 0:
+            raise ValueError(f"kernel '{self.name}': shared_mem must be a number of bytes >= 0, got {shared_mem!r}")
+        if shared_mem > MAX_DYNAMIC_SHARED:
+            raise ValueError(f"kernel '{self.name}': shared_mem={shared_mem} bytes, but a block gets at most "
+                             f"{MAX_DYNAMIC_SHARED} bytes (48 KiB) of dynamic shared memory")
+        values = check_args(self._kernel, args, self.backend)
+        self.compile()
+        if self.backend == "cpu":
+            packed, arrays = _pack_for_cpu(self._kernel, values)
+            cpu.launch(self._compiled, self._kernel, grid3, block3, packed, int(shared_mem),
+                       self.time_limit, arrays)
+        else:
+            self._compiled.launch(grid3, block3, values, int(shared_mem))
+
+
+def _choose_backend(wanted: str) -> str:
+    if wanted == "auto":
+        return backend()
+    if wanted not in BACKENDS:
+        raise ValueError(f"backend must be 'auto', 'cpu' or 'cupy', got {wanted!r}")
+    if wanted == "cupy" and not _cupy_usable():
+        raise RuntimeError("backend='cupy' needs CuPy and a usable GPU; use backend='auto' or 'cpu' here")
+    return wanted
+
+
+def _dims(value, what: str, limits, kernel: str) -> tuple[int, int, int]:
+    """(x, y, z) from an int or a 1–3 tuple, within CUDA's limits."""
+    def is_int(v):
+        return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+    if is_int(value):
+        dims = (int(value),)
+    elif isinstance(value, (tuple, list)) and 1 <= len(value) <= 3 and all(is_int(v) for v in value):
+        dims = tuple(int(v) for v in value)
+    else:
+        raise TypeError(f"kernel '{kernel}': {what} must be an int or a tuple of 1 to 3 ints "
+                        f"(as in cupy.RawKernel), got {value!r}")
+    dims = dims + (1,) * (3 - len(dims))
+    for axis, size, limit in zip("xyz", dims, limits):
+        if not 1 <= size <= limit:
+            raise ValueError(f"kernel '{kernel}': {what}.{axis} = {size}, but CUDA allows 1 to {limit}")
+    return dims
+
+
+# ----------------------------------------------------------------------------------------
+# Argument checks (both backends)
+# ----------------------------------------------------------------------------------------
+
+
+def _is_cupy_array(value) -> bool:
+    return type(value).__module__.split(".")[0] == "cupy" and hasattr(value, "__cuda_array_interface__")
+
+
+def check_args(kernel: Kernel, args, backend_name: str) -> list:
+    """The arguments, checked against the kernel's parameters; scalars converted to their exact type."""
+    if not isinstance(args, (tuple, list)):
+        raise TypeError(f"kernel '{kernel.name}': args must be a tuple of its arguments, e.g. "
+                        f"(x, y, n), got {type(args).__name__}")
+    if len(args) != len(kernel.params):
+        raise TypeError(f"kernel '{kernel.name}' takes {len(kernel.params)} argument(s), "
+                        f"{kernel.signature()}, but {len(args)} were given")
+    return [
+        _check_array(kernel, p, a, backend_name) if p.pointer else _check_scalar(kernel, p, a)
+        for p, a in zip(kernel.params, args)
+    ]
+
+
+@functools.lru_cache(maxsize=None)
+def _dtype(name: str):
+    """NumPy dtype and value limits of a parameter type, computed once (launches are frequent)."""
+    dtype = np.dtype(name)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return dtype, int(info.min), int(info.max)
+    if dtype.kind == "f":
+        return dtype, None, float(np.finfo(dtype).max)
+    return dtype, None, None
+
+
+def _check_array(kernel: Kernel, p: Param, a, backend_name: str):
+    where = f"kernel '{kernel.name}', parameter '{p.name}' ({p})"
+    if backend_name == "cpu" and _is_cupy_array(a):
+        raise TypeError(f"{where}: got a CuPy (GPU) array, but this kernel runs on the CPU backend; "
+                        "pass a NumPy array (course.cuda.asnumpy(a))")
+    if backend_name == "cupy" and isinstance(a, np.ndarray):
+        raise TypeError(f"{where}: got a NumPy array, which lives in CPU memory; copy it to the GPU "
+                        "with course.cuda.xp.asarray(a)")
+    expected_type = "a NumPy array" if backend_name == "cpu" else "a CuPy array"
+    if not (isinstance(a, np.ndarray) if backend_name == "cpu" else _is_cupy_array(a)):
+        raise TypeError(f"{where}: a pointer needs {expected_type}"
+                        f"{f' of {p.dtype}' if p.dtype else ''}, got {type(a).__name__}")
+    if p.dtype is not None and a.dtype != _dtype(p.dtype)[0]:
+        raise TypeError(f"{where}: needs {p.dtype} elements, but the array holds {a.dtype}; "
+                        f"convert it with a.astype(np.{p.dtype})")
+    if not a.flags.c_contiguous:
+        raise ValueError(f"{where}: the array is not C-contiguous (a transposed or strided view?); a "
+                         "kernel sees raw memory, so pass xp.ascontiguousarray(a)")
+    if backend_name == "cpu" and not p.const and not a.flags.writeable:
+        raise ValueError(f"{where}: the array is read-only, but the parameter is not const; pass "
+                         f"a.copy(), or declare the parameter `const {p.ctype}*` if the kernel only reads it")
+    if p.lanes > 1:
+        alignment = a.itemsize * (p.lanes if p.lanes != 3 else 1)
+        address = a.__array_interface__["data"][0] if backend_name == "cpu" else a.data.ptr
+        if a.size % p.lanes or address % alignment:
+            raise ValueError(f"{where}: a {p.ctype} array needs a size that is a multiple of {p.lanes} "
+                             f"and memory aligned to {alignment} bytes; got size {a.size}")
+    return a
+
+
+def _check_scalar(kernel: Kernel, p: Param, a):
+    where = f"kernel '{kernel.name}', parameter '{p.name}' ({p})"
+    dtype, low, high = _dtype(p.dtype)
+    if isinstance(a, np.ndarray) or _is_cupy_array(a):
+        raise TypeError(f"{where}: is a scalar, but got an array; pass a number (e.g. int(a[0]))")
+    if isinstance(a, (bool, np.bool_)):
+        value = bool(a)
+    elif isinstance(a, (int, np.integer)):
+        value = int(a)
+    elif isinstance(a, (float, np.floating)):
+        if dtype.kind != "f":
+            raise TypeError(f"{where}: is an integer, but got the float {a!r}; pass an int")
+        value = float(a)
+    else:
+        raise TypeError(f"{where}: needs a number, got {type(a).__name__}")
+    if dtype.kind in "iu" and not isinstance(value, bool) and not low <= value <= high:
+        raise ValueError(f"{where}: {value} does not fit in {p.ctype} ({low} to {high})")
+    if dtype.kind == "f":
+        try:
+            value = float(value)
+        except OverflowError:
+            value = float("inf")  # an int too large for any float: reported just below
+        if math.isinf(value) and not isinstance(a, (float, np.floating)) or (
+            math.isfinite(value) and abs(value) > high
+        ):
+            raise ValueError(f"{where}: {a} does not fit in {p.ctype} (largest {high:g})")
+    if dtype.kind == "b" and not isinstance(value, bool):
+        if value not in (0, 1):
+            raise ValueError(f"{where}: {value} is not a bool (0 or 1)")
+    return dtype.type(value)
+
+
+def _pack_for_cpu(kernel: Kernel, values: list) -> tuple[list, dict]:
+    """(data address, element count, scalar bits) per parameter, and the arrays by address."""
+    packed, arrays = [], {}
+    for p, v in zip(kernel.params, values):
+        if p.pointer:
+            address = v.__array_interface__["data"][0]
+            count = v.size // p.lanes
+            packed.append(cpu._Arg(address, count, 0))
+            arrays.setdefault(address, (p.name, count))
+        else:
+            bits = int.from_bytes(v.tobytes().ljust(8, b"\0"), sys.byteorder)
+            packed.append(cpu._Arg(None, 0, bits))
+    return packed, arrays
+
+
+# ----------------------------------------------------------------------------------------
+# The CuPy backend
+# ----------------------------------------------------------------------------------------
+
+
+class _CupyKernel:
+    """cupy.RawKernel, with compile errors as CompileError and printf output shown in the notebook."""
+
+    def __init__(self, code: str, name: str, options):
+        import cupy
+
+        self.name = name
+        self.kernel = cupy.RawKernel(code, name, options=tuple(options))
+        self.prints = "printf" in code
+        try:
+            self.kernel.compile()
+        except Exception as error:  # cupy.cuda.compiler.CompileException
+            if type(error).__name__ == "CompileException":
+                raise CompileError(f"kernel '{name}' does not compile (NVRTC):\n{error}") from error
+            raise
+
+    def launch(self, grid, block, values, shared_mem: int) -> None:
+        import cupy
+
+        try:
+            if self.prints:
+                # Device printf writes to the process's file descriptor 1, which Jupyter does
+                # not show: capture it and write it to sys.stdout.
+                with captured_fd1():
+                    self.kernel(grid, block, tuple(values), shared_mem=shared_mem)
+                    cupy.cuda.Device().synchronize()
+            else:
+                self.kernel(grid, block, tuple(values), shared_mem=shared_mem)
+        except Exception as error:
+            if type(error).__name__ in ("CUDADriverError", "CUDARuntimeError"):
+                raise KernelError(
+                    f"kernel '{self.name}' failed on the GPU: {error}. After an illegal memory access "
+                    "the GPU context is unusable: restart the notebook's kernel. Run the kernel with "
+                    "backend='cpu' to find the block, thread and line.",
+                    kernel=self.name,
+                ) from error
+            raise
+
+
+@contextlib.contextmanager
+def captured_fd1():
+    """Send what C code writes to file descriptor 1 during the block to sys.stdout instead."""
+    import ctypes
+
+    libc = ctypes.CDLL(None)
+    sys.stdout.flush()
+    libc.fflush(None)
+    saved = os.dup(1)
+    with tempfile.TemporaryFile() as sink:
+        os.dup2(sink.fileno(), 1)
+        try:
+            yield
+        finally:
+            libc.fflush(None)
+            os.dup2(saved, 1)
+            os.close(saved)
+            sink.seek(0)
+            text = sink.read().decode("utf-8", "replace")
+            if text:
+                sys.stdout.write(text)

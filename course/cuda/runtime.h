@@ -1,0 +1,1049 @@
+// CUDA C on the CPU: what every kernel is compiled with on the "cpu" backend (notebook 01).
+//
+// course/cuda/source.py rewrites a kernel's source a little (pointer parameters become checked
+// pointers, `extern __shared__` arrays become the launch's dynamic shared memory); cpu.py puts
+// it after this header and compiles it with the system C++ compiler. A launch then runs every
+// thread of every block, one at a time:
+//
+//   * a kernel without __syncthreads() runs each thread as one call, in plain nested loops;
+//   * a kernel with __syncthreads() runs each thread of a block as a fiber (a coroutine with
+//     its own small stack): a barrier switches to the next thread, so every thread of the
+//     block reaches the barrier before any goes past it, as on a GPU.
+//
+// Every fault (out-of-bounds access, a barrier not all threads reach, the time limit, a
+// crash) stops the launch with siglongjmp and is described in a __cc_fault record that
+// Python turns into a KernelError. The Python process survives.
+//
+// Names starting with __cc_ belong to the emulator; everything else is the CUDA API.
+
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <type_traits>
+
+#if !defined(__x86_64__) && !defined(__aarch64__) && !defined(__CC_USE_UCONTEXT)
+#define __CC_USE_UCONTEXT 1  // other CPUs: portable (slower) context switches
+#endif
+#ifdef __CC_USE_UCONTEXT
+#include <ucontext.h>
+#endif
+
+#define __CC_EXPORT extern "C" __attribute__((visibility("default")))
+
+// ---------------------------------------------------------------------------------------
+// CUDA's built-in types and variables
+// ---------------------------------------------------------------------------------------
+
+// Vector types (float4, uchar4, uint3, ...) with CUDA's sizes and alignments, and make_float4(...).
+#define __CC_VEC2(T, N, A) \
+    struct __attribute__((aligned(A))) N##2 { T x, y; }; \
+    static inline N##2 make_##N##2(T x, T y) { return {x, y}; }
+#define __CC_VEC3(T, N) \
+    struct N##3 { T x, y, z; }; \
+    static inline N##3 make_##N##3(T x, T y, T z) { return {x, y, z}; }
+#define __CC_VEC4(T, N, A) \
+    struct __attribute__((aligned(A))) N##4 { T x, y, z, w; }; \
+    static inline N##4 make_##N##4(T x, T y, T z, T w) { return {x, y, z, w}; }
+#define __CC_VECS(T, N, A2, A4) __CC_VEC2(T, N, A2) __CC_VEC3(T, N) __CC_VEC4(T, N, A4)
+__CC_VECS(float, float, 8, 16)
+__CC_VECS(double, double, 16, 16)
+__CC_VECS(int, int, 8, 16)
+__CC_VECS(unsigned int, uint, 8, 16)
+__CC_VECS(short, short, 4, 8)
+__CC_VECS(unsigned short, ushort, 4, 8)
+__CC_VECS(signed char, char, 2, 4)
+__CC_VECS(unsigned char, uchar, 2, 4)
+__CC_VECS(long long, longlong, 16, 16)
+__CC_VECS(unsigned long long, ulonglong, 16, 16)
+
+struct dim3 {
+    unsigned int x, y, z;
+    dim3(unsigned int x_ = 1, unsigned int y_ = 1, unsigned int z_ = 1) : x(x_), y(y_), z(z_) {}
+    dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+    operator uint3() const { return {x, y, z}; }
+};
+
+// Plain globals are enough: threads run one at a time, and the launcher (or the fiber
+// scheduler) sets them before each thread runs.
+static uint3 threadIdx, blockIdx;
+static dim3 blockDim, gridDim;
+static const int warpSize = 32;
+
+// ---------------------------------------------------------------------------------------
+// Launch state and the fault record Python reads (its twin is _Fault in cpu.py)
+// ---------------------------------------------------------------------------------------
+
+enum __cc_fault_kind {
+    __CC_OK = 0,
+    __CC_OUT_OF_BOUNDS = 1,          // an argument array indexed outside its elements
+    __CC_SHARED_OUT_OF_BOUNDS = 2,   // extern __shared__ memory indexed past shared_mem bytes
+    __CC_BARRIER_EXITED = 3,         // some threads returned, others wait at __syncthreads()
+    __CC_BARRIER_MISMATCH = 4,       // threads wait at different __syncthreads() calls
+    __CC_TIMEOUT = 5,                // the launch ran past its time limit
+    __CC_INTERRUPTED = 6,            // Ctrl-C / Jupyter's interrupt button
+    __CC_SIGNAL = 7,                 // a crash: invalid address, division by zero, ...
+    __CC_STACK_OVERFLOW = 8,         // a thread used more than its stack
+    __CC_ASSERT = 9,                 // assert(...) failed in the kernel
+    __CC_TRAP = 10,                  // __trap()
+    __CC_NO_MEMORY = 11,             // the emulator could not allocate stacks or shared memory
+    __CC_NO_BARRIERS = 12,           // __syncthreads() in a kernel launched without fibers
+};
+
+struct __cc_fault {
+    int32_t kind;           // a __cc_fault_kind
+    int32_t line;           // line in the learner's source, 0 when unknown
+    int32_t other_line;     // the second barrier of a mismatch
+    int32_t signal;         // signal number for __CC_SIGNAL
+    uint32_t block[3];      // blockIdx of the faulting thread
+    uint32_t thread[3];     // threadIdx of the faulting thread
+    uint32_t other_thread[3];  // a thread that disagrees (barrier faults)
+    int32_t count;          // threads involved (barrier faults)
+    int64_t index;          // element index of a bad access, relative to the array start
+    int64_t length;         // number of elements in that array
+    uint64_t base;          // address of that array's first element (identifies the argument)
+    uint64_t address;       // faulting address of a crash
+    uint64_t code_offset;   // where in this module it happened (for addr2line), 0 if unknown
+    char text[200];         // the failed assert's expression
+};
+
+// One argument as Python packs it: an array (data + element count) or a scalar's bytes.
+struct __cc_arg {
+    void* data;
+    int64_t count;
+    uint64_t bits;
+};
+
+static __cc_fault* __cc_fault_out;      // where the current launch reports a fault
+static sigjmp_buf __cc_launch_env;      // where a fault jumps back to
+static uintptr_t __cc_module_base;      // load address of this module, for code offsets
+static char* __cc_dyn_shared;           // extern __shared__ memory of the current block
+static size_t __cc_dyn_shared_bytes;
+
+static inline uint64_t __cc_code_offset(const void* pc) {
+    uintptr_t p = (uintptr_t)pc;
+    return p > __cc_module_base ? p - __cc_module_base : 0;
+}
+
+// Record who faulted and jump back to the launcher. Never returns.
+__attribute__((noreturn, noinline, cold)) static void __cc_fail(int kind, int line) {
+    __cc_fault* f = __cc_fault_out;
+    f->kind = kind;
+    f->line = line;
+    f->block[0] = blockIdx.x, f->block[1] = blockIdx.y, f->block[2] = blockIdx.z;
+    f->thread[0] = threadIdx.x, f->thread[1] = threadIdx.y, f->thread[2] = threadIdx.z;
+    siglongjmp(__cc_launch_env, 1);
+}
+
+// ---------------------------------------------------------------------------------------
+// Checked pointers: what a kernel's pointer parameters become
+// ---------------------------------------------------------------------------------------
+
+__attribute__((noreturn, noinline, cold)) static void __cc_out_of_bounds(
+    const void* base, long long index, long long length) {
+    // The caller's address tells Python (through addr2line) which source line it was.
+    __cc_fault_out->code_offset = __cc_code_offset(__builtin_return_address(0));
+    __cc_fault_out->base = (uint64_t)(uintptr_t)base;
+    __cc_fault_out->index = index;
+    __cc_fault_out->length = length;
+    bool shared = base == (const void*)__cc_dyn_shared;
+    __cc_fail(shared ? __CC_SHARED_OUT_OF_BOUNDS : __CC_OUT_OF_BOUNDS, 0);
+}
+
+#define __CC_IF_INTEGER(I) class = typename std::enable_if<std::is_integral<I>::value>::type
+
+// A pointer that knows the array it points into. Accessing p[i] checks that the element's
+// index in that array, index + i, is below `count`: one comparison, as cheap as it gets.
+// A pointer made from a plain C pointer (a __shared__ array, a local variable) is not
+// checked: its index starts at 2^63 and its count is SIZE_MAX, so every access passes
+// (p[-1] included).
+static const size_t __CC_UNCHECKED = (size_t)1 << 63;
+
+template <class T>
+struct __cc_ptr {
+    T* p;
+    size_t index;       // p's index in its array
+    size_t count;       // elements in the array
+    const void* array;  // the array's first element, to name it in a fault
+
+    __cc_ptr() : p(nullptr), index(__CC_UNCHECKED), count(SIZE_MAX), array(nullptr) {}
+    __cc_ptr(T* raw) : p(raw), index(__CC_UNCHECKED), count(SIZE_MAX), array(nullptr) {}
+    __cc_ptr(T* p_, size_t index_, size_t count_, const void* array_)
+        : p(p_), index(index_), count(count_), array(array_) {}
+    template <class U, class = typename std::enable_if<std::is_convertible<U*, T*>::value>::type>
+    __cc_ptr(const __cc_ptr<U>& o) : p(o.p), index(o.index), count(o.count), array(o.array) {}
+
+    // Always inlined: the fault handler's return address must lie in the kernel's own code.
+    __attribute__((always_inline)) void check(long long i) const {
+        if (__builtin_expect(index + (size_t)i >= count, 0))
+            __cc_out_of_bounds(array, (long long)index + i, (long long)count);
+    }
+    template <class I, __CC_IF_INTEGER(I)>
+    __attribute__((always_inline)) T& operator[](I i) const { check((long long)i); return p[i]; }
+    __attribute__((always_inline)) T& operator*() const { check(0); return *p; }
+    __attribute__((always_inline)) T* operator->() const { check(0); return p; }
+
+    // Handing the pointer to plain C code (or casting it) gives up the check.
+    operator T*() const { return p; }
+    template <class U>
+    explicit operator U*() const { return (U*)p; }
+
+    template <class I, __CC_IF_INTEGER(I)>
+    __cc_ptr operator+(I i) const { return __cc_ptr(p + i, index + (size_t)(long long)i, count, array); }
+    template <class I, __CC_IF_INTEGER(I)>
+    __cc_ptr operator-(I i) const { return __cc_ptr(p - i, index - (size_t)(long long)i, count, array); }
+    template <class I, __CC_IF_INTEGER(I)>
+    __cc_ptr& operator+=(I i) { p += i, index += (size_t)(long long)i; return *this; }
+    template <class I, __CC_IF_INTEGER(I)>
+    __cc_ptr& operator-=(I i) { p -= i, index -= (size_t)(long long)i; return *this; }
+    __cc_ptr& operator++() { ++p, ++index; return *this; }
+    __cc_ptr& operator--() { --p, --index; return *this; }
+    __cc_ptr operator++(int) { __cc_ptr old = *this; ++p, ++index; return old; }
+    __cc_ptr operator--(int) { __cc_ptr old = *this; --p, --index; return old; }
+};
+
+template <class I, class T, __CC_IF_INTEGER(I)>
+static inline __cc_ptr<T> operator+(I i, const __cc_ptr<T>& q) { return q + i; }
+
+// An argument array as the launcher receives it from Python.
+template <class T>
+static inline __cc_ptr<T> __cc_array_arg(const __cc_arg& a) {
+    return __cc_ptr<T>((T*)a.data, 0, (size_t)a.count, a.data);
+}
+
+template <class T>
+static inline T __cc_scalar_arg(const __cc_arg& a) {
+    T value;
+    memcpy(&value, &a.bits, sizeof(T));
+    return value;
+}
+
+// `extern __shared__ float s[];` becomes `static __cc_dynamic_shared<float> s;`: the launch's
+// shared_mem bytes, checked like an argument array.
+template <class T>
+struct __cc_dynamic_shared {
+    __attribute__((always_inline)) __cc_ptr<T> get() const {
+        return __cc_ptr<T>((T*)__cc_dyn_shared, 0, __cc_dyn_shared_bytes / sizeof(T), __cc_dyn_shared);
+    }
+    template <class I, __CC_IF_INTEGER(I)>
+    __attribute__((always_inline)) T& operator[](I i) const { return get()[i]; }
+    __attribute__((always_inline)) T& operator*() const { return *get(); }
+    operator __cc_ptr<T>() const { return get(); }
+    operator T*() const { return (T*)__cc_dyn_shared; }
+    template <class U>
+    explicit operator U*() const { return (U*)__cc_dyn_shared; }
+    template <class I, __CC_IF_INTEGER(I)>
+    __cc_ptr<T> operator+(I i) const { return get() + i; }
+};
+
+// ---------------------------------------------------------------------------------------
+// The time limit and Ctrl-C: a watchdog thread signals the launching thread at the deadline
+// and the signal handler jumps out of the kernel (see __cc_on_stop_signal). Nothing is added
+// to the kernel's own loops, so they run as fast as plain C.
+// ---------------------------------------------------------------------------------------
+
+static inline long long __cc_now_ns() {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static const int __CC_WATCHDOG_SIGNAL = SIGURG;  // ignored by default; nothing else here uses it
+static volatile sig_atomic_t __cc_stop;     // why the launch must stop: __CC_TIMEOUT, __CC_INTERRUPTED
+static volatile sig_atomic_t __cc_unsafe;   // > 0 while in the C library (printf, malloc):
+                                            // jumping out there could leave a lock held
+static volatile sig_atomic_t __cc_launching;
+static pthread_t __cc_launch_thread;
+static int __cc_last_barrier_line;          // where fibers last met: a place to name on a timeout
+
+static inline void __cc_enter_unsafe() { __cc_unsafe = __cc_unsafe + 1; }
+static inline void __cc_leave_unsafe() {  // a stop that came meanwhile takes effect now
+    __cc_unsafe = __cc_unsafe - 1;
+    if (__cc_unsafe == 0 && __cc_stop) __cc_fail(__cc_stop, __cc_last_barrier_line);
+}
+
+// The watchdog sleeps until the deadline of the launch it knows about. A launch only wakes it
+// when it is idle or must wake earlier than planned, so launches in quick succession cost an
+// uncontended mutex, not a thread switch each.
+static pthread_mutex_t __cc_watch_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t __cc_watch_wake = PTHREAD_COND_INITIALIZER;
+enum { __CC_WATCH_IDLE, __CC_WATCH_TIMING, __CC_WATCH_FIRED };
+static int __cc_watch_state;                 // waiting for a launch, for its deadline, for its end
+static bool __cc_watch_started, __cc_watch_active;
+static unsigned long __cc_watch_launch;      // counts launches, so a late wake-up is not misread
+static struct timespec __cc_watch_deadline;  // CLOCK_REALTIME, as pthread_cond_timedwait wants
+static struct timespec __cc_watch_planned;   // when the watchdog plans to wake up
+
+static bool __cc_before(const struct timespec& a, const struct timespec& b) {
+    return a.tv_sec < b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec < b.tv_nsec);
+}
+
+static void* __cc_watchdog(void*) {
+    pthread_mutex_lock(&__cc_watch_lock);
+    for (;;) {
+        if (!__cc_watch_active) {
+            __cc_watch_state = __CC_WATCH_IDLE;
+            pthread_cond_wait(&__cc_watch_wake, &__cc_watch_lock);
+            continue;
+        }
+        unsigned long launch = __cc_watch_launch;
+        __cc_watch_planned = __cc_watch_deadline;
+        __cc_watch_state = __CC_WATCH_TIMING;
+        int waited = pthread_cond_timedwait(&__cc_watch_wake, &__cc_watch_lock, &__cc_watch_planned);
+        if (waited == ETIMEDOUT && __cc_watch_active && __cc_watch_launch == launch) {
+            __cc_watch_state = __CC_WATCH_FIRED;
+            __cc_stop = __CC_TIMEOUT;
+            pthread_kill(__cc_launch_thread, __CC_WATCHDOG_SIGNAL);
+            while (__cc_watch_active && __cc_watch_launch == launch)  // until that launch ends
+                pthread_cond_wait(&__cc_watch_wake, &__cc_watch_lock);
+        }
+    }
+    return nullptr;
+}
+
+static void __cc_watch_after_fork() {  // a forked child has no watchdog thread: start anew
+    pthread_mutex_init(&__cc_watch_lock, nullptr);
+    pthread_cond_init(&__cc_watch_wake, nullptr);
+    __cc_watch_started = __cc_watch_active = false;
+    __cc_watch_state = __CC_WATCH_IDLE;
+}
+
+static void __cc_watch_begin(long long limit_ms) {
+    pthread_mutex_lock(&__cc_watch_lock);
+    if (!__cc_watch_started) {
+        pthread_attr_t attributes;
+        pthread_attr_init(&attributes);
+        pthread_attr_setstacksize(&attributes, 64 * 1024);
+        pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+        pthread_t thread;
+        __cc_watch_started = pthread_create(&thread, &attributes, __cc_watchdog, nullptr) == 0;
+        pthread_attr_destroy(&attributes);
+        static bool registered = false;
+        if (!registered) registered = pthread_atfork(nullptr, nullptr, __cc_watch_after_fork) == 0;
+    }
+    clock_gettime(CLOCK_REALTIME, &__cc_watch_deadline);
+    long long ns = __cc_watch_deadline.tv_nsec + (limit_ms % 1000) * 1000000LL;
+    __cc_watch_deadline.tv_sec += (time_t)(limit_ms / 1000 + ns / 1000000000LL);
+    __cc_watch_deadline.tv_nsec = (long)(ns % 1000000000LL);
+    __cc_watch_launch++;
+    __cc_watch_active = true;
+    if (__cc_watch_state != __CC_WATCH_TIMING || __cc_before(__cc_watch_deadline, __cc_watch_planned))
+        pthread_cond_signal(&__cc_watch_wake);
+    pthread_mutex_unlock(&__cc_watch_lock);
+}
+
+static void __cc_watch_end() {
+    pthread_mutex_lock(&__cc_watch_lock);
+    __cc_watch_active = false;  // a timing watchdog notices when it next wakes up
+    if (__cc_watch_state == __CC_WATCH_FIRED) pthread_cond_signal(&__cc_watch_wake);
+    pthread_mutex_unlock(&__cc_watch_lock);
+}
+
+// ---------------------------------------------------------------------------------------
+// printf: collected in a buffer that Python writes to sys.stdout after the launch
+// ---------------------------------------------------------------------------------------
+
+static char* __cc_out;
+static size_t __cc_out_len, __cc_out_cap;
+static int __cc_out_truncated;
+static const size_t __CC_OUT_MAX = 1 << 20;  // CUDA's printf buffer is 1 MiB too
+
+static int __cc_vprintf(const char* format, va_list args) {
+    char local[512];
+    va_list again;
+    va_copy(again, args);
+    int n = vsnprintf(local, sizeof local, format, args);
+    if (n >= 0 && __cc_out_len + (size_t)n > __CC_OUT_MAX) {
+        __cc_out_truncated = 1;
+    } else if (n >= 0) {
+        if (__cc_out_len + (size_t)n + 1 > __cc_out_cap) {
+            size_t cap = __cc_out_cap ? __cc_out_cap : 1 << 16;
+            while (cap < __cc_out_len + (size_t)n + 1) cap *= 2;
+            char* grown = (char*)realloc(__cc_out, cap);
+            if (grown) __cc_out = grown, __cc_out_cap = cap;
+        }
+        if (__cc_out_len + (size_t)n + 1 <= __cc_out_cap) {
+            if ((size_t)n < sizeof local)
+                memcpy(__cc_out + __cc_out_len, local, (size_t)n);
+            else  // longer than the local buffer: format again, straight into the output
+                vsnprintf(__cc_out + __cc_out_len, (size_t)n + 1, format, again);
+            __cc_out_len += (size_t)n;
+        }
+    }
+    va_end(again);
+    return n;
+}
+
+__attribute__((format(printf, 1, 2))) static int __cc_printf(const char* format, ...) {
+    va_list args;
+    va_start(args, format);
+    __cc_enter_unsafe();
+    int n = __cc_vprintf(format, args);
+    va_end(args);
+    __cc_leave_unsafe();
+    return n;
+}
+
+// Python takes the text after each launch (and after a fault: what was printed so far).
+__CC_EXPORT const char* __cc_take_output(size_t* length, int* truncated) {
+    *length = __cc_out_len;
+    *truncated = __cc_out_truncated;
+    __cc_out_len = 0;
+    __cc_out_truncated = 0;
+    return __cc_out;
+}
+
+__attribute__((noreturn, noinline, cold)) static void __cc_assert_fail(const char* expr, int line) {
+    snprintf(__cc_fault_out->text, sizeof __cc_fault_out->text, "%s", expr);
+    __cc_fail(__CC_ASSERT, line);
+}
+
+// ---------------------------------------------------------------------------------------
+// Atomics: threads run one at a time, so a plain read-modify-write is atomic. The overloads
+// are CUDA's, so a kernel that compiles here compiles on a GPU.
+// ---------------------------------------------------------------------------------------
+
+#define __CC_ATOMIC(NAME, T, UPDATE) \
+    static inline T NAME(T* address, T val) { T old = *address; *address = (UPDATE); return old; }
+#define __CC_ATOMIC_ALL_INTS(NAME, UPDATE) \
+    __CC_ATOMIC(NAME, int, UPDATE) \
+    __CC_ATOMIC(NAME, unsigned int, UPDATE) \
+    __CC_ATOMIC(NAME, unsigned long long, UPDATE)
+
+__CC_ATOMIC_ALL_INTS(atomicAdd, old + val)
+__CC_ATOMIC(atomicAdd, float, old + val)
+__CC_ATOMIC(atomicAdd, double, old + val)
+__CC_ATOMIC(atomicSub, int, old - val)
+__CC_ATOMIC(atomicSub, unsigned int, old - val)
+__CC_ATOMIC_ALL_INTS(atomicExch, val)
+__CC_ATOMIC(atomicExch, float, val)
+__CC_ATOMIC_ALL_INTS(atomicMin, val < old ? val : old)
+__CC_ATOMIC(atomicMin, long long, val < old ? val : old)
+__CC_ATOMIC_ALL_INTS(atomicMax, val > old ? val : old)
+__CC_ATOMIC(atomicMax, long long, val > old ? val : old)
+__CC_ATOMIC_ALL_INTS(atomicAnd, old & val)
+__CC_ATOMIC_ALL_INTS(atomicOr, old | val)
+__CC_ATOMIC_ALL_INTS(atomicXor, old ^ val)
+__CC_ATOMIC(atomicInc, unsigned int, old >= val ? 0u : old + 1u)
+__CC_ATOMIC(atomicDec, unsigned int, (old == 0u || old > val) ? val : old - 1u)
+
+#define __CC_ATOMIC_CAS(T) \
+    static inline T atomicCAS(T* address, T compare, T val) { \
+        T old = *address; if (old == compare) *address = val; return old; }
+__CC_ATOMIC_CAS(int)
+__CC_ATOMIC_CAS(unsigned int)
+__CC_ATOMIC_CAS(unsigned long long)
+__CC_ATOMIC_CAS(unsigned short)
+
+// atomicAdd(counts + bin, 1) on a checked pointer: check, then use the overloads above.
+#define __CC_ATOMIC_CHECKED(NAME) \
+    template <class T, class V> \
+    static inline auto NAME(const __cc_ptr<T>& p, V v) -> decltype(NAME(&*p, v)) { return NAME(&*p, v); }
+__CC_ATOMIC_CHECKED(atomicAdd) __CC_ATOMIC_CHECKED(atomicSub) __CC_ATOMIC_CHECKED(atomicExch)
+__CC_ATOMIC_CHECKED(atomicMin) __CC_ATOMIC_CHECKED(atomicMax) __CC_ATOMIC_CHECKED(atomicAnd)
+__CC_ATOMIC_CHECKED(atomicOr) __CC_ATOMIC_CHECKED(atomicXor) __CC_ATOMIC_CHECKED(atomicInc)
+__CC_ATOMIC_CHECKED(atomicDec)
+template <class T, class V, class W>
+static inline auto atomicCAS(const __cc_ptr<T>& p, V c, W v) -> decltype(atomicCAS(&*p, c, v)) {
+    return atomicCAS(&*p, c, v);
+}
+
+// ---------------------------------------------------------------------------------------
+// Math and intrinsics CUDA has and the C library lacks
+// ---------------------------------------------------------------------------------------
+
+// min/max of any two numbers, with C's usual conversions (min(2u, 3) is unsigned, like CUDA).
+template <class A, class B>
+static inline auto min(A a, B b) -> decltype(a + b) {
+    decltype(a + b) x = a, y = b;
+    return y < x ? y : x;
+}
+template <class A, class B>
+static inline auto max(A a, B b) -> decltype(a + b) {
+    decltype(a + b) x = a, y = b;
+    return y > x ? y : x;
+}
+static inline unsigned int umin(unsigned int a, unsigned int b) { return a < b ? a : b; }
+static inline unsigned int umax(unsigned int a, unsigned int b) { return a > b ? a : b; }
+static inline long long llmin(long long a, long long b) { return a < b ? a : b; }
+static inline long long llmax(long long a, long long b) { return a > b ? a : b; }
+static inline unsigned long long ullmin(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
+static inline unsigned long long ullmax(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
+
+static inline float __cc_rsqrtf(float x) { return 1.0f / sqrtf(x); }
+static inline double __cc_rsqrt(double x) { return 1.0 / sqrt(x); }
+static inline float __cc_exp10f(float x) { return powf(10.0f, x); }
+static inline double __cc_exp10(double x) { return pow(10.0, x); }
+static inline void __cc_sincosf(float x, float* s, float* c) { *s = sinf(x), *c = cosf(x); }
+static inline void __cc_sincos(double x, double* s, double* c) { *s = sin(x), *c = cos(x); }
+static inline float __cc_sinpif(float x) { return sinf((float)M_PI * x); }
+static inline float __cc_cospif(float x) { return cosf((float)M_PI * x); }
+static inline double __cc_sinpi(double x) { return sin(M_PI * x); }
+static inline double __cc_cospi(double x) { return cos(M_PI * x); }
+static inline float __cc_saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
+static inline float __cc_rcbrtf(float x) { return 1.0f / cbrtf(x); }
+static inline float __cc_norm3df(float a, float b, float c) { return sqrtf(a * a + b * b + c * c); }
+static inline float __cc_rnorm3df(float a, float b, float c) { return 1.0f / sqrtf(a * a + b * b + c * c); }
+static inline float __cc_rhypotf(float a, float b) { return 1.0f / hypotf(a, b); }
+
+template <class To, class From>
+static inline To __cc_bits(From x) {
+    static_assert(sizeof(To) == sizeof(From), "bit cast between types of different sizes");
+    To y;
+    memcpy(&y, &x, sizeof y);
+    return y;
+}
+
+static inline int __cc_clz(unsigned int x) { return x ? __builtin_clz(x) : 32; }
+static inline int __cc_clzll(unsigned long long x) { return x ? __builtin_clzll(x) : 64; }
+static inline unsigned int __cc_brev(unsigned int x) {
+    unsigned int r = 0;
+    for (int i = 0; i < 32; i++) r = (r << 1) | ((x >> i) & 1u);
+    return r;
+}
+static inline unsigned long long __cc_brevll(unsigned long long x) {
+    return ((unsigned long long)__cc_brev((unsigned int)x) << 32) | __cc_brev((unsigned int)(x >> 32));
+}
+
+// Function-like macros, not functions: glibc already declares some of these names
+// (__expf, __logf, ...) for its own use.
+#define rsqrtf(x) __cc_rsqrtf(x)
+#define rsqrt(x) __cc_rsqrt(x)
+#define exp10f(x) __cc_exp10f(x)
+#define exp10(x) __cc_exp10(x)
+#define sincosf(x, s, c) __cc_sincosf(x, s, c)
+#define sincos(x, s, c) __cc_sincos(x, s, c)
+#define sinpif(x) __cc_sinpif(x)
+#define cospif(x) __cc_cospif(x)
+#define sinpi(x) __cc_sinpi(x)
+#define cospi(x) __cc_cospi(x)
+#define rcbrtf(x) __cc_rcbrtf(x)
+#define norm3df(a, b, c) __cc_norm3df(a, b, c)
+#define rnorm3df(a, b, c) __cc_rnorm3df(a, b, c)
+#define rhypotf(a, b) __cc_rhypotf(a, b)
+#define __saturatef(x) __cc_saturatef(x)
+#define __fdividef(a, b) ((float)(a) / (float)(b))
+#define fdividef(a, b) ((float)(a) / (float)(b))
+#define __expf(x) expf(x)
+#define __exp10f(x) __cc_exp10f(x)
+#define __logf(x) logf(x)
+#define __log2f(x) log2f(x)
+#define __log10f(x) log10f(x)
+#define __sinf(x) sinf(x)
+#define __cosf(x) cosf(x)
+#define __tanf(x) tanf(x)
+#define __sincosf(x, s, c) __cc_sincosf(x, s, c)
+#define __powf(a, b) powf(a, b)
+#define __fadd_rn(a, b) ((float)(a) + (float)(b))
+#define __fsub_rn(a, b) ((float)(a) - (float)(b))
+#define __fmul_rn(a, b) ((float)(a) * (float)(b))
+#define __fdiv_rn(a, b) ((float)(a) / (float)(b))
+#define __fmaf_rn(a, b, c) fmaf(a, b, c)
+#define __frcp_rn(x) (1.0f / (float)(x))
+#define __fsqrt_rn(x) sqrtf(x)
+#define __dadd_rn(a, b) ((double)(a) + (double)(b))
+#define __dmul_rn(a, b) ((double)(a) * (double)(b))
+#define __fma_rn(a, b, c) fma(a, b, c)
+#define __float2int_rn(x) ((int)rintf(x))
+#define __float2int_rz(x) ((int)(x))
+#define __float2int_rd(x) ((int)floorf(x))
+#define __float2int_ru(x) ((int)ceilf(x))
+#define __float2uint_rn(x) ((unsigned int)rintf(x))
+#define __float2uint_rz(x) ((unsigned int)(x))
+#define __int2float_rn(x) ((float)(x))
+#define __uint2float_rn(x) ((float)(x))
+#define __double2float_rn(x) ((float)(x))
+#define __double2int_rn(x) ((int)rint(x))
+#define __float_as_int(x) __cc_bits<int>((float)(x))
+#define __float_as_uint(x) __cc_bits<unsigned int>((float)(x))
+#define __int_as_float(x) __cc_bits<float>((int)(x))
+#define __uint_as_float(x) __cc_bits<float>((unsigned int)(x))
+#define __double_as_longlong(x) __cc_bits<long long>((double)(x))
+#define __longlong_as_double(x) __cc_bits<double>((long long)(x))
+#define __popc(x) __builtin_popcount((unsigned int)(x))
+#define __popcll(x) __builtin_popcountll((unsigned long long)(x))
+#define __clz(x) __cc_clz((unsigned int)(x))
+#define __clzll(x) __cc_clzll((unsigned long long)(x))
+#define __ffs(x) __builtin_ffs((int)(x))
+#define __ffsll(x) __builtin_ffsll((long long)(x))
+#define __brev(x) __cc_brev((unsigned int)(x))
+#define __brevll(x) __cc_brevll((unsigned long long)(x))
+#define __mul24(a, b) ((int)(a) * (int)(b))
+#define __umul24(a, b) ((unsigned int)(a) * (unsigned int)(b))
+#define __mulhi(a, b) ((int)(((long long)(int)(a) * (int)(b)) >> 32))
+#define __umulhi(a, b) ((unsigned int)(((unsigned long long)(unsigned int)(a) * (unsigned int)(b)) >> 32))
+#define __sad(a, b, c) ((unsigned int)((a) > (b) ? (a) - (b) : (b) - (a)) + (unsigned int)(c))
+#define __usad(a, b, c) __sad((unsigned int)(a), (unsigned int)(b), c)
+#define __ldg(p) (*(p))
+#define __threadfence() ((void)0)
+#define __threadfence_block() ((void)0)
+#define __threadfence_system() ((void)0)
+#define clock64() ((long long)__cc_now_ns())
+#define clock() ((long long)__cc_now_ns())
+#define __trap() __cc_fail(__CC_TRAP, __LINE__)
+#define __brkpt() __cc_fail(__CC_TRAP, __LINE__)
+
+// CUDA's declaration keywords. __shared__ variables become static: one copy, which all
+// threads of the running block share (blocks run one after another).
+#define __global__ inline __attribute__((always_inline))
+#define __device__
+#define __host__
+#define __shared__ static
+#define __constant__ static
+#define __managed__
+#define __forceinline__ inline __attribute__((always_inline))
+#define __noinline__ __attribute__((noinline))
+#define __restrict__
+#define __launch_bounds__(...)
+#define __align__(n) __attribute__((aligned(n)))
+
+// ---------------------------------------------------------------------------------------
+// Fibers: one per thread of a block, for kernels that call __syncthreads()
+// ---------------------------------------------------------------------------------------
+
+enum { __CC_RUNNABLE, __CC_WAITING, __CC_DONE };
+
+struct __cc_fiber {
+    void* sp;           // saved stack pointer while the fiber is switched out
+    uint3 tid;          // its threadIdx
+    int state;
+    int barrier_line;   // the __syncthreads() it waits at
+    int predicate;      // its argument to __syncthreads_count/_and/_or
+    char* stack_low;    // lowest usable byte of its stack (the guard page lies below)
+    char* stack_high;
+#ifdef __CC_USE_UCONTEXT
+    ucontext_t context;
+#endif
+};
+
+static __cc_fiber* __cc_fibers;        // one per thread of a block, reused by every block
+static int __cc_fiber_count;
+static char* __cc_stack_pool;          // their stacks, each above a guard page
+static size_t __cc_stack_pool_bytes;
+static size_t __cc_page_bytes;
+static const size_t __CC_STACK_BYTES = 64 * 1024;  // per thread; CUDA's default is only 1 KiB
+static __cc_fiber* __cc_current;       // the fiber running now (nullptr: loop mode)
+static void* __cc_scheduler_sp;
+static void (*__cc_body)(void*);       // the kernel call each fiber makes
+static void* __cc_body_context;
+static int __cc_barrier_count;         // what __syncthreads_count returns after a barrier
+
+#ifndef __CC_USE_UCONTEXT
+// The assembly functions are global but hidden: each compiled module has its own private
+// copy. (A local label is not enough: arm64 linkers resolve a GOT entry for a local label to
+// the start of the section.)
+#ifdef __APPLE__
+#define __CC_ASM_NAME(name) "_" #name
+#define __CC_ASM_FUNCTION(name) ".globl " __CC_ASM_NAME(name) "\n.private_extern " __CC_ASM_NAME(name) "\n"
+#else
+#define __CC_ASM_NAME(name) #name
+#define __CC_ASM_FUNCTION(name) \
+    ".globl " #name "\n.hidden " #name "\n.type " #name ", %function\n"
+#endif
+// Save the callee-saved registers on this stack, store the stack pointer in *save_sp,
+// switch to new_sp and restore the registers saved there. About 20 instructions, no
+// system call (ucontext's swapcontext makes one per switch and is ~50x slower).
+extern "C" __attribute__((visibility("hidden"))) void __cc_switch(void** save_sp, void* new_sp)
+    __asm__(__CC_ASM_NAME(__cc_switch_impl));
+extern "C" __attribute__((visibility("hidden"))) void __cc_fiber_trampoline()
+    __asm__(__CC_ASM_NAME(__cc_fiber_trampoline_impl));
+#if defined(__x86_64__)
+__asm__(
+    ".text\n"
+    ".p2align 4\n"
+    __CC_ASM_FUNCTION(__cc_switch_impl)
+    __CC_ASM_NAME(__cc_switch_impl) ":\n"
+    "  pushq %rbp\n  pushq %rbx\n  pushq %r12\n  pushq %r13\n  pushq %r14\n  pushq %r15\n"
+    "  movq %rsp, (%rdi)\n"
+    "  movq %rsi, %rsp\n"
+    "  popq %r15\n  popq %r14\n  popq %r13\n  popq %r12\n  popq %rbx\n  popq %rbp\n"
+    "  ret\n"
+    ".p2align 4\n"
+    __CC_ASM_FUNCTION(__cc_fiber_trampoline_impl)
+    __CC_ASM_NAME(__cc_fiber_trampoline_impl) ":\n"  // first switch into a fiber lands here
+    "  movq %rbx, %rdi\n"                             // the fiber, placed in rbx by prepare
+    "  callq *%r12\n"                                 // its entry function, placed in r12
+    "  ud2\n");
+static void __cc_fiber_prepare_stack(__cc_fiber* f, void (*entry)(__cc_fiber*)) {
+    // The frame __cc_switch pops: r15 r14 r13 r12 rbx rbp, then the return address.
+    // Aligned so that the trampoline's call sees a 16-byte aligned stack, as the ABI wants.
+    uintptr_t top = ((uintptr_t)f->stack_high & ~(uintptr_t)15) - 72;
+    void** frame = (void**)top;
+    frame[0] = frame[1] = frame[2] = nullptr;         // r15 r14 r13
+    frame[3] = (void*)entry;                          // r12
+    frame[4] = (void*)f;                              // rbx
+    frame[5] = nullptr;                               // rbp
+    frame[6] = (void*)&__cc_fiber_trampoline;         // return address
+    f->sp = frame;
+}
+#elif defined(__aarch64__)
+__asm__(
+    ".text\n"
+    ".p2align 4\n"
+    __CC_ASM_FUNCTION(__cc_switch_impl)
+    __CC_ASM_NAME(__cc_switch_impl) ":\n"
+    "  sub sp, sp, #176\n"
+    "  stp x19, x20, [sp, #0]\n  stp x21, x22, [sp, #16]\n  stp x23, x24, [sp, #32]\n"
+    "  stp x25, x26, [sp, #48]\n  stp x27, x28, [sp, #64]\n  stp x29, x30, [sp, #80]\n"
+    "  stp d8, d9, [sp, #96]\n  stp d10, d11, [sp, #112]\n  stp d12, d13, [sp, #128]\n"
+    "  stp d14, d15, [sp, #144]\n"
+    "  mov x9, sp\n  str x9, [x0]\n  mov sp, x1\n"
+    "  ldp x19, x20, [sp, #0]\n  ldp x21, x22, [sp, #16]\n  ldp x23, x24, [sp, #32]\n"
+    "  ldp x25, x26, [sp, #48]\n  ldp x27, x28, [sp, #64]\n  ldp x29, x30, [sp, #80]\n"
+    "  ldp d8, d9, [sp, #96]\n  ldp d10, d11, [sp, #112]\n  ldp d12, d13, [sp, #128]\n"
+    "  ldp d14, d15, [sp, #144]\n"
+    "  add sp, sp, #176\n"
+    "  ret\n"
+    ".p2align 4\n"
+    __CC_ASM_FUNCTION(__cc_fiber_trampoline_impl)
+    __CC_ASM_NAME(__cc_fiber_trampoline_impl) ":\n"  // first switch into a fiber lands here
+    "  mov x0, x19\n"                                 // the fiber, placed in x19 by prepare
+    "  blr x20\n"                                     // its entry function, placed in x20
+    "  brk #0\n");
+static void __cc_fiber_prepare_stack(__cc_fiber* f, void (*entry)(__cc_fiber*)) {
+    uintptr_t top = ((uintptr_t)f->stack_high & ~(uintptr_t)15) - 176;
+    void** frame = (void**)top;
+    memset(frame, 0, 176);
+    frame[0] = (void*)f;                              // x19
+    frame[1] = (void*)entry;                          // x20
+    frame[11] = (void*)&__cc_fiber_trampoline;        // x30: where `ret` goes
+    f->sp = frame;
+}
+#endif
+static inline void __cc_switch_to_fiber(__cc_fiber* f) { __cc_switch(&__cc_scheduler_sp, f->sp); }
+static inline void __cc_switch_to_scheduler(__cc_fiber* f) { __cc_switch(&f->sp, __cc_scheduler_sp); }
+#else   // __CC_USE_UCONTEXT
+static ucontext_t __cc_scheduler_context;
+static void (*__cc_ucontext_entry)(__cc_fiber*);
+static void __cc_ucontext_start(int hi, int lo) {
+    // makecontext passes int arguments only: the fiber's address comes in two halves.
+    __cc_ucontext_entry((__cc_fiber*)(((uintptr_t)(unsigned)hi << 32) | (uintptr_t)(unsigned)lo));
+}
+static void __cc_fiber_prepare_stack(__cc_fiber* f, void (*entry)(__cc_fiber*)) {
+    __cc_ucontext_entry = entry;
+    getcontext(&f->context);
+    f->context.uc_stack.ss_sp = f->stack_low;
+    f->context.uc_stack.ss_size = (size_t)(f->stack_high - f->stack_low);
+    f->context.uc_link = nullptr;
+    uintptr_t address = (uintptr_t)f;
+    makecontext(&f->context, (void (*)())__cc_ucontext_start, 2, (int)(address >> 32), (int)(address & 0xffffffffu));
+}
+static inline void __cc_switch_to_fiber(__cc_fiber* f) { swapcontext(&__cc_scheduler_context, &f->context); }
+static inline void __cc_switch_to_scheduler(__cc_fiber* f) { swapcontext(&f->context, &__cc_scheduler_context); }
+#endif
+
+static void __cc_fiber_entry(__cc_fiber* f) {
+    __cc_body(__cc_body_context);
+    f->state = __CC_DONE;
+    __cc_switch_to_scheduler(f);  // never resumed
+    __builtin_trap();
+}
+
+// Make room for `count` fibers: one mapping holds all stacks, each above a guard page, so a
+// stack overflow is a clean SIGSEGV that the handler can recognise.
+static bool __cc_reserve_fibers(int count) {
+    if (count <= __cc_fiber_count) return true;
+    if (__cc_stack_pool) munmap(__cc_stack_pool, __cc_stack_pool_bytes);
+    free(__cc_fibers);
+    __cc_page_bytes = (size_t)sysconf(_SC_PAGESIZE);
+    size_t slot = __CC_STACK_BYTES + __cc_page_bytes;
+    size_t bytes = slot * (size_t)count;
+    void* pool = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    __cc_fibers = (__cc_fiber*)calloc((size_t)count, sizeof(__cc_fiber));
+    if (pool == MAP_FAILED || !__cc_fibers) {
+        __cc_stack_pool = nullptr, __cc_fiber_count = 0;
+        return false;
+    }
+    __cc_stack_pool = (char*)pool, __cc_stack_pool_bytes = bytes, __cc_fiber_count = count;
+    for (int i = 0; i < count; i++) {
+        char* guard = __cc_stack_pool + slot * (size_t)i;
+        mprotect(guard, __cc_page_bytes, PROT_NONE);
+        __cc_fibers[i].stack_low = guard + __cc_page_bytes;
+        __cc_fibers[i].stack_high = guard + slot;
+    }
+    return true;
+}
+
+static bool __cc_in_guard_page(uintptr_t address) {
+    if (!__cc_stack_pool) return false;
+    uintptr_t start = (uintptr_t)__cc_stack_pool;
+    if (address < start || address >= start + __cc_stack_pool_bytes) return false;
+    return (address - start) % (__CC_STACK_BYTES + __cc_page_bytes) < __cc_page_bytes;
+}
+
+// __syncthreads(): wait here until every thread of the block arrives.
+static int __cc_syncthreads(int line, int predicate) {
+    __cc_fiber* f = __cc_current;
+    if (!f) __cc_fail(__CC_NO_BARRIERS, line);  // source.py missed this barrier
+    f->state = __CC_WAITING;
+    f->barrier_line = line;
+    f->predicate = predicate != 0;
+    __cc_switch_to_scheduler(f);
+    return __cc_barrier_count;
+}
+
+static void __cc_barrier_fault(int kind, const __cc_fiber* culprit, const __cc_fiber* other,
+                               int count, int line, int other_line) {
+    __cc_fault* f = __cc_fault_out;
+    f->other_thread[0] = other->tid.x, f->other_thread[1] = other->tid.y, f->other_thread[2] = other->tid.z;
+    f->count = count;
+    f->other_line = other_line;
+    threadIdx = culprit->tid;
+    __cc_fail(kind, line);
+}
+
+// Run one block: each runnable thread runs until it waits at a barrier or returns. When all
+// wait at the same barrier they are released together; any other outcome is a fault.
+static void __cc_run_block_as_fibers(int threads) {
+    const dim3 b = blockDim;
+    for (int i = 0; i < threads; i++) {
+        __cc_fiber* f = &__cc_fibers[i];
+        unsigned t = (unsigned)i;
+        f->tid = {t % b.x, t / b.x % b.y, t / (b.x * b.y)};
+        f->state = __CC_RUNNABLE;
+        __cc_fiber_prepare_stack(f, __cc_fiber_entry);
+    }
+    for (;;) {
+        for (int i = 0; i < threads; i++) {
+            __cc_fiber* f = &__cc_fibers[i];
+            if (f->state != __CC_RUNNABLE) continue;
+            __cc_current = f;
+            threadIdx = f->tid;
+            __cc_switch_to_fiber(f);
+        }
+        __cc_current = nullptr;
+        __cc_fiber *first_done = nullptr, *first_waiting = nullptr;
+        int waiting = 0, count = 0;
+        for (int i = 0; i < threads; i++) {
+            __cc_fiber* f = &__cc_fibers[i];
+            if (f->state == __CC_DONE) {
+                if (!first_done) first_done = f;
+                continue;
+            }
+            if (!first_waiting) first_waiting = f;
+            if (f->barrier_line != first_waiting->barrier_line)
+                __cc_barrier_fault(__CC_BARRIER_MISMATCH, f, first_waiting, 0, f->barrier_line,
+                                   first_waiting->barrier_line);
+            waiting++;
+            count += f->predicate;
+        }
+        if (!waiting) return;  // every thread returned: the block is done
+        if (first_done)
+            __cc_barrier_fault(__CC_BARRIER_EXITED, first_done, first_waiting, threads - waiting,
+                               first_waiting->barrier_line, 0);
+        __cc_barrier_count = count;
+        __cc_last_barrier_line = first_waiting->barrier_line;
+        for (int i = 0; i < threads; i++) __cc_fibers[i].state = __CC_RUNNABLE;
+    }
+}
+
+template <class Body>
+static void __cc_call_body(void* body) { (*(Body*)body)(); }
+
+// Kernels with __syncthreads(): blocks one after another, threads as fibers.
+template <class Body>
+static void __cc_run_with_fibers(Body& body_object) {
+    void* body = &body_object;
+    const dim3 g = gridDim, b = blockDim;
+    int threads = (int)(b.x * b.y * b.z);
+    __cc_enter_unsafe();  // mmap and calloc: not to be interrupted
+    bool reserved = __cc_reserve_fibers(threads);
+    __cc_leave_unsafe();
+    if (!reserved) __cc_fail(__CC_NO_MEMORY, 0);
+    __cc_body = &__cc_call_body<Body>;
+    __cc_body_context = body;
+    for (unsigned z = 0; z < g.z; z++)
+        for (unsigned y = 0; y < g.y; y++)
+            for (unsigned x = 0; x < g.x; x++) {
+                blockIdx = {x, y, z};
+                __cc_run_block_as_fibers(threads);
+            }
+}
+
+// Kernels without barriers: every thread is one call of the (inlined) kernel.
+// Inlined into the function that unpacked the arguments, so that the compiler keeps them in
+// registers and sees that each checked pointer starts at its array's base: a check is then
+// one comparison of the index.
+template <class Body>
+static inline __attribute__((always_inline)) void __cc_run_in_loops(Body& body) {
+    const dim3 g = gridDim, b = blockDim;
+    for (unsigned bz = 0; bz < g.z; bz++)
+        for (unsigned by = 0; by < g.y; by++)
+            for (unsigned bx = 0; bx < g.x; bx++) {
+                blockIdx = {bx, by, bz};
+                for (unsigned tz = 0; tz < b.z; tz++)
+                    for (unsigned ty = 0; ty < b.y; ty++) {
+                        threadIdx.y = ty, threadIdx.z = tz;
+                        for (unsigned tx = 0; tx < b.x; tx++) {
+                            threadIdx.x = tx;
+                            body();
+                        }
+                    }
+            }
+}
+
+// ---------------------------------------------------------------------------------------
+// Launching: catch crashes, set the stage, run, clean up
+// ---------------------------------------------------------------------------------------
+
+// Crashes (the kernel's fault) and stops (the watchdog's or the user's); their handlers are
+// installed for the duration of a launch only, and the previous ones put back afterwards.
+static const int __CC_SIGNALS[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGINT, SIGURG};
+static const int __CC_CRASH_SIGNALS = 4;
+static struct sigaction __cc_old_actions[6];
+static stack_t __cc_old_signal_stack;
+static char* __cc_signal_stack;
+
+static uintptr_t __cc_pc_of(void* context) {
+    // The program counter where the crash happened, from the signal's saved registers.
+    ucontext_t* uc = (ucontext_t*)context;
+    (void)uc;
+#if defined(__linux__) && defined(__x86_64__)
+    return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__linux__) && defined(__aarch64__)
+    return (uintptr_t)uc->uc_mcontext.pc;
+#elif defined(__APPLE__) && defined(__x86_64__)
+    return (uintptr_t)uc->uc_mcontext->__ss.__rip;
+#elif defined(__APPLE__) && defined(__aarch64__)
+    return (uintptr_t)uc->uc_mcontext->__ss.__pc;
+#else
+    return 0;
+#endif
+}
+
+static uintptr_t __cc_sp_of(void* context) {
+    // The stack pointer at the crash: a fault just below it is a stack overflow.
+    ucontext_t* uc = (ucontext_t*)context;
+    (void)uc;
+#if defined(__linux__) && defined(__x86_64__)
+    return (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+#elif defined(__linux__) && defined(__aarch64__)
+    return (uintptr_t)uc->uc_mcontext.sp;
+#elif defined(__APPLE__) && defined(__x86_64__)
+    return (uintptr_t)uc->uc_mcontext->__ss.__rsp;
+#elif defined(__APPLE__) && defined(__aarch64__)
+    return (uintptr_t)uc->uc_mcontext->__ss.__sp;
+#else
+    return 0;
+#endif
+}
+
+static void __cc_on_crash(int signal, siginfo_t* info, void* context) {
+    if (!__cc_launching || !pthread_equal(pthread_self(), __cc_launch_thread)) {
+        // Not the kernel's fault: give the signal back to whoever handled it before us.
+        for (int i = 0; i < __CC_CRASH_SIGNALS; i++)
+            if (__CC_SIGNALS[i] == signal) sigaction(signal, &__cc_old_actions[i], nullptr);
+        return;
+    }
+    uintptr_t address = (uintptr_t)info->si_addr;
+    __cc_fault* f = __cc_fault_out;
+    f->signal = signal;
+    f->address = address;
+    f->code_offset = __cc_code_offset((void*)(__cc_pc_of(context) + 1));  // +1: Python subtracts 1
+    uintptr_t sp = __cc_sp_of(context);
+    bool near_sp = sp && address < sp + 4096 && address + 256 * 1024 > sp;
+    bool overflow = (signal == SIGSEGV || signal == SIGBUS) && (__cc_in_guard_page(address) || near_sp);
+    __cc_fail(overflow ? __CC_STACK_OVERFLOW : __CC_SIGNAL, 0);
+}
+
+// The watchdog's signal at the deadline, or Ctrl-C (Jupyter's interrupt button sends SIGINT).
+static void __cc_on_stop_signal(int signal, siginfo_t*, void* context) {
+    if (!__cc_launching) return;  // the launch just ended
+    if (!pthread_equal(pthread_self(), __cc_launch_thread)) {
+        pthread_kill(__cc_launch_thread, signal);  // Ctrl-C may land on any thread
+        return;
+    }
+    if (signal == SIGINT) __cc_stop = __CC_INTERRUPTED;
+    if (!__cc_stop) return;    // a stray signal, not the watchdog's
+    if (__cc_unsafe) return;   // inside printf or malloc: __cc_leave_unsafe stops the kernel
+    __cc_fault_out->code_offset = __cc_code_offset((void*)(__cc_pc_of(context) + 1));
+    __cc_fail(__cc_stop, __cc_last_barrier_line);
+}
+
+static void __cc_install_handlers() {
+    if (!__cc_signal_stack) __cc_signal_stack = (char*)malloc(1 << 16);
+    stack_t stack = {};
+    stack.ss_sp = __cc_signal_stack;
+    stack.ss_size = 1 << 16;
+    sigaltstack(&stack, &__cc_old_signal_stack);  // a stack overflow needs another stack
+    struct sigaction action = {};
+    action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+    sigemptyset(&action.sa_mask);
+    for (int i = 0; i < 6; i++) {
+        action.sa_sigaction = i < __CC_CRASH_SIGNALS ? __cc_on_crash : __cc_on_stop_signal;
+        sigaction(__CC_SIGNALS[i], &action, &__cc_old_actions[i]);
+    }
+}
+
+static void __cc_restore_handlers() {
+    for (int i = 0; i < 6; i++) sigaction(__CC_SIGNALS[i], &__cc_old_actions[i], nullptr);
+    sigaltstack(&__cc_old_signal_stack, nullptr);
+}
+
+// cfg: grid x y z, block x y z, dynamic shared bytes, time limit in ms.
+static int __cc_launch(const long long* cfg, __cc_fault* fault, void (*run)(const __cc_arg*),
+                       const __cc_arg* args) {
+    static size_t shared_capacity;
+    memset(fault, 0, sizeof *fault);
+    __cc_fault_out = fault;
+    gridDim = dim3((unsigned)cfg[0], (unsigned)cfg[1], (unsigned)cfg[2]);
+    blockDim = dim3((unsigned)cfg[3], (unsigned)cfg[4], (unsigned)cfg[5]);
+    blockIdx = {0, 0, 0}, threadIdx = {0, 0, 0};
+    __cc_dyn_shared_bytes = (size_t)cfg[6];
+    if (__cc_dyn_shared_bytes > shared_capacity) {
+        free(__cc_dyn_shared);
+        __cc_dyn_shared = (char*)aligned_alloc(64, (__cc_dyn_shared_bytes + 63) / 64 * 64);
+        shared_capacity = __cc_dyn_shared ? __cc_dyn_shared_bytes : 0;
+        if (!__cc_dyn_shared) return fault->kind = __CC_NO_MEMORY;
+    }
+    if (!__cc_module_base) {
+        Dl_info info;
+        if (dladdr((void*)&__cc_take_output, &info)) __cc_module_base = (uintptr_t)info.dli_fbase;
+    }
+    if (!__cc_out) {  // reserve printf space now, not in the middle of a kernel
+        __cc_out_cap = 1 << 16;
+        __cc_out = (char*)malloc(__cc_out_cap);
+    }
+    __cc_stop = 0;
+    __cc_unsafe = 0;
+    __cc_last_barrier_line = 0;
+    __cc_current = nullptr;
+    __cc_launch_thread = pthread_self();
+    __cc_install_handlers();
+    __cc_launching = 1;
+    if (sigsetjmp(__cc_launch_env, 1) == 0) {
+        __cc_enter_unsafe();  // a mutex inside: not to be interrupted
+        __cc_watch_begin(cfg[7]);
+        __cc_leave_unsafe();
+        run(args);
+    }
+    __cc_launching = 0;
+    __cc_watch_end();
+    __cc_current = nullptr;
+    __cc_restore_handlers();
+    return fault->kind;
+}
+
+// ---------------------------------------------------------------------------------------
+// Last, so that nothing above is affected
+// ---------------------------------------------------------------------------------------
+
+#define __syncthreads() __cc_syncthreads(__LINE__, 0)
+#define __syncthreads_count(p) __cc_syncthreads(__LINE__, (p))
+#define __syncthreads_and(p) (__cc_syncthreads(__LINE__, (p)) == (int)(blockDim.x * blockDim.y * blockDim.z))
+#define __syncthreads_or(p) (__cc_syncthreads(__LINE__, (p)) != 0)
+#define printf(...) __cc_printf(__VA_ARGS__)
+#define assert(e) ((e) ? (void)0 : __cc_assert_fail(#e, __LINE__))

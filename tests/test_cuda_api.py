@@ -1,0 +1,170 @@
+"""course.cuda: backend choice, the lazy module attributes, the kernel cache, odds and ends."""
+
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import course.cuda as cuda
+from course import env
+from course.cuda import cpu
+
+ROOT = Path(__file__).resolve().parent.parent
+ADD = r"""
+extern "C" __global__ void add_one(float* x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] += 1.0f;
+}
+"""
+
+
+def test_import_is_light():
+    code = "import sys, course.cuda; print(sorted(m for m in ('cupy', 'torch') if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+def test_backend_follows_the_environment(monkeypatch):
+    monkeypatch.setenv("COURSE_CUDA_BACKEND", "cpu")
+    assert cuda.backend() == "cpu" and cuda.xp is np
+    monkeypatch.setenv("COURSE_CUDA_BACKEND", "gpu")
+    with pytest.raises(ValueError, match="use 'cpu' or 'cupy'"):
+        cuda.backend()
+    monkeypatch.delenv("COURSE_CUDA_BACKEND")
+    assert cuda.backend() == ("cupy" if env.cupy_usable() else "cpu")
+
+
+@pytest.mark.skipif(env.cupy_usable(), reason="a GPU is usable here, so forcing cupy works")
+def test_forcing_cupy_without_a_gpu_says_why(monkeypatch):
+    monkeypatch.setenv("COURSE_CUDA_BACKEND", "cupy")
+    with pytest.raises(RuntimeError, match="CuPy cannot run kernels here"):
+        cuda.backend()
+    with pytest.raises(RuntimeError, match="needs CuPy and a usable GPU"):
+        cuda.RawKernel(ADD, "add_one", backend="cupy")
+
+
+def test_helpers_on_the_cpu_backend(monkeypatch):
+    monkeypatch.setenv("COURSE_CUDA_BACKEND", "cpu")
+    a = np.arange(3)
+    assert cuda.asnumpy(a) is a
+    cuda.synchronize()  # nothing to wait for, and no error
+    assert "CPU" in cuda.device_name() and "emulated" in cuda.device_name()
+    from course.timing import benchmark
+
+    assert cuda.benchmark is benchmark
+    with pytest.raises(AttributeError):
+        cuda.no_such_helper  # noqa: B018
+
+
+def test_kernel_object_describes_itself():
+    k = cuda.RawKernel(ADD, "add_one", backend="cpu")
+    assert repr(k) == "<RawKernel add_one(float* x, int n) on cpu>"
+    assert [(p.name, p.pointer, p.dtype) for p in k.params] == [("x", True, "float32"), ("n", False, "int32")]
+    with pytest.raises(ValueError, match="time_limit"):
+        cuda.RawKernel(ADD, "add_one", backend="cpu", time_limit=0)
+
+
+def test_grid_and_block_as_ints_lists_or_tuples():
+    k = cuda.RawKernel(ADD, "add_one", backend="cpu")
+    x = np.zeros(300, np.float32)
+    k(2, 256, (x, 300))
+    k([2, 1], (256, 1, 1), [x, np.int64(300)])
+    assert (x == 2).all()
+
+
+def test_compiled_kernels_are_cached_on_disk(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_CUDA_CACHE", str(tmp_path))
+    source = ADD.replace("1.0f", "2.0f")
+    cuda.RawKernel(source, "add_one", backend="cpu").compile()
+    libraries = list(tmp_path.glob("*.so"))
+    assert len(libraries) == 1 and not list(tmp_path.glob("build-*"))  # no leftovers
+    # A new process (here: an empty in-memory cache) loads the library without compiling.
+    cpu._modules.clear()
+    monkeypatch.setattr(cpu, "_compile", lambda *a, **k: pytest.fail("compiled again"))
+    x = np.zeros(4, np.float32)
+    cuda.RawKernel(source, "add_one", backend="cpu")((1,), (4,), (x, 4))
+    assert (x == 2).all()
+
+
+def test_options_define_macros():
+    source = ADD.replace("1.0f", "STEP")
+    x = np.zeros(4, np.float32)
+    cuda.RawKernel(source, "add_one", backend="cpu", options=("-DSTEP=5.0f", "--use_fast_math"))(1, 4, (x, 4))
+    cuda.RawKernel(source, "add_one", backend="cpu", options=("--define-macro=STEP=0.5f",))(1, 4, (x, 4))
+    assert (x == 5.5).all()
+
+
+def test_launch_from_another_thread_including_a_fault():
+    k = cuda.RawKernel(ADD, "add_one", backend="cpu")
+    results = []
+
+    def work():
+        x = np.zeros(8, np.float32)
+        k(1, 8, (x, 8))
+        try:
+            k(1, 8, (x[:4], 8))
+        except cuda.KernelError as error:
+            results.append((x.tolist(), error.thread))
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    worker.join()
+    assert results == [([2.0] * 4 + [1.0] * 4, (4, 0, 0))]
+
+
+def test_portable_fibers_give_the_same_answers():
+    """The ucontext fallback (CPUs without the hand-written context switch) still works."""
+    source = (ROOT / "tests" / "cuda_kernels" / "parity.cu").read_text()
+    k = cuda.RawKernel(source, "block_sum", backend="cpu", options=("-D__CC_USE_UCONTEXT",))
+    x = np.arange(256, dtype=np.float32)
+    partial = np.zeros(2, np.float32)
+    k((2,), (128,), (x, partial, 256), shared_mem=128 * 4)
+    assert partial.tolist() == [x[:128].sum(), x[128:].sum()]
+
+
+def test_constant_memory_and_vector_types():
+    source = r"""
+    __constant__ float weights[4] = {0.5f, 1.0f, 2.0f, 4.0f};
+    extern "C" __global__ void weigh(const float4* in, float4* out, int n) {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < n) {
+            float4 v = in[i];
+            out[i] = make_float4(v.x * weights[0], v.y * weights[1], v.z * weights[2], v.w * weights[3]);
+        }
+    }"""
+    k = cuda.RawKernel(source, "weigh", backend="cpu")
+    x = np.arange(12, dtype=np.float32)
+    out = np.zeros(12, np.float32)
+    k(1, 32, (x, out, 3))
+    np.testing.assert_array_equal(out, x * np.tile([0.5, 1, 2, 4], 3))
+    with pytest.raises(ValueError, match="multiple of 4"):
+        k(1, 32, (x[:10], out, 3))
+    with pytest.raises(cuda.KernelError, match=r"in\[3\], but in has 3 elements"):
+        k(1, 32, (x, out, 4))
+
+
+def test_printf_output_is_capped():
+    source = r"""
+    extern "C" __global__ void chatter() { printf("%0100d\n", threadIdx.x); }"""
+    from contextlib import redirect_stdout
+    from io import StringIO
+
+    text = StringIO()
+    with redirect_stdout(text):
+        cuda.RawKernel(source, "chatter", backend="cpu")(20_000, 1, ())  # 2 MB of text
+    assert 0.9e6 < len(text.getvalue()) < 1.1e6 and "was dropped" in text.getvalue()
+
+
+def test_captured_fd1_brings_c_output_to_sys_stdout(capsys):
+    """What the cupy backend uses for device printf, which writes to file descriptor 1."""
+    from course.cuda.kernel import captured_fd1
+
+    with captured_fd1():
+        os.write(1, b"written to fd 1\n")
+    assert capsys.readouterr().out == "written to fd 1\n"

@@ -1,0 +1,351 @@
+"""course.cuda: a buggy kernel gives a clear error and never takes the Python process down.
+
+Every fault test ends by launching a good kernel, which proves the process (and the compiled
+module) still works after the fault.
+"""
+
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import course.cuda as cuda
+from course import env
+
+SOURCE = (Path(__file__).parent / "cuda_kernels" / "faults.cu").read_text()
+
+
+def line_of(marker: str) -> int:
+    """The 1-based line of faults.cu that carries `marker` in a comment."""
+    (line,) = [i for i, text in enumerate(SOURCE.split("\n"), 1) if text.rstrip().endswith("// " + marker)
+               or f"// {marker}:" in text]
+    return line
+
+
+def kernel(name, **kwargs):
+    return cuda.RawKernel(SOURCE, name, backend="cpu", **kwargs)
+
+
+def assert_alive():
+    out = np.zeros(300, np.float32)
+    kernel("fill")((2,), (256,), (out, 1.5, 300))
+    assert (out == 1.5).all()
+
+
+# ---------------------------------------------------------------------------------------
+# Faults inside a running kernel (CPU backend)
+# ---------------------------------------------------------------------------------------
+
+
+def test_out_of_bounds_write_names_kernel_array_block_thread_and_line():
+    out = np.zeros(1000, np.float32)
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("write_past_end")((4,), (256,), (out, 1000))  # 1024 threads for 1000 elements
+    message = str(info.value)
+    assert "kernel 'write_past_end'" in message
+    assert "out[1000]" in message and "1000 elements" in message
+    assert "block (3, 0, 0), thread (232, 0, 0)" in message
+    assert f"line {line_of('BUG: no bounds check')}: out[i] = 1.0f;" in message
+    assert (info.value.block, info.value.thread) == ((3, 0, 0), (232, 0, 0))
+    assert info.value.line == line_of("BUG: no bounds check")
+    assert out.sum() == 1000  # the threads before the fault did their work
+    assert_alive()
+
+
+def test_out_of_bounds_read():
+    x, out = np.ones(100, np.float32), np.zeros(100, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"in\[100\], but in has 100 elements") as info:
+        kernel("read_past_end")((1,), (128,), (x, out, 100))
+    assert info.value.thread == (99, 0, 0) and info.value.line == line_of("BUG: reads in[n]")
+    assert_alive()
+
+
+def test_out_of_bounds_through_a_device_function_pointer():
+    x, out = np.ones(10, np.float32), np.zeros(10, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"accessed in\[-1\]") as info:
+        kernel("read_before_start")((1,), (32,), (x, out, 10))
+    assert info.value.thread == (0, 0, 0)
+    assert info.value.line == line_of("BUG: x[-1] for i == 0")
+    assert_alive()
+
+
+def test_dynamic_shared_memory_too_small():
+    out = np.zeros(64, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"scratch\[32\] in dynamic shared memory, which holds 32") as info:
+        kernel("shared_too_small")((1,), (64,), (out,), shared_mem=32 * 4)
+    assert "shared_mem=128" in str(info.value)
+    assert info.value.thread == (32, 0, 0) and info.value.line == line_of("BUG: shared_mem too small")
+    kernel("shared_too_small")((1,), (64,), (out,), shared_mem=64 * 4)  # enough: works
+    np.testing.assert_array_equal(out, np.arange(63, -1, -1, dtype=np.float32))
+
+
+def test_barrier_not_reached_by_every_thread():
+    x, out = np.ones(300, np.float32), np.zeros(300, np.float32)
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("early_return_before_barrier")((2,), (256,), (x, out, 300))
+    message = str(info.value)
+    assert f"__syncthreads() at line {line_of('BARRIER')}" in message
+    assert "212 thread(s) returned" in message and "thread (44, 0, 0)" in message
+    assert info.value.block == (1, 0, 0)
+    assert_alive()
+
+
+def test_threads_waiting_at_different_barriers():
+    out = np.zeros(32, np.float32)
+    with pytest.raises(cuda.KernelError, match="different __syncthreads") as info:
+        kernel("barriers_in_branches")((1,), (32,), (out,))
+    message = str(info.value)
+    assert f"line {line_of('BARRIER-A')}" in message and f"line {line_of('BARRIER-B')}" in message
+    assert_alive()
+
+
+@pytest.mark.parametrize("name", ["spin_forever", "spin_forever_at_barrier"])
+def test_endless_loop_stops_at_the_time_limit(name):
+    flag = np.zeros(2, np.int32)
+    started = time.perf_counter()
+    with pytest.raises(cuda.KernelError, match=r"time limit of 0\.3 s") as info:
+        kernel(name, time_limit=0.3)((1,), (32,), (flag,))
+    assert time.perf_counter() - started < 3  # not the 5 s default of the launch before
+    loop = line_of("BUG: nobody sets the flag" if name == "spin_forever" else "BUG: endless")
+    assert info.value.line in (loop, loop + 1)  # the loop's header or its body
+    assert_alive()
+
+
+def test_interrupt_button_stops_a_running_kernel():
+    """Jupyter's interrupt sends SIGINT: the kernel stops and Python sees KeyboardInterrupt."""
+    flag = np.zeros(2, np.int32)
+    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    started = time.perf_counter()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            kernel("spin_forever", time_limit=20)((1,), (1,), (flag,))
+    finally:
+        timer.cancel()
+    assert time.perf_counter() - started < 5
+    assert_alive()
+
+
+def test_integer_division_by_zero():
+    a = np.arange(8, dtype=np.int32)
+    b = np.array([1, 2, 3, 0, 1, 1, 1, 1], dtype=np.int32)
+    with pytest.raises(cuda.KernelError, match="division by zero") as info:
+        kernel("divide")((1,), (8,), (a, b, np.zeros(8, np.int32), 8))
+    assert info.value.thread == (3, 0, 0) and info.value.line == line_of("BUG: b[i] may be 0")
+    assert_alive()
+
+
+def test_wild_pointer_crash():
+    with pytest.raises(cuda.KernelError, match="invalid memory access at address 0x10") as info:
+        kernel("wild_pointer")((1,), (4,), (16, np.zeros(4, np.float32)))
+    assert info.value.line == line_of("BUG: reads memory it does not own")
+    assert_alive()
+
+
+@pytest.mark.parametrize("name", ["recurse_forever", "recurse_forever_in_block"])
+def test_endless_recursion_overflows_the_stack(name):
+    with pytest.raises(cuda.KernelError, match="stack") as info:
+        kernel(name)((1,), (2,), (np.zeros(2, np.int32),))
+    assert info.value.thread == (0, 0, 0)
+    assert_alive()
+
+
+def test_failed_assert():
+    x = np.array([3, 1, -4, 1], dtype=np.int32)
+    with pytest.raises(cuda.KernelError, match=r"failed assert\(x\[i\] >= 0\)") as info:
+        kernel("checks_its_input")((1,), (4,), (x, 4))
+    assert info.value.thread == (2, 0, 0) and info.value.line == line_of("ASSERT")
+    kernel("checks_its_input")((1,), (4,), (np.abs(x), 4))  # passes
+    assert_alive()
+
+
+def test_printf_before_a_fault_is_shown(capsys):
+    with pytest.raises(cuda.KernelError, match=r"out\[8\]"):
+        kernel("talk_then_crash")((1,), (8,), (np.zeros(8, np.float32), 8))
+    assert capsys.readouterr().out.splitlines() == [f"thread {i} was here" for i in range(4)]
+    assert_alive()
+
+
+# ---------------------------------------------------------------------------------------
+# Arguments are checked before a launch, on both backends
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture(params=["cpu", "cupy"])
+def backend(request):
+    if request.param == "cupy" and not env.cupy_usable():
+        pytest.skip("no usable GPU: CuPy cannot run kernels here")
+    return request.param
+
+
+def good_args(xp):
+    return [xp.ones(4, xp.float32), xp.zeros(1, xp.float64), xp.zeros(4, xp.uint8), 3, 7, 0.5, 2**40, True]
+
+
+@pytest.fixture
+def xp(backend):
+    if backend == "cupy":
+        import cupy
+
+        return cupy
+    return np
+
+
+def launch_all(backend, args):
+    cuda.RawKernel(SOURCE, "takes_everything", backend=backend)((1,), (1,), tuple(args))
+
+
+def test_good_arguments_are_accepted(backend, xp):
+    args = good_args(xp)
+    launch_all(backend, args)
+    assert float(args[1][0]) == 1 + 3 + 7 + 0.5 + 2**40 + 1
+
+
+def test_wrong_dtype(backend, xp):
+    args = good_args(xp)
+    args[0] = xp.ones(4, xp.float64)
+    with pytest.raises(TypeError, match=r"parameter 'x' \(const float\* x\): needs float32 elements, but the array holds float64"):
+        launch_all(backend, args)
+
+
+def test_wrong_argument_count(backend, xp):
+    with pytest.raises(TypeError, match=r"takes 8 argument\(s\), takes_everything\(const float\* x, .*but 7 were given"):
+        launch_all(backend, good_args(xp)[:7])
+
+
+def test_non_contiguous_array(backend, xp):
+    args = good_args(xp)
+    args[2] = xp.zeros(8, xp.uint8)[::2]
+    with pytest.raises(ValueError, match=r"parameter 'image' .*not C-contiguous"):
+        launch_all(backend, args)
+
+
+def test_scalar_out_of_range(backend, xp):
+    args = good_args(xp)
+    args[3] = 2**31
+    with pytest.raises(ValueError, match=r"parameter 'n' \(int n\): 2147483648 does not fit in int"):
+        launch_all(backend, args)
+    args[3], args[4] = 3, -1
+    with pytest.raises(ValueError, match=r"parameter 'count' .*-1 does not fit in unsigned int"):
+        launch_all(backend, args)
+    args[4], args[5] = 7, 1e39
+    with pytest.raises(ValueError, match=r"parameter 'scale' .*does not fit in float"):
+        launch_all(backend, args)
+
+
+def test_float_for_an_int_parameter(backend, xp):
+    args = good_args(xp)
+    args[3] = 3.0
+    with pytest.raises(TypeError, match=r"parameter 'n' \(int n\): is an integer, but got the float 3.0"):
+        launch_all(backend, args)
+
+
+def test_array_for_a_scalar_and_scalar_for_a_pointer(backend, xp):
+    args = good_args(xp)
+    args[3] = xp.zeros(1, xp.int32)
+    with pytest.raises(TypeError, match=r"parameter 'n' .*is a scalar, but got an array"):
+        launch_all(backend, args)
+    args = good_args(xp)
+    args[0] = 1.0
+    with pytest.raises(TypeError, match=r"parameter 'x' .*a pointer needs a .* array of float32, got float"):
+        launch_all(backend, args)
+
+
+def test_numpy_array_on_the_gpu_backend_or_read_only_array_on_the_cpu(backend, xp):
+    args = good_args(xp)
+    if backend == "cupy":
+        args[0] = np.ones(4, np.float32)
+        with pytest.raises(TypeError, match="NumPy array"):
+            launch_all(backend, args)
+    else:
+        args[1].flags.writeable = False
+        with pytest.raises(ValueError, match=r"parameter 'y' .*read-only"):
+            launch_all(backend, args)
+        args[1].flags.writeable = True
+        args[0].flags.writeable = False  # fine: x is const
+        launch_all(backend, args)
+
+
+def test_bad_launch_configuration(backend, xp):
+    k = cuda.RawKernel(SOURCE, "takes_everything", backend=backend)
+    with pytest.raises(ValueError, match="at most 1024 per block"):
+        k((1,), (32, 64), tuple(good_args(xp)))
+    with pytest.raises(ValueError, match=r"grid.y = 0"):
+        k((1, 0), (1,), tuple(good_args(xp)))
+    with pytest.raises(TypeError, match="tuple of 1 to 3 ints"):
+        k((1, 1, 1, 1), (1,), tuple(good_args(xp)))
+    with pytest.raises(ValueError, match="48 KiB"):
+        k((1,), (1,), tuple(good_args(xp)), shared_mem=64 * 1024)
+
+
+# ---------------------------------------------------------------------------------------
+# Compile-time errors
+# ---------------------------------------------------------------------------------------
+
+BROKEN = """
+extern "C" __global__ void broken(float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = undefined_value;
+}
+"""
+
+
+def test_compile_error_shows_the_learners_line(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_CUDA_CACHE", str(tmp_path))
+    k = cuda.RawKernel(BROKEN, "broken", backend="cpu")
+    with pytest.raises(cuda.CompileError) as info:
+        k((1,), (1,), (np.zeros(1, np.float32), 1))
+    message = str(info.value)
+    assert "kernel 'broken' does not compile" in message
+    assert "kernel.cu:4:" in message and "undefined_value" in message
+    assert "__cc_" not in message  # the emulator's names stay hidden
+    assert list(tmp_path.glob("*.so")) == []  # nothing half-built is cached
+    assert_alive()
+
+
+def test_missing_compiler_says_how_to_install_one(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_CUDA_CACHE", str(tmp_path))
+    monkeypatch.setenv("CXX", str(tmp_path / "no-such-compiler"))
+    source = BROKEN.replace("undefined_value", "2.0f")  # a source no earlier test compiled
+    with pytest.raises(cuda.CompileError, match=r"No C\+\+ compiler found") as info:
+        cuda.RawKernel(source, "broken", backend="cpu").compile()
+    assert "apt install g++" in str(info.value) and "xcode-select --install" in str(info.value)
+
+
+@pytest.mark.parametrize("construct, line", [
+    ("float v = __shfl_down_sync(0xffffffff, x[i], 1);", "__shfl_down_sync"),
+    ("__syncwarp();", "__syncwarp"),
+    ('asm volatile("membar.gl;");', "asm"),
+    ("__half h = __float2half(x[i]);", "__half"),
+    ("float v = tex1Dfetch<float>(texture_object, i);", "tex1Dfetch"),
+])
+def test_unsupported_constructs_need_a_gpu(construct, line):
+    source = f"""
+extern "C" __global__ void fancy(float* x, int n) {{
+    int i = threadIdx.x;
+    {construct}
+}}"""
+    with pytest.raises(cuda.CompileError) as info:
+        cuda.RawKernel(source, "fancy", backend="cpu")
+    message = str(info.value)
+    assert f"uses {line} (line 4)" in message and "needs a GPU" in message
+
+
+def test_kernel_name_must_exist_and_be_extern_c():
+    with pytest.raises(cuda.CompileError, match=r"no extern \"C\" __global__ function named 'fil'.*fill"):
+        cuda.RawKernel(SOURCE, "fil", backend="cpu")
+    with pytest.raises(cuda.CompileError, match=r"not declared extern \"C\""):
+        cuda.RawKernel("__global__ void k(float* x) { x[0] = 1; }", "k", backend="cpu")
+
+
+@pytest.mark.parametrize("which", range(4))
+def test_each_access_reports_its_own_line(which):
+    a, b, out = np.ones(8, np.float32), np.ones(8, np.float32), np.zeros(8, np.float32)
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("many_accesses")((1,), (8,), (a, b, out, which, 8))
+    assert info.value.line == line_of(f"ACCESS-{which}")
+    assert f"{['a', 'b', 'out', 'out'][which]}[8]" in str(info.value)
