@@ -2,7 +2,8 @@
 #   make lab    — set up .venv (once) and open JupyterLab on notebooks/
 #   make test   — set up .venv (once), run the unit tests and every notebook in fast mode
 # Also: make html (executed pages in build/html), make slides (reveal.js decks in build/slides),
-#       MODE=fast|cpu|gpu picks their size (default: this machine's).
+#       MODE=fast|cpu|gpu picks their size (default: this machine's);
+#       make bench (speed table in build/bench), make gpu-check (the one script for a lent GPU).
 # Variables: VENV=path (default .venv), PYTHON=python3.x, LAB_ARGS="--no-browser --port 8890",
 #            NOTEBOOKS="notebooks/03_*.ipynb" (a subset), PYTEST_ARGS="-x -k env".
 
@@ -19,10 +20,10 @@ STAMP := $(VENV)/.course-installed
 # Jupyter refuses to run as root unless told; CI containers run as root.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: install lab test test-unit test-notebooks html slides clean help
+.PHONY: install lab test test-unit test-notebooks html slides bench gpu-check clean help
 
 help:
-	@sed -n '2,9p' Makefile
+	@sed -n '2,10p' Makefile
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "the course needs Python 3.10 or newer; run make PYTHON=python3.12 ..."'
@@ -57,6 +58,13 @@ html: install
 
 slides: install
 	$(BIN)/python tools/site.py slides $(if $(MODE),--mode $(MODE)) $(filter-out notebooks,$(NOTEBOOKS))
+
+bench: install
+	$(BIN)/python tools/bench.py $(BENCH_ARGS)
+
+# On a GPU machine without this Makefile's venv (a bare image with torch and CuPy), python3 is used.
+gpu-check:
+	$(if $(wildcard $(BIN)/python),$(BIN)/python,python3) tools/gpu_check.py $(GPU_CHECK_ARGS)
 
 clean:
 	rm -rf build .pytest_cache

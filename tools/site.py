@@ -36,12 +36,12 @@ def notebook_info(path: Path) -> dict:
             "time": time_needed.group(1).strip() if time_needed else ""}
 
 
-def execute(path: Path, mode: str, timeout: int = 900) -> Path:
+def execute(path: Path, mode: str, timeout: int = 900, target_dir: Path | None = None) -> Path:
     """Run ``path`` top to bottom in ``mode`` and return the executed copy (cached by mtime)."""
     import nbformat
     from nbclient import NotebookClient
 
-    target = ROOT / "build" / "executed" / mode / path.name
+    target = (target_dir or ROOT / "build" / "executed" / mode) / path.name
     if target.exists() and target.stat().st_mtime >= path.stat().st_mtime:
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
