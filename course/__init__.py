@@ -13,21 +13,26 @@ Submodules (each loads on first use):
 - ``course.cuda``     — CUDA C kernels on CuPy or on the CPU (notebook 01)
 - ``course.datasets`` — real data sets and their offline stand-ins (notebooks 03, 05, 06)
 - ``course.models``   — the course's networks (notebooks 03, 05, 06)
+- ``course.gpu``      — GPU-only calls behind helpers that also run on a CPU (notebooks 06, 08)
+- and one module per lesson that needs one (``course.distributed`` for notebook 09, ...)
 """
 
 import importlib
+import pkgutil
 
 __version__ = "0.1.0"
 
-_SUBMODULES = {"env", "timing", "checks", "download", "cuda", "datasets", "models", "gpu", "plots"}
+
+def _submodules() -> set:
+    return {m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_")}
 
 
 def __getattr__(name):
     # PEP 562: import a submodule the first time ``course.<name>`` is used.
-    if name in _SUBMODULES:
+    if name in _submodules():
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'course' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(list(globals()) + list(_SUBMODULES))
+    return sorted(set(globals()) | _submodules())
