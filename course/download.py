@@ -90,6 +90,7 @@ def download(url: str, dest: str | os.PathLike, *, md5: str | None = None, sha25
                     f"{url} downloaded with {algorithm} {actual}, expected {expected}: the file is "
                     "corrupted or changed upstream. Nothing was kept; run again to retry."
                 )
+        os.chmod(tmp, _default_mode())
         os.replace(tmp, dest)  # atomic on the same file system
         return dest
     finally:
@@ -117,6 +118,13 @@ def atomic_write(dest: str | os.PathLike):
     os.close(fd)
     try:
         yield Path(tmp)
+        os.chmod(tmp, _default_mode())  # mkstemp makes 0600 files; give the usual permissions
         os.replace(tmp, dest)
     finally:
         Path(tmp).unlink(missing_ok=True)
+
+
+def _default_mode() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask

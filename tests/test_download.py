@@ -53,3 +53,4 @@ def test_atomic_write_keeps_the_old_file_on_failure(tmp_path):
     with download.atomic_write(dest) as tmp:
         tmp.write_text("new")
     assert dest.read_text() == "new"
+    assert dest.stat().st_mode & 0o044, "the file must be readable by others like any new file, not 0600"
