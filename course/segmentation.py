@@ -1,0 +1,135 @@
+"""Losses and metrics for semantic segmentation (notebook 06; notebook 07 reuses mean_iou).
+
+Conventions: ``pred`` and ``target`` are integer class maps of the same shape (N×H×W or
+H×W, tensors or arrays); ``logits`` are N×C×H×W scores. Pixels whose target equals
+``ignore_index`` (CamVid's void, 11) count nowhere. The confusion matrix has the true class
+in rows and the predicted class in columns, as ``sklearn.metrics.confusion_matrix``.
+
+    confusion = confusion_matrix(pred, target, num_classes=11)
+    mean_iou(confusion), pixel_accuracy(confusion), iou_per_class(confusion)
+
+IoU of class c = TP / (TP + FP + FN) = |pred=c ∧ true=c| / |pred=c ∨ true=c|. A class that
+appears in neither prediction nor truth has no IoU (NaN) and mean_iou skips it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+__all__ = ["confusion_matrix", "iou_per_class", "mean_iou", "pixel_accuracy", "scores",
+           "class_weights", "dice_loss", "predict"]
+
+
+def _as_long(x) -> torch.Tensor:
+    return (x if isinstance(x, torch.Tensor) else torch.as_tensor(np.asarray(x))).long()
+
+
+def confusion_matrix(pred, target, num_classes: int, ignore_index: int | None = None) -> torch.Tensor:
+    """C×C int64 counts: entry [t, p] is the number of pixels of true class t predicted as p."""
+    pred, target = _as_long(pred), _as_long(target)
+    if pred.shape != target.shape:
+        raise ValueError(f"pred and target must have the same shape, got {tuple(pred.shape)} and {tuple(target.shape)}; "
+                         "did you pass logits? take .argmax(1) first")
+    pred, target = pred.reshape(-1), target.reshape(-1).to(pred.device)
+    if ignore_index is not None:
+        keep = target != ignore_index
+        pred, target = pred[keep], target[keep]
+    for name, x in (("pred", pred), ("target", target)):
+        if x.numel() and (x.min() < 0 or x.max() >= num_classes):
+            raise ValueError(f"{name} has labels outside 0..{num_classes - 1} (found {int(x.min())}..{int(x.max())}); "
+                             "pass ignore_index= for a void label")
+    counts = torch.bincount(target * num_classes + pred, minlength=num_classes**2)
+    return counts.reshape(num_classes, num_classes).cpu()
+
+
+def iou_per_class(confusion) -> torch.Tensor:
+    """IoU of each class from a confusion matrix; NaN for a class absent from truth and prediction."""
+    confusion = _as_long(confusion).double()
+    true_positive = confusion.diagonal()
+    union = confusion.sum(0) + confusion.sum(1) - true_positive  # predicted + true - both
+    return torch.where(union > 0, true_positive / union.clamp(min=1), torch.full_like(union, float("nan")))
+
+
+def mean_iou(confusion) -> float:
+    """Mean IoU over the classes that occur (in truth or prediction): the segmentation score."""
+    iou = iou_per_class(confusion)
+    present = ~iou.isnan()
+    return float(iou[present].mean()) if present.any() else float("nan")
+
+
+def pixel_accuracy(confusion) -> float:
+    """Fraction of (non-ignored) pixels labelled correctly; flattered by big classes such as road."""
+    confusion = _as_long(confusion)
+    total = int(confusion.sum())
+    return float(confusion.diagonal().sum()) / total if total else float("nan")
+
+
+def scores(pred, target, num_classes: int, ignore_index: int | None = None) -> dict:
+    """Pixel accuracy, mean IoU, per-class IoU and the confusion matrix in one dict."""
+    confusion = confusion_matrix(pred, target, num_classes, ignore_index)
+    return {"pixel_accuracy": pixel_accuracy(confusion), "mean_iou": mean_iou(confusion),
+            "iou": iou_per_class(confusion), "confusion": confusion}
+
+
+def class_weights(masks, num_classes: int, ignore_index: int | None = None) -> torch.Tensor:
+    """Median-frequency balancing (Eigen & Fergus 2015, used by SegNet): weight_c = median(freq) / freq_c.
+
+    ``freq_c`` is class c's share of the pixels of the images in which c appears. Rare classes
+    get weights above 1, common ones below; classes that never appear get weight 0.
+    """
+    masks = _as_long(masks)
+    if masks.ndim == 2:
+        masks = masks[None]
+    pixels = torch.zeros(num_classes, dtype=torch.float64)
+    pixels_of_images_with = torch.zeros(num_classes, dtype=torch.float64)
+    for mask in masks:
+        valid = mask[mask != ignore_index] if ignore_index is not None else mask.reshape(-1)
+        if valid.numel() and (valid.min() < 0 or valid.max() >= num_classes):
+            raise ValueError(f"masks have labels outside 0..{num_classes - 1}; pass ignore_index= for a void label")
+        counts = torch.bincount(valid, minlength=num_classes).double()
+        pixels += counts
+        pixels_of_images_with += (counts > 0).double() * valid.numel()
+    present = pixels > 0
+    if not present.any():
+        raise ValueError("the masks contain no labelled pixels")
+    frequency = torch.where(present, pixels / pixels_of_images_with.clamp(min=1), torch.zeros_like(pixels))
+    median = frequency[present].median()
+    return torch.where(present, median / frequency.clamp(min=1e-12), torch.zeros_like(frequency)).float()
+
+
+def dice_loss(logits: torch.Tensor, target: torch.Tensor, ignore_index: int | None = None,
+              smooth: float = 1.0) -> torch.Tensor:
+    """Soft Dice loss, 1 − mean over classes of (2·|P∩T| + s) / (|P| + |T| + s), from softmax scores.
+
+    Sums run over the whole batch; classes absent from both the target and the (soft)
+    prediction score (s / s) = 1, so they add nothing. Differentiable, unlike IoU itself.
+    """
+    if logits.ndim != 4 or target.shape != (logits.shape[0], *logits.shape[2:]):
+        raise ValueError(f"expected logits N×C×H×W and target N×H×W, got {tuple(logits.shape)} and {tuple(target.shape)}")
+    num_classes = logits.shape[1]
+    probabilities = logits.float().softmax(dim=1)
+    valid = torch.ones_like(target, dtype=torch.bool) if ignore_index is None else target != ignore_index
+    one_hot = F.one_hot(torch.where(valid, target, 0), num_classes).permute(0, 3, 1, 2).float()
+    valid = valid.unsqueeze(1).float()
+    probabilities, one_hot = probabilities * valid, one_hot * valid
+    dims = (0, 2, 3)
+    intersection = (probabilities * one_hot).sum(dims)
+    sizes = probabilities.sum(dims) + one_hot.sum(dims)
+    dice = (2 * intersection + smooth) / (sizes + smooth)
+    return 1 - dice.mean()
+
+
+@torch.no_grad()
+def predict(model: torch.nn.Module, images: torch.Tensor, batch_size: int = 32, device=None) -> torch.Tensor:
+    """Class maps N×H×W (int64, on the CPU) for images N×3×H×W, in eval mode and in batches."""
+    device = device if device is not None else next(model.parameters()).device
+    was_training = model.training
+    model.eval()
+    try:
+        outputs = [model(images[i:i + batch_size].to(device)).argmax(1).cpu()
+                   for i in range(0, len(images), batch_size)]
+    finally:
+        model.train(was_training)
+    return torch.cat(outputs) if outputs else torch.empty(0, *images.shape[2:], dtype=torch.long)
