@@ -1,0 +1,90 @@
+"""Two CIFAR-10 networks (notebook 03; SeedNet is exported to ONNX in notebook 07).
+
+- ``SeedNet`` — the seed article's CNN with its two bugs fixed: ``F`` was never imported, and
+  after a 5×5 convolution and a 2×2 pool a 32×32 image is 14×14, not 13×13, so the first
+  linear layer takes ``64 * 14 * 14`` features.
+- ``SpeedNet`` — a small residual network in the style of the fast CIFAR-10 training records
+  (David Page's ResNet-9 for DAWNBench, Keller Jordan's airbench): conv-BN-ReLU blocks, three
+  poolings, two residual blocks, a max-pooled head whose logits are scaled by 1/8. At
+  ``width=64`` it reaches 94 % test accuracy on CIFAR-10 in about 24–30 epochs; smaller widths
+  trade accuracy for speed.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F  # the import the seed forgot
+from torch import nn
+
+__all__ = ["SeedNet", "SpeedNet", "conv_output_size"]
+
+
+def conv_output_size(size: int, kernel: int, stride: int = 1, padding: int = 0) -> int:
+    """Side of a convolution's (or pooling's) output: ⌊(size + 2·padding − kernel) / stride⌋ + 1."""
+    return (size + 2 * padding - kernel) // stride + 1
+
+
+class SeedNet(nn.Module):
+    """The seed's CIFAR-10 CNN, fixed: conv 5×5 (64) → ReLU → max-pool 2×2 → linear 100 → ReLU → linear 10.
+
+    Input N×3×32×32 (``image_size`` may differ); output N×num_classes logits.
+    """
+
+    def __init__(self, num_classes: int = 10, image_size: int = 32):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 64, 5)
+        self.pool = nn.MaxPool2d(2, 2)
+        side = conv_output_size(conv_output_size(image_size, 5), 2, stride=2)  # 32 → 28 → 14
+        self.fc1 = nn.Linear(64 * side * side, 100)  # 64 * 14 * 14, not the seed's 64 * 13 * 13
+        self.fc2 = nn.Linear(100, num_classes)
+
+    def forward(self, x):
+        x = self.pool(F.relu(self.conv1(x)))
+        x = torch.flatten(x, 1)  # keeps the batch dimension; the seed's view(-1, ...) could mix images
+        x = F.relu(self.fc1(x))
+        return self.fc2(x)
+
+
+def conv_bn(c_in: int, c_out: int) -> nn.Sequential:
+    """3×3 convolution (no bias: BatchNorm adds one), BatchNorm, ReLU."""
+    return nn.Sequential(
+        nn.Conv2d(c_in, c_out, 3, padding=1, bias=False),
+        nn.BatchNorm2d(c_out),
+        nn.ReLU(inplace=True),
+    )
+
+
+class Residual(nn.Module):
+    """x + two conv-BN-ReLU blocks of x: the shortcut lets the gradient skip the blocks."""
+
+    def __init__(self, channels: int):
+        super().__init__()
+        self.block = nn.Sequential(conv_bn(channels, channels), conv_bn(channels, channels))
+
+    def forward(self, x):
+        return x + self.block(x)
+
+
+class SpeedNet(nn.Module):
+    """A ResNet-9-style network for 32×32 images; channels grow width → 2·, 4·, 8·width.
+
+    32×32 → prep → 16×16 (+ residual) → 8×8 → 4×4 (+ residual) → global max-pool → linear.
+    """
+
+    def __init__(self, width: int = 64, num_classes: int = 10, logit_scale: float = 0.125):
+        super().__init__()
+        if not isinstance(width, int) or width < 1:
+            raise ValueError(f"width must be a positive int (64 for the 94 % recipe), got {width!r}")
+        w = width
+        self.layers = nn.Sequential(
+            conv_bn(3, w),                                             # 32×32
+            conv_bn(w, 2 * w), nn.MaxPool2d(2), Residual(2 * w),       # 16×16
+            conv_bn(2 * w, 4 * w), nn.MaxPool2d(2),                    # 8×8
+            conv_bn(4 * w, 8 * w), nn.MaxPool2d(2), Residual(8 * w),   # 4×4
+            nn.AdaptiveMaxPool2d(1), nn.Flatten(),
+            nn.Linear(8 * w, num_classes, bias=False),
+        )
+        self.logit_scale = logit_scale  # small logits at the start keep early training calm
+
+    def forward(self, x):
+        return self.layers(x) * self.logit_scale
