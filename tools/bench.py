@@ -336,16 +336,29 @@ def gpu_section():
     return rows
 
 
-@section("GPU: CIFAR-10 time to 94 %", gpu_only=True)
+@section("CIFAR-10 time to 94 % (notebook 03's speed run)")
 def cifar94_section():
-    from course.datasets import cifar10
+    """Read the record notebook 03's speed run leaves; only a gpu-mode run on real CIFAR-10 counts."""
+    from course import env
 
-    data = cifar10(train=True, download=False)
-    if "stand-in" in data.describe().lower():
-        return [{"name": "CIFAR-10 time to 94 %", "value": None, "unit": "s", "spread": None,
-                 "note": "skipped: real CIFAR-10 is not in the cache on this machine (no network); "
-                         "run notebook 03 in gpu mode with internet to measure it"}]
-    raise NotImplementedError("run notebook 03's speed run in gpu mode; it reports the time to 94 %")
+    path = env.output_dir("03") / "speed_run.json"
+    missing = {"name": "CIFAR-10 time to 94 %", "value": None, "unit": "s", "spread": None}
+    if not path.exists():
+        return [{**missing, "note": "not measured: run notebook 03 in gpu mode with CIFAR-10 downloaded "
+                                     "(it writes build/outputs/03/speed_run.json)"}]
+    record = json.loads(path.read_text())
+    where = f"{record['device']}, {record['data']}, width {record['width']}, batch {record['batch']}"
+    if not (record["real_cifar10"] and record["device"].startswith("cuda")):
+        return [{**missing, "note": f"not measured: the last speed run used {where}; "
+                                     "94 % needs real CIFAR-10 on a GPU"}]
+    reached = [t for t, acc in zip(record["seconds"], record["test_accuracy"]) if acc >= 0.94]
+    if reached:
+        return [{**missing, "value": reached[0], "note": f"first epoch at ≥ 94 % (no test-time augmentation); {where}"}]
+    if record["tta_accuracy"] >= 0.94:
+        return [{**missing, "value": record["seconds"][-1],
+                 "note": f"94 % reached with test-time augmentation after the last epoch; {where}"}]
+    return [{**missing, "note": f"94 % not reached: {record['tta_accuracy']:.1%} with TTA after "
+                                 f"{record['epochs']} epochs ({record['seconds'][-1]:.0f} s); {where}"}]
 
 
 # ----------------------------------------------------------------------------------------
