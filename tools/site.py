@@ -49,9 +49,11 @@ def execute(path: Path, mode: str, timeout: int = 900, target_dir: Path | None =
     os.environ["COURSE_MODE"] = mode  # the kernel inherits it
     notebook = nbformat.read(path, as_version=4)
     started = time.perf_counter()
-    # store_widget_state=False: a page that embeds widget state loads widget JS from a CDN
-    NotebookClient(notebook, timeout=timeout, kernel_name="python3", store_widget_state=False,
+    # store_widget_state=False would crash nbclient on Output widgets (interact); keep the state,
+    # then drop it: a page that embeds widget state loads the widget JavaScript from a CDN.
+    NotebookClient(notebook, timeout=timeout, kernel_name="python3",
                    resources={"metadata": {"path": str(path.parent)}}).execute()
+    notebook.metadata.pop("widgets", None)
     tmp = target.with_suffix(".part")
     nbformat.write(notebook, tmp)
     os.replace(tmp, target)
