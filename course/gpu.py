@@ -70,3 +70,45 @@ def stream(device):
     side = torch.cuda.Stream(device=device)
     with torch.cuda.stream(side):
         yield side
+
+
+# cudaDeviceGetAttribute numbers (stable in CUDA's enum): 13 SM clock, 16 SMs, 36 memory clock,
+# 37 memory bus width, 75/76 compute capability. CUDA 13 dropped some of them from the device
+# properties struct, so we ask for the attributes one by one.
+_ATTRIBUTES = {"clock_khz": 13, "sms": 16, "memory_clock_khz": 36, "bus_bits": 37, "major": 75, "minor": 76}
+
+
+def device_properties() -> dict | None:
+    """The GPU's theoretical peaks from its properties (CuPy), or None without a usable GPU (notebook 01).
+
+    ``peak GB/s`` = 2 (double data rate) × memory clock × bus width in bytes;
+    ``peak GFLOP/s`` (FP32) = 2 (a fused multiply-add) × FP32 lanes per SM × SMs × SM clock.
+    A figure the driver does not report is None.
+    """
+    from course import env
+
+    if not env.cupy_usable():
+        return None
+    import cupy
+
+    def attribute(number):
+        try:
+            return cupy.cuda.runtime.deviceGetAttribute(number, cupy.cuda.Device().id) or None
+        except Exception:  # an attribute this CUDA version no longer reports
+            return None
+
+    a = {name: attribute(number) for name, number in _ATTRIBUTES.items()}
+    major, minor = a["major"], a["minor"] or 0
+    # FP32 lanes per SM by compute capability (CUDA C++ Programming Guide, "Arithmetic Instructions")
+    lanes = {(6, 1): 128, (6, 2): 128, (8, 6): 128, (8, 7): 128, (8, 9): 128}.get(
+        (major, minor), {5: 128, 6: 64, 7: 64, 8: 64}.get(major, 128 if (major or 0) >= 9 else None))
+    name = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)["name"]
+    return {
+        "name": name.decode() if isinstance(name, bytes) else str(name),
+        "compute capability": f"{major}.{minor}",
+        "SMs": a["sms"],
+        "peak GB/s": (2 * a["memory_clock_khz"] * 1e3 * a["bus_bits"] / 8 / 1e9
+                      if a["memory_clock_khz"] and a["bus_bits"] else None),
+        "peak GFLOP/s": (2 * lanes * a["sms"] * a["clock_khz"] * 1e3 / 1e9
+                         if lanes and a["sms"] and a["clock_khz"] else None),
+    }

@@ -469,20 +469,11 @@ def peak_bandwidth(device="cpu", size_mb: int = 64):
         src, dst = np.ones(n, np.uint8), np.empty(n, np.uint8)
         t = benchmark(np.copyto, dst, src, device="cpu", min_time=0.1)
         return 2 * n / t.median / 1e9, f"measured NumPy copy of {size_mb} MB"
-    try:
-        import cupy
+    from course import gpu
 
-        device_id = cupy.cuda.Device().id
-        props = cupy.cuda.runtime.getDeviceProperties(device_id)
-        clock_khz, bus_bits = props.get("memoryClockRate", 0), props.get("memoryBusWidth", 0)
-        if not clock_khz:  # CUDA 13 dropped it from the properties; the attribute remains
-            clock_khz = cupy.cuda.runtime.deviceGetAttribute(36, device_id)  # cudaDevAttrMemoryClockRate
-        if not bus_bits:
-            bus_bits = cupy.cuda.runtime.deviceGetAttribute(37, device_id)  # cudaDevAttrGlobalMemoryBusWidth
-        if clock_khz and bus_bits:
-            return 2 * clock_khz * 1e3 * bus_bits / 8 / 1e9, "device properties (memory clock × bus width × 2)"
-    except Exception:  # no CuPy, or a driver that reports no clock: measure instead
-        pass
+    theoretical = (gpu.device_properties() or {}).get("peak GB/s")
+    if theoretical:
+        return theoretical, "device properties (memory clock × bus width × 2)"
     from course import env
 
     if env.cupy_usable():

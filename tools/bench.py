@@ -185,6 +185,53 @@ def emulator_section():
 
 
 # ----------------------------------------------------------------------------------------
+# Sharpening: the seed's per-pixel loop vs each correct implementation (notebook 04)
+# ----------------------------------------------------------------------------------------
+
+@section("Image sharpening, 3×3 kernel (notebook 04)")
+def sharpen_section():
+    import numpy as np
+    import skimage.data
+    import torch
+
+    from course import cuda, env, sharpen
+
+    xp = cuda.xp
+    device = env.device()
+    photo = skimage.data.camera()  # 512×512 uint8, ships with scikit-image
+    side = pick(128, 512)
+    host = np.ascontiguousarray(photo[:side, :side])
+    image = xp.asarray(host)
+    reference = sharpen.sharpen_reference(host)
+    crop = pick(16, 48)
+    t_seed = benchmark(sharpen.sharpen_seed_loop, host[:crop, :crop], device=device, repeat=pick(2, 3), warmup=1)
+    per_pixel = t_seed.median / crop**2
+    rows = [{"name": f"the seed's per-pixel loop, extrapolated to {side}² from a {crop}² crop",
+             "value": per_pixel * side**2, "unit": "s", "spread": t_seed.spread / crop**2 * side**2,
+             "note": f"{per_pixel * 1e6:.1f} µs per pixel × {side ** 2:,} pixels"}]
+    on_gpu = cuda.backend() == "cupy"
+    implementations = {
+        "vectorised slicing (xp)": lambda: sharpen.sharpen_vectorised(image),
+        "ndimage.correlate": lambda: sharpen.sharpen_ndimage(image),
+        "F.conv2d (PyTorch)": lambda: sharpen.sharpen_conv2d(torch_image, device=device),
+        "RawKernel, 2D indexing" + ("" if on_gpu else " (CPU emulator)"): lambda: sharpen.sharpen_rawkernel(image),
+        "RawKernel, shared tile + halo" + ("" if on_gpu else " (CPU emulator)"): lambda: sharpen.sharpen_shared_tile(image),
+    }
+    torch_image = torch.from_numpy(host).to(device)
+    peak, how = sharpen.peak_bandwidth("cuda" if on_gpu else "cpu", size_mb=pick(16, 64))
+    for name, run in implementations.items():
+        assert np.array_equal(sharpen.to_numpy(run()), reference), f"{name} differs from the reference"
+        t = benchmark(run, device=device if "conv2d" in name else ("cupy" if on_gpu else "cpu"), repeat=pick(5, 20))
+        rows.append(row(f"{name}, {side}²", t))
+        rows.append({"name": f"  seed loop / {name}", "value": rows[0]["value"] / t.median, "unit": "×",
+                     "spread": None, "note": "how many times faster than the seed"})
+        rows.append({"name": f"  {name}: effective bandwidth / peak",
+                     "value": sharpen.bytes_moved(host) / t.median / 1e9 / peak, "unit": "",
+                     "spread": None, "note": f"peak {peak:.0f} GB/s ({how})"})
+    return rows
+
+
+# ----------------------------------------------------------------------------------------
 # CIFAR: the seed's recipe vs the fast recipe (training throughput)
 # ----------------------------------------------------------------------------------------
 
@@ -285,17 +332,6 @@ def onnx_section():
 # GPU only: RawKernel SGEMM vs cuBLAS, stencil bandwidth vs peak
 # ----------------------------------------------------------------------------------------
 
-def peak_bandwidth_gbs():
-    """Theoretical DRAM bandwidth from the device's memory clock and bus width, or None."""
-    import cupy
-
-    props = cupy.cuda.runtime.getDeviceProperties(0)
-    clock_khz, bus_bits = props.get("memoryClockRate", 0), props.get("memoryBusWidth", 0)
-    if not clock_khz or not bus_bits:
-        return None
-    return 2 * clock_khz * 1e3 * bus_bits / 8 / 1e9  # double data rate
-
-
 @section("GPU: tiled RawKernel SGEMM vs cuBLAS, stencil bandwidth vs peak", gpu_only=True)
 def gpu_section():
     import cupy
@@ -328,7 +364,9 @@ def gpu_section():
     bandwidth = moved / t.median / 1e9
     rows.append(row(f"3×3 stencil {side}² effective bandwidth", value=bandwidth, unit="GB/s",
                     note="bytes read + written / median time"))
-    peak = peak_bandwidth_gbs()
+    from course.gpu import device_properties
+
+    peak = (device_properties() or {}).get("peak GB/s")
     rows.append({"name": "stencil bandwidth as a fraction of peak",
                  "value": bandwidth / peak if peak else None, "unit": "",
                  "spread": None, "note": f"peak {peak:.0f} GB/s from memory clock × bus width" if peak
