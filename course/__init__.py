@@ -13,8 +13,13 @@ Submodules (each loads on first use):
 - ``course.cuda``     — CUDA C kernels on CuPy or on the CPU (notebook 01)
 - ``course.datasets`` — real data sets and their offline stand-ins (notebooks 03, 05, 06)
 - ``course.models``   — the course's networks (notebooks 03, 05, 06)
-- ``course.gpu``      — GPU-only calls behind helpers that also run on a CPU (notebooks 06, 08)
-- and one module per lesson that needs one (``course.distributed`` for notebook 09, ...)
+- ``course.gpu``      — GPU-only calls behind helpers that also run on a CPU (notebooks 01, 06, 08)
+- ``course.plots``    — thread and block maps (notebook 01)
+- ``course.sharpen``  — five sharpening implementations, one answer (notebook 04)
+- ``course.segmentation`` — losses and metrics for segmentation: IoU, mIoU, Dice (notebook 06)
+- ``course.deploy``   — ONNX export, graph summaries, ONNX Runtime sessions and parity (notebook 07)
+- ``course.perf``, ``course.roofline``, ``course.kernels_torch`` — the performance toolkit (notebook 08)
+- ``course.distributed`` — launching torchrun from a notebook (notebook 09)
 """
 
 import importlib
