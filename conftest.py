@@ -1,7 +1,9 @@
-"""Pytest hooks for the whole repository: how long each notebook took under nbval."""
+"""Pytest hooks for the whole repository: notebook timings under nbval, and checks that can fail."""
 
 import collections
 import os
+
+import pytest
 
 _notebook_seconds = collections.defaultdict(float)
 _notebook_failed = set()
@@ -24,3 +26,25 @@ def pytest_terminal_summary(terminalreporter):
         status = "FAILED" if path in _notebook_failed else "ok"
         terminalreporter.write_line(f"{seconds:7.1f} s  {status:6}  {path}")
     terminalreporter.write_line(f"{sum(_notebook_seconds.values()):7.1f} s  total")
+
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """An exercise's check cell runs right after the untouched stub: it must report ❌ there.
+
+    nbval proves that the check does not raise and that the folded solution passes; this proves
+    the check can fail, so a check that passes whatever the learner writes is caught.
+    """
+    outcome = yield
+    report = outcome.get_result()
+    cell = getattr(item, "cell", None)
+    if call.when != "call" or not report.passed or cell is None:
+        return
+    if "check" not in cell.get("metadata", {}).get("tags", []):
+        return
+    printed = "".join(o.get("text", "") for o in (item.test_outputs or []) if o.get("output_type") == "stream")
+    if "❌" not in printed:
+        report.outcome = "failed"
+        report.longrepr = (f"the check cell of an exercise printed no ❌ on the untouched stub "
+                           f"(it printed {printed.strip()[:300]!r}); a check must fail on the stub")
