@@ -50,3 +50,14 @@ def test_bench_table_has_the_emulator_figures(check_output):
     assert "tiled shared-memory matmul" in names and "vector add: emulated kernel / plain C" in names
     assert all(r["value"] and r["value"] > 0 for r in rows)
     assert "quick sizes" in (out / "bench.md").read_text()
+
+
+def test_gpu_check_runs_every_test_file_that_has_gpu_cases():
+    import re
+
+    from tools.gpu_check import GPU_TESTS
+
+    with_gpu_cases = {f"tests/{p.name}" for p in (ROOT / "tests").glob("test_*.py")
+                      if p.name != "test_gpu_check.py"
+                      and re.search(r"cuda\.is_available|usable GPU|cupy_usable|needs a CUDA", p.read_text())}
+    assert with_gpu_cases == set(GPU_TESTS), "update GPU_TESTS in tools/gpu_check.py"

@@ -3,7 +3,8 @@
     python tools/gpu_check.py [--out DIR] [--budget MINUTES] [--notebooks NB ...] [--quick]
 
 On a GPU it runs, within the time budget:
-1. the unit tests, so the course.cuda parity and fault suites and the GPU helpers run on CuPy;
+1. the unit tests that have GPU cases, so the course.cuda parity and fault suites and the GPU
+   helpers run on CuPy;
 2. every notebook: in gpu mode those listed in GPU_MODE (the ones that fit the budget), the
    others in cpu mode;
 3. `tools/bench.py` at full size.
@@ -32,6 +33,12 @@ sys.path.insert(0, str(ROOT))
 # Notebooks whose gpu size fits a 15-minute lease; the rest run in cpu mode on the GPU machine.
 GPU_MODE = {"00_setup_and_tour", "01_cuda_basics", "02_tensors_and_autograd", "04_image_sharpening",
             "08_gpu_performance"}
+
+
+# The unit tests that have GPU cases (CuPy parity and faults, CUDA helpers, GPU paths of modules).
+GPU_TESTS = ["tests/test_cuda_api.py", "tests/test_cuda_faults.py", "tests/test_cuda_kernels.py",
+             "tests/test_digits_and_gpu_helpers.py", "tests/test_env.py", "tests/test_kernels_torch.py",
+             "tests/test_perf.py", "tests/test_sharpen.py"]
 
 
 def run_step(name: str, command: list[str], log: Path, timeout: float, env: dict | None = None) -> dict:
@@ -80,9 +87,8 @@ def main(argv=None) -> int:
     steps = []
 
     if not args.skip_tests:
-        steps.append(run_step("unit tests (course.cuda on every usable backend)",
-                              [python, "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider", "-rs",
-                               "--ignore=tests/test_gpu_check.py"],
+        steps.append(run_step("unit tests with GPU cases (course.cuda on every usable backend)",
+                              [python, "-m", "pytest", *GPU_TESTS, "-q", "-p", "no:cacheprovider", "-rs"],
                               out / "steps.log", timeout=min(left(), 300), env={"COURSE_FAST": "1"}))
 
     notebooks = args.notebooks or sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
