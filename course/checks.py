@@ -20,15 +20,6 @@ class Mismatch(Exception):
     """Raised inside a comparison to carry the hint to the learner."""
 
 
-def _to_numpy(value: Any):
-    """torch tensors, CuPy arrays, lists and scalars → NumPy (CPU) for comparing."""
-    if hasattr(value, "detach") and hasattr(value, "cpu"):  # torch.Tensor
-        return value.detach().cpu().numpy()
-    if hasattr(value, "get") and type(value).__module__.startswith("cupy"):
-        return value.get()
-    return np.asarray(value)
-
-
 def _describe(value: Any) -> str:
     if hasattr(value, "shape") and hasattr(value, "dtype"):
         return f"{type(value).__name__} of shape {tuple(value.shape)} and dtype {value.dtype}"
@@ -51,7 +42,9 @@ def compare(got: Any, expected: Any, *, rtol: float = 1e-5, atol: float = 1e-6, 
         return
     if got is None:
         raise Mismatch(f"{path}: got None — did the function forget to `return` its result?")
-    g, e = _to_numpy(got), _to_numpy(expected)
+    from course.cuda import asnumpy  # NumPy from NumPy, CuPy, torch tensors and lists
+
+    g, e = asnumpy(got), asnumpy(expected)
     if g.shape != e.shape:
         raise Mismatch(f"{path}: expected shape {e.shape}, got shape {g.shape}")
     if e.dtype.kind in "biu" and g.dtype.kind in "biu" or e.dtype.kind in "OUSb":

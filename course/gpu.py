@@ -10,7 +10,8 @@ from __future__ import annotations
 import contextlib
 
 
-def _is_cuda(device) -> bool:
+def is_cuda(device) -> bool:
+    """True for "cuda", "cuda:1" or a CUDA torch.device; False for "cpu" and the like."""
     return str(getattr(device, "type", device)).startswith("cuda")
 
 
@@ -18,7 +19,7 @@ def synchronize(device=None) -> None:
     """Wait for all queued GPU work on ``device``; nothing to wait for on a CPU."""
     import torch
 
-    if _is_cuda(device if device is not None else ("cuda" if torch.cuda.is_available() else "cpu")):
+    if is_cuda(device if device is not None else ("cuda" if torch.cuda.is_available() else "cpu")):
         torch.cuda.synchronize(device)
 
 
@@ -29,7 +30,7 @@ def memory_stats(device) -> dict | None:
     """
     import torch
 
-    if not _is_cuda(device):
+    if not is_cuda(device):
         return None
     mib = 2**20
     return {
@@ -43,7 +44,7 @@ def reset_peak_memory(device) -> None:
     """Start a new peak-memory measurement on ``device`` (no-op on a CPU)."""
     import torch
 
-    if _is_cuda(device):
+    if is_cuda(device):
         torch.cuda.synchronize(device)
         torch.cuda.reset_peak_memory_stats(device)
 
@@ -52,7 +53,7 @@ def empty_cache(device=None) -> None:
     """Hand cached, unused GPU memory back to the driver (no-op on a CPU)."""
     import torch
 
-    if (device is None or _is_cuda(device)) and torch.cuda.is_available():
+    if (device is None or is_cuda(device)) and torch.cuda.is_available():
         torch.cuda.empty_cache()
 
 
@@ -64,7 +65,7 @@ def stream(device):
     """
     import torch
 
-    if not _is_cuda(device):
+    if not is_cuda(device):
         yield None
         return
     side = torch.cuda.Stream(device=device)

@@ -21,14 +21,12 @@ import re
 import tempfile
 from dataclasses import dataclass, field
 
+from course.gpu import is_cuda
+
 __all__ = [
     "pinned", "record_event", "wait_for", "CapturedGraph", "memory_summary", "peak_memory",
     "is_out_of_memory", "Fit", "largest_that_fits", "Span", "profile_timeline", "plot_timeline", "has_tf32",
 ]
-
-
-def _is_cuda(device) -> bool:
-    return str(getattr(device, "type", device)).startswith("cuda")
 
 
 # ----------------------------------------------------------------------------------------
@@ -45,7 +43,7 @@ def pinned(tensor, device):
     """
     if tensor.device.type != "cpu":
         raise ValueError(f"only CPU tensors can be pinned, got one on {tensor.device}")
-    return tensor.pin_memory() if _is_cuda(device) else tensor
+    return tensor.pin_memory() if is_cuda(device) else tensor
 
 
 def record_event(device):
@@ -53,7 +51,7 @@ def record_event(device):
 
     On a CPU every operation has finished when it returns, so there is nothing to mark.
     """
-    if not _is_cuda(device):
+    if not is_cuda(device):
         return None
     import torch
 
@@ -95,7 +93,7 @@ class CapturedGraph:
         import torch
 
         self.fn, self.static_inputs = fn, static_inputs
-        self.captured = _is_cuda(device)
+        self.captured = is_cuda(device)
         self._graph = None
         if not self.captured:
             self.output = fn(*static_inputs)
@@ -128,7 +126,7 @@ class CapturedGraph:
 
 def memory_summary(device) -> str:
     """The caching allocator's table for a GPU ``device``; on a CPU, a line saying why there is none."""
-    if _is_cuda(device):
+    if is_cuda(device):
         import torch
 
         return torch.cuda.memory_summary(device, abbreviated=True)
@@ -144,7 +142,7 @@ def peak_memory(fn, *args, device, **kwargs) -> tuple:
     """
     import torch
 
-    if _is_cuda(device):
+    if is_cuda(device):
         torch.cuda.synchronize(device)
         before = torch.cuda.memory_allocated(device)
         torch.cuda.reset_peak_memory_stats(device)
@@ -215,7 +213,7 @@ def largest_that_fits(run, sizes, device) -> Fit:
 def has_tf32(device) -> bool:
     """True when float32 matmuls on ``device`` can use TF32 tensor cores (an NVIDIA GPU of compute
     capability 8.0 or newer: Ampere, Hopper...); False on a CPU and on older GPUs such as the T4."""
-    if not _is_cuda(device):
+    if not is_cuda(device):
         return False
     import torch
 
@@ -247,9 +245,9 @@ def _profile(device, **options):
     backend) would print start/stop lines and a GPU-count error into the notebook: quieted."""
     from torch.profiler import ProfilerActivity, profile
 
-    if not _is_cuda(device):
+    if not is_cuda(device):
         os.environ.setdefault("KINETO_LOG_LEVEL", "6")  # read when the profiler first starts
-    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if _is_cuda(device) else [])
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if is_cuda(device) else [])
     return profile(activities=activities, **options)
 
 
@@ -291,7 +289,7 @@ def profile_timeline(fn, *args, device, trace_path=None, **kwargs) -> list[Span]
     """
     with _profile(device) as prof:
         fn(*args, **kwargs)
-        if _is_cuda(device):
+        if is_cuda(device):
             import torch
 
             torch.cuda.synchronize(device)

@@ -23,6 +23,8 @@ import math
 
 import numpy as np
 
+from course.cuda import asnumpy as to_numpy  # NumPy from NumPy, CuPy or torch
+
 __all__ = [
     "SHARPEN_KERNEL", "EDGE_MODES", "BORDER_INDEX_SOURCE", "SHARPEN_SOURCE", "SHARED_TILE_SOURCE", "BLOCK",
     "sharpen_seed_loop", "sharpen_reference", "sharpen_vectorised", "sharpen_ndimage",
@@ -67,15 +69,6 @@ def _module_of(a):
 
         return cupy
     return np
-
-
-def to_numpy(a) -> np.ndarray:
-    """A NumPy array from a NumPy or CuPy array or a torch tensor (copied to the host if needed)."""
-    if hasattr(a, "detach") and hasattr(a, "cpu"):  # torch.Tensor
-        return a.detach().cpu().numpy()
-    if type(a).__module__.split(".")[0] == "cupy":
-        return a.get()
-    return np.asarray(a)
 
 
 def _check_image(image, name: str = "image"):

@@ -39,9 +39,11 @@ __all__ = [
 
 
 def asnumpy(a):
-    """A NumPy copy (or view) of a CuPy or NumPy array."""
+    """A NumPy array from a CuPy or NumPy array, a torch tensor (any device) or a list (a view when possible)."""
     if type(a).__module__.split(".")[0] == "cupy":
         return a.get()
+    if hasattr(a, "detach") and hasattr(a, "cpu"):  # torch.Tensor: checked by duck type, torch stays unimported
+        return a.detach().cpu().numpy()
     import numpy
 
     return numpy.asarray(a)
