@@ -1,19 +1,66 @@
 """Exercise checks, one way for every notebook (introduced in notebook 00).
 
 A check runs the learner's function (or CUDA C kernel) and a reference on several inputs,
-edge sizes included, prints ✅ or ❌ with a specific hint — the first mismatching index,
-expected vs got — and returns a bool. It never raises because of the learner's code: an
-untouched stub (``raise NotImplementedError``) or a bug reports ❌ and the notebook goes on.
+edge sizes included, prints ✅ or ❌ with a specific diagnosis — the first mismatching index,
+expected vs got, or the rule broken — and returns a bool. It never raises because of the
+learner's code: an untouched stub (``raise NotImplementedError`` or ``...``) reports
+"not attempted yet", a bug reports ❌, and the notebook goes on.
+
+Hints are progressive and never printed by a check: each exercise registers its hints (a
+nudge, then the method — never the answer), and ``hint()`` hands out the next one for the
+exercise checked last (``hint("name")`` for another). The answer is only in the notebook's
+folded solution cell. Each notebook's named checks live in ``course.exercises``.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import traceback
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
 PASS, FAIL = "✅", "❌"
+NOT_ATTEMPTED = "not attempted yet — fill in the exercise cell above and run this check again."
+
+_hints: dict[str, list[str]] = {}   # exercise name -> its hints, nudge first
+_hints_given: dict[str, int] = {}   # exercise name -> how many hint() has shown
+_last_checked: list[str] = []       # the exercise whose check ran last (hint() with no name)
+
+
+def register_hints(name: str, hints: Sequence[str] | str | None) -> None:
+    """Give exercise ``name`` its hints, a nudge first and then the method (never the answer)."""
+    if hints is None:
+        return
+    hints = [hints] if isinstance(hints, str) else [h for h in hints if h]
+    if hints:
+        _hints[name] = list(hints)
+
+
+def hint(name: str | None = None) -> str:
+    """Print (and return) the next hint of exercise ``name``, or of the one checked last."""
+    if name is None:
+        if not _last_checked:
+            text = "Run an exercise's check first; then hint() gives a nudge for that exercise."
+            print(text)
+            return text
+        name = _last_checked[-1]
+    if name not in _hints:
+        known = ", ".join(sorted(_hints)) or "none yet: run the exercise's check cell first"
+        text = f"No hints are registered for {name!r} (exercises with hints: {known})."
+        print(text)
+        return text
+    hints, given = _hints[name], _hints_given.get(name, 0)
+    if given >= len(hints):
+        text = (f"No more hints for {name}: you have seen all {len(hints)}. The folded Solution cell "
+                "below the check has the answer — try once more before you open it.")
+    else:
+        _hints_given[name] = given + 1
+        label = "a nudge" if given == 0 else "the method" if given == len(hints) - 1 else f"hint {given + 1}"
+        text = f"💡 {name}, hint {given + 1} of {len(hints)} ({label}): {hints[given]}"
+    print(text)
+    return text
 
 
 class Mismatch(Exception):
@@ -70,19 +117,27 @@ def _is_structured(values: Sequence) -> bool:
     return any(hasattr(v, "shape") or isinstance(v, (tuple, list, dict)) for v in values)
 
 
-def _report(name: str, ok: bool, detail: str) -> bool:
-    print(f"{PASS if ok else FAIL} {name}: {detail}")
+def _report(name: str, ok: bool, detail: str, *, attempted: bool = True) -> bool:
+    """Print ✅/❌ with the diagnosis; a wrong attempt points at ``hint()``, never prints a hint."""
+    _last_checked[:] = [name]
+    more = ""
+    if not ok and attempted and name in _hints:
+        more = " Stuck? Run hint() for a nudge." if not _hints_given.get(name) else " Run hint() for the next hint."
+    print(f"{PASS if ok else FAIL} {name}: {detail}{more}")
     return ok
 
 
-def _learner_error(name: str, case_text: str, error: BaseException, hint: str | None) -> bool:
+def not_attempted(name: str) -> bool:
+    """Report an untouched stub: ❌ "not attempted yet", with no hint."""
+    return _report(name, False, NOT_ATTEMPTED, attempted=False)
+
+
+def _learner_error(name: str, case_text: str, error: BaseException) -> bool:
     if isinstance(error, NotImplementedError):
-        return _report(name, False, "not implemented yet — fill in the exercise cell and run this check again."
-                       + (f" Hint: {hint}" if hint else ""))
+        return not_attempted(name)
     last = traceback.extract_tb(error.__traceback__)[-1:] if error.__traceback__ else []
     where = f" (line {last[0].lineno})" if last else ""
-    return _report(name, False, f"{case_text} raised {type(error).__name__}{where}: {error}"
-                   + (f" Hint: {hint}" if hint else ""))
+    return _report(name, False, f"{case_text} raised {type(error).__name__}{where}: {error}")
 
 
 def _case_text(args: tuple) -> str:
@@ -91,14 +146,16 @@ def _case_text(args: tuple) -> str:
 
 
 def check_function(fn: Callable, reference: Callable, cases: Iterable[tuple], *, name: str | None = None,
-                   rtol: float = 1e-5, atol: float = 1e-6, hint: str | None = None,
+                   rtol: float = 1e-5, atol: float = 1e-6, hints: Sequence[str] | str | None = None,
                    copy_inputs: bool = True) -> bool:
     """Compare ``fn(*case)`` with ``reference(*case)`` for every case; print ✅/❌, return a bool.
 
     ``cases`` are argument tuples; include edge sizes (empty, one element, not a multiple of
     the block size). Inputs are copied before each call so an in-place bug cannot hide.
+    ``hints`` (a nudge, then the method) are registered for ``hint()``, never printed here.
     """
     name = name or getattr(fn, "__name__", "exercise")
+    register_hints(name, hints)
     if not callable(fn):
         return _report(name, False, f"expected a function, got {_describe(fn)}")
     cases = [c if isinstance(c, tuple) else (c,) for c in cases]
@@ -109,58 +166,93 @@ def check_function(fn: Callable, reference: Callable, cases: Iterable[tuple], *,
         try:
             got = fn(*(_copy(args) if copy_inputs else args))
         except Exception as error:  # the learner's code: report, never raise
-            return _learner_error(name, _case_text(args), error, hint)
+            return _learner_error(name, _case_text(args), error)
+        if got is ... or got is NotImplemented:
+            return not_attempted(name)
         try:
             compare(got, expected, rtol=rtol, atol=atol)
         except Mismatch as mismatch:
-            return _report(name, False, f"{_case_text(args)}: {mismatch}" + (f" Hint: {hint}" if hint else ""))
+            return _report(name, False, f"{_case_text(args)}: {mismatch}")
     return _report(name, True, f"matches the reference on all {len(cases)} inputs.")
 
 
 def check_value(got: Any, expected: Any, *, name: str = "answer", rtol: float = 1e-5, atol: float = 1e-6,
-                hint: str | None = None) -> bool:
+                hints: Sequence[str] | str | None = None) -> bool:
     """Compare one value (a number, array, tensor or tuple of them) with the expected one."""
+    register_hints(name, hints)
     if got is ... or got is NotImplemented:
-        return _report(name, False, "not answered yet — replace the `...` and run this check again.")
+        return not_attempted(name)
     try:
         compare(got, expected, rtol=rtol, atol=atol, path=name)
     except Mismatch as mismatch:
-        return _report(name, False, f"{mismatch}" + (f" Hint: {hint}" if hint else ""))
+        return _report(name, False, f"{mismatch}")
     except Exception as error:
         return _report(name, False, f"could not compare {_describe(got)}: {error}")
     return _report(name, True, "correct.")
 
 
-def check_true(condition_fn: Callable[[], bool], *, name: str, fail: str, success: str = "correct.") -> bool:
+def check_true(condition_fn: Callable[[], bool], *, name: str, fail: str, success: str = "correct.",
+               hints: Sequence[str] | str | None = None) -> bool:
     """Run a learner-dependent condition (e.g. "accuracy above 80 %"); ❌ with ``fail`` when false."""
+    register_hints(name, hints)
     try:
         ok = bool(condition_fn())
     except Exception as error:
-        return _learner_error(name, "the check", error, None)
+        return _learner_error(name, "the check", error)
     return _report(name, ok, success if ok else fail)
 
 
 def check_kernel(source: str, kernel_name: str, run: Callable, reference: Callable, cases: Iterable[tuple], *,
-                 name: str | None = None, rtol: float = 1e-5, atol: float = 1e-6, hint: str | None = None) -> bool:
+                 name: str | None = None, rtol: float = 1e-5, atol: float = 1e-6,
+                 hints: Sequence[str] | str | None = None) -> bool:
     """Compile the learner's CUDA C ``source``, then compare ``run(kernel, *case)`` with ``reference(*case)``.
 
-    ``run`` allocates the arrays, launches the kernel and returns its output. Compile errors,
-    out-of-bounds accesses and wrong arguments are reported as ❌ with the kernel's own message.
+    ``run`` allocates the arrays (with ``course.cuda.xp``), launches the kernel and returns its
+    output. The kernel always runs on the CPU backend first, where out-of-bounds accesses, races
+    and barriers that not every thread reaches are caught; on a GPU it then runs on CuPy too and
+    must give the same answer there. Compile errors, faults and wrong arguments are ❌ with the
+    kernel's own message.
     """
     from course import cuda
 
     name = name or kernel_name
+    register_hints(name, hints)
+    cases = list(cases)
     if not isinstance(source, str) or "__global__" not in source:
-        return _report(name, False, "not written yet — put your kernel's CUDA C in the string and run again.")
+        return not_attempted(name)
+    backends = ["cpu"] + (["cupy"] if cuda.backend() == "cupy" else [])
+    for backend_name in backends:
+        with _kernel_backend(backend_name):
+            try:
+                kernel = cuda.RawKernel(source, kernel_name, backend=backend_name)
+            except Exception as error:
+                return _report(name, False, f"does not compile: {error}")
+
+            def launch(*args, kernel=kernel):
+                return run(kernel, *args)
+
+            where = "" if len(backends) == 1 else f" [{'CPU backend, every check on' if backend_name == 'cpu' else 'GPU (CuPy)'}]"
+            if not check_function(launch, reference, cases, name=f"{name}{where}", rtol=rtol, atol=atol,
+                                  copy_inputs=True):
+                _last_checked[:] = [name]
+                return False
+    if len(backends) > 1:
+        return _report(name, True, "right on the CPU backend (with every check) and on the GPU.")
+    return True
+
+
+@contextlib.contextmanager
+def _kernel_backend(backend_name: str):
+    """Run ``course.cuda`` (its ``xp`` and new kernels) on one backend inside the block."""
+    saved = os.environ.get("COURSE_CUDA_BACKEND")
+    os.environ["COURSE_CUDA_BACKEND"] = backend_name
     try:
-        kernel = cuda.RawKernel(source, kernel_name)
-    except Exception as error:
-        return _report(name, False, f"does not compile: {error}" + (f" Hint: {hint}" if hint else ""))
-
-    def launch(*args):
-        return run(kernel, *args)
-
-    return check_function(launch, reference, cases, name=name, rtol=rtol, atol=atol, hint=hint)
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop("COURSE_CUDA_BACKEND", None)
+        else:
+            os.environ["COURSE_CUDA_BACKEND"] = saved
 
 
 def _copy(args: tuple) -> tuple:

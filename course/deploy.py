@@ -1,6 +1,6 @@
-"""Getting a model out of PyTorch with ONNX: export, look inside, run, compare (notebook 07).
+"""Getting a model out of PyTorch with ONNX: export, look inside, run, compare (notebook 09).
 
-Notebook 07 first does each step in the open; these helpers are the same steps, for reuse:
+Notebook 09 first does each step in the open; these helpers are the same steps, for reuse:
 
     path = export_onnx(model, (example,), out / "unet.onnx")   # dynamic batch, saved, checked
     graph_summary(path)                                       # opset, operators, inputs/outputs
@@ -29,7 +29,7 @@ __all__ = ["export_onnx", "op_counts", "graph_summary", "GraphSummary", "provide
 
 def export_onnx(model, args: tuple, path, *, input_names=None, output_names=None, batch_name: str = "batch",
                 check: bool = True) -> Path:
-    """Export ``model(*args)`` to an ONNX file with a symbolic batch dimension; check it (notebook 07).
+    """Export ``model(*args)`` to an ONNX file with a symbolic batch dimension; check it (notebook 09).
 
     Every input's dimension 0 becomes the one symbolic dimension ``batch_name``, so the file
     runs at any batch size (give an example batch of 2 or more: older PyTorch versions turn a
@@ -91,7 +91,7 @@ def _graphs(graph):
 
 
 def op_counts(model) -> collections.Counter:
-    """How many nodes of each operator type the model has, subgraphs included (notebook 07)."""
+    """How many nodes of each operator type the model has, subgraphs included (notebook 09)."""
     return collections.Counter(node.op_type for graph in _graphs(_load(model).graph) for node in graph.node)
 
 
@@ -147,7 +147,7 @@ class GraphSummary:
 
 
 def graph_summary(model) -> GraphSummary:
-    """Opset, operator counts, inputs/outputs (symbolic batch shown by name) and float weights (notebook 07)."""
+    """Opset, operator counts, inputs/outputs (symbolic batch shown by name) and float weights (notebook 09)."""
     import numpy as np
     import onnx
 
@@ -185,7 +185,7 @@ def providers_for(device="cpu") -> list:
 
 
 def ort_session(model, *, device="cpu", threads: int | None = None):
-    """An ONNX Runtime ``InferenceSession`` with explicit threads and providers (notebook 07).
+    """An ONNX Runtime ``InferenceSession`` with explicit threads and providers (notebook 09).
 
     ``threads`` sets ``intra_op_num_threads`` (default: PyTorch's ``torch.get_num_threads()``, so
     both engines get the same cores); one inter-op thread; all graph optimisations on.
@@ -252,7 +252,7 @@ class Parity:
 
 
 def compare_outputs(expected, got, *, atol: float, rtol: float, name: str = "output") -> Parity:
-    """Compare two outputs element by element as ``np.allclose`` does; report the worst errors (notebook 07).
+    """Compare two outputs element by element as ``np.allclose`` does; report the worst errors (notebook 09).
 
     A value passes when ``|got - expected| <= atol + rtol·|expected|``: ``atol`` covers values
     near zero, ``rtol`` large ones. Tolerances are required: say what "the same" means.
@@ -294,7 +294,7 @@ def format_bytes(n: int) -> str:
 
 
 class Table:
-    """A small table of rows that prints as text and shows as HTML in a notebook (notebook 07)."""
+    """A small table of rows that prints as text and shows as HTML in a notebook (notebook 09)."""
 
     def __init__(self, columns, rows, title: str = ""):
         self.columns, self.rows, self.title = list(columns), [list(r) for r in rows], title

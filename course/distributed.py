@@ -1,6 +1,6 @@
-"""Launch torchrun from a notebook and read what rank 0 wrote (notebook 09).
+"""Launch torchrun from a notebook and read what rank 0 wrote (notebook 11).
 
-A notebook cell cannot be one of torchrun's workers, so notebook 09 writes its training script
+A notebook cell cannot be one of torchrun's workers, so notebook 11 writes its training script
 to a file and starts ``python -m torch.distributed.run`` — the program behind the ``torchrun``
 command, found even when the environment's ``bin/`` is not on PATH — as a child process.
 ``launch`` streams the workers' output into the notebook line by line, stops the whole job
@@ -37,7 +37,7 @@ __all__ = [
 
 @dataclass
 class LaunchResult:
-    """What a finished command left behind: its exit code, its whole output, its wall time (notebook 09)."""
+    """What a finished command left behind: its exit code, its whole output, its wall time (notebook 11)."""
 
     command: list
     returncode: int
@@ -54,7 +54,7 @@ class LaunchResult:
 
 def torchrun_command(script, *script_args, nproc: int = 2, max_restarts: int = 0,
                      launcher_args: tuple = ()) -> list:
-    """The argument list of ``python -m torch.distributed.run --standalone ... script args`` (notebook 09)."""
+    """The argument list of ``python -m torch.distributed.run --standalone ... script args`` (notebook 11)."""
     if not isinstance(nproc, int) or isinstance(nproc, bool) or nproc < 1:
         raise ValueError(f"nproc must be a positive int (processes on this machine), got {nproc!r}")
     if not isinstance(max_restarts, int) or max_restarts < 0:
@@ -99,7 +99,7 @@ def _stop(process: subprocess.Popen) -> None:
 
 def run_streaming(command: list, *, timeout: float, env: dict | None = None, echo: bool = True,
                   cwd=None) -> LaunchResult:
-    """Run ``command``, printing its output as it comes; stop it, TimeoutError, after ``timeout`` s (notebook 09)."""
+    """Run ``command``, printing its output as it comes; stop it, TimeoutError, after ``timeout`` s (notebook 11)."""
     if not timeout or timeout <= 0:
         raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
     start = time.perf_counter()
@@ -147,7 +147,7 @@ def run_streaming(command: list, *, timeout: float, env: dict | None = None, ech
 def launch(script, *script_args, nproc: int = 2, timeout: float = 300, max_restarts: int = 0,
            threads_per_process: int | None = 1, check: bool = True, echo: bool = True,
            env: dict | None = None) -> LaunchResult:
-    """Run ``script`` under torchrun with ``nproc`` processes, streaming its output (notebook 09).
+    """Run ``script`` under torchrun with ``nproc`` processes, streaming its output (notebook 11).
 
     ``threads_per_process`` sets OMP_NUM_THREADS for every worker (torchrun itself sets 1 when
     nproc > 1; ``None`` leaves it alone). With ``check=True`` a failed run raises RuntimeError
@@ -169,13 +169,13 @@ def launch(script, *script_args, nproc: int = 2, timeout: float = 300, max_resta
 
 
 def root_cause(output: str) -> str:
-    """The 'Root Cause (first observed failure)' block of torchrun's failure report, '' if none (notebook 09)."""
+    """The 'Root Cause (first observed failure)' block of torchrun's failure report, '' if none (notebook 11)."""
     match = re.search(r"Root Cause \(first observed failure\):\n(.*?)\n={20,}", output, re.S)
     return match.group(1).rstrip() if match else ""
 
 
 def read_result(run_dir) -> dict:
-    """The ``result.json`` that rank 0 wrote into ``run_dir`` at the end of training (notebook 09)."""
+    """The ``result.json`` that rank 0 wrote into ``run_dir`` at the end of training (notebook 11)."""
     path = Path(run_dir) / "result.json"
     if not path.is_file():
         raise FileNotFoundError(f"rank 0 wrote no {path.name} in {path.parent}: the run failed or did not "
@@ -184,7 +184,7 @@ def read_result(run_dir) -> dict:
 
 
 def load_weights(run_dir, name: str = "model.pt") -> dict:
-    """Rank 0's ``state_dict`` from ``run_dir``, loaded safely (``weights_only=True``) on the CPU (notebook 09)."""
+    """Rank 0's ``state_dict`` from ``run_dir``, loaded safely (``weights_only=True``) on the CPU (notebook 11)."""
     import torch
 
     path = Path(run_dir) / name
@@ -194,7 +194,7 @@ def load_weights(run_dir, name: str = "model.pt") -> dict:
 
 
 def relative_difference(a: dict, b: dict) -> float:
-    """‖a − b‖ / ‖a‖ over all tensors of two state_dicts with the same keys and shapes (notebook 09)."""
+    """‖a − b‖ / ‖a‖ over all tensors of two state_dicts with the same keys and shapes (notebook 11)."""
     if set(a) != set(b):
         raise ValueError(f"the state_dicts have different keys: only in the first {sorted(set(a) - set(b))}, "
                          f"only in the second {sorted(set(b) - set(a))}")

@@ -1,4 +1,4 @@
-"""The course's one download helper: atomic and checksummed (introduced in notebook 03).
+"""The course's one download helper: atomic and checksummed (introduced in notebook 05).
 
 A download goes to a temporary file beside its destination and is renamed into place only
 after its checksum matches, so an interrupted or corrupted download never leaves a half file

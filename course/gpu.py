@@ -1,4 +1,4 @@
-"""GPU-only calls behind small helpers that also run (and say so) on a CPU (notebooks 06 and 08).
+"""GPU-only calls behind small helpers that also run (and say so) on a CPU (notebooks 08 and 10).
 
 Each helper takes a ``device`` and does the right thing on both: on a CPU the memory
 statistics are None and a stream context does nothing. ``make gpu-check`` exercises the GPU

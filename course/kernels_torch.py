@@ -1,5 +1,5 @@
 """CUDA C kernels inside PyTorch: a ``torch.autograd.Function`` whose forward and backward are
-``course.cuda`` kernels, sharing memory with the tensors through DLPack (notebook 08).
+``course.cuda`` kernels, sharing memory with the tensors through DLPack (notebook 10).
 
 The kernels are elementwise and written once with ``scalar_t`` for the element type::
 
@@ -132,7 +132,7 @@ def _launch(code: str, name: str, like, tensors, scalars) -> None:
 
 
 def elementwise_function(source: str, forward: str, backward: str, name: str | None = None):
-    """An autograd Function from an elementwise CUDA C forward and backward kernel (notebook 08).
+    """An autograd Function from an elementwise CUDA C forward and backward kernel (notebook 10).
 
     ``forward(const scalar_t* x, scalar_t* y, <scalars>, int n)`` and
     ``backward(const scalar_t* x, const scalar_t* grad_y, scalar_t* grad_x, <scalars>, int n)``.
@@ -173,7 +173,7 @@ def _silu_function():
 
 
 def silu(x):
-    """SiLU, ``x * sigmoid(x)``, as one CUDA C kernel forward and one backward (notebook 08)."""
+    """SiLU, ``x * sigmoid(x)``, as one CUDA C kernel forward and one backward (notebook 10)."""
     return _silu_function().apply(x)
 
 

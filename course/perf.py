@@ -1,4 +1,4 @@
-"""More GPU-only performance calls behind helpers that also run on a CPU (notebook 08).
+"""More GPU-only performance calls behind helpers that also run on a CPU (notebook 10).
 
 Like ``course.gpu``, each helper takes a ``device`` and does the right thing on both; its
 docstring says what it does on a CPU:

@@ -1,6 +1,6 @@
 """Pictures of what GPU threads do: thread maps, a reduction tree, SMs and warps (notebook 01).
 
-Notebook 01 draws every kernel's work with these; notebooks 04 and 08 reuse them.
+Notebook 01 draws every kernel's work with these; notebooks 06 and 10 reuse them.
 
 - ``thread_map``     — which block (colour) and thread (shade, number) computed each element, 1D or 2D;
 - ``reduction_tree`` — how a block sums its shared memory in log2(n) halving steps;

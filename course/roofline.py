@@ -1,4 +1,4 @@
-"""The roofline: what limits a kernel, its arithmetic or its memory traffic (notebook 08).
+"""The roofline: what limits a kernel, its arithmetic or its memory traffic (notebook 10).
 
 A kernel that does ``flops`` operations while moving ``bytes`` to and from memory has an
 *arithmetic intensity* of ``flops / bytes`` (FLOP per byte). On a device that can do at most

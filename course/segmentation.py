@@ -1,4 +1,4 @@
-"""Losses and metrics for semantic segmentation (notebook 06; notebook 07 reuses mean_iou).
+"""Losses and metrics for semantic segmentation (notebook 08; notebook 09 reuses mean_iou).
 
 Conventions: ``pred`` and ``target`` are integer class maps of the same shape (N×H×W or
 H×W, tensors or arrays); ``logits`` are N×C×H×W scores. Pixels whose target equals

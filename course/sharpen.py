@@ -1,8 +1,8 @@
-"""Image sharpening five ways, one answer — introduced in notebook 04 (image sharpening).
+"""Image sharpening five ways, one answer — introduced in notebook 06 (image sharpening).
 
 A sharpening filter replaces every pixel by a weighted sum of its neighbourhood (a
 *correlation* with a small kernel), then clips to [0, 255] and rounds back to uint8. This
-module holds each way of computing it that notebook 04 compares, all on the same contract:
+module holds each way of computing it that notebook 06 compares, all on the same contract:
 
 - ``sharpen_seed_loop``: the seed article's code, a Python loop over pixels, fixed only where
   needed to run; its uint8 result still wraps around (the seed's second bug);
@@ -115,7 +115,7 @@ def to_uint8(values, xp=None):
 
 
 def sharpen_seed_loop(image, kernel=SHARPEN_KERNEL):
-    """The seed's per-pixel Python loop over ``course.cuda.xp`` arrays, bugs kept (notebook 04).
+    """The seed's per-pixel Python loop over ``course.cuda.xp`` arrays, bugs kept (notebook 06).
 
     Changed from the seed only so that it runs: ``xp`` (CuPy on a GPU, NumPy on the CPU)
     replaces ``cp``, the image is moved to the device before ``xp.pad``, and the result comes
@@ -145,7 +145,7 @@ def sharpen_seed_loop(image, kernel=SHARPEN_KERNEL):
 def sharpen_reference(image, kernel=SHARPEN_KERNEL, mode: str = "edge") -> np.ndarray:
     """The definition, in float64 NumPy: out[y, x] = sum(kernel * window around (y, x)), clipped, rounded, uint8.
 
-    Every other implementation in notebook 04 is asserted equal to this one. Colour images
+    Every other implementation in notebook 06 is asserted equal to this one. Colour images
     are filtered channel by channel. CuPy arrays and tensors are copied to the host first.
     """
     image = to_numpy(image)
@@ -167,7 +167,7 @@ def sharpen_reference(image, kernel=SHARPEN_KERNEL, mode: str = "edge") -> np.nd
 
 
 def sharpen_vectorised(image, kernel=SHARPEN_KERNEL, xp=None, mode: str = "edge"):
-    """Correlation by slicing: for each weight, add weight × (the padded image shifted) (notebook 04).
+    """Correlation by slicing: for each weight, add weight × (the padded image shifted) (notebook 06).
 
     A 3×3 kernel costs 9 whole-image operations instead of 9 × H × W tiny ones. ``xp``: numpy
     or cupy (default: the library of ``image``); the result stays there. float32 arithmetic.
@@ -195,7 +195,7 @@ def sharpen_vectorised(image, kernel=SHARPEN_KERNEL, xp=None, mode: str = "edge"
 
 
 def sharpen_ndimage(image, kernel=SHARPEN_KERNEL, mode: str = "edge"):
-    """``ndimage.correlate`` from SciPy (NumPy input) or cupyx.scipy (CuPy input) (notebook 04).
+    """``ndimage.correlate`` from SciPy (NumPy input) or cupyx.scipy (CuPy input) (notebook 06).
 
     Not ``convolve``: a convolution flips the kernel first. ``mode`` uses numpy.pad's names
     and is translated (numpy "edge" is ndimage "nearest", numpy "reflect" is ndimage "mirror").
@@ -387,7 +387,7 @@ def _launch(source: str, name: str, image, kernel, mode: str, block, shared: boo
 
 
 def sharpen_rawkernel(image, kernel=SHARPEN_KERNEL, mode: str = "edge", block=BLOCK):
-    """``SHARPEN_SOURCE`` through ``course.cuda.RawKernel``: one thread per output pixel (notebook 04).
+    """``SHARPEN_SOURCE`` through ``course.cuda.RawKernel``: one thread per output pixel (notebook 06).
 
     Runs on CuPy with a GPU, else on the CPU backend; returns a ``course.cuda.xp`` uint8 array.
     """
@@ -395,7 +395,7 @@ def sharpen_rawkernel(image, kernel=SHARPEN_KERNEL, mode: str = "edge", block=BL
 
 
 def sharpen_shared_tile(image, kernel=SHARPEN_KERNEL, mode: str = "edge", block=BLOCK):
-    """``SHARED_TILE_SOURCE``: each block stages its pixels and a halo in shared memory first (notebook 04)."""
+    """``SHARED_TILE_SOURCE``: each block stages its pixels and a halo in shared memory first (notebook 06)."""
     return _launch(SHARED_TILE_SOURCE, "sharpen_shared_tile", image, kernel, mode, block, shared=True)
 
 
@@ -405,7 +405,7 @@ def sharpen_shared_tile(image, kernel=SHARPEN_KERNEL, mode: str = "edge", block=
 
 
 def gaussian_kernel(sigma: float, radius: int | None = None) -> np.ndarray:
-    """A normalised 2-D Gaussian blur kernel (float64), ``radius`` default ceil(3·sigma) (notebook 04)."""
+    """A normalised 2-D Gaussian blur kernel (float64), ``radius`` default ceil(3·sigma) (notebook 06)."""
     if not sigma > 0:
         raise ValueError(f"sigma must be a positive number of pixels, got {sigma!r}")
     radius = math.ceil(3 * sigma) if radius is None else int(radius)
@@ -418,7 +418,7 @@ def gaussian_kernel(sigma: float, radius: int | None = None) -> np.ndarray:
 
 
 def unsharp_mask(image, sigma: float = 1.0, amount: float = 1.0, mode: str = "edge") -> np.ndarray:
-    """Unsharp masking in float64 NumPy: image + amount × (image − Gaussian blur), clipped, uint8 (notebook 04).
+    """Unsharp masking in float64 NumPy: image + amount × (image − Gaussian blur), clipped, uint8 (notebook 06).
 
     The blur keeps the coarse picture; ``image − blur`` is the fine detail; adding ``amount`` of
     it back sharpens. Colour images per channel. The blur is not rounded before subtracting.
@@ -448,7 +448,7 @@ def bytes_moved(image) -> int:
 
 
 def peak_bandwidth(device="cpu", size_mb: int = 64):
-    """(GB/s, how it was found) for ``device``: "cpu" or "cuda"/"cupy" (notebook 04).
+    """(GB/s, how it was found) for ``device``: "cpu" or "cuda"/"cupy" (notebook 06).
 
     On the CPU: a measured NumPy copy of ``size_mb`` MB (read + written), the practical peak.
     On a GPU: memory clock × bus width × 2 (double data rate) from the device's properties

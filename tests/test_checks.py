@@ -21,9 +21,10 @@ def test_right_answer_passes(capsys):
 
 
 def test_untouched_stub_reports_without_raising(capsys):
-    assert checks.check_function(stub, np.square, [(np.arange(3.0),)], hint="multiply x by itself") is False
+    assert checks.check_function(stub, np.square, [(np.arange(3.0),)], hints="multiply x by itself") is False
     out = capsys.readouterr().out
-    assert "❌" in out and "not implemented yet" in out and "multiply x by itself" in out
+    assert "❌" in out and "not attempted yet" in out
+    assert "multiply x by itself" not in out and "hint()" not in out  # an untouched stub gets no hint
 
 
 def test_first_mismatch_is_named(capsys):
@@ -69,7 +70,7 @@ def test_integer_results_must_be_exact():
 
 def test_check_value_handles_unanswered_and_wrong(capsys):
     assert checks.check_value(..., 3.0) is False
-    assert "not answered yet" in capsys.readouterr().out
+    assert "not attempted yet" in capsys.readouterr().out
     assert checks.check_value(2.0, 3.0, name="speed") is False
     assert "speed" in capsys.readouterr().out
     assert checks.check_value(3.0 + 1e-9, 3.0) is True
@@ -84,3 +85,23 @@ def test_check_true_reports_failure_message(capsys):
 def test_notebook_author_errors_still_raise():
     with pytest.raises(ValueError):
         checks.check_function(square, np.square, [])
+
+
+def test_hints_are_progressive_and_never_printed_by_the_check(capsys):
+    hints = ["nudge: what does squaring mean?", "method: multiply the array by itself, element by element"]
+    assert not checks.check_function(lambda x: x * 2, np.square, [(np.arange(4.0),)], name="square_ex", hints=hints)
+    out = capsys.readouterr().out
+    assert "❌" in out and "expected" in out and "hint()" in out
+    assert hints[0] not in out and hints[1] not in out
+    assert hints[0] in checks.hint()
+    assert hints[1] in checks.hint("square_ex")
+    assert "No more hints" in checks.hint()
+    assert "No hints are registered" in checks.hint("nothing_like_this")
+
+
+def test_check_value_and_check_true_take_hints(capsys):
+    assert not checks.check_value(3, 4, name="four", hints=["count again"])
+    assert "hint()" in capsys.readouterr().out
+    assert "count again" in checks.hint()
+    assert not checks.check_value(..., 4, name="four_stub", hints=["x"])
+    assert "not attempted yet" in capsys.readouterr().out

@@ -1,4 +1,4 @@
-"""course.models.dcgan, the shipped pretrained generator and tools/train_dcgan.py (notebook 05)."""
+"""course.models.dcgan, the shipped pretrained generator and tools/train_dcgan.py (notebook 07)."""
 
 import json
 import shutil

@@ -1,4 +1,4 @@
-"""course.distributed: launching torchrun from a notebook, reading rank 0's results (notebook 09)."""
+"""course.distributed: launching torchrun from a notebook, reading rank 0's results (notebook 11)."""
 
 import os
 import sys

@@ -185,10 +185,10 @@ def emulator_section():
 
 
 # ----------------------------------------------------------------------------------------
-# Sharpening: the seed's per-pixel loop vs each correct implementation (notebook 04)
+# Sharpening: the seed's per-pixel loop vs each correct implementation (notebook 06)
 # ----------------------------------------------------------------------------------------
 
-@section("Image sharpening, 3×3 kernel (notebook 04)")
+@section("Image sharpening, 3×3 kernel (notebook 06)")
 def sharpen_section():
     import numpy as np
     import skimage.data
@@ -235,7 +235,7 @@ def sharpen_section():
 # CIFAR: the seed's recipe vs the fast recipe (training throughput)
 # ----------------------------------------------------------------------------------------
 
-@section("CIFAR-10 training throughput (notebook 03)")
+@section("CIFAR-10 training throughput (notebook 05)")
 def cifar_section():
     import torch
     import torch.nn.functional as F
@@ -302,10 +302,10 @@ def cifar_section():
 
 
 # ----------------------------------------------------------------------------------------
-# ONNX Runtime vs PyTorch eager (UNet inference, notebooks 06 and 07)
+# ONNX Runtime vs PyTorch eager (UNet inference, notebooks 08 and 09)
 # ----------------------------------------------------------------------------------------
 
-@section("ONNX Runtime vs PyTorch eager, UNet inference (notebook 07)")
+@section("ONNX Runtime vs PyTorch eager, UNet inference (notebook 09)")
 def onnx_section():
     import numpy as np
     import onnxruntime as ort
@@ -389,16 +389,16 @@ def gpu_section():
     return rows
 
 
-@section("CIFAR-10 time to 94 % (notebook 03's speed run)")
+@section("CIFAR-10 time to 94 % (notebook 05's speed run)")
 def cifar94_section():
-    """Read the record notebook 03's speed run leaves; only a gpu-mode run on real CIFAR-10 counts."""
+    """Read the record notebook 05's speed run leaves; only a gpu-mode run on real CIFAR-10 counts."""
     from course import env
 
-    path = env.output_dir("03") / "speed_run.json"
+    path = env.output_dir("05") / "speed_run.json"
     missing = {"name": "CIFAR-10 time to 94 %", "value": None, "unit": "s", "spread": None}
     if not path.exists():
-        return [{**missing, "note": "not measured: run notebook 03 in gpu mode with CIFAR-10 downloaded "
-                                     "(it writes build/outputs/03/speed_run.json)"}]
+        return [{**missing, "note": "not measured: run notebook 05 in gpu mode with CIFAR-10 downloaded "
+                                     "(it writes build/outputs/05/speed_run.json)"}]
     record = json.loads(path.read_text())
     where = f"{record['device']}, {record['data']}, width {record['width']}, batch {record['batch']}"
     if not (record["real_cifar10"] and record["device"].startswith("cuda")):

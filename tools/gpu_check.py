@@ -31,8 +31,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 # Notebooks whose gpu size fits a 15-minute lease; the rest run in cpu mode on the GPU machine.
-GPU_MODE = {"00_setup_and_tour", "01_cuda_basics", "02_tensors_and_autograd", "04_image_sharpening",
-            "08_gpu_performance"}
+GPU_MODE = {"00_setup_and_tour", "01_cuda_basics", "04_tensors_and_autograd", "06_image_sharpening",
+            "10_gpu_performance"}
 
 
 # The unit tests that have GPU cases (CuPy parity and faults, CUDA helpers, GPU paths of modules).

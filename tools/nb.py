@@ -30,14 +30,16 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK_NAMES = {
     0: "00_setup_and_tour",
     1: "01_cuda_basics",
-    2: "02_tensors_and_autograd",
-    3: "03_cifar10_cnn",
-    4: "04_image_sharpening",
-    5: "05_dcgan",
-    6: "06_unet_road_segmentation",
-    7: "07_onnx_export",
-    8: "08_gpu_performance",
-    9: "09_distributed",
+    2: "02_cuda_kernel_puzzles",
+    3: "03_inside_the_gpu",
+    4: "04_tensors_and_autograd",
+    5: "05_cifar10_cnn",
+    6: "06_image_sharpening",
+    7: "07_dcgan",
+    8: "08_unet_road_segmentation",
+    9: "09_onnx_export",
+    10: "10_gpu_performance",
+    11: "11_distributed",
 }
 SLIDE_TYPES = {"slide", "subslide", "fragment", "skip", "notes", "-"}
 

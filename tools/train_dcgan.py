@@ -1,9 +1,9 @@
-"""Train the tiny DCGAN generator that the course ships in data/ (notebook 05; loaded again in 07).
+"""Train the tiny DCGAN generator that the course ships in data/ (notebook 07; loaded again in 07).
 
     .venv/bin/python tools/train_dcgan.py            # writes data/dcgan_digits_generator.pt and .json
 
 Data: scikit-learn's real handwritten digits (``course.datasets.digits_images``), upscaled to
-32×32 — offline, so anyone can rebuild the weights. The loop is the one notebook 05 teaches:
+32×32 — offline, so anyone can rebuild the weights. The loop is the one notebook 07 teaches:
 Adam(2e-4, betas=(0.5, 0.999)), BCE with logits, the non-saturating generator loss, 60 epochs
 (1,680 steps). On one CPU thread (the default, so that every run writes the same bytes) it takes
 about ten minutes. The weights are saved as a ``state_dict`` (written atomically); the .json

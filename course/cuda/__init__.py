@@ -1,5 +1,5 @@
 """CUDA C kernels with or without a GPU — introduced in notebook 01 (CUDA basics), used by
-notebooks 04 (image sharpening) and 08 (GPU performance).
+notebooks 06 (image sharpening) and 08 (GPU performance).
 
 The same CUDA C source runs on CuPy when a GPU is usable, and otherwise is compiled for the
 CPU with the system C++ compiler and run for every block and thread (shared memory,

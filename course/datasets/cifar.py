@@ -1,4 +1,4 @@
-"""CIFAR-10, and the digits stand-in used when CIFAR-10 cannot be had (notebook 03; reused in 07).
+"""CIFAR-10, and the digits stand-in used when CIFAR-10 cannot be had (notebook 05; reused in 07).
 
 ``cifar10(train=True)`` returns a ``CifarData``: uint8 images N×3×32×32, int64 labels, the
 class names, and one line (``describe()``) saying which data it is and how to get the real one.

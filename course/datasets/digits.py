@@ -1,4 +1,4 @@
-"""Real handwritten digits that ship with scikit-learn, as image tensors (notebooks 03 and 05).
+"""Real handwritten digits that ship with scikit-learn, as image tensors (notebooks 05 and 07).
 
 1,797 scans of handwritten digits, 8×8 pixels with 16 grey levels, from the UCI ML repository.
 They are small, but real, and always available offline — the course's stand-in when CIFAR-10

@@ -1,4 +1,4 @@
-"""Synthetic street scenes with pixel masks in CamVid's classes: the offline stand-in (notebook 06).
+"""Synthetic street scenes with pixel masks in CamVid's classes: the offline stand-in (notebook 08).
 
 Each scene is drawn in perspective from a random vanishing point: sky, buildings with windows
 along both sides, a road with lane markings between two pavements, trees, poles with signs,
@@ -188,7 +188,7 @@ class RoadScenes(Dataset):
     """The synthetic scenes as a Dataset that draws scene ``i`` when asked, like a loader decoding a file.
 
     ``augment=True`` adds a random horizontal flip and brightness change per sample, on the
-    CPU. A plain class at module level, so it pickles for DataLoader workers (notebook 06).
+    CPU. A plain class at module level, so it pickles for DataLoader workers (notebook 08).
     """
 
     def __init__(self, n: int, size=64, seed: int = 0, augment: bool = False):

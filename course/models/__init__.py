@@ -1,4 +1,4 @@
-"""The course's networks, one file each, to read top to bottom (notebooks 03, 05, 06).
+"""The course's networks, one file each, to read top to bottom (notebooks 05, 07, 08).
 
 ``course.models.NAME`` finds NAME in this package's modules on first use.
 """

@@ -1,4 +1,4 @@
-"""Two CIFAR-10 networks (notebook 03; SeedNet is exported to ONNX in notebook 07).
+"""Two CIFAR-10 networks (notebook 05; SeedNet is exported to ONNX in notebook 09).
 
 - ``SeedNet`` — the seed article's CNN with its two bugs fixed: ``F`` was never imported, and
   after a 5×5 convolution and a 2×2 pool a 32×32 image is 14×14, not 13×13, so the first

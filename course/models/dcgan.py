@@ -1,4 +1,4 @@
-"""DCGAN: a generator and a discriminator built by the DCGAN rules (introduced in notebook 05).
+"""DCGAN: a generator and a discriminator built by the DCGAN rules (introduced in notebook 07).
 
 The rules of Radford, Metz & Chintala (2015), which made GAN training stable enough to use:
 
@@ -44,7 +44,7 @@ def _upsamplings(image_size: int) -> int:
 
 
 class DCGANGenerator(nn.Module):
-    """Noise ``z`` of shape N×nz×1×1 → images N×channels×image_size×image_size in [-1, 1] (notebook 05)."""
+    """Noise ``z`` of shape N×nz×1×1 → images N×channels×image_size×image_size in [-1, 1] (notebook 07)."""
 
     def __init__(self, nz: int = 100, image_size: int = 32, channels: int = 1, ngf: int = 32):
         super().__init__()
@@ -74,7 +74,7 @@ class DCGANGenerator(nn.Module):
 
 
 class DCGANDiscriminator(nn.Module):
-    """Images N×channels×image_size×image_size → one logit each (N,): large means "real" (notebook 05)."""
+    """Images N×channels×image_size×image_size → one logit each (N,): large means "real" (notebook 07)."""
 
     def __init__(self, image_size: int = 32, channels: int = 1, ndf: int = 32):
         super().__init__()
@@ -98,7 +98,7 @@ class DCGANDiscriminator(nn.Module):
 
 
 def weights_init(module: nn.Module) -> None:
-    """DCGAN initialisation: conv weights ~ N(0, 0.02), BatchNorm scale ~ N(1, 0.02), shift 0 (notebook 05).
+    """DCGAN initialisation: conv weights ~ N(0, 0.02), BatchNorm scale ~ N(1, 0.02), shift 0 (notebook 07).
 
     Use as ``model.apply(weights_init)``.
     """
@@ -110,12 +110,12 @@ def weights_init(module: nn.Module) -> None:
 
 
 def load_pretrained_generator(device="cpu", path=None) -> DCGANGenerator:
-    """The shipped digits generator, checksum-verified and loaded with ``weights_only=True`` (notebook 05).
+    """The shipped digits generator, checksum-verified and loaded with ``weights_only=True`` (notebook 07).
 
     Reads ``<path>.json`` (config, sha256, the command that trained it), refuses the weights
     unless their sha256 matches, builds ``DCGANGenerator(**config)``, loads the ``state_dict``
     strictly and returns the model in eval mode on ``device``. ``path`` defaults to
-    ``data/dcgan_digits_generator.pt``. Used again by notebook 07 (ONNX export)::
+    ``data/dcgan_digits_generator.pt``. Used again by notebook 09 (ONNX export)::
 
         G = course.models.load_pretrained_generator(device)
         images = G(torch.randn(64, G.nz, 1, 1, device=device))  # N×1×32×32 in [-1, 1]

@@ -1,4 +1,4 @@
-"""UNet for semantic segmentation, with configurable width and depth (notebook 06; exported in 07).
+"""UNet for semantic segmentation, with configurable width and depth (notebook 08; exported in 07).
 
 Ronneberger, Fischer and Brox, "U-Net" (2015). An encoder halves the resolution ``depth``
 times while doubling the channels; a decoder doubles it back, and at each level concatenates
@@ -13,7 +13,7 @@ and pixel.
 ``UNet(num_classes=11, width=16, depth=3)`` has ``width·2^depth`` channels at the bottom.
 Inputs of any size work: they are padded to a multiple of ``2^depth`` and the output is
 cropped back. ``checkpointing=True`` recomputes each block's activations in the backward
-pass instead of storing them (less memory, more compute; notebook 06 measures both); batch
+pass instead of storing them (less memory, more compute; notebook 08 measures both); batch
 norm then runs twice per training step, so its running statistics are updated twice.
 """
 
