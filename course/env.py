@@ -86,6 +86,41 @@ def is_fast() -> bool:
     return mode() == "fast"
 
 
+def max_steps() -> int | None:
+    """The cap on training/evaluation steps from ``COURSE_MAX_STEPS`` (None when unset).
+
+    ``make gpu-check`` and the size-check tests run notebooks with gpu-mode *sizes* on a CPU and a
+    few steps each, so that a shape or memory-layout error of the real sizes shows up without a
+    GPU; cells that assert a quality floor report instead when a cap is set.
+    """
+    raw = os.environ.get("COURSE_MAX_STEPS", "").strip()
+    if not raw:
+        return None
+    try:
+        steps = int(raw)
+    except ValueError:
+        steps = 0
+    if steps < 1:
+        raise ValueError(f"COURSE_MAX_STEPS={raw!r}: set a whole number of steps >= 1, or unset it")
+    return steps
+
+
+def limit(iterable):
+    """Yield the items of ``iterable``, at most ``max_steps()`` of them when a cap is set.
+
+    Training loops write ``for x, y in course.env.limit(loader):``; without a cap it is the
+    loader itself.
+    """
+    cap = max_steps()
+    if cap is None:
+        yield from iterable
+        return
+    for step, item in enumerate(iterable):
+        if step >= cap:
+            return
+        yield item
+
+
 def device():
     """The ``torch.device`` the course computes on: ``cuda`` when usable, else ``cpu``.
 

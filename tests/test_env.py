@@ -117,3 +117,13 @@ def test_output_and_cache_dirs_are_created(tmp_path, monkeypatch):
     monkeypatch.setenv("COURSE_CACHE", str(tmp_path / "cache"))
     assert env.output_dir("nb05").is_dir() and env.output_dir("nb05").parent == tmp_path / "out"
     assert env.cache_dir() == tmp_path / "cache" and env.cache_dir().is_dir()
+
+
+def test_limit_caps_steps_only_when_asked(monkeypatch):
+    monkeypatch.delenv("COURSE_MAX_STEPS", raising=False)
+    assert env.max_steps() is None and list(env.limit(range(5))) == [0, 1, 2, 3, 4]
+    monkeypatch.setenv("COURSE_MAX_STEPS", "2")
+    assert env.max_steps() == 2 and list(env.limit(range(5))) == [0, 1]
+    monkeypatch.setenv("COURSE_MAX_STEPS", "zero")
+    with pytest.raises(ValueError, match="COURSE_MAX_STEPS"):
+        env.max_steps()
