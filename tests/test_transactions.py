@@ -9,7 +9,7 @@ from course.cuda.occupancy import occupancy
 
 def warp_trace(addresses, *, kind=tx.GLOBAL_LOAD, size=4, line=10, warps=1, lanes=32):
     """One request per warp: lane i of warp w touches addresses(w, i)."""
-    rows = [(line, kind, 0, w, 0, lane, addresses(w, lane), size) for w in range(warps) for lane in range(lanes)]
+    rows = [(line, kind, 0, w, 0, lane, addresses(w, lane), size, 0) for w in range(warps) for lane in range(lanes)]
     return np.array(rows, dtype=tx.ACCESS)
 
 

@@ -36,9 +36,11 @@ GLOBAL_LOAD, GLOBAL_STORE, SHARED_LOAD, SHARED_STORE, GLOBAL_ATOMIC = range(len(
 #: One thread's access: which source line, what kind, which warp (block, warp in block), which
 #: dynamic execution of that line by that lane (``instance``: the n-th time the lane ran it),
 #: the lane, the byte address (global: unique across the launch's arrays; shared: offset in the
-#: block's shared memory), the access width in bytes and, for shared memory, the array's name id.
+#: block's shared memory), the access width in bytes, and which array it touched (the index of
+#: the kernel's argument for global memory, of the ``__shared__`` array for shared memory).
 ACCESS = np.dtype([("line", np.int32), ("kind", np.uint8), ("block", np.int64), ("warp", np.int32),
-                   ("instance", np.int64), ("lane", np.int8), ("address", np.uint64), ("size", np.uint8)])
+                   ("instance", np.int64), ("lane", np.int8), ("address", np.uint64), ("size", np.uint8),
+                   ("array", np.int16)])
 #: One lane's outcome at a branch (``taken`` true or false) in one dynamic execution.
 BRANCH = np.dtype([("line", np.int32), ("block", np.int64), ("warp", np.int32), ("instance", np.int64),
                    ("lane", np.int8), ("taken", np.bool_)])
