@@ -12,6 +12,7 @@ from torch import nn
 import course
 from course.download import ChecksumError, file_hash
 from course.models import DCGANDiscriminator, DCGANGenerator, load_pretrained_generator, weights_init
+from course.models.dcgan import PRETRAINED_SHA256
 
 ROOT = Path(__file__).resolve().parent.parent
 WEIGHTS = ROOT / "data" / "dcgan_digits_generator.pt"
@@ -55,9 +56,9 @@ def test_weights_init_follows_dcgan():
 def test_shipped_generator_is_small_checksummed_and_tensors_only():
     meta = json.loads(WEIGHTS.with_suffix(".json").read_text())
     assert WEIGHTS.stat().st_size <= 2 * 2**20
-    assert file_hash(WEIGHTS, "sha256") == meta["sha256"]
+    assert file_hash(WEIGHTS, "sha256") == meta["sha256"] == PRETRAINED_SHA256  # the pinned hash is in step
     assert "tools/train_dcgan.py" in meta["command"]
-    state = torch.load(WEIGHTS, weights_only=True)
+    state = torch.load(WEIGHTS, map_location="cpu", weights_only=True)
     assert all(isinstance(v, torch.Tensor) for v in state.values())
     assert set(state) == set(DCGANGenerator(**meta["config"]).state_dict())
 
@@ -80,10 +81,23 @@ def test_a_changed_or_missing_file_is_refused(tmp_path):
     data = bytearray(WEIGHTS.read_bytes())
     data[-200] ^= 1
     copy.write_bytes(bytes(data))
-    with pytest.raises(ChecksumError, match="does not match the sha256"):
+    with pytest.raises(ChecksumError, match="does not match the expected sha256"):
         load_pretrained_generator(path=copy)
     with pytest.raises(FileNotFoundError, match="train_dcgan.py"):
         load_pretrained_generator(path=tmp_path / "nothing.pt")
+
+
+def test_a_replaced_pair_passes_its_own_json_but_not_the_pinned_hash(tmp_path):
+    """A hash stored beside the file proves integrity only: whoever swaps the weights swaps the JSON too."""
+    fake = tmp_path / WEIGHTS.name
+    G = DCGANGenerator(**json.loads(WEIGHTS.with_suffix(".json").read_text())["config"])  # untrained weights
+    torch.save(G.state_dict(), fake)
+    meta = json.loads(WEIGHTS.with_suffix(".json").read_text())
+    meta["sha256"] = file_hash(fake, "sha256")
+    fake.with_suffix(".json").write_text(json.dumps(meta))
+    assert isinstance(load_pretrained_generator(path=fake), DCGANGenerator)  # its own JSON vouches for it
+    with pytest.raises(ChecksumError, match="expected sha256 516764ca69c7"):
+        load_pretrained_generator(path=fake, sha256=PRETRAINED_SHA256)
 
 
 def test_training_tool_writes_reproducible_loadable_weights(tmp_path):

@@ -7,8 +7,9 @@ Data: scikit-learn's real handwritten digits (``course.datasets.digits_images``)
 Adam(2e-4, betas=(0.5, 0.999)), BCE with logits, the non-saturating generator loss, 60 epochs
 (1,680 steps). On one CPU thread (the default, so that every run writes the same bytes) it takes
 about ten minutes. The weights are saved as a ``state_dict`` (written atomically); the .json
-beside them records the config, the sha256 that ``course.models.load_pretrained_generator``
-checks, and this exact command.
+beside them records the config, the sha256 and this exact command; after a rebuild, copy the new
+sha256 into ``PRETRAINED_SHA256`` in ``course/models/dcgan.py`` (the hash
+``course.models.load_pretrained_generator`` pins in code; the tool says when they differ).
 """
 
 from __future__ import annotations
@@ -137,6 +138,10 @@ def main(argv=None):
     G, history = train(args)
     meta = save(G, history, args, time.perf_counter() - start)
     print(json.dumps(meta, indent=2))
+    from course.models.dcgan import PRETRAINED_SHA256
+
+    if meta["sha256"] != PRETRAINED_SHA256 and args.out == parse_args([]).out:
+        print(f"The weights changed: set PRETRAINED_SHA256 = \"{meta['sha256']}\" in course/models/dcgan.py.")
 
 
 if __name__ == "__main__":

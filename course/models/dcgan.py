@@ -2,19 +2,28 @@
 
 The rules of Radford, Metz & Chintala (2015), which made GAN training stable enough to use:
 
-- no pooling and no fully connected layers: the generator upsamples with strided
-  ``ConvTranspose2d``, the discriminator downsamples with strided ``Conv2d``;
+- no pooling and no fully connected *hidden* layers: the generator upsamples with strided
+  ``ConvTranspose2d``, the discriminator downsamples with strided ``Conv2d``. (The generator's
+  first layer, a 4×4 transposed convolution of the 1×1 noise "image", is a dense layer in
+  disguise — the paper calls its projection "just a matrix multiplication".)
 - BatchNorm in both networks (except the generator's output and the discriminator's input);
 - ReLU in the generator with Tanh on its output (images in [-1, 1]), LeakyReLU(0.2) in the
   discriminator;
-- every weight drawn from N(0, 0.02), BatchNorm scales from N(1, 0.02) (``weights_init``).
+- every weight drawn from a normal distribution with mean 0 and standard deviation 0.02
+  (``weights_init``; BatchNorm scales from mean 1, std 0.02, as in pytorch/examples — the paper
+  does not say).
+
+The paper draws the noise z uniformly from [-1, 1]; like pytorch/examples we use a standard
+normal.
 
 Both networks are sized by the image size (a power of two, 8 or more) and the number of
 channels. The discriminator returns a *logit*, not a probability: use
 ``BCEWithLogitsLoss``, which is numerically stable and safe under mixed precision.
 
 ``load_pretrained_generator`` loads the tiny generator this repository ships in ``data/``
-(trained on scikit-learn's digits by ``tools/train_dcgan.py``), after checking its sha256.
+(trained on scikit-learn's digits by ``tools/train_dcgan.py``), after checking its sha256
+against ``PRETRAINED_SHA256``, pinned here in the code: a hash read from the JSON beside the file
+would only catch corruption, since whoever can replace the weights can replace the JSON too.
 """
 
 from __future__ import annotations
@@ -27,10 +36,13 @@ import torch
 from torch import nn
 
 __all__ = ["DCGANGenerator", "DCGANDiscriminator", "weights_init", "load_pretrained_generator",
-           "PRETRAINED_GENERATOR"]
+           "PRETRAINED_GENERATOR", "PRETRAINED_SHA256"]
 
 #: The shipped generator's weights; its config, sha256 and the command that made it sit beside it (.json).
 PRETRAINED_GENERATOR = "dcgan_digits_generator.pt"
+#: Its sha256, pinned in the code (not only in the JSON beside it, which an attacker could replace too).
+#: ``tools/train_dcgan.py`` prints the new value when the weights are rebuilt; a test keeps the two in step.
+PRETRAINED_SHA256 = "516764ca69c75076458c482feec2cbaa355335a61afc9db520ebd103c87e3f92"
 
 
 def _upsamplings(image_size: int) -> int:
@@ -98,7 +110,7 @@ class DCGANDiscriminator(nn.Module):
 
 
 def weights_init(module: nn.Module) -> None:
-    """DCGAN initialisation: conv weights ~ N(0, 0.02), BatchNorm scale ~ N(1, 0.02), shift 0 (notebook 07).
+    """DCGAN initialisation: conv weights ~ N(0, 0.02²), BatchNorm scale ~ N(1, 0.02²), shift 0 (notebook 07).
 
     Use as ``model.apply(weights_init)``.
     """
@@ -109,20 +121,23 @@ def weights_init(module: nn.Module) -> None:
         nn.init.zeros_(module.bias)
 
 
-def load_pretrained_generator(device="cpu", path=None) -> DCGANGenerator:
+def load_pretrained_generator(device="cpu", path=None, sha256=None) -> DCGANGenerator:
     """The shipped digits generator, checksum-verified and loaded with ``weights_only=True`` (notebook 07).
 
-    Reads ``<path>.json`` (config, sha256, the command that trained it), refuses the weights
-    unless their sha256 matches, builds ``DCGANGenerator(**config)``, loads the ``state_dict``
-    strictly and returns the model in eval mode on ``device``. ``path`` defaults to
-    ``data/dcgan_digits_generator.pt``. Used again by notebook 09 (ONNX export)::
+    Refuses the weights unless their sha256 matches the expected one: ``sha256`` when given, else
+    ``PRETRAINED_SHA256`` (pinned in this file) for the shipped file, else — for another ``path``
+    with no pinned hash — the one in ``<path>.json``, which only proves the file was not corrupted
+    since the JSON was written, not who wrote them. Then builds ``DCGANGenerator(**config)`` from
+    the JSON, loads the ``state_dict`` strictly and returns the model in eval mode on ``device``.
+    Used again by notebook 09 (ONNX export)::
 
         G = course.models.load_pretrained_generator(device)
         images = G(torch.randn(64, G.nz, 1, 1, device=device))  # N×1×32×32 in [-1, 1]
     """
     from course import download, env
 
-    path = Path(path) if path is not None else env.REPO_ROOT / "data" / PRETRAINED_GENERATOR
+    shipped = env.REPO_ROOT / "data" / PRETRAINED_GENERATOR
+    path = Path(path) if path is not None else shipped
     meta_path = path.with_suffix(".json")
     if not path.is_file() or not meta_path.is_file():
         raise FileNotFoundError(
@@ -130,9 +145,11 @@ def load_pretrained_generator(device="cpu", path=None) -> DCGANGenerator:
             "run `python tools/train_dcgan.py` from the checkout to make them again."
         )
     meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    if not download.verify(path, sha256=meta["sha256"]):
+    if sha256 is None:
+        sha256 = PRETRAINED_SHA256 if path.resolve() == shipped.resolve() else meta["sha256"]
+    if not download.verify(path, sha256=sha256):
         raise download.ChecksumError(
-            f"{path} does not match the sha256 in {meta_path.name}: the file is corrupted or was "
+            f"{path} does not match the expected sha256 {sha256[:12]}…: the file is corrupted or was "
             f"replaced, so it is not loaded. Restore it with `git checkout -- {path.name}` or rebuild "
             f"it with `{meta.get('command', 'python tools/train_dcgan.py')}`."
         )
