@@ -310,7 +310,7 @@ def gpu_diagram(n_sms: int = 4, n_blocks: int = 10, threads_per_block: int = 128
     ax.text(0.9, sm_h + 0.55, "grid = one launch", ha="center", fontsize=9, fontweight="bold")
     for i in range(min(n_blocks, 16)):
         x, y = (i % cols) * 0.9 + 0.05, sm_h - 0.1 - (i // cols + 1) * 0.5
-        resident = i // n_sms < blocks_per_sm and i % n_sms < shown_sms
+        resident = i // n_sms < blocks_per_sm  # on an SM now (drawn or not), else waiting for one
         ax.add_patch(Rectangle((x, y), 0.8, 0.4, facecolor=palette[i % 10], alpha=0.8 if resident else 0.25,
                                edgecolor="0.3", hatch=None if resident else "//"))
         ax.text(x + 0.4, y + 0.2, f"block {i}", ha="center", va="center", fontsize=7)

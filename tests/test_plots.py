@@ -98,3 +98,12 @@ def test_gpu_diagram_draws_warps_and_rejects_impossible_blocks():
         gpu_diagram(threads_per_block=2048)
     with pytest.raises(ValueError, match="positive"):
         gpu_diagram(n_sms=0)
+
+
+def test_gpu_diagram_hatches_only_blocks_that_wait():
+    # 40 SMs (a T4) hold 10 blocks at once: none waits, even though only six SMs are drawn
+    ax = gpu_diagram(n_sms=40, n_blocks=10)
+    assert not [p for p in ax.patches if p.get_hatch()]
+    # 3 SMs × 2 resident blocks: blocks 6–8 of 9 wait
+    ax = gpu_diagram(n_sms=3, n_blocks=9, blocks_per_sm=2)
+    assert len([p for p in ax.patches if p.get_hatch()]) == 3

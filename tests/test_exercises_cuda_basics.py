@@ -1,0 +1,179 @@
+"""Notebook 01's exercise checks: the stub is "not attempted", the most common wrong answer of each
+exercise is ❌ with a specific diagnosis, and the reference passes (on the CPU backend)."""
+
+import json
+import pathlib
+
+import pytest
+
+from course import checks
+from course.exercises import cuda_basics as ex
+
+NOTEBOOK = pathlib.Path(__file__).resolve().parent.parent / "notebooks" / "01_cuda_basics.ipynb"
+
+
+@pytest.fixture(autouse=True)
+def cpu_backend(monkeypatch):
+    monkeypatch.setenv("COURSE_CUDA_BACKEND", "cpu")
+
+
+def kernel(signature: str, body: str, prelude: str = "") -> str:
+    return f'{prelude}\nextern "C" __global__ void {signature} {{\n{body}\n}}\n'
+
+
+SAXPY_SIG = "saxpy(float a, const float* x, float* y, int n)"
+SAXPY_OK = kernel(SAXPY_SIG, "int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = a * x[i] + y[i];")
+SAXPY_NO_GUARD = kernel(SAXPY_SIG, "int i = blockIdx.x * blockDim.x + threadIdx.x; y[i] = a * x[i] + y[i];")
+
+ADD_SIG = "matrix_add(const float* a, const float* b, float* c, int rows, int cols)"
+ADD_OK = kernel(ADD_SIG, """
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row < rows && col < cols) c[row * cols + col] = a[row * cols + col] + b[row * cols + col];""")
+ADD_SWAPPED = kernel(ADD_SIG, """
+    int row = blockIdx.x * blockDim.x + threadIdx.x;
+    int col = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row < rows && col < cols) c[row * cols + col] = a[row * cols + col] + b[row * cols + col];""")
+
+STRIDE_SIG = "saxpy_grid_stride(float a, const float* x, float* y, int n)"
+STRIDE_OK = kernel(STRIDE_SIG, """
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        y[i] = a * x[i] + y[i];""")
+STRIDE_BLOCK_ONLY = kernel(STRIDE_SIG, """
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x)
+        y[i] = a * x[i] + y[i];""")
+STRIDE_NO_LOOP = SAXPY_OK.replace("saxpy(", "saxpy_grid_stride(")
+
+T_SIG = "transpose(const float* in, float* out, int rows, int cols)"
+T_PRE = "#define TILE 16"
+TRANSPOSE_OK = kernel(T_SIG, """
+    __shared__ float tile[TILE][TILE + 1];
+    int col = blockIdx.x * TILE + threadIdx.x;
+    int row = blockIdx.y * TILE + threadIdx.y;
+    if (row < rows && col < cols) tile[threadIdx.y][threadIdx.x] = in[row * cols + col];
+    __syncthreads();
+    int out_row = blockIdx.x * TILE + threadIdx.y;
+    int out_col = blockIdx.y * TILE + threadIdx.x;
+    if (out_row < cols && out_col < rows) out[out_row * rows + out_col] = tile[threadIdx.x][threadIdx.y];""", T_PRE)
+TRANSPOSE_NAIVE = kernel(T_SIG, """
+    int col = blockIdx.x * TILE + threadIdx.x;
+    int row = blockIdx.y * TILE + threadIdx.y;
+    if (row < rows && col < cols) out[col * rows + row] = in[row * cols + col];""", T_PRE)
+TRANSPOSE_DETOUR = kernel(T_SIG, """
+    __shared__ float tile[TILE][TILE + 1];
+    int col = blockIdx.x * TILE + threadIdx.x;
+    int row = blockIdx.y * TILE + threadIdx.y;
+    if (row < rows && col < cols) tile[threadIdx.y][threadIdx.x] = in[row * cols + col];
+    __syncthreads();
+    if (row < rows && col < cols) out[col * rows + row] = tile[threadIdx.y][threadIdx.x];""", T_PRE)
+TRANSPOSE_SQUARE_ONLY = TRANSPOSE_OK.replace("out[out_row * rows + out_col]", "out[out_row * cols + out_col]")
+
+SUM_FIXED = ex.BLOCK_SUM_BUGGY.replace(
+    "    cache[t] = (i < n) ? x[i] : 0.0f;\n", "    cache[t] = (i < n) ? x[i] : 0.0f;\n    __syncthreads();\n"
+).replace("""        if (t < stride) {
+            cache[t] += cache[t + stride];
+            __syncthreads();
+        }""", """        if (t < stride)
+            cache[t] += cache[t + stride];
+        __syncthreads();""")
+SUM_LOOP_ONLY = ex.BLOCK_SUM_BUGGY.replace("""        if (t < stride) {
+            cache[t] += cache[t + stride];
+            __syncthreads();
+        }""", """        if (t < stride)
+            cache[t] += cache[t + stride];
+        __syncthreads();""")
+
+DOT_SIG = "dot(const float* x, const float* y, float* result, int n)"
+DOT_BODY = """
+    __shared__ float cache[THREADS];
+    int t = threadIdx.x;
+    int i = blockIdx.x * blockDim.x + t;
+    cache[t] = (i < n) ? x[i] * y[i] : 0.0f;
+    __syncthreads();
+    for (int stride = blockDim.x / 2; stride > 0; stride /= 2) {
+        if (t < stride) cache[t] += cache[t + stride];
+        __syncthreads();
+    }
+    if (t == 0) atomicAdd(result, cache[0]);"""
+DOT_OK = kernel(DOT_SIG, DOT_BODY, "#define THREADS 256")
+DOT_PLAIN_STORE = kernel(DOT_SIG, DOT_BODY.replace("atomicAdd(result, cache[0])", "result[0] += cache[0]"),
+                         "#define THREADS 256")
+
+CASES = {
+    "saxpy": (ex.check_saxpy, SAXPY_OK, SAXPY_NO_GUARD, "accessed x[1], but x has 1 element"),
+    "matrix_add": (ex.check_matrix_add, ADD_OK, ADD_SWAPPED, "values differ; first at index"),
+    "saxpy_grid_stride": (ex.check_saxpy_grid_stride, STRIDE_OK, STRIDE_BLOCK_ONLY, "values differ; first at index"),
+    "transpose": (ex.check_transpose, TRANSPOSE_OK, TRANSPOSE_NAIVE, "declares no __shared__ tile"),
+    "block_sum_fixed": (ex.check_block_sum_fixed, SUM_FIXED, SUM_LOOP_ONLY, "differ"),
+    "dot": (ex.check_dot, DOT_OK, DOT_PLAIN_STORE, "plain read-add-write"),
+}
+
+
+def stubs() -> dict:
+    """The exercise cells of notebook 01, by kernel name."""
+    cells = json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
+    found = {}
+    for cell in cells:
+        if "exercise" in cell.get("metadata", {}).get("tags", []):
+            source = "".join(cell["source"])
+            start = source.index("r'''") + 4
+            kernel_source = source[start:source.index("'''", start)]
+            for name in CASES:
+                if f"void {name}(" in kernel_source:
+                    found[name] = kernel_source
+    return found
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_reference_passes(name, capsys):
+    check, right, _, _ = CASES[name]
+    assert check(right), capsys.readouterr().out
+    assert "✅" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_most_common_wrong_answer_fails_with_a_diagnosis(name, capsys):
+    check, _, wrong, diagnosis = CASES[name]
+    assert check(wrong) is False
+    out = capsys.readouterr().out
+    assert "❌" in out and diagnosis in out, out
+    assert "💡" not in out  # a check never prints a hint
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_notebook_stub_is_not_attempted(name, capsys):
+    stub = stubs()[name]
+    assert CASES[name][0](stub) is False
+    assert checks.NOT_ATTEMPTED in capsys.readouterr().out
+
+
+def test_grid_stride_without_a_loop_misses_the_tail(capsys):
+    assert ex.check_saxpy_grid_stride(STRIDE_NO_LOOP) is False
+    assert "values differ" in capsys.readouterr().out
+
+
+def test_transpose_through_the_tile_without_swapping_is_still_rejected(capsys):
+    assert ex.check_transpose(TRANSPOSE_DETOUR) is False
+    assert "same indices as the load" in capsys.readouterr().out
+
+
+def test_transpose_right_only_on_square_matrices_reports_the_values(capsys):
+    assert ex.check_transpose(TRANSPOSE_SQUARE_ONLY) is False
+    out = capsys.readouterr().out
+    assert "❌" in out and ("differ" in out or "accessed out[" in out), out
+
+
+def test_block_sum_barrier_inside_the_branch_is_caught(capsys):
+    only_first = ex.BLOCK_SUM_BUGGY.replace(
+        "    cache[t] = (i < n) ? x[i] : 0.0f;\n", "    cache[t] = (i < n) ? x[i] : 0.0f;\n    __syncthreads();\n")
+    assert ex.check_block_sum_fixed(only_first) is False
+    assert "__syncthreads" in capsys.readouterr().out
+
+
+def test_hints_are_progressive_and_never_code(capsys):
+    ex.check_transpose(TRANSPOSE_NAIVE)
+    first = checks.hint()
+    second = checks.hint()
+    assert "hint 1 of 2" in first and "hint 2 of 2" in second
+    for text in (first, second):
+        assert "out[" not in text and "tile[" not in text and " = " not in text
