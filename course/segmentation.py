@@ -8,6 +8,9 @@ in rows and the predicted class in columns, as ``sklearn.metrics.confusion_matri
     confusion = confusion_matrix(pred, target, num_classes=11)
     mean_iou(confusion), pixel_accuracy(confusion), iou_per_class(confusion)
 
+``JointAugmentation`` randomly scales, crops and flips an image and its mask *together*
+(``torchvision.transforms.v2`` resizes masks with nearest labels and pads them with void).
+
 IoU of class c = TP / (TP + FP + FN) = |pred=c ∧ true=c| / |pred=c ∨ true=c|. A class that
 appears in neither prediction nor truth has no IoU (NaN) and mean_iou skips it.
 """
@@ -19,7 +22,7 @@ import torch
 import torch.nn.functional as F
 
 __all__ = ["confusion_matrix", "iou_per_class", "mean_iou", "pixel_accuracy", "scores",
-           "class_weights", "dice_loss", "predict"]
+           "class_weights", "dice_loss", "predict", "JointAugmentation"]
 
 
 def _as_long(x) -> torch.Tensor:
@@ -133,3 +136,44 @@ def predict(model: torch.nn.Module, images: torch.Tensor, batch_size: int = 32, 
     finally:
         model.train(was_training)
     return torch.cat(outputs) if outputs else torch.empty(0, *images.shape[2:], dtype=torch.long)
+
+
+class JointAugmentation:
+    """Random scale, crop, horizontal flip (and colour jitter) of an image and its mask together.
+
+    ``JointAugmentation((h, w))(image, mask) -> (image, mask)``: image 3×H×W float in [0, 1],
+    mask H×W int. With ``torchvision.transforms.v2`` the same random draw moves both: the image
+    is resized bilinearly, the mask with nearest labels (no invented in-between classes), and
+    what the crop adds beyond the picture's border is black in the image and ``void`` in the
+    mask, which losses and metrics ignore. ``scale`` is relative to the crop size; colour
+    jitter changes the image only. A plain class, so it pickles for DataLoader workers.
+    """
+
+    def __init__(self, crop_size, scale=(0.75, 1.5), flip: float = 0.5, colour: float = 0.2, void: int = 11):
+        from torchvision import tv_tensors
+        from torchvision.transforms import v2
+
+        crop = (crop_size, crop_size) if isinstance(crop_size, int) else tuple(int(c) for c in crop_size)
+        if len(crop) != 2 or min(crop) < 1:
+            raise ValueError(f"crop_size must be an int or an (height, width) pair, got {crop_size!r}")
+        if not 0 < scale[0] <= scale[1]:
+            raise ValueError(f"scale must be (low, high) with 0 < low <= high, got {scale!r}")
+        self.crop_size, self.scale, self.flip, self.colour, self.void = crop, tuple(scale), flip, colour, void
+        steps = [v2.ScaleJitter(target_size=crop, scale_range=tuple(scale), antialias=True),
+                 v2.RandomCrop(crop, pad_if_needed=True, fill={tv_tensors.Image: 0.0, tv_tensors.Mask: void}),
+                 v2.RandomHorizontalFlip(flip)]
+        if colour:
+            steps.append(v2.ColorJitter(brightness=colour, contrast=colour, saturation=colour))
+        self.transform = v2.Compose(steps)
+
+    def __call__(self, image: torch.Tensor, mask: torch.Tensor):
+        from torchvision import tv_tensors
+
+        if image.ndim != 3 or mask.shape != image.shape[-2:]:
+            raise ValueError(f"expected an image 3×H×W and its mask H×W, got {tuple(image.shape)} and {tuple(mask.shape)}")
+        image, mask = self.transform(tv_tensors.Image(image), tv_tensors.Mask(mask))
+        return image.as_subclass(torch.Tensor).clamp_(0, 1), mask.as_subclass(torch.Tensor)
+
+    def __repr__(self) -> str:
+        return (f"JointAugmentation(crop {self.crop_size[0]}×{self.crop_size[1]}, scale {self.scale}, "
+                f"flip p={self.flip}, colour ±{self.colour}, pad mask with {self.void})")

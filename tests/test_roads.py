@@ -79,3 +79,9 @@ def test_fast_enough_for_a_notebook():
     start = time.process_time()
     road_scenes(200, 64)
     assert time.process_time() - start < 3.0  # about 1.5 ms a scene on one core
+
+
+def test_dataset_applies_a_joint_transform():
+    flip = lambda image, mask: (image.flip(-1), mask.flip(-1))
+    plain, flipped = RoadScenes(3, 32, seed=4), RoadScenes(3, 32, seed=4, transform=flip)
+    assert torch.equal(flipped[1][0], plain[1][0].flip(-1)) and torch.equal(flipped[1][1], plain[1][1].flip(-1))

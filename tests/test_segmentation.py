@@ -85,3 +85,44 @@ def test_predict_batches_and_restores_training_mode():
     assert pred.shape == (5, 6, 6) and pred.dtype == torch.int64 and model.training
     with torch.no_grad():
         assert torch.equal(pred, model(images).argmax(1))
+
+
+# --- JointAugmentation: the same random scale, crop and flip for an image and its mask --------------
+
+def test_joint_augmentation_keeps_image_and_mask_aligned():
+    from course.segmentation import JointAugmentation
+
+    # An image whose red channel encodes the label: after any scale/crop/flip, they must still agree.
+    mask = torch.zeros(40, 60, dtype=torch.long)
+    mask[:, 30:] = 1
+    mask[25:, :] = 2
+    image = torch.stack([mask.float() / 2, torch.zeros(40, 60), torch.zeros(40, 60)])
+    augment = JointAugmentation((32, 48), scale=(0.5, 2.0), colour=0.0, void=11)
+    torch.manual_seed(0)
+    padded = 0
+    for _ in range(20):
+        out_image, out_mask = augment(image, mask)
+        assert out_image.shape == (3, 32, 48) and out_mask.shape == (32, 48) and out_mask.dtype == mask.dtype
+        labels = set(out_mask.unique().tolist())
+        assert labels <= {0, 1, 2, 11}, "nearest resizing invents no label"
+        padded += 11 in labels
+        inside = out_mask != 11
+        agree = (out_image[0][inside] * 2).round().long() == out_mask[inside]
+        assert agree.float().mean() > 0.9, "image and mask moved differently"  # resizing blurs edges of the image only
+    assert padded, "scales below 1 need padding, which must be void"
+    misaligned = (image[0].flip(-1) * 2).round().long() == mask  # what flipping the image alone gives
+    assert misaligned.float().mean() < 0.9, "the test must be able to catch a flip of one of the two"
+    assert "crop 32×48" in repr(augment)
+
+
+def test_joint_augmentation_errors_and_pickles():
+    import pickle
+
+    from course.segmentation import JointAugmentation
+
+    with pytest.raises(ValueError, match="scale"):
+        JointAugmentation(32, scale=(2.0, 1.0))
+    with pytest.raises(ValueError, match="mask"):
+        JointAugmentation(32)(torch.rand(3, 8, 8), torch.zeros(7, 8, dtype=torch.long))
+    clone = pickle.loads(pickle.dumps(JointAugmentation(16)))
+    assert clone(torch.rand(3, 20, 20), torch.zeros(20, 20, dtype=torch.long))[0].shape == (3, 16, 16)

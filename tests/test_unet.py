@@ -73,3 +73,57 @@ def test_learns_a_simple_segmentation():
     with torch.no_grad():
         accuracy = (model(x).argmax(1) == y).float().mean()
     assert accuracy > 0.9
+
+
+# --- ResNetUNet: a torchvision ResNet encoder, optionally ImageNet-pretrained --------------------
+
+def test_resnet_unet_shapes_and_normalisation():
+    from course.models import ResNetUNet
+
+    model = ResNetUNet(num_classes=7, backbone="resnet18").eval()
+    assert model.pretrained is False and "resnet18" in repr(model)
+    with torch.no_grad():
+        assert model(torch.rand(1, 3, 45, 61)).shape == (1, 7, 45, 61)  # padded to 64×64 and cropped back
+        assert model(torch.rand(2, 3, 64, 96)).shape == (2, 7, 64, 96)
+    encoder = {id(p) for p in model.encoder_parameters()}
+    assert 0 < len(encoder) < len(list(model.parameters()))
+    assert "mean" not in model.state_dict(), "the ImageNet statistics are constants, not weights"
+    with pytest.raises(ValueError, match="N×3×H×W"):
+        model(torch.rand(1, 1, 32, 32))
+    with pytest.raises(ValueError, match="backbone"):
+        ResNetUNet(backbone="vgg16")
+
+
+def test_offline_pretrained_says_so_in_one_line_and_starts_random(monkeypatch, capsys):
+    import urllib.error
+
+    from torchvision import models
+
+    from course.models import ResNetUNet
+
+    def offline(*args, **kwargs):
+        raise urllib.error.URLError("[Errno -3] Temporary failure in name resolution")
+
+    monkeypatch.setattr(models.ResNet18_Weights.IMAGENET1K_V1.__class__, "get_state_dict", offline)
+    model = ResNetUNet(num_classes=3, backbone="resnet18", pretrained=True)
+    out = capsys.readouterr().out.strip().splitlines()
+    assert model.pretrained is False
+    assert len(out) == 1 and "random weights" in out[0] and "resnet18" in out[0]
+
+
+def test_pretrained_weights_come_from_torchvision_with_its_hash_check(monkeypatch):
+    from torchvision import models
+
+    from course.models import ResNetUNet
+
+    reference = models.resnet18(weights=None).state_dict()
+    calls = []
+
+    def cached(self, *args, **kwargs):
+        calls.append(kwargs)
+        return reference
+
+    monkeypatch.setattr(models.ResNet18_Weights.IMAGENET1K_V1.__class__, "get_state_dict", cached)
+    model = ResNetUNet(num_classes=3, backbone="resnet18", pretrained=True)
+    assert model.pretrained is True and calls and calls[0].get("check_hash") is True
+    assert torch.equal(model.encoder[-1][0].conv1.weight, reference["layer4.0.conv1.weight"])

@@ -188,13 +188,16 @@ class RoadScenes(Dataset):
     """The synthetic scenes as a Dataset that draws scene ``i`` when asked, like a loader decoding a file.
 
     ``augment=True`` adds a random horizontal flip and brightness change per sample, on the
-    CPU. A plain class at module level, so it pickles for DataLoader workers (notebook 08).
+    CPU; ``transform(image, mask) -> (image, mask)`` runs after that, on both together (e.g.
+    ``course.segmentation.JointAugmentation``). A plain class at module level, so it pickles
+    for DataLoader workers (notebook 08).
     """
 
-    def __init__(self, n: int, size=64, seed: int = 0, augment: bool = False):
+    def __init__(self, n: int, size=64, seed: int = 0, augment: bool = False, transform=None):
         if not isinstance(n, (int, np.integer)) or n < 1:
             raise ValueError(f"n must be a positive int, got {n!r}")
         self.n, self.size, self.seed, self.augment = int(n), _size(size), int(seed), bool(augment)
+        self.transform = transform
 
     def __len__(self) -> int:
         return self.n
@@ -209,6 +212,8 @@ class RoadScenes(Dataset):
             if torch.rand(()) < 0.5:
                 image, mask = image.flip(-1), mask.flip(-1)
             image = (image * (0.75 + 0.5 * torch.rand(()))).clamp_(0, 1)
+        if self.transform is not None:
+            image, mask = self.transform(image, mask)
         return image, mask
 
     def __repr__(self) -> str:
