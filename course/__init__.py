@@ -7,18 +7,21 @@ when a helper that needs them is used.
 Submodules (each loads on first use):
 
 - ``course.env``      — where the course runs and how big the work is (notebook 00)
-- ``course.timing``   — the one timing helper, right on CPU and GPU (notebook 00)
+- ``course.gpu``      — the device model: one device parser ("cpu", "cuda", "cuda:N"), device facts,
+  synchronisation for PyTorch and CuPy, memory (notebooks 00, 01, 10)
+- ``course.timing``   — timing right on CPU and GPU (``benchmark``, CUDA events), profiler timelines (notebook 00)
 - ``course.checks``   — the exercise checks every notebook uses (notebook 00)
 - ``course.download`` — atomic, checksummed downloads (notebook 05)
 - ``course.cuda``     — CUDA C kernels on CuPy or on the CPU (notebook 01)
 - ``course.datasets`` — real data sets and their offline stand-ins (notebooks 05, 07, 08)
 - ``course.models``   — the course's networks (notebooks 05, 07, 08)
-- ``course.gpu``      — GPU-only calls behind helpers that also run on a CPU (notebooks 01, 08, 10)
 - ``course.plots``    — thread and block maps (notebook 01)
 - ``course.sharpen``  — five sharpening implementations, one answer (notebook 06)
 - ``course.segmentation`` — losses and metrics for segmentation: IoU, mIoU, Dice (notebook 08)
 - ``course.deploy``   — ONNX export, graph summaries, ONNX Runtime sessions and parity (notebook 09)
-- ``course.perf``, ``course.roofline``, ``course.kernels_torch`` — the performance toolkit (notebook 10)
+- ``course.streams`` — streams, events, pinned memory, CUDA Graphs (notebook 10)
+- ``course.roofline`` — the one definition of peak bandwidth and FLOP/s (measured or theoretical), the roofline (notebooks 06, 10)
+- ``course.kernels_torch`` — CUDA C kernels inside PyTorch's autograd (notebook 10)
 - ``course.distributed`` — launching torchrun from a notebook (notebook 11)
 """
 

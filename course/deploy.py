@@ -172,11 +172,10 @@ def providers_for(device="cpu") -> list:
     """
     import onnxruntime as ort
 
-    kind = str(getattr(device, "type", device)).split(":")[0].lower()
-    if kind == "cpu":
+    from course import gpu
+
+    if not gpu.is_cuda(device):  # the course's one device parser: "cpu", "cuda", "cuda:N", torch.device
         return ["CPUExecutionProvider"]
-    if kind != "cuda":
-        raise ValueError(f"device must be 'cpu' or 'cuda', got {device!r}")
     if "CUDAExecutionProvider" not in ort.get_available_providers():
         raise RuntimeError("this onnxruntime has no CUDAExecutionProvider (available: "
                            f"{', '.join(ort.get_available_providers())}); install the GPU build with "

@@ -63,7 +63,12 @@ def cupy_usable() -> bool:
 
 
 def mode() -> str:
-    """The current size: ``"fast"`` (COURSE_FAST=1), else ``"gpu"`` with a usable GPU, else ``"cpu"``."""
+    """The current size: ``COURSE_MODE`` when set, else ``"fast"`` (COURSE_FAST=1), else ``"gpu"``
+    when the course computes on a GPU (``device()``), else ``"cpu"``.
+
+    So ``COURSE_DEVICE=cpu`` on a GPU machine gives cpu sizes; ``COURSE_MODE=gpu COURSE_DEVICE=cpu``
+    gives gpu sizes on the CPU (with ``COURSE_MAX_STEPS``, the size check of ``make test-gpu-sizes``).
+    """
     forced = os.environ.get("COURSE_MODE", "").strip().lower()
     if forced:
         if forced not in MODES:
@@ -73,7 +78,7 @@ def mode() -> str:
         return forced
     if _truthy(os.environ.get("COURSE_FAST")):
         return "fast"
-    return "gpu" if torch_cuda_usable() else "cpu"
+    return "gpu" if _wanted_device()[0] == "cuda" else "cpu"
 
 
 def pick(*, fast, cpu, gpu):
@@ -121,22 +126,37 @@ def limit(iterable):
         yield item
 
 
-def device():
-    """The ``torch.device`` the course computes on: ``cuda`` when usable, else ``cpu``.
+def _wanted_device() -> tuple[str, int | None]:
+    """(type, index) of the course's device, from COURSE_DEVICE or what is usable; no torch import
+    unless COURSE_DEVICE is unset (then ``torch_cuda_usable`` decides)."""
+    from course import gpu
 
-    ``COURSE_DEVICE=cpu`` forces the CPU on a GPU machine.
+    wanted = os.environ.get("COURSE_DEVICE", "")
+    if not wanted.strip():
+        return ("cuda", None) if torch_cuda_usable() else ("cpu", None)
+    try:
+        kind, index = gpu._parse(wanted)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"COURSE_DEVICE: {error}; or unset COURSE_DEVICE") from None
+    if kind == "cuda" and not torch_cuda_usable():
+        raise RuntimeError(
+            f"COURSE_DEVICE={wanted!r} but no CUDA device is usable here; unset COURSE_DEVICE "
+            "or, on Colab, pick Runtime > Change runtime type > GPU."
+        )
+    return kind, index
+
+
+def device():
+    """The ``torch.device`` the course computes on: ``cuda`` when PyTorch can use a GPU, else ``cpu``.
+
+    ``COURSE_DEVICE`` ("cpu", "cuda" or "cuda:N") chooses instead; ``COURSE_DEVICE=cpu`` forces the
+    CPU on a GPU machine (and cpu sizes, see ``mode()``). Every course helper whose ``device`` is
+    left out (None) uses this device.
     """
     import torch
 
-    wanted = os.environ.get("COURSE_DEVICE", "").strip().lower()
-    if wanted:
-        if wanted.startswith("cuda") and not torch_cuda_usable():
-            raise RuntimeError(
-                f"COURSE_DEVICE={wanted!r} but no CUDA device is usable here; unset COURSE_DEVICE "
-                "or, on Colab, pick Runtime > Change runtime type > GPU."
-            )
-        return torch.device(wanted)
-    return torch.device("cuda" if torch_cuda_usable() else "cpu")
+    kind, index = _wanted_device()
+    return torch.device(kind, index) if index is not None else torch.device(kind)
 
 
 def in_colab() -> bool:
@@ -224,16 +244,18 @@ def info() -> dict:
         facts["cuDNN"] = torch.backends.cudnn.version() if torch_cuda_usable() else "n/a"
     except ImportError:
         facts["torch CUDA build"] = "torch not installed"
-    if torch_cuda_usable():
+    where = device()
+    if where.type == "cuda":
         import torch
 
-        props = torch.cuda.get_device_properties(0)
-        facts["device"] = f"cuda:0 {props.name}"
+        props = torch.cuda.get_device_properties(where)
+        facts["device"] = f"{where} {props.name}"
         facts["GPU memory"] = f"{props.total_memory / 2**30:.1f} GiB"
         facts["compute capability"] = f"{props.major}.{props.minor}"
         facts["GPUs"] = torch.cuda.device_count()
     else:
-        facts["device"] = f"cpu ({platform.processor() or platform.machine()})"
+        facts["device"] = f"cpu ({platform.processor() or platform.machine()})" + (
+            ", told by COURSE_DEVICE=cpu" if torch_cuda_usable() else "")
         facts["GPU memory"] = "n/a"
     if importlib.util.find_spec("cupy") is None:
         facts["CuPy"] = "not installed: CUDA C kernels run on the CPU backend"
@@ -241,7 +263,12 @@ def info() -> dict:
         facts["CuPy"] = f"{_version('cupy') if _version('cupy') != 'not installed' else 'installed'}, runs kernels"
     else:
         facts["CuPy"] = "installed, but no usable GPU/driver: kernels run on the CPU backend"
-    facts["kernel backend"] = "cupy" if cupy_usable() and os.environ.get("COURSE_CUDA_BACKEND", "") != "cpu" else "cpu"
+    try:
+        from course.cuda import backend
+
+        facts["kernel backend"] = backend()
+    except (RuntimeError, ValueError) as error:  # a COURSE_CUDA_BACKEND that cannot be honoured
+        facts["kernel backend"] = f"none: {error}"
     return facts
 
 

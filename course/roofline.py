@@ -1,4 +1,4 @@
-"""The roofline: what limits a kernel, its arithmetic or its memory traffic (notebook 10).
+"""Peaks and the roofline: what limits a kernel, its arithmetic or its memory traffic (notebooks 06, 10).
 
 A kernel that does ``flops`` operations while moving ``bytes`` to and from memory has an
 *arithmetic intensity* of ``flops / bytes`` (FLOP per byte). On a device that can do at most
@@ -6,28 +6,54 @@ A kernel that does ``flops`` operations while moving ``bytes`` to and from memor
 ``min(P, intensity × B)`` FLOP/s: the roof. Left of the *ridge point* ``P / B`` a kernel is
 memory-bound, right of it compute-bound.
 
-``measure_peaks(device)`` measures ``P`` and ``B`` on this device instead of quoting a data
-sheet: a large float32 matmul for FLOP/s and a large copy for bytes/s, both timed with
-``course.timing.benchmark``. They are *attainable* peaks (what PyTorch reaches), a little
-below the vendor's numbers. ``plot_roofline`` places measured kernels (``KernelPoint``) under
-that roof.
+The course's one definition of a device's peaks lives here, and every result names its method:
+
+- ``method="measured"`` (the default): a large float32 matmul for FLOP/s and a large copy for
+  bytes/s, timed with ``course.timing.benchmark``; the best call counts, because a ceiling is
+  what the device *can* do. These are *attainable* peaks, a little below the data sheet.
+- ``method="theoretical"``: the data-sheet figures computed from the GPU's properties
+  (``course.gpu.device_properties``); a CPU has none.
+
+``peak_bandwidth`` and ``peak_flops`` return one ``Peak`` each; ``peaks`` returns both as
+``Peaks``, which ``plot_roofline`` draws with measured kernels (``KernelPoint``) under it.
+Devices follow ``course.gpu``: "cpu", "cuda", "cuda:N", a torch.device; None means
+``course.env.device()``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Peaks", "KernelPoint", "measure_peaks", "plot_roofline"]
+__all__ = ["METHODS", "Peak", "Peaks", "KernelPoint", "peak_bandwidth", "peak_flops", "peaks", "plot_roofline"]
+
+#: How a peak can be found.
+METHODS = ("measured", "theoretical")
+
+
+@dataclass(frozen=True)
+class Peak:
+    """One ceiling of a device: ``per_s`` units per second, found by ``method`` ("measured" or "theoretical")."""
+
+    per_s: float
+    unit: str      # "bytes" or "FLOP"
+    method: str
+    how: str
+    device: str
+
+    def __str__(self) -> str:
+        scaled = f"{self.per_s / 1e9:.3g} G{'B' if self.unit == 'bytes' else 'FLOP'}/s"
+        return f"{self.device}: {scaled} ({self.method}: {self.how})"
 
 
 @dataclass(frozen=True)
 class Peaks:
-    """The device's measured ceilings: FLOP/s and bytes/s."""
+    """The device's ceilings: FLOP/s and bytes/s, and how they were found."""
 
     flops_per_s: float
     bytes_per_s: float
     device: str
     how: str = ""
+    method: str = "measured"
 
     @property
     def ridge(self) -> float:
@@ -40,7 +66,7 @@ class Peaks:
 
     def __str__(self) -> str:
         return (f"{self.device}: {self.flops_per_s / 1e9:.3g} GFLOP/s, {self.bytes_per_s / 1e9:.3g} GB/s, "
-                f"ridge at {self.ridge:.3g} FLOP/byte" + (f" ({self.how})" if self.how else ""))
+                f"ridge at {self.ridge:.3g} FLOP/byte ({self.method}" + (f": {self.how})" if self.how else ")"))
 
 
 @dataclass(frozen=True)
@@ -81,36 +107,107 @@ class KernelPoint:
 
 def _default_sizes(device) -> tuple[int, int]:
     """(matmul n, copy bytes): large enough to leave the caches and hide call overheads."""
-    if str(getattr(device, "type", device)).startswith("cuda"):
+    if device.type == "cuda":
         return 8192, 2**30
     return 1024, 2**27  # 128 MiB: well past a CPU's last-level cache
 
 
-def measure_peaks(device, matmul_n: int | None = None, copy_bytes: int | None = None,
-                  repeat: int = 10) -> Peaks:
-    """Measure FLOP/s (float32 matmul, 2n³ FLOP) and bytes/s (copy, 2 × bytes moved) on ``device``."""
+def _check_method(method: str) -> None:
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}, got {method!r}")
+
+
+def _theoretical(device, key: str) -> float:
+    from course import gpu
+
+    if device.type != "cuda":
+        raise ValueError(f"a CPU has no theoretical peak here (no data sheet to read): use method='measured' "
+                         f"on {device}")
+    properties = gpu.device_properties(device)
+    if not properties or not properties.get(key):
+        raise RuntimeError(f"this GPU's driver does not report what {key!r} needs (properties: {properties}); "
+                           "use method='measured'")
+    return properties[key] * 1e9
+
+
+def _positive(name: str, value):
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+        raise ValueError(f"{name} must be a whole number >= 1 (or None for the default), got {value!r}")
+
+
+def peak_bandwidth(device=None, method: str = "measured", nbytes: int | None = None, repeat: int = 10) -> Peak:
+    """The most bytes per second ``device``'s memory moves, found by ``method``.
+
+    measured: a copy of ``nbytes`` (default 128 MiB on a CPU, 1 GiB on a GPU), counted as read
+    once and written once, best of ``repeat`` calls; with PyTorch, or with CuPy on a GPU PyTorch
+    cannot reach. theoretical: 2 (double data rate) × memory clock × bus width, from the GPU's properties.
+    """
+    from course import gpu
+
+    _check_method(method)
+    _positive("nbytes", nbytes)
+    device = gpu.parse_device(device)
+    if method == "theoretical":
+        return Peak(_theoretical(device, "peak GB/s"), "bytes", method,
+                    "memory clock × bus width × 2 (device properties)", str(device))
+    from course import env
+    from course.timing import benchmark
+
+    nbytes = nbytes or _default_sizes(device)[1]
+    if device.type == "cuda" and not env.torch_cuda_usable() and env.cupy_usable():
+        import cupy
+
+        source, target = cupy.ones(nbytes, cupy.uint8), cupy.empty(nbytes, cupy.uint8)
+        copy = benchmark(cupy.copyto, target, source, device=device, repeat=repeat, label="peak copy")
+        library = "CuPy"
+    else:
+        import torch
+
+        source = torch.ones(nbytes, dtype=torch.uint8, device=device)
+        target = torch.empty_like(source)
+        copy = benchmark(target.copy_, source, device=device, repeat=repeat, label="peak copy")
+        library = "PyTorch"
+    del source, target
+    # The best call, not the median: a ceiling is what the device *can* do, and on a shared
+    # machine the slow calls measure the neighbours.
+    return Peak(2 * nbytes / copy.best, "bytes", method,
+                f"{library} copy of {nbytes / 2**20:.0f} MiB, best of {len(copy.times)}", str(device))
+
+
+def peak_flops(device=None, method: str = "measured", n: int | None = None, repeat: int = 10) -> Peak:
+    """The most float32 FLOP per second ``device`` computes, found by ``method``.
+
+    measured: an n×n float32 matmul (2n³ FLOP; default n = 1024 on a CPU, 8192 on a GPU), best
+    of ``repeat`` calls, with PyTorch's default precision (no TF32 unless enabled).
+    theoretical: 2 (a fused multiply-add) × FP32 lanes per SM × SMs × SM clock (CUDA cores, not tensor cores).
+    """
+    from course import gpu
+
+    _check_method(method)
+    _positive("n", n)
+    device = gpu.parse_device(device)
+    if method == "theoretical":
+        return Peak(_theoretical(device, "peak GFLOP/s"), "FLOP", method,
+                    "2 × FP32 lanes × SMs × clock (device properties)", str(device))
     import torch
 
     from course.timing import benchmark
 
-    device = torch.device(device)
-    default_n, default_bytes = _default_sizes(device)
-    n = matmul_n or default_n
-    nbytes = copy_bytes or default_bytes
-    if n < 1 or nbytes < 4:
-        raise ValueError(f"matmul_n must be >= 1 and copy_bytes >= 4, got {n} and {nbytes}")
+    n = n or _default_sizes(device)[0]
     a = torch.randn(n, n, device=device)
     b = torch.randn(n, n, device=device)
     matmul = benchmark(torch.matmul, a, b, device=device, repeat=repeat, label="peak matmul")
-    del a, b
-    source = torch.empty(nbytes // 4, device=device)
-    target = torch.empty_like(source)
-    copy = benchmark(target.copy_, source, device=device, repeat=repeat, label="peak copy")
-    moved = 2 * source.numel() * 4  # every byte is read once and written once
-    # The best call, not the median: a ceiling is what the device *can* do, and on a shared
-    # machine the slow calls measure the neighbours.
-    return Peaks(flops_per_s=2 * n**3 / matmul.best, bytes_per_s=moved / copy.best, device=str(device),
-                 how=f"float32 matmul n={n}, copy of {nbytes / 2**20:.0f} MiB")
+    return Peak(2 * n**3 / matmul.best, "FLOP", method, f"float32 matmul n={n}, best of {len(matmul.times)}",
+                str(device))
+
+
+def peaks(device=None, method: str = "measured", matmul_n: int | None = None, copy_bytes: int | None = None,
+          repeat: int = 10) -> Peaks:
+    """FLOP/s (``peak_flops``) and bytes/s (``peak_bandwidth``) of ``device``, both found by ``method``."""
+    flops = peak_flops(device, method, n=matmul_n, repeat=repeat)
+    memory = peak_bandwidth(device, method, nbytes=copy_bytes, repeat=repeat)
+    return Peaks(flops_per_s=flops.per_s, bytes_per_s=memory.per_s, device=flops.device,
+                 how=f"{flops.how}; {memory.how}", method=method)
 
 
 def _percent(fraction: float) -> str:
@@ -131,7 +228,7 @@ def plot_roofline(peaks: Peaks, points=(), ax=None, title: str | None = None):
     low = min(intensities) / 4
     high = max(intensities) * 4
     x = np.logspace(np.log10(low), np.log10(high), 200)
-    ax.plot(x, [peaks.roof(i) / 1e9 for i in x], color="black", linewidth=2, label="roof (measured peaks)")
+    ax.plot(x, [peaks.roof(i) / 1e9 for i in x], color="black", linewidth=2, label=f"roof ({peaks.method} peaks)")
     ax.axvline(peaks.ridge, color="grey", linestyle=":", linewidth=1)
     ax.annotate(f"ridge {peaks.ridge:.3g} FLOP/B", (peaks.ridge, 0), xycoords=("data", "axes fraction"),
                 textcoords="offset points", xytext=(3, 4), fontsize=8, color="grey")

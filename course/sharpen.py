@@ -447,37 +447,16 @@ def bytes_moved(image) -> int:
     return 2 * int(np.prod(image.shape))
 
 
-def peak_bandwidth(device="cpu", size_mb: int = 64):
-    """(GB/s, how it was found) for ``device``: "cpu" or "cuda"/"cupy" (notebook 06).
+def peak_bandwidth(device=None, size_mb: int = 64, method: str = "measured"):
+    """(GB/s, how it was found) for ``device`` (notebook 06): ``course.roofline.peak_bandwidth``.
 
-    On the CPU: a measured NumPy copy of ``size_mb`` MB (read + written), the practical peak.
-    On a GPU: memory clock × bus width × 2 (double data rate) from the device's properties
-    when CuPy reports them, else a measured device-to-device copy.
+    ``device``: "cpu", "cuda" (CuPy arrays are on "cuda" too) or a torch.device; None means
+    ``course.env.device()``. ``method="measured"``: the best copy of ``size_mb`` MB (read +
+    written); ``"theoretical"``: from the GPU's properties. ``how`` names the method.
     """
-    from course.timing import benchmark
+    from course import roofline
 
-    name = str(getattr(device, "type", device))
-    n = size_mb * 2**20
-    if name == "cpu":
-        src, dst = np.ones(n, np.uint8), np.empty(n, np.uint8)
-        t = benchmark(np.copyto, dst, src, device="cpu", min_time=0.1)
-        return 2 * n / t.median / 1e9, f"measured NumPy copy of {size_mb} MB"
-    from course import gpu
-
-    theoretical = (gpu.device_properties() or {}).get("peak GB/s")
-    if theoretical:
-        return theoretical, "device properties (memory clock × bus width × 2)"
-    from course import env
-
-    if env.cupy_usable():
-        import cupy
-
-        src, dst = cupy.ones(n, cupy.uint8), cupy.empty(n, cupy.uint8)
-        t = benchmark(cupy.copyto, dst, src, device="cupy", min_time=0.1)
-    else:
-        import torch
-
-        src = torch.ones(n, dtype=torch.uint8, device="cuda")
-        dst = torch.empty_like(src)
-        t = benchmark(dst.copy_, src, device="cuda", min_time=0.1)
-    return 2 * n / t.median / 1e9, f"measured device copy of {size_mb} MB"
+    if isinstance(size_mb, bool) or not isinstance(size_mb, int) or size_mb < 1:
+        raise ValueError(f"size_mb must be a whole number of MB >= 1, got {size_mb!r}")
+    peak = roofline.peak_bandwidth(device, method=method, nbytes=size_mb * 2**20)
+    return peak.per_s / 1e9, f"{peak.method}: {peak.how}"

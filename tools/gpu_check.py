@@ -38,7 +38,7 @@ GPU_MODE = {"00_setup_and_tour", "01_cuda_basics", "04_tensors_and_autograd", "0
 # The unit tests that have GPU cases (CuPy parity and faults, CUDA helpers, GPU paths of modules).
 GPU_TESTS = ["tests/test_cuda_api.py", "tests/test_cuda_faults.py", "tests/test_cuda_kernels.py",
              "tests/test_digits_and_gpu_helpers.py", "tests/test_env.py", "tests/test_kernels_torch.py",
-             "tests/test_perf.py", "tests/test_sharpen.py"]
+             "tests/test_devices.py", "tests/test_sharpen.py", "tests/test_timing.py"]
 
 
 def run_step(name: str, command: list[str], log: Path, timeout: float, env: dict | None = None) -> dict:
