@@ -8,21 +8,66 @@ Notebook 09 first does each step in the open; these helpers are the same steps, 
     got = run_session(session, images)[0]                     # tensors or arrays in, arrays out
     report = compare_outputs(expected, got, atol=1e-4, rtol=1e-3)
     assert report.ok, report
+    binding = bind_torch(session, [images], [logits])          # IOBinding: torch tensors in place, no copies
+    session.run_with_iobinding(binding)
 
 onnx and onnxruntime are imported inside the functions: ``import course`` stays fast and works
-without them (``pip install "torch-cuda-course[onnx]"`` installs them).
+without them; ``require_onnx()`` says how to install them (``pip install "torch-cuda-course[onnx]"``,
+and ``onnxruntime-gpu`` instead of ``onnxruntime`` for the CUDA and TensorRT providers).
 """
 
 from __future__ import annotations
 
 import collections
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["export_onnx", "op_counts", "graph_summary", "GraphSummary", "providers_for",
-           "ort_session", "run_session", "compare_outputs", "Parity", "file_size", "format_bytes",
+__all__ = ["require_onnx", "export_onnx", "op_counts", "graph_summary", "GraphSummary", "providers_for",
+           "ort_session", "run_session", "bind_torch", "tensorrt_available", "tensorrt_providers",
+           "compare_outputs", "Parity", "file_size", "format_bytes",
            "Table"]
+
+
+# ---------------------------------------------------------------- install
+
+#: What the ONNX lessons import, and the oldest version that works (the dynamo exporter of
+#: torch >= 2.8 needs onnxscript >= 0.3.1).
+_ONNX_PACKAGES = {"onnx": "1.16", "onnxruntime": "1.18", "onnxscript": "0.3.1"}
+
+
+def _version_tuple(text: str) -> tuple:
+    return tuple(int(part) for part in re.findall(r"\d+", text)[:3])
+
+
+def require_onnx() -> dict:
+    """Versions of onnx, onnxruntime and onnxscript; a clear error saying how to install them (notebook 09).
+
+    Raises ``ModuleNotFoundError`` naming what is missing (or too old) and the command that
+    installs it: on Colab, re-running the notebook's setup cell; elsewhere the course's ``[onnx]`` extra.
+    """
+    import importlib
+
+    found, problems = {}, []
+    for name, oldest in _ONNX_PACKAGES.items():
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            problems.append(f"{name} is not installed")
+            continue
+        found[name] = getattr(module, "__version__", "?")
+        if found[name] != "?" and _version_tuple(found[name]) < _version_tuple(oldest):
+            problems.append(f"{name} {found[name]} is older than {oldest}")
+    if problems:
+        from course import env
+
+        how = ("run the setup cell at the top of the notebook again (on Colab it installs them)" if env.in_colab()
+               else 'install them with `pip install -U "torch-cuda-course[onnx]"` (or `make lab`), then restart the kernel')
+        raise ModuleNotFoundError(f"{'; '.join(problems)}: this lesson needs onnx, onnxruntime and onnxscript — {how}. "
+                                  "On an NVIDIA GPU, `pip install onnxruntime-gpu` (instead of onnxruntime) adds the "
+                                  "CUDA and TensorRT providers.")
+    return found
 
 
 # ---------------------------------------------------------------- export
@@ -183,12 +228,13 @@ def providers_for(device="cpu") -> list:
     return ["CUDAExecutionProvider", "CPUExecutionProvider"]
 
 
-def ort_session(model, *, device="cpu", threads: int | None = None):
+def ort_session(model, *, device="cpu", threads: int | None = None, providers: list | None = None):
     """An ONNX Runtime ``InferenceSession`` with explicit threads and providers (notebook 09).
 
     ``threads`` sets ``intra_op_num_threads`` (default: PyTorch's ``torch.get_num_threads()``, so
     both engines get the same cores); one inter-op thread; all graph optimisations on.
-    ``model`` is a path or an ``onnx.ModelProto``.
+    ``model`` is a path or an ``onnx.ModelProto``; ``providers`` (e.g. ``tensorrt_providers(...)``)
+    replaces the ones ``providers_for(device)`` picks.
     """
     import onnxruntime as ort
 
@@ -206,7 +252,7 @@ def ort_session(model, *, device="cpu", threads: int | None = None):
     source = model.SerializeToString() if hasattr(model, "SerializeToString") else str(model)
     if isinstance(source, str) and not Path(source).is_file():
         raise FileNotFoundError(f"no ONNX file at {source}; export one first (course.deploy.export_onnx)")
-    return ort.InferenceSession(source, options, providers=providers_for(device))
+    return ort.InferenceSession(source, options, providers=providers if providers is not None else providers_for(device))
 
 
 def run_session(session, *inputs) -> list:
@@ -222,6 +268,81 @@ def run_session(session, *inputs) -> list:
             value = value.detach().cpu().numpy()
         feed[name] = np.ascontiguousarray(value)
     return session.run(None, feed)
+
+
+_TORCH_DTYPES = {"tensor(float)": "float32", "tensor(float16)": "float16", "tensor(double)": "float64",
+                 "tensor(int64)": "int64", "tensor(int32)": "int32", "tensor(uint8)": "uint8", "tensor(bool)": "bool"}
+
+
+def bind_torch(session, inputs, outputs):
+    """An ``IOBinding`` that reads ``inputs`` and writes ``outputs`` where they are: no copies (notebook 09).
+
+    ``inputs`` and ``outputs`` are lists of contiguous torch tensors, in the graph's order, on the
+    CPU or on a CUDA GPU (then the session needs the CUDA or TensorRT provider); ``outputs`` are
+    preallocated with the right shapes. Run with ``session.run_with_iobinding(binding)``, as often
+    as you like: ONNX Runtime reads the inputs' memory and writes the results into the outputs'.
+    On a GPU, let PyTorch finish writing the inputs first (``course.gpu.synchronize(device)``);
+    ``run_with_iobinding`` returns when ONNX Runtime's own GPU work is done. Keep the tensors alive
+    while the binding is in use: it holds their addresses, not the tensors.
+    """
+    import numpy as np
+
+    binding = session.io_binding()
+    for kind, values, declared in (("input", inputs, session.get_inputs()), ("output", outputs, session.get_outputs())):
+        values = list(values)
+        if len(values) != len(declared):
+            raise ValueError(f"the model has {len(declared)} {kind}(s) {[d.name for d in declared]}, got {len(values)}")
+        for value, spec in zip(values, declared):
+            if not hasattr(value, "data_ptr") or not hasattr(value, "is_contiguous"):
+                raise TypeError(f"{kind} {spec.name!r}: bind_torch binds torch tensors, got {type(value).__name__}")
+            dtype = _TORCH_DTYPES.get(spec.type)
+            if dtype is None or str(value.dtype) != f"torch.{dtype}":
+                raise TypeError(f"{kind} {spec.name!r} is {spec.type} in the model, the tensor is {value.dtype}")
+            if not value.is_contiguous():
+                raise ValueError(f"{kind} {spec.name!r} is not contiguous: bind value.contiguous() (and keep it alive)")
+            fixed = [(i, d, s) for i, (d, s) in enumerate(zip(spec.shape, value.shape)) if isinstance(d, int) and d != s]
+            if len(spec.shape) != value.ndim or fixed:
+                raise ValueError(f"{kind} {spec.name!r} has shape {spec.shape} in the model, the tensor {tuple(value.shape)}")
+            if value.device.type == "cuda":
+                if not {"CUDAExecutionProvider", "TensorrtExecutionProvider"} & set(session.get_providers()):
+                    raise RuntimeError(f"{kind} {spec.name!r} is on {value.device} but the session runs on "
+                                       f"{session.get_providers()}: create it with device='cuda' (onnxruntime-gpu)")
+                where = ("cuda", value.device.index or 0)
+            elif value.device.type == "cpu":
+                where = ("cpu", 0)
+            else:
+                raise ValueError(f"{kind} {spec.name!r} is on {value.device}: bind CPU or CUDA tensors")
+            bind = binding.bind_input if kind == "input" else binding.bind_output
+            bind(spec.name, *where, np.dtype(dtype), tuple(value.shape), value.data_ptr())
+    return binding
+
+
+def tensorrt_available() -> bool:
+    """True when this onnxruntime has the TensorRT execution provider (onnxruntime-gpu with TensorRT)."""
+    import onnxruntime as ort
+
+    return "TensorrtExecutionProvider" in ort.get_available_providers()
+
+
+def tensorrt_providers(cache_dir, *, fp16: bool = True, shapes: dict | None = None, device_id: int = 0) -> list:
+    """ONNX Runtime providers for TensorRT (then CUDA, then CPU for what TensorRT cannot run) (notebook 09).
+
+    TensorRT compiles the graph into an *engine* for this GPU the first time a session runs
+    (seconds to minutes); ``cache_dir`` keeps it for the next session. ``fp16`` lets it choose
+    float16 kernels. ``shapes`` = ``{input name: (smallest, typical, largest shape)}`` builds one
+    engine for that range of batch sizes instead of one per new shape.
+    """
+    if not tensorrt_available():
+        raise RuntimeError("this onnxruntime has no TensorrtExecutionProvider: install onnxruntime-gpu and "
+                           "NVIDIA's TensorRT libraries (pip install tensorrt), or use Torch-TensorRT")
+    Path(cache_dir).mkdir(parents=True, exist_ok=True)
+    options = {"device_id": device_id, "trt_fp16_enable": bool(fp16), "trt_engine_cache_enable": True,
+               "trt_engine_cache_path": str(cache_dir)}
+    for key, index in (("trt_profile_min_shapes", 0), ("trt_profile_opt_shapes", 1), ("trt_profile_max_shapes", 2)):
+        if shapes:
+            options[key] = ",".join(f"{name}:{'x'.join(str(d) for d in sizes[index])}" for name, sizes in shapes.items())
+    return [("TensorrtExecutionProvider", options), ("CUDAExecutionProvider", {"device_id": device_id}),
+            "CPUExecutionProvider"]
 
 
 # ---------------------------------------------------------------- compare

@@ -73,7 +73,7 @@ def test_providers_for_cpu_and_a_clear_error_without_the_cuda_provider():
     else:
         with pytest.raises(RuntimeError, match="onnxruntime-gpu"):
             deploy.providers_for("cuda")
-    with pytest.raises(ValueError, match="'cpu' or 'cuda'"):
+    with pytest.raises(ValueError, match="'cpu'"):  # the course's one device parser says what to write
         deploy.providers_for("tpu")
 
 
@@ -140,3 +140,76 @@ def test_file_size_format_bytes_and_table(tmp_path):
     assert "<caption>latency</caption>" in table._repr_html_()
     with pytest.raises(ValueError, match="2 values"):
         deploy.Table(["a", "b"], [[1]])
+
+
+def test_require_onnx_names_what_is_missing_and_how_to_install_it(monkeypatch):
+    versions = deploy.require_onnx()
+    assert set(versions) == {"onnx", "onnxruntime", "onnxscript"}
+    import builtins
+
+    real_import = builtins.__import__
+
+    def without_onnxscript(name, *args, **kwargs):
+        if name == "onnxscript":
+            raise ImportError("No module named 'onnxscript'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.delitem(__import__("sys").modules, "onnxscript", raising=False)
+    monkeypatch.setattr(builtins, "__import__", without_onnxscript)
+    monkeypatch.setattr("importlib.import_module", lambda name: without_onnxscript(name))
+    with pytest.raises(ModuleNotFoundError, match=r"onnxscript is not installed.*torch-cuda-course\[onnx\]"):
+        deploy.require_onnx()
+
+
+def test_require_onnx_rejects_an_onnxscript_too_old_for_the_dynamo_exporter(monkeypatch):
+    import onnxscript
+
+    monkeypatch.setattr(onnxscript, "__version__", "0.2.5")
+    with pytest.raises(ModuleNotFoundError, match="onnxscript 0.2.5 is older than 0.3.1"):
+        deploy.require_onnx()
+
+
+def test_bind_torch_reads_and_writes_torch_tensors_in_place(tmp_path):
+    path = tmp_path / "gate.onnx"
+    onnx.save(tiny_graph_with_if(), path)
+    session = deploy.ort_session(path, threads=1)
+    x = torch.tensor([[1.0, -2.0, 3.0, 4.0]] * 3)
+    y = torch.full((3, 4), float("nan"))
+    address = y.data_ptr()
+    binding = deploy.bind_torch(session, [x], [y])
+    session.run_with_iobinding(binding)
+    assert y.data_ptr() == address  # the result was written where y lives: no new array
+    torch.testing.assert_close(y, torch.relu(x) * torch.tensor([1.0, 2.0, 3.0, 4.0]))
+    x.mul_(-1)  # the binding holds x's address: a second run reads the new values
+    session.run_with_iobinding(binding)
+    torch.testing.assert_close(y, -x * torch.tensor([1.0, 2.0, 3.0, 4.0]))
+
+
+def test_bind_torch_refuses_what_would_be_read_wrongly(tmp_path):
+    path = tmp_path / "gate.onnx"
+    onnx.save(tiny_graph_with_if(), path)
+    session = deploy.ort_session(path, threads=1)
+    x, y = torch.ones(3, 4), torch.empty(3, 4)
+    with pytest.raises(TypeError, match="tensor\\(float\\) in the model, the tensor is torch.float64"):
+        deploy.bind_torch(session, [x.double()], [y])
+    with pytest.raises(ValueError, match="not contiguous"):
+        deploy.bind_torch(session, [torch.ones(4, 3).t()], [y])
+    with pytest.raises(ValueError, match="shape \\['batch', 4\\]"):
+        deploy.bind_torch(session, [torch.ones(3, 5)], [y])
+    with pytest.raises(ValueError, match="1 output"):
+        deploy.bind_torch(session, [x], [y, y])
+    with pytest.raises(TypeError, match="torch tensors"):
+        deploy.bind_torch(session, [x.numpy()], [y])
+
+
+def test_tensorrt_providers_need_the_provider_and_describe_a_shape_range(tmp_path, monkeypatch):
+    if not deploy.tensorrt_available():
+        with pytest.raises(RuntimeError, match="TensorrtExecutionProvider"):
+            deploy.tensorrt_providers(tmp_path)
+        monkeypatch.setattr(deploy, "tensorrt_available", lambda: True)
+    providers = deploy.tensorrt_providers(tmp_path / "engines", shapes={"images": ((1, 3, 8, 8), (4, 3, 8, 8),
+                                                                                   (16, 3, 8, 8))})
+    name, options = providers[0]
+    assert name == "TensorrtExecutionProvider" and providers[-1] == "CPUExecutionProvider"
+    assert options["trt_profile_min_shapes"] == "images:1x3x8x8" and options["trt_profile_max_shapes"] == "images:16x3x8x8"
+    assert options["trt_fp16_enable"] is True and (tmp_path / "engines").is_dir()
