@@ -1,0 +1,776 @@
+"""Twenty CUDA C kernel puzzles with their specs, launches, references and rules (notebook 02).
+
+In the spirit of Sasha Rush's GPU-Puzzles, but in CUDA C: each puzzle gives a spec (a NumPy
+reference), the launch the kernel will get, a stub to fill in, and a check that runs the kernel
+on the CPU backend on several sizes, compares every element, and enforces the puzzle's rules —
+from the source ("use `__shfl_down_sync`") and, where ``course.cuda`` can profile a launch,
+from the access trace ("each thread reads `a` at most once", "coalesced: 4 sectors per
+request"). On a GPU the check also runs the kernel with CuPy and compares.
+
+    from course.exercises import kernel_puzzles as kp
+    kp.show(1)                      # the spec, the launch and a picture of the expected result
+    kp.check(1, MAP)                # ✅ or ❌ with the first wrong element or the rule broken
+    kp.scoreboard(globals())        # which puzzles pass, from the learner's own kernels
+
+Hints: ``course.checks.hint()`` after a check gives a nudge, then the method; the answers are
+only in the notebook's folded solution cells.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Callable
+
+import numpy as np
+
+from course import checks
+
+WARP = 32
+ROUNDS = [1]   # random inputs per size in every check (the notebook sets it with set_rounds)
+
+
+def set_rounds(rounds: int) -> None:
+    """How many random inputs of each size every check tries (more catch rarer bugs, take longer)."""
+    if not isinstance(rounds, int) or rounds < 1:
+        raise ValueError(f"rounds must be a whole number >= 1, got {rounds!r}")
+    ROUNDS[0] = rounds
+
+
+# --------------------------------------------------------------------------- rules
+
+
+@dataclasses.dataclass(frozen=True)
+class Rule:
+    """One rule a puzzle's kernel must keep, besides the right answer."""
+
+    text: str                                      # the rule in the learner's words
+    source_pattern: str | None = None              # regex the kernel source must match ...
+    source_forbidden: str | None = None            # ... or must not match
+    trace: Callable | None = None                  # f(profile, case) -> None or what broke it
+
+    def broken_in_source(self, source: str) -> str | None:
+        code = _strip_comments(source)
+        if self.source_pattern and not re.search(self.source_pattern, code):
+            return self.text
+        if self.source_forbidden and re.search(self.source_forbidden, code):
+            return self.text
+        return None
+
+
+def _strip_comments(source: str) -> str:
+    return re.sub(r"//[^\n]*|/\*.*?\*/", "", source, flags=re.S)
+
+
+def uses(token: str, text: str) -> Rule:
+    return Rule(text, source_pattern=re.escape(token))
+
+
+def avoids(pattern: str, text: str) -> Rule:
+    return Rule(text, source_forbidden=pattern)
+
+
+def _per_thread(trace, kinds, array=None):
+    """Accesses per (block, thread) of the given kinds (and argument index)."""
+    from course.cuda import transactions as tx
+
+    sel = np.isin(trace["kind"], kinds)
+    if array is not None:
+        sel &= trace["array"] == array
+    t = trace[sel]
+    if not len(t):
+        return {}
+    thread = t["warp"].astype(np.int64) * WARP + t["lane"]
+    keys, counts = np.unique(np.stack([t["block"], thread], axis=1), axis=0, return_counts=True)
+    del tx
+    return {(int(b), int(th)): int(c) for (b, th), c in zip(keys, counts)}
+
+
+def reads_at_most(array: str, limit: int) -> Rule:
+    def check(profile, case):
+        from course.cuda import transactions as tx
+
+        counts = _per_thread(profile.trace, (tx.GLOBAL_LOAD,), profile.argument_index(array))
+        worst = max(counts.items(), key=lambda kv: kv[1], default=None)
+        if worst and worst[1] > limit:
+            (block, thread), n = worst
+            return f"thread {thread} of block {block} reads `{array}` {n} times (at most {limit})"
+        return None
+
+    return Rule(f"each thread reads `{array}` at most {'once' if limit == 1 else f'{limit} times'}", trace=check)
+
+
+def writes_at_most(array: str, limit: int) -> Rule:
+    def check(profile, case):
+        from course.cuda import transactions as tx
+
+        counts = _per_thread(profile.trace, (tx.GLOBAL_STORE, tx.GLOBAL_ATOMIC), profile.argument_index(array))
+        worst = max(counts.items(), key=lambda kv: kv[1], default=None)
+        if worst and worst[1] > limit:
+            (block, thread), n = worst
+            return f"thread {thread} of block {block} writes `{array}` {n} times (at most {limit})"
+        return None
+
+    return Rule(f"each thread writes `{array}` at most {'once' if limit == 1 else f'{limit} times'}", trace=check)
+
+
+def global_reads_at_most(limit: Callable[[dict], int] | int, text: str) -> Rule:
+    def check(profile, case):
+        from course.cuda import transactions as tx
+
+        allowed = limit(case) if callable(limit) else limit
+        counts = _per_thread(profile.trace, (tx.GLOBAL_LOAD,))
+        worst = max(counts.items(), key=lambda kv: kv[1], default=None)
+        if worst and worst[1] > allowed:
+            (block, thread), n = worst
+            return f"thread {thread} of block {block} makes {n} global reads (at most {allowed} here)"
+        return None
+
+    return Rule(text, trace=check)
+
+
+def coalesced(kind: str = "global load", limit: float = 4.0) -> Rule:
+    def check(profile, case):
+        for s in profile.lines:
+            if s.kind == kind and s.sectors_per_request > limit + 1e-9:
+                return (f"line {s.line}: {s.sectors_per_request:.1f} sectors per request for a {kind} "
+                        f"(coalesced is {limit:g}): consecutive threads should touch consecutive addresses")
+        return None
+
+    return Rule(f"coalesced {kind}s: at most {limit:g} sectors per request", trace=check)
+
+
+def no_bank_conflicts() -> Rule:
+    def check(profile, case):
+        for s in profile.lines:
+            if s.kind.startswith("shared") and s.bank_conflicts:
+                return (f"line {s.line}: {s.bank_conflicts} bank conflicts in {s.requests} shared-memory "
+                        f"requests ({s.conflict_ways:.0f}-way on average)")
+        return None
+
+    return Rule("no shared-memory bank conflicts", trace=check)
+
+
+def global_atomics_per_block_at_most(limit: int) -> Rule:
+    def check(profile, case):
+        from course.cuda import transactions as tx
+
+        t = profile.trace[profile.trace["kind"] == tx.GLOBAL_ATOMIC]
+        if len(t):
+            blocks, counts = np.unique(t["block"], return_counts=True)
+            if counts.max() > limit:
+                return (f"block {int(blocks[counts.argmax()])} makes {int(counts.max())} atomic updates of "
+                        f"global memory (at most {limit}: one per bin, after the block's own histogram)")
+        return None
+
+    return Rule(f"at most {limit} global atomics per block", trace=check)
+
+
+# --------------------------------------------------------------------------- puzzles
+
+
+@dataclasses.dataclass(frozen=True)
+class Puzzle:
+    number: int
+    name: str                 # the kernel's name; the notebook's variable is NAME.upper()
+    title: str
+    spec: str                 # one paragraph, Markdown
+    learn: str                # what the learner will have learned
+    stub: str                 # the CUDA C stub, with TODOs that do not give the answer
+    make: Callable            # make(rng, size) -> case dict: inputs, outputs, scalars
+    args: tuple               # the kernel's arguments, by name, in order
+    outputs: tuple            # names of the arrays the kernel writes and the check compares
+    launch: Callable          # launch(case) -> (grid, block, shared_mem)
+    reference: Callable       # reference(case) -> {output name: expected array}
+    sizes: tuple              # the sizes the check runs
+    rules: tuple = ()
+    hints: tuple = ()
+    tolerance: float = 1e-5   # relative tolerance for floats (0: exact)
+
+    @property
+    def variable(self) -> str:
+        return self.name.upper()
+
+    def case(self, size, seed: int = 0) -> dict:
+        return self.make(np.random.default_rng(seed), size)
+
+
+def _f32(rng, *shape):
+    return rng.integers(-9, 10, size=shape).astype(np.float32)  # small integers: sums are exact
+
+
+def _blocks(n, threads):
+    return (n + threads - 1) // threads
+
+
+def _stub(signature: str, todo: str) -> str:
+    body = "\n".join(f"    // {line}" if line else "" for line in todo.strip().splitlines())
+    return f'extern "C" __global__ void {signature} {{\n{body}\n}}\n'
+
+
+PUZZLES: list[Puzzle] = []
+
+
+def _add(**kw):
+    PUZZLES.append(Puzzle(number=len(PUZZLES) + 1, **kw))
+
+
+_add(name="map", title="Map",
+     spec="Add 10 to every element: `out[i] = a[i] + 10`. One block with exactly one thread per element.",
+     learn="how a thread finds its element from `threadIdx.x`",
+     stub=_stub("map(const float* a, float* out)", "TODO: each thread handles one element"),
+     make=lambda rng, n: {"a": _f32(rng, n), "out": np.zeros(n, np.float32)},
+     args=("a", "out"), outputs=("out",),
+     launch=lambda c: ((1,), (c["a"].size,), 0),
+     reference=lambda c: {"out": c["a"] + 10}, sizes=(4, 32, 100),
+     rules=(reads_at_most("a", 1), writes_at_most("out", 1)),
+     hints=("Which built-in variable is different in every thread of the block?",
+            "Use the thread's x index as the element index, read that element of a once and write the same index "
+            "of out."))
+
+_add(name="zip", title="Zip",
+     spec="Add two arrays element by element: `out[i] = a[i] + b[i]`. One thread per element.",
+     learn="that threads of one kernel read several arrays at the same index",
+     stub=_stub("zip(const float* a, const float* b, float* out)", "TODO: one element per thread"),
+     make=lambda rng, n: {"a": _f32(rng, n), "b": _f32(rng, n), "out": np.zeros(n, np.float32)},
+     args=("a", "b", "out"), outputs=("out",),
+     launch=lambda c: ((1,), (c["a"].size,), 0),
+     reference=lambda c: {"out": c["a"] + c["b"]}, sizes=(4, 32, 100),
+     rules=(reads_at_most("a", 1), reads_at_most("b", 1), writes_at_most("out", 1)),
+     hints=("The same index works for all three arrays.",
+            "Compute the index once from threadIdx.x and use it for a, b and out."))
+
+_add(name="guard", title="Guard",
+     spec="The same map, `out[i] = a[i] + 10`, but the block has more threads (64) than elements (`n`). "
+          "Threads past the end must not touch memory.",
+     learn="why every kernel needs a bounds guard",
+     stub=_stub("guard(const float* a, float* out, int n)", "TODO: some threads have no element: make them do nothing"),
+     make=lambda rng, n: {"a": _f32(rng, n), "out": np.zeros(n, np.float32), "n": n},
+     args=("a", "out", "n"), outputs=("out",),
+     launch=lambda c: ((1,), (64,), 0),
+     reference=lambda c: {"out": c["a"] + 10}, sizes=(1, 10, 63, 64),
+     rules=(reads_at_most("a", 1), writes_at_most("out", 1)),
+     hints=("What happens to the threads whose index is n or more?",
+            "Wrap the read and the write in a test that the index is smaller than n."))
+
+_add(name="map_2d", title="Map 2D",
+     spec="`a` is an `n × n` matrix stored row by row; `out[r][c] = a[r][c] + 10`. One block of 16 × 16 threads, "
+          "`n ≤ 16`: `threadIdx.x` is the column, `threadIdx.y` the row.",
+     learn="2D thread indices and row-major indexing with a guard on both axes",
+     stub=_stub("map_2d(const float* a, float* out, int n)", "TODO: a 2D index, a guard on both coordinates"),
+     make=lambda rng, n: {"a": _f32(rng, n, n), "out": np.zeros((n, n), np.float32), "n": n},
+     args=("a", "out", "n"), outputs=("out",),
+     launch=lambda c: ((1,), (16, 16), 0),
+     reference=lambda c: {"out": c["a"] + 10}, sizes=(1, 5, 16),
+     rules=(reads_at_most("a", 1), writes_at_most("out", 1)),
+     hints=("A row-major matrix is one long array: where does row r start?",
+            "The flat index is row times the row length plus the column; guard row and column against n."))
+
+_add(name="broadcast", title="Broadcast",
+     spec="`a` is a column of `rows` values and `b` a row of `cols` values; "
+          "`out[r][c] = a[r] + b[c]` (`rows × cols`, row-major). One block of 16 × 16 threads.",
+     learn="broadcasting by index arithmetic: each operand is read at its own index",
+     stub=_stub("broadcast(const float* a, const float* b, float* out, int rows, int cols)",
+                "TODO: a is indexed by the row only, b by the column only"),
+     make=lambda rng, s: {"a": _f32(rng, s[0]), "b": _f32(rng, s[1]), "out": np.zeros(s, np.float32),
+                          "rows": s[0], "cols": s[1]},
+     args=("a", "b", "out", "rows", "cols"), outputs=("out",),
+     launch=lambda c: ((1,), (16, 16), 0),
+     reference=lambda c: {"out": c["a"][:, None] + c["b"][None, :]}, sizes=((1, 1), (3, 7), (16, 16), (15, 2)),
+     rules=(reads_at_most("a", 1), reads_at_most("b", 1), writes_at_most("out", 1)),
+     hints=("Which of the two coordinates does each input depend on?",
+            "Guard row < rows and col < cols; out's flat index is row * cols + col, a takes row, b takes col."))
+
+_add(name="blocks", title="Blocks",
+     spec="`out[i] = a[i] + 10` for `n` elements, with blocks of 32 threads — fewer threads per block than "
+          "elements, so the grid has several blocks.",
+     learn="the global index `blockIdx.x * blockDim.x + threadIdx.x`",
+     stub=_stub("blocks(const float* a, float* out, int n)", "TODO: the index across all blocks, and a guard"),
+     make=lambda rng, n: {"a": _f32(rng, n), "out": np.zeros(n, np.float32), "n": n},
+     args=("a", "out", "n"), outputs=("out",),
+     launch=lambda c: ((_blocks(c["n"], 32),), (32,), 0),
+     reference=lambda c: {"out": c["a"] + 10}, sizes=(1, 32, 33, 200),
+     rules=(reads_at_most("a", 1), writes_at_most("out", 1)),
+     hints=("Thread 0 of block 1 must not redo the work of thread 0 of block 0.",
+            "Skip the elements of the blocks before this one: block number times block size, plus the thread index; "
+            "then guard."))
+
+_add(name="blocks_2d", title="Blocks 2D",
+     spec="`out[r][c] = a[r][c] + 10` for a `rows × cols` matrix, with a 2D grid of 8 × 8-thread blocks.",
+     learn="2D grids: a global row and a global column",
+     stub=_stub("blocks_2d(const float* a, float* out, int rows, int cols)",
+                "TODO: global row and column from the block and thread indices; guard both"),
+     make=lambda rng, s: {"a": _f32(rng, *s), "out": np.zeros(s, np.float32), "rows": s[0], "cols": s[1]},
+     args=("a", "out", "rows", "cols"), outputs=("out",),
+     launch=lambda c: ((_blocks(c["cols"], 8), _blocks(c["rows"], 8)), (8, 8), 0),
+     reference=lambda c: {"out": c["a"] + 10}, sizes=((1, 1), (8, 8), (9, 17), (30, 5)),
+     rules=(reads_at_most("a", 1), writes_at_most("out", 1), coalesced("global load")),
+     hints=("x goes along a row (the column index), y goes down (the row index) — for blocks too.",
+            "Build the column from the x indices of block and thread, the row from the y indices; guard both; "
+            "index row-major."))
+
+_add(name="shared", title="Shared",
+     spec="`out[i] = a[i] + 10` again, but through shared memory: each block of 32 threads first copies its "
+          "32 elements of `a` into a `__shared__` array, waits, and computes from the shared copy.",
+     learn="the load → `__syncthreads()` → use pattern of shared memory",
+     stub=_stub("shared(const float* a, float* out, int n)",
+                "TODO: declare a __shared__ array of 32 floats\n"
+                "TODO: each thread loads its element (when inside)\n"
+                "TODO: wait for the whole block, then compute from the shared array"),
+     make=lambda rng, n: {"a": _f32(rng, n), "out": np.zeros(n, np.float32), "n": n},
+     args=("a", "out", "n"), outputs=("out",),
+     launch=lambda c: ((_blocks(c["n"], 32),), (32,), 0),
+     reference=lambda c: {"out": c["a"] + 10}, sizes=(1, 32, 70),
+     rules=(uses("__shared__", "use a __shared__ array"), uses("__syncthreads", "wait with __syncthreads()"),
+            reads_at_most("a", 1), writes_at_most("out", 1)),
+     hints=("Shared memory belongs to the block: which index does a thread use for its own slot?",
+            "Declare __shared__ float buffer[32]; store a[i] at buffer[threadIdx.x] under the guard; "
+            "__syncthreads() outside any if; then read buffer[threadIdx.x] under the guard."))
+
+
+def _pool(a):
+    out = a.copy()
+    out[1:] += a[:-1]
+    out[2:] += a[:-2]
+    return out
+
+
+_add(name="pooling", title="Pooling",
+     spec="A sliding sum of the last three elements: `out[i] = a[i-2] + a[i-1] + a[i]` (terms before the start "
+          "count as 0). Blocks of 32 threads; each thread may read global memory at most twice, so neighbours "
+          "come from shared memory.",
+     learn="a shared tile with a halo: threads load for each other",
+     stub=_stub("pooling(const float* a, float* out, int n)",
+                "TODO: a shared tile for the block's 32 elements and the 2 before them\n"
+                "TODO: fill it (the first threads also load the halo), wait, then sum from the tile"),
+     make=lambda rng, n: {"a": _f32(rng, n), "out": np.zeros(n, np.float32), "n": n},
+     args=("a", "out", "n"), outputs=("out",),
+     launch=lambda c: ((_blocks(c["n"], 32),), (32,), 0),
+     reference=lambda c: {"out": _pool(c["a"])}, sizes=(1, 2, 32, 33, 100),
+     rules=(uses("__shared__", "use a __shared__ tile"), global_reads_at_most(2, "at most 2 global reads per thread"),
+            writes_at_most("out", 1)),
+     hints=("Element i needs i-1 and i-2; for the first two threads of a block those belong to the previous block.",
+            "Make the tile 32 + 2 long; thread t stores a[i] at tile[t + 2]; threads 0 and 1 also store "
+            "a[i - 2] at tile[t] (0 before the start); sync; sum tile[t], tile[t+1], tile[t+2]."))
+
+_add(name="dot", title="Dot product",
+     spec="`out[0] = sum(a[i] * b[i])` for `n` elements with one block of 64 threads (`n ≤ 64`). Each thread "
+          "reads `a` and `b` once; only one thread writes the result.",
+     learn="a tree reduction in shared memory, with a barrier after every step",
+     stub=_stub("dot(const float* a, const float* b, float* out, int n)",
+                "TODO: each thread puts its product (or 0 past n) in shared memory\n"
+                "TODO: halve the number of active threads at each step, summing pairs; barrier each step\n"
+                "TODO: one thread writes the total"),
+     make=lambda rng, n: {"a": _f32(rng, n), "b": _f32(rng, n), "out": np.zeros(1, np.float32), "n": n},
+     args=("a", "b", "out", "n"), outputs=("out",),
+     launch=lambda c: ((1,), (64,), 0),
+     reference=lambda c: {"out": np.array([np.dot(c["a"].astype(np.float64), c["b"])], np.float32)},
+     sizes=(1, 7, 64),
+     rules=(reads_at_most("a", 1), reads_at_most("b", 1), uses("__syncthreads", "barriers between the steps")),
+     hints=("Sixty-four partial products, one total: how many steps if every step sums pairs?",
+            "Store a[i]*b[i] (0 when i >= n) in cache[t]; for stride = 32, 16, …, 1: if t < stride, "
+            "cache[t] += cache[t + stride]; __syncthreads() after each step (outside the if); thread 0 writes cache[0]."))
+
+
+def _conv(a, b):
+    n, k = a.size, b.size
+    padded = np.concatenate([a, np.zeros(k, np.float32)])
+    return np.array([np.dot(padded[i:i + k].astype(np.float64), b) for i in range(n)], np.float32)
+
+
+_add(name="conv1d", title="1D convolution",
+     spec="`out[i] = sum_j a[i + j] * b[j]` for `j < k` (`k ≤ 8`; `a` past its end counts as 0). Blocks of 32 "
+          "threads; each thread reads `a` at most twice and `b` at most once.",
+     learn="tiles with a halo on the right, and a small filter kept in shared memory",
+     stub=_stub("conv1d(const float* a, const float* b, float* out, int n, int k)",
+                "TODO: shared tiles: the block's 32 elements of a plus the k - 1 after them, and the filter b\n"
+                "TODO: load (some threads load twice), wait, then each thread sums its k products"),
+     make=lambda rng, s: {"a": _f32(rng, s[0]), "b": _f32(rng, s[1]), "out": np.zeros(s[0], np.float32),
+                          "n": s[0], "k": s[1]},
+     args=("a", "b", "out", "n", "k"), outputs=("out",),
+     launch=lambda c: ((_blocks(c["n"], 32),), (32,), 0),
+     reference=lambda c: {"out": _conv(c["a"], c["b"])}, sizes=((1, 1), (10, 3), (32, 8), (70, 4)),
+     rules=(reads_at_most("a", 2), reads_at_most("b", 1), writes_at_most("out", 1)),
+     hints=("The last threads of a block need elements that the next block's threads would load.",
+            "Tile of 32 + 7 floats: thread t loads a[i] into tile[t], and threads t < k - 1 also load a[i + 32] "
+            "into tile[32 + t] (0 past n); threads t < k load b[t]; sync; sum tile[t + j] * filter[j]."))
+
+
+def _scan(a):
+    return np.cumsum(a.astype(np.float64)).astype(np.float32)
+
+
+_add(name="prefix_sum", title="Prefix sum",
+     spec="An inclusive scan within one block of 64 threads: `out[i] = a[0] + … + a[i]` (`n ≤ 64`). Each thread "
+          "reads `a` once and writes `out` once. (Watch for races: the race checker is on.)",
+     learn="the Hillis–Steele scan, and why it needs two buffers or two barriers per step",
+     stub=_stub("prefix_sum(const float* a, float* out, int n)",
+                "TODO: load into shared memory (0 past n)\n"
+                "TODO: for offsets 1, 2, 4, …: each element adds the one `offset` places to its left\n"
+                "TODO: beware: a thread must not overwrite a value another thread has yet to read"),
+     make=lambda rng, n: {"a": _f32(rng, n), "out": np.zeros(n, np.float32), "n": n},
+     args=("a", "out", "n"), outputs=("out",),
+     launch=lambda c: ((1,), (64,), 0),
+     reference=lambda c: {"out": _scan(c["a"])}, sizes=(1, 5, 64),
+     rules=(reads_at_most("a", 1), writes_at_most("out", 1)),
+     hints=("After step s, element i holds the sum of the 2^s elements ending at i.",
+            "For offset = 1, 2, 4, … < 64: read the left neighbour (if t >= offset) into a register, "
+            "__syncthreads(), add it to your own slot, __syncthreads() — or ping-pong between two buffers."))
+
+_add(name="axis_sum", title="Axis sum",
+     spec="Sum each row of a `rows × cols` matrix: `out[r] = sum(a[r][:])`. One block of 128 threads per row; "
+          "a row can be longer than the block. Reads must be coalesced.",
+     learn="a strided loop that keeps neighbouring threads on neighbouring addresses, then a block reduction",
+     stub=_stub("axis_sum(const float* a, float* out, int rows, int cols)",
+                "TODO: each thread sums the elements of its row it is responsible for\n"
+                "TODO: reduce the 128 partial sums in shared memory; one thread writes out[row]"),
+     make=lambda rng, s: {"a": _f32(rng, *s), "out": np.zeros(s[0], np.float32), "rows": s[0], "cols": s[1]},
+     args=("a", "out", "rows", "cols"), outputs=("out",),
+     launch=lambda c: ((c["rows"],), (128,), 0),
+     reference=lambda c: {"out": c["a"].astype(np.float64).sum(axis=1).astype(np.float32)},
+     sizes=((1, 1), (3, 128), (4, 300), (2, 1000)),
+     rules=(coalesced("global load"), reads_at_most("a", 8)),
+     hints=("Which threads should read neighbouring elements at the same time: one thread's chunk, or one "
+            "element per thread per round?",
+            "Loop c = threadIdx.x; c < cols; c += blockDim.x, summing a[row * cols + c]; then the tree "
+            "reduction of the 128 partial sums; thread 0 writes out[blockIdx.x]."))
+
+_add(name="matmul", title="Matrix multiply (tiled)",
+     spec="`C = A @ B` for `A` of `m × k` and `B` of `k × n` (row-major), with 16 × 16 blocks and 16 × 16 "
+          "shared tiles, for any sizes (not only multiples of 16). Each thread computes one element of `C` "
+          "and reads each of its tiles' elements from global memory once.",
+     learn="shared-memory tiling: load a tile of A and of B, sync, multiply, sync, slide",
+     stub=_stub("matmul(const float* A, const float* B, float* C, int m, int k, int n)",
+                "TODO: two 16 x 16 shared tiles\n"
+                "TODO: slide along k in steps of 16: load (0 outside), sync, accumulate, sync\n"
+                "TODO: write C when inside"),
+     make=lambda rng, s: {"A": _f32(rng, s[0], s[1]), "B": _f32(rng, s[1], s[2]),
+                          "C": np.zeros((s[0], s[2]), np.float32), "m": s[0], "k": s[1], "n": s[2]},
+     args=("A", "B", "C", "m", "k", "n"), outputs=("C",),
+     launch=lambda c: ((_blocks(c["n"], 16), _blocks(c["m"], 16)), (16, 16), 0),
+     reference=lambda c: {"C": (c["A"].astype(np.float64) @ c["B"]).astype(np.float32)},
+     sizes=((1, 1, 1), (16, 16, 16), (20, 33, 17), (40, 8, 50)),
+     rules=(global_reads_at_most(lambda c: 2 * _blocks(c["k"], 16), "at most 2 global reads per thread per tile"),
+            writes_at_most("C", 1)),
+     hints=("Each element of a tile is needed by 16 threads: load it once, share it.",
+            "For t in 0..ceil(k/16): As[ty][tx] = A[row][t*16 + tx], Bs[ty][tx] = B[t*16 + ty][col] (0 when "
+            "outside); sync; acc += As[ty][j] * Bs[j][tx] for j < 16; sync; after the loop write C[row][col]."))
+
+_add(name="warp_sum", title="Warp-shuffle sum",
+     spec="Sum each group of 32 consecutive elements: `out[w] = sum(a[32w : 32w + 32])` (the last group may be "
+          "short: missing elements count 0). Blocks of 128 threads. No shared memory: the lanes of a warp "
+          "exchange values with `__shfl_down_sync`.",
+     learn="warp-level reduction with shuffles — no shared memory, no `__syncthreads()`",
+     stub=_stub("warp_sum(const float* a, float* out, int n)",
+                "TODO: each lane starts from its element (0 past n)\n"
+                "TODO: five shuffle steps halve the distance each time; lane 0 then holds the warp's sum"),
+     make=lambda rng, n: {"a": _f32(rng, n), "out": np.zeros(_blocks(n, 32), np.float32), "n": n},
+     args=("a", "out", "n"), outputs=("out",),
+     launch=lambda c: ((_blocks(c["n"], 128),), (128,), 0),
+     reference=lambda c: {"out": np.add.reduceat(
+         np.concatenate([c["a"], np.zeros((-c["n"]) % 32, np.float32)]).astype(np.float64),
+         np.arange(0, _blocks(c["n"], 32) * 32, 32)).astype(np.float32)},
+     sizes=(1, 32, 100, 256),
+     rules=(uses("__shfl_down_sync", "use __shfl_down_sync"), avoids(r"__shared__", "no shared memory"),
+            reads_at_most("a", 1)),
+     hints=("A shuffle reads a register of another lane of the same warp, without memory.",
+            "v = (i < n) ? a[i] : 0; for offset = 16, 8, 4, 2, 1: v += __shfl_down_sync(0xffffffff, v, offset); "
+            "lane 0 (threadIdx.x % 32 == 0) writes out[i / 32] when the warp has elements. Every lane must reach "
+            "the shuffles: guard the load, not the shuffle."))
+
+
+def _softmax(x):
+    x64 = x.astype(np.float64)
+    e = np.exp(x64 - x64.max(axis=1, keepdims=True))
+    return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
+
+
+_add(name="softmax", title="Block-wide softmax",
+     spec="Softmax of each row of a `rows × cols` matrix: `out[r][c] = exp(x[r][c] - max_r) / sum_c exp(x[r][c] - "
+          "max_r)`. One block of 128 threads per row (a row can be longer than the block): a max reduction, "
+          "then a sum reduction, then the division.",
+     learn="two block reductions in a row, and the max trick that keeps exp from overflowing",
+     stub=_stub("softmax(const float* x, float* out, int rows, int cols)",
+                "TODO: the row's max (strided loop + shared-memory reduction)\n"
+                "TODO: the row's sum of exp(x - max) (the same pattern)\n"
+                "TODO: write exp(x - max) / sum for your elements"),
+     make=lambda rng, s: {"x": (rng.standard_normal(s) * 30).astype(np.float32), "out": np.zeros(s, np.float32),
+                          "rows": s[0], "cols": s[1]},
+     args=("x", "out", "rows", "cols"), outputs=("out",),
+     launch=lambda c: ((c["rows"],), (128,), 0),
+     reference=lambda c: {"out": _softmax(c["x"])}, sizes=((1, 1), (2, 128), (3, 300)),
+     rules=(coalesced("global load"), global_reads_at_most(lambda c: 3 * _blocks(c["cols"], 128),
+                                                           "at most 3 reads of each of a thread's elements")),
+     hints=("exp(88) overflows a float: what can you subtract from every element without changing the result?",
+            "Pass 1: m = max over your strided elements, reduce with fmaxf in shared memory, sync, read s[0]. "
+            "Pass 2: the same with sum of expf(x - m). Pass 3: out = expf(x - m) / total. Barrier before reusing "
+            "the shared array."),
+     tolerance=1e-5)
+
+_add(name="histogram", title="Histogram with privatisation",
+     spec="Count the values of `a` (integers in `[0, 16)`) into `bins[16]`. Blocks of 128 threads. Each block first "
+          "builds its own histogram in shared memory with `atomicAdd`, then adds it to the global one: at most 16 "
+          "atomic updates of global memory per block.",
+     learn="privatisation: contended atomics on fast shared memory, few on global memory",
+     stub=_stub("histogram(const int* a, unsigned int* bins, int n)",
+                "TODO: a zeroed __shared__ histogram (then a barrier)\n"
+                "TODO: count your element(s) into it with atomicAdd; barrier\n"
+                "TODO: a few threads add the block's counts to bins"),
+     make=lambda rng, n: {"a": rng.integers(0, 16, n).astype(np.int32), "bins": np.zeros(16, np.uint32), "n": n},
+     args=("a", "bins", "n"), outputs=("bins",),
+     launch=lambda c: ((_blocks(c["n"], 128),), (128,), 0),
+     reference=lambda c: {"bins": np.bincount(c["a"], minlength=16).astype(np.uint32)},
+     sizes=(1, 128, 1000), tolerance=0.0,
+     rules=(uses("atomicAdd", "use atomicAdd"), uses("__shared__", "a shared-memory histogram per block"),
+            global_atomics_per_block_at_most(16)),
+     hints=("Thousands of threads adding to 16 global counters queue up; 128 threads on 16 shared counters much less.",
+            "__shared__ unsigned int local[16]; threads t < 16 zero local[t]; sync; atomicAdd(&local[a[i]], 1u) "
+            "when i < n; sync; threads t < 16 atomicAdd(&bins[t], local[t]) (skip zeros if you like)."))
+
+
+def _laplace(a):
+    p = np.pad(a.astype(np.float64), 1)
+    return (4 * p[1:-1, 1:-1] - p[:-2, 1:-1] - p[2:, 1:-1] - p[1:-1, :-2] - p[1:-1, 2:]).astype(np.float32)
+
+
+_add(name="stencil", title="Stencil with halo cells",
+     spec="A 5-point Laplacian of a `rows × cols` image: `out = 4·a[r][c] − a[r−1][c] − a[r+1][c] − a[r][c−1] − "
+          "a[r][c+1]`, with 0 outside the image. 16 × 16 blocks; a block loads its 16 × 16 tile plus a one-cell "
+          "halo into shared memory, so each thread reads `a` at most twice.",
+     learn="2D tiles with halo cells: the pattern behind every image filter and PDE solver",
+     stub=_stub("stencil(const float* a, float* out, int rows, int cols)",
+                "TODO: a (16 + 2) x (16 + 2) shared tile; thread (tx, ty) owns tile[ty + 1][tx + 1]\n"
+                "TODO: edge threads also load the halo cell next to them (0 outside the image)\n"
+                "TODO: barrier, then the 5-point formula from the tile"),
+     make=lambda rng, s: {"a": _f32(rng, *s), "out": np.zeros(s, np.float32), "rows": s[0], "cols": s[1]},
+     args=("a", "out", "rows", "cols"), outputs=("out",),
+     launch=lambda c: ((_blocks(c["cols"], 16), _blocks(c["rows"], 16)), (16, 16), 0),
+     reference=lambda c: {"out": _laplace(c["a"])}, sizes=((1, 1), (16, 16), (20, 35), (33, 7)),
+     rules=(uses("__shared__", "a shared tile with a halo"), reads_at_most("a", 2), writes_at_most("out", 1)),
+     hints=("A cell on the tile's edge needs a neighbour that belongs to the next block.",
+            "Load tile[ty+1][tx+1]; threads with tx == 0 load the left halo, tx == 15 the right one, likewise ty "
+            "for top/bottom (0 outside the image); corners are not needed; sync; compute from the tile."))
+
+
+def _compact(a):
+    kept = a[a > 0]
+    out = np.full(a.size, -1, np.float32)
+    out[:kept.size] = kept
+    return out, np.array([kept.size], np.int32)
+
+
+_add(name="compact", title="Stream compaction",
+     spec="Keep the positive elements of `a`, in order, at the front of `out`, and their number in `count[0]` "
+          "(the rest of `out` stays as it was, -1). One block of 256 threads, `n ≤ 256`: a scan of the keep-flags "
+          "gives each kept element its place, then a scatter.",
+     learn="compaction = scan + scatter, the building block of filtering and sorting on a GPU",
+     stub=_stub("compact(const float* a, float* out, int* count, int n)",
+                "TODO: flag = 1 if a[i] > 0 (0 past n)\n"
+                "TODO: an exclusive scan of the flags in shared memory gives each kept element its place\n"
+                "TODO: scatter; the last thread writes the total"),
+     make=lambda rng, n: {"a": _f32(rng, n), "out": np.full(n, -1, np.float32), "count": np.zeros(1, np.int32),
+                          "n": n},
+     args=("a", "out", "count", "n"), outputs=("out", "count"),
+     launch=lambda c: ((1,), (256,), 0),
+     reference=lambda c: dict(zip(("out", "count"), _compact(c["a"]))), sizes=(1, 10, 256), tolerance=0.0,
+     rules=(reads_at_most("a", 1), avoids(r"atomic", "no atomics: the order of the kept elements must be kept")),
+     hints=("Where does a kept element go? Count the kept elements before it.",
+            "Scan the 0/1 flags (Hillis–Steele with barriers, as in the prefix-sum puzzle) to get inclusive sums; "
+            "place = inclusive - flag; if flag, out[place] = a[i]; thread 255 writes count[0] = inclusive."))
+
+_add(name="matmul_reg", title="Matrix multiply with register tiling",
+     spec="`C = A @ B` again, now with 16 × 16 threads computing a 32 × 32 tile of `C`: each thread computes a "
+          "2 × 2 patch in registers, so each value loaded from shared memory is used twice. Any sizes.",
+     learn="register tiling: more work per thread, fewer loads per multiply-add",
+     stub=_stub("matmul_reg(const float* A, const float* B, float* C, int m, int k, int n)",
+                "TODO: 32 x 32 shared tiles of A and B (each thread loads 4 elements of each)\n"
+                "TODO: a 2 x 2 accumulator in registers per thread\n"
+                "TODO: write the 4 results that are inside C"),
+     make=lambda rng, s: {"A": _f32(rng, s[0], s[1]), "B": _f32(rng, s[1], s[2]),
+                          "C": np.zeros((s[0], s[2]), np.float32), "m": s[0], "k": s[1], "n": s[2]},
+     args=("A", "B", "C", "m", "k", "n"), outputs=("C",),
+     launch=lambda c: ((_blocks(c["n"], 32), _blocks(c["m"], 32)), (16, 16), 0),
+     reference=lambda c: {"C": (c["A"].astype(np.float64) @ c["B"]).astype(np.float32)},
+     sizes=((1, 1, 1), (32, 32, 32), (40, 33, 50)),
+     rules=(writes_at_most("C", 4), global_reads_at_most(lambda c: 8 * _blocks(c["k"], 32),
+                                                         "at most 8 global reads per thread per 32-wide tile")),
+     hints=("A 2 × 2 patch needs 2 values from a row of A's tile and 2 from a column of B's tile per step.",
+            "Thread (tx, ty) owns rows 2ty, 2ty+1 and columns 2tx, 2tx+1 of the block's 32 × 32 tile; loads 4 "
+            "elements of each shared tile per step; for j < 32: a0, a1 from As, b0, b1 from Bs, 4 FMAs."))
+
+assert len(PUZZLES) == 20, len(PUZZLES)
+BY_NAME = {p.name: p for p in PUZZLES}
+
+
+def puzzle(key: int | str) -> Puzzle:
+    """Puzzle ``key``: its number (1–20) or its kernel's name."""
+    if isinstance(key, int) and 1 <= key <= len(PUZZLES):
+        return PUZZLES[key - 1]
+    if isinstance(key, str) and key in BY_NAME:
+        return BY_NAME[key]
+    raise ValueError(f"no puzzle {key!r}: use a number from 1 to {len(PUZZLES)} or one of {', '.join(BY_NAME)}")
+
+
+# --------------------------------------------------------------------------- running and checking
+
+
+def _launch(p: Puzzle, kernel, case: dict) -> dict:
+    """Run ``kernel`` on ``case`` with the puzzle's launch; returns the output arrays (NumPy)."""
+    from course import cuda
+
+    xp = cuda.xp
+    device = {name: xp.asarray(v) if isinstance(v, np.ndarray) else np.int32(v) for name, v in case.items()}
+    grid, block, shared = p.launch(case)
+    kernel(grid, block, tuple(device[name] for name in p.args), shared_mem=shared)
+    return {name: cuda.asnumpy(device[name]) for name in p.outputs}
+
+
+def run(key: int | str, source: str, size=None, seed: int = 0) -> dict:
+    """Run a puzzle's kernel once (on ``course.cuda``'s current backend) and return its outputs."""
+    from course import cuda
+
+    p = puzzle(key)
+    case = p.case(size if size is not None else p.sizes[-1], seed)
+    return _launch(p, cuda.RawKernel(source, p.name), case)
+
+
+def _compare(p: Puzzle, got: dict, expected: dict, size) -> str | None:
+    for name in p.outputs:
+        g, e = np.asarray(got[name]), np.asarray(expected[name])
+        if p.tolerance == 0 or e.dtype.kind in "iu":
+            bad = g != e
+        else:
+            bad = ~np.isclose(g, e, rtol=p.tolerance, atol=1e-4)
+        if bad.any():
+            index = tuple(int(i) for i in np.argwhere(bad)[0])
+            where = index if len(index) > 1 else index[0]
+            return (f"with size {size}: {int(bad.sum())} of {bad.size} elements of `{name}` are wrong; first at "
+                    f"{where}: expected {e[index].item()!r}, got {g[index].item()!r}")
+    return None
+
+
+def check(key: int | str, source: str) -> bool:
+    """Check a puzzle's kernel: every size right on the CPU backend, the source rules, the access rules.
+
+    Prints ✅ or ❌ with the first wrong element or the rule broken (thread and line); never raises.
+    On a GPU the kernel also runs with CuPy and must give the same answers.
+    """
+    from course import cuda
+
+    p = puzzle(key)
+    name = f"puzzle {p.number} ({p.name})"
+    checks.register_hints(name, list(p.hints))
+    if not isinstance(source, str) or "__global__" not in source or _is_stub(p, source):
+        return checks.not_attempted(name)
+    for rule in p.rules:
+        broken = rule.broken_in_source(source)
+        if broken:
+            return checks._report(name, False, f"rule broken: {broken}.")
+    backends = ["cpu"] + (["cupy"] if cuda.backend() == "cupy" else [])
+    for backend in backends:
+        with checks._kernel_backend(backend):
+            try:
+                kernel = cuda.RawKernel(source, p.name, backend=backend)
+                for seed, size in enumerate(s for s in p.sizes for _ in range(ROUNDS[0])):
+                    case = p.case(size, seed)
+                    expected = p.reference(case)
+                    got = _launch(p, kernel, case)
+                    wrong = _compare(p, got, expected, size)
+                    if wrong:
+                        where = "" if backend == "cpu" else " on the GPU (the CPU backend agreed with the reference)"
+                        return checks._report(name, False, wrong + where)
+            except Exception as error:  # the learner's kernel: compile errors, faults, races
+                return checks._report(name, False, f"{type(error).__name__}: {error}")
+    broken, unchecked = _trace_rules(p, source)
+    if broken:
+        return checks._report(name, False, f"right answer, but a rule is broken: {broken}.")
+    kept = [r.text for r in p.rules if r.text not in unchecked]
+    note = f" Rules kept: {'; '.join(kept)}." if kept else ""
+    if unchecked:
+        note += (f" Not checked here (they need access profiles, which this course.cuda cannot record yet): "
+                 f"{'; '.join(unchecked)}.")
+    return checks._report(name, True, f"right on sizes {', '.join(map(str, p.sizes))}.{note}")
+
+
+def _is_stub(p: Puzzle, source: str) -> bool:
+    body = _strip_comments(source)
+    return re.sub(r"\s+", "", body) == re.sub(r"\s+", "", _strip_comments(p.stub))
+
+
+def _trace_rules(p: Puzzle, source: str) -> tuple[str | None, list[str]]:
+    """(the first access rule the kernel breaks, the rules that could not be checked).
+
+    The access rules read ``course.cuda``'s access profile of one launch on the CPU backend.
+    """
+    trace_rules = [r for r in p.rules if r.trace is not None]
+    if not trace_rules:
+        return None, []
+    from course import cuda
+
+    kernel = cuda.RawKernel(source, p.name, backend="cpu")
+    if not hasattr(kernel, "profile"):
+        return None, [r.text for r in trace_rules]
+    case = p.case(p.sizes[-1], len(p.sizes))
+    grid, block, shared = p.launch(case)
+    args = tuple(np.int32(case[a]) if isinstance(case[a], int) else case[a] for a in p.args)
+    profile = kernel.profile(grid, block, args, shared_mem=shared)
+    for rule in trace_rules:
+        broken = rule.trace(profile, case)
+        if broken:
+            return f"{rule.text} — {broken}", []
+    return None, []
+
+
+def show(key: int | str):
+    """The puzzle's spec, launch and rules as Markdown, and a picture of the expected result."""
+    from IPython.display import Markdown, display
+
+    p = puzzle(key)
+    case = p.case(p.sizes[min(1, len(p.sizes) - 1)], 0)
+    grid, block, shared = p.launch(case)
+    rules = "".join(f"\n- {r.text}" for r in p.rules) or "\n- (none besides the right answer)"
+    display(Markdown(f"### Puzzle {p.number} — {p.title}\n\n{p.spec}\n\n**You will learn:** {p.learn}.\n\n"
+                     f"**Launch** (for the example below): grid `{grid}`, block `{block}`"
+                     f"{f', {shared} bytes of dynamic shared memory' if shared else ''}.\n\n**Rules:**{rules}"))
+    return picture(p, case)
+
+
+def picture(p: Puzzle, case: dict):
+    """Inputs and expected outputs of one case, as small annotated grids."""
+    import matplotlib.pyplot as plt
+
+    arrays = [(n, np.asarray(case[n])) for n in p.args if isinstance(case[n], np.ndarray) and n not in p.outputs]
+    expected = p.reference(case)
+    arrays += [(f"{n} (expected)", np.asarray(v)) for n, v in expected.items()]
+    fig, axes = plt.subplots(1, len(arrays), figsize=(3.2 * len(arrays), 2.6), squeeze=False)
+    for ax, (title, a) in zip(axes[0], arrays):
+        grid = a.reshape(1, -1) if a.ndim == 1 else a
+        ax.imshow(grid.astype(np.float64), cmap="coolwarm", aspect="auto")
+        if grid.size <= 64:
+            for (r, c), v in np.ndenumerate(grid):
+                ax.text(c, r, f"{v:g}", ha="center", va="center", fontsize=7)
+        ax.set_title(f"{title} {tuple(a.shape)}")
+        ax.set_xlabel("column index")
+        ax.set_ylabel("row index" if a.ndim > 1 else "")
+        ax.set_yticks([] if a.ndim == 1 else ax.get_yticks())
+    fig.suptitle(f"Puzzle {p.number} — {p.title}: inputs and the expected result")
+    fig.tight_layout()
+    return fig
+
+
+def scoreboard(namespace: dict) -> dict:
+    """Run every puzzle's check on the learner's kernels (``MAP``, ``ZIP``, … in ``namespace``)."""
+    import contextlib
+    import io
+
+    results = {}
+    for p in PUZZLES:
+        source = namespace.get(p.variable)
+        with contextlib.redirect_stdout(io.StringIO()):
+            ok = check(p.number, source) if isinstance(source, str) else False
+        results[p.number] = ok
+    solved = sum(results.values())
+    lines = [f"{'✅' if results[p.number] else '⬜'} {p.number:2d}. {p.title}" for p in PUZZLES]
+    print("\n".join(lines))
+    print(f"\n{solved} of {len(PUZZLES)} puzzles solved.")
+    return results

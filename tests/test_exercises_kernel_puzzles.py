@@ -1,0 +1,141 @@
+"""Notebook 02's puzzle checks: stubs are "not attempted", the usual mistakes are rejected with a
+specific diagnosis, and the access rules read a profile's trace correctly."""
+
+import numpy as np
+import pytest
+
+from course import checks
+from course.cuda import transactions as tx
+from course.exercises import kernel_puzzles as kp
+
+
+def test_twenty_puzzles_each_with_spec_rules_and_two_hints():
+    assert [p.number for p in kp.PUZZLES] == list(range(1, 21))
+    for p in kp.PUZZLES:
+        assert p.spec and p.learn and len(p.hints) >= 2 and p.sizes
+        assert f"void {p.name}(" in p.stub and "TODO" in p.stub
+        for size in p.sizes:  # every reference runs on every size
+            expected = p.reference(p.case(size))
+            assert set(expected) == set(p.outputs)
+
+
+@pytest.mark.parametrize("number", range(1, 21))
+def test_untouched_stub_is_not_attempted(number, capsys):
+    assert kp.check(number, kp.puzzle(number).stub) is False
+    out = capsys.readouterr().out
+    assert "not attempted yet" in out and "hint" not in out.lower()
+
+
+def run_check(number, source, capsys):
+    ok = kp.check(number, source)
+    return ok, capsys.readouterr().out
+
+
+def test_missing_guard_is_an_out_of_bounds_fault(capsys):
+    ok, out = run_check(3, r'''
+extern "C" __global__ void guard(const float* a, float* out, int n) {
+    int i = threadIdx.x;
+    out[i] = a[i] + 10.0f;
+}''', capsys)
+    assert not ok and "KernelError" in out and "thread" in out and "hint()" in out
+
+
+def test_block_index_forgotten_gives_the_first_wrong_element(capsys):
+    ok, out = run_check(6, r'''
+extern "C" __global__ void blocks(const float* a, float* out, int n) {
+    int i = threadIdx.x;
+    if (i < n) out[i] = a[i] + 10.0f;
+}''', capsys)
+    assert not ok and "elements of `out` are wrong" in out and "expected" in out and "got" in out
+
+
+def test_rows_and_columns_swapped_is_wrong(capsys):
+    ok, out = run_check(5, r'''
+extern "C" __global__ void broadcast(const float* a, const float* b, float* out, int rows, int cols) {
+    int col = threadIdx.x, row = threadIdx.y;
+    if (row < rows && col < cols) out[row * cols + col] = a[col] + b[row];
+}''', capsys)
+    assert not ok and ("wrong" in out or "KernelError" in out)
+
+
+def test_barrier_inside_the_if_is_reported(capsys):
+    ok, out = run_check(10, r'''
+extern "C" __global__ void dot(const float* a, const float* b, float* out, int n) {
+    __shared__ float cache[64];
+    int t = threadIdx.x;
+    cache[t] = (t < n) ? a[t] * b[t] : 0.0f;
+    __syncthreads();
+    for (int stride = 32; stride > 0; stride /= 2) {
+        if (t < stride) { cache[t] += cache[t + stride]; __syncthreads(); }
+    }
+    if (t == 0) out[0] = cache[0];
+}''', capsys)
+    assert not ok and "syncthreads" in out.replace("__syncthreads", "syncthreads")
+
+
+def test_source_rules(capsys):
+    no_barrier = r'''
+extern "C" __global__ void shared(const float* a, float* out, int n) {
+    __shared__ float buffer[32];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) { buffer[threadIdx.x] = a[i]; out[i] = buffer[threadIdx.x] + 10.0f; }
+}'''
+    ok, out = run_check(8, no_barrier, capsys)
+    assert not ok and "rule broken: wait with __syncthreads()" in out
+    global_atomics = r'''
+extern "C" __global__ void histogram(const int* a, unsigned int* bins, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomicAdd(&bins[a[i]], 1u);
+}'''
+    ok, out = run_check(17, global_atomics, capsys)
+    assert not ok and "a shared-memory histogram per block" in out
+    commented_out = r'''
+extern "C" __global__ void warp_sum(const float* a, float* out, int n) {
+    // __shfl_down_sync would go here
+    __shared__ float s[128];
+}'''
+    ok, out = run_check(15, commented_out, capsys)
+    assert not ok and "use __shfl_down_sync" in out
+
+
+def test_wrong_answers_register_hints_and_hint_gives_nudge_then_method(capsys):
+    run_check(1, r'''
+extern "C" __global__ void map(const float* a, float* out) { out[threadIdx.x] = a[threadIdx.x]; }''', capsys)
+    nudge, method = kp.puzzle(1).hints
+    assert nudge in checks.hint() and method in checks.hint()
+
+
+class FakeProfile:
+    """What the rules read from ``course.cuda``'s access profile: the trace, per-line stats, argument names."""
+
+    def __init__(self, rows, args):
+        self.trace = np.array(rows, dtype=tx.ACCESS)
+        self.lines = tx.analyse_accesses(self.trace)
+        self.args = args
+
+    def argument_index(self, name):
+        return self.args.index(name)
+
+
+def test_access_rules_from_a_trace():
+    # thread 3 of block 0 reads `a` twice; everyone else once
+    rows = [(5, tx.GLOBAL_LOAD, 0, 0, 0, lane, 4 * lane, 4, 0) for lane in range(32)]
+    rows.append((6, tx.GLOBAL_LOAD, 0, 0, 0, 3, 4 * 3, 4, 0))
+    profile = FakeProfile(rows, ["a", "out"])
+    assert "thread 3 of block 0 reads `a` 2 times" in kp.reads_at_most("a", 1).trace(profile, {})
+    assert kp.reads_at_most("a", 2).trace(profile, {}) is None
+    strided = FakeProfile([(5, tx.GLOBAL_LOAD, 0, 0, 0, lane, 128 * lane, 4, 0) for lane in range(32)], ["a"])
+    assert "32.0 sectors per request" in kp.coalesced().trace(strided, {})
+    assert kp.coalesced().trace(profile, {}) is None
+    column = FakeProfile([(7, tx.SHARED_LOAD, 0, 0, 0, lane, 128 * lane, 4, 0) for lane in range(32)], [])
+    assert "bank conflicts" in kp.no_bank_conflicts().trace(column, {})
+    atomics = FakeProfile([(9, tx.GLOBAL_ATOMIC, 1, 0, i, 0, 0, 4, 1) for i in range(20)], ["a", "bins"])
+    assert "block 1 makes 20 atomic updates" in kp.global_atomics_per_block_at_most(16).trace(atomics, {})
+
+
+def test_puzzle_lookup_and_rounds_errors():
+    assert kp.puzzle("matmul").number == 14
+    with pytest.raises(ValueError, match="no puzzle"):
+        kp.puzzle(21)
+    with pytest.raises(ValueError, match="rounds"):
+        kp.set_rounds(0)
