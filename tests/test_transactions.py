@@ -116,3 +116,35 @@ def test_occupancy_rejects_launches_that_cannot_run():
         occupancy(128, gpu_name="V100x")
     with pytest.raises(ValueError, match="at most"):
         occupancy(128, gpu_name="T4", shared_bytes=100_000)
+
+
+def test_profile_totals_table_and_picture():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from course.cuda.profile import Profile
+
+    n = 64  # one warp reads a row (coalesced), writes a column (strided), and reads shared by column
+    rows = [(3, tx.GLOBAL_LOAD, 0, 0, 0, i, 4 * i, 4, 0) for i in range(32)]
+    rows += [(4, tx.GLOBAL_STORE, 0, 0, 0, i, 10_000 + 4 * n * i, 4, 1) for i in range(32)]
+    rows += [(5, tx.SHARED_LOAD, 0, 0, 0, i, 4 * 32 * i, 4, 0) for i in range(32)]
+    branches = np.array([(6, 0, 0, 0, i, i % 2 == 0) for i in range(32)], dtype=tx.BRANCH)
+    p = Profile("demo", (1, 1, 1), (32, 1, 1), 4096, np.array(rows, dtype=tx.ACCESS), branches,
+                arguments=("a", "out"), source_lines={3: "x = a[i];"}, flops=64)
+    d = p.to_dict()
+    assert d["counters"]["sectors per request (global loads)"] == 4
+    assert d["counters"]["sectors per request (global stores)"] == 32
+    assert d["counters"]["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"] == 31
+    assert d["branches"][0]["divergent_fraction"] == 1.0
+    assert p.bytes_requested == 3 * 32 * 4 and p.unique_bytes == 2 * 32 * 4
+    assert p.dram_bytes_model == (4 + 32) * 32 and p.arithmetic_intensity == 64 / ((4 + 32) * 32)
+    assert p.argument_index("out") == 1 and "not a measurement" in d["model"]
+    assert p.occupancy("T4").blocks_per_sm == 16  # 64 KiB / 4 KiB of shared memory = 16 = the block-slot limit
+    table = p.table()
+    assert len(table) == 4
+    assert "4 sector(s)" in p.plot_warp(3).get_title()
+    assert "31 bank conflict" in p.plot_warp(5).get_title()
+    with pytest.raises(ValueError, match="no access at line 9"):
+        p.warp_accesses(9)
+    with pytest.raises(KeyError, match="no parameter"):
+        p.argument_index("b")

@@ -1,0 +1,190 @@
+"""An access profile of one launch: what the memory system would do, per source line (notebook 03).
+
+``Profile`` holds the trace of one launch on the CPU backend (every access of every thread, every
+branch outcome) and reads it with ``course.cuda.transactions``: per line, the warp-level requests,
+32-byte sectors per request against the ideal, shared-memory bank conflicts, branch divergence;
+totals under Nsight Compute's counter names; bytes requested against unique bytes touched;
+arithmetic intensity; and the theoretical occupancy of the launch on a named GPU.
+
+It is a model of memory transactions, not a measurement: no L2/DRAM caches beyond the L1
+sectors, no timing. Numbers are exact for the model; a GPU's profiler measures the real thing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from . import occupancy as occ
+from . import transactions as tx
+
+LIMITS = ("a model of memory transactions, not a measurement: it counts the 32-byte sectors and "
+          "shared-memory wavefronts that NVIDIA's documented rules give for every warp-level access; "
+          "it leaves out the L2 and DRAM caches (a sector counted twice may be an L2 hit), timing, "
+          "instruction replays for atomics, and the order in which warps really run.")
+
+
+@dataclasses.dataclass
+class Profile:
+    """The modelled memory behaviour of one launch (see the module's docstring)."""
+
+    kernel: str
+    grid: tuple
+    block: tuple
+    shared_bytes: int
+    trace: np.ndarray                  # ACCESS records
+    branches: np.ndarray               # BRANCH records
+    arguments: tuple = ()              # the kernel's parameter names, in order
+    source_lines: dict = dataclasses.field(default_factory=dict)   # line -> its text
+    flops: int | None = None           # floating-point operations, when the caller knows them
+
+    def __post_init__(self):
+        self.trace = np.asarray(self.trace, dtype=tx.ACCESS)
+        self.branches = np.asarray(self.branches, dtype=tx.BRANCH)
+        self.lines = tx.analyse_accesses(self.trace)
+        self.divergence = tx.analyse_branches(self.branches)
+
+    def argument_index(self, name: str) -> int:
+        """The position of parameter ``name`` (the ``array`` field of its global accesses)."""
+        if name not in self.arguments:
+            raise KeyError(f"kernel '{self.kernel}' has no parameter {name!r} (it has {', '.join(self.arguments)})")
+        return self.arguments.index(name)
+
+    # ----------------------------------------------------------------- totals
+
+    @property
+    def bytes_requested(self) -> int:
+        """Bytes the threads asked for (every access counted)."""
+        return int(self.trace["size"].astype(np.int64).sum())
+
+    @property
+    def unique_bytes(self) -> int:
+        """Distinct global bytes touched: what a perfect cache would move from DRAM."""
+        g = self.trace[np.isin(self.trace["kind"], (tx.GLOBAL_LOAD, tx.GLOBAL_STORE, tx.GLOBAL_ATOMIC))]
+        if not len(g):
+            return 0
+        starts = np.unique(np.stack([g["address"], g["size"].astype(np.uint64)], axis=1), axis=0)
+        # merge overlapping [start, start + size) ranges
+        order = np.argsort(starts[:, 0])
+        lo, size = starts[order, 0].astype(np.int64), starts[order, 1].astype(np.int64)
+        hi = lo + size
+        reach = np.maximum.accumulate(hi)
+        new_run = np.r_[True, lo[1:] >= reach[:-1]]
+        run = np.cumsum(new_run) - 1
+        run_lo = lo[new_run]
+        run_hi = np.zeros(run.max() + 1, np.int64)
+        np.maximum.at(run_hi, run, hi)
+        return int((run_hi - run_lo).sum())
+
+    @property
+    def dram_bytes_model(self) -> int:
+        """Global sectors moved × 32 bytes: the traffic of the model (no cache reuse across requests)."""
+        return sum(s.sectors for s in self.lines if s.kind.startswith("global")) * tx.SECTOR_BYTES
+
+    @property
+    def arithmetic_intensity(self) -> float | None:
+        """FLOPs per byte of modelled global traffic (None unless ``flops`` was given)."""
+        if self.flops is None or not self.dram_bytes_model:
+            return None
+        return self.flops / self.dram_bytes_model
+
+    def counters(self) -> dict:
+        """Totals under Nsight Compute's counter names."""
+        return tx.counters(self.lines)
+
+    def occupancy(self, gpu: str = "T4", registers_per_thread: int = occ.DEFAULT_REGISTERS) -> occ.Occupancy:
+        """Theoretical occupancy of this launch's block size and shared memory on ``gpu``."""
+        threads = int(np.prod(self.block))
+        return occ.occupancy(threads, gpu_name=gpu, registers_per_thread=registers_per_thread,
+                             shared_bytes=self.shared_bytes)
+
+    # ----------------------------------------------------------------- views
+
+    def to_dict(self) -> dict:
+        """Everything as plain numbers (for tests and checks)."""
+        return {
+            "kernel": self.kernel, "grid": list(self.grid), "block": list(self.block),
+            "shared_bytes": self.shared_bytes,
+            "lines": [s.to_dict() for s in self.lines],
+            "branches": [b.to_dict() for b in self.divergence],
+            "counters": self.counters(),
+            "bytes_requested": self.bytes_requested, "unique_bytes": self.unique_bytes,
+            "dram_bytes_model": self.dram_bytes_model, "arithmetic_intensity": self.arithmetic_intensity,
+            "model": LIMITS,
+        }
+
+    def table(self):
+        """A per-line table (a pandas DataFrame when pandas is installed, else a list of dicts)."""
+        rows = []
+        for s in self.lines:
+            is_global = s.kind.startswith("global")
+            rows.append({
+                "line": s.line, "source": self.source_lines.get(s.line, "").strip()[:60], "access": s.kind,
+                "requests": s.requests,
+                "sectors/request": round(s.sectors_per_request, 2) if is_global else None,
+                "ideal": round(s.ideal_sectors_per_request, 2) if is_global else None,
+                "bank conflicts": None if is_global else s.bank_conflicts,
+                "wavefronts/request": None if is_global else round(s.wavefronts / s.requests, 2),
+            })
+        for b in self.divergence:
+            rows.append({"line": b.line, "source": self.source_lines.get(b.line, "").strip()[:60],
+                         "access": "branch", "requests": b.warp_executions,
+                         "divergent warps": f"{b.divergent_fraction:.0%}"})
+        rows.sort(key=lambda r: r["line"])
+        try:
+            import pandas
+
+            return pandas.DataFrame(rows).set_index("line").fillna("")
+        except ImportError:
+            return rows
+
+    def __repr__(self) -> str:
+        c = self.counters()
+        parts = [f"{k.split(' (')[1][:-1]}: {v:.1f} sectors/request" for k, v in c.items()
+                 if k.startswith("sectors per request")]
+        conflicts = sum(s.bank_conflicts for s in self.lines if s.kind.startswith("shared"))
+        return (f"<Profile of {self.kernel} grid={self.grid} block={self.block}: "
+                f"{'; '.join(parts) or 'no global accesses'}; {conflicts} bank conflicts>")
+
+    # ----------------------------------------------------------------- picture
+
+    def warp_accesses(self, line: int, kind: str | None = None, block: int = 0, warp: int = 0, instance: int = 0):
+        """(lane, address, size) of one warp-level request: the lanes of one warp at one line."""
+        t = self.trace
+        sel = (t["line"] == line) & (t["block"] == block) & (t["warp"] == warp) & (t["instance"] == instance)
+        if kind is not None:
+            sel &= t["kind"] == tx.KINDS.index(kind)
+        req = t[sel]
+        if not len(req):
+            raise ValueError(f"no access at line {line} by warp {warp} of block {block} (instance {instance}); "
+                             f"lines with accesses: {sorted({s.line for s in self.lines})}")
+        return req
+
+    def plot_warp(self, line: int, kind: str | None = None, block: int = 0, warp: int = 0, instance: int = 0, ax=None):
+        """Which lanes of one warp touch which 32-byte sectors (global) or banks (shared), at one line."""
+        import matplotlib.pyplot as plt
+
+        req = self.warp_accesses(line, kind, block, warp, instance)
+        shared = req["kind"][0] in (tx.SHARED_LOAD, tx.SHARED_STORE)
+        if ax is None:
+            _, ax = plt.subplots(figsize=(9, 3.6))
+        lanes = req["lane"].astype(int)
+        if shared:
+            slot = (req["address"] // tx.BANK_BYTES % tx.BANKS).astype(int)
+            what, n_slots = "bank", tx.BANKS
+            stats = tx.analyse_accesses(req)[0]
+            summary = f"{stats.wavefronts} wavefront(s), {stats.bank_conflicts} bank conflict(s)"
+        else:
+            sector = (req["address"] // tx.SECTOR_BYTES).astype(np.int64)
+            uniq = np.unique(sector)
+            slot = np.searchsorted(uniq, sector)
+            what, n_slots = "sector (distinct, in address order)", len(uniq)
+            summary = f"{len(uniq)} sector(s) for {len(req)} lane(s)"
+        grid = np.zeros((max(n_slots, 1), 32))
+        grid[slot, lanes] = 1
+        ax.imshow(grid, aspect="auto", cmap="Blues", origin="lower", interpolation="nearest")
+        ax.set_xlabel("lane of the warp")
+        ax.set_ylabel(what)
+        ax.set_title(f"{self.kernel}, line {line} ({tx.KINDS[req['kind'][0]]}), warp {warp} of block {block}: {summary}")
+        return ax
