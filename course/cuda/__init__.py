@@ -65,7 +65,9 @@ def device_name() -> str:
         device = cupy.cuda.Device()
         name = cupy.cuda.runtime.getDeviceProperties(device.id)["name"]
         return name.decode() if isinstance(name, bytes) else str(name)
-    return f"CPU ({platform.machine() or 'unknown'}), CUDA C emulated"
+    from .source import EMULATED_ARCH
+
+    return f"CPU ({platform.machine() or 'unknown'}), CUDA C emulated as sm_{EMULATED_ARCH // 10}"
 
 
 def __getattr__(name):

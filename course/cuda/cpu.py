@@ -28,7 +28,7 @@ from .source import Kernel, Source
 
 RUNTIME_HEADER = Path(__file__).with_name("runtime.h")
 SOURCE_NAME = "kernel.cu"  # what compiler messages call the learner's source
-_LAYOUT_VERSION = "2"  # change when generated code changes, so old cache entries are not used
+_LAYOUT_VERSION = "3"  # change when generated code changes, so old cache entries are not used
 
 FLAGS = [
     "-std=c++17", "-O3",
@@ -72,6 +72,11 @@ class _Fault(ctypes.Structure):
         ("base", ctypes.c_uint64),
         ("address", ctypes.c_uint64),
         ("code_offset", ctypes.c_uint64),
+        ("element_bytes", ctypes.c_int64),
+        ("other_block", ctypes.c_uint32 * 3),
+        ("mask", ctypes.c_uint32),
+        ("op", ctypes.c_int32),
+        ("other_op", ctypes.c_int32),
         ("text", ctypes.c_char * 200),
     ]
 
@@ -83,7 +88,8 @@ class _Arg(ctypes.Structure):
 
 
 (OK, OUT_OF_BOUNDS, SHARED_OUT_OF_BOUNDS, BARRIER_EXITED, BARRIER_MISMATCH, TIMEOUT, INTERRUPTED,
- CRASH, STACK_OVERFLOW, ASSERT, TRAP, NO_MEMORY, NO_BARRIERS) = range(13)
+ CRASH, STACK_OVERFLOW, ASSERT, TRAP, NO_MEMORY, NO_BARRIERS, BAD_ARGUMENT, UNSUPPORTED, WARP_EXITED,
+ WARP_MISMATCH, WARP_BAD_MASK, READ_ONLY) = range(19)
 
 
 # ----------------------------------------------------------------------------------------
@@ -139,32 +145,46 @@ def _compiler_flags(options) -> list[str]:
     return flags
 
 
-def _launchers(source: Source) -> str:
+def _launchers(source: Source, kernels=None) -> str:
     """C++ for one exported launcher per kernel: unpack the arguments, run every thread."""
     code = ["", '#line 1 "course-cuda-launchers"']
-    for kernel in source.kernels.values():
+    for index, kernel in enumerate(kernels if kernels is not None else source.kernels.values()):
         if kernel.name in source.problems:
             continue
-        code.append(f"static void __cc_run_{kernel.name}(const __cc_arg* args) {{")
+        code.append(f"static void __cc_run_{index}(const __cc_arg* args) {{")
         names = []
         for i, p in enumerate(kernel.params):
             name = f"__cc_a{i}"
             names.append(name)
-            if p.pointer and p.dtype is None:
+            cpp = p.cpp_type or p.ctype
+            if p.pointer:
+                code.append(f"    __cc_register_allocation(args[{i}].data, (size_t)args[{i}].count);")
+            if p.pointer and cpp == "void":
                 code.append(f"    void* {name} = args[{i}].data;")
             elif p.pointer:
-                code.append(f"    __cc_ptr<{p.ctype}> {name} = __cc_array_arg<{p.ctype}>(args[{i}]);")
+                code.append(f"    __cc_ptr<{cpp}> {name} = __cc_array_arg<{cpp}>(args[{i}], {i});")
+            elif p.by_value_struct:
+                code.append(f"    {cpp} {name} = __cc_struct_arg<{cpp}>(args[{i}], {i});")
             else:
-                code.append(f"    {p.ctype} {name} = __cc_scalar_arg<{p.ctype}>(args[{i}]);")
+                code.append(f"    {cpp} {name} = __cc_scalar_arg<{cpp}>(args[{i}]);")
         run = "__cc_run_with_fibers" if kernel.uses_barriers else "__cc_run_in_loops"
-        code.append(f"    auto call = [&]() {{ {kernel.name}({', '.join(names)}); }};")
+        code.append(f"    auto call = [&]() {{ {kernel.call or kernel.name}({', '.join(names)}); }};")
         code.append(f"    {run}(call);")
         code.append("}")
-        code.append(f"__CC_EXPORT int __cc_launch_{kernel.name}(const long long* cfg, "
+        code.append(f"__CC_EXPORT int __cc_launch_{_symbol(kernel.name)}(const long long* cfg, "
                     "const __cc_arg* args, __cc_fault* fault) {")
-        code.append(f"    return __cc_launch(cfg, fault, __cc_run_{kernel.name}, args);")
+        code.append(f"    return __cc_launch(cfg, fault, __cc_run_{index}, args);")
         code.append("}")
+    for name in source.globals:  # __constant__ and __device__ variables, for get_global
+        symbol = _symbol(name)
+        code.append(f"__CC_EXPORT void* __cc_global_{symbol}(size_t* bytes) "
+                    f"{{ *bytes = sizeof({name}); return (void*)&{name}; }}")
     return "\n".join(code) + "\n"
+
+
+def _symbol(name: str) -> str:
+    """A C identifier for a kernel's name expression: 'reduce<float, 256>' → 'reduce_3cfloat_2c_20256_3e'."""
+    return re.sub(r"[^A-Za-z0-9_]", lambda m: f"_{ord(m.group()):02x}", name)
 
 
 def translation_unit(source: Source) -> str:
@@ -224,7 +244,7 @@ class Module:
 
     def launcher(self, name: str):
         if name not in self._launchers:
-            function = getattr(self.library, f"__cc_launch_{name}")
+            function = getattr(self.library, f"__cc_launch_{_symbol(name)}")
             function.restype = ctypes.c_int
             function.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.POINTER(_Fault)]
             self._launchers[name] = function
@@ -327,9 +347,13 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     index, length = fault.index, fault.length
 
     if kind == OUT_OF_BOUNDS:
-        name, _ = arrays.get(fault.base, ("an argument array", length))
-        what = (f"accessed {name}[{index}], but {name} has {length} element{'s' * (length != 1)}"
-                f"{f' (valid indices 0 to {length - 1})' if length else ''}")
+        name, _, itemsize = arrays.get(fault.base, ("an argument array", length, fault.element_bytes))
+        valid = f" (valid indices 0 to {length - 1})" if length else ""
+        if fault.element_bytes and fault.element_bytes != itemsize:
+            what = (f"accessed {name}[{index}] as {fault.element_bytes}-byte elements (through a cast such as "
+                    f"float4*), but {name} holds {length} of them{valid}")
+        else:
+            what = f"accessed {name}[{index}], but {name} has {length} element{'s' * (length != 1)}{valid}"
         hint = "Guard the access (e.g. `if (i < n)`) or check how the index is computed."
     elif kind == SHARED_OUT_OF_BOUNDS:
         names = " / ".join(source.dynamic_shared) or "extern __shared__"
@@ -372,13 +396,30 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     elif kind == NO_MEMORY:
         what = "could not get memory for its threads' stacks or its dynamic shared memory"
         hint = "Launch fewer threads per block, or ask for less shared_mem."
+    elif kind == BAD_ARGUMENT:
+        p = kernel.params[index] if 0 <= index < len(kernel.params) else None
+        pname = f"'{p.name}' ({p})" if p else f"number {index}"
+        if fault.op == 1:
+            what = (f"got {length} bytes for parameter {pname}, but the kernel's {p.ctype if p else 'struct'} "
+                    f"is {fault.element_bytes} bytes")
+            hint = ("Build the argument with a NumPy structured dtype whose fields match the struct, in order, "
+                    "with align=True (C's padding): np.dtype([...], align=True).")
+        else:
+            what = (f"got an array of {length} bytes for parameter {pname}, which is not a whole number of "
+                    f"its {fault.element_bytes}-byte elements")
+            hint = "Pass an array whose size in bytes is a multiple of the element's size (sizeof in C)."
+        block = thread = None
+        line = None
+    elif kind == UNSUPPORTED:
+        what = "reached a function whose body the CPU backend cannot run"
+        hint = "See the construct named when the kernel was created; run on a GPU."
     elif kind == NO_BARRIERS:
         what = "called __syncthreads(), but course.cuda did not see it in the source (inside a macro?)"
         hint = "Write __syncthreads() in the kernel or a __device__ function, not via a macro."
     else:
         what, hint = f"stopped with an unknown fault (kind {kind})", ""
 
-    where = f"block {block}, thread {thread}"
+    where = f"block {block}, thread {thread}" if block is not None else "before the first thread ran"
     if line:
         where += f", line {line}: {source.line_text(line)}"
     message = f"kernel '{kernel.name}' {what}.\n  where: {where}"

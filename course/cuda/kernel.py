@@ -55,8 +55,16 @@ def backend() -> str:
 
 
 @functools.lru_cache(maxsize=256)
-def _parse(text: str) -> Source:
-    return parse(text)
+def _parse(text: str, options: tuple = ()) -> Source:
+    return parse(text, options)
+
+
+def unsupported_message(kernel: Kernel) -> str:
+    """Why the CPU backend refuses `kernel`, and what to do instead."""
+    spelling, line, what, instead = kernel.unsupported
+    return (f"kernel '{kernel.name}' uses {spelling} (line {line}): {what}, which the CPU backend cannot "
+            f"run. Instead: {instead}. (On Colab: Runtime > Change runtime type > GPU, then the kernel "
+            "runs on CuPy.)")
 
 
 class RawKernel:
@@ -83,15 +91,10 @@ class RawKernel:
         self.time_limit = float(limit)
         if not self.time_limit > 0:
             raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
-        self._source = _parse(code)
+        self._source = _parse(code, self.options)
         self._kernel: Kernel = self._source.kernel(name)  # CompileError if absent or unreadable
-        if self.backend == "cpu" and self._source.unsupported:
-            spelling, line, what = self._source.unsupported
-            raise CompileError(
-                f"kernel '{name}' uses {spelling} (line {line}): {what}. The CPU backend runs one "
-                "thread at a time and cannot emulate it; it needs a GPU (on Colab: Runtime > Change "
-                "runtime type > GPU). Without one, use __shared__ memory and __syncthreads() instead."
-            )
+        if self.backend == "cpu" and self._kernel.unsupported:
+            raise CompileError(unsupported_message(self._kernel))
         self._compiled = None
 
     @property
@@ -126,9 +129,10 @@ class RawKernel:
         values = check_args(self._kernel, args, self.backend)
         self.compile()
         if self.backend == "cpu":
-            packed, arrays = _pack_for_cpu(self._kernel, values)
+            packed, arrays, keep = _pack_for_cpu(self._kernel, values)
             cpu.launch(self._compiled, self._kernel, grid3, block3, packed, int(shared_mem),
                        self.time_limit, arrays)
+            del keep
         else:
             self._compiled.launch(grid3, block3, values, int(shared_mem))
 
@@ -180,9 +184,58 @@ def check_args(kernel: Kernel, args, backend_name: str) -> list:
         raise TypeError(f"kernel '{kernel.name}' takes {len(kernel.params)} argument(s), "
                         f"{kernel.signature()}, but {len(args)} were given")
     return [
-        _check_array(kernel, p, a, backend_name) if p.pointer else _check_scalar(kernel, p, a)
+        _check_array(kernel, p, a, backend_name) if p.pointer
+        else _check_struct(kernel, p, a, backend_name) if p.by_value_struct
+        else _check_scalar(kernel, p, a)
         for p, a in zip(kernel.params, args)
     ]
+
+
+_noted: set = set()
+
+
+def _note_unchecked(kernel: Kernel, p: Param) -> None:
+    """One line, once per parameter, when CuPy gets an argument course.cuda cannot check."""
+    if (kernel.name, p.name) not in _noted:
+        _noted.add((kernel.name, p.name))
+        print(f"note: kernel '{kernel.name}', parameter '{p.name}' ({p}): course.cuda cannot check this type; "
+              "the argument goes to CuPy as it is.", file=sys.stderr)
+
+
+def _as_array(a):
+    """A NumPy view of a CPU torch tensor (bfloat16 as its uint16 bits), else `a` unchanged."""
+    if type(a).__module__.split(".")[0] == "torch" and hasattr(a, "numpy"):
+        if a.device.type != "cpu":
+            raise TypeError("a torch tensor on the GPU cannot go to the CPU backend; pass tensor.cpu()")
+        if str(a.dtype) == "torch.bfloat16":
+            import torch
+
+            return a.detach().view(torch.int16).numpy().view(np.uint16)
+        return a.detach().numpy()
+    return a
+
+
+def _check_struct(kernel: Kernel, p: Param, a, backend_name: str):
+    """A struct or vector passed by value: a NumPy structured scalar, bytes, or (vectors) its numbers."""
+    where = f"kernel '{kernel.name}', parameter '{p.name}' ({p})"
+    if backend_name == "cupy":
+        _note_unchecked(kernel, p)
+        return a
+    if p.dtype is not None and isinstance(a, (tuple, list)) or (
+            p.dtype is not None and isinstance(a, np.ndarray) and a.dtype.names is None):
+        values = np.asarray(a)
+        if values.size != p.lanes:
+            raise ValueError(f"{where}: a {p.ctype} holds {p.lanes} numbers, got {values.size}")
+        return np.ascontiguousarray(values.astype(_dtype(p.dtype)[0]).ravel())
+    if isinstance(a, (bytes, bytearray, memoryview)):
+        return np.frombuffer(bytes(a), np.uint8)
+    if isinstance(a, (np.void, np.ndarray)) and (a.dtype.names is not None or a.dtype.kind == "V"):
+        if a.size != 1:
+            raise ValueError(f"{where}: is one struct, but got {a.size} of them")
+        return np.frombuffer(np.ascontiguousarray(a).tobytes(), np.uint8)
+    raise TypeError(f"{where}: a struct passed by value needs a NumPy structured scalar, e.g. "
+                    "np.array((1.0, 3), dtype=np.dtype([('scale', np.float32), ('n', np.int32)], align=True))[()]"
+                    f", or its bytes; got {type(a).__name__}")
 
 
 @functools.lru_cache(maxsize=None)
@@ -205,26 +258,53 @@ def _check_array(kernel: Kernel, p: Param, a, backend_name: str):
     if backend_name == "cupy" and isinstance(a, np.ndarray):
         raise TypeError(f"{where}: got a NumPy array, which lives in CPU memory; copy it to the GPU "
                         "with course.cuda.xp.asarray(a)")
+    if backend_name == "cpu":
+        a = _as_array(a)
+    elif p.dtype is None and not _is_cupy_array(a):
+        _note_unchecked(kernel, p)  # a pointer CuPy may still take (a torch tensor, an int address)
+        return a
     expected_type = "a NumPy array" if backend_name == "cpu" else "a CuPy array"
     if not (isinstance(a, np.ndarray) if backend_name == "cpu" else _is_cupy_array(a)):
         raise TypeError(f"{where}: a pointer needs {expected_type}"
-                        f"{f' of {p.dtype}' if p.dtype else ''}, got {type(a).__name__}")
-    if p.dtype is not None and a.dtype != _dtype(p.dtype)[0]:
-        raise TypeError(f"{where}: needs {p.dtype} elements, but the array holds {a.dtype}; "
-                        f"convert it with a.astype(np.{p.dtype})")
-    if not a.flags.c_contiguous:
-        raise ValueError(f"{where}: the array is not C-contiguous (a transposed or strided view?); a "
-                         "kernel sees raw memory, so pass xp.ascontiguousarray(a)")
+                        f"{f' of {_dtype_word(p.dtype)}' if p.dtype else ''}, got {type(a).__name__}")
+    if p.dtype is not None and a.dtype != _element_dtype(p.dtype):
+        if p.dtype == "bfloat16" and a.dtype == np.uint16:
+            pass  # bfloat16 bits
+        elif p.dtype == "float32" and a.dtype in (np.float16, np.uint16):
+            raise TypeError(f"{where}: needs float32 elements, but the array holds {a.dtype} (half precision?); "
+                            f"declare the parameter `{'const ' if p.const else ''}__half* {p.name}` (numpy.float16) "
+                            f"or convert the array with a.astype(np.float32)")
+        else:
+            raise TypeError(f"{where}: needs {_dtype_word(p.dtype)} elements, but the array holds {a.dtype}; "
+                            f"convert it with {_astype(p.dtype)}")
+    if not (a.flags.c_contiguous or a.flags.f_contiguous):
+        raise ValueError(f"{where}: the array is not contiguous (a strided view such as a[::2] or a[:, 1:]?); "
+                         "a kernel sees raw memory, so pass a contiguous copy: xp.ascontiguousarray(a) "
+                         "(row-major) or xp.asfortranarray(a) (column-major), whichever your kernel indexes")
     if backend_name == "cpu" and not p.const and not a.flags.writeable:
         raise ValueError(f"{where}: the array is read-only, but the parameter is not const; pass "
                          f"a.copy(), or declare the parameter `const {p.ctype}*` if the kernel only reads it")
-    if p.lanes > 1:
+    if p.lanes > 1 and p.dtype is not None:
         alignment = a.itemsize * (p.lanes if p.lanes != 3 else 1)
         address = a.__array_interface__["data"][0] if backend_name == "cpu" else a.data.ptr
         if a.size % p.lanes or address % alignment:
             raise ValueError(f"{where}: a {p.ctype} array needs a size that is a multiple of {p.lanes} "
                              f"and memory aligned to {alignment} bytes; got size {a.size}")
     return a
+
+
+def _element_dtype(name: str):
+    return np.dtype(np.uint16) if name == "bfloat16" else _dtype(name)[0]
+
+
+def _dtype_word(name: str) -> str:
+    return "bfloat16 (a torch.bfloat16 tensor, or its bits as numpy.uint16)" if name == "bfloat16" else name
+
+
+def _astype(name: str) -> str:
+    if name == "bfloat16":
+        return "torch.from_numpy(a).to(torch.bfloat16), or pass the bits: a.view(np.uint16)"
+    return f"a.astype(np.{name})"
 
 
 def _check_scalar(kernel: Kernel, p: Param, a):
@@ -259,19 +339,21 @@ def _check_scalar(kernel: Kernel, p: Param, a):
     return dtype.type(value)
 
 
-def _pack_for_cpu(kernel: Kernel, values: list) -> tuple[list, dict]:
-    """(data address, element count, scalar bits) per parameter, and the arrays by address."""
-    packed, arrays = [], {}
+def _pack_for_cpu(kernel: Kernel, values: list) -> tuple[list, dict, list]:
+    """(data address, byte count, scalar bits) per parameter, the arrays by address (for
+    messages), and the objects the packed addresses point into (kept alive for the launch)."""
+    packed, arrays, keep = [], {}, []
     for p, v in zip(kernel.params, values):
-        if p.pointer:
+        if p.pointer or p.by_value_struct:
             address = v.__array_interface__["data"][0]
-            count = v.size // p.lanes
-            packed.append(cpu._Arg(address, count, 0))
-            arrays.setdefault(address, (p.name, count))
+            packed.append(cpu._Arg(address, v.nbytes, 0))
+            keep.append(v)
+            if p.pointer:
+                arrays.setdefault(address, (p.name, v.size // p.lanes, v.itemsize * p.lanes))
         else:
             bits = int.from_bytes(v.tobytes().ljust(8, b"\0"), sys.byteorder)
             packed.append(cpu._Arg(None, 0, bits))
-    return packed, arrays
+    return packed, arrays, keep
 
 
 # ----------------------------------------------------------------------------------------

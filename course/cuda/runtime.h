@@ -33,7 +33,90 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <float.h>
+#include <limits.h>
+
+#include <cmath>
+#include <limits>
 #include <type_traits>
+#include <utility>
+
+// What NVRTC (and so CuPy) defines: kernels test these in #if. The CPU backend emulates an
+// sm_80 GPU (Ampere: independent thread scheduling, __reduce_*_sync, bfloat16 arithmetic).
+#define __CUDA_ARCH__ 800
+#define __CUDACC__ 1
+#define __CUDACC_RTC__ 1
+#define __CUDACC_VER_MAJOR__ 12
+#define __CUDACC_VER_MINOR__ 0
+#define CUDART_VERSION 12000
+#define CUDA_VERSION 12000
+
+// math_constants.h
+#define CUDART_INF_F __builtin_huge_valf()
+#define CUDART_NAN_F __builtin_nanf("")
+#define CUDART_MIN_DENORM_F 1.40129846e-45f
+#define CUDART_MAX_NORMAL_F 3.40282347e+38f
+#define CUDART_NEG_ZERO_F (-0.0f)
+#define CUDART_ZERO_F 0.0f
+#define CUDART_ONE_F 1.0f
+#define CUDART_SQRT_HALF_F 0.707106781f
+#define CUDART_SQRT_HALF_HI_F 0.707106781f
+#define CUDART_SQRT_HALF_LO_F 1.210161749e-08f
+#define CUDART_SQRT_TWO_F 1.414213562f
+#define CUDART_THIRD_F 0.333333333f
+#define CUDART_PIO4_F 0.785398163f
+#define CUDART_PIO2_F 1.570796327f
+#define CUDART_3PIO4_F 2.356194490f
+#define CUDART_2_OVER_PI_F 0.636619772f
+#define CUDART_SQRT_2_OVER_PI_F 0.797884561f
+#define CUDART_PI_F 3.141592654f
+#define CUDART_L2E_F 1.442695041f
+#define CUDART_L2T_F 3.321928094f
+#define CUDART_LG2_F 0.301029996f
+#define CUDART_LGE_F 0.434294482f
+#define CUDART_LN2_F 0.693147181f
+#define CUDART_LNT_F 2.302585093f
+#define CUDART_LNPI_F 1.144729886f
+#define CUDART_TWO_TO_M126_F 1.175494351e-38f
+#define CUDART_TWO_TO_126_F 8.507059173e37f
+#define CUDART_NORM_HUGE_F 3.402823466e38f
+#define CUDART_TWO_TO_23_F 8388608.0f
+#define CUDART_TWO_TO_24_F 16777216.0f
+#define CUDART_TWO_TO_31_F 2147483648.0f
+#define CUDART_TWO_TO_32_F 4294967296.0f
+#define CUDART_REMQUO_BITS_F 3
+#define CUDART_TRIG_PLOSS_F 105615.0f
+#define CUDART_INF __builtin_huge_val()
+#define CUDART_NAN __builtin_nan("")
+#define CUDART_NEG_ZERO (-0.0)
+#define CUDART_MIN_DENORM 4.9406564584124654e-324
+#define CUDART_ZERO 0.0
+#define CUDART_ONE 1.0
+#define CUDART_SQRT_TWO 1.4142135623730951e+0
+#define CUDART_SQRT_HALF 7.0710678118654757e-1
+#define CUDART_THIRD 3.3333333333333333e-1
+#define CUDART_TWOTHIRD 6.6666666666666667e-1
+#define CUDART_PIO4 7.8539816339744828e-1
+#define CUDART_PIO2 1.5707963267948966e+0
+#define CUDART_3PIO4 2.3561944901923448e+0
+#define CUDART_2_OVER_PI 6.3661977236758138e-1
+#define CUDART_PI 3.1415926535897931e+0
+#define CUDART_2PI 6.2831853071795862e+0
+#define CUDART_SQRT_PI 1.7724538509055159e+0
+#define CUDART_SQRT_2_OVER_PI 7.9788456080286536e-1
+#define CUDART_SQRT_2PI 2.5066282746310002e+0
+#define CUDART_L2E 1.4426950408889634e+0
+#define CUDART_L2T 3.3219280948873622e+0
+#define CUDART_LG2 3.0102999566398120e-1
+#define CUDART_LGE 4.3429448190325182e-1
+#define CUDART_LN2 6.9314718055994529e-1
+#define CUDART_LNT 2.3025850929940459e+0
+#define CUDART_LNPI 1.1447298858494002e+0
+#define CUDART_TWO_TO_23 8388608.0
+#define CUDART_TWO_TO_52 4503599627370496.0
+#define CUDART_TWO_TO_53 9007199254740992.0
+#define CUDART_TWO_TO_54 18014398509481984.0
+#define CUDART_NORM_HUGE 1.7976931348623157e+308
 
 #if !defined(__x86_64__) && !defined(__aarch64__) && !defined(__CC_USE_UCONTEXT)
 #define __CC_USE_UCONTEXT 1  // other CPUs: portable (slower) context switches
@@ -101,6 +184,12 @@ enum __cc_fault_kind {
     __CC_TRAP = 10,                  // __trap()
     __CC_NO_MEMORY = 11,             // the emulator could not allocate stacks or shared memory
     __CC_NO_BARRIERS = 12,           // __syncthreads() in a kernel launched without fibers
+    __CC_BAD_ARGUMENT = 13,          // an argument's bytes do not fit its parameter's C++ type
+    __CC_UNSUPPORTED = 14,           // a construct the CPU cannot run was reached
+    __CC_WARP_EXITED = 15,           // a lane named in a warp-level call's mask has exited
+    __CC_WARP_MISMATCH = 16,         // lanes of a mask wait at different warp-level calls / barriers
+    __CC_WARP_BAD_MASK = 17,         // a lane calls with a mask that does not name itself
+    __CC_READ_ONLY = 18,             // a write into a read-only (const) array
 };
 
 struct __cc_fault {
@@ -117,7 +206,12 @@ struct __cc_fault {
     uint64_t base;          // address of that array's first element (identifies the argument)
     uint64_t address;       // faulting address of a crash
     uint64_t code_offset;   // where in this module it happened (for addr2line), 0 if unknown
-    char text[200];         // the failed assert's expression
+    int64_t element_bytes;  // size of the elements the bad access used (a cast may change it)
+    uint32_t other_block[3];  // the block of the other thread (races between blocks)
+    uint32_t mask;          // the lane mask of a warp-level call
+    int32_t op;             // which warp-level call, or which access (races)
+    int32_t other_op;
+    char text[200];         // the failed assert's expression, or the construct's name
 };
 
 // One argument as Python packs it: an array (data + element count) or a scalar's bytes.
@@ -153,23 +247,47 @@ __attribute__((noreturn, noinline, cold)) static void __cc_fail(int kind, int li
 // ---------------------------------------------------------------------------------------
 
 __attribute__((noreturn, noinline, cold)) static void __cc_out_of_bounds(
-    const void* base, long long index, long long length) {
+    const void* base, long long index, long long length, long long element_bytes) {
     // The caller's address tells Python (through addr2line) which source line it was.
     __cc_fault_out->code_offset = __cc_code_offset(__builtin_return_address(0));
     __cc_fault_out->base = (uint64_t)(uintptr_t)base;
     __cc_fault_out->index = index;
     __cc_fault_out->length = length;
+    __cc_fault_out->element_bytes = element_bytes;
     bool shared = base == (const void*)__cc_dyn_shared;
     __cc_fail(shared ? __CC_SHARED_OUT_OF_BOUNDS : __CC_OUT_OF_BOUNDS, 0);
 }
 
 #define __CC_IF_INTEGER(I) class = typename std::enable_if<std::is_integral<I>::value>::type
 
+// The memory a launch knows: its argument arrays and its dynamic shared memory. A raw pointer
+// that points into one of them (made with `&a[i]` or a C cast, say) gets that allocation's
+// bounds back when it becomes a checked pointer.
+struct __cc_allocation {
+    char* base;
+    size_t bytes;
+};
+static __cc_allocation __cc_allocations[64];
+static int __cc_allocation_count;
+
+static inline const __cc_allocation* __cc_find_allocation(const volatile void* raw) {
+    const char* p = (const char*)raw;
+    for (int i = 0; i < __cc_allocation_count; i++) {
+        const __cc_allocation& a = __cc_allocations[i];
+        if (p >= a.base && p < a.base + a.bytes) return &a;
+    }
+    return nullptr;
+}
+
+static inline void __cc_register_allocation(void* base, size_t bytes) {
+    if (__cc_allocation_count < (int)(sizeof __cc_allocations / sizeof __cc_allocations[0]) && base && bytes)
+        __cc_allocations[__cc_allocation_count++] = {(char*)base, bytes};
+}
+
 // A pointer that knows the array it points into. Accessing p[i] checks that the element's
 // index in that array, index + i, is below `count`: one comparison, as cheap as it gets.
-// A pointer made from a plain C pointer (a __shared__ array, a local variable) is not
-// checked: its index starts at 2^63 and its count is SIZE_MAX, so every access passes
-// (p[-1] included).
+// A pointer to memory the launch does not know (a local variable, say) is not checked: its
+// index starts at 2^63 and its count is SIZE_MAX, so every access passes (p[-1] included).
 static const size_t __CC_UNCHECKED = (size_t)1 << 63;
 
 template <class T>
@@ -179,32 +297,68 @@ struct __cc_ptr {
     size_t count;       // elements in the array
     const void* array;  // the array's first element, to name it in a fault
 
+    typedef typename std::remove_cv<T>::type __cc_plain;
+    static constexpr size_t __cc_size = sizeof(typename std::conditional<std::is_void<T>::value, char, T>::type);
+
     __cc_ptr() : p(nullptr), index(__CC_UNCHECKED), count(SIZE_MAX), array(nullptr) {}
-    __cc_ptr(T* raw) : p(raw), index(__CC_UNCHECKED), count(SIZE_MAX), array(nullptr) {}
+    __cc_ptr(std::nullptr_t) : p(nullptr), index(__CC_UNCHECKED), count(SIZE_MAX), array(nullptr) {}
+    __cc_ptr(T* raw) : p(raw) { adopt((const volatile void*)raw); }
     __cc_ptr(T* p_, size_t index_, size_t count_, const void* array_)
         : p(p_), index(index_), count(count_), array(array_) {}
     template <class U, class = typename std::enable_if<std::is_convertible<U*, T*>::value>::type>
     __cc_ptr(const __cc_ptr<U>& o) : p(o.p), index(o.index), count(o.count), array(o.array) {}
+    // Casts: (float4*)x or reinterpret_cast<float4*>(x) keep x's allocation, counted in float4.
+    template <class U, class = typename std::enable_if<!std::is_convertible<U*, T*>::value>::type, class = void>
+    explicit __cc_ptr(const __cc_ptr<U>& o) : p((T*)o.p) {
+        if (o.count == SIZE_MAX || o.array == nullptr) {
+            index = __CC_UNCHECKED, count = SIZE_MAX, array = nullptr;
+            return;
+        }
+        size_t offset = (size_t)((const char*)o.p - (const char*)o.array);
+        size_t bytes = o.count * __cc_ptr<U>::__cc_size;
+        array = o.array;
+        count = bytes / __cc_size;
+        index = offset % __cc_size ? __CC_UNCHECKED : offset / __cc_size;
+        if (index == __CC_UNCHECKED) count = SIZE_MAX;
+    }
+    template <class I, __CC_IF_INTEGER(I)>
+    explicit __cc_ptr(I address) : p((T*)(uintptr_t)address) { adopt((const volatile void*)p); }
+    template <class U, class = typename std::enable_if<!std::is_convertible<U*, T*>::value>::type>
+    explicit __cc_ptr(U* raw) : p((T*)raw) { adopt((const volatile void*)raw); }
+
+    void adopt(const volatile void* raw) {
+        const __cc_allocation* a = raw ? __cc_find_allocation(raw) : nullptr;
+        size_t offset = a ? (size_t)((const char*)raw - a->base) : 0;
+        if (a && offset % __cc_size == 0) {
+            index = offset / __cc_size, count = a->bytes / __cc_size, array = a->base;
+        } else {
+            index = __CC_UNCHECKED, count = SIZE_MAX, array = nullptr;
+        }
+    }
 
     // Always inlined: the fault handler's return address must lie in the kernel's own code.
     __attribute__((always_inline)) void check(long long i) const {
         if (__builtin_expect(index + (size_t)i >= count, 0))
-            __cc_out_of_bounds(array, (long long)index + i, (long long)count);
+            __cc_out_of_bounds(array, (long long)index + i, (long long)count, (long long)__cc_size);
     }
     template <class I, __CC_IF_INTEGER(I)>
     __attribute__((always_inline)) T& operator[](I i) const { check((long long)i); return p[i]; }
     __attribute__((always_inline)) T& operator*() const { check(0); return *p; }
     __attribute__((always_inline)) T* operator->() const { check(0); return p; }
 
-    // Handing the pointer to plain C code (or casting it) gives up the check.
+    // Handing the pointer to plain C code gives up the check.
     operator T*() const { return p; }
     template <class U>
     explicit operator U*() const { return (U*)p; }
+    template <class I, __CC_IF_INTEGER(I)>
+    explicit operator I() const { return (I)(uintptr_t)p; }
 
     template <class I, __CC_IF_INTEGER(I)>
     __cc_ptr operator+(I i) const { return __cc_ptr(p + i, index + (size_t)(long long)i, count, array); }
     template <class I, __CC_IF_INTEGER(I)>
     __cc_ptr operator-(I i) const { return __cc_ptr(p - i, index - (size_t)(long long)i, count, array); }
+    ptrdiff_t operator-(const __cc_ptr& o) const { return p - o.p; }
+    ptrdiff_t operator-(T* o) const { return p - o; }
     template <class I, __CC_IF_INTEGER(I)>
     __cc_ptr& operator+=(I i) { p += i, index += (size_t)(long long)i; return *this; }
     template <class I, __CC_IF_INTEGER(I)>
@@ -218,16 +372,56 @@ struct __cc_ptr {
 template <class I, class T, __CC_IF_INTEGER(I)>
 static inline __cc_ptr<T> operator+(I i, const __cc_ptr<T>& q) { return q + i; }
 
-// An argument array as the launcher receives it from Python.
+// reinterpret_cast<float4*>(x): a checked pointer stays checked, anything else is C++'s cast.
+template <class To, class From>
+struct __cc_cast_rule {
+    static To cast(const From& f) { return reinterpret_cast<To>(f); }
+};
+template <class V, class U>
+struct __cc_cast_rule<V*, __cc_ptr<U>> {
+    static __cc_ptr<V> cast(const __cc_ptr<U>& f) { return __cc_ptr<V>(f); }
+};
+template <class To, class From>
+static inline auto __cc_reinterpret_cast(const From& f) -> decltype(__cc_cast_rule<To, From>::cast(f)) {
+    return __cc_cast_rule<To, From>::cast(f);
+}
+template <class To, class From>
+static inline auto __cc_reinterpret_cast(From& f) -> decltype(__cc_cast_rule<To, From>::cast(f)) {
+    return __cc_cast_rule<To, From>::cast(f);
+}
+
+// An argument array as the launcher receives it from Python: its bytes must hold whole elements.
 template <class T>
-static inline __cc_ptr<T> __cc_array_arg(const __cc_arg& a) {
-    return __cc_ptr<T>((T*)a.data, 0, (size_t)a.count, a.data);
+static inline __cc_ptr<T> __cc_array_arg(const __cc_arg& a, int position) {
+    size_t size = __cc_ptr<T>::__cc_size;
+    if ((size_t)a.count % size) {
+        __cc_fault_out->index = position;
+        __cc_fault_out->length = a.count;
+        __cc_fault_out->element_bytes = (int64_t)size;
+        __cc_fail(__CC_BAD_ARGUMENT, 0);
+    }
+    return __cc_ptr<T>((T*)a.data, 0, (size_t)a.count / size, a.data);
 }
 
 template <class T>
 static inline T __cc_scalar_arg(const __cc_arg& a) {
     T value;
     memcpy(&value, &a.bits, sizeof(T));
+    return value;
+}
+
+// A struct (or float4, ...) passed by value: Python sends its bytes.
+template <class T>
+static inline T __cc_struct_arg(const __cc_arg& a, int position) {
+    if ((size_t)a.count != sizeof(T)) {
+        __cc_fault_out->index = position;
+        __cc_fault_out->length = a.count;
+        __cc_fault_out->element_bytes = (int64_t)sizeof(T);
+        __cc_fault_out->op = 1;
+        __cc_fail(__CC_BAD_ARGUMENT, 0);
+    }
+    T value;
+    memcpy((void*)&value, a.data, sizeof(T));
     return value;
 }
 
@@ -239,9 +433,13 @@ struct __cc_dynamic_shared {
         return __cc_ptr<T>((T*)__cc_dyn_shared, 0, __cc_dyn_shared_bytes / sizeof(T), __cc_dyn_shared);
     }
     template <class I, __CC_IF_INTEGER(I)>
+    __cc_ptr<T> operator-(I i) const { return get() - i;
+    }
+    template <class I, __CC_IF_INTEGER(I)>
     __attribute__((always_inline)) T& operator[](I i) const { return get()[i]; }
     __attribute__((always_inline)) T& operator*() const { return *get(); }
-    operator __cc_ptr<T>() const { return get(); }
+    template <class U, class = typename std::enable_if<std::is_convertible<T*, U*>::value>::type>
+    operator __cc_ptr<U>() const { return get(); }
     operator T*() const { return (T*)__cc_dyn_shared; }
     template <class U>
     explicit operator U*() const { return (U*)__cc_dyn_shared; }
@@ -594,6 +792,8 @@ static inline unsigned long long __cc_brevll(unsigned long long x) {
 #define clock64() ((long long)__cc_now_ns())
 #define clock() ((long long)__cc_now_ns())
 #define __trap() __cc_fail(__CC_TRAP, __LINE__)
+#define __nanosleep(ns) ((void)(ns))  // a thread that sleeps: nothing to wait for here
+#define __cc_unsupported_body() __cc_fail(__CC_UNSUPPORTED, __LINE__)
 #define __brkpt() __cc_fail(__CC_TRAP, __LINE__)
 
 // CUDA's declaration keywords. __shared__ variables become static: one copy, which all
@@ -1009,6 +1209,8 @@ static int __cc_launch(const long long* cfg, __cc_fault* fault, void (*run)(cons
         shared_capacity = __cc_dyn_shared ? __cc_dyn_shared_bytes : 0;
         if (!__cc_dyn_shared) return fault->kind = __CC_NO_MEMORY;
     }
+    __cc_allocation_count = 0;
+    if (__cc_dyn_shared_bytes) __cc_register_allocation(__cc_dyn_shared, __cc_dyn_shared_bytes);
     if (!__cc_module_base) {
         Dl_info info;
         if (dladdr((void*)&__cc_take_output, &info)) __cc_module_base = (uintptr_t)info.dli_fbase;

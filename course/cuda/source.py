@@ -5,13 +5,17 @@ Both backends read each kernel's parameter list from its source, so that argumen
 checked before a launch (CuPy checks none). The CPU backend also rewrites a few things
 before compiling the source as C++ after ``runtime.h``:
 
-- pointer parameters of ``__global__`` and ``__device__`` functions become checked pointers
-  (``float* x`` → ``__cc_ptr<float> x``), so every access is bounds-checked;
+- pointer parameters of ``__global__`` and ``__device__`` functions, local pointer variables
+  and pointer casts become checked pointers (``float* x`` → ``__cc_ptr<float> x``), so every
+  access through a pointer derived from an argument array is bounds-checked;
 - ``extern __shared__ float s[];`` becomes the launch's dynamic shared memory;
-- ``#pragma unroll`` and includes of headers the runtime already provides are blanked out.
+- ``#pragma unroll`` and includes of headers the runtime already provides are blanked out;
+- the body of a function that uses something the CPU cannot run (inline PTX, textures, ...)
+  is emptied, so that only the kernels that call it are refused.
 
 No rewrite adds or removes a line, so compiler errors and faults name the learner's own
-line numbers.
+line numbers. ``#if``/``#ifdef`` blocks are read as the compiler will (``__CUDA_ARCH__`` is
+``EMULATED_ARCH``), so a construct in a block the preprocessor drops refuses nothing.
 """
 
 from __future__ import annotations
@@ -22,7 +26,15 @@ from dataclasses import dataclass, field
 
 from .errors import CompileError
 
-__all__ = ["Param", "Kernel", "Source", "parse"]
+__all__ = ["Param", "Kernel", "Source", "parse", "EMULATED_ARCH"]
+
+#: The GPU architecture the CPU backend emulates: __CUDA_ARCH__ is 800 (sm_80, Ampere), so
+#: `#if __CUDA_ARCH__ >= 800` code is compiled, as on an A100.
+EMULATED_ARCH = 800
+#: Macros NVRTC (and so CuPy) defines, which the CPU backend defines too (runtime.h).
+PREDEFINED = {"__CUDA_ARCH__": str(EMULATED_ARCH), "__CUDACC__": "1", "__CUDACC_RTC__": "1",
+              "__CUDACC_VER_MAJOR__": "12", "__CUDACC_VER_MINOR__": "0", "CUDART_VERSION": "12000",
+              "CUDA_VERSION": "12000", "__cplusplus": "201703"}
 
 
 # ----------------------------------------------------------------------------------------
@@ -34,7 +46,7 @@ _TOKEN = re.compile(
      (?P<space>[ \t\r\f\v]+|\\\n)
     |(?P<newline>\n)
     |(?P<comment>//[^\n]*|/\*.*?(?:\*/|\Z))
-    |(?P<pp>\#(?:[^\n\\]|\\.|\\\n)*)
+    |(?P<pp>\#(?:[^\n\\/]|\\.|\\\n|/(?![/*])|/\*.*?\*/)*)
     |(?P<string>"(?:[^"\\\n]|\\.)*"?)
     |(?P<char>'(?:[^'\\\n]|\\.)*'?)
     |(?P<number>\.?\d(?:[eEpP][+-]|[\w.])*)
@@ -67,6 +79,103 @@ def tokenize(source: str) -> list[Token]:
 
 
 # ----------------------------------------------------------------------------------------
+# The preprocessor's #if blocks, as far as they can be decided here
+# ----------------------------------------------------------------------------------------
+
+def _define_options(options) -> dict[str, str]:
+    """-DNAME=VALUE / --define-macro=NAME=VALUE options → {NAME: VALUE} ("1" without a value)."""
+    defines, options = {}, list(options)
+    for i, option in enumerate(options):
+        value = None
+        if option.startswith("--define-macro="):
+            value = option.split("=", 1)[1]
+        elif option.startswith("-D") and len(option) > 2:
+            value = option[2:]
+        elif option in ("-D", "--define-macro") and i + 1 < len(options):
+            value = options[i + 1]
+        if value:
+            name, _, text = value.partition("=")
+            defines[name.strip()] = text.strip() if _ else "1"
+    return defines
+
+
+def _evaluate(expression: str, defines: dict) -> bool | None:
+    """The value of an #if expression, or None when it cannot be decided here."""
+    expression = re.sub(r"/\*.*?\*/|//.*", " ", expression)
+    expression = re.sub(r"\bdefined\s*\(\s*(\w+)\s*\)|\bdefined\s+(\w+)",
+                        lambda m: " 1 " if (m.group(1) or m.group(2)) in defines else " 0 ", expression)
+
+    if re.search(r"\b[A-Za-z_]\w*\s*\(", expression):
+        return None  # a function-like macro: only the compiler knows
+
+    def value(match):
+        name = match.group()
+        if name not in defines:
+            return " 0 "  # an undefined name is 0 in #if, as in C
+        text = defines[name].strip()
+        text = re.sub(r"(?<=\d)[uUlL]+\b", "", text)
+        return f" ({text}) " if re.fullmatch(r"[-+]?(0x[0-9a-fA-F]+|\d+)", text) else " @ "
+    expression = re.sub(r"\b[A-Za-z_]\w*\b", value, expression)
+    expression = re.sub(r"(?<=[0-9a-fA-F])[uUlL]+\b", "", expression)
+    if "@" in expression or not re.fullmatch(r"[\s\d()xXa-fA-F<>=!&|+\-*/%~^]*", expression):
+        return None
+    expression = expression.replace("&&", " and ").replace("||", " or ")
+    expression = re.sub(r"!(?!=)", " not ", expression).replace("/", "//")
+    try:
+        return bool(eval(expression, {"__builtins__": {}}, {}))  # digits and operators only
+    except Exception:
+        return None
+
+
+def _live_tokens(tokens: list[Token], defines: dict) -> list[bool]:
+    """Whether each token survives the preprocessor's #if/#ifdef blocks (True when undecidable)."""
+    defines = dict(defines)
+    live, stack, current = [], [], True  # stack: (live before the block, a branch was taken, decided)
+    for tok in tokens:
+        if tok.kind != "pp":
+            live.append(current)
+            continue
+        live.append(True)
+        m = re.match(r"#\s*(\w+)\s*(.*)", tok.text, re.S)
+        if not m:
+            continue
+        directive, rest = m.group(1), m.group(2).replace("\\\n", " ").strip()
+        if directive in ("if", "ifdef", "ifndef"):
+            if directive == "if":
+                decided = _evaluate(rest, defines)
+            else:
+                name = rest.split()[0] if rest.split() else ""
+                decided = (name in defines) == (directive == "ifdef")
+            stack.append((current, bool(decided), decided is not None))
+            current = current and decided is not False
+        elif directive in ("elif", "else") and stack:
+            before, taken, decided = stack[-1]
+            if not decided:
+                current = before
+                continue
+            if directive == "else":
+                value = not taken
+            else:
+                result = _evaluate(rest, defines)
+                if result is None:
+                    stack[-1] = (before, taken, False)
+                    current = before and not taken
+                    continue
+                value = not taken and result
+            stack[-1] = (before, taken or value, decided)
+            current = before and value
+        elif directive == "endif" and stack:
+            current = stack.pop()[0]
+        elif current and directive == "define":
+            d = re.match(r"(\w+)(\([^)]*\))?\s*(.*)", rest, re.S)
+            if d and not d.group(2):
+                defines[d.group(1)] = d.group(3).strip() or "1"
+        elif current and directive == "undef":
+            defines.pop(rest.split()[0] if rest.split() else "", None)
+    return live
+
+
+# ----------------------------------------------------------------------------------------
 # Types
 # ----------------------------------------------------------------------------------------
 
@@ -93,24 +202,37 @@ SCALAR_DTYPES = {
     "ptrdiff_t": _SIZE[1:],
     "intptr_t": _SIZE[1:],
     "uintptr_t": _SIZE,
+    "uint": "uint32",  # CUDA's own short names (sm headers, many samples)
+    "ushort": "uint16",
+    "uchar": "uint8",
+    "ulong": "u" + _LONG,
     **{f"int{bits}_t": f"int{bits}" for bits in (8, 16, 32, 64)},
     **{f"uint{bits}_t": f"uint{bits}" for bits in (8, 16, 32, 64)},
 }
 
-#: CUDA vector types (pointer parameters only): float4 → four float32 per element.
+#: Half-precision element types: NumPy dtype name and lanes (bfloat16 arrives as uint16 bits).
+HALF_TYPES = {
+    "__half": ("float16", 1), "half": ("float16", 1), "__half2": ("float16", 2), "half2": ("float16", 2),
+    "__nv_bfloat16": ("bfloat16", 1), "nv_bfloat16": ("bfloat16", 1),
+    "__nv_bfloat162": ("bfloat16", 2), "nv_bfloat162": ("bfloat16", 2),
+}
+
+#: CUDA vector types: float4 → four float32 per element.
 VECTOR_TYPES = {
     f"{name}{lanes}": (dtype, lanes)
     for name, dtype in [
         ("float", "float32"), ("double", "float64"), ("int", "int32"), ("uint", "uint32"),
         ("short", "int16"), ("ushort", "uint16"), ("char", "int8"), ("uchar", "uint8"),
+        ("long", _LONG), ("ulong", "u" + _LONG),
         ("longlong", "int64"), ("ulonglong", "uint64"),
     ]
-    for lanes in (2, 3, 4)
+    for lanes in (1, 2, 3, 4)
 }
 
-_QUALIFIERS = {"const", "volatile", "__restrict__", "__restrict", "restrict", "struct"}
+_QUALIFIERS = {"const", "volatile", "__restrict__", "__restrict", "restrict", "struct", "class", "typename"}
 _INTEGER_WORDS = {"unsigned", "signed", "short", "long", "int", "char"}
-_TYPE_WORDS = _INTEGER_WORDS | _QUALIFIERS | {"float", "double", "bool", "void"} | set(SCALAR_DTYPES) | set(VECTOR_TYPES)
+_TYPE_WORDS = (_INTEGER_WORDS | _QUALIFIERS | {"float", "double", "bool", "void", "auto"} | set(SCALAR_DTYPES)
+               | set(VECTOR_TYPES) | set(HALF_TYPES))
 
 
 def _type_name(words: list[str]) -> str:
@@ -132,14 +254,25 @@ def _type_name(words: list[str]) -> str:
 
 @dataclass(frozen=True)
 class Param:
-    """One kernel parameter, as declared: ``const float* __restrict__ x`` → pointer to float."""
+    """One kernel parameter, as declared: ``const float* __restrict__ x`` → pointer to float.
+
+    ``dtype`` is the NumPy dtype of a scalar or of an array's elements, or None for a type
+    the course cannot check (``void*``, a pointer to a struct, a struct passed by value):
+    such an argument is passed as raw memory.
+    """
 
     name: str
     ctype: str  # the type as written without qualifiers or '*': "float", "unsigned int", "real"
     pointer: bool
     const: bool  # a pointer to const elements
-    dtype: str | None  # NumPy dtype of the scalar or of the array elements; None for void*
+    dtype: str | None
     lanes: int = 1  # elements of `dtype` per element of a vector type (float4 → 4)
+    cpp_type: str = ""  # the C++ type the CPU launcher declares (typedefs resolved by the compiler)
+
+    @property
+    def by_value_struct(self) -> bool:
+        """A struct or vector passed by value: the argument is its bytes."""
+        return not self.pointer and (self.dtype is None or self.lanes > 1)
 
     def __str__(self) -> str:
         return f"{'const ' if self.const else ''}{self.ctype}{'*' if self.pointer else ''} {self.name}"
@@ -147,15 +280,30 @@ class Param:
 
 @dataclass(frozen=True)
 class Kernel:
-    """An ``extern "C" __global__`` function of the source."""
+    """A ``__global__`` function of the source (``name`` is how Python asks for it)."""
 
     name: str
     params: tuple[Param, ...]
     line: int
-    uses_barriers: bool = True  # calls __syncthreads() (itself or through __device__ functions)
+    uses_barriers: bool = True  # calls __syncthreads() or a warp-level function (needs fibers)
+    unsupported: tuple | None = None  # (spelling, line, what it is, what to do instead)
+    call: str = ""  # the C++ name the launcher calls: `name`, or `reduce<float, 256>`
 
     def signature(self) -> str:
         return f"{self.name}({', '.join(str(p) for p in self.params)})"
+
+
+@dataclass
+class _Function:
+    name: str
+    is_global: bool
+    extern_c: bool
+    line: int
+    template: list[str]  # names of template parameters ([] for a plain function)
+    template_kinds: list[str]  # "type" or "value" per template parameter
+    raws: list
+    body: tuple[int, int] | None  # token indices of `{` and `}`
+    returns_void: bool
 
 
 @dataclass
@@ -166,11 +314,15 @@ class Source:
     kernels: dict[str, Kernel]
     problems: dict[str, str]  # kernel name → why its parameters cannot be checked
     not_extern_c: set[str]  # __global__ functions without extern "C"
-    unsupported: tuple[str, int, str] | None  # (construct, line, what it is)
     uses_barriers: bool
     dynamic_shared: list[str]  # names of extern __shared__ arrays
     cpu_text: str = ""  # the rewritten source the CPU backend compiles
     lines: list[str] = field(default_factory=list)
+    templates: dict = field(default_factory=dict)  # kernel name → _Function (template or C++ name)
+    globals: dict = field(default_factory=dict)  # __constant__/__device__ variable → line
+    aliases: dict = field(default_factory=dict)
+    unsupported_of: dict = field(default_factory=dict)  # function → (spelling, line, what, instead)
+    fiber_functions: set = field(default_factory=set)  # functions that reach a barrier or warp call
 
     def kernel(self, name: str) -> Kernel:
         """The kernel called ``name``, or a CompileError saying what the source defines."""
@@ -178,10 +330,12 @@ class Source:
             if name in self.problems:
                 raise CompileError(f"kernel '{name}': {self.problems[name]}")
             return self.kernels[name]
-        if name in self.not_extern_c:
+        if name in self.not_extern_c or name in self.templates:
             raise CompileError(
                 f"kernel '{name}' is not declared extern \"C\": CuPy finds a kernel by its C name, "
-                f'so write  extern "C" __global__ void {name}(...)'
+                f'so write  extern "C" __global__ void {name}(...)  — or, for a C++ or template kernel, '
+                f"use course.cuda.RawModule(code=..., name_expressions=['{name}<...>']) and "
+                f"module.get_function('{name}<...>'), as with CuPy"
             )
         found = ", ".join(sorted(self.kernels)) or "none"
         raise CompileError(
@@ -189,84 +343,92 @@ class Source:
             f"(kernels found: {found})"
         )
 
+    @property
+    def unsupported(self):
+        """The first construct of any kernel that the CPU cannot run (spelling, line, what), or None."""
+        found = [k.unsupported for k in self.kernels.values() if k.unsupported]
+        return min(found, key=lambda u: u[1])[:3] if found else None
+
     def line_text(self, line: int) -> str:
         """Line ``line`` (1-based) of the learner's source, stripped."""
         return self.lines[line - 1].strip() if 0 < line <= len(self.lines) else ""
 
 
-# Constructs a CPU that runs one thread at a time cannot emulate, by what they are.
-_WARP = "a warp-level intrinsic (the 32 threads of a warp exchanging values in lockstep)"
+# Constructs the CPU backend cannot run: what they are, and what to do instead.
+_PTX = ("inline PTX assembly",
+        "write the operation in CUDA C (most PTX instructions have an intrinsic: __popc, __brev, "
+        "__funnelshift_l, atomicAdd, __shfl_sync, ...), or run on a GPU")
+_TEXTURE = ("texture or surface memory",
+            "pass the image as a plain `const float*` array and index it yourself (clamp the "
+            "coordinates with min/max; tex2D's linear filtering is (1-a)*p0 + a*p1), or run on a GPU")
+_DYNAMIC = ("a kernel launch from inside a kernel (dynamic parallelism)",
+            "launch the second kernel from Python after the first one returns")
+_GRID_SYNC = ("a grid-wide barrier (cooperative launch)",
+              "split the kernel in two at the grid-wide sync and launch the halves one after the other "
+              "from Python (the end of a launch is a barrier for the whole grid), or run on a GPU")
+_WMMA = ("tensor-core (WMMA/MMA) operations",
+         "write the tile product with ordinary loops over a __shared__ tile (same result up to "
+         "rounding), or run on a GPU")
+_ASYNC = ("asynchronous copies and thread-block clusters",
+          "copy with ordinary loads into __shared__ memory followed by __syncthreads(), or run on a GPU")
+
 _UNSUPPORTED_NAMES = {
-    **{n: _WARP for n in ("__activemask", "__syncwarp", "__lanemask_lt", "__lanemask_le",
-                          "__lanemask_eq", "__lanemask_gt", "__lanemask_ge")},
-    **{n: "texture or surface memory" for n in ("cudaTextureObject_t", "cudaSurfaceObject_t")},
-    **{n: "cooperative groups" for n in ("cooperative_groups", "this_thread_block", "this_grid",
-                                         "tiled_partition", "coalesced_threads", "grid_group",
-                                         "thread_block")},
-    **{n: "inline PTX assembly" for n in ("asm", "__asm__", "__asm")},
-    **{n: "half-precision floats" for n in ("__half", "__half2", "half2", "__nv_bfloat16",
-                                            "__nv_bfloat162", "nv_bfloat16")},
-    **{n: "tensor-core (WMMA) operations" for n in ("wmma", "nvcuda")},
-    "__nanosleep": "__nanosleep (a GPU thread sleeping)",
+    **{n: _TEXTURE for n in ("cudaTextureObject_t", "cudaSurfaceObject_t")},
+    **{n: _PTX for n in ("asm", "__asm__", "__asm")},
+    **{n: _WMMA for n in ("wmma", "nvcuda")},
+    **{n: _GRID_SYNC for n in ("this_grid", "grid_group", "this_multi_grid", "multi_grid_group")},
 }
 _UNSUPPORTED_PATTERNS = [
-    (re.compile(r"__(shfl\w*|ballot\w*|any(_sync)?|all(_sync)?|uni_sync|match_\w+|reduce_\w+_sync)$"), _WARP),
-    (re.compile(r"(tex|surf)(1D|2D|3D|Cubemap)\w*$"), "texture or surface memory"),
-    (re.compile(r"__(h(add|sub|mul|div|fma|neg|abs|max|min|eq|ne|lt|le|gt|ge|isnan|isinf|sqrt|exp|log"
-                r"|sin|cos|rcp)\w*|float2half\w*|half2float\w*|float22half2\w*|half22float2\w*"
-                r"|floats2half2\w*|low2float|high2float|float2bfloat16\w*|bfloat162float)$"),
-     "half-precision floats"),
-    (re.compile(r"__pipeline\w*$|__cluster_dims__$"), "asynchronous copies and thread-block clusters"),
+    (re.compile(r"(tex|surf)(1D|2D|3D|Cubemap)\w*$"), _TEXTURE),
+    (re.compile(r"__pipeline\w*$|__cluster_dims__$|memcpy_async$|this_cluster$|cluster_group$"), _ASYNC),
 ]
-_UNSUPPORTED_HEADERS = {
-    "cuda_fp16.h": "half-precision floats", "cuda_bf16.h": "half-precision floats",
-    "cooperative_groups.h": "cooperative groups", "mma.h": "tensor-core (WMMA) operations",
-    "cuda_pipeline.h": "asynchronous copies and thread-block clusters",
-}
+_UNSUPPORTED_HEADERS = {"mma.h": _WMMA, "cuda_pipeline.h": _ASYNC, "cuda/pipeline": _ASYNC,
+                        "cuda/barrier": _ASYNC, "cooperative_groups/memcpy_async.h": _ASYNC}
 # Headers runtime.h already provides: their #include is blanked out on the CPU.
 _PROVIDED_HEADERS = {
     "stdio.h", "cstdio", "math.h", "cmath", "stdint.h", "cstdint", "stdlib.h", "cstdlib",
     "assert.h", "cassert", "cuda_runtime.h", "cuda.h", "device_launch_parameters.h",
     "math_constants.h", "float.h", "cfloat", "limits.h", "climits", "stddef.h", "cstddef",
+    "cuda_runtime_api.h", "device_functions.h", "sm_20_atomic_functions.h", "sm_30_intrinsics.h",
+    "sm_32_intrinsics.h", "vector_types.h", "vector_functions.h", "limits", "type_traits",
+    "utility", "algorithm", "cstring", "string.h", "stdbool.h", "cuda_fp16.h", "cuda_bf16.h",
+    "cooperative_groups.h", "cooperative_groups/reduce.h", "cooperative_groups/scan.h",
+    "crt/host_defines.h",
 }
 
 _BARRIERS = {"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or"}
+# Warp-level calls: like barriers, the threads of a warp meet there (they need fibers).
+_WARP_CALLS = {
+    "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__ballot_sync",
+    "__any_sync", "__all_sync", "__uni_sync", "__activemask", "__syncwarp", "__match_any_sync",
+    "__match_all_sync", "__reduce_add_sync", "__reduce_min_sync", "__reduce_max_sync",
+    "__reduce_and_sync", "__reduce_or_sync", "__reduce_xor_sync", "__shfl", "__shfl_up", "__shfl_down",
+    "__shfl_xor", "__ballot", "__any", "__all",
+    # cooperative groups: any of these may sync or exchange
+    "sync", "shfl", "shfl_up", "shfl_down", "shfl_xor", "ballot", "any", "all", "match_any",
+    "match_all", "reduce", "inclusive_scan", "exclusive_scan", "coalesced_threads", "tiled_partition",
+    "this_thread_block", "binary_partition", "labeled_partition", "barrier_wait", "barrier_arrive",
+}
 
 
-def find_unsupported(tokens: list[Token]) -> tuple[str, int, str] | None:
-    """The first construct the CPU backend cannot emulate: (spelling, line, what it is)."""
-    declared_names = set()  # a variable named `half` is fine; the type `half` is not
-    for i, tok in enumerate(tokens):
-        if tok.kind == "pp":
-            include = re.match(r"#\s*include\s*[<\"]([^>\"]+)[>\"]", tok.text)
-            if include and include.group(1).split("/")[-1] in _UNSUPPORTED_HEADERS:
-                return include.group(1), tok.line, _UNSUPPORTED_HEADERS[include.group(1).split("/")[-1]]
-            continue
-        if tok.text == "<<" and i + 1 < len(tokens) and tokens[i + 1].text == "<":
-            return "<<<...>>>", tok.line, "a kernel launch from inside a kernel (dynamic parallelism)"
-        if tok.kind != "ident":
-            continue
-        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-        after = tokens[i + 2] if i + 2 < len(tokens) else None
-        if tok.text in _TYPE_WORDS and nxt is not None:  # `int half`: a variable called half
-            if nxt.kind == "ident":
-                declared_names.add(nxt.text)
-            elif nxt.text in ("*", "&") and after is not None and after.kind == "ident":
-                declared_names.add(after.text)
-        what = _UNSUPPORTED_NAMES.get(tok.text)
-        if what is None and tok.text == "texture" and nxt is not None and nxt.text == "<":
-            what = "texture or surface memory"
-        if what is None and tok.text == "cg" and nxt is not None and nxt.text == "::":
-            what = "cooperative groups"
-        if what is None and tok.text == "half" and "half" not in declared_names and nxt is not None and (
-            nxt.kind == "ident" or nxt.text == "*"
-        ):
-            what = "half-precision floats"
-        if what is None:
-            what = next((w for pattern, w in _UNSUPPORTED_PATTERNS if pattern.match(tok.text)), None)
-        if what is not None and tok.text not in declared_names:
-            return tok.text, tok.line, what
-    return None
+def _unsupported_at(tokens: list[Token], i: int):
+    """(spelling, line, what, instead) if tokens[i] starts a construct the CPU cannot run."""
+    tok = tokens[i]
+    if tok.text == "<<" and i + 1 < len(tokens) and tokens[i + 1].text == "<":
+        return ("<<<...>>>", tok.line) + _DYNAMIC
+    if tok.kind != "ident":
+        return None
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+    what = _UNSUPPORTED_NAMES.get(tok.text)
+    if what is None and tok.text in ("texture", "surface") and nxt is not None and nxt.text == "<":
+        what = _TEXTURE
+    if what is None:
+        what = next((w for pattern, w in _UNSUPPORTED_PATTERNS if pattern.match(tok.text)), None)
+    if what is None:
+        return None
+    if i > 0 and tokens[i - 1].text in (".", "->"):  # a member called `asm`, say
+        return None
+    return (tok.text, tok.line) + what
 
 
 def _matching(tokens: list[Token], i: int) -> int:
@@ -281,6 +443,24 @@ def _matching(tokens: list[Token], i: int) -> int:
             if depth == 0:
                 return j
     raise CompileError(f"line {tokens[i].line}: '{opening}' is never closed")
+
+
+def _matching_angle(tokens: list[Token], i: int) -> int:
+    """Index of the `>` closing the template `<` at tokens[i] (or -1)."""
+    depth = 0
+    for j in range(i, len(tokens)):
+        t = tokens[j].text
+        if t == "<":
+            depth += 1
+        elif t == ">":
+            depth -= 1
+        elif t == ">>":
+            depth -= 2
+        elif t in (";", "{", "}"):
+            return -1
+        if depth <= 0:
+            return j
+    return -1
 
 
 def _split_commas(tokens: list[Token]) -> list[list[Token]]:
@@ -313,6 +493,7 @@ class _RawParam:
     default: str  # "= 3" of a __device__ parameter, or ""
     start: int
     end: int
+    template_args: str = ""  # `<float, 4>` of a templated struct type
 
 
 def _parse_param(tokens: list[Token], source: str) -> _RawParam | None:
@@ -324,9 +505,20 @@ def _parse_param(tokens: list[Token], source: str) -> _RawParam | None:
             default = source[tok.start:tokens[-1].end]
             tokens = tokens[:k]
             break
+    if not tokens:
+        return None
     start, end = tokens[0].start, tokens[-1].end  # the span a rewrite replaces, `x[]` included
     texts = [t.text for t in tokens]
-    complex_ = "&" in texts or "&&" in texts or "(" in texts or texts.count("[") > 1
+    template_args = ""
+    if "<" in texts:  # `Vec<float, 3> v`: keep the arguments with the type's name
+        a = texts.index("<")
+        b = _matching_angle(tokens, a)
+        if b > a:
+            template_args = source[tokens[a].start:tokens[b].end]
+            tokens = tokens[:a] + tokens[b + 1:]
+            texts = texts[:a] + texts[b + 1:]
+    complex_ = ("&" in texts or "&&" in texts or "(" in texts or texts.count("[") > 1 or "::" in texts
+                or "..." in texts or "." in texts)
     array = "[" in texts
     if array:
         tokens = tokens[: texts.index("[")]
@@ -337,6 +529,8 @@ def _parse_param(tokens: list[Token], source: str) -> _RawParam | None:
     last_star = max((k for k, t in enumerate(type_tokens) if t == "*"), default=-1)
     before, after = type_tokens[: last_star + 1], type_tokens[last_star + 1:]
     words = [t for t in type_tokens if t not in _QUALIFIERS and t != "*"]
+    if template_args and words:
+        words[-1] += template_args
     return _RawParam(
         name=name,
         words=words,
@@ -349,21 +543,25 @@ def _parse_param(tokens: list[Token], source: str) -> _RawParam | None:
         default=default,
         start=start,
         end=end,
+        template_args=template_args,
     )
 
 
-def _aliases(tokens: list[Token]) -> dict[str, list[str]]:
-    """typedef / using / #define names for plain types: {'real': ['float']}."""
+def _aliases(tokens: list[Token], defines: dict) -> dict[str, list[str]]:
+    """typedef / using / #define / -D names for types: {'real': ['float']}."""
     aliases = {}
-    type_words = _INTEGER_WORDS | {"float", "double", "bool"} | set(SCALAR_DTYPES) | set(VECTOR_TYPES)
+    type_words = _INTEGER_WORDS | {"float", "double", "bool"} | set(SCALAR_DTYPES) | set(VECTOR_TYPES) | set(HALF_TYPES)
+    for name, value in defines.items():
+        if value.split() and all(w in type_words for w in value.split()):
+            aliases[name] = value.split()
     for i, tok in enumerate(tokens):
         if tok.kind == "pp":
             m = re.match(r"#\s*define\s+(\w+)\s+([\w ]+?)\s*$", tok.text)
-            if m and all(w in type_words for w in m.group(2).split()):
+            if m and all(w in type_words or w in aliases for w in m.group(2).split()):
                 aliases[m.group(1)] = m.group(2).split()
         elif tok.text == "typedef":
             j = i + 1
-            while j < len(tokens) and tokens[j].text != ";":
+            while j < len(tokens) and tokens[j].text not in (";", "{"):
                 j += 1
             words = [t.text for t in tokens[i + 1: j] if t.text not in _QUALIFIERS]
             if len(words) >= 2 and all(w in type_words or w in aliases for w in words[:-1]):
@@ -387,8 +585,8 @@ def _resolve(words: list[str], aliases: dict[str, list[str]]) -> list[str]:
     return words
 
 
-def _kernel_param(raw: _RawParam, aliases, kernel: str) -> tuple[Param | None, str | None]:
-    """A checked Param, or why this parameter cannot be checked."""
+def _kernel_param(raw: _RawParam, aliases, kernel: str, types: set) -> tuple[Param | None, str | None]:
+    """A Param (checked when its type is known), or why this parameter cannot be passed."""
     where = f"parameter {raw.name or '?'}"
     if raw.name is None:
         return None, f"{where} has no name"
@@ -396,25 +594,64 @@ def _kernel_param(raw: _RawParam, aliases, kernel: str) -> tuple[Param | None, s
         return None, f"{where} has a type the course cannot pass ({' '.join(raw.words)} with " \
                      f"{raw.stars} '*'): pass each array as its own T* parameter"
     spelled = " ".join(raw.words)
-    canonical = _type_name(_resolve(raw.words, aliases))
-    if raw.stars == 1 and canonical == "void":
-        return Param(raw.name, "void", True, raw.const_elements, None), None
+    resolved = _resolve(raw.words, aliases)
+    canonical = _type_name(resolved)
+    cpp = spelled if raw.template_args or len(raw.words) == 1 else canonical
+    pointer = raw.stars == 1
+    if canonical == "void":
+        if not pointer:
+            return None, f"{where} is void"
+        return Param(raw.name, "void", True, raw.const_elements, None, cpp_type="void"), None
     if canonical in SCALAR_DTYPES:
         dtype, lanes = SCALAR_DTYPES[canonical], 1
-    elif raw.stars == 1 and canonical in VECTOR_TYPES:
+    elif canonical in VECTOR_TYPES:
         dtype, lanes = VECTOR_TYPES[canonical]
+    elif canonical in HALF_TYPES:
+        dtype, lanes = HALF_TYPES[canonical]
     else:
-        return None, (
-            f"{where} has type '{spelled}{'*' if raw.stars else ''}', which the course cannot check: "
-            "use float, double, int, unsigned int, long long, unsigned char, ... (or a pointer to one)"
-        )
-    return Param(raw.name, spelled, raw.stars == 1, raw.const_elements, dtype, lanes), None
+        dtype, lanes = None, 1  # a struct, or a type only the compiler knows: raw memory
+    return Param(raw.name, spelled, pointer, raw.const_elements, dtype, lanes, cpp), None
 
 
-def parse(text: str) -> Source:
+def _template_params(tokens: list[Token], decl_start: int) -> tuple[list[str], list[str], int]:
+    """Names and kinds of `template <class T, int N>` just before tokens[decl_start]."""
+    k = decl_start - 1
+    if k < 0 or tokens[k].text != ">":
+        return [], [], decl_start
+    depth, j = 0, k
+    while j >= 0:
+        if tokens[j].text == ">":
+            depth += 1
+        elif tokens[j].text == "<":
+            depth -= 1
+            if depth == 0:
+                break
+        j -= 1
+    if j < 1 or tokens[j - 1].text != "template":
+        return [], [], decl_start
+    names, kinds = [], []
+    for part in _split_commas(tokens[j + 1:k]):
+        texts = [t.text for t in part if t.text != "..."]
+        if "=" in texts:
+            texts = texts[: texts.index("=")]
+        if not texts:
+            continue
+        names.append(texts[-1])
+        kinds.append("type" if texts[0] in ("class", "typename") else "value")
+    return names, kinds, j - 1
+
+
+def parse(text: str, options=()) -> Source:
     """Read a kernel source: its kernels and their parameters, and what the CPU backend needs."""
-    tokens = tokenize(text)
-    aliases = _aliases(tokens)
+    all_tokens = tokenize(text)
+    defines = {**PREDEFINED, **_define_options(options)}
+    live = _live_tokens(all_tokens, defines)
+    tokens = [t for t, alive in zip(all_tokens, live) if alive]
+    aliases = _aliases(tokens, defines)
+    structs = {tokens[i + 1].text for i, t in enumerate(tokens[:-1])
+               if t.text in ("struct", "class", "union") and tokens[i + 1].kind == "ident"}
+    known_types = (set(_TYPE_WORDS) - _QUALIFIERS - {"auto"}) | set(aliases) | structs
+
     # Which `{` opens an `extern "C" { ... }` block.
     extern_c_depth = []
     inside_extern_c = [False] * len(tokens)
@@ -425,93 +662,167 @@ def parse(text: str) -> Source:
         elif tok.text == "}" and extern_c_depth:
             extern_c_depth.pop()
 
-    kernels, problems, not_extern_c = {}, {}, set()
     replacements: list[tuple[int, int, str]] = []  # (start, end, new text) for the CPU
-    bodies: dict[str, set[str]] = {}  # function → identifiers in its body, to find barriers
-    body_spans: list[tuple[int, int]] = []
+
+    def replace(start: int, end: int, new: str) -> None:
+        replacements.append((start, end, new + "\n" * text.count("\n", start, end)))
+
+    functions: list[_Function] = []
+    global_variables: dict[str, int] = {}
     for i, tok in enumerate(tokens):
-        if tok.kind != "ident" or tok.text not in ("__global__", "__device__"):
+        if tok.kind != "ident" or tok.text not in ("__global__", "__device__", "__constant__", "__managed__"):
             continue
         # Find the function name: the identifier before the first '(' that is not an attribute.
         j = i + 1
-        while j < len(tokens) and tokens[j].text not in ("(", ";", "=", "{", "["):
+        while j < len(tokens) and tokens[j].text not in ("(", ";", "=", "{", "[", ","):
             j += 1
             if j < len(tokens) and tokens[j].text == "(" and tokens[j - 1].text in (
-                "__launch_bounds__", "__align__", "__attribute__", "alignas"
+                "__launch_bounds__", "__align__", "__attribute__", "alignas", "__cluster_dims__"
             ):
                 j = _matching(tokens, j) + 1
-        if j >= len(tokens) or tokens[j].text != "(" or tokens[j - 1].kind != "ident":
-            continue  # a __device__ variable, not a function
+        if j >= len(tokens):
+            continue
+        if tokens[j].text != "(" or tokens[j - 1].kind != "ident" or tok.text in ("__constant__", "__managed__"):
+            # A __device__/__constant__ variable: its name is the identifier before `=`, `;`, `[`.
+            if tokens[j - 1].kind == "ident" and tokens[j - 1].text not in _TYPE_WORDS:
+                k = i - 1
+                while k >= 0 and tokens[k].text not in (";", "{", "}") and tokens[k].kind != "pp":
+                    k -= 1
+                if not any(t.text == "(" for t in tokens[k + 1:i]):  # not inside a parameter list
+                    global_variables.setdefault(tokens[j - 1].text, tokens[j - 1].line)
+            continue
         name_tok, close = tokens[j - 1], _matching(tokens, j)
+        if name_tok.text in ("__launch_bounds__", "__align__"):
+            continue
         body = close + 1
         while body < len(tokens) and tokens[body].text not in ("{", ";"):
             body += 1  # skip `const`, attributes, ... up to the body
-        if body < len(tokens) and tokens[body].text == "{":
-            end = _matching(tokens, body)
-            bodies.setdefault(name_tok.text, set()).update(
-                t.text for t in tokens[body:end] if t.kind == "ident")
-            body_spans.append((body, end))
-        raws = [_parse_param(p, text) for p in _split_commas(tokens[j + 1: close])]
-        raws = [r for r in raws if r is not None]
-        for raw in raws:  # checked pointers for every T* parameter
-            if raw.stars == 1 and not raw.complex and _resolve(raw.words, aliases) != ["void"]:
-                element = ("const " if raw.const_elements else "") + ("volatile " if raw.volatile else "")
-                new = f"{'const ' if raw.const_pointer else ''}__cc_ptr<{element}{' '.join(raw.words)}> " \
-                      f"{raw.name or ''}{' ' + raw.default if raw.default else ''}"
-                replacements.append((raw.start, raw.end, new + "\n" * text.count("\n", raw.start, raw.end)))
-        if tok.text != "__global__":
-            continue
-        # Walk back to the start of the declaration to look for extern "C".
+        span = (body, _matching(tokens, body)) if body < len(tokens) and tokens[body].text == "{" else None
+        # Walk back to the start of the declaration to look for extern "C" and template <...>.
         k = i - 1
         while k >= 0 and tokens[k].text not in (";", "{", "}") and tokens[k].kind != "pp":
+            if tokens[k].text == ">" :
+                names, kinds, before = _template_params(tokens, k + 1)
+                if names or before != k + 1:
+                    k = before
+                    continue
             k -= 1
-        prefix = [t.text for t in tokens[k + 1: j - 1]]
-        extern_c = inside_extern_c[i] or any(
-            a == "extern" and b == '"C"' for a, b in zip(prefix, prefix[1:])
-        )
-        name = name_tok.text
-        if not extern_c:
-            not_extern_c.add(name)
-            continue
-        if close + 1 < len(tokens) and tokens[close + 1].text == ";" and name in kernels:
-            continue  # a prototype of a kernel already read
-        if "void" not in prefix:
-            problems[name] = "a __global__ function must return void"
-        params = []
-        for raw in raws:
-            param, problem = _kernel_param(raw, aliases, name)
-            if problem:
-                problems.setdefault(name, problem)
-            else:
-                params.append(param)
-        kernels[name] = Kernel(name, tuple(params), name_tok.line)
+        start = k + 1
+        template, kinds = [], []
+        if tokens[start].text == "template":
+            close_angle = _matching_angle(tokens, start + 1)
+            template, kinds, _ = _template_params(tokens, close_angle + 1)
+        prefix = [t.text for t in tokens[start: j - 1]]
+        extern_c = inside_extern_c[i] or any(a == "extern" and b == '"C"' for a, b in zip(prefix, prefix[1:]))
+        raws = [r for r in (_parse_param(p, text) for p in _split_commas(tokens[j + 1: close])) if r is not None]
+        functions.append(_Function(name_tok.text, tok.text == "__global__" or "__global__" in prefix, extern_c,
+                                   name_tok.line, template, kinds, raws, span, "void" in prefix))
 
-    # A kernel needs barrier support if it, or a function it calls, uses __syncthreads. A
-    # barrier outside every function body we found (in a macro, say) counts for all kernels.
-    uses = {name for name, idents in bodies.items() if idents & _BARRIERS}
-    changed = True
-    while changed:
-        grown = {name for name, idents in bodies.items() if idents & uses} | uses
-        changed, uses = grown != uses, grown
+    # Per function: its identifiers (to follow calls), what it uses that the CPU cannot run.
+    bodies: dict[str, set[str]] = {}
+    unsupported_of: dict[str, tuple] = {}
+    body_spans = [f.body for f in functions if f.body]
+    for f in functions:
+        if not f.body:
+            continue
+        a, b = f.body
+        bodies.setdefault(f.name, set()).update(t.text for t in tokens[a:b] if t.kind == "ident")
+        for m in range(a, b):
+            found = _unsupported_at(tokens, m)
+            if found and f.name not in unsupported_of:
+                if found[0] in ("this_grid", "grid_group") and not any(
+                        tokens[q].text == "sync" for q in range(m, min(b, m + 12))):
+                    continue  # a grid group that only reports its size is fine
+                unsupported_of[f.name] = found
+        if f.name in unsupported_of:  # keep the compiler away from what it cannot compile
+            replace(tokens[a].start, tokens[b].end, "{ __cc_unsupported_body(); }")
+    for tok_index, tok in enumerate(tokens):  # file-scope texture references
+        if tok.text in ("texture", "surface") and tok_index + 1 < len(tokens) and tokens[tok_index + 1].text == "<" \
+                and not any(a <= tok_index <= b for a, b in body_spans):
+            end = tok_index
+            while end < len(tokens) and tokens[end].text != ";":
+                end += 1
+            if end < len(tokens):
+                replace(tok.start, tokens[end].end, "")
+
+    def reach(seed: set[str]) -> set[str]:
+        """Functions that use something in `seed`, themselves or through the functions they call."""
+        uses = {name for name, idents in bodies.items() if idents & seed}
+        while True:
+            grown = {name for name, idents in bodies.items() if idents & uses} | uses
+            if grown == uses:
+                return uses
+            uses = grown
+
+    fiber_functions = reach(_BARRIERS | _WARP_CALLS)
     stray = any(
-        t.kind == "pp" and any(b in t.text for b in _BARRIERS)
+        t.kind == "pp" and any(b in t.text for b in _BARRIERS | {"__shfl", "__syncwarp", "_sync("})
         or (t.text in _BARRIERS and not any(a <= i <= b for a, b in body_spans))
         for i, t in enumerate(tokens)
     )
-    for name, k in kernels.items():
-        kernels[name] = Kernel(k.name, k.params, k.line, stray or name in uses)
+    unsupported_users = {}
+    for name in bodies:
+        if name in unsupported_of:
+            unsupported_users[name] = unsupported_of[name]
+    changed = True
+    while changed:
+        changed = False
+        for name, idents in bodies.items():
+            if name in unsupported_users:
+                continue
+            callee = next((c for c in sorted(idents) if c in unsupported_users and c != name), None)
+            if callee:
+                unsupported_users[name] = unsupported_users[callee]
+                changed = True
+
+    kernels, problems, not_extern_c, templates = {}, {}, set(), {}
+    for f in functions:
+        # Checked pointers for every T* parameter. A parameter whose element type is a template
+        # parameter drops its `const`, so that deduction from a checked pointer still works.
+        for raw in f.raws:
+            if raw.stars == 1 and not raw.complex and _resolve(raw.words, aliases) != ["void"]:
+                dependent = any(w in f.template for w in raw.words)
+                const = raw.const_elements and not dependent
+                element = ("const " if const else "") + ("volatile " if raw.volatile else "")
+                new = f"{'const ' if raw.const_pointer else ''}__cc_ptr<{element}{' '.join(raw.words)}> " \
+                      f"{raw.name or ''}{' ' + raw.default if raw.default else ''}"
+                replace(raw.start, raw.end, new)
+        if f.body:
+            _rewrite_body(tokens, f, known_types | set(f.template), replace)
+        if not f.is_global:
+            continue
+        if f.template or not f.extern_c:
+            if f.body or f.name not in templates:
+                templates[f.name] = f
+            if not f.extern_c:
+                not_extern_c.add(f.name)
+            continue
+        if not f.body and f.name in kernels:
+            continue  # a prototype of a kernel already read
+        params = []
+        for raw in f.raws:
+            param, problem = _kernel_param(raw, aliases, f.name, known_types)
+            if problem:
+                problems.setdefault(f.name, problem)
+            else:
+                params.append(param)
+        if not f.returns_void:
+            problems.setdefault(f.name, "a __global__ function must return void")
+        kernels[f.name] = Kernel(f.name, tuple(params), f.line, stray or f.name in fiber_functions,
+                                 unsupported_users.get(f.name), f.name)
 
     dynamic_shared = []
     for i, tok in enumerate(tokens):
         if tok.kind == "pp":
             directive = re.match(r"#\s*(\w+)\s*[<\"]?([^>\"\s]*)", tok.text)
+            header = directive.group(2) if directive else ""
             blank = directive and (
-                (directive.group(1) == "pragma" and directive.group(2) == "unroll")
-                or (directive.group(1) == "include" and directive.group(2) in _PROVIDED_HEADERS)
+                (directive.group(1) == "pragma" and header == "unroll")
+                or (directive.group(1) == "include" and (header in _PROVIDED_HEADERS or header in _UNSUPPORTED_HEADERS))
             )
             if blank:
-                replacements.append((tok.start, tok.end, "\n" * tok.text.count("\n")))
-        elif tok.text == "extern" and i + 1 < len(tokens) and tokens[i + 1].text in ("__shared__", "__align__"):
+                replace(tok.start, tok.end, "")
+        elif tok.text == "extern" and i + 1 < len(tokens) and tokens[i + 1].text in ("__shared__", "__align__", "volatile"):
             end = i
             while end < len(tokens) and tokens[end].text != ";":
                 end += 1
@@ -523,17 +834,16 @@ def parse(text: str) -> Source:
                 if tokens[k].text not in ("__shared__", "extern"):
                     words.append(tokens[k].text)
                 k += 1
-            if len(words) < 2 or end >= len(tokens):
+            if len(words) < 2 or end >= len(tokens) or "__shared__" not in [t.text for t in tokens[i:end]]:
                 continue
             name = words[-1]
             dynamic_shared.append(name)
-            new = f"static __cc_dynamic_shared<{' '.join(words[:-1])}> {name};"
-            replacements.append((tok.start, tokens[end].end, new + "\n" * text.count("\n", tok.start, tokens[end].end)))
+            replace(tok.start, tokens[end].end, f"static __cc_dynamic_shared<{' '.join(words[:-1])}> {name};")
 
     cpu_text, position = [], 0
     for start, end, new in sorted(replacements):
         if start < position:
-            continue  # overlapping rewrites cannot happen in valid code; keep the first
+            continue  # overlapping rewrites (a body emptied after its parameters were rewritten)
         cpu_text.append(text[position:start])
         cpu_text.append(new)
         position = end
@@ -544,9 +854,92 @@ def parse(text: str) -> Source:
         kernels=kernels,
         problems=problems,
         not_extern_c=not_extern_c - set(kernels),
-        unsupported=find_unsupported(tokens),
         uses_barriers=any(t.kind == "ident" and t.text in _BARRIERS for t in tokens),
         dynamic_shared=dynamic_shared,
         cpu_text="".join(cpu_text),
         lines=text.split("\n"),
+        templates=templates,
+        globals=global_variables,
+        aliases=aliases,
+        unsupported_of=unsupported_users,
+        fiber_functions=fiber_functions | ({f.name for f in functions} if stray else set()),
     )
+
+
+# Tokens after which a statement (and so a declaration) may start.
+_STATEMENT_START = {";", "{", "}"}
+_CAST_OPERAND = {"(", "&", "*", "this", "-", "+", "!", "~"}
+
+
+def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace) -> None:
+    """Inside a function body: local pointer variables and pointer casts become checked pointers."""
+    a, b = f.body
+    i = a + 1
+    while i < b:
+        tok = tokens[i]
+        # reinterpret_cast<T*>(p) keeps p's bounds (as T elements).
+        if tok.text == "reinterpret_cast" and i + 1 < b and tokens[i + 1].text == "<":
+            replace(tok.start, tok.end, "__cc_reinterpret_cast")
+            i += 1
+            continue
+        prev = tokens[i - 1]
+        # A C-style cast `(const float4*)p`: `(`, a type, one `*`, `)`, then an operand.
+        if tok.text == "(" and (prev.kind == "punct" and prev.text not in (")", "]") or prev.text == "return"):
+            j = i + 1
+            words = []
+            while j < b and tokens[j].text in ("const", "volatile", "struct"):
+                words.append(tokens[j].text)
+                j += 1
+            type_start = j
+            while j < b and tokens[j].text in _INTEGER_WORDS:
+                j += 1
+            if j == type_start and j < b and tokens[j].text in types and tokens[j].text != "void":
+                j += 1
+            type_text = " ".join(t.text for t in tokens[type_start:j])
+            while j < b and tokens[j].text in ("const", "volatile"):
+                words.append(tokens[j].text)
+                j += 1
+            if (type_text and j + 2 < b and tokens[j].text == "*" and tokens[j + 1].text == ")"
+                    and (tokens[j + 2].kind in ("ident", "number") or tokens[j + 2].text in _CAST_OPERAND)):
+                quals = " ".join(w for w in words if w in ("const", "volatile"))
+                replace(tokens[i].start, tokens[j + 1].end, f"(__cc_ptr<{quals + ' ' if quals else ''}{type_text}>)")
+                i = j + 2
+                continue
+        # A local pointer variable `const float* p = ...;` (one declarator).
+        if prev.text in _STATEMENT_START or (prev.text == "(" and i >= 2 and tokens[i - 2].text == "for"):
+            j, words = i, []
+            while j < b and tokens[j].text in ("const", "volatile"):
+                words.append(tokens[j].text)
+                j += 1
+            type_start = j
+            while j < b and tokens[j].text in _INTEGER_WORDS:
+                j += 1
+            if j == type_start and j < b and tokens[j].text in types and tokens[j].text != "void":
+                j += 1
+            if j == type_start:
+                i += 1
+                continue
+            type_text = " ".join(t.text for t in tokens[type_start:j])
+            while j < b and tokens[j].text in ("const", "volatile"):
+                words.append(tokens[j].text)
+                j += 1
+            if j + 1 < b and tokens[j].text == "*":
+                k = j + 1
+                const_pointer = False
+                while k < b and tokens[k].text in ("const", "__restrict__", "__restrict", "restrict"):
+                    const_pointer |= tokens[k].text == "const"
+                    k += 1
+                if k + 1 < b and tokens[k].kind == "ident" and tokens[k + 1].text in ("=", ";"):
+                    end, depth = k + 1, 0
+                    while end < b and not (depth == 0 and tokens[end].text in (";", ",")):
+                        depth += tokens[end].text in "([{" and tokens[end].kind == "punct"
+                        depth -= tokens[end].text in ")]}" and tokens[end].kind == "punct"
+                        end += 1
+                    if end < b and tokens[end].text == ";":
+                        quals = " ".join(w for w in words if w in ("const", "volatile"))
+                        new = f"{'const ' if const_pointer else ''}__cc_ptr<{quals + ' ' if quals else ''}{type_text}> " \
+                              f"{tokens[k].text}"
+                        replace(tokens[i].start, tokens[k].end, new)
+                        i = k + 1
+                        continue
+        i += 1

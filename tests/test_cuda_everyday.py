@@ -1,0 +1,243 @@
+"""course.cuda runs the everyday CUDA C people paste: headers, typedefs, structs, casts, #if.
+
+Each kernel is checked against NumPy on the CPU backend (and on CuPy when a GPU is usable).
+"""
+
+import numpy as np
+import pytest
+
+import course.cuda as cuda
+from course import env
+from course.cuda import source as cuda_source
+
+
+@pytest.fixture(params=["cpu", "cupy"])
+def backend(request):
+    if request.param == "cupy" and not env.cupy_usable():
+        pytest.skip("no usable GPU: CuPy cannot run kernels here (the CPU backend is tested instead)")
+    return request.param
+
+
+def on(backend, a):
+    if backend == "cupy":
+        import cupy
+
+        return cupy.asarray(a)
+    return a
+
+
+HEADERS = r"""
+#include <cfloat>
+#include <climits>
+#include <cstdint>
+#include <cstdio>
+#include <cuda_runtime.h>
+#include <math_constants.h>
+
+extern "C" __global__ void constants(float* f, int* i, double* d) {
+    if (threadIdx.x == 0) {
+        f[0] = FLT_MAX; f[1] = -FLT_MAX; f[2] = CUDART_PI_F; f[3] = CUDART_INF_F; f[4] = FLT_EPSILON;
+        i[0] = INT_MAX; i[1] = INT_MIN; i[2] = (int)UINT8_MAX; i[3] = warpSize;
+        d[0] = CUDART_PI; d[1] = DBL_MAX;
+    }
+}
+"""
+
+
+def test_headers_and_constants(backend):
+    f, i, d = on(backend, np.zeros(5, np.float32)), on(backend, np.zeros(4, np.int32)), on(backend, np.zeros(2))
+    cuda.RawKernel(HEADERS, "constants", backend=backend)((1,), (1,), (f, i, d))
+    f, i, d = cuda.asnumpy(f), cuda.asnumpy(i), cuda.asnumpy(d)
+    big = np.finfo(np.float32).max
+    assert list(f[:2]) == [big, -big] and f[2] == np.float32(np.pi) and np.isinf(f[3])
+    assert f[4] == np.finfo(np.float32).eps
+    assert list(i) == [2**31 - 1, -(2**31), 255, 32]
+    assert d[0] == np.pi and d[1] == np.finfo(np.float64).max
+
+
+TYPES = r"""
+typedef float real;
+using index_t = unsigned int;
+struct Affine { float scale; int shift; double unused; };
+
+extern "C" __global__ void typed(const REAL* x, real* y, uint n, size_t m, index_t k, Affine a) {
+    uint i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[i] * a.scale + a.shift + (float)(m - k);
+}
+"""
+
+
+def test_typedef_define_uint_size_t_and_a_struct_by_value(backend):
+    n = 100
+    x = np.arange(n, dtype=np.float32)
+    y = np.zeros(n, np.float32)
+    affine = np.dtype([("scale", np.float32), ("shift", np.int32), ("unused", np.float64)], align=True)
+    a = np.array((2.0, 3, 0.0), dtype=affine)[()]
+    k = cuda.RawKernel(TYPES, "typed", backend=backend, options=("-DREAL=float",))
+    assert [p.dtype for p in k.params][:5] == ["float32", "float32", "uint32", "uint64", "uint32"]
+    y_dev = on(backend, y)
+    k((1,), (128,), (on(backend, x), y_dev, n, 10, 4, a))
+    np.testing.assert_array_equal(cuda.asnumpy(y_dev), 2 * x + 3 + 6)
+
+
+def test_a_struct_of_the_wrong_size_is_explained():
+    bad = np.dtype([("scale", np.float32), ("shift", np.int32)])  # 8 bytes, the struct has 16
+    k = cuda.RawKernel(TYPES, "typed", backend="cpu", options=("-DREAL=float",))
+    x = np.zeros(4, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"got 8 bytes for parameter 'a' .*is 16 bytes"):
+        k((1,), (4,), (x, x.copy(), 4, 0, 0, np.zeros(1, bad)[0]))
+
+
+FORTRAN = r"""
+// C = A B for column-major (Fortran-order) matrices, as BLAS and CuPy's gemm example store them.
+extern "C" __global__ void sgemm_colmajor(const float* A, const float* B, float* C, int m, int n, int k) {
+    int row = blockIdx.x * TILE_M + threadIdx.x, col = blockIdx.y * TILE_N + threadIdx.y;
+    if (row >= m || col >= n) return;
+    float acc = 0.0f;
+    for (int p = 0; p < k; ++p) acc += A[row + p * m] * B[p + col * k];
+    C[row + col * m] = acc;
+}
+"""
+
+
+def test_fortran_ordered_arrays_are_raw_memory(backend):
+    m, n, k = 37, 21, 13
+    rng = np.random.default_rng(0)
+    a = np.asfortranarray(rng.standard_normal((m, k), dtype=np.float32))
+    b = np.asfortranarray(rng.standard_normal((k, n), dtype=np.float32))
+    c = np.asfortranarray(np.zeros((m, n), np.float32))
+    kern = cuda.RawKernel(FORTRAN, "sgemm_colmajor", backend=backend, options=("-DTILE_M=16", "-DTILE_N=8"))
+    c_dev = on(backend, c) if backend == "cpu" else __import__("cupy").asfortranarray(c)
+    kern(((m + 15) // 16, (n + 7) // 8), (16, 8), (on(backend, a), on(backend, b), c_dev, m, n, k))
+    np.testing.assert_allclose(cuda.asnumpy(c_dev), a @ b, rtol=1e-4, atol=1e-4)
+
+
+CASTS = r"""
+extern "C" __global__ void copy_float4(const float* in, float* out, int n4) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n4) reinterpret_cast<float4*>(out)[i] = reinterpret_cast<const float4*>(in)[i];
+}
+extern "C" __global__ void copy_float4_past_end(const float* in, float* out, int n4) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const float4* v = reinterpret_cast<const float4*>(in);
+    float4 value = v[i];  // BUG: no guard
+    if (i < n4) ((float4*)out)[i] = value;
+}
+extern "C" __global__ void c_cast_past_end(void* raw, int n) {
+    float* x = (float*)raw;
+    int* bits = (int*)x;
+    bits[threadIdx.x] = threadIdx.x;  // BUG: one thread too many
+}
+extern "C" __global__ void row_pointer_past_end(const float* A, float* out, int n) {
+    const float* row = A + blockIdx.x * n;
+    out[blockIdx.x] = row[n];  // BUG: one past the row (and past A for the last row)
+}
+extern "C" __global__ void address_of_element_past_end(const float* A, float* out, int n) {
+    const float* p = &A[threadIdx.x];
+    out[threadIdx.x] = p[1];  // BUG: the last thread reads A[n]
+}
+"""
+
+
+def test_float4_casts_copy_and_stay_bounds_checked(backend):
+    x = np.arange(64, dtype=np.float32)
+    y = on(backend, np.zeros(64, np.float32))
+    cuda.RawKernel(CASTS, "copy_float4", backend=backend)((1,), (32,), (on(backend, x), y, 16))
+    np.testing.assert_array_equal(cuda.asnumpy(y), x)
+    if backend == "cpu":
+        with pytest.raises(cuda.KernelError, match=r"in\[16\] as 16-byte elements .*, but in holds 16 of them") as info:
+            cuda.RawKernel(CASTS, "copy_float4_past_end", backend="cpu")((1,), (32,), (x, np.zeros(64, np.float32), 16))
+        assert info.value.thread == (16, 0, 0) and info.value.line == 9
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("c_cast_past_end", r"raw\[8\], but raw has 8 elements"),
+    ("row_pointer_past_end", r"A\[12\], but A has 12 elements"),
+    ("address_of_element_past_end", r"A\[4\], but A has 4 elements"),
+])
+def test_pointers_made_from_arguments_keep_their_bounds(name, expected):
+    if name == "c_cast_past_end":
+        args, block = (np.zeros(8, np.int32), 8), (9,)
+    elif name == "row_pointer_past_end":
+        args, block = (np.ones(12, np.float32), np.zeros(3, np.float32), 4), (1,)
+    else:
+        args, block = (np.ones(4, np.float32), np.zeros(4, np.float32), 4), (4,)
+    grid = (3,) if name == "row_pointer_past_end" else (1,)
+    with pytest.raises(cuda.KernelError, match=expected) as info:
+        cuda.RawKernel(CASTS, name, backend="cpu")(grid, block, args)
+    assert "BUG" in cuda_source.parse(CASTS).line_text(info.value.line)
+
+
+VOLATILE = r"""
+__device__ void add_pair(volatile int* s, int t, int offset) { s[t] += s[t + offset]; }
+template <class T> __device__ T load(const T* p, int i) { return p[i]; }
+template <class T> __device__ void store(T* p, int i, T v) { p[i] = v; }
+
+extern "C" __global__ void volatile_sum(const int* x, int* out) {
+    extern __shared__ int s[];
+    int t = threadIdx.x;
+    s[t] = load(x, t);
+    __syncthreads();
+    for (int offset = 16; offset > 0; offset /= 2) {
+        if (t < offset) add_pair(s, t, offset);
+        __syncthreads();
+    }
+    if (t == 0) store(out, 0, s[0]);
+}
+"""
+
+
+def test_volatile_shared_memory_and_template_helpers(backend):
+    x = np.arange(32, dtype=np.int32)
+    out = on(backend, np.zeros(1, np.int32))
+    cuda.RawKernel(VOLATILE, "volatile_sum", backend=backend)((1,), (32,), (on(backend, x), out), shared_mem=48 * 4)
+    assert int(cuda.asnumpy(out)[0]) == x.sum()
+
+
+ARCH = r"""
+#if __CUDA_ARCH__ >= 800
+#define WHO 80
+#else
+#define WHO 0
+#endif
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 700
+__device__ float old_gpu(float x) { asm("this PTX is never compiled"); return x; }
+#endif
+__device__ float unused_helper(float x) { float y; asm("mov.f32 %0, %1;" : "=f"(y) : "f"(x)); return y; }
+extern "C" __global__ void arch(int* out) { out[0] = WHO; }
+"""
+
+
+def test_cuda_arch_is_defined_and_dead_blocks_or_unused_helpers_refuse_nothing():
+    out = np.zeros(1, np.int32)
+    cuda.RawKernel(ARCH, "arch", backend="cpu")((1,), (1,), (out,))
+    assert out[0] == cuda_source.EMULATED_ARCH // 10 == 80
+    assert "sm_80" in cuda.device_name() or cuda.backend() == "cupy"
+
+
+def test_preprocessor_conditions():
+    evaluate = cuda_source._evaluate
+    defines = {"__CUDA_ARCH__": "800", "N": "256", "FLAG": "1"}
+    assert evaluate("__CUDA_ARCH__ >= 800 && N == 256", defines) is True
+    assert evaluate("defined(FLAG) && !defined(OTHER)", defines) is True
+    assert evaluate("UNDEFINED_NAME", defines) is False
+    assert evaluate("SOME_MACRO(3) > 2", defines) is None  # undecidable: both branches stay
+    tokens = cuda_source.tokenize("#ifdef FLAG\na\n#else\nb\n#endif\n#if N > 300\nc\n#elif N > 100\nd\n#endif\n")
+    live = cuda_source._live_tokens(tokens, defines)
+    assert [t.text for t, alive in zip(tokens, live) if alive and t.kind == "ident"] == ["a", "d"]
+
+
+def test_unknown_parameter_types_pass_as_raw_memory():
+    code = r"""
+struct Particle { float x, y, vx, vy; };
+extern "C" __global__ void move(Particle* p, int n, float dt) {
+    int i = threadIdx.x;
+    if (i < n) { p[i].x += p[i].vx * dt; p[i].y += p[i].vy * dt; }
+}"""
+    particle = np.dtype([("x", np.float32), ("y", np.float32), ("vx", np.float32), ("vy", np.float32)])
+    p = np.zeros(5, particle)
+    p["vx"], p["vy"] = 1.0, 2.0
+    cuda.RawKernel(code, "move", backend="cpu")((1,), (8,), (p, 5, 0.5))
+    assert (p["x"] == 0.5).all() and (p["y"] == 1.0).all()
+    with pytest.raises(cuda.KernelError, match="not a whole number of its 16-byte elements"):
+        cuda.RawKernel(code, "move", backend="cpu")((1,), (8,), (np.zeros(5, np.float32), 1, 0.5))
