@@ -146,6 +146,21 @@ def _wanted_device() -> tuple[str, int | None]:
     return kind, index
 
 
+def capped(count: int, per_step: int = 1) -> int:
+    """``count``, or only what ``max_steps()`` steps of ``per_step`` items use when a cap is set.
+
+    For builders of data sets and stand-ins: ``N = course.env.capped(course.env.pick(...), per_step=BATCH)``
+    builds the full set normally and, in a size check (``COURSE_MAX_STEPS=2``), just the batches
+    the capped loops will take, instead of a full-size set for two steps.
+    """
+    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+        raise ValueError(f"count must be a whole number >= 0, got {count!r}")
+    if isinstance(per_step, bool) or not isinstance(per_step, int) or per_step < 1:
+        raise ValueError(f"per_step must be a whole number >= 1, got {per_step!r}")
+    cap = max_steps()
+    return count if cap is None else min(count, cap * per_step)
+
+
 def device():
     """The ``torch.device`` the course computes on: ``cuda`` when PyTorch can use a GPU, else ``cpu``.
 

@@ -151,6 +151,10 @@ def benchmark(fn, *args, device=None, warmup: int = 2, repeat: int | None = None
     passed; with ``repeat=N``, after N calls; in both cases as soon as ``max_time`` seconds have
     passed (at least one call is always timed). ``device``: "cpu", "cuda", "cuda:N", a
     torch.device, or None for ``course.env.device()``; CuPy work is "cuda".
+
+    Under a step cap (``COURSE_MAX_STEPS``, ``course.env.max_steps()``) at most one warm-up
+    call and at most that many timed calls run: such a run checks that the code works at its
+    sizes, and its times mean nothing.
     """
     if not callable(fn):
         raise TypeError(f"benchmark needs a function to call, got {type(fn).__name__}")
@@ -161,6 +165,11 @@ def benchmark(fn, *args, device=None, warmup: int = 2, repeat: int | None = None
     if not min_time >= 0 or not max_time > 0 or max_time < min_time:
         raise ValueError(f"need 0 <= min_time <= max_time and max_time > 0, got min_time={min_time!r}, "
                          f"max_time={max_time!r}")
+    from course import env
+
+    cap = env.max_steps()
+    if cap is not None:  # a size check (COURSE_MAX_STEPS): a few calls prove the code runs, not its speed
+        warmup, repeat = min(warmup, 1), min(repeat or cap, cap)
     events = CudaEvents(device) if gpu.is_cuda(device) else None
     for _ in range(warmup):
         fn(*args, **kwargs)

@@ -11,7 +11,7 @@ from course import env
 
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch):
-    for name in ("COURSE_FAST", "COURSE_MODE", "COURSE_DEVICE"):
+    for name in ("COURSE_FAST", "COURSE_MODE", "COURSE_DEVICE", "COURSE_MAX_STEPS"):
         monkeypatch.delenv(name, raising=False)
     cached = (env.torch_cuda_usable, env.cupy_usable)
     for function in cached:
@@ -127,3 +127,34 @@ def test_limit_caps_steps_only_when_asked(monkeypatch):
     monkeypatch.setenv("COURSE_MAX_STEPS", "zero")
     with pytest.raises(ValueError, match="COURSE_MAX_STEPS"):
         env.max_steps()
+
+
+def test_course_device_cpu_gives_cpu_sizes_on_a_gpu_machine(monkeypatch):
+    monkeypatch.setattr(env, "torch_cuda_usable", lambda: True)
+    assert env.mode() == "gpu"
+    monkeypatch.setenv("COURSE_DEVICE", "cpu")
+    assert env.mode() == "cpu" and env.device().type == "cpu"
+    monkeypatch.setenv("COURSE_MODE", "gpu")  # the size check: gpu sizes, computed on the CPU
+    assert env.mode() == "gpu" and env.device().type == "cpu"
+    monkeypatch.setenv("COURSE_DEVICE", "cuda:1")
+    assert env.device() == __import__("torch").device("cuda", 1)
+
+
+@pytest.mark.parametrize("value", ["gpu", "CUDA", "cupy", "cuda:x"])
+def test_course_device_is_read_by_the_one_parser(monkeypatch, value):
+    monkeypatch.setenv("COURSE_DEVICE", value)
+    with pytest.raises(ValueError, match="COURSE_DEVICE.*write"):
+        env.device()
+    with pytest.raises(ValueError, match="COURSE_DEVICE"):
+        env.mode()
+
+
+def test_capped_sizes_follow_the_step_cap(monkeypatch):
+    monkeypatch.delenv("COURSE_MAX_STEPS", raising=False)
+    assert env.capped(50_000, per_step=128) == 50_000
+    monkeypatch.setenv("COURSE_MAX_STEPS", "2")
+    assert env.capped(50_000, per_step=128) == 256 and env.capped(100, per_step=128) == 100
+    assert env.capped(7) == 2
+    for bad in ({"count": -1}, {"count": 2.5}, {"count": 10, "per_step": 0}):
+        with pytest.raises(ValueError, match="whole number"):
+            env.capped(**bad)

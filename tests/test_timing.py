@@ -45,6 +45,7 @@ class FakeClock:
 
 @pytest.fixture
 def clock(monkeypatch):
+    monkeypatch.delenv("COURSE_MAX_STEPS", raising=False)
     fake = FakeClock(0.1)
     monkeypatch.setattr(timing, "_clock", fake)
     return fake
@@ -124,3 +125,10 @@ def test_gpu_timing_waits_for_the_work():
         assert timing.benchmark(cupy.matmul, b, b, device="cuda", repeat=5).median > 1e-5
     spans = timing.profile_timeline(lambda: (a * 2).sum(), device="cuda")
     assert "kernel" in {s.kind for s in spans}
+
+
+def test_a_step_cap_limits_warmup_and_timed_calls(clock, monkeypatch):
+    monkeypatch.setenv("COURSE_MAX_STEPS", "2")
+    t = timing.benchmark(clock.work, device="cpu", warmup=5, repeat=50)
+    assert len(t.times) == 2 and clock.calls == 3  # one warm-up call, two timed
+    assert len(timing.benchmark(clock.work, device="cpu", min_time=5.0).times) == 2
