@@ -1,9 +1,13 @@
 # Torch × CUDA course. The README's two commands:
 #   make lab    — set up .venv (once) and open JupyterLab on notebooks/
 #   make test   — set up .venv (once), run the unit tests and every notebook in fast mode
+# Both install CuPy (and onnxruntime-gpu where it fits) when an NVIDIA driver is present
+# (tools/gpu_extras.py picks cupy-cuda12x or cupy-cuda13x from nvidia-smi); nothing changes without one.
 # Also: make html (executed pages in build/html), make slides (reveal.js decks in build/slides),
 #       MODE=fast|cpu|gpu picks their size (default: this machine's);
-#       make bench (speed table in build/bench), make gpu-check (the one script for a lent GPU).
+#       make test-gpu-sizes (every notebook at gpu sizes on the CPU, 2 steps per loop),
+#       make bench (speed table in build/bench), make gpu-check PART=1/3 (a lent GPU, one 10-minute part),
+#       make gpu-extras (re-check the GPU packages, e.g. after installing a driver).
 # Variables: VENV=path (default .venv), PYTHON=python3.x, LAB_ARGS="--no-browser --port 8890",
 #            NOTEBOOKS="notebooks/03_*.ipynb" (a subset), PYTEST_ARGS="-x -k env".
 
@@ -20,21 +24,25 @@ STAMP := $(VENV)/.course-installed
 # Jupyter refuses to run as root unless told; CI containers run as root.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: install lab test test-unit test-notebooks html slides bench gpu-check clean help
+.PHONY: install lab test test-unit test-notebooks test-gpu-sizes html slides bench gpu-check gpu-extras clean help
 
 help:
-	@sed -n '2,10p' Makefile
+	@sed -n '2,14p' Makefile
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "the course needs Python 3.10 or newer; run make PYTHON=python3.12 ..."'
 	$(PYTHON) -m venv $(VENV)
 
 # Installs once; runs again only when pyproject.toml changes (a second `make` is instant).
-$(STAMP): pyproject.toml | $(BIN)/python
+$(STAMP): pyproject.toml tools/gpu_extras.py | $(BIN)/python
 	@echo "Installing the course and its dependencies into $(VENV) (the first time takes a few minutes)"
 	$(BIN)/python -m pip install -qq --disable-pip-version-check --upgrade pip
 	$(BIN)/python -m pip install -qq --disable-pip-version-check -e '.[dev]'
+	@$(BIN)/python tools/gpu_extras.py --install || echo "GPU packages not installed (see above); the course runs without them"
 	@touch $@
+
+gpu-extras: | $(BIN)/python
+	$(BIN)/python tools/gpu_extras.py --install
 
 install: $(STAMP)
 
@@ -53,6 +61,13 @@ test-notebooks: install
 	COURSE_FAST=1 $(BIN)/python -m pytest $(NOTEBOOKS) \
 		--nbval-lax --nbval-cell-timeout=$(CELL_TIMEOUT) -p no:cacheprovider $(PYTEST_ARGS)
 
+# Every notebook with gpu-mode sizes on the CPU, 2 steps per training/evaluation loop: shape and
+# memory-layout errors of the gpu sizes show up without a GPU (times and accuracies mean nothing here).
+GPU_SIZES_ENV := COURSE_MODE=gpu COURSE_DEVICE=cpu COURSE_CUDA_BACKEND=cpu COURSE_MAX_STEPS=2
+test-gpu-sizes: install
+	$(GPU_SIZES_ENV) $(BIN)/python -m pytest $(NOTEBOOKS) \
+		--nbval-lax --nbval-cell-timeout=600 -p no:cacheprovider $(PYTEST_ARGS)
+
 html: install
 	$(BIN)/python tools/site.py html $(if $(MODE),--mode $(MODE)) $(filter-out notebooks,$(NOTEBOOKS))
 
@@ -63,8 +78,10 @@ bench: install
 	$(BIN)/python tools/bench.py $(BENCH_ARGS)
 
 # On a GPU machine without this Makefile's venv (a bare image with torch and CuPy), python3 is used.
+# PART=k/n runs the k-th of n parts, each sized for a 10-minute slot (tools/gpu_check.py --list shows them).
+PART ?=
 gpu-check:
-	$(if $(wildcard $(BIN)/python),$(BIN)/python,python3) tools/gpu_check.py $(GPU_CHECK_ARGS)
+	$(if $(wildcard $(BIN)/python),$(BIN)/python,python3) tools/gpu_check.py $(if $(PART),--part $(PART)) $(GPU_CHECK_ARGS)
 
 clean:
 	rm -rf build .pytest_cache
