@@ -91,6 +91,13 @@ class _Arg(ctypes.Structure):
  CRASH, STACK_OVERFLOW, ASSERT, TRAP, NO_MEMORY, NO_BARRIERS, BAD_ARGUMENT, UNSUPPORTED, WARP_EXITED,
  WARP_MISMATCH, WARP_BAD_MASK, READ_ONLY) = range(19)
 
+#: Warp-level calls by their code in runtime.h (enum __CC_W_*), as messages name them.
+WARP_OPS = dict(enumerate(
+    ["", "__syncwarp (or a tile's sync)", "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync",
+     "__ballot_sync", "__any_sync", "__all_sync", "__uni_sync", "__activemask", "__match_any_sync",
+     "__match_all_sync", "__reduce_add_sync", "__reduce_min_sync", "__reduce_min_sync", "__reduce_max_sync",
+     "__reduce_max_sync", "__reduce_and_sync", "__reduce_or_sync", "__reduce_xor_sync"]))
+
 
 # ----------------------------------------------------------------------------------------
 # Compiling and caching
@@ -413,9 +420,43 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     elif kind == UNSUPPORTED:
         what = "reached a function whose body the CPU backend cannot run"
         hint = "See the construct named when the kernel was created; run on a GPU."
+    elif kind in (WARP_EXITED, WARP_MISMATCH, WARP_BAD_MASK):
+        op = WARP_OPS.get(fault.op, "a warp-level call")
+        lane, other = fault.index % 32, _xyz(fault.other_thread)
+        call = f"{op} at line {fault.line} with mask {fault.mask:#010x}"
+        if kind == WARP_EXITED and fault.other_op == -3:
+            what = (f"calls {call}, which names lane {lane} of warp {fault.index // 32}, but that lane does not "
+                    f"exist: the block has {fault.count} threads, so its last warp has {fault.count % 32} lanes")
+            hint = ("Launch blocks whose size is a multiple of 32, or build the mask from the lanes that exist: "
+                    "unsigned mask = __ballot_sync(0xffffffff, ...) before any lane leaves, or __activemask().")
+        elif kind == WARP_EXITED:
+            what = (f"calls {call}, which names lane {lane} (thread {other}), but that thread has already "
+                    "returned: it never reaches the call, and the lanes of the mask wait for it")
+            hint = ("Let every lane named in the mask reach the warp-level call and guard only the work "
+                    "(e.g. `float v = i < n ? x[i] : 0.0f;` instead of `if (i >= n) return;`), or leave "
+                    "the returned lanes out of the mask.")
+        elif kind == WARP_MISMATCH and fault.other_op == -2:
+            what = (f"calls {call}, but lane {lane} of its mask (thread {other}) waits at __syncthreads() on line "
+                    f"{fault.other_line}: neither can go on")
+            hint = "All lanes of a mask must reach the same warp-level call before any of them reaches a barrier."
+        elif kind == WARP_MISMATCH:
+            other_op = WARP_OPS.get(fault.other_op, "another warp-level call")
+            what = (f"calls {call}, but lane {lane} of its mask (thread {other}) is at {other_op} on line "
+                    f"{fault.other_line} (or uses another mask): the lanes of one mask must meet at the same call")
+            hint = ("Put the warp-level call where every lane of the mask reaches it (outside the if/else), "
+                    "with the same mask in every lane.")
+        elif other == thread:
+            what = f"calls {call}, which does not name its own lane {lane}"
+            hint = "A lane must be in the mask it passes: use __activemask() or 0xffffffff for the whole warp."
+        else:
+            what = (f"calls {call} and reads from lane {lane} (thread {other}), which the mask does not name: on a "
+                    "GPU the value would be undefined")
+            hint = ("Read only from lanes in the mask: with __shfl_down_sync the last lanes of a partial mask "
+                    "read past it, so guard the use (e.g. `if (lane + offset < active)`).")
     elif kind == NO_BARRIERS:
-        what = "called __syncthreads(), but course.cuda did not see it in the source (inside a macro?)"
-        hint = "Write __syncthreads() in the kernel or a __device__ function, not via a macro."
+        what = ("called __syncthreads() or a warp-level function, but course.cuda did not see it in the source "
+                "(inside a macro?)")
+        hint = "Write the call in the kernel or a __device__ function, not via a macro."
     else:
         what, hint = f"stopped with an unknown fault (kind {kind})", ""
 

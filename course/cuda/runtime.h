@@ -814,14 +814,24 @@ static inline unsigned long long __cc_brevll(unsigned long long x) {
 // Fibers: one per thread of a block, for kernels that call __syncthreads()
 // ---------------------------------------------------------------------------------------
 
-enum { __CC_RUNNABLE, __CC_WAITING, __CC_DONE };
+enum { __CC_RUNNABLE, __CC_WAITING, __CC_DONE, __CC_AT_WARP };
+
+// Warp-level calls, as Python names them (cpu.py WARP_OPS).
+enum {
+    __CC_W_SYNC = 1, __CC_W_SHFL, __CC_W_UP, __CC_W_DOWN, __CC_W_XOR, __CC_W_BALLOT, __CC_W_ANY,
+    __CC_W_ALL, __CC_W_UNI, __CC_W_ACTIVE, __CC_W_MATCH_ANY, __CC_W_MATCH_ALL, __CC_W_ADD,
+    __CC_W_MIN_U, __CC_W_MIN_I, __CC_W_MAX_U, __CC_W_MAX_I, __CC_W_AND, __CC_W_OR, __CC_W_XOR_R,
+};
 
 struct __cc_fiber {
     void* sp;           // saved stack pointer while the fiber is switched out
     uint3 tid;          // its threadIdx
     int state;
-    int barrier_line;   // the __syncthreads() it waits at
+    int barrier_line;   // the __syncthreads() or warp-level call it waits at
     int predicate;      // its argument to __syncthreads_count/_and/_or
+    int wop, warg, wwidth, wsize;  // a warp-level call: which, its lane argument, width, value size
+    unsigned wmask;     // the call's mask
+    unsigned char wvalue[32], wresult[32];  // what the lane brings, what it gets back
     char* stack_low;    // lowest usable byte of its stack (the guard page lies below)
     char* stack_high;
 #ifdef __CC_USE_UCONTEXT
@@ -995,6 +1005,20 @@ static int __cc_syncthreads(int line, int predicate) {
     return __cc_barrier_count;
 }
 
+// A warp-level call: wait until the lanes named in `mask` meet at the same call, then get
+// back what the exchange gives this lane (the scheduler computes it, see __cc_resolve_warps).
+static void __cc_warp_meet(int op, unsigned mask, const void* value, int size, int arg, int width, int line,
+                           void* result, int result_size) {
+    __cc_fiber* f = __cc_current;
+    if (!f) __cc_fail(__CC_NO_BARRIERS, line);  // source.py missed this call
+    f->state = __CC_AT_WARP;
+    f->wop = op, f->wmask = mask, f->warg = arg, f->wwidth = width, f->wsize = size;
+    f->barrier_line = line;
+    memcpy(f->wvalue, value, (size_t)size);
+    __cc_switch_to_scheduler(f);
+    memcpy(result, f->wresult, (size_t)result_size);
+}
+
 static void __cc_barrier_fault(int kind, const __cc_fiber* culprit, const __cc_fiber* other,
                                int count, int line, int other_line) {
     __cc_fault* f = __cc_fault_out;
@@ -1005,8 +1029,146 @@ static void __cc_barrier_fault(int kind, const __cc_fiber* culprit, const __cc_f
     __cc_fail(kind, line);
 }
 
-// Run one block: each runnable thread runs until it waits at a barrier or returns. When all
-// wait at the same barrier they are released together; any other outcome is a fault.
+// A warp-level call that cannot complete: lane `f` waits for lane `other` (index `j` in the
+// block), which has exited, does not exist, or waits elsewhere.
+__attribute__((noreturn)) static void __cc_warp_fault(int kind, __cc_fiber* f, int j, int threads) {
+    __cc_fault* out = __cc_fault_out;
+    out->mask = f->wmask;
+    out->op = f->wop;
+    out->index = j;  // the other lane's index in the block
+    out->count = threads;
+    if (j < threads) {
+        __cc_fiber* o = &__cc_fibers[j];
+        out->other_thread[0] = o->tid.x, out->other_thread[1] = o->tid.y, out->other_thread[2] = o->tid.z;
+        out->other_line = o->state == __CC_DONE ? 0 : o->barrier_line;
+        out->other_op = o->state == __CC_DONE ? -1 : o->state == __CC_WAITING ? -2 : o->wop;
+    } else {
+        out->other_op = -3;  // no such thread: the block's last warp is partial
+    }
+    threadIdx = f->tid;
+    __cc_fail(kind, f->barrier_line);
+}
+
+template <class T>
+static inline T __cc_lane_value(const __cc_fiber* f) {
+    T v;
+    memcpy(&v, f->wvalue, sizeof(T));
+    return v;
+}
+
+// Complete every warp-level call whose lanes have all arrived; true if any lane may go on.
+// With `converge`, also complete __activemask() calls: the lanes there are the ones that
+// arrived together (no lane can still reach that call without them).
+static bool __cc_resolve_warps(int threads, bool converge) {
+    bool progress = false;
+    for (int base = 0; base < threads; base += 32) {
+        int lanes = threads - base < 32 ? threads - base : 32;
+        for (int l = 0; l < lanes; l++) {
+            __cc_fiber* f = &__cc_fibers[base + l];
+            if (f->state != __CC_AT_WARP) continue;
+            if (f->wop == __CC_W_ACTIVE) {
+                if (!converge) continue;
+                unsigned active = 0;
+                for (int k = 0; k < lanes; k++) {
+                    __cc_fiber* g = &__cc_fibers[base + k];
+                    if (g->state == __CC_AT_WARP && g->wop == __CC_W_ACTIVE && g->barrier_line == f->barrier_line)
+                        active |= 1u << k;
+                }
+                for (int k = 0; k < lanes; k++)
+                    if (active >> k & 1) {
+                        memcpy(__cc_fibers[base + k].wresult, &active, 4);
+                        __cc_fibers[base + k].state = __CC_RUNNABLE;
+                    }
+                progress = true;
+                continue;
+            }
+            unsigned mask = f->wmask;
+            if (!(mask >> l & 1)) __cc_warp_fault(__CC_WARP_BAD_MASK, f, base + l, threads);
+            bool ready = true;
+            for (int k = 0; k < 32 && ready; k++) {
+                if (!(mask >> k & 1)) continue;
+                if (k >= lanes) __cc_warp_fault(__CC_WARP_EXITED, f, base + k, threads);
+                __cc_fiber* g = &__cc_fibers[base + k];
+                if (g->state == __CC_DONE) __cc_warp_fault(__CC_WARP_EXITED, f, base + k, threads);
+                if (g->state == __CC_WAITING) __cc_warp_fault(__CC_WARP_MISMATCH, f, base + k, threads);
+                if (g->state != __CC_AT_WARP) { ready = false; break; }
+                if (g->wop == __CC_W_ACTIVE) { ready = false; break; }  // it may still come
+                bool same_call = g->wop == f->wop && (g->barrier_line == f->barrier_line || f->wop == __CC_W_SYNC);
+                if (!same_call || g->wmask != mask) __cc_warp_fault(__CC_WARP_MISMATCH, f, base + k, threads);
+            }
+            if (!ready) continue;
+            // Every lane of the mask is here: exchange, as the hardware does.
+            unsigned ballot = 0;
+            for (int k = 0; k < 32; k++)
+                if (mask >> k & 1) ballot |= (__cc_lane_value<int>(&__cc_fibers[base + k]) != 0 ? 1u : 0u) << k;
+            for (int k = 0; k < 32; k++) {
+                if (!(mask >> k & 1)) continue;
+                __cc_fiber* g = &__cc_fibers[base + k];
+                int op = g->wop, width = g->wwidth, size = g->wsize;
+                int segment = k / width * width;
+                int source = k;
+                switch (op) {
+                    case __CC_W_SHFL: source = segment + ((g->warg % width) + width) % width; break;
+                    case __CC_W_UP: source = k - segment >= g->warg ? k - g->warg : k; break;
+                    case __CC_W_DOWN: source = k - segment + g->warg < width ? k + g->warg : k; break;
+                    case __CC_W_XOR: source = (k ^ g->warg) / width * width == segment ? k ^ g->warg : k; break;
+                }
+                if (op >= __CC_W_SHFL && op <= __CC_W_XOR) {
+                    if (source >= 32 || !(mask >> source & 1)) {
+                        g->warg = source;  // reported: the lane it reads from
+                        __cc_warp_fault(__CC_WARP_BAD_MASK, g, base + (source < 32 ? source : 31), threads);
+                    }
+                    memcpy(g->wresult, __cc_fibers[base + source].wvalue, (size_t)size);
+                    continue;
+                }
+                unsigned u = 0, match = 0;
+                int i = 0;
+                bool all_equal = true;
+                for (int m = 0; m < 32; m++) {
+                    if (!(mask >> m & 1)) continue;
+                    __cc_fiber* h = &__cc_fibers[base + m];
+                    bool equal = memcmp(h->wvalue, g->wvalue, (size_t)size) == 0;
+                    match |= (equal ? 1u : 0u) << m;
+                    all_equal &= equal;
+                    unsigned hu = __cc_lane_value<unsigned>(h);
+                    int hi = (int)hu;
+                    bool first = m == __builtin_ctz(mask);
+                    switch (op) {
+                        case __CC_W_ADD: u += hu; break;
+                        case __CC_W_MIN_U: u = first || hu < u ? hu : u; break;
+                        case __CC_W_MAX_U: u = first || hu > u ? hu : u; break;
+                        case __CC_W_MIN_I: i = first || hi < i ? hi : i; break;
+                        case __CC_W_MAX_I: i = first || hi > i ? hi : i; break;
+                        case __CC_W_AND: u = first ? hu : (u & hu); break;
+                        case __CC_W_OR: u |= hu; break;
+                        case __CC_W_XOR_R: u ^= hu; break;
+                    }
+                }
+                unsigned result = 0;
+                switch (op) {
+                    case __CC_W_BALLOT: result = ballot; break;
+                    case __CC_W_ANY: result = ballot != 0; break;
+                    case __CC_W_ALL: result = ballot == mask; break;
+                    case __CC_W_UNI: result = ballot == 0 || ballot == mask; break;
+                    case __CC_W_MATCH_ANY: result = match; break;
+                    case __CC_W_MATCH_ALL: result = all_equal ? mask : 0; break;
+                    case __CC_W_MIN_I: case __CC_W_MAX_I: result = (unsigned)i; break;
+                    case __CC_W_SYNC: result = 0; break;
+                    default: result = u;
+                }
+                memcpy(g->wresult, &result, 4);
+            }
+            for (int k = 0; k < 32; k++)
+                if (mask >> k & 1) __cc_fibers[base + k].state = __CC_RUNNABLE;
+            progress = true;
+        }
+    }
+    return progress;
+}
+
+// Run one block: each runnable thread runs until it waits at a barrier or a warp-level call,
+// or returns. Warp-level calls complete when their lanes meet; when all threads wait at the
+// same barrier they are released together; any other outcome is a fault.
 static void __cc_run_block_as_fibers(int threads) {
     const dim3 b = blockDim;
     for (int i = 0; i < threads; i++) {
@@ -1025,6 +1187,7 @@ static void __cc_run_block_as_fibers(int threads) {
             __cc_switch_to_fiber(f);
         }
         __cc_current = nullptr;
+        if (__cc_resolve_warps(threads, false) || __cc_resolve_warps(threads, true)) continue;
         __cc_fiber *first_done = nullptr, *first_waiting = nullptr;
         int waiting = 0, count = 0;
         for (int i = 0; i < threads; i++) {
@@ -1094,6 +1257,250 @@ static inline __attribute__((always_inline)) void __cc_run_in_loops(Body& body) 
                     }
             }
 }
+
+// ---------------------------------------------------------------------------------------
+// Warp-level functions: the lanes named in the mask meet (see __cc_resolve_warps). Each takes
+// the caller's line as a hidden last argument, so a fault names the learner's line.
+// ---------------------------------------------------------------------------------------
+
+#define __CC_LINE int __cc_line = __builtin_LINE()
+static const unsigned __CC_FULL = 0xffffffffu;
+
+template <class T>
+static inline T __cc_warp_exchange(int op, unsigned mask, T var, int arg, int width, int line) {
+    static_assert(sizeof(T) <= 32, "warp shuffles exchange values of at most 32 bytes here");
+    if (width <= 0 || width > 32 || (width & (width - 1)))
+        width = 32;  // CUDA: width must be a power of 2 up to 32
+    T out;
+    __cc_warp_meet(op, mask, &var, (int)sizeof(T), arg, width, line, &out, (int)sizeof(T));
+    return out;
+}
+static inline unsigned __cc_warp_vote(int op, unsigned mask, unsigned value, int line) {
+    unsigned out;
+    __cc_warp_meet(op, mask, &value, 4, 0, 32, line, &out, 4);
+    return out;
+}
+
+template <class T> static inline T __shfl_sync(unsigned mask, T var, int src, int width = 32, __CC_LINE) {
+    return __cc_warp_exchange(__CC_W_SHFL, mask, var, src, width, __cc_line);
+}
+template <class T> static inline T __shfl_up_sync(unsigned mask, T var, unsigned delta, int width = 32, __CC_LINE) {
+    return __cc_warp_exchange(__CC_W_UP, mask, var, (int)delta, width, __cc_line);
+}
+template <class T> static inline T __shfl_down_sync(unsigned mask, T var, unsigned delta, int width = 32, __CC_LINE) {
+    return __cc_warp_exchange(__CC_W_DOWN, mask, var, (int)delta, width, __cc_line);
+}
+template <class T> static inline T __shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = 32, __CC_LINE) {
+    return __cc_warp_exchange(__CC_W_XOR, mask, var, lane_mask, width, __cc_line);
+}
+// The pre-CUDA 9 spellings (no mask: the whole warp).
+template <class T> static inline T __shfl(T var, int src, int width = 32, __CC_LINE) {
+    return __cc_warp_exchange(__CC_W_SHFL, __CC_FULL, var, src, width, __cc_line);
+}
+template <class T> static inline T __shfl_up(T var, unsigned delta, int width = 32, __CC_LINE) {
+    return __cc_warp_exchange(__CC_W_UP, __CC_FULL, var, (int)delta, width, __cc_line);
+}
+template <class T> static inline T __shfl_down(T var, unsigned delta, int width = 32, __CC_LINE) {
+    return __cc_warp_exchange(__CC_W_DOWN, __CC_FULL, var, (int)delta, width, __cc_line);
+}
+template <class T> static inline T __shfl_xor(T var, int lane_mask, int width = 32, __CC_LINE) {
+    return __cc_warp_exchange(__CC_W_XOR, __CC_FULL, var, lane_mask, width, __cc_line);
+}
+static inline unsigned __ballot_sync(unsigned mask, int p, __CC_LINE) { return __cc_warp_vote(__CC_W_BALLOT, mask, p != 0, __cc_line); }
+static inline int __any_sync(unsigned mask, int p, __CC_LINE) { return (int)__cc_warp_vote(__CC_W_ANY, mask, p != 0, __cc_line); }
+static inline int __all_sync(unsigned mask, int p, __CC_LINE) { return (int)__cc_warp_vote(__CC_W_ALL, mask, p != 0, __cc_line); }
+static inline int __uni_sync(unsigned mask, int p, __CC_LINE) { return (int)__cc_warp_vote(__CC_W_UNI, mask, p != 0, __cc_line); }
+static inline unsigned __ballot(int p, __CC_LINE) { return __cc_warp_vote(__CC_W_BALLOT, __CC_FULL, p != 0, __cc_line); }
+static inline int __any(int p, __CC_LINE) { return (int)__cc_warp_vote(__CC_W_ANY, __CC_FULL, p != 0, __cc_line); }
+static inline int __all(int p, __CC_LINE) { return (int)__cc_warp_vote(__CC_W_ALL, __CC_FULL, p != 0, __cc_line); }
+static inline unsigned __activemask(__CC_LINE) { return __cc_warp_vote(__CC_W_ACTIVE, 0, 0, __cc_line); }
+static inline void __syncwarp(unsigned mask = __CC_FULL, __CC_LINE) { __cc_warp_vote(__CC_W_SYNC, mask, 0, __cc_line); }
+static inline unsigned __reduce_add_sync(unsigned mask, unsigned v, __CC_LINE) { return __cc_warp_vote(__CC_W_ADD, mask, v, __cc_line); }
+static inline int __reduce_add_sync(unsigned mask, int v, __CC_LINE) { return (int)__cc_warp_vote(__CC_W_ADD, mask, (unsigned)v, __cc_line); }
+static inline unsigned __reduce_min_sync(unsigned mask, unsigned v, __CC_LINE) { return __cc_warp_vote(__CC_W_MIN_U, mask, v, __cc_line); }
+static inline int __reduce_min_sync(unsigned mask, int v, __CC_LINE) { return (int)__cc_warp_vote(__CC_W_MIN_I, mask, (unsigned)v, __cc_line); }
+static inline unsigned __reduce_max_sync(unsigned mask, unsigned v, __CC_LINE) { return __cc_warp_vote(__CC_W_MAX_U, mask, v, __cc_line); }
+static inline int __reduce_max_sync(unsigned mask, int v, __CC_LINE) { return (int)__cc_warp_vote(__CC_W_MAX_I, mask, (unsigned)v, __cc_line); }
+static inline unsigned __reduce_and_sync(unsigned mask, unsigned v, __CC_LINE) { return __cc_warp_vote(__CC_W_AND, mask, v, __cc_line); }
+static inline unsigned __reduce_or_sync(unsigned mask, unsigned v, __CC_LINE) { return __cc_warp_vote(__CC_W_OR, mask, v, __cc_line); }
+static inline unsigned __reduce_xor_sync(unsigned mask, unsigned v, __CC_LINE) { return __cc_warp_vote(__CC_W_XOR_R, mask, v, __cc_line); }
+template <class T> static inline unsigned __match_any_sync(unsigned mask, T v, __CC_LINE) {
+    unsigned out;
+    __cc_warp_meet(__CC_W_MATCH_ANY, mask, &v, (int)sizeof(T), 0, 32, __cc_line, &out, 4);
+    return out;
+}
+template <class T> static inline unsigned __match_all_sync(unsigned mask, T v, int* pred, __CC_LINE) {
+    unsigned out;
+    __cc_warp_meet(__CC_W_MATCH_ALL, mask, &v, (int)sizeof(T), 0, 32, __cc_line, &out, 4);
+    *pred = out != 0;
+    return out;
+}
+static inline unsigned __cc_linear_tid() { return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); }
+static inline unsigned __cc_lane() { return __cc_linear_tid() & 31u; }
+static inline unsigned __lanemask_lt() { return (1u << __cc_lane()) - 1u; }
+static inline unsigned __lanemask_le() { return (unsigned)((2ull << __cc_lane()) - 1u); }
+static inline unsigned __lanemask_eq() { return 1u << __cc_lane(); }
+static inline unsigned __lanemask_gt() { return ~__lanemask_le(); }
+static inline unsigned __lanemask_ge() { return ~__lanemask_lt(); }
+
+// ---------------------------------------------------------------------------------------
+// Cooperative groups (cooperative_groups.h, cooperative_groups/reduce.h and scan.h)
+// ---------------------------------------------------------------------------------------
+
+namespace cooperative_groups {
+
+struct thread_block {
+    void sync(__CC_LINE) const { __cc_syncthreads(__cc_line, 0); }
+    void barrier_wait(__CC_LINE) const { __cc_syncthreads(__cc_line, 0); }
+    unsigned thread_rank() const { return __cc_linear_tid(); }
+    unsigned size() const { return blockDim.x * blockDim.y * blockDim.z; }
+    unsigned num_threads() const { return size(); }
+    dim3 group_index() const { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
+    dim3 thread_index() const { return dim3(threadIdx.x, threadIdx.y, threadIdx.z); }
+    dim3 group_dim() const { return blockDim; }
+    dim3 dim_threads() const { return blockDim; }
+    static constexpr bool __cc_is_block = true;
+};
+static inline thread_block this_thread_block() { return thread_block(); }
+
+// A group of `size` consecutive threads of the block (tiled_partition). Tiles of up to 32
+// threads lie inside one warp: their calls meet as warp-level calls over the tile's lanes.
+struct thread_group {
+    unsigned __cc_size;
+    unsigned __cc_mask() const {
+        unsigned lane = __cc_lane(), first = lane / __cc_size * __cc_size;
+        return (__cc_size >= 32 ? __CC_FULL : ((1u << __cc_size) - 1u)) << first;
+    }
+    void sync(__CC_LINE) const {
+        if (__cc_size > 32) __cc_fail(__CC_UNSUPPORTED, __cc_line);  // tiles across warps: not emulated
+        __cc_warp_vote(__CC_W_SYNC, __cc_mask(), 0, __cc_line);
+    }
+    unsigned thread_rank() const { return __cc_linear_tid() % __cc_size; }
+    unsigned size() const { return __cc_size; }
+    unsigned num_threads() const { return __cc_size; }
+    unsigned meta_group_rank() const { return __cc_linear_tid() / __cc_size; }
+    unsigned meta_group_size() const {
+        return (blockDim.x * blockDim.y * blockDim.z + __cc_size - 1) / __cc_size;
+    }
+};
+
+template <unsigned N>
+struct thread_block_tile : thread_group {
+    static_assert(N && N <= 32 && (N & (N - 1)) == 0, "thread_block_tile<N>: N must be a power of 2 up to 32");
+    thread_block_tile() : thread_group{N} {}
+    static constexpr unsigned num_threads() { return N; }
+    static constexpr unsigned size() { return N; }
+    unsigned thread_rank() const { return __cc_linear_tid() % N; }
+    template <class T> T shfl(T v, int src, __CC_LINE) const {
+        return __cc_warp_exchange(__CC_W_SHFL, __cc_mask(), v, src, N, __cc_line);
+    }
+    template <class T> T shfl_up(T v, unsigned d, __CC_LINE) const {
+        return __cc_warp_exchange(__CC_W_UP, __cc_mask(), v, (int)d, N, __cc_line);
+    }
+    template <class T> T shfl_down(T v, unsigned d, __CC_LINE) const {
+        return __cc_warp_exchange(__CC_W_DOWN, __cc_mask(), v, (int)d, N, __cc_line);
+    }
+    template <class T> T shfl_xor(T v, unsigned m, __CC_LINE) const {
+        return __cc_warp_exchange(__CC_W_XOR, __cc_mask(), v, (int)m, N, __cc_line);
+    }
+    unsigned __cc_shift() const { return __cc_lane() / N * N; }
+    unsigned ballot(int p, __CC_LINE) const { return __cc_warp_vote(__CC_W_BALLOT, __cc_mask(), p != 0, __cc_line) >> __cc_shift(); }
+    bool any(int p, __CC_LINE) const { return __cc_warp_vote(__CC_W_ANY, __cc_mask(), p != 0, __cc_line) != 0; }
+    bool all(int p, __CC_LINE) const { return __cc_warp_vote(__CC_W_ALL, __cc_mask(), p != 0, __cc_line) != 0; }
+    template <class T> unsigned match_any(T v, __CC_LINE) const { return __match_any_sync(__cc_mask(), v, __cc_line) >> __cc_shift(); }
+    template <class T> unsigned match_all(T v, int& pred, __CC_LINE) const {
+        return __match_all_sync(__cc_mask(), v, &pred, __cc_line) >> __cc_shift();
+    }
+};
+
+template <unsigned N, class Parent>
+static inline thread_block_tile<N> tiled_partition(const Parent&) { return thread_block_tile<N>(); }
+template <class Parent>
+static inline thread_group tiled_partition(const Parent&, unsigned n) { return thread_group{n}; }
+
+// The lanes of the warp that are here together (coalesced_threads()).
+struct coalesced_group {
+    unsigned __cc_active;
+    unsigned size() const { return (unsigned)__builtin_popcount(__cc_active); }
+    unsigned num_threads() const { return size(); }
+    unsigned thread_rank() const { return (unsigned)__builtin_popcount(__cc_active & __lanemask_lt()); }
+    unsigned meta_group_rank() const { return 0; }
+    unsigned meta_group_size() const { return 1; }
+    void sync(__CC_LINE) const { __cc_warp_vote(__CC_W_SYNC, __cc_active, 0, __cc_line); }
+    int __cc_lane_of(int rank) const {
+        unsigned m = __cc_active;
+        for (int r = 0; m; r++, m &= m - 1) if (r == rank) return __builtin_ctz(m);
+        return 0;
+    }
+    template <class T> T shfl(T v, int rank, __CC_LINE) const {
+        return __cc_warp_exchange(__CC_W_SHFL, __cc_active, v, __cc_lane_of(rank), 32, __cc_line);
+    }
+    unsigned ballot(int p, __CC_LINE) const {
+        unsigned b = __cc_warp_vote(__CC_W_BALLOT, __cc_active, p != 0, __cc_line), out = 0;
+        int r = 0;
+        for (unsigned m = __cc_active; m; m &= m - 1, r++) if (b >> __builtin_ctz(m) & 1) out |= 1u << r;
+        return out;
+    }
+    bool any(int p, __CC_LINE) const { return __cc_warp_vote(__CC_W_ANY, __cc_active, p != 0, __cc_line) != 0; }
+    bool all(int p, __CC_LINE) const { return __cc_warp_vote(__CC_W_ALL, __cc_active, p != 0, __cc_line) != 0; }
+};
+static inline coalesced_group coalesced_threads(__CC_LINE) { return coalesced_group{__activemask(__cc_line)}; }
+
+// The whole grid: its sizes work; its sync needs a GPU (source.py refuses kernels that call it).
+struct grid_group {
+    void sync(__CC_LINE) const { __cc_fail(__CC_UNSUPPORTED, __cc_line); }
+    unsigned long long thread_rank() const {
+        unsigned long long block = blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
+        return block * blockDim.x * blockDim.y * blockDim.z + __cc_linear_tid();
+    }
+    unsigned long long size() const {
+        return (unsigned long long)gridDim.x * gridDim.y * gridDim.z * blockDim.x * blockDim.y * blockDim.z;
+    }
+    unsigned long long num_threads() const { return size(); }
+    dim3 group_dim() const { return gridDim; }
+    bool is_valid() const { return false; }
+};
+static inline grid_group this_grid() { return grid_group(); }
+
+template <class G> static inline void sync(const G& g, __CC_LINE) { g.sync(__cc_line); }
+template <class G> static inline unsigned thread_rank(const G& g) { return (unsigned)g.thread_rank(); }
+template <class G> static inline unsigned group_size(const G& g) { return (unsigned)g.size(); }
+
+template <class T = void> struct plus { T operator()(T a, T b) const { return a + b; } };
+template <class T = void> struct less { T operator()(T a, T b) const { return b < a ? b : a; } };
+template <class T = void> struct greater { T operator()(T a, T b) const { return a < b ? b : a; } };
+template <class T = void> struct bit_and { T operator()(T a, T b) const { return a & b; } };
+template <class T = void> struct bit_or { T operator()(T a, T b) const { return a | b; } };
+template <class T = void> struct bit_xor { T operator()(T a, T b) const { return a ^ b; } };
+template <> struct plus<void> { template <class T> T operator()(T a, T b) const { return a + b; } };
+template <> struct less<void> { template <class T> T operator()(T a, T b) const { return b < a ? b : a; } };
+template <> struct greater<void> { template <class T> T operator()(T a, T b) const { return a < b ? b : a; } };
+
+// cg::reduce: every thread of the tile gets op over the tile's values (a butterfly, as CUDA's).
+template <class Group, class T, class Op>
+static inline T reduce(const Group& g, T value, Op op, __CC_LINE) {
+    for (unsigned offset = 1; offset < g.size(); offset *= 2)
+        value = op(value, g.shfl_xor(value, offset, __cc_line));
+    return value;
+}
+// cg::inclusive_scan / exclusive_scan over a tile (Kogge-Stone with shfl_up).
+template <class Group, class T, class Op = plus<T>>
+static inline T inclusive_scan(const Group& g, T value, Op op = Op(), __CC_LINE) {
+    unsigned rank = g.thread_rank();
+    for (unsigned offset = 1; offset < g.size(); offset *= 2) {
+        T other = g.shfl_up(value, offset, __cc_line);
+        if (rank >= offset) value = op(value, other);
+    }
+    return value;
+}
+template <class Group, class T, class Op = plus<T>>
+static inline T exclusive_scan(const Group& g, T value, Op op = Op(), __CC_LINE) {
+    T inclusive = inclusive_scan(g, value, op, __cc_line);
+    T before = g.shfl_up(inclusive, 1, __cc_line);
+    return g.thread_rank() == 0 ? T() : before;
+}
+
+}  // namespace cooperative_groups
 
 // ---------------------------------------------------------------------------------------
 // Launching: catch crashes, set the stage, run, clean up

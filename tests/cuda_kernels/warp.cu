@@ -1,0 +1,142 @@
+// Warp-level kernels for tests/test_cuda_warp.py, written in the style of the public samples
+// (reduction, shfl_scan, cooperative groups); compared with NumPy on every backend.
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+
+__device__ __forceinline__ float warp_reduce_sum(float v) {
+    for (int offset = warpSize / 2; offset > 0; offset >>= 1)
+        v += __shfl_down_sync(0xffffffff, v, offset);
+    return v;
+}
+
+// Block sum: shuffles inside each warp, one partial per warp in shared memory, shuffles again.
+extern "C" __global__ void warp_shuffle_sum(const float* x, float* partial, int n) {
+    __shared__ float warp_sums[32];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    float v = warp_reduce_sum(i < n ? x[i] : 0.0f);
+    if (lane == 0) warp_sums[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        v = warp_reduce_sum(lane < blockDim.x / warpSize ? warp_sums[lane] : 0.0f);
+        if (lane == 0) partial[blockIdx.x] = v;
+    }
+}
+
+// The same with cooperative groups: tiles of 32, cg::reduce, one atomicAdd per tile.
+extern "C" __global__ void cg_tile_sum(const int* x, int* total, int n) {
+    cg::thread_block block = cg::this_thread_block();
+    cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
+    int i = block.group_index().x * block.size() + block.thread_rank();
+    int v = cg::reduce(tile, i < n ? x[i] : 0, cg::plus<int>());
+    if (tile.thread_rank() == 0) atomicAdd(total, v);
+    cg::sync(block);
+}
+
+// Inclusive scan of each block: Kogge-Stone inside warps with __shfl_up_sync, then the warp
+// totals are scanned by warp 0 and added back (the shfl_scan sample's structure).
+extern "C" __global__ void shfl_scan(const int* x, int* out, int n) {
+    __shared__ int sums[32];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int lane = threadIdx.x % warpSize, warp = threadIdx.x / warpSize;
+    int v = i < n ? x[i] : 0;
+    for (int d = 1; d < 32; d *= 2) {
+        int up = __shfl_up_sync(0xffffffff, v, d);
+        if (lane >= d) v += up;
+    }
+    if (lane == 31) sums[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        int s = lane < blockDim.x / 32 ? sums[lane] : 0;
+        for (int d = 1; d < 32; d *= 2) {
+            int up = __shfl_up_sync(0xffffffff, s, d);
+            if (lane >= d) s += up;
+        }
+        sums[lane] = s;
+    }
+    __syncthreads();
+    if (warp > 0) v += sums[warp - 1];
+    if (i < n) out[i] = v;
+}
+
+// Butterfly (xor) sums inside segments of `width` lanes, broadcast of each segment's lane 3.
+extern "C" __global__ void xor_and_broadcast(const int* x, int* sums, int* third, int width) {
+    int v = x[threadIdx.x];
+    for (int m = width / 2; m > 0; m /= 2) v += __shfl_xor_sync(0xffffffff, v, m, width);
+    sums[threadIdx.x] = v;
+    third[threadIdx.x] = __shfl_sync(0xffffffff, x[threadIdx.x], 3, width);
+}
+
+// Votes and bit tricks; out has 8 ints per thread.
+extern "C" __global__ void votes(const int* x, unsigned int* out) {
+    int t = threadIdx.x, lane = t & 31;
+    unsigned int* o = out + 8 * t;
+    unsigned int odd = __ballot_sync(0xffffffff, x[t] & 1);
+    o[0] = odd;
+    o[1] = __any_sync(0xffffffff, x[t] > 100);
+    o[2] = __all_sync(0xffffffff, x[t] >= 0);
+    o[3] = __popc(odd);
+    o[4] = __ffs(odd);
+    o[5] = __clz(odd);
+    if (lane % 3 == 0) o[6] = __activemask();   // lanes that took this branch together
+    else o[6] = 0;
+    o[7] = __reduce_add_sync(0xffffffff, (unsigned)x[t]) + __reduce_max_sync(0xffffffff, x[t] - 50)
+           - __reduce_min_sync(0xffffffffu, (unsigned)x[t]);
+}
+
+// Tiles of 16 (tiled_partition(block, 16) and tiled_partition<16>), 2-D blocks.
+extern "C" __global__ void tiles16(const int* x, int* out) {
+    cg::thread_block block = cg::this_thread_block();
+    cg::thread_group g16 = cg::tiled_partition(block, 16);
+    cg::thread_block_tile<16> t16 = cg::tiled_partition<16>(block);
+    int r = block.thread_rank();
+    int v = x[r];
+    int mx = cg::reduce(t16, v, cg::greater<int>());
+    int mn = cg::reduce(t16, v, cg::less<int>());
+    unsigned big = t16.ballot(v > 50);
+    bool any_neg = t16.any(v < 0), all_small = t16.all(v < 90);
+    int left = t16.shfl(v, (t16.thread_rank() + 15) % 16);
+    g16.sync();
+    int* o = out + 8 * r;
+    o[0] = mx; o[1] = mn; o[2] = (int)big; o[3] = any_neg; o[4] = all_small; o[5] = left;
+    o[6] = g16.meta_group_rank(); o[7] = t16.meta_group_rank() * 100 + (int)g16.thread_rank();
+}
+
+// Group the lanes that hold the same key (match_any), and a coalesced group inside a branch.
+extern "C" __global__ void match_and_coalesce(const int* keys, unsigned int* peers, int* ranks) {
+    int t = threadIdx.x;
+    peers[t] = __match_any_sync(0xffffffff, keys[t]);
+    ranks[t] = -1;
+    if (keys[t] % 2 == 0) {
+        cg::coalesced_group active = cg::coalesced_threads();
+        ranks[t] = active.thread_rank() * 100 + active.size();
+    }
+}
+
+// A learner's faults.
+extern "C" __global__ void shuffle_after_return(const float* x, float* out, int n) {
+    int i = threadIdx.x;
+    if (i >= n) return;  // BUG: these lanes never reach the shuffle
+    float v = warp_reduce_sum(x[i]);
+    if (i == 0) out[0] = v;
+}
+
+extern "C" __global__ void tile_sync_by_half(int* out) {
+    cg::thread_block_tile<16> tile = cg::tiled_partition<16>(cg::this_thread_block());
+    if (tile.thread_rank() < 8) {
+        out[threadIdx.x] = 1;
+        tile.sync();  // BUG: half of the tile
+    }
+}
+
+extern "C" __global__ void shuffle_versus_barrier(int* out) {
+    int v = threadIdx.x;
+    if (threadIdx.x < 16) v = __shfl_down_sync(0xffffffff, v, 1);  // SHUFFLE
+    else __syncthreads();  // BARRIER
+    out[threadIdx.x] = v;
+}
+
+extern "C" __global__ void mask_without_me(int* out) {
+    out[threadIdx.x] = __shfl_sync(0x0000ffff, (int)threadIdx.x, 0);  // BUG: lanes 16-31 not in the mask
+}

@@ -1,0 +1,175 @@
+"""course.cuda: warp-level programming (shuffles, votes, cooperative groups) with real warp
+semantics on the CPU backend — the 32 lanes of a warp meet at each call — compared with NumPy,
+and the faults a learner makes with them, named by block, thread and line."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import course.cuda as cuda
+from course import env
+
+SOURCE = (Path(__file__).parent / "cuda_kernels" / "warp.cu").read_text()
+
+
+def line_of(marker: str) -> int:
+    (line,) = [i for i, text in enumerate(SOURCE.split("\n"), 1) if f"// {marker}" in text]
+    return line
+
+
+@pytest.fixture(params=["cpu", "cupy"])
+def backend(request):
+    if request.param == "cupy" and not env.cupy_usable():
+        pytest.skip("no usable GPU: CuPy cannot run kernels here (the CPU backend is tested instead)")
+    return request.param
+
+
+def kernel(name, backend="cpu"):
+    return cuda.RawKernel(SOURCE, name, backend=backend)
+
+
+def on(backend, a):
+    if backend == "cupy":
+        import cupy
+
+        return cupy.asarray(a)
+    return np.array(a, copy=True)
+
+
+def test_warp_shuffle_block_sum(backend):
+    n, threads = 5000, 256
+    x = np.random.default_rng(0).random(n, dtype=np.float32)
+    blocks = (n + threads - 1) // threads
+    partial = on(backend, np.zeros(blocks, np.float32))
+    kernel("warp_shuffle_sum", backend)((blocks,), (threads,), (on(backend, x), partial, n))
+    expected = np.pad(x, (0, blocks * threads - n)).reshape(blocks, threads).sum(axis=1)
+    np.testing.assert_allclose(cuda.asnumpy(partial), expected, rtol=1e-5)
+
+
+def test_cooperative_groups_tile_reduction(backend):
+    n = 3000
+    x = np.random.default_rng(1).integers(-1000, 1000, n, dtype=np.int32)
+    total = on(backend, np.zeros(1, np.int32))
+    kernel("cg_tile_sum", backend)(((n + 127) // 128,), (128,), (on(backend, x), total, n))
+    assert int(cuda.asnumpy(total)[0]) == int(x.sum())
+
+
+def test_kogge_stone_scan_with_shfl_up(backend):
+    n, threads = 1000, 256
+    x = np.random.default_rng(2).integers(0, 10, n, dtype=np.int32)
+    out = on(backend, np.zeros(n, np.int32))
+    kernel("shfl_scan", backend)(((n + threads - 1) // threads,), (threads,), (on(backend, x), out, n))
+    padded = np.pad(x, (0, 1024 - n)).reshape(4, threads)
+    expected = np.cumsum(padded, axis=1).ravel()[:n]
+    np.testing.assert_array_equal(cuda.asnumpy(out), expected)
+
+
+@pytest.mark.parametrize("width", [32, 16, 8])
+def test_xor_butterfly_and_broadcast_with_width(backend, width):
+    x = np.arange(64, dtype=np.int32) ** 2
+    sums, third = on(backend, np.zeros(64, np.int32)), on(backend, np.zeros(64, np.int32))
+    kernel("xor_and_broadcast", backend)((1,), (64,), (on(backend, x), sums, third, width))
+    segments = x.reshape(-1, width)
+    np.testing.assert_array_equal(cuda.asnumpy(sums), np.repeat(segments.sum(axis=1), width))
+    np.testing.assert_array_equal(cuda.asnumpy(third), np.repeat(segments[:, 3], width))
+
+
+def test_votes_activemask_and_warp_reductions(backend):
+    x = np.random.default_rng(3).integers(0, 100, 64, dtype=np.int32)
+    x[40] = 150  # warp 1 has a value above 100
+    out = on(backend, np.zeros(64 * 8, np.uint32))
+    kernel("votes", backend)((1,), (64,), (on(backend, x), out))
+    out = cuda.asnumpy(out).reshape(64, 8)
+    for warp in range(2):
+        xs = x[32 * warp: 32 * warp + 32]
+        odd = int(sum(1 << lane for lane in range(32) if xs[lane] & 1))
+        rows = out[32 * warp: 32 * warp + 32]
+        assert (rows[:, 0] == odd).all()
+        assert (rows[:, 1] == int((xs > 100).any())).all() and (rows[:, 2] == 1).all()
+        assert (rows[:, 3] == bin(odd).count("1")).all()
+        assert (rows[:, 4] == ((odd & -odd).bit_length() if odd else 0)).all()
+        assert (rows[:, 5] == 32 - odd.bit_length()).all()
+        branch = sum(1 << lane for lane in range(0, 32, 3))
+        assert (rows[::3, 6] == branch).all()
+        reduced = (int(xs.sum()) + int(xs.max() - 50) - int(xs.min())) % 2**32
+        assert (rows[:, 7] == reduced).all()
+
+
+def test_tiles_of_16_reduce_vote_shuffle_and_ranks(backend):
+    x = np.random.default_rng(4).integers(-20, 100, 64, dtype=np.int32)
+    out = on(backend, np.zeros(64 * 8, np.int32))
+    kernel("tiles16", backend)((1,), (16, 4), (on(backend, x), out))  # a 2-D block
+    out = cuda.asnumpy(out).reshape(64, 8)
+    tiles = x.reshape(4, 16)
+    rank = np.arange(64) % 16
+    np.testing.assert_array_equal(out[:, 0], np.repeat(tiles.max(axis=1), 16))
+    np.testing.assert_array_equal(out[:, 1], np.repeat(tiles.min(axis=1), 16))
+    ballots = [sum(1 << k for k in range(16) if t[k] > 50) for t in tiles]
+    np.testing.assert_array_equal(out[:, 2], np.repeat(ballots, 16))
+    np.testing.assert_array_equal(out[:, 3], np.repeat((tiles < 0).any(axis=1), 16))
+    np.testing.assert_array_equal(out[:, 4], np.repeat((tiles < 90).all(axis=1), 16))
+    np.testing.assert_array_equal(out[:, 5], tiles[:, (np.arange(16) + 15) % 16].ravel())
+    np.testing.assert_array_equal(out[:, 6], np.arange(64) // 16)
+    np.testing.assert_array_equal(out[:, 7], np.arange(64) // 16 * 100 + rank)
+
+
+def test_match_any_and_coalesced_threads(backend):
+    keys = np.array([k % 5 for k in range(32)], dtype=np.int32)
+    peers, ranks = on(backend, np.zeros(32, np.uint32)), on(backend, np.zeros(32, np.int32))
+    kernel("match_and_coalesce", backend)((1,), (32,), (on(backend, keys), peers, ranks))
+    expected = [sum(1 << j for j in range(32) if keys[j] == keys[i]) for i in range(32)]
+    np.testing.assert_array_equal(cuda.asnumpy(peers), expected)
+    even = np.flatnonzero(keys % 2 == 0)
+    expected_ranks = np.full(32, -1)
+    expected_ranks[even] = np.arange(even.size) * 100 + even.size
+    np.testing.assert_array_equal(cuda.asnumpy(ranks), expected_ranks)
+
+
+# ---------------------------------------------------------------------------------------
+# Faults (CPU backend)
+# ---------------------------------------------------------------------------------------
+
+
+def test_shuffle_naming_a_lane_that_returned():
+    x = np.ones(32, np.float32)
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("shuffle_after_return")((1,), (32,), (x, np.zeros(1, np.float32), 20))
+    message = str(info.value)
+    assert "__shfl_down_sync" in message and "mask 0xffffffff" in message
+    assert "lane 20 (thread (20, 0, 0))" in message and "already returned" in message
+    assert info.value.kernel == "shuffle_after_return" and info.value.block == (0, 0, 0)
+    assert "__shfl_down_sync(0xffffffff, v, offset)" in message  # the learner's line is shown
+    assert "guard only the work" in message
+
+
+def test_tile_sync_reached_by_part_of_the_tile():
+    with pytest.raises(cuda.KernelError, match=r"__syncwarp \(or a tile's sync\) at line \d+ with mask 0x0000ffff.*lane 8") as info:
+        kernel("tile_sync_by_half")((1,), (32,), (np.zeros(32, np.int32),))
+    assert info.value.line == line_of("BUG: half of the tile")
+
+
+def test_shuffle_while_other_lanes_wait_at_a_barrier():
+    with pytest.raises(cuda.KernelError, match=r"waits at __syncthreads\(\) on line \d+") as info:
+        kernel("shuffle_versus_barrier")((1,), (32,), (np.zeros(32, np.int32),))
+    assert info.value.line == line_of("SHUFFLE")
+    assert f"on line {line_of('BARRIER')}" in str(info.value)
+
+
+def test_mask_that_does_not_name_the_calling_lane():
+    with pytest.raises(cuda.KernelError, match=r"does not name its own lane 16") as info:
+        kernel("mask_without_me")((1,), (32,), (np.zeros(32, np.int32),))
+    assert info.value.thread == (16, 0, 0)
+
+
+def test_full_mask_in_a_partial_warp():
+    x = np.ones(48, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"does not exist: the block has 48 threads, so its last warp has 16 lanes"):
+        kernel("warp_shuffle_sum")((1,), (48,), (x, np.zeros(1, np.float32), 48))
+
+
+def test_ordinary_kernels_still_run_as_plain_loops():
+    """Warp support costs barrier-free kernels nothing: they still run without fibers."""
+    src = 'extern "C" __global__ void add(float* x) { x[threadIdx.x] += 1.0f; }'
+    assert not cuda.RawKernel(src, "add", backend="cpu")._kernel.uses_barriers
+    assert kernel("votes")._kernel.uses_barriers
