@@ -1,0 +1,229 @@
+"""Named checks for notebook 03 (Inside the GPU): each reads the kernel's access profile.
+
+A check runs the learner's kernel on the CPU backend, compares the answer with NumPy, then holds
+the kernel's modelled memory behaviour (``kernel.profile``) against the exercise's goal: sectors
+per request, bank conflicts, divergence, requests. Hints are registered for ``course.checks.hint()``.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from course import checks
+from course.cuda import occupancy as occ
+
+#: The kernels the exercises start from (the notebook's stub cells hold the same text).
+STARTERS = {
+    "scale": r'''
+extern "C" __global__ void scale(const float* a, float* out, int rows, int cols) {
+    int r = blockIdx.x * blockDim.x + threadIdx.x;   // one thread per row ...
+    if (r < rows)
+        for (int c = 0; c < cols; ++c)               // ... walks along its row
+            out[r * cols + c] = 2.0f * a[r * cols + c];
+}
+''',
+    "transpose32": r'''
+#define TILE 32
+extern "C" __global__ void transpose32(const float* in, float* out, int n) {
+    __shared__ float tile[TILE][TILE];
+    int x = blockIdx.x * TILE + threadIdx.x;
+    for (int dy = threadIdx.y; dy < TILE; dy += blockDim.y)      // 32 x 8 threads: 4 rows each
+        tile[dy][threadIdx.x] = in[(blockIdx.y * TILE + dy) * n + x];
+    __syncthreads();
+    int ox = blockIdx.y * TILE + threadIdx.x;
+    for (int dy = threadIdx.y; dy < TILE; dy += blockDim.y)
+        out[(blockIdx.x * TILE + dy) * n + ox] = tile[threadIdx.x][dy];
+}
+''',
+    "block_sum": r'''
+extern "C" __global__ void block_sum(const float* x, float* out, int n) {
+    __shared__ float s[256];
+    int t = threadIdx.x, i = blockIdx.x * blockDim.x + t;
+    s[t] = (i < n) ? x[i] : 0.0f;
+    __syncthreads();
+    for (int stride = 1; stride < blockDim.x; stride *= 2) {
+        if (t % (2 * stride) == 0)                  // interleaved: active threads spread out
+            s[t] += s[t + stride];
+        __syncthreads();
+    }
+    if (t == 0)
+        out[blockIdx.x] = s[0];
+}
+''',
+    "copy4": r'''
+extern "C" __global__ void copy4(const float* in, float* out, int n) {
+    // TODO: copy n floats, four at a time through float4, and the last n % 4 one by one
+}
+''',
+}
+
+
+def _same_code(a: str, b: str) -> bool:
+    strip = lambda s: re.sub(r"\s+", "", re.sub(r"//[^\n]*", "", s))
+    return strip(a) == strip(b)
+
+
+def _kernel(name: str, source, kernel_name: str):
+    """(kernel, None) or (None, reported False) for an untouched stub or a compile error."""
+    from course import cuda
+
+    if not isinstance(source, str) or "__global__" not in source or _same_code(source, STARTERS[kernel_name]):
+        return None, checks.not_attempted(name)
+    try:
+        return cuda.RawKernel(source, kernel_name, backend="cpu"), None
+    except Exception as error:
+        return None, checks._report(name, False, f"does not compile: {error}")
+
+
+def _run(name, kernel, grid, block, args, shared_mem=0):
+    """Profile one launch (which also runs it); (profile, None) or (None, reported False)."""
+    try:
+        return kernel.profile(grid, block, args, shared_mem=shared_mem), None
+    except Exception as error:
+        return None, checks._report(name, False, f"{type(error).__name__}: {error}")
+
+
+def _wrong(name, got, expected, what) -> bool | None:
+    bad = ~np.isclose(got, expected, rtol=1e-5, atol=1e-5)
+    if bad.any():
+        index = tuple(int(i) for i in np.argwhere(bad)[0])
+        return checks._report(name, False, f"{what}: {int(bad.sum())} of {bad.size} values wrong; first at "
+                              f"{index if len(index) > 1 else index[0]}: expected {expected[index]!r}, "
+                              f"got {got[index]!r}")
+    return None
+
+
+def check_coalesced(source: str) -> bool:
+    """Exercise 1: ``scale(a, out, rows, cols)`` doubles a row-major matrix with coalesced reads."""
+    name = "coalesced scale"
+    checks.register_hints(name, [
+        "Look at which addresses the 32 threads of a warp touch in the same iteration of the loop.",
+        "Give each thread a column instead of a row: thread c loops over the rows r and touches "
+        "a[r * cols + c], so neighbouring threads read neighbouring floats."])
+    kernel, failed = _kernel(name, source, "scale")
+    if kernel is None:
+        return failed
+    rows, cols = 64, 256
+    a = np.random.default_rng(0).standard_normal((rows, cols)).astype(np.float32)
+    out = np.zeros_like(a)
+    profile, failed = _run(name, kernel, (cols // 128,), (128,), (a, out, np.int32(rows), np.int32(cols)))
+    if profile is None:
+        return failed
+    if (w := _wrong(name, out, 2 * a, "out")) is not None:
+        return w
+    loads = [s for s in profile.lines if s.kind == "global load"]
+    worst = max(loads, key=lambda s: s.sectors_per_request, default=None)
+    if worst is None:
+        return checks._report(name, False, "the kernel never reads `a` from global memory")
+    if worst.sectors_per_request > 4:
+        return checks._report(name, False, f"right answer, but line {worst.line} reads "
+                              f"{worst.sectors_per_request:.1f} sectors per request (coalesced float reads need 4)")
+    return checks._report(name, True, f"right, and every global load takes {worst.sectors_per_request:.0f} "
+                          "sectors per request.")
+
+
+def check_no_bank_conflicts(source: str) -> bool:
+    """Exercise 2: ``transpose32`` through a shared tile without bank conflicts."""
+    name = "conflict-free transpose"
+    checks.register_hints(name, [
+        "Which bank does tile[i][c] fall in, for i = 0…31 and a fixed c? (bank = word index mod 32)",
+        "Make each row of the tile one float longer than 32, so that walking down a column moves one bank "
+        "each step (or permute the column index with the row, a 'swizzle')."])
+    kernel, failed = _kernel(name, source, "transpose32")
+    if kernel is None:
+        return failed
+    n = 64
+    a = np.arange(n * n, dtype=np.float32).reshape(n, n)
+    out = np.zeros_like(a)
+    profile, failed = _run(name, kernel, (n // 32, n // 32), (32, 8), (a, out, np.int32(n)))
+    if profile is None:
+        return failed
+    if (w := _wrong(name, out, a.T, "out")) is not None:
+        return w
+    shared = [s for s in profile.lines if s.kind.startswith("shared")]
+    if not shared:
+        return checks._report(name, False, "the kernel uses no shared memory: keep the tile")
+    conflicts = sum(s.bank_conflicts for s in shared)
+    if conflicts:
+        worst = max(shared, key=lambda s: s.bank_conflicts)
+        return checks._report(name, False, f"right answer, but {conflicts} bank conflicts remain; line "
+                              f"{worst.line} ({worst.kind}) is {worst.conflict_ways:.0f}-way on average")
+    return checks._report(name, True, "right, and no shared-memory access has a bank conflict.")
+
+
+def check_smallest_full_block(fn) -> bool:
+    """Exercise 3: ``smallest_best_block(gpu, registers, shared_bytes)`` from the occupancy rules."""
+    name = "smallest block with the best occupancy"
+    checks.register_hints(name, [
+        "course.cuda.occupancy.occupancy(threads, gpu_name=..., registers_per_thread=..., shared_bytes=...) "
+        "tells you the occupancy of one block size; which block sizes are worth trying?",
+        "Try every multiple of 32 from 32 to 1024, skip the ones that raise ValueError (they cannot run), "
+        "keep the highest occupancy, and among the block sizes that reach it return the smallest."])
+
+    def reference(gpu, registers, shared):
+        best, best_size = -1.0, None
+        for threads in range(32, 1025, 32):
+            try:
+                o = occ.occupancy(threads, gpu_name=gpu, registers_per_thread=registers, shared_bytes=shared).occupancy
+            except ValueError:
+                continue
+            if o > best + 1e-12:
+                best, best_size = o, threads
+        return best_size
+
+    cases = [("T4", 64, 6144), ("T4", 32, 0), ("A100", 128, 0), ("H100", 40, 48 * 1024), ("A100", 32, 20_000)]
+    return checks.check_function(fn, reference, cases, name=name)
+
+
+def check_divergence_free_reduction(source: str) -> bool:
+    """Exercise 4: ``block_sum`` whose loop keeps the active threads contiguous (little divergence)."""
+    name = "reduction without divergence"
+    checks.register_hints(name, [
+        "In `if (t % (2 * s) == 0)`, which lanes of warp 0 are active at s = 1? And at s = 2?",
+        "Let the first s threads do the work at each step: for (s = blockDim.x / 2; s > 0; s >>= 1) "
+        "{ if (t < s) shared[t] += shared[t + s]; __syncthreads(); } — whole warps then stay idle together."])
+    kernel, failed = _kernel(name, source, "block_sum")
+    if kernel is None:
+        return failed
+    blocks, threads = 4, 256
+    x = np.random.default_rng(1).standard_normal(blocks * threads).astype(np.float32)
+    out = np.zeros(blocks, np.float32)
+    profile, failed = _run(name, kernel, (blocks,), (threads,), (x, out, np.int32(x.size)))
+    if profile is None:
+        return failed
+    expected = x.reshape(blocks, threads).astype(np.float64).sum(axis=1).astype(np.float32)
+    if (w := _wrong(name, out, expected, "out")) is not None:
+        return w
+    worst = max(profile.divergence, key=lambda b: b.divergent_fraction, default=None)
+    if worst is not None and worst.divergent_fraction > 1 / 8 + 1e-9:
+        return checks._report(name, False, f"right sums, but the branch at line {worst.line} diverges in "
+                              f"{worst.divergent_fraction:.0%} of the warps that reach it (goal: at most 1 in 8)")
+    return checks._report(name, True, "right sums; no branch diverges in more than 1 warp in 8.")
+
+
+def check_vectorised_copy(source: str) -> bool:
+    """Exercise 5: ``copy4`` copies n floats with float4 loads and stores (and a scalar tail)."""
+    name = "float4 copy"
+    checks.register_hints(name, [
+        "A float4 moves 16 bytes in one instruction: how many instructions does a warp need for 512 floats?",
+        "Cast the pointers: const float4* in4 = reinterpret_cast<const float4*>(in); thread i copies in4[i] "
+        "for i < n / 4; the last n % 4 floats are copied one by one (by the first threads, say)."])
+    kernel, failed = _kernel(name, source, "copy4")
+    if kernel is None:
+        return failed
+    n = 4 * 1024 + 3
+    x = np.random.default_rng(2).standard_normal(n).astype(np.float32)
+    out = np.zeros_like(x)
+    profile, failed = _run(name, kernel, ((n // 4 + 255) // 256,), (256,), (x, out, np.int32(n)))
+    if profile is None:
+        return failed
+    if (w := _wrong(name, out, x, "out")) is not None:
+        return w
+    requests = sum(s.requests for s in profile.lines if s.kind == "global load")
+    scalar = -(-n // 32)
+    if requests > scalar // 3:
+        return checks._report(name, False, f"right copy, but it takes {requests} load requests; a scalar copy "
+                              f"takes {scalar} and float4 about a quarter of that")
+    return checks._report(name, True, f"right, with {requests} load requests instead of {scalar}.")
