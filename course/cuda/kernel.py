@@ -307,8 +307,20 @@ def _astype(name: str) -> str:
     return f"a.astype(np.{name})"
 
 
+def _bfloat16_bits(value: float) -> np.uint16:
+    """The bfloat16 nearest to `value` (ties to even, as the GPU converts), as its 16 bits."""
+    bits = int(np.array(value, np.float32).view(np.uint32))
+    if (bits & 0x7FFFFFFF) > 0x7F800000:
+        return np.uint16(0x7FFF)
+    return np.uint16(((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) & 0xFFFF)
+
+
 def _check_scalar(kernel: Kernel, p: Param, a):
     where = f"kernel '{kernel.name}', parameter '{p.name}' ({p})"
+    if p.dtype == "bfloat16":
+        if not isinstance(a, (int, float, np.integer, np.floating)) or isinstance(a, (bool, np.bool_)):
+            raise TypeError(f"{where}: needs a number, got {type(a).__name__}")
+        return _bfloat16_bits(float(a))
     dtype, low, high = _dtype(p.dtype)
     if isinstance(a, np.ndarray) or _is_cupy_array(a):
         raise TypeError(f"{where}: is a scalar, but got an array; pass a number (e.g. int(a[0]))")

@@ -610,6 +610,218 @@ __attribute__((noreturn, noinline, cold)) static void __cc_assert_fail(const cha
 }
 
 // ---------------------------------------------------------------------------------------
+// Half precision (cuda_fp16.h, cuda_bf16.h): 16-bit storage, arithmetic in float rounded back
+// to nearest-even. A float holds 24 bits, at least 2×11+2 (half) and 2×8+2 (bfloat16), so
+// rounding twice (to float, then to 16 bits) gives the correctly rounded result of +, -, *, /
+// and sqrt, as the hardware's own half instructions do.
+// ---------------------------------------------------------------------------------------
+
+static inline unsigned short __cc_float_to_half_bits(float f) {
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    uint32_t sign = (x >> 16) & 0x8000u;
+    x &= 0x7fffffffu;
+    if (x > 0x7f800000u) return 0x7fffu;                      // NaN (CUDA's canonical NaN)
+    if (x >= 0x477ff000u) return (unsigned short)(sign | 0x7c00u);  // >= 65520 rounds to inf
+    if (x < 0x38800000u) {                                   // below 2^-14: a subnormal half
+        float v;
+        memcpy(&v, &x, 4);
+        return (unsigned short)(sign | (uint32_t)nearbyintf(v * 16777216.0f));  // units of 2^-24, ties to even
+    }
+    uint32_t rounded = x + 0xfffu + ((x >> 13) & 1u);        // round the 13 dropped bits to nearest-even
+    return (unsigned short)(sign | ((rounded - 0x38000000u) >> 13));
+}
+static inline float __cc_half_bits_to_float(unsigned short h) {
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, x;
+    if (e == 0) {
+        float v = (float)m * (1.0f / 16777216.0f);
+        return sign ? -v : v;
+    }
+    x = e == 31 ? sign | 0x7f800000u | (m << 13) : sign | ((e + 112u) << 23) | (m << 13);
+    float f;
+    memcpy(&f, &x, 4);
+    return f;
+}
+static inline unsigned short __cc_float_to_bf16_bits(float f) {
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    if ((x & 0x7fffffffu) > 0x7f800000u) return 0x7fffu;
+    return (unsigned short)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+static inline float __cc_bf16_bits_to_float(unsigned short b) {
+    uint32_t x = (uint32_t)b << 16;
+    float f;
+    memcpy(&f, &x, 4);
+    return f;
+}
+
+#define __CC_HALF_TYPE(H, N, TO_BITS, TO_FLOAT) \
+    struct H { \
+        unsigned short __x; \
+        H() = default; \
+        H(float f) : __x(TO_BITS(f)) {} \
+        H(double d) : __x(TO_BITS((float)d)) {} \
+        H(int i) : __x(TO_BITS((float)i)) {} \
+        H(unsigned int i) : __x(TO_BITS((float)i)) {} \
+        H(long long i) : __x(TO_BITS((float)i)) {} \
+        H(unsigned long long i) : __x(TO_BITS((float)i)) {} \
+        H(short i) : __x(TO_BITS((float)i)) {} \
+        H(unsigned short i) : __x(TO_BITS((float)i)) {} \
+        operator float() const { return TO_FLOAT(__x); } \
+        H& operator=(float f) { __x = TO_BITS(f); return *this; } \
+        H& operator=(double d) { __x = TO_BITS((float)d); return *this; } \
+        volatile H& operator=(const H& o) volatile { __x = o.__x; return *this; } \
+        H& operator=(const H& o) { __x = o.__x; return *this; } \
+        H(const volatile H& o) : __x(o.__x) {} \
+        H(const H& o) = default; \
+    }; \
+    static inline H __cc_make_##H(float f) { return H(f); } \
+    static inline H operator+(H a, H b) { return H((float)a + (float)b); } \
+    static inline H operator-(H a, H b) { return H((float)a - (float)b); } \
+    static inline H operator*(H a, H b) { return H((float)a * (float)b); } \
+    static inline H operator/(H a, H b) { return H((float)a / (float)b); } \
+    static inline H operator-(H a) { H r = a; r.__x ^= 0x8000u; return r; } \
+    static inline H operator+(H a) { return a; } \
+    static inline H& operator+=(H& a, H b) { return a = a + b; } \
+    static inline H& operator-=(H& a, H b) { return a = a - b; } \
+    static inline H& operator*=(H& a, H b) { return a = a * b; } \
+    static inline H& operator/=(H& a, H b) { return a = a / b; } \
+    static inline H& operator++(H& a) { return a = a + H(1.0f); } \
+    static inline H& operator--(H& a) { return a = a - H(1.0f); } \
+    static inline bool operator==(H a, H b) { return (float)a == (float)b; } \
+    static inline bool operator!=(H a, H b) { return (float)a != (float)b; } \
+    static inline bool operator<(H a, H b) { return (float)a < (float)b; } \
+    static inline bool operator<=(H a, H b) { return (float)a <= (float)b; } \
+    static inline bool operator>(H a, H b) { return (float)a > (float)b; } \
+    static inline bool operator>=(H a, H b) { return (float)a >= (float)b; } \
+    struct __attribute__((aligned(4))) H##2 { \
+        H x, y; \
+        H##2() = default; \
+        H##2(H a, H b) : x(a), y(b) {} \
+        H##2(const volatile H##2& o) : x(o.x), y(o.y) {} \
+        H##2(const H##2& o) = default; \
+        H##2& operator=(const H##2& o) = default; \
+        volatile H##2& operator=(const H##2& o) volatile { x = o.x; y = o.y; return *this; } \
+    }; \
+    static inline H##2 operator+(H##2 a, H##2 b) { return H##2(a.x + b.x, a.y + b.y); } \
+    static inline H##2 operator-(H##2 a, H##2 b) { return H##2(a.x - b.x, a.y - b.y); } \
+    static inline H##2 operator*(H##2 a, H##2 b) { return H##2(a.x * b.x, a.y * b.y); } \
+    static inline H##2 operator/(H##2 a, H##2 b) { return H##2(a.x / b.x, a.y / b.y); } \
+    static inline H##2 operator-(H##2 a) { return H##2(-a.x, -a.y); } \
+    static inline H##2& operator+=(H##2& a, H##2 b) { return a = a + b; } \
+    static inline H##2& operator-=(H##2& a, H##2 b) { return a = a - b; } \
+    static inline H##2& operator*=(H##2& a, H##2 b) { return a = a * b; } \
+    static inline bool operator==(H##2 a, H##2 b) { return a.x == b.x && a.y == b.y; } \
+    static inline bool operator!=(H##2 a, H##2 b) { return !(a == b); } \
+    static inline H __hadd(H a, H b) { return a + b; } \
+    static inline H __hsub(H a, H b) { return a - b; } \
+    static inline H __hmul(H a, H b) { return a * b; } \
+    static inline H __hdiv(H a, H b) { return a / b; } \
+    static inline H __hfma(H a, H b, H c) { return H((float)((double)(float)a * (float)b + (float)c)); } \
+    static inline H __hneg(H a) { return -a; } \
+    static inline H __habs(H a) { H r = a; r.__x &= 0x7fffu; return r; } \
+    static inline H __hmax(H a, H b) { return (float)a != (float)a ? b : (float)b != (float)b ? a : (a > b ? a : b); } \
+    static inline H __hmin(H a, H b) { return (float)a != (float)a ? b : (float)b != (float)b ? a : (a < b ? a : b); } \
+    static inline H __cc_sat(H a) { float f = a; return H(f != f ? 0.0f : f < 0.0f ? 0.0f : f > 1.0f ? 1.0f : f); } \
+    static inline H __hadd_sat(H a, H b) { return __cc_sat(a + b); } \
+    static inline H __hsub_sat(H a, H b) { return __cc_sat(a - b); } \
+    static inline H __hmul_sat(H a, H b) { return __cc_sat(a * b); } \
+    static inline H __hfma_sat(H a, H b, H c) { return __cc_sat(__hfma(a, b, c)); } \
+    static inline H __hfma_relu(H a, H b, H c) { H r = __hfma(a, b, c); return (float)r < 0.0f ? H(0.0f) : r; } \
+    static inline bool __heq(H a, H b) { return a == b; } \
+    static inline bool __hne(H a, H b) { return a != b; } \
+    static inline bool __hlt(H a, H b) { return a < b; } \
+    static inline bool __hle(H a, H b) { return a <= b; } \
+    static inline bool __hgt(H a, H b) { return a > b; } \
+    static inline bool __hge(H a, H b) { return a >= b; } \
+    static inline bool __hisnan(H a) { float f = a; return f != f; } \
+    static inline int __hisinf(H a) { float f = a; return isinf(f) ? (f < 0 ? -1 : 1) : 0; } \
+    static inline H hsqrt(H a) { return H(sqrtf((float)a)); } \
+    static inline H hrsqrt(H a) { return H(1.0f / sqrtf((float)a)); } \
+    static inline H hrcp(H a) { return H(1.0f / (float)a); } \
+    static inline H hexp(H a) { return H(expf((float)a)); } \
+    static inline H hexp2(H a) { return H(exp2f((float)a)); } \
+    static inline H hlog(H a) { return H(logf((float)a)); } \
+    static inline H hlog2(H a) { return H(log2f((float)a)); } \
+    static inline H hsin(H a) { return H(sinf((float)a)); } \
+    static inline H hcos(H a) { return H(cosf((float)a)); } \
+    static inline H hfloor(H a) { return H(floorf((float)a)); } \
+    static inline H hceil(H a) { return H(ceilf((float)a)); } \
+    static inline H htrunc(H a) { return H(truncf((float)a)); } \
+    static inline H hrint(H a) { return H(nearbyintf((float)a)); } \
+    static inline H##2 __hadd2(H##2 a, H##2 b) { return a + b; } \
+    static inline H##2 __hsub2(H##2 a, H##2 b) { return a - b; } \
+    static inline H##2 __hmul2(H##2 a, H##2 b) { return a * b; } \
+    static inline H##2 __h2div(H##2 a, H##2 b) { return a / b; } \
+    static inline H##2 __hfma2(H##2 a, H##2 b, H##2 c) { return H##2(__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y)); } \
+    static inline H##2 __hneg2(H##2 a) { return -a; } \
+    static inline H##2 __habs2(H##2 a) { return H##2(__habs(a.x), __habs(a.y)); } \
+    static inline H##2 __hmax2(H##2 a, H##2 b) { return H##2(__hmax(a.x, b.x), __hmax(a.y, b.y)); } \
+    static inline H##2 __hmin2(H##2 a, H##2 b) { return H##2(__hmin(a.x, b.x), __hmin(a.y, b.y)); } \
+    static inline H##2 __hadd2_sat(H##2 a, H##2 b) { return H##2(__hadd_sat(a.x, b.x), __hadd_sat(a.y, b.y)); } \
+    static inline H##2 __hmul2_sat(H##2 a, H##2 b) { return H##2(__hmul_sat(a.x, b.x), __hmul_sat(a.y, b.y)); } \
+    static inline H##2 h2sqrt(H##2 a) { return H##2(hsqrt(a.x), hsqrt(a.y)); } \
+    static inline H##2 h2exp(H##2 a) { return H##2(hexp(a.x), hexp(a.y)); } \
+    static inline H##2 h2log(H##2 a) { return H##2(hlog(a.x), hlog(a.y)); } \
+    static inline H##2 h2rcp(H##2 a) { return H##2(hrcp(a.x), hrcp(a.y)); } \
+    static inline bool __hbeq2(H##2 a, H##2 b) { return a.x == b.x && a.y == b.y; } \
+    static inline float __low2float(H##2 a) { return (float)a.x; } \
+    static inline float __high2float(H##2 a) { return (float)a.y; } \
+    static inline H __low2##N(H##2 a) { return a.x; } \
+    static inline H __high2##N(H##2 a) { return a.y; } \
+    static inline H##2 __lows2##N##2(H##2 a, H##2 b) { return H##2(a.x, b.x); } \
+    static inline H##2 __highs2##N##2(H##2 a, H##2 b) { return H##2(a.y, b.y); } \
+    static inline H##2 __low2##N##2(H##2 a) { return H##2(a.x, a.x); } \
+    static inline H##2 __high2##N##2(H##2 a) { return H##2(a.y, a.y); } \
+    static inline H##2 __lowhigh2highlow(H##2 a) { return H##2(a.y, a.x); } \
+    static inline H##2 __halves2##N##2(H a, H b) { return H##2(a, b); } \
+    static inline H##2 __##N##2##N##2(H a) { return H##2(a, a); } \
+    static inline H##2 make_##N##2(H a, H b) { return H##2(a, b); }
+
+__CC_HALF_TYPE(__half, half, __cc_float_to_half_bits, __cc_half_bits_to_float)
+__CC_HALF_TYPE(__nv_bfloat16, bfloat16, __cc_float_to_bf16_bits, __cc_bf16_bits_to_float)
+typedef __half half;
+typedef __half2 half2;
+typedef __nv_bfloat16 nv_bfloat16;
+typedef __nv_bfloat162 nv_bfloat162;
+struct __half_raw { unsigned short x; };
+struct __half2_raw { unsigned short x, y; };
+
+static inline __half __float2half(float f) { return __half(f); }
+static inline __half __float2half_rn(float f) { return __half(f); }
+static inline __half __double2half(double d) { return __half((float)d); }
+static inline float __half2float(__half h) { return (float)h; }
+static inline __half2 __float2half2_rn(float f) { return __half2(__half(f), __half(f)); }
+static inline __half2 __floats2half2_rn(float a, float b) { return __half2(__half(a), __half(b)); }
+static inline __half2 __float22half2_rn(float2 v) { return __half2(__half(v.x), __half(v.y)); }
+static inline float2 __half22float2(__half2 h) { return make_float2((float)h.x, (float)h.y); }
+static inline __half __int2half_rn(int i) { return __half((float)i); }
+static inline __half __uint2half_rn(unsigned int i) { return __half((float)i); }
+static inline int __half2int_rn(__half h) { return (int)nearbyintf((float)h); }
+static inline int __half2int_rz(__half h) { return (int)(float)h; }
+static inline int __half2int_rd(__half h) { return (int)floorf((float)h); }
+static inline int __half2int_ru(__half h) { return (int)ceilf((float)h); }
+static inline unsigned short __half_as_ushort(__half h) { return h.__x; }
+static inline short __half_as_short(__half h) { return (short)h.__x; }
+static inline __half __ushort_as_half(unsigned short x) { __half h; h.__x = x; return h; }
+static inline __half __short_as_half(short x) { __half h; h.__x = (unsigned short)x; return h; }
+static inline __nv_bfloat16 __float2bfloat16(float f) { return __nv_bfloat16(f); }
+static inline __nv_bfloat16 __float2bfloat16_rn(float f) { return __nv_bfloat16(f); }
+static inline __nv_bfloat16 __double2bfloat16(double d) { return __nv_bfloat16((float)d); }
+static inline float __bfloat162float(__nv_bfloat16 b) { return (float)b; }
+static inline __nv_bfloat162 __float2bfloat162_rn(float f) { return __nv_bfloat162(__nv_bfloat16(f), __nv_bfloat16(f)); }
+static inline __nv_bfloat162 __floats2bfloat162_rn(float a, float b) { return __nv_bfloat162(__nv_bfloat16(a), __nv_bfloat16(b)); }
+static inline __nv_bfloat162 __float22bfloat162_rn(float2 v) { return __nv_bfloat162(__nv_bfloat16(v.x), __nv_bfloat16(v.y)); }
+static inline float2 __bfloat1622float2(__nv_bfloat162 h) { return make_float2((float)h.x, (float)h.y); }
+static inline unsigned short __bfloat16_as_ushort(__nv_bfloat16 h) { return h.__x; }
+static inline __nv_bfloat16 __ushort_as_bfloat16(unsigned short x) { __nv_bfloat16 h; h.__x = x; return h; }
+static inline __half __float2half_rz(float f) {  // toward zero: drop the bits
+    __half h = __half(f);
+    if (fabsf((float)h) > fabsf(f)) h.__x -= 1;
+    return h;
+}
+
+// ---------------------------------------------------------------------------------------
 // Atomics: threads run one at a time, so a plain read-modify-write is atomic. The overloads
 // are CUDA's, so a kernel that compiles here compiles on a GPU.
 // ---------------------------------------------------------------------------------------
@@ -628,6 +840,10 @@ __CC_ATOMIC(atomicSub, int, old - val)
 __CC_ATOMIC(atomicSub, unsigned int, old - val)
 __CC_ATOMIC_ALL_INTS(atomicExch, val)
 __CC_ATOMIC(atomicExch, float, val)
+__CC_ATOMIC(atomicAdd, __half, old + val)
+__CC_ATOMIC(atomicAdd, __half2, old + val)
+__CC_ATOMIC(atomicAdd, __nv_bfloat16, old + val)
+__CC_ATOMIC(atomicAdd, __nv_bfloat162, old + val)
 __CC_ATOMIC_ALL_INTS(atomicMin, val < old ? val : old)
 __CC_ATOMIC(atomicMin, long long, val < old ? val : old)
 __CC_ATOMIC_ALL_INTS(atomicMax, val > old ? val : old)

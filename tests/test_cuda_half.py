@@ -1,0 +1,98 @@
+"""course.cuda: half precision (__half, half2, __nv_bfloat16) rounds exactly as the GPU does
+(to nearest, ties to even), checked bit for bit against NumPy's float16 and torch's bfloat16."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import course.cuda as cuda
+from course import env
+
+SOURCE = (Path(__file__).parent / "cuda_kernels" / "half.cu").read_text()
+
+
+@pytest.fixture(params=["cpu", "cupy"])
+def backend(request):
+    if request.param == "cupy" and not env.cupy_usable():
+        pytest.skip("no usable GPU: CuPy cannot run kernels here (the CPU backend is tested instead)")
+    return request.param
+
+
+def on(backend, a):
+    if backend == "cupy":
+        import cupy
+
+        return cupy.asarray(a)
+    return np.array(a, copy=True)
+
+
+def edge_floats(n=20000):
+    rng = np.random.default_rng(0)
+    halves = np.arange(2**16, dtype=np.uint16).view(np.float16).astype(np.float32)
+    halves = halves[np.isfinite(halves)]
+    # Exact halfway points between neighbouring halves: the ties that must go to even.
+    mids = ((halves[:-1].astype(np.float64) + halves[1:]) / 2).astype(np.float32)
+    spread = rng.standard_normal(n).astype(np.float32) * np.float32(10.0) ** rng.integers(-9, 6, n)
+    special = np.array([0.0, -0.0, 65504, 65519.99, 65520, -65520, 1e6, np.inf, -np.inf, 2**-24, 2**-25,
+                        3 * 2**-26, 2**-26, 6.1e-5], dtype=np.float32)
+    return np.concatenate([mids[::7], spread, special]).astype(np.float32)
+
+
+def test_every_half_to_float_and_float_to_half_ties_to_even(backend):
+    h = np.arange(2**16, dtype=np.uint16).view(np.float16)
+    f = np.resize(edge_floats(), h.size)
+    as_float, as_half = on(backend, np.zeros(h.size, np.float32)), on(backend, np.zeros(h.size, np.float16))
+    cuda.RawKernel(SOURCE, "half_round_trip", backend=backend)(
+        (h.size // 256,), (256,), (on(backend, h), as_float, on(backend, f), as_half, h.size))
+    np.testing.assert_array_equal(cuda.asnumpy(as_float).view(np.uint32)[~np.isnan(h)],
+                                  h.astype(np.float32).view(np.uint32)[~np.isnan(h)])
+    expected = f.astype(np.float16)
+    got = cuda.asnumpy(as_half)
+    finite = ~np.isnan(expected)
+    np.testing.assert_array_equal(got.view(np.uint16)[finite], expected.view(np.uint16)[finite])
+
+
+def test_half2_dot_product_matches_numpy_float16_arithmetic(backend):
+    rows, pairs = 300, 16
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((rows, 2 * pairs)).astype(np.float16)
+    b = rng.standard_normal((rows, 2 * pairs)).astype(np.float16)
+    out = on(backend, np.zeros(rows, np.float16))
+    cuda.RawKernel(SOURCE, "half2_dot", backend=backend)(((rows + 127) // 128,), (128,),
+                                                          (on(backend, a), on(backend, b), out, pairs, rows))
+    acc = np.zeros((rows, 2), np.float16)
+    for k in range(pairs):
+        acc = acc + a[:, 2 * k: 2 * k + 2] * b[:, 2 * k: 2 * k + 2]  # float16 ops round to nearest-even
+    np.testing.assert_array_equal(cuda.asnumpy(out), acc[:, 0] + acc[:, 1])
+
+
+def test_half_scalar_parameter(backend):
+    x = np.linspace(-3, 3, 50).astype(np.float16)
+    x_dev = on(backend, x)
+    cuda.RawKernel(SOURCE, "half_scale", backend=backend)((1,), (64,), (x_dev, np.float16(0.3), 50))
+    np.testing.assert_array_equal(cuda.asnumpy(x_dev), x * np.float16(0.3) + np.float16(1))
+
+
+def test_bfloat16_from_torch_tensors_and_uint16_bits():
+    torch = pytest.importorskip("torch")
+    f = torch.from_numpy(edge_floats(4096)[:4096].copy())
+    b = torch.randn(4096).to(torch.bfloat16)
+    as_float = np.zeros(4096, np.float32)
+    as_bf16 = torch.zeros(4096, dtype=torch.bfloat16)
+    cuda.RawKernel(SOURCE, "bf16_round_trip", backend="cpu")((16,), (256,), (b, as_float, f, as_bf16, 4096))
+    np.testing.assert_array_equal(as_float, b.float().numpy())
+    expected = f.to(torch.bfloat16)
+    finite = ~torch.isnan(expected)
+    assert torch.equal(as_bf16[finite].view(torch.int16), expected[finite].view(torch.int16))
+    bits = b.view(torch.int16).numpy().view(np.uint16)  # the same data as raw bits works too
+    cuda.RawKernel(SOURCE, "bf16_round_trip", backend="cpu")((16,), (256,),
+                                                             (bits, as_float, f.numpy(), np.zeros(4096, np.uint16), 4096))
+    np.testing.assert_array_equal(as_float, b.float().numpy())
+
+
+def test_a_half_array_passed_as_float_pointer_is_a_type_error(backend):
+    x = on(backend, np.ones(8, np.float16))
+    with pytest.raises(TypeError, match=r"parameter 'x' \(const float\* x\): needs float32 elements, but the array "
+                                        r"holds float16 .*__half\* x"):
+        cuda.RawKernel(SOURCE, "float_kernel", backend=backend)((1,), (8,), (x, on(backend, np.zeros(8, np.float32)), 8))
