@@ -9,6 +9,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tools import gpu_check  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -32,14 +35,26 @@ def test_runs_degraded_and_says_so(check_output):
     assert [s["status"] for s in summary["steps"]] == ["passed", "passed"]
 
 
-def test_everything_lands_in_at_most_eight_files(check_output):
+def test_everything_lands_in_at_most_nine_files(check_output):
     out, _ = check_output
     files = [p for p in out.rglob("*") if p.is_file()]
-    assert len(files) <= 8 and all(p.parent == out for p in files), files
+    assert len(files) <= 9 and all(p.parent == out for p in files), files
     names = {p.name for p in files}
-    assert {"summary.md", "summary.json", "environment.txt", "bench.md", "bench.json", "notebooks.tar.gz"} <= names
+    assert {"summary.md", "summary.json", "environment.txt", "bench.md", "bench.json", "notebooks.tar.gz",
+            "record.md"} <= names
     with tarfile.open(out / "notebooks.tar.gz") as tar:
         assert tar.getnames() == ["fast/00_setup_and_tour.ipynb"]
+
+
+def test_the_record_names_the_run_and_has_a_row_per_item(check_output):
+    out, _ = check_output
+    record = (out / "record.md").read_text()
+    for fact in ("- date:", "- driver:", "- torch:", "- CuPy:", "- command: `make gpu-check PART=1/1"):
+        assert fact in record, fact
+    rows = gpu_check.read_rows(out / "record.md")
+    assert rows["00_setup_and_tour.ipynb"][:3] == ("fast", "full", "passed")
+    assert rows["tools/bench.py"][2] == "passed" and float(rows["tools/bench.py"][3]) > 0
+    assert not (ROOT / "docs" / "gpu-runs" / "cpu_no_usable_GPU.md").exists()  # only GPU runs are kept
 
 
 def test_bench_table_has_the_emulator_figures(check_output):
@@ -52,12 +67,57 @@ def test_bench_table_has_the_emulator_figures(check_output):
     assert "quick sizes" in (out / "bench.md").read_text()
 
 
-def test_gpu_check_runs_every_test_file_that_has_gpu_cases():
-    import re
+def test_gpu_check_runs_every_test_file_that_has_gpu_cases_and_every_exercise_test():
+    files = set(gpu_check.gpu_test_files())
+    assert {"tests/test_cuda_faults.py", "tests/test_cuda_kernels.py", "tests/test_devices.py",
+            "tests/test_timing.py", "tests/test_checks.py"} <= files
+    assert {f"tests/{p.name}" for p in (ROOT / "tests").glob("test_exercises_*.py")} <= files
+    assert "tests/test_gpu_check.py" not in files and "tests/test_packaging.py" not in files
 
-    from tools.gpu_check import GPU_TESTS
 
-    with_gpu_cases = {f"tests/{p.name}" for p in (ROOT / "tests").glob("test_*.py")
-                      if p.name != "test_gpu_check.py"
-                      and re.search(r"cuda\.is_available|usable GPU|cupy_usable|needs a CUDA", p.read_text())}
-    assert with_gpu_cases == set(GPU_TESTS), "update GPU_TESTS in tools/gpu_check.py"
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+
+@pytest.mark.parametrize("parts", [1, 2, 3, 4])
+def test_parts_cover_every_item_once_and_balance_the_estimates(parts):
+    work = gpu_check.items(NOTEBOOKS)
+    groups = gpu_check.partition(work, parts, recorded={})
+    assert sorted((i.name for g in groups for i in g)) == sorted(i.name for i in work)
+    loads = [sum(gpu_check.estimate(i, {}) for i in g) for g in groups]
+    biggest = max(gpu_check.estimate(i, {}) for i in work)
+    assert max(loads) - min(loads) <= biggest  # longest-first greedy: no part exceeds another by more than one item
+    assert groups == gpu_check.partition(work, parts, recorded={})  # the same parts on every machine
+
+
+def test_enough_parts_make_every_part_fit_its_slot():
+    work = gpu_check.items(NOTEBOOKS)
+    budget = gpu_check.PART_BUDGET_MINUTES * 60
+    needed = gpu_check.parts_needed(work, budget, recorded={})
+    groups = gpu_check.partition(work, needed, recorded={})
+    assert all(sum(gpu_check.estimate(i, {}) for i in g) <= budget for g in groups)
+    assert needed == 1 or any(sum(gpu_check.estimate(i, {}) for i in g) > budget
+                              for g in gpu_check.partition(work, needed - 1, recorded={}))  # the fewest
+    recorded = {"08_unet_road_segmentation.ipynb": 900.0}  # a recorded run overrides the guess
+    assert gpu_check.estimate(gpu_check.Item("notebook", "08_unet_road_segmentation.ipynb", NOTEBOOKS[0]), recorded) == 900
+
+
+def test_recorded_seconds_are_read_from_the_records(tmp_path):
+    (tmp_path / "A.md").write_text("| item | mode | steps | status | seconds |\n|---|---|---|---|---|\n"
+                                   "| 05_cifar10_cnn.ipynb | gpu | full | passed | 312.5 |\n| tests | - | full | passed | 80 |\n")
+    (tmp_path / "B.md").write_text("| 05_cifar10_cnn.ipynb | gpu | full | passed | 400 |\n")
+    assert gpu_check.recorded_seconds(tmp_path) == {"05_cifar10_cnn.ipynb": 400.0, "tests": 80.0}
+
+
+@pytest.mark.parametrize("text", ["0/3", "4/3", "1-3", "", "a/b"])
+def test_bad_part_gets_a_clear_error(text):
+    with pytest.raises(Exception, match="K/N"):
+        gpu_check.parse_part(text)
+
+
+def test_list_shows_the_parts_and_runs_nothing(tmp_path):
+    result = subprocess.run([sys.executable, "tools/gpu_check.py", "--list", "--part", "2/3", "--out", str(tmp_path)],
+                            cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("\npart ") == 3 and "00_setup_and_tour.ipynb" in result.stdout
+    assert "parts of at most 9 min each cover everything" in result.stdout
+    assert not any(tmp_path.iterdir())
