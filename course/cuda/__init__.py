@@ -30,10 +30,10 @@ from __future__ import annotations
 import platform
 
 from .errors import CompileError, KernelError
-from .kernel import DEFAULT_TIME_LIMIT, RawKernel, backend
+from .kernel import DEFAULT_TIME_LIMIT, RawKernel, RawModule, backend
 
 __all__ = [
-    "RawKernel", "KernelError", "CompileError", "backend", "xp", "asnumpy", "synchronize",
+    "RawKernel", "RawModule", "KernelError", "CompileError", "backend", "xp", "asnumpy", "synchronize",
     "device_name", "benchmark", "DEFAULT_TIME_LIMIT",
 ]
 

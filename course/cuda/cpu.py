@@ -194,9 +194,11 @@ def _symbol(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_]", lambda m: f"_{ord(m.group()):02x}", name)
 
 
-def translation_unit(source: Source) -> str:
-    """The C++ file the compiler sees; `#line` keeps the learner's line numbers."""
-    return f'#include "runtime.h"\n#line 1 "{SOURCE_NAME}"\n{source.cpu_text}\n{_launchers(source)}'
+def translation_unit(source: Source, extra=()) -> str:
+    """The C++ file the compiler sees; `#line` keeps the learner's line numbers. `extra`: kernels
+    named by name expressions (template instances), which get launchers too."""
+    kernels = list(source.kernels.values()) + [k for k in extra if k.name not in source.kernels]
+    return f'#include "runtime.h"\n#line 1 "{SOURCE_NAME}"\n{source.cpu_text}\n{_launchers(source, kernels)}'
 
 
 def _cache_key(unit: str, flags: list[str], compiler: str) -> str:
@@ -257,6 +259,17 @@ class Module:
             self._launchers[name] = function
         return self._launchers[name]
 
+    def global_memory(self, name: str):
+        """The bytes of a __constant__ or __device__ variable, as a writable NumPy uint8 array."""
+        import numpy
+
+        function = getattr(self.library, f"__cc_global_{_symbol(name)}")
+        function.restype = ctypes.c_void_p
+        function.argtypes = [ctypes.POINTER(ctypes.c_size_t)]
+        size = ctypes.c_size_t()
+        address = function(ctypes.byref(size))
+        return numpy.ctypeslib.as_array((ctypes.c_uint8 * size.value).from_address(address))
+
     def take_output(self) -> tuple[str, bool]:
         """What the kernel printed since the last call, and whether some was dropped."""
         length, truncated = ctypes.c_size_t(), ctypes.c_int()
@@ -293,9 +306,10 @@ _lock = threading.Lock()
 _launch_lock = threading.Lock()
 
 
-def load(source: Source, options=(), kernel: str = "") -> Module:
+def load(source: Source, options=(), kernel: str = "", extra=()) -> Module:
     """The compiled module for `source`: from memory, from the disk cache, or compiled now."""
-    key = (source.text, tuple(options))
+    extra = tuple(extra)
+    key = (source.text, tuple(options), tuple(k.name for k in extra))
     with _lock:
         if key in _modules:
             return _modules[key]
@@ -305,7 +319,7 @@ def load(source: Source, options=(), kernel: str = "") -> Module:
                 "data. Reinstall it (pip install --force-reinstall ...) or run from a checkout."
             )
         compiler = find_compiler()
-        unit, flags = translation_unit(source), _compiler_flags(options)
+        unit, flags = translation_unit(source, extra), _compiler_flags(options)
         target = cache_dir() / f"{_cache_key(unit, flags, compiler)}.so"
         if not target.exists():
             _compile(source, unit, flags, compiler, target, kernel)

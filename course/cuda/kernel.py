@@ -20,7 +20,7 @@ import numpy as np
 
 from . import cpu
 from .errors import CompileError, KernelError
-from .source import Kernel, Param, Source, parse
+from .source import Kernel, Param, Source, instantiate, parse
 
 #: Seconds a launch may run on the CPU backend before it is stopped with a KernelError.
 DEFAULT_TIME_LIMIT = 5.0
@@ -92,6 +92,7 @@ class RawKernel:
         if not self.time_limit > 0:
             raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
         self._source = _parse(code, self.options)
+        self._module = None
         self._kernel: Kernel = self._source.kernel(name)  # CompileError if absent or unreadable
         if self.backend == "cpu" and self._kernel.unsupported:
             raise CompileError(unsupported_message(self._kernel))
@@ -108,7 +109,9 @@ class RawKernel:
     def compile(self):
         """Compile now instead of at the first launch (CuPy compiles lazily too); returns self."""
         if self._compiled is None:
-            if self.backend == "cpu":
+            if self._module is not None:
+                self._compiled = self._module._function(self.name)
+            elif self.backend == "cpu":
                 self._compiled = cpu.load(self._source, self.options, self.name)
             else:
                 self._compiled = _CupyKernel(self.code, self.name, self.options)
@@ -135,6 +138,102 @@ class RawKernel:
             del keep
         else:
             self._compiled.launch(grid3, block3, values, int(shared_mem))
+
+
+class RawModule:
+    """Several kernels and their globals from one source, like ``cupy.RawModule``.
+
+    ``name_expressions``: kernels to instantiate by name, e.g. ``["reduce<float, 256>"]`` for a
+    template kernel or ``["scale"]`` for a kernel that is not extern "C"; ``get_function`` then
+    takes the same string. ``get_global(name)`` gives the memory of a ``__constant__`` or
+    ``__device__`` variable, to fill from the host on either backend::
+
+        xp.ndarray((25,), xp.float32, module.get_global("mask"))[...] = weights
+    """
+
+    def __init__(self, code: str | None = None, *, path=None, options=(), name_expressions=None,
+                 backend: str = "auto", time_limit=None, **cupy_only):
+        if code is None and path is not None:
+            with open(path, encoding="utf-8") as file:
+                code = file.read()
+        if not isinstance(code, str):
+            raise TypeError(f"code must be CUDA C source as a str, got {type(code).__name__}")
+        if isinstance(name_expressions, str):
+            raise TypeError("name_expressions must be a list of names, e.g. ['reduce<float, 256>']")
+        self.code, self.options = code, tuple(options)
+        self.name_expressions = tuple(name_expressions or ())
+        self.backend = _choose_backend(backend)
+        self.time_limit = time_limit
+        self._cupy_only = cupy_only  # e.g. jitify=True: passed to CuPy, meaningless on the CPU
+        self._source = _parse(code, self.options)
+        self._instances = {expression: instantiate(self._source, expression) for expression in self.name_expressions}
+        self._loaded = None
+
+    def __repr__(self) -> str:
+        kernels = sorted(set(self._source.kernels) | set(self._instances))
+        return f"<RawModule kernels {kernels} on {self.backend}>"
+
+    def get_function(self, name: str) -> "RawKernel":
+        """The kernel `name`: an extern "C" kernel's name, or one of the name expressions."""
+        if name in self._instances:
+            kernel = self._instances[name]
+        elif name in self._source.kernels:
+            kernel = self._source.kernel(name)
+        else:
+            if name.split("<")[0].strip() not in self._source.templates:
+                self._source.kernel(name)  # raises: says which kernels the source defines
+            raise CompileError(
+                f"'{name}' is not among this module's name_expressions {list(self.name_expressions)}: "
+                f"pass RawModule(..., name_expressions=['{name}']) (as with CuPy), then get_function('{name}')")
+        if self.backend == "cpu" and kernel.unsupported:
+            raise CompileError(unsupported_message(kernel))
+        function = RawKernel.__new__(RawKernel)
+        function.code, function.name, function.options = self.code, name, self.options
+        function.backend, function._source, function._kernel = self.backend, self._source, kernel
+        limit = self.time_limit if self.time_limit is not None else os.environ.get("COURSE_CUDA_TIME_LIMIT",
+                                                                                   DEFAULT_TIME_LIMIT)
+        function.time_limit = float(limit)
+        function._module, function._compiled = self, None
+        return function
+
+    def compile(self):
+        """Compile now (CuPy compiles at the first get_function or launch); returns self."""
+        self._load()
+        return self
+
+    def get_global(self, name: str):
+        """The memory of the __constant__ or __device__ variable `name` (NumPy bytes on the CPU
+        backend, a cupy.cuda.MemoryPointer on CuPy): wrap it with xp.ndarray(shape, dtype, memory)."""
+        if name not in self._source.globals:
+            found = ", ".join(sorted(self._source.globals)) or "none"
+            raise KeyError(f"the module has no __constant__ or __device__ variable named '{name}' "
+                           f"(found: {found})")
+        module = self._load()
+        return module.global_memory(name) if self.backend == "cpu" else module.get_global(name)
+
+    def _load(self):
+        if self._loaded is None:
+            if self.backend == "cpu":
+                self._loaded = cpu.load(self._source, self.options, "", tuple(self._instances.values()))
+            else:
+                import cupy
+
+                module = cupy.RawModule(code=self.code, options=self.options,
+                                        name_expressions=self.name_expressions or None, **self._cupy_only)
+                try:
+                    module.compile()
+                except Exception as error:
+                    if type(error).__name__ == "CompileException":
+                        raise CompileError(f"the module does not compile (NVRTC):\n{error}") from error
+                    raise
+                self._loaded = module
+        return self._loaded
+
+    def _function(self, name: str):
+        module = self._load()
+        if self.backend == "cpu":
+            return module
+        return _CupyKernel(self.code, name, self.options, function=module.get_function(name))
 
 
 def _choose_backend(wanted: str) -> str:
@@ -376,14 +475,15 @@ def _pack_for_cpu(kernel: Kernel, values: list) -> tuple[list, dict, list]:
 class _CupyKernel:
     """cupy.RawKernel, with compile errors as CompileError and printf output shown in the notebook."""
 
-    def __init__(self, code: str, name: str, options):
+    def __init__(self, code: str, name: str, options, function=None):
         import cupy
 
         self.name = name
-        self.kernel = cupy.RawKernel(code, name, options=tuple(options))
+        self.kernel = function if function is not None else cupy.RawKernel(code, name, options=tuple(options))
         self.prints = "printf" in code
         try:
-            self.kernel.compile()
+            if hasattr(self.kernel, "compile"):
+                self.kernel.compile()
         except Exception as error:  # cupy.cuda.compiler.CompileException
             if type(error).__name__ == "CompileException":
                 raise CompileError(f"kernel '{name}' does not compile (NVRTC):\n{error}") from error

@@ -21,12 +21,13 @@ line numbers. ``#if``/``#ifdef`` blocks are read as the compiler will (``__CUDA_
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import re
 from dataclasses import dataclass, field
 
 from .errors import CompileError
 
-__all__ = ["Param", "Kernel", "Source", "parse", "EMULATED_ARCH"]
+__all__ = ["Param", "Kernel", "Source", "parse", "instantiate", "EMULATED_ARCH"]
 
 #: The GPU architecture the CPU backend emulates: __CUDA_ARCH__ is 800 (sm_80, Ampere), so
 #: `#if __CUDA_ARCH__ >= 800` code is compiled, as on an A100.
@@ -864,6 +865,40 @@ def parse(text: str, options=()) -> Source:
         unsupported_of=unsupported_users,
         fiber_functions=fiber_functions | ({f.name for f in functions} if stray else set()),
     )
+
+
+def instantiate(source: Source, expression: str) -> Kernel:
+    """The kernel a CuPy name expression names: 'reduce<float, 256>' (a template kernel with its
+    arguments), or the plain name of a kernel that is not extern "C"."""
+    m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*(?:<(.*)>)?\s*", expression, re.S)
+    if not m:
+        raise CompileError(f"name expression {expression!r}: write a kernel's name, e.g. 'reduce<float, 256>'")
+    name, arguments = m.group(1), m.group(2)
+    if arguments is None and name in source.kernels:
+        return source.kernel(name)
+    f = source.templates.get(name)
+    if f is None:
+        found = ", ".join(sorted(set(source.templates) | set(source.kernels))) or "none"
+        raise CompileError(f"name expression {expression!r}: the source defines no __global__ function "
+                           f"named '{name}' (kernels found: {found})")
+    values = [" ".join(t.text for t in part) for part in _split_commas(tokenize(arguments or ""))]
+    if len(values) > len(f.template) or (f.template and arguments is None):
+        raise CompileError(f"name expression {expression!r}: '{name}' takes {len(f.template)} template "
+                           f"argument(s) <{', '.join(f.template)}>, got {len(values)}")
+    substitution = {t: v.split() for t, v, kind in zip(f.template, values, f.template_kinds) if kind == "type"}
+    params, problems = [], []
+    for raw in f.raws:
+        words = [x for w in raw.words for x in substitution.get(w, [w])]
+        param, problem = _kernel_param(dataclasses.replace(raw, words=words), source.aliases, name, set())
+        if problem:
+            problems.append(problem)
+        else:
+            params.append(param)
+    if problems:
+        raise CompileError(f"kernel '{expression}': {problems[0]}")
+    call = f"{name}<{', '.join(values)}>" if f.template else name
+    return Kernel(expression.strip(), tuple(params), f.line, name in source.fiber_functions,
+                  source.unsupported_of.get(name), call)
 
 
 # Tokens after which a statement (and so a declaration) may start.

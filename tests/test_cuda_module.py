@@ -1,0 +1,84 @@
+"""course.cuda.RawModule: template kernels by name expression and __constant__ memory filled
+from the host with get_global, as with cupy.RawModule, on every backend this machine has."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import course.cuda as cuda
+from course import env
+
+SOURCE = (Path(__file__).parent / "cuda_kernels" / "module.cu").read_text()
+
+
+@pytest.fixture(params=["cpu", "cupy"])
+def backend(request):
+    if request.param == "cupy" and not env.cupy_usable():
+        pytest.skip("no usable GPU: CuPy cannot run kernels here (the CPU backend is tested instead)")
+    return request.param
+
+
+def xp_of(backend):
+    if backend == "cupy":
+        import cupy
+
+        return cupy
+    return np
+
+
+def test_constant_memory_filled_with_get_global(backend):
+    xp = xp_of(backend)
+    module = cuda.RawModule(code=SOURCE, backend=backend)
+    weights = np.array([1, 2, 3, 2, 1], np.float32) / 9
+    xp.ndarray((9,), xp.float32, module.get_global("taps"))[:5] = xp.asarray(weights)
+    xp.ndarray((1,), xp.int32, module.get_global("tap_count"))[0] = 5
+    n = 300
+    x = np.random.default_rng(0).random(n, dtype=np.float32)
+    out = xp.zeros(n, xp.float32)
+    module.get_function("convolve")((2,), (256,), (xp.asarray(x), out, n))
+    np.testing.assert_allclose(cuda.asnumpy(out), np.convolve(x, weights, mode="same"), rtol=1e-5, atol=1e-6)
+    module.get_function("convolve")((2,), (256,), (xp.asarray(x), out, n))
+    assert int(cuda.asnumpy(xp.ndarray((1,), xp.int32, module.get_global("launches")))[0]) == 2
+
+
+@pytest.mark.parametrize("expression, dtype, block", [("reduce<float, 128>", np.float32, 128),
+                                                      ("reduce<double, 64>", np.float64, 64),
+                                                      ("reduce<int, 256>", np.int32, 256)])
+def test_template_kernel_by_name_expression(backend, expression, dtype, block):
+    xp = xp_of(backend)
+    module = cuda.RawModule(code=SOURCE, backend=backend,
+                            name_expressions=["reduce<float, 128>", "reduce<double, 64>", "reduce<int, 256>"])
+    n = 1000
+    x = (np.random.default_rng(1).random(n) * 100).astype(dtype)
+    blocks = (n + block - 1) // block
+    partial = xp.zeros(blocks, dtype)
+    kernel = module.get_function(expression)
+    assert [p.dtype for p in kernel.params] == [np.dtype(dtype).name] * 2 + ["int32"]
+    kernel((blocks,), (block,), (xp.asarray(x), partial, n))
+    expected = np.pad(x, (0, blocks * block - n)).reshape(blocks, block).sum(axis=1)
+    np.testing.assert_allclose(cuda.asnumpy(partial), expected, rtol=1e-5)
+    with pytest.raises(TypeError, match=r"needs .* elements"):
+        kernel((blocks,), (block,), (xp.asarray(x.astype(np.float16)), partial, n))
+
+
+def test_cpp_kernel_by_name(backend):
+    xp = xp_of(backend)
+    module = cuda.RawModule(code=SOURCE, backend=backend, name_expressions=["double_it"])
+    x = xp.arange(10, dtype=xp.float32)
+    module.get_function("double_it")((1,), (32,), (x, 10))
+    np.testing.assert_array_equal(cuda.asnumpy(x), 2 * np.arange(10))
+
+
+def test_clear_errors_for_unknown_names():
+    module = cuda.RawModule(code=SOURCE, backend="cpu", name_expressions=["reduce<float, 128>"])
+    with pytest.raises(KeyError, match=r"no __constant__ or __device__ variable named 'tapz' \(found: launches, tap_count, taps\)"):
+        module.get_global("tapz")
+    with pytest.raises(cuda.CompileError, match=r"'reduce<float, 64>' is not among this module's name_expressions"):
+        module.get_function("reduce<float, 64>")
+    with pytest.raises(cuda.CompileError, match=r"no extern \"C\" __global__ function named 'convolv'"):
+        module.get_function("convolv")
+    with pytest.raises(cuda.CompileError, match=r"takes 2 template argument\(s\) <T, BLOCK>"):
+        cuda.RawModule(code=SOURCE, backend="cpu", name_expressions=["reduce<float, 1, 2>"])
+    with pytest.raises(cuda.CompileError, match=r"RawModule\(code=\.\.\., name_expressions=\['reduce<\.\.\.>'\]\)"):
+        cuda.RawKernel(SOURCE, "reduce", backend="cpu")
