@@ -139,3 +139,17 @@ def test_puzzle_lookup_and_rounds_errors():
         kp.puzzle(21)
     with pytest.raises(ValueError, match="rounds"):
         kp.set_rounds(0)
+
+
+def test_shuffle_inside_the_guard_is_caught(capsys):
+    ok, out = run_check(15, r'''
+extern "C" __global__ void warp_sum(const float* a, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float v = a[i];
+        for (int offset = 16; offset > 0; offset /= 2)
+            v += __shfl_down_sync(0xffffffff, v, offset);
+        if (threadIdx.x % 32 == 0) out[i / 32] = v;
+    }
+}''', capsys)
+    assert not ok and "KernelError" in out and "__shfl_down_sync" in out and "line 7" in out
