@@ -153,3 +153,15 @@ extern "C" __global__ void warp_sum(const float* a, float* out, int n) {
     }
 }''', capsys)
     assert not ok and "KernelError" in out and "__shfl_down_sync" in out and "line 7" in out
+
+
+def test_element_accesses_from_a_profile():
+    from course.cuda.profile import Profile
+
+    rows = [(5, tx.GLOBAL_LOAD, b, 0, 0, lane, 1000 + 4 * (32 * b + lane), 4, 0) for b in range(2) for lane in range(32)]
+    rows += [(6, tx.GLOBAL_STORE, b, 0, 0, lane, 9000 + 4 * (32 * b + lane), 4, 1) for b in range(2) for lane in range(32)]
+    p = Profile("map", (2, 1, 1), (32, 1, 1), 0, np.array(rows, dtype=tx.ACCESS), np.zeros(0, dtype=tx.BRANCH),
+                arguments=("a", "out"), bases={0: 1000, 1: 9000})
+    reads = p.element_accesses("a", 4)
+    assert np.array_equal(reads["thread"], reads["element"]) and reads["element"].max() == 63
+    assert set(p.element_accesses("out", 4)["kind"]) == {tx.GLOBAL_STORE}

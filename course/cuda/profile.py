@@ -38,6 +38,7 @@ class Profile:
     arguments: tuple = ()              # the kernel's parameter names, in order
     source_lines: dict = dataclasses.field(default_factory=dict)   # line -> its text
     flops: int | None = None           # floating-point operations, when the caller knows them
+    bases: dict = dataclasses.field(default_factory=dict)          # argument index -> its first byte's address
 
     def __post_init__(self):
         self.trace = np.asarray(self.trace, dtype=tx.ACCESS)
@@ -50,6 +51,21 @@ class Profile:
         if name not in self.arguments:
             raise KeyError(f"kernel '{self.kernel}' has no parameter {name!r} (it has {', '.join(self.arguments)})")
         return self.arguments.index(name)
+
+    def element_accesses(self, name: str, itemsize: int) -> np.ndarray:
+        """The global accesses of argument ``name`` with an ``element`` index: (thread, element, kind) rows.
+
+        ``thread`` is the thread's global linear index (block × threads per block + thread in block).
+        """
+        index = self.argument_index(name)
+        t = self.trace[(self.trace["array"] == index)
+                       & np.isin(self.trace["kind"], (tx.GLOBAL_LOAD, tx.GLOBAL_STORE, tx.GLOBAL_ATOMIC))]
+        threads_per_block = int(np.prod(self.block))
+        out = np.zeros(len(t), dtype=[("thread", np.int64), ("element", np.int64), ("kind", np.uint8)])
+        out["thread"] = t["block"] * threads_per_block + t["warp"].astype(np.int64) * tx.WARP_SIZE + t["lane"]
+        out["element"] = (t["address"].astype(np.int64) - int(self.bases.get(index, 0))) // itemsize
+        out["kind"] = t["kind"]
+        return out
 
     # ----------------------------------------------------------------- totals
 

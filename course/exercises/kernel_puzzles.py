@@ -735,6 +735,39 @@ def show(key: int | str):
     return picture(p, case)
 
 
+def show_accesses(key: int | str, source: str, size=None):
+    """Which thread read (and wrote) which element of each array, in one launch of ``source``.
+
+    Reads the access profile of one launch on the CPU backend (a small size, so the picture stays
+    legible): one panel per array argument, threads across, elements down; ○ read, ● written.
+    """
+    import matplotlib.pyplot as plt
+
+    from course import cuda
+
+    p = puzzle(key)
+    case = p.case(size if size is not None else p.sizes[min(1, len(p.sizes) - 1)], 0)
+    kernel = cuda.RawKernel(source, p.name, backend="cpu")
+    grid, block, shared = p.launch(case)
+    args = tuple(np.int32(case[a]) if isinstance(case[a], int) else case[a] for a in p.args)
+    profile = kernel.profile(grid, block, args, shared_mem=shared)
+    arrays = [a for a in p.args if isinstance(case[a], np.ndarray)]
+    fig, axes = plt.subplots(1, len(arrays), figsize=(4 * len(arrays), 3.4), squeeze=False)
+    for ax, name in zip(axes[0], arrays):
+        acc = profile.element_accesses(name, case[name].itemsize)
+        reads = acc[acc["kind"] == 0]
+        writes = acc[acc["kind"] != 0]
+        ax.scatter(reads["thread"], reads["element"], s=22, facecolors="none", edgecolors="C0", label="read")
+        ax.scatter(writes["thread"], writes["element"], s=10, color="C3", label="written")
+        ax.set_title(f"`{name}` ({case[name].size} elements)")
+        ax.set_xlabel("thread (global index)")
+        ax.set_ylabel("element (flat index)")
+        ax.legend(fontsize=7, loc="upper left")
+    fig.suptitle(f"Puzzle {p.number} — who touched what, in one launch")
+    fig.tight_layout()
+    return fig
+
+
 def picture(p: Puzzle, case: dict):
     """Inputs and expected outputs of one case, as small annotated grids."""
     import matplotlib.pyplot as plt
