@@ -6,6 +6,12 @@ command, found even when the environment's ``bin/`` is not on PATH — as a chil
 ``launch`` streams the workers' output into the notebook line by line, stops the whole job
 (torchrun and every worker) when it runs past its timeout or the cell is interrupted, and
 raises with the last lines of output when torchrun reports a failure.
+
+Nothing of a launch stays behind in the notebook's kernel: the child gets no stdin and none of
+the kernel's file descriptors (its ZeroMQ sockets among them), the one thread that reads the
+child's output owns that pipe and closes it itself, and workers that torchrun started in
+sessions of their own are found and stopped too — no process group is ever created in the
+kernel.
 """
 
 from __future__ import annotations
@@ -72,59 +78,115 @@ def _pretty(command: list) -> str:
     return shlex.join(shown)
 
 
-def _stop(process: subprocess.Popen) -> None:
-    """Stop a child started in its own session, and everything it started (torchrun's workers)."""
+def _family(pid: int) -> dict:
+    """``{pid: start time}`` of every process that ``pid`` started, and theirs (Linux ``/proc``; else empty).
+
+    torchrun starts each worker in a session of its own, so stopping torchrun's process group
+    does not reach them; we remember them while they run and stop them one by one. The start
+    time tells a still-running worker from an unrelated process that got its number later.
+    """
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return {}
+    children: dict[int, list] = {}
+    for entry in proc.iterdir():
+        if entry.name.isdigit():
+            stat = _stat(int(entry.name))
+            if stat:
+                children.setdefault(stat[0], []).append((int(entry.name), stat[1]))
+    found, todo = {}, [pid]
+    while todo:
+        for child, started in children.get(todo.pop(), []):
+            if child not in found:
+                found[child] = started
+                todo.append(child)
+    return found
+
+
+def _stat(pid: int):
+    """(parent pid, start time in clock ticks) of ``pid`` from /proc, or None when it is gone."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = text.rsplit(")", 1)[1].split()  # the name in parentheses may hold spaces; fields follow
+    return int(fields[1]), int(fields[19])
+
+
+def _stop(process: subprocess.Popen, family: dict | None = None) -> None:
+    """Stop a child started in its own session, its process group, and every process it started."""
+    if os.name == "nt":  # no process groups on Windows: stop the launcher, whose workers then exit
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        return
+    family = dict(family or {})
+    family.update(_family(process.pid))
     if process.poll() is not None:
-        if os.name != "nt":
-            try:  # the launcher is gone; a worker it left behind would still be in its group
-                os.killpg(process.pid, signal.SIGKILL)
+        try:  # the launcher is gone; a process it left behind in its group would still be there
+            os.killpg(process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    else:
+        for sig, grace in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
+            try:
+                os.killpg(process.pid, sig)  # torchrun forwards SIGTERM to its workers and waits for them
+            except ProcessLookupError:
+                break
+            try:
+                process.wait(timeout=grace)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+    for pid, started in family.items():  # whatever outlived the launcher (workers in their own sessions)
+        stat = _stat(pid)
+        if stat and stat[1] == started:
+            try:
+                os.kill(pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
-        return
-    if os.name == "nt":  # no process groups on Windows: stop the launcher, whose workers then exit
-        process.kill()
-        process.wait()
-        return
-    for sig, grace in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
-        try:
-            os.killpg(process.pid, sig)  # the group we created with start_new_session=True
-        except ProcessLookupError:
-            return
-        try:
-            process.wait(timeout=grace)
-            return
-        except subprocess.TimeoutExpired:
-            continue
 
 
 def run_streaming(command: list, *, timeout: float, env: dict | None = None, echo: bool = True,
                   cwd=None) -> LaunchResult:
-    """Run ``command``, printing its output as it comes; stop it, TimeoutError, after ``timeout`` s (notebook 11)."""
+    """Run ``command``, printing its output as it comes; stop it, TimeoutError, after ``timeout`` s (notebook 11).
+
+    The child reads nothing (stdin is /dev/null) and inherits none of this process's other file
+    descriptors. One thread reads its output pipe and alone closes it, at the end of the output;
+    when this function returns, the child and every process it started are gone and that thread
+    has finished — nothing is left running in the notebook's kernel.
+    """
     if not timeout or timeout <= 0:
         raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
     start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                               bufsize=1, env=env, cwd=cwd, start_new_session=True, errors="replace")
+    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, bufsize=1, env=env, cwd=cwd,
+                               start_new_session=True, close_fds=True, errors="replace")
     lines: queue.Queue = queue.Queue()
 
-    def read():
-        for line in process.stdout:
-            lines.put(line)
+    def read(pipe):
+        with pipe:  # the reader owns the pipe: it is closed here, after the last line, by this thread only
+            for line in pipe:
+                lines.put(line)
         lines.put(None)
 
-    reader = threading.Thread(target=read, daemon=True)
+    reader = threading.Thread(target=read, args=(process.stdout,), daemon=True, name="run_streaming reader")
     reader.start()
-    output, exited_at = [], None
+    output, exited_at, family, looked_at = [], None, {}, 0.0
     try:
         while True:
-            left = timeout - (time.perf_counter() - start)
+            now = time.perf_counter()
+            left = timeout - (now - start)
             if left <= 0:
-                _stop(process)
+                _stop(process, family)
                 raise TimeoutError(
                     f"`{_pretty(command)}` ran longer than {timeout:.0f} s and was stopped. Its last lines:\n"
                     + "".join(output[-15:])
                     + "\nRaise the timeout, or make the run smaller (fewer epochs or processes)."
                 )
+            if now - looked_at > 1.0 and process.poll() is None:
+                family.update(_family(process.pid))  # remember the workers while their parent lives
+                looked_at = now
             try:
                 line = lines.get(timeout=min(left, 0.5))
             except queue.Empty:
@@ -140,7 +202,17 @@ def run_streaming(command: list, *, timeout: float, env: dict | None = None, ech
                 print(line, end="", flush=True)
         process.wait()
     finally:
-        _stop(process)  # on an error or a KeyboardInterrupt, no orphaned workers
+        _stop(process, family)  # on an error or a KeyboardInterrupt too: no orphaned workers
+        reader.join(timeout=5)  # with every writer gone the pipe ends, and the reader with it
+    while True:  # lines that arrived after we stopped waiting
+        try:
+            line = lines.get_nowait()
+        except queue.Empty:
+            break
+        if line is not None:
+            output.append(line)
+            if echo:
+                print(line, end="", flush=True)
     return LaunchResult(command, process.returncode, "".join(output), time.perf_counter() - start)
 
 

@@ -130,3 +130,43 @@ def test_run_streaming_returns_when_the_child_exits_but_a_grandchild_holds_the_p
     result = distributed.run_streaming([sys.executable, "-c", child], timeout=30, echo=False)
     assert result.ok and result.output == "bye\n"
     assert time.perf_counter() - t0 < 15
+
+
+def test_run_streaming_stops_workers_in_their_own_sessions(tmp_path):
+    # torchrun starts every worker with start_new_session=True: stopping the launcher's process
+    # group does not reach them, so run_streaming must find and stop them itself
+    pid_file = tmp_path / "worker.pid"
+    worker = write(tmp_path, "worker.py", f"""
+        import os, time
+        open({str(pid_file)!r}, "w").write(str(os.getpid()))
+        time.sleep(60)
+    """)
+    launcher = write(tmp_path, "launcher.py", f"""
+        import subprocess, sys, time
+        subprocess.Popen([sys.executable, {str(worker)!r}], start_new_session=True)
+        time.sleep(3)
+        print("launcher done", flush=True)
+    """)
+    child = str(launcher)
+    result = distributed.run_streaming([sys.executable, child], timeout=30, echo=False)
+    assert result.ok and "launcher done" in result.output
+    pid = int(pid_file.read_text())
+    for _ in range(50):  # SIGKILL is asynchronous; the orphan is reaped by init
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail(f"the worker {pid} in its own session outlived run_streaming")
+
+
+def test_run_streaming_leaves_no_thread_and_gives_the_child_no_stdin():
+    import threading
+
+    before = {t.ident for t in threading.enumerate()}
+    result = distributed.run_streaming([sys.executable, "-c", "import sys; print(repr(sys.stdin.read()))"],
+                                       timeout=30, echo=False)
+    assert result.output.strip() == "''"  # /dev/null: the kernel's own stdin is never shared
+    left = [t for t in threading.enumerate() if t.ident not in before and t.is_alive()]
+    assert not left, f"threads left running after run_streaming: {left}"

@@ -81,6 +81,7 @@ def run_once(path: Path, mode: str, timeout: int, stderr_file: Path, strace_file
 
 _LINE = re.compile(r"^(\d+)\s+[\d:.]+\s+(.*)$")
 _CALL = re.compile(r"^(\w+)\((.*)$")
+_RESULT = re.compile(r"\)\s+=\s+(-?\d+)")
 _RESUMED = re.compile(r"^<\.\.\. (\w+) resumed>(.*)$")
 
 
@@ -111,7 +112,8 @@ def explain(trace_file: Path) -> list[str]:
             if rest.endswith("<unfinished ...>"):
                 pending[tid] = rest
                 continue
-        result = rest.rsplit(") = ", 1)[-1].split(" ")[0] if ") = " in rest else ""
+        returned = _RESULT.findall(rest)
+        result = returned[-1] if returned else ""
         pid = process[tid]
         if call in ("clone", "clone3") and result.isdigit():
             process[result] = pid if "CLONE_THREAD" in rest else result
