@@ -20,8 +20,10 @@ def pytest_runtest_logreport(report):
 def pytest_terminal_summary(terminalreporter):
     if not _notebook_seconds:
         return
-    mode = "fast" if os.environ.get("COURSE_FAST") == "1" else os.environ.get("COURSE_MODE", "default")
-    terminalreporter.section(f"notebook timings ({mode} mode)")
+    mode = os.environ.get("COURSE_MODE") or ("fast" if os.environ.get("COURSE_FAST") == "1" else "default")
+    extra = "".join(f", {label} {os.environ[name]}" for name, label in
+                    (("COURSE_DEVICE", "device"), ("COURSE_MAX_STEPS", "steps capped at")) if os.environ.get(name))
+    terminalreporter.section(f"notebook timings ({mode} mode{extra})")
     for path, seconds in sorted(_notebook_seconds.items()):
         status = "FAILED" if path in _notebook_failed else "ok"
         terminalreporter.write_line(f"{seconds:7.1f} s  {status:6}  {path}")

@@ -1,10 +1,9 @@
-"""course.datasets.digits and the CPU side of course.gpu."""
+"""course.datasets.digits (course.gpu and course.streams are tested in test_devices.py, on the CPU and on a GPU)."""
 
 import pytest
 import torch
 
 import course
-from course import gpu
 
 
 def test_digits_are_real_upscaled_and_deterministic():
@@ -29,25 +28,3 @@ def test_colour_digits_keep_the_digit_visible():
     assert min(contrast) > 0.2
     with pytest.raises(ValueError, match="N×1×H×W"):
         course.datasets.colour_digits(c)
-
-
-def test_gpu_helpers_run_on_the_cpu():
-    assert gpu.memory_stats("cpu") is None
-    gpu.reset_peak_memory(torch.device("cpu"))
-    gpu.empty_cache("cpu")
-    gpu.synchronize("cpu")
-    with gpu.stream("cpu") as side:
-        assert side is None
-
-
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU (run by make gpu-check)")
-def test_gpu_helpers_on_a_gpu():
-    device = torch.device("cuda")
-    gpu.reset_peak_memory(device)
-    x = torch.empty(2**20, device=device)
-    stats = gpu.memory_stats(device)
-    assert stats["peak_allocated_MiB"] >= 4 - 1e-6
-    with gpu.stream(device) as side:
-        y = x * 2
-    side.synchronize()
-    assert torch.cuda.current_stream() != side and y.shape == x.shape

@@ -11,6 +11,7 @@ import pytest
 from tools import site
 
 ROOT = Path(__file__).resolve().parent.parent
+ORIGINAL_ENV = dict(__import__("os").environ)  # before anything here executes a notebook
 NOTEBOOK = ROOT / "notebooks" / "00_setup_and_tour.ipynb"
 
 
@@ -77,3 +78,22 @@ def test_slides_start_reveal_offline_in_headless_chromium(built):
     dom = dump_dom(built / "slides" / "00_setup_and_tour.slides.html")
     # reveal.js marks its root "ready" once it has loaded and laid out the slides
     assert re.search(r'class="reveal[^"]*\bready\b', dom), "reveal.js did not start from the local copy"
+
+
+def test_executing_leaves_this_process_environment_alone(built):
+    import os
+
+    page = (built / "html" / f"{NOTEBOOK.stem}.html").read_text(encoding="utf-8")
+    assert "mode fast" in page  # the kernel got COURSE_MODE=fast ...
+    assert os.environ.get("COURSE_MODE") == ORIGINAL_ENV.get("COURSE_MODE")  # ... and this process kept its own
+    assert os.environ.get("COURSE_FAST") == ORIGINAL_ENV.get("COURSE_FAST")
+
+
+def test_a_malformed_first_cell_gets_a_clear_error(tmp_path):
+    bad = tmp_path / "99_untitled.ipynb"
+    bad.write_text(json.dumps({"cells": [{"cell_type": "markdown", "source": ["no title here"], "metadata": {}}],
+                               "metadata": {}, "nbformat": 4, "nbformat_minor": 5}), encoding="utf-8")
+    with pytest.raises(ValueError, match="first cell must start with the notebook's title"):
+        site.notebook_info(bad)
+    with pytest.raises(ValueError, match="mode must be one of"):
+        site.execute(bad, "turbo")

@@ -28,31 +28,47 @@ MODES = ("fast", "cpu", "gpu")
 def notebook_info(path: Path) -> dict:
     """Title, number and learning goals, read from the notebook's first cell."""
     cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-    first = "".join(cells[0]["source"])
-    title = re.match(r"#\s*(.+)", first).group(1).strip()
+    first = "".join(cells[0]["source"]) if cells else ""
+    heading = re.match(r"#\s*(.+)", first)
+    if heading is None:
+        raise ValueError(f"{path.name}: the first cell must start with the notebook's title ('# NN — Title'), "
+                         f"got {first[:60]!r}")
+    title = heading.group(1).strip()
     learn = re.findall(r"^- (.+)$", first.split("**What you will learn**")[-1].split("**Time:**")[0], re.M)
     time_needed = re.search(r"\*\*Time:\*\*\s*([^·\n]+)", first)
     return {"stem": path.stem, "title": title, "learn": learn,
             "time": time_needed.group(1).strip() if time_needed else ""}
 
 
+def _newest_source(path: Path) -> float:
+    """The newest modification time of the notebook and of the course package it imports."""
+    return max([path.stat().st_mtime] + [p.stat().st_mtime for p in (ROOT / "course").rglob("*") if p.is_file()])
+
+
 def execute(path: Path, mode: str, timeout: int = 900, target_dir: Path | None = None) -> Path:
-    """Run ``path`` top to bottom in ``mode`` and return the executed copy (cached by mtime)."""
+    """Run ``path`` top to bottom in ``mode`` and return the executed copy.
+
+    The copy is reused while neither the notebook nor ``course/`` changed. The kernel gets
+    ``COURSE_MODE=mode`` in its own environment; this process's environment is left alone.
+    ``timeout``: seconds each cell may run.
+    """
     import nbformat
     from nbclient import NotebookClient
 
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
     target = (target_dir or ROOT / "build" / "executed" / mode) / path.name
-    if target.exists() and target.stat().st_mtime >= path.stat().st_mtime:
+    if target.exists() and target.stat().st_mtime >= _newest_source(path):
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
-    os.environ.pop("COURSE_FAST", None)
-    os.environ["COURSE_MODE"] = mode  # the kernel inherits it
+    kernel_env = {k: v for k, v in os.environ.items() if k != "COURSE_FAST"}
+    kernel_env["COURSE_MODE"] = mode
     notebook = nbformat.read(path, as_version=4)
     started = time.perf_counter()
     # store_widget_state=False would crash nbclient on Output widgets (interact); keep the state,
     # then drop it: a page that embeds widget state loads the widget JavaScript from a CDN.
     NotebookClient(notebook, timeout=timeout, kernel_name="python3",
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
+                   resources={"metadata": {"path": str(path.parent)}}).execute(env=kernel_env)
     notebook.metadata.pop("widgets", None)
     tmp = target.with_suffix(".part")
     nbformat.write(notebook, tmp)
