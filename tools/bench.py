@@ -125,6 +125,58 @@ extern "C" void stencil3x3(const float* in, float* out, int h, int w) {
 """
 
 
+WARP_REDUCE = r"""
+__device__ float warp_sum(float v) {
+    for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffff, v, offset);
+    return v;
+}
+extern "C" __global__ void sum_shuffle(const float* x, float* partial, int n) {
+    __shared__ float warps[32];
+    int i = blockIdx.x * blockDim.x + threadIdx.x, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    float v = warp_sum(i < n ? x[i] : 0.0f);
+    if (lane == 0) warps[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        v = warp_sum(lane < blockDim.x / 32 ? warps[lane] : 0.0f);
+        if (lane == 0) partial[blockIdx.x] = v;
+    }
+}
+extern "C" __global__ void sum_tree(const float* x, float* partial, int n) {
+    __shared__ float buffer[256];
+    int t = threadIdx.x, i = blockIdx.x * blockDim.x + t;
+    buffer[t] = i < n ? x[i] : 0.0f;
+    __syncthreads();
+    for (int stride = blockDim.x / 2; stride > 0; stride >>= 1) {
+        if (t < stride) buffer[t] += buffer[t + stride];
+        __syncthreads();
+    }
+    if (t == 0) partial[blockIdx.x] = buffer[0];
+}
+"""
+
+
+def _warp_reduce_rows():
+    """Warp-shuffle block reduction vs the __syncthreads tree, same data (issue: ≤ 3×)."""
+    import numpy as np
+
+    from course import cuda
+
+    n = pick(1 << 16, 1 << 22)
+    x = np.random.rand(n).astype(np.float32)
+    blocks = (n + 255) // 256
+    partial = np.zeros(blocks, np.float32)
+    rows, times = [], {}
+    for name in ("sum_shuffle", "sum_tree"):
+        k = cuda.RawKernel(WARP_REDUCE, name, backend="cpu", time_limit=600)
+        times[name] = benchmark(k, blocks, 256, (x, partial, np.int32(n)), device="cpu", repeat=pick(3, 5))
+        assert np.isclose(partial.sum(dtype=np.float64), x.sum(dtype=np.float64), rtol=1e-4), name
+        rows.append(row(f"block sums of {n:,} floats, {'warp shuffles' if name == 'sum_shuffle' else '__syncthreads tree'}",
+                        times[name]))
+    rows.append(ratio("warp-shuffle reduction / __syncthreads tree", times["sum_shuffle"], times["sum_tree"],
+                      "goal ≤ 3×"))
+    return rows
+
+
 def _plain_c():
     """The same loops as the kernels, compiled as ordinary C++ with -O2: the baseline."""
     build = Path(tempfile.mkdtemp(prefix="course-bench-"))
@@ -181,7 +233,7 @@ def emulator_section():
     rows += [row(f"3×3 stencil {side}², emulated kernel", t_kernel),
              row(f"3×3 stencil {side}², plain C loop", t_c),
              ratio("3×3 stencil: emulated kernel / plain C", t_kernel, t_c, "goal ≤ 3×")]
-    return rows
+    return rows + _warp_reduce_rows()
 
 
 # ----------------------------------------------------------------------------------------
