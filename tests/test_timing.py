@@ -132,3 +132,27 @@ def test_a_step_cap_limits_warmup_and_timed_calls(clock, monkeypatch):
     t = timing.benchmark(clock.work, device="cpu", warmup=5, repeat=50)
     assert len(t.times) == 2 and clock.calls == 3  # one warm-up call, two timed
     assert len(timing.benchmark(clock.work, device="cpu", min_time=5.0).times) == 2
+
+
+def test_cuda_events_bracket_the_work_and_wait_for_the_end(monkeypatch):
+    """The order of the event calls, with stand-in events (the real ones run in make gpu-check)."""
+    log = []
+
+    class Event:
+        def __init__(self, name):
+            self.name = name
+
+        def record(self, stream):
+            log.append(f"{self.name}.record({stream})")
+
+        def synchronize(self):
+            log.append(f"{self.name}.synchronize")
+
+    names = iter(["start", "end"])
+    events = object.__new__(timing.CudaEvents)
+    monkeypatch.setattr(events, "_event", lambda: Event(next(names)), raising=False)
+    monkeypatch.setattr(events, "_stream", lambda: "current stream", raising=False)
+    monkeypatch.setattr(events, "_milliseconds", lambda start, end: 2.5, raising=False)
+    seconds = events.time(lambda x: log.append(f"work({x})"), 7)
+    assert log == ["start.record(current stream)", "work(7)", "end.record(current stream)", "end.synchronize"]
+    assert seconds == 0.0025
