@@ -168,3 +168,23 @@ def test_captured_fd1_brings_c_output_to_sys_stdout(capsys):
     with captured_fd1():
         os.write(1, b"written to fd 1\n")
     assert capsys.readouterr().out == "written to fd 1\n"
+
+
+def test_kernel_cache_is_private(tmp_path, monkeypatch):
+    """Compiled kernels are loaded and run: never from a folder other users can write to."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)  # a folder anyone could plant a library in
+    monkeypatch.setenv("COURSE_CUDA_CACHE", str(shared))
+    monkeypatch.setattr(cpu, "_fallback_cache", None)
+    chosen = cpu.cache_dir()
+    assert chosen != shared and cpu._is_private(chosen)
+    assert (chosen.stat().st_mode & 0o777) == 0o700 and chosen.stat().st_uid == os.getuid()
+    assert cpu.cache_dir() == chosen  # the same private folder for the rest of the process
+    good = tmp_path / "mine"
+    monkeypatch.setenv("COURSE_CUDA_CACHE", str(good))
+    assert cpu.cache_dir() == good and cpu._is_private(good)
+    link = tmp_path / "link"
+    link.symlink_to(good)
+    monkeypatch.setenv("COURSE_CUDA_CACHE", str(link))
+    assert cpu.cache_dir() != link  # a symlink could be swapped for another folder

@@ -17,6 +17,7 @@ import platform
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -119,8 +120,26 @@ def find_compiler() -> str:
     raise CompileError(NO_COMPILER + (f"\n(CXX={wanted!r} was not found.)" if wanted else ""))
 
 
+def _is_private(path: Path) -> bool:
+    """A real folder (no symlink) that this user owns and nobody else can write to."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o022
+
+
+_fallback_cache: Path | None = None
+
+
 def cache_dir() -> Path:
-    """Where compiled kernels are kept: $COURSE_CUDA_CACHE, else $XDG_CACHE_HOME/torch-cuda-course/kernels."""
+    """Where compiled kernels are kept: $COURSE_CUDA_CACHE, else $XDG_CACHE_HOME/torch-cuda-course/kernels.
+
+    The libraries found there are loaded and run, so the folder must belong to this user and be
+    writable by nobody else; otherwise (a read-only home, a planted folder) a fresh private
+    temporary folder (mode 0700) is used for this process.
+    """
+    global _fallback_cache
     explicit = os.environ.get("COURSE_CUDA_CACHE")
     if explicit:
         path = Path(explicit).expanduser()
@@ -128,15 +147,15 @@ def cache_dir() -> Path:
         base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
         path = Path(base) / "torch-cuda-course" / "kernels"
     try:
-        path.mkdir(parents=True, exist_ok=True)
-        if os.access(path, os.W_OK):
+        path.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if os.access(path, os.W_OK) and _is_private(path):
             return path
     except OSError:
         pass
-    # A read-only home (some CI sandboxes): a private temporary folder still works.
-    path = Path(tempfile.gettempdir()) / f"torch-cuda-course-{os.getuid()}" / "kernels"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    if _fallback_cache is None or not _is_private(_fallback_cache):
+        # mkdtemp: an unpredictable name, created 0700 by this process (never an existing folder).
+        _fallback_cache = Path(tempfile.mkdtemp(prefix="torch-cuda-course-kernels-"))
+    return _fallback_cache
 
 
 def _compiler_flags(options) -> list[str]:
@@ -321,6 +340,8 @@ def load(source: Source, options=(), kernel: str = "", extra=()) -> Module:
         compiler = find_compiler()
         unit, flags = translation_unit(source, extra), _compiler_flags(options)
         target = cache_dir() / f"{_cache_key(unit, flags, compiler)}.so"
+        if target.exists() and (target.is_symlink() or target.stat().st_uid != os.getuid()):
+            target.unlink()  # not ours: never load it, build our own
         if not target.exists():
             _compile(source, unit, flags, compiler, target, kernel)
         module = _modules[key] = Module(target, source)
