@@ -16,15 +16,26 @@ The tensor's device decides where the kernel runs. A CUDA tensor is handed to Cu
 ``cupy.from_dlpack`` (no copy) and the kernel is launched on PyTorch's current CUDA stream, so
 it is ordered with the PyTorch work around it. A CPU tensor is handed to NumPy with
 ``numpy.from_dlpack`` (no copy) and the kernel runs on course.cuda's CPU backend.
+
+That Function works in eager mode but not under ``torch.compile``: Dynamo traces into it and
+calls ``from_dlpack`` on a FakeTensor, which has no memory. ``elementwise_op`` wraps the same
+kernels as a ``torch.library.custom_op`` instead — opaque to the compiler, with a fake
+implementation (shape, dtype, device of the output) and ``register_autograd`` — so the compiled
+graph keeps the kernel as one node. ``silu_op`` is SiLU that way (``course::silu_…``).
+
+``load_silu_extension`` builds the third route, a C++ (CPU) or CUDA (GPU) PyTorch extension with
+``torch.utils.cpp_extension.load_inline``, into the course's cache so a second run loads it at once.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 
-__all__ = ["SILU_SOURCE", "elementwise_function", "instantiate", "kernel_array", "SiLU", "silu",
-           "BLOCK_SIZE"]
+__all__ = ["SILU_SOURCE", "elementwise_function", "elementwise_op", "instantiate", "kernel_array", "SiLU",
+           "silu", "silu_op", "BLOCK_SIZE", "SILU_CPP_SOURCE", "SILU_CUDA_SOURCE", "extension_dir",
+           "load_silu_extension"]
 
 #: Threads per block of every launch here.
 BLOCK_SIZE = 256
@@ -177,8 +188,152 @@ def silu(x):
     return _silu_function().apply(x)
 
 
+# ---------------------------------------------------------------------------------------------
+# the same kernels as a custom op that torch.compile keeps
+
+_OPS: dict[str, object] = {}  # op name -> the registered op (an op name can be registered once only)
+
+
+def elementwise_op(source: str, forward: str, backward: str, name: str | None = None, n_scalars: int = 0):
+    """A ``torch.library.custom_op`` from the same CUDA C kernels as ``elementwise_function`` (notebook 10).
+
+    Registers ``course::<name>_<hash>`` (forward) and its backward op, each with a fake
+    implementation, and the backward with ``register_autograd``. The hash of the source is in
+    the name, so an edited kernel becomes a new op (an op name can be registered only once).
+    Call it as ``op(x, *scalars)`` with ``n_scalars`` float parameters after ``x``.
+    """
+    import torch
+
+    code = instantiate(source, (forward, backward))
+    base = re.sub(r"\W", "_", name or forward.removesuffix("_forward")).lower()
+    op_name = f"course::{base}_{hashlib.sha256(f'{code}{n_scalars}'.encode()).hexdigest()[:8]}"
+    if op_name in _OPS:
+        return _OPS[op_name]
+    scalar_args = "".join(f", float s{i}" for i in range(n_scalars))
+
+    def run_forward(x, *scalars):
+        x = x.contiguous()
+        y = torch.empty_like(x)
+        _launch(code, forward, x, (x, y), scalars)
+        return y
+
+    def run_backward(x, grad_y, *scalars):
+        x = x.contiguous()
+        grad_x = torch.empty_like(x)
+        _launch(code, backward, x, (x, grad_y.contiguous().to(x.dtype), grad_x), scalars)
+        return grad_x
+
+    op = torch.library.custom_op(op_name, run_forward, mutates_args=(),
+                                 schema=f"(Tensor x{scalar_args}) -> Tensor")
+    backward_op = torch.library.custom_op(f"{op_name}_backward", run_backward, mutates_args=(),
+                                          schema=f"(Tensor x, Tensor grad_y{scalar_args}) -> Tensor")
+
+    def fake(x, *scalars):  # what the compiler needs, without running a kernel: shape, dtype, device
+        return torch.empty_like(x)
+
+    op.register_fake(fake)
+    backward_op.register_fake(lambda x, grad_y, *scalars: torch.empty_like(x))
+
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(inputs[0])
+        ctx.scalars = inputs[1:]
+
+    def autograd_backward(ctx, grad_y):
+        (x,) = ctx.saved_tensors
+        return (backward_op(x, grad_y, *ctx.scalars), *([None] * len(ctx.scalars)))
+
+    op.register_autograd(autograd_backward, setup_context=setup_context)
+    _OPS[op_name] = op
+    return op
+
+
+@functools.lru_cache(maxsize=None)
+def _silu_op():
+    return elementwise_op(SILU_SOURCE, "silu_forward", "silu_backward", name="silu")
+
+
+# ---------------------------------------------------------------------------------------------
+# a compiled PyTorch extension: torch.utils.cpp_extension.load_inline
+
+SILU_CPP_SOURCE = r"""
+#include <torch/extension.h>
+
+// SiLU on the CPU: float32, contiguous, split over the cores by at::parallel_for.
+torch::Tensor silu_forward(torch::Tensor x) {
+    TORCH_CHECK(x.device().is_cpu(), "silu_forward (C++): expected a CPU tensor");
+    TORCH_CHECK(x.scalar_type() == torch::kFloat, "silu_forward (C++): expected float32");
+    auto input = x.contiguous();
+    auto output = torch::empty_like(input);
+    const float* in = input.data_ptr<float>();
+    float* out = output.data_ptr<float>();
+    at::parallel_for(0, input.numel(), 2048, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) out[i] = in[i] / (1.0f + std::exp(-in[i]));
+    });
+    return output;
+}
+"""
+
+SILU_CUDA_SOURCE = r"""
+#include <torch/extension.h>
+#include <ATen/cuda/CUDAContext.h>
+
+__global__ void silu_kernel(const float* x, float* y, int64_t n) {
+    int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[i] / (1.0f + expf(-x[i]));
+}
+
+// SiLU on the GPU, launched on PyTorch's current stream.
+torch::Tensor silu_forward(torch::Tensor x) {
+    TORCH_CHECK(x.is_cuda(), "silu_forward (CUDA): expected a CUDA tensor");
+    TORCH_CHECK(x.scalar_type() == torch::kFloat, "silu_forward (CUDA): expected float32");
+    auto input = x.contiguous();
+    auto output = torch::empty_like(input);
+    int64_t n = input.numel();
+    if (n > 0) {
+        int threads = 256;
+        int64_t blocks = (n + threads - 1) / threads;
+        silu_kernel<<<blocks, threads, 0, at::cuda::getCurrentCUDAStream()>>>(
+            input.data_ptr<float>(), output.data_ptr<float>(), n);
+        C10_CUDA_KERNEL_LAUNCH_CHECK();
+    }
+    return output;
+}
+"""
+
+
+def extension_dir(name: str):
+    """The build folder of extension ``name``: next to course.cuda's compiled kernels, in the user's cache."""
+    from course.cuda import cpu
+
+    path = cpu.cache_dir().parent / "extensions" / name
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def load_silu_extension(device=None, verbose: bool = False):
+    """Build (first call: about a minute of compiler time) or load (later: a second) the SiLU extension.
+
+    C++ for a CPU device, CUDA for a GPU one (needs nvcc, the CUDA toolkit). Returns the module;
+    ``module.silu_forward(x)`` takes a float32 tensor on that device.
+    """
+    from course import gpu
+
+    device = gpu.parse_device(device)
+    from torch.utils.cpp_extension import load_inline
+
+    name = "course_silu_cuda" if device.type == "cuda" else "course_silu_cpp"
+    if device.type == "cuda":
+        return load_inline(name, cpp_sources="torch::Tensor silu_forward(torch::Tensor x);",
+                           cuda_sources=SILU_CUDA_SOURCE, functions=["silu_forward"],
+                           build_directory=str(extension_dir(name)), extra_cflags=["-O2"], verbose=verbose)
+    return load_inline(name, cpp_sources=SILU_CPP_SOURCE, functions=["silu_forward"],
+                       build_directory=str(extension_dir(name)), extra_cflags=["-O2"], verbose=verbose)
+
+
 def __getattr__(name):
-    # `SiLU` (the Function class) is built on first use, so importing this module stays light.
+    # `SiLU` (the Function class) and `silu_op` are built on first use, so importing this module stays light.
     if name == "SiLU":
         return _silu_function()
+    if name == "silu_op":  # SiLU as the custom op course::silu_…: the same kernels, kept by torch.compile
+        return _silu_op()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
