@@ -275,3 +275,8 @@ def test_simulated_ddp_counts_what_ddp_would_all_reduce():
     assert (ddp.backwards, ddp.allreduces) == (2, 1)
     with pytest.raises(ValueError, match="trainable"):
         ex.SimulatedDDP(torch.nn.ReLU())
+
+
+def test_load_sharded_rejects_a_model_that_was_never_filled(capsys):
+    ok, out = verdict(capsys, ex.check_load_sharded, lambda checkpoint_dir, model: model)
+    assert not ok and "still has its initial weights" in out

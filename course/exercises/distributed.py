@@ -43,7 +43,8 @@ def _verdict(name: str, hints: list[str], judge, success: str) -> bool:
         message = [line.strip() for line in str(error).splitlines() if line.strip()]
         # DCP wraps the real error in a per-rank report: its last line says what went wrong
         problem = f"your code raised {type(error).__name__}{where}: {message[-1] if message else ''}"
-    return checks.check_true(lambda: problem is None, name=name, fail=str(problem), success=success)
+    fail = str(problem) if str(problem).endswith((".", ")", "?")) else f"{problem}."
+    return checks.check_true(lambda: problem is None, name=name, fail=fail, success=success)
 
 
 def _called(fn, *args, **kwargs):
@@ -490,6 +491,7 @@ def check_load_sharded(fn, checkpoint_dir=None, expected_state: dict | None = No
             else:
                 expected, where = expected_state, checkpoint_dir
                 target = _model_like(expected)
+            before = {k: v.detach().clone() for k, v in target.state_dict().items()}
             with warnings.catch_warnings():
                 warnings.filterwarnings("ignore", message=".*single process.*")
                 got = _called(fn, where, target)
@@ -500,7 +502,7 @@ def check_load_sharded(fn, checkpoint_dir=None, expected_state: dict | None = No
             if key not in state:
                 return f"the model has no parameter {key!r}"
             if not torch.equal(state[key].cpu(), value.cpu()):
-                untouched = torch.equal(state[key].cpu(), target.state_dict()[key].cpu()) and got is not target
+                untouched = key in before and torch.equal(state[key].cpu(), before[key].cpu())
                 return (f"{key} differs from the checkpoint's (largest difference "
                         f"{float((state[key].cpu() - value.cpu()).abs().max()):.2e})"
                         + ("; the model still has its initial weights" if untouched else ""))
