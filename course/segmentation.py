@@ -22,7 +22,7 @@ import torch
 import torch.nn.functional as F
 
 __all__ = ["confusion_matrix", "iou_per_class", "mean_iou", "pixel_accuracy", "scores",
-           "class_weights", "dice_loss", "predict", "JointAugmentation"]
+           "class_weights", "dice_loss", "predict", "JointAugmentation", "SegmentationPairs"]
 
 
 def _as_long(x) -> torch.Tensor:
@@ -177,3 +177,26 @@ class JointAugmentation:
     def __repr__(self) -> str:
         return (f"JointAugmentation(crop {self.crop_size[0]}×{self.crop_size[1]}, scale {self.scale}, "
                 f"flip p={self.flip}, colour ±{self.colour}, pad mask with {self.void})")
+
+
+class SegmentationPairs(torch.utils.data.Dataset):
+    """Images N×3×H×W and masks N×H×W held in memory, as a Dataset with an optional joint transform.
+
+    Masks may be stored small (uint8: 8× less memory than int64) and come out as int64, the
+    type ``F.cross_entropy`` wants. ``transform(image, mask) -> (image, mask)`` runs per
+    sample, e.g. ``JointAugmentation``; DataLoader workers run it in parallel.
+    """
+
+    def __init__(self, images: torch.Tensor, masks: torch.Tensor, transform=None):
+        if images.ndim != 4 or masks.shape != (images.shape[0], *images.shape[2:]):
+            raise ValueError(f"expected images N×C×H×W and masks N×H×W, got {tuple(images.shape)} and {tuple(masks.shape)}")
+        self.images, self.masks, self.transform = images, masks, transform
+
+    def __len__(self) -> int:
+        return len(self.images)
+
+    def __getitem__(self, index: int):
+        image, mask = self.images[index], self.masks[index].long()
+        if self.transform is not None:
+            image, mask = self.transform(image, mask)
+        return image, mask

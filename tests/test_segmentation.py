@@ -126,3 +126,15 @@ def test_joint_augmentation_errors_and_pickles():
         JointAugmentation(32)(torch.rand(3, 8, 8), torch.zeros(7, 8, dtype=torch.long))
     clone = pickle.loads(pickle.dumps(JointAugmentation(16)))
     assert clone(torch.rand(3, 20, 20), torch.zeros(20, 20, dtype=torch.long))[0].shape == (3, 16, 16)
+
+
+def test_segmentation_pairs_give_long_masks_and_transform_jointly():
+    images, masks = torch.rand(3, 3, 4, 5), torch.randint(0, 4, (3, 4, 5), dtype=torch.uint8)
+    data = seg.SegmentationPairs(images, masks)
+    image, mask = data[2]
+    assert len(data) == 3 and torch.equal(image, images[2]) and mask.dtype == torch.int64
+    assert torch.equal(mask, masks[2].long())
+    flipped = seg.SegmentationPairs(images, masks, transform=lambda i, m: (i.flip(-1), m.flip(-1)))[0]
+    assert torch.equal(flipped[0], images[0].flip(-1)) and torch.equal(flipped[1], masks[0].long().flip(-1))
+    with pytest.raises(ValueError, match="N×H×W"):
+        seg.SegmentationPairs(images, masks[:, :3])
