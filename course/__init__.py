@@ -25,22 +25,13 @@ Submodules (each loads on first use):
 - ``course.distributed`` — launching torchrun from a notebook (notebook 11)
 """
 
-import importlib
-import pkgutil
+from course._lazy import lazy_package
 
 __version__ = "0.1.0"
 
-
-def _submodules() -> set:
-    return {m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_")}
-
-
-def __getattr__(name):
-    # PEP 562: import a submodule the first time ``course.<name>`` is used.
-    if name in _submodules():
-        return importlib.import_module(f"{__name__}.{name}")
-    raise AttributeError(f"module 'course' has no attribute {name!r}")
+# PEP 562: a submodule is imported the first time ``course.<name>`` is used.
+__getattr__, _dir = lazy_package(__name__, __path__, names=False)
 
 
 def __dir__():
-    return sorted(set(globals()) | _submodules())
+    return sorted(set(globals()) | set(_dir()))

@@ -23,6 +23,7 @@ its docstring; ``make gpu-check`` runs the GPU side on a lent GPU.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import re
 from dataclasses import dataclass, field
@@ -392,10 +393,25 @@ def largest_that_fits(run, sizes, device=None) -> Fit:
                       "use a smaller model or batch, or another device")
 
 
-def __getattr__(name):
-    # ``course.gpu.stream`` (notebooks 08 and 10) lives with the other stream helpers.
-    if name == "stream":
-        from course.streams import stream
+# ----------------------------------------------------------------------------------------
+# A side stream (the other stream helpers are in course.streams)
+# ----------------------------------------------------------------------------------------
 
-        return stream
-    raise AttributeError(f"module 'course.gpu' has no attribute {name!r}")
+
+@contextlib.contextmanager
+def stream(device=None):
+    """Run the block on a new CUDA stream of ``device``; on a CPU, just run it.
+
+    Yields the stream (None on a CPU) so the caller can wait for it. Creating a stream costs a
+    little: in a timed loop, create it once (``torch.cuda.Stream``) and enter it with
+    ``torch.cuda.stream(s)``.
+    """
+    device = parse_device(device)
+    if device.type != "cuda":
+        yield None
+        return
+    import torch
+
+    side = torch.cuda.Stream(device=device)
+    with torch.cuda.stream(side):
+        yield side

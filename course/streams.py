@@ -5,7 +5,7 @@ computation). Each helper takes a ``device`` (read by ``course.gpu.parse_device`
 ``course.env.device()``) and says what it does on a CPU, where every operation has finished when
 it returns and there is nothing to order or overlap:
 
-- ``stream``: run a block on a side stream;
+- ``stream``: run a block on a side stream (the same function as ``course.gpu.stream``);
 - ``pinned``: page-locked host memory for fast, asynchronous host→GPU copies;
 - ``record_event`` / ``wait_for``: order work between two streams;
 - ``CapturedGraph``: capture a sequence of kernels once as a CUDA Graph, replay it with one launch.
@@ -13,30 +13,10 @@ it returns and there is nothing to order or overlap:
 
 from __future__ import annotations
 
-import contextlib
-
 from course import gpu
+from course.gpu import stream  # defined with the device model, where course.gpu.stream has always been
 
 __all__ = ["stream", "pinned", "record_event", "wait_for", "CapturedGraph"]
-
-
-@contextlib.contextmanager
-def stream(device=None):
-    """Run the block on a new CUDA stream of ``device``; on a CPU, just run it.
-
-    Yields the stream (None on a CPU) so the caller can wait for it. Creating a stream costs a
-    little: in a timed loop, create it once (``torch.cuda.Stream``) and enter it with
-    ``torch.cuda.stream(s)``.
-    """
-    device = gpu.parse_device(device)
-    if device.type != "cuda":
-        yield None
-        return
-    import torch
-
-    side = torch.cuda.Stream(device=device)
-    with torch.cuda.stream(side):
-        yield side
 
 
 def pinned(tensor, device=None):
