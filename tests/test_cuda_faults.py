@@ -355,3 +355,50 @@ def test_each_access_reports_its_own_line(which):
         kernel("many_accesses")((1,), (8,), (a, b, out, which, 8))
     assert info.value.line == line_of(f"ACCESS-{which}")
     assert f"{['a', 'b', 'out', 'out'][which]}[8]" in str(info.value)
+
+
+# ---------------------------------------------------------------------------------------
+# memcheck: static __shared__ and local arrays are bounds-checked per dimension
+# ---------------------------------------------------------------------------------------
+
+ARRAYS = r"""
+extern "C" __global__ void static_shared_too_small(const float* x, float* y) {
+    __shared__ float XY[32];
+    XY[threadIdx.x] = x[threadIdx.x];  // BUG: 64 threads, 32 elements
+    __syncthreads();
+    y[threadIdx.x] = XY[threadIdx.x];
+}
+extern "C" __global__ void static_shared_right_size(const float* x, float* y) {
+    __shared__ float XY[64];
+    XY[threadIdx.x] = x[threadIdx.x];
+    __syncthreads();
+    y[threadIdx.x] = XY[63 - threadIdx.x] + sizeof(XY) / sizeof(XY[0]);
+}
+extern "C" __global__ void local_tile(float* y, int k) {
+    float acc[4] = {1, 2, 3, 4};
+    float tile[2][3];
+    tile[1][k] = 2.0f;  // BUG: k == 3 is past the row
+    y[threadIdx.x] = acc[k % 4] + tile[1][k];
+}
+"""
+
+
+def test_static_shared_array_written_past_its_end():
+    with pytest.raises(cuda.KernelError) as info:
+        cuda.RawKernel(ARRAYS, "static_shared_too_small", backend="cpu")((1,), (64,), (np.ones(64, np.float32), np.zeros(64, np.float32)))
+    message = str(info.value)
+    assert "accessed XY[32], but that dimension of the __shared__ array XY has 32 elements" in message
+    assert info.value.thread == (32, 0, 0) and info.value.line == 4
+    y = np.zeros(64, np.float32)
+    cuda.RawKernel(ARRAYS, "static_shared_right_size", backend="cpu")((1,), (64,), (np.arange(64, dtype=np.float32), y))
+    np.testing.assert_array_equal(y, np.arange(63, -1, -1) + 64)  # sizeof still gives the array's size
+
+
+def test_local_array_subscript_past_its_dimension():
+    y = np.zeros(1, np.float32)
+    cuda.RawKernel(ARRAYS, "local_tile", backend="cpu")((1,), (1,), (y, 2))
+    assert y[0] == 5
+    with pytest.raises(cuda.KernelError, match=r"tile\[\.\.\.\]\[3\] \(subscript 2\), but that dimension of the local array tile has 3") as info:
+        cuda.RawKernel(ARRAYS, "local_tile", backend="cpu")((1,), (1,), (y, 3))
+    assert info.value.line == 17  # the line marked BUG
+    assert_alive()

@@ -90,7 +90,7 @@ class _Arg(ctypes.Structure):
 
 (OK, OUT_OF_BOUNDS, SHARED_OUT_OF_BOUNDS, BARRIER_EXITED, BARRIER_MISMATCH, TIMEOUT, INTERRUPTED,
  CRASH, STACK_OVERFLOW, ASSERT, TRAP, NO_MEMORY, NO_BARRIERS, BAD_ARGUMENT, UNSUPPORTED, WARP_EXITED,
- WARP_MISMATCH, WARP_BAD_MASK, READ_ONLY) = range(19)
+ WARP_MISMATCH, WARP_BAD_MASK, READ_ONLY, ARRAY_OUT_OF_BOUNDS, RACE, UNINITIALIZED, GLOBAL_RACE) = range(23)
 
 #: Warp-level calls by their code in runtime.h (enum __CC_W_*), as messages name them.
 WARP_OPS = dict(enumerate(
@@ -384,7 +384,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     kind, source = fault.kind, module.source
     block, thread = _xyz(fault.block), _xyz(fault.thread)
     line = fault.line or None
-    if kind in (OUT_OF_BOUNDS, SHARED_OUT_OF_BOUNDS, CRASH, STACK_OVERFLOW, TIMEOUT):
+    if kind in (OUT_OF_BOUNDS, SHARED_OUT_OF_BOUNDS, CRASH, STACK_OVERFLOW, TIMEOUT, ARRAY_OUT_OF_BOUNDS):
         line = module.line_of(fault.code_offset) or line
     index, length = fault.index, fault.length
 
@@ -438,6 +438,14 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     elif kind == NO_MEMORY:
         what = "could not get memory for its threads' stacks or its dynamic shared memory"
         hint = "Launch fewer threads per block, or ask for less shared_mem."
+    elif kind == ARRAY_OUT_OF_BOUNDS:
+        name = fault.text.decode(errors="replace")
+        where_kind = "__shared__ array" if fault.op else "local array"
+        subscript = "" if fault.count == 0 else f" (subscript {fault.count + 1})"
+        what = (f"accessed {name}{'[...]' * fault.count}[{index}]{subscript}, but that dimension of the {where_kind} "
+                f"{name} has {length} element{'s' * (length != 1)} (valid indices 0 to {length - 1})")
+        hint = ("Make the array as large as the threads that index it (e.g. [blockDim.x] elements: a #define or "
+                "template constant), or guard the access.")
     elif kind == BAD_ARGUMENT:
         p = kernel.params[index] if 0 <= index < len(kernel.params) else None
         pname = f"'{p.name}' ({p})" if p else f"number {index}"

@@ -190,6 +190,10 @@ enum __cc_fault_kind {
     __CC_WARP_MISMATCH = 16,         // lanes of a mask wait at different warp-level calls / barriers
     __CC_WARP_BAD_MASK = 17,         // a lane calls with a mask that does not name itself
     __CC_READ_ONLY = 18,             // a write into a read-only (const) array
+    __CC_ARRAY_OUT_OF_BOUNDS = 19,   // a __shared__ or local array indexed outside a dimension
+    __CC_RACE = 20,                  // two threads access one address, unordered, one writes
+    __CC_UNINITIALIZED = 21,         // a read of shared memory no thread of the block wrote
+    __CC_GLOBAL_RACE = 22,           // two threads write one element of a global array
 };
 
 struct __cc_fault {
@@ -424,6 +428,58 @@ static inline T __cc_struct_arg(const __cc_arg& a, int position) {
     memcpy((void*)&value, a.data, sizeof(T));
     return value;
 }
+
+// `__shared__ float tile[32][33];` and local arrays become raw storage plus a view: each
+// subscript is checked against its own dimension (tile[i][40] is an error even though the
+// address lies inside the array), and the array's name is known for the message.
+__attribute__((noreturn, noinline, cold)) static void __cc_array_out_of_bounds(
+    const char* name, int shared, long long index, long long length, int subscript) {
+    __cc_fault_out->code_offset = __cc_code_offset(__builtin_return_address(0));
+    __cc_fault_out->index = index;
+    __cc_fault_out->length = length;
+    __cc_fault_out->op = shared;
+    __cc_fault_out->count = subscript;
+    snprintf(__cc_fault_out->text, sizeof __cc_fault_out->text, "%s", name);
+    __cc_fail(__CC_ARRAY_OUT_OF_BOUNDS, 0);
+}
+
+template <class E>
+struct __cc_view {
+    E* p;
+    size_t n;
+    const char* name;
+    int shared;
+    int subscript;  // 0 for the array itself, 1 for tile[i], ...
+
+    __attribute__((always_inline)) void check(long long i) const {
+        if (__builtin_expect((size_t)i >= n, 0)) __cc_array_out_of_bounds(name, shared, i, (long long)n, subscript);
+    }
+    template <class I, __CC_IF_INTEGER(I), class U = E>
+    __attribute__((always_inline)) auto operator[](I i) const
+        -> typename std::enable_if<std::is_array<U>::value, __cc_view<typename std::remove_extent<U>::type>>::type {
+        check((long long)i);
+        return {p[i], std::extent<U>::value, name, shared, subscript + 1};
+    }
+    template <class I, __CC_IF_INTEGER(I), class U = E>
+    __attribute__((always_inline)) auto operator[](I i) const
+        -> typename std::enable_if<!std::is_array<U>::value, U&>::type {
+        check((long long)i);
+        return p[i];
+    }
+    __attribute__((always_inline)) E& operator*() const { check(0); return *p; }
+    __cc_ptr<E> ptr() const { return __cc_ptr<E>(p, 0, n, (const void*)p); }
+    template <class U, class = typename std::enable_if<std::is_convertible<E*, U*>::value>::type>
+    operator __cc_ptr<U>() const { return ptr(); }
+    operator E*() const { return p; }
+    template <class U>
+    explicit operator U*() const { return (U*)p; }
+    template <class I, __CC_IF_INTEGER(I)>
+    __cc_ptr<E> operator+(I i) const { return ptr() + i; }
+};
+template <class E, size_t N>
+static inline __cc_view<E> __cc_make_view(E (&a)[N], const char* name, int shared) { return {a, N, name, shared, 0}; }
+template <class E, size_t N>
+static inline __cc_view<const E> __cc_make_view(const E (&a)[N], const char* name, int shared) { return {a, N, name, shared, 0}; }
 
 // `extern __shared__ float s[];` becomes `static __cc_dynamic_shared<float> s;`: the launch's
 // shared_mem bytes, checked like an argument array.

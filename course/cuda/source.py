@@ -901,6 +901,9 @@ def instantiate(source: Source, expression: str) -> Kernel:
                   source.unsupported_of.get(name), call)
 
 
+_NOT_DECLARATION = {"extern", "else", "do", "return", "case", "goto", "throw", "delete", "new", "while", "if",
+                    "for", "switch", "sizeof", "typedef", "using"}
+
 # Tokens after which a statement (and so a declaration) may start.
 _STATEMENT_START = {";", "{", "}"}
 _CAST_OPERAND = {"(", "&", "*", "this", "-", "+", "!", "~"}
@@ -909,9 +912,39 @@ _CAST_OPERAND = {"(", "&", "*", "this", "-", "+", "!", "~"}
 def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace) -> None:
     """Inside a function body: local pointer variables and pointer casts become checked pointers."""
     a, b = f.body
+    arrays = set()
     i = a + 1
     while i < b:
         tok = tokens[i]
+        # sizeof(tile) of an array made checked below: the size of the array, not of its view.
+        if tok.text == "sizeof" and i + 3 < b and tokens[i + 1].text == "(" and tokens[i + 2].text in arrays \
+                and tokens[i + 3].text == ")":
+            replace(tokens[i + 2].start, tokens[i + 2].end, f"__cc_raw_{tokens[i + 2].text}")
+            i += 4
+            continue
+        # A local or __shared__ array `__shared__ float tile[32][33];` gets a checked view:
+        # every subscript is checked against its dimension.
+        if tokens[i - 1].text in (";", "{", "}") and tok.kind == "ident" and tok.text not in ("return", "extern", "typedef", "using", "goto", "case", "delete", "throw"):
+            j = i
+            while j < b and tokens[j].kind == "ident" and tokens[j + 1].kind == "ident":
+                j += 1
+            if (j > i and j + 1 < b and tokens[j].kind == "ident" and tokens[j + 1].text == "["
+                    and tokens[j].text not in _TYPE_WORDS and not any(t.text in _NOT_DECLARATION for t in tokens[i:j])):
+                k = j + 1
+                while k < b and tokens[k].text == "[":
+                    k = _matching(tokens, k) + 1
+                end = k
+                if end < b and tokens[end].text == "=" and end + 1 < b and tokens[end + 1].text == "{":
+                    end = _matching(tokens, end + 1) + 1
+                if end < b and tokens[end].text == ";" and tokens[j + 2].text != "]":
+                    name = tokens[j].text
+                    shared = int(any(t.text == "__shared__" for t in tokens[i:j]))
+                    replace(tokens[j].start, tokens[j].end, f"__cc_raw_{name}")
+                    replace(tokens[end].start, tokens[end].end,
+                            f'; auto {name} = __cc_make_view(__cc_raw_{name}, "{name}", {shared});')
+                    arrays.add(name)
+                    i = end + 1
+                    continue
         # reinterpret_cast<T*>(p) keeps p's bounds (as T elements).
         if tok.text == "reinterpret_cast" and i + 1 < b and tokens[i + 1].text == "<":
             replace(tok.start, tok.end, "__cc_reinterpret_cast")
