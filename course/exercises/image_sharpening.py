@@ -1,0 +1,275 @@
+"""Notebook 06's exercise checks (image sharpening): the seed's bug, slicing, two CUDA C stencils, unsharp masking.
+
+Each ``check_*`` compares the learner's function or CUDA C kernel with ``course.sharpen``'s
+reference on crops whose sides are not multiples of 16, prints ✅ or ❌ with a diagnosis (which
+pixel, border or inside, expected vs got, which rule) through ``course.checks``, registers the
+exercise's hints for ``course.checks.hint()`` and returns a bool. Kernels always run on the CPU
+backend, where out-of-bounds accesses, races and uninitialised shared memory are caught, and on
+CuPy too when there is a GPU.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import traceback
+
+import numpy as np
+
+from course import checks, sharpen
+
+__all__ = ["check_seed_fixed", "check_slices", "check_clamped", "check_tile", "check_unsharp",
+           "CLAMPED_STUB", "TILE_STUB"]
+
+# The stubs as the notebook shows them: a source equal to one of these (comments and spacing
+# aside) is "not attempted yet".
+CLAMPED_STUB = r"""
+extern "C" __global__ void sharpen_clamped(const unsigned char* image, unsigned char* out,
+                                           const float* weights, int height, int width) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+}
+"""
+TILE_STUB = r"""
+extern "C" __global__ void sharpen_tile(const unsigned char* image, unsigned char* out,
+                                        const float* weights, int height, int width) {
+    extern __shared__ float tile[];
+    int tile_width = blockDim.x + 2, tile_height = blockDim.y + 2;
+    int x0 = blockIdx.x * blockDim.x - 1, y0 = blockIdx.y * blockDim.y - 1;
+}
+"""
+
+
+class _NotAttempted(Exception):
+    """The learner's function returned ``...``."""
+
+
+def _verdict(name, hints, judge, success) -> bool:
+    """Run ``judge()`` (None when right, else the diagnosis) and report it through course.checks."""
+    checks.register_hints(name, hints)
+    try:
+        problem = judge()
+    except (NotImplementedError, _NotAttempted):
+        return checks.not_attempted(name)
+    except Exception as error:  # the learner's code raised: say what and where
+        frames = traceback.extract_tb(error.__traceback__)
+        where = f" (line {frames[-1].lineno})" if frames else ""
+        problem = f"your code raised {type(error).__name__}{where}: {error}"
+    return checks.check_true(lambda: problem is None, name=name, fail=str(problem), success=success)
+
+
+def _called(fn, *args):
+    result = fn(*args)
+    if result is ... or result is NotImplemented:
+        raise _NotAttempted
+    return result
+
+
+def _strip(source: str) -> str:
+    source = re.sub(r"/\*.*?\*/", " ", source, flags=re.S)
+    return " ".join(re.sub(r"//[^\n]*", "", source).split())
+
+
+def _photo():
+    import skimage.data
+
+    return skimage.data.camera()
+
+
+def _exact_sums(image, kernel):
+    """The int64 sums before clipping (what the seed's loop computes before storing uint8)."""
+    k = np.asarray(kernel)
+    ry, rx = k.shape[0] // 2, k.shape[1] // 2
+    padded = np.pad(np.asarray(image).astype(np.float64), ((ry, ry), (rx, rx)), mode="edge")
+    return np.einsum("yxij,ij->yx", np.lib.stride_tricks.sliding_window_view(padded, k.shape), k)
+
+
+def _compare_images(got, image, kernel, expected, *, where: str):
+    """A diagnosis for an image that differs from ``expected`` (None when equal)."""
+    from course import cuda
+
+    got = cuda.asnumpy(got)
+    if got.shape != expected.shape:
+        return f"{where}: expected an image of shape {expected.shape}, got {got.shape}."
+    if got.dtype != np.uint8:
+        return f"{where}: return uint8 pixels (an image), got dtype {got.dtype}; clip to [0, 255] first."
+    bad = got != expected
+    if not bad.any():
+        return None
+    y, x = (int(v) for v in np.argwhere(bad)[0])
+    sums = _exact_sums(image, kernel)
+    ry, rx = np.asarray(kernel).shape[0] // 2, np.asarray(kernel).shape[1] // 2
+    h, w = expected.shape
+    border = y < ry or x < rx or y >= h - ry or x >= w - rx
+    text = (f"{where}: {int(bad.sum())} of {bad.size} pixels differ; first at (row {y}, column {x}), "
+            f"{'on the border' if border else 'inside'}: expected {expected[y, x]}, got {got[y, x]}")
+    wrapped = (sums < 0) | (sums > 255)
+    if np.array_equal(bad, wrapped & bad) and bad.sum() and np.all(got[bad] == np.mod(sums[bad], 256).astype(np.uint8)):
+        return text + f" — the exact sum there is {sums[y, x]:.0f}: it wrapped around. Clip to [0, 255] before storing uint8."
+    if border and not bad[ry:h - ry, rx:w - rx].any():
+        return text + " — every inside pixel is right: look at how you pad (the edge mode) or index near the border."
+    return text + "."
+
+
+# --- Exercise 1: fix the seed's loop -----------------------------------------------------------
+
+def check_seed_fixed(fn) -> bool:
+    """``fn(image, kernel)``: the seed's per-pixel loop with its overflow fixed; equal to the reference."""
+    image = _photo()
+    tilted = np.array([[1, 0, -2], [0, 2, 0], [1, -1, 0]])
+    cases = [(image[330:342, 280:292], sharpen.SHARPEN_KERNEL), (image[:5, :9], sharpen.SHARPEN_KERNEL),
+             (image[300:309, 250:263], tilted)]
+
+    def judge():
+        for img, k in cases:
+            got = _called(fn, img.copy(), k.copy())
+            problem = _compare_images(got, img, k, sharpen.sharpen_reference(img, k),
+                                      where=f"on a {img.shape[0]}×{img.shape[1]} crop")
+            if problem:
+                return problem
+        return None
+
+    return _verdict("sharpen_seed_fixed", [
+        "The sum itself is right (int64); the damage happens when it is stored. What happens to −37 in a "
+        "uint8 array, and what should a pixel darker than black become?",
+        "Keep the loop, but limit each sum to 0..255 before it goes into the uint8 array: xp.clip(sum, 0, 255) "
+        "(or make the output float, clip the whole image at the end, then .astype(uint8)).",
+    ], judge, "the seed's loop, now right on every pixel (its speed is still the seed's).")
+
+
+# --- Exercise 2: sharpen by slicing -------------------------------------------------------------
+
+def check_slices(fn) -> bool:
+    """``fn(image, kernel)``: the correlation by whole-image slices, for any odd-sided kernel."""
+    image = _photo()
+    asymmetric = np.array([[0, 1, 0, 0, 0], [2, -3, 0, 1, 0], [0, 0, 1, 0, -1]])
+    laplace5 = -np.ones((5, 5))
+    laplace5[2, 2] = 25
+    cases = [(image[300:333, 250:267], sharpen.SHARPEN_KERNEL), (image[:7, :5], sharpen.SHARPEN_KERNEL),
+             (image[100:121, 200:240], asymmetric), (image[400:431, 10:41], laplace5)]
+
+    def judge():
+        for img, k in cases:
+            got = _called(fn, img.copy(), k.copy())
+            problem = _compare_images(got, img, k, sharpen.sharpen_reference(img, k),
+                                      where=f"{img.shape[0]}×{img.shape[1]} image, {k.shape[0]}×{k.shape[1]} kernel")
+            if problem:
+                return problem
+        return None
+
+    return _verdict("my_sharpen_slices", [
+        "Each weight kernel[dy, dx] multiplies the whole image shifted by (dy, dx): after padding, that "
+        "shifted image is one slice of the padded array. How wide must the padding be for a kh×kw kernel?",
+        "np.pad(image as float, ((kh // 2,) * 2, (kw // 2,) * 2), mode='edge'); for every dy, dx add "
+        "kernel[dy, dx] * padded[dy:dy + H, dx:dx + W]; then sharpen.to_uint8 (clip, round, uint8).",
+    ], judge, "equal to the reference on every pixel, for 3×3, 3×5 and 5×5 kernels.")
+
+
+# --- Exercise 3: a 3×3 stencil in CUDA C: guard and clamp --------------------------------------
+
+def _run_clamped(kernel, image, weights):
+    from course import cuda
+
+    xp = cuda.xp
+    image_xp, out_xp = xp.ascontiguousarray(xp.asarray(image)), xp.zeros(image.shape, dtype=xp.uint8)
+    height, width = image.shape
+    kernel((math.ceil(width / 16), math.ceil(height / 16)), (16, 16),
+           (image_xp, out_xp, xp.asarray(weights, dtype=xp.float32).ravel(), height, width))
+    return cuda.asnumpy(out_xp)
+
+
+def check_clamped(source) -> bool:
+    """The learner's ``sharpen_clamped`` kernel: one thread per pixel, edge borders by clamping."""
+    image = _photo()
+    tilted = np.array([[1, 0, -2], [0, 2, 0], [1, -1, 0]])
+    cases = [(image[300:337, 250:300], sharpen.SHARPEN_KERNEL), (image[:1, :1], sharpen.SHARPEN_KERNEL),
+             (image[:16, :16], tilted), (image[200:233, 100:119], tilted)]
+    hints = [
+        "Three rules: a thread whose (x, y) is outside the image must do nothing; a neighbour outside the "
+        "image is read from the nearest pixel inside; the sum is clipped before it becomes a uint8.",
+        "First `if (x >= width || y >= height) return;`. Then two loops, dy and dx from -1 to 1, with "
+        "yy = min(max(y + dy, 0), height - 1) (and xx likewise); weight index (dy + 1) * 3 + (dx + 1); "
+        "store rintf(fminf(fmaxf(sum, 0.0f), 255.0f)).",
+    ]
+    if not isinstance(source, str) or _strip(source) == _strip(CLAMPED_STUB):
+        checks.register_hints("sharpen_clamped", hints)
+        return checks.not_attempted("sharpen_clamped")
+    return checks.check_kernel(source, "sharpen_clamped", _run_clamped, sharpen.sharpen_reference, cases,
+                               name="sharpen_clamped", hints=hints)
+
+
+# --- Exercise 4: the same stencil from a shared-memory tile with a halo ------------------------
+
+def _run_tile(kernel, image, weights, block=(16, 16)):
+    from course import cuda
+
+    xp = cuda.xp
+    image_xp, out_xp = xp.ascontiguousarray(xp.asarray(image)), xp.zeros(image.shape, dtype=xp.uint8)
+    height, width = image.shape
+    kernel((math.ceil(width / block[0]), math.ceil(height / block[1])), block,
+           (image_xp, out_xp, xp.asarray(weights, dtype=xp.float32).ravel(), height, width),
+           shared_mem=(block[0] + 2) * (block[1] + 2) * 4)
+    return cuda.asnumpy(out_xp)
+
+
+def _tile_rules(source: str) -> str | None:
+    body = _strip(source)
+    if "__syncthreads" not in body:
+        return ("the kernel has no __syncthreads(): a thread may read a tile cell before the thread that "
+                "loads it has written it. Wait for the whole tile between loading and computing.")
+    reads = len(re.findall(r"\bimage\s*\[", body))
+    if reads > 1:
+        return (f"the kernel reads `image[...]` in {reads} places: load each pixel once into the tile, and after "
+                "the barrier read the nine neighbours from `tile`, not from global memory.")
+    if not re.search(r"__syncthreads\s*\(\s*\)\s*;.*\btile\s*\[", body):
+        return "after the barrier, compute from `tile[...]`: that is the point of the shared-memory tile."
+    return None
+
+
+def check_tile(source) -> bool:
+    """The learner's ``sharpen_tile`` kernel: load an 18×18 tile (edge-clamped halo), sync, compute from it."""
+    image = _photo()
+    tilted = np.array([[1, 0, -2], [0, 2, 0], [1, -1, 0]])
+    cases = [(image[300:337, 250:300], sharpen.SHARPEN_KERNEL), (image[:5, :3], sharpen.SHARPEN_KERNEL),
+             (image[200:233, 100:119], tilted)]
+    hints = [
+        "The tile is (16 + 2) × (16 + 2) pixels but the block has only 16 × 16 threads, so some threads load "
+        "more than one pixel; tile cell (ty, tx) holds image pixel (y0 + ty, x0 + tx), clamped into the image. "
+        "Every thread must reach the barrier — where does the guard go?",
+        "Two strided loops: for (ty = threadIdx.y; ty < tile_height; ty += blockDim.y), the same for tx; clamp "
+        "the row and column like in the previous exercise; store the pixel as float in tile[ty * tile_width + tx]. "
+        "Then __syncthreads(); then the guard, and the sum of weights[dy * 3 + dx] * "
+        "tile[(threadIdx.y + dy) * tile_width + threadIdx.x + dx] for dy, dx in 0..2.",
+    ]
+    name = "sharpen_tile"
+    if not isinstance(source, str) or _strip(source) == _strip(TILE_STUB):
+        checks.register_hints(name, hints)
+        return checks.not_attempted(name)
+    rule = _tile_rules(source)
+    if rule:
+        checks.register_hints(name, hints)
+        return checks.check_true(lambda: False, name=name, fail=rule)
+    if not checks.check_kernel(source, name, _run_tile, sharpen.sharpen_reference, cases, name=name, hints=hints):
+        return False
+    # a second block shape: the loads must stride by blockDim, not assume 16
+    small_block = lambda kernel, img, w: _run_tile(kernel, img, w, block=(8, 4))
+    return checks.check_kernel(source, name, small_block, sharpen.sharpen_reference, cases[:1],
+                               name=f"{name} (8×4 blocks)", hints=hints)
+
+
+# --- Exercise 5: unsharp masking ----------------------------------------------------------------
+
+def check_unsharp(fn) -> bool:
+    """``fn(image, sigma, amount)``: image + amount × (image − Gaussian blur), grey or colour."""
+    import skimage.data
+
+    grey, colour = _photo(), skimage.data.astronaut()
+    face, portrait = grey[60:220, 170:330], colour[30:230, 140:340]
+    cases = [(face, 2.0, 1.5), (face[:31, :45], 1.0, 0.0), (portrait[:64, :48], 1.5, 2.5), (portrait, 3.0, 1.0)]
+    return checks.check_function(fn, sharpen.unsharp_mask, cases, name="my_unsharp_mask", hints=[
+        "Three steps, all in float: blur, detail = image − blurred, image + amount × detail; round only once, "
+        "at the very end. For colour, the blur must not mix the three channels.",
+        "Blur with ndimage.correlate(image.astype(np.float64), sharpen.gaussian_kernel(sigma), mode='nearest'); "
+        "for an H×W×3 image give the kernel a third axis of length 1 (kernel[:, :, None]). Finish with "
+        "np.rint(np.clip(result, 0, 255)).astype(np.uint8).",
+    ])
