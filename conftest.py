@@ -2,8 +2,15 @@
 
 import collections
 import os
+import shutil
 
 import pytest
+
+# Without an NVIDIA driver, Triton kernels run in Triton's CPU interpreter. It must be switched on
+# before anything imports Triton (torch.compile and torch._dynamo do), and in one pytest process
+# many test files import those first; course.kernels_triton refuses to run otherwise.
+if shutil.which("nvidia-smi") is None:
+    os.environ.setdefault("TRITON_INTERPRET", "1")
 
 _notebook_seconds = collections.defaultdict(float)
 _notebook_failed = set()
