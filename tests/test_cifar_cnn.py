@@ -73,3 +73,27 @@ def test_state_dict_roundtrip_with_weights_only(tmp_path):
     fresh.load_state_dict(torch.load(path, weights_only=True))
     x = torch.randn(2, 3, 32, 32)
     assert torch.equal(fresh(x), model(x))
+
+
+def test_recorded_speed_run_reads_only_matching_gpu_runs(tmp_path):
+    import json
+
+    from course.models.cifar_cnn import recorded_speed_run
+
+    path = tmp_path / "runs.json"
+    assert recorded_speed_run(64, 30, 512, path=path) is None          # no file: no record
+    base = {"date": "2026-12-01", "command": "COURSE_MODE=gpu make ...", "torch": "2.14.1",
+            "width": 64, "epochs": 30, "batch": 512, "train_seconds": 120.0}
+    runs = [{**base, "device": "cuda:0 NVIDIA H200", "tta_accuracy": 0.941},
+            {**base, "device": "cuda:0 Tesla T4", "tta_accuracy": 0.943},
+            {**base, "device": "cpu", "tta_accuracy": 0.99},              # a CPU run never counts
+            {**base, "device": "cuda:0 NVIDIA H200", "epochs": 10, "tta_accuracy": 0.95}]  # another recipe
+    path.write_text(json.dumps(runs))
+    assert recorded_speed_run(64, 30, 512, path=path)["tta_accuracy"] == 0.943
+    assert recorded_speed_run(64, 20, 512, path=path) is None
+    path.write_text(json.dumps([{"device": "cuda"}]))
+    with pytest.raises(ValueError, match="lacks"):
+        recorded_speed_run(64, 30, 512, path=path)
+    path.write_text("{not json")
+    with pytest.raises(ValueError, match="not valid JSON"):
+        recorded_speed_run(64, 30, 512, path=path)
