@@ -13,10 +13,12 @@ the code (Python's ast, not regular expressions over text):
    ``*FLOOR*``/``*TARGET*`` name that can run in gpu mode needs a recorded gpu-mode run of that
    notebook at full size (``docs/gpu-runs/<device>.md``, written by ``make gpu-check``) that
    passed; otherwise the cell must report (``course.checks.check_true``), not assert.
-4. ``autocast`` in float16 (written, or CUDA's default when no dtype is given) without a
-   bf16/GradScaler decision in the same cell or function: bf16 where the GPU has it
+4. ``autocast`` in float16 (written, CUDA's default when no dtype is given, or a name assigned
+   float16) in a notebook or module that never chooses by the hardware: bf16 where the GPU has it
    (``course.gpu.amp_dtype(device)``, ``torch.cuda.is_bf16_supported()``), fp16 plus a
    ``GradScaler`` on a T4.
+5. Device strings ``course.gpu.parse_device`` rejects ("gpu", "cupy", "CUDA"), given as
+   ``device=`` or assigned to a ``*DEVICE`` name — typically in a branch only a GPU takes.
 
 Each rule is one test per notebook (and one for course/), so a failure names the notebook and
 the rule; its message gives the cell and line and what to write instead.
@@ -259,6 +261,40 @@ def test_fp16_autocast_comes_with_a_bf16_or_gradscaler_decision(target):
               "dtype=course.gpu.amp_dtype(device) (bf16 on Ampere+ and the CPU; fp16 on a T4, with torch.amp.GradScaler)")
 
 
+# ---------------------------------------------------------------- rule 5: device strings
+
+def bad_device_strings(unit: Unit) -> list[str]:
+    """String constants given as a device (``device="..."``, or assigned to a ``*DEVICE`` name, in
+    either branch of a conditional) that ``course.gpu.parse_device`` would reject — often in a
+    branch that runs only on a GPU, where CI never sees the error."""
+    from course import gpu
+
+    problems = []
+    places = [k.value for n in ast.walk(unit.tree) if isinstance(n, ast.Call) for k in n.keywords if k.arg == "device"]
+    places += [n.value for n in ast.walk(unit.tree) if isinstance(n, ast.Assign)
+               and any(isinstance(t, ast.Name) and t.id.endswith("DEVICE") for t in n.targets)]
+    def results(node):  # the strings the expression can evaluate to (not those it compares with)
+        if isinstance(node, ast.IfExp):
+            return results(node.body) + results(node.orelse)
+        if isinstance(node, ast.BoolOp):
+            return [c for value in node.values for c in results(value)]
+        return [node] if isinstance(node, ast.Constant) and isinstance(node.value, str) else []
+
+    for place in places:
+        for constant in results(place):
+            try:
+                gpu._parse(constant.value)
+            except ValueError as error:
+                problems.append(f"{unit.at(constant)}  → {error}")
+    return problems
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_device_strings_are_ones_the_course_accepts(target):
+    fail_with([p for unit in units_of(target) for p in bad_device_strings(unit)],
+              "device strings course.gpu.parse_device rejects (write 'cpu', 'cuda' or 'cuda:N'; CuPy work is 'cuda')")
+
+
 # ---------------------------------------------------------------- the rules themselves can fail
 
 def _unit(source: str) -> Unit:
@@ -286,6 +322,9 @@ def test_the_rules_catch_what_they_are_for(tmp_path, monkeypatch):
     assert len(fp16_autocasts(fp16)) == 3 and all("line 1:" in p for p in fp16_autocasts(fp16))
     decided = fp16 + [_unit("AMP = course.gpu.amp_dtype(DEVICE)")]
     assert fp16_autocasts(decided) == []
+    devices = _unit("BENCH_DEVICE = 'cupy' if ON_GPU else 'cpu'\nt = benchmark(f, device='gpu')\n"
+                    "ok = benchmark(f, device='cuda:0')\nOTHER = 'cuda' if ON_GPU else 'cpu'\nprint(device_name)")
+    assert sorted(p.split(":")[0] for p in bad_device_strings(devices)) == ["example cell, line 1", "example cell, line 2"]
     runs = tmp_path / "gpu-runs"
     runs.mkdir()
     (runs / "NVIDIA_T4.md").write_text("| notebook | mode | steps | status | seconds |\n|---|---|---|---|---|\n"
