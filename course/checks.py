@@ -208,8 +208,9 @@ def check_kernel(source: str, kernel_name: str, run: Callable, reference: Callab
     """Compile the learner's CUDA C ``source``, then compare ``run(kernel, *case)`` with ``reference(*case)``.
 
     ``run`` allocates the arrays (with ``course.cuda.xp``), launches the kernel and returns its
-    output. The kernel always runs on the CPU backend first, where out-of-bounds accesses, races
-    and barriers that not every thread reaches are caught; on a GPU it then runs on CuPy too and
+    output. The kernel always runs on the CPU backend first, with every sanitizer check on, where
+    out-of-bounds accesses, data races, reads of uninitialised shared memory, writes into read-only
+    arrays and barriers that not every thread reaches are caught; on a GPU it then runs on CuPy too and
     must give the same answer there. Compile errors, faults and wrong arguments are ❌ with the
     kernel's own message.
     """
@@ -224,7 +225,8 @@ def check_kernel(source: str, kernel_name: str, run: Callable, reference: Callab
     for backend_name in backends:
         with _kernel_backend(backend_name):
             try:
-                kernel = cuda.RawKernel(source, kernel_name, backend=backend_name)
+                # On the CPU every check is on: bounds, barriers, races, uninitialised shared memory.
+                kernel = cuda.RawKernel(source, kernel_name, backend=backend_name, sanitize=backend_name == "cpu")
             except Exception as error:
                 return _report(name, False, f"does not compile: {error}")
 

@@ -184,7 +184,7 @@ def _launchers(source: Source, kernels=None) -> str:
             names.append(name)
             cpp = p.cpp_type or p.ctype
             if p.pointer:
-                code.append(f"    __cc_register_allocation(args[{i}].data, (size_t)args[{i}].count);")
+                code.append(f"    __cc_register_allocation(args[{i}].data, (size_t)args[{i}].count, args[{i}].bits);")
             if p.pointer and cpp == "void":
                 code.append(f"    void* {name} = args[{i}].data;")
             elif p.pointer:
@@ -199,6 +199,8 @@ def _launchers(source: Source, kernels=None) -> str:
         code.append("}")
         code.append(f"__CC_EXPORT int __cc_launch_{_symbol(kernel.name)}(const long long* cfg, "
                     "const __cc_arg* args, __cc_fault* fault) {")
+        names = " / ".join(source.dynamic_shared) or "extern __shared__ memory"
+        code.append(f'    __cc_dyn_shared_name = "{names}";')
         code.append(f"    return __cc_launch(cfg, fault, __cc_run_{index}, args);")
         code.append("}")
     for name in source.globals:  # __constant__ and __device__ variables, for get_global
@@ -325,10 +327,11 @@ _lock = threading.Lock()
 _launch_lock = threading.Lock()
 
 
-def load(source: Source, options=(), kernel: str = "", extra=()) -> Module:
-    """The compiled module for `source`: from memory, from the disk cache, or compiled now."""
+def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool = False) -> Module:
+    """The compiled module for `source`: from memory, from the disk cache, or compiled now.
+    `sanitize` compiles in racecheck, initcheck and the read-only check (a separate module)."""
     extra = tuple(extra)
-    key = (source.text, tuple(options), tuple(k.name for k in extra))
+    key = (source.text, tuple(options), tuple(k.name for k in extra), sanitize)
     with _lock:
         if key in _modules:
             return _modules[key]
@@ -338,7 +341,7 @@ def load(source: Source, options=(), kernel: str = "", extra=()) -> Module:
                 "data. Reinstall it (pip install --force-reinstall ...) or run from a checkout."
             )
         compiler = find_compiler()
-        unit, flags = translation_unit(source, extra), _compiler_flags(options)
+        unit, flags = translation_unit(source, extra), _compiler_flags(options) + (["-D__CC_SANITIZE"] if sanitize else [])
         target = cache_dir() / f"{_cache_key(unit, flags, compiler)}.so"
         if target.exists() and (target.is_symlink() or target.stat().st_uid != os.getuid()):
             target.unlink()  # not ours: never load it, build our own
@@ -384,8 +387,11 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     kind, source = fault.kind, module.source
     block, thread = _xyz(fault.block), _xyz(fault.thread)
     line = fault.line or None
-    if kind in (OUT_OF_BOUNDS, SHARED_OUT_OF_BOUNDS, CRASH, STACK_OVERFLOW, TIMEOUT, ARRAY_OUT_OF_BOUNDS):
+    if kind in (OUT_OF_BOUNDS, SHARED_OUT_OF_BOUNDS, CRASH, STACK_OVERFLOW, TIMEOUT, ARRAY_OUT_OF_BOUNDS, RACE,
+                UNINITIALIZED, GLOBAL_RACE, READ_ONLY):
         line = module.line_of(fault.code_offset) or line
+    if kind == TIMEOUT and fault.address and not module.line_of(fault.code_offset):
+        line = module.line_of(fault.address) or line  # stopped inside the sanitizer: its last access
     index, length = fault.index, fault.length
 
     if kind == OUT_OF_BOUNDS:
@@ -446,6 +452,45 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 f"{name} has {length} element{'s' * (length != 1)} (valid indices 0 to {length - 1})")
         hint = ("Make the array as large as the threads that index it (e.g. [blockDim.x] elements: a #define or "
                 "template constant), or guard the access.")
+    elif kind == RACE:
+        other, element = _xyz(fault.other_thread), fault.text.decode(errors="replace")
+        other_line = module.line_of(fault.address)
+        verbs = {1: ("reads", "read"), 2: ("writes", "wrote")}
+        first, second = verbs.get(fault.other_op, ("uses", "used"))[1], verbs.get(fault.op, ("uses", "used"))[0]
+        at_other = f"line {other_line}" if other_line else "another line"
+        what = (f"has a data race on shared memory {element}: thread {other} {first} it at {at_other}, and thread "
+                f"{thread} {second} it at line {line}, with no __syncthreads() between them, so the result "
+                "depends on which thread runs first")
+        if other_line and line:
+            place = (f"between line {other_line}, where thread {other} {verbs.get(fault.other_op, ('uses',))[0]} "
+                     f"`{element}`, and line {line}, where thread {thread} {second} it")
+            if other_line >= line:
+                place += " (the next time round the loop: put the barrier at the end of the loop's body)"
+        else:
+            place = "between the two accesses"
+        hint = (f"Add __syncthreads() {place}, where every thread of the block reaches it (not inside an if). "
+                "Threads of one warp can use __syncwarp() instead.")
+    elif kind == UNINITIALIZED:
+        element = fault.text.decode(errors="replace")
+        what = (f"reads shared memory {element}, which no thread of block {block} has written in this launch: on a GPU "
+                "shared memory starts with whatever the previous block left there")
+        hint = ("Write every element before any thread reads it (e.g. fill the array, then __syncthreads()), "
+                "or make the reads stay within the elements the block wrote.")
+    elif kind == GLOBAL_RACE:
+        name, _, _ = arrays.get(fault.base, ("an argument array", 0, 0))
+        other, other_block = _xyz(fault.other_thread), _xyz(fault.other_block)
+        other_line = module.line_of(fault.address)
+        who = f"thread {other}" + (f" of block {other_block}" if other_block != block else "")
+        what = (f"writes {name}[{index}], which {who} also wrote{f' at line {other_line}' if other_line else ''} in this "
+                "launch, without an atomic: on a GPU one of the two writes is lost")
+        hint = (f"If the threads add to the same element, use atomicAdd(&{name}[{index}], value) (or atomicMax, ...); "
+                "if each element should have one writer, check how the index is computed.")
+    elif kind == READ_ONLY:
+        name, _, _ = arrays.get(fault.base, ("an argument array", 0, 0))
+        what = (f"writes {name}[{index}], but {name} is read-only: a `const` parameter written through a cast, or a "
+                "NumPy array with writeable=False")
+        hint = ("Write results into an output array. If the kernel must update this one, declare the parameter "
+                "without const and pass a writable array.")
     elif kind == BAD_ARGUMENT:
         p = kernel.params[index] if 0 <= index < len(kernel.params) else None
         pname = f"'{p.name}' ({p})" if p else f"number {index}"

@@ -80,13 +80,15 @@ class RawKernel:
     to find such a bug.
     """
 
-    def __init__(self, code: str, name: str, *, backend: str = "auto", options=(), time_limit=None):
+    def __init__(self, code: str, name: str, *, backend: str = "auto", options=(), time_limit=None,
+                 sanitize=None):
         if not isinstance(code, str):
             raise TypeError(f"code must be the kernel's CUDA C source as a str, got {type(code).__name__}")
         if not isinstance(name, str):
             raise TypeError(f"name must be the kernel's name as a str, got {type(name).__name__}")
         self.code, self.name, self.options = code, name, tuple(options)
         self.backend = _choose_backend(backend)
+        self.sanitize = choose_sanitize(sanitize, backend)
         limit = time_limit if time_limit is not None else os.environ.get("COURSE_CUDA_TIME_LIMIT", DEFAULT_TIME_LIMIT)
         self.time_limit = float(limit)
         if not self.time_limit > 0:
@@ -112,7 +114,7 @@ class RawKernel:
             if self._module is not None:
                 self._compiled = self._module._function(self.name)
             elif self.backend == "cpu":
-                self._compiled = cpu.load(self._source, self.options, self.name)
+                self._compiled = cpu.load(self._source, self.options, self.name, sanitize=self.sanitize)
             else:
                 self._compiled = _CupyKernel(self.code, self.name, self.options)
         return self
@@ -152,7 +154,7 @@ class RawModule:
     """
 
     def __init__(self, code: str | None = None, *, path=None, options=(), name_expressions=None,
-                 backend: str = "auto", time_limit=None, **cupy_only):
+                 backend: str = "auto", time_limit=None, sanitize=None, **cupy_only):
         if code is None and path is not None:
             with open(path, encoding="utf-8") as file:
                 code = file.read()
@@ -163,6 +165,7 @@ class RawModule:
         self.code, self.options = code, tuple(options)
         self.name_expressions = tuple(name_expressions or ())
         self.backend = _choose_backend(backend)
+        self.sanitize = choose_sanitize(sanitize, backend)
         self.time_limit = time_limit
         self._cupy_only = cupy_only  # e.g. jitify=True: passed to CuPy, meaningless on the CPU
         self._source = _parse(code, self.options)
@@ -190,6 +193,7 @@ class RawModule:
         function = RawKernel.__new__(RawKernel)
         function.code, function.name, function.options = self.code, name, self.options
         function.backend, function._source, function._kernel = self.backend, self._source, kernel
+        function.sanitize = self.sanitize
         limit = self.time_limit if self.time_limit is not None else os.environ.get("COURSE_CUDA_TIME_LIMIT",
                                                                                    DEFAULT_TIME_LIMIT)
         function.time_limit = float(limit)
@@ -214,7 +218,8 @@ class RawModule:
     def _load(self):
         if self._loaded is None:
             if self.backend == "cpu":
-                self._loaded = cpu.load(self._source, self.options, "", tuple(self._instances.values()))
+                self._loaded = cpu.load(self._source, self.options, "", tuple(self._instances.values()),
+                                        sanitize=self.sanitize)
             else:
                 import cupy
 
@@ -234,6 +239,22 @@ class RawModule:
         if self.backend == "cpu":
             return module
         return _CupyKernel(self.code, name, self.options, function=module.get_function(name))
+
+
+def choose_sanitize(wanted, backend_argument: str) -> bool:
+    """Whether CPU launches run racecheck, initcheck and the read-only check (they cost several
+    times the run time): `sanitize=True/False` if given, else $COURSE_CUDA_SANITIZE=1/0, else on
+    when the kernel was asked for backend="cpu" (a debugging run) and off for "auto" (timing)."""
+    if wanted is not None:
+        return bool(wanted)
+    flag = os.environ.get("COURSE_CUDA_SANITIZE", "").strip().lower()
+    if flag in ("1", "true", "yes", "on"):
+        return True
+    if flag in ("0", "false", "no", "off"):
+        return False
+    if flag:
+        raise ValueError(f"COURSE_CUDA_SANITIZE={flag!r}: use 1 or 0, or unset it")
+    return backend_argument == "cpu"
 
 
 def _choose_backend(wanted: str) -> str:
@@ -457,7 +478,8 @@ def _pack_for_cpu(kernel: Kernel, values: list) -> tuple[list, dict, list]:
     for p, v in zip(kernel.params, values):
         if p.pointer or p.by_value_struct:
             address = v.__array_interface__["data"][0]
-            packed.append(cpu._Arg(address, v.nbytes, 0))
+            read_only = p.pointer and (p.const or not v.flags.writeable)
+            packed.append(cpu._Arg(address, v.nbytes, v.itemsize | (read_only << 32) if p.pointer else 0))
             keep.append(v)
             if p.pointer:
                 arrays.setdefault(address, (p.name, v.size // p.lanes, v.itemsize * p.lanes))

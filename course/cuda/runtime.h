@@ -229,6 +229,7 @@ static __cc_fault* __cc_fault_out;      // where the current launch reports a fa
 static sigjmp_buf __cc_launch_env;      // where a fault jumps back to
 static uintptr_t __cc_module_base;      // load address of this module, for code offsets
 static char* __cc_dyn_shared;           // extern __shared__ memory of the current block
+static const char* __cc_dyn_shared_name = "extern __shared__ memory";  // its array's name(s)
 static size_t __cc_dyn_shared_bytes;
 
 static inline uint64_t __cc_code_offset(const void* pc) {
@@ -262,7 +263,58 @@ __attribute__((noreturn, noinline, cold)) static void __cc_out_of_bounds(
     __cc_fail(shared ? __CC_SHARED_OUT_OF_BOUNDS : __CC_OUT_OF_BOUNDS, 0);
 }
 
-#define __CC_IF_INTEGER(I) class = typename std::enable_if<std::is_integral<I>::value>::type
+
+// ---------------------------------------------------------------------------------------
+// The sanitizer (racecheck, initcheck, read-only writes; compiled in with -D__CC_SANITIZE).
+// Every access to shared or global memory goes through __cc_note: one instrumentation point,
+// which records who touched each byte in which barrier interval ("epoch").
+// ---------------------------------------------------------------------------------------
+
+enum { __CC_READ = 1, __CC_WRITE = 2, __CC_ATOMIC = 3, __CC_TOUCH = 4 };
+
+#ifdef __CC_SANITIZE
+static const bool __cc_sanitizing = true;
+#else
+static const bool __cc_sanitizing = false;
+#endif
+
+static uint32_t __cc_epoch = 1;         // grows at every block start and every barrier
+static uint32_t __cc_block_epoch = 1;   // the epoch the running block started in
+static uint32_t __cc_launch_id;         // grows at every launch
+static uint32_t __cc_warp_epoch[32];    // grows when a warp-level call of that warp completes
+static uint32_t __cc_block_linear;
+
+static inline unsigned __cc_tid() { return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); }
+
+static inline void __cc_new_epoch() { __cc_epoch++; }
+static inline void __cc_new_block() {
+    __cc_block_epoch = ++__cc_epoch;
+    __cc_block_linear = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+}
+
+// What the shadow of one byte of shared memory remembers about the current block.
+struct __cc_shadow_byte {
+    uint32_t w_epoch, r_epoch;     // epochs of the last write and the last read
+    uint32_t w_warp, r_warp_epoch; // warp epochs then (lanes of one warp ordered by __syncwarp)
+    uint32_t w_site, r_site;       // code offsets of those accesses (→ source lines)
+    uint16_t writer, reader;       // linear thread ids
+    int16_t r_warps;               // the warp all readers of this epoch belong to, or -1
+    uint8_t w_atomic, r_many;
+};
+struct __cc_shared_region {
+    char* base;
+    size_t bytes, row_bytes;       // row_bytes: a 2-D array's row, to name tile[r][c]
+    const char* name;
+    __cc_shadow_byte* shadow;
+};
+static __cc_shared_region __cc_shared_regions[64];
+static int __cc_shared_region_count;
+
+// The shadow of one element of an argument array: its last writer in this launch.
+struct __cc_shadow_word {
+    uint32_t launch, block, epoch, site;
+    uint32_t tid;
+};
 
 // The memory a launch knows: its argument arrays and its dynamic shared memory. A raw pointer
 // that points into one of them (made with `&a[i]` or a C cast, say) gets that allocation's
@@ -270,6 +322,10 @@ __attribute__((noreturn, noinline, cold)) static void __cc_out_of_bounds(
 struct __cc_allocation {
     char* base;
     size_t bytes;
+    size_t item;                   // the NumPy itemsize: the unit of the write-race shadow
+    bool read_only;
+    __cc_shadow_word* shadow;      // sanitizer only
+    size_t shadow_count;
 };
 static __cc_allocation __cc_allocations[64];
 static int __cc_allocation_count;
@@ -283,10 +339,204 @@ static inline const __cc_allocation* __cc_find_allocation(const volatile void* r
     return nullptr;
 }
 
-static inline void __cc_register_allocation(void* base, size_t bytes) {
-    if (__cc_allocation_count < (int)(sizeof __cc_allocations / sizeof __cc_allocations[0]) && base && bytes)
-        __cc_allocations[__cc_allocation_count++] = {(char*)base, bytes};
+static inline void __cc_enter_unsafe();
+static inline void __cc_leave_unsafe();
+
+// `flags`: the element size (low 32 bits) and 1 << 32 when the array is read-only.
+static inline void __cc_register_allocation(void* base, size_t bytes, uint64_t flags = 0) {
+    if (!base || !bytes) return;
+    bool read_only = (flags >> 32) & 1;
+    size_t item = (size_t)(flags & 0xffffffffu);
+    for (int i = 0; i < __cc_allocation_count; i++)
+        if (__cc_allocations[i].base == (char*)base) {  // the same array passed twice
+            __cc_allocations[i].read_only = __cc_allocations[i].read_only && read_only;
+            return;
+        }
+    if (__cc_allocation_count >= (int)(sizeof __cc_allocations / sizeof __cc_allocations[0])) return;
+    __cc_allocation a = {(char*)base, bytes, item ? item : 1, read_only, nullptr, 0};
+    if (__cc_sanitizing && !read_only && item) {
+        a.shadow_count = bytes / a.item;
+        __cc_enter_unsafe();
+        a.shadow = (__cc_shadow_word*)calloc(a.shadow_count ? a.shadow_count : 1, sizeof(__cc_shadow_word));
+        __cc_leave_unsafe();
+    }
+    __cc_allocations[__cc_allocation_count++] = a;
 }
+static void __cc_release_allocations() {
+    for (int i = 0; i < __cc_allocation_count; i++) free(__cc_allocations[i].shadow);
+    __cc_allocation_count = 0;
+}
+
+static inline void __cc_register_shared(void* base, size_t bytes, size_t row_bytes, const char* name) {
+    if (!__cc_sanitizing || !base || !bytes) return;
+    for (int i = 0; i < __cc_shared_region_count; i++) {
+        __cc_shared_region& r = __cc_shared_regions[i];
+        if (r.base == (char*)base) {
+            if (r.bytes >= bytes) { r.name = name; return; }
+            free(r.shadow);  // the dynamic shared memory grew: a new shadow
+            r.shadow = (__cc_shadow_byte*)calloc(bytes, sizeof(__cc_shadow_byte));
+            r.bytes = bytes, r.row_bytes = row_bytes, r.name = name;
+            return;
+        }
+    }
+    if (__cc_shared_region_count >= 64) return;
+    __cc_enter_unsafe();
+    __cc_shadow_byte* shadow = (__cc_shadow_byte*)calloc(bytes, sizeof(__cc_shadow_byte));
+    __cc_leave_unsafe();
+    __cc_shared_regions[__cc_shared_region_count++] = {(char*)base, bytes, row_bytes, name, shadow};
+}
+
+static void __cc_other_thread(unsigned tid, unsigned block) {
+    __cc_fault* f = __cc_fault_out;
+    f->other_thread[0] = tid % blockDim.x;
+    f->other_thread[1] = tid / blockDim.x % blockDim.y;
+    f->other_thread[2] = tid / (blockDim.x * blockDim.y);
+    f->other_block[0] = block % gridDim.x;
+    f->other_block[1] = block / gridDim.x % gridDim.y;
+    f->other_block[2] = block / (gridDim.x * gridDim.y);
+}
+
+__attribute__((noreturn, noinline, cold)) static void __cc_shared_fault(
+    int kind, const __cc_shared_region& r, size_t offset, size_t size, uint32_t site, int op,
+    unsigned other, uint32_t other_site, int other_op) {
+    __cc_fault* f = __cc_fault_out;
+    f->code_offset = site;
+    f->address = other_site;
+    f->op = op, f->other_op = other_op;
+    f->element_bytes = (int64_t)size;
+    f->index = (int64_t)(offset / size);
+    f->base = (uint64_t)(uintptr_t)r.base;
+    __cc_other_thread(other, __cc_block_linear);
+    if (r.row_bytes && r.row_bytes % size == 0)
+        snprintf(f->text, sizeof f->text, "%s[%zu][%zu]", r.name ? r.name : "shared", offset / r.row_bytes,
+                 offset % r.row_bytes / size);
+    else
+        snprintf(f->text, sizeof f->text, "%s[%zu]", r.name ? r.name : "shared", offset / size);
+    __cc_fail(kind, 0);
+}
+
+// Two accesses of lanes of one warp are ordered when a warp-level call completed in between.
+static inline bool __cc_warp_ordered(unsigned a, unsigned b, uint32_t warp_epoch_then) {
+    return a / 32 == b / 32 && __cc_warp_epoch[(a / 32) & 31] != warp_epoch_then;
+}
+
+static void __cc_note_shared(const __cc_shared_region& r, size_t offset, size_t size, int kind, uint32_t site) {
+    unsigned me = __cc_tid();
+    uint32_t epoch = __cc_epoch, wep = __cc_warp_epoch[(me / 32) & 31];
+    for (size_t b = offset; b < offset + size && b < r.bytes; b++) {
+        __cc_shadow_byte& s = r.shadow[b];
+        bool written = s.w_epoch >= __cc_block_epoch;
+        if (kind == __CC_TOUCH) {  // a struct member access: counts as written, never a hazard
+            s.w_epoch = epoch, s.writer = (uint16_t)me, s.w_warp = wep, s.w_site = site, s.w_atomic = 1;
+            continue;
+        }
+        if ((kind == __CC_READ || kind == __CC_ATOMIC) && !written)
+            __cc_shared_fault(__CC_UNINITIALIZED, r, offset, size, site, kind, me, 0, 0);
+        if (kind == __CC_ATOMIC) {  // atomics are not hazards
+            s.w_epoch = epoch, s.writer = (uint16_t)me, s.w_warp = wep, s.w_site = site, s.w_atomic = 1;
+            continue;
+        }
+        bool write_race = s.w_epoch == epoch && s.writer != me && !s.w_atomic && !__cc_warp_ordered(me, s.writer, s.w_warp);
+        if (write_race)
+            __cc_shared_fault(__CC_RACE, r, offset, size, site, kind, s.writer, s.w_site, __CC_WRITE);
+        if (kind == __CC_WRITE) {
+            bool read_race = s.r_epoch == epoch && (s.reader != me || s.r_many) &&
+                             !(s.r_warps == (int16_t)(me / 32) && __cc_warp_epoch[(me / 32) & 31] != s.r_warp_epoch);
+            if (read_race)
+                __cc_shared_fault(__CC_RACE, r, offset, size, site, kind, s.reader, s.r_site, __CC_READ);
+            s.w_epoch = epoch, s.writer = (uint16_t)me, s.w_warp = wep, s.w_site = site, s.w_atomic = 0;
+        } else {
+            if (s.r_epoch != epoch) {
+                s.r_epoch = epoch, s.reader = (uint16_t)me, s.r_many = 0, s.r_warps = (int16_t)(me / 32);
+            } else if (s.reader != me) {
+                s.r_many = 1;
+                if (s.r_warps != (int16_t)(me / 32)) s.r_warps = -1;
+            }
+            s.r_warp_epoch = wep, s.r_site = site;
+        }
+    }
+}
+
+static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int kind, uint32_t site) {
+    if (kind == __CC_READ || kind == __CC_TOUCH) return;
+    if (a.read_only && kind != __CC_READ) {
+        __cc_fault* f = __cc_fault_out;
+        f->code_offset = site;
+        f->base = (uint64_t)(uintptr_t)a.base;
+        f->index = (int64_t)(offset / size);
+        f->element_bytes = (int64_t)size;
+        __cc_fail(__CC_READ_ONLY, 0);
+    }
+    if (kind == __CC_ATOMIC || !a.shadow) return;
+    size_t word = offset / a.item;
+    if (word >= a.shadow_count) return;
+    __cc_shadow_word& w = a.shadow[word];
+    unsigned me = __cc_tid();
+    if (w.launch == __cc_launch_id && !(w.tid == me && w.block == __cc_block_linear) &&
+        (w.block != __cc_block_linear || w.epoch == __cc_epoch)) {
+        __cc_fault* f = __cc_fault_out;
+        f->code_offset = site;
+        f->address = w.site;
+        f->base = (uint64_t)(uintptr_t)a.base;
+        f->index = (int64_t)(offset / size);
+        f->element_bytes = (int64_t)size;
+        __cc_other_thread(w.tid, w.block);
+        __cc_fail(__CC_GLOBAL_RACE, 0);
+    }
+    w.launch = __cc_launch_id, w.block = __cc_block_linear, w.epoch = __cc_epoch, w.site = site, w.tid = me;
+}
+
+// The one instrumentation point: every access to shared or global memory in a sanitized build.
+static volatile uint32_t __cc_last_site;  // where the last noted access was: names a timeout's line
+
+__attribute__((noinline)) static void __cc_note(const volatile void* address, size_t size, int kind) {
+    uint32_t site = (uint32_t)__cc_code_offset(__builtin_return_address(0));
+    __cc_last_site = site;
+    const char* p = (const char*)address;
+    for (int i = 0; i < __cc_shared_region_count; i++) {
+        __cc_shared_region& r = __cc_shared_regions[i];
+        if (p >= r.base && p < r.base + r.bytes) return __cc_note_shared(r, (size_t)(p - r.base), size, kind, site);
+    }
+    for (int i = 0; i < __cc_allocation_count; i++) {
+        __cc_allocation& a = __cc_allocations[i];
+        if (p >= a.base && p < a.base + a.bytes) return __cc_note_global(a, (size_t)(p - a.base), size, kind, site);
+    }
+}
+
+template <class T> static inline const T& __cc_val(const T& v) { return v; }
+template <class T> using __cc_value_t = typename std::remove_cv<typename std::remove_reference<T>::type>::type;
+
+// source.py wraps every access in a kernel's body: __cc_r(s[i]) for a read, __cc_w(s[i]) = v
+// for a write, __cc_rw(s[i]) += v for both. In a plain build they are nothing; in a sanitized
+// one each tells __cc_note which bytes the thread touched, and how.
+template <class T>
+__attribute__((always_inline)) static inline T&& __cc_r(T&& x) {
+    if (__cc_sanitizing) __cc_note(__builtin_addressof(x), sizeof x, __CC_READ);
+    return static_cast<T&&>(x);
+}
+template <class T>
+__attribute__((always_inline)) static inline T&& __cc_w(T&& x) {
+    if (__cc_sanitizing) __cc_note(__builtin_addressof(x), sizeof x, __CC_WRITE);
+    return static_cast<T&&>(x);
+}
+template <class T>
+__attribute__((always_inline)) static inline T&& __cc_rw(T&& x) {
+    if (__cc_sanitizing) {
+        __cc_note(__builtin_addressof(x), sizeof x, __CC_READ);
+        __cc_note(__builtin_addressof(x), sizeof x, __CC_WRITE);
+    }
+    return static_cast<T&&>(x);
+}
+
+#define __CC_IF_INTEGER(I) class = typename std::enable_if<std::is_integral<__cc_value_t<I>>::value>::type
+
+// Element access of a checked pointer or view: a plain reference (source.py adds the notes).
+template <class T>
+struct __cc_access_type {
+    typedef T& type;
+};
+template <class T>
+__attribute__((always_inline)) static inline T& __cc_element(T* p) { return *p; }
 
 // A pointer that knows the array it points into. Accessing p[i] checks that the element's
 // index in that array, index + i, is below `count`: one comparison, as cheap as it gets.
@@ -346,8 +596,11 @@ struct __cc_ptr {
             __cc_out_of_bounds(array, (long long)index + i, (long long)count, (long long)__cc_size);
     }
     template <class I, __CC_IF_INTEGER(I)>
-    __attribute__((always_inline)) T& operator[](I i) const { check((long long)i); return p[i]; }
-    __attribute__((always_inline)) T& operator*() const { check(0); return *p; }
+    __attribute__((always_inline)) typename __cc_access_type<T>::type operator[](I i) const {
+        check((long long)i);
+        return __cc_element(p + i);
+    }
+    __attribute__((always_inline)) typename __cc_access_type<T>::type operator*() const { check(0); return __cc_element(p); }
     __attribute__((always_inline)) T* operator->() const { check(0); return p; }
 
     // Handing the pointer to plain C code gives up the check.
@@ -462,11 +715,11 @@ struct __cc_view {
     }
     template <class I, __CC_IF_INTEGER(I), class U = E>
     __attribute__((always_inline)) auto operator[](I i) const
-        -> typename std::enable_if<!std::is_array<U>::value, U&>::type {
+        -> typename std::enable_if<!std::is_array<U>::value, typename __cc_access_type<U>::type>::type {
         check((long long)i);
-        return p[i];
+        return __cc_element(p + i);
     }
-    __attribute__((always_inline)) E& operator*() const { check(0); return *p; }
+    __attribute__((always_inline)) typename __cc_access_type<E>::type operator*() const { check(0); return __cc_element(p); }
     __cc_ptr<E> ptr() const { return __cc_ptr<E>(p, 0, n, (const void*)p); }
     template <class U, class = typename std::enable_if<std::is_convertible<E*, U*>::value>::type>
     operator __cc_ptr<U>() const { return ptr(); }
@@ -477,9 +730,10 @@ struct __cc_view {
     __cc_ptr<E> operator+(I i) const { return ptr() + i; }
 };
 template <class E, size_t N>
-static inline __cc_view<E> __cc_make_view(E (&a)[N], const char* name, int shared) { return {a, N, name, shared, 0}; }
-template <class E, size_t N>
-static inline __cc_view<const E> __cc_make_view(const E (&a)[N], const char* name, int shared) { return {a, N, name, shared, 0}; }
+static inline __cc_view<E> __cc_make_view(E (&a)[N], const char* name, int shared) {
+    if (__cc_sanitizing && shared) __cc_register_shared((void*)a, sizeof a, std::is_array<E>::value ? sizeof(E) : 0, name);
+    return {a, N, name, shared, 0};
+}
 
 // `extern __shared__ float s[];` becomes `static __cc_dynamic_shared<float> s;`: the launch's
 // shared_mem bytes, checked like an argument array.
@@ -492,8 +746,8 @@ struct __cc_dynamic_shared {
     __cc_ptr<T> operator-(I i) const { return get() - i;
     }
     template <class I, __CC_IF_INTEGER(I)>
-    __attribute__((always_inline)) T& operator[](I i) const { return get()[i]; }
-    __attribute__((always_inline)) T& operator*() const { return *get(); }
+    __attribute__((always_inline)) typename __cc_access_type<T>::type operator[](I i) const { return get()[i]; }
+    __attribute__((always_inline)) typename __cc_access_type<T>::type operator*() const { return *get(); }
     template <class U, class = typename std::enable_if<std::is_convertible<T*, U*>::value>::type>
     operator __cc_ptr<U>() const { return get(); }
     operator T*() const { return (T*)__cc_dyn_shared; }
@@ -883,7 +1137,9 @@ static inline __half __float2half_rz(float f) {  // toward zero: drop the bits
 // ---------------------------------------------------------------------------------------
 
 #define __CC_ATOMIC(NAME, T, UPDATE) \
-    static inline T NAME(T* address, T val) { T old = *address; *address = (UPDATE); return old; }
+    __attribute__((always_inline)) static inline T NAME(T* address, T val) { \
+        if (__cc_sanitizing) __cc_note(address, sizeof(T), __CC_ATOMIC); \
+        T old = *address; *address = (UPDATE); return old; }
 #define __CC_ATOMIC_ALL_INTS(NAME, UPDATE) \
     __CC_ATOMIC(NAME, int, UPDATE) \
     __CC_ATOMIC(NAME, unsigned int, UPDATE) \
@@ -911,7 +1167,8 @@ __CC_ATOMIC(atomicInc, unsigned int, old >= val ? 0u : old + 1u)
 __CC_ATOMIC(atomicDec, unsigned int, (old == 0u || old > val) ? val : old - 1u)
 
 #define __CC_ATOMIC_CAS(T) \
-    static inline T atomicCAS(T* address, T compare, T val) { \
+    __attribute__((always_inline)) static inline T atomicCAS(T* address, T compare, T val) { \
+        if (__cc_sanitizing) __cc_note(address, sizeof(T), __CC_ATOMIC); \
         T old = *address; if (old == compare) *address = val; return old; }
 __CC_ATOMIC_CAS(int)
 __CC_ATOMIC_CAS(unsigned int)
@@ -921,14 +1178,18 @@ __CC_ATOMIC_CAS(unsigned short)
 // atomicAdd(counts + bin, 1) on a checked pointer: check, then use the overloads above.
 #define __CC_ATOMIC_CHECKED(NAME) \
     template <class T, class V> \
-    static inline auto NAME(const __cc_ptr<T>& p, V v) -> decltype(NAME(&*p, v)) { return NAME(&*p, v); }
+    static inline auto NAME(const __cc_ptr<T>& p, V v) -> decltype(NAME(p.p, v)) { \
+        p.check(0); \
+        return NAME(p.p, v); \
+    }
 __CC_ATOMIC_CHECKED(atomicAdd) __CC_ATOMIC_CHECKED(atomicSub) __CC_ATOMIC_CHECKED(atomicExch)
 __CC_ATOMIC_CHECKED(atomicMin) __CC_ATOMIC_CHECKED(atomicMax) __CC_ATOMIC_CHECKED(atomicAnd)
 __CC_ATOMIC_CHECKED(atomicOr) __CC_ATOMIC_CHECKED(atomicXor) __CC_ATOMIC_CHECKED(atomicInc)
 __CC_ATOMIC_CHECKED(atomicDec)
 template <class T, class V, class W>
-static inline auto atomicCAS(const __cc_ptr<T>& p, V c, W v) -> decltype(atomicCAS(&*p, c, v)) {
-    return atomicCAS(&*p, c, v);
+static inline auto atomicCAS(const __cc_ptr<T>& p, V c, W v) -> decltype(atomicCAS(p.p, c, v)) {
+    p.check(0);
+    return atomicCAS(p.p, c, v);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1351,6 +1612,7 @@ static bool __cc_resolve_warps(int threads, bool converge) {
                         memcpy(__cc_fibers[base + k].wresult, &active, 4);
                         __cc_fibers[base + k].state = __CC_RUNNABLE;
                     }
+                __cc_warp_epoch[(base / 32) & 31]++;
                 progress = true;
                 continue;
             }
@@ -1432,6 +1694,7 @@ static bool __cc_resolve_warps(int threads, bool converge) {
             }
             for (int k = 0; k < 32; k++)
                 if (mask >> k & 1) __cc_fibers[base + k].state = __CC_RUNNABLE;
+            __cc_warp_epoch[(base / 32) & 31]++;
             progress = true;
         }
     }
@@ -1481,6 +1744,7 @@ static void __cc_run_block_as_fibers(int threads) {
                                first_waiting->barrier_line, 0);
         __cc_barrier_count = count;
         __cc_last_barrier_line = first_waiting->barrier_line;
+        __cc_new_epoch();
         for (int i = 0; i < threads; i++) __cc_fibers[i].state = __CC_RUNNABLE;
     }
 }
@@ -1504,6 +1768,7 @@ static void __cc_run_with_fibers(Body& body_object) {
         for (unsigned y = 0; y < g.y; y++)
             for (unsigned x = 0; x < g.x; x++) {
                 blockIdx = {x, y, z};
+                __cc_new_block();
                 __cc_run_block_as_fibers(threads);
             }
 }
@@ -1519,6 +1784,7 @@ static inline __attribute__((always_inline)) void __cc_run_in_loops(Body& body) 
         for (unsigned by = 0; by < g.y; by++)
             for (unsigned bx = 0; bx < g.x; bx++) {
                 blockIdx = {bx, by, bz};
+                __cc_new_block();
                 for (unsigned tz = 0; tz < b.z; tz++)
                     for (unsigned ty = 0; ty < b.y; ty++) {
                         threadIdx.y = ty, threadIdx.z = tz;
@@ -1553,31 +1819,22 @@ static inline unsigned __cc_warp_vote(int op, unsigned mask, unsigned value, int
     return out;
 }
 
-template <class T> static inline T __shfl_sync(unsigned mask, T var, int src, int width = 32, __CC_LINE) {
-    return __cc_warp_exchange(__CC_W_SHFL, mask, var, src, width, __cc_line);
-}
-template <class T> static inline T __shfl_up_sync(unsigned mask, T var, unsigned delta, int width = 32, __CC_LINE) {
-    return __cc_warp_exchange(__CC_W_UP, mask, var, (int)delta, width, __cc_line);
-}
-template <class T> static inline T __shfl_down_sync(unsigned mask, T var, unsigned delta, int width = 32, __CC_LINE) {
-    return __cc_warp_exchange(__CC_W_DOWN, mask, var, (int)delta, width, __cc_line);
-}
-template <class T> static inline T __shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = 32, __CC_LINE) {
-    return __cc_warp_exchange(__CC_W_XOR, mask, var, lane_mask, width, __cc_line);
-}
+// (Values come as `const T&` and are read into a plain value: s[i] of a sanitized build is a
+// reference object, and it is the number that is exchanged.)
+#define __CC_SHFL(NAME, OP, MASK, ...) \
+    template <class T> static inline __cc_value_t<T> NAME(__VA_ARGS__) { \
+        __cc_value_t<T> v = var; \
+        return __cc_warp_exchange(OP, MASK, v, (int)lane, width, __cc_line); \
+    }
+__CC_SHFL(__shfl_sync, __CC_W_SHFL, mask, unsigned mask, const T& var, int lane, int width = 32, __CC_LINE)
+__CC_SHFL(__shfl_up_sync, __CC_W_UP, mask, unsigned mask, const T& var, unsigned lane, int width = 32, __CC_LINE)
+__CC_SHFL(__shfl_down_sync, __CC_W_DOWN, mask, unsigned mask, const T& var, unsigned lane, int width = 32, __CC_LINE)
+__CC_SHFL(__shfl_xor_sync, __CC_W_XOR, mask, unsigned mask, const T& var, int lane, int width = 32, __CC_LINE)
 // The pre-CUDA 9 spellings (no mask: the whole warp).
-template <class T> static inline T __shfl(T var, int src, int width = 32, __CC_LINE) {
-    return __cc_warp_exchange(__CC_W_SHFL, __CC_FULL, var, src, width, __cc_line);
-}
-template <class T> static inline T __shfl_up(T var, unsigned delta, int width = 32, __CC_LINE) {
-    return __cc_warp_exchange(__CC_W_UP, __CC_FULL, var, (int)delta, width, __cc_line);
-}
-template <class T> static inline T __shfl_down(T var, unsigned delta, int width = 32, __CC_LINE) {
-    return __cc_warp_exchange(__CC_W_DOWN, __CC_FULL, var, (int)delta, width, __cc_line);
-}
-template <class T> static inline T __shfl_xor(T var, int lane_mask, int width = 32, __CC_LINE) {
-    return __cc_warp_exchange(__CC_W_XOR, __CC_FULL, var, lane_mask, width, __cc_line);
-}
+__CC_SHFL(__shfl, __CC_W_SHFL, __CC_FULL, const T& var, int lane, int width = 32, __CC_LINE)
+__CC_SHFL(__shfl_up, __CC_W_UP, __CC_FULL, const T& var, unsigned lane, int width = 32, __CC_LINE)
+__CC_SHFL(__shfl_down, __CC_W_DOWN, __CC_FULL, const T& var, unsigned lane, int width = 32, __CC_LINE)
+__CC_SHFL(__shfl_xor, __CC_W_XOR, __CC_FULL, const T& var, int lane, int width = 32, __CC_LINE)
 static inline unsigned __ballot_sync(unsigned mask, int p, __CC_LINE) { return __cc_warp_vote(__CC_W_BALLOT, mask, p != 0, __cc_line); }
 static inline int __any_sync(unsigned mask, int p, __CC_LINE) { return (int)__cc_warp_vote(__CC_W_ANY, mask, p != 0, __cc_line); }
 static inline int __all_sync(unsigned mask, int p, __CC_LINE) { return (int)__cc_warp_vote(__CC_W_ALL, mask, p != 0, __cc_line); }
@@ -1596,12 +1853,14 @@ static inline int __reduce_max_sync(unsigned mask, int v, __CC_LINE) { return (i
 static inline unsigned __reduce_and_sync(unsigned mask, unsigned v, __CC_LINE) { return __cc_warp_vote(__CC_W_AND, mask, v, __cc_line); }
 static inline unsigned __reduce_or_sync(unsigned mask, unsigned v, __CC_LINE) { return __cc_warp_vote(__CC_W_OR, mask, v, __cc_line); }
 static inline unsigned __reduce_xor_sync(unsigned mask, unsigned v, __CC_LINE) { return __cc_warp_vote(__CC_W_XOR_R, mask, v, __cc_line); }
-template <class T> static inline unsigned __match_any_sync(unsigned mask, T v, __CC_LINE) {
+template <class T> static inline unsigned __match_any_sync(unsigned mask, const T& value, __CC_LINE) {
+    __cc_value_t<T> v = value;
     unsigned out;
     __cc_warp_meet(__CC_W_MATCH_ANY, mask, &v, (int)sizeof(T), 0, 32, __cc_line, &out, 4);
     return out;
 }
-template <class T> static inline unsigned __match_all_sync(unsigned mask, T v, int* pred, __CC_LINE) {
+template <class T> static inline unsigned __match_all_sync(unsigned mask, const T& value, int* pred, __CC_LINE) {
+    __cc_value_t<T> v = value;
     unsigned out;
     __cc_warp_meet(__CC_W_MATCH_ALL, mask, &v, (int)sizeof(T), 0, 32, __cc_line, &out, 4);
     *pred = out != 0;
@@ -1663,24 +1922,28 @@ struct thread_block_tile : thread_group {
     static constexpr unsigned num_threads() { return N; }
     static constexpr unsigned size() { return N; }
     unsigned thread_rank() const { return __cc_linear_tid() % N; }
-    template <class T> T shfl(T v, int src, __CC_LINE) const {
+    template <class T> __cc_value_t<T> shfl(const T& value, int src, __CC_LINE) const {
+        __cc_value_t<T> v = value;
         return __cc_warp_exchange(__CC_W_SHFL, __cc_mask(), v, src, N, __cc_line);
     }
-    template <class T> T shfl_up(T v, unsigned d, __CC_LINE) const {
+    template <class T> __cc_value_t<T> shfl_up(const T& value, unsigned d, __CC_LINE) const {
+        __cc_value_t<T> v = value;
         return __cc_warp_exchange(__CC_W_UP, __cc_mask(), v, (int)d, N, __cc_line);
     }
-    template <class T> T shfl_down(T v, unsigned d, __CC_LINE) const {
+    template <class T> __cc_value_t<T> shfl_down(const T& value, unsigned d, __CC_LINE) const {
+        __cc_value_t<T> v = value;
         return __cc_warp_exchange(__CC_W_DOWN, __cc_mask(), v, (int)d, N, __cc_line);
     }
-    template <class T> T shfl_xor(T v, unsigned m, __CC_LINE) const {
+    template <class T> __cc_value_t<T> shfl_xor(const T& value, unsigned m, __CC_LINE) const {
+        __cc_value_t<T> v = value;
         return __cc_warp_exchange(__CC_W_XOR, __cc_mask(), v, (int)m, N, __cc_line);
     }
     unsigned __cc_shift() const { return __cc_lane() / N * N; }
     unsigned ballot(int p, __CC_LINE) const { return __cc_warp_vote(__CC_W_BALLOT, __cc_mask(), p != 0, __cc_line) >> __cc_shift(); }
     bool any(int p, __CC_LINE) const { return __cc_warp_vote(__CC_W_ANY, __cc_mask(), p != 0, __cc_line) != 0; }
     bool all(int p, __CC_LINE) const { return __cc_warp_vote(__CC_W_ALL, __cc_mask(), p != 0, __cc_line) != 0; }
-    template <class T> unsigned match_any(T v, __CC_LINE) const { return __match_any_sync(__cc_mask(), v, __cc_line) >> __cc_shift(); }
-    template <class T> unsigned match_all(T v, int& pred, __CC_LINE) const {
+    template <class T> unsigned match_any(const T& v, __CC_LINE) const { return __match_any_sync(__cc_mask(), v, __cc_line) >> __cc_shift(); }
+    template <class T> unsigned match_all(const T& v, int& pred, __CC_LINE) const {
         return __match_all_sync(__cc_mask(), v, &pred, __cc_line) >> __cc_shift();
     }
 };
@@ -1704,7 +1967,8 @@ struct coalesced_group {
         for (int r = 0; m; r++, m &= m - 1) if (r == rank) return __builtin_ctz(m);
         return 0;
     }
-    template <class T> T shfl(T v, int rank, __CC_LINE) const {
+    template <class T> __cc_value_t<T> shfl(const T& value, int rank, __CC_LINE) const {
+        __cc_value_t<T> v = value;
         return __cc_warp_exchange(__CC_W_SHFL, __cc_active, v, __cc_lane_of(rank), 32, __cc_line);
     }
     unsigned ballot(int p, __CC_LINE) const {
@@ -1749,15 +2013,18 @@ template <> struct less<void> { template <class T> T operator()(T a, T b) const 
 template <> struct greater<void> { template <class T> T operator()(T a, T b) const { return a < b ? b : a; } };
 
 // cg::reduce: every thread of the tile gets op over the tile's values (a butterfly, as CUDA's).
-template <class Group, class T, class Op>
-static inline T reduce(const Group& g, T value, Op op, __CC_LINE) {
+template <class Group, class V, class Op>
+static inline __cc_value_t<V> reduce(const Group& g, const V& input, Op op, __CC_LINE) {
+    __cc_value_t<V> value = input;
     for (unsigned offset = 1; offset < g.size(); offset *= 2)
         value = op(value, g.shfl_xor(value, offset, __cc_line));
     return value;
 }
 // cg::inclusive_scan / exclusive_scan over a tile (Kogge-Stone with shfl_up).
-template <class Group, class T, class Op = plus<T>>
-static inline T inclusive_scan(const Group& g, T value, Op op = Op(), __CC_LINE) {
+template <class Group, class V, class Op = plus<__cc_value_t<V>>>
+static inline __cc_value_t<V> inclusive_scan(const Group& g, const V& input, Op op = Op(), __CC_LINE) {
+    typedef __cc_value_t<V> T;
+    T value = input;
     unsigned rank = g.thread_rank();
     for (unsigned offset = 1; offset < g.size(); offset *= 2) {
         T other = g.shfl_up(value, offset, __cc_line);
@@ -1765,9 +2032,10 @@ static inline T inclusive_scan(const Group& g, T value, Op op = Op(), __CC_LINE)
     }
     return value;
 }
-template <class Group, class T, class Op = plus<T>>
-static inline T exclusive_scan(const Group& g, T value, Op op = Op(), __CC_LINE) {
-    T inclusive = inclusive_scan(g, value, op, __cc_line);
+template <class Group, class V, class Op = plus<__cc_value_t<V>>>
+static inline __cc_value_t<V> exclusive_scan(const Group& g, const V& input, Op op = Op(), __CC_LINE) {
+    typedef __cc_value_t<V> T;
+    T inclusive = inclusive_scan(g, input, op, __cc_line);
     T before = g.shfl_up(inclusive, 1, __cc_line);
     return g.thread_rank() == 0 ? T() : before;
 }
@@ -1849,6 +2117,7 @@ static void __cc_on_stop_signal(int signal, siginfo_t*, void* context) {
     if (!__cc_stop) return;    // a stray signal, not the watchdog's
     if (__cc_unsafe) return;   // inside printf or malloc: __cc_leave_unsafe stops the kernel
     __cc_fault_out->code_offset = __cc_code_offset((void*)(__cc_pc_of(context) + 1));
+    __cc_fault_out->address = __cc_last_site;  // in a sanitized build the pc may lie in __cc_note
     __cc_fail(__cc_stop, __cc_last_barrier_line);
 }
 
@@ -1888,8 +2157,13 @@ static int __cc_launch(const long long* cfg, __cc_fault* fault, void (*run)(cons
         shared_capacity = __cc_dyn_shared ? __cc_dyn_shared_bytes : 0;
         if (!__cc_dyn_shared) return fault->kind = __CC_NO_MEMORY;
     }
-    __cc_allocation_count = 0;
-    if (__cc_dyn_shared_bytes) __cc_register_allocation(__cc_dyn_shared, __cc_dyn_shared_bytes);
+    __cc_release_allocations();
+    __cc_launch_id++;
+    __cc_last_site = 0;
+    if (__cc_dyn_shared_bytes) {
+        __cc_register_allocation(__cc_dyn_shared, __cc_dyn_shared_bytes, 0);
+        __cc_register_shared(__cc_dyn_shared, __cc_dyn_shared_bytes, 0, __cc_dyn_shared_name);
+    }
     if (!__cc_module_base) {
         Dl_info info;
         if (dladdr((void*)&__cc_take_output, &info)) __cc_module_base = (uintptr_t)info.dli_fbase;
@@ -1913,6 +2187,7 @@ static int __cc_launch(const long long* cfg, __cc_fault* fault, void (*run)(cons
     }
     __cc_launching = 0;
     __cc_watch_end();
+    __cc_release_allocations();
     __cc_current = nullptr;
     __cc_restore_handlers();
     return fault->kind;

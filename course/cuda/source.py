@@ -446,6 +446,19 @@ def _matching(tokens: list[Token], i: int) -> int:
     raise CompileError(f"line {tokens[i].line}: '{opening}' is never closed")
 
 
+def _opening(tokens: list[Token], j: int) -> int:
+    """Index of the `(` that the `)` at tokens[j] closes (or -1)."""
+    depth = 0
+    for k in range(j, -1, -1):
+        if tokens[k].text == ")":
+            depth += 1
+        elif tokens[k].text == "(":
+            depth -= 1
+            if depth == 0:
+                return k
+    return -1
+
+
 def _matching_angle(tokens: list[Token], i: int) -> int:
     """Index of the `>` closing the template `<` at tokens[i] (or -1)."""
     depth = 0
@@ -790,6 +803,7 @@ def parse(text: str, options=()) -> Source:
                 replace(raw.start, raw.end, new)
         if f.body:
             _rewrite_body(tokens, f, known_types | set(f.template), replace)
+            _note_accesses(tokens, f, replace)
         if not f.is_global:
             continue
         if f.template or not f.extern_c:
@@ -1011,3 +1025,79 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace) -> Non
                         i = k + 1
                         continue
         i += 1
+
+
+_ASSIGNMENTS = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}
+_UNARY_BEFORE = {"=", "(", ",", "{", "}", ";", "?", ":", "!", "~", "+", "-", "*", "/", "%", "<", ">", "<=", ">=",
+                 "==", "!=", "&&", "||", "&", "|", "^", "<<", ">>", "[", "return"} | _ASSIGNMENTS
+
+
+def _postfix_chain(tokens: list[Token], i: int, b: int) -> int:
+    """End (exclusive) of `name[...][...].x->y` starting at tokens[i]."""
+    j = i + 1
+    while j < b:
+        if tokens[j].text == "[":
+            j = _matching(tokens, j) + 1
+        elif tokens[j].text in (".", "->") and j + 1 < b and tokens[j + 1].kind == "ident":
+            j += 2
+        else:
+            break
+    return j
+
+
+def _note_accesses(tokens: list[Token], f: _Function, replace) -> None:
+    """Wrap each memory access of a body: `s[i]` → `__cc_r(s[i])`, `s[i] = v` → `__cc_w(s[i]) = v`,
+    `s[i] += v` → `__cc_rw(s[i]) += v`, and the same for `*p` and `p->x`. The wrappers cost
+    nothing in a plain build and feed the sanitizer in a sanitized one."""
+    a, b = f.body
+    quiet = set()  # inside assert(...): its text is the message, keep it as written
+    for i in range(a + 1, b):
+        if tokens[i].text == "assert" and i + 1 < b and tokens[i + 1].text == "(":
+            quiet.update(range(i, _matching(tokens, i + 1) + 1))
+    for i in range(a + 1, b):
+        tok, prev = tokens[i], tokens[i - 1]
+        start = end = None
+        if i in quiet:
+            continue
+        after_control = prev.text == ")" and _opening(tokens, i - 1) > 0 and \
+            tokens[_opening(tokens, i - 1) - 1].text in ("if", "for", "while", "switch")
+        if tok.text == "(" and prev.kind != "ident" and (prev.text not in (")", "]", ">") or after_control):
+            close = _matching(tokens, i)
+            if close + 1 < b and tokens[close + 1].text == "[":  # (&tile[0][0])[k]
+                end, start = _postfix_chain(tokens, close, b), i
+        elif tok.kind == "ident" and prev.text not in (".", "->", "::") and tok.text not in _TYPE_WORDS \
+                and (prev.kind != "ident" or prev.text in _NOT_DECLARATION):
+            end = _postfix_chain(tokens, i, b)
+            chain = tokens[i:end]
+            if end < b and tokens[end].text == "(" and len(chain) > 1 and chain[-2].text in (".", "->"):
+                end -= 2  # a method call: g.sync() — only what comes before it is an access
+                chain = tokens[i:end]
+            if not any(t.text in ("[", "->") for t in chain) or (end < b and tokens[end].text == "("):
+                continue
+            start = i
+        elif tok.text == "*" and (prev.text in _UNARY_BEFORE and prev.kind in ("punct", "ident")) and i + 1 < b:
+            nxt = tokens[i + 1]
+            if nxt.text == "(":
+                end = _matching(tokens, i + 1) + 1
+            elif nxt.kind == "ident" and nxt.text not in _TYPE_WORDS:
+                end = _postfix_chain(tokens, i + 1, b)
+                if end < b and tokens[end].text == "(":
+                    continue
+            else:
+                continue
+            if end < b and tokens[end].text in ("++", "--"):
+                end += 1
+            start = i
+        if start is None:
+            continue
+        before = tokens[start - 1]
+        if before.text == "&" and tokens[start - 2].text in _UNARY_BEFORE:
+            continue  # &s[i]: an address, not an access (atomics note their own)
+        if before.text in ("++", "--") or (end < b and tokens[end].text in ("++", "--")):
+            wrapper = "__cc_rw"
+        elif end < b and tokens[end].text in _ASSIGNMENTS:
+            wrapper = "__cc_w" if tokens[end].text == "=" else "__cc_rw"
+        else:
+            wrapper = "__cc_r"
+        replace(tokens[start].start, tokens[start].start, wrapper + "(")
+        replace(tokens[end - 1].end, tokens[end - 1].end, ")")

@@ -1,0 +1,181 @@
+"""course.cuda as a sanitizer: races, uninitialised shared memory, global write races and
+writes into read-only arrays are caught on the CPU backend (each with a correct twin that
+raises nothing), and every parity-suite and notebook kernel runs clean with all checks on."""
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import course.cuda as cuda
+from course.cuda import source as cuda_source
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCE = (Path(__file__).parent / "cuda_kernels" / "sanitizer.cu").read_text()
+
+
+def line_of(marker: str) -> int:
+    (line,) = [i for i, text in enumerate(SOURCE.split("\n"), 1) if f"// {marker}" in text]
+    return line
+
+
+def kernel(name, **kwargs):
+    return cuda.RawKernel(SOURCE, name, backend="cpu", **kwargs)
+
+
+def test_reduction_without_its_barrier_is_a_race_with_both_threads_lines_and_the_fix():
+    x = np.ones(256, np.float32)
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("tree_sum_no_barrier")((2,), (128,), (x, np.zeros(2, np.float32)))
+    message = str(info.value)
+    line = line_of("RACE: no barrier in the loop")
+    assert "data race on shared memory s[" in message
+    assert re.search(r"thread \(\d+, 0, 0\) read it at line %d, and thread \(\d+, 0, 0\) writes it at line %d" % (line, line), message)
+    assert f"Add __syncthreads() between line {line}" in message and "end of the loop's body" in message
+    assert info.value.line == line and info.value.block == (0, 0, 0)
+    partial = np.zeros(2, np.float32)
+    kernel("tree_sum")((2,), (128,), (x, partial))  # the twin: no report
+    assert list(partial) == [128, 128]
+
+
+def test_read_before_the_writers_ran_and_write_after_read():
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("reverse_no_barrier")((1,), (64,), (np.arange(64, dtype=np.int32), np.zeros(64, np.int32)))
+    # Thread 0 reads s[63] before thread 63 wrote it: never written in this block yet.
+    assert "reads shared memory s[63], which no thread of block (0, 0, 0) has written" in str(info.value)
+    assert info.value.line == line_of("READ: before the others wrote")
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory s\[1\]: thread \(1, 0, 0\) wrote it at "
+                                               rf"line \d+, and thread \(0, 0, 0\) reads it at line {line_of('RACE-WAR')}|"
+                                               r"data race on shared memory s\[\d+\]") as info:
+        kernel("shift_left_no_barrier")((1,), (64,), (np.arange(64, dtype=np.int32),))
+    assert info.value.line == line_of("RACE-WAR: thread t+1 may have written first")
+
+
+def test_shared_memory_is_never_silently_zero_or_the_previous_blocks():
+    out = np.zeros(64, np.float32)
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("only_block_zero_fills")((2,), (32,), (out,))
+    assert info.value.block == (1, 0, 0) and info.value.line == line_of("UNINIT: block 1 never wrote s")
+    assert "which no thread of block (1, 0, 0) has written in this launch" in str(info.value)
+
+
+def test_two_threads_writing_one_global_element_without_an_atomic():
+    values = np.array([3, 1, 3, 2] * 16, np.int32)
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("histogram_without_atomics")((1,), (64,), (values, np.zeros(16, np.int32), 64))
+    message = str(info.value)
+    assert "writes bins[3], which thread (0, 0, 0) also wrote at line" in message
+    assert "atomicAdd(&bins[3], value)" in message and info.value.thread == (2, 0, 0)
+    bins = np.zeros(16, np.int32)
+    kernel("histogram_with_atomics")((2,), (64,), (np.tile(values, 2), bins, 128))  # twin: atomics are fine
+    np.testing.assert_array_equal(bins, np.bincount(np.tile(values, 2), minlength=16))
+
+
+@pytest.mark.parametrize("how", ["const cast away", "writeable=False"])
+def test_writes_into_read_only_arrays(how):
+    x = np.arange(8, dtype=np.float32)
+    if how == "writeable=False":
+        x.flags.writeable = False
+    with pytest.raises(cuda.KernelError, match=r"writes x\[0\], but x is read-only") as info:
+        kernel("writes_its_input")((1,), (8,), (x, np.zeros(8, np.float32), 8))
+    assert info.value.line == line_of("READONLY: x is const")
+    np.testing.assert_array_equal(x, np.arange(8))  # the check stopped the write
+    y = np.zeros(8, np.float32)
+    kernel("scale")((1,), (8,), (x, y, 8))
+    np.testing.assert_array_equal(y, 2 * np.arange(8))
+
+
+def test_lanes_of_a_warp_are_ordered_by_syncwarp_only():
+    out = np.zeros(32, np.int32)
+    kernel("warp_exchange")((1,), (32,), (out, 1))
+    np.testing.assert_array_equal(out, (31 - np.arange(32)) ** 2)
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("warp_exchange")((1,), (32,), (out, 0))
+    assert info.value.line == line_of("WARP-READ")
+    with pytest.raises(cuda.KernelError, match="data race on shared memory s") as info:
+        kernel("legacy_warp_reduce")((1,), (32,), (np.ones(64, np.int32), np.zeros(1, np.int32)))
+    assert info.value.line in (line_of("LEGACY: lanes read what others write in the same step"),
+                               line_of("LEGACY: lanes read what others write in the same step") - 1)
+
+
+def test_sanitizer_switches():
+    assert kernel("scale").sanitize is True  # backend="cpu": a debugging run
+    auto = cuda.RawKernel(SOURCE, "scale", backend="auto")
+    assert auto.sanitize is False or cuda.backend() == "cupy"
+    racy = kernel("tree_sum_no_barrier", sanitize=False)
+    racy((1,), (128,), (np.ones(128, np.float32), np.zeros(1, np.float32)))  # plain run: no checks, no error
+
+
+def test_sanitizer_follows_the_environment(monkeypatch):
+    monkeypatch.setenv("COURSE_CUDA_SANITIZE", "1")
+    assert cuda.RawKernel(SOURCE, "scale").sanitize is True
+    monkeypatch.setenv("COURSE_CUDA_SANITIZE", "0")
+    assert kernel("scale").sanitize is False
+    monkeypatch.setenv("COURSE_CUDA_SANITIZE", "maybe")
+    with pytest.raises(ValueError, match="COURSE_CUDA_SANITIZE"):
+        kernel("scale")
+
+
+def test_exercise_check_catches_a_racy_solution(capsys):
+    from course.exercises import cuda_basics as ex
+
+    racy = ex.BLOCK_SUM_BUGGY.replace("""            cache[t] += cache[t + stride];
+            __syncthreads();
+        }""", """            cache[t] += cache[t + stride];
+        }""").replace("cache[t] = (i < n) ? x[i] : 0.0f;", "cache[t] = (i < n) ? x[i] : 0.0f;\n    __syncthreads();")
+    assert racy != ex.BLOCK_SUM_BUGGY
+    assert ex.check_block_sum_fixed(racy) is False
+    assert "data race on shared memory cache[" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------------------------------
+# Zero false reports: the parity suite's kernels (tests/test_cuda_*.py run them with backend="cpu",
+# so with every check on) and the notebooks' kernels compile and their exercise solutions pass.
+# ---------------------------------------------------------------------------------------
+
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+
+def notebook_sources():
+    found = []
+    for path in NOTEBOOKS:
+        for cell in json.loads(path.read_text())["cells"]:
+            if cell["cell_type"] != "code":
+                continue
+            text = "".join(cell["source"])
+            for match in re.finditer(r"r?('''|\"\"\")(.*?)\1", text, re.S):
+                if "__global__" in match.group(2):
+                    found.append((path.name, match.group(2)))
+    return found
+
+
+def test_every_notebook_kernel_compiles_with_every_check_on():
+    sources = notebook_sources()
+    assert len(sources) >= 10
+    for name, text in sources:
+        if "{" in text and "%" in text and "{{" in text:
+            continue  # a Python format template, not CUDA C yet
+        parsed = cuda_source.parse(text)
+        for kernel_name in parsed.kernels:
+            try:
+                cuda.RawKernel(text, kernel_name, backend="cpu", sanitize=False).compile()
+            except cuda.CompileError:
+                continue  # a fragment the notebook completes later (it fails without checks too)
+            k = cuda.RawKernel(text, kernel_name, backend="cpu", sanitize=True)
+            assert not k._kernel.unsupported, (name, kernel_name)
+            k.compile()
+            break  # one compile per source covers all its kernels
+
+
+def test_notebook_01_exercise_solutions_pass_with_every_check_on(capsys):
+    from course.exercises import cuda_basics as ex
+
+    cells = json.loads((ROOT / "notebooks" / "01_cuda_basics.ipynb").read_text())["cells"]
+    solutions = ["".join(c["source"]) for c in cells if "solution" in c.get("metadata", {}).get("tags", [])
+                 and "__global__" in "".join(c["source"])]
+    assert len(solutions) >= 5
+    for code in solutions:
+        exec(compile(code, "solution", "exec"), {"ex": ex, "np": np})  # each asserts its check passes
+    assert "❌" not in capsys.readouterr().out
