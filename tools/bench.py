@@ -167,13 +167,40 @@ def _warp_reduce_rows():
     partial = np.zeros(blocks, np.float32)
     rows, times = [], {}
     for name in ("sum_shuffle", "sum_tree"):
-        k = cuda.RawKernel(WARP_REDUCE, name, backend="cpu", time_limit=600)
+        k = cuda.RawKernel(WARP_REDUCE, name, backend="cpu", time_limit=600, sanitize=False)
         times[name] = benchmark(k, blocks, 256, (x, partial, np.int32(n)), device="cpu", repeat=pick(3, 5))
         assert np.isclose(partial.sum(dtype=np.float64), x.sum(dtype=np.float64), rtol=1e-4), name
         rows.append(row(f"block sums of {n:,} floats, {'warp shuffles' if name == 'sum_shuffle' else '__syncthreads tree'}",
                         times[name]))
     rows.append(ratio("warp-shuffle reduction / __syncthreads tree", times["sum_shuffle"], times["sum_tree"],
                       "goal ≤ 3×"))
+    return rows
+
+
+def _sanitizer_rows():
+    """What racecheck + initcheck + the read-only check cost: the same launch with and without."""
+    import numpy as np
+
+    from course import cuda
+
+    rows = []
+    n = pick(64, 256)
+    a, b = (np.random.rand(n, n).astype(np.float32) for _ in range(2))
+    c = np.zeros((n, n), np.float32)
+    grid = ((n + 15) // 16, (n + 15) // 16)
+    size = pick(1 << 16, 1 << 20)
+    x, y, z = (np.random.rand(size).astype(np.float32) for _ in range(3))
+    cases = [(f"tiled matmul {n}²", TILED_MATMUL, "matmul_tiled", grid, (16, 16), (a, b, c, np.int32(n))),
+             (f"vector add {size:,}", VECTOR_ADD, "vector_add", (size + 255) // 256, 256, (x, y, z, np.int32(size)))]
+    for label, code, name, g, blk, args in cases:
+        times = {}
+        for sanitize in (False, True):
+            k = cuda.RawKernel(code, name, backend="cpu", sanitize=sanitize, time_limit=600)
+            k(g, blk, args)  # compile outside the timing
+            times[sanitize] = benchmark(k, g, blk, args, device="cpu", repeat=pick(3, 5))
+        rows += [row(f"{label}, every sanitizer check on", times[True]),
+                 ratio(f"{label}: sanitized / plain launch", times[True], times[False],
+                       "racecheck + initcheck + read-only; memcheck is on in both")]
     return rows
 
 
@@ -199,7 +226,7 @@ def emulator_section():
     b = np.random.rand(n, n).astype(np.float32)
     c = np.zeros((n, n), np.float32)
     started = time.perf_counter()
-    matmul = cuda.RawKernel(TILED_MATMUL, "matmul_tiled", backend="cpu")
+    matmul = cuda.RawKernel(TILED_MATMUL, "matmul_tiled", backend="cpu", sanitize=False)
     grid = ((n + 15) // 16, (n + 15) // 16)
     matmul(grid, (16, 16), (a, b, c, np.int32(n)))
     rows.append(row("first launch of the tiled matmul in this process", value=time.perf_counter() - started,
@@ -211,7 +238,7 @@ def emulator_section():
     plain = _plain_c()
     size = pick(1 << 16, 1 << 20)
     x, y, z = (np.random.rand(size).astype(np.float32) for _ in range(3))
-    add = cuda.RawKernel(VECTOR_ADD, "vector_add", backend="cpu")
+    add = cuda.RawKernel(VECTOR_ADD, "vector_add", backend="cpu", sanitize=False)
     blocks = (size + 255) // 256
     t_kernel = benchmark(add, blocks, 256, (x, y, z, np.int32(size)), device="cpu", repeat=pick(5, 15))
     assert np.array_equal(z, x + y)
@@ -223,7 +250,7 @@ def emulator_section():
     side = pick(256, 1024)
     img = np.random.rand(side, side).astype(np.float32)
     out = np.zeros_like(img)
-    stencil = cuda.RawKernel(STENCIL, "stencil3x3", backend="cpu")
+    stencil = cuda.RawKernel(STENCIL, "stencil3x3", backend="cpu", sanitize=False)
     grid2 = ((side + 15) // 16, (side + 15) // 16)
     t_kernel = benchmark(stencil, grid2, (16, 16), (img, out, np.int32(side), np.int32(side)), device="cpu",
                          repeat=pick(3, 9))
@@ -233,7 +260,7 @@ def emulator_section():
     rows += [row(f"3×3 stencil {side}², emulated kernel", t_kernel),
              row(f"3×3 stencil {side}², plain C loop", t_c),
              ratio("3×3 stencil: emulated kernel / plain C", t_kernel, t_c, "goal ≤ 3×")]
-    return rows + _warp_reduce_rows()
+    return rows + _warp_reduce_rows() + _sanitizer_rows()
 
 
 # ----------------------------------------------------------------------------------------
@@ -361,38 +388,32 @@ def cifar_section():
 @section("ONNX Runtime vs PyTorch eager, UNet inference (notebook 09)")
 def onnx_section():
     import numpy as np
-    import onnxruntime as ort
     import torch
 
+    from course import deploy
     from course.models import UNet
 
     torch.manual_seed(0)
     size = pick(64, 128)
     model = UNet(in_channels=3, num_classes=11, width=16, depth=3).eval()
-    out_dir = Path(tempfile.mkdtemp(prefix="course-bench-onnx-"))
-    path = out_dir / "unet.onnx"
-    example = torch.randn(2, 3, size, size)
-    batch = torch.export.Dim("batch", min=1, max=64)
-    program = torch.onnx.export(model, (example,), dynamo=True, dynamic_shapes=({0: batch},), verbose=False)
-    program.save(str(path))
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = os.cpu_count() or 1
-    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-    name = session.get_inputs()[0].name
     rows = []
-    torch.set_num_threads(os.cpu_count() or 1)
-    for n in (1, 16):
-        x = torch.randn(n, 3, size, size)
-        with torch.inference_mode():
-            expected = model(x).numpy()
-        got = session.run(None, {name: x.numpy()})[0]
-        assert np.allclose(got, expected, atol=1e-4, rtol=1e-3), "ONNX Runtime and PyTorch disagree"
-        with torch.inference_mode():
-            t_eager = benchmark(model, x, device="cpu", repeat=pick(5, 20), label="eager")
-        t_ort = benchmark(session.run, None, {name: x.numpy()}, device="cpu", repeat=pick(5, 20), label="ort")
-        rows += [row(f"UNet {size}×{size} batch {n}, PyTorch eager (CPU)", t_eager),
-                 row(f"UNet {size}×{size} batch {n}, ONNX Runtime (CPU)", t_ort),
-                 ratio(f"batch {n}: eager / ONNX Runtime", t_eager, t_ort, "> 1 means ONNX Runtime is faster")]
+    with tempfile.TemporaryDirectory(prefix="course-bench-onnx-") as folder:
+        # the notebook's own helpers: the same export, and the same threads for both engines
+        path = deploy.export_onnx(model, (torch.randn(2, 3, size, size),), Path(folder) / "unet.onnx")
+        session = deploy.ort_session(path, device="cpu")
+        name = session.get_inputs()[0].name
+        for n in (1, 16):
+            x = torch.randn(n, 3, size, size)
+            with torch.inference_mode():
+                expected = model(x).numpy()
+            got = session.run(None, {name: x.numpy()})[0]
+            assert np.allclose(got, expected, atol=1e-4, rtol=1e-3), "ONNX Runtime and PyTorch disagree"
+            with torch.inference_mode():
+                t_eager = benchmark(model, x, device="cpu", repeat=pick(5, 20), label="eager")
+            t_ort = benchmark(session.run, None, {name: x.numpy()}, device="cpu", repeat=pick(5, 20), label="ort")
+            rows += [row(f"UNet {size}×{size} batch {n}, PyTorch eager (CPU, {torch.get_num_threads()} threads)", t_eager),
+                     row(f"UNet {size}×{size} batch {n}, ONNX Runtime (CPU, same threads)", t_ort),
+                     ratio(f"batch {n}: eager / ONNX Runtime", t_eager, t_ort, "> 1 means ONNX Runtime is faster")]
     return rows
 
 
