@@ -179,3 +179,11 @@ def test_notebook_01_exercise_solutions_pass_with_every_check_on(capsys):
     for code in solutions:
         exec(compile(code, "solution", "exec"), {"ex": ex, "np": np})  # each asserts its check passes
     assert "❌" not in capsys.readouterr().out
+
+
+def test_course_helpers_time_plain_kernels():
+    """course.sharpen and friends pass backend="cpu" to time their kernels: no sanitizer there."""
+    make = "import course.cuda as cuda\nk = cuda.RawKernel(code, 'scale', backend='cpu')"
+    scope = {"__name__": "course.some_helper", "code": SOURCE}
+    exec(compile(make, "helper", "exec"), scope)
+    assert scope["k"].sanitize is False
