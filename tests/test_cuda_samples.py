@@ -131,3 +131,13 @@ def test_half_dot_product(backend, xp):
     module(backend).get_function("half_dot")((4,), (256,), (xp.asarray(a), xp.asarray(b), result, n))
     expected = float(np.dot(a.astype(np.float64), b.astype(np.float64)))
     assert abs(float(cuda.asnumpy(result)[0]) - expected) < 1e-3 * max(1.0, abs(expected))
+
+
+def test_shared_memory_helper_static_shared_and_activemask(backend, xp):
+    n = 1000
+    x = np.arange(n, dtype=np.int32)
+    out = xp.zeros(1, xp.int32)
+    mod = cuda.RawModule(code=SOURCE, backend=backend, name_expressions=["sum_with_helper<int>"],
+                         options=("-DALPHA=2.0f",))
+    mod.get_function("sum_with_helper<int>")((4,), (256,), (xp.asarray(x), out, n), shared_mem=256 * 4)
+    assert int(cuda.asnumpy(out)[0]) == int(x.sum())

@@ -218,7 +218,7 @@ class RawModule:
     def _load(self):
         if self._loaded is None:
             if self.backend == "cpu":
-                self._loaded = cpu.load(self._source, self.options, "", tuple(self._instances.values()),
+                self._loaded = cpu.load(self._source, self.options, "(RawModule)", tuple(self._instances.values()),
                                         sanitize=self.sanitize)
             else:
                 import cupy

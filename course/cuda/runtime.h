@@ -468,22 +468,23 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
         __cc_fail(__CC_READ_ONLY, 0);
     }
     if (kind == __CC_ATOMIC || !a.shadow) return;
-    size_t word = offset / a.item;
-    if (word >= a.shadow_count) return;
-    __cc_shadow_word& w = a.shadow[word];
     unsigned me = __cc_tid();
-    if (w.launch == __cc_launch_id && !(w.tid == me && w.block == __cc_block_linear) &&
-        (w.block != __cc_block_linear || w.epoch == __cc_epoch)) {
-        __cc_fault* f = __cc_fault_out;
-        f->code_offset = site;
-        f->address = w.site;
-        f->base = (uint64_t)(uintptr_t)a.base;
-        f->index = (int64_t)(offset / size);
-        f->element_bytes = (int64_t)size;
-        __cc_other_thread(w.tid, w.block);
-        __cc_fail(__CC_GLOBAL_RACE, 0);
+    for (size_t word = offset / a.item; word < (offset + size + a.item - 1) / a.item && word < a.shadow_count; word++) {
+        __cc_shadow_word& w = a.shadow[word];  // a float4 store covers four float elements
+        if (w.launch == __cc_launch_id && !(w.tid == me && w.block == __cc_block_linear) &&
+            (w.block != __cc_block_linear || w.epoch == __cc_epoch)) {
+            __cc_fault* f = __cc_fault_out;
+            f->code_offset = site;
+            f->address = w.site;
+            f->base = (uint64_t)(uintptr_t)a.base;
+            f->index = (int64_t)(word * a.item / size);
+            f->element_bytes = (int64_t)size;
+            if (size != a.item) f->index = (int64_t)word, f->element_bytes = (int64_t)a.item;
+            __cc_other_thread(w.tid, w.block);
+            __cc_fail(__CC_GLOBAL_RACE, 0);
+        }
+        w.launch = __cc_launch_id, w.block = __cc_block_linear, w.epoch = __cc_epoch, w.site = site, w.tid = me;
     }
-    w.launch = __cc_launch_id, w.block = __cc_block_linear, w.epoch = __cc_epoch, w.site = site, w.tid = me;
 }
 
 // The one instrumentation point: every access to shared or global memory in a sanitized build.
@@ -544,8 +545,14 @@ __attribute__((always_inline)) static inline T& __cc_element(T* p) { return *p; 
 // index starts at 2^63 and its count is SIZE_MAX, so every access passes (p[-1] included).
 static const size_t __CC_UNCHECKED = (size_t)1 << 63;
 
+// The emulator's own pointer-like classes, which convert to checked pointers themselves.
+template <class U, class = void> struct __cc_is_checked : std::false_type {};
+template <class U> struct __cc_is_checked<U, typename std::conditional<false, typename U::__cc_checked, void>::type>
+    : std::true_type {};
+
 template <class T>
 struct __cc_ptr {
+    typedef void __cc_checked;
     T* p;
     size_t index;       // p's index in its array
     size_t count;       // elements in the array
@@ -577,6 +584,10 @@ struct __cc_ptr {
     }
     template <class I, __CC_IF_INTEGER(I)>
     explicit __cc_ptr(I address) : p((T*)(uintptr_t)address) { adopt((const volatile void*)p); }
+    // An object that converts itself to T* (the samples' SharedMemory<T> helper, say).
+    template <class U, class = typename std::enable_if<std::is_class<U>::value && std::is_convertible<U, T*>::value &&
+                                                       !__cc_is_checked<U>::value>::type, class = void, class = void>
+    __cc_ptr(const U& object) : p((T*)const_cast<U&>(object)) { adopt((const volatile void*)p); }
     template <class U, class = typename std::enable_if<!std::is_convertible<U*, T*>::value>::type>
     explicit __cc_ptr(U* raw) : p((T*)raw) { adopt((const volatile void*)raw); }
 
@@ -698,6 +709,7 @@ __attribute__((noreturn, noinline, cold)) static void __cc_array_out_of_bounds(
 
 template <class E>
 struct __cc_view {
+    typedef void __cc_checked;
     E* p;
     size_t n;
     const char* name;
@@ -739,6 +751,7 @@ static inline __cc_view<E> __cc_make_view(E (&a)[N], const char* name, int share
 // shared_mem bytes, checked like an argument array.
 template <class T>
 struct __cc_dynamic_shared {
+    typedef void __cc_checked;
     __attribute__((always_inline)) __cc_ptr<T> get() const {
         return __cc_ptr<T>((T*)__cc_dyn_shared, 0, __cc_dyn_shared_bytes / sizeof(T), __cc_dyn_shared);
     }

@@ -828,6 +828,9 @@ def parse(text: str, options=()) -> Source:
 
     dynamic_shared = []
     for i, tok in enumerate(tokens):
+        if tok.text == "static" and any(0 <= k < len(tokens) and tokens[k].text in ("__shared__", "__constant__")
+                                        for k in (i - 1, i + 1)):
+            replace(tok.start, tok.end, "")  # `static __shared__`: runtime.h's __shared__ is static already
         if tok.kind == "pp":
             directive = re.match(r"#\s*(\w+)\s*[<\"]?([^>\"\s]*)", tok.text)
             header = directive.group(2) if directive else ""

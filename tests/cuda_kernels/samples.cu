@@ -206,3 +206,33 @@ extern "C" __global__ void half_dot(const __half* a, const __half* b, float* res
     }
     if (threadIdx.x == 0) atomicAdd(result, cache[0]);
 }
+
+// 11. The samples' SharedMemory<T> helper (dynamic shared memory typed per instantiation),
+//     a `static __shared__` array and a warp reduction with __activemask().
+template <class T>
+struct SharedMemory {
+    __device__ inline operator T*() {
+        extern __shared__ int __smem[];
+        return (T*)__smem;
+    }
+};
+__device__ __forceinline__ int warp_sum_active(int v) {
+    for (int offset = warpSize / 2; offset > 0; offset /= 2) v += __shfl_down_sync(__activemask(), v, offset);
+    return v;
+}
+template <class T>
+__global__ void sum_with_helper(const T* in, T* out, unsigned int n) {
+    T* sdata = SharedMemory<T>();
+    static __shared__ int warp_totals[32];
+    unsigned int tid = threadIdx.x, i = blockIdx.x * blockDim.x + tid;
+    sdata[tid] = i < n ? in[i] : T(0);
+    __syncthreads();
+    int v = warp_sum_active((int)sdata[tid]);
+    if (tid % warpSize == 0) warp_totals[tid / warpSize] = v;
+    __syncthreads();
+    if (tid == 0) {
+        int total = 0;
+        for (unsigned int w = 0; w < blockDim.x / warpSize; ++w) total += warp_totals[w];
+        atomicAdd(out, (T)total);
+    }
+}
