@@ -3,9 +3,10 @@
 Each check takes the learner's CUDA C source (a string), launches it the way the exercise says,
 on sizes that are not multiples of the block, and compares with NumPy. Kernels always run on
 the CPU backend, where out-of-bounds accesses and barriers not every thread reaches are caught;
-on a GPU they run on CuPy too (``course.checks.check_kernel``). Two exercises add a rule the
-values alone cannot prove: the transpose must go through a shared tile and write coalesced, and
-the grid-stride kernel must work with a grid far smaller than the data.
+on a GPU they run on CuPy too (``course.checks.check_kernel``). Some exercises add a rule the
+values alone cannot prove on the CPU backend, read from the source: the transpose must go through
+a shared tile and write coalesced, the dot product must add into ``result`` atomically, and the
+warp-level maximum must use warp shuffles.
 """
 
 from __future__ import annotations
@@ -172,7 +173,49 @@ def check_saxpy_grid_stride(source) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------
-# Exercise 5: transpose through a shared tile
+# Exercise 5: a block maximum with warp shuffles
+
+
+def run_block_max(kernel, x):
+    """Launch ``block_max`` with 256 threads per block; return the per-block maxima."""
+    xp = _xp()
+    blocks = (x.size + 255) // 256
+    partial = xp.zeros(blocks, dtype=xp.float32)
+    kernel((blocks,), (256,), (xp.asarray(x), partial, np.int32(x.size)))
+    return _numpy(partial)
+
+
+def _block_maxima(x):
+    padded = np.full((x.size + 255) // 256 * 256, -np.inf, dtype=np.float32)
+    padded[:x.size] = x
+    return padded.reshape(-1, 256).max(axis=1)
+
+
+def check_block_max(source) -> bool:
+    """Exercise 5: per-block maxima with ``__shfl_down_sync``, on negative data, n = 1, 32, 256, 300, 1000."""
+    name = "block_max"
+    hints = [
+        "Two questions decide it: what should a thread past the end contribute so that it can never win a "
+        "maximum (the data here are all negative)? And after the shuffles, which lane of each warp holds the "
+        "warp's answer — the only one worth storing?",
+        "Follow block_sum_warp's structure with the addition replaced by the maximum (fmaxf) and the padding "
+        "value replaced by one that loses to every float (minus infinity; __int_as_float can build it from its "
+        "bits on every backend); keep the one barrier between the warps' results and the final warp.",
+    ]
+    if _untouched(source, name):
+        checks.register_hints(name, hints)
+        return checks.not_attempted(name)
+    if "__shfl" not in _strip_comments(source):  # the kernel or a __device__ helper must shuffle
+        return checks.check_true(lambda: False, name=name, hints=hints,
+                                 fail="the kernel uses no warp shuffle (__shfl_down_sync or __shfl_xor_sync): this "
+                                      "exercise is about exchanging registers inside a warp, not through shared memory")
+    rng = np.random.default_rng(8)
+    cases = [(-rng.random(n, dtype=np.float32) - 0.1,) for n in (1, 32, 256, 300, 1000)]
+    return checks.check_kernel(source, name, run_block_max, _block_maxima, cases, name=name, hints=hints)
+
+
+# ---------------------------------------------------------------------------------------------
+# Exercise 6: transpose through a shared tile
 
 TRANSPOSE_SHAPES = [(1, 1), (16, 16), (17, 33), (33, 17), (64, 48), (5, 100)]
 
@@ -231,7 +274,7 @@ def transpose_rule_broken(source: str) -> str | None:
 
 
 def check_transpose(source) -> bool:
-    """Exercise 5: ``out = a.T`` through a shared tile with coalesced writes, on square, odd and thin shapes."""
+    """Exercise 6: ``out = a.T`` through a shared tile with coalesced writes, on square, odd and thin shapes."""
     name = "transpose"
     hints = [
         "The values are the easy part; the point is the store. Neighbouring threads (threadIdx.x, threadIdx.x + 1) "
@@ -332,7 +375,7 @@ def check_block_sum_fixed(source) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------
-# Exercise 6: dot product
+# Exercise 7: dot product
 
 
 def run_dot(kernel, x, y):
@@ -360,7 +403,7 @@ def dot_rule_broken(source: str) -> str | None:
 
 
 def check_dot(source) -> bool:
-    """Exercise 6: ``np.dot(x, y)`` with a block reduction and one ``atomicAdd`` per block, n = 1 … 5000."""
+    """Exercise 7: ``np.dot(x, y)`` with a block reduction and one ``atomicAdd`` per block, n = 1 … 5000."""
     name = "dot"
     hints = [
         "Two stages: inside a block, the threads cooperate as in block_sum (on products instead of values); "
