@@ -241,3 +241,23 @@ extern "C" __global__ void move(Particle* p, int n, float dt) {
     assert (p["x"] == 0.5).all() and (p["y"] == 1.0).all()
     with pytest.raises(cuda.KernelError, match="not a whole number of its 16-byte elements"):
         cuda.RawKernel(code, "move", backend="cpu")((1,), (8,), (np.zeros(5, np.float32), 1, 0.5))
+
+
+def test_on_cupy_what_the_checker_cannot_read_goes_through_with_a_note(monkeypatch, capsys):
+    """CuPy launches float** and struct parameters; course.cuda must not refuse them there."""
+    from course.cuda import kernel as kernel_module
+
+    monkeypatch.setattr(kernel_module, "_cupy_usable", lambda: True)  # no GPU needed to build the kernel
+    code = r"""
+struct Params { float scale; int n; };
+extern "C" __global__ void gather(const float** rows, float* out, Params p) { out[threadIdx.x] = rows[0][0] * p.scale; }
+"""
+    k = cuda.RawKernel(code, "gather", backend="cupy")
+    assert k._unchecked and "on CuPy its arguments go unchecked" in capsys.readouterr().err
+    with pytest.raises(cuda.CompileError, match="parameter rows has a type the course cannot pass"):
+        cuda.RawKernel(code, "gather", backend="cpu")  # the CPU backend needs to know each argument
+    struct_code = code.replace("const float** rows", "const float* rows").replace("rows[0][0]", "rows[0]")
+    k = cuda.RawKernel(struct_code, "gather", backend="cupy")
+    p = np.zeros(1, np.dtype([("scale", np.float32), ("n", np.int32)]))[0]
+    assert kernel_module._check_struct(k._kernel, k.params[2], p, "cupy") is p
+    assert "cannot check this type" in capsys.readouterr().err

@@ -18,11 +18,34 @@ CPU with the system C++ compiler and run for every block and thread (shared memo
     add((4,), (256,), (a, b, c, 1000))             # grid, block, args — as cupy.RawKernel
     cuda.asnumpy(c)
 
-Arguments are checked against the kernel's parameter list on both backends. On the CPU, a
-buggy kernel raises ``KernelError`` naming the kernel, block, thread and line: out-of-bounds
-accesses of argument arrays, a ``__syncthreads()`` not every thread reaches, a kernel that runs
-past its time limit, a crash. (On a GPU, out-of-bounds accesses cannot be caught before they
-happen: run the kernel with ``backend="cpu"`` to find them.)
+Arguments are checked against the kernel's parameter list on both backends (a type the
+checker cannot read goes to CuPy unchecked, with a one-line note).
+
+What the CPU backend runs (it emulates an sm_80 GPU: ``__CUDA_ARCH__`` is 800):
+
+- everyday CUDA C: ``<cfloat>``, ``<climits>``, ``<cstdint>``, ``<math_constants.h>``,
+  typedefs and ``-D`` types as parameters, structs by value (NumPy structured scalars),
+  Fortran-ordered arrays as raw memory, ``float4`` and other casts, templates;
+- warp-level programming with real warp semantics: ``__shfl*_sync`` (with width), votes,
+  ``__activemask``, ``__syncwarp``, ``__reduce_*_sync``, ``__match_*_sync``, and cooperative
+  groups (``this_thread_block``, ``tiled_partition``, tile shuffles and votes, ``cg::reduce``);
+- half precision (``__half``, ``half2``, ``__nv_bfloat16``) rounded exactly as the GPU rounds;
+- ``RawModule(code=..., name_expressions=[...])`` for template kernels and ``get_global`` to
+  fill ``__constant__`` memory from the host, as ``cupy.RawModule``.
+
+It refuses (only the kernels that use them, saying what to do instead) inline PTX, textures,
+launches from a kernel, grid-wide sync and tensor-core (WMMA) code.
+
+A buggy kernel raises ``KernelError`` naming the kernel, block, thread and line: out-of-bounds
+accesses of argument, ``__shared__`` and local arrays (also through pointers made from them),
+a ``__syncthreads()`` or warp-level call not every thread of its group reaches, the time limit,
+a crash. With the sanitizer on — ``RawKernel(..., sanitize=True)``, ``COURSE_CUDA_SANITIZE=1``,
+a learner's ``backend="cpu"`` and every ``course.checks.check_kernel`` — it also catches data
+races on shared memory (between barriers, and between warp-level calls for lanes of one warp),
+reads of shared memory no thread of the block wrote, two threads writing one element of a global
+array without an atomic, and writes into read-only arrays. The sanitizer costs several times
+the run time, so plain (``backend="auto"``) launches, the ones you time, run without it. (On a
+GPU none of this can be caught before it happens: run the kernel with ``backend="cpu"``.)
 """
 
 from __future__ import annotations

@@ -6,9 +6,15 @@
 // thread of every block, one at a time:
 //
 //   * a kernel without __syncthreads() runs each thread as one call, in plain nested loops;
-//   * a kernel with __syncthreads() runs each thread of a block as a fiber (a coroutine with
-//     its own small stack): a barrier switches to the next thread, so every thread of the
-//     block reaches the barrier before any goes past it, as on a GPU.
+//   * a kernel with __syncthreads() or a warp-level call runs each thread of a block as a fiber
+//     (a coroutine with its own small stack): a barrier switches to the next thread, so every
+//     thread of the block reaches the barrier before any goes past it, as on a GPU; at a
+//     warp-level call (__shfl_sync, __ballot_sync, a tile's sync, ...) the lanes of the mask
+//     meet and exchange their values (__cc_resolve_warps).
+//
+// Built with -D__CC_SANITIZE, every memory access source.py wrapped (__cc_r/__cc_w/__cc_rw)
+// reports to __cc_note, the one instrumentation point: racecheck, initcheck, global write
+// races and writes into read-only arrays are decided there, from per-byte shadow state.
 //
 // Every fault (out-of-bounds access, a barrier not all threads reach, the time limit, a
 // crash) stops the launch with siglongjmp and is described in a __cc_fault record that
