@@ -409,7 +409,8 @@ def format_bytes(n: int) -> str:
     """163840 → '160 KiB'."""
     for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if abs(n) >= scale:
-            return f"{n / scale:.3g} {unit}"
+            value = n / scale
+            return f"{value:.3g} {unit}" if abs(value) < 999.5 else f"{value:.0f} {unit}"  # not '1e+03 KiB'
     return f"{n} B"
 
 

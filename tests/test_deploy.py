@@ -134,6 +134,7 @@ def test_file_size_format_bytes_and_table(tmp_path):
         deploy.file_size(tmp_path / "nope.onnx")
     assert deploy.format_bytes(512) == "512 B" and deploy.format_bytes(163840) == "160 KiB"
     assert deploy.format_bytes(3 * 2**20) == "3 MiB"
+    assert deploy.format_bytes(1000 * 2**10) == "1000 KiB"  # no '1e+03' 
     table = deploy.Table(["model", "ms"], [["cnn", 1.5], ["unet", 12]], title="latency")
     text = str(table).splitlines()
     assert text[0] == "latency" and text[1].split() == ["model", "ms"] and text[3].split() == ["cnn", "1.5"]
