@@ -187,3 +187,21 @@ def test_course_helpers_time_plain_kernels():
     scope = {"__name__": "course.some_helper", "code": SOURCE}
     exec(compile(make, "helper", "exec"), scope)
     assert scope["k"].sanitize is False
+
+
+def test_memset_in_a_kernel_counts_as_writing():
+    code = r"""
+extern "C" __global__ void count(float* out) {
+    __shared__ float s[64];
+    if (threadIdx.x == 0) memset(s, 0, sizeof(s));
+    __syncthreads();
+    s[threadIdx.x] += 1.0f;
+    __syncthreads();
+    out[threadIdx.x] = s[threadIdx.x];
+}"""
+    out = np.zeros(64, np.float32)
+    cuda.RawKernel(code, "count", backend="cpu")((1,), (64,), (out,))
+    assert (out == 1).all()
+    with pytest.raises(cuda.KernelError, match=r"reads shared memory s\[0\]"):
+        cuda.RawKernel(code.replace("if (threadIdx.x == 0) memset(s, 0, sizeof(s));", ""), "count", backend="cpu")(
+            (1,), (64,), (out,))

@@ -2221,4 +2221,15 @@ static int __cc_launch(const long long* cfg, __cc_fault* fault, void (*run)(cons
 #define __syncthreads_and(p) (__cc_syncthreads(__LINE__, (p)) == (int)(blockDim.x * blockDim.y * blockDim.z))
 #define __syncthreads_or(p) (__cc_syncthreads(__LINE__, (p)) != 0)
 #define printf(...) __cc_printf(__VA_ARGS__)
+// memset/memcpy in a kernel write (and read) memory too: the sanitizer hears of it.
+__attribute__((always_inline)) static inline void* __cc_memset(void* d, int v, size_t n) {
+    if (__cc_sanitizing && n) __cc_note(d, n, __CC_WRITE);
+    return memset(d, v, n);
+}
+__attribute__((always_inline)) static inline void* __cc_memcpy(void* d, const void* s, size_t n) {
+    if (__cc_sanitizing && n) __cc_note(s, n, __CC_READ), __cc_note(d, n, __CC_WRITE);
+    return memcpy(d, s, n);
+}
+#define memset(d, v, n) __cc_memset((void*)(d), (v), (n))
+#define memcpy(d, s, n) __cc_memcpy((void*)(d), (const void*)(s), (n))
 #define assert(e) ((e) ? (void)0 : __cc_assert_fail(#e, __LINE__))
