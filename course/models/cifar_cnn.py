@@ -7,8 +7,8 @@
   (David Page's ResNet-9 for DAWNBench, Keller Jordan's airbench): conv-BN-ReLU blocks, three
   poolings, two residual blocks, a max-pooled head whose logits are scaled by 1/8. Notebook 05's
   gpu-mode recipe (width 64, 30 epochs) *targets* 94 % test accuracy on CIFAR-10, as Page's
-  ResNet-9 reached; until a GPU run of it is recorded in ``docs/gpu-runs/`` (``recorded_speed_run``),
-  that figure is a target, not a measurement. Smaller widths trade accuracy for speed.
+  ResNet-9 reached; the notebook reports it as a target, beside the recorded GPU run of the recipe
+  when ``docs/gpu-runs/`` holds one (``recorded_speed_run``). Smaller widths trade accuracy for speed.
 """
 
 from __future__ import annotations
