@@ -261,3 +261,19 @@ extern "C" __global__ void gather(const float** rows, float* out, Params p) { ou
     p = np.zeros(1, np.dtype([("scale", np.float32), ("n", np.int32)]))[0]
     assert kernel_module._check_struct(k._kernel, k.params[2], p, "cupy") is p
     assert "cannot check this type" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("line, rewritten", [
+    ("a[i] = b[i] = 0.5f;", "__cc_w(a[i]) = __cc_w(b[i]) = 0.5f;"),
+    ("s[t] += s[t + 8];", "__cc_rw(s[t]) += __cc_r(s[t + 8]);"),
+    ("*q++ += 1.0f;", "__cc_rw(*q++) += 1.0f;"),
+    ("*(float*)(a + i) = 1.0f;", "*(__cc_ptr<float>)(a + i) = 1.0f;"),
+    ("atomicAdd(&bins[k], 1);", "atomicAdd(&bins[k], 1);"),
+    ("x = ps[i].y * n;", "x = __cc_r(ps[i].y) * n;"),
+    ("tile.sync();", "tile.sync();"),
+    ("assert(a[i] >= 0);", "assert(a[i] >= 0);"),
+])
+def test_accesses_are_wrapped_for_the_sanitizer_without_changing_the_code(line, rewritten):
+    code = f"__device__ void f(float* a, float* b, float* s, int* bins, float* q, P* ps, int i, int t, int k, int n) {{\n  float x; {line}\n}}"
+    body = cuda_source.parse(code).cpu_text.split("\n")[1]
+    assert body.strip() == f"float x; {rewritten}"

@@ -1082,6 +1082,8 @@ def _note_accesses(tokens: list[Token], f: _Function, replace) -> None:
             nxt = tokens[i + 1]
             if nxt.text == "(":
                 end = _matching(tokens, i + 1) + 1
+                if tokens[end - 2].text == "*":
+                    continue  # *(float*)p: a cast comes first; leave it as written
             elif nxt.kind == "ident" and nxt.text not in _TYPE_WORDS:
                 end = _postfix_chain(tokens, i + 1, b)
                 if end < b and tokens[end].text == "(":
