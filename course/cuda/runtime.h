@@ -312,6 +312,7 @@ struct __cc_shared_region {
     size_t bytes, row_bytes;       // row_bytes: a 2-D array's row, to name tile[r][c]
     const char* name;
     __cc_shadow_byte* shadow;
+    bool dynamic;                  // the launch's extern __shared__ buffer
 };
 static __cc_shared_region __cc_shared_regions[64];
 static int __cc_shared_region_count;
@@ -373,15 +374,22 @@ static void __cc_release_allocations() {
     __cc_allocation_count = 0;
 }
 
-static inline void __cc_register_shared(void* base, size_t bytes, size_t row_bytes, const char* name) {
+static inline void __cc_register_shared(void* base, size_t bytes, size_t row_bytes, const char* name,
+                                        bool dynamic = false) {
     if (!__cc_sanitizing || !base || !bytes) return;
     for (int i = 0; i < __cc_shared_region_count; i++) {
         __cc_shared_region& r = __cc_shared_regions[i];
-        if (r.base == (char*)base) {
-            if (r.bytes >= bytes) { r.name = name; return; }
-            free(r.shadow);  // the dynamic shared memory grew: a new shadow
-            r.shadow = (__cc_shadow_byte*)calloc(bytes, sizeof(__cc_shadow_byte));
-            r.bytes = bytes, r.row_bytes = row_bytes, r.name = name;
+        // The dynamic buffer has one entry: when it moves, its old range must not be taken for
+        // shared memory any more (an argument array may live there now).
+        if (dynamic ? r.dynamic : (r.base == (char*)base && !r.dynamic)) {
+            if (r.base != (char*)base || r.bytes < bytes) {
+                __cc_enter_unsafe();
+                free(r.shadow);
+                r.shadow = (__cc_shadow_byte*)calloc(bytes, sizeof(__cc_shadow_byte));
+                __cc_leave_unsafe();
+                r.base = (char*)base, r.bytes = bytes;
+            }
+            r.row_bytes = row_bytes, r.name = name;
             return;
         }
     }
@@ -389,7 +397,7 @@ static inline void __cc_register_shared(void* base, size_t bytes, size_t row_byt
     __cc_enter_unsafe();
     __cc_shadow_byte* shadow = (__cc_shadow_byte*)calloc(bytes, sizeof(__cc_shadow_byte));
     __cc_leave_unsafe();
-    __cc_shared_regions[__cc_shared_region_count++] = {(char*)base, bytes, row_bytes, name, shadow};
+    __cc_shared_regions[__cc_shared_region_count++] = {(char*)base, bytes, row_bytes, name, shadow, dynamic};
 }
 
 static void __cc_other_thread(unsigned tid, unsigned block) {
@@ -2181,7 +2189,7 @@ static int __cc_launch(const long long* cfg, __cc_fault* fault, void (*run)(cons
     __cc_last_site = 0;
     if (__cc_dyn_shared_bytes) {
         __cc_register_allocation(__cc_dyn_shared, __cc_dyn_shared_bytes, 0);
-        __cc_register_shared(__cc_dyn_shared, __cc_dyn_shared_bytes, 0, __cc_dyn_shared_name);
+        __cc_register_shared(__cc_dyn_shared, __cc_dyn_shared_bytes, 0, __cc_dyn_shared_name, true);
     }
     if (!__cc_module_base) {
         Dl_info info;
