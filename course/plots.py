@@ -4,7 +4,8 @@ Notebook 01 draws every kernel's work with these; notebooks 06 and 10 reuse them
 
 - ``thread_map``     — which block (colour) and thread (shade, number) computed each element, 1D or 2D;
 - ``reduction_tree`` — how a block sums its shared memory in log2(n) halving steps;
-- ``gpu_diagram``    — a kernel's blocks queued onto a GPU's SMs, each block split into warps.
+- ``gpu_diagram``    — a kernel's blocks queued onto a GPU's SMs, each block split into warps;
+- ``tiled_matmul``   — which tiles of A and B one block of a tiled matrix multiply loads, step by step.
 
 Everything is plain matplotlib; each function draws on ``ax`` (a new figure when None) and
 returns it, so a notebook can add titles or put several maps side by side.
@@ -16,7 +17,7 @@ import math
 
 import numpy as np
 
-__all__ = ["thread_map", "reduction_tree", "gpu_diagram", "block_colours"]
+__all__ = ["thread_map", "reduction_tree", "gpu_diagram", "tiled_matmul", "block_colours"]
 
 IDLE = (0.86, 0.86, 0.86)       # a launched thread with no element (i >= n): the guard's work
 UNWRITTEN = (1.0, 0.78, 0.78)   # an element no thread wrote: a bug, or a grid too small
@@ -361,3 +362,55 @@ def gpu_diagram(n_sms: int = 4, n_blocks: int = 10, threads_per_block: int = 128
     ax.set_title(title or f"{n_blocks} blocks of {threads_per_block} threads on {n_sms} SMs "
                  f"(each row of small squares is one warp of {warp_size} threads)", fontsize=10)
     return ax
+
+
+def tiled_matmul(n: int = 8, tile: int = 4, block: tuple = (1, 0), *, axes=None, title: str | None = None):
+    """The tiled matrix multiply C = A·B for one block, one row of pictures per step (notebook 01).
+
+    Block ``(bx, by)`` computes the ``tile``×``tile`` tile of C at tile-row ``by``, tile-column ``bx``.
+    At step k it loads tile (by, k) of A and tile (k, bx) of B into shared memory (dark), after the
+    tiles of earlier steps (light): a row band of A and a column band of B, one tile at a time.
+    Returns the axes (``steps`` rows × 3).
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle
+
+    for label, value in (("n", n), ("tile", tile)):
+        if not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{label} must be a positive int, got {value!r}")
+    if n % tile:
+        raise ValueError(f"n={n} must be a multiple of tile={tile} for the picture (the kernel itself pads)")
+    steps = n // tile
+    bx, by = block
+    if not (0 <= bx < steps and 0 <= by < steps):
+        raise ValueError(f"block {block} is outside the {steps}×{steps} grid of blocks for n={n}, tile={tile}")
+    if axes is None:
+        _, axes = plt.subplots(steps, 3, figsize=(8.4, 2.8 * steps + 0.4), squeeze=False)
+    axes = np.asarray(axes).reshape(steps, 3)
+    loaded, earlier, idle = (0.12, 0.42, 0.76), (0.62, 0.78, 0.92), (0.95, 0.95, 0.95)
+    result = (0.95, 0.55, 0.2)
+    for k in range(steps):
+        pictures = {"A": np.ones((n, n, 3)) * idle, "B": np.ones((n, n, 3)) * idle, "C": np.ones((n, n, 3)) * idle}
+        for j in range(k + 1):
+            colour = loaded if j == k else earlier
+            pictures["A"][by * tile:(by + 1) * tile, j * tile:(j + 1) * tile] = colour
+            pictures["B"][j * tile:(j + 1) * tile, bx * tile:(bx + 1) * tile] = colour
+        pictures["C"][by * tile:(by + 1) * tile, bx * tile:(bx + 1) * tile] = result
+        for ax, name in zip(axes[k], ("A", "B", "C")):
+            ax.imshow(pictures[name], extent=(0, n, n, 0))
+            for edge in range(0, n + 1, tile):
+                ax.axhline(edge, color="0.3", lw=1)
+                ax.axvline(edge, color="0.3", lw=1)
+            ax.add_patch(Rectangle((0, 0), n, n, fill=False, lw=1.5, color="0.1"))
+            ax.set_xticks(range(0, n + 1, tile))
+            ax.set_yticks(range(0, n + 1, tile))
+            ax.set_xlabel("column")
+            ax.set_ylabel("row")
+            what = {"A": f"A: tile ({by}, {k}) into A_tile", "B": f"B: tile ({k}, {bx}) into B_tile",
+                    "C": f"C: block ({bx}, {by}) adds to its tile"}[name]
+            ax.set_title(f"step {k}: {what}", fontsize=9)
+    fig = axes[0, 0].figure
+    fig.suptitle(title or f"Tiled matmul (n = {n}, TILE = {tile}), block (x={bx}, y={by}): one tile of A and one of B "
+                 f"per step\n(dark: loaded now; light: earlier steps; tiles named (tile row, tile column))", fontsize=10)
+    fig.tight_layout()
+    return axes

@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from course.plots import IDLE, UNWRITTEN, block_colours, gpu_diagram, reduction_tree, thread_map  # noqa: E402
+from course.plots import IDLE, UNWRITTEN, block_colours, gpu_diagram, reduction_tree, thread_map, tiled_matmul  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -107,3 +107,18 @@ def test_gpu_diagram_hatches_only_blocks_that_wait():
     # 3 SMs × 2 resident blocks: blocks 6–8 of 9 wait
     ax = gpu_diagram(n_sms=3, n_blocks=9, blocks_per_sm=2)
     assert len([p for p in ax.patches if p.get_hatch()]) == 3
+
+
+def test_tiled_matmul_marks_the_band_one_tile_per_step():
+    axes = tiled_matmul(n=8, tile=4, block=(1, 0))
+    assert axes.shape == (2, 3)
+    # step 1: A's tile (0, 1) is the loaded one (dark), tile (0, 0) was loaded before (light)
+    a_step1 = axes[1, 0].images[0].get_array()
+    assert a_step1[0, 4, 0] < a_step1[0, 0, 0] < a_step1[4, 0, 0]   # dark < light < untouched
+    b_step0 = axes[0, 1].images[0].get_array()
+    assert b_step0[0, 4, 0] < b_step0[4, 4, 0]                     # B's tile (0, 1) loaded at step 0, (1, 1) not yet
+    assert "step 1" in axes[1, 2].get_title()
+    with pytest.raises(ValueError, match="multiple of tile"):
+        tiled_matmul(n=10, tile=4)
+    with pytest.raises(ValueError, match="outside"):
+        tiled_matmul(n=8, tile=4, block=(2, 0))
