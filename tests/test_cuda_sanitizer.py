@@ -205,3 +205,17 @@ extern "C" __global__ void count(float* out) {
     with pytest.raises(cuda.KernelError, match=r"reads shared memory s\[0\]"):
         cuda.RawKernel(code.replace("if (threadIdx.x == 0) memset(s, 0, sizeof(s));", ""), "count", backend="cpu")(
             (1,), (64,), (out,))
+
+
+def test_shared_memory_is_never_silently_zero_even_without_the_sanitizer():
+    code = r"""
+extern "C" __global__ void half_filled(float* out) {
+    __shared__ float s[64];
+    if (threadIdx.x < 32) s[threadIdx.x] = 1.0f;
+    __syncthreads();
+    out[blockIdx.x * 64 + threadIdx.x] = s[threadIdx.x];
+}"""
+    out = np.zeros(128, np.float32)
+    cuda.RawKernel(code, "half_filled", backend="cpu", sanitize=False)((2,), (64,), (out,))
+    rows = out.reshape(2, 64)
+    assert (rows[:, :32] == 1).all() and np.isnan(rows[:, 32:]).all()  # each block: garbage, not 0 or the last block's

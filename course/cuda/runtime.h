@@ -235,8 +235,8 @@ static __cc_fault* __cc_fault_out;      // where the current launch reports a fa
 static sigjmp_buf __cc_launch_env;      // where a fault jumps back to
 static uintptr_t __cc_module_base;      // load address of this module, for code offsets
 static char* __cc_dyn_shared;           // extern __shared__ memory of the current block
-static const char* __cc_dyn_shared_name = "extern __shared__ memory";  // its array's name(s)
 static size_t __cc_dyn_shared_bytes;
+static const char* __cc_dyn_shared_name = "extern __shared__ memory";  // its array's name(s)
 
 static inline uint64_t __cc_code_offset(const void* pc) {
     uintptr_t p = (uintptr_t)pc;
@@ -296,6 +296,7 @@ static inline void __cc_new_epoch() { __cc_epoch++; }
 static inline void __cc_new_block() {
     __cc_block_epoch = ++__cc_epoch;
     __cc_block_linear = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+    if (__cc_dyn_shared_bytes) memset(__cc_dyn_shared, 0xff, __cc_dyn_shared_bytes);  // never silently zero
 }
 
 // What the shadow of one byte of shared memory remembers about the current block.
@@ -755,8 +756,28 @@ struct __cc_view {
     template <class I, __CC_IF_INTEGER(I)>
     __cc_ptr<E> operator+(I i) const { return ptr() + i; }
 };
+// Shared memory is never silently zero: each block finds its __shared__ arrays filled with
+// 0xFF bytes (NaN floats, -1 ints), as a GPU leaves whatever was there, so a kernel that reads
+// what it never wrote gives a visibly wrong answer even without the sanitizer.
+struct __cc_poisoned { void* base; uint32_t block_epoch; };
+static __cc_poisoned __cc_poisoned_arrays[64];
+static int __cc_poisoned_count;
+static inline void __cc_poison_once(void* base, size_t bytes) {
+    for (int i = 0; i < __cc_poisoned_count; i++)
+        if (__cc_poisoned_arrays[i].base == base) {
+            if (__cc_poisoned_arrays[i].block_epoch != __cc_block_epoch) {
+                memset(base, 0xff, bytes);
+                __cc_poisoned_arrays[i].block_epoch = __cc_block_epoch;
+            }
+            return;
+        }
+    memset(base, 0xff, bytes);
+    if (__cc_poisoned_count < 64) __cc_poisoned_arrays[__cc_poisoned_count++] = {base, __cc_block_epoch};
+}
+
 template <class E, size_t N>
 static inline __cc_view<E> __cc_make_view(E (&a)[N], const char* name, int shared) {
+    if (shared) __cc_poison_once((void*)a, sizeof a);
     if (__cc_sanitizing && shared) __cc_register_shared((void*)a, sizeof a, std::is_array<E>::value ? sizeof(E) : 0, name);
     return {a, N, name, shared, 0};
 }
