@@ -1588,11 +1588,14 @@ static int __cc_syncthreads(int line, int predicate) {
 
 // A warp-level call: wait until the lanes named in `mask` meet at the same call, then get
 // back what the exchange gives this lane (the scheduler computes it, see __cc_resolve_warps).
+static int __cc_warp_waiting;  // fibers waiting at a warp-level call: the scheduler looks only if > 0
+
 static void __cc_warp_meet(int op, unsigned mask, const void* value, int size, int arg, int width, int line,
                            void* result, int result_size) {
     __cc_fiber* f = __cc_current;
     if (!f) __cc_fail(__CC_NO_BARRIERS, line);  // source.py missed this call
     f->state = __CC_AT_WARP;
+    __cc_warp_waiting++;
     f->wop = op, f->wmask = mask, f->warg = arg, f->wwidth = width, f->wsize = size;
     f->barrier_line = line;
     memcpy(f->wvalue, value, (size_t)size);
@@ -1659,6 +1662,7 @@ static bool __cc_resolve_warps(int threads, bool converge) {
                     if (active >> k & 1) {
                         memcpy(__cc_fibers[base + k].wresult, &active, 4);
                         __cc_fibers[base + k].state = __CC_RUNNABLE;
+                        __cc_warp_waiting--;
                     }
                 __cc_warp_epoch[(base / 32) & 31]++;
                 progress = true;
@@ -1741,7 +1745,7 @@ static bool __cc_resolve_warps(int threads, bool converge) {
                 memcpy(g->wresult, &result, 4);
             }
             for (int k = 0; k < 32; k++)
-                if (mask >> k & 1) __cc_fibers[base + k].state = __CC_RUNNABLE;
+                if (mask >> k & 1) __cc_fibers[base + k].state = __CC_RUNNABLE, __cc_warp_waiting--;
             __cc_warp_epoch[(base / 32) & 31]++;
             progress = true;
         }
@@ -1770,7 +1774,7 @@ static void __cc_run_block_as_fibers(int threads) {
             __cc_switch_to_fiber(f);
         }
         __cc_current = nullptr;
-        if (__cc_resolve_warps(threads, false) || __cc_resolve_warps(threads, true)) continue;
+        if (__cc_warp_waiting && (__cc_resolve_warps(threads, false) || __cc_resolve_warps(threads, true))) continue;
         __cc_fiber *first_done = nullptr, *first_waiting = nullptr;
         int waiting = 0, count = 0;
         for (int i = 0; i < threads; i++) {
@@ -1817,6 +1821,7 @@ static void __cc_run_with_fibers(Body& body_object) {
             for (unsigned x = 0; x < g.x; x++) {
                 blockIdx = {x, y, z};
                 __cc_new_block();
+                __cc_warp_waiting = 0;
                 __cc_run_block_as_fibers(threads);
             }
 }
