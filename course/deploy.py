@@ -33,8 +33,8 @@ __all__ = ["require_onnx", "export_onnx", "op_counts", "graph_summary", "GraphSu
 # ---------------------------------------------------------------- install
 
 #: What the ONNX lessons import, and the oldest version that works (the dynamo exporter of
-#: torch >= 2.8 needs onnxscript >= 0.3.1).
-_ONNX_PACKAGES = {"onnx": "1.16", "onnxruntime": "1.18", "onnxscript": "0.3.1"}
+#: torch >= 2.11 needs onnxscript >= 0.6, the first with its exporter API).
+_ONNX_PACKAGES = {"onnx": "1.16", "onnxruntime": "1.18", "onnxscript": "0.6"}
 
 
 def _version_tuple(text: str) -> tuple:

@@ -166,7 +166,7 @@ def test_require_onnx_rejects_an_onnxscript_too_old_for_the_dynamo_exporter(monk
     import onnxscript
 
     monkeypatch.setattr(onnxscript, "__version__", "0.2.5")
-    with pytest.raises(ModuleNotFoundError, match="onnxscript 0.2.5 is older than 0.3.1"):
+    with pytest.raises(ModuleNotFoundError, match="onnxscript 0.2.5 is older than 0.6"):
         deploy.require_onnx()
 
 

@@ -670,7 +670,7 @@ def check(key: int | str, source: str) -> bool:
     for backend in backends:
         with checks._kernel_backend(backend):
             try:
-                kernel = cuda.RawKernel(source, p.name, backend=backend)
+                kernel = cuda.RawKernel(source, p.name, backend=backend, sanitize=(backend == "cpu"))
                 for seed, size in enumerate(s for s in p.sizes for _ in range(ROUNDS[0])):
                     case = p.case(size, seed)
                     expected = p.reference(case)
