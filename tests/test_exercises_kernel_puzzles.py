@@ -165,3 +165,19 @@ def test_element_accesses_from_a_profile():
     reads = p.element_accesses("a", 4)
     assert np.array_equal(reads["thread"], reads["element"]) and reads["element"].max() == 63
     assert set(p.element_accesses("out", 4)["kind"]) == {tx.GLOBAL_STORE}
+
+
+def test_in_place_scan_race_is_caught(capsys):
+    ok, out = run_check(12, r'''
+extern "C" __global__ void prefix_sum(const float* a, float* out, int n) {
+    __shared__ float s[64];
+    int t = threadIdx.x;
+    s[t] = (t < n) ? a[t] : 0.0f;
+    __syncthreads();
+    for (int offset = 1; offset < 64; offset *= 2) {
+        if (t >= offset) s[t] += s[t - offset];
+        __syncthreads();
+    }
+    if (t < n) out[t] = s[t];
+}''', capsys)
+    assert not ok and "KernelError" in out and "s[" in out
