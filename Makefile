@@ -24,7 +24,7 @@ STAMP := $(VENV)/.course-installed
 # Jupyter refuses to run as root unless told; CI containers run as root.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: install lab test test-unit test-notebooks test-gpu-sizes html slides bench gpu-check gpu-extras clean help
+.PHONY: install lab test test-unit test-notebooks test-gpu-sizes soak html slides bench gpu-check gpu-extras clean help
 
 help:
 	@sed -n '2,14p' Makefile
@@ -67,6 +67,12 @@ GPU_SIZES_ENV := COURSE_MODE=gpu COURSE_DEVICE=cpu COURSE_CUDA_BACKEND=cpu COURS
 test-gpu-sizes: install
 	$(GPU_SIZES_ENV) $(BIN)/python -m pytest $(NOTEBOOKS) \
 		--nbval-lax --nbval-cell-timeout=600 -p no:cacheprovider $(PYTEST_ARGS)
+
+# The kernel-death hunt of issue 17: run notebook 11 (or NOTEBOOK=...) RUNS times under nbclient, as
+# `make html` does; exits non-zero on any failed run (records in build/soak/). Slow: minutes per run.
+RUNS ?= 20
+soak: install
+	$(BIN)/python tools/nb_soak.py $(or $(NOTEBOOK),notebooks/11_distributed.ipynb) --runs $(RUNS) --mode $(or $(MODE),cpu)
 
 html: install
 	$(BIN)/python tools/site.py html $(if $(MODE),--mode $(MODE)) $(filter-out notebooks,$(NOTEBOOKS))
