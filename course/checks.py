@@ -132,6 +132,41 @@ def not_attempted(name: str) -> bool:
     return _report(name, False, NOT_ATTEMPTED, attempted=False)
 
 
+class NotAttempted(Exception):
+    """Raised inside a check when the learner's function returned ``...``: an untouched stub."""
+
+
+def called(fn: Callable, *args, **kwargs):
+    """``fn(*args, **kwargs)``, raising ``NotAttempted`` when it returns ``...`` (an untouched stub)."""
+    result = fn(*args, **kwargs)
+    if result is ... or result is NotImplemented:
+        raise NotAttempted
+    return result
+
+
+def verdict(name: str, hints: Sequence[str] | str | None, judge: Callable[[], str | None],
+            success: str = "correct.") -> bool:
+    """Report ``judge()``: None means right, a string is the diagnosis; never raises on learner code.
+
+    The named checks of ``course.exercises`` are built on it: ``judge`` runs the learner's code
+    (through ``called``) and returns what is wrong, in the learner's words.
+    """
+    register_hints(name, hints)
+    try:
+        problem = judge()
+    except (NotImplementedError, NotAttempted):
+        return not_attempted(name)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as error:  # the learner's code raised (some library errors are BaseExceptions)
+        frames = traceback.extract_tb(error.__traceback__)
+        where = f" (line {frames[-1].lineno})" if frames else ""
+        lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+        # a wrapped error (a distributed checkpoint's per-rank report) says what went wrong last
+        problem = f"your code raised {type(error).__name__}{where}: {lines[-1] if lines else ''}"
+    return check_true(lambda: problem is None, name=name, fail=str(problem), success=success)
+
+
 def _learner_error(name: str, case_text: str, error: BaseException) -> bool:
     if isinstance(error, NotImplementedError):
         return not_attempted(name)

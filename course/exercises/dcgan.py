@@ -12,38 +12,13 @@ import copy
 import inspect
 import math
 import tempfile
-import traceback
 from pathlib import Path
 
 from course import checks
+from course.checks import called as _called, verdict as _verdict
 
 __all__ = ["check_convtranspose_out", "check_discriminator_loss", "check_save_and_load",
            "check_smoothed_train_step", "check_interpolate", "check_slerp"]
-
-
-class _NotAttempted(Exception):
-    """The learner's function returned ``...``: an untouched stub."""
-
-
-def _verdict(name: str, hints: list[str], judge, success: str) -> bool:
-    """Run ``judge()`` (None when right, else the diagnosis) and report it through course.checks."""
-    checks.register_hints(name, hints)
-    try:
-        problem = judge()
-    except (NotImplementedError, _NotAttempted):
-        return checks.not_attempted(name)
-    except Exception as error:  # the learner's code raised: say what and where, never re-raise
-        frames = traceback.extract_tb(error.__traceback__)
-        where = f" (line {frames[-1].lineno})" if frames else ""
-        problem = f"your code raised {type(error).__name__}{where}: {error}"
-    return checks.check_true(lambda: problem is None, name=name, fail=str(problem), success=success)
-
-
-def _called(fn, *args, **kwargs):
-    result = fn(*args, **kwargs)
-    if result is ... or result is NotImplemented:
-        raise _NotAttempted
-    return result
 
 
 # --- Exercise 1: the transposed-convolution size formula -------------------------------------

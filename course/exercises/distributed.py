@@ -14,44 +14,14 @@ import contextlib
 import copy
 import math
 import tempfile
-import traceback
 from pathlib import Path
 
 from course import checks
+from course.checks import NotAttempted as _NotAttempted, called as _called, verdict as _verdict
 
 __all__ = ["SimulatedDDP", "check_batch_plan", "check_sampler_indices", "check_epoch_order",
            "check_averaged_gradient", "check_accumulation_step", "check_resumable_training",
            "check_load_sharded"]
-
-
-class _NotAttempted(Exception):
-    """The learner's function returned ``...``: an untouched stub."""
-
-
-def _verdict(name: str, hints: list[str], judge, success: str) -> bool:
-    """Run ``judge()`` (None when right, else the diagnosis) and report it through course.checks."""
-    checks.register_hints(name, hints)
-    try:
-        problem = judge()
-    except (NotImplementedError, _NotAttempted):
-        return checks.not_attempted(name)
-    except (KeyboardInterrupt, SystemExit):
-        raise
-    except BaseException as error:  # the learner's code raised (DCP's CheckpointException is a BaseException)
-        frames = traceback.extract_tb(error.__traceback__)
-        where = f" (line {frames[-1].lineno})" if frames else ""
-        message = [line.strip() for line in str(error).splitlines() if line.strip()]
-        # DCP wraps the real error in a per-rank report: its last line says what went wrong
-        problem = f"your code raised {type(error).__name__}{where}: {message[-1] if message else ''}"
-    fail = str(problem) if str(problem).endswith((".", ")", "?")) else f"{problem}."
-    return checks.check_true(lambda: problem is None, name=name, fail=fail, success=success)
-
-
-def _called(fn, *args, **kwargs):
-    result = fn(*args, **kwargs)
-    if result is ... or result is NotImplemented:
-        raise _NotAttempted
-    return result
 
 
 # --- Exercise 1: the per-rank batch and the steps per epoch ---------------------------------

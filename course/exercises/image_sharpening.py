@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import math
 import re
-import traceback
 
 import numpy as np
 
 from course import checks, sharpen
+from course.checks import called as _called, verdict as _verdict
 
 __all__ = ["check_seed_fixed", "check_slices", "check_clamped", "check_tile", "check_unsharp",
            "CLAMPED_STUB", "TILE_STUB"]
@@ -38,31 +38,6 @@ extern "C" __global__ void sharpen_tile(const unsigned char* image, unsigned cha
     int x0 = blockIdx.x * blockDim.x - 1, y0 = blockIdx.y * blockDim.y - 1;
 }
 """
-
-
-class _NotAttempted(Exception):
-    """The learner's function returned ``...``."""
-
-
-def _verdict(name, hints, judge, success) -> bool:
-    """Run ``judge()`` (None when right, else the diagnosis) and report it through course.checks."""
-    checks.register_hints(name, hints)
-    try:
-        problem = judge()
-    except (NotImplementedError, _NotAttempted):
-        return checks.not_attempted(name)
-    except Exception as error:  # the learner's code raised: say what and where
-        frames = traceback.extract_tb(error.__traceback__)
-        where = f" (line {frames[-1].lineno})" if frames else ""
-        problem = f"your code raised {type(error).__name__}{where}: {error}"
-    return checks.check_true(lambda: problem is None, name=name, fail=str(problem), success=success)
-
-
-def _called(fn, *args):
-    result = fn(*args)
-    if result is ... or result is NotImplemented:
-        raise _NotAttempted
-    return result
 
 
 def _strip(source: str) -> str:

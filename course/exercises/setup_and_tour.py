@@ -10,36 +10,11 @@ from __future__ import annotations
 import os
 import statistics
 import time
-import traceback
 
 from course import checks
+from course.checks import called as _called, verdict as _verdict
 
 __all__ = ["PretendGPU", "check_gflops", "check_matmul_sizes", "check_time_it", "check_largest_batch"]
-
-
-class _NotAttempted(Exception):
-    """The learner's function returned ``...``."""
-
-
-def _verdict(name, hints, judge, success) -> bool:
-    """Run ``judge()`` (None when right, else the diagnosis) and report it through course.checks."""
-    checks.register_hints(name, hints)
-    try:
-        problem = judge()
-    except (NotImplementedError, _NotAttempted):
-        return checks.not_attempted(name)
-    except Exception as error:  # the learner's code raised: say what and where
-        frames = traceback.extract_tb(error.__traceback__)
-        where = f" (line {frames[-1].lineno})" if frames else ""
-        problem = f"your code raised {type(error).__name__}{where}: {error}"
-    return checks.check_true(lambda: problem is None, name=name, fail=str(problem), success=success)
-
-
-def _called(fn, *args):
-    result = fn(*args)
-    if result is ... or result is NotImplemented:
-        raise _NotAttempted
-    return result
 
 
 # --- Exercise 1: GFLOP/s ----------------------------------------------------------------------

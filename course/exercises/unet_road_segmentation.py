@@ -10,37 +10,12 @@ the learner's code. The answers are only in the notebook's folded solution cells
 from __future__ import annotations
 
 import time
-import traceback
 
 from course import checks
+from course.checks import called as _called, verdict as _verdict
 
 __all__ = ["check_crop_and_concat", "check_iou_from_confusion", "check_soft_dice", "check_joint_flip_crop",
            "check_early_stopping", "check_accumulated_step", "check_scene_to_tensors", "SlowScenes"]
-
-
-class _NotAttempted(Exception):
-    """The learner's function returned ``...``: an untouched stub."""
-
-
-def _verdict(name: str, hints: list[str], judge, success: str) -> bool:
-    """Run ``judge()`` (None when right, else the diagnosis) and report it through course.checks."""
-    checks.register_hints(name, hints)
-    try:
-        problem = judge()
-    except (NotImplementedError, _NotAttempted):
-        return checks.not_attempted(name)
-    except Exception as error:  # the learner's code raised: say what and where, never re-raise
-        frames = traceback.extract_tb(error.__traceback__)
-        where = f" (line {frames[-1].lineno})" if frames else ""
-        problem = f"your code raised {type(error).__name__}{where}: {error}"
-    return checks.check_true(lambda: problem is None, name=name, fail=str(problem), success=success)
-
-
-def _called(fn, *args, **kwargs):
-    result = fn(*args, **kwargs)
-    if result is ... or result is NotImplemented:
-        raise _NotAttempted
-    return result
 
 
 # --- Exercise 1: the paper's skip connection -------------------------------------------------
