@@ -46,7 +46,8 @@ extern "C" __global__ void blocks(const float* a, float* out, int n) {
     int i = threadIdx.x;
     if (i < n) out[i] = a[i] + 10.0f;
 }''', capsys)
-    assert not ok and "elements of `out` are wrong" in out and "expected" in out and "got" in out
+    # threads of every block write the same elements: the sanitizer names the second writer
+    assert not ok and "KernelError" in out and "also wrote" in out and "out[0]" in out
 
 
 def test_rows_and_columns_swapped_is_wrong(capsys):
