@@ -123,7 +123,9 @@ def test_access_rules_from_a_trace():
     rows = [(5, tx.GLOBAL_LOAD, 0, 0, 0, lane, 4 * lane, 4, 0) for lane in range(32)]
     rows.append((6, tx.GLOBAL_LOAD, 0, 0, 0, 3, 4 * 3, 4, 0))
     profile = FakeProfile(rows, ["a", "out"])
-    assert "thread 3 of block 0 reads `a` 2 times" in kp.reads_at_most("a", 1).trace(profile, {})
+    assert "thread 3 of block 0 reads `a` 2 times (at most 1 here)" in kp.reads_at_most("a", 1).trace(profile, {})
+    assert "reads global memory 2 times" in kp.global_reads_at_most(lambda case: 1, "x").trace(profile, {})
+    assert kp.writes_at_most("out", 1).trace(profile, {}) is None
     assert kp.reads_at_most("a", 2).trace(profile, {}) is None
     strided = FakeProfile([(5, tx.GLOBAL_LOAD, 0, 0, 0, lane, 128 * lane, 4, 0) for lane in range(32)], ["a"])
     assert "32.0 sectors per request" in kp.coalesced().trace(strided, {})

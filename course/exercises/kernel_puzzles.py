@@ -70,63 +70,49 @@ def avoids(pattern: str, text: str) -> Rule:
     return Rule(text, source_forbidden=pattern)
 
 
-def _per_thread(trace, kinds, array=None):
-    """Accesses per (block, thread) of the given kinds (and argument index)."""
-    from course.cuda import transactions as tx
+def _per_thread_at_most(text: str, limit, what: str, writes: bool, array: str | None = None) -> Rule:
+    """A rule on how many global accesses (reads, or writes and atomics) one thread makes.
 
-    sel = np.isin(trace["kind"], kinds)
-    if array is not None:
-        sel &= trace["array"] == array
-    t = trace[sel]
-    if not len(t):
-        return {}
-    thread = t["warp"].astype(np.int64) * WARP + t["lane"]
-    keys, counts = np.unique(np.stack([t["block"], thread], axis=1), axis=0, return_counts=True)
-    del tx
-    return {(int(b), int(th)): int(c) for (b, th), c in zip(keys, counts)}
-
-
-def reads_at_most(array: str, limit: int) -> Rule:
+    ``array`` limits the count to one argument; ``limit`` may depend on the case (a function).
+    """
     def check(profile, case):
         from course.cuda import transactions as tx
 
-        counts = _per_thread(profile.trace, (tx.GLOBAL_LOAD,), profile.argument_index(array))
-        worst = max(counts.items(), key=lambda kv: kv[1], default=None)
-        if worst and worst[1] > limit:
-            (block, thread), n = worst
-            return f"thread {thread} of block {block} reads `{array}` {n} times (at most {limit})"
-        return None
-
-    return Rule(f"each thread reads `{array}` at most {'once' if limit == 1 else f'{limit} times'}", trace=check)
-
-
-def writes_at_most(array: str, limit: int) -> Rule:
-    def check(profile, case):
-        from course.cuda import transactions as tx
-
-        counts = _per_thread(profile.trace, (tx.GLOBAL_STORE, tx.GLOBAL_ATOMIC), profile.argument_index(array))
-        worst = max(counts.items(), key=lambda kv: kv[1], default=None)
-        if worst and worst[1] > limit:
-            (block, thread), n = worst
-            return f"thread {thread} of block {block} writes `{array}` {n} times (at most {limit})"
-        return None
-
-    return Rule(f"each thread writes `{array}` at most {'once' if limit == 1 else f'{limit} times'}", trace=check)
-
-
-def global_reads_at_most(limit: Callable[[dict], int] | int, text: str) -> Rule:
-    def check(profile, case):
-        from course.cuda import transactions as tx
-
+        trace = profile.trace
+        sel = np.isin(trace["kind"], (tx.GLOBAL_STORE, tx.GLOBAL_ATOMIC) if writes else (tx.GLOBAL_LOAD,))
+        if array is not None:
+            sel &= trace["array"] == profile.argument_index(array)
+        t = trace[sel]
+        if not len(t):
+            return None
+        thread = t["warp"].astype(np.int64) * WARP + t["lane"]
+        keys, counts = np.unique(np.stack([t["block"], thread], axis=1), axis=0, return_counts=True)
         allowed = limit(case) if callable(limit) else limit
-        counts = _per_thread(profile.trace, (tx.GLOBAL_LOAD,))
-        worst = max(counts.items(), key=lambda kv: kv[1], default=None)
-        if worst and worst[1] > allowed:
-            (block, thread), n = worst
-            return f"thread {thread} of block {block} makes {n} global reads (at most {allowed} here)"
+        worst = int(counts.argmax())
+        if counts[worst] > allowed:
+            block, thread = (int(v) for v in keys[worst])
+            return f"thread {thread} of block {block} {what} {int(counts[worst])} times (at most {allowed} here)"
         return None
 
     return Rule(text, trace=check)
+
+
+def _times(limit: int) -> str:
+    return "once" if limit == 1 else f"{limit} times"
+
+
+def reads_at_most(array: str, limit: int) -> Rule:
+    return _per_thread_at_most(f"each thread reads `{array}` at most {_times(limit)}", limit,
+                               f"reads `{array}`", writes=False, array=array)
+
+
+def writes_at_most(array: str, limit: int) -> Rule:
+    return _per_thread_at_most(f"each thread writes `{array}` at most {_times(limit)}", limit,
+                               f"writes `{array}`", writes=True, array=array)
+
+
+def global_reads_at_most(limit: Callable[[dict], int] | int, text: str) -> Rule:
+    return _per_thread_at_most(text, limit, "reads global memory", writes=False)
 
 
 def coalesced(kind: str = "global load", limit: float = 4.0) -> Rule:
