@@ -184,3 +184,25 @@ extern "C" __global__ void prefix_sum(const float* a, float* out, int n) {
     if (t < n) out[t] = s[t];
 }''', capsys)
     assert not ok and "KernelError" in out and "s[" in out
+
+
+def test_access_rules_are_enforced_on_right_answers(capsys):
+    """A right answer that breaks an access rule fails, naming the rule and the thread or line."""
+    reads_twice = r'''
+extern "C" __global__ void map(const float* a, float* out) {
+    float v = a[threadIdx.x];
+    if (a[threadIdx.x] == v) out[threadIdx.x] = v + 10.0f;
+}'''
+    ok, out = run_check(1, reads_twice, capsys)
+    assert not ok and "right answer, but a rule is broken" in out and "reads `a` 2 times" in out
+    transposed_in_block = r'''
+extern "C" __global__ void blocks_2d(const float* a, float* out, int rows, int cols) {
+    int c = blockIdx.x * 8 + threadIdx.y;   // lanes of a warp walk down a column
+    int r = blockIdx.y * 8 + threadIdx.x;
+    if (r < rows && c < cols) out[r * cols + c] = a[r * cols + c] + 10.0f;
+}'''
+    ok, out = run_check(7, transposed_in_block, capsys)
+    assert not ok and "coalesced global loads" in out and "sectors per request" in out and "line 5" in out
+    ok, out = run_check(7, transposed_in_block.replace("threadIdx.y;   //", "threadIdx.x;   //")
+                        .replace("8 + threadIdx.x;\n", "8 + threadIdx.y;\n"), capsys)
+    assert ok and "Rules kept" in out and "Not checked" not in out

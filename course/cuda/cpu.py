@@ -24,6 +24,8 @@ import tempfile
 import threading
 from pathlib import Path
 
+import numpy as np
+
 from .errors import CompileError, KernelError
 from .source import Kernel, Source
 
@@ -54,6 +56,11 @@ NO_COMPILER = (
     "  conda: conda install -c conda-forge cxx-compiler\n"
     "(or set CXX to the compiler's path, or run on a GPU: Colab > Runtime > Change runtime type)."
 )
+
+
+#: Twin of struct __cc_trace_record in runtime.h (24 bytes).
+TRACE_RECORD = np.dtype([("address", np.uint64), ("site", np.uint32), ("block", np.uint32), ("thread", np.uint16),
+                         ("kind", np.uint8), ("size", np.uint8), ("region", np.int16), ("pad", np.int16)])
 
 
 class _Fault(ctypes.Structure):
@@ -215,11 +222,13 @@ def _symbol(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_]", lambda m: f"_{ord(m.group()):02x}", name)
 
 
-def translation_unit(source: Source, extra=()) -> str:
+def translation_unit(source: Source, extra=(), trace: bool = False) -> str:
     """The C++ file the compiler sees; `#line` keeps the learner's line numbers. `extra`: kernels
-    named by name expressions (template instances), which get launchers too."""
+    named by name expressions (template instances), which get launchers too. `trace`: the build
+    of kernel.profile, whose `if` conditions report each thread's outcome."""
     kernels = list(source.kernels.values()) + [k for k in extra if k.name not in source.kernels]
-    return f'#include "runtime.h"\n#line 1 "{SOURCE_NAME}"\n{source.cpu_text}\n{_launchers(source, kernels)}'
+    text = source.trace_text if trace and source.trace_text else source.cpu_text
+    return f'#include "runtime.h"\n#line 1 "{SOURCE_NAME}"\n{text}\n{_launchers(source, kernels)}'
 
 
 def _cache_key(unit: str, flags: list[str], compiler: str) -> str:
@@ -282,14 +291,13 @@ class Module:
 
     def global_memory(self, name: str):
         """The bytes of a __constant__ or __device__ variable, as a writable NumPy uint8 array."""
-        import numpy
 
         function = getattr(self.library, f"__cc_global_{_symbol(name)}")
         function.restype = ctypes.c_void_p
         function.argtypes = [ctypes.POINTER(ctypes.c_size_t)]
         size = ctypes.c_size_t()
         address = function(ctypes.byref(size))
-        return numpy.ctypeslib.as_array((ctypes.c_uint8 * size.value).from_address(address))
+        return np.ctypeslib.as_array((ctypes.c_uint8 * size.value).from_address(address))
 
     def take_output(self) -> tuple[str, bool]:
         """What the kernel printed since the last call, and whether some was dropped."""
@@ -297,6 +305,56 @@ class Module:
         address = self._take_output(ctypes.byref(length), ctypes.byref(truncated))
         text = ctypes.string_at(address, length.value).decode("utf-8", "replace") if length.value else ""
         return text, bool(truncated.value)
+
+    def take_trace(self):
+        """The access and branch records of the last traced launch (a NumPy copy), and whether
+        some were dropped at the limit given to ``launch``."""
+        function = self.library["__cc_take_trace"]
+        function.restype = ctypes.c_void_p
+        function.argtypes = [ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(ctypes.c_int)]
+        length, full = ctypes.c_size_t(), ctypes.c_int()
+        address = function(ctypes.byref(length), ctypes.byref(full))
+        if not length.value:
+            return np.zeros(0, TRACE_RECORD), bool(full.value)
+        raw = (ctypes.c_uint8 * (length.value * TRACE_RECORD.itemsize)).from_address(address)
+        return np.frombuffer(raw, TRACE_RECORD).copy(), bool(full.value)
+
+    def shared_regions(self) -> list[tuple[int, int, str, bool]]:
+        """(base address, bytes, name, is extern __shared__) of each __shared__ array the module
+        registered, by region index (the ``region`` of trace records)."""
+        function = self.library["__cc_shared_region_info"]
+        function.restype = ctypes.c_int
+        function.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint64),
+                             ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_int)]
+        out, i = [], 0
+        base, size, name, dynamic = ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_char_p(), ctypes.c_int()
+        while function(i, ctypes.byref(base), ctypes.byref(size), ctypes.byref(name), ctypes.byref(dynamic)):
+            out.append((base.value, size.value, (name.value or b"").decode(), bool(dynamic.value)))
+            i += 1
+        return out
+
+    def lines_of(self, code_offsets) -> dict[int, int | None]:
+        """``line_of`` for many code addresses at once (one addr2line run)."""
+        offsets = sorted({int(o) for o in code_offsets if o})
+        tool = shutil.which("addr2line") or shutil.which("llvm-addr2line")
+        result: dict[int, int | None] = {o: None for o in offsets}
+        if not offsets or not tool:
+            return result
+        queries = [(o, o - 1 - back) for o in offsets for back in range(0, 24) if o - 1 - back > 0]
+        try:
+            done = subprocess.run([tool, "-a", "-i", "-e", str(self.path), *(hex(q) for _, q in queries)],
+                                  capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.SubprocessError):
+            return result
+        answers = re.split(r"^0x[0-9a-f]+$", done.stdout, flags=re.M)[1:]
+        for (offset, _), answer in zip(queries, answers):
+            if result[offset] is not None:
+                continue
+            for match in re.finditer(re.escape(SOURCE_NAME) + r":(\d+)", answer):
+                if int(match.group(1)) > 0:
+                    result[offset] = int(match.group(1))
+                    break
+        return result
 
     def line_of(self, code_offset: int) -> int | None:
         """The kernel-source line of a code address (via addr2line), or None."""
@@ -327,11 +385,14 @@ _lock = threading.Lock()
 _launch_lock = threading.Lock()
 
 
-def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool = False) -> Module:
+def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool = False,
+         trace: bool = False) -> Module:
     """The compiled module for `source`: from memory, from the disk cache, or compiled now.
-    `sanitize` compiles in racecheck, initcheck and the read-only check (a separate module)."""
+    `sanitize` compiles in racecheck, initcheck and the read-only check (a separate module);
+    `trace` also records every access and branch (kernel.profile; implies `sanitize`)."""
     extra = tuple(extra)
-    key = (source.text, tuple(options), tuple(k.name for k in extra), sanitize)
+    sanitize = sanitize or trace
+    key = (source.text, tuple(options), tuple(k.name for k in extra), sanitize, trace)
     with _lock:
         if key in _modules:
             return _modules[key]
@@ -341,7 +402,8 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
                 "data. Reinstall it (pip install --force-reinstall ...) or run from a checkout."
             )
         compiler = find_compiler()
-        unit, flags = translation_unit(source, extra), _compiler_flags(options) + (["-D__CC_SANITIZE"] if sanitize else [])
+        unit = translation_unit(source, extra, trace)
+        flags = _compiler_flags(options) + (["-D__CC_SANITIZE"] if sanitize else []) + (["-D__CC_TRACE"] if trace else [])
         target = cache_dir() / f"{_cache_key(unit, flags, compiler)}.so"
         if target.exists() and (target.is_symlink() or target.stat().st_uid != os.getuid()):
             target.unlink()  # not ours: never load it, build our own
@@ -357,24 +419,34 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
 
 
 def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: int,
-           time_limit: float, arrays: dict) -> None:
+           time_limit: float, arrays: dict, trace_limit: int | None = None):
     """Run `kernel` for every block and thread; print its printf output; raise on a fault.
 
     `args` holds one (data address, element count, scalar bits) per parameter; `arrays` maps
     the address of each argument array to (parameter name, element count) for messages.
+    With `trace_limit` (a module loaded with trace=True), returns the launch's trace records
+    (at most that many) and whether some were dropped.
     """
     packed = (_Arg * max(1, len(args)))(*args)
     config = (ctypes.c_longlong * 8)(*grid, *block, shared_mem, max(1, int(time_limit * 1000)))
     fault = _Fault()
+    records = None
     with _launch_lock:
+        if trace_limit is not None:
+            setup = module.library["__cc_trace_setup"]
+            setup.argtypes, setup.restype = [ctypes.c_size_t], None
+            setup(int(trace_limit))
         status = module.launcher(kernel.name)(config, packed, ctypes.byref(fault))
         text, truncated = module.take_output()
+        if trace_limit is not None:
+            records = module.take_trace()
     if text or truncated:
         sys.stdout.write(text + ("\n[printf output past 1 MiB was dropped, as on a GPU]\n" if truncated else ""))
     if status == INTERRUPTED:
         raise KeyboardInterrupt(f"kernel '{kernel.name}' interrupted")
     if status != OK:
         raise _explain(module, kernel, fault, time_limit, shared_mem, arrays)
+    return records
 
 
 def _xyz(values) -> tuple:

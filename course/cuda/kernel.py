@@ -31,6 +31,8 @@ MAX_BLOCK = (1024, 1024, 64)
 MAX_THREADS_PER_BLOCK = 1024
 MAX_GRID = (2**31 - 1, 65535, 65535)
 MAX_DYNAMIC_SHARED = 48 * 1024
+#: How many access and branch records kernel.profile keeps (24 bytes each: 384 MB).
+PROFILE_MAX_ACCESSES = 16 * 1024 * 1024
 
 
 def _cupy_usable() -> bool:
@@ -130,6 +132,68 @@ class RawKernel:
 
     def __call__(self, grid, block, args, *, shared_mem: int = 0):
         """Launch on ``grid`` blocks of ``block`` threads (ints or 1–3 tuples) with ``args``."""
+        grid3, block3 = self._launch_shape(grid, block, shared_mem)
+        values = list(args) if self._unchecked else check_args(self._kernel, args, self.backend)
+        self.compile()
+        if self.backend == "cpu":
+            packed, arrays, keep = _pack_for_cpu(self._kernel, values)
+            cpu.launch(self._compiled, self._kernel, grid3, block3, packed, int(shared_mem),
+                       self.time_limit, arrays)
+            del keep
+        else:
+            self._compiled.launch(grid3, block3, values, int(shared_mem))
+
+    def profile(self, grid, block, args, *, shared_mem: int = 0, flops: int | None = None,
+                max_accesses: int = PROFILE_MAX_ACCESSES):
+        """Run one launch on the CPU backend, recording every memory access and branch of every
+        thread, and return its ``course.cuda.profile.Profile``: sectors per request, bank
+        conflicts, divergence and occupancy, as a GPU's memory system would see them (a model,
+        not a measurement; see ``Profile``). The launch runs with the sanitizer on, and its
+        results land in ``args`` as from a normal launch (CuPy arrays are copied to the host
+        and back). ``flops``: the launch's floating-point operations, for arithmetic intensity.
+        ``max_accesses``: a bound on the records kept; a larger launch is refused — profile a
+        smaller size (the per-request figures do not depend on the grid's size)."""
+        from .profile import Profile, from_records
+
+        if self._unchecked:
+            raise CompileError(f"kernel '{self.name}': {self._source.problems[self.name]}; the CPU backend "
+                               "cannot run it, so it cannot be profiled")
+        grid3, block3 = self._launch_shape(grid, block, shared_mem)
+        host, back = [], []
+        for value in (args if isinstance(args, (tuple, list)) else [args]):
+            if _is_cupy_array(value):
+                copy = value.get()
+                host.append(copy)
+                back.append((value, copy))
+            else:
+                host.append(value)
+        values = check_args(self._kernel, host, "cpu")
+        extra = tuple(self._module._instances.values()) if self._module is not None else ()
+        module = cpu.load(self._source, self.options, self.name, extra, trace=True)
+        packed, arrays, keep = _pack_for_cpu(self._kernel, values)
+        records, full = cpu.launch(module, self._kernel, grid3, block3, packed, int(shared_mem),
+                                   max(self.time_limit, 60.0), arrays, trace_limit=int(max_accesses))
+        if full:
+            raise ValueError(
+                f"kernel '{self.name}': the launch made more than {max_accesses:,} memory accesses and branches, "
+                f"more than profile() keeps; profile a smaller launch (sectors per request and bank conflicts "
+                f"do not depend on the grid's size) or pass max_accesses=...")
+        for device_array, copy in back:
+            device_array.set(copy)
+        extents = [(packed[i].data, packed[i].count) if p.pointer else None
+                   for i, p in enumerate(self._kernel.params)]
+        threads = block3[0] * block3[1] * block3[2]
+        trace, branches, bases, static_shared, _ = from_records(
+            records, module.lines_of(np.unique(records["site"]).tolist()), extents, module.shared_regions(), threads)
+        del keep
+        lines = sorted(set(trace["line"].tolist()) | set(branches["line"].tolist()))
+        return Profile(kernel=self.name, grid=grid3, block=block3, shared_bytes=static_shared + int(shared_mem),
+                       trace=trace, branches=branches, arguments=tuple(p.name for p in self._kernel.params),
+                       source_lines={n: self._source.line_text(n) for n in lines if n > 0}, flops=flops,
+                       bases=bases)
+
+    def _launch_shape(self, grid, block, shared_mem):
+        """The launch's grid and block as 3-tuples, after CUDA's limits are checked."""
         grid3 = _dims(grid, "grid", MAX_GRID, self.name)
         block3 = _dims(block, "block", MAX_BLOCK, self.name)
         if block3[0] * block3[1] * block3[2] > MAX_THREADS_PER_BLOCK:
@@ -140,15 +204,7 @@ class RawKernel:
         if shared_mem > MAX_DYNAMIC_SHARED:
             raise ValueError(f"kernel '{self.name}': shared_mem={shared_mem} bytes, but a block gets at most "
                              f"{MAX_DYNAMIC_SHARED} bytes (48 KiB) of dynamic shared memory")
-        values = list(args) if self._unchecked else check_args(self._kernel, args, self.backend)
-        self.compile()
-        if self.backend == "cpu":
-            packed, arrays, keep = _pack_for_cpu(self._kernel, values)
-            cpu.launch(self._compiled, self._kernel, grid3, block3, packed, int(shared_mem),
-                       self.time_limit, arrays)
-            del keep
-        else:
-            self._compiled.launch(grid3, block3, values, int(shared_mem))
+        return grid3, block3
 
 
 class RawModule:

@@ -204,3 +204,98 @@ class Profile:
         ax.set_ylabel(what)
         ax.set_title(f"{self.kernel}, line {line} ({tx.KINDS[req['kind'][0]]}), warp {warp} of block {block}: {summary}")
         return ax
+
+
+# ----------------------------------------------------------------- from the CPU backend's records
+
+#: Where the model places argument arrays: each starts on a 512-byte boundary, as cudaMalloc's
+#: allocations do (NumPy aligns to 16 or 64 bytes, which would shift sector boundaries).
+ALLOCATION_ALIGNMENT = 512
+#: Where it places __shared__ arrays in a block's shared memory: one after another, 16-byte aligned,
+#: the static arrays first and the launch's extern __shared__ memory last.
+SHARED_ALIGNMENT = 16
+
+
+def _occurrence(keys: np.ndarray) -> np.ndarray:
+    """For each element, how many earlier elements have the same key (0, 1, 2, ... in order)."""
+    if not len(keys):
+        return np.zeros(0, np.int64)
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    starts = np.r_[0, np.flatnonzero(sorted_keys[1:] != sorted_keys[:-1]) + 1]
+    first = np.repeat(starts, np.diff(np.r_[starts, len(keys)]))
+    out = np.empty(len(keys), np.int64)
+    out[order] = np.arange(len(keys)) - first
+    return out
+
+
+def from_records(records: np.ndarray, lines_of, arrays: list, regions: list, threads_per_block: int):
+    """ACCESS and BRANCH traces from the CPU backend's raw records.
+
+    ``lines_of``: code offset → source line (a dict); ``arrays``: (address, bytes) of each pointer
+    argument by parameter index (None for scalars); ``regions``: the module's shared regions
+    (base, bytes, name, dynamic) by region index. Returns (accesses, branches, bases, shared_bytes,
+    shared_names): the model's address of each argument's first byte, and the static + dynamic
+    shared bytes and the names of the __shared__ arrays the launch touched.
+    """
+    records = np.asarray(records)
+    sites = np.unique(records["site"])
+    site_line = np.zeros(len(sites), np.int32)
+    for k, site in enumerate(sites):
+        site_line[k] = lines_of.get(int(site)) or 0
+    line = site_line[np.searchsorted(sites, records["site"])] if len(records) else np.zeros(0, np.int32)
+    thread_global = records["block"].astype(np.int64) * threads_per_block + records["thread"]
+
+    is_branch = (records["kind"] & 8) != 0
+    br = records[is_branch]
+    branches = np.zeros(len(br), tx.BRANCH)
+    branches["line"] = line[is_branch]
+    branches["block"] = br["block"]
+    branches["warp"] = br["thread"] // tx.WARP_SIZE
+    branches["lane"] = br["thread"] % tx.WARP_SIZE
+    branches["taken"] = (br["kind"] & 1) != 0
+    branches["instance"] = _occurrence(thread_global[is_branch] * (1 << 20) + branches["line"])
+
+    acc = records[~is_branch]
+    acc_line = line[~is_branch]
+    accesses = np.zeros(len(acc), tx.ACCESS)
+    accesses["line"] = acc_line
+    accesses["block"] = acc["block"]
+    accesses["warp"] = acc["thread"] // tx.WARP_SIZE
+    accesses["lane"] = acc["thread"] % tx.WARP_SIZE
+    accesses["size"] = acc["size"]
+    shared = acc["region"] >= 0
+    raw_kind = acc["kind"]
+    kind = np.where(shared, np.where(raw_kind == 1, tx.SHARED_LOAD, tx.SHARED_STORE),  # shared atomics: stores
+                    np.select([raw_kind == 1, raw_kind == 2], [tx.GLOBAL_LOAD, tx.GLOBAL_STORE], tx.GLOBAL_ATOMIC))
+    accesses["kind"] = kind
+    accesses["instance"] = _occurrence(thread_global[~is_branch] * (1 << 24) + acc_line.astype(np.int64) * 8 + kind)
+
+    # global: the argument each address lies in, moved to the model's cudaMalloc-like layout
+    bases, next_base = {}, ALLOCATION_ALIGNMENT
+    address = np.zeros(len(acc), np.uint64)
+    array = np.full(len(acc), -1, np.int16)
+    g = ~shared
+    for index, extent in enumerate(arrays):
+        if extent is None:
+            continue
+        start, size = extent
+        bases[index] = next_base
+        inside = g & (acc["address"] >= start) & (acc["address"] < start + size) & (array == -1)
+        address[inside] = acc["address"][inside] - np.uint64(start) + np.uint64(next_base)
+        array[inside] = index
+        next_base += -(-max(size, 1) // ALLOCATION_ALIGNMENT) * ALLOCATION_ALIGNMENT
+    # shared: the regions this launch touched, laid out one after another
+    used = sorted(set(acc["region"][shared].tolist()), key=lambda r: (regions[r][3], r))
+    offset, names = 0, []
+    for k, region in enumerate(used):
+        sel = shared & (acc["region"] == region)
+        address[sel] = acc["address"][sel] + np.uint64(offset)
+        array[sel] = k
+        names.append(regions[region][2])
+        offset += -(-regions[region][1] // SHARED_ALIGNMENT) * SHARED_ALIGNMENT
+    accesses["address"] = address
+    accesses["array"] = array
+    static_bytes = sum(regions[r][1] for r in used if not regions[r][3])
+    return accesses, branches, bases, static_bytes, names
+

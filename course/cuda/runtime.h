@@ -502,6 +502,70 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
     }
 }
 
+// ---------------------------------------------------------------------------------------
+// The access trace (kernel.profile; compiled in with -D__CC_TRACE, on top of the sanitizer).
+// One record per access every thread makes to shared memory or an argument array, and one per
+// thread at every `if` (source.py wraps its condition in __cc_branch). Python reads the records
+// (course/cuda/profile.py) and models what a GPU's memory system would do with them.
+// ---------------------------------------------------------------------------------------
+
+#ifdef __CC_TRACE
+static const bool __cc_tracing = true;
+#else
+static const bool __cc_tracing = false;
+#endif
+
+struct __cc_trace_record {      // twin of _TraceRecord in cpu.py
+    uint64_t address;           // the byte's address (shared: its offset in the region)
+    uint32_t site;              // code offset of the access (→ source line)
+    uint32_t block;             // linear block index
+    uint16_t thread;            // linear thread index in the block
+    uint8_t kind;               // __CC_READ / __CC_WRITE / __CC_ATOMIC, or 8 | taken for a branch
+    uint8_t size;               // bytes (at most 255)
+    int16_t region;             // shared region index, or -1 for global memory
+    int16_t pad;
+};
+static __cc_trace_record* __cc_trace;
+static size_t __cc_trace_length, __cc_trace_capacity, __cc_trace_limit;
+static int __cc_trace_full;     // more records than the limit: the profile says so
+
+static void __cc_record(uint64_t address, uint32_t site, int kind, size_t size, int region) {
+    if (__cc_trace_length >= __cc_trace_limit) { __cc_trace_full = 1; return; }
+    if (__cc_trace_length == __cc_trace_capacity) {
+        size_t capacity = __cc_trace_capacity ? 2 * __cc_trace_capacity : (1 << 16);
+        if (capacity > __cc_trace_limit) capacity = __cc_trace_limit;
+        __cc_enter_unsafe();
+        void* grown = realloc(__cc_trace, capacity * sizeof(__cc_trace_record));
+        __cc_leave_unsafe();
+        if (!grown) { __cc_trace_full = 1; return; }
+        __cc_trace = (__cc_trace_record*)grown, __cc_trace_capacity = capacity;
+    }
+    __cc_trace_record& r = __cc_trace[__cc_trace_length++];
+    r.address = address, r.site = site, r.block = __cc_block_linear, r.thread = (uint16_t)__cc_tid();
+    r.kind = (uint8_t)kind, r.size = (uint8_t)(size > 255 ? 255 : size), r.region = (int16_t)region, r.pad = 0;
+}
+
+// `if (c)` of a traced build: the outcome per thread, so the profile sees divergent warps.
+template <class C>
+__attribute__((always_inline)) static inline bool __cc_branch(const C& condition);
+
+// The records of the last launch (Python copies them), the shared regions' layout, and the limit.
+__CC_EXPORT const __cc_trace_record* __cc_take_trace(size_t* length, int* full) {
+    *length = __cc_trace_length, *full = __cc_trace_full;
+    __cc_trace_length = 0, __cc_trace_full = 0;
+    return __cc_trace;
+}
+__CC_EXPORT void __cc_trace_setup(size_t limit) {
+    __cc_trace_length = 0, __cc_trace_full = 0, __cc_trace_limit = limit;
+}
+// Region i: its base, size in bytes, row size (2-D arrays), name, and whether it is extern __shared__.
+__CC_EXPORT int __cc_shared_region_info(int i, uint64_t* base, uint64_t* bytes, const char** name, int* dynamic) {
+    if (i < 0 || i >= __cc_shared_region_count) return 0;
+    const __cc_shared_region& r = __cc_shared_regions[i];
+    *base = (uint64_t)(uintptr_t)r.base, *bytes = r.bytes, *name = r.name ? r.name : "", *dynamic = r.dynamic;
+    return 1;
+}
+
 // The one instrumentation point: every access to shared or global memory in a sanitized build.
 static volatile uint32_t __cc_last_site;  // where the last noted access was: names a timeout's line
 
@@ -511,12 +575,28 @@ __attribute__((noinline)) static void __cc_note(const volatile void* address, si
     const char* p = (const char*)address;
     for (int i = 0; i < __cc_shared_region_count; i++) {
         __cc_shared_region& r = __cc_shared_regions[i];
-        if (p >= r.base && p < r.base + r.bytes) return __cc_note_shared(r, (size_t)(p - r.base), size, kind, site);
+        if (p >= r.base && p < r.base + r.bytes) {
+            if (__cc_tracing && kind != __CC_TOUCH) __cc_record((uint64_t)(p - r.base), site, kind, size, i);
+            return __cc_note_shared(r, (size_t)(p - r.base), size, kind, site);
+        }
     }
     for (int i = 0; i < __cc_allocation_count; i++) {
         __cc_allocation& a = __cc_allocations[i];
-        if (p >= a.base && p < a.base + a.bytes) return __cc_note_global(a, (size_t)(p - a.base), size, kind, site);
+        if (p >= a.base && p < a.base + a.bytes) {
+            if (__cc_tracing && kind != __CC_TOUCH) __cc_record((uint64_t)(uintptr_t)p, site, kind, size, -1);
+            return __cc_note_global(a, (size_t)(p - a.base), size, kind, site);
+        }
     }
+}
+
+__attribute__((noinline)) static bool __cc_note_branch(bool taken) {
+    __cc_record(0, (uint32_t)__cc_code_offset(__builtin_return_address(0)), 8 | (int)taken, 0, -1);
+    return taken;
+}
+template <class C>
+__attribute__((always_inline)) static inline bool __cc_branch(const C& condition) {
+    bool taken = static_cast<bool>(condition);
+    return __cc_tracing ? __cc_note_branch(taken) : taken;
 }
 
 template <class T> static inline const T& __cc_val(const T& v) { return v; }

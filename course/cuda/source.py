@@ -318,6 +318,7 @@ class Source:
     uses_barriers: bool
     dynamic_shared: list[str]  # names of extern __shared__ arrays
     cpu_text: str = ""  # the rewritten source the CPU backend compiles
+    trace_text: str = ""  # the same with every `if` condition reported (kernel.profile's build)
     lines: list[str] = field(default_factory=list)
     templates: dict = field(default_factory=dict)  # kernel name → _Function (template or C++ name)
     globals: dict = field(default_factory=dict)  # __constant__/__device__ variable → line
@@ -681,6 +682,8 @@ def parse(text: str, options=()) -> Source:
     def replace(start: int, end: int, new: str) -> None:
         replacements.append((start, end, new + "\n" * text.count("\n", start, end)))
 
+    branch_notes: list[tuple[int, int, str]] = []  # insertions for the traced build only
+
     functions: list[_Function] = []
     global_variables: dict[str, int] = {}
     for i, tok in enumerate(tokens):
@@ -804,6 +807,7 @@ def parse(text: str, options=()) -> Source:
         if f.body:
             _rewrite_body(tokens, f, known_types | set(f.template), replace)
             _note_accesses(tokens, f, replace)
+            _note_branches(tokens, f, branch_notes)
         if not f.is_global:
             continue
         if f.template or not f.extern_c:
@@ -858,14 +862,23 @@ def parse(text: str, options=()) -> Source:
             dynamic_shared.append(name)
             replace(tok.start, tokens[end].end, f"static __cc_dynamic_shared<{' '.join(words[:-1])}> {name};")
 
-    cpu_text, position = [], 0
-    for start, end, new in sorted(replacements):
-        if start < position:
-            continue  # overlapping rewrites (a body emptied after its parameters were rewritten)
-        cpu_text.append(text[position:start])
-        cpu_text.append(new)
-        position = end
-    cpu_text.append(text[position:])
+    def rewritten(edits) -> tuple[str, list]:
+        out, position, skipped = [], 0, []
+        for edit in sorted(edits):
+            start, end, new = edit
+            if start < position:
+                skipped.append(edit)
+                continue  # overlapping rewrites (a body emptied after its parameters were rewritten)
+            out.append(text[position:start])
+            out.append(new)
+            position = end
+        out.append(text[position:])
+        return "".join(out), skipped
+
+    cpu_text, skipped = rewritten(replacements)
+    trace_text, skipped_too = rewritten(replacements + branch_notes)
+    if len(skipped_too) != len(skipped):
+        trace_text = cpu_text  # a condition inside another rewrite: leave the branches unrecorded
 
     return Source(
         text=text,
@@ -874,7 +887,8 @@ def parse(text: str, options=()) -> Source:
         not_extern_c=not_extern_c - set(kernels),
         uses_barriers=any(t.kind == "ident" and t.text in _BARRIERS for t in tokens),
         dynamic_shared=dynamic_shared,
-        cpu_text="".join(cpu_text),
+        cpu_text=cpu_text,
+        trace_text=trace_text,
         lines=text.split("\n"),
         templates=templates,
         globals=global_variables,
@@ -1033,6 +1047,24 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace) -> Non
 _ASSIGNMENTS = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}
 _UNARY_BEFORE = {"=", "(", ",", "{", "}", ";", "?", ":", "!", "~", "+", "-", "*", "/", "%", "<", ">", "<=", ">=",
                  "==", "!=", "&&", "||", "&", "|", "^", "<<", ">>", "[", "return"} | _ASSIGNMENTS
+
+
+def _note_branches(tokens: list[Token], f: _Function, notes: list) -> None:
+    """For the traced build: `if (c)` → `if (__cc_branch(c))`, so that every thread's outcome is
+    recorded (the profile's divergence). `if constexpr`, and conditions that declare a variable
+    (`if (int n = f())`, `if (init; c)`), stay as written."""
+    a, b = f.body
+    for i in range(a + 1, b - 1):
+        if tokens[i].text != "if" or tokens[i].kind != "ident" or tokens[i + 1].text != "(":
+            continue
+        close = _matching(tokens, i + 1)
+        inside = tokens[i + 2:close]
+        if not inside or close >= b or inside[0].text in _TYPE_WORDS or inside[0].text in ("auto", "const") \
+                or any(t.text == ";" for t in inside) or (len(inside) > 1 and inside[0].kind == "ident"
+                                                          and inside[1].kind == "ident"):
+            continue
+        notes.append((tokens[i + 1].end, tokens[i + 1].end, "__cc_branch("))
+        notes.append((tokens[close].start, tokens[close].start, ")"))
 
 
 def _postfix_chain(tokens: list[Token], i: int, b: int) -> int:
