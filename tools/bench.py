@@ -264,6 +264,44 @@ def emulator_section():
 
 
 # ----------------------------------------------------------------------------------------
+# Access profiles: the memory-transaction model of notebook 03
+# ----------------------------------------------------------------------------------------
+
+@section("Access profiles (course.cuda kernel.profile, notebook 03)")
+def access_profiles():
+    """Issue 20's goal: profiling a 1024² transpose on the CPU backend takes under 5 s."""
+    import numpy as np
+
+    from course import cuda
+
+    naive = r'''
+extern "C" __global__ void transpose(const float* in, float* out, int n) {
+    int x = blockIdx.x * 32 + threadIdx.x;
+    for (int dy = threadIdx.y; dy < 32; dy += blockDim.y) {
+        int y = blockIdx.y * 32 + dy;
+        out[x * n + y] = in[y * n + x];
+    }
+}'''
+    n = pick(512, 1024)
+    a = np.random.default_rng(0).standard_normal((n, n)).astype(np.float32)
+    out = np.zeros_like(a)
+    kernel = cuda.RawKernel(naive, "transpose", backend="cpu")
+    kernel.profile((1, 1), (32, 8), (a, out, np.int32(n)))  # compile the traced build once, outside the timing
+    holder = {}
+
+    def run():
+        holder["p"] = kernel.profile((n // 32, n // 32), (32, 8), (a, out, np.int32(n)))
+
+    t = benchmark(run, device="cpu", repeat=pick(2, 3), warmup=0)
+    p = holder["p"]
+    assert np.array_equal(out, a.T), "the profiled transpose is wrong"
+    stores = p.counters()["sectors per request (global stores)"]
+    assert stores == 32, f"naive transpose stores should take 32 sectors per request, got {stores}"
+    return [row(f"profile of a naive {n}² transpose ({len(p.trace):,} accesses traced and modelled)", t,
+                note="goal < 5 s at 1024² (issue 20)")]
+
+
+# ----------------------------------------------------------------------------------------
 # Sharpening: the seed's per-pixel loop vs each correct implementation (notebook 06)
 # ----------------------------------------------------------------------------------------
 

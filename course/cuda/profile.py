@@ -25,6 +25,50 @@ LIMITS = ("a model of memory transactions, not a measurement: it counts the 32-b
           "instruction replays for atomics, and the order in which warps really run.")
 
 
+class Table(list):
+    """Rows (dicts) that show as an HTML table in a notebook and as aligned text elsewhere."""
+
+    def __init__(self, rows, title: str = ""):
+        super().__init__(rows)
+        self.title = title
+        self.columns = list(dict.fromkeys(k for row in rows for k in row))
+
+    @property
+    def rows(self) -> list[dict]:
+        return list(self)
+
+    @staticmethod
+    def _cell(value) -> str:
+        return "" if value is None else f"{value:g}" if isinstance(value, float) else str(value)
+
+    def _repr_html_(self) -> str:
+        import html
+
+        head = "".join(f"<th>{html.escape(c)}</th>" for c in self.columns)
+        body = "".join("<tr>" + "".join(f"<td style='text-align:left'><code>{html.escape(self._cell(r.get(c)))}</code></td>"
+                                         if c == "source" else f"<td>{html.escape(self._cell(r.get(c)))}</td>"
+                                         for c in self.columns) + "</tr>" for r in self)
+        caption = f"<caption>{html.escape(self.title)}</caption>" if self.title else ""
+        return f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+    def __repr__(self) -> str:
+        cells = [[self._cell(r.get(c)) for c in self.columns] for r in self]
+        widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(self.columns)]
+        lines = [self.title] if self.title else []
+        lines.append("  ".join(c.ljust(w) for c, w in zip(self.columns, widths)).rstrip())
+        lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in cells]
+        return "\n".join(lines)
+
+    def _repr_pretty_(self, printer, cycle):
+        printer.text(repr(self))
+
+    def to_pandas(self):
+        """A pandas DataFrame indexed by line (pandas is not a dependency of the course)."""
+        import pandas
+
+        return pandas.DataFrame(list(self)).set_index("line")
+
+
 @dataclasses.dataclass
 class Profile:
     """The modelled memory behaviour of one launch (see the module's docstring)."""
@@ -130,8 +174,9 @@ class Profile:
             "model": LIMITS,
         }
 
-    def table(self):
-        """A per-line table (a pandas DataFrame when pandas is installed, else a list of dicts)."""
+    def table(self) -> "Table":
+        """The per-line table: one row per (line, kind of access) and per branch, shown as a table
+        in a notebook (``.rows`` for the plain dicts; ``.to_pandas()`` when pandas is installed)."""
         rows = []
         for s in self.lines:
             is_global = s.kind.startswith("global")
@@ -148,12 +193,7 @@ class Profile:
                          "access": "branch", "requests": b.warp_executions,
                          "divergent warps": f"{b.divergent_fraction:.0%}"})
         rows.sort(key=lambda r: r["line"])
-        try:
-            import pandas
-
-            return pandas.DataFrame(rows).set_index("line").fillna("")
-        except ImportError:
-            return rows
+        return Table(rows, title=f"{self.kernel}: grid {self.grid}, block {self.block} (model, not a measurement)")
 
     def __repr__(self) -> str:
         c = self.counters()

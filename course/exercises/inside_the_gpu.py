@@ -100,8 +100,8 @@ def check_coalesced(source: str) -> bool:
     name = "coalesced scale"
     checks.register_hints(name, [
         "Look at which addresses the 32 threads of a warp touch in the same iteration of the loop.",
-        "Give each thread a column instead of a row: thread c loops over the rows r and touches "
-        "a[r * cols + c], so neighbouring threads read neighbouring floats."])
+        "In one step of the loop, neighbouring threads must touch neighbouring floats. Which of the two "
+        "indices (row, column) should come from the thread, and which from the loop?"])
     kernel, failed = _kernel(name, source, "scale")
     if kernel is None:
         return failed
@@ -129,8 +129,8 @@ def check_no_bank_conflicts(source: str) -> bool:
     name = "conflict-free transpose"
     checks.register_hints(name, [
         "Which bank does tile[i][c] fall in, for i = 0…31 and a fixed c? (bank = word index mod 32)",
-        "Make each row of the tile one float longer than 32, so that walking down a column moves one bank "
-        "each step (or permute the column index with the row, a 'swizzle')."])
+        "Change the tile's shape (not the code that uses it) so that one step down a column moves to the next "
+        "bank: what row length, in 4-byte words, does that take modulo 32?"])
     kernel, failed = _kernel(name, source, "transpose32")
     if kernel is None:
         return failed
@@ -159,8 +159,8 @@ def check_smallest_full_block(fn) -> bool:
     checks.register_hints(name, [
         "course.cuda.occupancy.occupancy(threads, gpu_name=..., registers_per_thread=..., shared_bytes=...) "
         "tells you the occupancy of one block size; which block sizes are worth trying?",
-        "Try every multiple of 32 from 32 to 1024, skip the ones that raise ValueError (they cannot run), "
-        "keep the highest occupancy, and among the block sizes that reach it return the smallest."])
+        "Try every block size a whole number of warps fills; some cannot run at all (the function says so "
+        "by raising). Then think about ties: several sizes may reach the same best occupancy."])
 
     def reference(gpu, registers, shared):
         best, best_size = -1.0, None
@@ -182,8 +182,8 @@ def check_divergence_free_reduction(source: str) -> bool:
     name = "reduction without divergence"
     checks.register_hints(name, [
         "In `if (t % (2 * s) == 0)`, which lanes of warp 0 are active at s = 1? And at s = 2?",
-        "Let the first s threads do the work at each step: for (s = blockDim.x / 2; s > 0; s >>= 1) "
-        "{ if (t < s) shared[t] += shared[t + s]; __syncthreads(); } — whole warps then stay idle together."])
+        "Keep the same number of additions per step, but give them to the lowest-numbered threads: start with "
+        "half the block adding the other half, and halve that each step. Which warps are then fully idle?"])
     kernel, failed = _kernel(name, source, "block_sum")
     if kernel is None:
         return failed
@@ -208,8 +208,8 @@ def check_vectorised_copy(source: str) -> bool:
     name = "float4 copy"
     checks.register_hints(name, [
         "A float4 moves 16 bytes in one instruction: how many instructions does a warp need for 512 floats?",
-        "Cast the pointers: const float4* in4 = reinterpret_cast<const float4*>(in); thread i copies in4[i] "
-        "for i < n / 4; the last n % 4 floats are copied one by one (by the first threads, say)."])
+        "View the arrays as float4 for the bulk (how many whole float4s are there?), and give the few floats "
+        "left over to a few threads with plain float accesses."])
     kernel, failed = _kernel(name, source, "copy4")
     if kernel is None:
         return failed

@@ -1,0 +1,123 @@
+"""Notebook 03's exercise checks: the stub is "not attempted", the notebook's solution passes, and the
+wrong answers learners give — right results with the old memory behaviour, racy kernels, wrong values —
+fail with a diagnosis that names the line or the figure."""
+
+import json
+import pathlib
+import re
+
+import pytest
+
+from course import checks
+from course.exercises import inside_the_gpu as ex
+
+NOTEBOOK = pathlib.Path(__file__).resolve().parent.parent / "notebooks" / "03_inside_the_gpu.ipynb"
+
+
+@pytest.fixture(autouse=True)
+def cpu_backend(monkeypatch):
+    monkeypatch.setenv("COURSE_CUDA_BACKEND", "cpu")
+
+
+def notebook_solutions() -> dict:
+    """The kernels (by variable name) and functions the notebook's folded solution cells define."""
+    found = {}
+    for cell in json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]:
+        text = "".join(cell["source"])
+        if cell["cell_type"] == "code" and text.startswith("# @title Solution"):
+            body = "\n".join(line for line in text.splitlines() if not line.startswith("assert ex."))
+            namespace = {}
+            exec(compile(body, "solution", "exec"), {"occupancy": ex.occ.occupancy}, namespace)
+            found.update(namespace)
+    return found
+
+
+SOLUTIONS = notebook_solutions()
+CHECKS = {"SCALE": ex.check_coalesced, "TRANSPOSE32": ex.check_no_bank_conflicts,
+          "BLOCK_SUM": ex.check_divergence_free_reduction, "COPY4": ex.check_vectorised_copy,
+          "smallest_best_block": ex.check_smallest_full_block}
+STARTER_OF = {"SCALE": "scale", "TRANSPOSE32": "transpose32", "BLOCK_SUM": "block_sum", "COPY4": "copy4"}
+
+
+def run(check, answer, capsys):
+    ok = check(answer)
+    return ok, capsys.readouterr().out
+
+
+def test_every_exercise_has_a_solution_cell():
+    assert set(SOLUTIONS) >= set(CHECKS)
+
+
+@pytest.mark.parametrize("name", sorted(CHECKS))
+def test_notebook_solution_passes(name, capsys):
+    ok, out = run(CHECKS[name], SOLUTIONS[name], capsys)
+    assert ok, out
+
+
+@pytest.mark.parametrize("name", sorted(STARTER_OF))
+def test_starter_is_not_attempted_and_matches_the_notebook(name, capsys):
+    cells = ["".join(c["source"]) for c in json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]]
+    assert any(ex._same_code(re.sub(r"^\w+ = r'''|'''\s*$", "", c.strip()), ex.STARTERS[STARTER_OF[name]])
+               for c in cells if c.startswith(f"{name} = r'''")), "the notebook's stub differs from STARTERS"
+    ok, out = run(CHECKS[name], ex.STARTERS[STARTER_OF[name]], capsys)
+    assert not ok and "not attempted" in out
+
+
+def test_a_starter_rewritten_but_not_fixed_is_judged_by_its_memory_behaviour(capsys):
+    ok, out = run(ex.check_coalesced, ex.STARTERS["scale"].replace("2.0f * a[r * cols + c]", "a[r * cols + c] * 2.0f"), capsys)
+    assert not ok and "right answer, but line 6 reads" in out and "sectors per request" in out
+    given = checks.hint() + checks.hint()  # the nudge, then the method: never the code itself
+    assert "Look at which addresses" in given and "Which of the two" in given and "cols + c]" not in given
+
+
+def test_unpadded_tile_and_wrong_transpose_are_told_apart(capsys):
+    unpadded = ex.STARTERS["transpose32"].replace("int ox = blockIdx.y * TILE", "int ox = TILE * blockIdx.y")
+    ok, out = run(ex.check_no_bank_conflicts, unpadded, capsys)
+    assert not ok and "bank conflicts remain" in out and "32-way" in out and "line 11" in out
+    not_transposed = SOLUTIONS["TRANSPOSE32"].replace("tile[threadIdx.x][dy]", "tile[dy][threadIdx.x]")
+    ok, out = run(ex.check_no_bank_conflicts, not_transposed, capsys)
+    assert not ok and "values wrong" in out
+
+
+def test_interleaved_reduction_diverges_and_a_racy_one_is_caught(capsys):
+    ok, out = run(ex.check_divergence_free_reduction, ex.STARTERS["block_sum"].replace("if (t % (2 * stride) == 0)",
+                                                                                "if ((t % (2 * stride)) == 0)"), capsys)
+    assert not ok and "diverges in" in out and "line 8" in out
+    racy = SOLUTIONS["BLOCK_SUM"].replace("            s[t] += s[t + stride];\n        __syncthreads();",
+                                          "            s[t] += s[t + stride];")
+    assert racy != SOLUTIONS["BLOCK_SUM"]
+    ok, out = run(ex.check_divergence_free_reduction, racy, capsys)
+    assert not ok and "KernelError" in out and "__syncthreads" in out
+
+
+def test_scalar_copy_is_not_a_vectorised_one(capsys):
+    scalar = r'''
+extern "C" __global__ void copy4(const float* in, float* out, int n) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        out[i] = in[i];
+}'''
+    ok, out = run(ex.check_vectorised_copy, scalar, capsys)
+    assert not ok and "load requests" in out
+    no_tail = SOLUTIONS["COPY4"].replace("if (i < n % 4)", "if (false)")
+    ok, out = run(ex.check_vectorised_copy, no_tail, capsys)
+    assert not ok and "values wrong" in out
+
+
+def test_occupancy_answers_that_ignore_ties_or_limits_fail(capsys):
+    ok, out = run(ex.check_smallest_full_block, lambda gpu, registers, shared: 1024, capsys)
+    assert not ok
+
+    def largest_best(gpu, registers, shared):  # keeps the last size that reaches the best, not the first
+        best, size = -1.0, None
+        for threads in range(32, 1025, 32):
+            try:
+                o = ex.occ.occupancy(threads, gpu_name=gpu, registers_per_thread=registers,
+                                     shared_bytes=shared).occupancy
+            except ValueError:
+                continue
+            if o >= best:
+                best, size = o, threads
+        return size
+
+    ok, out = run(ex.check_smallest_full_block, largest_best, capsys)
+    assert not ok
