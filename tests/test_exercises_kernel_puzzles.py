@@ -128,7 +128,7 @@ def test_access_rules_from_a_trace():
     assert kp.writes_at_most("out", 1).trace(profile, {}) is None
     assert kp.reads_at_most("a", 2).trace(profile, {}) is None
     strided = FakeProfile([(5, tx.GLOBAL_LOAD, 0, 0, 0, lane, 128 * lane, 4, 0) for lane in range(32)], ["a"])
-    assert "32.0 sectors per request" in kp.coalesced().trace(strided, {})
+    assert "32.0 sectors per request for a global load, where its bytes need 4.0" in kp.coalesced().trace(strided, {})
     assert kp.coalesced().trace(profile, {}) is None
     column = FakeProfile([(7, tx.SHARED_LOAD, 0, 0, 0, lane, 128 * lane, 4, 0) for lane in range(32)], [])
     assert "bank conflicts" in kp.no_bank_conflicts().trace(column, {})
@@ -206,3 +206,24 @@ extern "C" __global__ void blocks_2d(const float* a, float* out, int rows, int c
     ok, out = run_check(7, transposed_in_block.replace("threadIdx.y;   //", "threadIdx.x;   //")
                         .replace("8 + threadIdx.x;\n", "8 + threadIdx.y;\n"), capsys)
     assert ok and "Rules kept" in out and "Not checked" not in out
+
+
+def test_show_accesses_draws_the_halo_loads_of_pooling():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    pooling = r'''
+extern "C" __global__ void pooling(const float* a, float* out, int n) {
+    __shared__ float tile[34];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    tile[threadIdx.x + 2] = (i < n) ? a[i] : 0.0f;
+    if (threadIdx.x < 2) tile[threadIdx.x] = (i - 2 >= 0 && i - 2 < n) ? a[i - 2] : 0.0f;
+    __syncthreads();
+    if (i < n) out[i] = tile[threadIdx.x] + tile[threadIdx.x + 1] + tile[threadIdx.x + 2];
+}'''
+    fig = kp.show_accesses(9, pooling)
+    (reads, writes) = [ax.collections for ax in fig.axes[:1]][0][:2]
+    points = reads.get_offsets()
+    assert len(fig.axes) == 2 and "33 elements" in fig.axes[0].get_title()
+    assert len(points) == 33 + 2  # every element once, and the two halo elements of the second block again
+    assert sorted(map(tuple, points[(points[:, 0] == 32)].tolist())) == [(32.0, 30.0), (32.0, 32.0)]
