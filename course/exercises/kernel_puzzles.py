@@ -30,6 +30,15 @@ WARP = 32
 ROUNDS = [1]   # random inputs per size in every check (the notebook sets it with set_rounds)
 
 
+PICTURES = [True]  # after a check whose kernel ran, draw who touched what (in a notebook only)
+
+
+def set_pictures(on: bool) -> None:
+    """Whether ``check`` draws, after a run, which thread read and wrote which element (on by default
+    in a notebook; ``show_accesses`` draws it on demand)."""
+    PICTURES[0] = bool(on)
+
+
 def set_rounds(rounds: int) -> None:
     """How many random inputs of each size every check tries (more catch rarer bugs, take longer)."""
     if not isinstance(rounds, int) or rounds < 1:
@@ -668,7 +677,9 @@ def check(key: int | str, source: str) -> bool:
                     wrong = _compare(p, got, expected, size)
                     if wrong:
                         where = "" if backend == "cpu" else " on the GPU (the CPU backend agreed with the reference)"
-                        return checks._report(name, False, wrong + where)
+                        result = checks._report(name, False, wrong + where)
+                        _picture_after_run(p, source)
+                        return result
             except Exception as error:  # the learner's kernel: compile errors, faults, races
                 return checks._report(name, False, f"{type(error).__name__}: {error}")
     try:
@@ -676,9 +687,32 @@ def check(key: int | str, source: str) -> bool:
     except Exception as error:  # the profiled launch faulted (its case differs from the ones above)
         return checks._report(name, False, f"{type(error).__name__}: {error}")
     if broken:
-        return checks._report(name, False, f"right answer, but a rule is broken: {broken}.")
-    note = f" Rules kept: {'; '.join(r.text for r in p.rules)}." if p.rules else ""
-    return checks._report(name, True, f"right on sizes {', '.join(map(str, p.sizes))}.{note}")
+        result = checks._report(name, False, f"right answer, but a rule is broken: {broken}.")
+    else:
+        note = f" Rules kept: {'; '.join(r.text for r in p.rules)}." if p.rules else ""
+        result = checks._report(name, True, f"right on sizes {', '.join(map(str, p.sizes))}.{note}")
+    _picture_after_run(p, source)
+    return result
+
+
+def _picture_after_run(p: Puzzle, source: str) -> None:
+    """In a notebook, after a kernel ran to the end: the picture of which thread touched what."""
+    try:
+        from IPython import get_ipython
+        from IPython.display import display
+    except ImportError:
+        return
+    if not PICTURES[0] or get_ipython() is None:
+        return
+    import matplotlib.pyplot as plt
+
+    try:
+        fig = show_accesses(p.number, source)
+    except Exception as error:  # never let the picture hide the verdict above it
+        print(f"(no access picture: {type(error).__name__}: {error})")
+        return
+    display(fig)
+    plt.close(fig)
 
 
 def _is_stub(p: Puzzle, source: str) -> bool:
@@ -786,12 +820,16 @@ def scoreboard(namespace: dict) -> dict:
     import contextlib
     import io
 
-    results = {}
-    for p in PUZZLES:
-        source = namespace.get(p.variable)
-        with contextlib.redirect_stdout(io.StringIO()):
-            ok = check(p.number, source) if isinstance(source, str) else False
-        results[p.number] = ok
+    results, pictures = {}, PICTURES[0]
+    PICTURES[0] = False  # the verdicts only
+    try:
+        for p in PUZZLES:
+            source = namespace.get(p.variable)
+            with contextlib.redirect_stdout(io.StringIO()):
+                ok = check(p.number, source) if isinstance(source, str) else False
+            results[p.number] = ok
+    finally:
+        PICTURES[0] = pictures
     solved = sum(results.values())
     lines = [f"{'✅' if results[p.number] else '⬜'} {p.number:2d}. {p.title}" for p in PUZZLES]
     print("\n".join(lines))
