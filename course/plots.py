@@ -5,7 +5,9 @@ Notebook 01 draws every kernel's work with these; notebooks 06 and 10 reuse them
 - ``thread_map``     — which block (colour) and thread (shade, number) computed each element, 1D or 2D;
 - ``reduction_tree`` — how a block sums its shared memory in log2(n) halving steps;
 - ``gpu_diagram``    — a kernel's blocks queued onto a GPU's SMs, each block split into warps;
-- ``tiled_matmul``   — which tiles of A and B one block of a tiled matrix multiply loads, step by step.
+- ``tiled_matmul``   — which tiles of A and B one block of a tiled matrix multiply loads, step by step;
+- ``warp_request``   — which lanes of one warp touch which 32-byte sectors or shared-memory banks in one
+  request (notebook 03; ``Profile.plot_warp`` draws it from a kernel's access profile).
 
 Everything is plain matplotlib; each function draws on ``ax`` (a new figure when None) and
 returns it, so a notebook can add titles or put several maps side by side.
@@ -17,7 +19,7 @@ import math
 
 import numpy as np
 
-__all__ = ["thread_map", "reduction_tree", "gpu_diagram", "tiled_matmul", "block_colours"]
+__all__ = ["thread_map", "reduction_tree", "gpu_diagram", "tiled_matmul", "block_colours", "warp_request"]
 
 IDLE = (0.86, 0.86, 0.86)       # a launched thread with no element (i >= n): the guard's work
 UNWRITTEN = (1.0, 0.78, 0.78)   # an element no thread wrote: a bug, or a grid too small
@@ -414,3 +416,30 @@ def tiled_matmul(n: int = 8, tile: int = 4, block: tuple = (1, 0), *, axes=None,
                  f"per step\n(dark: loaded now; light: earlier steps; tiles named (tile row, tile column))", fontsize=10)
     fig.tight_layout()
     return axes
+
+
+def warp_request(lanes, addresses, *, shared: bool, ax=None, title: str = "", summary: str = ""):
+    """One warp-level request: lane (x) against the 32-byte sector (global memory, the distinct sectors
+    in address order) or the 4-byte bank (shared memory) it touches (y). A column with one mark per lane
+    and few rows is a coalesced or conflict-free request; a diagonal is 32 sectors, or a 32-way conflict
+    when the marks of one bank row are different words."""
+    import matplotlib.pyplot as plt
+
+    lanes = np.asarray(lanes).astype(int)
+    addresses = np.asarray(addresses).astype(np.int64)
+    if shared:
+        slot, what, n_slots = (addresses // 4 % 32).astype(int), "bank", 32
+    else:
+        sector = addresses // 32
+        distinct = np.unique(sector)
+        slot, what, n_slots = np.searchsorted(distinct, sector), "sector (distinct, in address order)", len(distinct)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(9, 3.6))
+    grid = np.zeros((max(n_slots, 1), 32))
+    grid[slot, lanes] = 1
+    ax.imshow(grid, aspect="auto", cmap="Blues", origin="lower", interpolation="nearest")
+    ax.set_xlabel("lane of the warp")
+    ax.set_ylabel(what)
+    ax.set_title(f"{title}: {summary}" if title and summary else title or summary)
+    return ax
+

@@ -122,3 +122,18 @@ def test_tiled_matmul_marks_the_band_one_tile_per_step():
         tiled_matmul(n=10, tile=4)
     with pytest.raises(ValueError, match="outside"):
         tiled_matmul(n=8, tile=4, block=(2, 0))
+
+
+def test_warp_request_shows_sectors_and_banks():
+    import numpy as np
+
+    from course.plots import warp_request
+
+    lanes = np.arange(32)
+    coalesced = warp_request(lanes, 4 * lanes, shared=False, title="unit stride", summary="4 sectors")
+    assert coalesced.get_images()[0].get_array().shape == (4, 32) and coalesced.get_title() == "unit stride: 4 sectors"
+    strided = warp_request(lanes, 128 * lanes, shared=False)
+    assert strided.get_images()[0].get_array().shape == (32, 32)
+    column = warp_request(lanes, 128 * lanes, shared=True)   # a column of a 32×32 float tile: one bank
+    image = np.asarray(column.get_images()[0].get_array())
+    assert image.shape == (32, 32) and image[0].sum() == 32 and image[1:].sum() == 0

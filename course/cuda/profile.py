@@ -219,31 +219,17 @@ class Profile:
 
     def plot_warp(self, line: int, kind: str | None = None, block: int = 0, warp: int = 0, instance: int = 0, ax=None):
         """Which lanes of one warp touch which 32-byte sectors (global) or banks (shared), at one line."""
-        import matplotlib.pyplot as plt
+        from course import plots
 
         req = self.warp_accesses(line, kind, block, warp, instance)
         shared = req["kind"][0] in (tx.SHARED_LOAD, tx.SHARED_STORE)
-        if ax is None:
-            _, ax = plt.subplots(figsize=(9, 3.6))
-        lanes = req["lane"].astype(int)
         if shared:
-            slot = (req["address"] // tx.BANK_BYTES % tx.BANKS).astype(int)
-            what, n_slots = "bank", tx.BANKS
             stats = tx.analyse_accesses(req)[0]
             summary = f"{stats.wavefronts} wavefront(s), {stats.bank_conflicts} bank conflict(s)"
         else:
-            sector = (req["address"] // tx.SECTOR_BYTES).astype(np.int64)
-            uniq = np.unique(sector)
-            slot = np.searchsorted(uniq, sector)
-            what, n_slots = "sector (distinct, in address order)", len(uniq)
-            summary = f"{len(uniq)} sector(s) for {len(req)} lane(s)"
-        grid = np.zeros((max(n_slots, 1), 32))
-        grid[slot, lanes] = 1
-        ax.imshow(grid, aspect="auto", cmap="Blues", origin="lower", interpolation="nearest")
-        ax.set_xlabel("lane of the warp")
-        ax.set_ylabel(what)
-        ax.set_title(f"{self.kernel}, line {line} ({tx.KINDS[req['kind'][0]]}), warp {warp} of block {block}: {summary}")
-        return ax
+            summary = f"{len(np.unique(req['address'] // tx.SECTOR_BYTES))} sector(s) for {len(req)} lane(s)"
+        title = f"{self.kernel}, line {line} ({tx.KINDS[req['kind'][0]]}), warp {warp} of block {block}"
+        return plots.warp_request(req["lane"], req["address"], shared=shared, ax=ax, title=title, summary=summary)
 
 
 # ----------------------------------------------------------------- from the CPU backend's records
