@@ -155,7 +155,10 @@ extern "C" __global__ void hist(const int* v, int* bins, int n) {
     atomics = p.trace[p.trace["kind"] == tx.GLOBAL_ATOMIC]
     assert len(atomics) == 4 * 8 and set(atomics["lane"].tolist()) == set(range(8))
     assert set(p.trace["warp"].tolist()) == {0, 1, 2, 3}  # 128 threads of a 16×8 block: 4 warps
-    assert (p.trace["array"][np.isin(p.trace["kind"], (tx.SHARED_LOAD, tx.SHARED_STORE))] == 0).all()
+    assert (p.trace["array"][np.isin(p.trace["kind"], tx.SHARED_KINDS)] == 0).all()
+    (shared_atomics,) = [s for s in p.lines if s.kind == "shared atomic"]
+    assert shared_atomics.requests == 4 * 4 and shared_atomics.line == 8  # 4 warps × 4 blocks
+    assert p.counters()["smsp__inst_executed_op_shared_atom.sum"] == 16
     assert p.argument_index("bins") == 1 and p.bases[1] % 512 == 0
 
 

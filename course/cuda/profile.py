@@ -222,7 +222,7 @@ class Profile:
         from course import plots
 
         req = self.warp_accesses(line, kind, block, warp, instance)
-        shared = req["kind"][0] in (tx.SHARED_LOAD, tx.SHARED_STORE)
+        shared = req["kind"][0] in tx.SHARED_KINDS
         if shared:
             stats = tx.analyse_accesses(req)[0]
             summary = f"{stats.wavefronts} wavefront(s), {stats.bank_conflicts} bank conflict(s)"
@@ -292,7 +292,7 @@ def from_records(records: np.ndarray, lines_of, arrays: list, regions: list, thr
     accesses["size"] = acc["size"]
     shared = acc["region"] >= 0
     raw_kind = acc["kind"]
-    kind = np.where(shared, np.where(raw_kind == 1, tx.SHARED_LOAD, tx.SHARED_STORE),  # shared atomics: stores
+    kind = np.where(shared, np.select([raw_kind == 1, raw_kind == 2], [tx.SHARED_LOAD, tx.SHARED_STORE], tx.SHARED_ATOMIC),
                     np.select([raw_kind == 1, raw_kind == 2], [tx.GLOBAL_LOAD, tx.GLOBAL_STORE], tx.GLOBAL_ATOMIC))
     accesses["kind"] = kind
     accesses["instance"] = _occurrence(thread_global[~is_branch] * (1 << 24) + acc_line.astype(np.int64) * 8 + kind)

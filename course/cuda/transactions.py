@@ -30,8 +30,9 @@ BANK_BYTES = 4
 WARP_SIZE = 32
 
 #: The kinds of access, with Nsight Compute's names for their request/sector counters.
-KINDS = ("global load", "global store", "shared load", "shared store", "global atomic")
-GLOBAL_LOAD, GLOBAL_STORE, SHARED_LOAD, SHARED_STORE, GLOBAL_ATOMIC = range(len(KINDS))
+KINDS = ("global load", "global store", "shared load", "shared store", "global atomic", "shared atomic")
+GLOBAL_LOAD, GLOBAL_STORE, SHARED_LOAD, SHARED_STORE, GLOBAL_ATOMIC, SHARED_ATOMIC = range(len(KINDS))
+SHARED_KINDS = (SHARED_LOAD, SHARED_STORE, SHARED_ATOMIC)
 
 #: One thread's access: which source line, what kind, which warp (block, warp in block), which
 #: dynamic execution of that line by that lane (``instance``: the n-th time the lane ran it),
@@ -52,9 +53,11 @@ _NCU = {
                     "l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum"),
     SHARED_LOAD: ("smsp__inst_executed_op_shared_ld.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"),
     SHARED_STORE: ("smsp__inst_executed_op_shared_st.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"),
+    SHARED_ATOMIC: ("smsp__inst_executed_op_shared_atom.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum"),
 }
 _NCU_CONFLICTS = {SHARED_LOAD: "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
-                  SHARED_STORE: "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"}
+                  SHARED_STORE: "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+                  SHARED_ATOMIC: "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum"}
 
 
 @dataclasses.dataclass
@@ -179,7 +182,7 @@ def analyse_accesses(accesses: np.ndarray) -> list[LineStats]:
         ideal_sectors += np.where(np.isin(req_kind, (GLOBAL_LOAD, GLOBAL_STORE, GLOBAL_ATOMIC)),
                                   -(-distinct_bytes // SECTOR_BYTES), 0)
 
-    is_shared = np.isin(acc["kind"], (SHARED_LOAD, SHARED_STORE))
+    is_shared = np.isin(acc["kind"], SHARED_KINDS)
     if is_shared.any():
         owner, word = _units(acc[is_shared], BANK_BYTES)
         s_req = request_of[is_shared][owner]
@@ -191,7 +194,7 @@ def analyse_accesses(accesses: np.ndarray) -> list[LineStats]:
         np.maximum.at(worst, bank_ids // BANKS, counts)
         wavefronts += worst
         distinct_words = np.bincount(req, minlength=n_req)
-        ideal_wavefronts += np.where(np.isin(req_kind, (SHARED_LOAD, SHARED_STORE)),
+        ideal_wavefronts += np.where(np.isin(req_kind, SHARED_KINDS),
                                      np.maximum(1, -(-distinct_words // BANKS)), 0)
 
     stats = []
