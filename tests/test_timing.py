@@ -127,11 +127,14 @@ def test_gpu_timing_waits_for_the_work():
     assert "kernel" in {s.kind for s in spans}
 
 
-def test_a_step_cap_limits_warmup_and_timed_calls(clock, monkeypatch):
+def test_a_step_cap_limits_the_calls_and_skips_the_warmup(clock, monkeypatch):
     monkeypatch.setenv("COURSE_MAX_STEPS", "2")
     t = timing.benchmark(clock.work, device="cpu", warmup=5, repeat=50)
-    assert len(t.times) == 2 and clock.calls == 3  # one warm-up call, two timed
+    assert len(t.times) == 2 and clock.calls == 2  # two timed calls, no warm-up: the cap counts every call
     assert len(timing.benchmark(clock.work, device="cpu", min_time=5.0).times) == 2
+    assert len(timing.benchmark(clock.work, device="cpu", repeat=1).times) == 1  # fewer than the cap: as asked
+    monkeypatch.setenv("COURSE_MAX_STEPS", "1")
+    assert len(timing.benchmark(clock.work, device="cpu", warmup=3, max_time=0.5).times) == 1
 
 
 def test_cuda_events_bracket_the_work_and_wait_for_the_end(monkeypatch):
