@@ -153,8 +153,8 @@ def benchmark(fn, *args, device=None, warmup: int = 2, repeat: int | None = None
     torch.device, or None for ``course.env.device()``; CuPy work is "cuda".
 
     Under a step cap (``COURSE_MAX_STEPS``, ``course.env.max_steps()``) at most that many calls
-    run in all, none of them a warm-up: such a run checks that the code works at its sizes,
-    and its times mean nothing.
+    run in all, warm-ups included: at most one warm-up (none under a cap of 1), then at least
+    one timed call. Such a run checks that the code works at its sizes; its times mean nothing.
     """
     if not callable(fn):
         raise TypeError(f"benchmark needs a function to call, got {type(fn).__name__}")
@@ -169,7 +169,8 @@ def benchmark(fn, *args, device=None, warmup: int = 2, repeat: int | None = None
 
     cap = env.max_steps()
     if cap is not None:  # a size check (COURSE_MAX_STEPS): a few calls prove the code runs, not its speed
-        warmup, repeat = 0, min(repeat or cap, cap)
+        warmup = min(warmup, 1, cap - 1)
+        repeat = min(repeat or cap, cap - warmup)
     events = CudaEvents(device) if gpu.is_cuda(device) else None
     for _ in range(warmup):
         fn(*args, **kwargs)

@@ -1,5 +1,7 @@
 """course.timing: Timing, format_seconds, the stopping rule of benchmark (with a fake clock), CUDA events, timelines."""
 
+import time
+
 import matplotlib
 import pytest
 import torch
@@ -127,14 +129,28 @@ def test_gpu_timing_waits_for_the_work():
     assert "kernel" in {s.kind for s in spans}
 
 
-def test_a_step_cap_limits_the_calls_and_skips_the_warmup(clock, monkeypatch):
+def test_a_step_cap_limits_every_call_warmups_included(clock, monkeypatch):
     monkeypatch.setenv("COURSE_MAX_STEPS", "2")
     t = timing.benchmark(clock.work, device="cpu", warmup=5, repeat=50)
-    assert len(t.times) == 2 and clock.calls == 2  # two timed calls, no warm-up: the cap counts every call
-    assert len(timing.benchmark(clock.work, device="cpu", min_time=5.0).times) == 2
-    assert len(timing.benchmark(clock.work, device="cpu", repeat=1).times) == 1  # fewer than the cap: as asked
+    assert len(t.times) == 1 and clock.calls == 2  # one warm-up, one timed: the cap counts every call
+    assert len(timing.benchmark(clock.work, device="cpu", min_time=5.0).times) == 1
+    assert len(timing.benchmark(clock.work, device="cpu", warmup=0).times) == 2  # no warm-up asked: two timed
     monkeypatch.setenv("COURSE_MAX_STEPS", "1")
-    assert len(timing.benchmark(clock.work, device="cpu", warmup=3, max_time=0.5).times) == 1
+    clock.calls = 0
+    t = timing.benchmark(clock.work, device="cpu", warmup=3, max_time=0.5)
+    assert len(t.times) == 1 and clock.calls == 1  # a cap of 1: the one call is timed
+
+
+def test_a_step_cap_keeps_the_warmup_that_hides_a_slow_first_call(monkeypatch):
+    monkeypatch.setenv("COURSE_MAX_STEPS", "2")
+    calls = []
+
+    def slow_first():  # 50 ms the first time (compiling, allocating), then at once
+        calls.append(1)
+        if len(calls) == 1:
+            time.sleep(0.05)
+
+    assert timing.benchmark(slow_first, device="cpu", warmup=2).median < 0.04
 
 
 def test_cuda_events_bracket_the_work_and_wait_for_the_end(monkeypatch):
