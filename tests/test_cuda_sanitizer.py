@@ -219,3 +219,65 @@ extern "C" __global__ void half_filled(float* out) {
     cuda.RawKernel(code, "half_filled", backend="cpu", sanitize=False)((2,), (64,), (out,))
     rows = out.reshape(2, 64)
     assert (rows[:, :32] == 1).all() and np.isnan(rows[:, 32:]).all()  # each block: garbage, not 0 or the last block's
+
+
+SCALARS = r'''
+extern "C" __global__ void block_total(const float* x, float* out, int n, int racy) {
+    __shared__ float sum;
+    if (threadIdx.x == 0) sum = 0.0f;
+    __syncthreads();
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        if (racy) sum += x[i];                  // RACE: every thread updates one scalar
+        else atomicAdd(&sum, x[i]);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) out[blockIdx.x] = sum;
+}
+extern "C" __global__ void count_uninitialised(int* out) {
+    __shared__ unsigned int count;
+    atomicAdd(&count, 1u);                      // UNINIT: nobody set count to 0
+    __syncthreads();
+    if (threadIdx.x == 0) out[blockIdx.x] = count;
+}
+extern "C" __global__ void broadcast_flag(int* out, int barrier) {
+    __shared__ volatile int flag;
+    if (threadIdx.x == 0) flag = 7;             // FLAG WRITE
+    if (barrier) __syncthreads();
+    out[threadIdx.x] = flag;                    // FLAG READ
+}'''
+
+
+def scalar_line(marker: str) -> int:
+    (line,) = [i for i, text in enumerate(SCALARS.split("\n"), 1) if f"// {marker}" in text]
+    return line
+
+
+def test_shared_scalars_are_race_and_init_checked_like_arrays():
+    x = np.ones(256, np.float32)
+    total = cuda.RawKernel(SCALARS, "block_total", backend="cpu")
+    with pytest.raises(cuda.KernelError) as info:
+        total((2,), (128,), (x, np.zeros(2, np.float32), np.int32(256), np.int32(1)))
+    message, line = str(info.value), scalar_line("RACE")
+    assert "data race on shared memory sum:" in message and f"at line {line}" in message
+    assert "use atomicAdd(&sum, value)" in message
+    out = np.zeros(2, np.float32)
+    total((2,), (128,), (x, out, np.int32(256), np.int32(0)))  # the twin: atomics, no report
+    assert list(out) == [128, 128]
+    with pytest.raises(cuda.KernelError, match=r"reads shared memory count, which no thread") as info:
+        cuda.RawKernel(SCALARS, "count_uninitialised", backend="cpu")((2,), (64,), (np.zeros(2, np.int32),))
+    assert info.value.line == scalar_line("UNINIT")
+    flag = cuda.RawKernel(SCALARS, "broadcast_flag", backend="cpu")
+    with pytest.raises(cuda.KernelError) as info:
+        flag((1,), (64,), (np.zeros(64, np.int32), np.int32(0)))
+    assert f"wrote it at line {scalar_line('FLAG WRITE')}" in str(info.value)
+    assert f"reads it at line {scalar_line('FLAG READ')}" in str(info.value)
+    out = np.zeros(64, np.int32)
+    flag((1,), (64,), (out, np.int32(1)))
+    assert (out == 7).all()
+
+
+def test_shared_scalars_start_poisoned_without_the_sanitizer():
+    out = np.zeros(2, np.int32)
+    cuda.RawKernel(SCALARS, "count_uninitialised", backend="cpu", sanitize=False)((2,), (64,), (out,))
+    assert (out != 64).all()  # 0xFFFFFFFF + 64 wraps to 63: visibly wrong, not the lucky 64

@@ -542,6 +542,11 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             place = "between the two accesses"
         hint = (f"Add __syncthreads() {place}, where every thread of the block reaches it (not inside an if). "
                 "Threads of one warp can use __syncwarp() instead.")
+        if other_line == line and fault.other_op == 2:
+            # one statement, run by several threads, that updates one element: `sum += x`, `count++`
+            hint = (f"If the threads mean to add into the same `{element}` (a sum, a counter), no barrier can "
+                    f"help: use atomicAdd(&{element}, value), or let each thread keep its own partial "
+                    f"result and reduce them after a __syncthreads(). Otherwise: {hint[0].lower()}{hint[1:]}")
     elif kind == UNINITIALIZED:
         element = fault.text.decode(errors="replace")
         what = (f"reads shared memory {element}, which no thread of block {block} has written in this launch: on a GPU "

@@ -422,7 +422,9 @@ __attribute__((noreturn, noinline, cold)) static void __cc_shared_fault(
     f->index = (int64_t)(offset / size);
     f->base = (uint64_t)(uintptr_t)r.base;
     __cc_other_thread(other, __cc_block_linear);
-    if (r.row_bytes && r.row_bytes % size == 0)
+    if (r.bytes == size && !r.dynamic)  // a __shared__ scalar: its name alone
+        snprintf(f->text, sizeof f->text, "%s", r.name ? r.name : "shared");
+    else if (r.row_bytes && r.row_bytes % size == 0)
         snprintf(f->text, sizeof f->text, "%s[%zu][%zu]", r.name ? r.name : "shared", offset / r.row_bytes,
                  offset % r.row_bytes / size);
     else
@@ -860,6 +862,14 @@ static inline __cc_view<E> __cc_make_view(E (&a)[N], const char* name, int share
     if (shared) __cc_poison_once((void*)a, sizeof a);
     if (__cc_sanitizing && shared) __cc_register_shared((void*)a, sizeof a, std::is_array<E>::value ? sizeof(E) : 0, name);
     return {a, N, name, shared, 0};
+}
+
+// `__shared__ int count;` (one variable, not an array) gets the same as an array: 0xFF bytes at
+// every block start and a place in the sanitizer's shared memory, so that a race on it, or a read
+// before any thread of the block wrote it, is reported too (source.py notes its uses).
+static inline void __cc_shared_scalar(void* p, size_t bytes, const char* name) {
+    __cc_poison_once(p, bytes);
+    if (__cc_sanitizing) __cc_register_shared(p, bytes, 0, name);
 }
 
 // `extern __shared__ float s[];` becomes `static __cc_dynamic_shared<float> s;`: the launch's

@@ -953,6 +953,17 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace) -> Non
             replace(tokens[i + 2].start, tokens[i + 2].end, f"__cc_raw_{tokens[i + 2].text}")
             i += 4
             continue
+        # A __shared__ scalar `__shared__ int count;` is poisoned once per block and known to the
+        # sanitizer, like the arrays (its uses are noted by _note_accesses).
+        name = _shared_scalar_at(tokens, i, b)
+        if name is not None:
+            end = i + 1
+            while tokens[end].text != ";":
+                end += 1
+            replace(tokens[end].start, tokens[end].end,
+                    f'; __cc_shared_scalar((void*)&{name}, sizeof {name}, "{name}");')
+            i = end + 1
+            continue
         # A local or __shared__ array `__shared__ float tile[32][33];` gets a checked view:
         # every subscript is checked against its dimension.
         if tokens[i - 1].text in (";", "{", "}") and tok.kind == "ident" and tok.text not in ("return", "extern", "typedef", "using", "goto", "case", "delete", "throw"):
@@ -1067,6 +1078,23 @@ def _note_branches(tokens: list[Token], f: _Function, notes: list) -> None:
         notes.append((tokens[close].start, tokens[close].start, ")"))
 
 
+def _shared_scalar_at(tokens: list[Token], i: int, b: int) -> str | None:
+    """The name declared by `__shared__ [volatile] <arithmetic type> name;` at tokens[i], else None."""
+    if tokens[i].text != "__shared__":
+        return None
+    j = i + 1
+    while j < b and tokens[j].text == "volatile":
+        j += 1
+    start = j
+    while j + 1 < b and tokens[j].kind == "ident" and tokens[j + 1].kind == "ident":
+        j += 1
+    words = [t.text for t in tokens[start:j]]
+    if (j + 1 < b and words and all(w in _TYPE_WORDS for w in words) and tokens[j].kind == "ident"
+            and tokens[j].text not in _TYPE_WORDS and tokens[j + 1].text == ";"):
+        return tokens[j].text
+    return None
+
+
 def _postfix_chain(tokens: list[Token], i: int, b: int) -> int:
     """End (exclusive) of `name[...][...].x->y` starting at tokens[i]."""
     j = i + 1
@@ -1085,6 +1113,7 @@ def _note_accesses(tokens: list[Token], f: _Function, replace) -> None:
     `s[i] += v` → `__cc_rw(s[i]) += v`, and the same for `*p` and `p->x`. The wrappers cost
     nothing in a plain build and feed the sanitizer in a sanitized one."""
     a, b = f.body
+    scalars = {name for i in range(a + 1, b) if (name := _shared_scalar_at(tokens, i, b))}  # __shared__ int n;
     quiet = set()  # inside assert(...): its text is the message, keep it as written
     for i in range(a + 1, b):
         if tokens[i].text == "assert" and i + 1 < b and tokens[i + 1].text == "(":
@@ -1107,7 +1136,8 @@ def _note_accesses(tokens: list[Token], f: _Function, replace) -> None:
             if end < b and tokens[end].text == "(" and len(chain) > 1 and chain[-2].text in (".", "->"):
                 end -= 2  # a method call: g.sync() — only what comes before it is an access
                 chain = tokens[i:end]
-            if not any(t.text in ("[", "->") for t in chain) or (end < b and tokens[end].text == "("):
+            shared_scalar = len(chain) == 1 and tok.text in scalars
+            if not (shared_scalar or any(t.text in ("[", "->") for t in chain)) or (end < b and tokens[end].text == "("):
                 continue
             start = i
         elif tok.text == "*" and (prev.text in _UNARY_BEFORE and prev.kind in ("punct", "ident")) and i + 1 < b:
