@@ -1,11 +1,12 @@
 # Torch × CUDA course. The README's two commands:
 #   make lab    — set up .venv (once) and open JupyterLab on notebooks/
-#   make test   — set up .venv (once), run the unit tests and every notebook in fast mode
+#   make test   — set up .venv (once), run the unit tests and every notebook in fast mode, then
+#                 this commit's part of the gpu-size check (tools/gpu_sizes.py --rotate)
 # Both install CuPy (and onnxruntime-gpu where it fits) when an NVIDIA driver is present
 # (tools/gpu_extras.py picks cupy-cuda12x or cupy-cuda13x from nvidia-smi); nothing changes without one.
 # Also: make html (executed pages in build/html), make slides (reveal.js decks in build/slides),
 #       MODE=fast|cpu|gpu picks their size (default: this machine's);
-#       make test-gpu-sizes (every notebook at gpu sizes on the CPU, 2 steps per loop),
+#       make test-gpu-sizes (every notebook at gpu sizes on the CPU, 2 steps per loop; PART=K/N),
 #       make bench (speed table in build/bench), make gpu-check PART=1/3 (a lent GPU, one 10-minute part),
 #       make gpu-extras (re-check the GPU packages, e.g. after installing a driver).
 # Variables: VENV=path (default .venv), PYTHON=python3.x, LAB_ARGS="--no-browser --port 8890",
@@ -50,9 +51,11 @@ lab: install
 	$(BIN)/jupyter lab --notebook-dir=notebooks $(ROOT_FLAG) $(LAB_ARGS)
 
 # Unit tests and every notebook in one pytest run, fast mode, with per-notebook timings.
+# Then (for the whole course) this commit's part of the gpu-size check below.
 test: install
 	COURSE_FAST=1 $(BIN)/python -m pytest tests $(NOTEBOOKS) \
 		--nbval-lax --nbval-cell-timeout=$(CELL_TIMEOUT) -p no:cacheprovider $(PYTEST_ARGS)
+	$(if $(filter notebooks,$(NOTEBOOKS)),$(BIN)/python tools/gpu_sizes.py --rotate)
 
 test-unit: install
 	COURSE_FAST=1 $(BIN)/python -m pytest tests -p no:cacheprovider $(PYTEST_ARGS)
@@ -63,10 +66,9 @@ test-notebooks: install
 
 # Every notebook with gpu-mode sizes on the CPU, 2 steps per training/evaluation loop: shape and
 # memory-layout errors of the gpu sizes show up without a GPU (times and accuracies mean nothing here).
-GPU_SIZES_ENV := COURSE_MODE=gpu COURSE_DEVICE=cpu COURSE_CUDA_BACKEND=cpu COURSE_MAX_STEPS=2
+# About 10 minutes in all; PART=K/N runs one part (tools/gpu_sizes.py --list), make test one per commit.
 test-gpu-sizes: install
-	$(GPU_SIZES_ENV) $(BIN)/python -m pytest $(NOTEBOOKS) \
-		--nbval-lax --nbval-cell-timeout=600 -p no:cacheprovider $(PYTEST_ARGS)
+	$(BIN)/python tools/gpu_sizes.py --notebooks $(NOTEBOOKS) $(if $(PART),--part $(PART)) -- $(PYTEST_ARGS)
 
 # The kernel-death hunt of issue 17: run notebook 11 (or NOTEBOOK=...) RUNS times under nbclient, as
 # `make html` does; exits non-zero on any failed run (records in build/soak/). Slow: minutes per run.
