@@ -2084,15 +2084,18 @@ static void __cc_run_with_fibers(Body& body_object) {
 // one comparison of the index.
 template <class Body>
 static inline __attribute__((always_inline)) void __cc_run_in_loops(Body& body) {
+    // threadIdx is a thread_local variable: its address is found once (in a shared library
+    // finding it is a function call, which the compiler does not move out of a loop by itself).
     __cc_worker* w = __cc_me;
+    uint3* const thread = &threadIdx;
     const dim3 b = blockDim;
     while (__cc_take_block(w)) {
         __cc_new_block();
         for (unsigned tz = 0; tz < b.z; tz++)
             for (unsigned ty = 0; ty < b.y; ty++) {
-                threadIdx.y = ty, threadIdx.z = tz;
+                thread->y = ty, thread->z = tz;
                 for (unsigned tx = 0; tx < b.x; tx++) {
-                    threadIdx.x = tx;
+                    thread->x = tx;
                     body();
                 }
             }
