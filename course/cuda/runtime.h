@@ -2502,8 +2502,22 @@ static void __cc_work(__cc_worker* w) {
     }
 }
 
+// A started worker's state, with the launch it was started for: state = launch * 4 + one of these.
+// A worker that has not begun when the calling thread has run every block is not waited for
+// (on a busy machine it may not get a core for milliseconds): it is skipped, and when it does
+// begin it sees that and ends at once, touching nothing.
+enum { __CC_WORKER_PENDING, __CC_WORKER_RUNNING, __CC_WORKER_SKIPPED };
+static long long __cc_worker_state[__CC_MAX_WORKERS];
+static long long __cc_launch_count;
+
 static void* __cc_worker_thread(void* argument) {
-    __cc_worker* w = (__cc_worker*)argument;
+    uintptr_t packed = (uintptr_t)argument;
+    int k = (int)(packed % __CC_MAX_WORKERS);
+    long long launch = (long long)(packed / __CC_MAX_WORKERS), pending = launch * 4 + __CC_WORKER_PENDING;
+    if (!__atomic_compare_exchange_n(&__cc_worker_state[k], &pending, launch * 4 + __CC_WORKER_RUNNING, false,
+                                     __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+        return nullptr;  // skipped: its launch is over
+    __cc_worker* w = &__cc_workers[k];
     w->thread = pthread_self();
     __atomic_store_n(&w->alive, 1, __ATOMIC_RELEASE);
     stack_t stack = {};
@@ -2577,24 +2591,35 @@ static int __cc_launch(const long long* cfg, __cc_fault* fault, void (*prepare)(
     __cc_install_handlers(main->signal_stack);
     __cc_launching = 1;
     if (sigsetjmp(main->env, 1) == 0) prepare(args);  // a bad argument fails here, before any block
-    int started = 1;
+    int started = 1, running = 0;
+    bool joinable[__CC_MAX_WORKERS] = {};
     if (!main->fault.kind) {
         __cc_watch_begin(cfg[7]);
+        long long launch = ++__cc_launch_count;
         for (int k = 1; k < __cc_worker_count; k++) {
-            __cc_worker* w = &__cc_workers[k];
-            if (pthread_create(&w->thread, nullptr, __cc_worker_thread, w) != 0) break;  // the others do its blocks
-            __atomic_store_n(&w->alive, 1, __ATOMIC_RELEASE);
+            __atomic_store_n(&__cc_worker_state[k], launch * 4 + __CC_WORKER_PENDING, __ATOMIC_SEQ_CST);
+            void* argument = (void*)(uintptr_t)(launch * __CC_MAX_WORKERS + k);
+            if (pthread_create(&__cc_workers[k].thread, nullptr, __cc_worker_thread, argument) != 0)
+                break;  // the others do its blocks
             started++;
         }
         __cc_work(main);
+        for (int k = 1; k < started; k++) {
+            long long pending = launch * 4 + __CC_WORKER_PENDING;
+            if (__atomic_compare_exchange_n(&__cc_worker_state[k], &pending, launch * 4 + __CC_WORKER_SKIPPED, false,
+                                            __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+                pthread_detach(__cc_workers[k].thread);  // it ends by itself, whenever it gets a core
+            else
+                joinable[k] = true, running++;
+        }
         pthread_mutex_lock(&__cc_done_lock);
-        while (__cc_workers_done < started - 1) pthread_cond_wait(&__cc_done_wake, &__cc_done_lock);
+        while (__cc_workers_done < running) pthread_cond_wait(&__cc_done_wake, &__cc_done_lock);
         pthread_mutex_unlock(&__cc_done_lock);
         __cc_watch_end();  // the watchdog signals no worker after this: now they may be joined
     }
     __cc_launching = 0;
     for (int k = 1; k < started; k++) {
-        pthread_join(__cc_workers[k].thread, nullptr);
+        if (joinable[k]) pthread_join(__cc_workers[k].thread, nullptr);
         __cc_workers[k].alive = 0;
     }
     main->alive = 0;
