@@ -180,8 +180,17 @@ struct dim3 {
 
 // blockIdx and threadIdx belong to each worker thread (each runs one thread at a time, and the
 // block loop or the fiber scheduler sets them before each thread runs); the launch's sizes are
-// the same for all.
-static thread_local uint3 threadIdx, blockIdx;
+// the same for all. A thread_local variable's address costs a call in a shared library, which
+// the compiler would repeat after every call and in every loop iteration; these functions tell
+// it that the address never changes on a thread (fibers never move to another thread), so it
+// asks once per kernel body. __CC_THREAD_LOCAL(T, NAME) declares NAME, found that way.
+#define __CC_THREAD_LOCAL(T, NAME) \
+    static thread_local T __cc_tls_##NAME; \
+    __attribute__((const, noinline)) static T* __cc_address_of_##NAME() { return &__cc_tls_##NAME; }
+__CC_THREAD_LOCAL(uint3, threadIdx)
+__CC_THREAD_LOCAL(uint3, blockIdx)
+#define threadIdx (*__cc_address_of_threadIdx())
+#define blockIdx (*__cc_address_of_blockIdx())
 static dim3 blockDim, gridDim;
 static const int warpSize = 32;
 
@@ -252,6 +261,7 @@ struct __cc_arg {
 // ---------------------------------------------------------------------------------------
 
 struct __cc_fiber;
+struct __cc_poisoned { void* base; uint32_t block_epoch; };  // see __cc_poison_once
 struct __cc_out_segment { long long block; size_t start, length; };  // one block's printf text
 
 struct __cc_worker {
@@ -276,6 +286,7 @@ struct __cc_worker {
 #endif
     int barrier_count;                // what __syncthreads_count returns after a barrier
     int warp_waiting;                 // fibers waiting at a warp-level call
+    int round_threads;                // threads of the block it runs
     int last_barrier_line;            // where fibers last met: a place to name on a timeout
     void (*body)(void*);              // the kernel call each fiber makes
     void* body_context;
@@ -286,17 +297,24 @@ struct __cc_worker {
     __cc_out_segment* segments;
     size_t segment_count, segment_cap;
     char* signal_stack;               // a crash (a stack overflow, say) is handled on this stack
+    uint32_t epoch, block_epoch;      // the sanitizer's clock, see __cc_new_block
+    uint32_t warp_epoch[32];
+    uint32_t block_linear;
+    __cc_poisoned poisoned[64];       // its static __shared__ arrays, filled with 0xFF once per block
+    int poisoned_count;
 };
 enum { __CC_MAX_WORKERS = 256 };
 static __cc_worker __cc_workers[__CC_MAX_WORKERS];
 static int __cc_worker_count = 1;     // workers of the current launch
 static bool __cc_parallel;            // more than one: atomics must be real atomics
-static thread_local __cc_worker* __cc_me;  // the running thread's worker
+__CC_THREAD_LOCAL(__cc_worker*, me)
+#define __cc_me (*__cc_address_of_me())  // the running thread's worker
 static long long __cc_fault_min;      // the earliest block (launch order) that faulted so far
 #define __cc_fault_out (&__cc_me->fault)
 
 static uintptr_t __cc_module_base;      // load address of this module, for code offsets
-static thread_local char* __cc_dyn_shared;  // extern __shared__ memory of the running block
+__CC_THREAD_LOCAL(char*, dyn_shared)
+#define __cc_dyn_shared (*__cc_address_of_dyn_shared())  // extern __shared__ memory of the running block
 static size_t __cc_dyn_shared_bytes;
 static const char* __cc_dyn_shared_name = "extern __shared__ memory";  // its array's name(s)
 
@@ -350,12 +368,12 @@ static const bool __cc_sanitizing = true;
 static const bool __cc_sanitizing = false;
 #endif
 
-// Per worker: each runs its own block.
-static thread_local uint32_t __cc_epoch = 1;         // grows at every block start and every barrier
-static thread_local uint32_t __cc_block_epoch = 1;   // the epoch the running block started in
-static uint32_t __cc_launch_id;                      // grows at every launch
-static thread_local uint32_t __cc_warp_epoch[32];    // grows when a warp-level call of that warp completes
-static thread_local uint32_t __cc_block_linear;
+// Per worker (struct __cc_worker): each runs its own block.
+#define __cc_epoch (__cc_me->epoch)              // grows at every block start and every barrier
+#define __cc_block_epoch (__cc_me->block_epoch)  // the epoch the running block started in
+#define __cc_warp_epoch (__cc_me->warp_epoch)    // grows when a warp-level call of that warp completes
+#define __cc_block_linear (__cc_me->block_linear)
+static uint32_t __cc_launch_id;                  // grows at every launch
 
 static inline unsigned __cc_tid() { return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); }
 
@@ -906,9 +924,8 @@ struct __cc_view {
 // Shared memory is never silently zero: each block finds its __shared__ arrays filled with
 // 0xFF bytes (NaN floats, -1 ints), as a GPU leaves whatever was there, so a kernel that reads
 // what it never wrote gives a visibly wrong answer even without the sanitizer.
-struct __cc_poisoned { void* base; uint32_t block_epoch; };
-static thread_local __cc_poisoned __cc_poisoned_arrays[64];  // each worker has its own arrays
-static thread_local int __cc_poisoned_count;
+#define __cc_poisoned_arrays (__cc_me->poisoned)  // each worker has its own arrays
+#define __cc_poisoned_count (__cc_me->poisoned_count)
 static inline void __cc_poison_once(void* base, size_t bytes) {
     for (int i = 0; i < __cc_poisoned_count; i++)
         if (__cc_poisoned_arrays[i].base == base) {
@@ -924,9 +941,15 @@ static inline void __cc_poison_once(void* base, size_t bytes) {
 
 template <class E, size_t N>
 static inline __cc_view<E> __cc_make_view(E (&a)[N], const char* name, int shared) {
-    if (shared) __cc_poison_once((void*)a, sizeof a);
-    if (__cc_sanitizing && shared) __cc_register_shared((void*)a, sizeof a, std::is_array<E>::value ? sizeof(E) : 0, name);
-    return {a, N, name, shared, 0};
+    E* p = a;
+    if (shared) {
+        __cc_poison_once((void*)a, sizeof a);
+        if (__cc_sanitizing) __cc_register_shared((void*)a, sizeof a, std::is_array<E>::value ? sizeof(E) : 0, name);
+        // A static __shared__ array is thread_local (one per worker): hide where p comes from,
+        // or the compiler finds the array's address again (a call) after every barrier.
+        __asm__("" : "+r"(p));
+    }
+    return {p, N, name, shared, 0};
 }
 
 // `extern __shared__ float s[];` becomes `static __cc_dynamic_shared<float> s;`: the launch's
@@ -1740,6 +1763,7 @@ static void __cc_fiber_prepare_stack(__cc_fiber* f, void (*entry)(__cc_fiber*)) 
 #endif
 static inline void __cc_switch_to_fiber(__cc_worker* w, __cc_fiber* f) { __cc_switch(&w->scheduler_sp, f->sp); }
 static inline void __cc_switch_to_scheduler(__cc_worker* w, __cc_fiber* f) { __cc_switch(&f->sp, w->scheduler_sp); }
+static inline void __cc_switch_fibers(__cc_fiber* from, __cc_fiber* to) { __cc_switch(&from->sp, to->sp); }
 #else   // __CC_USE_UCONTEXT
 static void (*__cc_ucontext_entry)(__cc_fiber*);
 static void __cc_ucontext_start(int hi, int lo) {
@@ -1757,13 +1781,28 @@ static void __cc_fiber_prepare_stack(__cc_fiber* f, void (*entry)(__cc_fiber*)) 
 }
 static inline void __cc_switch_to_fiber(__cc_worker* w, __cc_fiber* f) { swapcontext(&w->scheduler_context, &f->context); }
 static inline void __cc_switch_to_scheduler(__cc_worker* w, __cc_fiber* f) { swapcontext(&f->context, &w->scheduler_context); }
+static inline void __cc_switch_fibers(__cc_fiber* from, __cc_fiber* to) { swapcontext(&from->context, &to->context); }
 #endif
+
+// A fiber that stops (at a barrier, a warp-level call, or its end) switches straight to the
+// next runnable fiber of the round, and the last one to the scheduler: one switch per thread
+// and barrier instead of two.
+static inline void __cc_yield(__cc_worker* w, __cc_fiber* f) {
+    for (__cc_fiber *g = f + 1, *end = w->fibers + w->round_threads; g < end; g++)
+        if (g->state == __CC_RUNNABLE) {
+            w->current = g;
+            threadIdx = g->tid;
+            __cc_switch_fibers(f, g);
+            return;
+        }
+    __cc_switch_to_scheduler(w, f);
+}
 
 static void __cc_fiber_entry(__cc_fiber* f) {
     __cc_worker* w = __cc_me;  // a fiber stays on the worker thread that started it
     w->body(w->body_context);
     f->state = __CC_DONE;
-    __cc_switch_to_scheduler(w, f);  // never resumed
+    __cc_yield(w, f);  // never resumed
     __builtin_trap();
 }
 
@@ -1814,7 +1853,7 @@ static int __cc_syncthreads(int line, int predicate) {
     f->state = __CC_WAITING;
     f->barrier_line = line;
     f->predicate = predicate != 0;
-    __cc_switch_to_scheduler(w, f);
+    __cc_yield(w, f);
     return w->barrier_count;
 }
 
@@ -1830,7 +1869,7 @@ static void __cc_warp_meet(int op, unsigned mask, const void* value, int size, i
     f->wop = op, f->wmask = mask, f->warg = arg, f->wwidth = width, f->wsize = size;
     f->barrier_line = line;
     memcpy(f->wvalue, value, (size_t)size);
-    __cc_switch_to_scheduler(w, f);
+    __cc_yield(w, f);
     memcpy(result, f->wresult, (size_t)result_size);
 }
 
@@ -2020,13 +2059,15 @@ static void __cc_run_block_as_fibers(__cc_worker* w, int threads) {
         f->state = __CC_RUNNABLE;
         __cc_fiber_prepare_stack(f, __cc_fiber_entry);
     }
+    w->round_threads = threads;
     for (;;) {
-        for (int i = 0; i < threads; i++) {
+        for (int i = 0; i < threads; i++) {  // the first runnable fiber; the others follow it (__cc_yield)
             __cc_fiber* f = &__cc_fibers[i];
             if (f->state != __CC_RUNNABLE) continue;
             w->current = f;
             threadIdx = f->tid;
             __cc_switch_to_fiber(w, f);
+            break;
         }
         w->current = nullptr;
         if (w->warp_waiting && (__cc_resolve_warps(threads, false) || __cc_resolve_warps(threads, true))) continue;
@@ -2475,6 +2516,7 @@ static void __cc_work(__cc_worker* w) {
         __cc_register_shared(w->dyn_shared, __cc_dyn_shared_bytes, 0, __cc_dyn_shared_name, true);
     w->block = -1, w->chunk_next = w->chunk_end = 0;
     w->current = nullptr, w->unsafe = 0, w->last_barrier_line = 0;
+    w->poisoned_count = 0;  // a new thread's __shared__ arrays lie elsewhere
     if (sigsetjmp(w->env, 1) == 0) {
         w->active = 1;
         __cc_worker_run(__cc_worker_args);
