@@ -173,6 +173,16 @@ def test_blocks_really_run_at_the_same_time(threads):
         kernel("wait_for_next_block", time_limit=0.3)((2,), (32,), (flag,))
 
 
+def test_kernels_named_like_the_emulators_own_variables():
+    """Each kernel gets an exported launcher __cc_launch_<name>: no name of the emulator's own
+    may clash with it."""
+    for name in ("count", "id", "started", "ing"):
+        code = f'extern "C" __global__ void {name}(int* out) {{ out[blockIdx.x] = (int)blockIdx.x + 1; }}'
+        out = np.zeros(8, np.int32)
+        cuda.RawKernel(code, name, backend="cpu", sanitize=False)((8,), (1,), (out,))
+        assert out.tolist() == list(range(1, 9))
+
+
 # ---------------------------------------------------------------------------------------
 # Results: bit-identical to a serial run
 # ---------------------------------------------------------------------------------------

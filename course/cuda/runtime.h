@@ -373,7 +373,7 @@ static const bool __cc_sanitizing = false;
 #define __cc_block_epoch (__cc_me->block_epoch)  // the epoch the running block started in
 #define __cc_warp_epoch (__cc_me->warp_epoch)    // grows when a warp-level call of that warp completes
 #define __cc_block_linear (__cc_me->block_linear)
-static uint32_t __cc_launch_id;                  // grows at every launch
+static uint32_t __cc_current_launch;                  // grows at every launch
 
 static inline unsigned __cc_tid() { return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); }
 
@@ -571,7 +571,7 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
     unsigned me = __cc_tid();
     for (size_t word = offset / a.item; word < (offset + size + a.item - 1) / a.item && word < a.shadow_count; word++) {
         __cc_shadow_word& w = a.shadow[word];  // a float4 store covers four float elements
-        if (w.launch == __cc_launch_id && !(w.tid == me && w.block == __cc_block_linear) &&
+        if (w.launch == __cc_current_launch && !(w.tid == me && w.block == __cc_block_linear) &&
             (w.block != __cc_block_linear || w.epoch == __cc_epoch)) {
             __cc_fault* f = __cc_fault_out;
             f->code_offset = site;
@@ -583,7 +583,7 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
             __cc_other_thread(w.tid, w.block);
             __cc_fail(__CC_GLOBAL_RACE, 0);
         }
-        w.launch = __cc_launch_id, w.block = __cc_block_linear, w.epoch = __cc_epoch, w.site = site, w.tid = me;
+        w.launch = __cc_current_launch, w.block = __cc_block_linear, w.epoch = __cc_epoch, w.site = site, w.tid = me;
     }
 }
 
@@ -2550,7 +2550,7 @@ static void __cc_work(__cc_worker* w) {
 // begin it sees that and ends at once, touching nothing.
 enum { __CC_WORKER_PENDING, __CC_WORKER_RUNNING, __CC_WORKER_SKIPPED };
 static long long __cc_worker_state[__CC_MAX_WORKERS];
-static long long __cc_launch_count;
+static long long __cc_launches_started;
 
 static void* __cc_worker_thread(void* argument) {
     uintptr_t packed = (uintptr_t)argument;
@@ -2608,7 +2608,7 @@ static int __cc_launch(const long long* cfg, __cc_fault* fault, void (*prepare)(
             return fault->kind = __CC_NO_MEMORY;
     }
     __cc_release_allocations();
-    __cc_launch_id++;
+    __cc_current_launch++;
     __cc_last_site = 0;
     if (__cc_dyn_shared_bytes)
         for (int k = 0; k < __cc_worker_count; k++)
@@ -2637,7 +2637,7 @@ static int __cc_launch(const long long* cfg, __cc_fault* fault, void (*prepare)(
     bool joinable[__CC_MAX_WORKERS] = {};
     if (!main->fault.kind) {
         __cc_watch_begin(cfg[7]);
-        long long launch = ++__cc_launch_count;
+        long long launch = ++__cc_launches_started;
         for (int k = 1; k < __cc_worker_count; k++) {
             __atomic_store_n(&__cc_worker_state[k], launch * 4 + __CC_WORKER_PENDING, __ATOMIC_SEQ_CST);
             void* argument = (void*)(uintptr_t)(launch * __CC_MAX_WORKERS + k);
