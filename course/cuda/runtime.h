@@ -187,10 +187,10 @@ struct dim3 {
 #define __CC_THREAD_LOCAL(T, NAME) \
     static thread_local T __cc_tls_##NAME; \
     __attribute__((const, noinline)) static T* __cc_address_of_##NAME() { return &__cc_tls_##NAME; }
-__CC_THREAD_LOCAL(uint3, threadIdx)
-__CC_THREAD_LOCAL(uint3, blockIdx)
-#define threadIdx (*__cc_address_of_threadIdx())
-#define blockIdx (*__cc_address_of_blockIdx())
+struct __cc_indices { uint3 thread, block; };  // one object: the compiler sees they do not overlap
+__CC_THREAD_LOCAL(__cc_indices, indices)
+#define threadIdx (__cc_address_of_indices()->thread)
+#define blockIdx (__cc_address_of_indices()->block)
 static dim3 blockDim, gridDim;
 static const int warpSize = 32;
 
