@@ -65,16 +65,27 @@ extern "C" __global__ void block_sums(const float* x, float* sums, int n) {
     if (t == 0) sums[blockIdx.x] = partial[0] + scratch[blockDim.x - 1] - (float)blockIdx.x;
 }
 
-// Blocks 5, 9, 13, ... write past the end; the early ones only after a long detour, so that a
-// later block reaches its bad write first in time.
-extern "C" __global__ void late_faults(float* out, int n, int detour) {
+// Blocks 5, 9, 13, ... write past the end. Block 5 waits (a while at most) until block 9 is
+// about to fault, so that with two workers a later block faults first in time.
+extern "C" __global__ void late_faults(float* out, int n, volatile int* flag) {
     int b = blockIdx.x;
-    float s = 0.0f;
-    if (b % 4 == 1 && b >= 5) {
-        for (int k = 0; k < detour * (64 - b); k++) s += out[k % n] * 1e-30f;
-        out[n + threadIdx.x + (int)s] = 1.0f;  // BUG: past the end
+    if (b == 9 && threadIdx.x == 0) atomicExch((int*)&flag[0], 1);
+    if (b == 5 && threadIdx.x == 0) {
+        for (int k = 0; k < 300000000 && flag[0] == 0; k++) flag[2] = k;
+        flag[1] = flag[0];  // 1: block 9 ran (and faulted) while block 5 waited
     }
+    if (b % 4 == 1 && b >= 5) out[n + threadIdx.x] = 1.0f;  // BUG: past the end
     if (threadIdx.x == 0) out[b] = (float)b;
+}
+
+// Blocks 0 and 1 meet, then every thread of every block adds 1 to one counter many times.
+extern "C" __global__ void hammer(unsigned long long* counter, volatile int* met, int rounds) {
+    if (blockIdx.x < 2 && threadIdx.x == 0) {
+        atomicAdd((int*)&met[0], 1);
+        for (int k = 0; k < 300000000 && met[0] < 2; k++) met[2] = k;
+        if (met[0] >= 2) met[1] = 1;  // both were running at once
+    }
+    for (int k = 0; k < rounds; k++) atomicAdd(counter, 1ull);
 }
 
 extern "C" __global__ void say(int* dummy, int detour) {
@@ -105,6 +116,33 @@ extern "C" __global__ void crash_in_block(int* out, int block) {
     int* p = (int*)(size_t)16;  // BUG: not an address
     if (blockIdx.x == block && threadIdx.x == 3) *p = 1;
     out[blockIdx.x] = 1;
+}
+
+__device__ int deep(int n, int* trail) {
+    int local[64];
+    local[n % 64] = n;
+    trail[0] = n;
+    return deep(n + 1, trail) + local[(n * 7) % 64];  // BUG: never stops
+}
+
+extern "C" __global__ void recurse_in_block(int* trail, int block) {
+    if (blockIdx.x == block) trail[1] = deep(0, trail);
+}
+
+extern "C" __global__ void recurse_in_block_with_barrier(int* trail, int block) {
+    __syncthreads();
+    if (blockIdx.x == block) trail[1] = deep(0, trail);
+}
+
+// Block 1 faults while block 0 waits for it: the fault happens on a worker the launch started.
+extern "C" __global__ void fault_on_second_worker(volatile int* flag, int* trail, int overflow) {
+    if (blockIdx.x == 0)
+        for (int k = 0; k < 1000000000 && flag[0] == 0; k++) flag[1] = k;  // until block 1 says hello
+    if (blockIdx.x == 1) {
+        atomicExch((int*)&flag[0], 1);
+        if (overflow) trail[1] = deep(0, trail);  // BUG: endless recursion
+        else *(int*)(size_t)16 = 1;  // BUG: not an address
+    }
 }
 
 // Block 0 waits for block 1: only blocks that really run at the same time get past this.
@@ -221,6 +259,15 @@ def test_integer_atomics_give_the_serial_results(threads, count):
     assert np.array_equal(np.sort(parallel[3]), np.arange(n))  # each ticket once (the order varies, as on a GPU)
 
 
+@pytest.mark.parametrize("count", [2, 4])
+def test_atomics_are_atomic_between_workers(threads, count):
+    threads(count)
+    counter, met = np.zeros(1, np.uint64), np.zeros(3, np.int32)
+    kernel("hammer", time_limit=60)((16,), (64,), (counter, met, 2000))
+    assert met[1] == 1, "blocks 0 and 1 should have run at the same time"
+    assert int(counter[0]) == 16 * 64 * 2000  # no update lost
+
+
 def test_float_atomic_add_loses_nothing(threads):
     threads(2)
     x = np.random.default_rng(1).random(300_000).astype(np.float32)
@@ -277,10 +324,11 @@ def test_fault_message_names_the_first_faulting_block_every_time(threads):
     threads(2)
     n = 64
     messages = set()
-    for _ in range(25):
-        out = np.zeros(n, np.float32)
+    for _ in range(10):
+        out, flag = np.zeros(n, np.float32), np.zeros(3, np.int32)
         with pytest.raises(cuda.KernelError) as info:
-            kernel("late_faults")((64,), (32,), (out, n, 200))
+            kernel("late_faults", time_limit=30)((64,), (32,), (out, n, flag))
+        assert flag[1] == 1, "block 9 should have faulted while block 5 waited, on the other worker"
         messages.add(str(info.value))
         assert info.value.block == (5, 0, 0) and info.value.thread == (0, 0, 0)
         assert (out[:5] == np.arange(5)).all()  # the blocks before it ran to the end
@@ -291,10 +339,10 @@ def test_fault_message_names_the_first_faulting_block_every_time(threads):
 
 def test_serial_and_parallel_fault_messages_are_the_same(threads):
     messages = []
-    for count in (1, 2, 3):
+    for count in (2, 3, 1):
         threads(count)
         with pytest.raises(cuda.KernelError) as info:
-            kernel("late_faults")((64,), (32,), (np.zeros(64, np.float32), 64, 50))
+            kernel("late_faults", time_limit=30)((64,), (32,), (np.zeros(64, np.float32), 64, np.zeros(3, np.int32)))
         messages.append(str(info.value))
     assert messages[0] == messages[1] == messages[2]
 
@@ -307,6 +355,28 @@ def test_crash_on_another_worker_is_caught(threads):
             kernel("crash_in_block")((64,), (32,), (out, block))
         assert info.value.block == (block, 0, 0) and info.value.thread == (3, 0, 0)
         assert out[:block].all()
+    assert_alive()
+
+
+@pytest.mark.parametrize("name", ["recurse_in_block", "recurse_in_block_with_barrier"])
+def test_stack_overflow_on_another_worker_is_caught(threads, name):
+    """Each worker thread has its own signal stack, so a stack overflow on any of them is reported."""
+    threads(2)
+    for block in (1, 30):
+        with pytest.raises(cuda.KernelError, match="ran out of stack") as info:
+            kernel(name)((32,), (4,), (np.zeros(2, np.int32), block))
+        assert info.value.block == (block, 0, 0)
+    assert_alive()
+
+
+@pytest.mark.parametrize("overflow", [0, 1])
+def test_fault_on_a_started_worker_thread(threads, overflow):
+    threads(2)
+    flag, trail = np.zeros(2, np.int32), np.zeros(2, np.int32)
+    with pytest.raises(cuda.KernelError, match="ran out of stack" if overflow else "invalid memory access") as info:
+        kernel("fault_on_second_worker", time_limit=30)((2,), (1,), (flag, trail, overflow))
+    assert info.value.block == (1, 0, 0)
+    assert flag[0] == 1 and flag[1] < 999_999_999  # block 0 saw block 1 run: on the other worker
     assert_alive()
 
 
