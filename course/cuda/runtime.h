@@ -19,7 +19,8 @@
 // threadIdx, blockIdx, the static __shared__ arrays, the dynamic shared buffer), atomics are
 // real atomics when more than one worker runs, printf output is kept per block and written in
 // block order, and when blocks fault the first faulting block in launch order is reported
-// (workers on later blocks are stopped), so messages do not depend on timing.
+// (workers on later blocks are stopped; what such a block wrote before it stopped stays, as on
+// a GPU), so messages do not depend on timing. The time limit and Ctrl-C stop every worker.
 //
 // Built with -D__CC_SANITIZE, every memory access source.py wrapped (__cc_r/__cc_w/__cc_rw)
 // reports to __cc_note, the one instrumentation point: racecheck, initcheck, global write
