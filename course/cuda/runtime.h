@@ -185,9 +185,20 @@ struct dim3 {
 // the compiler would repeat after every call and in every loop iteration; these functions tell
 // it that the address never changes on a thread (fibers never move to another thread), so it
 // asks once per kernel body. __CC_THREAD_LOCAL(T, NAME) declares NAME, found that way.
+// A sanitized (or traced) build runs every launch on one worker (see the top of this file):
+// there they are plain variables, as fast as before there were workers.
+#ifdef __CC_SANITIZE
+#define __CC_SERIAL_BUILD 1
+#define __CC_THREAD_LOCAL(T, NAME) \
+    static T __cc_tls_##NAME; \
+    static inline T* __cc_address_of_##NAME() { return &__cc_tls_##NAME; }
+#define __CC_SHARED_STORAGE static
+#else
 #define __CC_THREAD_LOCAL(T, NAME) \
     static thread_local T __cc_tls_##NAME; \
     __attribute__((const, noinline)) static T* __cc_address_of_##NAME() { return &__cc_tls_##NAME; }
+#define __CC_SHARED_STORAGE static thread_local
+#endif
 struct __cc_indices { uint3 thread, block; };  // one object: the compiler sees they do not overlap
 __CC_THREAD_LOCAL(__cc_indices, indices)
 #define threadIdx (__cc_address_of_indices()->thread)
@@ -401,8 +412,8 @@ struct __cc_shared_region {
     __cc_shadow_byte* shadow;
     bool dynamic;                  // the launch's extern __shared__ buffer
 };
-static thread_local __cc_shared_region __cc_shared_regions[64];  // the worker's own shared memory
-static thread_local int __cc_shared_region_count;
+static __cc_shared_region __cc_shared_regions[64];  // (sanitized builds only: one worker)
+static int __cc_shared_region_count;
 
 // The shadow of one element of an argument array: its last writer in this launch.
 struct __cc_shadow_word {
@@ -946,9 +957,11 @@ static inline __cc_view<E> __cc_make_view(E (&a)[N], const char* name, int share
     if (shared) {
         __cc_poison_once((void*)a, sizeof a);
         if (__cc_sanitizing) __cc_register_shared((void*)a, sizeof a, std::is_array<E>::value ? sizeof(E) : 0, name);
+#ifndef __CC_SERIAL_BUILD
         // A static __shared__ array is thread_local (one per worker): hide where p comes from,
         // or the compiler finds the array's address again (a call) after every barrier.
         __asm__("" : "+r"(p));
+#endif
     }
     return {p, N, name, shared, 0};
 }
@@ -1638,7 +1651,7 @@ static inline unsigned long long __cc_brevll(unsigned long long x) {
 #define __global__ inline __attribute__((always_inline))
 #define __device__
 #define __host__
-#define __shared__ static thread_local
+#define __shared__ __CC_SHARED_STORAGE
 #define __constant__ static
 #define __managed__
 #define __forceinline__ inline __attribute__((always_inline))
