@@ -1722,7 +1722,12 @@ __asm__(
     "  movq %rsp, (%rdi)\n"
     "  movq %rsi, %rsp\n"
     "  popq %r15\n  popq %r14\n  popq %r13\n  popq %r12\n  popq %rbx\n  popq %rbp\n"
-    "  ret\n"
+    // Return through an indirect jump, not `ret`: the CPU predicts a `ret` from its own record of
+    // calls, which names where the fiber that switched out called from, not where the fiber
+    // switched in resumes (another barrier): a misprediction at every switch. A jump is
+    // predicted from where it went last time: where the previous fiber resumed, usually right.
+    "  popq %rcx\n"
+    "  jmpq *%rcx\n"
     ".p2align 4\n"
     __CC_ASM_FUNCTION(__cc_fiber_trampoline_impl)
     __CC_ASM_NAME(__cc_fiber_trampoline_impl) ":\n"  // first switch into a fiber lands here
