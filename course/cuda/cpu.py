@@ -469,7 +469,6 @@ def worker_threads() -> int:
     return count
 
 
-
 def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: int,
            time_limit: float, arrays: dict, trace_limit: int | None = None):
     """Run `kernel` for every block and thread; print its printf output; raise on a fault.
