@@ -136,6 +136,8 @@ class RawKernel:
         """Launch on ``grid`` blocks of ``block`` threads (ints or 1–3 tuples) with ``args``."""
         grid3, block3 = self._launch_shape(grid, block, shared_mem)
         values = list(args) if self._unchecked else check_args(self._kernel, args, self.backend)
+        if self.backend == "cpu":
+            cpu.worker_threads()  # a bad COURSE_CUDA_THREADS fails now, not after compiling
         self.compile()
         if self.backend == "cpu":
             packed, arrays, keep = _pack_for_cpu(self._kernel, values)
