@@ -46,6 +46,13 @@ reads of shared memory no thread of the block wrote, two threads writing one ele
 array without an atomic, and writes into read-only arrays. The sanitizer costs several times
 the run time, so plain (``backend="auto"``) launches, the ones you time, run without it. (On a
 GPU none of this can be caught before it happens: run the kernel with ``backend="cpu"``.)
+
+The CPU backend runs the blocks of a launch on every core the process may use, as a GPU runs
+blocks on its SMs (``COURSE_CUDA_THREADS=N`` sets how many worker threads; 1 runs the blocks
+one after another); the threads of each block take turns on one core. Results, ``printf``
+output (whole lines, in block order) and error messages (the first faulting block in launch
+order) are those of a serial run; atomics are real atomics. Sanitized launches run on one
+worker thread, so that which of two racing blocks is reported never depends on timing.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The CPU backend: CUDA C compiled with the system C++ compiler, every thread run in turn
-(notebook 01).
+"""The CPU backend: CUDA C compiled with the system C++ compiler; the blocks of a launch run on
+all cores at once (``COURSE_CUDA_THREADS``), the threads of each block in turn (notebook 01).
 
 ``load`` compiles a kernel source once (cached in memory and on disk, like CuPy's kernel
 cache) into a shared library: the learner's source, lightly rewritten (see source.py), after
@@ -11,6 +11,7 @@ that ``launch`` turns into a KernelError naming the kernel, block, thread and so
 from __future__ import annotations
 
 import ctypes
+import functools
 import hashlib
 import os
 import platform
@@ -31,7 +32,7 @@ from .source import Kernel, Source
 
 RUNTIME_HEADER = Path(__file__).with_name("runtime.h")
 SOURCE_NAME = "kernel.cu"  # what compiler messages call the learner's source
-_LAYOUT_VERSION = "3"  # change when generated code changes, so old cache entries are not used
+_LAYOUT_VERSION = "4"  # change when generated code changes, so old cache entries are not used
 
 FLAGS = [
     "-std=c++17", "-O3",
@@ -165,6 +166,24 @@ def cache_dir() -> Path:
     return _fallback_cache
 
 
+@functools.lru_cache(maxsize=8)
+def _tls_flags(compiler: str) -> list[str]:
+    """-mtls-dialect=gnu2 where the compiler takes it (GCC on x86-64; arm64 uses it anyway).
+    threadIdx and blockIdx are thread_local (one per worker thread); in a shared library, the
+    default way of finding such a variable is a call to __tls_get_addr that the compiler repeats
+    in every iteration of a kernel's thread loop (6× slower vector add); with TLS descriptors it
+    finds it once, before the loop."""
+    if platform.machine().lower() not in ("x86_64", "amd64") or not sys.platform.startswith("linux"):
+        return []
+    probe = "static thread_local int t; extern \"C\" int f() { return ++t; }\n"
+    try:
+        done = subprocess.run([compiler, "-std=c++17", "-fPIC", "-mtls-dialect=gnu2", "-x", "c++", "-S", "-o", os.devnull,
+                               "-"], input=probe, capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    return ["-mtls-dialect=gnu2"] if done.returncode == 0 else []
+
+
 def _compiler_flags(options) -> list[str]:
     """NVRTC options that mean something on the CPU (-DNAME=VALUE); the rest are GPU-only."""
     flags, options = [], list(options)
@@ -179,27 +198,33 @@ def _compiler_flags(options) -> list[str]:
 
 
 def _launchers(source: Source, kernels=None) -> str:
-    """C++ for one exported launcher per kernel: unpack the arguments, run every thread."""
+    """C++ for one exported launcher per kernel: a `prepare` that checks and registers the
+    arguments (once per launch), a `run` that unpacks them and runs blocks (on every worker)."""
     code = ["", '#line 1 "course-cuda-launchers"']
     for index, kernel in enumerate(kernels if kernels is not None else source.kernels.values()):
         if kernel.name in source.problems:
             continue
-        code.append(f"static void __cc_run_{index}(const __cc_arg* args) {{")
-        names = []
+        prepare, unpack, names = [], [], []
         for i, p in enumerate(kernel.params):
             name = f"__cc_a{i}"
             names.append(name)
             cpp = p.cpp_type or p.ctype
             if p.pointer:
-                code.append(f"    __cc_register_allocation(args[{i}].data, (size_t)args[{i}].count, args[{i}].bits);")
+                prepare.append(f"    __cc_register_allocation(args[{i}].data, (size_t)args[{i}].count, args[{i}].bits);")
             if p.pointer and cpp == "void":
-                code.append(f"    void* {name} = args[{i}].data;")
+                unpack.append(f"    void* {name} = args[{i}].data;")
             elif p.pointer:
-                code.append(f"    __cc_ptr<{cpp}> {name} = __cc_array_arg<{cpp}>(args[{i}], {i});")
+                prepare.append(f"    (void)__cc_array_arg<{cpp}>(args[{i}], {i});")
+                unpack.append(f"    __cc_ptr<{cpp}> {name} = __cc_array_arg<{cpp}>(args[{i}], {i});")
             elif p.by_value_struct:
-                code.append(f"    {cpp} {name} = __cc_struct_arg<{cpp}>(args[{i}], {i});")
+                prepare.append(f"    (void)__cc_struct_arg<{cpp}>(args[{i}], {i});")
+                unpack.append(f"    {cpp} {name} = __cc_struct_arg<{cpp}>(args[{i}], {i});")
             else:
-                code.append(f"    {cpp} {name} = __cc_scalar_arg<{cpp}>(args[{i}]);")
+                unpack.append(f"    {cpp} {name} = __cc_scalar_arg<{cpp}>(args[{i}]);")
+        code.append(f"static void __cc_prepare_{index}(const __cc_arg* args) {{")
+        code += prepare + ["    (void)args;", "}"]
+        code.append(f"static void __cc_run_{index}(const __cc_arg* args) {{")
+        code += unpack
         run = "__cc_run_with_fibers" if kernel.uses_barriers else "__cc_run_in_loops"
         code.append(f"    auto call = [&]() {{ {kernel.call or kernel.name}({', '.join(names)}); }};")
         code.append(f"    {run}(call);")
@@ -208,7 +233,7 @@ def _launchers(source: Source, kernels=None) -> str:
                     "const __cc_arg* args, __cc_fault* fault) {")
         names = " / ".join(source.dynamic_shared) or "extern __shared__ memory"
         code.append(f'    __cc_dyn_shared_name = "{names}";')
-        code.append(f"    return __cc_launch(cfg, fault, __cc_run_{index}, args);")
+        code.append(f"    return __cc_launch(cfg, fault, __cc_prepare_{index}, __cc_run_{index}, args);")
         code.append("}")
     for name in source.globals:  # __constant__ and __device__ variables, for get_global
         symbol = _symbol(name)
@@ -403,7 +428,8 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
             )
         compiler = find_compiler()
         unit = translation_unit(source, extra, trace)
-        flags = _compiler_flags(options) + (["-D__CC_SANITIZE"] if sanitize else []) + (["-D__CC_TRACE"] if trace else [])
+        flags = (_compiler_flags(options) + (["-D__CC_SANITIZE"] if sanitize else []) + (["-D__CC_TRACE"] if trace else [])
+                 + _tls_flags(compiler))
         target = cache_dir() / f"{_cache_key(unit, flags, compiler)}.so"
         if target.exists() and (target.is_symlink() or target.stat().st_uid != os.getuid()):
             target.unlink()  # not ours: never load it, build our own
@@ -417,6 +443,31 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
 # Launching and explaining faults
 # ----------------------------------------------------------------------------------------
 
+#: How many worker threads run a launch's blocks at most (runtime.h's __CC_MAX_WORKERS).
+MAX_THREADS = 256
+
+
+def worker_threads() -> int:
+    """How many worker threads run the blocks of a CPU launch: $COURSE_CUDA_THREADS, else one per
+    core this process may use. 1 runs the blocks one after another. Sanitized and traced launches
+    always use one (see runtime.h)."""
+    wanted = os.environ.get("COURSE_CUDA_THREADS", "").strip()
+    if not wanted:
+        try:
+            cores = len(os.sched_getaffinity(0))
+        except (AttributeError, OSError):  # macOS has no sched_getaffinity
+            cores = os.cpu_count() or 1
+        return max(1, min(cores, MAX_THREADS))
+    try:
+        count = int(wanted)
+    except ValueError:
+        count = 0
+    if not 1 <= count <= MAX_THREADS:
+        raise ValueError(
+            f"COURSE_CUDA_THREADS={wanted!r}: use a whole number of worker threads from 1 to {MAX_THREADS} "
+            "(1 runs the blocks one after another), or unset it to use every core this process may use")
+    return count
+
 
 def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: int,
            time_limit: float, arrays: dict, trace_limit: int | None = None):
@@ -428,7 +479,7 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
     (at most that many) and whether some were dropped.
     """
     packed = (_Arg * max(1, len(args)))(*args)
-    config = (ctypes.c_longlong * 8)(*grid, *block, shared_mem, max(1, int(time_limit * 1000)))
+    config = (ctypes.c_longlong * 9)(*grid, *block, shared_mem, max(1, int(time_limit * 1000)), worker_threads())
     fault = _Fault()
     records = None
     with _launch_lock:

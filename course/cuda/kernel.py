@@ -76,6 +76,8 @@ class RawKernel:
     (on the CPU only ``-DNAME=VALUE`` matters). ``time_limit``: seconds a CPU launch may run
     (default ``DEFAULT_TIME_LIMIT``, or $COURSE_CUDA_TIME_LIMIT). ``sanitize``: run the CPU
     backend's racecheck, initcheck and read-only check (see ``choose_sanitize`` for the default).
+    On the CPU backend a plain launch runs its blocks on every core ($COURSE_CUDA_THREADS worker
+    threads, see ``cpu.worker_threads``); a sanitized launch runs them one after another.
 
     Arguments are checked on both backends. Faults inside the kernel (out-of-bounds accesses,
     barriers, the time limit) are caught on the CPU backend only: a GPU cannot stop a kernel
@@ -134,6 +136,8 @@ class RawKernel:
         """Launch on ``grid`` blocks of ``block`` threads (ints or 1–3 tuples) with ``args``."""
         grid3, block3 = self._launch_shape(grid, block, shared_mem)
         values = list(args) if self._unchecked else check_args(self._kernel, args, self.backend)
+        if self.backend == "cpu":
+            cpu.worker_threads()  # a bad COURSE_CUDA_THREADS fails now, not after compiling
         self.compile()
         if self.backend == "cpu":
             packed, arrays, keep = _pack_for_cpu(self._kernel, values)

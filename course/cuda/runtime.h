@@ -2,8 +2,10 @@
 //
 // course/cuda/source.py rewrites a kernel's source a little (pointer parameters become checked
 // pointers, `extern __shared__` arrays become the launch's dynamic shared memory); cpu.py puts
-// it after this header and compiles it with the system C++ compiler. A launch then runs every
-// thread of every block, one at a time:
+// it after this header and compiles it with the system C++ compiler. A launch runs the blocks
+// of its grid on several worker threads at once, one per core (COURSE_CUDA_THREADS, see cpu.py),
+// as a GPU runs blocks on its multiprocessors; each worker runs the threads of its block one at
+// a time:
 //
 //   * a kernel without __syncthreads() runs each thread as one call, in plain nested loops;
 //   * a kernel with __syncthreads() or a warp-level call runs each thread of a block as a fiber
@@ -12,12 +14,23 @@
 //     warp-level call (__shfl_sync, __ballot_sync, a tile's sync, ...) the lanes of the mask
 //     meet and exchange their values (__cc_resolve_warps).
 //
+// Workers take blocks in launch order (blockIdx.x fastest, then y, then z). Everything that
+// belongs to one block lives per worker (struct __cc_worker, and thread_local variables:
+// threadIdx, blockIdx, the static __shared__ arrays, the dynamic shared buffer), atomics are
+// real atomics when more than one worker runs, printf output is kept per block and written in
+// block order, and when blocks fault the first faulting block in launch order is reported
+// (workers on later blocks are stopped; what such a block wrote before it stopped stays, as on
+// a GPU), so messages do not depend on timing. The time limit and Ctrl-C stop every worker.
+//
 // Built with -D__CC_SANITIZE, every memory access source.py wrapped (__cc_r/__cc_w/__cc_rw)
 // reports to __cc_note, the one instrumentation point: racecheck, initcheck, global write
-// races and writes into read-only arrays are decided there, from per-byte shadow state.
+// races and writes into read-only arrays are decided there, from per-byte shadow state. A
+// sanitized (or traced) launch runs on one worker: which of two blocks that write the same
+// element is reported depends on the order of their writes, and one worker keeps that order,
+// and so the message, the same from run to run.
 //
 // Every fault (out-of-bounds access, a barrier not all threads reach, the time limit, a
-// crash) stops the launch with siglongjmp and is described in a __cc_fault record that
+// crash) stops the worker with siglongjmp and is described in a __cc_fault record that
 // Python turns into a KernelError. The Python process survives.
 //
 // Names starting with __cc_ belong to the emulator; everything else is the CUDA API.
@@ -166,9 +179,30 @@ struct dim3 {
     operator uint3() const { return {x, y, z}; }
 };
 
-// Plain globals are enough: threads run one at a time, and the launcher (or the fiber
-// scheduler) sets them before each thread runs.
-static uint3 threadIdx, blockIdx;
+// blockIdx and threadIdx belong to each worker thread (each runs one thread at a time, and the
+// block loop or the fiber scheduler sets them before each thread runs); the launch's sizes are
+// the same for all. A thread_local variable's address costs a call in a shared library, which
+// the compiler would repeat after every call and in every loop iteration; these functions tell
+// it that the address never changes on a thread (fibers never move to another thread), so it
+// asks once per kernel body. __CC_THREAD_LOCAL(T, NAME) declares NAME, found that way.
+// A sanitized (or traced) build runs every launch on one worker (see the top of this file):
+// there they are plain variables, as fast as before there were workers.
+#ifdef __CC_SANITIZE
+#define __CC_SERIAL_BUILD 1
+#define __CC_THREAD_LOCAL(T, NAME) \
+    static T __cc_tls_##NAME; \
+    static inline T* __cc_address_of_##NAME() { return &__cc_tls_##NAME; }
+#define __CC_SHARED_STORAGE static
+#else
+#define __CC_THREAD_LOCAL(T, NAME) \
+    static thread_local T __cc_tls_##NAME; \
+    __attribute__((const, noinline)) static T* __cc_address_of_##NAME() { return &__cc_tls_##NAME; }
+#define __CC_SHARED_STORAGE static thread_local
+#endif
+struct __cc_indices { uint3 thread, block; };  // one object: the compiler sees they do not overlap
+__CC_THREAD_LOCAL(__cc_indices, indices)
+#define threadIdx (__cc_address_of_indices()->thread)
+#define blockIdx (__cc_address_of_indices()->block)
 static dim3 blockDim, gridDim;
 static const int warpSize = 32;
 
@@ -231,10 +265,68 @@ struct __cc_arg {
     uint64_t bits;
 };
 
-static __cc_fault* __cc_fault_out;      // where the current launch reports a fault
-static sigjmp_buf __cc_launch_env;      // where a fault jumps back to
+// ---------------------------------------------------------------------------------------
+// Workers: the threads that run a launch's blocks. Worker 0 is the thread that called the
+// launcher (Python's); the others are started for the launch and joined at its end. Each has
+// its own fault record, its own place to jump back to, its fibers, its dynamic shared memory
+// and its printf buffer; __cc_me is the running thread's worker.
+// ---------------------------------------------------------------------------------------
+
+struct __cc_fiber;
+struct __cc_poisoned { void* base; uint32_t block_epoch; };  // see __cc_poison_once
+struct __cc_out_segment { long long block; size_t start, length; };  // one block's printf text
+
+struct __cc_worker {
+    pthread_t thread;
+    volatile sig_atomic_t alive;      // started for this launch, not yet joined (signals may go to it)
+    volatile sig_atomic_t active;     // running blocks: a stop or a crash may jump out of the kernel
+    volatile sig_atomic_t unsafe;     // > 0 while in the C library (printf, malloc): jumping out
+                                      // there could leave a lock held
+    long long block;                  // linear index of the block it runs (launch order), -1 before
+    long long chunk_next, chunk_end;  // the blocks it has taken and not yet run
+    long long fault_block;            // the block its fault happened in
+    sigjmp_buf env;                   // where a fault jumps back to
+    __cc_fault fault;                 // its fault, if any (kind 0: none)
+    __cc_fiber* fibers;               // one per thread of a block, reused by every block
+    int fiber_count;
+    char* stack_pool;                 // their stacks, each above a guard page
+    size_t stack_pool_bytes;
+    __cc_fiber* current;              // the fiber running now (nullptr: loop mode)
+    void* scheduler_sp;
+#ifdef __CC_USE_UCONTEXT
+    ucontext_t scheduler_context;
+#endif
+    int barrier_count;                // what __syncthreads_count returns after a barrier
+    int warp_waiting;                 // fibers waiting at a warp-level call
+    int round_threads;                // threads of the block it runs
+    int last_barrier_line;            // where fibers last met: a place to name on a timeout
+    void (*body)(void*);              // the kernel call each fiber makes
+    void* body_context;
+    char* dyn_shared;                 // its extern __shared__ memory
+    size_t dyn_capacity;
+    char* out;                        // its printf text, block by block
+    size_t out_len, out_cap;
+    __cc_out_segment* segments;
+    size_t segment_count, segment_cap;
+    char* signal_stack;               // a crash (a stack overflow, say) is handled on this stack
+    uint32_t epoch, block_epoch;      // the sanitizer's clock, see __cc_new_block
+    uint32_t warp_epoch[32];
+    uint32_t block_linear;
+    __cc_poisoned poisoned[64];       // its static __shared__ arrays, filled with 0xFF once per block
+    int poisoned_count;
+};
+enum { __CC_MAX_WORKERS = 256 };
+static __cc_worker __cc_workers[__CC_MAX_WORKERS];
+static int __cc_worker_count = 1;     // workers of the current launch
+static bool __cc_parallel;            // more than one: atomics must be real atomics
+__CC_THREAD_LOCAL(__cc_worker*, me)
+#define __cc_me (*__cc_address_of_me())  // the running thread's worker
+static long long __cc_fault_min;      // the earliest block (launch order) that faulted so far
+#define __cc_fault_out (&__cc_me->fault)
+
 static uintptr_t __cc_module_base;      // load address of this module, for code offsets
-static char* __cc_dyn_shared;           // extern __shared__ memory of the current block
+__CC_THREAD_LOCAL(char*, dyn_shared)
+#define __cc_dyn_shared (*__cc_address_of_dyn_shared())  // extern __shared__ memory of the running block
 static size_t __cc_dyn_shared_bytes;
 static const char* __cc_dyn_shared_name = "extern __shared__ memory";  // its array's name(s)
 
@@ -243,15 +335,19 @@ static inline uint64_t __cc_code_offset(const void* pc) {
     return p > __cc_module_base ? p - __cc_module_base : 0;
 }
 
-// Record who faulted and jump back to the launcher. Never returns.
+// Record who faulted and jump back to the worker's start. Never returns.
 __attribute__((noreturn, noinline, cold)) static void __cc_fail(int kind, int line) {
-    __cc_fault* f = __cc_fault_out;
+    __cc_worker* w = __cc_me;
+    __cc_fault* f = &w->fault;
     f->kind = kind;
     f->line = line;
     f->block[0] = blockIdx.x, f->block[1] = blockIdx.y, f->block[2] = blockIdx.z;
     f->thread[0] = threadIdx.x, f->thread[1] = threadIdx.y, f->thread[2] = threadIdx.z;
-    siglongjmp(__cc_launch_env, 1);
+    siglongjmp(w->env, 1);
 }
+
+// A later block than one that already faulted: stop without a report (the earlier one is it).
+__attribute__((noreturn, noinline, cold)) static void __cc_cancel(__cc_worker* w) { siglongjmp(w->env, 2); }
 
 // ---------------------------------------------------------------------------------------
 // Checked pointers: what a kernel's pointer parameters become
@@ -284,11 +380,12 @@ static const bool __cc_sanitizing = true;
 static const bool __cc_sanitizing = false;
 #endif
 
-static uint32_t __cc_epoch = 1;         // grows at every block start and every barrier
-static uint32_t __cc_block_epoch = 1;   // the epoch the running block started in
-static uint32_t __cc_launch_id;         // grows at every launch
-static uint32_t __cc_warp_epoch[32];    // grows when a warp-level call of that warp completes
-static uint32_t __cc_block_linear;
+// Per worker (struct __cc_worker): each runs its own block.
+#define __cc_epoch (__cc_me->epoch)              // grows at every block start and every barrier
+#define __cc_block_epoch (__cc_me->block_epoch)  // the epoch the running block started in
+#define __cc_warp_epoch (__cc_me->warp_epoch)    // grows when a warp-level call of that warp completes
+#define __cc_block_linear (__cc_me->block_linear)
+static uint32_t __cc_current_launch;                  // grows at every launch
 
 static inline unsigned __cc_tid() { return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); }
 
@@ -315,7 +412,7 @@ struct __cc_shared_region {
     __cc_shadow_byte* shadow;
     bool dynamic;                  // the launch's extern __shared__ buffer
 };
-static __cc_shared_region __cc_shared_regions[64];
+static __cc_shared_region __cc_shared_regions[64];  // (sanitized builds only: one worker)
 static int __cc_shared_region_count;
 
 // The shadow of one element of an argument array: its last writer in this launch.
@@ -335,7 +432,7 @@ struct __cc_allocation {
     __cc_shadow_word* shadow;      // sanitizer only
     size_t shadow_count;
 };
-static __cc_allocation __cc_allocations[64];
+static __cc_allocation __cc_allocations[64 + __CC_MAX_WORKERS];  // arguments, and each worker's dynamic shared memory
 static int __cc_allocation_count;
 
 static inline const __cc_allocation* __cc_find_allocation(const volatile void* raw) {
@@ -488,7 +585,7 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
     unsigned me = __cc_tid();
     for (size_t word = offset / a.item; word < (offset + size + a.item - 1) / a.item && word < a.shadow_count; word++) {
         __cc_shadow_word& w = a.shadow[word];  // a float4 store covers four float elements
-        if (w.launch == __cc_launch_id && !(w.tid == me && w.block == __cc_block_linear) &&
+        if (w.launch == __cc_current_launch && !(w.tid == me && w.block == __cc_block_linear) &&
             (w.block != __cc_block_linear || w.epoch == __cc_epoch)) {
             __cc_fault* f = __cc_fault_out;
             f->code_offset = site;
@@ -500,7 +597,7 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
             __cc_other_thread(w.tid, w.block);
             __cc_fail(__CC_GLOBAL_RACE, 0);
         }
-        w.launch = __cc_launch_id, w.block = __cc_block_linear, w.epoch = __cc_epoch, w.site = site, w.tid = me;
+        w.launch = __cc_current_launch, w.block = __cc_block_linear, w.epoch = __cc_epoch, w.site = site, w.tid = me;
     }
 }
 
@@ -841,9 +938,8 @@ struct __cc_view {
 // Shared memory is never silently zero: each block finds its __shared__ arrays filled with
 // 0xFF bytes (NaN floats, -1 ints), as a GPU leaves whatever was there, so a kernel that reads
 // what it never wrote gives a visibly wrong answer even without the sanitizer.
-struct __cc_poisoned { void* base; uint32_t block_epoch; };
-static __cc_poisoned __cc_poisoned_arrays[64];
-static int __cc_poisoned_count;
+#define __cc_poisoned_arrays (__cc_me->poisoned)  // each worker has its own arrays
+#define __cc_poisoned_count (__cc_me->poisoned_count)
 static inline void __cc_poison_once(void* base, size_t bytes) {
     for (int i = 0; i < __cc_poisoned_count; i++)
         if (__cc_poisoned_arrays[i].base == base) {
@@ -859,9 +955,17 @@ static inline void __cc_poison_once(void* base, size_t bytes) {
 
 template <class E, size_t N>
 static inline __cc_view<E> __cc_make_view(E (&a)[N], const char* name, int shared) {
-    if (shared) __cc_poison_once((void*)a, sizeof a);
-    if (__cc_sanitizing && shared) __cc_register_shared((void*)a, sizeof a, std::is_array<E>::value ? sizeof(E) : 0, name);
-    return {a, N, name, shared, 0};
+    E* p = a;
+    if (shared) {
+        __cc_poison_once((void*)a, sizeof a);
+        if (__cc_sanitizing) __cc_register_shared((void*)a, sizeof a, std::is_array<E>::value ? sizeof(E) : 0, name);
+#ifndef __CC_SERIAL_BUILD
+        // A static __shared__ array is thread_local (one per worker): hide where p comes from,
+        // or the compiler finds the array's address again (a call) after every barrier.
+        __asm__("" : "+r"(p));
+#endif
+    }
+    return {p, N, name, shared, 0};
 }
 
 // `__shared__ int count;` (one variable, not an array) gets the same as an array: 0xFF bytes at
@@ -896,8 +1000,8 @@ struct __cc_dynamic_shared {
 };
 
 // ---------------------------------------------------------------------------------------
-// The time limit and Ctrl-C: a watchdog thread signals the launching thread at the deadline
-// and the signal handler jumps out of the kernel (see __cc_on_stop_signal). Nothing is added
+// The time limit and Ctrl-C: a watchdog thread signals every worker at the deadline and the
+// signal handler jumps out of the kernel (see __cc_on_stop_signal). Nothing is added
 // to the kernel's own loops, so they run as fast as plain C.
 // ---------------------------------------------------------------------------------------
 
@@ -909,16 +1013,26 @@ static inline long long __cc_now_ns() {
 
 static const int __CC_WATCHDOG_SIGNAL = SIGURG;  // ignored by default; nothing else here uses it
 static volatile sig_atomic_t __cc_stop;     // why the launch must stop: __CC_TIMEOUT, __CC_INTERRUPTED
-static volatile sig_atomic_t __cc_unsafe;   // > 0 while in the C library (printf, malloc):
-                                            // jumping out there could leave a lock held
 static volatile sig_atomic_t __cc_launching;
-static pthread_t __cc_launch_thread;
-static int __cc_last_barrier_line;          // where fibers last met: a place to name on a timeout
 
-static inline void __cc_enter_unsafe() { __cc_unsafe = __cc_unsafe + 1; }
+// Whether worker `w` must stop now: the time limit or Ctrl-C, or an earlier block faulted.
+static inline void __cc_check_stop(__cc_worker* w) {
+    if (__cc_stop) __cc_fail(__cc_stop, w->last_barrier_line);
+    if (w->block > __atomic_load_n(&__cc_fault_min, __ATOMIC_SEQ_CST)) __cc_cancel(w);
+}
+static inline void __cc_enter_unsafe() { __cc_worker* w = __cc_me; w->unsafe = w->unsafe + 1; }
 static inline void __cc_leave_unsafe() {  // a stop that came meanwhile takes effect now
-    __cc_unsafe = __cc_unsafe - 1;
-    if (__cc_unsafe == 0 && __cc_stop) __cc_fail(__cc_stop, __cc_last_barrier_line);
+    __cc_worker* w = __cc_me;
+    w->unsafe = w->unsafe - 1;
+    if (w->unsafe == 0 && w->active) __cc_check_stop(w);
+}
+
+// Send `signal` to every worker of the launch that may still run blocks (but not to `except`).
+static void __cc_signal_workers(int signal, const __cc_worker* except) {
+    for (int k = 0; k < __cc_worker_count; k++) {
+        __cc_worker* v = &__cc_workers[k];
+        if (v != except && v->alive && v->active) pthread_kill(v->thread, signal);
+    }
 }
 
 // The watchdog sleeps until the deadline of the launch it knows about. A launch only wakes it
@@ -952,7 +1066,7 @@ static void* __cc_watchdog(void*) {
         if (waited == ETIMEDOUT && __cc_watch_active && __cc_watch_launch == launch) {
             __cc_watch_state = __CC_WATCH_FIRED;
             __cc_stop = __CC_TIMEOUT;
-            pthread_kill(__cc_launch_thread, __CC_WATCHDOG_SIGNAL);
+            __cc_signal_workers(__CC_WATCHDOG_SIGNAL, nullptr);  // workers stay joinable until __cc_watch_end
             while (__cc_watch_active && __cc_watch_launch == launch)  // until that launch ends
                 pthread_cond_wait(&__cc_watch_wake, &__cc_watch_lock);
         }
@@ -1002,31 +1116,48 @@ static void __cc_watch_end() {
 // printf: collected in a buffer that Python writes to sys.stdout after the launch
 // ---------------------------------------------------------------------------------------
 
-static char* __cc_out;
+// Each worker keeps its text block by block (segments); at the end of the launch the segments
+// are put together in block order, so lines stay whole and come in the order of a serial run.
+static char* __cc_out;                 // the launch's text, for Python
 static size_t __cc_out_len, __cc_out_cap;
 static int __cc_out_truncated;
+static size_t __cc_out_total;          // bytes printed by all workers in this launch
 static const size_t __CC_OUT_MAX = 1 << 20;  // CUDA's printf buffer is 1 MiB too
 
+static bool __cc_grow(char** buffer, size_t* capacity, size_t wanted) {
+    if (wanted <= *capacity) return true;
+    size_t cap = *capacity ? *capacity : 1 << 16;
+    while (cap < wanted) cap *= 2;
+    char* grown = (char*)realloc(*buffer, cap);
+    if (!grown) return false;
+    *buffer = grown, *capacity = cap;
+    return true;
+}
+
 static int __cc_vprintf(const char* format, va_list args) {
+    __cc_worker* w = __cc_me;
     char local[512];
     va_list again;
     va_copy(again, args);
     int n = vsnprintf(local, sizeof local, format, args);
-    if (n >= 0 && __cc_out_len + (size_t)n > __CC_OUT_MAX) {
+    if (n >= 0 && __atomic_add_fetch(&__cc_out_total, (size_t)n, __ATOMIC_RELAXED) > __CC_OUT_MAX) {
+        __atomic_sub_fetch(&__cc_out_total, (size_t)n, __ATOMIC_RELAXED);
         __cc_out_truncated = 1;
-    } else if (n >= 0) {
-        if (__cc_out_len + (size_t)n + 1 > __cc_out_cap) {
-            size_t cap = __cc_out_cap ? __cc_out_cap : 1 << 16;
-            while (cap < __cc_out_len + (size_t)n + 1) cap *= 2;
-            char* grown = (char*)realloc(__cc_out, cap);
-            if (grown) __cc_out = grown, __cc_out_cap = cap;
+    } else if (n > 0) {
+        bool new_segment = !w->segment_count || w->segments[w->segment_count - 1].block != w->block;
+        if (new_segment && w->segment_count == w->segment_cap) {
+            size_t cap = w->segment_cap ? 2 * w->segment_cap : 64;
+            void* grown = realloc(w->segments, cap * sizeof(__cc_out_segment));
+            if (grown) w->segments = (__cc_out_segment*)grown, w->segment_cap = cap;
         }
-        if (__cc_out_len + (size_t)n + 1 <= __cc_out_cap) {
+        if ((!new_segment || w->segment_count < w->segment_cap) && __cc_grow(&w->out, &w->out_cap, w->out_len + (size_t)n + 1)) {
+            if (new_segment) w->segments[w->segment_count++] = {w->block, w->out_len, 0};
             if ((size_t)n < sizeof local)
-                memcpy(__cc_out + __cc_out_len, local, (size_t)n);
+                memcpy(w->out + w->out_len, local, (size_t)n);
             else  // longer than the local buffer: format again, straight into the output
-                vsnprintf(__cc_out + __cc_out_len, (size_t)n + 1, format, again);
-            __cc_out_len += (size_t)n;
+                vsnprintf(w->out + w->out_len, (size_t)n + 1, format, again);
+            w->out_len += (size_t)n;
+            w->segments[w->segment_count - 1].length += (size_t)n;
         }
     }
     va_end(again);
@@ -1041,6 +1172,28 @@ __attribute__((format(printf, 1, 2))) static int __cc_printf(const char* format,
     va_end(args);
     __cc_leave_unsafe();
     return n;
+}
+
+// After a launch: the workers' text, block by block in launch order, up to block `last`
+// (blocks after a fault would not have run one at a time).
+static void __cc_collect_output(long long last) {
+    size_t next[__CC_MAX_WORKERS] = {};
+    for (;;) {
+        int best = -1;
+        for (int k = 0; k < __cc_worker_count; k++) {
+            const __cc_worker& w = __cc_workers[k];
+            if (next[k] < w.segment_count && w.segments[next[k]].block <= last &&
+                (best < 0 || w.segments[next[k]].block < __cc_workers[best].segments[next[best]].block))
+                best = k;
+        }
+        if (best < 0) break;
+        const __cc_out_segment& g = __cc_workers[best].segments[next[best]++];
+        if (__cc_grow(&__cc_out, &__cc_out_cap, __cc_out_len + g.length + 1)) {
+            memcpy(__cc_out + __cc_out_len, __cc_workers[best].out + g.start, g.length);
+            __cc_out_len += g.length;
+        }
+    }
+    for (int k = 0; k < __cc_worker_count; k++) __cc_workers[k].out_len = __cc_workers[k].segment_count = 0;
 }
 
 // Python takes the text after each launch (and after a fault: what was printed so far).
@@ -1270,25 +1423,58 @@ static inline __half __float2half_rz(float f) {  // toward zero: drop the bits
 }
 
 // ---------------------------------------------------------------------------------------
-// Atomics: threads run one at a time, so a plain read-modify-write is atomic. The overloads
-// are CUDA's, so a kernel that compiles here compiles on a GPU.
+// Atomics: with one worker, threads run one at a time and a plain read-modify-write is
+// atomic; with several, blocks run at the same time and atomics are the CPU's own (integer
+// add, sub, and, or, xor, exchange), or a compare-and-swap loop on the element's bits (float
+// and half additions, min, max, inc, dec). The overloads are CUDA's, so a kernel that
+// compiles here compiles on a GPU.
 // ---------------------------------------------------------------------------------------
+
+template <int N> struct __cc_uint_of;
+template <> struct __cc_uint_of<2> { typedef uint16_t type; };
+template <> struct __cc_uint_of<4> { typedef uint32_t type; };
+template <> struct __cc_uint_of<8> { typedef uint64_t type; };
+
+template <class T, class F>
+__attribute__((always_inline)) static inline T __cc_atomic_update(T* address, F update) {
+    typedef typename __cc_uint_of<sizeof(T)>::type U;
+    U* word = (U*)(void*)address;
+    U seen = __atomic_load_n(word, __ATOMIC_RELAXED);
+    for (;;) {
+        T old, next;
+        __builtin_memcpy((void*)&old, &seen, sizeof old);
+        next = update(old);
+        U wanted;
+        __builtin_memcpy(&wanted, (const void*)&next, sizeof wanted);
+        if (__atomic_compare_exchange_n(word, &seen, wanted, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) return old;
+    }
+}
 
 #define __CC_ATOMIC(NAME, T, UPDATE) \
     __attribute__((always_inline)) static inline T NAME(T* address, T val) { \
         if (__cc_sanitizing) __cc_note(address, sizeof(T), __CC_ATOMIC); \
+        if (__cc_parallel) return __cc_atomic_update(address, [&](T old) -> T { return (UPDATE); }); \
+        T old = *address; *address = (UPDATE); return old; }
+#define __CC_ATOMIC_FETCH(NAME, T, UPDATE, BUILTIN) \
+    __attribute__((always_inline)) static inline T NAME(T* address, T val) { \
+        if (__cc_sanitizing) __cc_note(address, sizeof(T), __CC_ATOMIC); \
+        if (__cc_parallel) return BUILTIN(address, val, __ATOMIC_SEQ_CST); \
         T old = *address; *address = (UPDATE); return old; }
 #define __CC_ATOMIC_ALL_INTS(NAME, UPDATE) \
     __CC_ATOMIC(NAME, int, UPDATE) \
     __CC_ATOMIC(NAME, unsigned int, UPDATE) \
     __CC_ATOMIC(NAME, unsigned long long, UPDATE)
+#define __CC_ATOMIC_FETCH_ALL_INTS(NAME, UPDATE, BUILTIN) \
+    __CC_ATOMIC_FETCH(NAME, int, UPDATE, BUILTIN) \
+    __CC_ATOMIC_FETCH(NAME, unsigned int, UPDATE, BUILTIN) \
+    __CC_ATOMIC_FETCH(NAME, unsigned long long, UPDATE, BUILTIN)
 
-__CC_ATOMIC_ALL_INTS(atomicAdd, old + val)
+__CC_ATOMIC_FETCH_ALL_INTS(atomicAdd, old + val, __atomic_fetch_add)
 __CC_ATOMIC(atomicAdd, float, old + val)
 __CC_ATOMIC(atomicAdd, double, old + val)
-__CC_ATOMIC(atomicSub, int, old - val)
-__CC_ATOMIC(atomicSub, unsigned int, old - val)
-__CC_ATOMIC_ALL_INTS(atomicExch, val)
+__CC_ATOMIC_FETCH(atomicSub, int, old - val, __atomic_fetch_sub)
+__CC_ATOMIC_FETCH(atomicSub, unsigned int, old - val, __atomic_fetch_sub)
+__CC_ATOMIC_FETCH_ALL_INTS(atomicExch, val, __atomic_exchange_n)
 __CC_ATOMIC(atomicExch, float, val)
 __CC_ATOMIC(atomicAdd, __half, old + val)
 __CC_ATOMIC(atomicAdd, __half2, old + val)
@@ -1298,15 +1484,18 @@ __CC_ATOMIC_ALL_INTS(atomicMin, val < old ? val : old)
 __CC_ATOMIC(atomicMin, long long, val < old ? val : old)
 __CC_ATOMIC_ALL_INTS(atomicMax, val > old ? val : old)
 __CC_ATOMIC(atomicMax, long long, val > old ? val : old)
-__CC_ATOMIC_ALL_INTS(atomicAnd, old & val)
-__CC_ATOMIC_ALL_INTS(atomicOr, old | val)
-__CC_ATOMIC_ALL_INTS(atomicXor, old ^ val)
+__CC_ATOMIC_FETCH_ALL_INTS(atomicAnd, old & val, __atomic_fetch_and)
+__CC_ATOMIC_FETCH_ALL_INTS(atomicOr, old | val, __atomic_fetch_or)
+__CC_ATOMIC_FETCH_ALL_INTS(atomicXor, old ^ val, __atomic_fetch_xor)
 __CC_ATOMIC(atomicInc, unsigned int, old >= val ? 0u : old + 1u)
 __CC_ATOMIC(atomicDec, unsigned int, (old == 0u || old > val) ? val : old - 1u)
 
 #define __CC_ATOMIC_CAS(T) \
     __attribute__((always_inline)) static inline T atomicCAS(T* address, T compare, T val) { \
         if (__cc_sanitizing) __cc_note(address, sizeof(T), __CC_ATOMIC); \
+        if (__cc_parallel) { \
+            __atomic_compare_exchange_n(address, &compare, val, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
+            return compare; } \
         T old = *address; if (old == compare) *address = val; return old; }
 __CC_ATOMIC_CAS(int)
 __CC_ATOMIC_CAS(unsigned int)
@@ -1457,9 +1646,9 @@ static inline unsigned long long __cc_brevll(unsigned long long x) {
 #define __sad(a, b, c) ((unsigned int)((a) > (b) ? (a) - (b) : (b) - (a)) + (unsigned int)(c))
 #define __usad(a, b, c) __sad((unsigned int)(a), (unsigned int)(b), c)
 #define __ldg(p) (*(p))
-#define __threadfence() ((void)0)
-#define __threadfence_block() ((void)0)
-#define __threadfence_system() ((void)0)
+#define __threadfence() (__cc_parallel ? __atomic_thread_fence(__ATOMIC_SEQ_CST) : (void)0)  // blocks on other workers
+#define __threadfence_block() ((void)0)  // a block's threads run on one worker, in turn
+#define __threadfence_system() __threadfence()
 #define clock64() ((long long)__cc_now_ns())
 #define clock() ((long long)__cc_now_ns())
 #define __trap() __cc_fail(__CC_TRAP, __LINE__)
@@ -1467,12 +1656,12 @@ static inline unsigned long long __cc_brevll(unsigned long long x) {
 #define __cc_unsupported_body() __cc_fail(__CC_UNSUPPORTED, __LINE__)
 #define __brkpt() __cc_fail(__CC_TRAP, __LINE__)
 
-// CUDA's declaration keywords. __shared__ variables become static: one copy, which all
-// threads of the running block share (blocks run one after another).
+// CUDA's declaration keywords. __shared__ variables become static thread_local: one copy per
+// worker, which all threads of the block that worker runs share.
 #define __global__ inline __attribute__((always_inline))
 #define __device__
 #define __host__
-#define __shared__ static
+#define __shared__ __CC_SHARED_STORAGE
 #define __constant__ static
 #define __managed__
 #define __forceinline__ inline __attribute__((always_inline))
@@ -1510,17 +1699,9 @@ struct __cc_fiber {
 #endif
 };
 
-static __cc_fiber* __cc_fibers;        // one per thread of a block, reused by every block
-static int __cc_fiber_count;
-static char* __cc_stack_pool;          // their stacks, each above a guard page
-static size_t __cc_stack_pool_bytes;
+// The fibers, their stacks and the scheduler's state belong to a worker (struct __cc_worker).
 static size_t __cc_page_bytes;
 static const size_t __CC_STACK_BYTES = 64 * 1024;  // per thread; CUDA's default is only 1 KiB
-static __cc_fiber* __cc_current;       // the fiber running now (nullptr: loop mode)
-static void* __cc_scheduler_sp;
-static void (*__cc_body)(void*);       // the kernel call each fiber makes
-static void* __cc_body_context;
-static int __cc_barrier_count;         // what __syncthreads_count returns after a barrier
 
 #ifndef __CC_USE_UCONTEXT
 // The assembly functions are global but hidden: each compiled module has its own private
@@ -1551,7 +1732,12 @@ __asm__(
     "  movq %rsp, (%rdi)\n"
     "  movq %rsi, %rsp\n"
     "  popq %r15\n  popq %r14\n  popq %r13\n  popq %r12\n  popq %rbx\n  popq %rbp\n"
-    "  ret\n"
+    // Return through an indirect jump, not `ret`: the CPU predicts a `ret` from its own record of
+    // calls, which names where the fiber that switched out called from, not where the fiber
+    // switched in resumes (another barrier): a misprediction at every switch. A jump is
+    // predicted from where it went last time: where the previous fiber resumed, usually right.
+    "  popq %rcx\n"
+    "  jmpq *%rcx\n"
     ".p2align 4\n"
     __CC_ASM_FUNCTION(__cc_fiber_trampoline_impl)
     __CC_ASM_NAME(__cc_fiber_trampoline_impl) ":\n"  // first switch into a fiber lands here
@@ -1604,17 +1790,17 @@ static void __cc_fiber_prepare_stack(__cc_fiber* f, void (*entry)(__cc_fiber*)) 
     f->sp = frame;
 }
 #endif
-static inline void __cc_switch_to_fiber(__cc_fiber* f) { __cc_switch(&__cc_scheduler_sp, f->sp); }
-static inline void __cc_switch_to_scheduler(__cc_fiber* f) { __cc_switch(&f->sp, __cc_scheduler_sp); }
+static inline void __cc_switch_to_fiber(__cc_worker* w, __cc_fiber* f) { __cc_switch(&w->scheduler_sp, f->sp); }
+static inline void __cc_switch_to_scheduler(__cc_worker* w, __cc_fiber* f) { __cc_switch(&f->sp, w->scheduler_sp); }
+static inline void __cc_switch_fibers(__cc_fiber* from, __cc_fiber* to) { __cc_switch(&from->sp, to->sp); }
 #else   // __CC_USE_UCONTEXT
-static ucontext_t __cc_scheduler_context;
 static void (*__cc_ucontext_entry)(__cc_fiber*);
 static void __cc_ucontext_start(int hi, int lo) {
     // makecontext passes int arguments only: the fiber's address comes in two halves.
     __cc_ucontext_entry((__cc_fiber*)(((uintptr_t)(unsigned)hi << 32) | (uintptr_t)(unsigned)lo));
 }
 static void __cc_fiber_prepare_stack(__cc_fiber* f, void (*entry)(__cc_fiber*)) {
-    __cc_ucontext_entry = entry;
+    __cc_ucontext_entry = entry;  // the same function for every worker
     getcontext(&f->context);
     f->context.uc_stack.ss_sp = f->stack_low;
     f->context.uc_stack.ss_size = (size_t)(f->stack_high - f->stack_low);
@@ -1622,74 +1808,97 @@ static void __cc_fiber_prepare_stack(__cc_fiber* f, void (*entry)(__cc_fiber*)) 
     uintptr_t address = (uintptr_t)f;
     makecontext(&f->context, (void (*)())__cc_ucontext_start, 2, (int)(address >> 32), (int)(address & 0xffffffffu));
 }
-static inline void __cc_switch_to_fiber(__cc_fiber* f) { swapcontext(&__cc_scheduler_context, &f->context); }
-static inline void __cc_switch_to_scheduler(__cc_fiber* f) { swapcontext(&f->context, &__cc_scheduler_context); }
+static inline void __cc_switch_to_fiber(__cc_worker* w, __cc_fiber* f) { swapcontext(&w->scheduler_context, &f->context); }
+static inline void __cc_switch_to_scheduler(__cc_worker* w, __cc_fiber* f) { swapcontext(&f->context, &w->scheduler_context); }
+static inline void __cc_switch_fibers(__cc_fiber* from, __cc_fiber* to) { swapcontext(&from->context, &to->context); }
 #endif
 
+// A fiber that stops (at a barrier, a warp-level call, or its end) switches straight to the
+// next runnable fiber of the round, and the last one to the scheduler: one switch per thread
+// and barrier instead of two.
+static inline void __cc_yield(__cc_worker* w, __cc_fiber* f) {
+    for (__cc_fiber *g = f + 1, *end = w->fibers + w->round_threads; g < end; g++)
+        if (g->state == __CC_RUNNABLE) {
+            w->current = g;
+            threadIdx = g->tid;
+            __cc_switch_fibers(f, g);
+            return;
+        }
+    __cc_switch_to_scheduler(w, f);
+}
+
 static void __cc_fiber_entry(__cc_fiber* f) {
-    __cc_body(__cc_body_context);
+    __cc_worker* w = __cc_me;  // a fiber stays on the worker thread that started it
+    w->body(w->body_context);
     f->state = __CC_DONE;
-    __cc_switch_to_scheduler(f);  // never resumed
+    __cc_yield(w, f);  // never resumed
     __builtin_trap();
 }
 
 // Make room for `count` fibers: one mapping holds all stacks, each above a guard page, so a
 // stack overflow is a clean SIGSEGV that the handler can recognise.
-static bool __cc_reserve_fibers(int count) {
-    if (count <= __cc_fiber_count) return true;
-    if (__cc_stack_pool) munmap(__cc_stack_pool, __cc_stack_pool_bytes);
-    free(__cc_fibers);
+static bool __cc_reserve_fibers(__cc_worker* w, int count) {
+    if (count <= w->fiber_count) return true;
+    if (w->stack_pool) munmap(w->stack_pool, w->stack_pool_bytes);
+    free(w->fibers);
     __cc_page_bytes = (size_t)sysconf(_SC_PAGESIZE);
     size_t slot = __CC_STACK_BYTES + __cc_page_bytes;
     size_t bytes = slot * (size_t)count;
     void* pool = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    __cc_fibers = (__cc_fiber*)calloc((size_t)count, sizeof(__cc_fiber));
-    if (pool == MAP_FAILED || !__cc_fibers) {
-        __cc_stack_pool = nullptr, __cc_fiber_count = 0;
+    w->fibers = (__cc_fiber*)calloc((size_t)count, sizeof(__cc_fiber));
+    if (pool == MAP_FAILED || !w->fibers) {
+        if (pool != MAP_FAILED) munmap(pool, bytes);
+        w->stack_pool = nullptr, w->fiber_count = 0;
         return false;
     }
-    __cc_stack_pool = (char*)pool, __cc_stack_pool_bytes = bytes, __cc_fiber_count = count;
+    for (size_t i = 0; i < (size_t)count; i++)  // guard pages first: the pool is published complete
+        mprotect((char*)pool + slot * i, __cc_page_bytes, PROT_NONE);
     for (int i = 0; i < count; i++) {
-        char* guard = __cc_stack_pool + slot * (size_t)i;
-        mprotect(guard, __cc_page_bytes, PROT_NONE);
-        __cc_fibers[i].stack_low = guard + __cc_page_bytes;
-        __cc_fibers[i].stack_high = guard + slot;
+        char* guard = (char*)pool + slot * (size_t)i;
+        w->fibers[i].stack_low = guard + __cc_page_bytes;
+        w->fibers[i].stack_high = guard + slot;
     }
+    w->stack_pool_bytes = bytes, w->fiber_count = count;
+    w->stack_pool = (char*)pool;
     return true;
 }
 
 static bool __cc_in_guard_page(uintptr_t address) {
-    if (!__cc_stack_pool) return false;
-    uintptr_t start = (uintptr_t)__cc_stack_pool;
-    if (address < start || address >= start + __cc_stack_pool_bytes) return false;
-    return (address - start) % (__CC_STACK_BYTES + __cc_page_bytes) < __cc_page_bytes;
+    for (int k = 0; k < __cc_worker_count; k++) {
+        const __cc_worker& w = __cc_workers[k];
+        if (!w.stack_pool) continue;
+        uintptr_t start = (uintptr_t)w.stack_pool;
+        if (address < start || address >= start + w.stack_pool_bytes) continue;
+        return (address - start) % (__CC_STACK_BYTES + __cc_page_bytes) < __cc_page_bytes;
+    }
+    return false;
 }
 
 // __syncthreads(): wait here until every thread of the block arrives.
 static int __cc_syncthreads(int line, int predicate) {
-    __cc_fiber* f = __cc_current;
+    __cc_worker* w = __cc_me;
+    __cc_fiber* f = w->current;
     if (!f) __cc_fail(__CC_NO_BARRIERS, line);  // source.py missed this barrier
     f->state = __CC_WAITING;
     f->barrier_line = line;
     f->predicate = predicate != 0;
-    __cc_switch_to_scheduler(f);
-    return __cc_barrier_count;
+    __cc_yield(w, f);
+    return w->barrier_count;
 }
 
 // A warp-level call: wait until the lanes named in `mask` meet at the same call, then get
 // back what the exchange gives this lane (the scheduler computes it, see __cc_resolve_warps).
-static int __cc_warp_waiting;  // fibers waiting at a warp-level call: the scheduler looks only if > 0
-
 static void __cc_warp_meet(int op, unsigned mask, const void* value, int size, int arg, int width, int line,
                            void* result, int result_size) {
-    __cc_fiber* f = __cc_current;
+    __cc_worker* w = __cc_me;
+    __cc_fiber* f = w->current;
     if (!f) __cc_fail(__CC_NO_BARRIERS, line);  // source.py missed this call
     f->state = __CC_AT_WARP;
-    __cc_warp_waiting++;
+    w->warp_waiting++;  // the scheduler looks at warp-level calls only when some fiber waits at one
     f->wop = op, f->wmask = mask, f->warg = arg, f->wwidth = width, f->wsize = size;
     f->barrier_line = line;
     memcpy(f->wvalue, value, (size_t)size);
-    __cc_switch_to_scheduler(f);
+    __cc_yield(w, f);
     memcpy(result, f->wresult, (size_t)result_size);
 }
 
@@ -1712,7 +1921,7 @@ __attribute__((noreturn)) static void __cc_warp_fault(int kind, __cc_fiber* f, i
     out->index = j;  // the other lane's index in the block
     out->count = threads;
     if (j < threads) {
-        __cc_fiber* o = &__cc_fibers[j];
+        __cc_fiber* o = &__cc_me->fibers[j];
         out->other_thread[0] = o->tid.x, out->other_thread[1] = o->tid.y, out->other_thread[2] = o->tid.z;
         out->other_line = o->state == __CC_DONE ? 0 : o->barrier_line;
         out->other_op = o->state == __CC_DONE ? -1 : o->state == __CC_WAITING ? -2 : o->wop;
@@ -1734,6 +1943,8 @@ static inline T __cc_lane_value(const __cc_fiber* f) {
 // With `converge`, also complete __activemask() calls: the lanes there are the ones that
 // arrived together (no lane can still reach that call without them).
 static bool __cc_resolve_warps(int threads, bool converge) {
+    __cc_worker* w = __cc_me;
+    __cc_fiber* __cc_fibers = w->fibers;
     bool progress = false;
     for (int base = 0; base < threads; base += 32) {
         int lanes = threads - base < 32 ? threads - base : 32;
@@ -1752,7 +1963,7 @@ static bool __cc_resolve_warps(int threads, bool converge) {
                     if (active >> k & 1) {
                         memcpy(__cc_fibers[base + k].wresult, &active, 4);
                         __cc_fibers[base + k].state = __CC_RUNNABLE;
-                        __cc_warp_waiting--;
+                        w->warp_waiting--;
                     }
                 __cc_warp_epoch[(base / 32) & 31]++;
                 progress = true;
@@ -1835,7 +2046,7 @@ static bool __cc_resolve_warps(int threads, bool converge) {
                 memcpy(g->wresult, &result, 4);
             }
             for (int k = 0; k < 32; k++)
-                if (mask >> k & 1) __cc_fibers[base + k].state = __CC_RUNNABLE, __cc_warp_waiting--;
+                if (mask >> k & 1) __cc_fibers[base + k].state = __CC_RUNNABLE, w->warp_waiting--;
             __cc_warp_epoch[(base / 32) & 31]++;
             progress = true;
         }
@@ -1843,11 +2054,33 @@ static bool __cc_resolve_warps(int threads, bool converge) {
     return progress;
 }
 
+// Blocks are handed out in launch order, a few at a time (a chunk) to keep the workers from
+// contending for the counter. A worker does not start a block after one that has faulted.
+static long long __cc_next_block, __cc_block_total, __cc_chunk;
+
+__attribute__((noinline)) static bool __cc_take_block(__cc_worker* w) {
+    if (w->chunk_next >= w->chunk_end) {
+        long long start = __atomic_fetch_add(&__cc_next_block, __cc_chunk, __ATOMIC_RELAXED);
+        if (start >= __cc_block_total) return false;
+        w->chunk_next = start;
+        w->chunk_end = start + __cc_chunk < __cc_block_total ? start + __cc_chunk : __cc_block_total;
+    }
+    long long b = w->chunk_next++;
+    __atomic_store_n(&w->block, b, __ATOMIC_SEQ_CST);  // then read __cc_fault_min: see __cc_work
+    if (b > __atomic_load_n(&__cc_fault_min, __ATOMIC_SEQ_CST)) return false;
+    unsigned long long gx = gridDim.x, gy = gridDim.y;
+    blockIdx = {(unsigned)(b % gx), (unsigned)(b / gx % gy), (unsigned)(b / (gx * gy))};
+    threadIdx = {0, 0, 0};
+    if (__cc_stop) __cc_fail(__cc_stop, 0);  // the time limit or Ctrl-C came between two blocks
+    return true;
+}
+
 // Run one block: each runnable thread runs until it waits at a barrier or a warp-level call,
 // or returns. Warp-level calls complete when their lanes meet; when all threads wait at the
 // same barrier they are released together; any other outcome is a fault.
-static void __cc_run_block_as_fibers(int threads) {
+static void __cc_run_block_as_fibers(__cc_worker* w, int threads) {
     const dim3 b = blockDim;
+    __cc_fiber* __cc_fibers = w->fibers;
     for (int i = 0; i < threads; i++) {
         __cc_fiber* f = &__cc_fibers[i];
         unsigned t = (unsigned)i;
@@ -1855,16 +2088,18 @@ static void __cc_run_block_as_fibers(int threads) {
         f->state = __CC_RUNNABLE;
         __cc_fiber_prepare_stack(f, __cc_fiber_entry);
     }
+    w->round_threads = threads;
     for (;;) {
-        for (int i = 0; i < threads; i++) {
+        for (int i = 0; i < threads; i++) {  // the first runnable fiber; the others follow it (__cc_yield)
             __cc_fiber* f = &__cc_fibers[i];
             if (f->state != __CC_RUNNABLE) continue;
-            __cc_current = f;
+            w->current = f;
             threadIdx = f->tid;
-            __cc_switch_to_fiber(f);
+            __cc_switch_to_fiber(w, f);
+            break;
         }
-        __cc_current = nullptr;
-        if (__cc_warp_waiting && (__cc_resolve_warps(threads, false) || __cc_resolve_warps(threads, true))) continue;
+        w->current = nullptr;
+        if (w->warp_waiting && (__cc_resolve_warps(threads, false) || __cc_resolve_warps(threads, true))) continue;
         __cc_fiber *first_done = nullptr, *first_waiting = nullptr;
         int waiting = 0, count = 0;
         for (int i = 0; i < threads; i++) {
@@ -1884,8 +2119,8 @@ static void __cc_run_block_as_fibers(int threads) {
         if (first_done)
             __cc_barrier_fault(__CC_BARRIER_EXITED, first_done, first_waiting, threads - waiting,
                                first_waiting->barrier_line, 0);
-        __cc_barrier_count = count;
-        __cc_last_barrier_line = first_waiting->barrier_line;
+        w->barrier_count = count;
+        w->last_barrier_line = first_waiting->barrier_line;
         __cc_new_epoch();
         for (int i = 0; i < threads; i++) __cc_fibers[i].state = __CC_RUNNABLE;
     }
@@ -1894,26 +2129,23 @@ static void __cc_run_block_as_fibers(int threads) {
 template <class Body>
 static void __cc_call_body(void* body) { (*(Body*)body)(); }
 
-// Kernels with __syncthreads(): blocks one after another, threads as fibers.
+// Kernels with __syncthreads(): each worker runs its blocks one after another, threads as fibers.
 template <class Body>
 static void __cc_run_with_fibers(Body& body_object) {
-    void* body = &body_object;
-    const dim3 g = gridDim, b = blockDim;
+    __cc_worker* w = __cc_me;
+    const dim3 b = blockDim;
     int threads = (int)(b.x * b.y * b.z);
     __cc_enter_unsafe();  // mmap and calloc: not to be interrupted
-    bool reserved = __cc_reserve_fibers(threads);
+    bool reserved = __cc_reserve_fibers(w, threads);
     __cc_leave_unsafe();
     if (!reserved) __cc_fail(__CC_NO_MEMORY, 0);
-    __cc_body = &__cc_call_body<Body>;
-    __cc_body_context = body;
-    for (unsigned z = 0; z < g.z; z++)
-        for (unsigned y = 0; y < g.y; y++)
-            for (unsigned x = 0; x < g.x; x++) {
-                blockIdx = {x, y, z};
-                __cc_new_block();
-                __cc_warp_waiting = 0;
-                __cc_run_block_as_fibers(threads);
-            }
+    w->body = &__cc_call_body<Body>;
+    w->body_context = &body_object;
+    while (__cc_take_block(w)) {
+        __cc_new_block();
+        w->warp_waiting = 0;
+        __cc_run_block_as_fibers(w, threads);
+    }
 }
 
 // Kernels without barriers: every thread is one call of the (inlined) kernel.
@@ -1922,21 +2154,22 @@ static void __cc_run_with_fibers(Body& body_object) {
 // one comparison of the index.
 template <class Body>
 static inline __attribute__((always_inline)) void __cc_run_in_loops(Body& body) {
-    const dim3 g = gridDim, b = blockDim;
-    for (unsigned bz = 0; bz < g.z; bz++)
-        for (unsigned by = 0; by < g.y; by++)
-            for (unsigned bx = 0; bx < g.x; bx++) {
-                blockIdx = {bx, by, bz};
-                __cc_new_block();
-                for (unsigned tz = 0; tz < b.z; tz++)
-                    for (unsigned ty = 0; ty < b.y; ty++) {
-                        threadIdx.y = ty, threadIdx.z = tz;
-                        for (unsigned tx = 0; tx < b.x; tx++) {
-                            threadIdx.x = tx;
-                            body();
-                        }
-                    }
+    // threadIdx is a thread_local variable: its address is found once (in a shared library
+    // finding it is a function call, which the compiler does not move out of a loop by itself).
+    __cc_worker* w = __cc_me;
+    uint3* const thread = &threadIdx;
+    const dim3 b = blockDim;
+    while (__cc_take_block(w)) {
+        __cc_new_block();
+        for (unsigned tz = 0; tz < b.z; tz++)
+            for (unsigned ty = 0; ty < b.y; ty++) {
+                thread->y = ty, thread->z = tz;
+                for (unsigned tx = 0; tx < b.x; tx++) {
+                    thread->x = tx;
+                    body();
+                }
             }
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -2195,7 +2428,6 @@ static const int __CC_SIGNALS[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGINT, SIGU
 static const int __CC_CRASH_SIGNALS = 4;
 static struct sigaction __cc_old_actions[6];
 static stack_t __cc_old_signal_stack;
-static char* __cc_signal_stack;
 
 static uintptr_t __cc_pc_of(void* context) {
     // The program counter where the crash happened, from the signal's saved registers.
@@ -2231,15 +2463,24 @@ static uintptr_t __cc_sp_of(void* context) {
 #endif
 }
 
+// The worker the calling thread is, or nullptr (async-signal-safe: no thread_local variable).
+static __cc_worker* __cc_worker_of_self() {
+    pthread_t self = pthread_self();
+    for (int k = 0; k < __cc_worker_count; k++)
+        if (__cc_workers[k].alive && pthread_equal(__cc_workers[k].thread, self)) return &__cc_workers[k];
+    return nullptr;
+}
+
 static void __cc_on_crash(int signal, siginfo_t* info, void* context) {
-    if (!__cc_launching || !pthread_equal(pthread_self(), __cc_launch_thread)) {
+    __cc_worker* w = __cc_launching ? __cc_worker_of_self() : nullptr;
+    if (!w || !w->active) {
         // Not the kernel's fault: give the signal back to whoever handled it before us.
         for (int i = 0; i < __CC_CRASH_SIGNALS; i++)
             if (__CC_SIGNALS[i] == signal) sigaction(signal, &__cc_old_actions[i], nullptr);
         return;
     }
     uintptr_t address = (uintptr_t)info->si_addr;
-    __cc_fault* f = __cc_fault_out;
+    __cc_fault* f = &w->fault;
     f->signal = signal;
     f->address = address;
     f->code_offset = __cc_code_offset((void*)(__cc_pc_of(context) + 1));  // +1: Python subtracts 1
@@ -2249,25 +2490,29 @@ static void __cc_on_crash(int signal, siginfo_t* info, void* context) {
     __cc_fail(overflow ? __CC_STACK_OVERFLOW : __CC_SIGNAL, 0);
 }
 
-// The watchdog's signal at the deadline, or Ctrl-C (Jupyter's interrupt button sends SIGINT).
+// The watchdog's signal at the deadline (sent to every worker), a worker's signal to stop the
+// workers on later blocks than its fault, or Ctrl-C (Jupyter's interrupt button sends SIGINT,
+// which lands on one thread: it passes the stop on to every worker).
 static void __cc_on_stop_signal(int signal, siginfo_t*, void* context) {
     if (!__cc_launching) return;  // the launch just ended
-    if (!pthread_equal(pthread_self(), __cc_launch_thread)) {
-        pthread_kill(__cc_launch_thread, signal);  // Ctrl-C may land on any thread
-        return;
+    __cc_worker* w = __cc_worker_of_self();
+    if (signal == SIGINT) {
+        __cc_stop = __CC_INTERRUPTED;
+        __cc_signal_workers(__CC_WATCHDOG_SIGNAL, w);
     }
-    if (signal == SIGINT) __cc_stop = __CC_INTERRUPTED;
-    if (!__cc_stop) return;    // a stray signal, not the watchdog's
-    if (__cc_unsafe) return;   // inside printf or malloc: __cc_leave_unsafe stops the kernel
-    __cc_fault_out->code_offset = __cc_code_offset((void*)(__cc_pc_of(context) + 1));
-    __cc_fault_out->address = __cc_last_site;  // in a sanitized build the pc may lie in __cc_note
-    __cc_fail(__cc_stop, __cc_last_barrier_line);
+    if (!w || !w->active) return;  // between blocks, or waiting for the others
+    if (w->unsafe) return;         // inside printf or malloc: __cc_leave_unsafe stops the kernel
+    if (__cc_stop) {
+        w->fault.code_offset = __cc_code_offset((void*)(__cc_pc_of(context) + 1));
+        w->fault.address = __cc_last_site;  // in a sanitized build the pc may lie in __cc_note
+        __cc_fail(__cc_stop, w->last_barrier_line);
+    }
+    if (w->block > __atomic_load_n(&__cc_fault_min, __ATOMIC_SEQ_CST)) __cc_cancel(w);
 }
 
-static void __cc_install_handlers() {
-    if (!__cc_signal_stack) __cc_signal_stack = (char*)malloc(1 << 16);
+static void __cc_install_handlers(char* signal_stack) {
     stack_t stack = {};
-    stack.ss_sp = __cc_signal_stack;
+    stack.ss_sp = signal_stack;
     stack.ss_size = 1 << 16;
     sigaltstack(&stack, &__cc_old_signal_stack);  // a stack overflow needs another stack
     struct sigaction action = {};
@@ -2284,55 +2529,181 @@ static void __cc_restore_handlers() {
     sigaltstack(&__cc_old_signal_stack, nullptr);
 }
 
-// cfg: grid x y z, block x y z, dynamic shared bytes, time limit in ms.
-static int __cc_launch(const long long* cfg, __cc_fault* fault, void (*run)(const __cc_arg*),
-                       const __cc_arg* args) {
-    static size_t shared_capacity;
+// A sanitized or traced launch runs on one worker (see the top of this file).
+static const bool __cc_may_parallel = !__cc_sanitizing && !__cc_tracing;
+static void (*__cc_worker_run)(const __cc_arg*);  // the kernel's launcher: runs blocks until none is left
+static const __cc_arg* __cc_worker_args;
+static pthread_mutex_t __cc_done_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t __cc_done_wake = PTHREAD_COND_INITIALIZER;
+static int __cc_workers_done;
+
+// One worker's part of a launch: blocks until none is left, or until it faults.
+static void __cc_work(__cc_worker* w) {
+    __cc_me = w;  // this thread's first use of its thread_local variables allocates them: now, not in a kernel
+    __cc_dyn_shared = w->dyn_shared;
+    if (__cc_dyn_shared_bytes)
+        __cc_register_shared(w->dyn_shared, __cc_dyn_shared_bytes, 0, __cc_dyn_shared_name, true);
+    w->block = -1, w->chunk_next = w->chunk_end = 0;
+    w->current = nullptr, w->unsafe = 0, w->last_barrier_line = 0;
+    w->poisoned_count = 0;  // a new thread's __shared__ arrays lie elsewhere
+    if (sigsetjmp(w->env, 1) == 0) {
+        w->active = 1;
+        __cc_worker_run(__cc_worker_args);
+        w->active = 0;
+        return;
+    }
+    w = __cc_me;  // (locals are not to be trusted after siglongjmp)
+    w->active = 0;
+    w->current = nullptr;
+    if (!w->fault.kind) return;  // cancelled: an earlier block faulted
+    w->fault_block = w->block;
+    // The earliest faulting block wins; workers on later blocks stop (a serial run would never
+    // have started them), workers on earlier blocks go on: one of them may fault first.
+    long long seen = __atomic_load_n(&__cc_fault_min, __ATOMIC_SEQ_CST);
+    while (w->block < seen &&
+           !__atomic_compare_exchange_n(&__cc_fault_min, &seen, w->block, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+    }
+    long long first = __atomic_load_n(&__cc_fault_min, __ATOMIC_SEQ_CST);
+    for (int k = 0; k < __cc_worker_count; k++) {
+        __cc_worker* v = &__cc_workers[k];
+        // v->block is written before v reads __cc_fault_min (both seq_cst): either v sees the
+        // fault and stops by itself, or its block is seen here.
+        if (v != w && v->alive && v->active && __atomic_load_n(&v->block, __ATOMIC_SEQ_CST) > first)
+            pthread_kill(v->thread, __CC_WATCHDOG_SIGNAL);
+    }
+}
+
+// A started worker's state, with the launch it was started for: state = launch * 4 + one of these.
+// A worker that has not begun when the calling thread has run every block is not waited for
+// (on a busy machine it may not get a core for milliseconds): it is skipped, and when it does
+// begin it sees that and ends at once, touching nothing.
+enum { __CC_WORKER_PENDING, __CC_WORKER_RUNNING, __CC_WORKER_SKIPPED };
+static long long __cc_worker_state[__CC_MAX_WORKERS];
+static long long __cc_launches_started;
+
+static void* __cc_worker_thread(void* argument) {
+    uintptr_t packed = (uintptr_t)argument;
+    int k = (int)(packed % __CC_MAX_WORKERS);
+    long long launch = (long long)(packed / __CC_MAX_WORKERS), pending = launch * 4 + __CC_WORKER_PENDING;
+    if (!__atomic_compare_exchange_n(&__cc_worker_state[k], &pending, launch * 4 + __CC_WORKER_RUNNING, false,
+                                     __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+        return nullptr;  // skipped: its launch is over
+    __cc_worker* w = &__cc_workers[k];
+    w->thread = pthread_self();
+    __atomic_store_n(&w->alive, 1, __ATOMIC_RELEASE);
+    stack_t stack = {};
+    stack.ss_sp = w->signal_stack;
+    stack.ss_size = 1 << 16;
+    sigaltstack(&stack, nullptr);  // each thread has its own: a stack overflow needs it
+    __cc_work(w);
+    pthread_mutex_lock(&__cc_done_lock);
+    __cc_workers_done++;
+    pthread_cond_signal(&__cc_done_wake);
+    pthread_mutex_unlock(&__cc_done_lock);
+    return nullptr;
+}
+
+// cfg: grid x y z, block x y z, dynamic shared bytes, time limit in ms, workers.
+// `prepare` checks and registers the arguments (once); `run` runs blocks (on every worker).
+static int __cc_launch(const long long* cfg, __cc_fault* fault, void (*prepare)(const __cc_arg*),
+                       void (*run)(const __cc_arg*), const __cc_arg* args) {
+    __cc_worker* main = &__cc_workers[0];
+    __cc_me = main;
     memset(fault, 0, sizeof *fault);
-    __cc_fault_out = fault;
     gridDim = dim3((unsigned)cfg[0], (unsigned)cfg[1], (unsigned)cfg[2]);
     blockDim = dim3((unsigned)cfg[3], (unsigned)cfg[4], (unsigned)cfg[5]);
     blockIdx = {0, 0, 0}, threadIdx = {0, 0, 0};
+    long long total = (long long)cfg[0] * cfg[1] * cfg[2];
+    long long workers = __cc_may_parallel ? cfg[8] : 1;
+    if (workers > total) workers = total;
+    if (workers > __CC_MAX_WORKERS) workers = __CC_MAX_WORKERS;
+    if (workers < 1) workers = 1;
+    __cc_worker_count = (int)workers;
+    __cc_parallel = workers > 1;
     __cc_dyn_shared_bytes = (size_t)cfg[6];
-    if (__cc_dyn_shared_bytes > shared_capacity) {
-        free(__cc_dyn_shared);
-        __cc_dyn_shared = (char*)aligned_alloc(64, (__cc_dyn_shared_bytes + 63) / 64 * 64);
-        shared_capacity = __cc_dyn_shared ? __cc_dyn_shared_bytes : 0;
-        if (!__cc_dyn_shared) return fault->kind = __CC_NO_MEMORY;
+    for (int k = 0; k < __cc_worker_count; k++) {  // memory now, not in the middle of a kernel
+        __cc_worker* w = &__cc_workers[k];
+        memset(&w->fault, 0, sizeof w->fault);
+        w->fault_block = -1, w->active = 0, w->unsafe = 0;
+        w->out_len = w->segment_count = 0;
+        if (__cc_dyn_shared_bytes > w->dyn_capacity) {
+            free(w->dyn_shared);
+            w->dyn_shared = (char*)aligned_alloc(64, (__cc_dyn_shared_bytes + 63) / 64 * 64);
+            w->dyn_capacity = w->dyn_shared ? __cc_dyn_shared_bytes : 0;
+        }
+        if (!w->signal_stack) w->signal_stack = (char*)malloc(1 << 16);
+        if (!w->out) w->out = (char*)malloc(w->out_cap = 1 << 16);
+        if ((__cc_dyn_shared_bytes && !w->dyn_shared) || !w->signal_stack || !w->out)
+            return fault->kind = __CC_NO_MEMORY;
     }
     __cc_release_allocations();
-    __cc_launch_id++;
+    __cc_current_launch++;
     __cc_last_site = 0;
-    if (__cc_dyn_shared_bytes) {
-        __cc_register_allocation(__cc_dyn_shared, __cc_dyn_shared_bytes, 0);
-        __cc_register_shared(__cc_dyn_shared, __cc_dyn_shared_bytes, 0, __cc_dyn_shared_name, true);
-    }
+    if (__cc_dyn_shared_bytes)
+        for (int k = 0; k < __cc_worker_count; k++)
+            __cc_register_allocation(__cc_workers[k].dyn_shared, __cc_dyn_shared_bytes, 0);
     if (!__cc_module_base) {
         Dl_info info;
         if (dladdr((void*)&__cc_take_output, &info)) __cc_module_base = (uintptr_t)info.dli_fbase;
     }
-    if (!__cc_out) {  // reserve printf space now, not in the middle of a kernel
-        __cc_out_cap = 1 << 16;
-        __cc_out = (char*)malloc(__cc_out_cap);
-    }
     __cc_stop = 0;
-    __cc_unsafe = 0;
-    __cc_last_barrier_line = 0;
-    __cc_current = nullptr;
-    __cc_launch_thread = pthread_self();
-    __cc_install_handlers();
+    __cc_out_total = 0;
+    __cc_fault_min = LLONG_MAX;
+    __cc_next_block = 0;
+    __cc_block_total = total;
+    long long chunk = total / (workers * 32);  // small enough that workers finish together
+    __cc_chunk = workers == 1 ? total : chunk < 1 ? 1 : chunk;
+    __cc_worker_run = run;
+    __cc_worker_args = args;
+    __cc_workers_done = 0;
+    main->thread = pthread_self();
+    main->alive = 1;
+    main->block = -1;
+    __cc_install_handlers(main->signal_stack);
     __cc_launching = 1;
-    if (sigsetjmp(__cc_launch_env, 1) == 0) {
-        __cc_enter_unsafe();  // a mutex inside: not to be interrupted
+    if (sigsetjmp(main->env, 1) == 0) prepare(args);  // a bad argument fails here, before any block
+    int started = 1, running = 0;
+    bool joinable[__CC_MAX_WORKERS] = {};
+    if (!main->fault.kind) {
         __cc_watch_begin(cfg[7]);
-        __cc_leave_unsafe();
-        run(args);
+        long long launch = ++__cc_launches_started;
+        for (int k = 1; k < __cc_worker_count; k++) {
+            __atomic_store_n(&__cc_worker_state[k], launch * 4 + __CC_WORKER_PENDING, __ATOMIC_SEQ_CST);
+            void* argument = (void*)(uintptr_t)(launch * __CC_MAX_WORKERS + k);
+            if (pthread_create(&__cc_workers[k].thread, nullptr, __cc_worker_thread, argument) != 0)
+                break;  // the others do its blocks
+            started++;
+        }
+        __cc_work(main);
+        for (int k = 1; k < started; k++) {
+            long long pending = launch * 4 + __CC_WORKER_PENDING;
+            if (__atomic_compare_exchange_n(&__cc_worker_state[k], &pending, launch * 4 + __CC_WORKER_SKIPPED, false,
+                                            __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+                pthread_detach(__cc_workers[k].thread);  // it ends by itself, whenever it gets a core
+            else
+                joinable[k] = true, running++;
+        }
+        pthread_mutex_lock(&__cc_done_lock);
+        while (__cc_workers_done < running) pthread_cond_wait(&__cc_done_wake, &__cc_done_lock);
+        pthread_mutex_unlock(&__cc_done_lock);
+        __cc_watch_end();  // the watchdog signals no worker after this: now they may be joined
     }
     __cc_launching = 0;
-    __cc_watch_end();
+    for (int k = 1; k < started; k++) {
+        if (joinable[k]) pthread_join(__cc_workers[k].thread, nullptr);
+        __cc_workers[k].alive = 0;
+    }
+    main->alive = 0;
     __cc_release_allocations();
-    __cc_current = nullptr;
     __cc_restore_handlers();
+    const __cc_worker* first = nullptr;  // the earliest block in launch order that faulted
+    for (int k = 0; k < __cc_worker_count; k++) {
+        const __cc_worker* w = &__cc_workers[k];
+        if (w->fault.kind && (!first || w->fault_block < first->fault_block)) first = w;
+    }
+    if (first) *fault = first->fault;
+    __cc_collect_output(first ? first->fault_block : LLONG_MAX);
+    if (__cc_stop == __CC_INTERRUPTED) fault->kind = __CC_INTERRUPTED;  // Ctrl-C wins
     return fault->kind;
 }
 
