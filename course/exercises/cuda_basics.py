@@ -389,16 +389,17 @@ def run_dot(kernel, x, y):
 def dot_rule_broken(source: str) -> str | None:
     """Why ``source`` would lose updates of ``result`` on a GPU, or None.
 
-    The CPU backend runs blocks one after another, so a plain ``result[0] += sum`` gives the right
-    value there; on a GPU blocks run at the same time and such a read-add-write loses updates
-    (section 6). Only the source shows it: every write of ``result`` must be an ``atomicAdd``.
+    The check runs the CPU backend's sanitizer, which runs blocks one after another, so a plain
+    ``result[0] += sum`` could give the right value there; on a GPU (and in this backend's plain runs,
+    which use every core) blocks run at the same time and such a read-add-write loses updates
+    (section 6). The source shows it first: every write of ``result`` must be an ``atomicAdd``.
     """
     body = _body(source, "dot") or ""
     plain = re.search(r"(\bresult\s*\[[^\]]*\]|\*\s*result)\s*(\+=|=(?!=))", body)
     if plain:
-        return (f"`{' '.join(plain.group(0).split())}` writes result with a plain read-add-write. On the CPU "
-                "backend blocks run one after another, so the value comes out right here; on a GPU blocks run at "
-                "the same time and such writes lose each other's updates (section 6)")
+        return (f"`{' '.join(plain.group(0).split())}` writes result with a plain read-add-write. In the CPU "
+                "backend's checks, blocks run one after another, so the value can come out right here; on a GPU "
+                "blocks run at the same time and such writes lose each other's updates (section 6)")
     return None
 
 
