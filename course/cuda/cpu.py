@@ -342,7 +342,11 @@ class Module:
         if not length.value:
             return np.zeros(0, TRACE_RECORD), bool(full.value)
         raw = (ctypes.c_uint8 * (length.value * TRACE_RECORD.itemsize)).from_address(address)
-        return np.frombuffer(raw, TRACE_RECORD).copy(), bool(full.value)
+        records = np.frombuffer(raw, TRACE_RECORD).copy()
+        release = self.library["__cc_trace_release"]
+        release.restype = None
+        release()
+        return records, bool(full.value)
 
     def shared_regions(self) -> list[tuple[int, int, str, bool]]:
         """(base address, bytes, name, is extern __shared__) of each __shared__ array the module

@@ -654,6 +654,10 @@ __CC_EXPORT const __cc_trace_record* __cc_take_trace(size_t* length, int* full) 
     __cc_trace_length = 0, __cc_trace_full = 0;
     return __cc_trace;
 }
+__CC_EXPORT void __cc_trace_release() {  // after Python's copy: a big launch's records are not kept
+    free(__cc_trace);
+    __cc_trace = nullptr, __cc_trace_capacity = 0, __cc_trace_length = 0;
+}
 __CC_EXPORT void __cc_trace_setup(size_t limit) {
     __cc_trace_length = 0, __cc_trace_full = 0, __cc_trace_limit = limit;
 }
