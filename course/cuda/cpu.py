@@ -408,7 +408,8 @@ class Module:
 
 
 _modules: dict[tuple, Module] = {}
-_lock = threading.Lock()
+_lock = threading.Lock()  # guards _modules and _building
+_building: dict[tuple, threading.Lock] = {}  # a lock per module being compiled
 # One launch at a time: ctypes lets other Python threads run meanwhile, but the runtime's state
 # (threadIdx, the fibers, the signal handlers) is global. A GPU queues launches too.
 _launch_lock = threading.Lock()
@@ -425,6 +426,11 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
     with _lock:
         if key in _modules:
             return _modules[key]
+        building = _building.setdefault(key, threading.Lock())
+    with building:  # one build per module; different modules compile at the same time
+        with _lock:
+            if key in _modules:
+                return _modules[key]
         if not RUNTIME_HEADER.exists():
             raise CompileError(
                 f"{RUNTIME_HEADER} is missing: this installation of the course lacks its package "
@@ -439,7 +445,10 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
             target.unlink()  # not ours: never load it, build our own
         if not target.exists():
             _compile(source, unit, flags, compiler, target, kernel)
-        module = _modules[key] = Module(target, source)
+        module = Module(target, source)
+        with _lock:
+            _modules[key] = module
+            _building.pop(key, None)
         return module
 
 
