@@ -39,7 +39,7 @@ SECONDS = {
 }
 SLOW = 300
 #: What one part may cost: make test's fast-mode run leaves about this much of CI's 10 minutes.
-BUDGET = 100
+BUDGET = 60
 
 
 def parts(paths: list[Path], budget: float = BUDGET) -> list[list[Path]]:
