@@ -3,6 +3,9 @@
 import collections
 import os
 import shutil
+import signal
+import threading
+import time
 
 import pytest
 
@@ -57,3 +60,22 @@ def pytest_runtest_makereport(item, call):
         report.outcome = "failed"
         report.longrepr = (f"the check cell of an exercise printed no ❌ on the untouched stub "
                            f"(it printed {printed.strip()[:300]!r}); a check must fail on the stub")
+
+
+@pytest.fixture
+def stopped_by_ctrl_c():
+    """``stopped_by_ctrl_c(call)``: run ``call`` with a SIGINT (Jupyter's interrupt button) sent 0.3 s
+    in, and assert that it ends in KeyboardInterrupt within 5 s."""
+    def run(call):
+        timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+        timer.start()
+        started = time.perf_counter()
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                call()
+        finally:
+            timer.cancel()
+        assert time.perf_counter() - started < 5
+
+    return run
+
