@@ -291,3 +291,61 @@ def test_shared_scalars_start_poisoned_without_the_sanitizer():
     out = np.zeros(2, np.int32)
     cuda.RawKernel(SCALARS, "count_uninitialised", backend="cpu", sanitize=False)((2,), (64,), (out,))
     assert (out != 64).all()  # 0xFFFFFFFF + 64 wraps to 63: visibly wrong, not the lucky 64
+
+
+def test_accesses_through_references_are_noted_where_they_happen():
+    # add_to(total[0], v) from every thread: the race is in add_to's `total += v`.
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory total\[0\]") as info:
+        kernel("sum_through_a_reference")((1,), (64,), (np.ones(64, np.float32), np.zeros(1, np.float32)))
+    assert info.value.line == line_of("REF: every thread adds into one total")
+    assert "atomicAdd(&total[0], value)" in str(info.value)
+    # Binding a reference (`store(s[t], v)`, `float& mine = s[63 - t]`) reads nothing: no false alarm.
+    y = np.zeros(64, np.float32)
+    kernel("reverse_through_references")((1,), (64,), (np.arange(64, dtype=np.float32), y, 1))
+    np.testing.assert_array_equal(y, np.arange(64)[::-1])
+    with pytest.raises(cuda.KernelError, match="which no thread of block") as info:
+        kernel("reverse_through_references")((1,), (64,), (np.arange(64, dtype=np.float32), y, 0))
+    assert info.value.line == line_of("LOCALREF: s[63 - t] read through a reference")
+
+
+def test_accesses_inside_macros_are_checked_like_the_kernels_own():
+    with pytest.raises(cuda.KernelError, match=r"writes seen\[3\], which thread \(0, 0, 0\) also wrote") as info:
+        kernel("mark_through_a_macro")((1,), (4,), (np.array([3, 3, 1, 0], np.int32), np.zeros(4, np.int32)))
+    assert info.value.line == line_of("MACRO-PUT: two threads, one element")
+    seen = np.zeros(4, np.int32)
+    kernel("mark_through_a_macro")((1,), (4,), (np.array([3, 2, 1, 0], np.int32), seen))
+    np.testing.assert_array_equal(seen, [1, 1, 1, 1])
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory s\[\d+\]") as info:
+        kernel("swap_halves_through_a_macro")((1,), (64,), (np.arange(64, dtype=np.float32), 0))
+    assert info.value.line == line_of("MACRO-SWAP: read while another thread swaps")
+    x = np.arange(64, dtype=np.float32)
+    kernel("swap_halves_through_a_macro")((1,), (64,), (x, 1))
+    np.testing.assert_array_equal(x, np.roll(np.arange(64), 32))
+
+
+def test_two_tiles_in_one_declaration_and_the_missing_second_barrier():
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((16, 16), np.float32), rng.standard_normal((16, 16), np.float32)
+    c = np.zeros((16, 16), np.float32)
+    kernel("tiled_matmul")((2, 2), (8, 8), (a, b, c, 16, 1))
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("tiled_matmul")((2, 2), (8, 8), (a, b, c, 16, 0))
+    message = str(info.value)
+    assert re.search(r"data race on shared memory [AB]s\[\d+\]\[\d+\]", message)
+    assert info.value.line == line_of("TILE-READ")
+    # The barrier between the write and the read is there: the fix is the one after the inner loop.
+    assert f"at the end of the loop's body, after line {line_of('TILE-READ')}" in message
+    assert "went round the loop again" in message
+
+
+def test_vector_loads_must_be_aligned_as_on_a_gpu():
+    a = np.arange(20, dtype=np.float32)
+    out = np.zeros(4, np.float32)
+    kernel("sum_float4")((1,), (4,), (a, out, 4))
+    np.testing.assert_array_equal(out, a[4:20].reshape(4, 4).sum(1))
+    with pytest.raises(cuda.KernelError, match=r"16-byte element at byte 4 of a .* 'misaligned address'") as info:
+        kernel("sum_float4")((1,), (4,), (a, out, 1))
+    assert info.value.line == line_of("VEC: a float4 load") and info.value.thread == (0, 0, 0)
+    with pytest.raises(cuda.KernelError, match="misaligned address"):
+        kernel("sum_float4", sanitize=False)((1,), (4,), (a, out, 2))  # a plain build checks it too

@@ -32,7 +32,7 @@ from .source import Kernel, Source
 
 RUNTIME_HEADER = Path(__file__).with_name("runtime.h")
 SOURCE_NAME = "kernel.cu"  # what compiler messages call the learner's source
-_LAYOUT_VERSION = "4"  # change when generated code changes, so old cache entries are not used
+_LAYOUT_VERSION = "5"  # change when generated code changes, so old cache entries are not used
 
 FLAGS = [
     "-std=c++17", "-O3",
@@ -98,7 +98,7 @@ class _Arg(ctypes.Structure):
 
 (OK, OUT_OF_BOUNDS, SHARED_OUT_OF_BOUNDS, BARRIER_EXITED, BARRIER_MISMATCH, TIMEOUT, INTERRUPTED,
  CRASH, STACK_OVERFLOW, ASSERT, TRAP, NO_MEMORY, NO_BARRIERS, BAD_ARGUMENT, UNSUPPORTED, WARP_EXITED,
- WARP_MISMATCH, WARP_BAD_MASK, READ_ONLY, ARRAY_OUT_OF_BOUNDS, RACE, UNINITIALIZED, GLOBAL_RACE) = range(23)
+ WARP_MISMATCH, WARP_BAD_MASK, READ_ONLY, ARRAY_OUT_OF_BOUNDS, RACE, UNINITIALIZED, GLOBAL_RACE, MISALIGNED) = range(24)
 
 #: Warp-level calls by their code in runtime.h (enum __CC_W_*), as messages name them.
 WARP_OPS = dict(enumerate(
@@ -524,7 +524,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     block, thread = _xyz(fault.block), _xyz(fault.thread)
     line = fault.line or None
     if kind in (OUT_OF_BOUNDS, SHARED_OUT_OF_BOUNDS, CRASH, STACK_OVERFLOW, TIMEOUT, ARRAY_OUT_OF_BOUNDS, RACE,
-                UNINITIALIZED, GLOBAL_RACE, READ_ONLY):
+                UNINITIALIZED, GLOBAL_RACE, READ_ONLY, MISALIGNED):
         line = module.line_of(fault.code_offset) or line
     if kind == TIMEOUT and fault.address and not module.line_of(fault.code_offset):
         line = module.line_of(fault.address) or line  # stopped inside the sanitizer: its last access
@@ -600,8 +600,17 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         if other_line and line:
             place = (f"between line {other_line}, where thread {other} {verbs.get(fault.other_op, ('uses',))[0]} "
                      f"`{element}`, and line {line}, where thread {thread} {second} it")
+            between = source.lines[other_line:line - 1] if other_line < line else []
             if other_line >= line:
                 place += " (the next time round the loop: put the barrier at the end of the loop's body)"
+            elif any("__syncthreads" in text or "__syncwarp" in text or ".sync()" in text for text in between):
+                # A barrier stands between the two lines already: the first thread went round the loop
+                # again before the second had finished with the element (a tile refilled too early).
+                done = {1: "read", 2: "written"}.get(fault.op, "used")
+                place = (f"at the end of the loop's body, after line {line}: there is a barrier between line "
+                         f"{other_line} and line {line} already, but thread {other} went round the loop again and "
+                         f"{first} `{element}` at line {other_line} before thread {thread} had {done} it at line "
+                         f"{line}")
         else:
             place = "between the two accesses"
         hint = (f"Add __syncthreads() {place}, where every thread of the block reaches it (not inside an if). "
@@ -626,6 +635,14 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 "launch, without an atomic: on a GPU one of the two writes is lost")
         hint = (f"If the threads add to the same element, use atomicAdd(&{name}[{index}], value) (or atomicMax, ...); "
                 "if each element should have one writer, check how the index is computed.")
+    elif kind == MISALIGNED:
+        name, _, _ = arrays.get(fault.base, ("an argument array", 0, 0))
+        size = fault.element_bytes
+        what = (f"accessed a {size}-byte element at byte {index} of {name} through a cast pointer, and {index} is not "
+                "a multiple of that type's alignment: on a GPU this stops the kernel with 'misaligned address'")
+        example = f" (a float4 needs 16: {name} + i with i a multiple of 4 floats)" if size == 16 else ""
+        hint = (f"Cast only pointers whose byte offset is a multiple of the type's alignment{example}, or read the "
+                "elements one by one.")
     elif kind == READ_ONLY:
         name, _, _ = arrays.get(fault.base, ("an argument array", 0, 0))
         what = (f"writes {name}[{index}], but {name} is read-only: a `const` parameter written through a cast, or a "

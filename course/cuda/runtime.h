@@ -234,6 +234,7 @@ enum __cc_fault_kind {
     __CC_RACE = 20,                  // two threads access one address, unordered, one writes
     __CC_UNINITIALIZED = 21,         // a read of shared memory no thread of the block wrote
     __CC_GLOBAL_RACE = 22,           // two threads write one element of a global array
+    __CC_MISALIGNED = 23,            // an access through a pointer cast to a type it does not align to
 };
 
 struct __cc_fault {
@@ -353,14 +354,25 @@ __attribute__((noreturn, noinline, cold)) static void __cc_cancel(__cc_worker* w
 // Checked pointers: what a kernel's pointer parameters become
 // ---------------------------------------------------------------------------------------
 
+// A checked pointer made by a cast to a type whose alignment its address does not have
+// (`(float4*)(a + 1)`): on a GPU every access through it stops the kernel with "misaligned
+// address". Its index is __CC_MISALIGNED_INDEX, so that the one bounds comparison fails on
+// every access, and the cold path tells the two faults apart.
+static const size_t __CC_MISALIGNED_INDEX = (size_t)3 << 61;
+
 __attribute__((noreturn, noinline, cold)) static void __cc_out_of_bounds(
-    const void* base, long long index, long long length, long long element_bytes) {
+    const void* base, long long index, long long length, long long element_bytes, const void* at) {
     // The caller's address tells Python (through addr2line) which source line it was.
     __cc_fault_out->code_offset = __cc_code_offset(__builtin_return_address(0));
     __cc_fault_out->base = (uint64_t)(uintptr_t)base;
     __cc_fault_out->index = index;
     __cc_fault_out->length = length;
     __cc_fault_out->element_bytes = element_bytes;
+    if ((size_t)index - __CC_MISALIGNED_INDEX + ((size_t)1 << 48) < ((size_t)1 << 49)) {
+        __cc_fault_out->index = (int64_t)((const char*)at - (const char*)base);  // the element's byte offset
+        __cc_fault_out->length = 0;
+        __cc_fail(__CC_MISALIGNED, 0);
+    }
     bool shared = base == (const void*)__cc_dyn_shared;
     __cc_fail(shared ? __CC_SHARED_OUT_OF_BOUNDS : __CC_OUT_OF_BOUNDS, 0);
 }
@@ -407,11 +419,12 @@ struct __cc_shadow_byte {
 };
 struct __cc_shared_region {
     char* base;
-    size_t bytes, row_bytes;       // row_bytes: a 2-D array's row, to name tile[r][c]
+    size_t bytes, row_bytes;       // row_bytes: a 2-D array's row, to name tile[r][c]; __CC_SCALAR: no array
     const char* name;
     __cc_shadow_byte* shadow;
     bool dynamic;                  // the launch's extern __shared__ buffer
 };
+static const size_t __CC_SCALAR = ~(size_t)0;  // the row_bytes of a `__shared__ int n;`
 static __cc_shared_region __cc_shared_regions[64];  // (sanitized builds only: one worker)
 static int __cc_shared_region_count;
 
@@ -519,7 +532,7 @@ __attribute__((noreturn, noinline, cold)) static void __cc_shared_fault(
     f->index = (int64_t)(offset / size);
     f->base = (uint64_t)(uintptr_t)r.base;
     __cc_other_thread(other, __cc_block_linear);
-    if (r.bytes == size && !r.dynamic)  // a __shared__ scalar: its name alone
+    if (r.row_bytes == __CC_SCALAR)  // a __shared__ scalar: its name alone
         snprintf(f->text, sizeof f->text, "%s", r.name ? r.name : "shared");
     else if (r.row_bytes && r.row_bytes % size == 0)
         snprintf(f->text, sizeof f->text, "%s[%zu][%zu]", r.name ? r.name : "shared", offset / r.row_bytes,
@@ -758,6 +771,7 @@ struct __cc_ptr {
 
     typedef typename std::remove_cv<T>::type __cc_plain;
     static constexpr size_t __cc_size = sizeof(typename std::conditional<std::is_void<T>::value, char, T>::type);
+    static constexpr size_t __cc_align = alignof(typename std::conditional<std::is_void<T>::value, char, T>::type);
 
     __cc_ptr() : p(nullptr), index(__CC_UNCHECKED), count(SIZE_MAX), array(nullptr) {}
     __cc_ptr(std::nullptr_t) : p(nullptr), index(__CC_UNCHECKED), count(SIZE_MAX), array(nullptr) {}
@@ -766,7 +780,10 @@ struct __cc_ptr {
         : p(p_), index(index_), count(count_), array(array_) {}
     template <class U, class = typename std::enable_if<std::is_convertible<U*, T*>::value>::type>
     __cc_ptr(const __cc_ptr<U>& o) : p(o.p), index(o.index), count(o.count), array(o.array) {}
-    // Casts: (float4*)x or reinterpret_cast<float4*>(x) keep x's allocation, counted in float4.
+    // Casts: (float4*)x or reinterpret_cast<float4*>(x) keep x's allocation, counted in float4
+    // from x's byte offset (a float3 view of a + 1 holds (bytes - 4) / 12 of them). An offset
+    // that is not a multiple of the type's alignment makes every access a misaligned-address
+    // fault, as on a GPU, whose allocations start at 256-byte boundaries.
     template <class U, class = typename std::enable_if<!std::is_convertible<U*, T*>::value>::type, class = void>
     explicit __cc_ptr(const __cc_ptr<U>& o) : p((T*)o.p) {
         if (o.count == SIZE_MAX || o.array == nullptr) {
@@ -776,9 +793,13 @@ struct __cc_ptr {
         size_t offset = (size_t)((const char*)o.p - (const char*)o.array);
         size_t bytes = o.count * __cc_ptr<U>::__cc_size;
         array = o.array;
-        count = bytes / __cc_size;
-        index = offset % __cc_size ? __CC_UNCHECKED : offset / __cc_size;
-        if (index == __CC_UNCHECKED) count = SIZE_MAX;
+        if (offset > bytes) {  // already outside the array: every access is out of bounds
+            index = (size_t)((long long)offset / (long long)__cc_size), count = bytes / __cc_size;
+        } else if (offset % __cc_align) {
+            index = __CC_MISALIGNED_INDEX, count = bytes / __cc_size;
+        } else {
+            index = offset / __cc_size, count = (bytes - offset % __cc_size) / __cc_size;
+        }
     }
     template <class I, __CC_IF_INTEGER(I)>
     explicit __cc_ptr(I address) : p((T*)(uintptr_t)address) { adopt((const volatile void*)p); }
@@ -802,7 +823,8 @@ struct __cc_ptr {
     // Always inlined: the fault handler's return address must lie in the kernel's own code.
     __attribute__((always_inline)) void check(long long i) const {
         if (__builtin_expect(index + (size_t)i >= count, 0))
-            __cc_out_of_bounds(array, (long long)index + i, (long long)count, (long long)__cc_size);
+            __cc_out_of_bounds(array, (long long)index + i, (long long)count, (long long)__cc_size,
+                               (const char*)p + i * (long long)__cc_size);
     }
     template <class I, __CC_IF_INTEGER(I)>
     __attribute__((always_inline)) typename __cc_access_type<T>::type operator[](I i) const {
@@ -977,7 +999,7 @@ static inline __cc_view<E> __cc_make_view(E (&a)[N], const char* name, int share
 // before any thread of the block wrote it, is reported too (source.py notes its uses).
 static inline void __cc_shared_scalar(void* p, size_t bytes, const char* name) {
     __cc_poison_once(p, bytes);
-    if (__cc_sanitizing) __cc_register_shared(p, bytes, 0, name);
+    if (__cc_sanitizing) __cc_register_shared(p, bytes, __CC_SCALAR, name);
 }
 
 // `extern __shared__ float s[];` becomes `static __cc_dynamic_shared<float> s;`: the launch's

@@ -177,6 +177,196 @@ def _live_tokens(tokens: list[Token], defines: dict) -> list[bool]:
 
 
 # ----------------------------------------------------------------------------------------
+# Before the rewrite: macros that hide memory accesses, and several arrays in one declaration
+# ----------------------------------------------------------------------------------------
+
+# A macro whose body contains one of these may read or write memory where its callers cannot
+# see it (`#define STORE(a, i, v) a[i] = v`): the CPU backend expands it, so that its accesses
+# are bounds-checked, noted by the sanitizer and named by the learner's line like any other.
+_ACCESS_MARKS = {"[", "->", "++", "--", "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}
+
+
+@dataclass(frozen=True)
+class _Macro:
+    params: tuple[str, ...] | None  # None: an object-like macro
+    body: tuple[str, ...]  # its tokens' texts
+    expandable: bool  # hides an access, and uses no #, ## or variadic arguments
+
+
+def _macro_of(directive: str) -> tuple[str, _Macro] | None:
+    m = re.match(r"#\s*define\s+([A-Za-z_]\w*)(\([^)]*\))?", directive)
+    if not m:
+        return None
+    body = tokenize(directive[m.end():].replace("\\\n", " "))
+    params = None
+    ok = not any(t.kind in ("pp", "other") or t.text == "__VA_ARGS__" for t in body)
+    if m.group(2) is not None:
+        inside = m.group(2)[1:-1].strip()
+        params = tuple(p.strip() for p in inside.split(",")) if inside else ()
+        ok = ok and all(re.fullmatch(r"[A-Za-z_]\w*", p) for p in params)
+    depth = 0
+    for t in body:
+        if t.kind == "punct" and t.text in "([{":
+            depth += 1
+        elif t.kind == "punct" and t.text in ")]}":
+            depth -= 1
+            ok = ok and depth >= 0
+    ok = ok and depth == 0 and any(t.text in _ACCESS_MARKS for t in body)
+    return m.group(1), _Macro(params, tuple(t.text for t in body), ok)
+
+
+def _macro_arguments(tokens: list[Token], open_: int) -> tuple[list[tuple[int, int]], int] | None:
+    """The (first, last + 1) token ranges of a macro call's arguments, and its `)` index."""
+    depth, parts, first = 0, [], open_ + 1
+    for j in range(open_, len(tokens)):
+        t = tokens[j]
+        if t.kind == "pp" or t.text == ";" and depth == 1:
+            return None
+        if t.kind == "punct" and t.text in "([{":
+            depth += 1
+        elif t.kind == "punct" and t.text in ")]}":
+            depth -= 1
+            if depth == 0:
+                parts.append((first, j))
+                return parts, j
+        elif t.text == "," and depth == 1:
+            parts.append((first, j))
+            first = j + 1
+    return None
+
+
+def _expand_text(text: str, macros: dict[str, _Macro], hidden: frozenset, depth: int = 0) -> str:
+    """`text` with the expandable macros in it expanded (C's rescanning, `hidden` excluded)."""
+    tokens = tokenize(text)
+    if depth > 32 or not any(t.text in macros and t.text not in hidden for t in tokens):
+        return text
+    out, position, i = [], 0, 0
+    while i < len(tokens):
+        found = _expansion_at(tokens, i, text, macros, hidden, depth)
+        if found is None:
+            i += 1
+            continue
+        end, new = found
+        out += [text[position:tokens[i].start], new]
+        position, i = tokens[end - 1].end, end
+    out.append(text[position:])
+    return "".join(out)
+
+
+def _expansion_at(tokens, i, text, macros, hidden, depth) -> tuple[int, str] | None:
+    """A use of an expandable macro at tokens[i]: (the token after it, its expansion)."""
+    tok = tokens[i]
+    macro = macros.get(tok.text)
+    if tok.kind != "ident" or macro is None or not macro.expandable or tok.text in hidden \
+            or (i > 0 and tokens[i - 1].text in (".", "->", "::")):
+        return None
+    inner = hidden | {tok.text}
+    if macro.params is None:
+        return i + 1, " " + _expand_text(" ".join(macro.body), macros, inner, depth + 1) + " "
+    if i + 1 >= len(tokens) or tokens[i + 1].text != "(":
+        return None
+    found = _macro_arguments(tokens, i + 1)
+    if found is None:
+        return None
+    parts, close = found
+    args = [text[tokens[a].start:tokens[b - 1].end] if b > a else "" for a, b in parts]
+    if args == [""] and not macro.params:
+        args = []
+    if len(args) != len(macro.params):
+        return None
+    values = dict(zip(macro.params, (_expand_text(a, macros, hidden, depth + 1).replace("\n", " ") for a in args)))
+    body = " ".join(values.get(t, t) for t in macro.body)
+    return close + 1, " " + _expand_text(body, macros, inner, depth + 1) + " "
+
+
+def _prepare(text: str, defines: dict) -> str:
+    """The source the rewrite reads: the same lines, with the macros that hide memory accesses
+    expanded where they are used, and `__shared__ float a[8], b[8];` split into one declaration
+    per array (`__shared__ float a[8]; __shared__ float b[8];`)."""
+    tokens = tokenize(text)
+    live = _live_tokens(tokens, defines)
+    macros: dict[str, _Macro] = {}
+    out, position, i = [], 0, 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if not live[i]:
+            i += 1
+            continue
+        if tok.kind == "pp":
+            found = _macro_of(tok.text)
+            if found:
+                macros[found[0]] = found[1]
+            undef = re.match(r"#\s*undef\s+(\w+)", tok.text)
+            if undef:
+                macros.pop(undef.group(1), None)
+            i += 1
+            continue
+        found = _expansion_at(tokens, i, text, macros, frozenset(), 0)
+        if found is None:
+            i += 1
+            continue
+        end, new = found
+        span = text[tok.start:tokens[end - 1].end]
+        out += [text[position:tok.start], new.replace("\n", " ") + "\n" * span.count("\n")]
+        position, i = tokens[end - 1].end, end
+    out.append(text[position:])
+    return _split_declarations("".join(out), defines)
+
+
+def _split_declarations(text: str, defines: dict) -> str:
+    tokens = tokenize(text)
+    live = _live_tokens(tokens, defines)
+    edits = []
+    for i, tok in enumerate(tokens):
+        if not live[i] or tok.kind != "ident" or tok.text in _NOT_DECLARATION \
+                or (i > 0 and tokens[i - 1].text not in (";", "{", "}") and tokens[i - 1].kind != "pp"):
+            continue
+        j = i
+        while j < len(tokens) and tokens[j].kind == "ident" and tokens[j].text not in _NOT_DECLARATION:
+            j += 1
+        if j >= len(tokens) or j == i:
+            continue
+        if tokens[j].text == "*":
+            type_end = j  # `float *p, *q;`
+        elif j - i >= 2 and tokens[j].text in ("[", "=", ","):
+            type_end = j - 1  # `float a[4], b[4];`
+        else:
+            continue
+        parts, depth, k, angle = [], 0, type_end, False
+        while k < len(tokens):
+            t = tokens[k]
+            if t.kind == "pp" or (t.text in ("{",) and depth == 0 and tokens[k - 1].text != "="):
+                break
+            if t.kind == "punct" and t.text in "([{":
+                depth += 1
+            elif t.kind == "punct" and t.text in ")]}":
+                depth -= 1
+            elif t.text in ("<", ">", ">>"):
+                angle = True
+            elif t.text == "," and depth == 0:
+                parts.append(k)
+            elif t.text == ";" and depth == 0:
+                break
+            k += 1
+        if k >= len(tokens) or tokens[k].text != ";" or not parts or angle or depth:
+            continue
+        starts = [type_end] + [c + 1 for c in parts]
+        arrays = any(tokens[s].text == "*" or (s + 1 < k and tokens[s].kind == "ident" and tokens[s + 1].text == "[")
+                     for s in starts)
+        if not (arrays or any(t.text == "__shared__" for t in tokens[i:type_end])):
+            continue
+        prefix = text[tok.start:tokens[type_end - 1].end].replace("\n", " ")
+        for c in parts:
+            edits.append((tokens[c].start, tokens[c].end, f"; {prefix} "))
+    out, position = [], 0
+    for start, end, new in edits:
+        out += [text[position:start], new]
+        position = end
+    out.append(text[position:])
+    return "".join(out)
+
+
+# ----------------------------------------------------------------------------------------
 # Types
 # ----------------------------------------------------------------------------------------
 
@@ -509,6 +699,7 @@ class _RawParam:
     start: int
     end: int
     template_args: str = ""  # `<float, 4>` of a templated struct type
+    reference: bool = False  # `float& x`: the function reads and writes its caller's variable
 
 
 def _parse_param(tokens: list[Token], source: str) -> _RawParam | None:
@@ -559,6 +750,7 @@ def _parse_param(tokens: list[Token], source: str) -> _RawParam | None:
         start=start,
         end=end,
         template_args=template_args,
+        reference="&" in texts and "(" not in texts,
     )
 
 
@@ -658,8 +850,9 @@ def _template_params(tokens: list[Token], decl_start: int) -> tuple[list[str], l
 
 def parse(text: str, options=()) -> Source:
     """Read a kernel source: its kernels and their parameters, and what the CPU backend needs."""
-    all_tokens = tokenize(text)
     defines = {**PREDEFINED, **_define_options(options)}
+    original, text = text, _prepare(text, defines)
+    all_tokens = tokenize(text)
     live = _live_tokens(all_tokens, defines)
     tokens = [t for t, alive in zip(all_tokens, live) if alive]
     aliases = _aliases(tokens, defines)
@@ -792,6 +985,13 @@ def parse(text: str, options=()) -> Source:
                 unsupported_users[name] = unsupported_users[callee]
                 changed = True
 
+    # Which parameters of each function are references (`float& dst`): a call passes them an
+    # element without touching it, and the function's own uses of `dst` are the accesses.
+    references: dict[str, set[int]] = {}
+    for f in functions:
+        for position, raw in enumerate(f.raws):
+            if raw.reference:
+                references.setdefault(f.name, set()).add(position)
     kernels, problems, not_extern_c, templates = {}, {}, set(), {}
     for f in functions:
         # Checked pointers for every T* parameter. A parameter whose element type is a template
@@ -806,7 +1006,7 @@ def parse(text: str, options=()) -> Source:
                 replace(raw.start, raw.end, new)
         if f.body:
             _rewrite_body(tokens, f, known_types | set(f.template), replace)
-            _note_accesses(tokens, f, replace)
+            _note_accesses(tokens, f, replace, references, known_types | set(f.template))
             _note_branches(tokens, f, branch_notes)
         if not f.is_global:
             continue
@@ -881,7 +1081,7 @@ def parse(text: str, options=()) -> Source:
         trace_text = cpu_text  # a condition inside another rewrite: leave the branches unrecorded
 
     return Source(
-        text=text,
+        text=original,
         kernels=kernels,
         problems=problems,
         not_extern_c=not_extern_c - set(kernels),
@@ -889,7 +1089,7 @@ def parse(text: str, options=()) -> Source:
         dynamic_shared=dynamic_shared,
         cpu_text=cpu_text,
         trace_text=trace_text,
-        lines=text.split("\n"),
+        lines=original.split("\n"),
         templates=templates,
         globals=global_variables,
         aliases=aliases,
@@ -1108,12 +1308,61 @@ def _postfix_chain(tokens: list[Token], i: int, b: int) -> int:
     return j
 
 
-def _note_accesses(tokens: list[Token], f: _Function, replace) -> None:
+def _reference_uses(tokens: list[Token], f: _Function, references: dict, types: set):
+    """Names that are references in `f` (its `float& dst` parameters, its `float& x = s[i];`
+    locals), the tokens that declare them, and the first tokens of the elements that a reference
+    is bound to (at its declaration, or by a call to a function with a reference parameter):
+    binding reads nothing; the reference's own uses are noted instead."""
+    a, b = f.body
+    names = {raw.name for raw in f.raws if raw.reference and raw.name}
+    declaring, bound = set(), set()
+
+    def one_chain(first: int, last: int) -> bool:  # tokens[first:last] is one `s[i].x` or `*p`
+        if first >= last:
+            return False
+        if tokens[first].text == "*" and first + 1 < last and tokens[first + 1].kind == "ident":
+            return _postfix_chain(tokens, first + 1, b) == last
+        return tokens[first].kind == "ident" and _postfix_chain(tokens, first, b) == last
+
+    for i in range(a + 1, b - 2):
+        tok = tokens[i]
+        if tok.text == "&" and tokens[i + 1].kind == "ident" and tokens[i + 2].text == "=":
+            k = i - 1
+            while k > a and (tokens[k].kind == "ident" or tokens[k].text == "::"):
+                k -= 1
+            words = [t.text for t in tokens[k + 1:i] if t.kind == "ident"]
+            if words and tokens[k].text in _STATEMENT_START and not any(w in _NOT_DECLARATION for w in words) \
+                    and any(w in types or w in _TYPE_WORDS for w in words):
+                names.add(tokens[i + 1].text)
+                declaring.add(i + 1)
+                end = i + 3
+                depth = 0
+                while end < b and not (depth == 0 and tokens[end].text in (";", ",")):
+                    depth += tokens[end].kind == "punct" and tokens[end].text in "([{"
+                    depth -= tokens[end].kind == "punct" and tokens[end].text in ")]}"
+                    end += 1
+                if one_chain(i + 3, end):
+                    bound.add(i + 3)
+        elif tok.kind == "ident" and tok.text in references and tokens[i - 1].text not in (".", "->") \
+                and tokens[i + 1].text == "(":
+            found = _macro_arguments(tokens, i + 1)
+            if found is None:
+                continue
+            parts, _ = found
+            for position in references[tok.text]:
+                if position < len(parts) and one_chain(*parts[position]):
+                    bound.add(parts[position][0])
+    return names, declaring, bound
+
+
+def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict, types: set) -> None:
     """Wrap each memory access of a body: `s[i]` → `__cc_r(s[i])`, `s[i] = v` → `__cc_w(s[i]) = v`,
-    `s[i] += v` → `__cc_rw(s[i]) += v`, and the same for `*p` and `p->x`. The wrappers cost
-    nothing in a plain build and feed the sanitizer in a sanitized one."""
+    `s[i] += v` → `__cc_rw(s[i]) += v`, and the same for `*p`, `p->x` and the uses of a reference
+    (`dst = v` → `__cc_w(dst) = v`). The wrappers cost nothing in a plain build and feed the
+    sanitizer in a sanitized one."""
     a, b = f.body
     scalars = {name for i in range(a + 1, b) if (name := _shared_scalar_at(tokens, i, b))}  # __shared__ int n;
+    refs, declaring, bound = _reference_uses(tokens, f, references, types)
     quiet = set()  # inside assert(...): its text is the message, keep it as written
     for i in range(a + 1, b):
         if tokens[i].text == "assert" and i + 1 < b and tokens[i + 1].text == "(":
@@ -1136,8 +1385,9 @@ def _note_accesses(tokens: list[Token], f: _Function, replace) -> None:
             if end < b and tokens[end].text == "(" and len(chain) > 1 and chain[-2].text in (".", "->"):
                 end -= 2  # a method call: g.sync() — only what comes before it is an access
                 chain = tokens[i:end]
-            shared_scalar = len(chain) == 1 and tok.text in scalars
-            if not (shared_scalar or any(t.text in ("[", "->") for t in chain)) or (end < b and tokens[end].text == "("):
+            named = (len(chain) == 1 and tok.text in scalars) or tok.text in refs
+            if not (named or any(t.text in ("[", "->") for t in chain)) or (end < b and tokens[end].text == "(") \
+                    or i in declaring:
                 continue
             start = i
         elif tok.text == "*" and (prev.text in _UNARY_BEFORE and prev.kind in ("punct", "ident")) and i + 1 < b:
@@ -1155,7 +1405,7 @@ def _note_accesses(tokens: list[Token], f: _Function, replace) -> None:
             if end < b and tokens[end].text in ("++", "--"):
                 end += 1
             start = i
-        if start is None:
+        if start is None or start in bound:
             continue
         before = tokens[start - 1]
         if before.text == "&" and tokens[start - 2].text in _UNARY_BEFORE:

@@ -94,3 +94,65 @@ extern "C" __global__ void legacy_warp_reduce(const int* x, int* out) {
     s[t] += s[t + 8];
     if (t == 0) out[0] = s[0];
 }
+
+// Accesses that the kernel's own lines do not show: through a reference, inside a macro.
+__device__ void add_to(float& total, float v) { total += v; }  // REF: every thread adds into one total
+__device__ void store(float& dst, float v) { dst = v; }         // writes only: binding dst reads nothing
+
+extern "C" __global__ void sum_through_a_reference(const float* x, float* out) {
+    __shared__ float total[1];
+    if (threadIdx.x == 0) total[0] = 0.0f;
+    __syncthreads();
+    add_to(total[0], x[threadIdx.x]);
+    __syncthreads();
+    if (threadIdx.x == 0) out[0] = total[0];
+}
+
+extern "C" __global__ void reverse_through_references(const float* x, float* y, int sync) {
+    __shared__ float s[64];
+    int t = threadIdx.x;
+    store(s[t], x[t]);
+    float& mine = s[63 - t];
+    if (sync) __syncthreads();
+    y[t] = mine;  // LOCALREF: s[63 - t] read through a reference
+}
+
+#define PUT(array, i, value) array[i] = value
+#define SWAP(a, b) { float tmp_ = a; a = b; b = tmp_; }
+
+extern "C" __global__ void mark_through_a_macro(const int* values, int* seen) {
+    PUT(seen, values[threadIdx.x], 1);  // MACRO-PUT: two threads, one element
+}
+
+extern "C" __global__ void swap_halves_through_a_macro(float* x, int sync) {
+    __shared__ float s[64];
+    int t = threadIdx.x;
+    s[t] = x[t];
+    __syncthreads();
+    if (t < 32) SWAP(s[t], s[t + 32]);
+    if (sync) __syncthreads();
+    x[t] = s[t];  // MACRO-SWAP: read while another thread swaps
+}
+
+// Two tiles in one declaration; the barrier after the inner loop is optional here.
+#define TILE 8
+extern "C" __global__ void tiled_matmul(const float* A, const float* B, float* C, int n, int second_barrier) {
+    __shared__ float As[TILE][TILE], Bs[TILE][TILE];
+    int r = blockIdx.y * TILE + threadIdx.y, c = blockIdx.x * TILE + threadIdx.x;
+    float acc = 0.0f;
+    for (int t = 0; t < n / TILE; ++t) {
+        As[threadIdx.y][threadIdx.x] = A[r * n + t * TILE + threadIdx.x];  // TILE-WRITE
+        Bs[threadIdx.y][threadIdx.x] = B[(t * TILE + threadIdx.y) * n + c];
+        __syncthreads();
+        for (int k = 0; k < TILE; ++k) acc += As[threadIdx.y][k] * Bs[k][threadIdx.x];  // TILE-READ
+        if (second_barrier) __syncthreads();
+    }
+    C[r * n + c] = acc;
+}
+
+// float4 loads: from a + offset, which must be a multiple of 4 floats (16 bytes).
+extern "C" __global__ void sum_float4(const float* a, float* out, int offset) {
+    const float4* v = reinterpret_cast<const float4*>(a + offset);
+    float4 x = v[threadIdx.x];  // VEC: a float4 load
+    out[threadIdx.x] = x.x + x.y + x.z + x.w;
+}
