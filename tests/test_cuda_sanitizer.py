@@ -314,7 +314,7 @@ def test_accesses_inside_macros_are_checked_like_the_kernels_own():
     assert info.value.line == line_of("MACRO-PUT: two threads, one element")
     seen = np.zeros(4, np.int32)
     kernel("mark_through_a_macro")((1,), (4,), (np.array([3, 2, 1, 0], np.int32), seen))
-    np.testing.assert_array_equal(seen, [1, 1, 1, 1])
+    np.testing.assert_array_equal(seen, [4, 3, 2, 1])
     with pytest.raises(cuda.KernelError, match=r"data race on shared memory s\[\d+\]") as info:
         kernel("swap_halves_through_a_macro")((1,), (64,), (np.arange(64, dtype=np.float32), 0))
     assert info.value.line == line_of("MACRO-SWAP: read while another thread swaps")
@@ -349,3 +349,30 @@ def test_vector_loads_must_be_aligned_as_on_a_gpu():
     assert info.value.line == line_of("VEC: a float4 load") and info.value.thread == (0, 0, 0)
     with pytest.raises(cuda.KernelError, match="misaligned address"):
         kernel("sum_float4", sanitize=False)((1,), (4,), (a, out, 2))  # a plain build checks it too
+
+
+def test_storing_the_value_already_there_is_no_race():
+    x = np.array([0, 1, 1, 0] * 16, np.int32)
+    found_any, first = np.zeros(1, np.int32), np.zeros(2, np.int32)
+    kernel("any_positive")((2,), (64,), (x, found_any, first, 0))  # `found = 1` by many threads: fine
+    assert found_any[0] == 1 and list(first) == [1, 1]
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory found: thread \(1, 0, 0\) wrote it") as info:
+        kernel("any_positive")((2,), (64,), (x, found_any, first, 1))  # each its own thread index: a race
+    assert info.value.line == line_of("FLAG: same value, or the thread's own")
+
+
+def test_a_plain_access_and_another_threads_atomic_need_a_barrier_between_them():
+    x = np.tile(np.array([1, 0, 1, 1], np.int32), 16)
+    out = np.zeros(2, np.int32)
+    kernel("count_positive")((2,), (64,), (x, out, 1, 1))  # atomics among themselves: no hazard
+    assert list(out) == [48, 48]
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory count: thread \(0, 0, 0\) wrote it at "
+                                               rf"line {line_of('COUNT-INIT')}, and thread \(\d+, 0, 0\) updates "
+                                               r"\(atomically\) it") as info:
+        kernel("count_positive")((2,), (64,), (x, out, 0, 1))
+    assert info.value.line == line_of("COUNT-ADD")
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory count") as info:
+        kernel("count_positive")((2,), (64,), (x, out, 1, 0))  # thread 0 reads before the others added
+    assert info.value.line in (line_of("COUNT-ADD"), line_of("COUNT-READ"))
+    assert f"between line {line_of('COUNT-READ')}" in str(info.value) or \
+        f"between line {line_of('COUNT-ADD')}" in str(info.value)

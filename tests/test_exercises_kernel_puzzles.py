@@ -46,7 +46,15 @@ extern "C" __global__ void blocks(const float* a, float* out, int n) {
     int i = threadIdx.x;
     if (i < n) out[i] = a[i] + 10.0f;
 }''', capsys)
-    # threads of every block write the same elements: the sanitizer names the second writer
+    # Every block writes the same values into out[0:32]: no race (the values agree), but the
+    # elements past the first block are never written, and the check names the first of them.
+    assert not ok and "KernelError" not in out and "first at 32" in out
+    ok, out = run_check(6, r'''
+extern "C" __global__ void blocks(const float* a, float* out, int n) {
+    int i = threadIdx.x;
+    if (i < n) out[i] = a[i] + 10.0f * (blockIdx.x + 1);
+}''', capsys)
+    # different values into one element from two blocks: the sanitizer names the second writer
     assert not ok and "KernelError" in out and "also wrote" in out and "out[0]" in out
 
 

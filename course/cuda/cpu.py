@@ -591,7 +591,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     elif kind == RACE:
         other, element = _xyz(fault.other_thread), fault.text.decode(errors="replace")
         other_line = module.line_of(fault.address)
-        verbs = {1: ("reads", "read"), 2: ("writes", "wrote")}
+        verbs = {1: ("reads", "read"), 2: ("writes", "wrote"), 3: ("updates (atomically)", "updated (atomically)")}
         first, second = verbs.get(fault.other_op, ("uses", "used"))[1], verbs.get(fault.op, ("uses", "used"))[0]
         at_other = f"line {other_line}" if other_line else "another line"
         what = (f"has a data race on shared memory {element}: thread {other} {first} it at {at_other}, and thread "
@@ -601,9 +601,17 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             place = (f"between line {other_line}, where thread {other} {verbs.get(fault.other_op, ('uses',))[0]} "
                      f"`{element}`, and line {line}, where thread {thread} {second} it")
             between = source.lines[other_line:line - 1] if other_line < line else []
-            if other_line >= line:
+            start = kernel.line if 0 < kernel.line <= min(line, other_line) else 1
+            in_loop = any(re.search(r"\b(for|while|do)\b", text) for text in source.lines[start - 1:max(line, other_line)])
+            barrier = re.compile(r"^\s*(__syncthreads\s*\(|__syncwarp\s*\(|\w+\.sync\s*\()")  # on its own line
+            if other_line >= line and in_loop:
                 place += " (the next time round the loop: put the barrier at the end of the loop's body)"
-            elif any("__syncthreads" in text or "__syncwarp" in text or ".sync()" in text for text in between):
+            elif other_line > line:
+                # No loop: the other thread simply ran ahead to the later line before this one got here.
+                present = verbs.get(fault.other_op, ("uses",))[0]
+                place = (f"between line {line}, where thread {thread} {second} `{element}`, and line {other_line}, "
+                         f"where thread {other} {present} it (thread {other} got there first)")
+            elif in_loop and any(barrier.match(text) for text in between):
                 # A barrier stands between the two lines already: the first thread went round the loop
                 # again before the second had finished with the element (a tile refilled too early).
                 done = {1: "read", 2: "written"}.get(fault.op, "used")

@@ -384,7 +384,8 @@ __attribute__((noreturn, noinline, cold)) static void __cc_out_of_bounds(
 // which records who touched each byte in which barrier interval ("epoch").
 // ---------------------------------------------------------------------------------------
 
-enum { __CC_READ = 1, __CC_WRITE = 2, __CC_ATOMIC = 3, __CC_TOUCH = 4 };
+enum { __CC_READ = 1, __CC_WRITE = 2, __CC_ATOMIC = 3, __CC_TOUCH = 4,
+       __CC_WRITE_SAME = 5 };  // a write of the bytes the element holds already: `found = 1` by many threads
 
 #ifdef __CC_SANITIZE
 static const bool __cc_sanitizing = true;
@@ -415,7 +416,11 @@ struct __cc_shadow_byte {
     uint32_t w_site, r_site;       // code offsets of those accesses (→ source lines)
     uint16_t writer, reader;       // linear thread ids
     int16_t r_warps;               // the warp all readers of this epoch belong to, or -1
-    uint8_t w_atomic, r_many;
+    uint8_t w_atomic, r_many;      // w_atomic: 1 an atomic, 2 a struct member's touch (never a hazard)
+    uint8_t a_many;                // atomics of two threads in this epoch: a_other is the one before writer
+    uint16_t a_other;
+    uint16_t pw_writer;            // the last plain (not atomic) write: checked against atomics
+    uint32_t pw_epoch, pw_warp, pw_site;
 };
 struct __cc_shared_region {
     char* base;
@@ -554,24 +559,41 @@ static void __cc_note_shared(const __cc_shared_region& r, size_t offset, size_t 
         __cc_shadow_byte& s = r.shadow[b];
         bool written = s.w_epoch >= __cc_block_epoch;
         if (kind == __CC_TOUCH) {  // a struct member access: counts as written, never a hazard
-            s.w_epoch = epoch, s.writer = (uint16_t)me, s.w_warp = wep, s.w_site = site, s.w_atomic = 1;
+            s.w_epoch = epoch, s.writer = (uint16_t)me, s.w_warp = wep, s.w_site = site, s.w_atomic = 2;
             continue;
         }
         if ((kind == __CC_READ || kind == __CC_ATOMIC) && !written)
             __cc_shared_fault(__CC_UNINITIALIZED, r, offset, size, site, kind, me, 0, 0);
-        if (kind == __CC_ATOMIC) {  // atomics are not hazards
+        bool this_epoch = s.w_epoch == epoch;
+        if (kind == __CC_ATOMIC) {
+            // Atomics of different threads are no hazard to each other, but a plain store or load
+            // by another thread in the same barrier interval is (`count = 0;` with no barrier
+            // before the atomicAdds, or a read of the count with no barrier after them).
+            if (s.pw_epoch == epoch && s.pw_writer != me && !__cc_warp_ordered(me, s.pw_writer, s.pw_warp))
+                __cc_shared_fault(__CC_RACE, r, offset, size, site, __CC_ATOMIC, s.pw_writer, s.pw_site, __CC_WRITE);
+            if (s.r_epoch == epoch && (s.reader != me || s.r_many) &&
+                !(s.r_warps == (int16_t)(me / 32) && __cc_warp_epoch[(me / 32) & 31] != s.r_warp_epoch))
+                __cc_shared_fault(__CC_RACE, r, offset, size, site, __CC_ATOMIC, s.reader, s.r_site, __CC_READ);
+            if (this_epoch && s.w_atomic == 1 && s.writer != me) s.a_many = 1, s.a_other = s.writer;
+            else if (!(this_epoch && s.w_atomic == 1)) s.a_many = 0;
             s.w_epoch = epoch, s.writer = (uint16_t)me, s.w_warp = wep, s.w_site = site, s.w_atomic = 1;
             continue;
         }
-        bool write_race = s.w_epoch == epoch && s.writer != me && !s.w_atomic && !__cc_warp_ordered(me, s.writer, s.w_warp);
+        bool same = kind == __CC_WRITE_SAME;  // stores what is there: order cannot matter
+        // The last writer, or (when it is this thread) another thread whose atomic came before.
+        unsigned other = s.writer != me ? s.writer : (s.w_atomic == 1 && s.a_many ? s.a_other : me);
+        bool write_race = !same && this_epoch && other != me && s.w_atomic != 2 &&
+                          !__cc_warp_ordered(me, s.writer, s.w_warp);
         if (write_race)
-            __cc_shared_fault(__CC_RACE, r, offset, size, site, kind, s.writer, s.w_site, __CC_WRITE);
-        if (kind == __CC_WRITE) {
-            bool read_race = s.r_epoch == epoch && (s.reader != me || s.r_many) &&
+            __cc_shared_fault(__CC_RACE, r, offset, size, site, kind, other, s.w_site,
+                              s.w_atomic ? __CC_ATOMIC : __CC_WRITE);
+        if (kind == __CC_WRITE || same) {
+            bool read_race = !same && s.r_epoch == epoch && (s.reader != me || s.r_many) &&
                              !(s.r_warps == (int16_t)(me / 32) && __cc_warp_epoch[(me / 32) & 31] != s.r_warp_epoch);
             if (read_race)
                 __cc_shared_fault(__CC_RACE, r, offset, size, site, kind, s.reader, s.r_site, __CC_READ);
             s.w_epoch = epoch, s.writer = (uint16_t)me, s.w_warp = wep, s.w_site = site, s.w_atomic = 0;
+            s.pw_epoch = epoch, s.pw_writer = (uint16_t)me, s.pw_warp = wep, s.pw_site = site;
         } else {
             if (s.r_epoch != epoch) {
                 s.r_epoch = epoch, s.reader = (uint16_t)me, s.r_many = 0, s.r_warps = (int16_t)(me / 32);
@@ -598,7 +620,7 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
     unsigned me = __cc_tid();
     for (size_t word = offset / a.item; word < (offset + size + a.item - 1) / a.item && word < a.shadow_count; word++) {
         __cc_shadow_word& w = a.shadow[word];  // a float4 store covers four float elements
-        if (w.launch == __cc_current_launch && !(w.tid == me && w.block == __cc_block_linear) &&
+        if (kind != __CC_WRITE_SAME && w.launch == __cc_current_launch && !(w.tid == me && w.block == __cc_block_linear) &&
             (w.block != __cc_block_linear || w.epoch == __cc_epoch)) {
             __cc_fault* f = __cc_fault_out;
             f->code_offset = site;
@@ -685,24 +707,35 @@ __CC_EXPORT int __cc_shared_region_info(int i, uint64_t* base, uint64_t* bytes, 
 // The one instrumentation point: every access to shared or global memory in a sanitized build.
 static volatile uint32_t __cc_last_site;  // where the last noted access was: names a timeout's line
 
-__attribute__((noinline)) static void __cc_note(const volatile void* address, size_t size, int kind) {
-    uint32_t site = (uint32_t)__cc_code_offset(__builtin_return_address(0));
+static void __cc_note_at(const volatile void* address, size_t size, int kind, uint32_t site) {
     __cc_last_site = site;
     const char* p = (const char*)address;
+    int recorded = kind == __CC_WRITE_SAME ? __CC_WRITE : kind;
     for (int i = 0; i < __cc_shared_region_count; i++) {
         __cc_shared_region& r = __cc_shared_regions[i];
         if (p >= r.base && p < r.base + r.bytes) {
-            if (__cc_tracing && kind != __CC_TOUCH) __cc_record((uint64_t)(p - r.base), site, kind, size, i);
+            if (__cc_tracing && kind != __CC_TOUCH) __cc_record((uint64_t)(p - r.base), site, recorded, size, i);
             return __cc_note_shared(r, (size_t)(p - r.base), size, kind, site);
         }
     }
     for (int i = 0; i < __cc_allocation_count; i++) {
         __cc_allocation& a = __cc_allocations[i];
         if (p >= a.base && p < a.base + a.bytes) {
-            if (__cc_tracing && kind != __CC_TOUCH) __cc_record((uint64_t)(uintptr_t)p, site, kind, size, -1);
+            if (__cc_tracing && kind != __CC_TOUCH) __cc_record((uint64_t)(uintptr_t)p, site, recorded, size, -1);
             return __cc_note_global(a, (size_t)(p - a.base), size, kind, site);
         }
     }
+}
+__attribute__((noinline)) static void __cc_note(const volatile void* address, size_t size, int kind) {
+    __cc_note_at(address, size, kind, (uint32_t)__cc_code_offset(__builtin_return_address(0)));
+}
+// A plain store `x = v`, told the value it will write: storing the bytes x holds already (every
+// thread that finds a match sets `found = 1`) cannot change the result, whichever thread is last,
+// so it is no write-write hazard (compute-sanitizer ranks these lowest too).
+__attribute__((noinline)) static void __cc_note_store(const volatile void* address, size_t size, const void* value) {
+    bool same = memcmp((const void*)address, value, size) == 0;
+    __cc_note_at(address, size, same ? __CC_WRITE_SAME : __CC_WRITE,
+                 (uint32_t)__cc_code_offset(__builtin_return_address(0)));
 }
 
 __attribute__((noinline)) static bool __cc_note_branch(bool taken) {
@@ -726,11 +759,32 @@ __attribute__((always_inline)) static inline T&& __cc_r(T&& x) {
     if (__cc_sanitizing) __cc_note(__builtin_addressof(x), sizeof x, __CC_READ);
     return static_cast<T&&>(x);
 }
+#ifdef __CC_SANITIZE
+// `__cc_w(s[i]) = v` in a sanitized build: the store sees v before it writes it (__cc_note_store).
 template <class T>
-__attribute__((always_inline)) static inline T&& __cc_w(T&& x) {
-    if (__cc_sanitizing) __cc_note(__builtin_addressof(x), sizeof x, __CC_WRITE);
-    return static_cast<T&&>(x);
+struct __cc_store {
+    T& ref;
+    typedef typename std::remove_cv<T>::type U;
+    __attribute__((always_inline)) T& operator=(U v) const {  // by value: the load happens in the kernel's code
+        __cc_note_store(__builtin_addressof(ref), sizeof(T), __builtin_addressof(v));
+        ref = v;
+        return ref;
+    }
+    template <class V, class = typename std::enable_if<!std::is_convertible<V&&, const U&>::value>::type>
+    __attribute__((always_inline)) T& operator=(V&& v) const {  // a type with its own operator=
+        __cc_note(__builtin_addressof(ref), sizeof(T), __CC_WRITE);
+        ref = static_cast<V&&>(v);
+        return ref;
+    }
+};
+template <class T>
+__attribute__((always_inline)) static inline __cc_store<typename std::remove_reference<T>::type> __cc_w(T&& x) {
+    return {x};
 }
+#else
+template <class T>
+__attribute__((always_inline)) static inline T&& __cc_w(T&& x) { return static_cast<T&&>(x); }
+#endif
 template <class T>
 __attribute__((always_inline)) static inline T&& __cc_rw(T&& x) {
     if (__cc_sanitizing) {

@@ -121,7 +121,7 @@ extern "C" __global__ void reverse_through_references(const float* x, float* y, 
 #define SWAP(a, b) { float tmp_ = a; a = b; b = tmp_; }
 
 extern "C" __global__ void mark_through_a_macro(const int* values, int* seen) {
-    PUT(seen, values[threadIdx.x], 1);  // MACRO-PUT: two threads, one element
+    PUT(seen, values[threadIdx.x], threadIdx.x + 1);  // MACRO-PUT: two threads, one element
 }
 
 extern "C" __global__ void swap_halves_through_a_macro(float* x, int sync) {
@@ -155,4 +155,25 @@ extern "C" __global__ void sum_float4(const float* a, float* out, int offset) {
     const float4* v = reinterpret_cast<const float4*>(a + offset);
     float4 x = v[threadIdx.x];  // VEC: a float4 load
     out[threadIdx.x] = x.x + x.y + x.z + x.w;
+}
+
+// Many threads store one value into one flag: whichever is last, the flag is the same.
+extern "C" __global__ void any_positive(const int* x, int* found_any, int* first, int racy) {
+    __shared__ int found;
+    if (threadIdx.x == 0) found = 0;
+    __syncthreads();
+    if (x[threadIdx.x] > 0) found = racy ? (int)threadIdx.x : 1;  // FLAG: same value, or the thread's own
+    if (x[threadIdx.x] > 0) found_any[0] = 1;                       // GLOBAL-FLAG
+    __syncthreads();
+    if (threadIdx.x == 0) first[blockIdx.x] = found;
+}
+
+// Counting in shared memory with atomicAdd: the barriers before and after the atomics matter.
+extern "C" __global__ void count_positive(const int* x, int* out, int barrier_before, int barrier_after) {
+    __shared__ int count;
+    if (threadIdx.x == 0) count = 0;  // COUNT-INIT
+    if (barrier_before) __syncthreads();
+    if (x[threadIdx.x] > 0) atomicAdd(&count, 1);  // COUNT-ADD
+    if (barrier_after) __syncthreads();
+    if (threadIdx.x == 0) out[blockIdx.x] = count;  // COUNT-READ
 }
