@@ -391,3 +391,80 @@ def test_local_array_subscript_past_its_dimension():
         cuda.RawKernel(ARRAYS, "local_tile", backend="cpu")((1,), (1,), (y, 3))
     assert info.value.line == 17  # the line marked BUG
     assert_alive()
+
+
+HIDDEN_ARRAYS = r"""
+__constant__ float weights[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+__device__ int scratch[8];
+
+extern "C" __global__ void weigh(float* out, int n) {
+    int i = threadIdx.x;
+    if (i < n) out[i] = weights[i];       // CONST
+}
+
+extern "C" __global__ void use_scratch(int* out, int n) {
+    int i = threadIdx.x;
+    if (i < n) scratch[i] = i;            // DEVICE
+    out[i] = sizeof(scratch) + sizeof weights;
+}
+
+extern "C" __global__ void flat_tile(float* out, int count) {
+    __shared__ float tile[4][4];
+    float* flat = &tile[0][0];
+    if (threadIdx.x < count) flat[threadIdx.x] = 1.0f;   // FLAT
+    __syncthreads();
+    if (threadIdx.x < 16) out[threadIdx.x] = tile[threadIdx.x / 4][threadIdx.x % 4];
+}
+
+extern "C" __global__ void copy_in(const float* a, float* out, int n) {
+    __shared__ float buffer[8];
+    memcpy(buffer, a, n * sizeof(float));  // MEMCPY
+    memset(out, 0, sizeof buffer);
+    out[0] = buffer[0] + buffer[7];
+}
+"""
+
+
+def hidden(name):
+    return cuda.RawKernel(HIDDEN_ARRAYS, name, backend="cpu")
+
+
+def line_in(source: str, marker: str) -> int:
+    (line,) = [i for i, text in enumerate(source.split("\n"), 1) if f"// {marker}" in text]
+    return line
+
+
+def test_file_scope_constant_and_device_arrays_are_bounds_checked():
+    out = np.zeros(5, np.float32)
+    hidden("weigh")((1,), (5,), (out, 4))
+    np.testing.assert_array_equal(out, [1, 2, 3, 4, 0])
+    with pytest.raises(cuda.KernelError, match=r"weights\[4\], but that dimension of the __constant__ array weights "
+                                               r"has 4 elements") as info:
+        hidden("weigh")((1,), (5,), (out, 5))
+    assert info.value.line == line_in(HIDDEN_ARRAYS, "CONST") and info.value.thread == (4, 0, 0)
+    sizes = np.zeros(9, np.int32)
+    hidden("use_scratch")((1,), (8,), (sizes, 8))
+    assert (sizes[:8] == 32 + 16).all()  # sizeof still gives the arrays' sizes
+    with pytest.raises(cuda.KernelError, match=r"__device__ array scratch has 8 elements"):
+        hidden("use_scratch")((1,), (9,), (sizes, 9))
+    module = cuda.RawModule(code=HIDDEN_ARRAYS, backend="cpu")
+    assert cuda.asnumpy(module.get_global("weights")).nbytes == 16  # get_global finds the storage
+    assert_alive()
+
+
+def test_pointers_into_shared_arrays_and_memcpy_stay_checked():
+    out = np.zeros(16, np.float32)
+    hidden("flat_tile")((1,), (17,), (out, 16))
+    assert (out == 1).all()
+    with pytest.raises(cuda.KernelError, match=r"tile\[16\] through a pointer into the __shared__ array tile, which "
+                                               r"holds 16 4-byte elements") as info:
+        hidden("flat_tile")((1,), (17,), (out, 17))
+    assert info.value.line == line_in(HIDDEN_ARRAYS, "FLAT") and info.value.thread == (16, 0, 0)
+    a = np.arange(9, dtype=np.float32)
+    hidden("copy_in")((1,), (1,), (a[:8].copy(), out, 8))
+    assert out[0] == 7 and (out[1:8] == 0).all() and (out[8:] == 1).all()  # memset: sizeof buffer = 32 bytes
+    with pytest.raises(cuda.KernelError, match=r"accessed buffer\[8\] through a pointer into the __shared__ array "
+                                               r"buffer|accessed a\[8\], but a has 9") as info:
+        hidden("copy_in")((1,), (1,), (a, out, 9))
+    assert info.value.line == line_in(HIDDEN_ARRAYS, "MEMCPY")
+    assert_alive()

@@ -237,8 +237,9 @@ def _launchers(source: Source, kernels=None) -> str:
         code.append("}")
     for name in source.globals:  # __constant__ and __device__ variables, for get_global
         symbol = _symbol(name)
+        storage = f"__cc_raw_{name}" if name in source.global_arrays else name
         code.append(f"__CC_EXPORT void* __cc_global_{symbol}(size_t* bytes) "
-                    f"{{ *bytes = sizeof({name}); return (void*)&{name}; }}")
+                    f"{{ *bytes = sizeof({storage}); return (void*)&{storage}; }}")
     return "\n".join(code) + "\n"
 
 
@@ -531,9 +532,14 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     index, length = fault.index, fault.length
 
     if kind == OUT_OF_BOUNDS:
-        name, _, itemsize = arrays.get(fault.base, ("an argument array", length, fault.element_bytes))
+        shared_name = fault.text.decode(errors="replace") if fault.base not in arrays else ""
+        name, _, itemsize = arrays.get(fault.base, (shared_name or "a local or __device__ array", length,
+                                                    fault.element_bytes))
         valid = f" (valid indices 0 to {length - 1})" if length else ""
-        if fault.element_bytes and fault.element_bytes != itemsize:
+        if shared_name:  # a static __shared__ array reached through a pointer (`&tile[0][0] + k`)
+            what = (f"accessed {name}[{index}] through a pointer into the __shared__ array {name}, which holds "
+                    f"{length} {fault.element_bytes}-byte element{'s' * (length != 1)}{valid}")
+        elif fault.element_bytes and fault.element_bytes != itemsize:
             what = (f"accessed {name}[{index}] as {fault.element_bytes}-byte elements (through a cast such as "
                     f"float4*), but {name} holds {length} of them{valid}")
         else:
@@ -582,7 +588,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         hint = "Launch fewer threads per block, or ask for less shared_mem."
     elif kind == ARRAY_OUT_OF_BOUNDS:
         name = fault.text.decode(errors="replace")
-        where_kind = "__shared__ array" if fault.op else "local array"
+        where_kind = {1: "__shared__ array", 2: "__constant__ array", 3: "__device__ array"}.get(fault.op, "local array")
         subscript = "" if fault.count == 0 else f" (subscript {fault.count + 1})"
         what = (f"accessed {name}{'[...]' * fault.count}[{index}]{subscript}, but that dimension of the {where_kind} "
                 f"{name} has {length} element{'s' * (length != 1)} (valid indices 0 to {length - 1})")

@@ -274,7 +274,7 @@ struct __cc_arg {
 // ---------------------------------------------------------------------------------------
 
 struct __cc_fiber;
-struct __cc_poisoned { void* base; uint32_t block_epoch; };  // see __cc_poison_once
+struct __cc_poisoned { void* base; uint32_t block_epoch; size_t bytes; const char* name; };  // see __cc_poison_once
 struct __cc_out_segment { long long block; size_t start, length; };  // one block's printf text
 
 struct __cc_worker {
@@ -374,6 +374,10 @@ __attribute__((noreturn, noinline, cold)) static void __cc_out_of_bounds(
         __cc_fail(__CC_MISALIGNED, 0);
     }
     bool shared = base == (const void*)__cc_dyn_shared;
+    if (!shared)  // a static __shared__ array, reached through a pointer: its name for the message
+        for (int i = 0; i < __cc_me->poisoned_count; i++)
+            if (__cc_me->poisoned[i].base == base && __cc_me->poisoned[i].name)
+                snprintf(__cc_fault_out->text, sizeof __cc_fault_out->text, "%s", __cc_me->poisoned[i].name);
     __cc_fail(shared ? __CC_SHARED_OUT_OF_BOUNDS : __CC_OUT_OF_BOUNDS, 0);
 }
 
@@ -459,6 +463,19 @@ static inline const __cc_allocation* __cc_find_allocation(const volatile void* r
         const __cc_allocation& a = __cc_allocations[i];
         if (p >= a.base && p < a.base + a.bytes) return &a;
     }
+    return nullptr;
+}
+
+// The static __shared__ array (of the worker running this block) that holds raw, or nullptr:
+// a pointer made with `&tile[0][0]` stays checked against the whole tile.
+static inline const __cc_poisoned* __cc_find_shared_array(const volatile void* raw) {
+    __cc_worker* w = __cc_me;
+    const char* p = (const char*)raw;
+    if (w)
+        for (int i = 0; i < w->poisoned_count; i++) {
+            const char* b = (const char*)w->poisoned[i].base;
+            if (p >= b && p < b + w->poisoned[i].bytes) return &w->poisoned[i];
+        }
     return nullptr;
 }
 
@@ -866,9 +883,13 @@ struct __cc_ptr {
 
     void adopt(const volatile void* raw) {
         const __cc_allocation* a = raw ? __cc_find_allocation(raw) : nullptr;
-        size_t offset = a ? (size_t)((const char*)raw - a->base) : 0;
-        if (a && offset % __cc_size == 0) {
-            index = offset / __cc_size, count = a->bytes / __cc_size, array = a->base;
+        const char* base = a ? a->base : nullptr;
+        size_t bytes = a ? a->bytes : 0;
+        if (raw && !a)
+            if (const __cc_poisoned* shared = __cc_find_shared_array(raw)) base = (const char*)shared->base, bytes = shared->bytes;
+        size_t offset = base ? (size_t)((const char*)raw - base) : 0;
+        if (base && offset % __cc_size == 0) {
+            index = offset / __cc_size, count = bytes / __cc_size, array = base;
         } else {
             index = __CC_UNCHECKED, count = SIZE_MAX, array = nullptr;
         }
@@ -1020,7 +1041,7 @@ struct __cc_view {
 // what it never wrote gives a visibly wrong answer even without the sanitizer.
 #define __cc_poisoned_arrays (__cc_me->poisoned)  // each worker has its own arrays
 #define __cc_poisoned_count (__cc_me->poisoned_count)
-static inline void __cc_poison_once(void* base, size_t bytes) {
+static inline void __cc_poison_once(void* base, size_t bytes, const char* name) {
     for (int i = 0; i < __cc_poisoned_count; i++)
         if (__cc_poisoned_arrays[i].base == base) {
             if (__cc_poisoned_arrays[i].block_epoch != __cc_block_epoch) {
@@ -1030,14 +1051,14 @@ static inline void __cc_poison_once(void* base, size_t bytes) {
             return;
         }
     memset(base, 0xff, bytes);
-    if (__cc_poisoned_count < 64) __cc_poisoned_arrays[__cc_poisoned_count++] = {base, __cc_block_epoch};
+    if (__cc_poisoned_count < 64) __cc_poisoned_arrays[__cc_poisoned_count++] = {base, __cc_block_epoch, bytes, name};
 }
 
 template <class E, size_t N>
 static inline __cc_view<E> __cc_make_view(E (&a)[N], const char* name, int shared) {
     E* p = a;
-    if (shared) {
-        __cc_poison_once((void*)a, sizeof a);
+    if (shared == 1) {  // 0 a local array, 1 __shared__, 2 __constant__, 3 __device__
+        __cc_poison_once((void*)a, sizeof a, name);
         if (__cc_sanitizing) __cc_register_shared((void*)a, sizeof a, std::is_array<E>::value ? sizeof(E) : 0, name);
 #ifndef __CC_SERIAL_BUILD
         // A static __shared__ array is thread_local (one per worker): hide where p comes from,
@@ -1052,7 +1073,7 @@ static inline __cc_view<E> __cc_make_view(E (&a)[N], const char* name, int share
 // every block start and a place in the sanitizer's shared memory, so that a race on it, or a read
 // before any thread of the block wrote it, is reported too (source.py notes its uses).
 static inline void __cc_shared_scalar(void* p, size_t bytes, const char* name) {
-    __cc_poison_once(p, bytes);
+    __cc_poison_once(p, bytes, name);
     if (__cc_sanitizing) __cc_register_shared(p, bytes, __CC_SCALAR, name);
 }
 
@@ -2796,15 +2817,43 @@ static int __cc_launch(const long long* cfg, __cc_fault* fault, void (*prepare)(
 #define __syncthreads_and(p) (__cc_syncthreads(__LINE__, (p)) == (int)(blockDim.x * blockDim.y * blockDim.z))
 #define __syncthreads_or(p) (__cc_syncthreads(__LINE__, (p)) != 0)
 #define printf(...) __cc_printf(__VA_ARGS__)
-// memset/memcpy in a kernel write (and read) memory too: the sanitizer hears of it.
-__attribute__((always_inline)) static inline void* __cc_memset(void* d, int v, size_t n) {
-    if (__cc_sanitizing && n) __cc_note(d, n, __CC_WRITE);
-    return memset(d, v, n);
+// memset/memcpy in a kernel write (and read) memory too: n bytes from a checked pointer must lie
+// inside its array (the fault names the last element they reach), and the sanitizer hears of it.
+template <class P>
+__attribute__((always_inline)) static inline void __cc_check_span(const P&, size_t) {}  // a raw pointer
+template <class T>
+__attribute__((always_inline)) static inline void __cc_check_span(const __cc_ptr<T>& p, size_t n) {
+    if (!n || p.count == SIZE_MAX || !p.array) return;
+    size_t size = __cc_ptr<T>::__cc_size, bytes = p.count * size;
+    size_t start = (size_t)((const char*)p.p - (const char*)p.array);
+    if (__builtin_expect(start > bytes || n > bytes - start, 0))
+        __cc_out_of_bounds(p.array, (long long)((start + n - 1) / size), (long long)p.count, (long long)size,
+                           (const char*)p.array + (start + n - 1) / size * size);
 }
-__attribute__((always_inline)) static inline void* __cc_memcpy(void* d, const void* s, size_t n) {
-    if (__cc_sanitizing && n) __cc_note(s, n, __CC_READ), __cc_note(d, n, __CC_WRITE);
-    return memcpy(d, s, n);
+template <class E>
+__attribute__((always_inline)) static inline void __cc_check_span(const __cc_view<E>& v, size_t n) {
+    __cc_check_span(v.ptr(), n);
 }
-#define memset(d, v, n) __cc_memset((void*)(d), (v), (n))
-#define memcpy(d, s, n) __cc_memcpy((void*)(d), (const void*)(s), (n))
+template <class T>
+__attribute__((always_inline)) static inline void __cc_check_span(const __cc_dynamic_shared<T>& d, size_t n) {
+    __cc_check_span(d.get(), n);
+}
+template <class D>
+__attribute__((always_inline)) static inline void* __cc_memset(const D& d, int v, size_t n) {
+    __cc_check_span(d, n);
+    void* to = (void*)(d);
+    if (__cc_sanitizing && n) __cc_note(to, n, __CC_WRITE);
+    return memset(to, v, n);
+}
+template <class D, class S>
+__attribute__((always_inline)) static inline void* __cc_memcpy(const D& d, const S& s, size_t n) {
+    __cc_check_span(s, n);
+    __cc_check_span(d, n);
+    void* to = (void*)(d);
+    const void* from = (const void*)(s);
+    if (__cc_sanitizing && n) __cc_note(from, n, __CC_READ), __cc_note(to, n, __CC_WRITE);
+    return memcpy(to, from, n);
+}
+#define memset(d, v, n) __cc_memset((d), (v), (n))
+#define memcpy(d, s, n) __cc_memcpy((d), (s), (n))
 #define assert(e) ((e) ? (void)0 : __cc_assert_fail(#e, __LINE__))

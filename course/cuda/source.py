@@ -512,6 +512,7 @@ class Source:
     lines: list[str] = field(default_factory=list)
     templates: dict = field(default_factory=dict)  # kernel name → _Function (template or C++ name)
     globals: dict = field(default_factory=dict)  # __constant__/__device__ variable → line
+    global_arrays: set = field(default_factory=set)  # those of them that are arrays (stored as __cc_raw_NAME)
     aliases: dict = field(default_factory=dict)
     unsupported_of: dict = field(default_factory=dict)  # function → (spelling, line, what, instead)
     fiber_functions: set = field(default_factory=set)  # functions that reach a barrier or warp call
@@ -879,6 +880,7 @@ def parse(text: str, options=()) -> Source:
 
     functions: list[_Function] = []
     global_variables: dict[str, int] = {}
+    array_candidates: list[tuple[int, int]] = []  # (name token, 2 __constant__ / 3 __device__) of file-scope arrays
     for i, tok in enumerate(tokens):
         if tok.kind != "ident" or tok.text not in ("__global__", "__device__", "__constant__", "__managed__"):
             continue
@@ -900,6 +902,8 @@ def parse(text: str, options=()) -> Source:
                     k -= 1
                 if not any(t.text == "(" for t in tokens[k + 1:i]):  # not inside a parameter list
                     global_variables.setdefault(tokens[j - 1].text, tokens[j - 1].line)
+                    if tokens[j].text == "[" and j + 1 < len(tokens) and tokens[j + 1].text != "]":
+                        array_candidates.append((j - 1, 2 if tok.text == "__constant__" else 3))
             continue
         name_tok, close = tokens[j - 1], _matching(tokens, j)
         if name_tok.text in ("__launch_bounds__", "__align__"):
@@ -927,6 +931,24 @@ def parse(text: str, options=()) -> Source:
         raws = [r for r in (_parse_param(p, text) for p in _split_commas(tokens[j + 1: close])) if r is not None]
         functions.append(_Function(name_tok.text, tok.text == "__global__" or "__global__" in prefix, extern_c,
                                    name_tok.line, template, kinds, raws, span, "void" in prefix))
+
+    # `__constant__ float w[9] = {...};` at file scope: raw storage and a checked view, as a
+    # local array gets (get_global finds the storage, __cc_raw_w).
+    global_arrays: set[str] = set()
+    for at, kind in array_candidates:
+        if any(f.body and f.body[0] < at < f.body[1] for f in functions):
+            continue
+        end = at + 1
+        while end < len(tokens) and tokens[end].text == "[":
+            end = _matching(tokens, end) + 1
+        if end + 1 < len(tokens) and tokens[end].text == "=" and tokens[end + 1].text == "{":
+            end = _matching(tokens, end + 1) + 1
+        if end < len(tokens) and tokens[end].text == ";":
+            name = tokens[at].text
+            replace(tokens[at].start, tokens[at].end, f"__cc_raw_{name}")
+            replace(tokens[end].start, tokens[end].end,
+                    f'; static const auto {name} = __cc_make_view(__cc_raw_{name}, "{name}", {kind});')
+            global_arrays.add(name)
 
     # Per function: its identifiers (to follow calls), what it uses that the CPU cannot run.
     bodies: dict[str, set[str]] = {}
@@ -1005,7 +1027,7 @@ def parse(text: str, options=()) -> Source:
                       f"{raw.name or ''}{' ' + raw.default if raw.default else ''}"
                 replace(raw.start, raw.end, new)
         if f.body:
-            _rewrite_body(tokens, f, known_types | set(f.template), replace)
+            _rewrite_body(tokens, f, known_types | set(f.template), replace, global_arrays)
             _note_accesses(tokens, f, replace, references, known_types | set(f.template))
             _note_branches(tokens, f, branch_notes)
         if not f.is_global:
@@ -1092,6 +1114,7 @@ def parse(text: str, options=()) -> Source:
         lines=original.split("\n"),
         templates=templates,
         globals=global_variables,
+        global_arrays=global_arrays,
         aliases=aliases,
         unsupported_of=unsupported_users,
         fiber_functions=fiber_functions | ({f.name for f in functions} if stray else set()),
@@ -1140,10 +1163,10 @@ _STATEMENT_START = {";", "{", "}"}
 _CAST_OPERAND = {"(", "&", "*", "this", "-", "+", "!", "~"}
 
 
-def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace) -> None:
+def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global_arrays=frozenset()) -> None:
     """Inside a function body: local pointer variables and pointer casts become checked pointers."""
     a, b = f.body
-    arrays = set()
+    arrays = set(global_arrays)
     i = a + 1
     while i < b:
         tok = tokens[i]
@@ -1152,6 +1175,11 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace) -> Non
                 and tokens[i + 3].text == ")":
             replace(tokens[i + 2].start, tokens[i + 2].end, f"__cc_raw_{tokens[i + 2].text}")
             i += 4
+            continue
+        if tok.text == "sizeof" and i + 2 < b and tokens[i + 1].text in arrays \
+                and tokens[i + 2].text not in ("[", ".", "->"):  # `sizeof buf`, without parentheses
+            replace(tokens[i + 1].start, tokens[i + 1].end, f"__cc_raw_{tokens[i + 1].text}")
+            i += 2
             continue
         # A __shared__ scalar `__shared__ int count;` is poisoned once per block and known to the
         # sanitizer, like the arrays (its uses are noted by _note_accesses).
