@@ -1,6 +1,7 @@
 """course.cuda: backend choice, the lazy module attributes, the kernel cache, odds and ends."""
 
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -90,6 +91,30 @@ def test_compiled_kernels_are_cached_on_disk(tmp_path, monkeypatch):
     x = np.zeros(4, np.float32)
     cuda.RawKernel(source, "add_one", backend="cpu")((1,), (4,), (x, 4))
     assert (x == 2).all()
+
+
+def test_runtime_header_is_precompiled_once_per_build_kind(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_CUDA_CACHE", str(tmp_path))
+    compiler = cpu.find_compiler()
+    if not cpu._is_gcc(compiler):
+        pytest.skip("precompiled headers are used with GCC only")
+    plain = cpu._precompiled_header(compiler, ["-mtls-dialect=gnu2"])
+    checked = cpu._precompiled_header(compiler, ["-D__CC_SANITIZE", "-DTILE=32"])  # a learner's -D: same header
+    assert plain and checked and plain != checked and (checked / "runtime.h.gch").stat().st_size > 0
+    assert cpu._precompiled_header(compiler, ["-D__CC_SANITIZE"]) == checked  # made once
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([plain.name, checked.name])  # no build leftovers
+    # A kernel compiled with it runs, and a compile error names the learner's line, not the cache.
+    source = ADD.replace("1.0f", "3.0f")
+    x = np.zeros(4, np.float32)
+    cuda.RawKernel(source, "add_one", backend="cpu")((1,), (4,), (x, 4))
+    assert (x == 3).all()
+    with pytest.raises(cuda.CompileError) as info:
+        cuda.RawKernel(source.replace("3.0f;", "3.0f"), "add_one", backend="cpu").compile()
+    assert "kernel.cu:" in str(info.value) and str(tmp_path) not in str(info.value)
+    # A folder someone else planted under the expected name is never used.
+    shutil.rmtree(checked)
+    checked.symlink_to(plain)
+    assert cpu._precompiled_header(compiler, ["-D__CC_SANITIZE"]) is None
 
 
 def test_options_define_macros():

@@ -277,3 +277,42 @@ def test_accesses_are_wrapped_for_the_sanitizer_without_changing_the_code(line, 
     code = f"__device__ void f(float* a, float* b, float* s, int* bins, float* q, P* ps, int i, int t, int k, int n) {{\n  float x; {line}\n}}"
     body = cuda_source.parse(code).cpu_text.split("\n")[1]
     assert body.strip() == f"float x; {rewritten}"
+
+
+INTRINSICS = r"""
+extern "C" __global__ void intrinsics(const float* a, float* o, unsigned* u, int* iv, double* d) {
+    o[0] = __fadd_rd(1.0f, 1e-8f); o[1] = __fadd_ru(1.0f, 1e-8f); o[2] = __fdiv_rz(1.0f, 3.0f);
+    o[3] = __fdiv_ru(1.0f, 3.0f); o[4] = __fsqrt_rd(2.0f); o[5] = __fsqrt_ru(2.0f); o[6] = __fmul_rz(-1.1f, 1.3f);
+    o[7] = __fmaf_ru(1.0f, 1.0f, 1e-9f); o[8] = erfinvf(0.5f); o[9] = normcdfinvf(0.975f); o[10] = normcdff(1.96f);
+    float s, c;
+    sincospif(0.5f, &s, &c);
+    o[11] = s; o[12] = c; o[13] = sinpif(1.0f); o[14] = cospif(-1.5f); o[15] = normf(3, a);
+    u[0] = __byte_perm(0x11223344u, 0x55667788u, 0x5410); u[1] = __funnelshift_l(0x80000000u, 1u, 4u);
+    u[2] = __funnelshift_r(0x10u, 1u, 4u); u[3] = __uhadd(0xffffffffu, 1u); u[4] = __funnelshift_lc(1u, 2u, 40u);
+    iv[0] = __hadd(-3, 0); iv[1] = __rhadd(3, 4); iv[2] = __double2hiint(1.0); iv[3] = __double2loint(1.0);
+    d[0] = __hiloint2double(__double2hiint(2.5), __double2loint(2.5)); d[1] = __dadd_ru(1.0, 1e-30);
+    d[2] = __ddiv_rd(1.0, 3.0); d[3] = __ddiv_ru(1.0, 3.0);
+    atomicAdd_block(&iv[4], 2);
+    atomicMax_system(&iv[5], 7);
+}
+"""
+
+
+def test_intrinsics_from_the_cuda_math_api(backend):
+    """Directed rounding, inverse error functions, exact sinpi/cospi, byte and funnel shifts, the
+    integer halving adds and the scoped atomics compile and give CUDA's answers."""
+    o, u, iv, d = np.zeros(16, np.float32), np.zeros(5, np.uint32), np.zeros(6, np.int32), np.zeros(4)
+    args = [on(backend, x) for x in (np.array([1, 2, 2], np.float32), o, u, iv, d)]
+    cuda.RawKernel(INTRINSICS, "intrinsics", backend=backend)((1,), (1,), args)
+    o, u, iv, d = (cuda.asnumpy(x) for x in args[1:])
+    f, third = np.float32, 1 / 3
+    assert o[0] == 1 and o[1] == np.nextafter(f(1), f(2))
+    assert float(o[2]) < third < float(o[3]) and o[3] == np.nextafter(o[2], f(1))
+    assert float(o[4]) < np.sqrt(2) < float(o[5]) and o[5] == np.nextafter(o[4], f(2))
+    assert float(o[6]) == float(np.nextafter(f(-1.1) * f(1.3), f(0))) or abs(float(o[6])) < 1.1 * 1.3
+    assert o[7] == np.nextafter(f(1), f(2))
+    np.testing.assert_allclose(o[8:11], [0.4769362762, 1.959963985, 0.9750021049], rtol=2e-6)
+    assert list(o[11:16]) == [1, 0, 0, 0, 3]
+    assert list(u) == [0x77883344, 0x18, 0x10000001, 0x80000000, 1]
+    assert list(iv) == [-2, 4, 0x3FF00000, 0, 2, 7]
+    assert d[0] == 2.5 and d[1] == np.nextafter(1.0, 2.0) and d[2] == third and d[3] == np.nextafter(third, 1.0)

@@ -265,9 +265,11 @@ def _cache_key(unit: str, flags: list[str], compiler: str) -> str:
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:40]
 
 
-def _clean_compiler_output(text: str, build_dir: str) -> str:
+def _clean_compiler_output(text: str, build_dir: str, header_dir: Path | None = None) -> str:
     """The compiler's messages, as the learner would like to read them."""
-    text = text.replace(build_dir + os.sep, "").replace(build_dir, "")
+    for folder in (build_dir, str(header_dir) if header_dir else None):
+        if folder:
+            text = text.replace(folder + os.sep, "").replace(folder, "")
     text = re.sub(r"__cc_ptr<(.+?)>", r"\1*", text)  # checked pointers are plain pointers to the learner
     lines = [ln for ln in text.splitlines() if ln.strip() and "course-cuda-launchers" not in ln]
     if len(lines) > 40:
@@ -275,13 +277,68 @@ def _clean_compiler_output(text: str, build_dir: str) -> str:
     return "\n".join(lines)
 
 
+@functools.lru_cache(maxsize=8)
+def _is_gcc(compiler: str) -> bool:
+    try:
+        done = subprocess.run([compiler, "--version"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0 and "Free Software Foundation" in done.stdout and "clang" not in done.stdout.lower()
+
+
+def _precompiled_header(compiler: str, flags: list[str]) -> Path | None:
+    """A folder in the kernel cache with runtime.h and GCC's precompiled form of it for these
+    flags (one per build kind: plain, sanitized, traced), made once; None where the compiler is not
+    GCC or the header does not build. Every kernel module starts with runtime.h, about a third of
+    its compile time: the precompiled header saves that (0.6 s → 0.4 s a module here). GCC uses it
+    only when it fits the compile exactly, and reads runtime.h itself otherwise."""
+    if not _is_gcc(compiler):
+        return None
+    kind = [f for f in flags if f in ("-D__CC_SANITIZE", "-D__CC_TRACE") or f.startswith("-mtls")]
+    header = RUNTIME_HEADER.read_text(encoding="utf-8")
+    stat_ = os.stat(compiler)
+    key = hashlib.sha256("\0".join([_LAYOUT_VERSION, header, os.path.realpath(compiler), str(stat_.st_size),
+                                    str(stat_.st_mtime_ns), *FLAGS, *kind, platform.machine()]).encode()).hexdigest()[:24]
+    cache = cache_dir()
+    folder = cache / f"pch-{key}"
+    if folder.is_symlink() or (folder.exists() and folder.stat().st_uid != os.getuid()):
+        return None  # not ours: never use it
+    if (folder / "runtime.h.gch").exists():
+        return folder
+    build = Path(tempfile.mkdtemp(prefix="pch-build-", dir=cache))
+    try:
+        (build / "runtime.h").write_text(header, encoding="utf-8")
+        command = [compiler, *[f for f in FLAGS if f != "-shared"], *kind, "-x", "c++-header", "-o", "runtime.h.gch",
+                   "runtime.h"]
+        done = subprocess.run(command, cwd=build, capture_output=True, text=True, timeout=600)
+        if done.returncode != 0:
+            return None
+        try:
+            os.rename(build, folder)
+        except OSError:  # another process made it first: use theirs
+            return folder if (folder / "runtime.h.gch").exists() else None
+        for old in cache.glob("pch-*"):  # headers of an older runtime.h are never used again
+            if old != folder and not old.name.startswith("pch-build-") and \
+                    (old / "runtime.h").exists() and (old / "runtime.h").read_text(encoding="utf-8") != header:
+                shutil.rmtree(old, ignore_errors=True)
+        return folder
+    except (OSError, subprocess.SubprocessError):
+        return None
+    finally:
+        if build.exists():
+            shutil.rmtree(build, ignore_errors=True)
+
+
 def _compile(source: Source, unit: str, flags: list[str], compiler: str, target: Path, kernel: str) -> None:
     """Compile `unit` into the shared library `target`, atomically (no half-written file)."""
+    header = _precompiled_header(compiler, flags)
     with tempfile.TemporaryDirectory(prefix="build-", dir=target.parent) as build:
         Path(build, SOURCE_NAME).write_text(source.text, encoding="utf-8")  # GCC quotes its lines
-        Path(build, "runtime.h").write_text(RUNTIME_HEADER.read_text(encoding="utf-8"), encoding="utf-8")
+        if header is None:
+            Path(build, "runtime.h").write_text(RUNTIME_HEADER.read_text(encoding="utf-8"), encoding="utf-8")
         Path(build, "module.cpp").write_text(unit, encoding="utf-8")
-        command = [compiler, *FLAGS, *flags, "-o", "module.so", "module.cpp", *LIBRARIES]
+        include = [f"-I{header}"] if header else []
+        command = [compiler, *FLAGS, *flags, *include, "-o", "module.so", "module.cpp", *LIBRARIES]
         try:
             done = subprocess.run(command, cwd=build, capture_output=True, text=True, timeout=600)
         except FileNotFoundError:
@@ -290,7 +347,7 @@ def _compile(source: Source, unit: str, flags: list[str], compiler: str, target:
             raise CompileError(
                 f"kernel '{kernel}' does not compile (the CPU backend compiles CUDA C with "
                 f"{Path(compiler).name}; {SOURCE_NAME}:LINE is line LINE of your source string):\n"
-                + _clean_compiler_output(done.stderr or done.stdout, build)
+                + _clean_compiler_output(done.stderr or done.stdout, build, header)
             )
         os.replace(Path(build, "module.so"), target)
 

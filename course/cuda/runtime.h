@@ -1648,10 +1648,19 @@ static inline float __cc_exp10f(float x) { return powf(10.0f, x); }
 static inline double __cc_exp10(double x) { return pow(10.0, x); }
 static inline void __cc_sincosf(float x, float* s, float* c) { *s = sinf(x), *c = cosf(x); }
 static inline void __cc_sincos(double x, double* s, double* c) { *s = sin(x), *c = cos(x); }
-static inline float __cc_sinpif(float x) { return sinf((float)M_PI * x); }
-static inline float __cc_cospif(float x) { return cosf((float)M_PI * x); }
-static inline double __cc_sinpi(double x) { return sin(M_PI * x); }
-static inline double __cc_cospi(double x) { return cos(M_PI * x); }
+// sin(pi x) and cos(pi x), exact at whole and half turns as CUDA's are: x = n/2 + f, |f| <= 1/4.
+static inline double __cc_pi_turn(double x, bool cosine) {
+    if (!isfinite(x)) return NAN;
+    double n = nearbyint(2.0 * x), f = x - 0.5 * n;
+    long long q = ((long long)fmod(n, 4.0) + 4 + (cosine ? 1 : 0)) % 4;
+    double sf = sin(M_PI * f), cf = cos(M_PI * f);
+    double r = q == 0 ? sf : (q == 1 ? cf : (q == 2 ? -sf : -cf));
+    return r == 0 ? (cosine ? 0.0 : copysign(0.0, x)) : r;
+}
+static inline double __cc_sinpi(double x) { return __cc_pi_turn(x, false); }
+static inline double __cc_cospi(double x) { return __cc_pi_turn(x, true); }
+static inline float __cc_sinpif(float x) { return (float)__cc_pi_turn(x, false); }
+static inline float __cc_cospif(float x) { return (float)__cc_pi_turn(x, true); }
 static inline float __cc_saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
 static inline float __cc_rcbrtf(float x) { return 1.0f / cbrtf(x); }
 static inline float __cc_norm3df(float a, float b, float c) { return sqrtf(a * a + b * b + c * c); }
@@ -1675,6 +1684,98 @@ static inline unsigned int __cc_brev(unsigned int x) {
 }
 static inline unsigned long long __cc_brevll(unsigned long long x) {
     return ((unsigned long long)__cc_brev((unsigned int)x) << 32) | __cc_brev((unsigned int)(x >> 32));
+}
+
+static inline void __cc_sincospif(float x, float* s, float* c) { *s = __cc_sinpif(x), *c = __cc_cospif(x); }
+static inline void __cc_sincospi(double x, double* s, double* c) { *s = __cc_sinpi(x), *c = __cc_cospi(x); }
+
+// erfinv: a first guess (Giles' single-precision fit), then two Newton steps on erf in double.
+static inline double __cc_erfinv(double y) {
+    if (y <= -1.0 || y >= 1.0) return y == -1.0 ? -HUGE_VAL : (y == 1.0 ? HUGE_VAL : NAN);
+    double w = -log((1.0 - y) * (1.0 + y)), x;
+    if (w < 5.0) {
+        w -= 2.5;
+        x = 2.81022636e-08;
+        x = 3.43273939e-07 + x * w; x = -3.5233877e-06 + x * w; x = -4.39150654e-06 + x * w;
+        x = 0.00021858087 + x * w; x = -0.00125372503 + x * w; x = -0.00417768164 + x * w;
+        x = 0.246640727 + x * w; x = 1.50140941 + x * w;
+    } else {
+        w = sqrt(w) - 3.0;
+        x = -0.000200214257;
+        x = 0.000100950558 + x * w; x = 0.00134934322 + x * w; x = -0.00367342844 + x * w;
+        x = 0.00573950773 + x * w; x = -0.0076224613 + x * w; x = 0.00943887047 + x * w;
+        x = 1.00167406 + x * w; x = 2.83297682 + x * w;
+    }
+    x *= y;
+    for (int i = 0; i < 2; i++) x -= (erf(x) - y) / (1.1283791670955126 * exp(-x * x));
+    return x;
+}
+static inline double __cc_erfcinv(double z) { return __cc_erfinv(1.0 - z); }
+static inline double __cc_normcdf(double x) { return 0.5 * erfc(-x * 0.70710678118654752); }
+static inline double __cc_normcdfinv(double p) { return -1.4142135623730951 * __cc_erfcinv(2.0 * p); }
+template <class P> static inline float __cc_normf(int dim, const P& p) {
+    float sum = 0.0f;
+    for (int i = 0; i < dim; i++) sum += (float)p[i] * (float)p[i];
+    return sqrtf(sum);
+}
+
+// Directed rounding (_rz, _ru, _rd): the round-to-nearest result, moved one step when the exact
+// error (TwoSum, or an fma for products, quotients and roots) says the exact value lies on the
+// other side. mode: 0 nearest, 1 toward zero, 2 up, 3 down.
+static inline float __cc_next(float x, float toward) { return nextafterf(x, toward); }
+static inline double __cc_next(double x, double toward) { return nextafter(x, toward); }
+template <class T>
+static inline T __cc_directed(T r, T err, int mode) {  // err: the exact value minus r (its sign)
+    if (err == 0 || mode == 0 || r != r) return r;
+    bool up = (mode == 2 && err > 0) || (mode == 1 && err > 0 && r < 0);
+    bool down = (mode == 3 && err < 0) || (mode == 1 && err < 0 && r > 0);
+    return up ? __cc_next(r, (T)INFINITY) : (down ? __cc_next(r, -(T)INFINITY) : r);
+}
+template <class T> static inline T __cc_add_dir(T a, T b, int mode) {
+    T s = a + b, bb = s - a, err = (a - (s - bb)) + (b - bb);
+    return __cc_directed(s, err, mode);
+}
+template <class T> static inline T __cc_mul_dir(T a, T b, int mode) { T p = a * b; return __cc_directed(p, (T)fma(a, b, -p), mode); }
+template <class T> static inline T __cc_div_dir(T a, T b, int mode) {
+    T q = a / b, rem = (T)fma(-q, b, a);
+    return __cc_directed(q, b < 0 ? -rem : rem, mode);
+}
+template <class T> static inline T __cc_sqrt_dir(T x, int mode) { T r = (T)sqrt(x); return __cc_directed(r, (T)fma(-r, r, x), mode); }
+static inline float __cc_fmaf_dir(float a, float b, float c, int mode) {
+    float r = fmaf(a, b, c);
+    long double exact = (long double)a * b + c;  // 64-bit significand: the sign of the error is right
+    return __cc_directed(r, (float)(exact - r) != 0 ? (exact > r ? 1.0f : -1.0f) : 0.0f, mode);
+}
+
+// Integer intrinsics: halving adds, byte permutes, funnel shifts, the halves of a double.
+static inline int __hadd(int a, int b) { return (int)(((long long)a + b) >> 1); }
+static inline int __rhadd(int a, int b) { return (int)(((long long)a + b + 1) >> 1); }
+static inline unsigned int __uhadd(unsigned int a, unsigned int b) { return (unsigned int)(((unsigned long long)a + b) >> 1); }
+static inline unsigned int __urhadd(unsigned int a, unsigned int b) { return (unsigned int)(((unsigned long long)a + b + 1) >> 1); }
+static inline unsigned int __byte_perm(unsigned int x, unsigned int y, unsigned int s) {
+    unsigned long long bytes = ((unsigned long long)y << 32) | x;
+    unsigned int r = 0;
+    for (int i = 0; i < 4; i++) r |= (unsigned int)((bytes >> (8 * ((s >> (4 * i)) & 7))) & 0xff) << (8 * i);
+    return r;
+}
+static inline unsigned int __funnelshift_l(unsigned int lo, unsigned int hi, unsigned int shift) {
+    return (unsigned int)(((((unsigned long long)hi << 32) | lo) << (shift & 31)) >> 32);
+}
+static inline unsigned int __funnelshift_lc(unsigned int lo, unsigned int hi, unsigned int shift) {
+    unsigned long long v = ((unsigned long long)hi << 32) | lo;
+    return shift >= 32 ? lo : (unsigned int)((v << shift) >> 32);
+}
+static inline unsigned int __funnelshift_r(unsigned int lo, unsigned int hi, unsigned int shift) {
+    return (unsigned int)((((unsigned long long)hi << 32) | lo) >> (shift & 31));
+}
+static inline unsigned int __funnelshift_rc(unsigned int lo, unsigned int hi, unsigned int shift) {
+    unsigned long long v = ((unsigned long long)hi << 32) | lo;
+    return shift >= 32 ? hi : (unsigned int)(v >> shift);
+}
+static inline int __double2loint(double d) { return (int)(unsigned int)__cc_bits<unsigned long long>(d); }
+static inline int __double2hiint(double d) { return (int)(unsigned int)(__cc_bits<unsigned long long>(d) >> 32); }
+static inline double __hiloint2double(int hi, int lo) {
+    return __cc_bits<double>(((unsigned long long)(unsigned int)hi << 32) | (unsigned int)lo);
 }
 
 // Function-like macros, not functions: glibc already declares some of these names
@@ -1706,6 +1807,47 @@ static inline unsigned long long __cc_brevll(unsigned long long x) {
 #define __tanf(x) tanf(x)
 #define __sincosf(x, s, c) __cc_sincosf(x, s, c)
 #define __powf(a, b) powf(a, b)
+#define sincospif(x, s, c) __cc_sincospif(x, s, c)
+#define sincospi(x, s, c) __cc_sincospi(x, s, c)
+#define erfinvf(x) ((float)__cc_erfinv((double)(x)))
+#define erfinv(x) __cc_erfinv((double)(x))
+#define erfcinvf(x) ((float)__cc_erfcinv((double)(x)))
+#define erfcinv(x) __cc_erfcinv((double)(x))
+#define normcdff(x) ((float)__cc_normcdf((double)(x)))
+#define normcdf(x) __cc_normcdf((double)(x))
+#define normcdfinvf(x) ((float)__cc_normcdfinv((double)(x)))
+#define normcdfinv(x) __cc_normcdfinv((double)(x))
+#define normf(dim, p) __cc_normf((int)(dim), (p))
+#define rnormf(dim, p) (1.0f / __cc_normf((int)(dim), (p)))
+#define norm4df(a, b, c, d) sqrtf((float)(a) * (a) + (float)(b) * (b) + (float)(c) * (c) + (float)(d) * (d))
+#define rnorm4df(a, b, c, d) (1.0f / norm4df(a, b, c, d))
+#define __CC_DIRECTED(SUFFIX, MODE) \
+    static inline float __fadd_##SUFFIX(float a, float b) { return __cc_add_dir(a, b, MODE); } \
+    static inline float __fsub_##SUFFIX(float a, float b) { return __cc_add_dir(a, -b, MODE); } \
+    static inline float __fmul_##SUFFIX(float a, float b) { return __cc_mul_dir(a, b, MODE); } \
+    static inline float __fdiv_##SUFFIX(float a, float b) { return __cc_div_dir(a, b, MODE); } \
+    static inline float __frcp_##SUFFIX(float x) { return __cc_div_dir(1.0f, x, MODE); } \
+    static inline float __fsqrt_##SUFFIX(float x) { return __cc_sqrt_dir(x, MODE); } \
+    static inline float __fmaf_##SUFFIX(float a, float b, float c) { return __cc_fmaf_dir(a, b, c, MODE); } \
+    static inline double __dadd_##SUFFIX(double a, double b) { return __cc_add_dir(a, b, MODE); } \
+    static inline double __dsub_##SUFFIX(double a, double b) { return __cc_add_dir(a, -b, MODE); } \
+    static inline double __dmul_##SUFFIX(double a, double b) { return __cc_mul_dir(a, b, MODE); } \
+    static inline double __ddiv_##SUFFIX(double a, double b) { return __cc_div_dir(a, b, MODE); } \
+    static inline double __drcp_##SUFFIX(double x) { return __cc_div_dir(1.0, x, MODE); } \
+    static inline double __dsqrt_##SUFFIX(double x) { return __cc_sqrt_dir(x, MODE); }
+__CC_DIRECTED(rz, 1)
+__CC_DIRECTED(ru, 2)
+__CC_DIRECTED(rd, 3)
+#define __dsub_rn(a, b) ((double)(a) - (double)(b))
+#define __ddiv_rn(a, b) ((double)(a) / (double)(b))
+#define __drcp_rn(x) (1.0 / (double)(x))
+#define __dsqrt_rn(x) sqrt((double)(x))
+#define __CC_SCOPED_ATOMICS(NAME) template <class... A> __attribute__((always_inline)) static inline auto NAME##_block(A&&... a) -> decltype(NAME(static_cast<A&&>(a)...)) { return NAME(static_cast<A&&>(a)...); } \
+    template <class... A> __attribute__((always_inline)) static inline auto NAME##_system(A&&... a) -> decltype(NAME(static_cast<A&&>(a)...)) { return NAME(static_cast<A&&>(a)...); }
+__CC_SCOPED_ATOMICS(atomicAdd) __CC_SCOPED_ATOMICS(atomicSub) __CC_SCOPED_ATOMICS(atomicExch)
+__CC_SCOPED_ATOMICS(atomicMin) __CC_SCOPED_ATOMICS(atomicMax) __CC_SCOPED_ATOMICS(atomicInc)
+__CC_SCOPED_ATOMICS(atomicDec) __CC_SCOPED_ATOMICS(atomicAnd) __CC_SCOPED_ATOMICS(atomicOr)
+__CC_SCOPED_ATOMICS(atomicXor) __CC_SCOPED_ATOMICS(atomicCAS)
 #define __fadd_rn(a, b) ((float)(a) + (float)(b))
 #define __fsub_rn(a, b) ((float)(a) - (float)(b))
 #define __fmul_rn(a, b) ((float)(a) * (float)(b))
