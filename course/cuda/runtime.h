@@ -750,7 +750,17 @@ __attribute__((noinline)) static void __cc_note(const volatile void* address, si
 // thread that finds a match sets `found = 1`) cannot change the result, whichever thread is last,
 // so it is no write-write hazard (compute-sanitizer ranks these lowest too).
 __attribute__((noinline)) static void __cc_note_store(const volatile void* address, size_t size, const void* value) {
-    bool same = memcmp((const void*)address, value, size) == 0;
+    const void* at = (const void*)address;
+    bool same;
+    switch (size) {  // the usual sizes without a call to memcmp (fixed-size copies are single loads)
+#define __CC_SAME(T) { T x, y; __builtin_memcpy(&x, at, sizeof x); __builtin_memcpy(&y, value, sizeof y); same = x == y; }
+        case 4: __CC_SAME(uint32_t) break;
+        case 8: __CC_SAME(uint64_t) break;
+        case 2: __CC_SAME(uint16_t) break;
+        case 1: __CC_SAME(uint8_t) break;
+#undef __CC_SAME
+        default: same = memcmp(at, value, size) == 0;
+    }
     __cc_note_at(address, size, same ? __CC_WRITE_SAME : __CC_WRITE,
                  (uint32_t)__cc_code_offset(__builtin_return_address(0)));
 }
