@@ -10,7 +10,8 @@
 #       make bench (speed table in build/bench), make gpu-check PART=1/3 (a lent GPU, one 10-minute part),
 #       make gpu-extras (re-check the GPU packages, e.g. after installing a driver).
 # Variables: VENV=path (default .venv), PYTHON=python3.x, LAB_ARGS="--no-browser --port 8890",
-#            NOTEBOOKS="notebooks/03_*.ipynb" (a subset), PYTEST_ARGS="-x -k env".
+#            NOTEBOOKS="notebooks/03_*.ipynb" (a subset), PYTEST_ARGS="-x -k env",
+#            TEST_WORKERS=N (test processes; default one per core, at most 4; 1 runs them in this one).
 
 PYTHON     ?= python3
 VENV       ?= .venv
@@ -19,6 +20,12 @@ NOTEBOOKS  ?= notebooks
 PYTEST_ARGS ?=
 CELL_TIMEOUT ?= 300
 MODE ?=
+# Tests run in TEST_WORKERS processes (pytest-xdist; each test file and each notebook stays in one
+# process, in order). Each process runs PyTorch on one thread: two processes that each spin two
+# OpenMP threads on two cores run the training notebooks 4× slower than one process does.
+TEST_WORKERS ?= $(shell $(PYTHON) -c "import os; n = len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count(); print(max(1, min(4, n or 1)))" 2>/dev/null || echo 1)
+XDIST := $(if $(filter-out 0 1,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile)
+XDIST_ENV := $(if $(XDIST),OMP_NUM_THREADS=1)
 
 BIN   := $(VENV)/bin
 STAMP := $(VENV)/.course-installed
@@ -53,15 +60,15 @@ lab: install
 # Unit tests and every notebook in one pytest run, fast mode, with per-notebook timings.
 # Then (for the whole course) this commit's part of the gpu-size check below.
 test: install
-	COURSE_FAST=1 $(BIN)/python -m pytest tests $(NOTEBOOKS) \
+	$(XDIST_ENV) COURSE_FAST=1 $(BIN)/python -m pytest tests $(NOTEBOOKS) $(XDIST) \
 		--nbval-lax --nbval-cell-timeout=$(CELL_TIMEOUT) -p no:cacheprovider $(PYTEST_ARGS)
 	$(if $(filter notebooks,$(NOTEBOOKS)),$(BIN)/python tools/gpu_sizes.py --rotate)
 
 test-unit: install
-	COURSE_FAST=1 $(BIN)/python -m pytest tests -p no:cacheprovider $(PYTEST_ARGS)
+	$(XDIST_ENV) COURSE_FAST=1 $(BIN)/python -m pytest tests $(XDIST) -p no:cacheprovider $(PYTEST_ARGS)
 
 test-notebooks: install
-	COURSE_FAST=1 $(BIN)/python -m pytest $(NOTEBOOKS) \
+	$(XDIST_ENV) COURSE_FAST=1 $(BIN)/python -m pytest $(NOTEBOOKS) $(XDIST) \
 		--nbval-lax --nbval-cell-timeout=$(CELL_TIMEOUT) -p no:cacheprovider $(PYTEST_ARGS)
 
 # Every notebook with gpu-mode sizes on the CPU, 2 steps per training/evaluation loop: shape and

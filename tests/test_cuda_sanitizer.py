@@ -303,6 +303,9 @@ def test_accesses_through_references_are_noted_where_they_happen():
     y = np.zeros(64, np.float32)
     kernel("reverse_through_references")((1,), (64,), (np.arange(64, dtype=np.float32), y, 1))
     np.testing.assert_array_equal(y, np.arange(64)[::-1])
+    y[:] = 0
+    kernel("reverse_through_a_method")((1,), (64,), (np.arange(64, dtype=np.float32), y))  # obj.set(s[t], v) too
+    np.testing.assert_array_equal(y, np.arange(64)[::-1])
     with pytest.raises(cuda.KernelError, match="which no thread of block") as info:
         kernel("reverse_through_references")((1,), (64,), (np.arange(64, dtype=np.float32), y, 0))
     assert info.value.line == line_of("LOCALREF: s[63 - t] read through a reference")

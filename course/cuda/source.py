@@ -1371,8 +1371,7 @@ def _reference_uses(tokens: list[Token], f: _Function, references: dict, types: 
                     end += 1
                 if one_chain(i + 3, end):
                     bound.add(i + 3)
-        elif tok.kind == "ident" and tok.text in references and tokens[i - 1].text not in (".", "->") \
-                and tokens[i + 1].text == "(":
+        elif tok.kind == "ident" and tok.text in references and tokens[i + 1].text == "(":  # f(...), obj.f(...)
             found = _macro_arguments(tokens, i + 1)
             if found is None:
                 continue

@@ -117,6 +117,18 @@ extern "C" __global__ void reverse_through_references(const float* x, float* y, 
     y[t] = mine;  // LOCALREF: s[63 - t] read through a reference
 }
 
+struct Slot {
+    __device__ void set(float& dst, float v) { dst = v; }  // a method that writes through a reference
+};
+
+extern "C" __global__ void reverse_through_a_method(const float* x, float* y) {
+    __shared__ float s[64];
+    Slot slot;
+    slot.set(s[threadIdx.x], x[threadIdx.x]);
+    __syncthreads();
+    y[threadIdx.x] = s[63 - threadIdx.x];
+}
+
 #define PUT(array, i, value) array[i] = value
 #define SWAP(a, b) { float tmp_ = a; a = b; b = tmp_; }
 
