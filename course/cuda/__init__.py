@@ -37,15 +37,20 @@ It refuses (only the kernels that use them, saying what to do instead) inline PT
 launches from a kernel, grid-wide sync and tensor-core (WMMA) code.
 
 A buggy kernel raises ``KernelError`` naming the kernel, block, thread and line: out-of-bounds
-accesses of argument, ``__shared__`` and local arrays (also through pointers made from them),
-a ``__syncthreads()`` or warp-level call not every thread of its group reaches, the time limit,
-a crash. With the sanitizer on — ``RawKernel(..., sanitize=True)``, ``COURSE_CUDA_SANITIZE=1``,
-a learner's ``backend="cpu"`` and every ``course.checks.check_kernel`` — it also catches data
-races on shared memory (between barriers, and between warp-level calls for lanes of one warp),
-reads of shared memory no thread of the block wrote, two threads writing one element of a global
-array without an atomic, and writes into read-only arrays. The sanitizer costs several times
-the run time, so plain (``backend="auto"``) launches, the ones you time, run without it. (On a
-GPU none of this can be caught before it happens: run the kernel with ``backend="cpu"``.)
+accesses of argument, ``__shared__``, local and file-scope ``__constant__``/``__device__`` arrays
+(also through pointers made from them, casts, ``float4`` views and ``memcpy``/``memset``), a
+vector load from a misaligned address, a ``__syncthreads()`` or warp-level call not every thread
+of its group reaches, the time limit, a crash. With the sanitizer on — ``RawKernel(...,
+sanitize=True)``, ``COURSE_CUDA_SANITIZE=1``, a learner's ``backend="cpu"`` and every
+``course.checks.check_kernel`` — it also catches data races on shared memory (between barriers,
+and between warp-level calls for lanes of one warp; a plain access beside another thread's
+atomic counts, many threads storing the same value does not), reads of shared memory no thread
+of the block wrote, two threads writing different values into one element of a global array
+without an atomic, and writes into read-only arrays. Accesses through references
+(``__device__ void add(float& total, float v)``) and inside ``#define`` macros are checked where
+they happen. The sanitizer costs several times the run time, so plain (``backend="auto"``)
+launches, the ones you time, run without it. (On a GPU none of this can be caught before it
+happens: run the kernel with ``backend="cpu"``.)
 
 The CPU backend runs the blocks of a launch on every core the process may use, as a GPU runs
 blocks on its SMs (``COURSE_CUDA_THREADS=N`` sets how many worker threads; 1 runs the blocks

@@ -5,9 +5,15 @@ Both backends read each kernel's parameter list from its source, so that argumen
 checked before a launch (CuPy checks none). The CPU backend also rewrites a few things
 before compiling the source as C++ after ``runtime.h``:
 
+- a macro whose body reads or writes memory (``#define PUT(a, i, v) a[i] = v``) is expanded
+  where it is used, and ``__shared__ float a[8], b[8];`` becomes one declaration per array, so
+  that the rewrites below see them;
 - pointer parameters of ``__global__`` and ``__device__`` functions, local pointer variables
   and pointer casts become checked pointers (``float* x`` → ``__cc_ptr<float> x``), so every
   access through a pointer derived from an argument array is bounds-checked;
+- ``__shared__``, local and file-scope ``__constant__``/``__device__`` arrays get a checked view;
+- every access is wrapped for the sanitizer (``s[i] = v`` → ``__cc_w(s[i]) = v``), the uses of
+  references included;
 - ``extern __shared__ float s[];`` becomes the launch's dynamic shared memory;
 - ``#pragma unroll`` and includes of headers the runtime already provides are blanked out;
 - the body of a function that uses something the CPU cannot run (inline PTX, textures, ...)
