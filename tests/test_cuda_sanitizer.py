@@ -379,3 +379,17 @@ def test_a_plain_access_and_another_threads_atomic_need_a_barrier_between_them()
     assert info.value.line in (line_of("COUNT-ADD"), line_of("COUNT-READ"))
     assert f"between line {line_of('COUNT-READ')}" in str(info.value) or \
         f"between line {line_of('COUNT-ADD')}" in str(info.value)
+
+
+def test_structs_in_shared_memory_are_race_checked_member_by_member():
+    out = np.zeros(1, np.float32)
+    kernel("struct_totals")((1,), (64,), (np.ones(64, np.float32), out, 0))
+    assert out[0] == 64
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory stats\.sum: ") as info:
+        kernel("struct_totals")((1,), (64,), (np.ones(64, np.float32), out, 1))
+    assert info.value.line == line_of("STRUCT: every thread adds into one member")
+    assert "atomicAdd(&stats.sum, value)" in str(info.value)
+    source = SOURCE.replace("if (racy) stats.sum", "if (racy == 1) stats.sum").replace(
+        "else atomicAdd(&stats.sum", "else if (!racy) atomicAdd(&stats.sum")
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory per_half\[0\]\.count: "):
+        cuda.RawKernel(source, "struct_totals", backend="cpu")((1,), (64,), (np.ones(64, np.float32), out, 2))

@@ -575,6 +575,18 @@ def _xyz(values) -> tuple:
     return tuple(int(v) for v in values)
 
 
+def _with_member(element: str, source: Source, line: int | None) -> str:
+    """`acc` → `acc.sum`, `ps[0]` → `ps[0].x`: a struct in shared memory is named with the member that
+    the faulting line uses, when that line uses one member of it."""
+    if not line or not 0 < line <= len(source.lines):
+        return element
+    name = re.match(r"\w+", element)
+    if not name:
+        return element
+    members = set(re.findall(rf"\b{name.group()}\s*(?:\[[^\]]*\]\s*)*(?:\.|->)\s*(\w+)", source.lines[line - 1]))
+    return f"{element}.{members.pop()}" if len(members) == 1 else element
+
+
 def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, shared_mem: int,
              arrays: dict) -> KernelError:
     """A KernelError whose message says what went wrong, where, and what to try."""
@@ -652,7 +664,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         hint = ("Make the array as large as the threads that index it (e.g. [blockDim.x] elements: a #define or "
                 "template constant), or guard the access.")
     elif kind == RACE:
-        other, element = _xyz(fault.other_thread), fault.text.decode(errors="replace")
+        other, element = _xyz(fault.other_thread), _with_member(fault.text.decode(errors="replace"), source, line)
         other_line = module.line_of(fault.address)
         verbs = {1: ("reads", "read"), 2: ("writes", "wrote"), 3: ("updates (atomically)", "updated (atomically)")}
         first, second = verbs.get(fault.other_op, ("uses", "used"))[1], verbs.get(fault.op, ("uses", "used"))[0]
@@ -692,7 +704,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     f"help: use atomicAdd(&{element}, value), or let each thread keep its own partial "
                     f"result and reduce them after a __syncthreads(). Otherwise: {hint[0].lower()}{hint[1:]}")
     elif kind == UNINITIALIZED:
-        element = fault.text.decode(errors="replace")
+        element = _with_member(fault.text.decode(errors="replace"), source, line)
         what = (f"reads shared memory {element}, which no thread of block {block} has written in this launch: on a GPU "
                 "shared memory starts with whatever the previous block left there")
         hint = ("Write every element before any thread reads it (e.g. fill the array, then __syncthreads()), "

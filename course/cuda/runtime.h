@@ -432,6 +432,7 @@ struct __cc_shared_region {
     const char* name;
     __cc_shadow_byte* shadow;
     bool dynamic;                  // the launch's extern __shared__ buffer
+    size_t item;                   // an element's bytes (a struct's, in an array of structs), 0 if unknown
 };
 static const size_t __CC_SCALAR = ~(size_t)0;  // the row_bytes of a `__shared__ int n;`
 static __cc_shared_region __cc_shared_regions[64];  // (sanitized builds only: one worker)
@@ -508,7 +509,7 @@ static void __cc_release_allocations() {
 }
 
 static inline void __cc_register_shared(void* base, size_t bytes, size_t row_bytes, const char* name,
-                                        bool dynamic = false) {
+                                        bool dynamic = false, size_t item = 0) {
     if (!__cc_sanitizing || !base || !bytes) return;
     for (int i = 0; i < __cc_shared_region_count; i++) {
         __cc_shared_region& r = __cc_shared_regions[i];
@@ -522,7 +523,7 @@ static inline void __cc_register_shared(void* base, size_t bytes, size_t row_byt
                 __cc_leave_unsafe();
                 r.base = (char*)base, r.bytes = bytes;
             }
-            r.row_bytes = row_bytes, r.name = name;
+            r.row_bytes = row_bytes, r.name = name, r.item = item;
             return;
         }
     }
@@ -530,7 +531,7 @@ static inline void __cc_register_shared(void* base, size_t bytes, size_t row_byt
     __cc_enter_unsafe();
     __cc_shadow_byte* shadow = (__cc_shadow_byte*)calloc(bytes, sizeof(__cc_shadow_byte));
     __cc_leave_unsafe();
-    __cc_shared_regions[__cc_shared_region_count++] = {(char*)base, bytes, row_bytes, name, shadow, dynamic};
+    __cc_shared_regions[__cc_shared_region_count++] = {(char*)base, bytes, row_bytes, name, shadow, dynamic, item};
 }
 
 static void __cc_other_thread(unsigned tid, unsigned block) {
@@ -550,17 +551,18 @@ __attribute__((noreturn, noinline, cold)) static void __cc_shared_fault(
     f->code_offset = site;
     f->address = other_site;
     f->op = op, f->other_op = other_op;
+    size_t unit = r.item > size ? r.item : size;  // s[3] of an array of structs, whichever member
     f->element_bytes = (int64_t)size;
-    f->index = (int64_t)(offset / size);
+    f->index = (int64_t)(offset / unit);
     f->base = (uint64_t)(uintptr_t)r.base;
     __cc_other_thread(other, __cc_block_linear);
     if (r.row_bytes == __CC_SCALAR)  // a __shared__ scalar: its name alone
         snprintf(f->text, sizeof f->text, "%s", r.name ? r.name : "shared");
-    else if (r.row_bytes && r.row_bytes % size == 0)
+    else if (r.row_bytes && r.row_bytes % unit == 0)
         snprintf(f->text, sizeof f->text, "%s[%zu][%zu]", r.name ? r.name : "shared", offset / r.row_bytes,
-                 offset % r.row_bytes / size);
+                 offset % r.row_bytes / unit);
     else
-        snprintf(f->text, sizeof f->text, "%s[%zu]", r.name ? r.name : "shared", offset / size);
+        snprintf(f->text, sizeof f->text, "%s[%zu]", r.name ? r.name : "shared", offset / unit);
     __cc_fail(kind, 0);
 }
 
@@ -1069,7 +1071,9 @@ static inline __cc_view<E> __cc_make_view(E (&a)[N], const char* name, int share
     E* p = a;
     if (shared == 1) {  // 0 a local array, 1 __shared__, 2 __constant__, 3 __device__
         __cc_poison_once((void*)a, sizeof a, name);
-        if (__cc_sanitizing) __cc_register_shared((void*)a, sizeof a, std::is_array<E>::value ? sizeof(E) : 0, name);
+        if (__cc_sanitizing)
+            __cc_register_shared((void*)a, sizeof a, std::is_array<E>::value ? sizeof(E) : 0, name, false,
+                                 sizeof(typename std::remove_all_extents<E>::type));
 #ifndef __CC_SERIAL_BUILD
         // A static __shared__ array is thread_local (one per worker): hide where p comes from,
         // or the compiler finds the array's address again (a call) after every barrier.

@@ -1313,7 +1313,8 @@ def _note_branches(tokens: list[Token], f: _Function, notes: list) -> None:
 
 
 def _shared_scalar_at(tokens: list[Token], i: int, b: int) -> str | None:
-    """The name declared by `__shared__ [volatile] <arithmetic type> name;` at tokens[i], else None."""
+    """The name declared by `__shared__ [volatile] <type> name;` at tokens[i] (an arithmetic type, a
+    vector type such as float2, a struct, a template parameter), else None."""
     if tokens[i].text != "__shared__":
         return None
     j = i + 1
@@ -1323,7 +1324,9 @@ def _shared_scalar_at(tokens: list[Token], i: int, b: int) -> str | None:
     while j + 1 < b and tokens[j].kind == "ident" and tokens[j + 1].kind == "ident":
         j += 1
     words = [t.text for t in tokens[start:j]]
-    if (j + 1 < b and words and all(w in _TYPE_WORDS for w in words) and tokens[j].kind == "ident"
+    typed = words and (all(w in _TYPE_WORDS for w in words)
+                       or (words[-1] not in _NOT_DECLARATION and all(w in _TYPE_WORDS for w in words[:-1])))
+    if (j + 1 < b and typed and tokens[j].kind == "ident"
             and tokens[j].text not in _TYPE_WORDS and tokens[j + 1].text == ";"):
         return tokens[j].text
     return None
@@ -1418,7 +1421,7 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
             if end < b and tokens[end].text == "(" and len(chain) > 1 and chain[-2].text in (".", "->"):
                 end -= 2  # a method call: g.sync() — only what comes before it is an access
                 chain = tokens[i:end]
-            named = (len(chain) == 1 and tok.text in scalars) or tok.text in refs
+            named = tok.text in scalars or tok.text in refs  # `count`, `acc.sum`, `dst` (a reference)
             if not (named or any(t.text in ("[", "->") for t in chain)) or (end < b and tokens[end].text == "(") \
                     or i in declaring:
                 continue

@@ -189,3 +189,17 @@ extern "C" __global__ void count_positive(const int* x, int* out, int barrier_be
     if (barrier_after) __syncthreads();
     if (threadIdx.x == 0) out[blockIdx.x] = count;  // COUNT-READ
 }
+
+// A struct in shared memory: one variable, or an array of them.
+struct Stats { float sum; int count; };
+extern "C" __global__ void struct_totals(const float* x, float* out, int racy) {
+    __shared__ Stats stats;
+    __shared__ Stats per_half[2];
+    if (threadIdx.x == 0) stats.sum = 0.0f, stats.count = 0, per_half[0] = {0.0f, 0}, per_half[1] = {0.0f, 0};
+    __syncthreads();
+    if (racy) stats.sum += x[threadIdx.x];  // STRUCT: every thread adds into one member
+    else atomicAdd(&stats.sum, x[threadIdx.x]);
+    if (racy > 1) per_half[threadIdx.x / 32].count += 1;  // STRUCT-ARRAY
+    __syncthreads();
+    if (threadIdx.x == 0) out[0] = stats.sum;
+}
