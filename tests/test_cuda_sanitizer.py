@@ -393,3 +393,42 @@ def test_structs_in_shared_memory_are_race_checked_member_by_member():
         "else atomicAdd(&stats.sum", "else if (!racy) atomicAdd(&stats.sum")
     with pytest.raises(cuda.KernelError, match=r"data race on shared memory per_half\[0\]\.count: "):
         cuda.RawKernel(source, "struct_totals", backend="cpu")((1,), (64,), (np.ones(64, np.float32), out, 2))
+
+
+VECTOR_STORES = {  # ways optimised kernels move four floats at once into shared memory
+    "deref of a cast address": "*(float4*)&s[4 * t] = *(const float4*)&x[4 * t];",
+    "deref of a cast, in parentheses": "*(float4*)(&s[4 * t]) = *(const float4*)(&x[4 * t]);",
+    "reinterpret_cast of an address": "reinterpret_cast<float4*>(&s[4 * t])[0] = reinterpret_cast<const float4*>(&x[4 * t])[0];",
+    "reinterpret_cast of the array": "reinterpret_cast<float4*>(s)[t] = reinterpret_cast<const float4*>(x)[t];",
+    "C cast of the array": "((float4*)s)[t] = ((const float4*)x)[t];",
+    "a local float4 pointer": "float4* d = reinterpret_cast<float4*>(s); d[t] = reinterpret_cast<const float4*>(x)[t];",
+    "a macro, as SGEMM code writes it": "FETCH_FLOAT4(s[4 * t]) = CFETCH_FLOAT4(x[4 * t]);",
+    "elements in parentheses": "(s[4 * t]) = x[4 * t]; (s[4 * t + 1]) = x[4 * t + 1]; (s[4 * t + 2]) = x[4 * t + 2]; "
+                               "(s[4 * t + 3]) = x[4 * t + 3];",
+}
+
+
+@pytest.mark.parametrize("how", sorted(VECTOR_STORES))
+def test_vector_stores_into_shared_memory_are_writes(how):
+    """No false alarm when the barrier is there (each form is a write, not a read), the race when it
+    is not, and the bounds of the array as float4 elements."""
+    template = """
+#define FETCH_FLOAT4(pointer) (reinterpret_cast<float4*>(&(pointer))[0])
+#define CFETCH_FLOAT4(pointer) (reinterpret_cast<const float4*>(&(pointer))[0])
+extern "C" __global__ void k(const float* x, float* out, int extra) {
+    __shared__ float s[64];
+    int t = threadIdx.x;
+    STORE
+    BARRIER
+    out[t] = s[63 - t];
+    if (extra) out[t] = reinterpret_cast<float4*>(s)[t + 1].x;  // BOUNDS
+}"""
+    source = template.replace("STORE", VECTOR_STORES[how])
+    x, out = np.arange(64, dtype=np.float32), np.zeros(16, np.float32)
+    cuda.RawKernel(source.replace("BARRIER", "__syncthreads();"), "k", backend="cpu")((1,), (16,), (x, out, 0))
+    np.testing.assert_array_equal(out, np.arange(63, 47, -1))
+    with pytest.raises(cuda.KernelError, match=r"reads shared memory s\[63\], which no thread"):
+        cuda.RawKernel(source.replace("BARRIER", ""), "k", backend="cpu")((1,), (16,), (x, out, 0))
+    with pytest.raises(cuda.KernelError, match=r"s\[16\] .*16 elements|16-byte elements") as info:
+        cuda.RawKernel(source.replace("BARRIER", "__syncthreads();"), "k", backend="cpu")((1,), (16,), (x, out, 1))
+    assert info.value.thread == (15, 0, 0)

@@ -844,6 +844,9 @@ template <class U, class = void> struct __cc_is_checked : std::false_type {};
 template <class U> struct __cc_is_checked<U, typename std::conditional<false, typename U::__cc_checked, void>::type>
     : std::true_type {};
 
+template <class E> struct __cc_view;
+template <class S> struct __cc_dynamic_shared;
+
 template <class T>
 struct __cc_ptr {
     typedef void __cc_checked;
@@ -892,6 +895,12 @@ struct __cc_ptr {
     __cc_ptr(const U& object) : p((T*)const_cast<U&>(object)) { adopt((const volatile void*)p); }
     template <class U, class = typename std::enable_if<!std::is_convertible<U*, T*>::value>::type>
     explicit __cc_ptr(U* raw) : p((T*)raw) { adopt((const volatile void*)raw); }
+    // (float4*)tile, reinterpret_cast<float4*>(s) of a __shared__/local array or of extern
+    // __shared__ memory: checked against that array's bytes (defined after __cc_view).
+    template <class E>
+    explicit __cc_ptr(const __cc_view<E>& v);
+    template <class S>
+    explicit __cc_ptr(const __cc_dynamic_shared<S>& d);
 
     void adopt(const volatile void* raw) {
         const __cc_allocation* a = raw ? __cc_find_allocation(raw) : nullptr;
@@ -1040,6 +1049,10 @@ struct __cc_view {
     }
     __attribute__((always_inline)) typename __cc_access_type<E>::type operator*() const { check(0); return __cc_element(p); }
     __cc_ptr<E> ptr() const { return __cc_ptr<E>(p, 0, n, (const void*)p); }
+    typedef typename std::remove_all_extents<E>::type __cc_inner;
+    __cc_ptr<__cc_inner> flat() const {  // the whole array as its innermost elements
+        return __cc_ptr<__cc_inner>((__cc_inner*)p, 0, n * (sizeof(E) / sizeof(__cc_inner)), (const void*)p);
+    }
     template <class U, class = typename std::enable_if<std::is_convertible<E*, U*>::value>::type>
     operator __cc_ptr<U>() const { return ptr(); }
     operator E*() const { return p; }
@@ -1112,6 +1125,19 @@ struct __cc_dynamic_shared {
     explicit operator U*() const { return (U*)__cc_dyn_shared; }
     template <class I, __CC_IF_INTEGER(I)>
     __cc_ptr<T> operator+(I i) const { return get() + i; }
+};
+
+template <class T> template <class E>
+__cc_ptr<T>::__cc_ptr(const __cc_view<E>& v) : __cc_ptr(v.flat()) {}
+template <class T> template <class S>
+__cc_ptr<T>::__cc_ptr(const __cc_dynamic_shared<S>& d) : __cc_ptr(d.get()) {}
+template <class V, class E>
+struct __cc_cast_rule<V*, __cc_view<E>> {
+    static __cc_ptr<V> cast(const __cc_view<E>& f) { return __cc_ptr<V>(f); }
+};
+template <class V, class S>
+struct __cc_cast_rule<V*, __cc_dynamic_shared<S>> {
+    static __cc_ptr<V> cast(const __cc_dynamic_shared<S>& f) { return __cc_ptr<V>(f); }
 };
 
 // ---------------------------------------------------------------------------------------

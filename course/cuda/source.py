@@ -1414,6 +1414,15 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
             close = _matching(tokens, i)
             if close + 1 < b and tokens[close + 1].text == "[":  # (&tile[0][0])[k]
                 end, start = _postfix_chain(tokens, close, b), i
+        elif tok.text in ("reinterpret_cast", "static_cast", "const_cast") and i + 1 < b and tokens[i + 1].text == "<":
+            # reinterpret_cast<float4*>(&s[i])[0]: the subscript of the cast pointer is the access
+            angle = _matching_angle(tokens, i + 1)
+            if angle < 0 or angle + 1 >= b or tokens[angle + 1].text != "(":
+                continue
+            close = _matching(tokens, angle + 1)
+            if close + 1 >= b or tokens[close + 1].text not in ("[", "->"):
+                continue
+            start, end = i, _postfix_chain(tokens, close, b)
         elif tok.kind == "ident" and prev.text not in (".", "->", "::") and tok.text not in _TYPE_WORDS \
                 and (prev.kind != "ident" or prev.text in _NOT_DECLARATION):
             end = _postfix_chain(tokens, i, b)
@@ -1430,8 +1439,16 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
             nxt = tokens[i + 1]
             if nxt.text == "(":
                 end = _matching(tokens, i + 1) + 1
-                if tokens[end - 2].text == "*":
-                    continue  # *(float*)p: a cast comes first; leave it as written
+                if tokens[end - 2].text == "*":  # *(float4*)&s[i], *(float4*)p: the cast's operand follows
+                    operand = end + (end < b and tokens[end].text == "&")
+                    if operand < b and tokens[operand].text == "(":
+                        end = _matching(tokens, operand) + 1
+                    elif operand < b and tokens[operand].kind == "ident":
+                        end = _postfix_chain(tokens, operand, b)
+                        if end < b and tokens[end].text == "(":
+                            continue
+                    else:
+                        continue
             elif nxt.kind == "ident" and nxt.text not in _TYPE_WORDS:
                 end = _postfix_chain(tokens, i + 1, b)
                 if end < b and tokens[end].text == "(":
@@ -1443,13 +1460,20 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
             start = i
         if start is None or start in bound:
             continue
-        before = tokens[start - 1]
-        if before.text == "&" and tokens[start - 2].text in _UNARY_BEFORE:
+        # Look through parentheses around the access: (s[i]) = v, &(s[i]), (*(float4*)p) = v.
+        left, right = start - 1, end
+        while left > a and right < b and tokens[left].text == "(" and tokens[right].text == ")" \
+                and _matching(tokens, left) == right and tokens[left - 1].kind != "ident" \
+                and tokens[left - 1].text not in (")", "]", ">"):
+            left, right = left - 1, right + 1
+        before, after = tokens[left], tokens[right] if right < b else tokens[b]
+        cast_before = tokens[left - 1].text == ")" and tokens[left - 2].text == "*"  # (float4*)&s[i]
+        if before.text == "&" and (tokens[left - 1].text in _UNARY_BEFORE or cast_before):
             continue  # &s[i]: an address, not an access (atomics note their own)
-        if before.text in ("++", "--") or (end < b and tokens[end].text in ("++", "--")):
+        if before.text in ("++", "--") or after.text in ("++", "--"):
             wrapper = "__cc_rw"
-        elif end < b and tokens[end].text in _ASSIGNMENTS:
-            wrapper = "__cc_w" if tokens[end].text == "=" else "__cc_rw"
+        elif after.text in _ASSIGNMENTS:
+            wrapper = "__cc_w" if after.text == "=" else "__cc_rw"
         else:
             wrapper = "__cc_r"
         replace(tokens[start].start, tokens[start].start, wrapper + "(")
