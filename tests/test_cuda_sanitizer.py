@@ -432,3 +432,25 @@ extern "C" __global__ void k(const float* x, float* out, int extra) {
     with pytest.raises(cuda.KernelError, match=r"s\[16\] .*16 elements|16-byte elements") as info:
         cuda.RawKernel(source.replace("BARRIER", "__syncthreads();"), "k", backend="cpu")((1,), (16,), (x, out, 1))
     assert info.value.thread == (15, 0, 0)
+
+
+def test_textbook_style_kernels_run_clean_with_every_check_on():
+    source = (Path(__file__).parent / "cuda_kernels" / "textbook.cu").read_text()
+    module = cuda.RawModule(code=source, backend="cpu", sanitize=True, name_expressions=["block_sum<float, 256>"])
+    mask = np.ndarray((5, 5), np.float32, module.get_global("mask"))  # as with CuPy: wrap the memory
+    mask[...] = 1 / 25
+    image, out = np.ones((40, 40), np.float32), np.zeros((40, 40), np.float32)
+    module.get_function("convolve_tiled")((4, 4), (16, 16), (image, out, 40, 40))
+    np.testing.assert_allclose(out[2:-2, 2:-2], 1.0, rtol=1e-5)
+    text = np.frombuffer(b"shared memory and atomics make a fast histogram " * 8, np.int8).copy()
+    histogram = np.zeros(7, np.uint32)
+    module.get_function("letter_histogram")(((len(text) + 255) // 256,), (64,), (text, np.uint32(len(text)), histogram))
+    letters = text[(text >= ord("a")) & (text <= ord("z"))] - ord("a")
+    np.testing.assert_array_equal(histogram, np.bincount(letters // 4, minlength=7))
+    x, sums = np.ones(4096, np.float32), np.zeros(8, np.float32)
+    module.get_function("block_sum<float, 256>")((8,), (256,), (x, sums, np.uint32(4096)), shared_mem=256 * 4)
+    np.testing.assert_array_equal(sums, 512)
+    a, b = np.random.default_rng(1).random((2, 16, 16), np.float32)
+    c = np.zeros((16, 16), np.float32)
+    module.get_function("matmul_macro_tiles")((2, 2), (8, 8), (a, b, c, 16))
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5)
