@@ -352,6 +352,14 @@ def test_vector_loads_must_be_aligned_as_on_a_gpu():
     assert info.value.line == line_of("VEC: a float4 load") and info.value.thread == (0, 0, 0)
     with pytest.raises(cuda.KernelError, match="misaligned address"):
         kernel("sum_float4", sanitize=False)((1,), (4,), (a, out, 2))  # a plain build checks it too
+    shared = """extern "C" __global__ void k(float* out) {
+    __shared__ float s[16];
+    s[threadIdx.x] = 1.0f;
+    __syncthreads();
+    out[threadIdx.x] = reinterpret_cast<float4*>(&s[1])[0].x;
+}"""
+    with pytest.raises(cuda.KernelError, match=r"16-byte element at byte 4 of s through a cast pointer"):
+        cuda.RawKernel(shared, "k", backend="cpu")((1,), (16,), (np.zeros(16, np.float32),))  # named, like arguments
 
 
 def test_storing_the_value_already_there_is_no_race():
@@ -447,9 +455,9 @@ def test_textbook_style_kernels_run_clean_with_every_check_on():
     module.get_function("letter_histogram")(((len(text) + 255) // 256,), (64,), (text, np.uint32(len(text)), histogram))
     letters = text[(text >= ord("a")) & (text <= ord("z"))] - ord("a")
     np.testing.assert_array_equal(histogram, np.bincount(letters // 4, minlength=7))
-    x, sums = np.ones(4096, np.float32), np.zeros(8, np.float32)
-    module.get_function("block_sum<float, 256>")((8,), (256,), (x, sums, np.uint32(4096)), shared_mem=256 * 4)
-    np.testing.assert_array_equal(sums, 512)
+    x, sums = np.ones(4000, np.float32), np.zeros(16, np.float32)
+    module.get_function("block_sum<float, 256>")((16,), (256,), (x, sums, np.uint32(4000)), shared_mem=256 * 4)
+    np.testing.assert_array_equal(sums, [256] * 15 + [4000 - 15 * 256])
     a, b = np.random.default_rng(1).random((2, 16, 16), np.float32)
     c = np.zeros((16, 16), np.float32)
     module.get_function("matmul_macro_tiles")((2, 2), (8, 8), (a, b, c, 16))

@@ -257,12 +257,17 @@ def translation_unit(source: Source, extra=(), trace: bool = False) -> str:
     return f'#include "runtime.h"\n#line 1 "{SOURCE_NAME}"\n{text}\n{_launchers(source, kernels)}'
 
 
-def _cache_key(unit: str, flags: list[str], compiler: str) -> str:
+def _build_key(compiler: str, *parts: str, length: int = 40) -> str:
+    """A hash of what a build depends on: the layout, runtime.h, the compiler (path, size, date),
+    the platform, and `parts` (the unit, the flags)."""
     stat = os.stat(compiler)
-    parts = [_LAYOUT_VERSION, RUNTIME_HEADER.read_text(encoding="utf-8"), unit, " ".join(flags),
-             os.path.realpath(compiler), str(stat.st_size), str(stat.st_mtime_ns),
-             sys.platform, platform.machine()]
-    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:40]
+    everything = [_LAYOUT_VERSION, RUNTIME_HEADER.read_text(encoding="utf-8"), os.path.realpath(compiler),
+                  str(stat.st_size), str(stat.st_mtime_ns), sys.platform, platform.machine(), *parts]
+    return hashlib.sha256("\0".join(everything).encode()).hexdigest()[:length]
+
+
+def _cache_key(unit: str, flags: list[str], compiler: str) -> str:
+    return _build_key(compiler, unit, " ".join(flags))
 
 
 def _clean_compiler_output(text: str, build_dir: str, header_dir: Path | None = None) -> str:
@@ -296,11 +301,8 @@ def _precompiled_header(compiler: str, flags: list[str]) -> Path | None:
         return None
     kind = [f for f in flags if f in ("-D__CC_SANITIZE", "-D__CC_TRACE") or f.startswith("-mtls")]
     header = RUNTIME_HEADER.read_text(encoding="utf-8")
-    stat_ = os.stat(compiler)
-    key = hashlib.sha256("\0".join([_LAYOUT_VERSION, header, os.path.realpath(compiler), str(stat_.st_size),
-                                    str(stat_.st_mtime_ns), *FLAGS, *kind, platform.machine()]).encode()).hexdigest()[:24]
     cache = cache_dir()
-    folder = cache / f"pch-{key}"
+    folder = cache / f"pch-{_build_key(compiler, *FLAGS, *kind, length=24)}"
     if folder.is_symlink() or (folder.exists() and folder.stat().st_uid != os.getuid()):
         return None  # not ours: never use it
     if (folder / "runtime.h.gch").exists():
@@ -575,6 +577,15 @@ def _xyz(values) -> tuple:
     return tuple(int(v) for v in values)
 
 
+def _array_name(fault: _Fault, arrays: dict) -> tuple[str, bool]:
+    """The name of the array a bad access went into, and whether it is a static __shared__ array
+    (runtime.h writes those names into the fault's text; arguments are known by address)."""
+    if fault.base in arrays:
+        return arrays[fault.base][0], False
+    shared = fault.text.decode(errors="replace")
+    return (shared, True) if shared else ("a local or __device__ array", False)
+
+
 def _with_member(element: str, source: Source, line: int | None) -> str:
     """`acc` → `acc.sum`, `ps[0]` → `ps[0].x`: a struct in shared memory is named with the member that
     the faulting line uses, when that line uses one member of it."""
@@ -601,11 +612,10 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     index, length = fault.index, fault.length
 
     if kind == OUT_OF_BOUNDS:
-        shared_name = fault.text.decode(errors="replace") if fault.base not in arrays else ""
-        name, _, itemsize = arrays.get(fault.base, (shared_name or "a local or __device__ array", length,
-                                                    fault.element_bytes))
+        name, shared = _array_name(fault, arrays)
+        itemsize = arrays[fault.base][2] if fault.base in arrays else fault.element_bytes
         valid = f" (valid indices 0 to {length - 1})" if length else ""
-        if shared_name:  # a static __shared__ array reached through a pointer (`&tile[0][0] + k`)
+        if shared:  # a static __shared__ array reached through a pointer (`&tile[0][0] + k`)
             what = (f"accessed {name}[{index}] through a pointer into the __shared__ array {name}, which holds "
                     f"{length} {fault.element_bytes}-byte element{'s' * (length != 1)}{valid}")
         elif fault.element_bytes and fault.element_bytes != itemsize:
@@ -719,7 +729,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         hint = (f"If the threads add to the same element, use atomicAdd(&{name}[{index}], value) (or atomicMax, ...); "
                 "if each element should have one writer, check how the index is computed.")
     elif kind == MISALIGNED:
-        name, _, _ = arrays.get(fault.base, ("an argument array", 0, 0))
+        name, _ = _array_name(fault, arrays)
         size = fault.element_bytes
         what = (f"accessed a {size}-byte element at byte {index} of {name} through a cast pointer, and {index} is not "
                 "a multiple of that type's alignment: on a GPU this stops the kernel with 'misaligned address'")

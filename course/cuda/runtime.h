@@ -354,6 +354,19 @@ __attribute__((noreturn, noinline, cold)) static void __cc_cancel(__cc_worker* w
 // Checked pointers: what a kernel's pointer parameters become
 // ---------------------------------------------------------------------------------------
 
+// The static __shared__ array (of the worker running this block) that holds raw, or nullptr:
+// a pointer made with `&tile[0][0]` stays checked against the whole tile.
+static inline const __cc_poisoned* __cc_find_shared_array(const volatile void* raw) {
+    __cc_worker* w = __cc_me;
+    const char* p = (const char*)raw;
+    if (w)
+        for (int i = 0; i < w->poisoned_count; i++) {
+            const char* b = (const char*)w->poisoned[i].base;
+            if (p >= b && p < b + w->poisoned[i].bytes) return &w->poisoned[i];
+        }
+    return nullptr;
+}
+
 // A checked pointer made by a cast to a type whose alignment its address does not have
 // (`(float4*)(a + 1)`): on a GPU every access through it stops the kernel with "misaligned
 // address". Its index is __CC_MISALIGNED_INDEX, so that the one bounds comparison fails on
@@ -368,17 +381,16 @@ __attribute__((noreturn, noinline, cold)) static void __cc_out_of_bounds(
     __cc_fault_out->index = index;
     __cc_fault_out->length = length;
     __cc_fault_out->element_bytes = element_bytes;
+    // A static __shared__ array, reached through a pointer: its name for the message.
+    const __cc_poisoned* array = __cc_find_shared_array(base);
+    if (array && array->base == base && array->name)
+        snprintf(__cc_fault_out->text, sizeof __cc_fault_out->text, "%s", array->name);
     if ((size_t)index - __CC_MISALIGNED_INDEX + ((size_t)1 << 48) < ((size_t)1 << 49)) {
         __cc_fault_out->index = (int64_t)((const char*)at - (const char*)base);  // the element's byte offset
         __cc_fault_out->length = 0;
         __cc_fail(__CC_MISALIGNED, 0);
     }
-    bool shared = base == (const void*)__cc_dyn_shared;
-    if (!shared)  // a static __shared__ array, reached through a pointer: its name for the message
-        for (int i = 0; i < __cc_me->poisoned_count; i++)
-            if (__cc_me->poisoned[i].base == base && __cc_me->poisoned[i].name)
-                snprintf(__cc_fault_out->text, sizeof __cc_fault_out->text, "%s", __cc_me->poisoned[i].name);
-    __cc_fail(shared ? __CC_SHARED_OUT_OF_BOUNDS : __CC_OUT_OF_BOUNDS, 0);
+    __cc_fail(base == (const void*)__cc_dyn_shared ? __CC_SHARED_OUT_OF_BOUNDS : __CC_OUT_OF_BOUNDS, 0);
 }
 
 
@@ -464,19 +476,6 @@ static inline const __cc_allocation* __cc_find_allocation(const volatile void* r
         const __cc_allocation& a = __cc_allocations[i];
         if (p >= a.base && p < a.base + a.bytes) return &a;
     }
-    return nullptr;
-}
-
-// The static __shared__ array (of the worker running this block) that holds raw, or nullptr:
-// a pointer made with `&tile[0][0]` stays checked against the whole tile.
-static inline const __cc_poisoned* __cc_find_shared_array(const volatile void* raw) {
-    __cc_worker* w = __cc_me;
-    const char* p = (const char*)raw;
-    if (w)
-        for (int i = 0; i < w->poisoned_count; i++) {
-            const char* b = (const char*)w->poisoned[i].base;
-            if (p >= b && p < b + w->poisoned[i].bytes) return &w->poisoned[i];
-        }
     return nullptr;
 }
 
@@ -571,6 +570,13 @@ static inline bool __cc_warp_ordered(unsigned a, unsigned b, uint32_t warp_epoch
     return a / 32 == b / 32 && __cc_warp_epoch[(a / 32) & 31] != warp_epoch_then;
 }
 
+// Another thread read this byte in this barrier interval, unordered with thread `me` (readers all
+// of me's warp, with a warp-level call since, are ordered): a write by me now is a hazard.
+static inline bool __cc_read_hazard(const __cc_shadow_byte& s, unsigned me, uint32_t epoch) {
+    return s.r_epoch == epoch && (s.reader != me || s.r_many) &&
+           !(s.r_warps == (int16_t)(me / 32) && __cc_warp_epoch[(me / 32) & 31] != s.r_warp_epoch);
+}
+
 static void __cc_note_shared(const __cc_shared_region& r, size_t offset, size_t size, int kind, uint32_t site) {
     unsigned me = __cc_tid();
     uint32_t epoch = __cc_epoch, wep = __cc_warp_epoch[(me / 32) & 31];
@@ -590,8 +596,7 @@ static void __cc_note_shared(const __cc_shared_region& r, size_t offset, size_t 
             // before the atomicAdds, or a read of the count with no barrier after them).
             if (s.pw_epoch == epoch && s.pw_writer != me && !__cc_warp_ordered(me, s.pw_writer, s.pw_warp))
                 __cc_shared_fault(__CC_RACE, r, offset, size, site, __CC_ATOMIC, s.pw_writer, s.pw_site, __CC_WRITE);
-            if (s.r_epoch == epoch && (s.reader != me || s.r_many) &&
-                !(s.r_warps == (int16_t)(me / 32) && __cc_warp_epoch[(me / 32) & 31] != s.r_warp_epoch))
+            if (__cc_read_hazard(s, me, epoch))
                 __cc_shared_fault(__CC_RACE, r, offset, size, site, __CC_ATOMIC, s.reader, s.r_site, __CC_READ);
             if (this_epoch && s.w_atomic == 1 && s.writer != me) s.a_many = 1, s.a_other = s.writer;
             else if (!(this_epoch && s.w_atomic == 1)) s.a_many = 0;
@@ -607,9 +612,7 @@ static void __cc_note_shared(const __cc_shared_region& r, size_t offset, size_t 
             __cc_shared_fault(__CC_RACE, r, offset, size, site, kind, other, s.w_site,
                               s.w_atomic ? __CC_ATOMIC : __CC_WRITE);
         if (kind == __CC_WRITE || same) {
-            bool read_race = !same && s.r_epoch == epoch && (s.reader != me || s.r_many) &&
-                             !(s.r_warps == (int16_t)(me / 32) && __cc_warp_epoch[(me / 32) & 31] != s.r_warp_epoch);
-            if (read_race)
+            if (!same && __cc_read_hazard(s, me, epoch))
                 __cc_shared_fault(__CC_RACE, r, offset, size, site, kind, s.reader, s.r_site, __CC_READ);
             s.w_epoch = epoch, s.writer = (uint16_t)me, s.w_warp = wep, s.w_site = site, s.w_atomic = 0;
             s.pw_epoch = epoch, s.pw_writer = (uint16_t)me, s.pw_warp = wep, s.pw_site = site;
@@ -876,16 +879,7 @@ struct __cc_ptr {
             index = __CC_UNCHECKED, count = SIZE_MAX, array = nullptr;
             return;
         }
-        size_t offset = (size_t)((const char*)o.p - (const char*)o.array);
-        size_t bytes = o.count * __cc_ptr<U>::__cc_size;
-        array = o.array;
-        if (offset > bytes) {  // already outside the array: every access is out of bounds
-            index = (size_t)((long long)offset / (long long)__cc_size), count = bytes / __cc_size;
-        } else if (offset % __cc_align) {
-            index = __CC_MISALIGNED_INDEX, count = bytes / __cc_size;
-        } else {
-            index = offset / __cc_size, count = (bytes - offset % __cc_size) / __cc_size;
-        }
+        locate(o.array, (size_t)((const char*)o.p - (const char*)o.array), o.count * __cc_ptr<U>::__cc_size);
     }
     template <class I, __CC_IF_INTEGER(I)>
     explicit __cc_ptr(I address) : p((T*)(uintptr_t)address) { adopt((const volatile void*)p); }
@@ -902,17 +896,29 @@ struct __cc_ptr {
     template <class S>
     explicit __cc_ptr(const __cc_dynamic_shared<S>& d);
 
+    // A raw pointer into an argument array or a static __shared__ array gets that array's bounds.
     void adopt(const volatile void* raw) {
         const __cc_allocation* a = raw ? __cc_find_allocation(raw) : nullptr;
         const char* base = a ? a->base : nullptr;
         size_t bytes = a ? a->bytes : 0;
         if (raw && !a)
             if (const __cc_poisoned* shared = __cc_find_shared_array(raw)) base = (const char*)shared->base, bytes = shared->bytes;
-        size_t offset = base ? (size_t)((const char*)raw - base) : 0;
-        if (base && offset % __cc_size == 0) {
-            index = offset / __cc_size, count = bytes / __cc_size, array = base;
-        } else {
+        if (base)
+            locate(base, (size_t)((const char*)raw - base), bytes);
+        else
             index = __CC_UNCHECKED, count = SIZE_MAX, array = nullptr;
+    }
+    // Where a pointer at byte `offset` of an array of `bytes` bytes stands, counted in T elements:
+    // already past the end (every access is out of bounds), misaligned for T (every access is a
+    // misaligned-address fault), or its index and the whole elements from there.
+    void locate(const void* base, size_t offset, size_t bytes) {
+        array = base;
+        if (offset > bytes) {
+            index = (size_t)((long long)offset / (long long)__cc_size), count = bytes / __cc_size;
+        } else if (offset % __cc_align) {
+            index = __CC_MISALIGNED_INDEX, count = bytes / __cc_size;
+        } else {
+            index = offset / __cc_size, count = (bytes - offset % __cc_size) / __cc_size;
         }
     }
 
@@ -964,6 +970,10 @@ struct __cc_cast_rule {
 template <class V, class U>
 struct __cc_cast_rule<V*, __cc_ptr<U>> {
     static __cc_ptr<V> cast(const __cc_ptr<U>& f) { return __cc_ptr<V>(f); }
+};
+template <class V, class U>
+struct __cc_cast_rule<V*, U*> {  // reinterpret_cast<float4*>(&s[i]): checked if it points into an array
+    static __cc_ptr<V> cast(U* f) { return __cc_ptr<V>(f); }
 };
 template <class To, class From>
 static inline auto __cc_reinterpret_cast(const From& f) -> decltype(__cc_cast_rule<To, From>::cast(f)) {

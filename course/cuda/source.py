@@ -221,8 +221,9 @@ def _macro_of(directive: str) -> tuple[str, _Macro] | None:
     return m.group(1), _Macro(params, tuple(t.text for t in body), ok)
 
 
-def _macro_arguments(tokens: list[Token], open_: int) -> tuple[list[tuple[int, int]], int] | None:
-    """The (first, last + 1) token ranges of a macro call's arguments, and its `)` index."""
+def _call_arguments(tokens: list[Token], open_: int) -> tuple[list[tuple[int, int]], int] | None:
+    """The (first, last + 1) token ranges of a call's arguments (a macro's or a function's), and the
+    index of its `)`; None when the call does not close before the statement ends."""
     depth, parts, first = 0, [], open_ + 1
     for j in range(open_, len(tokens)):
         t = tokens[j]
@@ -241,22 +242,44 @@ def _macro_arguments(tokens: list[Token], open_: int) -> tuple[list[tuple[int, i
     return None
 
 
-def _expand_text(text: str, macros: dict[str, _Macro], hidden: frozenset, depth: int = 0) -> str:
-    """`text` with the expandable macros in it expanded (C's rescanning, `hidden` excluded)."""
+def _expand_text(text: str, macros: dict[str, _Macro], hidden: frozenset = frozenset(), depth: int = 0,
+                 defines: dict | None = None) -> str:
+    """`text` with the expandable macros in it expanded (C's rescanning, `hidden` excluded). With
+    `defines` (a whole source): its #define and #undef lines update `macros` as they come, blocks
+    the preprocessor drops stay as written, and each expansion keeps its lines' newlines."""
     tokens = tokenize(text)
-    if depth > 32 or not any(t.text in macros and t.text not in hidden for t in tokens):
+    if defines is None and (depth > 32 or not any(t.text in macros and t.text not in hidden for t in tokens)):
         return text
+    live = _live_tokens(tokens, defines) if defines is not None else None
     out, position, i = [], 0, 0
     while i < len(tokens):
+        tok = tokens[i]
+        if live is not None and (not live[i] or tok.kind == "pp"):
+            if live[i]:
+                _track_directive(tok.text, macros)
+            i += 1
+            continue
         found = _expansion_at(tokens, i, text, macros, hidden, depth)
         if found is None:
             i += 1
             continue
         end, new = found
-        out += [text[position:tokens[i].start], new]
-        position, i = tokens[end - 1].end, end
+        last = tokens[end - 1].end
+        if live is not None:  # the learner's line numbers stay
+            new = new.replace("\n", " ") + "\n" * text.count("\n", tok.start, last)
+        out += [text[position:tok.start], new]
+        position, i = last, end
     out.append(text[position:])
     return "".join(out)
+
+
+def _track_directive(directive: str, macros: dict[str, _Macro]) -> None:
+    found = _macro_of(directive)
+    if found:
+        macros[found[0]] = found[1]
+    undef = re.match(r"#\s*undef\s+(\w+)", directive)
+    if undef:
+        macros.pop(undef.group(1), None)
 
 
 def _expansion_at(tokens, i, text, macros, hidden, depth) -> tuple[int, str] | None:
@@ -271,7 +294,7 @@ def _expansion_at(tokens, i, text, macros, hidden, depth) -> tuple[int, str] | N
         return i + 1, " " + _expand_text(" ".join(macro.body), macros, inner, depth + 1) + " "
     if i + 1 >= len(tokens) or tokens[i + 1].text != "(":
         return None
-    found = _macro_arguments(tokens, i + 1)
+    found = _call_arguments(tokens, i + 1)
     if found is None:
         return None
     parts, close = found
@@ -289,34 +312,7 @@ def _prepare(text: str, defines: dict) -> str:
     """The source the rewrite reads: the same lines, with the macros that hide memory accesses
     expanded where they are used, and `__shared__ float a[8], b[8];` split into one declaration
     per array (`__shared__ float a[8]; __shared__ float b[8];`)."""
-    tokens = tokenize(text)
-    live = _live_tokens(tokens, defines)
-    macros: dict[str, _Macro] = {}
-    out, position, i = [], 0, 0
-    while i < len(tokens):
-        tok = tokens[i]
-        if not live[i]:
-            i += 1
-            continue
-        if tok.kind == "pp":
-            found = _macro_of(tok.text)
-            if found:
-                macros[found[0]] = found[1]
-            undef = re.match(r"#\s*undef\s+(\w+)", tok.text)
-            if undef:
-                macros.pop(undef.group(1), None)
-            i += 1
-            continue
-        found = _expansion_at(tokens, i, text, macros, frozenset(), 0)
-        if found is None:
-            i += 1
-            continue
-        end, new = found
-        span = text[tok.start:tokens[end - 1].end]
-        out += [text[position:tok.start], new.replace("\n", " ") + "\n" * span.count("\n")]
-        position, i = tokens[end - 1].end, end
-    out.append(text[position:])
-    return _split_declarations("".join(out), defines)
+    return _split_declarations(_expand_text(text, {}, defines=defines), defines)
 
 
 def _split_declarations(text: str, defines: dict) -> str:
@@ -1274,11 +1270,7 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
                     const_pointer |= tokens[k].text == "const"
                     k += 1
                 if k + 1 < b and tokens[k].kind == "ident" and tokens[k + 1].text in ("=", ";"):
-                    end, depth = k + 1, 0
-                    while end < b and not (depth == 0 and tokens[end].text in (";", ",")):
-                        depth += tokens[end].text in "([{" and tokens[end].kind == "punct"
-                        depth -= tokens[end].text in ")]}" and tokens[end].kind == "punct"
-                        end += 1
+                    end = _declarator_end(tokens, k + 1, b)
                     if end < b and tokens[end].text == ";":
                         quals = " ".join(w for w in words if w in ("const", "volatile"))
                         new = f"{'const ' if const_pointer else ''}__cc_ptr<{quals + ' ' if quals else ''}{type_text}> " \
@@ -1332,6 +1324,16 @@ def _shared_scalar_at(tokens: list[Token], i: int, b: int) -> str | None:
     return None
 
 
+def _declarator_end(tokens: list[Token], i: int, b: int) -> int:
+    """Index of the `;` or `,` that ends the declarator (or its initializer) at tokens[i]."""
+    depth = 0
+    while i < b and not (depth == 0 and tokens[i].text in (";", ",")):
+        depth += tokens[i].kind == "punct" and tokens[i].text in "([{"
+        depth -= tokens[i].kind == "punct" and tokens[i].text in ")]}"
+        i += 1
+    return i
+
+
 def _postfix_chain(tokens: list[Token], i: int, b: int) -> int:
     """End (exclusive) of `name[...][...].x->y` starting at tokens[i]."""
     j = i + 1
@@ -1372,16 +1374,10 @@ def _reference_uses(tokens: list[Token], f: _Function, references: dict, types: 
                     and any(w in types or w in _TYPE_WORDS for w in words):
                 names.add(tokens[i + 1].text)
                 declaring.add(i + 1)
-                end = i + 3
-                depth = 0
-                while end < b and not (depth == 0 and tokens[end].text in (";", ",")):
-                    depth += tokens[end].kind == "punct" and tokens[end].text in "([{"
-                    depth -= tokens[end].kind == "punct" and tokens[end].text in ")]}"
-                    end += 1
-                if one_chain(i + 3, end):
+                if one_chain(i + 3, _declarator_end(tokens, i + 3, b)):
                     bound.add(i + 3)
         elif tok.kind == "ident" and tok.text in references and tokens[i + 1].text == "(":  # f(...), obj.f(...)
-            found = _macro_arguments(tokens, i + 1)
+            found = _call_arguments(tokens, i + 1)
             if found is None:
                 continue
             parts, _ = found

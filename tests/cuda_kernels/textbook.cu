@@ -42,7 +42,7 @@ extern "C" __global__ void letter_histogram(const char* text, unsigned int lengt
         if (local[bin] > 0) atomicAdd(&(histogram[bin]), local[bin]);
 }
 
-// Dynamic shared memory through a small proxy object, a barrier per halving, then tile shuffles.
+// Dynamic shared memory through a small proxy object, and a cooperative-groups barrier per halving.
 template <class T>
 struct Scratch {
     __device__ operator T*() { extern __shared__ int scratch_words[]; return (T*)scratch_words; }
@@ -51,21 +51,14 @@ template <class T, unsigned int THREADS>
 __global__ void block_sum(const T* in, T* out, unsigned int n) {
     cg::thread_block block = cg::this_thread_block();
     T* partial = Scratch<T>();
-    unsigned int t = threadIdx.x, i = blockIdx.x * (THREADS * 2) + t;
-    T mine = i < n ? in[i] : T(0);
-    if (i + THREADS < n) mine += in[i + THREADS];
-    partial[t] = mine;
+    unsigned int t = threadIdx.x, i = blockIdx.x * THREADS + t;
+    partial[t] = i < n ? in[i] : T(0);
     cg::sync(block);
-    for (unsigned int half = THREADS / 2; half > 32; half >>= 1) {
-        if (t < half) partial[t] = mine = mine + partial[t + half];
+    for (unsigned int half = THREADS / 2; half > 0; half >>= 1) {
+        if (t < half) partial[t] += partial[t + half];
         cg::sync(block);
     }
-    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
-    if (block.thread_rank() < 32) {
-        if (THREADS >= 64) mine += partial[t + 32];
-        for (int offset = warp.size() / 2; offset > 0; offset /= 2) mine += warp.shfl_down(mine, offset);
-    }
-    if (block.thread_rank() == 0) out[blockIdx.x] = mine;
+    if (t == 0) out[blockIdx.x] = partial[0];
 }
 
 // A tile loader written as a multi-line macro.
