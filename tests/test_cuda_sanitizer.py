@@ -462,3 +462,63 @@ def test_textbook_style_kernels_run_clean_with_every_check_on():
     c = np.zeros((16, 16), np.float32)
     module.get_function("matmul_macro_tiles")((2, 2), (8, 8), (a, b, c, 16))
     np.testing.assert_allclose(c, a @ b, rtol=1e-5)
+
+
+CASTS_AND_MEMBERS = r"""
+template <class T> struct Span {          // built in device code: its pointer is checked
+    T* data; int n;
+    __device__ T& operator[](int i) const { return data[i]; }  // SPAN: the access
+};
+struct Node { Node* next; int value; };  // a pointer to itself: left as written
+struct Launch { float* buffer; int n; };  // a kernel parameter's type: the host's layout
+extern "C" __global__ void forget_const(const float* in, float* out, int n) {
+    int i = threadIdx.x;
+    float* scratch = const_cast<float*>(in);
+    if (i < n) { scratch[i] = 0.0f; out[i] = in[i]; }  // CONST: writes the input
+}
+extern "C" __global__ void read_through_const_cast(const float* in, float* out, int n) {
+    int i = threadIdx.x;
+    if (i < n) out[i] = *const_cast<float*>(in + i) + (*reinterpret_cast<const float2*>(in + (i & ~1))).y;
+}
+extern "C" __global__ void quad_sum(const int* in, int* out, int offset) {
+    int4 v = *reinterpret_cast<const int4*>(in + offset + 4 * threadIdx.x);  // QUAD: a vector load
+    out[threadIdx.x] = v.x + v.y + v.z + v.w;
+}
+extern "C" __global__ void span_sum(const float* in, float* out, int n, int reach) {
+    Span<const float> s{in, n};
+    Node last{nullptr, 1}, first{&last, 2};
+    float total = first.next->value;
+    for (int k = 0; k < reach; ++k) total += s[k];
+    out[threadIdx.x] = total;
+}
+extern "C" __global__ void fill_launch(Launch job) { }
+"""
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_const_casts_vector_derefs_and_struct_members_stay_checked(sanitize):
+    lines = CASTS_AND_MEMBERS.split("\n")
+    line = lambda marker: next(i for i, text in enumerate(lines, 1) if f"// {marker}" in text)
+    module = cuda.RawModule(code=CASTS_AND_MEMBERS, backend="cpu", sanitize=sanitize)
+    x, out = np.arange(8, dtype=np.float32), np.zeros(8, np.float32)
+    module.get_function("read_through_const_cast")((1,), (8,), (x, out, 8))
+    np.testing.assert_array_equal(out, x + x.reshape(4, 2)[:, 1].repeat(2))
+    if sanitize:  # the read-only check is the sanitizer's
+        with pytest.raises(cuda.KernelError, match=r"writes in\[0\], but in is read-only") as info:
+            module.get_function("forget_const")((1,), (8,), (x, out, 8))
+        assert info.value.line == line("CONST: writes the input")
+    sums = np.zeros(2, np.int32)
+    module.get_function("quad_sum")((1,), (2,), (np.arange(16, dtype=np.int32), sums, 4))
+    np.testing.assert_array_equal(sums, [22, 38])
+    with pytest.raises(cuda.KernelError, match="misaligned address") as info:
+        module.get_function("quad_sum")((1,), (2,), (np.arange(16, dtype=np.int32), sums, 2))
+    assert info.value.line == line("QUAD: a vector load")
+    totals = np.zeros(4, np.float32)
+    module.get_function("span_sum")((1,), (4,), (x, totals, 8, 8))
+    np.testing.assert_array_equal(totals, 1 + x.sum())  # last.value, through first.next
+    with pytest.raises(cuda.KernelError, match=r"accessed in\[8\], but in has 8 elements") as info:
+        module.get_function("span_sum")((1,), (4,), (x, totals, 8, 9))
+    assert info.value.line == line("SPAN: the access")
+    parsed = cuda_source.parse(CASTS_AND_MEMBERS)
+    assert "float* buffer;" in parsed.cpu_text and "Node* next;" in parsed.cpu_text  # layouts kept
+    assert "operator" not in parsed.globals  # a member operator is a function, not a __device__ variable

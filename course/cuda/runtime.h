@@ -984,6 +984,25 @@ static inline auto __cc_reinterpret_cast(From& f) -> decltype(__cc_cast_rule<To,
     return __cc_cast_rule<To, From>::cast(f);
 }
 
+// const_cast<float*>(x) of a checked pointer (or a __shared__/local array) stays checked: a write
+// through it into a const argument is still the read-only fault it would be with the const kept.
+template <class To, class From, class = void>
+struct __cc_const_rule {
+    static To cast(From& f) { return const_cast<To>(f); }
+};
+template <class V, class From>
+struct __cc_const_rule<V*, From, typename std::enable_if<std::is_class<typename std::remove_cv<From>::type>::value>::type> {
+    static __cc_ptr<V> cast(const From& f) { return __cc_ptr<V>(f); }
+};
+template <class To, class From>
+static inline auto __cc_const_cast(From& f) -> decltype(__cc_const_rule<To, From>::cast(f)) {
+    return __cc_const_rule<To, From>::cast(f);
+}
+template <class To, class From>
+static inline auto __cc_const_cast(const From& f) -> decltype(__cc_const_rule<To, const From>::cast(f)) {
+    return __cc_const_rule<To, const From>::cast(f);
+}
+
 // An argument array as the launcher receives it from Python: its bytes must hold whole elements.
 template <class T>
 static inline __cc_ptr<T> __cc_array_arg(const __cc_arg& a, int position) {

@@ -9,8 +9,11 @@ before compiling the source as C++ after ``runtime.h``:
   where it is used, and ``__shared__ float a[8], b[8];`` becomes one declaration per array, so
   that the rewrites below see them;
 - pointer parameters of ``__global__`` and ``__device__`` functions, local pointer variables
-  and pointer casts become checked pointers (``float* x`` → ``__cc_ptr<float> x``), so every
-  access through a pointer derived from an argument array is bounds-checked;
+  pointer casts (C casts, ``reinterpret_cast``, ``const_cast``) and the pointer members of
+  structs built in device code become checked pointers (``float* x`` → ``__cc_ptr<float> x``),
+  so every access through a pointer derived from an argument array is bounds-checked (structs
+  whose bytes come from the host, as kernel parameters or ``__constant__`` variables, keep
+  their layout);
 - ``__shared__``, local and file-scope ``__constant__``/``__device__`` arrays get a checked view;
 - every access is wrapped for the sanitizer (``s[i] = v`` → ``__cc_w(s[i]) = v``), the uses of
   references included;
@@ -888,7 +891,14 @@ def parse(text: str, options=()) -> Source:
             continue
         # Find the function name: the identifier before the first '(' that is not an attribute.
         j = i + 1
+        operator = None  # `__device__ T& operator[](int i)`: a member function, named by its symbol
         while j < len(tokens) and tokens[j].text not in ("(", ";", "=", "{", "[", ","):
+            if tokens[j].text == "operator":
+                operator = j
+                j += 3 if j + 2 < len(tokens) and tokens[j + 1].text in ("(", "[") else 1
+                while j < len(tokens) and tokens[j].text not in ("(", ";", "{"):
+                    j += 1
+                break
             j += 1
             if j < len(tokens) and tokens[j].text == "(" and tokens[j - 1].text in (
                 "__launch_bounds__", "__align__", "__attribute__", "alignas", "__cluster_dims__"
@@ -896,7 +906,11 @@ def parse(text: str, options=()) -> Source:
                 j = _matching(tokens, j) + 1
         if j >= len(tokens):
             continue
-        if tokens[j].text != "(" or tokens[j - 1].kind != "ident" or tok.text in ("__constant__", "__managed__"):
+        if operator is not None and tokens[j].text == "(":
+            first = tokens[operator]
+            name_tok = Token("ident", "operator" + "".join(t.text for t in tokens[operator + 1:j]), first.start,
+                             tokens[j - 1].end, first.line)
+        elif tokens[j].text != "(" or tokens[j - 1].kind != "ident" or tok.text in ("__constant__", "__managed__"):
             # A __device__/__constant__ variable: its name is the identifier before `=`, `;`, `[`.
             if tokens[j - 1].kind == "ident" and tokens[j - 1].text not in _TYPE_WORDS:
                 k = i - 1
@@ -907,7 +921,9 @@ def parse(text: str, options=()) -> Source:
                     if tokens[j].text == "[" and j + 1 < len(tokens) and tokens[j + 1].text != "]":
                         array_candidates.append((j - 1, 2 if tok.text == "__constant__" else 3))
             continue
-        name_tok, close = tokens[j - 1], _matching(tokens, j)
+        else:
+            name_tok = tokens[j - 1]
+        close = _matching(tokens, j)
         if name_tok.text in ("__launch_bounds__", "__align__"):
             continue
         body = close + 1
@@ -933,6 +949,8 @@ def parse(text: str, options=()) -> Source:
         raws = [r for r in (_parse_param(p, text) for p in _split_commas(tokens[j + 1: close])) if r is not None]
         functions.append(_Function(name_tok.text, tok.text == "__global__" or "__global__" in prefix, extern_c,
                                    name_tok.line, template, kinds, raws, span, "void" in prefix))
+
+    _check_struct_members(tokens, functions, aliases, replace)
 
     # `__constant__ float w[9] = {...};` at file scope: raw storage and a checked view, as a
     # local array gets (get_global finds the storage, __cc_raw_w).
@@ -1123,6 +1141,106 @@ def parse(text: str, options=()) -> Source:
     )
 
 
+def _struct_definitions(tokens: list[Token]):
+    """(names, `{`, `}`) of each struct or class definition: its tag, and its typedef name."""
+    for i, tok in enumerate(tokens):
+        if tok.text not in ("struct", "class") or (i and tokens[i - 1].text in ("enum", "<", ",")):
+            continue
+        names, j = [], i + 1
+        while j < len(tokens) and tokens[j].text not in ("{", ";", "(", ")", ",", ">", "=", ":"):
+            if tokens[j].text in ("__align__", "alignas", "__attribute__") and j + 1 < len(tokens) \
+                    and tokens[j + 1].text == "(":
+                j = _matching(tokens, j + 1) + 1
+                continue
+            if tokens[j].kind == "ident":
+                names.append(tokens[j].text)
+            j += 1
+        while j < len(tokens) and tokens[j].text not in ("{", ";", ")", ">", "="):
+            j += 1  # `: Base`, `: public Base<T>`
+        if j >= len(tokens) or tokens[j].text != "{":
+            continue
+        close = _matching(tokens, j)
+        if i and tokens[i - 1].text == "typedef" and close + 1 < len(tokens) and tokens[close + 1].kind == "ident":
+            names.append(tokens[close + 1].text)
+        yield names, j, close
+
+
+def _check_struct_members(tokens: list[Token], functions: list, aliases: dict, replace) -> None:
+    """`struct View { float* data; int n; };` built in device code: its pointer members become
+    checked pointers, so `v.data[i]` is bounds-checked like a pointer variable. Structs whose
+    bytes come from the host keep their layout: the types of kernel parameters and of
+    __constant__/__device__ variables and extern __shared__ arrays, and the structs inside them."""
+    definitions = list(_struct_definitions(tokens))
+    if not definitions:
+        return
+    bodies = [f.body for f in functions if f.body]
+    host_facing = {w for f in functions if f.is_global for raw in f.raws for w in _resolve(raw.words, aliases)}
+    statement = []
+    for i, tok in enumerate(tokens):  # file-scope variables, and extern __shared__ anywhere
+        if tok.text in (";", "{", "}"):
+            texts = {t.text for t in statement}
+            if texts & {"__constant__", "__managed__", "__device__", "extern"} and "(" not in texts \
+                    or {"extern", "__shared__"} <= texts:
+                host_facing |= {t.text for t in statement if t.kind == "ident"}
+            statement = []
+        else:
+            statement.append(tok)
+    for alias, words in aliases.items():
+        if alias in host_facing:
+            host_facing |= set(words)
+    grown = True
+    while grown:  # a struct inside a host-facing struct is host-facing too
+        grown = False
+        for names, a, b in definitions:
+            if set(names) & host_facing:
+                inner = {t.text for t in tokens[a:b] if t.kind == "ident"} - host_facing
+                inner &= {n for ns, _, _ in definitions for n in ns}
+                if inner:
+                    host_facing |= inner
+                    grown = True
+    for names, a, b in definitions:
+        if set(names) & host_facing or any(x < a < y for x, y in bodies):
+            continue
+        complete = {n for ns, _, end in definitions if end < a for n in ns}  # defined before this one
+        template = set()
+        k = a
+        while k > 0 and tokens[k].text not in (";", "}") and tokens[k].text != "template":
+            k -= 1
+        if tokens[k].text == "template":
+            template = set(_template_params(tokens, _matching_angle(tokens, k + 1) + 1)[0])
+        i, depth = a + 1, 0
+        while i < b:
+            tok = tokens[i]
+            if tok.text in ("{", "(", "["):
+                i = _matching(tokens, i) + 1
+                continue
+            if tokens[i - 1].text not in ("{", ";", "}", ":") or tok.kind != "ident":
+                i += 1
+                continue
+            end = i
+            while end < b and tokens[end].text not in (";", "{", "(", "}"):
+                end += 1
+            if end >= b or tokens[end].text != ";":
+                i = end
+                continue
+            decl = tokens[i:end]
+            star = next((q for q, t in enumerate(decl) if t.text == "*"), None)
+            words = [t.text for t in decl[:star]] if star else []
+            usable = star and decl[star - 1].kind == "ident" and all(
+                w in _TYPE_WORDS or w in complete or w in template
+                or all(x in _TYPE_WORDS for x in _resolve([w], aliases)) for w in words) \
+                and not {"static", "typedef", "using", "friend", "template", "operator", "auto"} & set(words)
+            rest = decl[star + 1:] if star else []
+            while rest and rest[0].text in ("const", "__restrict__", "__restrict", "restrict"):
+                rest = rest[1:]
+            if usable and rest and rest[0].kind == "ident" and (len(rest) == 1 or rest[1].text == "="):
+                const = "const " if any(t.text == "const" for t in decl[star + 1:]) and decl[star + 1].text == "const" \
+                    else ""
+                element = " ".join(w for w in words)
+                replace(decl[0].start, rest[0].end, f"{const}__cc_ptr<{element}> {rest[0].text}")
+            i = end + 1
+
+
 def instantiate(source: Source, expression: str) -> Kernel:
     """The kernel a CuPy name expression names: 'reduce<float, 256>' (a template kernel with its
     arguments), or the plain name of a kernel that is not extern "C"."""
@@ -1217,9 +1335,9 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
                     arrays.add(name)
                     i = end + 1
                     continue
-        # reinterpret_cast<T*>(p) keeps p's bounds (as T elements).
-        if tok.text == "reinterpret_cast" and i + 1 < b and tokens[i + 1].text == "<":
-            replace(tok.start, tok.end, "__cc_reinterpret_cast")
+        # reinterpret_cast<T*>(p) and const_cast<T*>(p) keep p's bounds (as T elements).
+        if tok.text in ("reinterpret_cast", "const_cast") and i + 1 < b and tokens[i + 1].text == "<":
+            replace(tok.start, tok.end, "__cc_" + tok.text)
             i += 1
             continue
         prev = tokens[i - 1]
@@ -1282,6 +1400,7 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
 
 
 _ASSIGNMENTS = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}
+_CASTS = ("reinterpret_cast", "static_cast", "const_cast")
 _UNARY_BEFORE = {"=", "(", ",", "{", "}", ";", "?", ":", "!", "~", "+", "-", "*", "/", "%", "<", ">", "<=", ">=",
                  "==", "!=", "&&", "||", "&", "|", "^", "<<", ">>", "[", "return"} | _ASSIGNMENTS
 
@@ -1410,7 +1529,7 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
             close = _matching(tokens, i)
             if close + 1 < b and tokens[close + 1].text == "[":  # (&tile[0][0])[k]
                 end, start = _postfix_chain(tokens, close, b), i
-        elif tok.text in ("reinterpret_cast", "static_cast", "const_cast") and i + 1 < b and tokens[i + 1].text == "<":
+        elif tok.text in _CASTS and i + 1 < b and tokens[i + 1].text == "<":
             # reinterpret_cast<float4*>(&s[i])[0]: the subscript of the cast pointer is the access
             angle = _matching_angle(tokens, i + 1)
             if angle < 0 or angle + 1 >= b or tokens[angle + 1].text != "(":
@@ -1445,6 +1564,11 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
                             continue
                     else:
                         continue
+            elif nxt.text in _CASTS and i + 2 < b and tokens[i + 2].text == "<":
+                angle = _matching_angle(tokens, i + 2)  # *reinterpret_cast<const int4*>(p + k)
+                if angle < 0 or angle + 1 >= b or tokens[angle + 1].text != "(":
+                    continue
+                end = _postfix_chain(tokens, _matching(tokens, angle + 1), b)
             elif nxt.kind == "ident" and nxt.text not in _TYPE_WORDS:
                 end = _postfix_chain(tokens, i + 1, b)
                 if end < b and tokens[end].text == "(":
