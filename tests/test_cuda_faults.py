@@ -468,3 +468,45 @@ def test_pointers_into_shared_arrays_and_memcpy_stay_checked():
         hidden("copy_in")((1,), (1,), (a, out, 9))
     assert info.value.line == line_in(HIDDEN_ARRAYS, "MEMCPY")
     assert_alive()
+
+
+LIMITS = r"""
+#define BLOCK 128
+extern "C" __global__ void __launch_bounds__(BLOCK, 4) bounded(float* x) { x[threadIdx.x] = 1.0f; }
+extern "C" __global__ void whole_image_in_shared(const float* in, float* out, int n) {
+    __shared__ float image[128 * 128];  // BIG: 64 KiB
+    image[threadIdx.x] = in[threadIdx.x];
+    __syncthreads();
+    out[threadIdx.x] = image[threadIdx.x];
+}
+extern "C" __global__ void tile_and_dynamic(const float* in, float* out) {
+    __shared__ float tile[32][33];  // TILE: 4,224 bytes
+    extern __shared__ float rest[];
+    tile[0][threadIdx.x] = rest[threadIdx.x] = in[threadIdx.x];
+    __syncthreads();
+    out[threadIdx.x] = tile[0][threadIdx.x] + rest[threadIdx.x];
+}
+"""
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_launch_bounds_and_the_48_kib_of_shared_memory_a_block_gets(sanitize):
+    lines = LIMITS.split("\n")
+    line = lambda marker: next(i for i, text in enumerate(lines, 1) if f"// {marker}" in text)
+    module = cuda.RawModule(code=LIMITS, backend="cpu", sanitize=sanitize)
+    x = np.zeros(256, np.float32)
+    with pytest.raises(ValueError, match=r"declared __launch_bounds__\(128\).*block \(256, 1, 1\) has 256"):
+        module.get_function("bounded")((1,), (256,), (x,))
+    module.get_function("bounded")((2,), (128,), (x,))
+    assert x.sum() == 128  # both blocks fill x[0:128]
+    with pytest.raises(cuda.KernelError, match=r"needs 65,536 bytes of shared memory per block \(65,536 in "
+                                               r"__shared__ arrays, up to `image`.*does not compile") as info:
+        module.get_function("whole_image_in_shared")((1,), (32,), (x, x.copy(), 32))
+    assert info.value.line == line("BIG")
+    y, out = np.ones(32, np.float32), np.zeros(32, np.float32)
+    module.get_function("tile_and_dynamic")((2,), (32,), (y, out), shared_mem=40 * 1024)  # 4,224 + 40,960 fits
+    np.testing.assert_array_equal(out, 2.0)
+    with pytest.raises(cuda.KernelError, match=r"needs 53,376 bytes .*4,224 in __shared__ arrays, up to `tile`.*"
+                                               r"shared_mem=49,152.*the launch fails"):
+        module.get_function("tile_and_dynamic")((2,), (32,), (y, out), shared_mem=48 * 1024)
+    module.get_function("tile_and_dynamic")((2,), (32,), (y, out), shared_mem=128)  # the module still works

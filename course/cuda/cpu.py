@@ -32,7 +32,7 @@ from .source import Kernel, Source
 
 RUNTIME_HEADER = Path(__file__).with_name("runtime.h")
 SOURCE_NAME = "kernel.cu"  # what compiler messages call the learner's source
-_LAYOUT_VERSION = "5"  # change when generated code changes, so old cache entries are not used
+_LAYOUT_VERSION = "6"  # change when generated code changes, so old cache entries are not used
 
 FLAGS = [
     "-std=c++17", "-O3",
@@ -98,7 +98,8 @@ class _Arg(ctypes.Structure):
 
 (OK, OUT_OF_BOUNDS, SHARED_OUT_OF_BOUNDS, BARRIER_EXITED, BARRIER_MISMATCH, TIMEOUT, INTERRUPTED,
  CRASH, STACK_OVERFLOW, ASSERT, TRAP, NO_MEMORY, NO_BARRIERS, BAD_ARGUMENT, UNSUPPORTED, WARP_EXITED,
- WARP_MISMATCH, WARP_BAD_MASK, READ_ONLY, ARRAY_OUT_OF_BOUNDS, RACE, UNINITIALIZED, GLOBAL_RACE, MISALIGNED) = range(24)
+ WARP_MISMATCH, WARP_BAD_MASK, READ_ONLY, ARRAY_OUT_OF_BOUNDS, RACE, UNINITIALIZED, GLOBAL_RACE, MISALIGNED,
+ SHARED_TOO_BIG) = range(25)
 
 #: Warp-level calls by their code in runtime.h (enum __CC_W_*), as messages name them.
 WARP_OPS = dict(enumerate(
@@ -756,6 +757,15 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             hint = "Pass an array whose size in bytes is a multiple of the element's size (sizeof in C)."
         block = thread = None
         line = None
+    elif kind == SHARED_TOO_BIG:
+        name = fault.text.decode(errors="replace")
+        static, dynamic = length, index
+        what = (f"needs {static + dynamic:,} bytes of shared memory per block ({static:,} in __shared__ arrays, up "
+                f"to `{name}`, declared at line {line}" + (f", and shared_mem={dynamic:,}" if dynamic else "")
+                + f"), but a block gets at most {48 * 1024:,} (48 KiB): on a GPU "
+                + ("the launch fails" if dynamic else "the kernel does not compile ('uses too much shared data')"))
+        hint = ("Use smaller tiles (e.g. 32×32 floats is 4 KiB), or one array per purpose: shared memory is "
+                "per block, so size it by the block's threads, not by the whole input.")
     elif kind == UNSUPPORTED:
         what = "reached a function whose body the CPU backend cannot run"
         hint = "See the construct named when the kernel was created; run on a GPU."

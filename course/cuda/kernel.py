@@ -205,6 +205,11 @@ class RawKernel:
                              f"threads; CUDA allows at most {MAX_THREADS_PER_BLOCK} per block")
         if not isinstance(shared_mem, (int, np.integer)) or isinstance(shared_mem, bool) or shared_mem < 0:
             raise ValueError(f"kernel '{self.name}': shared_mem must be a number of bytes >= 0, got {shared_mem!r}")
+        bound = self._kernel.max_threads
+        if bound and block3[0] * block3[1] * block3[2] > bound:
+            raise ValueError(f"kernel '{self.name}' is declared __launch_bounds__({bound}): at most {bound} threads "
+                             f"per block, but block {block3} has {block3[0] * block3[1] * block3[2]}. On a GPU "
+                             f"the launch fails; launch at most {bound} threads per block, or raise the bound")
         if shared_mem > MAX_DYNAMIC_SHARED:
             raise ValueError(f"kernel '{self.name}': shared_mem={shared_mem} bytes, but a block gets at most "
                              f"{MAX_DYNAMIC_SHARED} bytes (48 KiB) of dynamic shared memory")

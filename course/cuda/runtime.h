@@ -235,6 +235,7 @@ enum __cc_fault_kind {
     __CC_UNINITIALIZED = 21,         // a read of shared memory no thread of the block wrote
     __CC_GLOBAL_RACE = 22,           // two threads write one element of a global array
     __CC_MISALIGNED = 23,            // an access through a pointer cast to a type it does not align to
+    __CC_SHARED_TOO_BIG = 24,        // a block's static + dynamic shared memory exceeds 48 KiB
 };
 
 struct __cc_fault {
@@ -274,7 +275,7 @@ struct __cc_arg {
 // ---------------------------------------------------------------------------------------
 
 struct __cc_fiber;
-struct __cc_poisoned { void* base; uint32_t block_epoch; size_t bytes; const char* name; };  // see __cc_poison_once
+struct __cc_poisoned { void* base; uint32_t block_epoch; size_t bytes; const char* name; uint32_t launch; };  // see __cc_poison_once
 struct __cc_out_segment { long long block; size_t start, length; };  // one block's printf text
 
 struct __cc_worker {
@@ -314,6 +315,8 @@ struct __cc_worker {
     uint32_t warp_epoch[32];
     uint32_t block_linear;
     __cc_poisoned poisoned[64];       // its static __shared__ arrays, filled with 0xFF once per block
+    size_t static_shared;             // bytes of them declared in launch static_shared_launch
+    uint32_t static_shared_launch;
     int poisoned_count;
 };
 enum { __CC_MAX_WORKERS = 256 };
@@ -1095,9 +1098,29 @@ struct __cc_view {
 // what it never wrote gives a visibly wrong answer even without the sanitizer.
 #define __cc_poisoned_arrays (__cc_me->poisoned)  // each worker has its own arrays
 #define __cc_poisoned_count (__cc_me->poisoned_count)
-static inline void __cc_poison_once(void* base, size_t bytes, const char* name) {
+// A block's static __shared__ arrays and its dynamic shared memory must fit in the 48 KiB a
+// block gets (a GPU refuses the kernel or the launch): counted as each array is first declared
+// in a launch.
+static const size_t __CC_MAX_SHARED = 48 * 1024;
+static inline void __cc_count_static_shared(size_t bytes, const char* name, int line) {
+    __cc_worker* w = __cc_me;
+    if (w->static_shared_launch != __cc_current_launch) w->static_shared_launch = __cc_current_launch, w->static_shared = 0;
+    w->static_shared += bytes;
+    if (w->static_shared + __cc_dyn_shared_bytes > __CC_MAX_SHARED) {
+        __cc_fault_out->length = (int64_t)w->static_shared;
+        __cc_fault_out->index = (int64_t)__cc_dyn_shared_bytes;
+        __cc_fault_out->element_bytes = (int64_t)bytes;
+        snprintf(__cc_fault_out->text, sizeof __cc_fault_out->text, "%s", name ? name : "");
+        __cc_fail(__CC_SHARED_TOO_BIG, line);
+    }
+}
+static inline void __cc_poison_once(void* base, size_t bytes, const char* name, int line = __builtin_LINE()) {
     for (int i = 0; i < __cc_poisoned_count; i++)
         if (__cc_poisoned_arrays[i].base == base) {
+            if (__cc_poisoned_arrays[i].launch != __cc_current_launch) {
+                __cc_poisoned_arrays[i].launch = __cc_current_launch;
+                __cc_count_static_shared(bytes, name, line);
+            }
             if (__cc_poisoned_arrays[i].block_epoch != __cc_block_epoch) {
                 memset(base, 0xff, bytes);
                 __cc_poisoned_arrays[i].block_epoch = __cc_block_epoch;
@@ -1105,14 +1128,16 @@ static inline void __cc_poison_once(void* base, size_t bytes, const char* name) 
             return;
         }
     memset(base, 0xff, bytes);
-    if (__cc_poisoned_count < 64) __cc_poisoned_arrays[__cc_poisoned_count++] = {base, __cc_block_epoch, bytes, name};
+    if (__cc_poisoned_count < 64)
+        __cc_poisoned_arrays[__cc_poisoned_count++] = {base, __cc_block_epoch, bytes, name, __cc_current_launch};
+    __cc_count_static_shared(bytes, name, line);
 }
 
 template <class E, size_t N>
-static inline __cc_view<E> __cc_make_view(E (&a)[N], const char* name, int shared) {
+static inline __cc_view<E> __cc_make_view(E (&a)[N], const char* name, int shared, int line = __builtin_LINE()) {
     E* p = a;
     if (shared == 1) {  // 0 a local array, 1 __shared__, 2 __constant__, 3 __device__
-        __cc_poison_once((void*)a, sizeof a, name);
+        __cc_poison_once((void*)a, sizeof a, name, line);
         if (__cc_sanitizing)
             __cc_register_shared((void*)a, sizeof a, std::is_array<E>::value ? sizeof(E) : 0, name, false,
                                  sizeof(typename std::remove_all_extents<E>::type));
@@ -1128,8 +1153,8 @@ static inline __cc_view<E> __cc_make_view(E (&a)[N], const char* name, int share
 // `__shared__ int count;` (one variable, not an array) gets the same as an array: 0xFF bytes at
 // every block start and a place in the sanitizer's shared memory, so that a race on it, or a read
 // before any thread of the block wrote it, is reported too (source.py notes its uses).
-static inline void __cc_shared_scalar(void* p, size_t bytes, const char* name) {
-    __cc_poison_once(p, bytes, name);
+static inline void __cc_shared_scalar(void* p, size_t bytes, const char* name, int line = __builtin_LINE()) {
+    __cc_poison_once(p, bytes, name, line);
     if (__cc_sanitizing) __cc_register_shared(p, bytes, __CC_SCALAR, name);
 }
 

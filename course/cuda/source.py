@@ -484,6 +484,7 @@ class Kernel:
     uses_barriers: bool = True  # calls __syncthreads() or a warp-level function (needs fibers)
     unsupported: tuple | None = None  # (spelling, line, what it is, what to do instead)
     call: str = ""  # the C++ name the launcher calls: `name`, or `reduce<float, 256>`
+    max_threads: int | None = None  # __launch_bounds__(N): a launch of more threads per block fails
 
     def signature(self) -> str:
         return f"{self.name}({', '.join(str(p) for p in self.params)})"
@@ -500,6 +501,7 @@ class _Function:
     raws: list
     body: tuple[int, int] | None  # token indices of `{` and `}`
     returns_void: bool
+    launch_bounds: str = ""  # the first argument of __launch_bounds__(...), as written
 
 
 @dataclass
@@ -521,6 +523,7 @@ class Source:
     aliases: dict = field(default_factory=dict)
     unsupported_of: dict = field(default_factory=dict)  # function → (spelling, line, what, instead)
     fiber_functions: set = field(default_factory=set)  # functions that reach a barrier or warp call
+    constants: dict = field(default_factory=dict)  # `#define TILE 16` and -D options, for __launch_bounds__
 
     def kernel(self, name: str) -> Kernel:
         """The kernel called ``name``, or a CompileError saying what the source defines."""
@@ -892,6 +895,7 @@ def parse(text: str, options=()) -> Source:
         # Find the function name: the identifier before the first '(' that is not an attribute.
         j = i + 1
         operator = None  # `__device__ T& operator[](int i)`: a member function, named by its symbol
+        bounds = ""
         while j < len(tokens) and tokens[j].text not in ("(", ";", "=", "{", "[", ","):
             if tokens[j].text == "operator":
                 operator = j
@@ -903,6 +907,9 @@ def parse(text: str, options=()) -> Source:
             if j < len(tokens) and tokens[j].text == "(" and tokens[j - 1].text in (
                 "__launch_bounds__", "__align__", "__attribute__", "alignas", "__cluster_dims__"
             ):
+                if tokens[j - 1].text == "__launch_bounds__":
+                    first = _split_commas(tokens[j + 1:_matching(tokens, j)])
+                    bounds = " ".join(t.text for t in first[0]) if first else ""
                 j = _matching(tokens, j) + 1
         if j >= len(tokens):
             continue
@@ -948,7 +955,7 @@ def parse(text: str, options=()) -> Source:
         extern_c = inside_extern_c[i] or any(a == "extern" and b == '"C"' for a, b in zip(prefix, prefix[1:]))
         raws = [r for r in (_parse_param(p, text) for p in _split_commas(tokens[j + 1: close])) if r is not None]
         functions.append(_Function(name_tok.text, tok.text == "__global__" or "__global__" in prefix, extern_c,
-                                   name_tok.line, template, kinds, raws, span, "void" in prefix))
+                                   name_tok.line, template, kinds, raws, span, "void" in prefix, bounds))
 
     _check_struct_members(tokens, functions, aliases, replace)
 
@@ -1035,6 +1042,7 @@ def parse(text: str, options=()) -> Source:
             if raw.reference:
                 references.setdefault(f.name, set()).add(position)
     kernels, problems, not_extern_c, templates = {}, {}, set(), {}
+    constants = _numeric_defines(all_tokens, defines)
     for f in functions:
         # Checked pointers for every T* parameter. A parameter whose element type is a template
         # parameter drops its `const`, so that deduction from a checked pointer still works.
@@ -1070,7 +1078,7 @@ def parse(text: str, options=()) -> Source:
         if not f.returns_void:
             problems.setdefault(f.name, "a __global__ function must return void")
         kernels[f.name] = Kernel(f.name, tuple(params), f.line, stray or f.name in fiber_functions,
-                                 unsupported_users.get(f.name), f.name)
+                                 unsupported_users.get(f.name), f.name, _constant(f.launch_bounds, constants))
 
     dynamic_shared = []
     for i, tok in enumerate(tokens):
@@ -1138,6 +1146,7 @@ def parse(text: str, options=()) -> Source:
         aliases=aliases,
         unsupported_of=unsupported_users,
         fiber_functions=fiber_functions | ({f.name for f in functions} if stray else set()),
+        constants=constants,
     )
 
 
@@ -1241,6 +1250,34 @@ def _check_struct_members(tokens: list[Token], functions: list, aliases: dict, r
             i = end + 1
 
 
+def _numeric_defines(tokens: list[Token], defines: dict) -> dict[str, str]:
+    """Object-like macros (`#define TILE 16`) and -D options: what a __launch_bounds__ may name."""
+    found = {name: str(value) for name, value in defines.items()}
+    for t in tokens:
+        m = re.match(r"#\s*define\s+([A-Za-z_]\w*)[ \t]+([^\n]+)$", t.text.strip()) if t.kind == "pp" else None
+        if m:
+            found[m.group(1)] = m.group(2).strip()
+    return found
+
+
+def _constant(expression: str, names: dict) -> int | None:
+    """The value of an integer constant expression such as `TILE * TILE` or `256`, or None."""
+    text = expression
+    for _ in range(8):  # macros that name macros
+        text, count = re.subn(r"\b[A-Za-z_]\w*\b", lambda m: f"({names[m.group()]})" if m.group() in names
+                              else m.group(), re.sub(r"\b0[xX][0-9a-fA-F]+", lambda m: str(int(m.group(), 16)), text))
+        if not re.search(r"[A-Za-z_]", re.sub(r"(\d)[uUlL]+", r"\1", text)):
+            break
+    text = re.sub(r"(\d)[uUlL]+", r"\1", text)
+    if not re.fullmatch(r"[\d\s+\-*/%()<>]*\d[\d\s+\-*/%()<>]*", text):
+        return None
+    try:
+        value = eval(text.replace("/", "//"), {"__builtins__": {}}, {})  # digits and operators only
+    except Exception:
+        return None
+    return value if isinstance(value, int) and value > 0 else None
+
+
 def instantiate(source: Source, expression: str) -> Kernel:
     """The kernel a CuPy name expression names: 'reduce<float, 256>' (a template kernel with its
     arguments), or the plain name of a kernel that is not extern "C"."""
@@ -1271,8 +1308,10 @@ def instantiate(source: Source, expression: str) -> Kernel:
     if problems:
         raise CompileError(f"kernel '{expression}': {problems[0]}")
     call = f"{name}<{', '.join(values)}>" if f.template else name
+    constants = {**source.constants, **{t: v for t, v, kind in zip(f.template, values, f.template_kinds)
+                                        if kind != "type"}}
     return Kernel(expression.strip(), tuple(params), f.line, name in source.fiber_functions,
-                  source.unsupported_of.get(name), call)
+                  source.unsupported_of.get(name), call, _constant(f.launch_bounds, constants))
 
 
 _NOT_DECLARATION = {"extern", "else", "do", "return", "case", "goto", "throw", "delete", "new", "while", "if",
