@@ -44,9 +44,11 @@ of its group reaches, the time limit, a crash. With the sanitizer on — ``RawKe
 sanitize=True)``, ``COURSE_CUDA_SANITIZE=1``, a learner's ``backend="cpu"`` and every
 ``course.checks.check_kernel`` — it also catches data races on shared memory (between barriers,
 and between warp-level calls for lanes of one warp; a plain access beside another thread's
-atomic counts, many threads storing the same value does not), reads of shared memory no thread
-of the block wrote, two threads writing different values into one element of a global array
-without an atomic, and writes into read-only arrays. Accesses through references
+atomic counts, many threads storing the same value does not; a thread that read an element
+before another thread wrote it is that race, with the place for the missing ``__syncthreads()``),
+reads of shared memory no thread of the block wrote, two threads writing different values into
+one element of a global array without an atomic, and writes into read-only arrays. Blocks may
+not use more than 48 KiB of shared memory, and a launch may not pass a ``__launch_bounds__``. Accesses through references
 (``__device__ void add(float& total, float v)``) and inside ``#define`` macros are checked where
 they happen. The sanitizer costs several times the run time, so plain (``backend="auto"``)
 launches, the ones you time, run without it. (On a GPU none of this can be caught before it

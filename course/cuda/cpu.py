@@ -683,7 +683,17 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         what = (f"has a data race on shared memory {element}: thread {other} {first} it at {at_other}, and thread "
                 f"{thread} {second} it at line {line}, with no __syncthreads() between them, so the result "
                 "depends on which thread runs first")
-        if other_line and line:
+        if fault.mask == 1 and fault.other_op == 1:
+            # The reader ran first: it read the element before any thread of the block had written it.
+            what = (f"has a data race on shared memory {element}: thread {other} read it at {at_other} before "
+                    f"thread {thread} wrote it at line {line}, with no __syncthreads() between them, so thread "
+                    f"{other} got whatever shared memory held, not the value")
+        if fault.mask == 1 and fault.other_op == 1 and other_line and line:
+            place = (f"between line {line}, where thread {thread} writes `{element}`, and line {other_line}, where "
+                     f"thread {other} reads it" if line < other_line else
+                     f"after line {line}, where thread {thread} writes `{element}`, and before thread {other} reads "
+                     f"it at line {other_line} (at the end of the loop's body, if both are in one loop)")
+        elif other_line and line:
             place = (f"between line {other_line}, where thread {other} {verbs.get(fault.other_op, ('uses',))[0]} "
                      f"`{element}`, and line {line}, where thread {thread} {second} it")
             between = source.lines[other_line:line - 1] if other_line < line else []

@@ -340,7 +340,12 @@ static inline uint64_t __cc_code_offset(const void* pc) {
 }
 
 // Record who faulted and jump back to the worker's start. Never returns.
+static bool __cc_pending_set;  // a read of unwritten shared memory, not reported yet (see __cc_report_pending)
+static void __cc_report_pending();
+static inline bool __cc_pending_first(int kind);
+
 __attribute__((noreturn, noinline, cold)) static void __cc_fail(int kind, int line) {
+    if (__cc_pending_set && __cc_pending_first(kind)) __cc_report_pending();  // the earlier bug, and maybe the cause
     __cc_worker* w = __cc_me;
     __cc_fault* f = &w->fault;
     f->kind = kind;
@@ -423,6 +428,7 @@ static inline unsigned __cc_tid() { return threadIdx.x + blockDim.x * (threadIdx
 
 static inline void __cc_new_epoch() { __cc_epoch++; }
 static inline void __cc_new_block() {
+    __cc_pending_set = false;
     __cc_block_epoch = ++__cc_epoch;
     __cc_block_linear = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
     if (__cc_dyn_shared_bytes) memset(__cc_dyn_shared, 0xff, __cc_dyn_shared_bytes);  // never silently zero
@@ -437,6 +443,7 @@ struct __cc_shadow_byte {
     int16_t r_warps;               // the warp all readers of this epoch belong to, or -1
     uint8_t w_atomic, r_many;      // w_atomic: 1 an atomic, 2 a struct member's touch (never a hazard)
     uint8_t a_many;                // atomics of two threads in this epoch: a_other is the one before writer
+    uint8_t r_unwritten;           // the first reader of this epoch read it before any thread of the block wrote it
     uint16_t a_other;
     uint16_t pw_writer;            // the last plain (not atomic) write: checked against atomics
     uint32_t pw_epoch, pw_warp, pw_site;
@@ -580,6 +587,36 @@ static inline bool __cc_read_hazard(const __cc_shadow_byte& s, unsigned me, uint
            !(s.r_warps == (int16_t)(me / 32) && __cc_warp_epoch[(me / 32) & 31] != s.r_warp_epoch);
 }
 
+// initcheck, deferred: a read of shared memory that no thread has written yet is remembered, not
+// reported at once. If another thread writes the element before the next barrier, the reader
+// simply ran first: the race that is reported then says where the missing __syncthreads() goes.
+// If none does, it is reported at the barrier or at the block's end, or before any other fault
+// the garbage it read may have caused.
+struct __cc_pending_read {
+    const __cc_shared_region* region;
+    size_t offset, size;
+    uint32_t site;
+    int kind;
+    unsigned tid;
+};
+static __cc_pending_read __cc_pending;
+
+static inline bool __cc_pending_first(int kind) {
+    return kind != __CC_UNINITIALIZED && kind != __CC_RACE && kind != __CC_GLOBAL_RACE && kind != __CC_TIMEOUT &&
+           kind != __CC_INTERRUPTED && kind != __CC_SIGNAL && kind != __CC_STACK_OVERFLOW && kind != __CC_NO_MEMORY &&
+           kind != __CC_BAD_ARGUMENT;
+}
+
+static void __cc_report_pending() {
+    if (!__cc_pending_set) return;
+    __cc_pending_set = false;
+    const __cc_pending_read p = __cc_pending;
+    threadIdx = {p.tid % blockDim.x, p.tid / blockDim.x % blockDim.y, p.tid / (blockDim.x * blockDim.y)};
+    __cc_fault* f = __cc_fault_out;
+    memset(f, 0, sizeof *f);
+    __cc_shared_fault(__CC_UNINITIALIZED, *p.region, p.offset, p.size, p.site, p.kind, p.tid, 0, 0);
+}
+
 static void __cc_note_shared(const __cc_shared_region& r, size_t offset, size_t size, int kind, uint32_t site) {
     unsigned me = __cc_tid();
     uint32_t epoch = __cc_epoch, wep = __cc_warp_epoch[(me / 32) & 31];
@@ -590,8 +627,8 @@ static void __cc_note_shared(const __cc_shared_region& r, size_t offset, size_t 
             s.w_epoch = epoch, s.writer = (uint16_t)me, s.w_warp = wep, s.w_site = site, s.w_atomic = 2;
             continue;
         }
-        if ((kind == __CC_READ || kind == __CC_ATOMIC) && !written)
-            __cc_shared_fault(__CC_UNINITIALIZED, r, offset, size, site, kind, me, 0, 0);
+        if ((kind == __CC_READ || kind == __CC_ATOMIC) && !written && !__cc_pending_set)
+            __cc_pending = {&r, offset, size, site, kind, me}, __cc_pending_set = true;
         bool this_epoch = s.w_epoch == epoch;
         if (kind == __CC_ATOMIC) {
             // Atomics of different threads are no hazard to each other, but a plain store or load
@@ -615,13 +652,17 @@ static void __cc_note_shared(const __cc_shared_region& r, size_t offset, size_t 
             __cc_shared_fault(__CC_RACE, r, offset, size, site, kind, other, s.w_site,
                               s.w_atomic ? __CC_ATOMIC : __CC_WRITE);
         if (kind == __CC_WRITE || same) {
-            if (!same && __cc_read_hazard(s, me, epoch))
+            if (!same && __cc_read_hazard(s, me, epoch)) {
+                __cc_pending_set = false;
+                if (s.r_unwritten) __cc_fault_out->mask = 1;  // the reader ran before any thread wrote it
                 __cc_shared_fault(__CC_RACE, r, offset, size, site, kind, s.reader, s.r_site, __CC_READ);
+            }
             s.w_epoch = epoch, s.writer = (uint16_t)me, s.w_warp = wep, s.w_site = site, s.w_atomic = 0;
             s.pw_epoch = epoch, s.pw_writer = (uint16_t)me, s.pw_warp = wep, s.pw_site = site;
         } else {
             if (s.r_epoch != epoch) {
                 s.r_epoch = epoch, s.reader = (uint16_t)me, s.r_many = 0, s.r_warps = (int16_t)(me / 32);
+                s.r_unwritten = !written;
             } else if (s.reader != me) {
                 s.r_many = 1;
                 if (s.r_warps != (int16_t)(me / 32)) s.r_warps = -1;
@@ -2452,12 +2493,16 @@ static void __cc_run_block_as_fibers(__cc_worker* w, int threads) {
             waiting++;
             count += f->predicate;
         }
-        if (!waiting) return;  // every thread returned: the block is done
+        if (!waiting) {  // every thread returned: the block is done
+            if (__cc_pending_set) __cc_report_pending();
+            return;
+        }
         if (first_done)
             __cc_barrier_fault(__CC_BARRIER_EXITED, first_done, first_waiting, threads - waiting,
                                first_waiting->barrier_line, 0);
         w->barrier_count = count;
         w->last_barrier_line = first_waiting->barrier_line;
+        if (__cc_pending_set) __cc_report_pending();
         __cc_new_epoch();
         for (int i = 0; i < threads; i++) __cc_fibers[i].state = __CC_RUNNABLE;
     }
@@ -2506,6 +2551,7 @@ static inline __attribute__((always_inline)) void __cc_run_in_loops(Body& body) 
                     body();
                 }
             }
+        if (__cc_sanitizing && __cc_pending_set) __cc_report_pending();
     }
 }
 
