@@ -527,3 +527,24 @@ def test_const_casts_vector_derefs_and_struct_members_stay_checked(sanitize):
     parsed = cuda_source.parse(CASTS_AND_MEMBERS)
     assert "float* buffer;" in parsed.cpu_text and "Node* next;" in parsed.cpu_text  # layouts kept
     assert "operator" not in parsed.globals  # a member operator is a function, not a __device__ variable
+
+
+def test_an_unwritten_read_is_reported_before_the_fault_its_garbage_causes():
+    source = r"""
+extern "C" __global__ void gather(const float* x, float* out, int fill) {
+    __shared__ int where[32];
+    if (fill) where[threadIdx.x] = 31 - threadIdx.x;
+    __syncwarp();
+    int j = where[threadIdx.x];  // READ
+    out[threadIdx.x] = x[j];     // garbage as an index: out of bounds, but the read above is the bug
+}"""
+    lines = source.split("\n")
+    x, out = np.arange(32, dtype=np.float32), np.zeros(32, np.float32)
+    gather = cuda.RawKernel(source, "gather", backend="cpu")
+    gather((1,), (32,), (x, out, 1))
+    np.testing.assert_array_equal(out, x[::-1])
+    with pytest.raises(cuda.KernelError, match=r"reads shared memory where\[0\], which no thread of block") as info:
+        gather((1,), (32,), (x, out, 0))
+    assert info.value.line == next(i for i, text in enumerate(lines, 1) if "// READ" in text)
+    with pytest.raises(cuda.KernelError, match=r"accessed x\[-1\]"):  # without the sanitizer: the fault itself
+        cuda.RawKernel(source, "gather", backend="cpu", sanitize=False)((1,), (32,), (x, out, 0))
