@@ -319,3 +319,27 @@ def test_intrinsics_from_the_cuda_math_api(backend):
     assert list(u) == [0x77883344, 0x18, 0x10000001, 0x80000000, 1]
     assert list(iv) == [-2, 4, 0x3FF00000, 0, 2, 7]
     assert d[0] == 2.5 and d[1] == np.nextafter(1.0, 2.0) and d[2] == third and d[3] == np.nextafter(third, 1.0)
+
+
+NULL_POINTERS_AND_VIEWS = r"""
+struct View { float* data; int n; __device__ float& operator[](int i) const { return data[i]; } };
+struct Node { int value; const Node* next; };
+extern "C" __global__ void null_pointers(float* x, int n) {
+    float* p = 0;                      // 0, NULL and nullptr: all null pointers
+    const float* q = NULL;
+    View empty = {0, 0}, whole = {x, n};
+    Node last = {3, nullptr}, first = {2, &last};
+    int length = 0;
+    for (const Node* node = &first; node != NULL; node = node->next) length += node->value;
+    if (p == 0 && !q && empty.data == nullptr) whole[threadIdx.x] += length;
+    p = x;
+    if (p != NULL) p[threadIdx.x] += 1.0f;
+    p = 0;
+}
+"""
+
+
+def test_null_pointers_and_structs_that_hold_pointers(backend):
+    x = on(backend, np.zeros(8, np.float32))
+    cuda.RawKernel(NULL_POINTERS_AND_VIEWS, "null_pointers", backend=backend)((1,), (8,), (x, 8))
+    np.testing.assert_array_equal(cuda.asnumpy(x), 6.0)

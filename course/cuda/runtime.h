@@ -275,6 +275,7 @@ struct __cc_arg {
 // ---------------------------------------------------------------------------------------
 
 struct __cc_fiber;
+#define __CC_MAX_SHARED_ARRAYS 256  // distinct __shared__ arrays (and scalars) of a module that are tracked
 struct __cc_poisoned { void* base; uint32_t block_epoch; size_t bytes; const char* name; uint32_t launch; };  // see __cc_poison_once
 struct __cc_out_segment { long long block; size_t start, length; };  // one block's printf text
 
@@ -314,7 +315,7 @@ struct __cc_worker {
     uint32_t epoch, block_epoch;      // the sanitizer's clock, see __cc_new_block
     uint32_t warp_epoch[32];
     uint32_t block_linear;
-    __cc_poisoned poisoned[64];       // its static __shared__ arrays, filled with 0xFF once per block
+    __cc_poisoned poisoned[__CC_MAX_SHARED_ARRAYS];  // its static __shared__ arrays, filled with 0xFF once per block
     size_t static_shared;             // bytes of them declared in launch static_shared_launch
     uint32_t static_shared_launch;
     int poisoned_count;
@@ -457,7 +458,7 @@ struct __cc_shared_region {
     size_t item;                   // an element's bytes (a struct's, in an array of structs), 0 if unknown
 };
 static const size_t __CC_SCALAR = ~(size_t)0;  // the row_bytes of a `__shared__ int n;`
-static __cc_shared_region __cc_shared_regions[64];  // (sanitized builds only: one worker)
+static __cc_shared_region __cc_shared_regions[__CC_MAX_SHARED_ARRAYS];  // (sanitized builds only: one worker)
 static int __cc_shared_region_count;
 
 // The shadow of one element of an argument array: its last writer in this launch.
@@ -536,7 +537,7 @@ static inline void __cc_register_shared(void* base, size_t bytes, size_t row_byt
             return;
         }
     }
-    if (__cc_shared_region_count >= 64) return;
+    if (__cc_shared_region_count >= __CC_MAX_SHARED_ARRAYS) return;
     __cc_enter_unsafe();
     __cc_shadow_byte* shadow = (__cc_shadow_byte*)calloc(bytes, sizeof(__cc_shadow_byte));
     __cc_leave_unsafe();
@@ -907,7 +908,8 @@ struct __cc_ptr {
     static constexpr size_t __cc_align = alignof(typename std::conditional<std::is_void<T>::value, char, T>::type);
 
     __cc_ptr() : p(nullptr), index(__CC_UNCHECKED), count(SIZE_MAX), array(nullptr) {}
-    __cc_ptr(std::nullptr_t) : p(nullptr), index(__CC_UNCHECKED), count(SIZE_MAX), array(nullptr) {}
+    // nullptr, 0 and NULL all come here (a null pointer constant converts to T*; a second
+    // constructor for nullptr_t would make `float* p = 0;` ambiguous).
     __cc_ptr(T* raw) : p(raw) { adopt((const volatile void*)raw); }
     __cc_ptr(T* p_, size_t index_, size_t count_, const void* array_)
         : p(p_), index(index_), count(count_), array(array_) {}
@@ -1169,9 +1171,10 @@ static inline void __cc_poison_once(void* base, size_t bytes, const char* name, 
             return;
         }
     memset(base, 0xff, bytes);
-    if (__cc_poisoned_count < 64)
+    if (__cc_poisoned_count < __CC_MAX_SHARED_ARRAYS) {  // (past that many, an array is neither tracked nor counted)
         __cc_poisoned_arrays[__cc_poisoned_count++] = {base, __cc_block_epoch, bytes, name, __cc_current_launch};
-    __cc_count_static_shared(bytes, name, line);
+        __cc_count_static_shared(bytes, name, line);
+    }
 }
 
 template <class E, size_t N>
