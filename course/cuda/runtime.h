@@ -1170,8 +1170,8 @@ static inline void __cc_poison_once(void* base, size_t bytes, const char* name, 
             }
             return;
         }
-    memset(base, 0xff, bytes);
-    if (__cc_poisoned_count < __CC_MAX_SHARED_ARRAYS) {  // (past that many, an array is neither tracked nor counted)
+    if (__cc_poisoned_count < __CC_MAX_SHARED_ARRAYS) {  // (past that many, an array is neither poisoned nor counted)
+        memset(base, 0xff, bytes);
         __cc_poisoned_arrays[__cc_poisoned_count++] = {base, __cc_block_epoch, bytes, name, __cc_current_launch};
         __cc_count_static_shared(bytes, name, line);
     }
