@@ -548,3 +548,60 @@ extern "C" __global__ void gather(const float* x, float* out, int fill) {
     assert info.value.line == next(i for i, text in enumerate(lines, 1) if "// READ" in text)
     with pytest.raises(cuda.KernelError, match=r"accessed x\[-1\]"):  # without the sanitizer: the fault itself
         cuda.RawKernel(source, "gather", backend="cpu", sanitize=False)((1,), (32,), (x, out, 0))
+
+
+HANDOVER = r"""
+__device__ unsigned int retired = 0;
+extern "C" __global__ void last_block_sum(const float* in, float* partial, int fence) {
+    __shared__ float s[64];
+    __shared__ bool last;
+    unsigned t = threadIdx.x;
+    s[t] = in[blockIdx.x * blockDim.x + t];
+    __syncthreads();
+    for (unsigned stride = blockDim.x / 2; stride > 0; stride >>= 1) {
+        if (t < stride) s[t] += s[t + stride];
+        __syncthreads();
+    }
+    if (t == 0) {
+        partial[blockIdx.x] = s[0];                       // block 0 writes partial[0] ...
+        if (fence) __threadfence();                       // ... makes it visible ...
+        last = atomicInc(&retired, gridDim.x) == gridDim.x - 1;  // ... and hands over
+    }
+    __syncthreads();
+    if (last) {
+        s[t] = t < gridDim.x ? partial[t] : 0.0f;
+        __syncthreads();
+        for (unsigned stride = blockDim.x / 2; stride > 0; stride >>= 1) {
+            if (t < stride) s[t] += s[t + stride];
+            __syncthreads();
+        }
+        if (t == 0) { partial[0] = s[0]; retired = 0; }   // LAST: the last block overwrites partial[0]
+    }
+}
+extern "C" __global__ void locked_add(int* lock, float* total, const float* x, int fence) {
+    if (threadIdx.x == 0) {
+        while (atomicCAS(lock, 0, 1) != 0) { }
+        total[0] += x[blockIdx.x];                        // LOCKED: one block at a time
+        if (fence) __threadfence();
+        atomicExch(lock, 0);
+    }
+}
+"""
+
+
+def test_a_fence_and_an_atomic_hand_a_global_element_from_block_to_block():
+    module = cuda.RawModule(code=HANDOVER, backend="cpu", sanitize=True)
+    line = lambda marker: next(i for i, text in enumerate(HANDOVER.split("\n"), 1) if f"// {marker}" in text)
+    partial = np.zeros(8, np.float32)
+    module.get_function("last_block_sum")((8,), (64,), (np.ones(512, np.float32), partial, 1))
+    assert partial[0] == 512
+    with pytest.raises(cuda.KernelError, match=r"(?s)writes partial\[0\], which thread \(0, 0, 0\) of block \(0, 0, 0\) "
+                                               r"also wrote.*__threadfence\(\) between its write and that atomic") as info:
+        module.get_function("last_block_sum")((8,), (64,), (np.ones(512, np.float32), partial, 0))
+    assert info.value.line == line("LAST")
+    lock, total = np.zeros(1, np.int32), np.zeros(1, np.float32)
+    module.get_function("locked_add")((4,), (32,), (lock, total, np.ones(4, np.float32), 1))
+    assert total[0] == 4 and lock[0] == 0
+    with pytest.raises(cuda.KernelError, match=r"writes total\[0\]") as info:
+        module.get_function("locked_add")((4,), (32,), (lock, total, np.ones(4, np.float32), 0))
+    assert info.value.line == line("LOCKED")

@@ -739,6 +739,10 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 "launch, without an atomic: on a GPU one of the two writes is lost")
         hint = (f"If the threads add to the same element, use atomicAdd(&{name}[{index}], value) (or atomicMax, ...); "
                 "if each element should have one writer, check how the index is computed.")
+        if re.search(r"\batomic(CAS|Exch|Inc|Add)\b", source.text):
+            hint += (" If one thread hands the element over to the next through an atomic (a lock, a last-block "
+                     "ticket), the first needs __threadfence() between its write and that atomic, and the next "
+                     "writes only after its own atomic saw the handover.")
     elif kind == MISALIGNED:
         name, _ = _array_name(fault, arrays)
         size = fault.element_bytes

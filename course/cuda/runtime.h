@@ -465,7 +465,64 @@ static int __cc_shared_region_count;
 struct __cc_shadow_word {
     uint32_t launch, block, epoch, site;
     uint32_t tid;
+    uint32_t time;                 // __cc_sync_clock at the write
 };
+
+// Writes of different blocks ordered through memory: thread Y writes, then __threadfence(),
+// then an atomic (a flag, a ticket, a lock's release); thread X's atomic comes after that, and
+// then X writes the element too (the last-block reduction of NVIDIA's threadFenceReduction, a
+// lock in global memory). Per thread of the launch: its last fence, the first global atomic after
+// it (the release), and its last global atomic (what it has acquired). Sanitized builds only,
+// kept once a launch uses __threadfence().
+static inline void __cc_enter_unsafe();
+static inline void __cc_leave_unsafe();
+static uint32_t __cc_sync_clock;
+struct __cc_sync_times { uint32_t fence, release, acquire; };
+static __cc_sync_times* __cc_sync;
+static size_t __cc_sync_threads;
+static uint32_t __cc_sync_launch;
+
+static inline size_t __cc_global_tid() {
+    return (size_t)(blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z)) * (blockDim.x * blockDim.y * blockDim.z) +
+           threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+static inline bool __cc_sync_ready(bool start) {
+    if (__cc_sync_launch == __cc_current_launch) return __cc_sync != nullptr;
+    if (!start) return false;
+    size_t threads = (size_t)gridDim.x * gridDim.y * gridDim.z * blockDim.x * blockDim.y * blockDim.z;
+    if (threads > ((size_t)1 << 26)) return false;  // beyond 64M threads no handoff is known: writes stay races
+    __cc_sync_launch = __cc_current_launch;
+    __cc_enter_unsafe();
+    if (threads > __cc_sync_threads) {
+        free(__cc_sync);
+        __cc_sync = (__cc_sync_times*)malloc(threads * sizeof(__cc_sync_times));
+        __cc_sync_threads = __cc_sync ? threads : 0;
+    }
+    if (__cc_sync) memset(__cc_sync, 0, threads * sizeof(__cc_sync_times));
+    __cc_leave_unsafe();
+    return __cc_sync != nullptr;
+}
+static void __cc_note_fence() {
+    if (!__cc_sync_ready(true)) return;
+    __cc_sync_times& me = __cc_sync[__cc_global_tid()];
+    me.fence = ++__cc_sync_clock, me.release = 0;
+}
+static void __cc_note_global_atomic() {
+    if (!__cc_sync_ready(false)) return;
+    __cc_sync_times& me = __cc_sync[__cc_global_tid()];
+    uint32_t now = ++__cc_sync_clock;
+    if (me.fence && !me.release) me.release = now;
+    me.acquire = now;
+}
+// Y's write (w) is ordered before this thread's: Y fenced and released after it, and this thread
+// acquired after that.
+static inline bool __cc_handed_over(const __cc_shadow_word& w) {
+    if (!__cc_sync_ready(false)) return false;
+    size_t y = (size_t)w.block * (blockDim.x * blockDim.y * blockDim.z) + w.tid;
+    if (y >= __cc_sync_threads) return false;
+    const __cc_sync_times& other = __cc_sync[y];
+    return other.fence > w.time && other.release > other.fence && __cc_sync[__cc_global_tid()].acquire > other.release;
+}
 
 // The memory a launch knows: its argument arrays and its dynamic shared memory. A raw pointer
 // that points into one of them (made with `&a[i]` or a C cast, say) gets that allocation's
@@ -688,7 +745,7 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
     for (size_t word = offset / a.item; word < (offset + size + a.item - 1) / a.item && word < a.shadow_count; word++) {
         __cc_shadow_word& w = a.shadow[word];  // a float4 store covers four float elements
         if (kind != __CC_WRITE_SAME && w.launch == __cc_current_launch && !(w.tid == me && w.block == __cc_block_linear) &&
-            (w.block != __cc_block_linear || w.epoch == __cc_epoch)) {
+            (w.block != __cc_block_linear || w.epoch == __cc_epoch) && !__cc_handed_over(w)) {
             __cc_fault* f = __cc_fault_out;
             f->code_offset = site;
             f->address = w.site;
@@ -700,6 +757,7 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
             __cc_fail(__CC_GLOBAL_RACE, 0);
         }
         w.launch = __cc_current_launch, w.block = __cc_block_linear, w.epoch = __cc_epoch, w.site = site, w.tid = me;
+        w.time = ++__cc_sync_clock;
     }
 }
 
@@ -785,6 +843,7 @@ static void __cc_note_at(const volatile void* address, size_t size, int kind, ui
             return __cc_note_shared(r, (size_t)(p - r.base), size, kind, site);
         }
     }
+    if (kind == __CC_ATOMIC) __cc_note_global_atomic();  // not shared memory: an argument array or a __device__ variable
     for (int i = 0; i < __cc_allocation_count; i++) {
         __cc_allocation& a = __cc_allocations[i];
         if (p >= a.base && p < a.base + a.bytes) {
@@ -2027,7 +2086,7 @@ __CC_SCOPED_ATOMICS(atomicXor) __CC_SCOPED_ATOMICS(atomicCAS)
 #define __sad(a, b, c) ((unsigned int)((a) > (b) ? (a) - (b) : (b) - (a)) + (unsigned int)(c))
 #define __usad(a, b, c) __sad((unsigned int)(a), (unsigned int)(b), c)
 #define __ldg(p) (*(p))
-#define __threadfence() (__cc_parallel ? __atomic_thread_fence(__ATOMIC_SEQ_CST) : (void)0)  // blocks on other workers
+#define __threadfence() (__cc_sanitizing ? __cc_note_fence() : __cc_parallel ? __atomic_thread_fence(__ATOMIC_SEQ_CST) : (void)0)  // blocks on other workers
 #define __threadfence_block() ((void)0)  // a block's threads run on one worker, in turn
 #define __threadfence_system() __threadfence()
 #define clock64() ((long long)__cc_now_ns())
