@@ -605,3 +605,44 @@ def test_a_fence_and_an_atomic_hand_a_global_element_from_block_to_block():
     with pytest.raises(cuda.KernelError, match=r"writes total\[0\]") as info:
         module.get_function("locked_add")((4,), (32,), (lock, total, np.ones(4, np.float32), 0))
     assert info.value.line == line("LOCKED")
+
+
+UNION_AND_POINTER_ARRAYS = r"""
+extern "C" __global__ void reuse(const float* in, float* out, int barriers) {
+    __shared__ union { float f[32]; int i[32]; } u;  // one buffer, two uses
+    u.f[threadIdx.x] = in[threadIdx.x];
+    __syncthreads();
+    float v = u.f[31 - threadIdx.x];
+    if (barriers) __syncthreads();
+    u.i[threadIdx.x] = (int)v;                       // REUSE: overwrites what others still read
+    if (barriers) __syncthreads();
+    out[threadIdx.x] = (float)u.i[(threadIdx.x + 1) % 32];
+}
+extern "C" __global__ void two_rows(float* out, int width) {
+    __shared__ float a[4], b[4];
+    float* rows[2] = {a, b};
+    struct Pair { float v[2]; int n; } pair;          // a local struct: its members stay as written
+    pair.v[0] = 1.0f, pair.n = 1;
+    rows[threadIdx.x % 2][threadIdx.x / 2 * width] = pair.v[0] * pair.n;  // ROWS
+    __syncthreads();
+    if (threadIdx.x == 0) out[0] = a[0] + a[1] + b[0] + b[1];
+}
+"""
+
+
+def test_a_shared_union_and_an_array_of_pointers_are_checked():
+    lines = UNION_AND_POINTER_ARRAYS.split("\n")
+    line = lambda marker: next(i for i, text in enumerate(lines, 1) if f"// {marker}" in text)
+    module = cuda.RawModule(code=UNION_AND_POINTER_ARRAYS, backend="cpu", sanitize=True)
+    out = np.zeros(32, np.float32)
+    module.get_function("reuse")((1,), (32,), (np.arange(32, dtype=np.float32), out, 1))
+    np.testing.assert_array_equal(out, (31 - (np.arange(32) + 1) % 32))
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory u\.i") as info:
+        module.get_function("reuse")((1,), (32,), (np.arange(32, dtype=np.float32), out, 0))
+    assert info.value.line == line("REUSE")
+    total = np.zeros(1, np.float32)
+    module.get_function("two_rows")((1,), (4,), (total, 1))
+    assert total[0] == 4
+    with pytest.raises(cuda.KernelError, match=r"accessed a\[4\] through a pointer into the __shared__ array a") as info:
+        module.get_function("two_rows")((1,), (4,), (total, 4))
+    assert info.value.line == line("ROWS")

@@ -1326,9 +1326,22 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
     """Inside a function body: local pointer variables and pointer casts become checked pointers."""
     a, b = f.body
     arrays = set(global_arrays)
+    # The bodies of structs and unions defined inside the function (`__shared__ union { float f[32];
+    # int i[32]; } u;`): their members are no local variables, and stay as written.
+    members = {}
+    for k in range(a + 1, b):
+        if tokens[k].text in ("struct", "union", "class") and tokens[k - 1].text != "enum":
+            m = k + 1
+            while m < b and tokens[m].text not in ("{", ";", "(", ")", "=", ","):
+                m += 1
+            if m < b and tokens[m].text == "{":
+                members[m] = _matching(tokens, m)
     i = a + 1
     while i < b:
         tok = tokens[i]
+        if i in members:
+            i = members[i]
+            continue
         # sizeof(tile) of an array made checked below: the size of the array, not of its view.
         if tok.text == "sizeof" and i + 3 < b and tokens[i + 1].text == "(" and tokens[i + 2].text in arrays \
                 and tokens[i + 3].text == ")":
@@ -1346,7 +1359,7 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
         if name is not None:
             end = i + 1
             while tokens[end].text != ";":
-                end += 1
+                end = _matching(tokens, end) + 1 if tokens[end].text == "{" else end + 1
             replace(tokens[end].start, tokens[end].end,
                     f'; __cc_shared_scalar((void*)&{name}, sizeof {name}, "{name}");')
             i = end + 1
@@ -1357,6 +1370,12 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
             j = i
             while j < b and tokens[j].kind == "ident" and tokens[j + 1].kind == "ident":
                 j += 1
+            element = None  # `float* rows[2] = {a, b};`: an array of pointers, each one a checked pointer
+            if tokens[j + 1].text == "*" and j + 3 < b and tokens[j + 2].kind == "ident" and tokens[j + 3].text == "[" \
+                    and all(t.text in _TYPE_WORDS or t.text in types or t.text == "__shared__" for t in tokens[i:j + 1]):
+                words = [t.text for t in tokens[i:j + 1] if t.text not in ("__shared__", "static")]
+                element = (i, j + 1, f"__cc_ptr<{' '.join(words)}> ")
+                j += 2
             if (j > i and j + 1 < b and tokens[j].kind == "ident" and tokens[j + 1].text == "["
                     and tokens[j].text not in _TYPE_WORDS and not any(t.text in _NOT_DECLARATION for t in tokens[i:j])):
                 k = j + 1
@@ -1368,6 +1387,9 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
                 if end < b and tokens[end].text == ";" and tokens[j + 2].text != "]":
                     name = tokens[j].text
                     shared = int(any(t.text == "__shared__" for t in tokens[i:j]))
+                    if element:
+                        first = next(q for q in range(element[0], element[1]) if tokens[q].text not in ("__shared__", "static"))
+                        replace(tokens[first].start, tokens[element[1]].end, element[2])
                     replace(tokens[j].start, tokens[j].end, f"__cc_raw_{name}")
                     replace(tokens[end].start, tokens[end].end,
                             f'; auto {name} = __cc_make_view(__cc_raw_{name}, "{name}", {shared});')
@@ -1470,6 +1492,13 @@ def _shared_scalar_at(tokens: list[Token], i: int, b: int) -> str | None:
     j = i + 1
     while j < b and tokens[j].text == "volatile":
         j += 1
+    if j < b and tokens[j].text in ("struct", "union"):  # `__shared__ union { float f[32]; int i[32]; } u;`
+        k = j + 1 + (j + 1 < b and tokens[j + 1].kind == "ident")
+        if k < b and tokens[k].text == "{":
+            close = _matching(tokens, k)
+            if close + 2 < b and tokens[close + 1].kind == "ident" and tokens[close + 2].text == ";":
+                return tokens[close + 1].text
+            return None
     start = j
     while j + 1 < b and tokens[j].kind == "ident" and tokens[j + 1].kind == "ident":
         j += 1
@@ -1578,7 +1607,10 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
                 continue
             start, end = i, _postfix_chain(tokens, close, b)
         elif tok.kind == "ident" and prev.text not in (".", "->", "::") and tok.text not in _TYPE_WORDS \
-                and (prev.kind != "ident" or prev.text in _NOT_DECLARATION):
+                and (prev.kind != "ident" or prev.text in _NOT_DECLARATION) \
+                and not (prev.text == "}" and tokens[i + 1].text == ";") \
+                and not (prev.text == "*" and tokens[i - 2].text in types and tokens[i - 3].text in {";", "{", "}"}
+                         | _TYPE_WORDS | {"__shared__", "static"}):  # `float* rows[2]` declares
             end = _postfix_chain(tokens, i, b)
             chain = tokens[i:end]
             if end < b and tokens[end].text == "(" and len(chain) > 1 and chain[-2].text in (".", "->"):
