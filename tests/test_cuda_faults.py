@@ -510,3 +510,45 @@ def test_launch_bounds_and_the_48_kib_of_shared_memory_a_block_gets(sanitize):
                                                r"shared_mem=49,152.*the launch fails"):
         module.get_function("tile_and_dynamic")((2,), (32,), (y, out), shared_mem=48 * 1024)
     module.get_function("tile_and_dynamic")((2,), (32,), (y, out), shared_mem=128)  # the module still works
+
+
+DEVICE_HEAP = r"""
+extern "C" __global__ void scratch(float* out, int extra) {
+    float* buf = (float*)malloc(4 * sizeof(float));
+    int* counts = static_cast<int*>(malloc(2 * sizeof(int)));
+    float* more = new float[2];
+    counts[0] = 0;
+    for (int j = 0; j < 4 + extra; ++j) buf[j] = j;  // HEAP: one past the block when extra
+    more[1] = buf[3];
+    out[threadIdx.x] = more[1] + counts[0];
+    free(buf);
+    free(counts);
+    delete[] more;
+}
+extern "C" __global__ void half_warps(float* out, int width) {
+    float v = threadIdx.x;
+    v += __shfl_down_sync(0xffffffff, v, 1, width);  // WIDTH
+    out[threadIdx.x] = v;
+}
+"""
+
+
+def test_device_malloc_blocks_are_bounds_checked_and_shuffle_widths_must_be_powers_of_two():
+    lines = DEVICE_HEAP.split("\n")
+    line = lambda marker: next(i for i, text in enumerate(lines, 1) if f"// {marker}" in text)
+    module = cuda.RawModule(code=DEVICE_HEAP, backend="cpu")
+    out = np.zeros(4, np.float32)
+    module.get_function("scratch")((1,), (4,), (out, 0))
+    np.testing.assert_array_equal(out, 3.0)
+    with pytest.raises(cuda.KernelError, match=r"accessed element 4 of a block that malloc returned in the kernel, "
+                                               r"which holds 4 4-byte elements") as info:
+        module.get_function("scratch")((1,), (4,), (out, 1))
+    assert info.value.line == line("HEAP")
+    out = np.zeros(32, np.float32)
+    module.get_function("half_warps")((1,), (32,), (out, 16))
+    assert out[14] == 14 + 15 and out[15] == 15 + 15  # lane 15 has no lane 16 in its half: it gets its own
+    with pytest.raises(cuda.KernelError, match=r"__shfl_down_sync at line \d+ with width 12, but the width must be a "
+                                               r"power of two") as info:
+        module.get_function("half_warps")((1,), (32,), (out, 12))
+    assert info.value.line == line("WIDTH")
+    assert_alive()

@@ -99,7 +99,7 @@ class _Arg(ctypes.Structure):
 (OK, OUT_OF_BOUNDS, SHARED_OUT_OF_BOUNDS, BARRIER_EXITED, BARRIER_MISMATCH, TIMEOUT, INTERRUPTED,
  CRASH, STACK_OVERFLOW, ASSERT, TRAP, NO_MEMORY, NO_BARRIERS, BAD_ARGUMENT, UNSUPPORTED, WARP_EXITED,
  WARP_MISMATCH, WARP_BAD_MASK, READ_ONLY, ARRAY_OUT_OF_BOUNDS, RACE, UNINITIALIZED, GLOBAL_RACE, MISALIGNED,
- SHARED_TOO_BIG) = range(25)
+ SHARED_TOO_BIG, BAD_WIDTH) = range(26)
 
 #: Warp-level calls by their code in runtime.h (enum __CC_W_*), as messages name them.
 WARP_OPS = dict(enumerate(
@@ -616,7 +616,10 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         name, shared = _array_name(fault, arrays)
         itemsize = arrays[fault.base][2] if fault.base in arrays else fault.element_bytes
         valid = f" (valid indices 0 to {length - 1})" if length else ""
-        if shared:  # a static __shared__ array reached through a pointer (`&tile[0][0] + k`)
+        if fault.op == 2 and fault.base not in arrays:  # `(float*)malloc(n)` in device code
+            what = (f"accessed element {index} of a block that malloc returned in the kernel, which holds {length} "
+                    f"{fault.element_bytes}-byte element{'s' * (length != 1)}{valid}")
+        elif shared:  # a static __shared__ array reached through a pointer (`&tile[0][0] + k`)
             what = (f"accessed {name}[{index}] through a pointer into the __shared__ array {name}, which holds "
                     f"{length} {fault.element_bytes}-byte element{'s' * (length != 1)}{valid}")
         elif fault.element_bytes and fault.element_bytes != itemsize:
@@ -771,6 +774,10 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             hint = "Pass an array whose size in bytes is a multiple of the element's size (sizeof in C)."
         block = thread = None
         line = None
+    elif kind == BAD_WIDTH:
+        what = (f"calls {WARP_OPS.get(fault.op, 'a shuffle')} at line {line} with width {index}, but the width must be a "
+                "power of two from 1 to 32: on a GPU the result is undefined")
+        hint = "Pass a power of two (16 shuffles within each half-warp), or leave the width out for the whole warp."
     elif kind == SHARED_TOO_BIG:
         name = fault.text.decode(errors="replace")
         static, dynamic = length, index

@@ -236,6 +236,7 @@ enum __cc_fault_kind {
     __CC_GLOBAL_RACE = 22,           // two threads write one element of a global array
     __CC_MISALIGNED = 23,            // an access through a pointer cast to a type it does not align to
     __CC_SHARED_TOO_BIG = 24,        // a block's static + dynamic shared memory exceeds 48 KiB
+    __CC_BAD_WIDTH = 25,             // a shuffle's width is not a power of two from 1 to 32
 };
 
 struct __cc_fault {
@@ -382,6 +383,9 @@ static inline const __cc_poisoned* __cc_find_shared_array(const volatile void* r
 // every access, and the cold path tells the two faults apart.
 static const size_t __CC_MISALIGNED_INDEX = (size_t)3 << 61;
 
+static thread_local const void* __cc_malloc_blocks[16];  // the last blocks device malloc gave this worker
+static thread_local unsigned __cc_malloc_count;
+
 __attribute__((noreturn, noinline, cold)) static void __cc_out_of_bounds(
     const void* base, long long index, long long length, long long element_bytes, const void* at) {
     // The caller's address tells Python (through addr2line) which source line it was.
@@ -390,7 +394,10 @@ __attribute__((noreturn, noinline, cold)) static void __cc_out_of_bounds(
     __cc_fault_out->index = index;
     __cc_fault_out->length = length;
     __cc_fault_out->element_bytes = element_bytes;
-    // A static __shared__ array, reached through a pointer: its name for the message.
+    // A block from malloc in device code (op 2), or a static __shared__ array reached through a
+    // pointer (its name): for the message.
+    for (const void* block : __cc_malloc_blocks)
+        if (block && block == base) __cc_fault_out->op = 2;
     const __cc_poisoned* array = __cc_find_shared_array(base);
     if (array && array->base == base && array->name)
         snprintf(__cc_fault_out->text, sizeof __cc_fault_out->text, "%s", array->name);
@@ -937,6 +944,8 @@ template <class T>
 struct __cc_access_type {
     typedef T& type;
 };
+template <> struct __cc_access_type<void> { typedef void type; };  // __cc_ptr<void>: device malloc's blocks
+template <> struct __cc_access_type<const void> { typedef void type; };
 template <class T>
 __attribute__((always_inline)) static inline T& __cc_element(T* p) { return *p; }
 
@@ -1106,6 +1115,37 @@ static inline auto __cc_const_cast(From& f) -> decltype(__cc_const_rule<To, From
 template <class To, class From>
 static inline auto __cc_const_cast(const From& f) -> decltype(__cc_const_rule<To, const From>::cast(f)) {
     return __cc_const_rule<To, const From>::cast(f);
+}
+
+// static_cast<float*>(v) of a checked void pointer (device malloc's) keeps its bounds; any other
+// static_cast is C++'s.
+template <class To, class From, class = void>
+struct __cc_static_rule {
+    static To cast(From& f) { return static_cast<To>(f); }
+};
+template <class V, class From>
+struct __cc_static_rule<V*, From, typename std::enable_if<__cc_is_checked<typename std::remove_cv<From>::type>::value>::type> {
+    static __cc_ptr<V> cast(const From& f) { return __cc_ptr<V>(f); }
+};
+template <class To, class From>
+static inline auto __cc_static_cast(From& f) -> decltype(__cc_static_rule<To, From>::cast(f)) {
+    return __cc_static_rule<To, From>::cast(f);
+}
+template <class To, class From>
+static inline auto __cc_static_cast(const From& f) -> decltype(__cc_static_rule<To, const From>::cast(f)) {
+    return __cc_static_rule<To, const From>::cast(f);
+}
+
+// malloc in device code (source.py renames it): the block comes back as a checked pointer, so
+// `(float*)malloc(n * sizeof(float))` is bounds-checked like an argument array. (Blocks are not
+// tracked after free: a use after free goes unnoticed.)
+static inline __cc_ptr<void> __cc_device_malloc(size_t bytes) {
+    __cc_enter_unsafe();  // the time limit must not stop a thread inside malloc's lock
+    void* p = malloc(bytes ? bytes : 1);
+    __cc_leave_unsafe();
+    if (!p) return __cc_ptr<void>((void*)nullptr);
+    __cc_malloc_blocks[__cc_malloc_count++ % 16] = p;
+    return __cc_ptr<void>(p, 0, bytes, p);
 }
 
 // An argument array as the launcher receives it from Python: its bytes must hold whole elements.
@@ -2628,8 +2668,11 @@ static const unsigned __CC_FULL = 0xffffffffu;
 template <class T>
 static inline T __cc_warp_exchange(int op, unsigned mask, T var, int arg, int width, int line) {
     static_assert(sizeof(T) <= 32, "warp shuffles exchange values of at most 32 bytes here");
-    if (width <= 0 || width > 32 || (width & (width - 1)))
-        width = 32;  // CUDA: width must be a power of 2 up to 32
+    if (width <= 0 || width > 32 || (width & (width - 1))) {  // CUDA: undefined results
+        __cc_fault_out->op = op;
+        __cc_fault_out->index = width;
+        __cc_fail(__CC_BAD_WIDTH, line);
+    }
     T out;
     __cc_warp_meet(op, mask, &var, (int)sizeof(T), arg, width, line, &out, (int)sizeof(T));
     return out;

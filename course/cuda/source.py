@@ -1396,9 +1396,14 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
                     arrays.add(name)
                     i = end + 1
                     continue
-        # reinterpret_cast<T*>(p) and const_cast<T*>(p) keep p's bounds (as T elements).
-        if tok.text in ("reinterpret_cast", "const_cast") and i + 1 < b and tokens[i + 1].text == "<":
+        # reinterpret_cast<T*>(p), const_cast<T*>(p) and static_cast<T*>(p) keep p's bounds (as T elements).
+        if tok.text in _CASTS and i + 1 < b and tokens[i + 1].text == "<":
             replace(tok.start, tok.end, "__cc_" + tok.text)
+            i += 1
+            continue
+        # Device-side malloc returns a checked pointer to its block: `(float*)malloc(n * 4)` is bounds-checked.
+        if tok.text == "malloc" and i + 1 < b and tokens[i + 1].text == "(" and tokens[i - 1].text not in (".", "->", "::"):
+            replace(tok.start, tok.end, "__cc_device_malloc")
             i += 1
             continue
         prev = tokens[i - 1]
@@ -1607,6 +1612,7 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
                 continue
             start, end = i, _postfix_chain(tokens, close, b)
         elif tok.kind == "ident" and prev.text not in (".", "->", "::") and tok.text not in _TYPE_WORDS \
+                and tok.text not in ("delete", "new") \
                 and (prev.kind != "ident" or prev.text in _NOT_DECLARATION) \
                 and not (prev.text == "}" and tokens[i + 1].text == ";") \
                 and not (prev.text == "*" and tokens[i - 2].text in types and tokens[i - 3].text in {";", "{", "}"}
