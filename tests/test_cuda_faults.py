@@ -552,3 +552,22 @@ def test_device_malloc_blocks_are_bounds_checked_and_shuffle_widths_must_be_powe
         module.get_function("half_warps")((1,), (32,), (out, 12))
     assert info.value.line == line("WIDTH")
     assert_alive()
+
+
+def test_a_float4_view_of_an_argument_that_starts_off_its_boundary_is_misaligned():
+    source = r"""
+extern "C" __global__ void quads(const float* a, float* out) {
+    float4 v = reinterpret_cast<const float4*>(a)[threadIdx.x];  // QUAD
+    out[threadIdx.x] = v.x + v.y + v.z + v.w;
+}"""
+    quads = cuda.RawKernel(source, "quads", backend="cpu")
+    x, out = np.arange(20, dtype=np.float32), np.zeros(4, np.float32)
+    assert x.ctypes.data % 16 == 0  # NumPy's allocations start on 16-byte boundaries (at least)
+    quads((1,), (4,), (x[4:], out))  # 16 bytes in: still on a boundary
+    np.testing.assert_array_equal(out, x[4:].reshape(4, 4).sum(axis=1))
+    with pytest.raises(cuda.KernelError, match=r"a itself starts 4 bytes past a 16-byte boundary \(a NumPy view such "
+                                               r"as x\[1:\]\?\)") as info:
+        quads((1,), (4,), (x[1:17], out))
+    assert info.value.line == 3
+    quads((1,), (4,), (x[1:17].copy(), out))  # a copy starts a fresh allocation
+    np.testing.assert_array_equal(out, x[1:17].reshape(4, 4).sum(axis=1))

@@ -749,11 +749,19 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     elif kind == MISALIGNED:
         name, _ = _array_name(fault, arrays)
         size = fault.element_bytes
-        what = (f"accessed a {size}-byte element at byte {index} of {name} through a cast pointer, and {index} is not "
-                "a multiple of that type's alignment: on a GPU this stops the kernel with 'misaligned address'")
         example = f" (a float4 needs 16: {name} + i with i a multiple of 4 floats)" if size == 16 else ""
         hint = (f"Cast only pointers whose byte offset is a multiple of the type's alignment{example}, or read the "
                 "elements one by one.")
+        skew = fault.base % min(size, 16) if size and fault.base in arrays else 0
+        if skew and index % size == 0:  # the argument itself starts off the boundary: a view such as x[1:]
+            what = (f"accessed a {size}-byte element of {name} through a cast pointer, but {name} itself starts {skew} "
+                    f"bytes past a {min(size, 16)}-byte boundary (a NumPy view such as x[1:]?): on a GPU this stops "
+                    "the kernel with 'misaligned address'")
+            hint = ("Pass a copy (x[1:].copy() starts a fresh allocation), or pass x and the offset as a separate "
+                    "argument, or read the elements one by one.")
+        else:
+            what = (f"accessed a {size}-byte element at byte {index} of {name} through a cast pointer, and {index} is "
+                    "not a multiple of that type's alignment: on a GPU this stops the kernel with 'misaligned address'")
     elif kind == READ_ONLY:
         name, _, _ = arrays.get(fault.base, ("an argument array", 0, 0))
         what = (f"writes {name}[{index}], but {name} is read-only: a `const` parameter written through a cast, or a "

@@ -963,6 +963,17 @@ template <class U> struct __cc_is_checked<U, typename std::conditional<false, ty
 template <class E> struct __cc_view;
 template <class S> struct __cc_dynamic_shared;
 
+// An argument that is itself a view at an odd offset (x[1:] passed from NumPy) makes a float4
+// view of it misaligned, as on a GPU, where the view's pointer lies that many bytes past its
+// allocation's 256-byte boundary. (Host arrays start at 16-byte boundaries at least, so alignments
+// up to 16 are checked on the address; __shared__ and local arrays count from their own start.)
+static inline bool __cc_misaligned_argument(const void* base, size_t offset, size_t align) {
+    size_t unit = align < 16 ? align : 16;
+    if (((uintptr_t)base + offset) % unit == 0) return false;
+    const __cc_allocation* a = __cc_find_allocation(base);
+    return a && a->base == (const char*)base;
+}
+
 template <class T>
 struct __cc_ptr {
     typedef void __cc_checked;
@@ -1029,7 +1040,7 @@ struct __cc_ptr {
         array = base;
         if (offset > bytes) {
             index = (size_t)((long long)offset / (long long)__cc_size), count = bytes / __cc_size;
-        } else if (offset % __cc_align) {
+        } else if (offset % __cc_align || __cc_misaligned_argument(base, offset, __cc_align)) {
             index = __CC_MISALIGNED_INDEX, count = bytes / __cc_size;
         } else {
             index = offset / __cc_size, count = (bytes - offset % __cc_size) / __cc_size;
