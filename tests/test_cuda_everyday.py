@@ -343,3 +343,44 @@ def test_null_pointers_and_structs_that_hold_pointers(backend):
     x = on(backend, np.zeros(8, np.float32))
     cuda.RawKernel(NULL_POINTERS_AND_VIEWS, "null_pointers", backend=backend)((1,), (8,), (x, 8))
     np.testing.assert_array_equal(cuda.asnumpy(x), 6.0)
+
+
+SIMD_IN_A_WORD = ["vadd", "vaddss", "vaddus", "vsub", "vsubss", "vsubus", "vabsdiffs", "vabsdiffu", "vavgs", "vavgu",
+                  "vhaddu", "vmaxs", "vmaxu", "vmins", "vminu", "vcmpeq", "vcmpne", "vcmpges", "vcmpgtu", "vcmpltu",
+                  "vseteq", "vsetgeu", "vsetlts", "vsads", "vsadu"]
+
+
+def _simd_reference(name: str, a: int, b: int, bits: int) -> int:
+    """What CUDA's Math API says __<name>2 (bits 16) or __<name>4 (bits 8) returns."""
+    mask, lo, hi = (1 << bits) - 1, -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    signed = lambda v: v - (1 << bits) if v >> (bits - 1) else v
+    lanes = [((a >> s) & mask, (b >> s) & mask) for s in range(0, 32, bits)]
+    ops = {"vadd": lambda u, v, s, t: u + v, "vaddss": lambda u, v, s, t: max(lo, min(hi, s + t)),
+           "vaddus": lambda u, v, s, t: min(mask, u + v), "vsub": lambda u, v, s, t: u - v,
+           "vsubss": lambda u, v, s, t: max(lo, min(hi, s - t)), "vsubus": lambda u, v, s, t: max(0, u - v),
+           "vabsdiffs": lambda u, v, s, t: abs(s - t), "vabsdiffu": lambda u, v, s, t: abs(u - v),
+           "vavgs": lambda u, v, s, t: (s + t + (s + t >= 0)) >> 1, "vavgu": lambda u, v, s, t: (u + v + 1) >> 1,
+           "vhaddu": lambda u, v, s, t: (u + v) >> 1, "vmaxs": lambda u, v, s, t: max(s, t),
+           "vmaxu": lambda u, v, s, t: max(u, v), "vmins": lambda u, v, s, t: min(s, t),
+           "vminu": lambda u, v, s, t: min(u, v), "vcmpeq": lambda u, v, s, t: mask * (u == v),
+           "vcmpne": lambda u, v, s, t: mask * (u != v), "vcmpges": lambda u, v, s, t: mask * (s >= t),
+           "vcmpgtu": lambda u, v, s, t: mask * (u > v), "vcmpltu": lambda u, v, s, t: mask * (u < v),
+           "vseteq": lambda u, v, s, t: int(u == v), "vsetgeu": lambda u, v, s, t: int(u >= v),
+           "vsetlts": lambda u, v, s, t: int(s < t)}
+    if name in ("vsads", "vsadu"):
+        return sum(abs(signed(u) - signed(v)) if name == "vsads" else abs(u - v) for u, v in lanes)
+    return sum((ops[name](u, v, signed(u), signed(v)) & mask) << (i * bits) for i, (u, v) in enumerate(lanes))
+
+
+def test_simd_within_a_word_intrinsics():
+    calls = "\n".join(f"    out[{2 * i}] = __{n}2(a, b); out[{2 * i + 1}] = __{n}4(a, b);"
+                      for i, n in enumerate(SIMD_IN_A_WORD))
+    source = f'extern "C" __global__ void simd(unsigned a, unsigned b, unsigned* out) {{\n{calls}\n' \
+             f'    out[{2 * len(SIMD_IN_A_WORD)}] = __vabs4(a); out[{2 * len(SIMD_IN_A_WORD) + 1}] = __vnegss4(a);\n}}'
+    kernel = cuda.RawKernel(source, "simd", backend="cpu")
+    for a, b in [(0x80F07F01, 0x7F10FF02), (0xFFFF0000, 0x00017FFF), (0x12345678, 0x9ABCDEF0)]:
+        out = np.zeros(2 * len(SIMD_IN_A_WORD) + 2, np.uint32)
+        kernel((1,), (1,), (np.uint32(a), np.uint32(b), out))
+        expected = [_simd_reference(n, a, b, bits) for n in SIMD_IN_A_WORD for bits in (16, 8)]
+        assert out[:-2].tolist() == expected
+    assert hex(out[-2]) == hex(_simd_reference("vabsdiffs", a, 0, 8))  # __vabs4(a) = |a - 0| per byte

@@ -2020,6 +2020,100 @@ static inline unsigned int __funnelshift_rc(unsigned int lo, unsigned int hi, un
     unsigned long long v = ((unsigned long long)hi << 32) | lo;
     return shift >= 32 ? hi : (unsigned int)(v >> shift);
 }
+// SIMD within a word: __vadd2 works on two 16-bit halves of an unsigned int, __vadd4 on four
+// bytes, each lane on its own (NVIDIA's stereo-disparity and video samples use them).
+template <int BITS, class F>
+static inline unsigned int __cc_lanes(unsigned int a, unsigned int b, F f) {
+    const unsigned int mask = (1u << BITS) - 1;
+    unsigned int r = 0;
+    for (int shift = 0; shift < 32; shift += BITS) {
+        unsigned int x = (a >> shift) & mask, y = (b >> shift) & mask;
+        long long sx = (long long)x - ((x >> (BITS - 1)) ? (1LL << BITS) : 0);  // the lane as signed
+        long long sy = (long long)y - ((y >> (BITS - 1)) ? (1LL << BITS) : 0);
+        r |= ((unsigned int)f((long long)x, (long long)y, sx, sy) & mask) << shift;
+    }
+    return r;
+}
+template <int BITS, class F>
+static inline unsigned int __cc_lane_sum(unsigned int a, unsigned int b, F f) {
+    const unsigned int mask = (1u << BITS) - 1;
+    unsigned int sum = 0;
+    for (int shift = 0; shift < 32; shift += BITS) {
+        unsigned int x = (a >> shift) & mask, y = (b >> shift) & mask;
+        long long sx = (long long)x - ((x >> (BITS - 1)) ? (1LL << BITS) : 0);
+        long long sy = (long long)y - ((y >> (BITS - 1)) ? (1LL << BITS) : 0);
+        sum += (unsigned int)f((long long)x, (long long)y, sx, sy);
+    }
+    return sum;
+}
+static inline long long __cc_clamp(long long v, long long lo, long long hi) { return v < lo ? lo : v > hi ? hi : v; }
+#define __CC_SIMD(NAME, EXPR) \
+    static inline unsigned int NAME##2(unsigned int a, unsigned int b) { \
+        const long long ones = 0xffff, smin = -32768, smax = 32767, umax = 65535; (void)ones; (void)smin; (void)smax; (void)umax; \
+        return __cc_lanes<16>(a, b, [&](long long ux, long long uy, long long sx, long long sy) -> long long { \
+            (void)ux; (void)uy; (void)sx; (void)sy; return EXPR; }); \
+    } \
+    static inline unsigned int NAME##4(unsigned int a, unsigned int b) { \
+        const long long ones = 0xff, smin = -128, smax = 127, umax = 255; (void)ones; (void)smin; (void)smax; (void)umax; \
+        return __cc_lanes<8>(a, b, [&](long long ux, long long uy, long long sx, long long sy) -> long long { \
+            (void)ux; (void)uy; (void)sx; (void)sy; return EXPR; }); \
+    }
+__CC_SIMD(__vadd, ux + uy)
+__CC_SIMD(__vaddss, __cc_clamp(sx + sy, smin, smax))
+__CC_SIMD(__vaddus, __cc_clamp(ux + uy, 0, umax))
+__CC_SIMD(__vsub, ux - uy)
+__CC_SIMD(__vsubss, __cc_clamp(sx - sy, smin, smax))
+__CC_SIMD(__vsubus, __cc_clamp(ux - uy, 0, umax))
+__CC_SIMD(__vabsdiffs, sx > sy ? sx - sy : sy - sx)
+__CC_SIMD(__vabsdiffu, ux > uy ? ux - uy : uy - ux)
+__CC_SIMD(__vavgs, (sx + sy + ((sx + sy) >= 0 ? 1 : 0)) >> 1)
+__CC_SIMD(__vavgu, (ux + uy + 1) >> 1)
+__CC_SIMD(__vhaddu, (ux + uy) >> 1)
+__CC_SIMD(__vmaxs, sx > sy ? sx : sy)
+__CC_SIMD(__vmaxu, ux > uy ? ux : uy)
+__CC_SIMD(__vmins, sx < sy ? sx : sy)
+__CC_SIMD(__vminu, ux < uy ? ux : uy)
+__CC_SIMD(__vcmpeq, ux == uy ? ones : 0)
+__CC_SIMD(__vcmpne, ux != uy ? ones : 0)
+__CC_SIMD(__vcmpges, sx >= sy ? ones : 0)
+__CC_SIMD(__vcmpgeu, ux >= uy ? ones : 0)
+__CC_SIMD(__vcmpgts, sx > sy ? ones : 0)
+__CC_SIMD(__vcmpgtu, ux > uy ? ones : 0)
+__CC_SIMD(__vcmples, sx <= sy ? ones : 0)
+__CC_SIMD(__vcmpleu, ux <= uy ? ones : 0)
+__CC_SIMD(__vcmplts, sx < sy ? ones : 0)
+__CC_SIMD(__vcmpltu, ux < uy ? ones : 0)
+__CC_SIMD(__vseteq, ux == uy)
+__CC_SIMD(__vsetne, ux != uy)
+__CC_SIMD(__vsetges, sx >= sy)
+__CC_SIMD(__vsetgeu, ux >= uy)
+__CC_SIMD(__vsetgts, sx > sy)
+__CC_SIMD(__vsetgtu, ux > uy)
+__CC_SIMD(__vsetles, sx <= sy)
+__CC_SIMD(__vsetleu, ux <= uy)
+__CC_SIMD(__vsetlts, sx < sy)
+__CC_SIMD(__vsetltu, ux < uy)
+#undef __CC_SIMD
+static inline unsigned int __vsads2(unsigned int a, unsigned int b) {
+    return __cc_lane_sum<16>(a, b, [](long long, long long, long long x, long long y) { return x > y ? x - y : y - x; });
+}
+static inline unsigned int __vsadu2(unsigned int a, unsigned int b) {
+    return __cc_lane_sum<16>(a, b, [](long long x, long long y, long long, long long) { return x > y ? x - y : y - x; });
+}
+static inline unsigned int __vsads4(unsigned int a, unsigned int b) {
+    return __cc_lane_sum<8>(a, b, [](long long, long long, long long x, long long y) { return x > y ? x - y : y - x; });
+}
+static inline unsigned int __vsadu4(unsigned int a, unsigned int b) {
+    return __cc_lane_sum<8>(a, b, [](long long x, long long y, long long, long long) { return x > y ? x - y : y - x; });
+}
+static inline unsigned int __vabs2(unsigned int a) { return __vabsdiffs2(a, 0); }
+static inline unsigned int __vabs4(unsigned int a) { return __vabsdiffs4(a, 0); }
+static inline unsigned int __vabsss2(unsigned int a) { return __cc_lanes<16>(a, 0, [](long long, long long, long long x, long long) { return __cc_clamp(x < 0 ? -x : x, 0, 32767); }); }
+static inline unsigned int __vabsss4(unsigned int a) { return __cc_lanes<8>(a, 0, [](long long, long long, long long x, long long) { return __cc_clamp(x < 0 ? -x : x, 0, 127); }); }
+static inline unsigned int __vneg2(unsigned int a) { return __vsub2(0, a); }
+static inline unsigned int __vneg4(unsigned int a) { return __vsub4(0, a); }
+static inline unsigned int __vnegss2(unsigned int a) { return __vsubss2(0, a); }
+static inline unsigned int __vnegss4(unsigned int a) { return __vsubss4(0, a); }
 static inline int __double2loint(double d) { return (int)(unsigned int)__cc_bits<unsigned long long>(d); }
 static inline int __double2hiint(double d) { return (int)(unsigned int)(__cc_bits<unsigned long long>(d) >> 32); }
 static inline double __hiloint2double(int hi, int lo) {
