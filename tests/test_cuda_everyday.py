@@ -384,3 +384,28 @@ def test_simd_within_a_word_intrinsics():
         expected = [_simd_reference(n, a, b, bits) for n in SIMD_IN_A_WORD for bits in (16, 8)]
         assert out[:-2].tolist() == expected
     assert hex(out[-2]) == hex(_simd_reference("vabsdiffs", a, 0, 8))  # __vabs4(a) = |a - 0| per byte
+
+
+DECLARATORS = r"""
+extern "C" __global__ void declarators(float* x, int n) {
+    __shared__ float s[4][8];
+    float (*rows)[8] = s;                                   // a pointer to rows of 8
+    rows[threadIdx.x % 4][threadIdx.x / 4] = threadIdx.x;
+    __syncthreads();
+    if (threadIdx.x == 0)
+        for (float *p = x + 2, *end = x + n; p != end; ++p) *p = s[1][0];   // two pointers, one declaration
+    if (threadIdx.x == 1) *(float*)(size_t)(x + 1) = s[0][1];          // a cast of a cast
+}
+"""
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_pointer_declarators_and_derefs_after_control_statements(sanitize):
+    x = np.zeros(8, np.float32)
+    cuda.RawKernel(DECLARATORS, "declarators", backend="cpu", sanitize=sanitize)((1,), (32,), (x, 8))
+    np.testing.assert_array_equal(x, [0, 4, 1, 1, 1, 1, 1, 1])
+    text = cuda_source.parse(DECLARATORS).cpu_text
+    assert "__cc_ptr<float> p = x + 2, end = x + n" in text  # both checked
+    assert "__cc_w(*p) = " in text  # a store after `)` of a for is a store for the sanitizer
+    with pytest.raises(cuda.KernelError, match=r"accessed x\[7\], but x has 7 elements"):
+        cuda.RawKernel(DECLARATORS, "declarators", backend="cpu", sanitize=sanitize)((1,), (32,), (x[:7].copy(), 8))

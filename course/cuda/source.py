@@ -1453,13 +1453,21 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
                 while k < b and tokens[k].text in ("const", "__restrict__", "__restrict", "restrict"):
                     const_pointer |= tokens[k].text == "const"
                     k += 1
-                if k + 1 < b and tokens[k].kind == "ident" and tokens[k + 1].text in ("=", ";"):
+                if k + 1 < b and tokens[k].kind == "ident" and tokens[k + 1].text in ("=", ";", ","):
                     end = _declarator_end(tokens, k + 1, b)
-                    if end < b and tokens[end].text == ";":
+                    # `for (float* p = x, *e = x + n; ...)`: more pointer declarators, one declaration
+                    more, stars = end, []
+                    while more < b and tokens[more].text == "," and more + 2 < b and tokens[more + 1].text == "*" \
+                            and tokens[more + 2].kind == "ident" and tokens[more + 3].text in ("=", ";", ","):
+                        stars.append(more + 1)
+                        more = _declarator_end(tokens, more + 3, b)
+                    if more < b and tokens[more].text == ";":
                         quals = " ".join(w for w in words if w in ("const", "volatile"))
                         new = f"{'const ' if const_pointer else ''}__cc_ptr<{quals + ' ' if quals else ''}{type_text}> " \
                               f"{tokens[k].text}"
                         replace(tokens[i].start, tokens[k].end, new)
+                        for star in stars:
+                            replace(tokens[star].start, tokens[star].end, "")
                         i = k + 1
                         continue
         i += 1
@@ -1524,6 +1532,28 @@ def _declarator_end(tokens: list[Token], i: int, b: int) -> int:
         depth -= tokens[i].kind == "punct" and tokens[i].text in ")]}"
         i += 1
     return i
+
+
+def _declares(tokens: list[Token], i: int, a: int, types: set) -> bool:
+    """Whether tokens[i], after a comma, is in a declaration (`float* p = x, *e = y`): the comma's
+    statement (or `for (` clause) starts with a type."""
+    depth, k = 0, i - 1
+    while k > a:
+        text = tokens[k].text
+        if text in (")", "]", "}"):
+            depth += 1
+        elif text in ("(", "[", "{"):
+            if depth == 0:
+                break
+            depth -= 1
+        elif text == ";" and depth == 0:
+            break
+        k -= 1
+    first = k + 1
+    while first < i and tokens[first].text in ("const", "volatile", "static", "__shared__", "unsigned", "signed"):
+        first += 1
+    return first < i and tokens[first].text in types and first + 1 < i and tokens[first + 1].text in ("*", "&") \
+        or first + 1 < i and tokens[first].text in types and tokens[first + 1].kind == "ident"
 
 
 def _postfix_chain(tokens: list[Token], i: int, b: int) -> int:
@@ -1627,7 +1657,11 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
                     or i in declaring:
                 continue
             start = i
-        elif tok.text == "*" and (prev.text in _UNARY_BEFORE and prev.kind in ("punct", "ident")) and i + 1 < b:
+        elif tok.text == "*" and (prev.text == "(" and tokens[i - 2].text in types or prev.text == ","
+                                  and _declares(tokens, i, a, types)):
+            continue  # `float (*rows)[16] = s;`, `float* p = x, *e = x + n;`: declarators, not accesses
+        elif tok.text == "*" and (prev.text in _UNARY_BEFORE and prev.kind in ("punct", "ident") or after_control
+                                  or prev.text in ("else", "do")) and i + 1 < b:
             nxt = tokens[i + 1]
             if nxt.text == "(":
                 end = _matching(tokens, i + 1) + 1
@@ -1635,6 +1669,10 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
                     operand = end + (end < b and tokens[end].text == "&")
                     if operand < b and tokens[operand].text == "(":
                         end = _matching(tokens, operand) + 1
+                        while end < b and (tokens[end].kind in ("number", "ident") or tokens[end].text == "("):
+                            # `*(int*)(size_t)16`: that group was a cast too; its operand follows
+                            end = (_matching(tokens, end) + 1 if tokens[end].text == "("
+                                   else _postfix_chain(tokens, end, b) if tokens[end].kind == "ident" else end + 1)
                     elif operand < b and tokens[operand].kind == "ident":
                         end = _postfix_chain(tokens, operand, b)
                         if end < b and tokens[end].text == "(":
