@@ -541,6 +541,7 @@ struct __cc_allocation {
     bool read_only;
     __cc_shadow_word* shadow;      // sanitizer only
     size_t shadow_count;
+    int item_shift;                // log2(item) when item is a power of two (shifts, not divisions), else -1
 };
 static __cc_allocation __cc_allocations[64 + __CC_MAX_WORKERS];  // arguments, and each worker's dynamic shared memory
 static int __cc_allocation_count;
@@ -568,7 +569,8 @@ static inline void __cc_register_allocation(void* base, size_t bytes, uint64_t f
             return;
         }
     if (__cc_allocation_count >= (int)(sizeof __cc_allocations / sizeof __cc_allocations[0])) return;
-    __cc_allocation a = {(char*)base, bytes, item ? item : 1, read_only, nullptr, 0};
+    __cc_allocation a = {(char*)base, bytes, item ? item : 1, read_only, nullptr, 0, -1};
+    if (!(a.item & (a.item - 1))) a.item_shift = __builtin_ctzll(a.item);
     if (__cc_sanitizing && !read_only && item) {
         a.shadow_count = bytes / a.item;
         __cc_enter_unsafe();
@@ -749,7 +751,9 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
     }
     if (kind == __CC_ATOMIC || !a.shadow) return;
     unsigned me = __cc_tid();
-    for (size_t word = offset / a.item; word < (offset + size + a.item - 1) / a.item && word < a.shadow_count; word++) {
+    size_t first = a.item_shift >= 0 ? offset >> a.item_shift : offset / a.item;
+    size_t last = a.item_shift >= 0 ? (offset + size + a.item - 1) >> a.item_shift : (offset + size + a.item - 1) / a.item;
+    for (size_t word = first; word < last && word < a.shadow_count; word++) {
         __cc_shadow_word& w = a.shadow[word];  // a float4 store covers four float elements
         if (kind != __CC_WRITE_SAME && w.launch == __cc_current_launch && !(w.tid == me && w.block == __cc_block_linear) &&
             (w.block != __cc_block_linear || w.epoch == __cc_epoch) && !__cc_handed_over(w)) {
@@ -764,7 +768,7 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
             __cc_fail(__CC_GLOBAL_RACE, 0);
         }
         w.launch = __cc_current_launch, w.block = __cc_block_linear, w.epoch = __cc_epoch, w.site = site, w.tid = me;
-        w.time = ++__cc_sync_clock;
+        w.time = __cc_sync_launch == __cc_current_launch ? ++__cc_sync_clock : 0;  // 0: before any fence
     }
 }
 
