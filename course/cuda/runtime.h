@@ -1113,43 +1113,28 @@ static inline auto __cc_reinterpret_cast(From& f) -> decltype(__cc_cast_rule<To,
     return __cc_cast_rule<To, From>::cast(f);
 }
 
-// const_cast<float*>(x) of a checked pointer (or a __shared__/local array) stays checked: a write
-// through it into a const argument is still the read-only fault it would be with the const kept.
-template <class To, class From, class = void>
-struct __cc_const_rule {
-    static To cast(From& f) { return const_cast<To>(f); }
-};
-template <class V, class From>
-struct __cc_const_rule<V*, From, typename std::enable_if<std::is_class<typename std::remove_cv<From>::type>::value>::type> {
-    static __cc_ptr<V> cast(const From& f) { return __cc_ptr<V>(f); }
-};
-template <class To, class From>
-static inline auto __cc_const_cast(From& f) -> decltype(__cc_const_rule<To, From>::cast(f)) {
-    return __cc_const_rule<To, From>::cast(f);
-}
-template <class To, class From>
-static inline auto __cc_const_cast(const From& f) -> decltype(__cc_const_rule<To, const From>::cast(f)) {
-    return __cc_const_rule<To, const From>::cast(f);
-}
-
-// static_cast<float*>(v) of a checked void pointer (device malloc's) keeps its bounds; any other
-// static_cast is C++'s.
-template <class To, class From, class = void>
-struct __cc_static_rule {
-    static To cast(From& f) { return static_cast<To>(f); }
-};
-template <class V, class From>
-struct __cc_static_rule<V*, From, typename std::enable_if<__cc_is_checked<typename std::remove_cv<From>::type>::value>::type> {
-    static __cc_ptr<V> cast(const From& f) { return __cc_ptr<V>(f); }
-};
-template <class To, class From>
-static inline auto __cc_static_cast(From& f) -> decltype(__cc_static_rule<To, From>::cast(f)) {
-    return __cc_static_rule<To, From>::cast(f);
-}
-template <class To, class From>
-static inline auto __cc_static_cast(const From& f) -> decltype(__cc_static_rule<To, const From>::cast(f)) {
-    return __cc_static_rule<To, const From>::cast(f);
-}
+// const_cast<float*>(x) and static_cast<float*>(v) of a checked pointer, a __shared__ or local
+// array or device malloc's block keep its bounds (a write through a const_cast into a const
+// argument is still the read-only fault it would be with the const kept); anything else is
+// C++'s own cast.
+#define __CC_BOUNDS_KEEPING_CAST(NAME, CAST) \
+    template <class To, class From, class = void> \
+    struct NAME##_rule { \
+        static To cast(From& f) { return CAST<To>(f); } \
+    }; \
+    template <class V, class From> \
+    struct NAME##_rule<V*, From, typename std::enable_if<std::is_class<typename std::remove_cv<From>::type>::value>::type> { \
+        static __cc_ptr<V> cast(const From& f) { return __cc_ptr<V>(f); } \
+    }; \
+    template <class To, class From> \
+    static inline auto NAME(From& f) -> decltype(NAME##_rule<To, From>::cast(f)) { return NAME##_rule<To, From>::cast(f); } \
+    template <class To, class From> \
+    static inline auto NAME(const From& f) -> decltype(NAME##_rule<To, const From>::cast(f)) { \
+        return NAME##_rule<To, const From>::cast(f); \
+    }
+__CC_BOUNDS_KEEPING_CAST(__cc_const_cast, const_cast)
+__CC_BOUNDS_KEEPING_CAST(__cc_static_cast, static_cast)
+#undef __CC_BOUNDS_KEEPING_CAST
 
 // malloc in device code (source.py renames it): the block comes back as a checked pointer, so
 // `(float*)malloc(n * sizeof(float))` is bounds-checked like an argument array. (Blocks are not
