@@ -1217,7 +1217,7 @@ def _check_struct_members(tokens: list[Token], functions: list, aliases: dict, r
             k -= 1
         if tokens[k].text == "template":
             template = set(_template_params(tokens, _matching_angle(tokens, k + 1) + 1)[0])
-        i, depth = a + 1, 0
+        i = a + 1
         while i < b:
             tok = tokens[i]
             if tok.text in ("{", "(", "["):
@@ -1243,10 +1243,8 @@ def _check_struct_members(tokens: list[Token], functions: list, aliases: dict, r
             while rest and rest[0].text in ("const", "__restrict__", "__restrict", "restrict"):
                 rest = rest[1:]
             if usable and rest and rest[0].kind == "ident" and (len(rest) == 1 or rest[1].text == "="):
-                const = "const " if any(t.text == "const" for t in decl[star + 1:]) and decl[star + 1].text == "const" \
-                    else ""
-                element = " ".join(w for w in words)
-                replace(decl[0].start, rest[0].end, f"{const}__cc_ptr<{element}> {rest[0].text}")
+                const = "const " if decl[star + 1].text == "const" else ""  # `float* const p;`
+                replace(decl[0].start, rest[0].end, f"{const}__cc_ptr<{' '.join(words)}> {rest[0].text}")
             i = end + 1
 
 
@@ -1264,8 +1262,8 @@ def _constant(expression: str, names: dict) -> int | None:
     """The value of an integer constant expression such as `TILE * TILE` or `256`, or None."""
     text = expression
     for _ in range(8):  # macros that name macros
-        text, count = re.subn(r"\b[A-Za-z_]\w*\b", lambda m: f"({names[m.group()]})" if m.group() in names
-                              else m.group(), re.sub(r"\b0[xX][0-9a-fA-F]+", lambda m: str(int(m.group(), 16)), text))
+        text = re.sub(r"\b[A-Za-z_]\w*\b", lambda m: f"({names[m.group()]})" if m.group() in names else m.group(),
+                      re.sub(r"\b0[xX][0-9a-fA-F]+", lambda m: str(int(m.group(), 16)), text))
         if not re.search(r"[A-Za-z_]", re.sub(r"(\d)[uUlL]+", r"\1", text)):
             break
     text = re.sub(r"(\d)[uUlL]+", r"\1", text)
