@@ -2011,7 +2011,9 @@ static inline unsigned int __funnelshift_rc(unsigned int lo, unsigned int hi, un
 }
 // SIMD within a word: __vadd2 works on two 16-bit halves of an unsigned int, __vadd4 on four
 // bytes, each lane on its own (NVIDIA's stereo-disparity and video samples use them).
-template <int BITS, class F>
+// f gets each lane as unsigned and as signed; its results are packed into the lanes of the
+// result, or (SUM) added up (__vsadu4).
+template <int BITS, bool SUM = false, class F>
 static inline unsigned int __cc_lanes(unsigned int a, unsigned int b, F f) {
     const unsigned int mask = (1u << BITS) - 1;
     unsigned int r = 0;
@@ -2019,21 +2021,10 @@ static inline unsigned int __cc_lanes(unsigned int a, unsigned int b, F f) {
         unsigned int x = (a >> shift) & mask, y = (b >> shift) & mask;
         long long sx = (long long)x - ((x >> (BITS - 1)) ? (1LL << BITS) : 0);  // the lane as signed
         long long sy = (long long)y - ((y >> (BITS - 1)) ? (1LL << BITS) : 0);
-        r |= ((unsigned int)f((long long)x, (long long)y, sx, sy) & mask) << shift;
+        unsigned int v = (unsigned int)f((long long)x, (long long)y, sx, sy);
+        r = SUM ? r + v : r | ((v & mask) << shift);
     }
     return r;
-}
-template <int BITS, class F>
-static inline unsigned int __cc_lane_sum(unsigned int a, unsigned int b, F f) {
-    const unsigned int mask = (1u << BITS) - 1;
-    unsigned int sum = 0;
-    for (int shift = 0; shift < 32; shift += BITS) {
-        unsigned int x = (a >> shift) & mask, y = (b >> shift) & mask;
-        long long sx = (long long)x - ((x >> (BITS - 1)) ? (1LL << BITS) : 0);
-        long long sy = (long long)y - ((y >> (BITS - 1)) ? (1LL << BITS) : 0);
-        sum += (unsigned int)f((long long)x, (long long)y, sx, sy);
-    }
-    return sum;
 }
 static inline long long __cc_clamp(long long v, long long lo, long long hi) { return v < lo ? lo : v > hi ? hi : v; }
 #define __CC_SIMD(NAME, EXPR) \
@@ -2084,16 +2075,16 @@ __CC_SIMD(__vsetlts, sx < sy)
 __CC_SIMD(__vsetltu, ux < uy)
 #undef __CC_SIMD
 static inline unsigned int __vsads2(unsigned int a, unsigned int b) {
-    return __cc_lane_sum<16>(a, b, [](long long, long long, long long x, long long y) { return x > y ? x - y : y - x; });
+    return __cc_lanes<16, true>(a, b, [](long long, long long, long long x, long long y) { return x > y ? x - y : y - x; });
 }
 static inline unsigned int __vsadu2(unsigned int a, unsigned int b) {
-    return __cc_lane_sum<16>(a, b, [](long long x, long long y, long long, long long) { return x > y ? x - y : y - x; });
+    return __cc_lanes<16, true>(a, b, [](long long x, long long y, long long, long long) { return x > y ? x - y : y - x; });
 }
 static inline unsigned int __vsads4(unsigned int a, unsigned int b) {
-    return __cc_lane_sum<8>(a, b, [](long long, long long, long long x, long long y) { return x > y ? x - y : y - x; });
+    return __cc_lanes<8, true>(a, b, [](long long, long long, long long x, long long y) { return x > y ? x - y : y - x; });
 }
 static inline unsigned int __vsadu4(unsigned int a, unsigned int b) {
-    return __cc_lane_sum<8>(a, b, [](long long x, long long y, long long, long long) { return x > y ? x - y : y - x; });
+    return __cc_lanes<8, true>(a, b, [](long long x, long long y, long long, long long) { return x > y ? x - y : y - x; });
 }
 static inline unsigned int __vabs2(unsigned int a) { return __vabsdiffs2(a, 0); }
 static inline unsigned int __vabs4(unsigned int a) { return __vabsdiffs4(a, 0); }
