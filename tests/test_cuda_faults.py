@@ -571,3 +571,27 @@ extern "C" __global__ void quads(const float* a, float* out) {
     assert info.value.line == 3
     quads((1,), (4,), (x[1:17].copy(), out))  # a copy starts a fresh allocation
     np.testing.assert_array_equal(out, x[1:17].reshape(4, 4).sum(axis=1))
+
+
+def test_local_arrays_larger_than_a_gpu_thread_may_have_and_larger_than_a_fiber_stack():
+    source = r"""
+extern "C" __global__ void huge(float* out) {
+    float big[1 << 20];  // HUGE: 4 MiB per thread
+    big[threadIdx.x] = 1.0f;
+    out[threadIdx.x] = big[threadIdx.x];
+}
+extern "C" __global__ void large_with_barrier(float* out) {
+    float big[1 << 16];  // 256 KiB: fine on a GPU, more than a fiber's stack here
+    big[threadIdx.x] = 1.0f;
+    __syncthreads();
+    out[threadIdx.x] = big[threadIdx.x];
+}"""
+    out = np.zeros(4, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"declares the local array `big` of 4,194,304 bytes at line 3, but a "
+                                               r"GPU thread has at most 524,288 bytes \(512 KiB\)"):
+        cuda.RawKernel(source, "huge", backend="cpu", sanitize=False)((1,), (4,), (out,))
+    for _ in range(3):  # the guard page every time, never another thread's stack (stack-clash probes)
+        with pytest.raises(cuda.KernelError, match=r"ran out of stack \(here each thread of a kernel with barriers "
+                                                   r"has 64 KiB"):
+            cuda.RawKernel(source, "large_with_barrier", backend="cpu", sanitize=False)((1,), (4,), (out,))
+    assert_alive()

@@ -99,7 +99,7 @@ class _Arg(ctypes.Structure):
 (OK, OUT_OF_BOUNDS, SHARED_OUT_OF_BOUNDS, BARRIER_EXITED, BARRIER_MISMATCH, TIMEOUT, INTERRUPTED,
  CRASH, STACK_OVERFLOW, ASSERT, TRAP, NO_MEMORY, NO_BARRIERS, BAD_ARGUMENT, UNSUPPORTED, WARP_EXITED,
  WARP_MISMATCH, WARP_BAD_MASK, READ_ONLY, ARRAY_OUT_OF_BOUNDS, RACE, UNINITIALIZED, GLOBAL_RACE, MISALIGNED,
- SHARED_TOO_BIG, BAD_WIDTH) = range(26)
+ SHARED_TOO_BIG, BAD_WIDTH, LOCAL_TOO_BIG) = range(27)
 
 #: Warp-level calls by their code in runtime.h (enum __CC_W_*), as messages name them.
 WARP_OPS = dict(enumerate(
@@ -183,6 +183,19 @@ def _tls_flags(compiler: str) -> list[str]:
     except (OSError, subprocess.SubprocessError):
         return []
     return ["-mtls-dialect=gnu2"] if done.returncode == 0 else []
+
+
+@functools.lru_cache(maxsize=8)
+def _stack_flags(compiler: str) -> list[str]:
+    """-fstack-clash-protection where the compiler takes it: a frame larger than a page touches
+    each of its pages, so a local array larger than a fiber's stack (64 KiB) hits that stack's
+    guard page (a clear 'ran out of stack') instead of landing in another thread's stack."""
+    try:
+        done = subprocess.run([compiler, "-fstack-clash-protection", "-Werror", "-x", "c++", "-S", "-o", os.devnull, "-"],
+                              input="int f() { return 0; }\n", capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    return ["-fstack-clash-protection"] if done.returncode == 0 else []
 
 
 def _compiler_flags(options) -> list[str]:
@@ -500,7 +513,7 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
         compiler = find_compiler()
         unit = translation_unit(source, extra, trace)
         flags = (_compiler_flags(options) + (["-D__CC_SANITIZE"] if sanitize else []) + (["-D__CC_TRACE"] if trace else [])
-                 + _tls_flags(compiler))
+                 + _tls_flags(compiler) + _stack_flags(compiler))
         target = cache_dir() / f"{_cache_key(unit, flags, compiler)}.so"
         if target.exists() and (target.is_symlink() or target.stat().st_uid != os.getuid()):
             target.unlink()  # not ours: never load it, build our own
@@ -650,7 +663,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         hint = ("An endless loop? Check that the loop's condition changes. If the kernel is just slow "
                 "on the CPU, launch it on less data or raise the limit: RawKernel(..., time_limit=60).")
     elif kind == STACK_OVERFLOW:
-        what = "ran out of stack" + (" (a thread has 64 KiB)" if kernel.uses_barriers else "")
+        what = "ran out of stack" + (" (here each thread of a kernel with barriers has 64 KiB of stack; a GPU "
+                                     "allows up to 512 KiB of local memory per thread)" if kernel.uses_barriers else "")
         hint = "Too deep a recursion, or too large a local array: move big arrays to __shared__ or global memory."
     elif kind == CRASH:
         sig = {signal.SIGFPE: "an arithmetic fault (integer division by zero?)",
@@ -782,6 +796,12 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             hint = "Pass an array whose size in bytes is a multiple of the element's size (sizeof in C)."
         block = thread = None
         line = None
+    elif kind == LOCAL_TOO_BIG:
+        what = (f"declares the local array `{fault.text.decode(errors='replace')}` of {length:,} bytes at line {line}, "
+                f"but a GPU thread has at most {512 * 1024:,} bytes (512 KiB) of local memory: on a GPU the kernel "
+                "does not compile")
+        hint = ("Keep big arrays in global memory (an argument array, each thread using its own slice), or share one "
+                "through __shared__ memory among the block's threads.")
     elif kind == BAD_WIDTH:
         what = (f"calls {WARP_OPS.get(fault.op, 'a shuffle')} at line {line} with width {index}, but the width must be a "
                 "power of two from 1 to 32: on a GPU the result is undefined")

@@ -237,6 +237,7 @@ enum __cc_fault_kind {
     __CC_MISALIGNED = 23,            // an access through a pointer cast to a type it does not align to
     __CC_SHARED_TOO_BIG = 24,        // a block's static + dynamic shared memory exceeds 48 KiB
     __CC_BAD_WIDTH = 25,             // a shuffle's width is not a power of two from 1 to 32
+    __CC_LOCAL_TOO_BIG = 26,         // a local array larger than a GPU thread's 512 KiB of local memory
 };
 
 struct __cc_fault {
@@ -1279,6 +1280,13 @@ static inline void __cc_poison_once(void* base, size_t bytes, const char* name, 
 template <class E, size_t N>
 static inline __cc_view<E> __cc_make_view(E (&a)[N], const char* name, int shared, int line = __builtin_LINE()) {
     E* p = a;
+    if constexpr (sizeof(E) * N > 512 * 1024) {  // (no code at all for the arrays that fit)
+        if (shared == 0) {
+            __cc_fault_out->length = (int64_t)(sizeof(E) * N);
+            snprintf(__cc_fault_out->text, sizeof __cc_fault_out->text, "%s", name);
+            __cc_fail(__CC_LOCAL_TOO_BIG, line);
+        }
+    }
     if (shared == 1) {  // 0 a local array, 1 __shared__, 2 __constant__, 3 __device__
         __cc_poison_once((void*)a, sizeof a, name, line);
         if (__cc_sanitizing)
