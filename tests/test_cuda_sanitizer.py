@@ -552,16 +552,19 @@ extern "C" __global__ void gather(const float* x, float* out, int fill) {
 
 HANDOVER = r"""
 __device__ unsigned int retired = 0;
-extern "C" __global__ void last_block_sum(const float* in, float* partial, int fence) {
-    __shared__ float s[64];
-    __shared__ bool last;
-    unsigned t = threadIdx.x;
-    s[t] = in[blockIdx.x * blockDim.x + t];
+__device__ void sum_into_first(float* s, unsigned t) {  // a block's tree sum, after its values are in s
     __syncthreads();
     for (unsigned stride = blockDim.x / 2; stride > 0; stride >>= 1) {
         if (t < stride) s[t] += s[t + stride];
         __syncthreads();
     }
+}
+extern "C" __global__ void last_block_sum(const float* in, float* partial, int fence) {
+    __shared__ float s[64];
+    __shared__ bool last;
+    unsigned t = threadIdx.x;
+    s[t] = in[blockIdx.x * blockDim.x + t];
+    sum_into_first(s, t);
     if (t == 0) {
         partial[blockIdx.x] = s[0];                       // block 0 writes partial[0] ...
         if (fence) __threadfence();                       // ... makes it visible ...
@@ -570,11 +573,7 @@ extern "C" __global__ void last_block_sum(const float* in, float* partial, int f
     __syncthreads();
     if (last) {
         s[t] = t < gridDim.x ? partial[t] : 0.0f;
-        __syncthreads();
-        for (unsigned stride = blockDim.x / 2; stride > 0; stride >>= 1) {
-            if (t < stride) s[t] += s[t + stride];
-            __syncthreads();
-        }
+        sum_into_first(s, t);
         if (t == 0) { partial[0] = s[0]; retired = 0; }   // LAST: the last block overwrites partial[0]
     }
 }

@@ -31,6 +31,7 @@ from .errors import CompileError, KernelError
 from .source import Kernel, Source
 
 RUNTIME_HEADER = Path(__file__).with_name("runtime.h")
+MAX_SHARED_BYTES = 48 * 1024  # shared memory a block may use without an opt-in (runtime.h's __CC_MAX_SHARED)
 SOURCE_NAME = "kernel.cu"  # what compiler messages call the learner's source
 _LAYOUT_VERSION = "6"  # change when generated code changes, so old cache entries are not used
 
@@ -167,35 +168,34 @@ def cache_dir() -> Path:
     return _fallback_cache
 
 
-@functools.lru_cache(maxsize=8)
-def _tls_flags(compiler: str) -> list[str]:
-    """-mtls-dialect=gnu2 where the compiler takes it (GCC on x86-64; arm64 uses it anyway).
-    threadIdx and blockIdx are thread_local (one per worker thread); in a shared library, the
-    default way of finding such a variable is a call to __tls_get_addr that the compiler repeats
-    in every iteration of a kernel's thread loop (6× slower vector add); with TLS descriptors it
-    finds it once, before the loop."""
-    if platform.machine().lower() not in ("x86_64", "amd64") or not sys.platform.startswith("linux"):
-        return []
-    probe = "static thread_local int t; extern \"C\" int f() { return ++t; }\n"
+@functools.lru_cache(maxsize=16)
+def _accepts(compiler: str, flag: str, probe: str = "int f() { return 0; }\n") -> bool:
+    """Whether the compiler compiles `probe` with `flag` (and no warning about it)."""
     try:
-        done = subprocess.run([compiler, "-std=c++17", "-fPIC", "-mtls-dialect=gnu2", "-x", "c++", "-S", "-o", os.devnull,
-                               "-"], input=probe, capture_output=True, text=True, timeout=60)
+        done = subprocess.run([compiler, "-std=c++17", "-fPIC", flag, "-Werror", "-x", "c++", "-S", "-o", os.devnull, "-"],
+                              input=probe, capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.SubprocessError):
-        return []
-    return ["-mtls-dialect=gnu2"] if done.returncode == 0 else []
+        return False
+    return done.returncode == 0
 
 
-@functools.lru_cache(maxsize=8)
-def _stack_flags(compiler: str) -> list[str]:
-    """-fstack-clash-protection where the compiler takes it: a frame larger than a page touches
-    each of its pages, so a local array larger than a fiber's stack (64 KiB) hits that stack's
-    guard page (a clear 'ran out of stack') instead of landing in another thread's stack."""
-    try:
-        done = subprocess.run([compiler, "-fstack-clash-protection", "-Werror", "-x", "c++", "-S", "-o", os.devnull, "-"],
-                              input="int f() { return 0; }\n", capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.SubprocessError):
-        return []
-    return ["-fstack-clash-protection"] if done.returncode == 0 else []
+def _platform_flags(compiler: str) -> list[str]:
+    """Flags the compiler takes on this machine:
+
+    - -mtls-dialect=gnu2 (GCC on x86-64 Linux; arm64 uses it anyway). threadIdx and blockIdx are
+      thread_local (one per worker thread); in a shared library, the default way of finding such a
+      variable is a call to __tls_get_addr that the compiler repeats in every iteration of a
+      kernel's thread loop (6× slower vector add); with TLS descriptors it finds it once.
+    - -fstack-clash-protection: a frame larger than a page touches each of its pages, so a local
+      array larger than a fiber's stack (64 KiB) hits that stack's guard page (a clear 'ran out of
+      stack') instead of landing in another thread's stack."""
+    flags = []
+    if platform.machine().lower() in ("x86_64", "amd64") and sys.platform.startswith("linux") and _accepts(
+            compiler, "-mtls-dialect=gnu2", "static thread_local int t; extern \"C\" int f() { return ++t; }\n"):
+        flags.append("-mtls-dialect=gnu2")
+    if _accepts(compiler, "-fstack-clash-protection"):
+        flags.append("-fstack-clash-protection")
+    return flags
 
 
 def _compiler_flags(options) -> list[str]:
@@ -313,7 +313,7 @@ def _precompiled_header(compiler: str, flags: list[str]) -> Path | None:
     only when it fits the compile exactly, and reads runtime.h itself otherwise."""
     if not _is_gcc(compiler):
         return None
-    kind = [f for f in flags if f in ("-D__CC_SANITIZE", "-D__CC_TRACE") or f.startswith("-mtls")]
+    kind = [f for f in flags if f in ("-D__CC_SANITIZE", "-D__CC_TRACE") or f in _platform_flags(compiler)]
     header = RUNTIME_HEADER.read_text(encoding="utf-8")
     cache = cache_dir()
     folder = cache / f"pch-{_build_key(compiler, *FLAGS, *kind, length=24)}"
@@ -513,7 +513,7 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
         compiler = find_compiler()
         unit = translation_unit(source, extra, trace)
         flags = (_compiler_flags(options) + (["-D__CC_SANITIZE"] if sanitize else []) + (["-D__CC_TRACE"] if trace else [])
-                 + _tls_flags(compiler) + _stack_flags(compiler))
+                 + _platform_flags(compiler))
         target = cache_dir() / f"{_cache_key(unit, flags, compiler)}.so"
         if target.exists() and (target.is_symlink() or target.stat().st_uid != os.getuid()):
             target.unlink()  # not ours: never load it, build our own
@@ -700,12 +700,12 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         what = (f"has a data race on shared memory {element}: thread {other} {first} it at {at_other}, and thread "
                 f"{thread} {second} it at line {line}, with no __syncthreads() between them, so the result "
                 "depends on which thread runs first")
-        if fault.mask == 1 and fault.other_op == 1:
-            # The reader ran first: it read the element before any thread of the block had written it.
+        read_first = fault.mask == 1 and fault.other_op == 1  # the reader ran before any thread wrote it
+        if read_first:
             what = (f"has a data race on shared memory {element}: thread {other} read it at {at_other} before "
                     f"thread {thread} wrote it at line {line}, with no __syncthreads() between them, so thread "
                     f"{other} got whatever shared memory held, not the value")
-        if fault.mask == 1 and fault.other_op == 1 and other_line and line:
+        if read_first and other_line and line:
             place = (f"between line {line}, where thread {thread} writes `{element}`, and line {other_line}, where "
                      f"thread {other} reads it" if line < other_line else
                      f"after line {line}, where thread {thread} writes `{element}`, and before thread {other} reads "
@@ -811,7 +811,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         static, dynamic = length, index
         what = (f"needs {static + dynamic:,} bytes of shared memory per block ({static:,} in __shared__ arrays, up "
                 f"to `{name}`, declared at line {line}" + (f", and shared_mem={dynamic:,}" if dynamic else "")
-                + f"), but a block gets at most {48 * 1024:,} (48 KiB): on a GPU "
+                + f"), but a block gets at most {MAX_SHARED_BYTES:,} (48 KiB): on a GPU "
                 + ("the launch fails" if dynamic else "the kernel does not compile ('uses too much shared data')"))
         hint = ("Use smaller tiles (e.g. 32×32 floats is 4 KiB), or one array per purpose: shared memory is "
                 "per block, so size it by the block's threads, not by the whole input.")

@@ -30,7 +30,7 @@ BACKENDS = ("cpu", "cupy")
 MAX_BLOCK = (1024, 1024, 64)
 MAX_THREADS_PER_BLOCK = 1024
 MAX_GRID = (2**31 - 1, 65535, 65535)
-MAX_DYNAMIC_SHARED = 48 * 1024
+MAX_DYNAMIC_SHARED = cpu.MAX_SHARED_BYTES
 #: How many access and branch records kernel.profile keeps (24 bytes each: 384 MB).
 PROFILE_MAX_ACCESSES = 16 * 1024 * 1024
 
@@ -200,15 +200,16 @@ class RawKernel:
         """The launch's grid and block as 3-tuples, after CUDA's limits are checked."""
         grid3 = _dims(grid, "grid", MAX_GRID, self.name)
         block3 = _dims(block, "block", MAX_BLOCK, self.name)
-        if block3[0] * block3[1] * block3[2] > MAX_THREADS_PER_BLOCK:
-            raise ValueError(f"kernel '{self.name}': block {block3} has {block3[0] * block3[1] * block3[2]} "
+        threads = block3[0] * block3[1] * block3[2]
+        if threads > MAX_THREADS_PER_BLOCK:
+            raise ValueError(f"kernel '{self.name}': block {block3} has {threads} "
                              f"threads; CUDA allows at most {MAX_THREADS_PER_BLOCK} per block")
         if not isinstance(shared_mem, (int, np.integer)) or isinstance(shared_mem, bool) or shared_mem < 0:
             raise ValueError(f"kernel '{self.name}': shared_mem must be a number of bytes >= 0, got {shared_mem!r}")
         bound = self._kernel.max_threads
-        if bound and block3[0] * block3[1] * block3[2] > bound:
+        if bound and threads > bound:
             raise ValueError(f"kernel '{self.name}' is declared __launch_bounds__({bound}): at most {bound} threads "
-                             f"per block, but block {block3} has {block3[0] * block3[1] * block3[2]}. On a GPU "
+                             f"per block, but block {block3} has {threads}. On a GPU "
                              f"the launch fails; launch at most {bound} threads per block, or raise the bound")
         if shared_mem > MAX_DYNAMIC_SHARED:
             raise ValueError(f"kernel '{self.name}': shared_mem={shared_mem} bytes, but a block gets at most "

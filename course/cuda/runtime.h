@@ -1092,32 +1092,11 @@ struct __cc_ptr {
 template <class I, class T, __CC_IF_INTEGER(I)>
 static inline __cc_ptr<T> operator+(I i, const __cc_ptr<T>& q) { return q + i; }
 
-// reinterpret_cast<float4*>(x): a checked pointer stays checked, anything else is C++'s cast.
-template <class To, class From>
-struct __cc_cast_rule {
-    static To cast(const From& f) { return reinterpret_cast<To>(f); }
-};
-template <class V, class U>
-struct __cc_cast_rule<V*, __cc_ptr<U>> {
-    static __cc_ptr<V> cast(const __cc_ptr<U>& f) { return __cc_ptr<V>(f); }
-};
-template <class V, class U>
-struct __cc_cast_rule<V*, U*> {  // reinterpret_cast<float4*>(&s[i]): checked if it points into an array
-    static __cc_ptr<V> cast(U* f) { return __cc_ptr<V>(f); }
-};
-template <class To, class From>
-static inline auto __cc_reinterpret_cast(const From& f) -> decltype(__cc_cast_rule<To, From>::cast(f)) {
-    return __cc_cast_rule<To, From>::cast(f);
-}
-template <class To, class From>
-static inline auto __cc_reinterpret_cast(From& f) -> decltype(__cc_cast_rule<To, From>::cast(f)) {
-    return __cc_cast_rule<To, From>::cast(f);
-}
-
-// const_cast<float*>(x) and static_cast<float*>(v) of a checked pointer, a __shared__ or local
-// array or device malloc's block keep its bounds (a write through a const_cast into a const
-// argument is still the read-only fault it would be with the const kept); anything else is
-// C++'s own cast.
+// reinterpret_cast<float4*>(x), const_cast<float*>(x) and static_cast<float*>(v) keep x's bounds
+// (counted in the new element type) when x is a checked pointer, a __shared__ or local array,
+// extern __shared__ memory or device malloc's block, or a raw pointer into one of them; a write
+// through a const_cast into a const argument is still the read-only fault it would be with the
+// const kept. Any other cast is C++'s own.
 #define __CC_BOUNDS_KEEPING_CAST(NAME, CAST) \
     template <class To, class From, class = void> \
     struct NAME##_rule { \
@@ -1127,12 +1106,17 @@ static inline auto __cc_reinterpret_cast(From& f) -> decltype(__cc_cast_rule<To,
     struct NAME##_rule<V*, From, typename std::enable_if<std::is_class<typename std::remove_cv<From>::type>::value>::type> { \
         static __cc_ptr<V> cast(const From& f) { return __cc_ptr<V>(f); } \
     }; \
+    template <class V, class From> \
+    struct NAME##_rule<V*, From, typename std::enable_if<std::is_pointer<typename std::remove_cv<From>::type>::value>::type> { \
+        static __cc_ptr<V> cast(const From& f) { return __cc_ptr<V>(CAST<V*>(f)); } \
+    }; \
     template <class To, class From> \
     static inline auto NAME(From& f) -> decltype(NAME##_rule<To, From>::cast(f)) { return NAME##_rule<To, From>::cast(f); } \
     template <class To, class From> \
     static inline auto NAME(const From& f) -> decltype(NAME##_rule<To, const From>::cast(f)) { \
         return NAME##_rule<To, const From>::cast(f); \
     }
+__CC_BOUNDS_KEEPING_CAST(__cc_reinterpret_cast, reinterpret_cast)
 __CC_BOUNDS_KEEPING_CAST(__cc_const_cast, const_cast)
 __CC_BOUNDS_KEEPING_CAST(__cc_static_cast, static_cast)
 #undef __CC_BOUNDS_KEEPING_CAST
@@ -1336,14 +1320,6 @@ template <class T> template <class E>
 __cc_ptr<T>::__cc_ptr(const __cc_view<E>& v) : __cc_ptr(v.flat()) {}
 template <class T> template <class S>
 __cc_ptr<T>::__cc_ptr(const __cc_dynamic_shared<S>& d) : __cc_ptr(d.get()) {}
-template <class V, class E>
-struct __cc_cast_rule<V*, __cc_view<E>> {
-    static __cc_ptr<V> cast(const __cc_view<E>& f) { return __cc_ptr<V>(f); }
-};
-template <class V, class S>
-struct __cc_cast_rule<V*, __cc_dynamic_shared<S>> {
-    static __cc_ptr<V> cast(const __cc_dynamic_shared<S>& f) { return __cc_ptr<V>(f); }
-};
 
 // ---------------------------------------------------------------------------------------
 // The time limit and Ctrl-C: a watchdog thread signals every worker at the deadline and the

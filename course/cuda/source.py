@@ -1043,6 +1043,7 @@ def parse(text: str, options=()) -> Source:
                 references.setdefault(f.name, set()).add(position)
     kernels, problems, not_extern_c, templates = {}, {}, set(), {}
     constants = _numeric_defines(all_tokens, defines)
+    type_bodies = {open_: close for _, open_, close in _struct_definitions(tokens, ("struct", "class", "union"))}
     for f in functions:
         # Checked pointers for every T* parameter. A parameter whose element type is a template
         # parameter drops its `const`, so that deduction from a checked pointer still works.
@@ -1055,7 +1056,7 @@ def parse(text: str, options=()) -> Source:
                       f"{raw.name or ''}{' ' + raw.default if raw.default else ''}"
                 replace(raw.start, raw.end, new)
         if f.body:
-            _rewrite_body(tokens, f, known_types | set(f.template), replace, global_arrays)
+            _rewrite_body(tokens, f, known_types | set(f.template), replace, global_arrays, type_bodies)
             _note_accesses(tokens, f, replace, references, known_types | set(f.template))
             _note_branches(tokens, f, branch_notes)
         if not f.is_global:
@@ -1150,10 +1151,10 @@ def parse(text: str, options=()) -> Source:
     )
 
 
-def _struct_definitions(tokens: list[Token]):
-    """(names, `{`, `}`) of each struct or class definition: its tag, and its typedef name."""
+def _struct_definitions(tokens: list[Token], kinds=("struct", "class")):
+    """(names, `{`, `}`) of each struct or class (or union) definition: its tag, and its typedef name."""
     for i, tok in enumerate(tokens):
-        if tok.text not in ("struct", "class") or (i and tokens[i - 1].text in ("enum", "<", ",")):
+        if tok.text not in kinds or (i and tokens[i - 1].text in ("enum", "<", ",")):
             continue
         names, j = [], i + 1
         while j < len(tokens) and tokens[j].text not in ("{", ";", "(", ")", ",", ">", "=", ":"):
@@ -1251,10 +1252,9 @@ def _check_struct_members(tokens: list[Token], functions: list, aliases: dict, r
 def _numeric_defines(tokens: list[Token], defines: dict) -> dict[str, str]:
     """Object-like macros (`#define TILE 16`) and -D options: what a __launch_bounds__ may name."""
     found = {name: str(value) for name, value in defines.items()}
-    for t in tokens:
-        m = re.match(r"#\s*define\s+([A-Za-z_]\w*)[ \t]+([^\n]+)$", t.text.strip()) if t.kind == "pp" else None
-        if m:
-            found[m.group(1)] = m.group(2).strip()
+    for macro in (_macro_of(t.text) for t in tokens if t.kind == "pp"):
+        if macro and macro[1].params is None and macro[1].body:
+            found[macro[0]] = " ".join(macro[1].body)
     return found
 
 
@@ -1320,25 +1320,17 @@ _STATEMENT_START = {";", "{", "}"}
 _CAST_OPERAND = {"(", "&", "*", "this", "-", "+", "!", "~"}
 
 
-def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global_arrays=frozenset()) -> None:
+def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global_arrays=frozenset(),
+                  type_bodies: dict | None = None) -> None:
     """Inside a function body: local pointer variables and pointer casts become checked pointers."""
     a, b = f.body
     arrays = set(global_arrays)
-    # The bodies of structs and unions defined inside the function (`__shared__ union { float f[32];
-    # int i[32]; } u;`): their members are no local variables, and stay as written.
-    members = {}
-    for k in range(a + 1, b):
-        if tokens[k].text in ("struct", "union", "class") and tokens[k - 1].text != "enum":
-            m = k + 1
-            while m < b and tokens[m].text not in ("{", ";", "(", ")", "=", ","):
-                m += 1
-            if m < b and tokens[m].text == "{":
-                members[m] = _matching(tokens, m)
+    type_bodies = type_bodies or {}  # `{` → `}` of struct and union definitions (`__shared__ union {...} u;`)
     i = a + 1
     while i < b:
         tok = tokens[i]
-        if i in members:
-            i = members[i]
+        if i in type_bodies:  # a struct or union defined in the function: its members stay as written
+            i = type_bodies[i]
             continue
         # sizeof(tile) of an array made checked below: the size of the array, not of its view.
         if tok.text == "sizeof" and i + 3 < b and tokens[i + 1].text == "(" and tokens[i + 2].text in arrays \
