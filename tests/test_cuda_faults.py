@@ -554,6 +554,131 @@ def test_device_malloc_blocks_are_bounds_checked_and_shuffle_widths_must_be_powe
     assert_alive()
 
 
+HEAP_MISUSE = r"""
+struct Counter {
+    int* hits;
+    __device__ Counter() { hits = (int*)malloc(sizeof(int)); *hits = 1; }
+    __device__ ~Counter() { free(hits); }
+};
+extern "C" __global__ void twice(float* out, int how) {
+    float* p = (float*)malloc(4 * sizeof(float));
+    int* q = new int[2];
+    p[0] = 1.0f;
+    q[0] = 2;
+    free(p);  // FIRST
+    delete[] q;  // FIRST DELETE
+    if (how == 1) free(p);  // AGAIN
+    if (how == 2) delete[] q;  // DELETE AGAIN
+    if (how == 3) free(out);  // NOT OURS
+    if (how == 4) out[threadIdx.x] = p[0];  // AFTER
+    if (how == 5) q[1] = 3;  // WRITE AFTER
+}
+extern "C" __global__ void shared_block(float* out, int early) {
+    __shared__ float* buf;
+    if (threadIdx.x == 0) buf = (float*)malloc(32 * sizeof(float));
+    __syncthreads();
+    buf[threadIdx.x] = threadIdx.x;
+    __syncthreads();
+    if (threadIdx.x == 0 && early) free(buf);  // EARLY
+    __syncthreads();
+    out[threadIdx.x] = buf[31 - threadIdx.x];  // LATE READ
+    __syncthreads();
+    if (threadIdx.x == 0 && !early) free(buf);
+}
+extern "C" __global__ void objects(float* out) {
+    Counter* many = new Counter[3];
+    Counter* one = new Counter;
+    out[threadIdx.x] = many[2].hits[0] + *one->hits;
+    delete one;
+    delete[] many;
+}
+"""
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_device_heap_misuse_is_a_fault_not_a_crash_of_the_process(sanitize):
+    """free/delete twice, or of a pointer no malloc returned: libc would abort the whole process."""
+    lines = HEAP_MISUSE.split("\n")
+    line = lambda marker: next(i for i, text in enumerate(lines, 1) if text.rstrip().endswith(f"// {marker}"))
+    module = cuda.RawModule(code=HEAP_MISUSE, backend="cpu", sanitize=sanitize)
+    twice, out = module.get_function("twice"), np.zeros(4, np.float32)
+    twice((2,), (4,), (out, 0))  # each thread frees its own blocks once
+    with pytest.raises(cuda.KernelError, match=rf"frees a block at line {line('AGAIN')} that was freed already at "
+                                               rf"line {line('FIRST')}: on a GPU a double free") as info:
+        twice((1,), (4,), (out, 1))
+    assert info.value.line == line("AGAIN") and info.value.thread == (0, 0, 0)
+    with pytest.raises(cuda.KernelError, match=rf"freed already at line {line('FIRST DELETE')}"):
+        twice((1,), (4,), (out, 2))
+    with pytest.raises(cuda.KernelError, match=r"free or delete at line \d+ on a pointer \(out, an argument array\) "
+                                               r"that malloc or new in kernel code did not return") as info:
+        twice((1,), (4,), (out, 3))
+    assert info.value.line == line("NOT OURS")
+    objects = module.get_function("objects")
+    objects((1,), (4,), (out,))  # constructors and destructors of new'd objects, and their own mallocs
+    np.testing.assert_array_equal(out, 2.0)
+    shared_block = module.get_function("shared_block")
+    shared_block((1,), (32,), (out := np.zeros(32, np.float32), 0))
+    np.testing.assert_array_equal(out, np.arange(32)[::-1])
+    if sanitize:  # the sanitizer names a use after free; without it the freed block reads as NaN
+        with pytest.raises(cuda.KernelError, match=rf"reads byte 0 of a 16-byte block that malloc or new returned, "
+                                                   rf"after the block was freed at line {line('FIRST')}") as info:
+            twice((1,), (4,), (np.zeros(4, np.float32), 4))
+        assert info.value.line == line("AFTER")
+        with pytest.raises(cuda.KernelError, match=r"writes byte 4 of a 8-byte block .* freed at line "
+                                                   rf"{line('FIRST DELETE')}"):
+            twice((1,), (4,), (np.zeros(4, np.float32), 5))
+        with pytest.raises(cuda.KernelError, match=rf"reads byte 124 of a 128-byte block .*freed at line "
+                                                   rf"{line('EARLY')}") as info:
+            shared_block((1,), (32,), (out, 1))
+        assert info.value.line == line("LATE READ")
+    else:
+        twice((1,), (4,), (out := np.zeros(4, np.float32), 4))
+        assert np.isnan(out).all()  # freed blocks are filled with 0xFF bytes, never the old values
+    assert_alive()
+
+
+CONSTANT_WRITES = r"""
+__constant__ float weights[4];
+__constant__ int offset;
+extern "C" __global__ void cast_away(float* out, int how) {
+    float* w = const_cast<float*>(weights);
+    if (how == 0) out[threadIdx.x] = weights[threadIdx.x] + offset;
+    if (how == 1) w[threadIdx.x] = 0.0f;  // CONST CAST
+    if (how == 2) ((float*)&weights[0])[threadIdx.x] = 1.0f;  // C CAST
+    if (how == 3) weights[threadIdx.x] = 2.0f;  // DIRECT
+    if (how == 4) atomicAdd((int*)&offset, 1);  // ATOMIC
+    if (how == 5) out[threadIdx.x] = w[threadIdx.x + 2];  // PAST
+}
+"""
+
+
+def test_writes_into_constant_memory_are_caught_and_it_holds_64_kib():
+    lines = CONSTANT_WRITES.split("\n")
+    line = lambda marker: next(i for i, text in enumerate(lines, 1) if text.rstrip().endswith(f"// {marker}"))
+    module = cuda.RawModule(code=CONSTANT_WRITES, backend="cpu", sanitize=True)
+    module.get_global("weights")[...] = np.arange(4, dtype=np.float32).view(np.uint8)
+    module.get_global("offset")[...] = np.array([10], np.int32).view(np.uint8)
+    run, out = module.get_function("cast_away"), np.zeros(4, np.float32)
+    run((1,), (4,), (out, 0))
+    np.testing.assert_array_equal(out, [10, 11, 12, 13])
+    for how, marker, what in [(1, "CONST CAST", "writes weights"), (2, "C CAST", "writes weights"),
+                              (3, "DIRECT", "writes weights"), (4, "ATOMIC", r"updates \(atomically\) offset")]:
+        with pytest.raises(cuda.KernelError, match=rf"{what}\[0\], but \w+ is __constant__ memory, which kernels may "
+                                                   r"only read") as info:
+            run((1,), (4,), (out, how))
+        assert info.value.line == line(marker), marker
+    with pytest.raises(cuda.KernelError, match=r"accessed weights\[4\], but weights has 4 elements") as info:
+        run((1,), (4,), (out, 5))  # a pointer made from a __constant__ array keeps its bounds
+    assert info.value.line == line("PAST")
+    np.testing.assert_array_equal(module.get_global("weights").view(np.float32), [0, 1, 2, 3])
+    too_big = "__constant__ float table[12000];\n__constant__ int lut[5000];\n" \
+              'extern "C" __global__ void k(float* out) { out[0] = table[lut[0]]; }'
+    with pytest.raises(cuda.CompileError, match=r"__constant__ variables need 68,000 bytes \(table \(48,000 bytes\), "
+                                                r"lut \(20,000 bytes\)\), but a GPU has 65,536 bytes"):
+        cuda.RawKernel(too_big, "k", backend="cpu")((1,), (1,), (np.zeros(1, np.float32),))
+    assert_alive()
+
+
 def test_a_float4_view_of_an_argument_that_starts_off_its_boundary_is_misaligned():
     source = r"""
 extern "C" __global__ void quads(const float* a, float* out) {

@@ -100,7 +100,7 @@ class _Arg(ctypes.Structure):
 (OK, OUT_OF_BOUNDS, SHARED_OUT_OF_BOUNDS, BARRIER_EXITED, BARRIER_MISMATCH, TIMEOUT, INTERRUPTED,
  CRASH, STACK_OVERFLOW, ASSERT, TRAP, NO_MEMORY, NO_BARRIERS, BAD_ARGUMENT, UNSUPPORTED, WARP_EXITED,
  WARP_MISMATCH, WARP_BAD_MASK, READ_ONLY, ARRAY_OUT_OF_BOUNDS, RACE, UNINITIALIZED, GLOBAL_RACE, MISALIGNED,
- SHARED_TOO_BIG, BAD_WIDTH, LOCAL_TOO_BIG) = range(27)
+ SHARED_TOO_BIG, BAD_WIDTH, LOCAL_TOO_BIG, BAD_FREE, USE_AFTER_FREE) = range(29)
 
 #: Warp-level calls by their code in runtime.h (enum __CC_W_*), as messages name them.
 WARP_OPS = dict(enumerate(
@@ -215,6 +215,14 @@ def _launchers(source: Source, kernels=None) -> str:
     """C++ for one exported launcher per kernel: a `prepare` that checks and registers the
     arguments (once per launch), a `run` that unpacks them and runs blocks (on every worker)."""
     code = ["", '#line 1 "course-cuda-launchers"']
+    # __constant__ variables are read-only allocations in every launch: bounds for raw pointers into
+    # them, and (sanitizer) a write through a cast is the read-only fault.
+    code.append("static void __cc_register_constants() {")
+    for name in sorted(source.constant_globals & set(source.globals)):
+        storage = f"__cc_raw_{name}" if name in source.global_arrays else name
+        code.append(f"    __cc_register_allocation((void*)&{storage}, sizeof({storage}), (1ull << 32) | "
+                    f"sizeof(std::remove_all_extents<decltype({storage})>::type));")
+    code.append("}")
     for index, kernel in enumerate(kernels if kernels is not None else source.kernels.values()):
         if kernel.name in source.problems:
             continue
@@ -236,7 +244,7 @@ def _launchers(source: Source, kernels=None) -> str:
             else:
                 unpack.append(f"    {cpp} {name} = __cc_scalar_arg<{cpp}>(args[{i}]);")
         code.append(f"static void __cc_prepare_{index}(const __cc_arg* args) {{")
-        code += prepare + ["    (void)args;", "}"]
+        code += prepare + ["    __cc_register_constants();", "    (void)args;", "}"]
         code.append(f"static void __cc_run_{index}(const __cc_arg* args) {{")
         code += unpack
         run = "__cc_run_with_fibers" if kernel.uses_barriers else "__cc_run_in_loops"
@@ -254,6 +262,8 @@ def _launchers(source: Source, kernels=None) -> str:
         storage = f"__cc_raw_{name}" if name in source.global_arrays else name
         code.append(f"__CC_EXPORT void* __cc_global_{symbol}(size_t* bytes) "
                     f"{{ *bytes = sizeof({storage}); return (void*)&{storage}; }}")
+        code.append(f"__CC_EXPORT size_t __cc_global_item_{symbol}() "
+                    f"{{ return sizeof(std::remove_all_extents<decltype({storage})>::type); }}")
     return "\n".join(code) + "\n"
 
 
@@ -379,6 +389,7 @@ class Module:
         self._take_output.restype = ctypes.c_void_p
         self._take_output.argtypes = [ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(ctypes.c_int)]
         self._launchers = {}
+        self._constants = None
 
     def launcher(self, name: str):
         if name not in self._launchers:
@@ -387,6 +398,19 @@ class Module:
             function.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.POINTER(_Fault)]
             self._launchers[name] = function
         return self._launchers[name]
+
+    def constants(self) -> dict:
+        """The __constant__ variables by address: (name, elements, element size), as `arrays` has
+        the arguments (for messages)."""
+        if self._constants is None:
+            self._constants = {}
+            for name in self.source.constant_globals & set(self.source.globals):
+                memory = self.global_memory(name)
+                item = getattr(self.library, f"__cc_global_item_{_symbol(name)}")
+                item.restype, item.argtypes = ctypes.c_size_t, []
+                size = max(1, int(item()))
+                self._constants[memory.ctypes.data] = (name, memory.size // size, size)
+        return self._constants
 
     def global_memory(self, name: str):
         """The bytes of a __constant__ or __device__ variable, as a writable NumPy uint8 array."""
@@ -520,10 +544,27 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
         if not target.exists():
             _compile(source, unit, flags, compiler, target, kernel)
         module = Module(target, source)
+        _check_constant_memory(module, kernel)
         with _lock:
             _modules[key] = module
             _building.pop(key, None)
         return module
+
+
+#: A GPU's __constant__ memory: 64 KiB for all of a module's __constant__ variables.
+MAX_CONSTANT_BYTES = 64 * 1024
+
+
+def _check_constant_memory(module: Module, kernel: str) -> None:
+    """nvcc refuses a module whose __constant__ variables need more than 64 KiB: so does this backend."""
+    sizes = {name: count * size for name, count, size in module.constants().values()}
+    total = sum(sizes.values())
+    if total > MAX_CONSTANT_BYTES:
+        listed = ", ".join(f"{name} ({bytes_:,} bytes)" for name, bytes_ in sorted(sizes.items(), key=lambda x: -x[1]))
+        raise CompileError(
+            f"kernel '{kernel}' does not compile: its __constant__ variables need {total:,} bytes ({listed}), but a "
+            f"GPU has {MAX_CONSTANT_BYTES:,} bytes (64 KiB) of constant memory. Keep large tables in global memory: "
+            "pass them as a `const` argument array (read-only data is cached too).")
 
 
 # ----------------------------------------------------------------------------------------
@@ -583,7 +624,7 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
     if status == INTERRUPTED:
         raise KeyboardInterrupt(f"kernel '{kernel.name}' interrupted")
     if status != OK:
-        raise _explain(module, kernel, fault, time_limit, shared_mem, arrays)
+        raise _explain(module, kernel, fault, time_limit, shared_mem, {**module.constants(), **arrays})
     return records
 
 
@@ -619,7 +660,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     block, thread = _xyz(fault.block), _xyz(fault.thread)
     line = fault.line or None
     if kind in (OUT_OF_BOUNDS, SHARED_OUT_OF_BOUNDS, CRASH, STACK_OVERFLOW, TIMEOUT, ARRAY_OUT_OF_BOUNDS, RACE,
-                UNINITIALIZED, GLOBAL_RACE, READ_ONLY, MISALIGNED):
+                UNINITIALIZED, GLOBAL_RACE, READ_ONLY, MISALIGNED, BAD_FREE, USE_AFTER_FREE):
         line = module.line_of(fault.code_offset) or line
     if kind == TIMEOUT and fault.address and not module.line_of(fault.code_offset):
         line = module.line_of(fault.address) or line  # stopped inside the sanitizer: its last access
@@ -776,6 +817,13 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         else:
             what = (f"accessed a {size}-byte element at byte {index} of {name} through a cast pointer, and {index} is "
                     "not a multiple of that type's alignment: on a GPU this stops the kernel with 'misaligned address'")
+    elif kind == READ_ONLY and arrays.get(fault.base, ("",))[0] in source.constant_globals:
+        name = arrays[fault.base][0]
+        verb = "updates (atomically)" if fault.op == 3 else "writes"
+        what = (f"{verb} {name}[{index}], but {name} is __constant__ memory, which kernels may only read: the host "
+                "fills it before the launch (get_global, cudaMemcpyToSymbol)")
+        hint = ("Keep what the kernel computes in an output array or a __device__ variable; set __constant__ values "
+                "from the host.")
     elif kind == READ_ONLY:
         name, _, _ = arrays.get(fault.base, ("an argument array", 0, 0))
         what = (f"writes {name}[{index}], but {name} is read-only: a `const` parameter written through a cast, or a "
@@ -796,6 +844,27 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             hint = "Pass an array whose size in bytes is a multiple of the element's size (sizeof in C)."
         block = thread = None
         line = None
+    elif kind == BAD_FREE:
+        first = module.line_of(fault.address) if fault.address else None
+        if fault.op == 1:
+            what = (f"frees a block at line {line} that was freed already"
+                    + (f" at line {first}" if first else "") + ": on a GPU a double free corrupts the device heap")
+            hint = "Free each block once, after its last use (and set the pointer to nullptr if it is freed early)."
+        else:
+            array = arrays.get(fault.base)
+            which = f" ({array[0]}, an argument array)" if array else ""
+            what = (f"calls free or delete at line {line} on a pointer{which} that malloc or new in kernel code did not "
+                    "return: on a GPU this corrupts the device heap")
+            hint = ("Free only what device malloc or new returned, with the very pointer they returned (not a pointer "
+                    "into the block); argument arrays belong to the host, local and __shared__ arrays to the thread "
+                    "or block.")
+    elif kind == USE_AFTER_FREE:
+        first = module.line_of(fault.address) if fault.address else None
+        verb = {1: "reads", 3: "updates (atomically)"}.get(fault.op, "writes")
+        what = (f"{verb} byte {index * max(1, fault.element_bytes)} of a {length}-byte block that malloc or new "
+                f"returned, after the block was freed" + (f" at line {first}" if first else "")
+                + ": on a GPU the memory may already belong to another block")
+        hint = "Free a block only after its last use, in every thread that uses it (free it once, after a barrier)."
     elif kind == LOCAL_TOO_BIG:
         what = (f"declares the local array `{fault.text.decode(errors='replace')}` of {length:,} bytes at line {line}, "
                 f"but a GPU thread has at most {512 * 1024:,} bytes (512 KiB) of local memory: on a GPU the kernel "

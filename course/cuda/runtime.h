@@ -238,6 +238,8 @@ enum __cc_fault_kind {
     __CC_SHARED_TOO_BIG = 24,        // a block's static + dynamic shared memory exceeds 48 KiB
     __CC_BAD_WIDTH = 25,             // a shuffle's width is not a power of two from 1 to 32
     __CC_LOCAL_TOO_BIG = 26,         // a local array larger than a GPU thread's 512 KiB of local memory
+    __CC_BAD_FREE = 27,              // free/delete of a pointer no malloc/new returned, or of a freed block
+    __CC_USE_AFTER_FREE = 28,        // an access to a block after free/delete (sanitizer)
 };
 
 struct __cc_fault {
@@ -384,8 +386,158 @@ static inline const __cc_poisoned* __cc_find_shared_array(const volatile void* r
 // every access, and the cold path tells the two faults apart.
 static const size_t __CC_MISALIGNED_INDEX = (size_t)3 << 61;
 
-static thread_local const void* __cc_malloc_blocks[16];  // the last blocks device malloc gave this worker
-static thread_local unsigned __cc_malloc_count;
+// ---------------------------------------------------------------------------------------
+// The device heap: malloc/free and new/delete in kernel code. A block lives until it is freed,
+// across launches, as on a GPU. Every block is in a table, so that
+// - free or delete of a pointer that no malloc/new returned, or of a block freed already, stops
+//   the kernel with its line (libc would abort the whole Python process);
+// - a freed block is filled with 0xFF bytes (NaN floats, -1 ints) and kept out of use while it is
+//   among the newest __CC_QUARANTINE freed blocks: a use after free reads visibly wrong values
+//   instead of the old ones, and the sanitizer names it (__cc_heap_check_freed).
+// ---------------------------------------------------------------------------------------
+
+static inline void __cc_enter_unsafe();
+static inline void __cc_leave_unsafe();
+
+enum { __CC_HEAP_EMPTY = 0, __CC_HEAP_LIVE = 1, __CC_HEAP_FREED = 2, __CC_HEAP_GONE = 3 };
+struct __cc_heap_entry {
+    char* base;
+    size_t bytes;
+    uint64_t free_site;  // code offset of the free (or delete) that freed it
+    int state;
+};
+struct __cc_freed_block { char* base; size_t bytes; uint64_t free_site; };
+static const int __CC_QUARANTINE = 256;
+static pthread_mutex_t __cc_heap_lock = PTHREAD_MUTEX_INITIALIZER;
+static __cc_heap_entry* __cc_heap_table;  // open addressing by base address
+static size_t __cc_heap_capacity, __cc_heap_used;  // slots, and slots not empty (tombstones count)
+static __cc_freed_block __cc_quarantine[__CC_QUARANTINE];
+static int __cc_quarantine_next;
+static volatile int __cc_quarantined;  // how many of __cc_quarantine hold a block
+
+static inline size_t __cc_heap_slot(const void* base, size_t capacity) {
+    uint64_t h = (uint64_t)(uintptr_t)base * 0x9E3779B97F4A7C15ull;
+    return (size_t)(h >> 20) & (capacity - 1);
+}
+// The entry of the block at `base` (LIVE, FREED or GONE), or nullptr. Called with the lock held.
+static __cc_heap_entry* __cc_heap_find(const void* base) {
+    if (!__cc_heap_capacity) return nullptr;
+    for (size_t i = __cc_heap_slot(base, __cc_heap_capacity);; i = (i + 1) & (__cc_heap_capacity - 1)) {
+        __cc_heap_entry& e = __cc_heap_table[i];
+        if (e.state == __CC_HEAP_EMPTY) return nullptr;
+        if (e.base == (const char*)base) return &e;
+    }
+}
+// A slot for a new block at `base` (its old entry if libc gave the address again). Lock held.
+static __cc_heap_entry* __cc_heap_insert(char* base) {
+    if (__cc_heap_entry* e = __cc_heap_find(base)) return e;
+    if (2 * (__cc_heap_used + 1) > __cc_heap_capacity) {  // grow, and drop GONE entries
+        size_t live = 0;
+        for (size_t i = 0; i < __cc_heap_capacity; i++) live += __cc_heap_table[i].state == __CC_HEAP_LIVE ||
+                                                               __cc_heap_table[i].state == __CC_HEAP_FREED;
+        size_t capacity = 64;
+        while (capacity < 4 * (live + 1)) capacity *= 2;
+        __cc_heap_entry* table = (__cc_heap_entry*)calloc(capacity, sizeof(__cc_heap_entry));
+        if (!table) return nullptr;
+        for (size_t i = 0; i < __cc_heap_capacity; i++) {
+            __cc_heap_entry& e = __cc_heap_table[i];
+            if (e.state != __CC_HEAP_LIVE && e.state != __CC_HEAP_FREED) continue;
+            size_t j = __cc_heap_slot(e.base, capacity);
+            while (table[j].state != __CC_HEAP_EMPTY) j = (j + 1) & (capacity - 1);
+            table[j] = e;
+        }
+        free(__cc_heap_table);
+        __cc_heap_table = table, __cc_heap_capacity = capacity, __cc_heap_used = live;
+    }
+    size_t i = __cc_heap_slot(base, __cc_heap_capacity);
+    while (__cc_heap_table[i].state != __CC_HEAP_EMPTY) i = (i + 1) & (__cc_heap_capacity - 1);
+    __cc_heap_used++;
+    __cc_heap_table[i].base = base;
+    return &__cc_heap_table[i];
+}
+
+// malloc for kernel code: nullptr when libc has no memory (a GPU's malloc returns NULL too).
+static void* __cc_heap_alloc(size_t bytes) {
+    __cc_enter_unsafe();  // the time limit must not stop a thread inside malloc or the heap's lock
+    char* p = (char*)malloc(bytes ? bytes : 1);
+    if (p) {
+        pthread_mutex_lock(&__cc_heap_lock);
+        __cc_heap_entry* e = __cc_heap_insert(p);
+        if (e) *e = {p, bytes, 0, __CC_HEAP_LIVE};
+        pthread_mutex_unlock(&__cc_heap_lock);
+        if (!e) free(p), p = nullptr;
+    }
+    __cc_leave_unsafe();
+    return p;
+}
+
+// free for kernel code; `site`: where the kernel called it. A fault for a pointer that is not a
+// live block's start (op 0), or a block freed already (op 1; `address` is where).
+static void __cc_heap_free(void* raw, uint64_t site) {
+    if (!raw) return;  // free(NULL) does nothing, in CUDA as in C
+    __cc_enter_unsafe();
+    pthread_mutex_lock(&__cc_heap_lock);
+    __cc_heap_entry* e = __cc_heap_find(raw);
+    int state = e ? e->state : __CC_HEAP_EMPTY;
+    uint64_t first = e ? e->free_site : 0;
+    char* evicted = nullptr;
+    if (state == __CC_HEAP_LIVE) {
+        e->state = __CC_HEAP_FREED, e->free_site = site;
+        memset(e->base, 0xff, e->bytes);
+        __cc_freed_block& q = __cc_quarantine[__cc_quarantine_next];
+        if (q.base)  // the oldest freed block goes back to libc
+            if (__cc_heap_entry* old = __cc_heap_find(q.base)) old->state = __CC_HEAP_GONE, evicted = q.base;
+        q = {e->base, e->bytes, site};
+        __cc_quarantine_next = (__cc_quarantine_next + 1) % __CC_QUARANTINE;
+        if (__cc_quarantined < __CC_QUARANTINE) __cc_quarantined = __cc_quarantined + 1;
+    }
+    pthread_mutex_unlock(&__cc_heap_lock);
+    if (evicted) free(evicted);
+    __cc_leave_unsafe();
+    if (state == __CC_HEAP_LIVE) return;
+    __cc_fault* f = __cc_fault_out;
+    f->code_offset = site;
+    f->base = (uint64_t)(uintptr_t)raw;
+    f->op = state == __CC_HEAP_FREED ? 1 : 0;
+    f->address = state == __CC_HEAP_FREED ? first : 0;
+    __cc_fail(__CC_BAD_FREE, 0);
+}
+
+// Whether `base` is the start of a block that malloc/new gave a kernel and that is not freed.
+static bool __cc_heap_is_block(const void* base) {
+    if (!base) return false;
+    __cc_enter_unsafe();
+    pthread_mutex_lock(&__cc_heap_lock);
+    __cc_heap_entry* e = __cc_heap_find(base);
+    bool live = e && e->state == __CC_HEAP_LIVE;
+    pthread_mutex_unlock(&__cc_heap_lock);
+    __cc_leave_unsafe();
+    return live;
+}
+
+// The sanitizer, for an access to memory that is neither shared nor an argument: a fault when it
+// lies in a freed block still in quarantine (use after free).
+static void __cc_heap_check_freed(const char* p, size_t size, int kind, uint32_t site) {
+    __cc_freed_block hit = {nullptr, 0, 0};
+    __cc_enter_unsafe();
+    pthread_mutex_lock(&__cc_heap_lock);
+    for (int i = 0; i < __cc_quarantined; i++) {
+        const __cc_freed_block& q = __cc_quarantine[i];
+        if (p >= q.base && p < q.base + (q.bytes ? q.bytes : 1)) { hit = q; break; }
+    }
+    pthread_mutex_unlock(&__cc_heap_lock);
+    __cc_leave_unsafe();
+    if (!hit.base) return;
+    __cc_fault* f = __cc_fault_out;
+    f->code_offset = site;
+    f->base = (uint64_t)(uintptr_t)hit.base;
+    f->index = (int64_t)((p - hit.base) / (ptrdiff_t)(size ? size : 1));
+    f->element_bytes = (int64_t)size;
+    f->length = (int64_t)hit.bytes;
+    f->address = hit.free_site;
+    f->op = kind;
+    __cc_fail(__CC_USE_AFTER_FREE, 0);
+}
 
 __attribute__((noreturn, noinline, cold)) static void __cc_out_of_bounds(
     const void* base, long long index, long long length, long long element_bytes, const void* at) {
@@ -397,8 +549,7 @@ __attribute__((noreturn, noinline, cold)) static void __cc_out_of_bounds(
     __cc_fault_out->element_bytes = element_bytes;
     // A block from malloc in device code (op 2), or a static __shared__ array reached through a
     // pointer (its name): for the message.
-    for (const void* block : __cc_malloc_blocks)
-        if (block && block == base) __cc_fault_out->op = 2;
+    if (__cc_heap_is_block(base)) __cc_fault_out->op = 2;
     const __cc_poisoned* array = __cc_find_shared_array(base);
     if (array && array->base == base && array->name)
         snprintf(__cc_fault_out->text, sizeof __cc_fault_out->text, "%s", array->name);
@@ -748,6 +899,7 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
         f->base = (uint64_t)(uintptr_t)a.base;
         f->index = (int64_t)(offset / size);
         f->element_bytes = (int64_t)size;
+        f->op = kind;
         __cc_fail(__CC_READ_ONLY, 0);
     }
     if (kind == __CC_ATOMIC || !a.shadow) return;
@@ -863,6 +1015,7 @@ static void __cc_note_at(const volatile void* address, size_t size, int kind, ui
             return __cc_note_global(a, (size_t)(p - a.base), size, kind, site);
         }
     }
+    if (__cc_quarantined && kind != __CC_TOUCH) __cc_heap_check_freed(p, size, kind, site);  // device malloc's blocks
 }
 __attribute__((noinline)) static void __cc_note(const volatile void* address, size_t size, int kind) {
     __cc_note_at(address, size, kind, (uint32_t)__cc_code_offset(__builtin_return_address(0)));
@@ -1121,16 +1274,44 @@ __CC_BOUNDS_KEEPING_CAST(__cc_const_cast, const_cast)
 __CC_BOUNDS_KEEPING_CAST(__cc_static_cast, static_cast)
 #undef __CC_BOUNDS_KEEPING_CAST
 
-// malloc in device code (source.py renames it): the block comes back as a checked pointer, so
-// `(float*)malloc(n * sizeof(float))` is bounds-checked like an argument array. (Blocks are not
-// tracked after free: a use after free goes unnoticed.)
+// malloc, free, new and delete in device code (source.py renames them; see "The device heap").
+// malloc's block comes back as a checked pointer, so `(float*)malloc(n * sizeof(float))` is
+// bounds-checked like an argument array.
 static inline __cc_ptr<void> __cc_device_malloc(size_t bytes) {
-    __cc_enter_unsafe();  // the time limit must not stop a thread inside malloc's lock
-    void* p = malloc(bytes ? bytes : 1);
-    __cc_leave_unsafe();
+    void* p = __cc_heap_alloc(bytes);
     if (!p) return __cc_ptr<void>((void*)nullptr);
-    __cc_malloc_blocks[__cc_malloc_count++ % 16] = p;
     return __cc_ptr<void>(p, 0, bytes, p);
+}
+// Not inlined: the return address is the kernel's call, which names the line.
+template <class T>
+__attribute__((noinline)) static void __cc_device_free(const T& pointer) {
+    __cc_heap_free((void*)(const void*)pointer, __cc_code_offset(__builtin_return_address(0)));
+}
+// `new (__cc_heap) T[n]` (source.py adds the tag to a kernel's new-expressions) takes the block from
+// the device heap; `delete p` and `delete[] p` become __cc_device_delete(p, false / true).
+struct __cc_heap_tag {};
+static const __cc_heap_tag __cc_heap = {};
+inline void* operator new(size_t bytes, __cc_heap_tag) { return __cc_heap_alloc(bytes); }
+inline void* operator new[](size_t bytes, __cc_heap_tag) { return __cc_heap_alloc(bytes); }
+inline void operator delete(void* p, __cc_heap_tag) { free(p); }    // (only if a constructor throws:
+inline void operator delete[](void* p, __cc_heap_tag) { free(p); }  //  never, with -fno-exceptions)
+template <class T>
+__attribute__((noinline)) static void __cc_device_delete(const T& pointer, bool array) {
+    typedef typename std::remove_cv<typename std::remove_pointer<decltype(&*pointer)>::type>::type E;
+    E* p = (E*)(const void*)pointer;
+    uint64_t site = __cc_code_offset(__builtin_return_address(0));
+    if (!p) return;
+    if constexpr (!std::is_trivially_destructible<E>::value) {
+        if (array) {  // new E[n] put n in front of the elements (the Itanium C++ ABI's array cookie)
+            const size_t cookie = sizeof(size_t) > alignof(E) ? sizeof(size_t) : alignof(E);
+            char* block = (char*)p - cookie;
+            if (!__cc_heap_is_block(block)) return __cc_heap_free(p, site);  // (the fault: not new's block)
+            for (size_t i = ((size_t*)p)[-1]; i-- > 0;) p[i].~E();
+            return __cc_heap_free(block, site);
+        }
+        if (__cc_heap_is_block(p)) p->~E();
+    }
+    __cc_heap_free(p, site);
 }
 
 // An argument array as the launcher receives it from Python: its bytes must hold whole elements.

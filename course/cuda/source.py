@@ -520,6 +520,7 @@ class Source:
     templates: dict = field(default_factory=dict)  # kernel name → _Function (template or C++ name)
     globals: dict = field(default_factory=dict)  # __constant__/__device__ variable → line
     global_arrays: set = field(default_factory=set)  # those of them that are arrays (stored as __cc_raw_NAME)
+    constant_globals: set = field(default_factory=set)  # those of them that are __constant__ (read-only in kernels)
     aliases: dict = field(default_factory=dict)
     unsupported_of: dict = field(default_factory=dict)  # function → (spelling, line, what, instead)
     fiber_functions: set = field(default_factory=set)  # functions that reach a barrier or warp call
@@ -888,6 +889,7 @@ def parse(text: str, options=()) -> Source:
 
     functions: list[_Function] = []
     global_variables: dict[str, int] = {}
+    constant_variables: set[str] = set()
     array_candidates: list[tuple[int, int]] = []  # (name token, 2 __constant__ / 3 __device__) of file-scope arrays
     for i, tok in enumerate(tokens):
         if tok.kind != "ident" or tok.text not in ("__global__", "__device__", "__constant__", "__managed__"):
@@ -925,6 +927,8 @@ def parse(text: str, options=()) -> Source:
                     k -= 1
                 if not any(t.text == "(" for t in tokens[k + 1:i]):  # not inside a parameter list
                     global_variables.setdefault(tokens[j - 1].text, tokens[j - 1].line)
+                    if tok.text == "__constant__":
+                        constant_variables.add(tokens[j - 1].text)
                     if tokens[j].text == "[" and j + 1 < len(tokens) and tokens[j + 1].text != "]":
                         array_candidates.append((j - 1, 2 if tok.text == "__constant__" else 3))
             continue
@@ -1143,6 +1147,7 @@ def parse(text: str, options=()) -> Source:
         lines=original.split("\n"),
         templates=templates,
         globals=global_variables,
+        constant_globals=constant_variables,
         global_arrays=global_arrays,
         aliases=aliases,
         unsupported_of=unsupported_users,
@@ -1396,6 +1401,27 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
             replace(tok.start, tok.end, "__cc_device_malloc")
             i += 1
             continue
+        # free, new and delete use the device heap too, which knows each block: a double free, or the
+        # free of a pointer no malloc returned, is a fault with its line, not a crash of the process.
+        if tok.text == "free" and i + 1 < b and tokens[i + 1].text == "(" and tokens[i - 1].text not in (".", "->", "::"):
+            replace(tok.start, tok.end, "__cc_device_free")
+            i += 1
+            continue
+        if tok.text == "new" and i + 1 < b and tokens[i + 1].text != "(" and tokens[i - 1].text not in ("operator", "::"):
+            replace(tok.start, tok.end, "new (__cc_heap)")
+            i += 1
+            continue
+        if tok.text == "delete" and tokens[i - 1].text not in ("operator", "=", "::"):
+            array = i + 2 < b and tokens[i + 1].text == "[" and tokens[i + 2].text == "]"
+            end, depth = i + (3 if array else 1), 0
+            while end < b and not (depth == 0 and tokens[end].text in (";", ",", ")", "}")):
+                depth += tokens[end].text in ("(", "[", "{") or -(tokens[end].text in (")", "]", "}"))
+                end += 1
+            if end < b and tokens[end].text == ";":
+                replace(tok.start, tokens[i + (2 if array else 0)].end, "__cc_device_delete(")
+                replace(tokens[end].start, tokens[end].end, f", {'true' if array else 'false'});")
+                i += 1
+                continue
         prev = tokens[i - 1]
         # A C-style cast `(const float4*)p`: `(`, a type, one `*`, `)`, then an operand.
         if tok.text == "(" and (prev.kind == "punct" and prev.text not in (")", "]") or prev.text == "return"):
@@ -1632,7 +1658,7 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
                 continue
             start, end = i, _postfix_chain(tokens, close, b)
         elif tok.kind == "ident" and prev.text not in (".", "->", "::") and tok.text not in _TYPE_WORDS \
-                and tok.text not in ("delete", "new") \
+                and tok.text not in ("delete", "new") and prev.text != "new" \
                 and (prev.kind != "ident" or prev.text in _NOT_DECLARATION) \
                 and not (prev.text == "}" and tokens[i + 1].text == ";") \
                 and not (prev.text == "*" and tokens[i - 2].text in types and tokens[i - 3].text in {";", "{", "}"}
