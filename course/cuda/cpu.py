@@ -100,7 +100,7 @@ class _Arg(ctypes.Structure):
 (OK, OUT_OF_BOUNDS, SHARED_OUT_OF_BOUNDS, BARRIER_EXITED, BARRIER_MISMATCH, TIMEOUT, INTERRUPTED,
  CRASH, STACK_OVERFLOW, ASSERT, TRAP, NO_MEMORY, NO_BARRIERS, BAD_ARGUMENT, UNSUPPORTED, WARP_EXITED,
  WARP_MISMATCH, WARP_BAD_MASK, READ_ONLY, ARRAY_OUT_OF_BOUNDS, RACE, UNINITIALIZED, GLOBAL_RACE, MISALIGNED,
- SHARED_TOO_BIG, BAD_WIDTH, LOCAL_TOO_BIG, BAD_FREE, USE_AFTER_FREE) = range(29)
+ SHARED_TOO_BIG, BAD_WIDTH, LOCAL_TOO_BIG, BAD_FREE, USE_AFTER_FREE, UNINITIALIZED_LOCAL) = range(30)
 
 #: Warp-level calls by their code in runtime.h (enum __CC_W_*), as messages name them.
 WARP_OPS = dict(enumerate(
@@ -660,7 +660,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     block, thread = _xyz(fault.block), _xyz(fault.thread)
     line = fault.line or None
     if kind in (OUT_OF_BOUNDS, SHARED_OUT_OF_BOUNDS, CRASH, STACK_OVERFLOW, TIMEOUT, ARRAY_OUT_OF_BOUNDS, RACE,
-                UNINITIALIZED, GLOBAL_RACE, READ_ONLY, MISALIGNED, BAD_FREE, USE_AFTER_FREE):
+                UNINITIALIZED, GLOBAL_RACE, READ_ONLY, MISALIGNED, BAD_FREE, USE_AFTER_FREE, UNINITIALIZED_LOCAL):
         line = module.line_of(fault.code_offset) or line
     if kind == TIMEOUT and fault.address and not module.line_of(fault.code_offset):
         line = module.line_of(fault.address) or line  # stopped inside the sanitizer: its last access
@@ -865,6 +865,13 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 f"returned, after the block was freed" + (f" at line {first}" if first else "")
                 + ": on a GPU the memory may already belong to another block")
         hint = "Free a block only after its last use, in every thread that uses it (free it once, after a barrier)."
+    elif kind == UNINITIALIZED_LOCAL:
+        name = fault.text.decode(errors="replace")
+        what = (f"reads element {index} of its local array {name} (of {length}), which this thread has not written: a "
+                "local array starts with whatever the thread's registers or local memory held, on a GPU a different "
+                "value from run to run")
+        hint = (f"Give {name} its first values where you declare it (`= {{}}` makes every element 0) or write every "
+                "element before the loop that adds into it.")
     elif kind == LOCAL_TOO_BIG:
         what = (f"declares the local array `{fault.text.decode(errors='replace')}` of {length:,} bytes at line {line}, "
                 f"but a GPU thread has at most {512 * 1024:,} bytes (512 KiB) of local memory: on a GPU the kernel "

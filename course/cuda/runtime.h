@@ -240,6 +240,7 @@ enum __cc_fault_kind {
     __CC_LOCAL_TOO_BIG = 26,         // a local array larger than a GPU thread's 512 KiB of local memory
     __CC_BAD_FREE = 27,              // free/delete of a pointer no malloc/new returned, or of a freed block
     __CC_USE_AFTER_FREE = 28,        // an access to a block after free/delete (sanitizer)
+    __CC_UNINITIALIZED_LOCAL = 29,   // a read of a local array's element the thread never wrote (sanitizer)
 };
 
 struct __cc_fault {
@@ -283,6 +284,18 @@ struct __cc_fiber;
 struct __cc_poisoned { void* base; uint32_t block_epoch; size_t bytes; const char* name; uint32_t launch; };  // see __cc_poison_once
 struct __cc_out_segment { long long block; size_t start, length; };  // one block's printf text
 
+// A local array declared without an initializer (sanitizer): which of its elements the thread
+// has written. Its bytes start as __cc_local_pattern (a NaN float, an unlikely int).
+struct __cc_local_region {
+    char* base;
+    size_t bytes, item;
+    const char* name;
+    uint32_t tid, block_epoch;  // its thread, in the block that ran then
+    uint8_t* written;           // one flag per element
+};
+enum { __CC_LOCAL_REGIONS = 64 };  // per worker, newest first (an older one is forgotten: no report)
+static inline uint8_t __cc_local_pattern(size_t offset) { return offset % 4 == 3 ? 0x7f : 0xa5; }
+
 struct __cc_worker {
     pthread_t thread;
     volatile sig_atomic_t alive;      // started for this launch, not yet joined (signals may go to it)
@@ -323,6 +336,8 @@ struct __cc_worker {
     size_t static_shared;             // bytes of them declared in launch static_shared_launch
     uint32_t static_shared_launch;
     int poisoned_count;
+    __cc_local_region locals[__CC_LOCAL_REGIONS];  // sanitizer: its threads' uninitialised local arrays
+    int locals_next;
 };
 enum { __CC_MAX_WORKERS = 256 };
 static __cc_worker __cc_workers[__CC_MAX_WORKERS];
@@ -996,6 +1011,63 @@ __CC_EXPORT int __cc_shared_region_info(int i, uint64_t* base, uint64_t* bytes, 
 // The one instrumentation point: every access to shared or global memory in a sanitized build.
 static volatile uint32_t __cc_last_site;  // where the last noted access was: names a timeout's line
 
+// Local arrays (sanitizer): __cc_fresh_local registers one as its declaration runs; a read of an
+// element the thread never wrote, whose bytes still hold the pattern, is initcheck's fault for
+// local memory. (A write the sanitizer does not see, through `&a[i]` handed to a function, say,
+// changes the bytes: no report then.)
+template <class E, size_t N>
+static inline E (&__cc_fresh_local(E (&a)[N], const char* name))[N] {
+    typedef typename std::remove_all_extents<E>::type Item;
+    if constexpr (std::is_trivially_default_constructible<Item>::value && sizeof(Item) >= 4) {
+        if (__cc_sanitizing) {
+            __cc_worker* w = __cc_me;
+            char* base = (char*)a;
+            for (size_t k = 0; k < sizeof a; k++) base[k] = (char)__cc_local_pattern(k);
+            __cc_local_region& r = w->locals[w->locals_next];
+            w->locals_next = (w->locals_next + 1) % __CC_LOCAL_REGIONS;
+            size_t items = sizeof a / sizeof(Item);
+            __cc_enter_unsafe();
+            free(r.written);
+            r.written = (uint8_t*)calloc(items ? items : 1, 1);
+            __cc_leave_unsafe();
+            r.base = r.written ? base : nullptr;
+            r.bytes = sizeof a, r.item = sizeof(Item), r.name = name;
+            r.tid = __cc_tid(), r.block_epoch = __cc_block_epoch;
+        }
+    }
+    return a;
+}
+static void __cc_note_local(const char* p, size_t size, int kind, uint32_t site) {
+    __cc_worker* w = __cc_me;
+    uint32_t me = __cc_tid();
+    for (int n = 1; n <= __CC_LOCAL_REGIONS; n++) {  // newest first: a region reuses an old one's stack
+        __cc_local_region& r = w->locals[(w->locals_next - n + __CC_LOCAL_REGIONS) % __CC_LOCAL_REGIONS];
+        if (!r.base || r.tid != me || r.block_epoch != __cc_block_epoch || p < r.base || p >= r.base + r.bytes) continue;
+        size_t offset = (size_t)(p - r.base), first = offset / r.item;
+        size_t last = (offset + (size ? size : 1) - 1) / r.item;
+        if (last >= r.bytes / r.item) last = r.bytes / r.item - 1;
+        if (kind != __CC_READ) {
+            for (size_t e = first; e <= last; e++) r.written[e] = 1;
+            return;
+        }
+        for (size_t e = first; e <= last; e++) {
+            if (r.written[e]) continue;
+            bool pattern = true;
+            for (size_t k = e * r.item; k < (e + 1) * r.item && pattern; k++)
+                pattern = (uint8_t)r.base[k] == __cc_local_pattern(k);
+            if (!pattern) continue;
+            __cc_fault* f = __cc_fault_out;
+            f->code_offset = site;
+            f->index = (int64_t)e;
+            f->length = (int64_t)(r.bytes / r.item);
+            f->element_bytes = (int64_t)r.item;
+            snprintf(f->text, sizeof f->text, "%s", r.name ? r.name : "");
+            __cc_fail(__CC_UNINITIALIZED_LOCAL, 0);
+        }
+        return;
+    }
+}
+
 static void __cc_note_at(const volatile void* address, size_t size, int kind, uint32_t site) {
     __cc_last_site = site;
     const char* p = (const char*)address;
@@ -1016,6 +1088,7 @@ static void __cc_note_at(const volatile void* address, size_t size, int kind, ui
         }
     }
     if (__cc_quarantined && kind != __CC_TOUCH) __cc_heap_check_freed(p, size, kind, site);  // device malloc's blocks
+    __cc_note_local(p, size, kind, site);
 }
 __attribute__((noinline)) static void __cc_note(const volatile void* address, size_t size, int kind) {
     __cc_note_at(address, size, kind, (uint32_t)__cc_code_offset(__builtin_return_address(0)));

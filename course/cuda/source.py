@@ -1386,8 +1386,11 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
                         first = next(q for q in range(element[0], element[1]) if tokens[q].text not in ("__shared__", "static"))
                         replace(tokens[first].start, tokens[element[1]].end, element[2])
                     replace(tokens[j].start, tokens[j].end, f"__cc_raw_{name}")
+                    raw = f"__cc_raw_{name}"
+                    if not shared and end == k and not any(t.text == "static" for t in tokens[i:j]):
+                        raw = f'__cc_fresh_local({raw}, "{name}")'  # no initializer: the sanitizer's initcheck
                     replace(tokens[end].start, tokens[end].end,
-                            f'; auto {name} = __cc_make_view(__cc_raw_{name}, "{name}", {shared});')
+                            f'; auto {name} = __cc_make_view({raw}, "{name}", {shared});')
                     arrays.add(name)
                     i = end + 1
                     continue
