@@ -720,3 +720,40 @@ extern "C" __global__ void large_with_barrier(float* out) {
                                                    r"has 64 KiB"):
             cuda.RawKernel(source, "large_with_barrier", backend="cpu", sanitize=False)((1,), (4,), (out,))
     assert_alive()
+
+
+def test_a_variable_read_before_it_has_a_value_gives_a_warning_like_nvccs(tmp_path, monkeypatch):
+    """GCC sees what nvcc warns about ("used before its value is set"): shown once, in the
+    learner's words, also when the module comes from the kernel cache in a later process."""
+    from course.cuda import cpu as cuda_cpu
+
+    monkeypatch.setenv("COURSE_CUDA_CACHE", str(tmp_path))
+    monkeypatch.setattr(cuda_cpu, "_warned", set())
+    source = r"""
+extern "C" __global__ void total(const float* x, float* out, int n) {
+    float sum;
+    for (int i = threadIdx.x; i < n; i += blockDim.x) sum += x[i];
+    out[threadIdx.x] = sum;  // READ
+}
+extern "C" __global__ void fine(const float* x, float* out, int n) {
+    float best;
+    for (int i = 0; i < n; ++i) if (i == 0 || x[i] > best) best = x[i];
+    out[threadIdx.x] = n > 0 ? best : 0.0f;
+}
+"""
+    read = next(i for i, text in enumerate(source.split("\n"), 1) if text.endswith("// READ"))
+    with pytest.warns(cuda.KernelWarning, match=rf"line {read}: `sum` \(declared at line {read - 2}\) may be read "
+                                                r"before it is given a value.*`float sum = 0;`") as caught:
+        cuda.RawKernel(source, "total", backend="cpu").compile()
+    assert len([w for w in caught if issubclass(w.category, cuda.KernelWarning)]) == 1  # `best` is fine
+    assert list(tmp_path.glob("*.warnings"))
+    monkeypatch.setattr(cuda_cpu, "_warned", set())
+    monkeypatch.setattr(cuda_cpu, "_modules", {})  # as a new process: the module comes from the disk cache
+    compiled = sorted(tmp_path.glob("*.so"))
+    with pytest.warns(cuda.KernelWarning, match=r"`sum`"):
+        cuda.RawKernel(source, "total", backend="cpu").compile()
+    assert sorted(tmp_path.glob("*.so")) == compiled  # loaded, not compiled again
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", cuda.KernelWarning)  # shown once per process
+        cuda.RawKernel(source, "fine", backend="cpu", sanitize=False).compile()

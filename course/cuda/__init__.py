@@ -66,11 +66,11 @@ from __future__ import annotations
 
 import platform
 
-from .errors import CompileError, KernelError
+from .errors import CompileError, KernelError, KernelWarning
 from .kernel import DEFAULT_TIME_LIMIT, RawKernel, RawModule, backend
 
 __all__ = [
-    "RawKernel", "RawModule", "KernelError", "CompileError", "backend", "xp", "asnumpy", "synchronize",
+    "RawKernel", "RawModule", "KernelError", "CompileError", "KernelWarning", "backend", "xp", "asnumpy", "synchronize",
     "device_name", "benchmark", "DEFAULT_TIME_LIMIT",
 ]
 

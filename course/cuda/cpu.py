@@ -23,11 +23,12 @@ import subprocess
 import sys
 import tempfile
 import threading
+import warnings
 from pathlib import Path
 
 import numpy as np
 
-from .errors import CompileError, KernelError
+from .errors import CompileError, KernelError, KernelWarning
 from .source import Kernel, Source
 
 RUNTIME_HEADER = Path(__file__).with_name("runtime.h")
@@ -45,7 +46,9 @@ FLAGS = [
     "-fno-finite-loops",  # an endless loop stays one (and meets the time limit), not "assumed to end"
     "-fno-exceptions", "-fno-rtti",
     "-U_FORTIFY_SOURCE",  # its longjmp check rejects jumping back from a fiber's stack
-    "-w",  # errors only: nvcc shows few warnings, and these would mention the emulator
+    # Warnings are not shown (they would mention the emulator), except the one nvcc gives too and
+    # learners need most: a variable read before it has a value (see _uninitialized_warnings).
+    "-Wuninitialized", "-Wmaybe-uninitialized",
 ]
 LIBRARIES = ["-ldl", "-lpthread", "-lm"] if sys.platform.startswith("linux") else []
 
@@ -291,7 +294,7 @@ def _build_key(compiler: str, *parts: str, length: int = 40) -> str:
 
 
 def _cache_key(unit: str, flags: list[str], compiler: str) -> str:
-    return _build_key(compiler, unit, " ".join(flags))
+    return _build_key(compiler, unit, " ".join(FLAGS), " ".join(flags))  # (a change of FLAGS rebuilds too)
 
 
 def _clean_compiler_output(text: str, build_dir: str, header_dir: Path | None = None) -> str:
@@ -300,7 +303,14 @@ def _clean_compiler_output(text: str, build_dir: str, header_dir: Path | None = 
         if folder:
             text = text.replace(folder + os.sep, "").replace(folder, "")
     text = re.sub(r"__cc_ptr<(.+?)>", r"\1*", text)  # checked pointers are plain pointers to the learner
-    lines = [ln for ln in text.splitlines() if ln.strip() and "course-cuda-launchers" not in ln]
+    lines, warning = [], False
+    for ln in text.splitlines():  # errors only: a warning, with its notes and quoted lines, is left out
+        if re.match(r"\S+:\d+:\d+: warning:", ln):
+            warning = True
+        elif re.match(r"\S+:\d+:\d+: (fatal )?error:|\S+: In ", ln):
+            warning = False
+        if not warning and ln.strip() and "course-cuda-launchers" not in ln:
+            lines.append(ln)
     if len(lines) > 40:
         lines = lines[:40] + [f"... ({len(lines) - 40} more lines)"]
     return "\n".join(lines)
@@ -375,7 +385,67 @@ def _compile(source: Source, unit: str, flags: list[str], compiler: str, target:
                 f"{Path(compiler).name}; {SOURCE_NAME}:LINE is line LINE of your source string):\n"
                 + _clean_compiler_output(done.stderr or done.stdout, build, header)
             )
+        # The compiler's remarks about the learner's lines, kept beside the module (a later process
+        # loads it from the cache and shows them too)
+        remarks = [line for line in (done.stderr or "").splitlines()
+                   if re.match(r"In (member )?function|\s+inlined from", line) or "uninitialized" in line
+                   or "was declared here" in line]
+        warnings_file = target.with_suffix(".warnings")
+        if remarks:
+            warnings_file.write_text("\n".join(remarks), encoding="utf-8")
+        elif warnings_file.exists():
+            warnings_file.unlink()
         os.replace(Path(build, "module.so"), target)
+
+
+_warned: set[str] = set()  # each shown once per process (the plain and the sanitized build both have it)
+
+
+def _user_level() -> int:
+    """warnings.warn's stacklevel for the first caller outside course.cuda (the learner's cell)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("course.cuda"):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _uninitialized_warnings(compiler_output: str, source: Source) -> list[str]:
+    """GCC's 'used uninitialized' warnings about the learner's variables, in a learner's words
+    (nvcc warns "variable is used before its value is set" for the same code). GCC names the
+    line where it noticed: a kernel line, or a runtime.h line inlined into one ("inlined from ...
+    at kernel.cu:5"), which is then the line."""
+    found, declared, uses, inlined_at = [], {}, [], None
+    name_pattern = r"[‘'`]([\w.]+)[’'`]"
+    for text in compiler_output.splitlines():
+        if text.startswith("In "):
+            inlined_at = None  # a new chain of inlined calls
+        at = re.search(rf"inlined from .* at {re.escape(SOURCE_NAME)}:(\d+):", text)
+        if at and inlined_at is None:
+            inlined_at = int(at.group(1))
+        note = re.match(rf"{re.escape(SOURCE_NAME)}:(\d+):\d+: note: {name_pattern} was declared here", text)
+        if note:
+            declared.setdefault(note.group(2), int(note.group(1)))
+        warning = re.match(rf"(\S+?):(\d+):\d+: warning: {name_pattern} (is|may be) used uninitialized", text)
+        if warning:
+            line = int(warning.group(2)) if warning.group(1) == SOURCE_NAME else inlined_at
+            uses.append((line, warning.group(3), warning.group(4) == "is"))
+            inlined_at = None
+    for line, name, certain in uses:
+        if name.startswith("__cc_") or name not in declared or not line or not 0 < line <= len(source.lines):
+            continue  # (a variable of the emulator's, or one the learner's source does not declare)
+        at, example = "", f"{name} = 0"
+        if 0 < declared[name] <= len(source.lines):
+            at = f" (declared at line {declared[name]})" if declared[name] != line else ""
+            typed = re.search(rf"\b((?:unsigned\s+|const\s+)?[A-Za-z_]\w*)\s+{re.escape(name)}\s*;",
+                              source.lines[declared[name] - 1])
+            if typed:
+                example = f"{typed.group(1)} {name} = 0"
+        message = (f"line {line}: `{name}`{at} {'is' if certain else 'may be'} read before it is given a value: on a "
+                   f"GPU it then holds whatever its register held, often a different value each run. Give it its "
+                   f"first value where you declare it (`{example};`).\n    {line}: {source.lines[line - 1].strip()}")
+        if message not in found:
+            found.append(message)
+    return found
 
 
 class Module:
@@ -545,6 +615,12 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
             _compile(source, unit, flags, compiler, target, kernel)
         module = Module(target, source)
         _check_constant_memory(module, kernel)
+        warnings_file = target.with_suffix(".warnings")
+        if warnings_file.exists():  # from this compile or an earlier one: shown once per process
+            for message in _uninitialized_warnings(warnings_file.read_text(encoding="utf-8"), source):
+                if message not in _warned:
+                    _warned.add(message)
+                    warnings.warn(f"kernel source {SOURCE_NAME}, {message}", KernelWarning, stacklevel=_user_level())
         with _lock:
             _modules[key] = module
             _building.pop(key, None)

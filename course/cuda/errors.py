@@ -1,5 +1,5 @@
 """The two errors of ``course.cuda`` (notebook 01): a kernel that does not compile, and one
-that faults while it runs."""
+that faults while it runs; and its warning, for a kernel that compiles but looks wrong."""
 
 from __future__ import annotations
 
@@ -21,3 +21,8 @@ class KernelError(RuntimeError):
         self.block = block
         self.thread = thread
         self.line = line
+
+
+class KernelWarning(UserWarning):
+    """The kernel compiles, but the compiler saw a likely bug (a variable read before it is given
+    a value): nvcc warns about the same."""
