@@ -213,3 +213,35 @@ def test_kernel_cache_is_private(tmp_path, monkeypatch):
     link.symlink_to(good)
     monkeypatch.setenv("COURSE_CUDA_CACHE", str(link))
     assert cpu.cache_dir() != link  # a symlink could be swapped for another folder
+
+
+def test_a_whole_cu_file_with_host_code_says_what_python_does_instead():
+    """A learner pastes NVIDIA's vectorAdd.cu whole: its main(), cudaMalloc and <<<>>> launch are
+    host code that neither NVRTC nor the CPU backend compiles; the error lists them with their
+    lines and says how Python does that part. Device code's own names are no host code."""
+    sample = r"""
+#include <stdio.h>
+#include <cuda_runtime.h>
+extern "C" __global__ void vectorAdd(const float* A, const float* B, float* C, int numElements) {
+    int i = blockDim.x * blockIdx.x + threadIdx.x;
+    if (i < numElements) C[i] = A[i] + B[i];
+}
+int main(void) {
+    float* d_A = NULL;
+    cudaError_t err = cudaMalloc((void**)&d_A, 4000);
+    vectorAdd<<<4, 256>>>(d_A, d_A, d_A, 1000);
+    err = cudaGetLastError();
+    cudaFree(d_A);
+    return 0;
+}
+"""
+    for make in (lambda: cuda.RawKernel(sample, "vectorAdd", backend="cpu"), lambda: cuda.RawModule(code=sample)):
+        with pytest.raises(cuda.CompileError, match=r"host code.*int main\(\) at line 8, cudaMalloc at line 10, a "
+                                                    r"<<<grid, block>>> launch at line 11, cudaGetLastError at line 12"
+                                                    r".*kernel\(\(blocks,\), \(threads,\), \(args\.\.\.\)\)"):
+            make()
+    device_only = sample[:sample.index("int main")] + "// cudaMalloc(...) and kernel<<<4, 256>>>(...) in Python\n"
+    a = np.ones(1000, np.float32)
+    c = np.zeros_like(a)
+    cuda.RawKernel(device_only, "vectorAdd", backend="cpu")((4,), (256,), (a, a, c, np.int32(1000)))
+    np.testing.assert_array_equal(c, 2.0)

@@ -58,7 +58,25 @@ def backend() -> str:
 
 @functools.lru_cache(maxsize=256)
 def _parse(text: str, options: tuple = ()) -> Source:
-    return parse(text, options)
+    source = parse(text, options)
+    if source.host_code:
+        raise CompileError(host_code_message(source))
+    return source
+
+
+def host_code_message(source: Source) -> str:
+    """A whole .cu file pasted into RawKernel: which host lines it has, and how Python does their part."""
+    seen, parts = set(), []
+    for spelling, line in source.host_code:
+        if spelling not in seen:
+            seen.add(spelling)
+            parts.append(f"{spelling} at line {line}")
+    listed = ", ".join(parts[:4]) + (", ..." if len(parts) > 4 else "")
+    return ("this source has host code, which RawKernel and RawModule do not compile (nor does CuPy's NVRTC): "
+            f"{listed}. Keep only the __global__ and __device__ functions in the string and do the host's part in "
+            "Python: arrays with xp.zeros(...) or xp.asarray(host_array) instead of cudaMalloc and cudaMemcpy, and "
+            "kernel((blocks,), (threads,), (args...)) instead of kernel<<<blocks, threads>>>(args...); "
+            "cuda.synchronize() waits for the GPU.")
 
 
 def unsupported_message(kernel: Kernel) -> str:

@@ -521,6 +521,7 @@ class Source:
     globals: dict = field(default_factory=dict)  # __constant__/__device__ variable → line
     global_arrays: set = field(default_factory=set)  # those of them that are arrays (stored as __cc_raw_NAME)
     constant_globals: set = field(default_factory=set)  # those of them that are __constant__ (read-only in kernels)
+    host_code: list = field(default_factory=list)  # (spelling, line) of host code: main, cudaMalloc, <<<...>>>
     aliases: dict = field(default_factory=dict)
     unsupported_of: dict = field(default_factory=dict)  # function → (spelling, line, what, instead)
     fiber_functions: set = field(default_factory=set)  # functions that reach a barrier or warp call
@@ -1045,6 +1046,7 @@ def parse(text: str, options=()) -> Source:
         for position, raw in enumerate(f.raws):
             if raw.reference:
                 references.setdefault(f.name, set()).add(position)
+    host_code = _host_code(tokens, [f.body for f in functions if f.body])
     kernels, problems, not_extern_c, templates = {}, {}, set(), {}
     constants = _numeric_defines(all_tokens, defines)
     type_bodies = {open_: close for _, open_, close in _struct_definitions(tokens, ("struct", "class", "union"))}
@@ -1148,6 +1150,7 @@ def parse(text: str, options=()) -> Source:
         templates=templates,
         globals=global_variables,
         constant_globals=constant_variables,
+        host_code=host_code,
         global_arrays=global_arrays,
         aliases=aliases,
         unsupported_of=unsupported_users,
@@ -1323,6 +1326,27 @@ _NOT_DECLARATION = {"extern", "else", "do", "return", "case", "goto", "throw", "
 # Tokens after which a statement (and so a declaration) may start.
 _STATEMENT_START = {";", "{", "}"}
 _CAST_OPERAND = {"(", "&", "*", "this", "-", "+", "!", "~"}
+
+
+def _host_code(tokens: list[Token], device_bodies: list[tuple[int, int]]) -> list[tuple[str, int]]:
+    """Host code pasted with the kernels (a sample's whole .cu file): `main`, CUDA runtime calls
+    (cudaMalloc, cudaMemcpy, ...) and `<<<...>>>` launches outside device functions, which
+    neither NVRTC nor the CPU backend compiles."""
+    found, body = [], 0
+    bodies = sorted(device_bodies)
+    for i, tok in enumerate(tokens):
+        while body < len(bodies) and bodies[body][1] < i:
+            body += 1
+        if body < len(bodies) and bodies[body][0] <= i <= bodies[body][1]:
+            continue  # device code: dynamic parallelism there is reported as such
+        following = tokens[i + 1].text if i + 1 < len(tokens) else ""
+        if tok.text == "main" and following == "(" and i > 0 and tokens[i - 1].text in ("int", "void"):
+            found.append(("int main()", tok.line))
+        elif tok.kind == "ident" and re.fullmatch(r"cuda[A-Z]\w*", tok.text) and following == "(":
+            found.append((tok.text, tok.line))
+        elif tok.text == "<<" and following == "<":
+            found.append(("a <<<grid, block>>> launch", tok.line))
+    return found
 
 
 def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global_arrays=frozenset(),
