@@ -5,6 +5,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -245,3 +246,35 @@ int main(void) {
     c = np.zeros_like(a)
     cuda.RawKernel(device_only, "vectorAdd", backend="cpu")((4,), (256,), (a, a, c, np.int32(1000)))
     np.testing.assert_array_equal(c, 2.0)
+
+
+def test_the_kernel_cache_is_pruned_least_recently_used_first(tmp_path):
+    """The on-disk cache does not grow without end: past its limit a compile removes the modules
+    used longest ago (with their .warnings), never one used in the last hour or loaded here."""
+    now = time.time()
+    sizes = {}
+    for k, days in enumerate([30, 20, 10, 5, 0]):
+        path = tmp_path / f"{k:040x}.so"
+        path.write_bytes(b"\0" * 1000)
+        path.with_suffix(".warnings").write_text("kernel.cu:1:1: note", encoding="utf-8")
+        os.utime(path, (now - days * 86400, now - days * 86400))
+        sizes[k] = path
+    (tmp_path / "pch-0123").mkdir()  # other entries are not the pruner's
+    cpu._prune_cache(tmp_path, keep=sizes[0], limit=10_000)  # 5,000 bytes: under the limit, nothing goes
+    assert all(p.exists() for p in sizes.values())
+    cpu._prune_cache(tmp_path, keep=sizes[0], limit=4_000)  # down to 3,200 bytes: three modules stay
+    assert [k for k, p in sizes.items() if p.exists()] == [0, 3, 4]  # 0: just used; 1, 2: the oldest others
+    assert not sizes[1].with_suffix(".warnings").exists() and sizes[3].with_suffix(".warnings").exists()
+    assert (tmp_path / "pch-0123").is_dir()
+    cpu._prune_cache(tmp_path, keep=sizes[3], limit=1_000)  # the last hour's module stays, whatever the limit
+    assert [k for k, p in sizes.items() if p.exists()] == [3, 4]
+
+
+def test_a_module_loaded_from_the_cache_counts_as_used(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_CUDA_CACHE", str(tmp_path))
+    cuda.RawKernel(ADD, "add_one", backend="cpu", sanitize=False).compile()
+    (module,) = tmp_path.glob("*.so")
+    os.utime(module, (1, 1))
+    monkeypatch.setattr(cpu, "_modules", {})
+    cuda.RawKernel(ADD, "add_one", backend="cpu", sanitize=False).compile()
+    assert module.stat().st_mtime > time.time() - 600

@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import warnings
 from pathlib import Path
 
@@ -613,6 +614,12 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
             target.unlink()  # not ours: never load it, build our own
         if not target.exists():
             _compile(source, unit, flags, compiler, target, kernel)
+            _prune_cache(target.parent, keep=target)
+        else:
+            try:
+                os.utime(target)  # recently used: the last to go when the cache is pruned
+            except OSError:
+                pass
         module = Module(target, source)
         _check_constant_memory(module, kernel)
         warnings_file = target.with_suffix(".warnings")
@@ -625,6 +632,44 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
             _modules[key] = module
             _building.pop(key, None)
         return module
+
+
+#: The kernel cache keeps at most this many bytes of compiled modules: past it, a compile
+#: removes the least recently used ones (a module is about 50 KB; each runtime.h keeps its own).
+CACHE_LIMIT_BYTES = 512 * 1024 * 1024
+
+
+def _prune_cache(folder: Path, keep: Path, limit: int | None = None) -> None:
+    """Remove the least recently used compiled modules (and their .warnings) until the cache
+    holds at most 80 % of `limit` bytes, when it holds more than `limit`. Modules this process
+    has loaded, and any used in the last hour (another process may be about to load it), stay;
+    a module another process has loaded keeps working (the file's data lives until it closes)."""
+    limit = CACHE_LIMIT_BYTES if limit is None else limit
+    try:
+        entries = []
+        with os.scandir(folder) as found:
+            for entry in found:
+                if entry.name.endswith(".so") and entry.is_file(follow_symlinks=False):
+                    info = entry.stat(follow_symlinks=False)
+                    entries.append((info.st_mtime, info.st_size, Path(entry.path)))
+    except OSError:
+        return
+    total = sum(size for _, size, _ in entries)
+    if total <= limit:
+        return
+    loaded = {m.path for m in _modules.values()} | {keep}
+    recent = time.time() - 3600
+    for mtime, size, path in sorted(entries):
+        if total <= 0.8 * limit:
+            break
+        if path in loaded or mtime > recent:
+            continue
+        try:
+            path.unlink()
+            path.with_suffix(".warnings").unlink(missing_ok=True)
+            total -= size
+        except OSError:
+            pass
 
 
 #: A GPU's __constant__ memory: 64 KiB for all of a module's __constant__ variables.
