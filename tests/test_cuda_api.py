@@ -278,3 +278,28 @@ def test_a_module_loaded_from_the_cache_counts_as_used(tmp_path, monkeypatch):
     monkeypatch.setattr(cpu, "_modules", {})
     cuda.RawKernel(ADD, "add_one", backend="cpu", sanitize=False).compile()
     assert module.stat().st_mtime > time.time() - 600
+
+
+def test_modules_not_launched_lately_give_their_memory_back(monkeypatch):
+    """Each edit of a kernel is a new module; only the last few keep fiber stacks and buffers."""
+    monkeypatch.setattr(cpu, "WARM_MODULES", 2)
+    monkeypatch.setattr(cpu, "_warm", {})
+    source = r"""
+extern "C" __global__ void tile_sum(const float* x, float* out) {
+    __shared__ float s[64];
+    s[threadIdx.x] = x[threadIdx.x] * SCALE;
+    __syncthreads();
+    if (threadIdx.x == 0) { float t = 0; for (int i = 0; i < 64; ++i) t += s[i]; out[blockIdx.x] = t; }
+}
+"""
+    x = np.ones(64, np.float32)
+    kernels = [cuda.RawKernel(source, "tile_sum", backend="cpu", options=(f"-DSCALE={k}",)) for k in (1, 2, 3)]
+    released = []
+    monkeypatch.setattr(cpu.Module, "release_memory",
+                        lambda self, original=cpu.Module.release_memory: (released.append(self), original(self)))
+    for round_ in range(2):
+        for k, kernel in enumerate(kernels, 1):
+            out = np.zeros(1, np.float32)
+            kernel((1,), (64,), (x, out), shared_mem=128 * round_)  # after a release, stacks come back
+            assert out[0] == 64 * k
+    assert len(released) == 4 and len({id(m) for m in released}) == 3  # each went cold and came back

@@ -470,6 +470,12 @@ class Module:
             self._launchers[name] = function
         return self._launchers[name]
 
+    def release_memory(self) -> None:
+        """Give back what the module keeps between launches (it allocates again when launched)."""
+        release = self.library["__cc_release_memory"]
+        release.argtypes, release.restype = [], None
+        release()
+
     def constants(self) -> dict:
         """The __constant__ variables by address: (name, elements, element size), as `arrays` has
         the arguments (for messages)."""
@@ -737,6 +743,7 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
             setup.argtypes, setup.restype = [ctypes.c_size_t], None
             setup(int(trace_limit))
         status = module.launcher(kernel.name)(config, packed, ctypes.byref(fault))
+        _keep_warm(module)
         text, truncated = module.take_output()
         if trace_limit is not None:
             records = module.take_trace()
@@ -747,6 +754,21 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
     if status != OK:
         raise _explain(module, kernel, fault, time_limit, shared_mem, {**module.constants(), **arrays})
     return records
+
+
+#: Modules launched most recently keep their fiber stacks and buffers between launches; an
+#: older one gives them back (each version of a kernel being edited is a module of its own).
+WARM_MODULES = 8
+_warm: dict[int, Module] = {}  # by id, oldest first
+
+
+def _keep_warm(module: Module) -> None:
+    """Called under _launch_lock after each launch of `module`."""
+    _warm.pop(id(module), None)
+    _warm[id(module)] = module
+    while len(_warm) > WARM_MODULES:
+        oldest = next(iter(_warm))
+        _warm.pop(oldest).release_memory()
 
 
 def _xyz(values) -> tuple:

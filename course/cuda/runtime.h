@@ -3518,6 +3518,33 @@ static int __cc_launch(const long long* cfg, __cc_fault* fault, void (*prepare)(
     return fault->kind;
 }
 
+// Give back the memory this module keeps between launches (fiber stacks, dynamic shared memory,
+// the sanitizer's shadows, the freed blocks in quarantine): Python calls it for a module no longer
+// launched (an older version of a kernel being edited, say). The next launch allocates again.
+// Blocks that kernels malloc'ed and did not free stay: device memory lives until freed.
+__CC_EXPORT void __cc_release_memory() {
+    for (int k = 0; k < __CC_MAX_WORKERS; k++) {
+        __cc_worker* w = &__cc_workers[k];
+        if (w->stack_pool) munmap(w->stack_pool, w->stack_pool_bytes);
+        free(w->fibers);
+        w->stack_pool = nullptr, w->stack_pool_bytes = 0, w->fibers = nullptr, w->fiber_count = 0;
+        free(w->dyn_shared);
+        w->dyn_shared = nullptr, w->dyn_capacity = 0;
+        for (__cc_local_region& r : w->locals) free(r.written), r = {};
+    }
+    for (int i = 0; i < __cc_shared_region_count; i++) free(__cc_shared_regions[i].shadow);
+    __cc_shared_region_count = 0;
+    pthread_mutex_lock(&__cc_heap_lock);
+    for (int i = 0; i < __cc_quarantined; i++) {
+        __cc_freed_block& q = __cc_quarantine[i];
+        if (__cc_heap_entry* e = __cc_heap_find(q.base)) e->state = __CC_HEAP_GONE;
+        free(q.base);
+        q = {nullptr, 0, 0};
+    }
+    __cc_quarantined = 0, __cc_quarantine_next = 0;
+    pthread_mutex_unlock(&__cc_heap_lock);
+}
+
 // ---------------------------------------------------------------------------------------
 // Last, so that nothing above is affected
 // ---------------------------------------------------------------------------------------
