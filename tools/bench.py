@@ -219,11 +219,13 @@ def _sanitizer_rows():
 
 def _plain_c():
     """The same loops as the kernels, compiled as ordinary C++ with -O3 (one thread): the baseline."""
-    build = Path(tempfile.mkdtemp(prefix="course-bench-"))
-    src, lib = build / "plain.cpp", build / "plain.so"
-    src.write_text(PLAIN_C)
-    subprocess.run(["c++", "-O3", "-shared", "-fPIC", str(src), "-o", str(lib)], check=True)
-    return ctypes.CDLL(str(lib))
+    from course.cuda import cpu as cuda_cpu
+
+    with tempfile.TemporaryDirectory(prefix="course-bench-") as build:  # (a loaded library outlives its file)
+        src, lib = Path(build) / "plain.cpp", Path(build) / "plain.so"
+        src.write_text(PLAIN_C)
+        subprocess.run([cuda_cpu.find_compiler(), "-O3", "-shared", "-fPIC", str(src), "-o", str(lib)], check=True)
+        return ctypes.CDLL(str(lib))
 
 
 class _threads:
