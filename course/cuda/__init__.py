@@ -38,17 +38,24 @@ launches from a kernel, grid-wide sync and tensor-core (WMMA) code.
 
 A buggy kernel raises ``KernelError`` naming the kernel, block, thread and line: out-of-bounds
 accesses of argument, ``__shared__``, local and file-scope ``__constant__``/``__device__`` arrays
-(also through pointers made from them, casts, ``float4`` views and ``memcpy``/``memset``), a
-vector load from a misaligned address, a ``__syncthreads()`` or warp-level call not every thread
-of its group reaches, the time limit, a crash. With the sanitizer on — ``RawKernel(...,
+and of blocks from ``malloc``/``new`` in the kernel (also through pointers made from them, casts,
+``float4`` views and ``memcpy``/``memset``), a vector load from a misaligned address, ``free`` or
+``delete`` of a pointer no ``malloc``/``new`` returned or of a block freed already, a
+``__syncthreads()`` or warp-level call not every thread of its group reaches, the time limit, a
+crash. With the sanitizer on — ``RawKernel(...,
 sanitize=True)``, ``COURSE_CUDA_SANITIZE=1``, a learner's ``backend="cpu"`` and every
 ``course.checks.check_kernel`` — it also catches data races on shared memory (between barriers,
 and between warp-level calls for lanes of one warp; a plain access beside another thread's
 atomic counts, many threads storing the same value does not; a thread that read an element
 before another thread wrote it is that race, with the place for the missing ``__syncthreads()``),
-reads of shared memory no thread of the block wrote, two threads writing different values into
-one element of a global array without an atomic, and writes into read-only arrays. Blocks may
-not use more than 48 KiB of shared memory, and a launch may not pass a ``__launch_bounds__``. Accesses through references
+reads of shared memory no thread of the block wrote, reads of a local array's element its thread
+never wrote, two threads writing different values into one element of a global array without an
+atomic, writes into read-only arrays and ``__constant__`` memory, and uses of a block after its
+``free``. Blocks may not use more than 48 KiB of shared memory, a module's ``__constant__``
+variables not more than 64 KiB, and a launch may not pass a ``__launch_bounds__``. A variable read
+before it has a value (``float sum;`` then ``sum += x[i];``) gets a ``KernelWarning`` when the
+kernel compiles, as nvcc warns; host code pasted with the kernels (``main``, ``cudaMalloc``,
+``<<<...>>>``) is refused with what Python does instead. Accesses through references
 (``__device__ void add(float& total, float v)``) and inside ``#define`` macros are checked where
 they happen. The sanitizer costs several times the run time, so plain (``backend="auto"``)
 launches, the ones you time, run without it. (On a GPU none of this can be caught before it
@@ -60,6 +67,10 @@ one after another); the threads of each block take turns on one core. Results, `
 output (whole lines, in block order) and error messages (the first faulting block in launch
 order) are those of a serial run; atomics are real atomics. Sanitized launches run on one
 worker thread, so that which of two racing blocks is reported never depends on timing.
+
+Compiled kernels are kept in ``$COURSE_CUDA_CACHE`` (by default ``torch-cuda-course/kernels`` in
+``$XDG_CACHE_HOME`` or ``~/.cache``; a folder only you may write), so a kernel compiles once; past
+512 MB the modules used longest ago are removed.
 """
 
 from __future__ import annotations
