@@ -434,13 +434,24 @@ def _uninitialized_warnings(compiler_output: str, source: Source) -> list[str]:
     for line, name, certain in uses:
         if name.startswith("__cc_") or name not in declared or not line or not 0 < line <= len(source.lines):
             continue  # (a variable of the emulator's, or one the learner's source does not declare)
-        at, example = "", f"{name} = 0"
-        if 0 < declared[name] <= len(source.lines):
-            at = f" (declared at line {declared[name]})" if declared[name] != line else ""
-            typed = re.search(rf"\b((?:unsigned\s+|const\s+)?[A-Za-z_]\w*)\s+{re.escape(name)}\s*;",
-                              source.lines[declared[name] - 1])
-            if typed:
-                example = f"{typed.group(1)} {name} = 0"
+        if not 0 < declared[name] <= line:
+            continue
+        between = "\n".join(source.lines[declared[name] - 1:line])
+        between = between.split(name, 1)[1] if name in between else ""  # after the declaration
+        word = rf"\b{re.escape(name)}\b"
+        assigned = any(not re.search(word, m.group(1))  # `v = x[i];`, not `m = fmaxf(m, x[i]);`
+                       for m in re.finditer(rf"(?<![\w.>]){re.escape(name)}\s*=(?!=)([^;]*)", between))
+        if not certain and (assigned or re.search(rf"&\s*{word}", between)):
+            # A plain assignment comes first on some path (`if (inside) v = x[i];`): GCC cannot
+            # tell whether each reading path took it, and neither can we; nvcc does not warn either
+            # (PMPP's register-tiled stencil is correct code of this kind).
+            continue
+        at = f" (declared at line {declared[name]})" if declared[name] != line else ""
+        example = f"{name} = 0"
+        typed = re.match(rf"\s*(?:const\s+)?((?:unsigned\s+|signed\s+|long\s+)*[A-Za-z_][\w:]*)\s+[^;=]*?\b"
+                         rf"{re.escape(name)}\b", source.lines[declared[name] - 1])
+        if typed and typed.group(1) not in ("return", "else", "case"):
+            example = f"{typed.group(1)} {name} = 0"
         message = (f"line {line}: `{name}`{at} {'is' if certain else 'may be'} read before it is given a value: on a "
                    f"GPU it then holds whatever its register held, often a different value each run. Give it its "
                    f"first value where you declare it (`{example};`).\n    {line}: {source.lines[line - 1].strip()}")
