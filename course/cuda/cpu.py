@@ -1015,7 +1015,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     elif kind == USE_AFTER_FREE:
         first = module.line_of(fault.address) if fault.address else None
         verb = {1: "reads", 3: "updates (atomically)"}.get(fault.op, "writes")
-        what = (f"{verb} byte {index * max(1, fault.element_bytes)} of a {length}-byte block that malloc or new "
+        what = (f"{verb} byte {index} of a {length}-byte block that malloc or new "
                 f"returned, after the block was freed" + (f" at line {first}" if first else "")
                 + ": on a GPU the memory may already belong to another block")
         hint = "Free a block only after its last use, in every thread that uses it (free it once, after a barrier)."

@@ -546,7 +546,7 @@ static void __cc_heap_check_freed(const char* p, size_t size, int kind, uint32_t
     __cc_fault* f = __cc_fault_out;
     f->code_offset = site;
     f->base = (uint64_t)(uintptr_t)hit.base;
-    f->index = (int64_t)((p - hit.base) / (ptrdiff_t)(size ? size : 1));
+    f->index = (int64_t)(p - hit.base);  // the byte: a block from malloc has no element type
     f->element_bytes = (int64_t)size;
     f->length = (int64_t)hit.bytes;
     f->address = hit.free_site;

@@ -1442,7 +1442,10 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
             array = i + 2 < b and tokens[i + 1].text == "[" and tokens[i + 2].text == "]"
             end, depth = i + (3 if array else 1), 0
             while end < b and not (depth == 0 and tokens[end].text in (";", ",", ")", "}")):
-                depth += tokens[end].text in ("(", "[", "{") or -(tokens[end].text in (")", "]", "}"))
+                if tokens[end].text in ("(", "[", "{"):
+                    depth += 1
+                elif tokens[end].text in (")", "]", "}"):
+                    depth -= 1
                 end += 1
             if end < b and tokens[end].text == ";":
                 replace(tok.start, tokens[i + (2 if array else 0)].end, "__cc_device_delete(")
