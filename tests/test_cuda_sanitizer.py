@@ -661,6 +661,15 @@ extern "C" __global__ void tile_sums(const float* x, float* out, int zeroed) {
             for (int j = 0; j < 2; ++j) acc[i][j] += x[k] * (i + j);  // ACCUMULATE
     out[threadIdx.x] = acc[1][1];
 }
+// The same forgotten zero in a kernel with barriers: every thread declares its tile before any reads it.
+extern "C" __global__ void staged(const float* x, float* out) {
+    __shared__ float s[256];
+    float acc[2];
+    s[threadIdx.x] = x[threadIdx.x];
+    __syncthreads();
+    acc[1] += s[255 - threadIdx.x];  // STAGED
+    out[threadIdx.x] = acc[1];
+}
 // Elements written where the sanitizer cannot see the write (by sincosf through &a[i], through a
 // reference parameter), a struct copied whole, -1 written in a loop: no report.
 extern "C" __global__ void written_other_ways(const float* x, float* out, int extra) {
@@ -696,6 +705,9 @@ def test_a_local_array_read_before_the_thread_wrote_it_is_reported():
                                                r"it \(`= \{\}` makes every element 0\)") as info:
         module.get_function("tile_sums")((2,), (8,), (x, out, 0))
     assert info.value.line == line("ACCUMULATE") and info.value.thread == (0, 0, 0)
+    with pytest.raises(cuda.KernelError, match=r"reads element 1 of its local array acc \(of 2\)") as info:
+        module.get_function("staged")((1,), (256,), (np.ones(256, np.float32), np.zeros(256, np.float32)))
+    assert info.value.line == line("STAGED") and info.value.thread == (0, 0, 0)  # the first thread, as always
     others = module.get_function("written_other_ways")
     others((1,), (4,), (np.zeros(1, np.float32), out := np.zeros(4, np.float32), 0))
     np.testing.assert_array_equal(out, 0 + 1 + 1 + 0.5 + 2 + 2 - 1 + 2)

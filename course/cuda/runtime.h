@@ -293,7 +293,7 @@ struct __cc_local_region {
     uint32_t tid, block_epoch;  // its thread, in the block that ran then
     uint8_t* written;           // one flag per element
 };
-enum { __CC_LOCAL_REGIONS = 64 };  // per worker, newest first (an older one is forgotten: no report)
+enum { __CC_LOCAL_REGIONS = 8 };  // per thread, newest first (an older one is forgotten: no report)
 static inline uint8_t __cc_local_pattern(size_t offset) { return offset % 4 == 3 ? 0x7f : 0xa5; }
 
 struct __cc_worker {
@@ -336,8 +336,9 @@ struct __cc_worker {
     size_t static_shared;             // bytes of them declared in launch static_shared_launch
     uint32_t static_shared_launch;
     int poisoned_count;
-    __cc_local_region locals[__CC_LOCAL_REGIONS];  // sanitizer: its threads' uninitialised local arrays
-    int locals_next;
+    __cc_local_region* locals;        // sanitizer: its threads' uninitialised local arrays,
+    uint8_t* locals_next;             // __CC_LOCAL_REGIONS per thread of the block (a ring each)
+    int locals_threads;
 };
 enum { __CC_MAX_WORKERS = 256 };
 static __cc_worker __cc_workers[__CC_MAX_WORKERS];
@@ -1011,6 +1012,13 @@ __CC_EXPORT int __cc_shared_region_info(int i, uint64_t* base, uint64_t* bytes, 
 // The one instrumentation point: every access to shared or global memory in a sanitized build.
 static volatile uint32_t __cc_last_site;  // where the last noted access was: names a timeout's line
 
+static void __cc_release_locals(__cc_worker* w) {
+    for (int i = 0; i < w->locals_threads * __CC_LOCAL_REGIONS; i++) free(w->locals[i].written);
+    free(w->locals);
+    free(w->locals_next);
+    w->locals = nullptr, w->locals_next = nullptr, w->locals_threads = 0;
+}
+
 // Local arrays (sanitizer): __cc_fresh_local registers one as its declaration runs; a read of an
 // element the thread never wrote, whose bytes still hold the pattern, is initcheck's fault for
 // local memory. (A write the sanitizer does not see, through `&a[i]` handed to a function, say,
@@ -1023,10 +1031,21 @@ static inline E (&__cc_fresh_local(E (&a)[N], const char* name))[N] {
             __cc_worker* w = __cc_me;
             char* base = (char*)a;
             for (size_t k = 0; k < sizeof a; k++) base[k] = (char)__cc_local_pattern(k);
-            __cc_local_region& r = w->locals[w->locals_next];
-            w->locals_next = (w->locals_next + 1) % __CC_LOCAL_REGIONS;
-            size_t items = sizeof a / sizeof(Item);
+            unsigned me = __cc_tid(), threads = blockDim.x * blockDim.y * blockDim.z;
             __cc_enter_unsafe();
+            if (w->locals_threads < (int)threads) {  // room for every thread of the block
+                __cc_release_locals(w);
+                w->locals = (__cc_local_region*)calloc((size_t)threads * __CC_LOCAL_REGIONS, sizeof(__cc_local_region));
+                w->locals_next = (uint8_t*)calloc(threads, 1);
+                w->locals_threads = w->locals && w->locals_next ? (int)threads : 0;
+            }
+            if (!w->locals_threads) {
+                __cc_leave_unsafe();
+                return a;
+            }
+            __cc_local_region& r = w->locals[me * __CC_LOCAL_REGIONS + w->locals_next[me]];
+            w->locals_next[me] = (uint8_t)((w->locals_next[me] + 1) % __CC_LOCAL_REGIONS);
+            size_t items = sizeof a / sizeof(Item);
             free(r.written);
             r.written = (uint8_t*)calloc(items ? items : 1, 1);
             __cc_leave_unsafe();
@@ -1040,8 +1059,10 @@ static inline E (&__cc_fresh_local(E (&a)[N], const char* name))[N] {
 static void __cc_note_local(const char* p, size_t size, int kind, uint32_t site) {
     __cc_worker* w = __cc_me;
     uint32_t me = __cc_tid();
+    if ((int)me >= w->locals_threads) return;
+    __cc_local_region* mine = w->locals + me * __CC_LOCAL_REGIONS;
     for (int n = 1; n <= __CC_LOCAL_REGIONS; n++) {  // newest first: a region reuses an old one's stack
-        __cc_local_region& r = w->locals[(w->locals_next - n + __CC_LOCAL_REGIONS) % __CC_LOCAL_REGIONS];
+        __cc_local_region& r = mine[(w->locals_next[me] - n + __CC_LOCAL_REGIONS) % __CC_LOCAL_REGIONS];
         if (!r.base || r.tid != me || r.block_epoch != __cc_block_epoch || p < r.base || p >= r.base + r.bytes) continue;
         size_t offset = (size_t)(p - r.base), first = offset / r.item;
         size_t last = (offset + (size ? size : 1) - 1) / r.item;
@@ -3530,7 +3551,7 @@ __CC_EXPORT void __cc_release_memory() {
         w->stack_pool = nullptr, w->stack_pool_bytes = 0, w->fibers = nullptr, w->fiber_count = 0;
         free(w->dyn_shared);
         w->dyn_shared = nullptr, w->dyn_capacity = 0;
-        for (__cc_local_region& r : w->locals) free(r.written), r = {};
+        __cc_release_locals(w);
     }
     for (int i = 0; i < __cc_shared_region_count; i++) free(__cc_shared_regions[i].shadow);
     __cc_shared_region_count = 0;
