@@ -448,10 +448,11 @@ def _uninitialized_warnings(compiler_output: str, source: Source) -> list[str]:
             continue
         at = f" (declared at line {declared[name]})" if declared[name] != line else ""
         example = f"{name} = 0"
-        typed = re.match(rf"\s*(?:const\s+)?((?:unsigned\s+|signed\s+|long\s+)*[A-Za-z_][\w:]*)\s+[^;=]*?\b"
-                         rf"{re.escape(name)}\b", source.lines[declared[name] - 1])
-        if typed and typed.group(1) not in ("return", "else", "case"):
-            example = f"{typed.group(1)} {name} = 0"
+        typed = [m.group(1) for m in re.finditer(  # `float sum;`, `float a, b, sum;`, in the declaring line
+            rf"\b((?:unsigned\s+|signed\s+|long\s+)*[A-Za-z_][\w:]*)\s+(?:[\w\s,\[\]]*,\s*)?{re.escape(name)}\s*[;,]",
+            source.lines[declared[name] - 1])]
+        if typed and typed[-1] not in ("return", "else", "case", "extern", "const", "static"):
+            example = f"{typed[-1]} {name} = 0"
         message = (f"line {line}: `{name}`{at} {'is' if certain else 'may be'} read before it is given a value: on a "
                    f"GPU it then holds whatever its register held, often a different value each run. Give it its "
                    f"first value where you declare it (`{example};`).\n    {line}: {source.lines[line - 1].strip()}")
