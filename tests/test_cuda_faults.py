@@ -311,9 +311,12 @@ def test_missing_compiler_says_how_to_install_one(tmp_path, monkeypatch):
     ("child<<<1, 32>>>(x);", "<<<...>>>", "launch the second kernel from Python"),
     ("cooperative_groups::this_grid().sync();", "this_grid", "split the kernel in two"),
     ("nvcuda::wmma::fill_fragment(f, 0.0f);", "nvcuda", "ordinary loops"),
+    ("curandState s; curand_init(1234, i, 0, &s); x[i] = curand_uniform(&s);", "curand_init",
+     "draw the random numbers on the host"),
+    ("typedef cub::BlockReduce<float, 32> Reduce; x[i] = 0;", "cub", "with __shared__ memory and __syncthreads()"),
 ])
 def test_constructs_the_cpu_cannot_run_refuse_only_their_kernel(construct, spelling, instead):
-    source = f"""
+    source = f"""#include <curand_kernel.h>
 extern "C" __global__ void fancy(float* x, int n) {{
     int i = threadIdx.x;
     {construct}

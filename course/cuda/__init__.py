@@ -34,7 +34,7 @@ What the CPU backend runs (it emulates an sm_80 GPU: ``__CUDA_ARCH__`` is 800):
   fill ``__constant__`` memory from the host, as ``cupy.RawModule``.
 
 It refuses (only the kernels that use them, saying what to do instead) inline PTX, textures,
-launches from a kernel, grid-wide sync and tensor-core (WMMA) code.
+launches from a kernel, grid-wide sync, tensor-core (WMMA) code, and cuRAND, CUB and Thrust.
 
 A buggy kernel raises ``KernelError`` naming the kernel, block, thread and line: out-of-bounds
 accesses of argument, ``__shared__``, local and file-scope ``__constant__``/``__device__`` arrays

@@ -3539,6 +3539,34 @@ static int __cc_launch(const long long* cfg, __cc_fault* fault, void (*prepare)(
     return fault->kind;
 }
 
+// cuRAND's state types, with CUDA's sizes, so that a module whose cuRAND kernels are refused
+// (source.py) still compiles its other kernels; curand_init and friends are not provided.
+struct curandStateXORWOW {
+    unsigned int d, v[5];
+    int boxmuller_flag, boxmuller_flag_double;
+    float boxmuller_extra;
+    double boxmuller_extra_double;
+};
+struct curandStatePhilox4_32_10 {
+    uint4 ctr, output;
+    uint2 key;
+    unsigned int STATE;
+    int boxmuller_flag, boxmuller_flag_double;
+    float boxmuller_extra;
+    double boxmuller_extra_double;
+};
+struct curandStateMRG32k3a {
+    double s1[3], s2[3];
+    int boxmuller_flag, boxmuller_flag_double;
+    float boxmuller_extra;
+    double boxmuller_extra_double;
+};
+typedef curandStateXORWOW curandStateXORWOW_t;
+typedef curandStateXORWOW curandState_t;
+typedef curandStateXORWOW curandState;
+typedef curandStatePhilox4_32_10 curandStatePhilox4_32_10_t;
+typedef curandStateMRG32k3a curandStateMRG32k3a_t;
+
 // Give back the memory this module keeps between launches (fiber stacks, dynamic shared memory,
 // the sanitizer's shadows, the freed blocks in quarantine): Python calls it for a module no longer
 // launched (an older version of a kernel being edited, say). The next launch allocates again.

@@ -575,6 +575,14 @@ _WMMA = ("tensor-core (WMMA/MMA) operations",
 _ASYNC = ("asynchronous copies and thread-block clusters",
           "copy with ordinary loads into __shared__ memory followed by __syncthreads(), or run on a GPU")
 
+_CURAND = ("cuRAND's device API (curand_kernel.h)",
+           "draw the random numbers on the host (xp.random.random(n, dtype=xp.float32)) and pass them in "
+           "as an array, or compute them in the kernel from the thread's index with a counter-based hash "
+           "(each thread hashes (seed, i) to its own numbers); on a GPU, CuPy runs cuRAND as written")
+_CUB = ("CUB or Thrust (block- and device-wide primitives in C++ templates)",
+        "write the block reduction or scan with __shared__ memory and __syncthreads() (or warp "
+        "shuffles), as notebook 01 does; on the host side, xp.sum / xp.cumsum / xp.sort do the same")
+
 _UNSUPPORTED_NAMES = {
     **{n: _TEXTURE for n in ("cudaTextureObject_t", "cudaSurfaceObject_t")},
     **{n: _PTX for n in ("asm", "__asm__", "__asm")},
@@ -584,9 +592,19 @@ _UNSUPPORTED_NAMES = {
 _UNSUPPORTED_PATTERNS = [
     (re.compile(r"(tex|surf)(1D|2D|3D|Cubemap)\w*$"), _TEXTURE),
     (re.compile(r"__pipeline\w*$|__cluster_dims__$|memcpy_async$|this_cluster$|cluster_group$"), _ASYNC),
+    (re.compile(r"curand(_\w+)?$"), _CURAND),  # the functions (runtime.h has the state types)
+    (re.compile(r"(cub|thrust)$"), _CUB),
 ]
 _UNSUPPORTED_HEADERS = {"mma.h": _WMMA, "cuda_pipeline.h": _ASYNC, "cuda/pipeline": _ASYNC,
-                        "cuda/barrier": _ASYNC, "cooperative_groups/memcpy_async.h": _ASYNC}
+                        "cuda/barrier": _ASYNC, "cooperative_groups/memcpy_async.h": _ASYNC,
+                        "curand_kernel.h": _CURAND, "curand.h": _CURAND, "curand_philox4x32_x.h": _CURAND}
+
+
+def _unsupported_header(header: str):
+    """What an #include names that the CPU cannot run (its #include is blanked), or None."""
+    if header in _UNSUPPORTED_HEADERS:
+        return _UNSUPPORTED_HEADERS[header]
+    return _CUB if header.split("/")[0] in ("cub", "thrust") else None
 # Headers runtime.h already provides: their #include is blanked out on the CPU.
 _PROVIDED_HEADERS = {
     "stdio.h", "cstdio", "math.h", "cmath", "stdint.h", "cstdint", "stdlib.h", "cstdlib",
@@ -1097,7 +1115,7 @@ def parse(text: str, options=()) -> Source:
             header = directive.group(2) if directive else ""
             blank = directive and (
                 (directive.group(1) == "pragma" and header == "unroll")
-                or (directive.group(1) == "include" and (header in _PROVIDED_HEADERS or header in _UNSUPPORTED_HEADERS))
+                or (directive.group(1) == "include" and (header in _PROVIDED_HEADERS or _unsupported_header(header)))
             )
             if blank:
                 replace(tok.start, tok.end, "")
