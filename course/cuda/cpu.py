@@ -47,9 +47,9 @@ FLAGS = [
     "-fno-finite-loops",  # an endless loop stays one (and meets the time limit), not "assumed to end"
     "-fno-exceptions", "-fno-rtti",
     "-U_FORTIFY_SOURCE",  # its longjmp check rejects jumping back from a fiber's stack
-    # Warnings are not shown (they would mention the emulator), except the one nvcc gives too and
-    # learners need most: a variable read before it has a value (see _uninitialized_warnings).
-    "-Wuninitialized", "-Wmaybe-uninitialized",
+    # No -w (it would silence everything): warnings are not shown, they would mention the emulator,
+    # except the one nvcc gives too and learners need most, a variable read before it has a value
+    # (_platform_flags asks GCC for it, _uninitialized_warnings shows it).
 ]
 LIBRARIES = ["-ldl", "-lpthread", "-lm"] if sys.platform.startswith("linux") else []
 
@@ -192,13 +192,16 @@ def _platform_flags(compiler: str) -> list[str]:
       kernel's thread loop (6× slower vector add); with TLS descriptors it finds it once.
     - -fstack-clash-protection: a frame larger than a page touches each of its pages, so a local
       array larger than a fiber's stack (64 KiB) hits that stack's guard page (a clear 'ran out of
-      stack') instead of landing in another thread's stack."""
+      stack') instead of landing in another thread's stack.
+    - -Wuninitialized -Wmaybe-uninitialized (GCC): the analysis behind KernelWarning."""
     flags = []
     if platform.machine().lower() in ("x86_64", "amd64") and sys.platform.startswith("linux") and _accepts(
             compiler, "-mtls-dialect=gnu2", "static thread_local int t; extern \"C\" int f() { return ++t; }\n"):
         flags.append("-mtls-dialect=gnu2")
     if _accepts(compiler, "-fstack-clash-protection"):
         flags.append("-fstack-clash-protection")
+    if _accepts(compiler, "-Wmaybe-uninitialized"):  # GCC's names (clang has no maybe-uninitialized)
+        flags += ["-Wuninitialized", "-Wmaybe-uninitialized"]
     return flags
 
 
