@@ -252,22 +252,22 @@ def test_the_kernel_cache_is_pruned_least_recently_used_first(tmp_path):
     """The on-disk cache does not grow without end: past its limit a compile removes the modules
     used longest ago (with their .warnings), never one used in the last hour or loaded here."""
     now = time.time()
-    sizes = {}
+    modules = {}
     for k, days in enumerate([30, 20, 10, 5, 0]):
         path = tmp_path / f"{k:040x}.so"
         path.write_bytes(b"\0" * 1000)
         path.with_suffix(".warnings").write_text("kernel.cu:1:1: note", encoding="utf-8")
         os.utime(path, (now - days * 86400, now - days * 86400))
-        sizes[k] = path
+        modules[k] = path
     (tmp_path / "pch-0123").mkdir()  # other entries are not the pruner's
-    cpu._prune_cache(tmp_path, keep=sizes[0], limit=10_000)  # 5,000 bytes: under the limit, nothing goes
-    assert all(p.exists() for p in sizes.values())
-    cpu._prune_cache(tmp_path, keep=sizes[0], limit=4_000)  # down to 3,200 bytes: three modules stay
-    assert [k for k, p in sizes.items() if p.exists()] == [0, 3, 4]  # 0: just used; 1, 2: the oldest others
-    assert not sizes[1].with_suffix(".warnings").exists() and sizes[3].with_suffix(".warnings").exists()
+    cpu._prune_cache(tmp_path, keep=modules[0], limit=10_000)  # 5,000 bytes: under the limit, nothing goes
+    assert all(p.exists() for p in modules.values())
+    cpu._prune_cache(tmp_path, keep=modules[0], limit=4_000)  # down to 3,200 bytes: three modules stay
+    assert [k for k, p in modules.items() if p.exists()] == [0, 3, 4]  # 0: just used; 1, 2: the oldest others
+    assert not modules[1].with_suffix(".warnings").exists() and modules[3].with_suffix(".warnings").exists()
     assert (tmp_path / "pch-0123").is_dir()
-    cpu._prune_cache(tmp_path, keep=sizes[3], limit=1_000)  # the last hour's module stays, whatever the limit
-    assert [k for k, p in sizes.items() if p.exists()] == [3, 4]
+    cpu._prune_cache(tmp_path, keep=modules[3], limit=1_000)  # the last hour's module stays, whatever the limit
+    assert [k for k, p in modules.items() if p.exists()] == [3, 4]
 
 
 def test_a_module_loaded_from_the_cache_counts_as_used(tmp_path, monkeypatch):

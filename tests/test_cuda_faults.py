@@ -16,9 +16,9 @@ from course import env
 SOURCE = (Path(__file__).parent / "cuda_kernels" / "faults.cu").read_text()
 
 
-def line_of(marker: str) -> int:
-    """The 1-based line of faults.cu that carries `marker` in a comment."""
-    (line,) = [i for i, text in enumerate(SOURCE.split("\n"), 1) if text.rstrip().endswith("// " + marker)
+def line_of(marker: str, source: str = SOURCE) -> int:
+    """The 1-based line of `source` (faults.cu unless another is given) that carries `marker` in a comment."""
+    (line,) = [i for i, text in enumerate(source.split("\n"), 1) if text.rstrip().endswith("// " + marker)
                or f"// {marker}:" in text]
     return line
 
@@ -494,8 +494,7 @@ extern "C" __global__ void tile_and_dynamic(const float* in, float* out) {
 
 @pytest.mark.parametrize("sanitize", [False, True])
 def test_launch_bounds_and_the_48_kib_of_shared_memory_a_block_gets(sanitize):
-    lines = LIMITS.split("\n")
-    line = lambda marker: next(i for i, text in enumerate(lines, 1) if f"// {marker}" in text)
+    line = lambda marker: line_of(marker, LIMITS)
     module = cuda.RawModule(code=LIMITS, backend="cpu", sanitize=sanitize)
     x = np.zeros(256, np.float32)
     with pytest.raises(ValueError, match=r"declared __launch_bounds__\(128\).*block \(256, 1, 1\) has 256"):
@@ -537,8 +536,7 @@ extern "C" __global__ void half_warps(float* out, int width) {
 
 
 def test_device_malloc_blocks_are_bounds_checked_and_shuffle_widths_must_be_powers_of_two():
-    lines = DEVICE_HEAP.split("\n")
-    line = lambda marker: next(i for i, text in enumerate(lines, 1) if f"// {marker}" in text)
+    line = lambda marker: line_of(marker, DEVICE_HEAP)
     module = cuda.RawModule(code=DEVICE_HEAP, backend="cpu")
     out = np.zeros(4, np.float32)
     module.get_function("scratch")((1,), (4,), (out, 0))
@@ -601,8 +599,7 @@ extern "C" __global__ void objects(float* out) {
 @pytest.mark.parametrize("sanitize", [False, True])
 def test_device_heap_misuse_is_a_fault_not_a_crash_of_the_process(sanitize):
     """free/delete twice, or of a pointer no malloc returned: libc would abort the whole process."""
-    lines = HEAP_MISUSE.split("\n")
-    line = lambda marker: next(i for i, text in enumerate(lines, 1) if text.rstrip().endswith(f"// {marker}"))
+    line = lambda marker: line_of(marker, HEAP_MISUSE)
     module = cuda.RawModule(code=HEAP_MISUSE, backend="cpu", sanitize=sanitize)
     twice, out = module.get_function("twice"), np.zeros(4, np.float32)
     twice((2,), (4,), (out, 0))  # each thread frees its own blocks once
@@ -656,8 +653,7 @@ extern "C" __global__ void cast_away(float* out, int how) {
 
 
 def test_writes_into_constant_memory_are_caught_and_it_holds_64_kib():
-    lines = CONSTANT_WRITES.split("\n")
-    line = lambda marker: next(i for i, text in enumerate(lines, 1) if text.rstrip().endswith(f"// {marker}"))
+    line = lambda marker: line_of(marker, CONSTANT_WRITES)
     module = cuda.RawModule(code=CONSTANT_WRITES, backend="cpu", sanitize=True)
     module.get_global("weights")[...] = np.arange(4, dtype=np.float32).view(np.uint8)
     module.get_global("offset")[...] = np.array([10], np.int32).view(np.uint8)

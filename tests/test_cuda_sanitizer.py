@@ -17,8 +17,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SOURCE = (Path(__file__).parent / "cuda_kernels" / "sanitizer.cu").read_text()
 
 
-def line_of(marker: str) -> int:
-    (line,) = [i for i, text in enumerate(SOURCE.split("\n"), 1) if f"// {marker}" in text]
+def line_of(marker: str, source: str = SOURCE) -> int:
+    (line,) = [i for i, text in enumerate(source.split("\n"), 1) if f"// {marker}" in text]
     return line
 
 
@@ -502,8 +502,7 @@ extern "C" __global__ void fill_launch(Launch job) { }
 
 @pytest.mark.parametrize("sanitize", [False, True])
 def test_const_casts_vector_derefs_and_struct_members_stay_checked(sanitize):
-    lines = CASTS_AND_MEMBERS.split("\n")
-    line = lambda marker: next(i for i, text in enumerate(lines, 1) if f"// {marker}" in text)
+    line = lambda marker: line_of(marker, CASTS_AND_MEMBERS)
     module = cuda.RawModule(code=CASTS_AND_MEMBERS, backend="cpu", sanitize=sanitize)
     x, out = np.arange(8, dtype=np.float32), np.zeros(8, np.float32)
     module.get_function("read_through_const_cast")((1,), (8,), (x, out, 8))
@@ -538,14 +537,13 @@ extern "C" __global__ void gather(const float* x, float* out, int fill) {
     int j = where[threadIdx.x];  // READ
     out[threadIdx.x] = x[j];     // garbage as an index: out of bounds, but the read above is the bug
 }"""
-    lines = source.split("\n")
     x, out = np.arange(32, dtype=np.float32), np.zeros(32, np.float32)
     gather = cuda.RawKernel(source, "gather", backend="cpu")
     gather((1,), (32,), (x, out, 1))
     np.testing.assert_array_equal(out, x[::-1])
     with pytest.raises(cuda.KernelError, match=r"reads shared memory where\[0\], which no thread of block") as info:
         gather((1,), (32,), (x, out, 0))
-    assert info.value.line == next(i for i, text in enumerate(lines, 1) if "// READ" in text)
+    assert info.value.line == line_of("READ", source)
     with pytest.raises(cuda.KernelError, match=r"accessed x\[-1\]"):  # without the sanitizer: the fault itself
         cuda.RawKernel(source, "gather", backend="cpu", sanitize=False)((1,), (32,), (x, out, 0))
 
@@ -590,7 +588,7 @@ extern "C" __global__ void locked_add(int* lock, float* total, const float* x, i
 
 def test_a_fence_and_an_atomic_hand_a_global_element_from_block_to_block():
     module = cuda.RawModule(code=HANDOVER, backend="cpu", sanitize=True)
-    line = lambda marker: next(i for i, text in enumerate(HANDOVER.split("\n"), 1) if f"// {marker}" in text)
+    line = lambda marker: line_of(marker, HANDOVER)
     partial = np.zeros(8, np.float32)
     module.get_function("last_block_sum")((8,), (64,), (np.ones(512, np.float32), partial, 1))
     assert partial[0] == 512
@@ -630,8 +628,7 @@ extern "C" __global__ void two_rows(float* out, int width) {
 
 
 def test_a_shared_union_and_an_array_of_pointers_are_checked():
-    lines = UNION_AND_POINTER_ARRAYS.split("\n")
-    line = lambda marker: next(i for i, text in enumerate(lines, 1) if f"// {marker}" in text)
+    line = lambda marker: line_of(marker, UNION_AND_POINTER_ARRAYS)
     module = cuda.RawModule(code=UNION_AND_POINTER_ARRAYS, backend="cpu", sanitize=True)
     out = np.zeros(32, np.float32)
     module.get_function("reuse")((1,), (32,), (np.arange(32, dtype=np.float32), out, 1))
@@ -694,8 +691,7 @@ def test_a_local_array_read_before_the_thread_wrote_it_is_reported():
     """initcheck for local arrays (compute-sanitizer checks shared memory only): the accumulator
     a learner forgot to zero; elements written by a library call or through a reference are no
     false alarm."""
-    lines = LOCAL_ARRAYS.split("\n")
-    line = lambda marker: next(i for i, text in enumerate(lines, 1) if text.rstrip().endswith(f"// {marker}"))
+    line = lambda marker: line_of(marker, LOCAL_ARRAYS)
     module = cuda.RawModule(code=LOCAL_ARRAYS, backend="cpu", sanitize=True)
     x, out = np.ones(4, np.float32), np.zeros(8, np.float32)
     module.get_function("tile_sums")((2,), (8,), (x, out, 1))

@@ -405,12 +405,18 @@ def _compile(source: Source, unit: str, flags: list[str], compiler: str, target:
 _warned: set[str] = set()  # each shown once per process (the plain and the sanitized build both have it)
 
 
-def _user_level() -> int:
-    """warnings.warn's stacklevel for the first caller outside course.cuda (the learner's cell)."""
-    frame, level = sys._getframe(1), 1
+def outside_course_cuda(frame):
+    """The first frame from `frame` outwards that is not course.cuda's own code (the learner's cell, or
+    another course module), and how many frames out it is."""
+    level = 0
     while frame is not None and frame.f_globals.get("__name__", "").startswith("course.cuda"):
         frame, level = frame.f_back, level + 1
-    return level
+    return frame, level
+
+
+def _user_level() -> int:
+    """warnings.warn's stacklevel for the first caller outside course.cuda."""
+    return outside_course_cuda(sys._getframe(1))[1] + 1
 
 
 def _uninitialized_warnings(compiler_output: str, source: Source) -> list[str]:
@@ -774,16 +780,17 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
 #: Modules launched most recently keep their fiber stacks and buffers between launches; an
 #: older one gives them back (each version of a kernel being edited is a module of its own).
 WARM_MODULES = 8
-_warm: dict[int, Module] = {}  # by id, oldest first
+_warm: dict[Module, None] = {}  # oldest first
 
 
 def _keep_warm(module: Module) -> None:
     """Called under _launch_lock after each launch of `module`."""
-    _warm.pop(id(module), None)
-    _warm[id(module)] = module
+    _warm.pop(module, None)
+    _warm[module] = None
     while len(_warm) > WARM_MODULES:
         oldest = next(iter(_warm))
-        _warm.pop(oldest).release_memory()
+        del _warm[oldest]
+        oldest.release_memory()
 
 
 def _xyz(values) -> tuple:

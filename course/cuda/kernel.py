@@ -353,9 +353,7 @@ def choose_sanitize(wanted, backend_argument: str) -> bool:
 def _asked_by_course_helper() -> bool:
     """True when the kernel is made by one of the course's own helpers (course.sharpen, ...),
     which time their kernels: only a learner's backend="cpu" is a debugging run."""
-    frame = sys._getframe(1)
-    while frame is not None and frame.f_globals.get("__name__", "").startswith("course.cuda"):
-        frame = frame.f_back
+    frame, _ = cpu.outside_course_cuda(sys._getframe(1))
     name = frame.f_globals.get("__name__", "") if frame is not None else ""
     return name.startswith("course.") and name != "course.checks"
 

@@ -290,7 +290,7 @@ struct __cc_local_region {
     char* base;
     size_t bytes, item;
     const char* name;
-    uint32_t tid, block_epoch;  // its thread, in the block that ran then
+    uint32_t block_epoch;       // the block that ran then (the thread is the slot's, see __cc_worker)
     uint8_t* written;           // one flag per element
 };
 enum { __CC_LOCAL_REGIONS = 8 };  // per thread, newest first (an older one is forgotten: no report)
@@ -472,6 +472,15 @@ static __cc_heap_entry* __cc_heap_insert(char* base) {
     return &__cc_heap_table[i];
 }
 
+// Take a block out of quarantine: its entry is GONE, its slot empty. Lock held; the caller gives
+// the returned memory back to libc (after unlocking, if it likes).
+static char* __cc_heap_release(__cc_freed_block& q) {
+    char* base = q.base;
+    if (__cc_heap_entry* e = base ? __cc_heap_find(base) : nullptr) e->state = __CC_HEAP_GONE;
+    q = {nullptr, 0, 0};
+    return base;
+}
+
 // malloc for kernel code: nullptr when libc has no memory (a GPU's malloc returns NULL too).
 static void* __cc_heap_alloc(size_t bytes) {
     __cc_enter_unsafe();  // the time limit must not stop a thread inside malloc or the heap's lock
@@ -501,8 +510,7 @@ static void __cc_heap_free(void* raw, uint64_t site) {
         e->state = __CC_HEAP_FREED, e->free_site = site;
         memset(e->base, 0xff, e->bytes);
         __cc_freed_block& q = __cc_quarantine[__cc_quarantine_next];
-        if (q.base)  // the oldest freed block goes back to libc
-            if (__cc_heap_entry* old = __cc_heap_find(q.base)) old->state = __CC_HEAP_GONE, evicted = q.base;
+        evicted = __cc_heap_release(q);  // the oldest freed block goes back to libc
         q = {e->base, e->bytes, site};
         __cc_quarantine_next = (__cc_quarantine_next + 1) % __CC_QUARANTINE;
         if (__cc_quarantined < __CC_QUARANTINE) __cc_quarantined = __cc_quarantined + 1;
@@ -1051,7 +1059,7 @@ static inline E (&__cc_fresh_local(E (&a)[N], const char* name))[N] {
             __cc_leave_unsafe();
             r.base = r.written ? base : nullptr;
             r.bytes = sizeof a, r.item = sizeof(Item), r.name = name;
-            r.tid = __cc_tid(), r.block_epoch = __cc_block_epoch;
+            r.block_epoch = __cc_block_epoch;
         }
     }
     return a;
@@ -1063,7 +1071,7 @@ static void __cc_note_local(const char* p, size_t size, int kind, uint32_t site)
     __cc_local_region* mine = w->locals + me * __CC_LOCAL_REGIONS;
     for (int n = 1; n <= __CC_LOCAL_REGIONS; n++) {  // newest first: a region reuses an old one's stack
         __cc_local_region& r = mine[(w->locals_next[me] - n + __CC_LOCAL_REGIONS) % __CC_LOCAL_REGIONS];
-        if (!r.base || r.tid != me || r.block_epoch != __cc_block_epoch || p < r.base || p >= r.base + r.bytes) continue;
+        if (!r.base || r.block_epoch != __cc_block_epoch || p < r.base || p >= r.base + r.bytes) continue;
         size_t offset = (size_t)(p - r.base), first = offset / r.item;
         size_t last = (offset + (size ? size : 1) - 1) / r.item;
         if (last >= r.bytes / r.item) last = r.bytes / r.item - 1;
@@ -3584,12 +3592,7 @@ __CC_EXPORT void __cc_release_memory() {
     for (int i = 0; i < __cc_shared_region_count; i++) free(__cc_shared_regions[i].shadow);
     __cc_shared_region_count = 0;
     pthread_mutex_lock(&__cc_heap_lock);
-    for (int i = 0; i < __cc_quarantined; i++) {
-        __cc_freed_block& q = __cc_quarantine[i];
-        if (__cc_heap_entry* e = __cc_heap_find(q.base)) e->state = __CC_HEAP_GONE;
-        free(q.base);
-        q = {nullptr, 0, 0};
-    }
+    for (int i = 0; i < __cc_quarantined; i++) free(__cc_heap_release(__cc_quarantine[i]));
     __cc_quarantined = 0, __cc_quarantine_next = 0;
     pthread_mutex_unlock(&__cc_heap_lock);
 }

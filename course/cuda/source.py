@@ -632,10 +632,15 @@ _WARP_CALLS = {
 }
 
 
+def _is_launch(tokens: list[Token], i: int) -> bool:
+    """tokens[i] starts `<<<` (the tokenizer reads it as `<<` `<`): a kernel launch."""
+    return tokens[i].text == "<<" and i + 1 < len(tokens) and tokens[i + 1].text == "<"
+
+
 def _unsupported_at(tokens: list[Token], i: int):
     """(spelling, line, what, instead) if tokens[i] starts a construct the CPU cannot run."""
     tok = tokens[i]
-    if tok.text == "<<" and i + 1 < len(tokens) and tokens[i + 1].text == "<":
+    if _is_launch(tokens, i):
         return ("<<<...>>>", tok.line) + _DYNAMIC
     if tok.kind != "ident":
         return None
@@ -1346,6 +1351,9 @@ _STATEMENT_START = {";", "{", "}"}
 _CAST_OPERAND = {"(", "&", "*", "this", "-", "+", "!", "~"}
 
 
+_DEVICE_HEAP_CALLS = {"malloc": "__cc_device_malloc", "free": "__cc_device_free"}
+
+
 def _host_code(tokens: list[Token], device_bodies: list[tuple[int, int]]) -> list[tuple[str, int]]:
     """Host code pasted with the kernels (a sample's whole .cu file): `main`, CUDA runtime calls
     (cudaMalloc, cudaMemcpy, ...) and `<<<...>>>` launches outside device functions, which
@@ -1362,7 +1370,7 @@ def _host_code(tokens: list[Token], device_bodies: list[tuple[int, int]]) -> lis
             found.append(("int main()", tok.line))
         elif tok.kind == "ident" and re.fullmatch(r"cuda[A-Z]\w*", tok.text) and following == "(":
             found.append((tok.text, tok.line))
-        elif tok.text == "<<" and following == "<":
+        elif _is_launch(tokens, i):
             found.append(("a <<<grid, block>>> launch", tok.line))
     return found
 
@@ -1441,15 +1449,12 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
             replace(tok.start, tok.end, "__cc_" + tok.text)
             i += 1
             continue
-        # Device-side malloc returns a checked pointer to its block: `(float*)malloc(n * 4)` is bounds-checked.
-        if tok.text == "malloc" and i + 1 < b and tokens[i + 1].text == "(" and tokens[i - 1].text not in (".", "->", "::"):
-            replace(tok.start, tok.end, "__cc_device_malloc")
-            i += 1
-            continue
-        # free, new and delete use the device heap too, which knows each block: a double free, or the
-        # free of a pointer no malloc returned, is a fault with its line, not a crash of the process.
-        if tok.text == "free" and i + 1 < b and tokens[i + 1].text == "(" and tokens[i - 1].text not in (".", "->", "::"):
-            replace(tok.start, tok.end, "__cc_device_free")
+        # malloc, free, new and delete use runtime.h's device heap, which knows each block: malloc
+        # returns a checked pointer (`(float*)malloc(n * 4)` is bounds-checked), and a double free or
+        # the free of a pointer no malloc returned is a fault with its line, not a crash of the process.
+        if tok.text in _DEVICE_HEAP_CALLS and i + 1 < b and tokens[i + 1].text == "(" \
+                and tokens[i - 1].text not in (".", "->", "::"):
+            replace(tok.start, tok.end, _DEVICE_HEAP_CALLS[tok.text])
             i += 1
             continue
         if tok.text == "new" and i + 1 < b and tokens[i + 1].text != "(" and tokens[i - 1].text not in ("operator", "::"):
