@@ -72,7 +72,7 @@ def test_two_threads_writing_one_global_element_without_an_atomic():
     with pytest.raises(cuda.KernelError) as info:
         kernel("histogram_without_atomics")((1,), (64,), (values, np.zeros(16, np.int32), 64))
     message = str(info.value)
-    assert "writes bins[3], which thread (0, 0, 0) also wrote at line" in message
+    assert "updates bins[3] (reads it and writes it back), which thread (0, 0, 0) also wrote at line" in message
     assert "atomicAdd(&bins[3], value)" in message and info.value.thread == (2, 0, 0)
     bins = np.zeros(16, np.int32)
     kernel("histogram_with_atomics")((2,), (64,), (np.tile(values, 2), bins, 128))  # twin: atomics are fine
@@ -570,7 +570,7 @@ extern "C" __global__ void last_block_sum(const float* in, float* partial, int f
     }
     __syncthreads();
     if (last) {
-        s[t] = t < gridDim.x ? partial[t] : 0.0f;
+        s[t] = t < gridDim.x ? partial[t] : 0.0f;        // PARTIALS: every thread reads one block's
         sum_into_first(s, t);
         if (t == 0) { partial[0] = s[0]; retired = 0; }   // LAST: the last block overwrites partial[0]
     }
@@ -592,14 +592,16 @@ def test_a_fence_and_an_atomic_hand_a_global_element_from_block_to_block():
     partial = np.zeros(8, np.float32)
     module.get_function("last_block_sum")((8,), (64,), (np.ones(512, np.float32), partial, 1))
     assert partial[0] == 512
-    with pytest.raises(cuda.KernelError, match=r"(?s)writes partial\[0\], which thread \(0, 0, 0\) of block \(0, 0, 0\) "
-                                               r"also wrote.*__threadfence\(\) between its write and that atomic") as info:
+    # Without the fence nothing orders block 0's write before the last block's reads (thread 0 took the
+    # ticket; the others follow it through __syncthreads()).
+    with pytest.raises(cuda.KernelError, match=r"(?s)reads partial\[0\], which thread \(0, 0, 0\) of block \(0, 0, 0\) "
+                                               r"wrote.*__threadfence\(\) between its write and that atomic") as info:
         module.get_function("last_block_sum")((8,), (64,), (np.ones(512, np.float32), partial, 0))
-    assert info.value.line == line("LAST")
+    assert info.value.line == line("PARTIALS") and info.value.block == (7, 0, 0)
     lock, total = np.zeros(1, np.int32), np.zeros(1, np.float32)
     module.get_function("locked_add")((4,), (32,), (lock, total, np.ones(4, np.float32), 1))
     assert total[0] == 4 and lock[0] == 0
-    with pytest.raises(cuda.KernelError, match=r"writes total\[0\]") as info:
+    with pytest.raises(cuda.KernelError, match=r"updates total\[0\] \(reads it and writes it back\)") as info:
         module.get_function("locked_add")((4,), (32,), (lock, total, np.ones(4, np.float32), 0))
     assert info.value.line == line("LOCKED")
 
@@ -713,3 +715,119 @@ def test_a_local_array_read_before_the_thread_wrote_it_is_reported():
     # Without the sanitizer the same kernel runs (as on a GPU, the sum is whatever was there).
     cuda.RawModule(code=LOCAL_ARRAYS, backend="cpu", sanitize=False).get_function("tile_sums")(
         (2,), (8,), (x, np.zeros(8, np.float32), 0))
+
+
+GLOBAL_HAZARDS = r"""
+extern "C" __global__ void sum_zeroed_inside(const float* x, float* total, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i == 0) *total = 0.0f;                        // ZERO: a plain write, unordered with the atomics
+    if (i < n) atomicAdd(total, x[i]);                // ATOMIC
+}
+extern "C" __global__ void sum(const float* x, float* total, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomicAdd(total, x[i]);
+}
+__device__ float atomic_max_float(float* at, float v) {
+    int* bits = (int*)at;
+    int old = *bits, assumed;
+    do {
+        assumed = old;
+        if (__int_as_float(assumed) >= v) break;
+        old = atomicCAS(bits, assumed, __float_as_int(v));
+    } while (assumed != old);
+    return __int_as_float(old);
+}
+extern "C" __global__ void float_max(const float* x, float* top, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomic_max_float(top, x[i]);
+}
+extern "C" __global__ void mean_of(const float* total, float* mean, int n) { *mean = *total / n; }
+extern "C" __global__ void shift_left_in_place(float* a, int n, int lane) {  // lane: only that lane of each warp
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i + 1 < n && (lane < 0 || threadIdx.x % 32 == lane || threadIdx.x % 32 == 0))
+        a[i] = a[i + 1];                              // SHIFT: thread i+1 may write a[i+1] first
+}
+extern "C" __global__ void shift_left(const float* a, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i + 1 < n) out[i] = a[i + 1];
+}
+extern "C" __global__ void neighbours_in_place(float* a, int n, int barrier) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float left = i > 0 && i < n ? a[i - 1] : 0.0f;    // NEIGHBOUR: written by thread i-1
+    if (barrier) __syncthreads();
+    if (i < n) a[i] += left;                          // NEIGHBOUR-WRITE
+}
+extern "C" __global__ void warp_handoff(float* a, int sync) {
+    unsigned t = threadIdx.x;
+    a[t] = (float)t;
+    if (sync) __syncwarp();
+    float v = a[t ^ 1];                               // WARP: lanes read their neighbour's element
+    if (sync) __syncwarp();
+    a[t] = v + 1.0f;
+}
+"""
+
+
+def hazard(name):
+    return cuda.RawModule(code=GLOBAL_HAZARDS, backend="cpu").get_function(name)
+
+
+def test_an_accumulator_zeroed_in_the_kernel_loses_the_atomics_before_it():
+    x, total = np.ones(128, np.float32), np.zeros(1, np.float32)
+    with pytest.raises(cuda.KernelError) as info:  # (total is 0 already: the store changes nothing here, on a GPU it can)
+        hazard("sum_zeroed_inside")((4,), (32,), (x, total, 128))
+    message = str(info.value)
+    assert info.value.line == line_of("ATOMIC", GLOBAL_HAZARDS) and info.value.thread == (1, 0, 0)
+    assert (f"atomically updates total[0], which thread (0, 0, 0) wrote (a plain write) at line "
+            f"{line_of('ZERO', GLOBAL_HAZARDS)}") in message and "Set total before the launch" in message
+    total[:] = 0
+    hazard("sum")((4,), (32,), (x, total, 128))  # the twin: zeroed by the host
+    assert total[0] == 128
+
+
+def test_the_atomiccas_loop_reads_what_other_threads_update_atomically():
+    # A plain read of an element that other threads update atomically is no hazard: the CAS loop
+    # (NVIDIA's atomicAdd for double, a float max) reads, then swaps only if nobody came between.
+    x, top = np.random.default_rng(0).random(100).astype(np.float32), np.full(1, -1, np.float32)
+    hazard("float_max")((4,), (32,), (x, top, 100))
+    assert top[0] == x.max()
+    x, total, mean = np.ones(100, np.float32), np.zeros(1, np.float32), np.zeros(1, np.float32)
+    hazard("sum")((4,), (32,), (x, total, 100))
+    hazard("mean_of")(1, 1, (total, mean, 100))  # the total is read by the next launch
+    assert mean[0] == 1
+
+
+def test_in_place_updates_that_read_other_threads_elements():
+    a = np.arange(64, dtype=np.float32)
+    # Thread 0 reads a[1] before thread 1 overwrites it (a write after a read); between blocks too.
+    with pytest.raises(cuda.KernelError, match=r"writes a\[1\], which thread \(0, 0, 0\) read at line \d+ in this "
+                                               r"launch, with no __syncthreads\(\) between them") as info:
+        hazard("shift_left_in_place")((2,), (32,), (a, 64, -1))
+    assert info.value.line == line_of("SHIFT", GLOBAL_HAZARDS) and info.value.thread == (1, 0, 0)
+    assert "read from one array and write to another" in str(info.value)
+    with pytest.raises(cuda.KernelError, match=r"writes a\[32\], which thread \(31, 0, 0\) of block \(0, 0, 0\) read "
+                                               r"at line \d+ in this launch, and blocks run in any order") as info:
+        hazard("shift_left_in_place")((2,), (32,), (np.arange(64, dtype=np.float32), 64, 31))
+    assert info.value.block == (1, 0, 0)
+    a, out = np.arange(64, dtype=np.float32), np.zeros(64, np.float32)
+    hazard("shift_left")((2,), (32,), (a, out, 64))  # the twin: out of place
+    np.testing.assert_array_equal(out[:63], a[1:])
+    # A read after another thread's write in one block: the barrier goes between the two lines.
+    with pytest.raises(cuda.KernelError) as info:
+        hazard("neighbours_in_place")((1,), (32,), (np.ones(32, np.float32), 32, 0))
+    write, read = line_of("NEIGHBOUR-WRITE", GLOBAL_HAZARDS), line_of("NEIGHBOUR:", GLOBAL_HAZARDS)
+    assert (f"reads a[0], which thread (0, 0, 0) wrote at line {write} in this launch, with no __syncthreads() "
+            f"between them") in str(info.value) and info.value.line == read
+    assert f"Add __syncthreads() between line {write} (the write) and line {read}" in str(info.value)
+    a = np.ones(32, np.float32)
+    hazard("neighbours_in_place")((1,), (32,), (a, 32, 1))  # the twin: one block, a barrier between
+    np.testing.assert_array_equal(a, [1] + [2] * 31)
+
+
+def test_lanes_of_a_warp_hand_global_elements_over_with_syncwarp():
+    a = np.zeros(32, np.float32)
+    hazard("warp_handoff")((1,), (32,), (a, 1))
+    np.testing.assert_array_equal(a, (np.arange(32) ^ 1) + 1)
+    with pytest.raises(cuda.KernelError, match=r"writes a\[1\], which thread \(0, 0, 0\) read at line (\d+)") as info:
+        hazard("warp_handoff")((1,), (32,), (np.zeros(32, np.float32), 0))  # thread 1's first store
+    assert f"read at line {line_of('WARP', GLOBAL_HAZARDS)}" in str(info.value) and info.value.thread == (1, 0, 0)

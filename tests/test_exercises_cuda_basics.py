@@ -163,7 +163,7 @@ def test_reference_passes(name, capsys):
 
 
 # The CPU backend's race checker (when present) names a race before the values show it.
-RACE_DIAGNOSES = {"saxpy_grid_stride": "also wrote", "block_sum_fixed": "before thread"}
+RACE_DIAGNOSES = {"saxpy_grid_stride": "check how the index is computed", "block_sum_fixed": "before thread"}
 
 
 @pytest.mark.parametrize("name", list(CASES))

@@ -958,14 +958,50 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         other, other_block = _xyz(fault.other_thread), _xyz(fault.other_block)
         other_line = module.line_of(fault.address)
         who = f"thread {other}" + (f" of block {other_block}" if other_block != block else "")
-        what = (f"writes {name}[{index}], which {who} also wrote{f' at line {other_line}' if other_line else ''} in this "
-                "launch, without an atomic: on a GPU one of the two writes is lost")
-        hint = (f"If the threads add to the same element, use atomicAdd(&{name}[{index}], value) (or atomicMax, ...); "
-                "if each element should have one writer, check how the index is computed.")
+        at = f" at line {other_line}" if other_line else ""
+        element = f"{name}[{index}]"
+        mine, theirs = fault.op or 2, fault.other_op or 2  # 1 read, 2 write, 3 atomic, 6 the read of `x += v`
+        if mine == 6 and theirs == 2:  # `bins[v]++` in two threads: a lost update, like two plain writes
+            mine = 2
+        mine = 1 if mine == 6 else mine
+        order = ("with no __syncthreads() between them" if other_block == block
+                 else "and blocks run in any order")
+        if mine == 2 and theirs == 2:
+            what = (f"writes {element}, which {who} also wrote{at} in this launch, without an atomic: on a GPU one "
+                    "of the two writes is lost")
+            if fault.op == 6:
+                what = (f"updates {element} (reads it and writes it back), which {who} also wrote{at} in this "
+                        "launch, without an atomic: on a GPU both threads can read the same old value, and one "
+                        "update is lost")
+            hint = (f"If the threads add to the same element, use atomicAdd(&{element}, value) (or atomicMax, ...); "
+                    "if each element should have one writer, check how the index is computed.")
+        elif 3 in (mine, theirs) and 2 in (mine, theirs):
+            verb = "atomically updates" if mine == 3 else "writes"
+            done = "wrote (a plain write)" if theirs == 2 else "updated atomically"
+            what = (f"{verb} {element}, which {who} {done}{at} in this launch, {order}: on a GPU the atomic "
+                    "updates that come before the plain write are lost")
+            hint = (f"Set {name} before the launch (z[:] = 0, or cudaMemset) instead of in the kernel, or keep "
+                    "every update of the element atomic (atomicExch for a store).")
+        else:  # a plain read and a plain write
+            what = (f"{'reads' if mine == 1 else 'writes'} {element}, which {who} "
+                    f"{'wrote' if theirs == 2 else 'read'}{at} in this launch, {order}: on a GPU the read "
+                    "may see the old value or the new one")
+            if other_line == line:  # one statement in two threads: `y[i] = a * x[i] + y[i]`, `a[i] = a[i + 1]`
+                hint = ("One statement, run by two threads, reads and writes the same element: if each element "
+                        "should belong to one thread, check how the index is computed (a grid-stride loop steps by "
+                        "blockDim.x * gridDim.x); if each thread needs its neighbours' old values, read from one "
+                        "array and write to another.")
+            elif other_block == block:
+                hint = (f"Add __syncthreads() between line {other_line if mine == 1 else line} (the "
+                        f"{'write' if mine == 1 else 'read'}) and line {line if mine == 1 else other_line}, where "
+                        "every thread of the block reaches it, or read from one array and write to another.")
+            else:
+                hint = ("Blocks cannot wait for each other inside a launch: read from one array and write to "
+                        "another (swap them between launches), or split the work into two launches.")
         if re.search(r"\batomic(CAS|Exch|Inc|Add)\b", source.text):
             hint += (" If one thread hands the element over to the next through an atomic (a lock, a last-block "
                      "ticket), the first needs __threadfence() between its write and that atomic, and the next "
-                     "writes only after its own atomic saw the handover.")
+                     "uses it only after its own atomic saw the handover.")
     elif kind == MISALIGNED:
         name, _ = _array_name(fault, arrays)
         size = fault.element_bytes

@@ -593,7 +593,8 @@ __attribute__((noreturn, noinline, cold)) static void __cc_out_of_bounds(
 // ---------------------------------------------------------------------------------------
 
 enum { __CC_READ = 1, __CC_WRITE = 2, __CC_ATOMIC = 3, __CC_TOUCH = 4,
-       __CC_WRITE_SAME = 5 };  // a write of the bytes the element holds already: `found = 1` by many threads
+       __CC_WRITE_SAME = 5,    // a write of the bytes the element holds already: `found = 1` by many threads
+       __CC_READ_UPDATE = 6 }; // the read of `x += v` or `x++` (a write follows): a read everywhere but in messages  // a write of the bytes the element holds already: `found = 1` by many threads
 
 #ifdef __CC_SANITIZE
 static const bool __cc_sanitizing = true;
@@ -644,12 +645,19 @@ static const size_t __CC_SCALAR = ~(size_t)0;  // the row_bytes of a `__shared__
 static __cc_shared_region __cc_shared_regions[__CC_MAX_SHARED_ARRAYS];  // (sanitized builds only: one worker)
 static int __cc_shared_region_count;
 
-// The shadow of one element of an argument array: its last writer in this launch.
-struct __cc_shadow_word {
+// The shadow of global memory (argument arrays, __device__ variables), per element: the last
+// access of each kind by a thread in this launch. A read or an atomic also keeps the access
+// before it by another thread (slot 2), so that a thread that both reads and writes an element
+// still sees the other readers.
+struct __cc_global_note {
     uint32_t launch, block, epoch, site;
-    uint32_t tid;
-    uint32_t time;                 // __cc_sync_clock at the write
+    uint32_t warp;                 // the thread's warp epoch then (lanes ordered by __syncwarp)
+    uint32_t time;                 // __cc_sync_clock then (a handover through a fence and an atomic)
+    uint16_t tid;
+    uint8_t same;                  // a write of the value the element held already
+    uint8_t pad;
 };
+enum { __CC_NOTE_WRITE, __CC_NOTE_ATOMIC, __CC_NOTE_ATOMIC2, __CC_NOTE_READ, __CC_NOTE_READ2, __CC_NOTE_KINDS };
 
 // Writes of different blocks ordered through memory: thread Y writes, then __threadfence(),
 // then an atomic (a flag, a ticket, a lock's release); thread X's atomic comes after that, and
@@ -697,9 +705,19 @@ static void __cc_note_global_atomic() {
     if (me.fence && !me.release) me.release = now;
     me.acquire = now;
 }
+// A barrier orders what one thread of the block acquired before every thread's accesses after it
+// (thread 0 takes the last-block ticket, __syncthreads(), then the whole block reads the partials).
+static void __cc_barrier_shares_acquires(int threads) {
+    if (!__cc_sync_ready(false)) return;
+    size_t first = (size_t)__cc_block_linear * (size_t)threads;
+    if (first + (size_t)threads > __cc_sync_threads) return;
+    uint32_t latest = 0;
+    for (int i = 0; i < threads; i++) latest = __cc_sync[first + i].acquire > latest ? __cc_sync[first + i].acquire : latest;
+    for (int i = 0; i < threads; i++) __cc_sync[first + i].acquire = latest;
+}
 // Y's write (w) is ordered before this thread's: Y fenced and released after it, and this thread
 // acquired after that.
-static inline bool __cc_handed_over(const __cc_shadow_word& w) {
+static inline bool __cc_handed_over(const __cc_global_note& w) {
     if (!__cc_sync_ready(false)) return false;
     size_t y = (size_t)w.block * (blockDim.x * blockDim.y * blockDim.z) + w.tid;
     if (y >= __cc_sync_threads) return false;
@@ -715,8 +733,8 @@ struct __cc_allocation {
     size_t bytes;
     size_t item;                   // the NumPy itemsize: the unit of the write-race shadow
     bool read_only;
-    __cc_shadow_word* shadow;      // sanitizer only
-    size_t shadow_count;
+    __cc_global_note* notes[__CC_NOTE_KINDS];  // sanitizer only: each made at its first use
+    size_t shadow_count;           // elements (of `item` bytes)
     int item_shift;                // log2(item) when item is a power of two (shifts, not divisions), else -1
 };
 static __cc_allocation __cc_allocations[64 + __CC_MAX_WORKERS];  // arguments, and each worker's dynamic shared memory
@@ -745,18 +763,14 @@ static inline void __cc_register_allocation(void* base, size_t bytes, uint64_t f
             return;
         }
     if (__cc_allocation_count >= (int)(sizeof __cc_allocations / sizeof __cc_allocations[0])) return;
-    __cc_allocation a = {(char*)base, bytes, item ? item : 1, read_only, nullptr, 0, -1};
+    __cc_allocation a = {(char*)base, bytes, item ? item : 1, read_only, {}, 0, -1};
     if (!(a.item & (a.item - 1))) a.item_shift = __builtin_ctzll(a.item);
-    if (__cc_sanitizing && !read_only && item) {
-        a.shadow_count = bytes / a.item;
-        __cc_enter_unsafe();
-        a.shadow = (__cc_shadow_word*)calloc(a.shadow_count ? a.shadow_count : 1, sizeof(__cc_shadow_word));
-        __cc_leave_unsafe();
-    }
+    if (__cc_sanitizing && !read_only && item) a.shadow_count = bytes / a.item;  // (notes made when used)
     __cc_allocations[__cc_allocation_count++] = a;
 }
 static void __cc_release_allocations() {
-    for (int i = 0; i < __cc_allocation_count; i++) free(__cc_allocations[i].shadow);
+    for (int i = 0; i < __cc_allocation_count; i++)
+        for (int k = 0; k < __CC_NOTE_KINDS; k++) free(__cc_allocations[i].notes[k]);
     __cc_allocation_count = 0;
 }
 
@@ -915,8 +929,64 @@ static void __cc_note_shared(const __cc_shared_region& r, size_t offset, size_t 
     }
 }
 
+// Another thread's access `n` may happen before or after this thread's, on a GPU: it is of this
+// launch, and no __syncthreads() (its block's epoch), __syncwarp() or warp-level call (lanes of one
+// warp), nor a handover through __threadfence() and an atomic lies between.
+static inline bool __cc_unordered(const __cc_global_note& n, unsigned me) {
+    if (n.launch != __cc_current_launch) return false;
+    if (n.block == __cc_block_linear) {
+        if (n.tid == me || n.epoch != __cc_epoch) return false;
+        if (n.tid / 32 == me / 32 && __cc_warp_epoch[(me / 32) & 31] != n.warp) return false;
+    }
+    return !__cc_handed_over(n);
+}
+static inline __cc_global_note* __cc_notes_of(__cc_allocation& a, int k) {
+    if (!a.notes[k] && a.shadow_count) {
+        __cc_enter_unsafe();
+        a.notes[k] = (__cc_global_note*)calloc(a.shadow_count, sizeof(__cc_global_note));
+        __cc_leave_unsafe();
+    }
+    return a.notes[k];
+}
+// The unordered access of another thread among slots `k` and `k2` (the last access of a kind, and
+// the one before it by another thread), or null.
+static inline const __cc_global_note* __cc_unordered_in(const __cc_allocation& a, int k, int k2, size_t word,
+                                                        unsigned me, bool skip_same = false) {
+    for (int slot : {k, k2}) {
+        if (slot < 0 || !a.notes[slot]) continue;
+        const __cc_global_note& n = a.notes[slot][word];
+        if (__cc_unordered(n, me) && !(skip_same && n.same)) return &n;
+    }
+    return nullptr;
+}
+static inline void __cc_keep_note(__cc_allocation& a, int k, int k2, size_t word, unsigned me, uint32_t site,
+                                  bool same = false) {
+    __cc_global_note* notes = __cc_notes_of(a, k);
+    if (!notes) return;
+    __cc_global_note& n = notes[word];
+    if (same && n.launch == __cc_current_launch && !n.same) return;  // the write that set the value stays
+    if (k2 >= 0 && n.launch == __cc_current_launch && !(n.tid == me && n.block == __cc_block_linear)) {
+        __cc_global_note* before = __cc_notes_of(a, k2);  // another thread's: kept as the one before
+        if (before) before[word] = n;
+    }
+    n.launch = __cc_current_launch, n.block = __cc_block_linear, n.epoch = __cc_epoch, n.site = site;
+    n.tid = (uint16_t)me, n.same = same;
+    n.warp = __cc_warp_epoch[(me / 32) & 31];
+    n.time = __cc_sync_launch == __cc_current_launch ? ++__cc_sync_clock : 0;  // 0: before any fence
+}
+
+// Global memory's hazards between threads of one launch (compute-sanitizer's racecheck looks at
+// shared memory only): a plain write and another thread's access to the same element, unordered.
+// Two plain writes: one is lost. A write and a read: the reader may see either value (an in-place
+// stencil or scan, a shift). A write and an atomic: the atomics before the write are lost (an
+// accumulator zeroed in the kernel). Atomics among themselves and reads among themselves are no
+// hazards, nor is a store of the value the element holds already, except against atomics (which
+// it may undo); nor a plain read of what other threads update atomically: the atomicCAS loop
+// (read, then compare-and-swap until no other thread came between) is made of them, and nothing
+// here tells it from a read of a total that is not complete yet.
+static bool __cc_noting_update;  // the access noted now is the read of `x += v` (sanitized builds: one worker)
 static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int kind, uint32_t site) {
-    if (kind == __CC_READ || kind == __CC_TOUCH) return;
+    if (kind == __CC_TOUCH) return;
     if (a.read_only && kind != __CC_READ) {
         __cc_fault* f = __cc_fault_out;
         f->code_offset = site;
@@ -926,26 +996,35 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
         f->op = kind;
         __cc_fail(__CC_READ_ONLY, 0);
     }
-    if (kind == __CC_ATOMIC || !a.shadow) return;
+    if (!a.shadow_count) return;
+    bool same = kind == __CC_WRITE_SAME;
     unsigned me = __cc_tid();
     size_t first = a.item_shift >= 0 ? offset >> a.item_shift : offset / a.item;
     size_t last = a.item_shift >= 0 ? (offset + size + a.item - 1) >> a.item_shift : (offset + size + a.item - 1) / a.item;
-    for (size_t word = first; word < last && word < a.shadow_count; word++) {
-        __cc_shadow_word& w = a.shadow[word];  // a float4 store covers four float elements
-        if (kind != __CC_WRITE_SAME && w.launch == __cc_current_launch && !(w.tid == me && w.block == __cc_block_linear) &&
-            (w.block != __cc_block_linear || w.epoch == __cc_epoch) && !__cc_handed_over(w)) {
+    for (size_t word = first; word < last && word < a.shadow_count; word++) {  // a float4 covers four floats
+        const __cc_global_note* other = nullptr;
+        int other_kind = __CC_WRITE;
+        if (!same) other = __cc_unordered_in(a, __CC_NOTE_WRITE, -1, word, me, kind == __CC_READ);
+        if (!other && (kind == __CC_WRITE || same))
+            other = __cc_unordered_in(a, __CC_NOTE_ATOMIC, __CC_NOTE_ATOMIC2, word, me), other_kind = __CC_ATOMIC;
+        if (!other && kind == __CC_WRITE)
+            other = __cc_unordered_in(a, __CC_NOTE_READ, __CC_NOTE_READ2, word, me), other_kind = __CC_READ;
+        if (other) {
             __cc_fault* f = __cc_fault_out;
             f->code_offset = site;
-            f->address = w.site;
+            f->address = other->site;
             f->base = (uint64_t)(uintptr_t)a.base;
             f->index = (int64_t)(word * a.item / size);
             f->element_bytes = (int64_t)size;
             if (size != a.item) f->index = (int64_t)word, f->element_bytes = (int64_t)a.item;
-            __cc_other_thread(w.tid, w.block);
+            f->op = __cc_noting_update ? __CC_READ_UPDATE : same ? __CC_WRITE : kind;
+            f->other_op = other_kind;
+            __cc_other_thread(other->tid, other->block);
             __cc_fail(__CC_GLOBAL_RACE, 0);
         }
-        w.launch = __cc_current_launch, w.block = __cc_block_linear, w.epoch = __cc_epoch, w.site = site, w.tid = me;
-        w.time = __cc_sync_launch == __cc_current_launch ? ++__cc_sync_clock : 0;  // 0: before any fence
+        if (kind == __CC_READ) __cc_keep_note(a, __CC_NOTE_READ, __CC_NOTE_READ2, word, me, site);
+        else if (kind == __CC_ATOMIC) __cc_keep_note(a, __CC_NOTE_ATOMIC, __CC_NOTE_ATOMIC2, word, me, site);
+        else __cc_keep_note(a, __CC_NOTE_WRITE, -1, word, me, site, same);
     }
 }
 
@@ -1100,6 +1179,8 @@ static void __cc_note_local(const char* p, size_t size, int kind, uint32_t site)
 static void __cc_note_at(const volatile void* address, size_t size, int kind, uint32_t site) {
     __cc_last_site = site;
     const char* p = (const char*)address;
+    __cc_noting_update = kind == __CC_READ_UPDATE;  // (a global race's message then says "updates")
+    if (kind == __CC_READ_UPDATE) kind = __CC_READ;
     int recorded = kind == __CC_WRITE_SAME ? __CC_WRITE : kind;
     for (int i = 0; i < __cc_shared_region_count; i++) {
         __cc_shared_region& r = __cc_shared_regions[i];
@@ -1191,7 +1272,7 @@ __attribute__((always_inline)) static inline T&& __cc_w(T&& x) { return static_c
 template <class T>
 __attribute__((always_inline)) static inline T&& __cc_rw(T&& x) {
     if (__cc_sanitizing) {
-        __cc_note(__builtin_addressof(x), sizeof x, __CC_READ);
+        __cc_note(__builtin_addressof(x), sizeof x, __CC_READ_UPDATE);
         __cc_note(__builtin_addressof(x), sizeof x, __CC_WRITE);
     }
     return static_cast<T&&>(x);
@@ -2957,6 +3038,7 @@ static void __cc_run_block_as_fibers(__cc_worker* w, int threads) {
         w->barrier_count = count;
         w->last_barrier_line = first_waiting->barrier_line;
         if (__cc_pending_set) __cc_report_pending();
+        __cc_barrier_shares_acquires(threads);
         __cc_new_epoch();
         for (int i = 0; i < threads; i++) __cc_fibers[i].state = __CC_RUNNABLE;
     }
