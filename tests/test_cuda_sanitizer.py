@@ -757,6 +757,18 @@ extern "C" __global__ void neighbours_in_place(float* a, int n, int barrier) {
     if (barrier) __syncthreads();
     if (i < n) a[i] += left;                          // NEIGHBOUR-WRITE
 }
+extern "C" __global__ void publish(float* data, float* out, int* flag, int fence) {
+    if (threadIdx.x != 0) return;
+    if (blockIdx.x == 0) {
+        data[0] = 42.0f;
+        if (fence) __threadfence();
+        *(volatile int*)flag = 1;                     // a volatile store: a relaxed atomic, as in PTX
+    } else {
+        while (*(volatile int*)flag == 0) { }
+        if (fence) __threadfence();
+        out[0] = data[0];                             // CONSUME
+    }
+}
 extern "C" __global__ void warp_handoff(float* a, int sync) {
     unsigned t = threadIdx.x;
     a[t] = (float)t;
@@ -831,3 +843,14 @@ def test_lanes_of_a_warp_hand_global_elements_over_with_syncwarp():
     with pytest.raises(cuda.KernelError, match=r"writes a\[1\], which thread \(0, 0, 0\) read at line (\d+)") as info:
         hazard("warp_handoff")((1,), (32,), (np.zeros(32, np.float32), 0))  # thread 1's first store
     assert f"read at line {line_of('WARP', GLOBAL_HAZARDS)}" in str(info.value) and info.value.thread == (1, 0, 0)
+
+
+def test_a_volatile_flag_and_fences_hand_data_from_block_to_block():
+    data, out, flag = np.zeros(1, np.float32), np.zeros(1, np.float32), np.zeros(1, np.int32)
+    hazard("publish")((2,), (32,), (data, out, flag, 1))
+    assert out[0] == 42
+    data[:], flag[:] = 0, 0  # (a store of the 42 that data holds already would change nothing)
+    with pytest.raises(cuda.KernelError, match=r"(?s)reads data\[0\], which thread \(0, 0, 0\) of block \(0, 0, 0\) "
+                                               r"wrote.*volatile flag.*__threadfence\(\)") as info:
+        hazard("publish")((2,), (32,), (data, out, flag, 0))
+    assert info.value.line == line_of("CONSUME", GLOBAL_HAZARDS) and info.value.block == (1, 0, 0)

@@ -49,8 +49,10 @@ and between warp-level calls for lanes of one warp; a plain access beside anothe
 atomic counts, many threads storing the same value does not; a thread that read an element
 before another thread wrote it is that race, with the place for the missing ``__syncthreads()``),
 reads of shared memory no thread of the block wrote, reads of a local array's element its thread
-never wrote, two threads writing different values into one element of a global array without an
-atomic, writes into read-only arrays and ``__constant__`` memory, and uses of a block after its
+never wrote, two threads of one launch using one element of global memory without an atomic,
+unordered, while one of them writes it (two writes of different values, a read of another
+thread's element in an in-place stencil or scan, a plain store beside other threads' atomics),
+writes into read-only arrays and ``__constant__`` memory, and uses of a block after its
 ``free``. Blocks may not use more than 48 KiB of shared memory, a module's ``__constant__``
 variables not more than 64 KiB, and a launch may not pass a ``__launch_bounds__``. A variable read
 before it has a value (``float sum;`` then ``sum += x[i];``) gets a ``KernelWarning`` when the

@@ -998,10 +998,10 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             else:
                 hint = ("Blocks cannot wait for each other inside a launch: read from one array and write to "
                         "another (swap them between launches), or split the work into two launches.")
-        if re.search(r"\batomic(CAS|Exch|Inc|Add)\b", source.text):
-            hint += (" If one thread hands the element over to the next through an atomic (a lock, a last-block "
-                     "ticket), the first needs __threadfence() between its write and that atomic, and the next "
-                     "uses it only after its own atomic saw the handover.")
+        if re.search(r"\batomic(CAS|Exch|Inc|Add)\b|\bvolatile\b", source.text):
+            hint += (" If one thread hands the element over to the next through an atomic or a volatile flag (a "
+                     "lock, a last-block ticket), the first needs __threadfence() between its write and that "
+                     "atomic, and the next uses it only after its own atomic (or volatile read) saw the handover.")
     elif kind == MISALIGNED:
         name, _ = _array_name(fault, arrays)
         size = fault.element_bytes

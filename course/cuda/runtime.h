@@ -594,7 +594,9 @@ __attribute__((noreturn, noinline, cold)) static void __cc_out_of_bounds(
 
 enum { __CC_READ = 1, __CC_WRITE = 2, __CC_ATOMIC = 3, __CC_TOUCH = 4,
        __CC_WRITE_SAME = 5,    // a write of the bytes the element holds already: `found = 1` by many threads
-       __CC_READ_UPDATE = 6 }; // the read of `x += v` or `x++` (a write follows): a read everywhere but in messages  // a write of the bytes the element holds already: `found = 1` by many threads
+       __CC_READ_UPDATE = 6,   // the read of `x += v` or `x++` (a write follows): a read everywhere but in messages
+       __CC_READ_VOLATILE = 7, __CC_WRITE_VOLATILE = 8 };  // through a volatile lvalue: in global memory a
+                               // relaxed atomic (PTX's memory model), a flag one block sets and another polls  // a write of the bytes the element holds already: `found = 1` by many threads
 
 #ifdef __CC_SANITIZE
 static const bool __cc_sanitizing = true;
@@ -655,7 +657,7 @@ struct __cc_global_note {
     uint32_t time;                 // __cc_sync_clock then (a handover through a fence and an atomic)
     uint16_t tid;
     uint8_t same;                  // a write of the value the element held already
-    uint8_t pad;
+    uint8_t volatile_read;         // an atomic note that was a volatile read (for the message)
 };
 enum { __CC_NOTE_WRITE, __CC_NOTE_ATOMIC, __CC_NOTE_ATOMIC2, __CC_NOTE_READ, __CC_NOTE_READ2, __CC_NOTE_KINDS };
 
@@ -960,7 +962,7 @@ static inline const __cc_global_note* __cc_unordered_in(const __cc_allocation& a
     return nullptr;
 }
 static inline void __cc_keep_note(__cc_allocation& a, int k, int k2, size_t word, unsigned me, uint32_t site,
-                                  bool same = false) {
+                                  bool same = false, bool volatile_read = false) {
     __cc_global_note* notes = __cc_notes_of(a, k);
     if (!notes) return;
     __cc_global_note& n = notes[word];
@@ -970,7 +972,7 @@ static inline void __cc_keep_note(__cc_allocation& a, int k, int k2, size_t word
         if (before) before[word] = n;
     }
     n.launch = __cc_current_launch, n.block = __cc_block_linear, n.epoch = __cc_epoch, n.site = site;
-    n.tid = (uint16_t)me, n.same = same;
+    n.tid = (uint16_t)me, n.same = same, n.volatile_read = volatile_read;
     n.warp = __cc_warp_epoch[(me / 32) & 31];
     n.time = __cc_sync_launch == __cc_current_launch ? ++__cc_sync_clock : 0;  // 0: before any fence
 }
@@ -985,6 +987,7 @@ static inline void __cc_keep_note(__cc_allocation& a, int k, int k2, size_t word
 // (read, then compare-and-swap until no other thread came between) is made of them, and nothing
 // here tells it from a read of a total that is not complete yet.
 static bool __cc_noting_update;  // the access noted now is the read of `x += v` (sanitized builds: one worker)
+static bool __cc_noting_volatile_read;  // ... a volatile read, noted as an atomic
 static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int kind, uint32_t site) {
     if (kind == __CC_TOUCH) return;
     if (a.read_only && kind != __CC_READ) {
@@ -1010,6 +1013,7 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
         if (!other && kind == __CC_WRITE)
             other = __cc_unordered_in(a, __CC_NOTE_READ, __CC_NOTE_READ2, word, me), other_kind = __CC_READ;
         if (other) {
+            if (other_kind == __CC_ATOMIC && other->volatile_read) other_kind = __CC_READ;
             __cc_fault* f = __cc_fault_out;
             f->code_offset = site;
             f->address = other->site;
@@ -1017,13 +1021,14 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
             f->index = (int64_t)(word * a.item / size);
             f->element_bytes = (int64_t)size;
             if (size != a.item) f->index = (int64_t)word, f->element_bytes = (int64_t)a.item;
-            f->op = __cc_noting_update ? __CC_READ_UPDATE : same ? __CC_WRITE : kind;
+            f->op = __cc_noting_update ? __CC_READ_UPDATE : __cc_noting_volatile_read ? __CC_READ : same ? __CC_WRITE : kind;
             f->other_op = other_kind;
             __cc_other_thread(other->tid, other->block);
             __cc_fail(__CC_GLOBAL_RACE, 0);
         }
         if (kind == __CC_READ) __cc_keep_note(a, __CC_NOTE_READ, __CC_NOTE_READ2, word, me, site);
-        else if (kind == __CC_ATOMIC) __cc_keep_note(a, __CC_NOTE_ATOMIC, __CC_NOTE_ATOMIC2, word, me, site);
+        else if (kind == __CC_ATOMIC)
+            __cc_keep_note(a, __CC_NOTE_ATOMIC, __CC_NOTE_ATOMIC2, word, me, site, false, __cc_noting_volatile_read);
         else __cc_keep_note(a, __CC_NOTE_WRITE, -1, word, me, site, same);
     }
 }
@@ -1179,7 +1184,10 @@ static void __cc_note_local(const char* p, size_t size, int kind, uint32_t site)
 static void __cc_note_at(const volatile void* address, size_t size, int kind, uint32_t site) {
     __cc_last_site = site;
     const char* p = (const char*)address;
+    bool relaxed = kind == __CC_READ_VOLATILE || kind == __CC_WRITE_VOLATILE;
+    if (relaxed) kind = kind == __CC_READ_VOLATILE ? __CC_READ : __CC_WRITE;
     __cc_noting_update = kind == __CC_READ_UPDATE;  // (a global race's message then says "updates")
+    __cc_noting_volatile_read = relaxed && kind == __CC_READ;
     if (kind == __CC_READ_UPDATE) kind = __CC_READ;
     int recorded = kind == __CC_WRITE_SAME ? __CC_WRITE : kind;
     for (int i = 0; i < __cc_shared_region_count; i++) {
@@ -1189,12 +1197,13 @@ static void __cc_note_at(const volatile void* address, size_t size, int kind, ui
             return __cc_note_shared(r, (size_t)(p - r.base), size, kind, site);
         }
     }
-    if (kind == __CC_ATOMIC) __cc_note_global_atomic();  // not shared memory: an argument array or a __device__ variable
+    // Not shared memory: an argument array or a __device__ variable (where a volatile access is an atomic)
+    if (kind == __CC_ATOMIC || relaxed) __cc_note_global_atomic();
     for (int i = 0; i < __cc_allocation_count; i++) {
         __cc_allocation& a = __cc_allocations[i];
         if (p >= a.base && p < a.base + a.bytes) {
             if (__cc_tracing && kind != __CC_TOUCH) __cc_record((uint64_t)(uintptr_t)p, site, recorded, size, -1);
-            return __cc_note_global(a, (size_t)(p - a.base), size, kind, site);
+            return __cc_note_global(a, (size_t)(p - a.base), size, relaxed && !a.read_only ? __CC_ATOMIC : kind, site);
         }
     }
     if (__cc_quarantined && kind != __CC_TOUCH) __cc_heap_check_freed(p, size, kind, site);  // device malloc's blocks
@@ -1206,7 +1215,8 @@ __attribute__((noinline)) static void __cc_note(const volatile void* address, si
 // A plain store `x = v`, told the value it will write: storing the bytes x holds already (every
 // thread that finds a match sets `found = 1`) cannot change the result, whichever thread is last,
 // so it is no write-write hazard (compute-sanitizer ranks these lowest too).
-__attribute__((noinline)) static void __cc_note_store(const volatile void* address, size_t size, const void* value) {
+__attribute__((noinline)) static void __cc_note_store(const volatile void* address, size_t size, const void* value,
+                                                     bool relaxed = false) {
     const void* at = (const void*)address;
     bool same;
     switch (size) {  // the usual sizes without a call to memcmp (fixed-size copies are single loads)
@@ -1218,7 +1228,7 @@ __attribute__((noinline)) static void __cc_note_store(const volatile void* addre
 #undef __CC_SAME
         default: same = memcmp(at, value, size) == 0;
     }
-    __cc_note_at(address, size, same ? __CC_WRITE_SAME : __CC_WRITE,
+    __cc_note_at(address, size, relaxed ? __CC_WRITE_VOLATILE : same ? __CC_WRITE_SAME : __CC_WRITE,
                  (uint32_t)__cc_code_offset(__builtin_return_address(0)));
 }
 
@@ -1240,7 +1250,9 @@ template <class T> using __cc_value_t = typename std::remove_cv<typename std::re
 // one each tells __cc_note which bytes the thread touched, and how.
 template <class T>
 __attribute__((always_inline)) static inline T&& __cc_r(T&& x) {
-    if (__cc_sanitizing) __cc_note(__builtin_addressof(x), sizeof x, __CC_READ);
+    if (__cc_sanitizing)
+        __cc_note(__builtin_addressof(x), sizeof x,
+                  std::is_volatile<typename std::remove_reference<T>::type>::value ? __CC_READ_VOLATILE : __CC_READ);
     return static_cast<T&&>(x);
 }
 #ifdef __CC_SANITIZE
@@ -1250,13 +1262,13 @@ struct __cc_store {
     T& ref;
     typedef typename std::remove_cv<T>::type U;
     __attribute__((always_inline)) T& operator=(U v) const {  // by value: the load happens in the kernel's code
-        __cc_note_store(__builtin_addressof(ref), sizeof(T), __builtin_addressof(v));
+        __cc_note_store(__builtin_addressof(ref), sizeof(T), __builtin_addressof(v), std::is_volatile<T>::value);
         ref = v;
         return ref;
     }
     template <class V, class = typename std::enable_if<!std::is_convertible<V&&, const U&>::value>::type>
     __attribute__((always_inline)) T& operator=(V&& v) const {  // a type with its own operator=
-        __cc_note(__builtin_addressof(ref), sizeof(T), __CC_WRITE);
+        __cc_note(__builtin_addressof(ref), sizeof(T), std::is_volatile<T>::value ? __CC_WRITE_VOLATILE : __CC_WRITE);
         ref = static_cast<V&&>(v);
         return ref;
     }
@@ -1272,8 +1284,9 @@ __attribute__((always_inline)) static inline T&& __cc_w(T&& x) { return static_c
 template <class T>
 __attribute__((always_inline)) static inline T&& __cc_rw(T&& x) {
     if (__cc_sanitizing) {
-        __cc_note(__builtin_addressof(x), sizeof x, __CC_READ_UPDATE);
-        __cc_note(__builtin_addressof(x), sizeof x, __CC_WRITE);
+        const bool relaxed = std::is_volatile<typename std::remove_reference<T>::type>::value;
+        __cc_note(__builtin_addressof(x), sizeof x, relaxed ? __CC_READ_VOLATILE : __CC_READ_UPDATE);
+        __cc_note(__builtin_addressof(x), sizeof x, relaxed ? __CC_WRITE_VOLATILE : __CC_WRITE);
     }
     return static_cast<T&&>(x);
 }
