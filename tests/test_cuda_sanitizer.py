@@ -617,6 +617,12 @@ extern "C" __global__ void reuse(const float* in, float* out, int barriers) {
     if (barriers) __syncthreads();
     out[threadIdx.x] = (float)u.i[(threadIdx.x + 1) % 32];
 }
+extern "C" __global__ void struct_member_race(float* out) {
+    __shared__ struct { int n; double d; float v[4][2]; } acc;
+    acc.v[2][1] = (float)threadIdx.x;                // both threads write one element
+    __syncthreads();
+    out[threadIdx.x] = acc.v[2][1];
+}
 extern "C" __global__ void two_rows(float* out, int width) {
     __shared__ float a[4], b[4];
     float* rows[2] = {a, b};
@@ -635,9 +641,11 @@ def test_a_shared_union_and_an_array_of_pointers_are_checked():
     out = np.zeros(32, np.float32)
     module.get_function("reuse")((1,), (32,), (np.arange(32, dtype=np.float32), out, 1))
     np.testing.assert_array_equal(out, (31 - (np.arange(32) + 1) % 32))
-    with pytest.raises(cuda.KernelError, match=r"data race on shared memory u\.i") as info:
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory u\.i\[1\]: thread \(0, 0, 0\) read it") as info:
         module.get_function("reuse")((1,), (32,), (np.arange(32, dtype=np.float32), out, 0))
     assert info.value.line == line("REUSE")
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory acc\.v\[2\]\[1\]: thread \(0, 0, 0\) wrote"):
+        module.get_function("struct_member_race")((1,), (2,), (out,))  # the member's index, past acc.n
     total = np.zeros(1, np.float32)
     module.get_function("two_rows")((1,), (4,), (total, 1))
     assert total[0] == 4

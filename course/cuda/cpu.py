@@ -13,6 +13,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import hashlib
+import math
 import os
 import platform
 import re
@@ -806,16 +807,66 @@ def _array_name(fault: _Fault, arrays: dict) -> tuple[str, bool]:
     return (shared, True) if shared else ("a local or __device__ array", False)
 
 
-def _with_member(element: str, source: Source, line: int | None) -> str:
+def _with_member(element: str, source: Source, line: int | None, byte: int | None = None) -> str:
     """`acc` → `acc.sum`, `ps[0]` → `ps[0].x`: a struct in shared memory is named with the member that
-    the faulting line uses, when that line uses one member of it."""
+    the faulting line uses, when that line uses one member of it. `byte`: the offset of the access in
+    a __shared__ struct or union variable, which gives an array member its index (`u.i[3]`)."""
     if not line or not 0 < line <= len(source.lines):
         return element
     name = re.match(r"\w+", element)
     if not name:
         return element
     members = set(re.findall(rf"\b{name.group()}\s*(?:\[[^\]]*\]\s*)*(?:\.|->)\s*(\w+)", source.lines[line - 1]))
-    return f"{element}.{members.pop()}" if len(members) == 1 else element
+    if len(members) != 1:
+        return element
+    member = members.pop()
+    where = _member_element(source.text, member, byte) if byte is not None and element == name.group() else None
+    return f"{element}.{member}{where or ''}"
+
+
+# Sizes of the types a __shared__ struct or union is made of (alignment = size, at most 16).
+_TYPE_BYTES = {
+    **dict.fromkeys(["char", "signed char", "unsigned char", "bool", "int8_t", "uint8_t"], 1),
+    **dict.fromkeys(["short", "unsigned short", "half", "__half", "__nv_bfloat16", "int16_t", "uint16_t"], 2),
+    **dict.fromkeys(["int", "unsigned", "unsigned int", "float", "int32_t", "uint32_t", "half2", "__half2"], 4),
+    **dict.fromkeys(["long long", "unsigned long long", "double", "int64_t", "uint64_t", "size_t", "long",
+                     "unsigned long", "float2", "int2", "uint2"], 8),
+    **dict.fromkeys(["float4", "int4", "uint4", "double2", "longlong2"], 16),
+}
+
+
+def _member_element(text: str, member: str, byte: int) -> str | None:
+    """`[3]` (or `[1][2]`) for the element of array `member` of a struct or union defined in `text`
+    that holds `byte`; None when the member is no array, or the layout is not plain types."""
+    for body in re.finditer(r"\b(struct|union)\s*\w*\s*\{([^{}]*)\}", text):
+        offset, found = 0, None
+        for declaration in body.group(2).split(";"):
+            match = re.fullmatch(r"\s*((?:const\s+)?[A-Za-z_][\w ]*?)\s+(\w+)\s*((?:\[\s*\d+\s*\]\s*)*)",
+                                 declaration)
+            if not declaration.strip():
+                continue
+            if not match or match.group(1).strip().removeprefix("const ").strip() not in _TYPE_BYTES:
+                found = None
+                break
+            size = _TYPE_BYTES[match.group(1).strip().removeprefix("const ").strip()]
+            dims = [int(d) for d in re.findall(r"\d+", match.group(3))]
+            if body.group(1) == "struct":
+                offset = (offset + min(size, 16) - 1) // min(size, 16) * min(size, 16)
+            if match.group(2) == member:
+                found = (0 if body.group(1) == "union" else offset, size, dims)
+            if body.group(1) == "struct":
+                offset += size * math.prod(dims)
+        if found and found[2]:
+            start, size, dims = found
+            index = (byte - start) // size
+            if not 0 <= index < math.prod(dims):
+                return None
+            subscripts = []
+            for extent in reversed(dims):
+                subscripts.append(index % extent)
+                index //= extent
+            return "".join(f"[{s}]" for s in reversed(subscripts))
+    return None
 
 
 def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, shared_mem: int,
@@ -898,7 +949,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         hint = ("Make the array as large as the threads that index it (e.g. [blockDim.x] elements: a #define or "
                 "template constant), or guard the access.")
     elif kind == RACE:
-        other, element = _xyz(fault.other_thread), _with_member(fault.text.decode(errors="replace"), source, line)
+        other = _xyz(fault.other_thread)
+        element = _with_member(fault.text.decode(errors="replace"), source, line, fault.length)
         other_line = module.line_of(fault.address)
         verbs = {1: ("reads", "read"), 2: ("writes", "wrote"), 3: ("updates (atomically)", "updated (atomically)")}
         first, second = verbs.get(fault.other_op, ("uses", "used"))[1], verbs.get(fault.op, ("uses", "used"))[0]
@@ -948,7 +1000,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     f"help: use atomicAdd(&{element}, value), or let each thread keep its own partial "
                     f"result and reduce them after a __syncthreads(). Otherwise: {hint[0].lower()}{hint[1:]}")
     elif kind == UNINITIALIZED:
-        element = _with_member(fault.text.decode(errors="replace"), source, line)
+        element = _with_member(fault.text.decode(errors="replace"), source, line, fault.length)
         what = (f"reads shared memory {element}, which no thread of block {block} has written in this launch: on a GPU "
                 "shared memory starts with whatever the previous block left there")
         hint = ("Write every element before any thread reads it (e.g. fill the array, then __syncthreads()), "

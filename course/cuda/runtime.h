@@ -824,8 +824,10 @@ __attribute__((noreturn, noinline, cold)) static void __cc_shared_fault(
     f->index = (int64_t)(offset / unit);
     f->base = (uint64_t)(uintptr_t)r.base;
     __cc_other_thread(other, __cc_block_linear);
-    if (r.row_bytes == __CC_SCALAR)  // a __shared__ scalar: its name alone
+    if (r.row_bytes == __CC_SCALAR) {  // a __shared__ scalar: its name (Python adds a member and its index)
         snprintf(f->text, sizeof f->text, "%s", r.name ? r.name : "shared");
+        f->length = (int64_t)offset;   // the byte in it
+    }
     else if (r.row_bytes && r.row_bytes % unit == 0)
         snprintf(f->text, sizeof f->text, "%s[%zu][%zu]", r.name ? r.name : "shared", offset / r.row_bytes,
                  offset % r.row_bytes / unit);
