@@ -721,6 +721,34 @@ extern "C" __global__ void large_with_barrier(float* out) {
     assert_alive()
 
 
+def test_returning_a_local_array_gives_a_warning_like_nvccs(monkeypatch):
+    """nvcc: "returning address of local variable". The array is gone once its function returns."""
+    from course.cuda import cpu as cuda_cpu
+
+    monkeypatch.setattr(cuda_cpu, "_warned", set())
+    source = r"""
+__device__ float* filled(float v) {
+    float x[4];
+    for (int j = 0; j < 4; j++) x[j] = v;
+    return x;  // DANGLING
+}
+__device__ const float* row(const float* m, int r) { float copy[4] = {1, 2, 3, 4}; (void)copy; return m + 4 * r; }
+__device__ float first(float v) { float x[4] = {v, v, v, v}; return x[0]; }
+__device__ float* into(float* out, float v) { static float keep[4]; keep[0] = v; out[0] = v; return out; }
+extern "C" __global__ void dangling(const float* m, float* out) {
+    out[threadIdx.x] = filled(m[threadIdx.x])[1] + row(m, 0)[0] + first(1.0f) + into(out, 0.0f)[0];
+}
+"""
+    line = next(i for i, text in enumerate(source.split("\n"), 1) if text.endswith("// DANGLING"))
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cuda.RawKernel(source, "dangling", backend="cpu", sanitize=False).compile()
+    messages = [str(w.message) for w in caught if issubclass(w.category, cuda.KernelWarning)]
+    assert len(messages) == 1, messages  # `row`, `first` and `into` return no local array's address
+    assert f"line {line}: `filled` returns the address of its local array `x`, which stops existing" in messages[0]
+
+
 def test_a_variable_read_before_it_has_a_value_gives_a_warning_like_nvccs(tmp_path, monkeypatch):
     """GCC sees what nvcc warns about ("used before its value is set"): shown once, in the
     learner's words, also when the module comes from the kernel cache in a later process."""

@@ -55,8 +55,8 @@ thread's element in an in-place stencil or scan, a plain store beside other thre
 writes into read-only arrays and ``__constant__`` memory, and uses of a block after its
 ``free``. Blocks may not use more than 48 KiB of shared memory, a module's ``__constant__``
 variables not more than 64 KiB, and a launch may not pass a ``__launch_bounds__``. A variable read
-before it has a value (``float sum;`` then ``sum += x[i];``) gets a ``KernelWarning`` when the
-kernel compiles, as nvcc warns; host code pasted with the kernels (``main``, ``cudaMalloc``,
+before it has a value (``float sum;`` then ``sum += x[i];``) and a function that returns its own
+local array's address get a ``KernelWarning`` when the kernel compiles, as nvcc warns; host code pasted with the kernels (``main``, ``cudaMalloc``,
 ``<<<...>>>``) is refused with what Python does instead. Accesses through references
 (``__device__ void add(float& total, float v)``) and inside ``#define`` macros are checked where
 they happen. The sanitizer costs several times the run time, so plain (``backend="auto"``)

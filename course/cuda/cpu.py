@@ -420,6 +420,20 @@ def _user_level() -> int:
     return outside_course_cuda(sys._getframe(1))[1] + 1
 
 
+def _dangling_warnings(source: Source) -> list[str]:
+    """`return x;` of a function's own local array (nvcc: "returning address of local variable")."""
+    found = []
+    for function, array, line in source.dangling:
+        if not 0 < line <= len(source.lines):
+            continue
+        found.append(f"line {line}: `{function}` returns the address of its local array `{array}`, which stops "
+                     "existing when the function returns: the caller reads memory that the next call's local "
+                     "variables reuse (on a GPU, and here). Let the caller declare the array and pass it in as a "
+                     f"pointer parameter, or return a struct that holds the values.\n    {line}: "
+                     f"{source.lines[line - 1].strip()}")
+    return found
+
+
 def _uninitialized_warnings(compiler_output: str, source: Source) -> list[str]:
     """GCC's 'used uninitialized' warnings about the learner's variables, in a learner's words
     (nvcc warns "variable is used before its value is set" for the same code). GCC names the
@@ -651,11 +665,12 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
         module = Module(target, source)
         _check_constant_memory(module, kernel)
         warnings_file = target.with_suffix(".warnings")
-        if warnings_file.exists():  # from this compile or an earlier one: shown once per process
-            for message in _uninitialized_warnings(warnings_file.read_text(encoding="utf-8"), source):
-                if message not in _warned:
-                    _warned.add(message)
-                    warnings.warn(f"kernel source {SOURCE_NAME}, {message}", KernelWarning, stacklevel=_user_level())
+        remarks = _uninitialized_warnings(warnings_file.read_text(encoding="utf-8"), source) \
+            if warnings_file.exists() else []  # from this compile or an earlier one: shown once per process
+        for message in remarks + _dangling_warnings(source):
+            if message not in _warned:
+                _warned.add(message)
+                warnings.warn(f"kernel source {SOURCE_NAME}, {message}", KernelWarning, stacklevel=_user_level())
         with _lock:
             _modules[key] = module
             _building.pop(key, None)

@@ -522,6 +522,7 @@ class Source:
     global_arrays: set = field(default_factory=set)  # those of them that are arrays (stored as __cc_raw_NAME)
     constant_globals: set = field(default_factory=set)  # those of them that are __constant__ (read-only in kernels)
     host_code: list = field(default_factory=list)  # (spelling, line) of host code: main, cudaMalloc, <<<...>>>
+    dangling: list = field(default_factory=list)  # (function, array, line): `return x;` of a local array x
     aliases: dict = field(default_factory=dict)
     unsupported_of: dict = field(default_factory=dict)  # function → (spelling, line, what, instead)
     fiber_functions: set = field(default_factory=set)  # functions that reach a barrier or warp call
@@ -1073,6 +1074,7 @@ def parse(text: str, options=()) -> Source:
     kernels, problems, not_extern_c, templates = {}, {}, set(), {}
     constants = _numeric_defines(all_tokens, defines)
     type_bodies = {open_: close for _, open_, close in _struct_definitions(tokens, ("struct", "class", "union"))}
+    dangling = []
     for f in functions:
         # Checked pointers for every T* parameter. A parameter whose element type is a template
         # parameter drops its `const`, so that deduction from a checked pointer still works.
@@ -1085,7 +1087,7 @@ def parse(text: str, options=()) -> Source:
                       f"{raw.name or ''}{' ' + raw.default if raw.default else ''}"
                 replace(raw.start, raw.end, new)
         if f.body:
-            _rewrite_body(tokens, f, known_types | set(f.template), replace, global_arrays, type_bodies)
+            _rewrite_body(tokens, f, known_types | set(f.template), replace, global_arrays, type_bodies, dangling)
             _note_accesses(tokens, f, replace, references, known_types | set(f.template))
             _note_branches(tokens, f, branch_notes)
         if not f.is_global:
@@ -1174,6 +1176,7 @@ def parse(text: str, options=()) -> Source:
         globals=global_variables,
         constant_globals=constant_variables,
         host_code=host_code,
+        dangling=dangling,
         global_arrays=global_arrays,
         aliases=aliases,
         unsupported_of=unsupported_users,
@@ -1376,10 +1379,12 @@ def _host_code(tokens: list[Token], device_bodies: list[tuple[int, int]]) -> lis
 
 
 def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global_arrays=frozenset(),
-                  type_bodies: dict | None = None) -> None:
-    """Inside a function body: local pointer variables and pointer casts become checked pointers."""
+                  type_bodies: dict | None = None, dangling: list | None = None) -> None:
+    """Inside a function body: local pointer variables and pointer casts become checked pointers.
+    A `return x;` of a local array x goes into `dangling` (nvcc warns of it too)."""
     a, b = f.body
     arrays = set(global_arrays)
+    local_arrays = set()  # the function's own arrays (not __shared__, not static): gone when it returns
     type_bodies = type_bodies or {}  # `{` → `}` of struct and union definitions (`__shared__ union {...} u;`)
     i = a + 1
     while i < b:
@@ -1437,6 +1442,8 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
                         replace(tokens[first].start, tokens[element[1]].end, element[2])
                     replace(tokens[j].start, tokens[j].end, f"__cc_raw_{name}")
                     raw = f"__cc_raw_{name}"
+                    if not shared and not any(t.text == "static" for t in tokens[i:j]):
+                        local_arrays.add(name)
                     if not shared and end == k and not any(t.text == "static" for t in tokens[i:j]):
                         raw = f'__cc_fresh_local({raw}, "{name}")'  # no initializer: the sanitizer's initcheck
                     replace(tokens[end].start, tokens[end].end,
@@ -1540,6 +1547,20 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
                         i = k + 1
                         continue
         i += 1
+    # `return x;`, `return x + 1;`, `return &x[0];`, `return (float*)x;` of a local array x
+    if dangling is not None and local_arrays:
+        for r in range(a + 1, b):
+            if tokens[r].text != "return":
+                continue
+            q = r + 1
+            if tokens[q].text == "(" and _matching(tokens, q) + 1 < b and tokens[q + 1].kind == "ident" \
+                    and tokens[q + 1].text not in local_arrays:
+                q = _matching(tokens, q) + 1  # a cast
+            address = tokens[q].text == "&"
+            q += address
+            if tokens[q].text in local_arrays and q + 1 < b and (
+                    tokens[q + 1].text in (";", "+", "-") and not address or tokens[q + 1].text == "[" and address):
+                dangling.append((f.name, tokens[q].text, tokens[r].line))
 
 
 _ASSIGNMENTS = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}
