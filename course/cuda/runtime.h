@@ -956,7 +956,8 @@ static inline __cc_global_note* __cc_notes_of(__cc_allocation& a, int k) {
 // the one before it by another thread), or null.
 static inline const __cc_global_note* __cc_unordered_in(const __cc_allocation& a, int k, int k2, size_t word,
                                                         unsigned me, bool skip_same = false) {
-    for (int slot : {k, k2}) {
+    const int slots[2] = {k, k2};
+    for (int slot : slots) {
         if (slot < 0 || !a.notes[slot]) continue;
         const __cc_global_note& n = a.notes[slot][word];
         if (__cc_unordered(n, me) && !(skip_same && n.same)) return &n;
