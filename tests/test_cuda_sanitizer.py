@@ -777,6 +777,15 @@ extern "C" __global__ void publish(float* data, float* out, int* flag, int fence
         out[0] = data[0];                             // CONSUME
     }
 }
+extern "C" __global__ void volatile_found(const float* x, int* out, float target) {
+    __shared__ int found;
+    if (threadIdx.x == 0) found = 0;
+    __syncthreads();
+    volatile int* flag = &found;
+    if (x[threadIdx.x] == target) *flag = 1;          // every finder stores the same 1
+    __syncthreads();
+    if (threadIdx.x == 0) out[blockIdx.x] = found;
+}
 extern "C" __global__ void warp_handoff(float* a, int sync) {
     unsigned t = threadIdx.x;
     a[t] = (float)t;
@@ -862,3 +871,9 @@ def test_a_volatile_flag_and_fences_hand_data_from_block_to_block():
                                                r"wrote.*volatile flag.*__threadfence\(\)") as info:
         hazard("publish")((2,), (32,), (data, out, flag, 0))
     assert info.value.line == line_of("CONSUME", GLOBAL_HAZARDS) and info.value.block == (1, 0, 0)
+
+
+def test_many_threads_storing_the_same_value_through_a_volatile_pointer_is_no_race():
+    out = np.zeros(1, np.int32)
+    hazard("volatile_found")((1,), (32,), (np.full(32, 7, np.float32), out, np.float32(7)))
+    assert out[0] == 1

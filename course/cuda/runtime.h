@@ -595,8 +595,9 @@ __attribute__((noreturn, noinline, cold)) static void __cc_out_of_bounds(
 enum { __CC_READ = 1, __CC_WRITE = 2, __CC_ATOMIC = 3, __CC_TOUCH = 4,
        __CC_WRITE_SAME = 5,    // a write of the bytes the element holds already: `found = 1` by many threads
        __CC_READ_UPDATE = 6,   // the read of `x += v` or `x++` (a write follows): a read everywhere but in messages
-       __CC_READ_VOLATILE = 7, __CC_WRITE_VOLATILE = 8 };  // through a volatile lvalue: in global memory a
-                               // relaxed atomic (PTX's memory model), a flag one block sets and another polls  // a write of the bytes the element holds already: `found = 1` by many threads
+       __CC_READ_VOLATILE = 7, __CC_WRITE_VOLATILE = 8, __CC_WRITE_SAME_VOLATILE = 9 };
+// (Accesses through a volatile lvalue are, in global memory, relaxed atomics, as in PTX's memory model:
+// a flag one block sets and another polls. In shared memory they are plain accesses.)
 
 #ifdef __CC_SANITIZE
 static const bool __cc_sanitizing = true;
@@ -1187,8 +1188,8 @@ static void __cc_note_local(const char* p, size_t size, int kind, uint32_t site)
 static void __cc_note_at(const volatile void* address, size_t size, int kind, uint32_t site) {
     __cc_last_site = site;
     const char* p = (const char*)address;
-    bool relaxed = kind == __CC_READ_VOLATILE || kind == __CC_WRITE_VOLATILE;
-    if (relaxed) kind = kind == __CC_READ_VOLATILE ? __CC_READ : __CC_WRITE;
+    bool relaxed = kind == __CC_READ_VOLATILE || kind == __CC_WRITE_VOLATILE || kind == __CC_WRITE_SAME_VOLATILE;
+    if (relaxed) kind = kind == __CC_READ_VOLATILE ? __CC_READ : kind == __CC_WRITE_VOLATILE ? __CC_WRITE : __CC_WRITE_SAME;
     __cc_noting_update = kind == __CC_READ_UPDATE;  // (a global race's message then says "updates")
     __cc_noting_volatile_read = relaxed && kind == __CC_READ;
     if (kind == __CC_READ_UPDATE) kind = __CC_READ;
@@ -1231,7 +1232,8 @@ __attribute__((noinline)) static void __cc_note_store(const volatile void* addre
 #undef __CC_SAME
         default: same = memcmp(at, value, size) == 0;
     }
-    __cc_note_at(address, size, relaxed ? __CC_WRITE_VOLATILE : same ? __CC_WRITE_SAME : __CC_WRITE,
+    __cc_note_at(address, size, relaxed ? (same ? __CC_WRITE_SAME_VOLATILE : __CC_WRITE_VOLATILE)
+                                        : same ? __CC_WRITE_SAME : __CC_WRITE,
                  (uint32_t)__cc_code_offset(__builtin_return_address(0)));
 }
 
