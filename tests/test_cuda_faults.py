@@ -697,6 +697,44 @@ extern "C" __global__ void quads(const float* a, float* out) {
     np.testing.assert_array_equal(out, x[1:17].reshape(4, 4).sum(axis=1))
 
 
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_pointers_made_from_a_local_array_keep_its_bounds(sanitize):
+    source = r"""
+__device__ float sum5(const float* v) { float s = 0; for (int j = 0; j < 5; j++) s += v[j]; return s; }  // SUM5
+extern "C" __global__ void tail(float* out, int from_address) {
+    float r[4] = {0, 1, 2, 3};
+    float* p = from_address ? &r[2] : r + 2;
+    out[threadIdx.x] = p[threadIdx.x];                // TAIL
+}
+extern "C" __global__ void whole(float* out) {
+    float w[4] = {0, 1, 2, 3};
+    out[threadIdx.x] = sum5(&w[0]);
+}
+extern "C" __global__ void fine(float* out) {
+    float r[4] = {0, 1, 2, 3}, s[2];
+    sincosf(r[1], &s[0], &s[1]);
+    float* p = &r[1];
+    out[threadIdx.x] = p[threadIdx.x % 3] + s[0] * s[0] + s[1] * s[1];
+}"""
+    line = lambda marker: line_of(marker, source)
+    module = cuda.RawModule(code=source, backend="cpu", sanitize=sanitize)
+    out = np.zeros(4, np.float32)
+    for from_address in (1, 0):
+        with pytest.raises(cuda.KernelError, match=r"accessed element 4 through a pointer made from a local or "
+                                                   r"__device__ array, which holds 4 elements") as info:
+            module.get_function("tail")((1,), (4,), (out, from_address))
+        assert info.value.line == line("TAIL") and info.value.thread == (2, 0, 0)
+    with pytest.raises(cuda.KernelError, match=r"accessed element 4 through a pointer made from a local or __device__ "
+                                               r"array, which holds 4") as info:  # (r or w: two arrays of 4)
+        module.get_function("whole")((1,), (1,), (out,))
+    assert info.value.line == line("SUM5")
+    module.get_function("fine")((1,), (4,), (out,))
+    np.testing.assert_allclose(out, [2, 3, 4, 2], rtol=1e-6)
+    one = cuda.RawKernel(source.split("extern")[0] + "extern" + source.split("extern")[1], "tail", backend="cpu")
+    with pytest.raises(cuda.KernelError, match=r"made from the local array r \(declared at line 4\)"):
+        one((1,), (4,), (out, 1))  # one array of 4 elements in the source: named
+
+
 def test_local_arrays_larger_than_a_gpu_thread_may_have_and_larger_than_a_fiber_stack():
     source = r"""
 extern "C" __global__ void huge(float* out) {

@@ -822,6 +822,22 @@ def _array_name(fault: _Fault, arrays: dict) -> tuple[str, bool]:
     return (shared, True) if shared else ("a local or __device__ array", False)
 
 
+def _unnamed_array(source: Source, length: int) -> str:
+    """'the local array r (declared at line 3)' when one array of the source is declared with `length`
+    elements outside __shared__ memory, else 'a local or __device__ array'."""
+    found = {}
+    for number, text in enumerate(source.lines, 1):
+        if "__shared__" in text or "extern" in text:
+            continue
+        for match in re.finditer(rf"\b[A-Za-z_][\w:]*\s*\**\s+([A-Za-z_]\w*)\s*\[\s*{length}\s*\]\s*[;=,]", text):
+            found.setdefault(match.group(1), []).append(number)
+    if len(found) == 1:
+        (name, lines), = found.items()
+        kind = "__device__ array" if "__device__" in source.lines[lines[0] - 1] else "local array"
+        return f"the {kind} {name}" + (f" (declared at line {lines[0]})" if len(lines) == 1 else "")
+    return "a local or __device__ array"
+
+
 def _with_member(element: str, source: Source, line: int | None, byte: int | None = None) -> str:
     """`acc` → `acc.sum`, `ps[0]` → `ps[0].x`: a struct in shared memory is named with the member that
     the faulting line uses, when that line uses one member of it. `byte`: the offset of the access in
@@ -907,6 +923,9 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         elif shared:  # a static __shared__ array reached through a pointer (`&tile[0][0] + k`)
             what = (f"accessed {name}[{index}] through a pointer into the __shared__ array {name}, which holds "
                     f"{length} {fault.element_bytes}-byte element{'s' * (length != 1)}{valid}")
+        elif fault.base not in arrays and not fault.text:  # a pointer made from a local or __device__ array
+            what = (f"accessed element {index} through a pointer made from {_unnamed_array(source, length)}, which "
+                    f"holds {length} element{'s' * (length != 1)}{valid}")
         elif fault.element_bytes and fault.element_bytes != itemsize:
             what = (f"accessed {name}[{index}] as {fault.element_bytes}-byte elements (through a cast such as "
                     f"float4*), but {name} holds {length} of them{valid}")

@@ -1403,6 +1403,17 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
             replace(tokens[i + 1].start, tokens[i + 1].end, f"__cc_raw_{tokens[i + 1].text}")
             i += 2
             continue
+        # `&x[i]` of a local array: `(x + (i))`, a checked pointer with x's bounds (a raw address into a
+        # thread's own stack is found in no table of allocations, as argument and __shared__ arrays are).
+        if tok.text == "&" and i + 2 < b and tokens[i + 1].text in local_arrays and tokens[i + 2].text == "[" \
+                and (tokens[i - 1].text in _UNARY_BEFORE or tokens[i - 1].text == ")"):
+            close = _matching(tokens, i + 2)
+            if close + 1 < b and tokens[close + 1].text not in ("[", ".", "->"):
+                replace(tok.start, tok.end, "(")
+                replace(tokens[i + 2].start, tokens[i + 2].end, " + (")
+                replace(tokens[close].start, tokens[close].end, "))")
+                i += 3
+                continue
         # A __shared__ scalar `__shared__ int count;` is poisoned once per block and known to the
         # sanitizer, like the arrays (its uses are noted by _note_accesses).
         name = _shared_scalar_at(tokens, i, b)
