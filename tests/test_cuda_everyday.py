@@ -321,6 +321,29 @@ def test_intrinsics_from_the_cuda_math_api(backend):
     assert d[0] == 2.5 and d[1] == np.nextafter(1.0, 2.0) and d[2] == third and d[3] == np.nextafter(third, 1.0)
 
 
+CACHE_HINTS = r"""
+extern "C" __global__ void cache_hints(const float* a, float* out, int n) {
+    int i = threadIdx.x;
+    float v = __ldg(&a[i]) + __ldcg(&a[i]) + __ldca(&a[i]) + __ldcs(&a[i]) + __ldlu(&a[i]) + __ldcv(&a[i]);
+    __stwb(&out[i], v);
+    __stcg(&out[n + i], 2 * v);
+    __stcs(&out[2 * n + i], 3 * v);
+    __stwt(&out[3 * n + i], 4 * v);
+}
+"""
+
+
+def test_cache_hinted_loads_and_stores(backend):
+    """__ldcs, __stcs and the other cache-hint intrinsics are plain loads and stores, still bounds-checked."""
+    a, out = on(backend, np.arange(4, dtype=np.float32)), on(backend, np.zeros(16, np.float32))
+    kernel = cuda.RawKernel(CACHE_HINTS, "cache_hints", backend=backend)
+    kernel((1,), (4,), (a, out, 4))
+    np.testing.assert_array_equal(cuda.asnumpy(out), np.outer([1, 2, 3, 4], 6 * np.arange(4)).ravel())
+    if backend == "cpu":
+        with pytest.raises(cuda.KernelError, match=r"accessed out\[16\], but out has 16 elements"):
+            kernel((1,), (4,), (a, out, 5))
+
+
 NULL_POINTERS_AND_VIEWS = r"""
 struct View { float* data; int n; __device__ float& operator[](int i) const { return data[i]; } };
 struct Node { int value; const Node* next; };

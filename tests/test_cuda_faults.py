@@ -735,6 +735,54 @@ extern "C" __global__ void fine(float* out) {
         one((1,), (4,), (out, 1))  # one array of 4 elements in the source: named
 
 
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_array_members_of_structs_and_addresses_in_2d_local_arrays_are_checked(sanitize):
+    source = r"""
+#define BINS 4
+struct Acc { float v[BINS]; float total; };
+struct Coeffs { float c[3]; };
+template <int M> struct Vec { float e[M]; };          // a template's extent: not checked, still compiles
+extern "C" __global__ void member(const float* a, float* out, int shared) {
+    __shared__ Acc s;
+    Acc l = {};
+    Acc* acc = shared ? &s : &l;
+    acc->v[threadIdx.x] = a[threadIdx.x];             // MEMBER
+    out[threadIdx.x] = acc->v[threadIdx.x % BINS];
+}
+extern "C" __global__ void weights(const float* a, float* out, Coeffs w) {
+    Vec<2> q = {{1, 2}};
+    out[threadIdx.x] = a[threadIdx.x] * w.c[threadIdx.x] + q.e[threadIdx.x % 2];  // WEIGHTS
+}
+extern "C" __global__ void rows(float* out, int start) {
+    float r[2][3] = {{0, 1, 2}, {3, 4, 5}};
+    float* flat = &r[0][0];                           // the whole of r: flat[5] is fine
+    float* from = &r[1][start];
+    out[threadIdx.x] = flat[threadIdx.x] + from[threadIdx.x];  // ROWS
+}"""
+    line = lambda marker: line_of(marker, source)
+    module = cuda.RawModule(code=source, backend="cpu", sanitize=sanitize)
+    a, out = np.arange(8, dtype=np.float32), np.zeros(8, np.float32)
+    for shared in (0, 1):
+        module.get_function("member")((1,), (4,), (a, out, shared))
+        np.testing.assert_array_equal(out[:4], a[:4])
+        with pytest.raises(cuda.KernelError, match=r"accessed acc->v\[4\], but that dimension of the member array "
+                                                   r"acc->v has 4 elements") as info:
+            module.get_function("member")((1,), (8,), (a, out, shared))
+        assert info.value.line == line("MEMBER") and info.value.thread == (4, 0, 0)
+    w = np.array([((1, 2, 3),)], dtype=[("c", np.float32, (3,))])[0]
+    module.get_function("weights")((1,), (3,), (a, out, w))
+    np.testing.assert_array_equal(out[:3], [1, 4, 7])
+    with pytest.raises(cuda.KernelError, match=r"accessed w\.c\[3\], but that dimension of the member array w\.c") as info:
+        module.get_function("weights")((1,), (4,), (a, out, w))
+    assert info.value.line == line("WEIGHTS")
+    module.get_function("rows")((1,), (3,), (out, 0))
+    np.testing.assert_array_equal(out[:3], [3, 5, 7])
+    with pytest.raises(cuda.KernelError, match=r"accessed element 6 through a pointer made from a local or "
+                                               r"__device__ array, which holds 6 elements") as info:
+        module.get_function("rows")((1,), (3,), (out, 1))  # &r[1][1] + 2 is past r's end
+    assert info.value.line == line("ROWS") and info.value.thread == (2, 0, 0)
+
+
 def test_local_arrays_larger_than_a_gpu_thread_may_have_and_larger_than_a_fiber_stack():
     source = r"""
 extern "C" __global__ void huge(float* out) {

@@ -37,8 +37,8 @@ It refuses (only the kernels that use them, saying what to do instead) inline PT
 launches from a kernel, grid-wide sync, tensor-core (WMMA) code, and cuRAND, CUB and Thrust.
 
 A buggy kernel raises ``KernelError`` naming the kernel, block, thread and line: out-of-bounds
-accesses of argument, ``__shared__``, local and file-scope ``__constant__``/``__device__`` arrays
-and of blocks from ``malloc``/``new`` in the kernel (also through pointers made from them, casts,
+accesses of argument, ``__shared__``, local and file-scope ``__constant__``/``__device__`` arrays,
+of array members of structs (``acc.v[i]``) and of blocks from ``malloc``/``new`` in the kernel (also through pointers made from them, casts,
 ``float4`` views and ``memcpy``/``memset``), a vector load from a misaligned address, ``free`` or
 ``delete`` of a pointer no ``malloc``/``new`` returned or of a block freed already, a
 ``__syncthreads()`` or warp-level call not every thread of its group reaches, the time limit, a

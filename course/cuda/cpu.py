@@ -976,7 +976,13 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         hint = "Launch fewer threads per block, or ask for less shared_mem."
     elif kind == ARRAY_OUT_OF_BOUNDS:
         name = fault.text.decode(errors="replace")
-        where_kind = {1: "__shared__ array", 2: "__constant__ array", 3: "__device__ array"}.get(fault.op, "local array")
+        where_kind = {1: "__shared__ array", 2: "__constant__ array", 3: "__device__ array",
+                      4: "member array"}.get(fault.op, "local array")
+        if fault.op == 4 and line and 0 < line <= len(source.lines):  # ".v": the object from the line (acc.v, ps[i].v)
+            owner = re.search(rf"([A-Za-z_]\w*(?:\s*\[[^\]]*\])*)\s*(?:\.|->)\s*{re.escape(name[1:])}\s*\[",
+                              source.lines[line - 1])
+            separator = "->" if owner and "->" in owner.group(0) else "."
+            name = re.sub(r"\s+", "", owner.group(1)) + separator + name[1:] if owner else name[1:]
         subscript = "" if fault.count == 0 else f" (subscript {fault.count + 1})"
         what = (f"accessed {name}{'[...]' * fault.count}[{index}]{subscript}, but that dimension of the {where_kind} "
                 f"{name} has {length} element{'s' * (length != 1)} (valid indices 0 to {length - 1})")

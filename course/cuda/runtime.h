@@ -1564,6 +1564,14 @@ __attribute__((noreturn, noinline, cold)) static void __cc_array_out_of_bounds(
     __cc_fail(__CC_ARRAY_OUT_OF_BOUNDS, 0);
 }
 
+// `acc.v[i]` of an array member: i checked against the extent the struct declares (source.py).
+template <class I>
+__attribute__((always_inline)) static inline I __cc_index(I i, long long extent, const char* member, int subscript) {
+    if (__builtin_expect((unsigned long long)(long long)i >= (unsigned long long)extent, 0))
+        __cc_array_out_of_bounds(member, 4, (long long)i, extent, subscript);
+    return i;
+}
+
 template <class E>
 struct __cc_view {
     typedef void __cc_checked;
@@ -1602,6 +1610,13 @@ struct __cc_view {
     template <class I, __CC_IF_INTEGER(I)>
     __cc_ptr<E> operator+(I i) const { return ptr() + i; }
 };
+// `&x[i][j]` of a local array of arrays: the element's address, bounded by the whole of x.
+template <class E, class T>
+static inline __cc_ptr<T> __cc_address_in(const __cc_view<E>& whole, T* at) {
+    auto flat = whole.flat();
+    size_t bytes = flat.count * sizeof(*flat.p), offset = (size_t)((const char*)at - (const char*)flat.p);
+    return __cc_ptr<T>(at, offset / sizeof(T), bytes / sizeof(T), flat.array);
+}
 // Shared memory is never silently zero: each block finds its __shared__ arrays filled with
 // 0xFF bytes (NaN floats, -1 ints), as a GPU leaves whatever was there, so a kernel that reads
 // what it never wrote gives a visibly wrong answer even without the sanitizer.
@@ -2577,6 +2592,17 @@ __CC_SCOPED_ATOMICS(atomicXor) __CC_SCOPED_ATOMICS(atomicCAS)
 #define __sad(a, b, c) ((unsigned int)((a) > (b) ? (a) - (b) : (b) - (a)) + (unsigned int)(c))
 #define __usad(a, b, c) __sad((unsigned int)(a), (unsigned int)(b), c)
 #define __ldg(p) (*(p))
+// The other cache-hinted loads and stores (cache global, streaming, last use, volatile; write-back,
+// write-through): one memory here, so a plain load or store.
+#define __ldcg(p) (*(p))
+#define __ldca(p) (*(p))
+#define __ldcs(p) (*(p))
+#define __ldlu(p) (*(p))
+#define __ldcv(p) (*(p))
+#define __stwb(p, v) ((void)(*(p) = (v)))
+#define __stcg(p, v) ((void)(*(p) = (v)))
+#define __stcs(p, v) ((void)(*(p) = (v)))
+#define __stwt(p, v) ((void)(*(p) = (v)))
 #define __threadfence() (__cc_sanitizing ? __cc_note_fence() : __cc_parallel ? __atomic_thread_fence(__ATOMIC_SEQ_CST) : (void)0)  // blocks on other workers
 #define __threadfence_block() ((void)0)  // a block's threads run on one worker, in turn
 #define __threadfence_system() __threadfence()

@@ -1074,6 +1074,7 @@ def parse(text: str, options=()) -> Source:
     kernels, problems, not_extern_c, templates = {}, {}, set(), {}
     constants = _numeric_defines(all_tokens, defines)
     type_bodies = {open_: close for _, open_, close in _struct_definitions(tokens, ("struct", "class", "union"))}
+    member_arrays = _member_arrays(tokens, type_bodies, original)
     dangling = []
     for f in functions:
         # Checked pointers for every T* parameter. A parameter whose element type is a template
@@ -1087,7 +1088,8 @@ def parse(text: str, options=()) -> Source:
                       f"{raw.name or ''}{' ' + raw.default if raw.default else ''}"
                 replace(raw.start, raw.end, new)
         if f.body:
-            _rewrite_body(tokens, f, known_types | set(f.template), replace, global_arrays, type_bodies, dangling)
+            _rewrite_body(tokens, f, known_types | set(f.template), replace, global_arrays, type_bodies, dangling,
+                          member_arrays)
             _note_accesses(tokens, f, replace, references, known_types | set(f.template))
             _note_branches(tokens, f, branch_notes)
         if not f.is_global:
@@ -1378,13 +1380,55 @@ def _host_code(tokens: list[Token], device_bodies: list[tuple[int, int]]) -> lis
     return found
 
 
+def _member_arrays(tokens: list[Token], type_bodies: dict, original: str) -> dict[str, list[str]]:
+    """Array members of the source's structs and unions (`float v[4];` → {"v": ["4"]}), by name: the
+    extents as written (a number or a macro). A name that is also a member of another kind, or an
+    array of other extents, in some struct is left out: `x.v[i]` must mean one thing."""
+    found, other = {}, set()
+    for open_, close in type_bodies.items():
+        depth, k = 0, open_ + 1
+        while k < close:
+            text = tokens[k].text
+            if text in ("{", "("):  # a method's body or parameters, a nested type: not members
+                k = _matching(tokens, k) + 1
+                continue
+            if tokens[k].kind == "ident" and tokens[k - 1].text not in (".", "->", "::") and k + 1 < close:
+                after = tokens[k + 1].text
+                if after == "[" and (tokens[k - 1].kind == "ident" or tokens[k - 1].text in ("*", ",", ">")):
+                    extents, q = [], k + 1
+                    while q < close and tokens[q].text == "[":
+                        end = _matching(tokens, q)
+                        extents.append(" ".join(x.text for x in tokens[q + 1:end]))
+                        q = end + 1
+                    if all(extents) and tokens[q].text in (";", ",", "="):
+                        if found.setdefault(text, extents) != extents:
+                            other.add(text)
+                    else:
+                        other.add(text)
+                    k = q
+                    continue
+                if after in (";", ",", "=", ":") and tokens[k - 1].kind in ("ident",) or after == "(":
+                    other.add(text)
+            k += 1
+    # An extent must mean the same at every use: numbers, and names the file #defines or declares
+    # constexpr/const (a struct's template parameter would not be in scope where `x.v[i]` is).
+    text = " ".join(tok.text for tok in tokens)
+    constants = set(re.findall(r"\b(?:constexpr|const)\s+(?:static\s+)?(?:int|unsigned|long|size_t|auto)\s+(\w+)\s*=",
+                               text)) | set(re.findall(r"#\s*define\s+(\w+)", original))
+    def fixed(extent: str) -> bool:
+        return all(word.isdigit() or word in constants for word in re.findall(r"\w+", extent))
+    return {name: extents for name, extents in found.items() if name not in other and all(map(fixed, extents))}
+
+
 def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global_arrays=frozenset(),
-                  type_bodies: dict | None = None, dangling: list | None = None) -> None:
+                  type_bodies: dict | None = None, dangling: list | None = None,
+                  member_arrays: dict | None = None) -> None:
     """Inside a function body: local pointer variables and pointer casts become checked pointers.
-    A `return x;` of a local array x goes into `dangling` (nvcc warns of it too)."""
+    A `return x;` of a local array x goes into `dangling` (nvcc warns of it too). Each subscript of
+    an array member (`acc.v[i]`, `p->m[r][c]`) is checked against its extent."""
     a, b = f.body
     arrays = set(global_arrays)
-    local_arrays = set()  # the function's own arrays (not __shared__, not static): gone when it returns
+    local_arrays = {}  # the function's own arrays (not __shared__, not static) → rank: gone when it returns
     type_bodies = type_bodies or {}  # `{` → `}` of struct and union definitions (`__shared__ union {...} u;`)
     i = a + 1
     while i < b:
@@ -1403,16 +1447,38 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
             replace(tokens[i + 1].start, tokens[i + 1].end, f"__cc_raw_{tokens[i + 1].text}")
             i += 2
             continue
+        # `acc.v[i]`: the index checked against v's extent where the struct declares it (__cc_index).
+        if tok.text in (".", "->") and member_arrays and i + 2 < b and tokens[i + 1].text in member_arrays \
+                and tokens[i + 2].text == "[":
+            extents, q, subscript = member_arrays[tokens[i + 1].text], i + 2, 0
+            while q < b and tokens[q].text == "[" and subscript < len(extents):
+                close = _matching(tokens, q)
+                replace(tokens[q].start, tokens[q].end, "[__cc_index(")
+                replace(tokens[close].start, tokens[close].end,
+                        f', ({extents[subscript]}), ".{tokens[i + 1].text}", {subscript})]')
+                q, subscript = close + 1, subscript + 1
+            i += 2
+            continue
         # `&x[i]` of a local array: `(x + (i))`, a checked pointer with x's bounds (a raw address into a
         # thread's own stack is found in no table of allocations, as argument and __shared__ arrays are).
+        # `&x[i][j]` of a 2-D one: __cc_address_in(x, &x[i][j]), the address with all of x's bounds
+        # (`float* flat = &x[0][0]; flat[5]` is fine), each subscript checked as an access's is.
         if tok.text == "&" and i + 2 < b and tokens[i + 1].text in local_arrays and tokens[i + 2].text == "[" \
                 and (tokens[i - 1].text in _UNARY_BEFORE or tokens[i - 1].text == ")"):
-            close = _matching(tokens, i + 2)
-            if close + 1 < b and tokens[close + 1].text not in ("[", ".", "->"):
+            closes = [_matching(tokens, i + 2)]
+            while closes[-1] + 1 < b and tokens[closes[-1] + 1].text == "[":
+                closes.append(_matching(tokens, closes[-1] + 1))
+            name, after = tokens[i + 1].text, tokens[closes[-1] + 1].text if closes[-1] + 1 < b else ";"
+            if after not in (".", "->") and len(closes) == 1 == local_arrays[name]:
                 replace(tok.start, tok.end, "(")
                 replace(tokens[i + 2].start, tokens[i + 2].end, " + (")
-                replace(tokens[close].start, tokens[close].end, "))")
+                replace(tokens[closes[0]].start, tokens[closes[0]].end, "))")
                 i += 3
+                continue
+            if after not in (".", "->") and len(closes) == local_arrays[name] > 1:
+                replace(tok.start, tok.end, f"__cc_address_in({name}, &")
+                replace(tokens[closes[-1]].start, tokens[closes[-1]].end, "])")
+                i += 2
                 continue
         # A __shared__ scalar `__shared__ int count;` is poisoned once per block and known to the
         # sanitizer, like the arrays (its uses are noted by _note_accesses).
@@ -1454,7 +1520,8 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
                     replace(tokens[j].start, tokens[j].end, f"__cc_raw_{name}")
                     raw = f"__cc_raw_{name}"
                     if not shared and not any(t.text == "static" for t in tokens[i:j]):
-                        local_arrays.add(name)
+                        local_arrays[name] = sum(1 for q in range(j + 1, k) if tokens[q].text == "["
+                                                 and tokens[q - 1].text in (tokens[j].text, "]"))
                     if not shared and end == k and not any(t.text == "static" for t in tokens[i:j]):
                         raw = f'__cc_fresh_local({raw}, "{name}")'  # no initializer: the sanitizer's initcheck
                     replace(tokens[end].start, tokens[end].end,
