@@ -1386,7 +1386,7 @@ def _member_arrays(tokens: list[Token], type_bodies: dict, original: str) -> dic
     array of other extents, in some struct is left out: `x.v[i]` must mean one thing."""
     found, other = {}, set()
     for open_, close in type_bodies.items():
-        depth, k = 0, open_ + 1
+        k = open_ + 1
         while k < close:
             text = tokens[k].text
             if text in ("{", "("):  # a method's body or parameters, a nested type: not members
@@ -1420,6 +1420,24 @@ def _member_arrays(tokens: list[Token], type_bodies: dict, original: str) -> dic
     return {name: extents for name, extents in found.items() if name not in other and all(map(fixed, extents))}
 
 
+def _address_of(tokens: list[Token], dot: int) -> bool:
+    """Whether the member access at `dot` (`.` or `->`) is the operand of a unary `&`: `&acc.v[n]`,
+    `&ps[i].v[0]`, the address one past the end included."""
+    j, depth = dot - 1, 0
+    while j > 0:  # back over the object: names, subscripts, calls and parentheses, `.` and `->`
+        text = tokens[j].text
+        if text in ("]", ")"):
+            depth += 1
+        elif text in ("[", "("):
+            depth -= 1
+            if depth < 0:
+                break
+        elif depth == 0 and not (tokens[j].kind == "ident" or text in (".", "->", "::")):
+            break
+        j -= 1
+    return tokens[j].text == "&" and (tokens[j - 1].text in _UNARY_BEFORE or tokens[j - 1].text == ")")
+
+
 def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global_arrays=frozenset(),
                   type_bodies: dict | None = None, dangling: list | None = None,
                   member_arrays: dict | None = None) -> None:
@@ -1449,7 +1467,7 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
             continue
         # `acc.v[i]`: the index checked against v's extent where the struct declares it (__cc_index).
         if tok.text in (".", "->") and member_arrays and i + 2 < b and tokens[i + 1].text in member_arrays \
-                and tokens[i + 2].text == "[":
+                and tokens[i + 2].text == "[" and not _address_of(tokens, i):
             extents, q, subscript = member_arrays[tokens[i + 1].text], i + 2, 0
             while q < b and tokens[q].text == "[" and subscript < len(extents):
                 close = _matching(tokens, q)
