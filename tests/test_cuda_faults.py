@@ -755,6 +755,17 @@ extern "C" __global__ void weights(const float* a, float* out, Coeffs w) {
     Vec<2> q = {{1, 2}};
     out[threadIdx.x] = a[threadIdx.x] * w.c[threadIdx.x] + q.e[threadIdx.x % 2];  // WEIGHTS
 }
+const int K = 2;
+struct Tile { static const int N = 4; float cells[N]; };  // class-scope and template extents: unchecked
+template <int K> struct Buf { float d[K]; };
+struct Pair { int k[K]; };                             // the file's K: checked
+extern "C" __global__ void zoo(float* out, int j) {
+    Tile t;
+    for (int i = 0; i < Tile::N; i++) t.cells[i] = i;
+    Buf<3> b = {{1, 1, 1}};
+    Pair p = {{7, 8}};
+    out[0] = t.cells[3] + b.d[2] + p.k[j];             // ZOO
+}
 extern "C" __global__ void rows(float* out, int start) {
     float r[2][3] = {{0, 1, 2}, {3, 4, 5}};
     float* flat = &r[0][0];                           // the whole of r: flat[5] is fine
@@ -777,6 +788,11 @@ extern "C" __global__ void rows(float* out, int start) {
     with pytest.raises(cuda.KernelError, match=r"accessed w\.c\[3\], but that dimension of the member array w\.c") as info:
         module.get_function("weights")((1,), (4,), (a, out, w))
     assert info.value.line == line("WEIGHTS")
+    module.get_function("zoo")((1,), (1,), (out, 1))
+    assert out[0] == 3 + 1 + 8
+    with pytest.raises(cuda.KernelError, match=r"accessed p\.k\[2\], but that dimension of the member array p\.k has 2") as info:
+        module.get_function("zoo")((1,), (1,), (out, 2))
+    assert info.value.line == line("ZOO")
     module.get_function("rows")((1,), (3,), (out, 0))
     np.testing.assert_array_equal(out[:3], [3, 5, 7])
     with pytest.raises(cuda.KernelError, match=r"accessed element 6 through a pointer made from a local or "

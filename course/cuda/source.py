@@ -1386,6 +1386,10 @@ def _member_arrays(tokens: list[Token], type_bodies: dict, original: str) -> dic
     array of other extents, in some struct is left out: `x.v[i]` must mean one thing."""
     found, other = {}, set()
     for open_, close in type_bodies.items():
+        start = open_ - 1
+        while start > 0 and tokens[start].text not in (";", "{", "}"):
+            start -= 1
+        template = any(tokens[q].text == "template" for q in range(start, open_))  # its extents may be parameters
         k = open_ + 1
         while k < close:
             text = tokens[k].text
@@ -1400,7 +1404,7 @@ def _member_arrays(tokens: list[Token], type_bodies: dict, original: str) -> dic
                         end = _matching(tokens, q)
                         extents.append(" ".join(x.text for x in tokens[q + 1:end]))
                         q = end + 1
-                    if all(extents) and tokens[q].text in (";", ",", "="):
+                    if all(extents) and tokens[q].text in (";", ",", "=") and not template:
                         if found.setdefault(text, extents) != extents:
                             other.add(text)
                     else:
@@ -1411,8 +1415,12 @@ def _member_arrays(tokens: list[Token], type_bodies: dict, original: str) -> dic
                     other.add(text)
             k += 1
     # An extent must mean the same at every use: numbers, and names the file #defines or declares
-    # constexpr/const (a struct's template parameter would not be in scope where `x.v[i]` is).
-    text = " ".join(tok.text for tok in tokens)
+    # constexpr/const outside a struct (a struct's template parameter or `static const int N` would
+    # not be in scope where `x.v[i]` is).
+    inside = set()
+    for open_, close in type_bodies.items():
+        inside.update(range(open_, close + 1))
+    text = " ".join(tok.text for k, tok in enumerate(tokens) if k not in inside)
     constants = set(re.findall(r"\b(?:constexpr|const)\s+(?:static\s+)?(?:int|unsigned|long|size_t|auto)\s+(\w+)\s*=",
                                text)) | set(re.findall(r"#\s*define\s+(\w+)", original))
     def fixed(extent: str) -> bool:
