@@ -877,3 +877,36 @@ def test_many_threads_storing_the_same_value_through_a_volatile_pointer_is_no_ra
     out = np.zeros(1, np.int32)
     hazard("volatile_found")((1,), (32,), (np.full(32, 7, np.float32), out, np.float32(7)))
     assert out[0] == 1
+
+
+PARTICLES = r"""
+struct Particle { float pos[3]; float vel[3]; float mass; };
+extern "C" __global__ void pull(Particle* ps, int n, float dt) {   // reads every pos, writes its own vel
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float acc[3] = {0, 0, 0};
+    for (int j = 0; j < n; j++)
+        for (int k = 0; k < 3; k++) acc[k] += ps[j].mass * (ps[j].pos[k] - ps[i].pos[k]);
+    for (int k = 0; k < 3; k++) ps[i].vel[k] += acc[k] * dt;
+}
+extern "C" __global__ void crowd(Particle* ps, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) ps[i % 4].vel[1] = ps[i].pos[0];       // CROWD: four threads per particle
+}
+"""
+
+
+def test_threads_using_different_members_of_one_struct_do_not_race():
+    """In an array of structs the race checker's unit is the member, not the struct: reading the
+    others' `pos` while writing one's own `vel` is fine, and a race names `ps[0].vel[1]`."""
+    record = np.dtype([("pos", np.float32, (3,)), ("vel", np.float32, (3,)), ("mass", np.float32)])
+    ps = np.zeros(32, record)
+    ps["pos"] = np.random.default_rng(1).random((32, 3))
+    ps["mass"] = 1
+    module = cuda.RawModule(code=PARTICLES, backend="cpu", sanitize=True)
+    module.get_function("pull")((2,), (16,), (ps, 32, np.float32(0.5)))
+    expected = 0.5 * (ps["pos"].sum(axis=0) - 32 * ps["pos"])
+    np.testing.assert_allclose(ps["vel"], expected, rtol=1e-4, atol=1e-5)
+    with pytest.raises(cuda.KernelError, match=r"writes ps\[0\]\.vel\[1\], which thread \(0, 0, 0\) also wrote") as info:
+        module.get_function("crowd")((1,), (8,), (ps, 8))
+    assert info.value.line == line_of("CROWD", PARTICLES) and info.value.thread == (4, 0, 0)

@@ -866,9 +866,9 @@ _TYPE_BYTES = {
 }
 
 
-def _member_element(text: str, member: str, byte: int) -> str | None:
-    """`[3]` (or `[1][2]`) for the element of array `member` of a struct or union defined in `text`
-    that holds `byte`; None when the member is no array, or the layout is not plain types."""
+def _member_layout(text: str, member: str) -> tuple[int, int, list] | None:
+    """(offset, element size, extents) of `member` in the first struct or union of `text` that declares
+    it; None when that layout is not made of plain types."""
     for body in re.finditer(r"\b(struct|union)\s*\w*\s*\{([^{}]*)\}", text):
         offset, found = 0, None
         for declaration in body.group(2).split(";"):
@@ -887,17 +887,40 @@ def _member_element(text: str, member: str, byte: int) -> str | None:
                 found = (0 if body.group(1) == "union" else offset, size, dims)
             if body.group(1) == "struct":
                 offset += size * math.prod(dims)
-        if found and found[2]:
-            start, size, dims = found
-            index = (byte - start) // size
-            if not 0 <= index < math.prod(dims):
-                return None
-            subscripts = []
-            for extent in reversed(dims):
-                subscripts.append(index % extent)
-                index //= extent
-            return "".join(f"[{s}]" for s in reversed(subscripts))
+        if found:
+            return found
     return None
+
+
+def _member_element(text: str, member: str, byte: int) -> str | None:
+    """`[3]` (or `[1][2]`) for the element of array `member` of a struct or union defined in `text`
+    that holds `byte`; None when the member is no array, or the layout is not plain types."""
+    layout = _member_layout(text, member)
+    if not layout or not layout[2]:
+        return None
+    start, size, dims = layout
+    index = (byte - start) // size
+    if not 0 <= index < math.prod(dims):
+        return None
+    subscripts = []
+    for extent in reversed(dims):
+        subscripts.append(index % extent)
+        index //= extent
+    return "".join(f"[{s}]" for s in reversed(subscripts))
+
+
+def _struct_member_at(element: str, source: Source, line: int | None, byte: int) -> str:
+    """`ps[3]` → `ps[3].vel` (or `.vel[1]`): the member of a struct element that holds `byte`, among
+    those the faulting line uses."""
+    name = re.match(r"\w+", element)
+    if not name or not line or not 0 < line <= len(source.lines):
+        return element
+    used = set(re.findall(rf"\b{name.group()}\s*(?:\[[^\]]*\]\s*)*(?:\.|->)\s*(\w+)", source.lines[line - 1]))
+    for member in sorted(used):
+        layout = _member_layout(source.text, member)
+        if layout and layout[0] <= byte < layout[0] + layout[1] * math.prod(layout[2]):
+            return f"{element}.{member}{_member_element(source.text, member, byte) or ''}"
+    return _with_member(element, source, line)
 
 
 def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, shared_mem: int,
@@ -1046,12 +1069,15 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         hint = ("Write every element before any thread reads it (e.g. fill the array, then __syncthreads()), "
                 "or make the reads stay within the elements the block wrote.")
     elif kind == GLOBAL_RACE:
-        name, _, _ = arrays.get(fault.base, ("an argument array", 0, 0))
+        name, _, itemsize = arrays.get(fault.base, ("an argument array", 0, 0))
         other, other_block = _xyz(fault.other_thread), _xyz(fault.other_block)
         other_line = module.line_of(fault.address)
         who = f"thread {other}" + (f" of block {other_block}" if other_block != block else "")
         at = f" at line {other_line}" if other_line else ""
         element = f"{name}[{index}]"
+        if itemsize and 0 < fault.element_bytes < itemsize:  # a member of a struct element: ps[3].vel[1]
+            byte = index * fault.element_bytes
+            element = _struct_member_at(f"{name}[{byte // itemsize}]", source, line, byte % itemsize)
         mine, theirs = fault.op or 2, fault.other_op or 2  # 1 read, 2 write, 3 atomic, 6 the read of `x += v`
         if mine == 6 and theirs == 2:  # `bins[v]++` in two threads: a lost update, like two plain writes
             mine = 2

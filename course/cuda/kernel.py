@@ -580,7 +580,10 @@ def _pack_for_cpu(kernel: Kernel, values: list) -> tuple[list, dict, list]:
         if p.pointer or p.by_value_struct:
             address = v.__array_interface__["data"][0]
             read_only = p.pointer and (p.const or not v.flags.writeable)
-            packed.append(cpu._Arg(address, v.nbytes, v.itemsize | (read_only << 32) if p.pointer else 0))
+            # The race checker's unit: an element, or in an array of structs (a NumPy record) 4 bytes, so
+            # that threads using different members of one struct (pos and vel of a particle) do not meet.
+            unit = math.gcd(v.itemsize, 4) if v.dtype.fields is not None or v.itemsize > 8 else v.itemsize
+            packed.append(cpu._Arg(address, v.nbytes, unit | (read_only << 32) if p.pointer else 0))
             keep.append(v)
             if p.pointer:
                 arrays.setdefault(address, (p.name, v.size // p.lanes, v.itemsize * p.lanes))
