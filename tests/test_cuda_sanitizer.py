@@ -22,8 +22,8 @@ def line_of(marker: str, source: str = SOURCE) -> int:
     return line
 
 
-def kernel(name, **kwargs):
-    return cuda.RawKernel(SOURCE, name, backend="cpu", **kwargs)
+def kernel(name, source=SOURCE, **kwargs):
+    return cuda.RawKernel(source, name, backend="cpu", **kwargs)
 
 
 def test_reduction_without_its_barrier_is_a_race_with_both_threads_lines_and_the_fix():
@@ -797,20 +797,16 @@ extern "C" __global__ void warp_handoff(float* a, int sync) {
 """
 
 
-def hazard(name):
-    return cuda.RawModule(code=GLOBAL_HAZARDS, backend="cpu").get_function(name)
-
-
 def test_an_accumulator_zeroed_in_the_kernel_loses_the_atomics_before_it():
     x, total = np.ones(128, np.float32), np.zeros(1, np.float32)
     with pytest.raises(cuda.KernelError) as info:  # (total is 0 already: the store changes nothing here, on a GPU it can)
-        hazard("sum_zeroed_inside")((4,), (32,), (x, total, 128))
+        kernel("sum_zeroed_inside", GLOBAL_HAZARDS)((4,), (32,), (x, total, 128))
     message = str(info.value)
     assert info.value.line == line_of("ATOMIC", GLOBAL_HAZARDS) and info.value.thread == (1, 0, 0)
     assert (f"atomically updates total[0], which thread (0, 0, 0) wrote (a plain write) at line "
             f"{line_of('ZERO', GLOBAL_HAZARDS)}") in message and "Set total before the launch" in message
     total[:] = 0
-    hazard("sum")((4,), (32,), (x, total, 128))  # the twin: zeroed by the host
+    kernel("sum", GLOBAL_HAZARDS)((4,), (32,), (x, total, 128))  # the twin: zeroed by the host
     assert total[0] == 128
 
 
@@ -818,11 +814,11 @@ def test_the_atomiccas_loop_reads_what_other_threads_update_atomically():
     # A plain read of an element that other threads update atomically is no hazard: the CAS loop
     # (NVIDIA's atomicAdd for double, a float max) reads, then swaps only if nobody came between.
     x, top = np.random.default_rng(0).random(100).astype(np.float32), np.full(1, -1, np.float32)
-    hazard("float_max")((4,), (32,), (x, top, 100))
+    kernel("float_max", GLOBAL_HAZARDS)((4,), (32,), (x, top, 100))
     assert top[0] == x.max()
     x, total, mean = np.ones(100, np.float32), np.zeros(1, np.float32), np.zeros(1, np.float32)
-    hazard("sum")((4,), (32,), (x, total, 100))
-    hazard("mean_of")(1, 1, (total, mean, 100))  # the total is read by the next launch
+    kernel("sum", GLOBAL_HAZARDS)((4,), (32,), (x, total, 100))
+    kernel("mean_of", GLOBAL_HAZARDS)(1, 1, (total, mean, 100))  # the total is read by the next launch
     assert mean[0] == 1
 
 
@@ -831,51 +827,51 @@ def test_in_place_updates_that_read_other_threads_elements():
     # Thread 0 reads a[1] before thread 1 overwrites it (a write after a read); between blocks too.
     with pytest.raises(cuda.KernelError, match=r"writes a\[1\], which thread \(0, 0, 0\) read at line \d+ in this "
                                                r"launch, with no __syncthreads\(\) between them") as info:
-        hazard("shift_left_in_place")((2,), (32,), (a, 64, -1))
+        kernel("shift_left_in_place", GLOBAL_HAZARDS)((2,), (32,), (a, 64, -1))
     assert info.value.line == line_of("SHIFT", GLOBAL_HAZARDS) and info.value.thread == (1, 0, 0)
     assert "read from one array and write to another" in str(info.value)
     with pytest.raises(cuda.KernelError, match=r"writes a\[32\], which thread \(31, 0, 0\) of block \(0, 0, 0\) read "
                                                r"at line \d+ in this launch, and blocks run in any order") as info:
-        hazard("shift_left_in_place")((2,), (32,), (np.arange(64, dtype=np.float32), 64, 31))
+        kernel("shift_left_in_place", GLOBAL_HAZARDS)((2,), (32,), (np.arange(64, dtype=np.float32), 64, 31))
     assert info.value.block == (1, 0, 0)
     a, out = np.arange(64, dtype=np.float32), np.zeros(64, np.float32)
-    hazard("shift_left")((2,), (32,), (a, out, 64))  # the twin: out of place
+    kernel("shift_left", GLOBAL_HAZARDS)((2,), (32,), (a, out, 64))  # the twin: out of place
     np.testing.assert_array_equal(out[:63], a[1:])
     # A read after another thread's write in one block: the barrier goes between the two lines.
     with pytest.raises(cuda.KernelError) as info:
-        hazard("neighbours_in_place")((1,), (32,), (np.ones(32, np.float32), 32, 0))
+        kernel("neighbours_in_place", GLOBAL_HAZARDS)((1,), (32,), (np.ones(32, np.float32), 32, 0))
     write, read = line_of("NEIGHBOUR-WRITE", GLOBAL_HAZARDS), line_of("NEIGHBOUR:", GLOBAL_HAZARDS)
     assert (f"reads a[0], which thread (0, 0, 0) wrote at line {write} in this launch, with no __syncthreads() "
             f"between them") in str(info.value) and info.value.line == read
     assert f"Add __syncthreads() between line {write} (the write) and line {read}" in str(info.value)
     a = np.ones(32, np.float32)
-    hazard("neighbours_in_place")((1,), (32,), (a, 32, 1))  # the twin: one block, a barrier between
+    kernel("neighbours_in_place", GLOBAL_HAZARDS)((1,), (32,), (a, 32, 1))  # the twin: one block, a barrier between
     np.testing.assert_array_equal(a, [1] + [2] * 31)
 
 
 def test_lanes_of_a_warp_hand_global_elements_over_with_syncwarp():
     a = np.zeros(32, np.float32)
-    hazard("warp_handoff")((1,), (32,), (a, 1))
+    kernel("warp_handoff", GLOBAL_HAZARDS)((1,), (32,), (a, 1))
     np.testing.assert_array_equal(a, (np.arange(32) ^ 1) + 1)
     with pytest.raises(cuda.KernelError, match=r"writes a\[1\], which thread \(0, 0, 0\) read at line (\d+)") as info:
-        hazard("warp_handoff")((1,), (32,), (np.zeros(32, np.float32), 0))  # thread 1's first store
+        kernel("warp_handoff", GLOBAL_HAZARDS)((1,), (32,), (np.zeros(32, np.float32), 0))  # thread 1's first store
     assert f"read at line {line_of('WARP', GLOBAL_HAZARDS)}" in str(info.value) and info.value.thread == (1, 0, 0)
 
 
 def test_a_volatile_flag_and_fences_hand_data_from_block_to_block():
     data, out, flag = np.zeros(1, np.float32), np.zeros(1, np.float32), np.zeros(1, np.int32)
-    hazard("publish")((2,), (32,), (data, out, flag, 1))
+    kernel("publish", GLOBAL_HAZARDS)((2,), (32,), (data, out, flag, 1))
     assert out[0] == 42
     data[:], flag[:] = 0, 0  # (a store of the 42 that data holds already would change nothing)
     with pytest.raises(cuda.KernelError, match=r"(?s)reads data\[0\], which thread \(0, 0, 0\) of block \(0, 0, 0\) "
                                                r"wrote.*volatile flag.*__threadfence\(\)") as info:
-        hazard("publish")((2,), (32,), (data, out, flag, 0))
+        kernel("publish", GLOBAL_HAZARDS)((2,), (32,), (data, out, flag, 0))
     assert info.value.line == line_of("CONSUME", GLOBAL_HAZARDS) and info.value.block == (1, 0, 0)
 
 
 def test_many_threads_storing_the_same_value_through_a_volatile_pointer_is_no_race():
     out = np.zeros(1, np.int32)
-    hazard("volatile_found")((1,), (32,), (np.full(32, 7, np.float32), out, np.float32(7)))
+    kernel("volatile_found", GLOBAL_HAZARDS)((1,), (32,), (np.full(32, 7, np.float32), out, np.float32(7)))
     assert out[0] == 1
 
 

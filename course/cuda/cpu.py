@@ -838,23 +838,6 @@ def _unnamed_array(source: Source, length: int) -> str:
     return "a local or __device__ array"
 
 
-def _with_member(element: str, source: Source, line: int | None, byte: int | None = None) -> str:
-    """`acc` → `acc.sum`, `ps[0]` → `ps[0].x`: a struct in shared memory is named with the member that
-    the faulting line uses, when that line uses one member of it. `byte`: the offset of the access in
-    a __shared__ struct or union variable, which gives an array member its index (`u.i[3]`)."""
-    if not line or not 0 < line <= len(source.lines):
-        return element
-    name = re.match(r"\w+", element)
-    if not name:
-        return element
-    members = set(re.findall(rf"\b{name.group()}\s*(?:\[[^\]]*\]\s*)*(?:\.|->)\s*(\w+)", source.lines[line - 1]))
-    if len(members) != 1:
-        return element
-    member = members.pop()
-    where = _member_element(source.text, member, byte) if byte is not None and element == name.group() else None
-    return f"{element}.{member}{where or ''}"
-
-
 # Sizes of the types a __shared__ struct or union is made of (alignment = size, at most 16).
 _TYPE_BYTES = {
     **dict.fromkeys(["char", "signed char", "unsigned char", "bool", "int8_t", "uint8_t"], 1),
@@ -909,18 +892,27 @@ def _member_element(text: str, member: str, byte: int) -> str | None:
     return "".join(f"[{s}]" for s in reversed(subscripts))
 
 
-def _struct_member_at(element: str, source: Source, line: int | None, byte: int) -> str:
-    """`ps[3]` → `ps[3].vel` (or `.vel[1]`): the member of a struct element that holds `byte`, among
-    those the faulting line uses."""
+def _with_member(element: str, source: Source, line: int | None, byte: int | None = None) -> str:
+    """`acc` → `acc.sum`, `ps[0]` → `ps[0].x`: a struct is named with the member that the faulting line
+    uses, when it uses one. `byte`: where in the struct the access fell, which picks the member among
+    those the line uses and gives an array member its index (`u.i[3]`, `ps[3].vel[1]`)."""
     name = re.match(r"\w+", element)
     if not name or not line or not 0 < line <= len(source.lines):
         return element
     used = set(re.findall(rf"\b{name.group()}\s*(?:\[[^\]]*\]\s*)*(?:\.|->)\s*(\w+)", source.lines[line - 1]))
-    for member in sorted(used):
+    for member in sorted(used) if byte is not None else ():
         layout = _member_layout(source.text, member)
         if layout and layout[0] <= byte < layout[0] + layout[1] * math.prod(layout[2]):
             return f"{element}.{member}{_member_element(source.text, member, byte) or ''}"
-    return _with_member(element, source, line)
+    return f"{element}.{used.pop()}" if len(used) == 1 else element
+
+
+def _shared_element(fault: _Fault, source: Source, line: int | None) -> str:
+    """The element of shared memory a race or an uninitialised read names: `s[3]`, `tile[1][2]` as
+    runtime.h wrote it, with the member (`acc.sum`, `u.i[1]`) when it is a __shared__ struct or union
+    variable (runtime.h then gives the byte in it)."""
+    text = fault.text.decode(errors="replace")
+    return _with_member(text, source, line, None if "[" in text else fault.length)
 
 
 def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, shared_mem: int,
@@ -1013,7 +1005,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 "template constant), or guard the access.")
     elif kind == RACE:
         other = _xyz(fault.other_thread)
-        element = _with_member(fault.text.decode(errors="replace"), source, line, fault.length)
+        element = _shared_element(fault, source, line)
         other_line = module.line_of(fault.address)
         verbs = {1: ("reads", "read"), 2: ("writes", "wrote"), 3: ("updates (atomically)", "updated (atomically)")}
         first, second = verbs.get(fault.other_op, ("uses", "used"))[1], verbs.get(fault.op, ("uses", "used"))[0]
@@ -1063,7 +1055,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     f"help: use atomicAdd(&{element}, value), or let each thread keep its own partial "
                     f"result and reduce them after a __syncthreads(). Otherwise: {hint[0].lower()}{hint[1:]}")
     elif kind == UNINITIALIZED:
-        element = _with_member(fault.text.decode(errors="replace"), source, line, fault.length)
+        element = _shared_element(fault, source, line)
         what = (f"reads shared memory {element}, which no thread of block {block} has written in this launch: on a GPU "
                 "shared memory starts with whatever the previous block left there")
         hint = ("Write every element before any thread reads it (e.g. fill the array, then __syncthreads()), "
@@ -1077,11 +1069,10 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         element = f"{name}[{index}]"
         if itemsize and 0 < fault.element_bytes < itemsize:  # a member of a struct element: ps[3].vel[1]
             byte = index * fault.element_bytes
-            element = _struct_member_at(f"{name}[{byte // itemsize}]", source, line, byte % itemsize)
-        mine, theirs = fault.op or 2, fault.other_op or 2  # 1 read, 2 write, 3 atomic, 6 the read of `x += v`
-        if mine == 6 and theirs == 2:  # `bins[v]++` in two threads: a lost update, like two plain writes
-            mine = 2
-        mine = 1 if mine == 6 else mine
+            element = _with_member(f"{name}[{byte // itemsize}]", source, line, byte % itemsize)
+        # 1 read, 2 write, 3 atomic; 6 the read of `x += v`, which meets only writes: `bins[v]++` in two
+        # threads is a lost update, like two plain writes
+        mine, theirs = (2 if fault.op == 6 else fault.op or 2), fault.other_op or 2
         order = ("with no __syncthreads() between them" if other_block == block
                  else "and blocks run in any order")
         if mine == 2 and theirs == 2:

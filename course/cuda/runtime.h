@@ -595,9 +595,12 @@ __attribute__((noreturn, noinline, cold)) static void __cc_out_of_bounds(
 enum { __CC_READ = 1, __CC_WRITE = 2, __CC_ATOMIC = 3, __CC_TOUCH = 4,
        __CC_WRITE_SAME = 5,    // a write of the bytes the element holds already: `found = 1` by many threads
        __CC_READ_UPDATE = 6,   // the read of `x += v` or `x++` (a write follows): a read everywhere but in messages
-       __CC_READ_VOLATILE = 7, __CC_WRITE_VOLATILE = 8, __CC_WRITE_SAME_VOLATILE = 9 };
-// (Accesses through a volatile lvalue are, in global memory, relaxed atomics, as in PTX's memory model:
-// a flag one block sets and another polls. In shared memory they are plain accesses.)
+       __CC_VOLATILE = 16 };   // added to a kind: through a volatile lvalue, which in global memory is a
+                               // relaxed atomic (PTX's memory model: a flag one block sets and another polls),
+                               // in shared memory a plain access
+template <class T> static constexpr int __cc_volatile_bit() {
+    return std::is_volatile<typename std::remove_reference<T>::type>::value ? __CC_VOLATILE : 0;
+}
 
 #ifdef __CC_SANITIZE
 static const bool __cc_sanitizing = true;
@@ -734,7 +737,7 @@ static inline bool __cc_handed_over(const __cc_global_note& w) {
 struct __cc_allocation {
     char* base;
     size_t bytes;
-    size_t item;                   // the NumPy itemsize: the unit of the write-race shadow
+    size_t item;                   // the race shadow's unit: the NumPy itemsize, 4 bytes in a record array
     bool read_only;
     __cc_global_note* notes[__CC_NOTE_KINDS];  // sanitizer only: each made at its first use
     size_t shadow_count;           // elements (of `item` bytes)
@@ -940,8 +943,7 @@ static void __cc_note_shared(const __cc_shared_region& r, size_t offset, size_t 
 static inline bool __cc_unordered(const __cc_global_note& n, unsigned me) {
     if (n.launch != __cc_current_launch) return false;
     if (n.block == __cc_block_linear) {
-        if (n.tid == me || n.epoch != __cc_epoch) return false;
-        if (n.tid / 32 == me / 32 && __cc_warp_epoch[(me / 32) & 31] != n.warp) return false;
+        if (n.tid == me || n.epoch != __cc_epoch || __cc_warp_ordered(me, n.tid, n.warp)) return false;
     }
     return !__cc_handed_over(n);
 }
@@ -990,9 +992,9 @@ static inline void __cc_keep_note(__cc_allocation& a, int k, int k2, size_t word
 // it may undo); nor a plain read of what other threads update atomically: the atomicCAS loop
 // (read, then compare-and-swap until no other thread came between) is made of them, and nothing
 // here tells it from a read of a total that is not complete yet.
-static bool __cc_noting_update;  // the access noted now is the read of `x += v` (sanitized builds: one worker)
-static bool __cc_noting_volatile_read;  // ... a volatile read, noted as an atomic
-static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int kind, uint32_t site) {
+// `said`: what a message calls the access when it is not `kind` (the read of `x += v`, a volatile
+// read noted as an atomic), else 0.
+static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int kind, uint32_t site, int said) {
     if (kind == __CC_TOUCH) return;
     if (a.read_only && kind != __CC_READ) {
         __cc_fault* f = __cc_fault_out;
@@ -1025,14 +1027,14 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
             f->index = (int64_t)(word * a.item / size);
             f->element_bytes = (int64_t)size;
             if (size != a.item) f->index = (int64_t)word, f->element_bytes = (int64_t)a.item;
-            f->op = __cc_noting_update ? __CC_READ_UPDATE : __cc_noting_volatile_read ? __CC_READ : same ? __CC_WRITE : kind;
+            f->op = said ? said : same ? __CC_WRITE : kind;
             f->other_op = other_kind;
             __cc_other_thread(other->tid, other->block);
             __cc_fail(__CC_GLOBAL_RACE, 0);
         }
         if (kind == __CC_READ) __cc_keep_note(a, __CC_NOTE_READ, __CC_NOTE_READ2, word, me, site);
         else if (kind == __CC_ATOMIC)
-            __cc_keep_note(a, __CC_NOTE_ATOMIC, __CC_NOTE_ATOMIC2, word, me, site, false, __cc_noting_volatile_read);
+            __cc_keep_note(a, __CC_NOTE_ATOMIC, __CC_NOTE_ATOMIC2, word, me, site, false, said == __CC_READ);
         else __cc_keep_note(a, __CC_NOTE_WRITE, -1, word, me, site, same);
     }
 }
@@ -1188,10 +1190,9 @@ static void __cc_note_local(const char* p, size_t size, int kind, uint32_t site)
 static void __cc_note_at(const volatile void* address, size_t size, int kind, uint32_t site) {
     __cc_last_site = site;
     const char* p = (const char*)address;
-    bool relaxed = kind == __CC_READ_VOLATILE || kind == __CC_WRITE_VOLATILE || kind == __CC_WRITE_SAME_VOLATILE;
-    if (relaxed) kind = kind == __CC_READ_VOLATILE ? __CC_READ : kind == __CC_WRITE_VOLATILE ? __CC_WRITE : __CC_WRITE_SAME;
-    __cc_noting_update = kind == __CC_READ_UPDATE;  // (a global race's message then says "updates")
-    __cc_noting_volatile_read = relaxed && kind == __CC_READ;
+    bool relaxed = kind & __CC_VOLATILE;
+    kind &= ~__CC_VOLATILE;
+    int said = kind == __CC_READ_UPDATE ? __CC_READ_UPDATE : relaxed && kind == __CC_READ ? __CC_READ : 0;
     if (kind == __CC_READ_UPDATE) kind = __CC_READ;
     int recorded = kind == __CC_WRITE_SAME ? __CC_WRITE : kind;
     for (int i = 0; i < __cc_shared_region_count; i++) {
@@ -1207,7 +1208,8 @@ static void __cc_note_at(const volatile void* address, size_t size, int kind, ui
         __cc_allocation& a = __cc_allocations[i];
         if (p >= a.base && p < a.base + a.bytes) {
             if (__cc_tracing && kind != __CC_TOUCH) __cc_record((uint64_t)(uintptr_t)p, site, recorded, size, -1);
-            return __cc_note_global(a, (size_t)(p - a.base), size, relaxed && !a.read_only ? __CC_ATOMIC : kind, site);
+            return __cc_note_global(a, (size_t)(p - a.base), size, relaxed && !a.read_only ? __CC_ATOMIC : kind, site,
+                                    said);
         }
     }
     if (__cc_quarantined && kind != __CC_TOUCH) __cc_heap_check_freed(p, size, kind, site);  // device malloc's blocks
@@ -1232,8 +1234,7 @@ __attribute__((noinline)) static void __cc_note_store(const volatile void* addre
 #undef __CC_SAME
         default: same = memcmp(at, value, size) == 0;
     }
-    __cc_note_at(address, size, relaxed ? (same ? __CC_WRITE_SAME_VOLATILE : __CC_WRITE_VOLATILE)
-                                        : same ? __CC_WRITE_SAME : __CC_WRITE,
+    __cc_note_at(address, size, (same ? __CC_WRITE_SAME : __CC_WRITE) + (relaxed ? __CC_VOLATILE : 0),
                  (uint32_t)__cc_code_offset(__builtin_return_address(0)));
 }
 
@@ -1256,8 +1257,7 @@ template <class T> using __cc_value_t = typename std::remove_cv<typename std::re
 template <class T>
 __attribute__((always_inline)) static inline T&& __cc_r(T&& x) {
     if (__cc_sanitizing)
-        __cc_note(__builtin_addressof(x), sizeof x,
-                  std::is_volatile<typename std::remove_reference<T>::type>::value ? __CC_READ_VOLATILE : __CC_READ);
+        __cc_note(__builtin_addressof(x), sizeof x, __CC_READ + __cc_volatile_bit<T>());
     return static_cast<T&&>(x);
 }
 #ifdef __CC_SANITIZE
@@ -1273,7 +1273,7 @@ struct __cc_store {
     }
     template <class V, class = typename std::enable_if<!std::is_convertible<V&&, const U&>::value>::type>
     __attribute__((always_inline)) T& operator=(V&& v) const {  // a type with its own operator=
-        __cc_note(__builtin_addressof(ref), sizeof(T), std::is_volatile<T>::value ? __CC_WRITE_VOLATILE : __CC_WRITE);
+        __cc_note(__builtin_addressof(ref), sizeof(T), __CC_WRITE + __cc_volatile_bit<T>());
         ref = static_cast<V&&>(v);
         return ref;
     }
@@ -1289,9 +1289,9 @@ __attribute__((always_inline)) static inline T&& __cc_w(T&& x) { return static_c
 template <class T>
 __attribute__((always_inline)) static inline T&& __cc_rw(T&& x) {
     if (__cc_sanitizing) {
-        const bool relaxed = std::is_volatile<typename std::remove_reference<T>::type>::value;
-        __cc_note(__builtin_addressof(x), sizeof x, relaxed ? __CC_READ_VOLATILE : __CC_READ_UPDATE);
-        __cc_note(__builtin_addressof(x), sizeof x, relaxed ? __CC_WRITE_VOLATILE : __CC_WRITE);
+        const int relaxed = __cc_volatile_bit<T>();  // (a volatile `x += v` is no lost-update message: relaxed atomics)
+        __cc_note(__builtin_addressof(x), sizeof x, relaxed ? __CC_READ + relaxed : __CC_READ_UPDATE);
+        __cc_note(__builtin_addressof(x), sizeof x, __CC_WRITE + relaxed);
     }
     return static_cast<T&&>(x);
 }

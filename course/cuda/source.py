@@ -1074,7 +1074,7 @@ def parse(text: str, options=()) -> Source:
     kernels, problems, not_extern_c, templates = {}, {}, set(), {}
     constants = _numeric_defines(all_tokens, defines)
     type_bodies = {open_: close for _, open_, close in _struct_definitions(tokens, ("struct", "class", "union"))}
-    member_arrays = _member_arrays(tokens, type_bodies, original)
+    member_arrays = _member_arrays(tokens, type_bodies, constants)
     dangling = []
     for f in functions:
         # Checked pointers for every T* parameter. A parameter whose element type is a template
@@ -1380,10 +1380,11 @@ def _host_code(tokens: list[Token], device_bodies: list[tuple[int, int]]) -> lis
     return found
 
 
-def _member_arrays(tokens: list[Token], type_bodies: dict, original: str) -> dict[str, list[str]]:
-    """Array members of the source's structs and unions (`float v[4];` → {"v": ["4"]}), by name: the
-    extents as written (a number or a macro). A name that is also a member of another kind, or an
-    array of other extents, in some struct is left out: `x.v[i]` must mean one thing."""
+def _member_arrays(tokens: list[Token], type_bodies: dict, constants: dict) -> dict[str, list[int]]:
+    """Array members of the source's structs and unions (`float v[TILE];` → {"v": [16]}), by name,
+    with their extents' values (`constants`: the macros and -D options). A name that is also a member
+    of another kind, or an array of other extents, in some struct is left out: `x.v[i]` must mean one
+    thing."""
     found, other = {}, set()
     for open_, close in type_bodies.items():
         start = open_ - 1
@@ -1414,18 +1415,22 @@ def _member_arrays(tokens: list[Token], type_bodies: dict, original: str) -> dic
                 if after in (";", ",", "=", ":") and tokens[k - 1].kind in ("ident",) or after == "(":
                     other.add(text)
             k += 1
-    # An extent must mean the same at every use: numbers, and names the file #defines or declares
-    # constexpr/const outside a struct (a struct's template parameter or `static const int N` would
-    # not be in scope where `x.v[i]` is).
+    # An extent needs a value that holds at every use: numbers, macros, and constants declared
+    # outside a struct (a struct's template parameter or its `static const int N` stays unknown).
     inside = set()
     for open_, close in type_bodies.items():
         inside.update(range(open_, close + 1))
     text = " ".join(tok.text for k, tok in enumerate(tokens) if k not in inside)
-    constants = set(re.findall(r"\b(?:constexpr|const)\s+(?:static\s+)?(?:int|unsigned|long|size_t|auto)\s+(\w+)\s*=",
-                               text)) | set(re.findall(r"#\s*define\s+(\w+)", original))
-    def fixed(extent: str) -> bool:
-        return all(word.isdigit() or word in constants for word in re.findall(r"\w+", extent))
-    return {name: extents for name, extents in found.items() if name not in other and all(map(fixed, extents))}
+    names = dict(constants)
+    for match in re.finditer(r"\b(?:constexpr|const)\s+(?:static\s+)?(?:int|unsigned|long|size_t|auto)\s+(\w+)\s*=\s*"
+                             r"([^;]+);", text):
+        names.setdefault(match.group(1), match.group(2))
+    sized = {}
+    for name, extents in found.items():
+        values = [_constant(extent, names) for extent in extents]
+        if name not in other and all(value is not None and value > 0 for value in values):
+            sized[name] = values
+    return sized
 
 
 def _address_of(tokens: list[Token], dot: int) -> bool:
@@ -1443,7 +1448,7 @@ def _address_of(tokens: list[Token], dot: int) -> bool:
         elif depth == 0 and not (tokens[j].kind == "ident" or text in (".", "->", "::")):
             break
         j -= 1
-    return tokens[j].text == "&" and (tokens[j - 1].text in _UNARY_BEFORE or tokens[j - 1].text == ")")
+    return _address_operator(tokens, j)
 
 
 def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global_arrays=frozenset(),
@@ -1481,7 +1486,7 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
                 close = _matching(tokens, q)
                 replace(tokens[q].start, tokens[q].end, "[__cc_index(")
                 replace(tokens[close].start, tokens[close].end,
-                        f', ({extents[subscript]}), ".{tokens[i + 1].text}", {subscript})]')
+                        f', {extents[subscript]}, ".{tokens[i + 1].text}", {subscript})]')
                 q, subscript = close + 1, subscript + 1
             i += 2
             continue
@@ -1489,8 +1494,8 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
         # thread's own stack is found in no table of allocations, as argument and __shared__ arrays are).
         # `&x[i][j]` of a 2-D one: __cc_address_in(x, &x[i][j]), the address with all of x's bounds
         # (`float* flat = &x[0][0]; flat[5]` is fine), each subscript checked as an access's is.
-        if tok.text == "&" and i + 2 < b and tokens[i + 1].text in local_arrays and tokens[i + 2].text == "[" \
-                and (tokens[i - 1].text in _UNARY_BEFORE or tokens[i - 1].text == ")"):
+        if _address_operator(tokens, i) and i + 2 < b and tokens[i + 1].text in local_arrays \
+                and tokens[i + 2].text == "[":
             closes = [_matching(tokens, i + 2)]
             while closes[-1] + 1 < b and tokens[closes[-1] + 1].text == "[":
                 closes.append(_matching(tokens, closes[-1] + 1))
@@ -1671,6 +1676,12 @@ _ASSIGNMENTS = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=
 _CASTS = ("reinterpret_cast", "static_cast", "const_cast")
 _UNARY_BEFORE = {"=", "(", ",", "{", "}", ";", "?", ":", "!", "~", "+", "-", "*", "/", "%", "<", ">", "<=", ">=",
                  "==", "!=", "&&", "||", "&", "|", "^", "<<", ">>", "[", "return"} | _ASSIGNMENTS
+
+
+def _address_operator(tokens: list[Token], j: int) -> bool:
+    """tokens[j] is a unary `&` (an address, `&s[i]`, `(float4*)&s[i]`), not a bitwise and."""
+    return tokens[j].text == "&" and (tokens[j - 1].text in _UNARY_BEFORE
+                                      or tokens[j - 1].text == ")" and tokens[j - 2].text == "*")
 
 
 def _note_branches(tokens: list[Token], f: _Function, notes: list) -> None:
@@ -1896,8 +1907,7 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
                 and tokens[left - 1].text not in (")", "]", ">"):
             left, right = left - 1, right + 1
         before, after = tokens[left], tokens[right] if right < b else tokens[b]
-        cast_before = tokens[left - 1].text == ")" and tokens[left - 2].text == "*"  # (float4*)&s[i]
-        if before.text == "&" and (tokens[left - 1].text in _UNARY_BEFORE or cast_before):
+        if _address_operator(tokens, left):
             continue  # &s[i]: an address, not an access (atomics note their own)
         if before.text in ("++", "--") or after.text in ("++", "--"):
             wrapper = "__cc_rw"
