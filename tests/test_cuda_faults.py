@@ -808,6 +808,12 @@ extern "C" __global__ void huge(float* out) {
     big[threadIdx.x] = 1.0f;
     out[threadIdx.x] = big[threadIdx.x];
 }
+extern "C" __global__ void huge_with_barrier(float* out) {
+    float big[1 << 20];
+    big[threadIdx.x] = 1.0f;
+    __syncthreads();
+    out[threadIdx.x] = big[threadIdx.x];
+}
 extern "C" __global__ void large_with_barrier(float* out) {
     float big[1 << 16];  // 256 KiB: fine on a GPU, more than a fiber's stack here
     big[threadIdx.x] = 1.0f;
@@ -815,9 +821,12 @@ extern "C" __global__ void large_with_barrier(float* out) {
     out[threadIdx.x] = big[threadIdx.x];
 }"""
     out = np.zeros(4, np.float32)
-    with pytest.raises(cuda.KernelError, match=r"declares the local array `big` of 4,194,304 bytes at line 3, but a "
-                                               r"GPU thread has at most 524,288 bytes \(512 KiB\)"):
-        cuda.RawKernel(source, "huge", backend="cpu", sanitize=False)((1,), (4,), (out,))
+    for sanitize in (False, True):  # (the sanitizer's initcheck fills a local array: the size is checked first)
+        with pytest.raises(cuda.KernelError, match=r"declares the local array `big` of 4,194,304 bytes at line 3, but "
+                                                   r"a GPU thread has at most 524,288 bytes \(512 KiB\)"):
+            cuda.RawKernel(source, "huge", backend="cpu", sanitize=sanitize)((1,), (4,), (out,))
+        with pytest.raises(cuda.KernelError, match=r"declares the local array `big` of 4,194,304 bytes at line 8"):
+            cuda.RawKernel(source, "huge_with_barrier", backend="cpu", sanitize=sanitize)((1,), (4,), (out,))
     for _ in range(3):  # the guard page every time, never another thread's stack (stack-clash probes)
         with pytest.raises(cuda.KernelError, match=r"ran out of stack \(here each thread of a kernel with barriers "
                                                    r"has 64 KiB"):

@@ -786,6 +786,13 @@ extern "C" __global__ void volatile_found(const float* x, int* out, float target
     __syncthreads();
     if (threadIdx.x == 0) out[blockIdx.x] = found;
 }
+extern "C" __global__ void compact(const float* x, float* out, int* count, int n, int atomic) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n || x[i] <= 0.0f) return;
+    int slot = atomic ? atomicAdd(count, 1) : *count;  // SLOT: a counter kept by hand
+    out[slot] = x[i];
+    if (!atomic) *count = slot + 1;
+}
 extern "C" __global__ void warp_handoff(float* a, int sync) {
     unsigned t = threadIdx.x;
     a[t] = (float)t;
@@ -849,6 +856,39 @@ def test_in_place_updates_that_read_other_threads_elements():
     np.testing.assert_array_equal(a, [1] + [2] * 31)
 
 
+def test_a_counter_read_and_written_back_by_hand_is_a_lost_update_not_a_missing_barrier():
+    x = np.ones(64, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"reads count\[0\], which thread \(0, 0, 0\) also read here and then "
+                                               r"wrote back at line \d+ in this launch: a read-modify-write without "
+                                               r"an atomic") as info:
+        kernel("compact", GLOBAL_HAZARDS)((2,), (32,), (x, np.zeros(64, np.float32), np.zeros(1, np.int32), 64, 0))
+    assert info.value.line == line_of("SLOT", GLOBAL_HAZARDS) and info.value.thread == (1, 0, 0)
+    assert "`int old = atomicAdd(&count[0], 1);`" in str(info.value) and "__syncthreads() between" not in str(info.value)
+    out, count = np.zeros(64, np.float32), np.zeros(1, np.int32)
+    kernel("compact", GLOBAL_HAZARDS)((2,), (32,), (x, out, count, 64, 1))  # the twin: one atomic per thread
+    assert count[0] == 64 and out.sum() == 64
+
+
+def test_a_race_in_a_cooperative_groups_kernel_names_block_sync():
+    source = r"""
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void tile_sums(const float* x, float* out) {
+    cg::thread_block block = cg::this_thread_block();
+    cg::thread_block_tile<16> tile = cg::tiled_partition<16>(block);
+    __shared__ float part[4];
+    float v = x[block.thread_rank()];
+    for (int o = tile.size() / 2; o > 0; o /= 2) v += tile.shfl_down(v, o);
+    if (tile.thread_rank() == 0) part[block.thread_rank() / 16] = v;  // PART
+    tile.sync();                                      // a tile's barrier: the other tiles' parts may not be there
+    if (block.thread_rank() == 0) out[0] = part[0] + part[1] + part[2] + part[3];
+}"""
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory part\[\d\]: thread \(\d+, 0, 0\) wrote it "
+                                               r"at line 10, and thread \(0, 0, 0\) reads it at line 12") as info:
+        kernel("tile_sums", source)((1,), (64,), (np.ones(64, np.float32), np.zeros(1, np.float32)))
+    assert "Add __syncthreads() (`block.sync()` with cooperative groups) between line 10" in str(info.value)
+
+
 def test_lanes_of_a_warp_hand_global_elements_over_with_syncwarp():
     a = np.zeros(32, np.float32)
     kernel("warp_handoff", GLOBAL_HAZARDS)((1,), (32,), (a, 1))
@@ -906,3 +946,74 @@ def test_threads_using_different_members_of_one_struct_do_not_race():
     with pytest.raises(cuda.KernelError, match=r"writes ps\[0\]\.vel\[1\], which thread \(0, 0, 0\) also wrote") as info:
         module.get_function("crowd")((1,), (8,), (ps, 8))
     assert info.value.line == line_of("CROWD", PARTICLES) and info.value.thread == (4, 0, 0)
+
+
+DEVICE_VARIABLES = r"""
+__device__ float total;
+struct Stats { int count; float sum; };
+__device__ Stats stats;
+__device__ unsigned int retired = 0;
+extern "C" __global__ void add_all(const float* x, int n, int atomic) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    if (atomic) atomicAdd(&total, x[i]);
+    else total += x[i];                               // TOTAL: every thread reads and writes it back
+}
+extern "C" __global__ void count_and_sum(const float* x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    atomicAdd(&stats.count, 1);
+    stats.sum += x[i];                                // STATS: the count is atomic, the sum is not
+}
+extern "C" __global__ void zero_then_add(const float* x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i == 0) total = 0.0f;                         // ZERO
+    if (i < n) atomicAdd(&total, x[i]);
+}
+extern "C" __global__ void last_block_sums(const float* x, float* partial, int n) {
+    __shared__ float s[32];
+    __shared__ bool last;
+    unsigned t = threadIdx.x, i = blockIdx.x * blockDim.x + t;
+    s[t] = i < n ? x[i] : 0.0f;
+    __syncthreads();
+    for (unsigned k = blockDim.x / 2; k > 0; k >>= 1) { if (t < k) s[t] += s[t + k]; __syncthreads(); }
+    if (t == 0) partial[blockIdx.x] = s[0];
+    __threadfence();
+    if (t == 0) last = atomicInc(&retired, gridDim.x) == gridDim.x - 1;
+    __syncthreads();
+    if (last && t == 0) {
+        float sum = 0.0f;
+        for (unsigned b = 0; b < gridDim.x; b++) sum += partial[b];
+        partial[0] = sum;
+        retired = 0;                                  // the ticket taker resets it for the next launch
+    }
+}
+"""
+
+
+def test_device_variables_get_the_global_race_checks():
+    """A `__device__` variable is global memory: `total += x[i]` in every thread loses updates, an atomic
+    count beside a plain sum is caught per member, and NVIDIA's last-block ticket, reset by the thread
+    that took the last ticket, is no race."""
+    module = cuda.RawModule(code=DEVICE_VARIABLES, backend="cpu", sanitize=True)
+    x = np.ones(128, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"updates total \(reads it and writes it back\), which thread "
+                                               r"\(0, 0, 0\) also wrote at line \d+ in this launch") as info:
+        module.get_function("add_all")((4,), (32,), (x, 128, 0))
+    assert info.value.line == line_of("TOTAL", DEVICE_VARIABLES) and "atomicAdd(&total, value)" in str(info.value)
+    total = module.get_global("total").view(np.float32)
+    total[:] = 0
+    module.get_function("add_all")((4,), (32,), (x, 128, 1))  # the twin: atomic
+    assert total[0] == 128
+    with pytest.raises(cuda.KernelError, match=r"updates stats\.sum \(reads it and writes it back\)") as info:
+        module.get_function("count_and_sum")((4,), (32,), (x, 128))
+    assert info.value.line == line_of("STATS", DEVICE_VARIABLES)
+    with pytest.raises(cuda.KernelError, match=r"atomically updates total, which thread \(0, 0, 0\) wrote \(a plain "
+                                               r"write\) at line %d" % line_of("ZERO", DEVICE_VARIABLES)) as info:
+        module.get_function("zero_then_add")((4,), (32,), (x, 128))
+    assert "Set total before the launch (its __device__ variable's memory from get_global()" in str(info.value)
+    for launch in range(2):  # the reset lets a second launch count from 0 again
+        partial = np.zeros(4, np.float32)
+        module.get_function("last_block_sums")((4,), (32,), (np.arange(128, dtype=np.float32), partial, 128))
+        assert partial[0] == 127 * 128 / 2
+    assert module.get_global("retired").view(np.uint32)[0] == 0

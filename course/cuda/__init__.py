@@ -49,7 +49,8 @@ and between warp-level calls for lanes of one warp; a plain access beside anothe
 atomic counts, many threads storing the same value does not; a thread that read an element
 before another thread wrote it is that race, with the place for the missing ``__syncthreads()``),
 reads of shared memory no thread of the block wrote, reads of a local array's element its thread
-never wrote, two threads of one launch using one element of global memory without an atomic,
+never wrote, two threads of one launch using one element of global memory (an argument array or
+a ``__device__`` variable) without an atomic,
 unordered, while one of them writes it (two writes of different values, a read of another
 thread's element in an in-place stencil or scan, a plain store beside other threads' atomics),
 writes into read-only arrays and ``__constant__`` memory, and uses of a block after its

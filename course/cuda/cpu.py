@@ -223,13 +223,15 @@ def _launchers(source: Source, kernels=None) -> str:
     """C++ for one exported launcher per kernel: a `prepare` that checks and registers the
     arguments (once per launch), a `run` that unpacks them and runs blocks (on every worker)."""
     code = ["", '#line 1 "course-cuda-launchers"']
-    # __constant__ variables are read-only allocations in every launch: bounds for raw pointers into
-    # them, and (sanitizer) a write through a cast is the read-only fault.
-    code.append("static void __cc_register_constants() {")
-    for name in sorted(source.constant_globals & set(source.globals)):
+    # __constant__ and __device__ variables are allocations in every launch: bounds for raw pointers
+    # into them; (sanitizer) a write through a cast into a __constant__ one is the read-only fault, and
+    # a __device__ one's elements get the global race checks (`total += x` in every thread).
+    code.append("static void __cc_register_globals() {")
+    for name in sorted(source.globals):
         storage = f"__cc_raw_{name}" if name in source.global_arrays else name
-        code.append(f"    __cc_register_allocation((void*)&{storage}, sizeof({storage}), (1ull << 32) | "
-                    f"sizeof(std::remove_all_extents<decltype({storage})>::type));")
+        read_only = "(1ull << 32) | " if name in source.constant_globals else ""
+        code.append(f"    __cc_register_allocation((void*)&{storage}, sizeof({storage}), {read_only}"
+                    f"__cc_global_bits<decltype({storage})>());")
     code.append("}")
     for index, kernel in enumerate(kernels if kernels is not None else source.kernels.values()):
         if kernel.name in source.problems:
@@ -252,7 +254,7 @@ def _launchers(source: Source, kernels=None) -> str:
             else:
                 unpack.append(f"    {cpp} {name} = __cc_scalar_arg<{cpp}>(args[{i}]);")
         code.append(f"static void __cc_prepare_{index}(const __cc_arg* args) {{")
-        code += prepare + ["    __cc_register_constants();", "    (void)args;", "}"]
+        code += prepare + ["    __cc_register_globals();", "    (void)args;", "}"]
         code.append(f"static void __cc_run_{index}(const __cc_arg* args) {{")
         code += unpack
         run = "__cc_run_with_fibers" if kernel.uses_barriers else "__cc_run_in_loops"
@@ -496,7 +498,7 @@ class Module:
         self._take_output.restype = ctypes.c_void_p
         self._take_output.argtypes = [ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(ctypes.c_int)]
         self._launchers = {}
-        self._constants = None
+        self._variables = None
 
     def launcher(self, name: str):
         if name not in self._launchers:
@@ -512,18 +514,18 @@ class Module:
         release.argtypes, release.restype = [], None
         release()
 
-    def constants(self) -> dict:
-        """The __constant__ variables by address: (name, elements, element size), as `arrays` has
-        the arguments (for messages)."""
-        if self._constants is None:
-            self._constants = {}
-            for name in self.source.constant_globals & set(self.source.globals):
+    def variables(self) -> dict:
+        """The __constant__ and __device__ variables by address: (name, elements, element size), as
+        `arrays` has the arguments (for messages)."""
+        if self._variables is None:
+            self._variables = {}
+            for name in self.source.globals:
                 memory = self.global_memory(name)
                 item = getattr(self.library, f"__cc_global_item_{_symbol(name)}")
                 item.restype, item.argtypes = ctypes.c_size_t, []
                 size = max(1, int(item()))
-                self._constants[memory.ctypes.data] = (name, memory.size // size, size)
-        return self._constants
+                self._variables[memory.ctypes.data] = (name, memory.size // size, size)
+        return self._variables
 
     def global_memory(self, name: str):
         """The bytes of a __constant__ or __device__ variable, as a writable NumPy uint8 array."""
@@ -721,7 +723,8 @@ MAX_CONSTANT_BYTES = 64 * 1024
 
 def _check_constant_memory(module: Module, kernel: str) -> None:
     """nvcc refuses a module whose __constant__ variables need more than 64 KiB: so does this backend."""
-    sizes = {name: count * size for name, count, size in module.constants().values()}
+    sizes = {name: count * size for name, count, size in module.variables().values()
+             if name in module.source.constant_globals}
     total = sum(sizes.values())
     if total > MAX_CONSTANT_BYTES:
         listed = ", ".join(f"{name} ({bytes_:,} bytes)" for name, bytes_ in sorted(sizes.items(), key=lambda x: -x[1]))
@@ -789,7 +792,7 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
     if status == INTERRUPTED:
         raise KeyboardInterrupt(f"kernel '{kernel.name}' interrupted")
     if status != OK:
-        raise _explain(module, kernel, fault, time_limit, shared_mem, {**module.constants(), **arrays})
+        raise _explain(module, kernel, fault, time_limit, shared_mem, {**module.variables(), **arrays})
     return records
 
 
@@ -905,6 +908,46 @@ def _with_member(element: str, source: Source, line: int | None, byte: int | Non
         if layout and layout[0] <= byte < layout[0] + layout[1] * math.prod(layout[2]):
             return f"{element}.{member}{_member_element(source.text, member, byte) or ''}"
     return f"{element}.{used.pop()}" if len(used) == 1 else element
+
+
+def _in_one_loop(text: str, first: int, last: int, start: int = 1) -> bool:
+    """Whether lines `first` and `last` of `text` both lie in the body of one `for`, `while` or `do`
+    loop that begins at or after line `start` (the kernel's): a loop body in braces, or one statement."""
+    def line_at(offset):
+        return text.count("\n", 0, offset) + 1
+    for loop in re.finditer(r"\b(for|while)\s*\(|\bdo\b", text):
+        if line_at(loop.start()) < start:
+            continue
+        at = loop.end()
+        if loop.group(1):  # past the header's parentheses
+            depth = 1
+            while at < len(text) and depth:
+                depth += {"(": 1, ")": -1}.get(text[at], 0)
+                at += 1
+        body = re.compile(r"\s*").match(text, at).end()
+        if body < len(text) and text[body] == "{":
+            depth, end = 0, body
+            while end < len(text):
+                depth += {"{": 1, "}": -1}.get(text[end], 0)
+                if depth == 0:
+                    break
+                end += 1
+        elif loop.group(1) and body < len(text) and text[body] == ";":
+            continue  # `while (...);` ending a do-while
+        else:
+            end = text.find(";", body)
+            end = len(text) if end < 0 else end
+        if line_at(loop.start()) <= first and last <= line_at(end):
+            return True
+    return False
+
+
+def _block_groups(text: str) -> list[str]:
+    """The names of cooperative-groups objects that stand for a whole thread block (`cg::thread_block
+    block = cg::this_thread_block();`), whose .sync() is __syncthreads(); a tile's .sync() is a warp's."""
+    names = re.findall(r"\bthread_block\s+(\w+)\s*[=;(]", text)
+    names += re.findall(r"\bauto\s+(\w+)\s*=\s*(?:\w+::)*this_thread_block\s*\(", text)
+    return sorted(set(names))
 
 
 def _shared_element(fault: _Fault, source: Source, line: int | None) -> str:
@@ -1028,8 +1071,10 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                      f"`{element}`, and line {line}, where thread {thread} {second} it")
             between = source.lines[other_line:line - 1] if other_line < line else []
             start = kernel.line if 0 < kernel.line <= min(line, other_line) else 1
-            in_loop = any(re.search(r"\b(for|while|do)\b", text) for text in source.lines[start - 1:max(line, other_line)])
-            barrier = re.compile(r"^\s*(__syncthreads\s*\(|__syncwarp\s*\(|\w+\.sync\s*\()")  # on its own line
+            in_loop = _in_one_loop(source.text, min(line, other_line), max(line, other_line), start)
+            # a barrier on its own line: __syncthreads(), __syncwarp(), or a thread block's .sync() (not a tile's)
+            groups = "|".join(map(re.escape, _block_groups(source.text))) or "(?!)"
+            barrier = re.compile(rf"^\s*(__syncthreads\s*\(|__syncwarp\s*\(|(?:{groups})\s*\.\s*sync\s*\()")
             if other_line >= line and in_loop:
                 place += " (the next time round the loop: put the barrier at the end of the loop's body)"
             elif other_line > line:
@@ -1047,8 +1092,9 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                          f"{line}")
         else:
             place = "between the two accesses"
-        hint = (f"Add __syncthreads() {place}, where every thread of the block reaches it (not inside an if). "
-                "Threads of one warp can use __syncwarp() instead.")
+        spelling = " (`block.sync()` with cooperative groups)" if "this_thread_block" in source.text else ""
+        hint = (f"Add __syncthreads(){spelling} {place}, where every thread of the block reaches it (not inside an "
+                "if). Threads of one warp can use __syncwarp() instead.")
         if other_line == line and fault.other_op == 2:
             # one statement, run by several threads, that updates one element: `sum += x`, `count++`
             hint = (f"If the threads mean to add into the same `{element}` (a sum, a counter), no barrier can "
@@ -1061,7 +1107,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         hint = ("Write every element before any thread reads it (e.g. fill the array, then __syncthreads()), "
                 "or make the reads stay within the elements the block wrote.")
     elif kind == GLOBAL_RACE:
-        name, _, itemsize = arrays.get(fault.base, ("an argument array", 0, 0))
+        name, elements, itemsize = arrays.get(fault.base, ("an argument array", 0, 0))
         other, other_block = _xyz(fault.other_thread), _xyz(fault.other_block)
         other_line = module.line_of(fault.address)
         who = f"thread {other}" + (f" of block {other_block}" if other_block != block else "")
@@ -1070,6 +1116,9 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         if itemsize and 0 < fault.element_bytes < itemsize:  # a member of a struct element: ps[3].vel[1]
             byte = index * fault.element_bytes
             element = _with_member(f"{name}[{byte // itemsize}]", source, line, byte % itemsize)
+        device_variable = name in source.globals and name not in source.global_arrays  # __device__ float total;
+        if device_variable and element.startswith(f"{name}[0]"):
+            element = name + element[len(name) + 3:]  # total, st.count
         # 1 read, 2 write, 3 atomic; 6 the read of `x += v`, which meets only writes: `bins[v]++` in two
         # threads is a lost update, like two plain writes
         mine, theirs = (2 if fault.op == 6 else fault.op or 2), fault.other_op or 2
@@ -1089,13 +1138,25 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             done = "wrote (a plain write)" if theirs == 2 else "updated atomically"
             what = (f"{verb} {element}, which {who} {done}{at} in this launch, {order}: on a GPU the atomic "
                     "updates that come before the plain write are lost")
-            hint = (f"Set {name} before the launch (z[:] = 0, or cudaMemset) instead of in the kernel, or keep "
+            before = ("its __device__ variable's memory from get_global(), or cudaMemcpyToSymbol" if name in source.globals
+                      else "z[:] = 0, or cudaMemset")
+            hint = (f"Set {name} before the launch ({before}) instead of in the kernel, or keep "
                     "every update of the element atomic (atomicExch for a store).")
         else:  # a plain read and a plain write
             what = (f"{'reads' if mine == 1 else 'writes'} {element}, which {who} "
                     f"{'wrote' if theirs == 2 else 'read'}{at} in this launch, {order}: on a GPU the read "
                     "may see the old value or the new one")
-            if other_line == line:  # one statement in two threads: `y[i] = a * x[i] + y[i]`, `a[i] = a[i + 1]`
+            if fault.mask == 1:  # the writer read it here first: `int slot = *count; ...; *count = slot + 1;`
+                what = (f"reads {element}, which {who} also read here and then wrote back{at} in this launch: "
+                        f"a read-modify-write without an atomic (a counter or a sum kept by hand), so on a "
+                        "GPU two threads can read the same old value, and one update is lost")
+                hint = (f"Make the whole update one atomic: `int old = atomicAdd(&{element}, 1);` gives each thread "
+                        f"its own old value (a slot, a ticket), and atomicAdd(&{element}, v) adds v.")
+                if elements != 1:  # `y[i] = a * x[i] + y[i]` where two threads got one i
+                    hint = ("If each element should belong to one thread, check how the index is computed (a "
+                            "grid-stride loop steps by blockDim.x * gridDim.x). If the threads share it on purpose "
+                            f"(a counter, a sum): {hint[0].lower()}{hint[1:]}")
+            elif other_line == line:  # one statement in two threads: `y[i] = a * x[i] + y[i]`, `a[i] = a[i + 1]`
                 hint = ("One statement, run by two threads, reads and writes the same element: if each element "
                         "should belong to one thread, check how the index is computed (a grid-stride loop steps by "
                         "blockDim.x * gridDim.x); if each thread needs its neighbours' old values, read from one "

@@ -758,6 +758,16 @@ static inline const __cc_allocation* __cc_find_allocation(const volatile void* r
 static inline void __cc_enter_unsafe();
 static inline void __cc_leave_unsafe();
 
+// The flags of a __constant__ or __device__ variable of type V: its element's size as the race
+// checker's unit (a struct's or vector's members are 4-byte units, as in a NumPy record array),
+// read-only when the element is const.
+template <class V> static inline uint64_t __cc_global_bits() {
+    using E = typename std::remove_all_extents<V>::type;
+    size_t item = sizeof(E);
+    if (!std::is_scalar<E>::value || item > 8) item = item % 4 == 0 ? 4 : item % 2 == 0 ? 2 : 1;
+    return (uint64_t)item | ((uint64_t)std::is_const<E>::value << 32);
+}
+
 // `flags`: the element size (low 32 bits) and 1 << 32 when the array is read-only.
 static inline void __cc_register_allocation(void* base, size_t bytes, uint64_t flags = 0) {
     if (!base || !bytes) return;
@@ -1014,8 +1024,15 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
         const __cc_global_note* other = nullptr;
         int other_kind = __CC_WRITE;
         if (!same) other = __cc_unordered_in(a, __CC_NOTE_WRITE, -1, word, me, kind == __CC_READ);
-        if (!other && (kind == __CC_WRITE || same))
-            other = __cc_unordered_in(a, __CC_NOTE_ATOMIC, __CC_NOTE_ATOMIC2, word, me), other_kind = __CC_ATOMIC;
+        if (!other && (kind == __CC_WRITE || same)) {
+            // After this thread's own atomic, the newest on the element, the others' atomics came before
+            // it (an element's atomics happen in one order) and so before this write: the last block of
+            // NVIDIA's threadFenceReduction resets its ticket so.
+            const __cc_global_note* last = a.notes[__CC_NOTE_ATOMIC] ? &a.notes[__CC_NOTE_ATOMIC][word] : nullptr;
+            bool mine = last && last->launch == __cc_current_launch && last->block == __cc_block_linear && last->tid == me;
+            other = __cc_unordered_in(a, __CC_NOTE_ATOMIC, mine ? -1 : __CC_NOTE_ATOMIC2, word, me);
+            other_kind = __CC_ATOMIC;
+        }
         if (!other && kind == __CC_WRITE)
             other = __cc_unordered_in(a, __CC_NOTE_READ, __CC_NOTE_READ2, word, me), other_kind = __CC_READ;
         if (other) {
@@ -1029,6 +1046,17 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
             if (size != a.item) f->index = (int64_t)word, f->element_bytes = (int64_t)a.item;
             f->op = said ? said : same ? __CC_WRITE : kind;
             f->other_op = other_kind;
+            f->mask = 0;
+            if (kind == __CC_READ && other_kind == __CC_WRITE) {
+                // The writer had read the element at this very spot first: a read-modify-write done by
+                // hand (`int slot = *count; ...; *count = slot + 1;`), not a neighbour's element.
+                for (int slot : {__CC_NOTE_READ, __CC_NOTE_READ2}) {
+                    const __cc_global_note* r = a.notes[slot] ? &a.notes[slot][word] : nullptr;
+                    if (r && r->launch == __cc_current_launch && r->block == other->block && r->tid == other->tid &&
+                        r->site == site)
+                        f->mask = 1;
+                }
+            }
             __cc_other_thread(other->tid, other->block);
             __cc_fail(__CC_GLOBAL_RACE, 0);
         }
@@ -1121,9 +1149,20 @@ static void __cc_release_locals(__cc_worker* w) {
 // element the thread never wrote, whose bytes still hold the pattern, is initcheck's fault for
 // local memory. (A write the sanitizer does not see, through `&a[i]` handed to a function, say,
 // changes the bytes: no report then.)
+// A local array larger than a GPU thread's local memory (512 KiB) does not compile with nvcc.
 template <class E, size_t N>
-static inline E (&__cc_fresh_local(E (&a)[N], const char* name))[N] {
+static inline void __cc_local_fits(const char* name, int line) {
+    if constexpr (sizeof(E) * N > 512 * 1024) {  // (no code at all for the arrays that fit)
+        __cc_fault_out->length = (int64_t)(sizeof(E) * N);
+        snprintf(__cc_fault_out->text, sizeof __cc_fault_out->text, "%s", name);
+        __cc_fail(__CC_LOCAL_TOO_BIG, line);
+    }
+}
+
+template <class E, size_t N>
+static inline E (&__cc_fresh_local(E (&a)[N], const char* name, int line = __builtin_LINE()))[N] {
     typedef typename std::remove_all_extents<E>::type Item;
+    __cc_local_fits<E, N>(name, line);  // before the pattern is written into it
     if constexpr (std::is_trivially_default_constructible<Item>::value && sizeof(Item) >= 4) {
         if (__cc_sanitizing) {
             __cc_worker* w = __cc_me;
@@ -1661,13 +1700,7 @@ static inline void __cc_poison_once(void* base, size_t bytes, const char* name, 
 template <class E, size_t N>
 static inline __cc_view<E> __cc_make_view(E (&a)[N], const char* name, int shared, int line = __builtin_LINE()) {
     E* p = a;
-    if constexpr (sizeof(E) * N > 512 * 1024) {  // (no code at all for the arrays that fit)
-        if (shared == 0) {
-            __cc_fault_out->length = (int64_t)(sizeof(E) * N);
-            snprintf(__cc_fault_out->text, sizeof __cc_fault_out->text, "%s", name);
-            __cc_fail(__CC_LOCAL_TOO_BIG, line);
-        }
-    }
+    if (shared == 0) __cc_local_fits<E, N>(name, line);
     if (shared == 1) {  // 0 a local array, 1 __shared__, 2 __constant__, 3 __device__
         __cc_poison_once((void*)a, sizeof a, name, line);
         if (__cc_sanitizing)

@@ -1090,7 +1090,8 @@ def parse(text: str, options=()) -> Source:
         if f.body:
             _rewrite_body(tokens, f, known_types | set(f.template), replace, global_arrays, type_bodies, dangling,
                           member_arrays)
-            _note_accesses(tokens, f, replace, references, known_types | set(f.template))
+            _note_accesses(tokens, f, replace, references, known_types | set(f.template),
+                           set(global_variables) - global_arrays - constant_variables)
             _note_branches(tokens, f, branch_notes)
         if not f.is_global:
             continue
@@ -1814,13 +1815,16 @@ def _reference_uses(tokens: list[Token], f: _Function, references: dict, types: 
     return names, declaring, bound
 
 
-def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict, types: set) -> None:
+def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict, types: set,
+                   device_scalars: set = frozenset()) -> None:
     """Wrap each memory access of a body: `s[i]` → `__cc_r(s[i])`, `s[i] = v` → `__cc_w(s[i]) = v`,
-    `s[i] += v` → `__cc_rw(s[i]) += v`, and the same for `*p`, `p->x` and the uses of a reference
-    (`dst = v` → `__cc_w(dst) = v`). The wrappers cost nothing in a plain build and feed the
-    sanitizer in a sanitized one."""
+    `s[i] += v` → `__cc_rw(s[i]) += v`, and the same for `*p`, `p->x`, the uses of a reference
+    (`dst = v` → `__cc_w(dst) = v`) and of a __device__ variable that is not an array
+    (`total += x`, `st.count = 0`: `device_scalars`). The wrappers cost nothing in a plain build
+    and feed the sanitizer in a sanitized one."""
     a, b = f.body
     scalars = {name for i in range(a + 1, b) if (name := _shared_scalar_at(tokens, i, b))}  # __shared__ int n;
+    scalars |= device_scalars
     refs, declaring, bound = _reference_uses(tokens, f, references, types)
     quiet = set()  # inside assert(...): its text is the message, keep it as written
     for i in range(a + 1, b):
