@@ -862,6 +862,44 @@ extern "C" __global__ void dangling(const float* m, float* out) {
     assert f"line {line}: `filled` returns the address of its local array `x`, which stops existing" in messages[0]
 
 
+def test_two_extern_shared_arrays_in_one_kernel_give_a_warning_that_they_are_one(monkeypatch):
+    """`extern __shared__ float xs[]; extern __shared__ float ys[];` are the same memory: the second
+    is meant to follow the first, and writing it overwrites the first. One per kernel is fine, in
+    as many kernels as the module has."""
+    from course.cuda import cpu as cuda_cpu
+
+    monkeypatch.setattr(cuda_cpu, "_warned", set())
+    source = r"""
+extern "C" __global__ void two(const float* a, float* out) {
+    extern __shared__ float xs[];
+    extern __shared__ int ys[];
+    int t = threadIdx.x;
+    xs[t] = a[t];
+    ys[t] = 2 * t;
+    __syncthreads();
+    out[t] = xs[t] + ys[t];
+}
+extern "C" __global__ void one(const float* a, float* out) {
+    extern __shared__ float xs[];
+    xs[threadIdx.x] = a[threadIdx.x];
+    __syncthreads();
+    out[threadIdx.x] = xs[(threadIdx.x + 1) % blockDim.x];
+}
+"""
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        module = cuda.RawModule(code=source, backend="cpu", sanitize=False)
+        out = np.zeros(4, np.float32)
+        module.get_function("two")((1,), (4,), (np.ones(4, np.float32), out), shared_mem=32)
+    messages = [str(w.message) for w in caught if issubclass(w.category, cuda.KernelWarning)]
+    assert len(messages) == 1, messages  # `one` uses one extern __shared__ array
+    assert ("line 4: `two` uses the extern __shared__ arrays `xs` (line 3) and `ys` (line 4), but every extern "
+            "__shared__ array starts at the same address") in messages[0]
+    assert "`int* ys = (int*)(xs + n);`" in messages[0]
+    assert out[1] != 3  # (what a GPU does too: ys[1] overwrote xs[1], so out[1] is not 1 + 2)
+
+
 def test_a_variable_read_before_it_has_a_value_gives_a_warning_like_nvccs(tmp_path, monkeypatch):
     """GCC sees what nvcc warns about ("used before its value is set"): shown once, in the
     learner's words, also when the module comes from the kernel cache in a later process."""

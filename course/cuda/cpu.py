@@ -436,6 +436,21 @@ def _dangling_warnings(source: Source) -> list[str]:
     return found
 
 
+def _aliased_shared_warnings(source: Source) -> list[str]:
+    """Two `extern __shared__` arrays used by one function: both are the same memory."""
+    found = []
+    for function, names, lines, types in source.aliased_shared:
+        listed = " and ".join(f"`{name}` (line {line})" for name, line in zip(names, lines))
+        first, second = names[0], names[1]
+        carve = f"{first} + n" if types[0] == types[1] else f"({types[1]}*)({first} + n)"
+        found.append(f"line {lines[1]}: `{function}` uses the extern __shared__ arrays {listed}, but every extern "
+                     "__shared__ array starts at the same address, the start of the launch's dynamic shared memory: "
+                     f"writing {second}[i] overwrites {first}[i] (on a GPU, and here). Declare one and carve the others "
+                     f"out of it, e.g. `{types[1]}* {second} = {carve};`, and pass shared_mem= for all of them together."
+                     f"\n    {lines[1]}: {source.lines[lines[1] - 1].strip()}")
+    return found
+
+
 def _uninitialized_warnings(compiler_output: str, source: Source) -> list[str]:
     """GCC's 'used uninitialized' warnings about the learner's variables, in a learner's words
     (nvcc warns "variable is used before its value is set" for the same code). GCC names the
@@ -669,7 +684,7 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
         warnings_file = target.with_suffix(".warnings")
         remarks = _uninitialized_warnings(warnings_file.read_text(encoding="utf-8"), source) \
             if warnings_file.exists() else []  # from this compile or an earlier one: shown once per process
-        for message in remarks + _dangling_warnings(source):
+        for message in remarks + _dangling_warnings(source) + _aliased_shared_warnings(source):
             if message not in _warned:
                 _warned.add(message)
                 warnings.warn(f"kernel source {SOURCE_NAME}, {message}", KernelWarning, stacklevel=_user_level())

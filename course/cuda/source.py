@@ -523,6 +523,7 @@ class Source:
     constant_globals: set = field(default_factory=set)  # those of them that are __constant__ (read-only in kernels)
     host_code: list = field(default_factory=list)  # (spelling, line) of host code: main, cudaMalloc, <<<...>>>
     dangling: list = field(default_factory=list)  # (function, array, line): `return x;` of a local array x
+    aliased_shared: list = field(default_factory=list)  # (function, names, lines, types): 2+ extern __shared__
     aliases: dict = field(default_factory=dict)
     unsupported_of: dict = field(default_factory=dict)  # function → (spelling, line, what, instead)
     fiber_functions: set = field(default_factory=set)  # functions that reach a barrier or warp call
@@ -1115,7 +1116,7 @@ def parse(text: str, options=()) -> Source:
         kernels[f.name] = Kernel(f.name, tuple(params), f.line, stray or f.name in fiber_functions,
                                  unsupported_users.get(f.name), f.name, _constant(f.launch_bounds, constants))
 
-    dynamic_shared = []
+    dynamic_shared, dynamic_lines = [], {}
     for i, tok in enumerate(tokens):
         if tok.text == "static" and any(0 <= k < len(tokens) and tokens[k].text in ("__shared__", "__constant__")
                                         for k in (i - 1, i + 1)):
@@ -1145,7 +1146,17 @@ def parse(text: str, options=()) -> Source:
                 continue
             name = words[-1]
             dynamic_shared.append(name)
+            dynamic_lines.setdefault(name, (tok.line, " ".join(w for w in words[:-1] if w != "volatile")))
             replace(tok.start, tokens[end].end, f"static __cc_dynamic_shared<{' '.join(words[:-1])}> {name};")
+
+    # Two extern __shared__ arrays in one function both start at the start of the dynamic shared
+    # memory: `ys` overwrites `xs` (a learner's classic; nvcc says nothing).
+    aliased_shared = []
+    for f in functions:
+        used = sorted({n for n in dynamic_shared if n in bodies.get(f.name, ())}, key=lambda n: dynamic_lines[n][0])
+        if f.body and len(used) > 1:
+            aliased_shared.append((f.name, tuple(used), tuple(dynamic_lines[n][0] for n in used),
+                                   tuple(dynamic_lines[n][1] for n in used)))
 
     def rewritten(edits) -> tuple[str, list]:
         out, position, skipped = [], 0, []
@@ -1180,6 +1191,7 @@ def parse(text: str, options=()) -> Source:
         constant_globals=constant_variables,
         host_code=host_code,
         dangling=dangling,
+        aliased_shared=aliased_shared,
         global_arrays=global_arrays,
         aliases=aliases,
         unsupported_of=unsupported_users,
