@@ -697,6 +697,52 @@ extern "C" __global__ void quads(const float* a, float* out) {
     np.testing.assert_array_equal(out, x[1:17].reshape(4, 4).sum(axis=1))
 
 
+def test_a_pointer_to_rows_keeps_the_bounds_of_what_it_points_into():
+    """`const float (*m)[4] = (const float (*)[4])a;` reads a flat array as rows: m[i][j] is checked
+    against a's end (and a local array's), and rows of a __shared__ 2-D array work as in C."""
+    source = r"""
+extern "C" __global__ void rows(const float* a, float* out, int col) {
+    const float (*m)[4] = (const float (*)[4])a;
+    float (*o)[4] = reinterpret_cast<float (*)[4]>(out);
+    o[threadIdx.x][col] = m[threadIdx.x][col] + (*m)[col];  // ROWS
+}
+extern "C" __global__ void cube(const float* a, float* out) {
+    const float (*c)[3][4] = (const float (*)[3][4])a;
+    out[threadIdx.x] = c[1][threadIdx.x][0];  // CUBE
+}
+extern "C" __global__ void local_rows(float* out) {
+    float r[3][4] = {};
+    float (*p)[4] = r;
+    p[threadIdx.x][0] = 1.0f;  // LOCAL
+    out[threadIdx.x] = r[0][0];
+}
+extern "C" __global__ void shared_rows(const float* a, float* out) {
+    __shared__ float s[4][8];
+    float (*rows)[8] = s;
+    rows[threadIdx.x / 8][threadIdx.x % 8] = a[threadIdx.x];
+    __syncthreads();
+    out[threadIdx.x] = rows[3 - threadIdx.x / 8][threadIdx.x % 8];
+}"""
+    line = lambda marker: next(i for i, t in enumerate(source.split("\n"), 1) if t.endswith(f"// {marker}"))
+    module = cuda.RawModule(code=source, backend="cpu", sanitize=False)
+    a, out = np.arange(16, dtype=np.float32), np.zeros(16, np.float32)
+    module.get_function("rows")((1,), (4,), (a, out, 3))
+    np.testing.assert_array_equal(out.reshape(4, 4)[:, 3], a.reshape(4, 4)[:, 3] + 3)
+    with pytest.raises(cuda.KernelError, match=r"accessed a\[16\], but a has 16 elements") as info:
+        module.get_function("rows")((1,), (4,), (a, out, 4))  # thread 3's m[3][4] is one past a's end
+    assert info.value.line == line("ROWS") and info.value.thread == (3, 0, 0)
+    with pytest.raises(cuda.KernelError, match=r"accessed a\[24\], but a has 24 elements") as info:
+        module.get_function("cube")((1,), (4,), (np.arange(24, dtype=np.float32), out))  # c[1][3] is past the end
+    assert info.value.line == line("CUBE") and info.value.thread == (3, 0, 0)
+    with pytest.raises(cuda.KernelError, match=r"element 12 through a pointer made from the local array r \(declared "
+                                               r"at line \d+\), which holds 12 elements") as info:
+        module.get_function("local_rows")((1,), (4,), (out,))
+    assert info.value.line == line("LOCAL") and info.value.thread == (3, 0, 0)
+    out = np.zeros(32, np.float32)
+    cuda.RawKernel(source, "shared_rows", backend="cpu")((1,), (32,), (np.arange(32, dtype=np.float32), out))
+    np.testing.assert_array_equal(out.reshape(4, 8), np.arange(32).reshape(4, 8)[::-1])
+
+
 @pytest.mark.parametrize("sanitize", [False, True])
 def test_pointers_made_from_a_local_array_keep_its_bounds(sanitize):
     source = r"""
@@ -795,8 +841,8 @@ extern "C" __global__ void rows(float* out, int start) {
     assert info.value.line == line("ZOO")
     module.get_function("rows")((1,), (3,), (out, 0))
     np.testing.assert_array_equal(out[:3], [3, 5, 7])
-    with pytest.raises(cuda.KernelError, match=r"accessed element 6 through a pointer made from a local or "
-                                               r"__device__ array, which holds 6 elements") as info:
+    with pytest.raises(cuda.KernelError, match=r"accessed element 6 through a pointer made from the local array r "
+                                               r"\(declared at line \d+\), which holds 6 elements") as info:
         module.get_function("rows")((1,), (3,), (out, 1))  # &r[1][1] + 2 is past r's end
     assert info.value.line == line("ROWS") and info.value.thread == (2, 0, 0)
 

@@ -847,8 +847,9 @@ def _unnamed_array(source: Source, length: int) -> str:
     for number, text in enumerate(source.lines, 1):
         if "__shared__" in text or "extern" in text:
             continue
-        for match in re.finditer(rf"\b[A-Za-z_][\w:]*\s*\**\s+([A-Za-z_]\w*)\s*\[\s*{length}\s*\]\s*[;=,]", text):
-            found.setdefault(match.group(1), []).append(number)
+        for match in re.finditer(r"\b[A-Za-z_][\w:]*\s*\**\s+([A-Za-z_]\w*)\s*((?:\[\s*\d+\s*\]\s*)+)[;=,]", text):
+            if math.prod(int(n) for n in re.findall(r"\d+", match.group(2))) == length:  # r[12], or r[3][4]
+                found.setdefault(match.group(1), []).append(number)
     if len(found) == 1:
         (name, lines), = found.items()
         kind = "__device__ array" if "__device__" in source.lines[lines[0] - 1] else "local array"

@@ -1451,12 +1451,31 @@ struct __cc_ptr {
             __cc_out_of_bounds(array, (long long)index + i, (long long)count, (long long)__cc_size,
                                (const char*)p + i * (long long)__cc_size);
     }
-    template <class I, __CC_IF_INTEGER(I)>
-    __attribute__((always_inline)) typename __cc_access_type<T>::type operator[](I i) const {
+    template <class I, __CC_IF_INTEGER(I), class U = T>
+    __attribute__((always_inline)) auto operator[](I i) const
+        -> typename std::enable_if<!std::is_array<U>::value, typename __cc_access_type<U>::type>::type {
         check((long long)i);
         return __cc_element(p + i);
     }
-    __attribute__((always_inline)) typename __cc_access_type<T>::type operator*() const { check(0); return __cc_element(p); }
+    template <class U = T>
+    __attribute__((always_inline)) auto operator*() const
+        -> typename std::enable_if<!std::is_array<U>::value, typename __cc_access_type<U>::type>::type {
+        check(0);
+        return __cc_element(p);
+    }
+    // A pointer to rows, `float (*m)[4]`: m[i] is row i, a checked pointer to its first element
+    // with the whole array's bounds (counted in elements), so that m[i][j] is checked where it lands.
+    typedef typename std::remove_extent<T>::type __cc_row_item;
+    template <class I, __CC_IF_INTEGER(I), class U = T>
+    __attribute__((always_inline)) auto operator[](I i) const
+        -> typename std::enable_if<std::is_array<U>::value, __cc_ptr<__cc_row_item>>::type {
+        constexpr size_t n = std::extent<U>::value;
+        if (count == SIZE_MAX) return __cc_ptr<__cc_row_item>((__cc_row_item*)(p + i), __CC_UNCHECKED, SIZE_MAX, nullptr);
+        return __cc_ptr<__cc_row_item>((__cc_row_item*)(p + i), (index + (size_t)(long long)i) * n, count * n, array);
+    }
+    template <class U = T>
+    __attribute__((always_inline)) auto operator*() const
+        -> typename std::enable_if<std::is_array<U>::value, __cc_ptr<__cc_row_item>>::type { return (*this)[0]; }
     __attribute__((always_inline)) T* operator->() const { check(0); return p; }
 
     // Handing the pointer to plain C code gives up the check.

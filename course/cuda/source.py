@@ -1621,6 +1621,14 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
             while j < b and tokens[j].text in ("const", "volatile"):
                 words.append(tokens[j].text)
                 j += 1
+            rows = _row_extents(tokens, j + 3, b) if type_text and j + 3 < b and tokens[j].text == "(" \
+                and tokens[j + 1].text == "*" and tokens[j + 2].text == ")" else None
+            if rows and rows[1] + 1 < b and tokens[rows[1]].text == ")" and (
+                    tokens[rows[1] + 1].kind in ("ident", "number") or tokens[rows[1] + 1].text in _CAST_OPERAND):
+                quals = " ".join(w for w in words if w in ("const", "volatile"))  # (const float (*)[4])a
+                replace(tokens[i].start, tokens[rows[1]].end, f"(__cc_ptr<{quals + ' ' if quals else ''}{type_text}{rows[0]}>)")
+                i = rows[1] + 1
+                continue
             if (type_text and j + 2 < b and tokens[j].text == "*" and tokens[j + 1].text == ")"
                     and (tokens[j + 2].kind in ("ident", "number") or tokens[j + 2].text in _CAST_OPERAND)):
                 quals = " ".join(w for w in words if w in ("const", "volatile"))
@@ -1645,6 +1653,16 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
             while j < b and tokens[j].text in ("const", "volatile"):
                 words.append(tokens[j].text)
                 j += 1
+            # A pointer to rows `const float (*m)[4] = (const float (*)[4])a;`: a checked pointer whose
+            # m[i] is a checked pointer to row i (so m[i][j] keeps the allocation's bounds).
+            extents = _row_extents(tokens, j + 4, b) if j + 4 < b and tokens[j].text == "(" \
+                and tokens[j + 1].text == "*" and tokens[j + 2].kind == "ident" and tokens[j + 3].text == ")" else None
+            if extents and tokens[extents[1]].text in ("=", ";"):
+                quals = " ".join(w for w in words if w in ("const", "volatile"))
+                replace(tokens[i].start, tokens[extents[1] - 1].end,
+                        f"__cc_ptr<{quals + ' ' if quals else ''}{type_text}{extents[0]}> {tokens[j + 2].text}")
+                i = extents[1]
+                continue
             if j + 1 < b and tokens[j].text == "*":
                 k = j + 1
                 const_pointer = False
@@ -1683,6 +1701,19 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
             if tokens[q].text in local_arrays and q + 1 < b and (
                     tokens[q + 1].text in (";", "+", "-") and not address or tokens[q + 1].text == "[" and address):
                 dangling.append((f.name, tokens[q].text, tokens[r].line))
+
+
+def _row_extents(tokens: list[Token], at: int, end: int) -> tuple[str, int] | None:
+    """The extents `[4]`, `[N][M]` from token `at` (a pointer to rows' declarator or cast), as text,
+    and the index of the token after them; None if there are none."""
+    text, k = "", at
+    while k < end and tokens[k].text == "[":
+        close = _matching(tokens, k)
+        if close <= k + 1 or close >= end:
+            return None
+        text += "[" + " ".join(t.text for t in tokens[k + 1:close]) + "]"
+        k = close + 1
+    return (text, k) if text else None
 
 
 _ASSIGNMENTS = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}
