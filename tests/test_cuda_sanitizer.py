@@ -953,6 +953,7 @@ __device__ float total;
 struct Stats { int count; float sum; };
 __device__ Stats stats;
 __device__ unsigned int retired = 0;
+__device__ const int ROWS = 32;                       // a const one sizes arrays: it stays a constant
 extern "C" __global__ void add_all(const float* x, int n, int atomic) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -971,7 +972,7 @@ extern "C" __global__ void zero_then_add(const float* x, int n) {
     if (i < n) atomicAdd(&total, x[i]);
 }
 extern "C" __global__ void last_block_sums(const float* x, float* partial, int n) {
-    __shared__ float s[32];
+    __shared__ float s[ROWS];
     __shared__ bool last;
     unsigned t = threadIdx.x, i = blockIdx.x * blockDim.x + t;
     s[t] = i < n ? x[i] : 0.0f;

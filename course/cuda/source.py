@@ -916,6 +916,7 @@ def parse(text: str, options=()) -> Source:
     functions: list[_Function] = []
     global_variables: dict[str, int] = {}
     constant_variables: set[str] = set()
+    read_only_variables: set[str] = set()  # `__device__ const int N = 4;`: no stores to note
     array_candidates: list[tuple[int, int]] = []  # (name token, 2 __constant__ / 3 __device__) of file-scope arrays
     for i, tok in enumerate(tokens):
         if tok.kind != "ident" or tok.text not in ("__global__", "__device__", "__constant__", "__managed__"):
@@ -953,6 +954,8 @@ def parse(text: str, options=()) -> Source:
                     k -= 1
                 if not any(t.text == "(" for t in tokens[k + 1:i]):  # not inside a parameter list
                     global_variables.setdefault(tokens[j - 1].text, tokens[j - 1].line)
+                    if any(t.text in ("const", "constexpr") for t in tokens[k + 1:j - 1]):
+                        read_only_variables.add(tokens[j - 1].text)  # (sizes: `__shared__ float s[N];`)
                     if tok.text == "__constant__":
                         constant_variables.add(tokens[j - 1].text)
                     if tokens[j].text == "[" and j + 1 < len(tokens) and tokens[j + 1].text != "]":
@@ -1092,7 +1095,7 @@ def parse(text: str, options=()) -> Source:
             _rewrite_body(tokens, f, known_types | set(f.template), replace, global_arrays, type_bodies, dangling,
                           member_arrays)
             _note_accesses(tokens, f, replace, references, known_types | set(f.template),
-                           set(global_variables) - global_arrays - constant_variables)
+                           set(global_variables) - global_arrays - constant_variables - read_only_variables)
             _note_branches(tokens, f, branch_notes)
         if not f.is_global:
             continue
