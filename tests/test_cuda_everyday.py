@@ -194,6 +194,29 @@ def test_volatile_shared_memory_and_template_helpers(backend):
     assert int(cuda.asnumpy(out)[0]) == x.sum()
 
 
+CONST_TEMPLATES = r"""
+template <class T> __device__ T total(const T* x, int n) { T s = 0; for (int i = 0; i < n; i++) s += x[i]; return s; }
+template <typename T> __device__ void shifted(const T* in, T* out, int n, T by) { for (int i = 0; i < n; i++) out[i] = in[i] + by; }
+template <class T> __device__ T scaled(T a, const T* x, int i) { return a * x[i]; }
+
+extern "C" __global__ void helpers(const float* x, float* out, int n) {
+    if (threadIdx.x != 0) return;
+    out[0] = total(x, n);                             // a const argument: T is float, so `T s` is a variable
+    shifted(x, out + 1, 2, 10.0f);                    // const in, T* out, T by: one T
+    out[3] = scaled(2.0f, x, 3) + total(out + 1, 2);  // and a non-const argument for const T*
+}
+"""
+
+
+def test_template_helpers_that_take_const_pointers(backend):
+    """`template <class T> T total(const T* x, int n) { T s = 0; ... }` called with a `const float*`
+    deduces T = float (not const float), as nvcc does; non-const arguments work too."""
+    x = np.arange(4, dtype=np.float32)
+    out = on(backend, np.zeros(4, np.float32))
+    cuda.RawKernel(CONST_TEMPLATES, "helpers", backend=backend)((1,), (32,), (on(backend, x), out, 4))
+    np.testing.assert_array_equal(cuda.asnumpy(out), [6, 10, 11, 2 * 3 + 21])
+
+
 ARCH = r"""
 #if __CUDA_ARCH__ >= 800
 #define WHO 80

@@ -1288,6 +1288,8 @@ __attribute__((always_inline)) static inline bool __cc_branch(const C& condition
 }
 
 template <class T> static inline const T& __cc_val(const T& v) { return v; }
+// A template __device__ function's `const T*` parameter deduces __cc_T_T (source.py): T is this.
+template <class T> using __cc_unconst = typename std::remove_const<T>::type;
 template <class T> using __cc_value_t = typename std::remove_cv<typename std::remove_reference<T>::type>::type;
 
 // source.py wraps every access in a kernel's body: __cc_r(s[i]) for a read, __cc_w(s[i]) = v

@@ -502,6 +502,7 @@ class _Function:
     body: tuple[int, int] | None  # token indices of `{` and `}`
     returns_void: bool
     launch_bounds: str = ""  # the first argument of __launch_bounds__(...), as written
+    template_angles: tuple[int, int] | None = None  # token indices of the template header's `<` and `>`
 
 
 @dataclass
@@ -980,7 +981,7 @@ def parse(text: str, options=()) -> Source:
                     continue
             k -= 1
         start = k + 1
-        template, kinds = [], []
+        template, kinds, close_angle = [], [], -1
         if tokens[start].text == "template":
             close_angle = _matching_angle(tokens, start + 1)
             template, kinds, _ = _template_params(tokens, close_angle + 1)
@@ -988,7 +989,8 @@ def parse(text: str, options=()) -> Source:
         extern_c = inside_extern_c[i] or any(a == "extern" and b == '"C"' for a, b in zip(prefix, prefix[1:]))
         raws = [r for r in (_parse_param(p, text) for p in _split_commas(tokens[j + 1: close])) if r is not None]
         functions.append(_Function(name_tok.text, tok.text == "__global__" or "__global__" in prefix, extern_c,
-                                   name_tok.line, template, kinds, raws, span, "void" in prefix, bounds))
+                                   name_tok.line, template, kinds, raws, span, "void" in prefix, bounds,
+                                   (start + 1, close_angle) if template else None))
 
     _check_struct_members(tokens, functions, aliases, replace)
 
@@ -1083,12 +1085,32 @@ def parse(text: str, options=()) -> Source:
     for f in functions:
         # Checked pointers for every T* parameter. A parameter whose element type is a template
         # parameter drops its `const`, so that deduction from a checked pointer still works.
+        # In a __device__ function, `template <class T> T sum(const T* x, ...)` becomes
+        # `template <class __cc_T_T, class T = __cc_unconst<__cc_T_T>> T sum(__cc_ptr<__cc_T_T> x, ...)`:
+        # a const argument deduces __cc_T_T = const float, and T, the type the body and the other
+        # parameters use, is float (`T s = 0; s += x[i];`, `T* out`, `T init` all as written).
+        deconst = {}
+        if f.template_angles and not f.is_global and sum(g.name == f.name for g in functions) == 1:  # (no prototype)
+            for raw in f.raws:
+                if raw.stars == 1 and not raw.complex and raw.const_elements and len(raw.words) == 1 \
+                        and raw.words[0] in f.template \
+                        and f.template_kinds[f.template.index(raw.words[0])] == "type":
+                    deconst[raw.words[0]] = f"__cc_{raw.words[0]}_{raw.words[0]}"
+            opening, closing = f.template_angles
+            for q in range(opening + 1, closing):
+                if tokens[q].text in deconst and tokens[q - 1].text in ("class", "typename"):
+                    replace(tokens[q].start, tokens[q].end, deconst[tokens[q].text])
+            if deconst:
+                replace(tokens[closing].start, tokens[closing].start, "".join(
+                    f", class {name} = __cc_unconst<{renamed}>" for name, renamed in deconst.items()))
         for raw in f.raws:
             if raw.stars == 1 and not raw.complex and _resolve(raw.words, aliases) != ["void"]:
                 dependent = any(w in f.template for w in raw.words)
                 const = raw.const_elements and not dependent
                 element = ("const " if const else "") + ("volatile " if raw.volatile else "")
-                new = f"{'const ' if raw.const_pointer else ''}__cc_ptr<{element}{' '.join(raw.words)}> " \
+                words = [deconst.get(raw.words[0], raw.words[0])] if raw.const_elements and dependent \
+                    and len(raw.words) == 1 else raw.words
+                new = f"{'const ' if raw.const_pointer else ''}__cc_ptr<{element}{' '.join(words)}> " \
                       f"{raw.name or ''}{' ' + raw.default if raw.default else ''}"
                 replace(raw.start, raw.end, new)
         if f.body:
