@@ -992,6 +992,35 @@ extern "C" __global__ void last_block_sums(const float* x, float* partial, int n
 """
 
 
+FILE_SCOPE_SHARED = r"""
+__shared__ float cache[64];                           // at file scope: still one array per block
+__device__ float neighbour(int t) { return cache[(t + 1) % blockDim.x]; }
+extern "C" __global__ void rotate(const float* x, float* out, int barrier) {
+    int t = threadIdx.x, i = blockIdx.x * blockDim.x + t;
+    cache[t] = x[i];
+    if (barrier) __syncthreads();
+    out[i] = neighbour(t);                            // NEIGHBOUR
+}
+extern "C" __global__ void past_end(float* out) { cache[threadIdx.x + 1] = 1.0f; out[threadIdx.x] = 0.0f; }  // PAST
+"""
+
+
+def test_a_file_scope_shared_array_is_one_per_block_and_fully_checked():
+    x = np.arange(256, dtype=np.float32)
+    for sanitize in (False, True):  # blocks on every worker (plain), and the sanitizer's one
+        out = np.zeros(256, np.float32)
+        kernel("rotate", FILE_SCOPE_SHARED, sanitize=sanitize)((4,), (64,), (x, out, 1))
+        np.testing.assert_array_equal(out.reshape(4, 64), np.roll(x.reshape(4, 64), -1, axis=1))
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory cache\[1\]: thread \(0, 0, 0\) read it at "
+                                               r"line 3 before thread \(1, 0, 0\) wrote it at line 6") as info:
+        kernel("rotate", FILE_SCOPE_SHARED)((1,), (64,), (x, np.zeros(256, np.float32), 0))  # (read in neighbour())
+    assert "and before thread (0, 0, 0) reads it at line 3, where every thread" in str(info.value)
+    with pytest.raises(cuda.KernelError, match=r"accessed cache\[64\], but that dimension of the __shared__ array cache "
+                                               r"has 64 elements") as info:
+        kernel("past_end", FILE_SCOPE_SHARED, sanitize=False)((1,), (64,), (np.zeros(64, np.float32),))
+    assert info.value.line == line_of("PAST", FILE_SCOPE_SHARED) and info.value.thread == (63, 0, 0)
+
+
 def test_device_variables_get_the_global_race_checks():
     """A `__device__` variable is global memory: `total += x[i]` in every thread loses updates, an atomic
     count beside a plain sum is caught per member, and NVIDIA's last-block ticket, reset by the thread

@@ -1081,7 +1081,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             place = (f"between line {line}, where thread {thread} writes `{element}`, and line {other_line}, where "
                      f"thread {other} reads it" if line < other_line else
                      f"after line {line}, where thread {thread} writes `{element}`, and before thread {other} reads "
-                     f"it at line {other_line} (at the end of the loop's body, if both are in one loop)")
+                     f"it at line {other_line}" + (" (at the end of the loop's body)" if _in_one_loop(
+                         source.text, other_line, line) else ""))
         elif other_line and line:
             place = (f"between line {other_line}, where thread {other} {verbs.get(fault.other_op, ('uses',))[0]} "
                      f"`{element}`, and line {line}, where thread {thread} {second} it")

@@ -1012,6 +1012,25 @@ def parse(text: str, options=()) -> Source:
                     f'; static const auto {name} = __cc_make_view(__cc_raw_{name}, "{name}", {kind});')
             global_arrays.add(name)
 
+    # `__shared__ float cache[64];` at file scope: one per block, as a __shared__ array in a function
+    # is. Each function that uses it makes the checked view (poisoned once per block) as it starts.
+    file_shared: list[str] = []
+    for at, tok in enumerate(tokens):
+        if tok.text != "__shared__" or (at > 0 and tokens[at - 1].text == "extern") \
+                or any(f.body and f.body[0] < at < f.body[1] for f in functions):
+            continue
+        end = at + 1
+        while end < len(tokens) and tokens[end].kind == "ident" and tokens[end + 1].kind == "ident":
+            end += 1
+        if end + 1 < len(tokens) and tokens[end].kind == "ident" and tokens[end + 1].text == "[":
+            close = end + 1
+            while close < len(tokens) and tokens[close].text == "[":
+                close = _matching(tokens, close) + 1
+            if close < len(tokens) and tokens[close].text == ";":
+                replace(tokens[end].start, tokens[end].end, f"__cc_raw_{tokens[end].text}")
+                file_shared.append(tokens[end].text)
+                global_arrays.add(tokens[end].text)
+
     # Per function: its identifiers (to follow calls), what it uses that the CPU cannot run.
     bodies: dict[str, set[str]] = {}
     unsupported_of: dict[str, tuple] = {}
@@ -1114,6 +1133,10 @@ def parse(text: str, options=()) -> Source:
                       f"{raw.name or ''}{' ' + raw.default if raw.default else ''}"
                 replace(raw.start, raw.end, new)
         if f.body:
+            used = [n for n in file_shared if n in bodies.get(f.name, ())]
+            if used:
+                replace(tokens[f.body[0]].end, tokens[f.body[0]].end, "".join(
+                    f' auto {n} = __cc_make_view(__cc_raw_{n}, "{n}", 1);' for n in used))
             _rewrite_body(tokens, f, known_types | set(f.template), replace, global_arrays, type_bodies, dangling,
                           member_arrays)
             _note_accesses(tokens, f, replace, references, known_types | set(f.template),
