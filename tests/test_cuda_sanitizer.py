@@ -1002,6 +1002,12 @@ extern "C" __global__ void rotate(const float* x, float* out, int barrier) {
     out[i] = neighbour(t);                            // NEIGHBOUR
 }
 extern "C" __global__ void past_end(float* out) { cache[threadIdx.x + 1] = 1.0f; out[threadIdx.x] = 0.0f; }  // PAST
+__shared__ int seen;
+extern "C" __global__ void count_unset(float* out) {
+    atomicAdd(&seen, 1);                              // SEEN: no thread set it to 0 first
+    __syncthreads();
+    out[threadIdx.x] = seen;
+}
 """
 
 
@@ -1019,6 +1025,10 @@ def test_a_file_scope_shared_array_is_one_per_block_and_fully_checked():
                                                r"has 64 elements") as info:
         kernel("past_end", FILE_SCOPE_SHARED, sanitize=False)((1,), (64,), (np.zeros(64, np.float32),))
     assert info.value.line == line_of("PAST", FILE_SCOPE_SHARED) and info.value.thread == (63, 0, 0)
+    with pytest.raises(cuda.KernelError, match=r"reads shared memory seen, which no thread of block \(0, 0, 0\) has "
+                                               r"written in this launch") as info:
+        kernel("count_unset", FILE_SCOPE_SHARED)((1,), (32,), (np.zeros(32, np.float32),))
+    assert info.value.line == line_of("SEEN", FILE_SCOPE_SHARED)
 
 
 def test_device_variables_get_the_global_race_checks():

@@ -1015,6 +1015,7 @@ def parse(text: str, options=()) -> Source:
     # `__shared__ float cache[64];` at file scope: one per block, as a __shared__ array in a function
     # is. Each function that uses it makes the checked view (poisoned once per block) as it starts.
     file_shared: list[str] = []
+    file_shared_scalars: list[str] = []
     for at, tok in enumerate(tokens):
         if tok.text != "__shared__" or (at > 0 and tokens[at - 1].text == "extern") \
                 or any(f.body and f.body[0] < at < f.body[1] for f in functions):
@@ -1030,6 +1031,8 @@ def parse(text: str, options=()) -> Source:
                 replace(tokens[end].start, tokens[end].end, f"__cc_raw_{tokens[end].text}")
                 file_shared.append(tokens[end].text)
                 global_arrays.add(tokens[end].text)
+        elif _shared_scalar_at(tokens, at, len(tokens)):  # `__shared__ int count;`: poisoned and noted per block
+            file_shared_scalars.append(_shared_scalar_at(tokens, at, len(tokens)))
 
     # Per function: its identifiers (to follow calls), what it uses that the CPU cannot run.
     bodies: dict[str, set[str]] = {}
@@ -1134,13 +1137,16 @@ def parse(text: str, options=()) -> Source:
                 replace(raw.start, raw.end, new)
         if f.body:
             used = [n for n in file_shared if n in bodies.get(f.name, ())]
-            if used:
+            scalars = [n for n in file_shared_scalars if n in bodies.get(f.name, ())]
+            if used or scalars:
                 replace(tokens[f.body[0]].end, tokens[f.body[0]].end, "".join(
-                    f' auto {n} = __cc_make_view(__cc_raw_{n}, "{n}", 1);' for n in used))
+                    [f' auto {n} = __cc_make_view(__cc_raw_{n}, "{n}", 1);' for n in used]
+                    + [f' __cc_shared_scalar((void*)&{n}, sizeof {n}, "{n}");' for n in scalars]))
             _rewrite_body(tokens, f, known_types | set(f.template), replace, global_arrays, type_bodies, dangling,
                           member_arrays)
             _note_accesses(tokens, f, replace, references, known_types | set(f.template),
-                           set(global_variables) - global_arrays - constant_variables - read_only_variables)
+                           set(global_variables) - global_arrays - constant_variables - read_only_variables
+                           | set(file_shared_scalars))
             _note_branches(tokens, f, branch_notes)
         if not f.is_global:
             continue
@@ -1907,15 +1913,15 @@ def _reference_uses(tokens: list[Token], f: _Function, references: dict, types: 
 
 
 def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict, types: set,
-                   device_scalars: set = frozenset()) -> None:
+                   named_scalars: set = frozenset()) -> None:
     """Wrap each memory access of a body: `s[i]` → `__cc_r(s[i])`, `s[i] = v` → `__cc_w(s[i]) = v`,
     `s[i] += v` → `__cc_rw(s[i]) += v`, and the same for `*p`, `p->x`, the uses of a reference
-    (`dst = v` → `__cc_w(dst) = v`) and of a __device__ variable that is not an array
-    (`total += x`, `st.count = 0`: `device_scalars`). The wrappers cost nothing in a plain build
-    and feed the sanitizer in a sanitized one."""
+    (`dst = v` → `__cc_w(dst) = v`) and of a __device__ variable or file-scope __shared__ one that
+    is not an array (`total += x`, `st.count = 0`: `named_scalars`). The wrappers cost nothing in a
+    plain build and feed the sanitizer in a sanitized one."""
     a, b = f.body
     scalars = {name for i in range(a + 1, b) if (name := _shared_scalar_at(tokens, i, b))}  # __shared__ int n;
-    scalars |= device_scalars
+    scalars |= named_scalars
     refs, declaring, bound = _reference_uses(tokens, f, references, types)
     quiet = set()  # inside assert(...): its text is the message, keep it as written
     for i in range(a + 1, b):
