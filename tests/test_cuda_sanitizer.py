@@ -1031,6 +1031,21 @@ def test_a_file_scope_shared_array_is_one_per_block_and_fully_checked():
     assert info.value.line == line_of("SEEN", FILE_SCOPE_SHARED)
 
 
+def test_a_block_that_waits_for_a_later_block_is_told_why_it_never_ends():
+    """Blocks run one at a time under the sanitizer (and in no promised order on a GPU): block 0
+    spinning on a flag that block 1 sets never sees it."""
+    source = r"""
+__device__ volatile int ready = 0;
+extern "C" __global__ void wait_for_next(float* out) {
+    if (blockIdx.x == 0) { while (ready == 0) { } out[0] = 1.0f; }
+    else if (threadIdx.x == 0) ready = 1;
+}"""
+    with pytest.raises(cuda.KernelError, match=r"time limit of 0\.5 s") as info:
+        kernel("wait_for_next", source, time_limit=0.5)((2,), (32,), (np.zeros(1, np.float32),))
+    assert "If a block waits in a loop for a flag or a count that another block sets" in str(info.value)
+    assert info.value.block == (0, 0, 0)
+
+
 def test_device_variables_get_the_global_race_checks():
     """A `__device__` variable is global memory: `total += x[i]` in every thread loses updates, an atomic
     count beside a plain sum is caught per member, and NVIDIA's last-block ticket, reset by the thread

@@ -1027,6 +1027,12 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         what = f"ran longer than its time limit of {time_limit:g} s"
         hint = ("An endless loop? Check that the loop's condition changes. If the kernel is just slow "
                 "on the CPU, launch it on less data or raise the limit: RawKernel(..., time_limit=60).")
+        if re.search(r"\b(while|for)\b", source.text) and re.search(r"\bvolatile\b|\batomic\w+\s*\(", source.text):
+            # spinning on a flag or a counter: another block's, perhaps
+            hint += (" If a block waits in a loop for a flag or a count that another block sets: blocks run one at "
+                     "a time here when the sanitizer is on, and a GPU promises no order between blocks either, so "
+                     "the wait may never end. Split the work into two launches, or let the last block to finish "
+                     "do it (an atomic ticket, as in NVIDIA's threadFenceReduction).")
     elif kind == STACK_OVERFLOW:
         what = "ran out of stack" + (" (here each thread of a kernel with barriers has 64 KiB of stack; a GPU "
                                      "allows up to 512 KiB of local memory per thread)" if kernel.uses_barriers else "")
