@@ -194,27 +194,48 @@ def test_volatile_shared_memory_and_template_helpers(backend):
     assert int(cuda.asnumpy(out)[0]) == x.sum()
 
 
-CONST_TEMPLATES = r"""
+TEMPLATE_HELPERS = r"""
 template <class T> __device__ T total(const T* x, int n) { T s = 0; for (int i = 0; i < n; i++) s += x[i]; return s; }
 template <typename T> __device__ void shifted(const T* in, T* out, int n, T by) { for (int i = 0; i < n; i++) out[i] = in[i] + by; }
 template <class T> __device__ T scaled(T a, const T* x, int i) { return a * x[i]; }
+template <class T, int N> __device__ T first_n(const T* x) { T s = 0; for (int i = 0; i < N; i++) s += x[i]; return s; }
+template <typename T> __device__ void fold(volatile T* s, int t) { if (t < 16) s[t] += s[t + 16]; }
 
 extern "C" __global__ void helpers(const float* x, float* out, int n) {
-    if (threadIdx.x != 0) return;
+    __shared__ float tile[32];
+    extern __shared__ float dynamic[];
+    float local[4] = {1, 2, 3, 4};
+    int t = threadIdx.x;
+    tile[t] = x[t % n];
+    dynamic[t] = 1.0f;
+    __syncthreads();
+    fold(dynamic, t);                                 // volatile T* from extern __shared__ memory
+    __syncthreads();
+    if (t != 0) return;
     out[0] = total(x, n);                             // a const argument: T is float, so `T s` is a variable
     shifted(x, out + 1, 2, 10.0f);                    // const in, T* out, T by: one T
     out[3] = scaled(2.0f, x, 3) + total(out + 1, 2);  // and a non-const argument for const T*
+    out[4] = total(tile, 32) + total(local, 4);       // a __shared__ array, a local array
+    out[5] = first_n<float, 3>(x) + dynamic[0];       // explicit template arguments, a const argument
 }
 """
 
 
-def test_template_helpers_that_take_const_pointers(backend):
-    """`template <class T> T total(const T* x, int n) { T s = 0; ... }` called with a `const float*`
-    deduces T = float (not const float), as nvcc does; non-const arguments work too."""
+def test_template_helpers_take_any_pointer_and_deduce_t_without_const(backend):
+    """`template <class T> T total(const T* x, int n) { T s = 0; ... }` called with a `const float*`,
+    a __shared__, local or extern __shared__ array, or with explicit template arguments: T is float,
+    as nvcc deduces it."""
     x = np.arange(4, dtype=np.float32)
-    out = on(backend, np.zeros(4, np.float32))
-    cuda.RawKernel(CONST_TEMPLATES, "helpers", backend=backend)((1,), (32,), (on(backend, x), out, 4))
-    np.testing.assert_array_equal(cuda.asnumpy(out), [6, 10, 11, 2 * 3 + 21])
+    out = on(backend, np.zeros(6, np.float32))
+    cuda.RawKernel(TEMPLATE_HELPERS, "helpers", backend=backend)((1,), (32,), (on(backend, x), out, 4),
+                                                                shared_mem=32 * 4)
+    np.testing.assert_array_equal(cuda.asnumpy(out), [6, 10, 11, 2 * 3 + 21, 8 * 6 + 10, 3 + 2])
+    if backend == "cpu":  # a const array for a T* parameter does not compile, as with nvcc, and says why
+        source = TEMPLATE_HELPERS + "template <class T> __device__ void zero(T* s) { s[0] = 0; }\n" \
+            'extern "C" __global__ void writes_const(const float* x) { zero(x); }\n'
+        with pytest.raises(cuda.CompileError, match=r"a const array \(or const pointer\) passed for a T\* parameter\? "
+                                                    r"Declare it const T\*"):
+            cuda.RawKernel(source, "writes_const", backend="cpu").compile()
 
 
 ARCH = r"""

@@ -25,7 +25,8 @@ What the CPU backend runs (it emulates an sm_80 GPU: ``__CUDA_ARCH__`` is 800):
 
 - everyday CUDA C: ``<cfloat>``, ``<climits>``, ``<cstdint>``, ``<math_constants.h>``,
   typedefs and ``-D`` types as parameters, structs by value (NumPy structured scalars),
-  Fortran-ordered arrays as raw memory, ``float4`` and other casts, templates;
+  Fortran-ordered arrays as raw memory, ``float4`` and other casts, templates (a template
+  helper's ``const T*`` or ``volatile T*`` parameter takes any array and deduces ``T`` as nvcc does);
 - warp-level programming with real warp semantics: ``__shfl*_sync`` (with width), votes,
   ``__activemask``, ``__syncwarp``, ``__reduce_*_sync``, ``__match_*_sync``, and cooperative
   groups (``this_thread_block``, ``tiled_partition``, tile shuffles and votes, ``cg::reduce``);
@@ -37,7 +38,7 @@ It refuses (only the kernels that use them, saying what to do instead) inline PT
 launches from a kernel, grid-wide sync, tensor-core (WMMA) code, and cuRAND, CUB and Thrust.
 
 A buggy kernel raises ``KernelError`` naming the kernel, block, thread and line: out-of-bounds
-accesses of argument, ``__shared__``, local and file-scope ``__constant__``/``__device__`` arrays,
+accesses of argument, ``__shared__``, local and file-scope ``__constant__``/``__device__``/``__shared__`` arrays,
 of array members of structs (``acc.v[i]``) and of blocks from ``malloc``/``new`` in the kernel (also through pointers made from them, casts,
 ``float4`` views and ``memcpy``/``memset``), a vector load from a misaligned address, ``free`` or
 ``delete`` of a pointer no ``malloc``/``new`` returned or of a block freed already, a

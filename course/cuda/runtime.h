@@ -1288,8 +1288,7 @@ __attribute__((always_inline)) static inline bool __cc_branch(const C& condition
 }
 
 template <class T> static inline const T& __cc_val(const T& v) { return v; }
-// A template __device__ function's `const T*` parameter deduces __cc_T_T (source.py): T is this.
-template <class T> using __cc_unconst = typename std::remove_const<T>::type;
+
 template <class T> using __cc_value_t = typename std::remove_cv<typename std::remove_reference<T>::type>::type;
 
 // source.py wraps every access in a kernel's body: __cc_r(s[i]) for a read, __cc_w(s[i]) = v
@@ -1505,6 +1504,38 @@ struct __cc_ptr {
 
 template <class I, class T, __CC_IF_INTEGER(I)>
 static inline __cc_ptr<T> operator+(I i, const __cc_ptr<T>& q) { return q + i; }
+
+// A template __device__ function's `T* x` parameter (source.py): any pointer-like argument, its
+// element type without const or volatile as T (unless the call gave T), and a checked pointer.
+struct __cc_auto;
+template <class P> struct __cc_element_of { typedef P type; };
+template <class U> struct __cc_element_of<U*> { typedef U type; };
+template <class U> struct __cc_element_of<__cc_ptr<U>> { typedef U type; };
+template <class U> struct __cc_element_of<__cc_view<U>> { typedef U type; };
+template <class U> struct __cc_element_of<__cc_dynamic_shared<U>> { typedef U type; };
+template <class Given, class P>
+using __cc_pick = typename std::conditional<std::is_same<Given, __cc_auto>::value,
+    typename std::remove_cv<typename __cc_element_of<typename std::remove_cv<P>::type>::type>::type, Given>::type;
+#define __CC_POINTER_FITS(U, V) \
+    static_assert(std::is_convertible<U*, V*>::value, "this argument does not convert to the template function's " \
+                  "pointer parameter: a const array (or const pointer) passed for a T* parameter? Declare it const T*")
+template <class V, class U> static inline __cc_ptr<V> __cc_pointer_from(const __cc_ptr<U>& p) {
+    __CC_POINTER_FITS(U, V);
+    return p;
+}
+template <class V, class U> static inline __cc_ptr<V> __cc_pointer_from(U* raw) {
+    __CC_POINTER_FITS(U, V);
+    return __cc_ptr<V>(raw);
+}
+template <class V, class U> static inline __cc_ptr<V> __cc_pointer_from(const __cc_view<U>& v) {
+    __CC_POINTER_FITS(U, V);
+    return v.ptr();
+}
+template <class V, class U> static inline __cc_ptr<V> __cc_pointer_from(const __cc_dynamic_shared<U>& d) {
+    __CC_POINTER_FITS(U, V);
+    return d.get();
+}
+#undef __CC_POINTER_FITS
 
 // reinterpret_cast<float4*>(x), const_cast<float*>(x) and static_cast<float*>(v) keep x's bounds
 // (counted in the new element type) when x is a checked pointer, a __shared__ or local array,

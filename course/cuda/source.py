@@ -1107,32 +1107,47 @@ def parse(text: str, options=()) -> Source:
     for f in functions:
         # Checked pointers for every T* parameter. A parameter whose element type is a template
         # parameter drops its `const`, so that deduction from a checked pointer still works.
-        # In a __device__ function, `template <class T> T sum(const T* x, ...)` becomes
-        # `template <class __cc_T_T, class T = __cc_unconst<__cc_T_T>> T sum(__cc_ptr<__cc_T_T> x, ...)`:
-        # a const argument deduces __cc_T_T = const float, and T, the type the body and the other
-        # parameters use, is float (`T s = 0; s += x[i];`, `T* out`, `T init` all as written).
-        deconst = {}
-        if f.template_angles and not f.is_global and sum(g.name == f.name for g in functions) == 1:  # (no prototype)
-            for raw in f.raws:
-                if raw.stars == 1 and not raw.complex and raw.const_elements and len(raw.words) == 1 \
-                        and raw.words[0] in f.template \
+        # A template __device__ function's `[const] [volatile] T* x` parameters take any pointer-like
+        # argument (a checked pointer, a __shared__ or local array, extern __shared__ memory, a raw
+        # pointer) and deduce T from it as nvcc does, without its const: `template <class T> T
+        # sum(const T* x, int n)` becomes `template <class __cc_given_T = __cc_auto, class __cc_P0,
+        # class T = __cc_pick<__cc_given_T, __cc_P0>> T sum(__cc_P0 __cc_a_x, int n)`, and the body
+        # starts with `__cc_ptr<const T> x = __cc_pointer_from<const T>(__cc_a_x);`. An explicit
+        # `sum<float>(x)` gives T, which the argument then need not match exactly (a const one).
+        generic = {}  # parameter position → (the parameter's type name, T)
+        if f.template_angles and not f.is_global and f.body and sum(g.name == f.name for g in functions) == 1 \
+                and not any(t.text == "..." for t in tokens[f.template_angles[0]:f.template_angles[1]]):
+            for position, raw in enumerate(f.raws):
+                if raw.stars == 1 and not raw.complex and not raw.reference and raw.name and not raw.default \
+                        and len(raw.words) == 1 and raw.words[0] in f.template \
                         and f.template_kinds[f.template.index(raw.words[0])] == "type":
-                    deconst[raw.words[0]] = f"__cc_{raw.words[0]}_{raw.words[0]}"
+                    generic[position] = (f"__cc_P{position}", raw.words[0])
+        if generic:
             opening, closing = f.template_angles
+            elements = list(dict.fromkeys(t for _, t in generic.values()))
             for q in range(opening + 1, closing):
-                if tokens[q].text in deconst and tokens[q - 1].text in ("class", "typename"):
-                    replace(tokens[q].start, tokens[q].end, deconst[tokens[q].text])
-            if deconst:
-                replace(tokens[closing].start, tokens[closing].start, "".join(
-                    f", class {name} = __cc_unconst<{renamed}>" for name, renamed in deconst.items()))
-        for raw in f.raws:
-            if raw.stars == 1 and not raw.complex and _resolve(raw.words, aliases) != ["void"]:
+                if tokens[q].text in elements and tokens[q - 1].text in ("class", "typename"):
+                    default = "" if tokens[q + 1].text == "=" else " = __cc_auto"
+                    replace(tokens[q].start, tokens[q].end, f"__cc_given_{tokens[q].text}{default}")
+            first = {t: next(name for name, u in generic.values() if u == t) for t in elements}
+            replace(tokens[closing].start, tokens[closing].start,
+                    "".join(f", class {name}" for name, _ in generic.values())
+                    + "".join(f", class {t} = __cc_pick<__cc_given_{t}, {first[t]}>" for t in elements))
+            starts = []
+            for position, (name, t) in generic.items():
+                raw = f.raws[position]
+                replace(raw.start, raw.end, f"{name} __cc_a_{raw.name}")
+                element = ("const " if raw.const_elements else "") + ("volatile " if raw.volatile else "") + t
+                starts.append(f" {'const ' if raw.const_pointer else ''}__cc_ptr<{element}> {raw.name} = "
+                              f"__cc_pointer_from<{element}>(__cc_a_{raw.name});")
+            replace(tokens[f.body[0]].end, tokens[f.body[0]].end, "".join(starts))
+        for position, raw in enumerate(f.raws):
+            if raw.stars == 1 and not raw.complex and _resolve(raw.words, aliases) != ["void"] \
+                    and position not in generic:
                 dependent = any(w in f.template for w in raw.words)
                 const = raw.const_elements and not dependent
                 element = ("const " if const else "") + ("volatile " if raw.volatile else "")
-                words = [deconst.get(raw.words[0], raw.words[0])] if raw.const_elements and dependent \
-                    and len(raw.words) == 1 else raw.words
-                new = f"{'const ' if raw.const_pointer else ''}__cc_ptr<{element}{' '.join(words)}> " \
+                new = f"{'const ' if raw.const_pointer else ''}__cc_ptr<{element}{' '.join(raw.words)}> " \
                       f"{raw.name or ''}{' ' + raw.default if raw.default else ''}"
                 replace(raw.start, raw.end, new)
         if f.body:
