@@ -1145,10 +1145,6 @@ static void __cc_release_locals(__cc_worker* w) {
     w->locals = nullptr, w->locals_next = nullptr, w->locals_threads = 0;
 }
 
-// Local arrays (sanitizer): __cc_fresh_local registers one as its declaration runs; a read of an
-// element the thread never wrote, whose bytes still hold the pattern, is initcheck's fault for
-// local memory. (A write the sanitizer does not see, through `&a[i]` handed to a function, say,
-// changes the bytes: no report then.)
 // A local array larger than a GPU thread's local memory (512 KiB) does not compile with nvcc.
 template <class E, size_t N>
 static inline void __cc_local_fits(const char* name, int line) {
@@ -1159,6 +1155,10 @@ static inline void __cc_local_fits(const char* name, int line) {
     }
 }
 
+// Local arrays (sanitizer): __cc_fresh_local registers one as its declaration runs; a read of an
+// element the thread never wrote, whose bytes still hold the pattern, is initcheck's fault for
+// local memory. (A write the sanitizer does not see, through `&a[i]` handed to a function, say,
+// changes the bytes: no report then.)
 template <class E, size_t N>
 static inline E (&__cc_fresh_local(E (&a)[N], const char* name, int line = __builtin_LINE()))[N] {
     typedef typename std::remove_all_extents<E>::type Item;
@@ -1288,7 +1288,6 @@ __attribute__((always_inline)) static inline bool __cc_branch(const C& condition
 }
 
 template <class T> static inline const T& __cc_val(const T& v) { return v; }
-
 template <class T> using __cc_value_t = typename std::remove_cv<typename std::remove_reference<T>::type>::type;
 
 // source.py wraps every access in a kernel's body: __cc_r(s[i]) for a read, __cc_w(s[i]) = v
