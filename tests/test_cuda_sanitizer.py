@@ -889,6 +889,45 @@ extern "C" __global__ void tile_sums(const float* x, float* out) {
     assert "Add __syncthreads() (`block.sync()` with cooperative groups) between line 10" in str(info.value)
 
 
+WARP_STEPS = r"""
+extern "C" __global__ void two_steps(const float* x, float* out) {
+    __shared__ float s[64];
+    unsigned t = threadIdx.x;
+    s[t] = x[t];
+    __syncthreads();
+    if (t < 32) {
+        s[t] += s[t + 32]; __syncwarp();              // lane 16 reads and writes its own s[16] here
+        s[t] += s[t + 16]; __syncwarp();              // STEP: lane 0 reads s[16], which lane 16 writes
+    }
+    if (t == 0) out[0] = s[0];
+}
+extern "C" __global__ void read_then_syncwarp(const float* x, float* out) {
+    __shared__ float s[32];
+    unsigned t = threadIdx.x;
+    s[t] = x[t];
+    __syncthreads();
+    float a = 0.0f;
+    if (t == 0) a = s[16];                            // lane 0 reads s[16] ...
+    __syncwarp();                                     // ... and the warp syncs before lane 16 writes it
+    if (t == 16) { float b = s[16]; s[16] = b + 1.0f; }
+    __syncthreads();
+    out[t] = s[t] + a;
+}
+"""
+
+
+def test_a_write_is_checked_against_every_recent_reader_not_only_the_first():
+    """The race names the reader that is unordered with the write (not the writer's own earlier read),
+    and a read that a __syncwarp() orders before the write is no race."""
+    x = np.ones(64, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory s\[16\]: thread \(0, 0, 0\) read it at "
+                                               r"line %d, and thread \(16, 0, 0\) writes it" % line_of("STEP", WARP_STEPS)):
+        kernel("two_steps", WARP_STEPS)((1,), (64,), (x, np.zeros(1, np.float32)))
+    out = np.zeros(32, np.float32)
+    kernel("read_then_syncwarp", WARP_STEPS)((1,), (32,), (x[:32], out))
+    assert out[0] == 2 and out[16] == 2 and out[1] == 1
+
+
 def test_lanes_of_a_warp_hand_global_elements_over_with_syncwarp():
     a = np.zeros(32, np.float32)
     kernel("warp_handoff", GLOBAL_HAZARDS)((1,), (32,), (a, 1))

@@ -631,6 +631,8 @@ struct __cc_shadow_byte {
     uint32_t w_warp, r_warp_epoch; // warp epochs then (lanes of one warp ordered by __syncwarp)
     uint32_t w_site, r_site;       // code offsets of those accesses (→ source lines)
     uint16_t writer, reader;       // linear thread ids
+    uint16_t reader2;              // the last reader of this epoch before `reader` that was another thread
+    uint32_t r2_warp_epoch, r2_site;
     int16_t r_warps;               // the warp all readers of this epoch belong to, or -1
     uint8_t w_atomic, r_many;      // w_atomic: 1 an atomic, 2 a struct member's touch (never a hazard)
     uint8_t a_many;                // atomics of two threads in this epoch: a_other is the one before writer
@@ -855,11 +857,17 @@ static inline bool __cc_warp_ordered(unsigned a, unsigned b, uint32_t warp_epoch
     return a / 32 == b / 32 && __cc_warp_epoch[(a / 32) & 31] != warp_epoch_then;
 }
 
-// Another thread read this byte in this barrier interval, unordered with thread `me` (readers all
-// of me's warp, with a warp-level call since, are ordered): a write by me now is a hazard.
-static inline bool __cc_read_hazard(const __cc_shadow_byte& s, unsigned me, uint32_t epoch) {
-    return s.r_epoch == epoch && (s.reader != me || s.r_many) &&
-           !(s.r_warps == (int16_t)(me / 32) && __cc_warp_epoch[(me / 32) & 31] != s.r_warp_epoch);
+// Another thread that read this byte in this barrier interval, unordered with thread `me` (a lane
+// of me's warp that read it before a warp-level call is ordered), or -1: a write by me now is a
+// hazard. The last two readers are kept; readers of other warps than these are known only as such.
+static inline int __cc_unordered_reader(const __cc_shadow_byte& s, unsigned me, uint32_t epoch, uint32_t* site) {
+    if (s.r_epoch != epoch) return -1;
+    if (s.reader != me && !__cc_warp_ordered(me, s.reader, s.r_warp_epoch)) return *site = s.r_site, s.reader;
+    if (s.r_many && s.reader2 != me && !__cc_warp_ordered(me, s.reader2, s.r2_warp_epoch))
+        return *site = s.r2_site, s.reader2;
+    if (s.r_warps == -1)  // readers of two warps: one is not of me's warp (named here by a reader kept)
+        return s.reader != me ? (*site = s.r_site, s.reader) : (*site = s.r2_site, s.reader2);
+    return -1;
 }
 
 // initcheck, deferred: a read of shared memory that no thread has written yet is remembered, not
@@ -911,8 +919,10 @@ static void __cc_note_shared(const __cc_shared_region& r, size_t offset, size_t 
             // before the atomicAdds, or a read of the count with no barrier after them).
             if (s.pw_epoch == epoch && s.pw_writer != me && !__cc_warp_ordered(me, s.pw_writer, s.pw_warp))
                 __cc_shared_fault(__CC_RACE, r, offset, size, site, __CC_ATOMIC, s.pw_writer, s.pw_site, __CC_WRITE);
-            if (__cc_read_hazard(s, me, epoch))
-                __cc_shared_fault(__CC_RACE, r, offset, size, site, __CC_ATOMIC, s.reader, s.r_site, __CC_READ);
+            uint32_t read_site = 0;
+            int reader = __cc_unordered_reader(s, me, epoch, &read_site);
+            if (reader >= 0)
+                __cc_shared_fault(__CC_RACE, r, offset, size, site, __CC_ATOMIC, (unsigned)reader, read_site, __CC_READ);
             if (this_epoch && s.w_atomic == 1 && s.writer != me) s.a_many = 1, s.a_other = s.writer;
             else if (!(this_epoch && s.w_atomic == 1)) s.a_many = 0;
             s.w_epoch = epoch, s.writer = (uint16_t)me, s.w_warp = wep, s.w_site = site, s.w_atomic = 1;
@@ -927,10 +937,12 @@ static void __cc_note_shared(const __cc_shared_region& r, size_t offset, size_t 
             __cc_shared_fault(__CC_RACE, r, offset, size, site, kind, other, s.w_site,
                               s.w_atomic ? __CC_ATOMIC : __CC_WRITE);
         if (kind == __CC_WRITE || same) {
-            if (!same && __cc_read_hazard(s, me, epoch)) {
+            uint32_t read_site = 0;
+            int reader = same ? -1 : __cc_unordered_reader(s, me, epoch, &read_site);
+            if (reader >= 0) {
                 __cc_pending_set = false;
                 if (s.r_unwritten) __cc_fault_out->mask = 1;  // the reader ran before any thread wrote it
-                __cc_shared_fault(__CC_RACE, r, offset, size, site, kind, s.reader, s.r_site, __CC_READ);
+                __cc_shared_fault(__CC_RACE, r, offset, size, site, kind, (unsigned)reader, read_site, __CC_READ);
             }
             s.w_epoch = epoch, s.writer = (uint16_t)me, s.w_warp = wep, s.w_site = site, s.w_atomic = 0;
             s.pw_epoch = epoch, s.pw_writer = (uint16_t)me, s.pw_warp = wep, s.pw_site = site;
@@ -939,7 +951,8 @@ static void __cc_note_shared(const __cc_shared_region& r, size_t offset, size_t 
                 s.r_epoch = epoch, s.reader = (uint16_t)me, s.r_many = 0, s.r_warps = (int16_t)(me / 32);
                 s.r_unwritten = !written;
             } else if (s.reader != me) {
-                s.r_many = 1;
+                s.reader2 = s.reader, s.r2_warp_epoch = s.r_warp_epoch, s.r2_site = s.r_site;
+                s.reader = (uint16_t)me, s.r_many = 1;
                 if (s.r_warps != (int16_t)(me / 32)) s.r_warps = -1;
             }
             s.r_warp_epoch = wep, s.r_site = site;
