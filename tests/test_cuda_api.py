@@ -173,6 +173,17 @@ def test_constant_memory_and_vector_types():
         k(1, 32, (x[:10], out, 3))
     with pytest.raises(cuda.KernelError, match=r"in\[3\], but in has 3 elements"):
         k(1, 32, (x, out, 4))
+    k(1, 32, (x.reshape(3, 4), out.reshape(3, 4), 3))  # rows of whole float4s
+    with pytest.raises(ValueError, match=r"a float4 holds 4 values, but the array's last dimension has 3 "
+                                         r"\(shape \(4, 3\)\).*float3\*, or float\*"):
+        k(1, 32, (x.reshape(4, 3), out, 3))  # 12 floats, but rows of 3: not what the kernel reads
+    pixels = cuda.RawKernel('''extern "C" __global__ void alpha(uchar4* p, int n) {
+        int i = threadIdx.x; if (i < n) p[i].w = 255; }''', "alpha", backend="cpu")
+    with pytest.raises(ValueError, match=r"uchar4 holds 4 values.*uchar3\*, or unsigned char\* and index three"):
+        pixels(1, 32, (np.zeros((2, 8, 3), np.uint8), 12))  # an RGB image
+    rgba = np.zeros((2, 8, 4), np.uint8)
+    pixels(1, 32, (rgba, 16))
+    assert (rgba[..., 3] == 255).all() and not rgba[..., :3].any()
 
 
 def test_printf_output_is_capped():

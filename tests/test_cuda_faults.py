@@ -80,14 +80,46 @@ def test_dynamic_shared_memory_too_small():
     np.testing.assert_array_equal(out, np.arange(63, -1, -1, dtype=np.float32))
 
 
-def test_barrier_not_reached_by_every_thread():
+def test_early_return_before_a_barrier_is_legal_but_its_missing_loads_are_caught():
+    # sm_70+: a barrier waits for the threads that have not returned. The returned threads loaded
+    # nothing, so reading their part of the tile is initcheck's report, which says why.
     x, out = np.ones(300, np.float32), np.zeros(300, np.float32)
     with pytest.raises(cuda.KernelError) as info:
         kernel("early_return_before_barrier")((2,), (256,), (x, out, 300))
     message = str(info.value)
-    assert f"__syncthreads() at line {line_of('BARRIER')}" in message
-    assert "212 thread(s) returned" in message and "thread (44, 0, 0)" in message
+    assert "reads shared memory tile[255], which no thread of block (1, 0, 0) has written" in message
+    assert (f"212 thread(s) of this block (the first is thread (44, 0, 0)) returned at line "
+            f"{line_of('BUG: these threads load nothing (others read their part of the tile)')}, before the __syncthreads() at line {line_of('BARRIER')}"
+            in message) and "put the return after the barrier" in message
     assert info.value.block == (1, 0, 0)
+    x = np.arange(300, dtype=np.float32)
+    for sanitize in (True, False):  # the twin, whose threads read only what was loaded
+        out[:] = 0
+        kernel("early_return_guard", sanitize=sanitize)((2,), (256,), (x, out, 300))
+        partner = np.arange(300) ^ 1
+        partner[partner >= 300] = 299
+        np.testing.assert_array_equal(out, 2 * x[partner])
+        counts = np.zeros(2, np.int32)
+        cuda.RawKernel("""extern "C" __global__ void count(const float* x, int* out, int n) {
+            int i = blockIdx.x * blockDim.x + threadIdx.x;
+            if (i >= n) return;
+            int c = __syncthreads_count(x[i] > 0);
+            if (threadIdx.x == 0) out[blockIdx.x] = c;
+        }""", "count", backend="cpu", sanitize=sanitize)((2,), (256,), (x, counts, 300))
+        assert list(counts) == [255, 44]  # the returned threads are not counted; x[0] is 0
+    assert_alive()
+
+
+@pytest.mark.parametrize("sanitize", [True, False])
+def test_a_barrier_inside_an_if_that_some_threads_skip(sanitize):
+    x, out = np.ones(512, np.float32), np.zeros(2, np.float32)
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("barrier_skipped", sanitize=sanitize)((2,), (256,), (x, out))
+    message, line = str(info.value), line_of("SKIPPED")
+    assert (f"__syncthreads() at line {line} is not reached by every thread of the block: thread (128, 0, 0) went "
+            "past it without waiting and finished the kernel, while others wait there (e.g. thread (0, 0, 0))"
+            in message) and "cannot sit inside an if" in message
+    assert info.value.block == (0, 0, 0) and info.value.thread == (128, 0, 0)
     assert_alive()
 
 

@@ -141,3 +141,20 @@ def test_shared_memory_helper_static_shared_and_activemask(backend, xp):
                          options=("-DALPHA=2.0f",))
     mod.get_function("sum_with_helper<int>")((4,), (256,), (xp.asarray(x), out, n), shared_mem=256 * 4)
     assert int(cuda.asnumpy(out)[0]) == int(x.sum())
+
+
+def test_cooperative_groups_thread_group_parameters_and_dynamic_tiles(backend, xp):
+    x = np.arange(512, dtype=np.int32) % 7
+    block_total, tile_totals = xp.zeros(2, xp.int32), xp.zeros(32, xp.int32)
+    module(backend).get_function("group_sums")((2,), (256,), (xp.asarray(x), block_total, tile_totals),
+                                               shared_mem=256 * 4)
+    np.testing.assert_array_equal(cuda.asnumpy(block_total), x.reshape(2, 256).sum(axis=1))
+    np.testing.assert_array_equal(cuda.asnumpy(tile_totals), x.reshape(32, 16).sum(axis=1))
+
+
+def test_memcpy_async_batches_and_a_defaulted_parameter(backend, xp):
+    x = np.arange(2 * 3 * 128, dtype=np.float32)
+    out, peek = xp.zeros_like(xp.asarray(x)), xp.zeros(2, xp.float32)
+    module(backend).get_function("reverse_batches")((2,), (128,), (xp.asarray(x), out, 3, peek), shared_mem=128 * 4)
+    np.testing.assert_array_equal(cuda.asnumpy(out), x.reshape(6, 128)[:, ::-1].ravel())
+    np.testing.assert_array_equal(cuda.asnumpy(peek), [0, 384])

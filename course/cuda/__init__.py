@@ -29,21 +29,24 @@ What the CPU backend runs (it emulates an sm_80 GPU: ``__CUDA_ARCH__`` is 800):
   helper's ``const T*`` or ``volatile T*`` parameter takes any array and deduces ``T`` as nvcc does);
 - warp-level programming with real warp semantics: ``__shfl*_sync`` (with width), votes,
   ``__activemask``, ``__syncwarp``, ``__reduce_*_sync``, ``__match_*_sync``, and cooperative
-  groups (``this_thread_block``, ``tiled_partition``, tile shuffles and votes, ``cg::reduce``);
+  groups (``this_thread_block``, ``tiled_partition``, tile shuffles and votes, ``cg::reduce``,
+  ``thread_group`` parameters that take a block, a tile or ``coalesced_threads()``);
 - half precision (``__half``, ``half2``, ``__nv_bfloat16``) rounded exactly as the GPU rounds;
 - ``RawModule(code=..., name_expressions=[...])`` for template kernels and ``get_global`` to
   fill ``__constant__`` memory from the host, as ``cupy.RawModule``.
 
 It refuses (only the kernels that use them, saying what to do instead) inline PTX, textures,
-launches from a kernel, grid-wide sync, tensor-core (WMMA) code, and cuRAND, CUB and Thrust.
+launches from a kernel, grid-wide sync, tensor-core (WMMA) code, ``cuda::pipeline`` copies, and
+cuRAND, CUB and Thrust (``cooperative_groups::memcpy_async`` and ``wait`` run, as a copy and a sync).
 
 A buggy kernel raises ``KernelError`` naming the kernel, block, thread and line: out-of-bounds
 accesses of argument, ``__shared__``, local and file-scope ``__constant__``/``__device__``/``__shared__`` arrays,
 of array members of structs (``acc.v[i]``) and of blocks from ``malloc``/``new`` in the kernel (also through pointers made from them, casts,
 ``float4`` views and ``memcpy``/``memset``), a vector load from a misaligned address, ``free`` or
 ``delete`` of a pointer no ``malloc``/``new`` returned or of a block freed already, a
-``__syncthreads()`` or warp-level call not every thread of its group reaches, the time limit, a
-crash. With the sanitizer on — ``RawKernel(...,
+``__syncthreads()`` some threads go past (inside an ``if`` they skip; a thread that has returned is
+done, and the barrier waits for the others, as on sm_70+), a warp-level call not every lane of its
+mask reaches, the time limit, a crash. With the sanitizer on — ``RawKernel(...,
 sanitize=True)``, ``COURSE_CUDA_SANITIZE=1``, a learner's ``backend="cpu"`` and every
 ``course.checks.check_kernel`` — it also catches data races on shared memory (between barriers,
 and between warp-level calls for lanes of one warp; a plain access beside another thread's

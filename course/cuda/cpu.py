@@ -93,6 +93,10 @@ class _Fault(ctypes.Structure):
         ("op", ctypes.c_int32),
         ("other_op", ctypes.c_int32),
         ("text", ctypes.c_char * 200),
+        ("exited_count", ctypes.c_int32),
+        ("exited_line", ctypes.c_int32),
+        ("exited_barrier", ctypes.c_int32),
+        ("exited_thread", ctypes.c_uint32 * 3),
     ]
 
 
@@ -387,10 +391,15 @@ def _compile(source: Source, unit: str, flags: list[str], compiler: str, target:
         except FileNotFoundError:
             raise CompileError(NO_COMPILER) from None
         if done.returncode != 0:
+            output = done.stderr or done.stdout
+            missing = re.search(r"fatal error: ([\w./-]+): No such file or directory", output)
             raise CompileError(
                 f"kernel '{kernel}' does not compile (the CPU backend compiles CUDA C with "
                 f"{Path(compiler).name}; {SOURCE_NAME}:LINE is line LINE of your source string):\n"
-                + _clean_compiler_output(done.stderr or done.stdout, build, header)
+                + _clean_compiler_output(output, build, header)
+                + (f"\n{missing.group(1)} is not part of CUDA (helper_math.h and helper_cuda.h, for one, come with "
+                   "NVIDIA's cuda-samples), and a kernel's source cannot include files of its own: paste the "
+                   "functions it needs from that file into the source string" if missing else "")
             )
         # The compiler's remarks about the learner's lines, kept beside the module (a later process
         # loads it from the cache and shows them too)
@@ -1014,10 +1023,11 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     elif kind == BARRIER_EXITED:
         other = _xyz(fault.other_thread)
         what = (f"__syncthreads() at line {fault.line} is not reached by every thread of the block: "
-                f"{fault.count} thread(s) returned without reaching it (the first is thread {thread}), "
-                f"while others wait there (e.g. thread {other})")
-        hint = ("Every thread of a block must reach each __syncthreads(): move an early `return` "
-                "after the barrier, or guard only the work, not the barrier.")
+                f"thread {thread} went past it without waiting and finished the kernel, while others wait there "
+                f"(e.g. thread {other})")
+        hint = ("Every thread of a block that has not returned must reach each __syncthreads(), so a barrier "
+                "cannot sit inside an if (or a loop) that some threads skip: put it where every thread passes, "
+                "and guard only the work.")
     elif kind == BARRIER_MISMATCH:
         other = _xyz(fault.other_thread)
         what = (f"threads of one block wait at different __syncthreads(): thread {thread} at line "
@@ -1123,6 +1133,11 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             hint = (f"If the threads mean to add into the same `{element}` (a sum, a counter), no barrier can "
                     f"help: use atomicAdd(&{element}, value), or let each thread keep its own partial "
                     f"result and reduce them after a __syncthreads(). Otherwise: {hint[0].lower()}{hint[1:]}")
+        copies = [n for n in (line, other_line) if n and "memcpy_async" in source.line_text(n)]
+        if copies:  # the group's copy, read before cg::wait
+            hint = (f"The copy that memcpy_async starts at line {copies[0]} is finished only after "
+                    "cooperative_groups::wait(group) (or wait_prior): call it after the copy and before any thread "
+                    "reads or overwrites the destination.")
     elif kind == UNINITIALIZED:
         element = _shared_element(fault, source, line)
         what = (f"reads shared memory {element}, which no thread of block {block} has written in this launch: on a GPU "
@@ -1285,6 +1300,10 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 + ("the launch fails" if dynamic else "the kernel does not compile ('uses too much shared data')"))
         hint = ("Use smaller tiles (e.g. 32×32 floats is 4 KiB), or one array per purpose: shared memory is "
                 "per block, so size it by the block's threads, not by the whole input.")
+    elif kind == UNSUPPORTED and fault.text:  # a tile size cooperative groups do not allow here
+        what = f"calls {fault.text.decode(errors='replace')}, but a tile must be 1, 2, 4, 8, 16 or 32 threads"
+        hint = ("Use tiles of up to 32 threads (one warp), or the whole block (this_thread_block()) "
+                "for more.")
     elif kind == UNSUPPORTED:
         what = "reached a function whose body the CPU backend cannot run"
         hint = "See the construct named when the kernel was created; run on a GPU."
@@ -1328,6 +1347,12 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     else:
         what, hint = f"stopped with an unknown fault (kind {kind})", ""
 
+    if fault.exited_count and kind in (UNINITIALIZED, RACE, GLOBAL_RACE, UNINITIALIZED_LOCAL, WARP_EXITED):
+        returned = _xyz(fault.exited_thread)
+        hint += (f" Also: {fault.exited_count} thread(s) of this block (the first is thread {returned}) returned at "
+                 f"line {fault.exited_line}, before the __syncthreads() at line {fault.exited_barrier}, so they did "
+                 "no work past that `return`, loads into shared memory included: put the return after the barrier "
+                 "and guard only the work.")
     where = f"block {block}, thread {thread}" if block is not None else "before the first thread ran"
     if line:
         where += f", line {line}: {source.line_text(line)}"

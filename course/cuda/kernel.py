@@ -508,10 +508,27 @@ def _check_array(kernel: Kernel, p: Param, a, backend_name: str):
     if p.lanes > 1 and p.dtype is not None:
         alignment = a.itemsize * (p.lanes if p.lanes != 3 else 1)
         address = a.__array_interface__["data"][0] if backend_name == "cpu" else a.data.ptr
+        if a.ndim > 1 and a.shape[-1] % p.lanes:  # RGB pixels (h, w, 3) for a uchar4*, say
+            raise ValueError(f"{where}: a {p.ctype} holds {p.lanes} values, but the array's last dimension "
+                             f"has {a.shape[-1]} (shape {tuple(a.shape)}), so its rows do not split into whole "
+                             f"{p.ctype}s; give it a last dimension of {p.lanes} (e.g. add a channel with "
+                             f"np.concatenate), or declare the parameter to match the data: "
+                             f"{_matching_pointer(p.ctype[:-1], a.shape[-1])}")
         if a.size % p.lanes or address % alignment:
             raise ValueError(f"{where}: a {p.ctype} array needs a size that is a multiple of {p.lanes} "
                              f"and memory aligned to {alignment} bytes; got size {a.size}")
     return a
+
+
+def _matching_pointer(vector_base: str, width: int) -> str:
+    """What to declare for rows of `width` values of a vector type's base ('uchar', 3 → 'uchar3*')."""
+    scalar = {"uchar": "unsigned char", "ushort": "unsigned short", "uint": "unsigned int",
+              "ulong": "unsigned long", "longlong": "long long", "ulonglong": "unsigned long long"}.get(vector_base,
+                                                                                               vector_base)
+    if 1 < width <= 4 and vector_base not in ("half", "bfloat"):
+        return f"{vector_base}{width}*, or {scalar}* and index three values per row yourself" if width == 3 \
+            else f"{vector_base}{width}*, or {scalar}*"
+    return f"{scalar}* and index the rows yourself"
 
 
 def _element_dtype(name: str):

@@ -263,6 +263,10 @@ struct __cc_fault {
     int32_t op;             // which warp-level call, or which access (races)
     int32_t other_op;
     char text[200];         // the failed assert's expression, or the construct's name
+    int32_t exited_count;   // threads of the faulting block that returned before a __syncthreads()
+    int32_t exited_line;    // where the first of them returned
+    int32_t exited_barrier; // the barrier the others then waited at
+    uint32_t exited_thread[3];
 };
 
 // One argument as Python packs it: an array (data + element count) or a scalar's bytes.
@@ -320,6 +324,8 @@ struct __cc_worker {
     int warp_waiting;                 // fibers waiting at a warp-level call
     int round_threads;                // threads of the block it runs
     int last_barrier_line;            // where fibers last met: a place to name on a timeout
+    int exited_count, exited_line, exited_barrier;  // this block's threads that returned before a barrier
+    uint3 exited_thread;              // (the first time; see __cc_run_block_as_fibers)
     void (*body)(void*);              // the kernel call each fiber makes
     void* body_context;
     char* dyn_shared;                 // its extern __shared__ memory
@@ -373,6 +379,11 @@ __attribute__((noreturn, noinline, cold)) static void __cc_fail(int kind, int li
     f->line = line;
     f->block[0] = blockIdx.x, f->block[1] = blockIdx.y, f->block[2] = blockIdx.z;
     f->thread[0] = threadIdx.x, f->thread[1] = threadIdx.y, f->thread[2] = threadIdx.z;
+    if (w->exited_count) {  // a likely cause of a missing value: threads that returned before a barrier
+        f->exited_count = w->exited_count, f->exited_line = w->exited_line, f->exited_barrier = w->exited_barrier;
+        f->exited_thread[0] = w->exited_thread.x, f->exited_thread[1] = w->exited_thread.y;
+        f->exited_thread[2] = w->exited_thread.z;
+    }
     siglongjmp(w->env, 1);
 }
 
@@ -2742,6 +2753,7 @@ struct __cc_fiber {
     uint3 tid;          // its threadIdx
     int state;
     int barrier_line;   // the __syncthreads() or warp-level call it waits at
+    int returned_line;  // the kernel's `return` statement it took (0: it ran to the kernel's end)
     int predicate;      // its argument to __syncthreads_count/_and/_or
     int wop, warg, wwidth, wsize;  // a warp-level call: which, its lane argument, width, value size
     unsigned wmask;     // the call's mask
@@ -2926,6 +2938,13 @@ static bool __cc_in_guard_page(uintptr_t address) {
         return (address - start) % (__CC_STACK_BYTES + __cc_page_bytes) < __cc_page_bytes;
     }
     return false;
+}
+
+// A `return` in a kernel's body (source.py adds the call): the thread is done, as on a GPU,
+// where a barrier then waits only for the others. In loop mode (no fibers) nothing waits.
+static inline void __cc_thread_returns(int line) {
+    __cc_fiber* f = __cc_me->current;
+    if (f) f->returned_line = line;
 }
 
 // __syncthreads(): wait here until every thread of the block arrives.
@@ -3140,9 +3159,11 @@ static void __cc_run_block_as_fibers(__cc_worker* w, int threads) {
         unsigned t = (unsigned)i;
         f->tid = {t % b.x, t / b.x % b.y, t / (b.x * b.y)};
         f->state = __CC_RUNNABLE;
+        f->returned_line = 0;
         __cc_fiber_prepare_stack(f, __cc_fiber_entry);
     }
     w->round_threads = threads;
+    w->exited_count = 0;
     for (;;) {
         for (int i = 0; i < threads; i++) {  // the first runnable fiber; the others follow it (__cc_yield)
             __cc_fiber* f = &__cc_fibers[i];
@@ -3173,15 +3194,26 @@ static void __cc_run_block_as_fibers(__cc_worker* w, int threads) {
             if (__cc_pending_set) __cc_report_pending();
             return;
         }
-        if (first_done)
-            __cc_barrier_fault(__CC_BARRIER_EXITED, first_done, first_waiting, threads - waiting,
-                               first_waiting->barrier_line, 0);
+        if (first_done) {
+            // Since Volta a barrier waits for the threads that have not exited (sm_70+): a thread
+            // that took a `return` is done with the block. One that skipped the barrier and ran to
+            // the kernel's end went past it (an `if` around __syncthreads()): that is the bug.
+            for (int i = 0; i < threads; i++)
+                if (__cc_fibers[i].state == __CC_DONE && !__cc_fibers[i].returned_line)
+                    __cc_barrier_fault(__CC_BARRIER_EXITED, &__cc_fibers[i], first_waiting, threads - waiting,
+                                       first_waiting->barrier_line, 0);
+            if (!w->exited_count) {
+                w->exited_count = threads - waiting, w->exited_line = first_done->returned_line;
+                w->exited_barrier = first_waiting->barrier_line, w->exited_thread = first_done->tid;
+            }
+        }
         w->barrier_count = count;
         w->last_barrier_line = first_waiting->barrier_line;
         if (__cc_pending_set) __cc_report_pending();
         __cc_barrier_shares_acquires(threads);
         __cc_new_epoch();
-        for (int i = 0; i < threads; i++) __cc_fibers[i].state = __CC_RUNNABLE;
+        for (int i = 0; i < threads; i++)
+            if (__cc_fibers[i].state != __CC_DONE) __cc_fibers[i].state = __CC_RUNNABLE;
     }
 }
 
@@ -3333,24 +3365,45 @@ struct thread_block {
 };
 static inline thread_block this_thread_block() { return thread_block(); }
 
-// A group of `size` consecutive threads of the block (tiled_partition). Tiles of up to 32
-// threads lie inside one warp: their calls meet as warp-level calls over the tile's lanes.
+// Any group, as a function's `thread_group g` parameter takes it: a thread block, a tile of
+// `size` consecutive threads (tiled_partition(parent, n)), or the coalesced lanes of a warp.
+// Tiles of up to 32 threads lie inside one warp: their calls meet as warp-level calls over the
+// tile's lanes.
 struct thread_group {
-    unsigned __cc_size;
+    enum { __CC_TILE, __CC_BLOCK, __CC_COALESCED };
+    unsigned __cc_size, __cc_kind = __CC_TILE, __cc_active = 0;
+    thread_group(unsigned size) : __cc_size(size) {}
+    thread_group(const thread_block&) : __cc_size(0), __cc_kind(__CC_BLOCK) {}
     unsigned __cc_mask() const {
+        if (__cc_kind == __CC_COALESCED) return __cc_active;
         unsigned lane = __cc_lane(), first = lane / __cc_size * __cc_size;
         return (__cc_size >= 32 ? __CC_FULL : ((1u << __cc_size) - 1u)) << first;
     }
     void sync(__CC_LINE) const {
-        if (__cc_size > 32) __cc_fail(__CC_UNSUPPORTED, __cc_line);  // tiles across warps: not emulated
+        if (__cc_kind == __CC_BLOCK) {
+            __cc_syncthreads(__cc_line, 0);
+            return;
+        }
+        if (__cc_size > 32 && __cc_kind == __CC_TILE) {  // across warps: not emulated
+            snprintf(__cc_fault_out->text, sizeof __cc_fault_out->text, "the sync of a tile of %u threads", __cc_size);
+            __cc_fail(__CC_UNSUPPORTED, __cc_line);
+        }
         __cc_warp_vote(__CC_W_SYNC, __cc_mask(), 0, __cc_line);
     }
-    unsigned thread_rank() const { return __cc_linear_tid() % __cc_size; }
-    unsigned size() const { return __cc_size; }
-    unsigned num_threads() const { return __cc_size; }
-    unsigned meta_group_rank() const { return __cc_linear_tid() / __cc_size; }
+    unsigned thread_rank() const {
+        if (__cc_kind == __CC_BLOCK) return __cc_linear_tid();
+        if (__cc_kind == __CC_COALESCED) return (unsigned)__builtin_popcount(__cc_active & __lanemask_lt());
+        return __cc_linear_tid() % __cc_size;
+    }
+    unsigned size() const {
+        if (__cc_kind == __CC_BLOCK) return blockDim.x * blockDim.y * blockDim.z;
+        if (__cc_kind == __CC_COALESCED) return (unsigned)__builtin_popcount(__cc_active);
+        return __cc_size;
+    }
+    unsigned num_threads() const { return size(); }
+    unsigned meta_group_rank() const { return __cc_kind == __CC_TILE ? __cc_linear_tid() / __cc_size : 0; }
     unsigned meta_group_size() const {
-        return (blockDim.x * blockDim.y * blockDim.z + __cc_size - 1) / __cc_size;
+        return __cc_kind == __CC_TILE ? (blockDim.x * blockDim.y * blockDim.z + __cc_size - 1) / __cc_size : 1;
     }
 };
 
@@ -3390,7 +3443,13 @@ struct thread_block_tile : thread_group {
 template <unsigned N, class Parent>
 static inline thread_block_tile<N> tiled_partition(const Parent&) { return thread_block_tile<N>(); }
 template <class Parent>
-static inline thread_group tiled_partition(const Parent&, unsigned n) { return thread_group{n}; }
+static inline thread_group tiled_partition(const Parent&, unsigned n, __CC_LINE) {
+    if (!n || n > 32 || (n & (n - 1))) {  // CUDA: a power of 2 up to 32
+        snprintf(__cc_fault_out->text, sizeof __cc_fault_out->text, "tiled_partition(group, %u)", n);
+        __cc_fail(__CC_UNSUPPORTED, __cc_line);
+    }
+    return thread_group(n);
+}
 
 // The lanes of the warp that are here together (coalesced_threads()).
 struct coalesced_group {
@@ -3418,6 +3477,11 @@ struct coalesced_group {
     }
     bool any(int p, __CC_LINE) const { return __cc_warp_vote(__CC_W_ANY, __cc_active, p != 0, __cc_line) != 0; }
     bool all(int p, __CC_LINE) const { return __cc_warp_vote(__CC_W_ALL, __cc_active, p != 0, __cc_line) != 0; }
+    operator thread_group() const {
+        thread_group g(size());
+        g.__cc_kind = thread_group::__CC_COALESCED, g.__cc_active = __cc_active;
+        return g;
+    }
 };
 static inline coalesced_group coalesced_threads(__CC_LINE) { return coalesced_group{__activemask(__cc_line)}; }
 
@@ -3438,6 +3502,9 @@ struct grid_group {
 static inline grid_group this_grid() { return grid_group(); }
 
 template <class G> static inline void sync(const G& g, __CC_LINE) { g.sync(__cc_line); }
+
+template <class G> static inline void wait(const G& g, __CC_LINE) { g.sync(__cc_line); }
+template <unsigned N, class G> static inline void wait_prior(const G& g, __CC_LINE) { g.sync(__cc_line); }
 template <class G> static inline unsigned thread_rank(const G& g) { return (unsigned)g.thread_rank(); }
 template <class G> static inline unsigned group_size(const G& g) { return (unsigned)g.size(); }
 
@@ -3687,6 +3754,7 @@ static int __cc_launch(const long long* cfg, __cc_fault* fault, void (*prepare)(
     for (int k = 0; k < __cc_worker_count; k++) {  // memory now, not in the middle of a kernel
         __cc_worker* w = &__cc_workers[k];
         memset(&w->fault, 0, sizeof w->fault);
+        w->exited_count = 0;
         w->fault_block = -1, w->active = 0, w->unsafe = 0;
         w->out_len = w->segment_count = 0;
         if (__cc_dyn_shared_bytes > w->dyn_capacity) {
@@ -3868,4 +3936,14 @@ __attribute__((always_inline)) static inline void* __cc_memcpy(const D& d, const
 }
 #define memset(d, v, n) __cc_memset((d), (v), (n))
 #define memcpy(d, s, n) __cc_memcpy((d), (s), (n))
+namespace cooperative_groups {
+// cg::memcpy_async (cooperative_groups/memcpy_async.h): the group copies `bytes` bytes from src
+// to dst together, and cg::wait / cg::wait_prior<N> wait for the copies and sync the group. Here
+// the group's first thread copies at once (checked, and noted for the sanitizer as its write), so
+// a read of dst before the wait is a race with that write, as it is with the copy on a GPU.
+template <class G, class D, class S, class Bytes>
+static inline void memcpy_async(const G& g, const D& dst, const S& src, Bytes bytes) {
+    if (g.thread_rank() == 0) __cc_memcpy(dst, src, (size_t)bytes);
+}
+}  // namespace cooperative_groups
 #define assert(e) ((e) ? (void)0 : __cc_assert_fail(#e, __LINE__))

@@ -575,8 +575,9 @@ _GRID_SYNC = ("a grid-wide barrier (cooperative launch)",
 _WMMA = ("tensor-core (WMMA/MMA) operations",
          "write the tile product with ordinary loops over a __shared__ tile (same result up to "
          "rounding), or run on a GPU")
-_ASYNC = ("asynchronous copies and thread-block clusters",
-          "copy with ordinary loads into __shared__ memory followed by __syncthreads(), or run on a GPU")
+_ASYNC = ("asynchronous copies with cuda::pipeline or cuda::barrier, and thread-block clusters",
+          "cooperative_groups::memcpy_async(block, dst, src, bytes) and cooperative_groups::wait(block), or "
+          "ordinary loads into __shared__ memory followed by __syncthreads(), or run on a GPU")
 
 _CURAND = ("cuRAND's device API (curand_kernel.h)",
            "draw the random numbers on the host (xp.random.random(n, dtype=xp.float32)) and pass them in "
@@ -594,12 +595,12 @@ _UNSUPPORTED_NAMES = {
 }
 _UNSUPPORTED_PATTERNS = [
     (re.compile(r"(tex|surf)(1D|2D|3D|Cubemap)\w*$"), _TEXTURE),
-    (re.compile(r"__pipeline\w*$|__cluster_dims__$|memcpy_async$|this_cluster$|cluster_group$"), _ASYNC),
+    (re.compile(r"__pipeline\w*$|__cluster_dims__$|this_cluster$|cluster_group$"), _ASYNC),
     (re.compile(r"curand(_\w+)?$"), _CURAND),  # the functions (runtime.h has the state types)
     (re.compile(r"(cub|thrust)$"), _CUB),
 ]
 _UNSUPPORTED_HEADERS = {"mma.h": _WMMA, "cuda_pipeline.h": _ASYNC, "cuda/pipeline": _ASYNC,
-                        "cuda/barrier": _ASYNC, "cooperative_groups/memcpy_async.h": _ASYNC,
+                        "cuda/barrier": _ASYNC,
                         "curand_kernel.h": _CURAND, "curand.h": _CURAND, "curand_philox4x32_x.h": _CURAND}
 
 
@@ -617,6 +618,7 @@ _PROVIDED_HEADERS = {
     "sm_32_intrinsics.h", "vector_types.h", "vector_functions.h", "limits", "type_traits",
     "utility", "algorithm", "cstring", "string.h", "stdbool.h", "cuda_fp16.h", "cuda_bf16.h",
     "cooperative_groups.h", "cooperative_groups/reduce.h", "cooperative_groups/scan.h",
+    "cooperative_groups/memcpy_async.h",
     "crt/host_defines.h",
 }
 
@@ -632,6 +634,7 @@ _WARP_CALLS = {
     "sync", "shfl", "shfl_up", "shfl_down", "shfl_xor", "ballot", "any", "all", "match_any",
     "match_all", "reduce", "inclusive_scan", "exclusive_scan", "coalesced_threads", "tiled_partition",
     "this_thread_block", "binary_partition", "labeled_partition", "barrier_wait", "barrier_arrive",
+    "wait", "wait_prior",
 }
 
 
@@ -651,6 +654,9 @@ def _unsupported_at(tokens: list[Token], i: int):
     what = _UNSUPPORTED_NAMES.get(tok.text)
     if what is None and tok.text in ("texture", "surface") and nxt is not None and nxt.text == "<":
         what = _TEXTURE
+    if what is None and tok.text == "memcpy_async" and i > 1 and tokens[i - 1].text == "::" \
+            and tokens[i - 2].text == "cuda":  # cuda::memcpy_async with a pipeline or a barrier (cg's runs)
+        what = _ASYNC
     if what is None:
         what = next((w for pattern, w in _UNSUPPORTED_PATTERNS if pattern.match(tok.text)), None)
     if what is None:
@@ -1148,7 +1154,7 @@ def parse(text: str, options=()) -> Source:
                 const = raw.const_elements and not dependent
                 element = ("const " if const else "") + ("volatile " if raw.volatile else "")
                 new = f"{'const ' if raw.const_pointer else ''}__cc_ptr<{element}{' '.join(raw.words)}> " \
-                      f"{raw.name or ''}{' ' + raw.default if raw.default else ''}"
+                      f"{raw.name or ''}"  # a default (`= NULL`) stays where it is, after the span
                 replace(raw.start, raw.end, new)
         if f.body:
             used = [n for n in file_shared if n in bodies.get(f.name, ())]
@@ -1163,6 +1169,8 @@ def parse(text: str, options=()) -> Source:
                            set(global_variables) - global_arrays - constant_variables - read_only_variables
                            | set(file_shared_scalars))
             _note_branches(tokens, f, branch_notes)
+            if f.is_global:
+                _note_returns(tokens, f, replace)
         if not f.is_global:
             continue
         if f.template or not f.extern_c:
@@ -1813,6 +1821,30 @@ def _note_branches(tokens: list[Token], f: _Function, notes: list) -> None:
             continue
         notes.append((tokens[i + 1].end, tokens[i + 1].end, "__cc_branch("))
         notes.append((tokens[close].start, tokens[close].start, ")"))
+
+
+def _note_returns(tokens: list[Token], f: _Function, replace) -> None:
+    """In a kernel's body, `return;` → `{ __cc_thread_returns(line); return; }`: a thread that
+    returns is done with the block, and a __syncthreads() the others reach then waits only for
+    them (sm_70+); a thread that skips a barrier and runs on to the kernel's end is a fault.
+    Returns inside a lambda's body stay as written."""
+    a, b = f.body
+    lambdas = []
+    for j in range(a + 1, b):
+        if tokens[j].text != "[" or tokens[j - 1].text not in ("=", "(", ",", "{", ";", "return", "}"):
+            continue
+        k = _matching(tokens, j) + 1
+        if k < b and tokens[k].text == "(":
+            k = _matching(tokens, k) + 1
+        while k < b and k < j + 40 and tokens[k].text not in ("{", ";"):
+            k += 1
+        if k < b and tokens[k].text == "{":
+            lambdas.append((k, _matching(tokens, k)))
+    for j in range(a + 1, b - 1):
+        if tokens[j].text == "return" and tokens[j + 1].text == ";" \
+                and not any(start < j < end for start, end in lambdas):
+            replace(tokens[j].start, tokens[j].start, f"{{ __cc_thread_returns({tokens[j].line}); ")
+            replace(tokens[j + 1].end, tokens[j + 1].end, " }")
 
 
 def _shared_scalar_at(tokens: list[Token], i: int, b: int) -> str | None:

@@ -35,10 +35,35 @@ extern "C" __global__ void shared_too_small(float* out) {
 extern "C" __global__ void early_return_before_barrier(const float* in, float* out, int n) {
     __shared__ float tile[256];
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;  // BUG: these threads never reach the barrier
+    if (i >= n) return;  // BUG: these threads load nothing (others read their part of the tile)
     tile[threadIdx.x] = in[i];
     __syncthreads();  // BARRIER
     out[i] = tile[blockDim.x - 1 - threadIdx.x];
+}
+
+// The same guard is fine when no thread needs what the returned threads would have loaded: since
+// Volta a barrier waits only for the threads that have not exited.
+extern "C" __global__ void early_return_guard(const float* in, float* out, int n) {
+    __shared__ float tile[256];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    tile[threadIdx.x] = 2 * in[i];
+    __syncthreads();
+    int partner = (i ^ 1) < n ? threadIdx.x ^ 1 : threadIdx.x;  // a neighbour that did not return
+    out[i] = tile[partner];
+}
+
+extern "C" __global__ void barrier_skipped(const float* in, float* out) {
+    __shared__ float s[256];
+    int t = threadIdx.x;
+    s[t] = in[blockIdx.x * blockDim.x + t];
+    __syncthreads();
+    for (int stride = blockDim.x / 2; stride > 0; stride /= 2)
+        if (t < stride) {
+            s[t] += s[t + stride];
+            __syncthreads();  // SKIPPED: the threads with t >= stride go past it
+        }
+    if (t == 0) out[blockIdx.x] = s[0];
 }
 
 extern "C" __global__ void barriers_in_branches(float* out) {

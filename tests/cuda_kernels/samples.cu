@@ -3,6 +3,7 @@
 // the idioms learners paste: templates, cooperative groups, warp shuffles, bank-conflict
 // padding, constant memory, float4 loads. Our own code, not copies of the samples.
 #include <cooperative_groups.h>
+#include <cooperative_groups/memcpy_async.h>
 #include <cuda_fp16.h>
 #include <cfloat>
 namespace cg = cooperative_groups;
@@ -234,5 +235,45 @@ __global__ void sum_with_helper(const T* in, T* out, unsigned int n) {
         int total = 0;
         for (unsigned int w = 0; w < blockDim.x / warpSize; ++w) total += warp_totals[w];
         atomicAdd(out, (T)total);
+    }
+}
+
+// 12. Cooperative groups as the samples use them: a reduction written once for any group (a
+//     `thread_group` parameter takes the whole block and the tiles of tiled_partition(block, 16)),
+//     and a batch loop that stages each batch in shared memory with cg::memcpy_async / cg::wait.
+//     The last parameter has a default, as some samples' kernels do (CuPy passes every argument).
+__device__ int group_sum(cg::thread_group g, int* scratch, int value) {
+    int rank = g.thread_rank();
+    for (int half = g.size() / 2; half > 0; half /= 2) {
+        scratch[rank] = value;
+        g.sync();
+        if (rank < half) value += scratch[rank + half];
+        g.sync();
+    }
+    return value;  // complete in the group's thread 0
+}
+extern "C" __global__ void group_sums(const int* in, int* block_total, int* tile_totals) {
+    extern __shared__ int scratch[];
+    cg::thread_block block = cg::this_thread_block();
+    int v = in[blockIdx.x * block.size() + block.thread_rank()];
+    int total = group_sum(block, scratch, v);
+    if (block.thread_rank() == 0) block_total[blockIdx.x] = total;
+    block.sync();
+    cg::thread_group tile = cg::tiled_partition(block, 16);
+    int first = block.thread_rank() - tile.thread_rank();
+    int part = group_sum(tile, scratch + first, v);
+    if (tile.thread_rank() == 0) tile_totals[(blockIdx.x * block.size() + first) / 16] = part;
+}
+extern "C" __global__ void reverse_batches(const float* in, float* out, int batches, float* peek = NULL) {
+    extern __shared__ float stage[];
+    cg::thread_block block = cg::this_thread_block();
+    unsigned size = block.size();
+    for (int b = 0; b < batches; b++) {
+        const float* batch = in + (blockIdx.x * batches + b) * size;
+        cg::memcpy_async(block, stage, batch, sizeof(float) * size);
+        cg::wait(block);
+        out[(blockIdx.x * batches + b) * size + block.thread_rank()] = stage[size - 1 - block.thread_rank()];
+        if (peek != NULL && b == 0 && block.thread_rank() == 0) peek[blockIdx.x] = stage[0];
+        block.sync();  // every thread has read the batch before the next copy overwrites it
     }
 }
