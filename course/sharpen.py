@@ -342,7 +342,7 @@ extern "C" __global__ void sharpen_shared_tile(const unsigned char* image, unsig
     __syncthreads();   // the whole tile is loaded before any thread reads its neighbours
 
     // 2. Compute, reading neighbours from shared memory. The guard comes after the barrier:
-    //    every thread of the block must reach __syncthreads().
+    //    threads outside the image still load their share of the tile (its halo) above.
     int x = blockIdx.x * blockDim.x + threadIdx.x;
     int y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= width || y >= height) return;
