@@ -978,6 +978,38 @@ extern "C" __global__ void one(const float* a, float* out) {
     assert out[1] != 3  # (what a GPU does too: ys[1] overwrote xs[1], so out[1] is not 1 + 2)
 
 
+def test_a_pointer_inside_a_struct_from_the_host_is_named_as_unchecked():
+    # The struct's bytes come from NumPy, so its pointer is a raw address whose array nothing here
+    # knows; a struct built in the kernel (View) holds a checked pointer, and says nothing.
+    source = r"""
+struct Slice {
+    float* data;
+    int n;
+};
+struct View { float* data; int n; };
+extern "C" __global__ void fill(Slice s, float* out) {
+    View v = {out, 4};
+    int i = threadIdx.x;
+    if (i < s.n) s.data[i] = 1.0f;
+    v.data[i] = 2.0f;
+}
+"""
+    import warnings
+    data, out = np.zeros(8, np.float32), np.zeros(4, np.float32)
+    record = np.zeros((), np.dtype([("data", np.uintp), ("n", np.int32)], align=True))
+    record["data"], record["n"] = data.ctypes.data, 8
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        kernel = cuda.RawKernel(source, "fill", backend="cpu")
+        kernel((1,), (4,), (record, out))
+    messages = [str(w.message) for w in caught if issubclass(w.category, cuda.KernelWarning)]
+    assert len(messages) == 1 and "line 3: `Slice::data` is a pointer inside a struct whose bytes come from the " \
+        "host" in messages[0] and "Pass the array as a kernel parameter of its own" in messages[0], messages
+    assert list(data) == [1.0] * 4 + [0.0] * 4 and list(out) == [2.0] * 4
+    with pytest.raises(cuda.KernelError, match=r"accessed out\[4\], but out has 4 elements"):
+        kernel((1,), (5,), (record, out))  # the View's pointer is checked: out has 4 elements
+
+
 def test_a_variable_read_before_it_has_a_value_gives_a_warning_like_nvccs(tmp_path, monkeypatch):
     """GCC sees what nvcc warns about ("used before its value is set"): shown once, in the
     learner's words, also when the module comes from the kernel cache in a later process."""

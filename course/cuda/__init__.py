@@ -62,7 +62,8 @@ writes into read-only arrays and ``__constant__`` memory, and uses of a block af
 variables not more than 64 KiB, and a launch may not pass a ``__launch_bounds__``. A variable read
 before it has a value (``float sum;`` then ``sum += x[i];``) and a function that returns its own
 local array's address get a ``KernelWarning`` when the kernel compiles, as nvcc warns, and so do
-two ``extern __shared__`` arrays in one kernel (they are one array); host code pasted with the kernels (``main``, ``cudaMalloc``,
+two ``extern __shared__`` arrays in one kernel (they are one array), and a pointer inside a struct
+whose bytes come from the host (what it points to cannot be bounds-checked); host code pasted with the kernels (``main``, ``cudaMalloc``,
 ``<<<...>>>``) is refused with what Python does instead. Accesses through references
 (``__device__ void add(float& total, float v)``) and inside ``#define`` macros are checked where
 they happen. The sanitizer costs several times the run time, so plain (``backend="auto"``)

@@ -445,6 +445,19 @@ def _dangling_warnings(source: Source) -> list[str]:
     return found
 
 
+def _raw_member_warnings(source: Source) -> list[str]:
+    """Pointers inside structs whose bytes come from the host: nothing here knows their arrays."""
+    found = []
+    for struct, member, line in source.raw_members:
+        found.append(f"line {line}: `{struct + '::' if struct else ''}{member}` is a pointer inside a struct whose "
+                     "bytes come from the host (a kernel parameter, or a __constant__ or __device__ variable), so "
+                     "course.cuda cannot bounds-check the accesses through it: it does not know the array it points "
+                     "to, and an index past that array's end reads or overwrites other memory (on a GPU, and here, "
+                     "where that can crash Python). Pass the array as a kernel parameter of its own, and every "
+                     f"access to it is checked.\n    {line}: {source.lines[line - 1].strip()}")
+    return found
+
+
 def _aliased_shared_warnings(source: Source) -> list[str]:
     """Two `extern __shared__` arrays used by one function: both are the same memory."""
     found = []
@@ -693,7 +706,8 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
         warnings_file = target.with_suffix(".warnings")
         remarks = _uninitialized_warnings(warnings_file.read_text(encoding="utf-8"), source) \
             if warnings_file.exists() else []  # from this compile or an earlier one: shown once per process
-        for message in remarks + _dangling_warnings(source) + _aliased_shared_warnings(source):
+        for message in remarks + _dangling_warnings(source) + _aliased_shared_warnings(source) \
+                + _raw_member_warnings(source):
             if message not in _warned:
                 _warned.add(message)
                 warnings.warn(f"kernel source {SOURCE_NAME}, {message}", KernelWarning, stacklevel=_user_level())

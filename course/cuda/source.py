@@ -525,6 +525,7 @@ class Source:
     host_code: list = field(default_factory=list)  # (spelling, line) of host code: main, cudaMalloc, <<<...>>>
     dangling: list = field(default_factory=list)  # (function, array, line): `return x;` of a local array x
     aliased_shared: list = field(default_factory=list)  # (function, names, lines, types): 2+ extern __shared__
+    raw_members: list = field(default_factory=list)  # (struct, member, line): pointers in structs from the host
     aliases: dict = field(default_factory=dict)
     unsupported_of: dict = field(default_factory=dict)  # function → (spelling, line, what, instead)
     fiber_functions: set = field(default_factory=set)  # functions that reach a barrier or warp call
@@ -998,7 +999,7 @@ def parse(text: str, options=()) -> Source:
                                    name_tok.line, template, kinds, raws, span, "void" in prefix, bounds,
                                    (start + 1, close_angle) if template else None))
 
-    _check_struct_members(tokens, functions, aliases, replace)
+    raw_members = _check_struct_members(tokens, functions, aliases, replace)
 
     # `__constant__ float w[9] = {...};` at file scope: raw storage and a checked view, as a
     # local array gets (get_global finds the storage, __cc_raw_w).
@@ -1269,6 +1270,7 @@ def parse(text: str, options=()) -> Source:
         host_code=host_code,
         dangling=dangling,
         aliased_shared=aliased_shared,
+        raw_members=raw_members,
         global_arrays=global_arrays,
         aliases=aliases,
         unsupported_of=unsupported_users,
@@ -1301,14 +1303,15 @@ def _struct_definitions(tokens: list[Token], kinds=("struct", "class")):
         yield names, j, close
 
 
-def _check_struct_members(tokens: list[Token], functions: list, aliases: dict, replace) -> None:
+def _check_struct_members(tokens: list[Token], functions: list, aliases: dict, replace) -> list:
     """`struct View { float* data; int n; };` built in device code: its pointer members become
     checked pointers, so `v.data[i]` is bounds-checked like a pointer variable. Structs whose
     bytes come from the host keep their layout: the types of kernel parameters and of
-    __constant__/__device__ variables and extern __shared__ arrays, and the structs inside them."""
+    __constant__/__device__ variables and extern __shared__ arrays, and the structs inside them:
+    their pointer members are returned as (struct, member, line)."""
     definitions = list(_struct_definitions(tokens))
     if not definitions:
-        return
+        return []
     bodies = [f.body for f in functions if f.body]
     host_facing = {w for f in functions if f.is_global for raw in f.raws for w in _resolve(raw.words, aliases)}
     statement = []
@@ -1334,8 +1337,9 @@ def _check_struct_members(tokens: list[Token], functions: list, aliases: dict, r
                 if inner:
                     host_facing |= inner
                     grown = True
+    raw_members = []  # (struct, member, line) of host-facing structs: their pointers stay raw
     for names, a, b in definitions:
-        if set(names) & host_facing or any(x < a < y for x, y in bodies):
+        if any(x < a < y for x, y in bodies):
             continue
         complete = {n for ns, _, end in definitions if end < a for n in ns}  # defined before this one
         template = set()
@@ -1344,35 +1348,44 @@ def _check_struct_members(tokens: list[Token], functions: list, aliases: dict, r
             k -= 1
         if tokens[k].text == "template":
             template = set(_template_params(tokens, _matching_angle(tokens, k + 1) + 1)[0])
-        i = a + 1
-        while i < b:
-            tok = tokens[i]
-            if tok.text in ("{", "(", "["):
-                i = _matching(tokens, i) + 1
-                continue
-            if tokens[i - 1].text not in ("{", ";", "}", ":") or tok.kind != "ident":
-                i += 1
-                continue
-            end = i
-            while end < b and tokens[end].text not in (";", "{", "(", "}"):
-                end += 1
-            if end >= b or tokens[end].text != ";":
-                i = end
-                continue
-            decl = tokens[i:end]
-            star = next((q for q, t in enumerate(decl) if t.text == "*"), None)
-            words = [t.text for t in decl[:star]] if star else []
-            usable = star and decl[star - 1].kind == "ident" and all(
-                w in _TYPE_WORDS or w in complete or w in template
-                or all(x in _TYPE_WORDS for x in _resolve([w], aliases)) for w in words) \
-                and not {"static", "typedef", "using", "friend", "template", "operator", "auto"} & set(words)
-            rest = decl[star + 1:] if star else []
-            while rest and rest[0].text in ("const", "__restrict__", "__restrict", "restrict"):
-                rest = rest[1:]
-            if usable and rest and rest[0].kind == "ident" and (len(rest) == 1 or rest[1].text == "="):
-                const = "const " if decl[star + 1].text == "const" else ""  # `float* const p;`
-                replace(decl[0].start, rest[0].end, f"{const}__cc_ptr<{' '.join(words)}> {rest[0].text}")
-            i = end + 1
+        for first, name, words, const in _pointer_members(tokens, a, b, complete | template, aliases):
+            if set(names) & host_facing:
+                raw_members.append((names[0] if names else "", name.text, name.line))
+            else:
+                replace(first.start, name.end, f"{const}__cc_ptr<{' '.join(words)}> {name.text}")
+    return raw_members
+
+
+def _pointer_members(tokens: list[Token], a: int, b: int, known: set, aliases: dict):
+    """(first token, name token, element type words, "const " or "") of each `T* name;` member
+    declared between the braces tokens[a] and tokens[b] (member functions and nested braces skipped)."""
+    i = a + 1
+    while i < b:
+        tok = tokens[i]
+        if tok.text in ("{", "(", "["):
+            i = _matching(tokens, i) + 1
+            continue
+        if tokens[i - 1].text not in ("{", ";", "}", ":") or tok.kind != "ident":
+            i += 1
+            continue
+        end = i
+        while end < b and tokens[end].text not in (";", "{", "(", "}"):
+            end += 1
+        if end >= b or tokens[end].text != ";":
+            i = end
+            continue
+        decl = tokens[i:end]
+        star = next((q for q, t in enumerate(decl) if t.text == "*"), None)
+        words = [t.text for t in decl[:star]] if star else []
+        usable = star and decl[star - 1].kind == "ident" and all(
+            w in _TYPE_WORDS or w in known or all(x in _TYPE_WORDS for x in _resolve([w], aliases)) for w in words) \
+            and not {"static", "typedef", "using", "friend", "template", "operator", "auto"} & set(words)
+        rest = decl[star + 1:] if star else []
+        while rest and rest[0].text in ("const", "__restrict__", "__restrict", "restrict"):
+            rest = rest[1:]
+        if usable and rest and rest[0].kind == "ident" and (len(rest) == 1 or rest[1].text == "="):
+            yield decl[0], rest[0], words, "const " if decl[star + 1].text == "const" else ""  # `float* const p;`
+        i = end + 1
 
 
 def _numeric_defines(tokens: list[Token], defines: dict) -> dict[str, str]:
