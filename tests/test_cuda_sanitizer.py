@@ -500,7 +500,7 @@ extern "C" __global__ void fill_launch(Launch job) { }
 """
 
 
-@pytest.mark.filterwarnings("ignore:kernel source kernel.cu, line 7. `Launch::buffer` is a pointer inside a struct")
+@pytest.mark.filterwarnings("ignore:kernel source kernel.cu, line 7. .Launch..buffer. is a pointer inside a struct")
 @pytest.mark.parametrize("sanitize", [False, True])
 def test_const_casts_vector_derefs_and_struct_members_stay_checked(sanitize):
     line = lambda marker: line_of(marker, CASTS_AND_MEMBERS)
