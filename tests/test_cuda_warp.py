@@ -137,10 +137,24 @@ def test_shuffle_naming_a_lane_that_returned():
         kernel("shuffle_after_return")((1,), (32,), (x, np.zeros(1, np.float32), 20))
     message = str(info.value)
     assert "__shfl_down_sync" in message and "mask 0xffffffff" in message
-    assert "lane 20 (thread (20, 0, 0))" in message and "already returned" in message
+    assert (f"reads from lane 20 (thread (20, 0, 0)), which returned at line "
+            f"{line_of('BUG: the shuffles read from these lanes')}: a lane that has exited brings no value") in message
     assert info.value.kernel == "shuffle_after_return" and info.value.block == (0, 0, 0)
+    assert info.value.thread == (4, 0, 0)  # lane 4 reads lane 4 + 16 first
     assert "__shfl_down_sync(0xffffffff, v, offset)" in message  # the learner's line is shown
     assert "guard only the work" in message
+
+
+@pytest.mark.parametrize("sanitize", [True, False])
+def test_votes_and_syncwarp_leave_out_the_lanes_that_returned(sanitize):
+    x, out = np.ones(100, np.int32), np.zeros(4, np.int32)
+    x[70] = 0
+    cuda.RawKernel(SOURCE, "vote_after_return", backend="cpu", sanitize=sanitize)((2,), (64,), (x, out, 100))
+    assert list(out) == [1032, 1032, 31, 1004]  # the last warp has 4 lanes that did not return, all positive
+    with pytest.raises(cuda.KernelError, match=r"names lane 16 \(thread \(16, 0, 0\)\), but that thread finished the "
+                                               r"kernel without reaching the call") as info:
+        cuda.RawKernel(SOURCE, "vote_inside_if", backend="cpu", sanitize=sanitize)((1,), (32,), (x, out))
+    assert info.value.line == line_of("SKIPPED: lanes 16..31")
 
 
 def test_tile_sync_reached_by_part_of_the_tile():

@@ -1330,12 +1330,19 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     f"exist: the block has {fault.count} threads, so its last warp has {fault.count % 32} lanes")
             hint = ("Launch blocks whose size is a multiple of 32, or build the mask from the lanes that exist: "
                     "unsigned mask = __ballot_sync(0xffffffff, ...) before any lane leaves, or __activemask().")
+        elif kind == WARP_EXITED and fault.other_op == -4:  # a shuffle reads from a lane that returned
+            what = (f"calls {call} and reads from lane {lane} (thread {other}), which returned at line "
+                    f"{fault.other_line}: a lane that has exited brings no value, so on a GPU the result is "
+                    "undefined")
+            hint = ("Keep the lanes whose values are read in the call and guard only the work (e.g. "
+                    "`float v = i < n ? x[i] : 0.0f;` instead of `if (i >= n) return;`), or read only from lanes "
+                    "that are still there (e.g. `if (lane + offset < active)`).")
         elif kind == WARP_EXITED:
-            what = (f"calls {call}, which names lane {lane} (thread {other}), but that thread has already "
-                    "returned: it never reaches the call, and the lanes of the mask wait for it")
+            what = (f"calls {call}, which names lane {lane} (thread {other}), but that thread finished the kernel "
+                    "without reaching the call (it skipped it, inside an if?): the lanes of the mask wait for it")
             hint = ("Let every lane named in the mask reach the warp-level call and guard only the work "
-                    "(e.g. `float v = i < n ? x[i] : 0.0f;` instead of `if (i >= n) return;`), or leave "
-                    "the returned lanes out of the mask.")
+                    "(e.g. `float v = i < n ? x[i] : 0.0f;` before the call), or name only the lanes that reach "
+                    "it (a mask from __ballot_sync(0xffffffff, condition) taken before the if).")
         elif kind == WARP_MISMATCH and fault.other_op == -2:
             what = (f"calls {call}, but lane {lane} of its mask (thread {other}) waits at __syncthreads() on line "
                     f"{fault.other_line}: neither can go on")

@@ -2987,7 +2987,7 @@ static void __cc_barrier_fault(int kind, const __cc_fiber* culprit, const __cc_f
 
 // A warp-level call that cannot complete: lane `f` waits for lane `other` (index `j` in the
 // block), which has exited, does not exist, or waits elsewhere.
-__attribute__((noreturn)) static void __cc_warp_fault(int kind, __cc_fiber* f, int j, int threads) {
+__attribute__((noreturn)) static void __cc_warp_fault(int kind, __cc_fiber* f, int j, int threads, int other_op = 0) {
     __cc_fault* out = __cc_fault_out;
     out->mask = f->wmask;
     out->op = f->wop;
@@ -2996,11 +2996,12 @@ __attribute__((noreturn)) static void __cc_warp_fault(int kind, __cc_fiber* f, i
     if (j < threads) {
         __cc_fiber* o = &__cc_me->fibers[j];
         out->other_thread[0] = o->tid.x, out->other_thread[1] = o->tid.y, out->other_thread[2] = o->tid.z;
-        out->other_line = o->state == __CC_DONE ? 0 : o->barrier_line;
+        out->other_line = o->state == __CC_DONE ? o->returned_line : o->barrier_line;
         out->other_op = o->state == __CC_DONE ? -1 : o->state == __CC_WAITING ? -2 : o->wop;
     } else {
         out->other_op = -3;  // no such thread: the block's last warp is partial
     }
+    if (other_op) out->other_op = other_op;  // -4: a shuffle reads from a lane that has returned
     threadIdx = f->tid;
     __cc_fail(kind, f->barrier_line);
 }
@@ -3042,11 +3043,17 @@ static bool __cc_resolve_warps(int threads, bool converge) {
                 progress = true;
                 continue;
             }
-            unsigned mask = f->wmask;
-            if (!(mask >> l & 1)) __cc_warp_fault(__CC_WARP_BAD_MASK, f, base + l, threads);
+            unsigned named = f->wmask;
+            if (!(named >> l & 1)) __cc_warp_fault(__CC_WARP_BAD_MASK, f, base + l, threads);
+            // Lanes that took a `return` have exited: as on a GPU, the call is among the others
+            // (a vote leaves them out); a shuffle that reads from one gets no value (below).
+            unsigned exited = 0;
+            for (int k = 0; k < lanes; k++)
+                if (__cc_fibers[base + k].state == __CC_DONE && __cc_fibers[base + k].returned_line) exited |= 1u << k;
+            unsigned mask = named & ~exited;
             bool ready = true;
             for (int k = 0; k < 32 && ready; k++) {
-                if (!(mask >> k & 1)) continue;
+                if (!(named >> k & 1) || (exited >> k & 1)) continue;
                 if (k >= lanes) __cc_warp_fault(__CC_WARP_EXITED, f, base + k, threads);
                 __cc_fiber* g = &__cc_fibers[base + k];
                 if (g->state == __CC_DONE) __cc_warp_fault(__CC_WARP_EXITED, f, base + k, threads);
@@ -3054,7 +3061,7 @@ static bool __cc_resolve_warps(int threads, bool converge) {
                 if (g->state != __CC_AT_WARP) { ready = false; break; }
                 if (g->wop == __CC_W_ACTIVE) { ready = false; break; }  // it may still come
                 bool same_call = g->wop == f->wop && (g->barrier_line == f->barrier_line || f->wop == __CC_W_SYNC);
-                if (!same_call || g->wmask != mask) __cc_warp_fault(__CC_WARP_MISMATCH, f, base + k, threads);
+                if (!same_call || g->wmask != named) __cc_warp_fault(__CC_WARP_MISMATCH, f, base + k, threads);
             }
             if (!ready) continue;
             // Every lane of the mask is here: exchange, as the hardware does.
@@ -3074,6 +3081,10 @@ static bool __cc_resolve_warps(int threads, bool converge) {
                     case __CC_W_XOR: source = (k ^ g->warg) / width * width == segment ? k ^ g->warg : k; break;
                 }
                 if (op >= __CC_W_SHFL && op <= __CC_W_XOR) {
+                    if (source < 32 && (exited >> source & 1)) {  // its value went with it
+                        g->warg = source;
+                        __cc_warp_fault(__CC_WARP_EXITED, g, base + source, threads, -4);
+                    }
                     if (source >= 32 || !(mask >> source & 1)) {
                         g->warg = source;  // reported: the lane it reads from
                         __cc_warp_fault(__CC_WARP_BAD_MASK, g, base + (source < 32 ? source : 31), threads);
@@ -3118,7 +3129,7 @@ static bool __cc_resolve_warps(int threads, bool converge) {
                 }
                 memcpy(g->wresult, &result, 4);
             }
-            for (int k = 0; k < 32; k++)
+            for (int k = 0; k < 32; k++)  // (the exited lanes stay done)
                 if (mask >> k & 1) __cc_fibers[base + k].state = __CC_RUNNABLE, w->warp_waiting--;
             __cc_warp_epoch[(base / 32) & 31]++;
             progress = true;

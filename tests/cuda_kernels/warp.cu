@@ -117,9 +117,24 @@ extern "C" __global__ void match_and_coalesce(const int* keys, unsigned int* pee
 // A learner's faults.
 extern "C" __global__ void shuffle_after_return(const float* x, float* out, int n) {
     int i = threadIdx.x;
-    if (i >= n) return;  // BUG: these lanes never reach the shuffle
+    if (i >= n) return;  // BUG: the shuffles read from these lanes
     float v = warp_reduce_sum(x[i]);
     if (i == 0) out[0] = v;
+}
+
+// Since Volta the lanes that returned are simply not in a warp-level call: a vote counts the
+// others, and a __syncwarp() waits for them. Only reading a returned lane's value is a bug.
+extern "C" __global__ void vote_after_return(const int* x, int* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    unsigned votes = __ballot_sync(0xffffffff, x[i] > 0);
+    bool all = __all_sync(0xffffffff, x[i] > 0);
+    __syncwarp();
+    if ((threadIdx.x & 31) == 0) out[i / 32] = __popc(votes) + (all ? 1000 : 0);
+}
+
+extern "C" __global__ void vote_inside_if(const int* x, int* out) {
+    if (threadIdx.x < 16) out[threadIdx.x] = __any_sync(0xffffffff, x[threadIdx.x]);  // SKIPPED: lanes 16..31
 }
 
 extern "C" __global__ void tile_sync_by_half(int* out) {
