@@ -1170,7 +1170,7 @@ def parse(text: str, options=()) -> Source:
                            set(global_variables) - global_arrays - constant_variables - read_only_variables
                            | set(file_shared_scalars))
             _note_branches(tokens, f, branch_notes)
-            if f.is_global:
+            if f.is_global and (stray or f.name in fiber_functions):  # (threads run as fibers)
                 _note_returns(tokens, f, replace)
         if not f.is_global:
             continue
