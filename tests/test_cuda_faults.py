@@ -104,9 +104,10 @@ def test_early_return_before_a_barrier_is_legal_but_its_missing_loads_are_caught
             int i = blockIdx.x * blockDim.x + threadIdx.x;
             if (i >= n) return;
             int c = __syncthreads_count(x[i] > 0);
-            if (threadIdx.x == 0) out[blockIdx.x] = c;
+            bool all = __syncthreads_and(x[i] >= 0);
+            if (threadIdx.x == 0) out[blockIdx.x] = c + (all ? 1000 : 0);
         }""", "count", backend="cpu", sanitize=sanitize)((2,), (256,), (x, counts, 300))
-        assert list(counts) == [255, 44]  # the returned threads are not counted; x[0] is 0
+        assert list(counts) == [1255, 1044]  # the returned threads are not counted, nor asked; x[0] is 0
     assert_alive()
 
 

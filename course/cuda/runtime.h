@@ -321,6 +321,7 @@ struct __cc_worker {
     ucontext_t scheduler_context;
 #endif
     int barrier_count;                // what __syncthreads_count returns after a barrier
+    int barrier_waiting;              // the threads that met there (those that returned are not counted)
     int warp_waiting;                 // fibers waiting at a warp-level call
     int round_threads;                // threads of the block it runs
     int last_barrier_line;            // where fibers last met: a place to name on a timeout
@@ -3219,6 +3220,7 @@ static void __cc_run_block_as_fibers(__cc_worker* w, int threads) {
             }
         }
         w->barrier_count = count;
+        w->barrier_waiting = waiting;
         w->last_barrier_line = first_waiting->barrier_line;
         if (__cc_pending_set) __cc_report_pending();
         __cc_barrier_shares_acquires(threads);
@@ -3905,7 +3907,7 @@ __CC_EXPORT void __cc_release_memory() {
 
 #define __syncthreads() __cc_syncthreads(__LINE__, 0)
 #define __syncthreads_count(p) __cc_syncthreads(__LINE__, (p))
-#define __syncthreads_and(p) (__cc_syncthreads(__LINE__, (p)) == (int)(blockDim.x * blockDim.y * blockDim.z))
+#define __syncthreads_and(p) (__cc_syncthreads(__LINE__, (p)) == __cc_me->barrier_waiting)  // (not the returned)
 #define __syncthreads_or(p) (__cc_syncthreads(__LINE__, (p)) != 0)
 #define printf(...) __cc_printf(__VA_ARGS__)
 // memset/memcpy in a kernel write (and read) memory too: n bytes from a checked pointer must lie
