@@ -238,6 +238,48 @@ def test_template_helpers_take_any_pointer_and_deduce_t_without_const(backend):
             cuda.RawKernel(source, "writes_const", backend="cpu").compile()
 
 
+
+POINTER_PARAMETERS = r"""
+template <class T> __device__ T total(const T* x, int n, T* also = nullptr) {  // a T* that may be left out
+    T s = 0;
+    for (int k = 0; k < n; ++k) s += x[k];
+    if (also) *also = s;
+    return s;
+}
+template <class T> __device__ void swap_pointers(T** a, T** b) { T* t = *a; *a = *b; *b = t; }
+__device__ void advance(const float** cursor, int by) { *cursor += by; }
+__device__ float first_of(float** rows, int r) { return rows[r][0]; }
+template <class T, class... Rest> __device__ T add_all(T first, Rest... rest) {
+    if constexpr (sizeof...(rest) == 0) return first; else return first + add_all(rest...);
+}
+extern "C" __global__ void pointers(const float* x, float* y, float* z, int n) {
+    __shared__ float s[4];
+    float local[4] = {1, 2, 3, 4}, other = 0;
+    if (threadIdx.x < 4) s[threadIdx.x] = x[threadIdx.x];
+    __syncthreads();
+    float* p = y;
+    float* q = z;
+    swap_pointers(&p, &q);                  // p is z now, q is y: both keep their bounds
+    const float* c = x;
+    advance(&c, 2);
+    float* rows[2] = {y, z};
+    if (threadIdx.x < n) p[threadIdx.x] = total(s, 4) + total(local, 4, &other) + other + c[threadIdx.x]
+                                         + add_all(1.0f, 2.0f) + first_of(rows, 0);
+}
+"""
+
+
+def test_pointer_to_pointer_parameters_defaulted_pointers_and_variadic_helpers(backend):
+    x, y, z = np.arange(6, dtype=np.float32), np.full(4, 100, np.float32), np.zeros(4, np.float32)
+    kernel = cuda.RawKernel(POINTER_PARAMETERS, "pointers", backend=backend)
+    ys, zs = on(backend, y), on(backend, z)
+    kernel((1,), (32,), (on(backend, x), ys, zs, 4))
+    np.testing.assert_array_equal(cuda.asnumpy(zs), 6 + 10 + 10 + x[2:6] + 3 + 100)  # written through p = z
+    np.testing.assert_array_equal(cuda.asnumpy(ys), 100)
+    if backend == "cpu":  # p (z after the swap) and c (x + 2) kept their arrays' bounds
+        with pytest.raises(cuda.KernelError, match=r"accessed x\[6\], but x has 6 elements"):
+            kernel((1,), (32,), (x, y, z, 5))
+
 ARCH = r"""
 #if __CUDA_ARCH__ >= 800
 #define WHO 80

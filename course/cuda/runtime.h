@@ -1547,6 +1547,7 @@ template <class V, class U> static inline __cc_ptr<V> __cc_pointer_from(const __
     __CC_POINTER_FITS(U, V);
     return p;
 }
+template <class V> static inline __cc_ptr<V> __cc_pointer_from(decltype(nullptr)) { return __cc_ptr<V>(); }
 template <class V, class U> static inline __cc_ptr<V> __cc_pointer_from(U* raw) {
     __CC_POINTER_FITS(U, V);
     return __cc_ptr<V>(raw);

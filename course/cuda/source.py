@@ -1125,7 +1125,7 @@ def parse(text: str, options=()) -> Source:
         if f.template_angles and not f.is_global and f.body and sum(g.name == f.name for g in functions) == 1 \
                 and not any(t.text == "..." for t in tokens[f.template_angles[0]:f.template_angles[1]]):
             for position, raw in enumerate(f.raws):
-                if raw.stars == 1 and not raw.complex and not raw.reference and raw.name and not raw.default \
+                if raw.stars == 1 and not raw.complex and not raw.reference and raw.name \
                         and len(raw.words) == 1 and raw.words[0] in f.template \
                         and f.template_kinds[f.template.index(raw.words[0])] == "type":
                     generic[position] = (f"__cc_P{position}", raw.words[0])
@@ -1136,9 +1136,13 @@ def parse(text: str, options=()) -> Source:
                 if tokens[q].text in elements and tokens[q - 1].text in ("class", "typename"):
                     default = "" if tokens[q + 1].text == "=" else " = __cc_auto"
                     replace(tokens[q].start, tokens[q].end, f"__cc_given_{tokens[q].text}{default}")
-            first = {t: next(name for name, u in generic.values() if u == t) for t in elements}
+            # T comes from the first parameter of type T* that has no default (`T* also = nullptr`
+            # may be left out: its type is then std::nullptr_t)
+            first = {t: min(((bool(f.raws[k].default), name) for k, (name, u) in generic.items() if u == t))[1]
+                     for t in elements}
             replace(tokens[closing].start, tokens[closing].start,
-                    "".join(f", class {name}" for name, _ in generic.values())
+                    "".join(f", class {name}" + (" = decltype(nullptr)" if f.raws[k].default else "")
+                            for k, (name, _) in generic.items())
                     + "".join(f", class {t} = __cc_pick<__cc_given_{t}, {first[t]}>" for t in elements))
             starts = []
             for position, (name, t) in generic.items():
@@ -1149,6 +1153,14 @@ def parse(text: str, options=()) -> Source:
                               f"__cc_pointer_from<{element}>(__cc_a_{raw.name});")
             replace(tokens[f.body[0]].end, tokens[f.body[0]].end, "".join(starts))
         for position, raw in enumerate(f.raws):
+            pointer_to_pointer = re.fullmatch(r"(const\s+)?(\w+)\s*\*\s*\*\s*(?:__restrict__\s+)?(\w+)",
+                                              text[raw.start:raw.end].strip())
+            if raw.stars == 2 and not f.is_global and pointer_to_pointer and not raw.complex:
+                # `T** a` of a __device__ function: what `&p` of a pointer variable p (a checked
+                # pointer here) gives, so `swap(&p, &q)` compiles and p keeps its bounds
+                const, element, name = pointer_to_pointer.groups()
+                replace(raw.start, raw.end, f"__cc_ptr<{const or ''}{element}>* {name}")
+                continue
             if raw.stars == 1 and not raw.complex and _resolve(raw.words, aliases) != ["void"] \
                     and position not in generic:
                 dependent = any(w in f.template for w in raw.words)
