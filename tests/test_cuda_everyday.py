@@ -280,6 +280,30 @@ def test_pointer_to_pointer_parameters_defaulted_pointers_and_variadic_helpers(b
         with pytest.raises(cuda.KernelError, match=r"accessed x\[6\], but x has 6 elements"):
             kernel((1,), (32,), (x, y, z, 5))
 
+
+DECLARATIONS = r"""
+struct alignas(8) Pair { float a, b; };
+extern "C" __global__ void declarations(const float* x, float* y) {
+    __shared__ alignas(16) float tile[64];      // C++11 alignment on a __shared__ array
+    __shared__ __align__(16) float other[4];    // CUDA's spelling
+    alignas(float4) float staged[4] = {1, 2, 3, 4};
+    int t = threadIdx.x;
+    tile[t] = x[t];
+    if (t < 4) other[t] = staged[t];
+    __syncthreads();
+    float sum = 0;
+    for (float v : staged) sum += v;            // range-for over a local array
+    Pair p{tile[63 - t], other[t % 4]};
+    y[t] = sum + p.a + p.b + ((unsigned long long)&tile[0] % 16 == 0 ? 100 : 0) + alignof(Pair);
+}
+"""
+
+
+def test_alignment_specifiers_and_range_for(backend):
+    x, y = np.arange(64, dtype=np.float32), on(backend, np.zeros(64, np.float32))
+    cuda.RawKernel(DECLARATIONS, "declarations", backend=backend)((1,), (64,), (on(backend, x), y))
+    np.testing.assert_array_equal(cuda.asnumpy(y), 10 + x[::-1] + np.tile([1, 2, 3, 4], 16) + 100 + 8)
+
 ARCH = r"""
 #if __CUDA_ARCH__ >= 800
 #define WHO 80

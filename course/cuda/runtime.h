@@ -1714,6 +1714,8 @@ struct __cc_view {
     }
     __attribute__((always_inline)) typename __cc_access_type<E>::type operator*() const { check(0); return __cc_element(p); }
     __cc_ptr<E> ptr() const { return __cc_ptr<E>(p, 0, n, (const void*)p); }
+    E* begin() const { return p; }  // `for (float v : arr)`: the loop stays inside the array
+    E* end() const { return p + n; }
     typedef typename std::remove_all_extents<E>::type __cc_inner;
     __cc_ptr<__cc_inner> flat() const {  // the whole array as its innermost elements
         return __cc_ptr<__cc_inner>((__cc_inner*)p, 0, n * (sizeof(E) / sizeof(__cc_inner)), (const void*)p);

@@ -1208,6 +1208,13 @@ def parse(text: str, options=()) -> Source:
 
     dynamic_shared, dynamic_lines = [], {}
     for i, tok in enumerate(tokens):
+        if tok.text == "alignas" and i + 1 < len(tokens) and tokens[i + 1].text == "(":
+            # `__shared__ alignas(16) float s[64];`: GCC takes a C++ attribute only before `static`
+            # (what __shared__ is here), a GNU one anywhere
+            close = _matching(tokens, i + 1)
+            inside = text[tokens[i + 1].end:tokens[close].start].strip()
+            alignment = inside if re.fullmatch(r"\d+", inside) else f"alignof({inside})"
+            replace(tok.start, tokens[close].end, f"__attribute__((aligned({alignment})))")
         if tok.text == "static" and any(0 <= k < len(tokens) and tokens[k].text in ("__shared__", "__constant__")
                                         for k in (i - 1, i + 1)):
             replace(tok.start, tok.end, "")  # `static __shared__`: runtime.h's __shared__ is static already
