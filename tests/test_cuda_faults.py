@@ -232,6 +232,12 @@ def test_wrong_dtype(backend, xp):
     args[0] = xp.ones(4, xp.float64)
     with pytest.raises(TypeError, match=r"parameter 'x' \(const float\* x\): needs float32 elements, but the array holds float64"):
         launch_all(backend, args)
+    if backend == "cpu":  # a torch tensor is told how to convert a tensor
+        import torch
+
+        args[0] = torch.ones(4, dtype=torch.float64)
+        with pytest.raises(TypeError, match=r"but the tensor holds float64; convert it with t\.to\(torch\.float32\)"):
+            launch_all(backend, args)
 
 
 def test_wrong_argument_count(backend, xp):

@@ -473,6 +473,7 @@ def _dtype(name: str):
 
 def _check_array(kernel: Kernel, p: Param, a, backend_name: str):
     where = f"kernel '{kernel.name}', parameter '{p.name}' ({p})"
+    tensor = type(a).__module__.split(".")[0] == "torch"
     if backend_name == "cpu" and _is_cupy_array(a):
         raise TypeError(f"{where}: got a CuPy (GPU) array, but this kernel runs on the CPU backend; "
                         "pass a NumPy array (course.cuda.asnumpy(a))")
@@ -496,8 +497,9 @@ def _check_array(kernel: Kernel, p: Param, a, backend_name: str):
                             f"declare the parameter `{'const ' if p.const else ''}__half* {p.name}` (numpy.float16) "
                             f"or convert the array with a.astype(np.float32)")
         else:
-            raise TypeError(f"{where}: needs {_dtype_word(p.dtype)} elements, but the array holds {a.dtype}; "
-                            f"convert it with {_astype(p.dtype)}")
+            convert = f"t.to(torch.{p.dtype})" if tensor and p.dtype != "bfloat16" else _astype(p.dtype)
+            raise TypeError(f"{where}: needs {_dtype_word(p.dtype)} elements, but the "
+                            f"{'tensor' if tensor else 'array'} holds {a.dtype}; convert it with {convert}")
     if not (a.flags.c_contiguous or a.flags.f_contiguous):
         raise ValueError(f"{where}: the array is not contiguous (a strided view such as a[::2] or a[:, 1:]?); "
                          "a kernel sees raw memory, so pass a contiguous copy: xp.ascontiguousarray(a) "
