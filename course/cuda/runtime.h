@@ -3204,6 +3204,7 @@ static void __cc_run_block_as_fibers(__cc_worker* w, int threads) {
                                    first_waiting->barrier_line);
             waiting++;
             count += f->predicate;
+            f->state = __CC_RUNNABLE;  // released (unless a fault above or below stops the block)
         }
         if (!waiting) {  // every thread returned: the block is done
             if (__cc_pending_set) __cc_report_pending();
@@ -3228,8 +3229,6 @@ static void __cc_run_block_as_fibers(__cc_worker* w, int threads) {
         if (__cc_pending_set) __cc_report_pending();
         __cc_barrier_shares_acquires(threads);
         __cc_new_epoch();
-        for (int i = 0; i < threads; i++)
-            if (__cc_fibers[i].state != __CC_DONE) __cc_fibers[i].state = __CC_RUNNABLE;
     }
 }
 
