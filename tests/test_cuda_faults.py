@@ -111,6 +111,22 @@ def test_early_return_before_a_barrier_is_legal_but_its_missing_loads_are_caught
     assert_alive()
 
 
+def test_an_early_return_in_a_macro_is_a_return_too():
+    source = r"""
+#define GUARD(i, n) if ((i) >= (n)) return;
+extern "C" __global__ void doubled(const float* x, float* y, int n) {
+    __shared__ float s[64];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    GUARD(i, n)
+    s[threadIdx.x] = x[i];
+    __syncthreads();
+    y[i] = s[threadIdx.x] * 2;
+}"""
+    x, y = np.ones(100, np.float32), np.zeros(100, np.float32)
+    cuda.RawKernel(source, "doubled", backend="cpu")((2,), (64,), (x, y, 100))
+    np.testing.assert_array_equal(y, 2)
+
+
 @pytest.mark.parametrize("sanitize", [True, False])
 def test_a_barrier_inside_an_if_that_some_threads_skip(sanitize):
     x, out = np.ones(512, np.float32), np.zeros(2, np.float32)

@@ -1207,6 +1207,8 @@ def parse(text: str, options=()) -> Source:
                                  unsupported_users.get(f.name), f.name, _constant(f.launch_bounds, constants))
 
     dynamic_shared, dynamic_lines = [], {}
+    kernel_words = {t.text for f in functions if f.is_global and f.body and (stray or f.name in fiber_functions)
+                    for t in tokens[f.body[0]:f.body[1]] if t.kind == "ident"}  # what their bodies name
     for i, tok in enumerate(tokens):
         if tok.text == "alignas" and i + 1 < len(tokens) and tokens[i + 1].text == "(":
             # `__shared__ alignas(16) float s[64];`: GCC takes a C++ attribute only before `static`
@@ -1227,6 +1229,11 @@ def parse(text: str, options=()) -> Source:
             )
             if blank:
                 replace(tok.start, tok.end, "")
+            guard = re.match(r"#\s*define\s+(\w+)", tok.text)
+            if guard and guard.group(1) in kernel_words and re.search(r"\breturn\s*;", tok.text):
+                # `#define GUARD(i, n) if ((i) >= (n)) return;` used in a kernel: a return, as _note_returns
+                replace(tok.start, tok.end, re.sub(r"\breturn\s*;", "{ __cc_thread_returns(__LINE__); return; }",
+                                                   tok.text))
         elif tok.text == "extern" and i + 1 < len(tokens) and tokens[i + 1].text in ("__shared__", "__align__", "volatile"):
             end = i
             while end < len(tokens) and tokens[end].text != ";":
