@@ -1076,3 +1076,21 @@ extern "C" __global__ void guarded(const float* x, float* out, int n) {
     with warnings.catch_warnings():
         warnings.simplefilter("error", cuda.KernelWarning)  # shown once per process
         cuda.RawKernel(source, "fine", backend="cpu", sanitize=False).compile()
+
+
+def test_an_address_past_the_end_is_fine_until_something_reads_through_it():
+    src = r'''
+    __device__ float first_of(const float* p) { return p[0]; }
+    extern "C" __global__ void tail(const float* x, float* out, int n, int peek) {
+        int i = threadIdx.x;
+        const float* end = &x[n];                       // one past the end: an address only
+        const float* past = &x[n + 8];                  // further still, never read
+        out[i] = (float)(end - past) + (peek ? first_of(&x[i + n - 4]) : 0.0f);  // PEEK
+    }'''
+    x, out = np.arange(16, dtype=np.float32), np.zeros(8, np.float32)
+    for sanitize in (False, True):
+        cuda.RawKernel(src, "tail", backend="cpu", sanitize=sanitize)((1,), (8,), (x, out, 16, 0))
+        np.testing.assert_array_equal(out, -8)
+        with pytest.raises(cuda.KernelError, match=r"accessed x\[16\], but x has 16 elements") as info:
+            cuda.RawKernel(src, "tail", backend="cpu", sanitize=sanitize)((1,), (8,), (x, out, 16, 1))
+        assert info.value.thread == (4, 0, 0)

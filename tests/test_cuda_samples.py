@@ -158,3 +158,12 @@ def test_memcpy_async_batches_and_a_defaulted_parameter(backend, xp):
     module(backend).get_function("reverse_batches")((2,), (128,), (xp.asarray(x), out, 3, peek), shared_mem=128 * 4)
     np.testing.assert_array_equal(cuda.asnumpy(out), x.reshape(6, 128)[:, ::-1].ravel())
     np.testing.assert_array_equal(cuda.asnumpy(peek), [0, 384])
+
+
+def test_merge_path_where_idle_threads_form_addresses_past_the_end(backend, xp):
+    rng = np.random.default_rng(3)
+    a, b = np.sort(rng.integers(0, 500, 300)).astype(np.int32), np.sort(rng.integers(0, 500, 200)).astype(np.int32)
+    out = xp.zeros(500, xp.int32)
+    # 256 threads, 2 elements each: threads 250 to 255 have nothing to merge, and form &out[500].
+    module(backend).get_function("merge_path")((2,), (128,), (xp.asarray(a), 300, xp.asarray(b), 200, out))
+    np.testing.assert_array_equal(cuda.asnumpy(out), np.sort(np.concatenate([a, b])))

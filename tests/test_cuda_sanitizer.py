@@ -1110,3 +1110,24 @@ def test_device_variables_get_the_global_race_checks():
         module.get_function("last_block_sums")((4,), (32,), (np.arange(128, dtype=np.float32), partial, 128))
         assert partial[0] == 127 * 128 / 2
     assert module.get_global("retired").view(np.uint32)[0] == 0
+
+
+def test_a_scan_step_that_reads_a_neighbour_gets_the_barrier_between_its_read_and_its_write():
+    # The barrier at the top of the loop is there: the missing one goes between the read and the
+    # write of one pass, not at the end of the body (which would stand next to the first).
+    x, y = np.ones(200, np.float32), np.zeros(200, np.float32)
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("kogge_stone_one_barrier")((2,), (128,), (x, y, 200))
+    message = str(info.value)
+    assert re.search(r"data race on shared memory xy\[\d+\]", message)
+    assert {info.value.line, line_of("KS-WRITE: its neighbour may not have read it yet")} == {
+        line_of("KS-READ"), line_of("KS-WRITE: its neighbour may not have read it yet")}
+    assert (f"between line {line_of('KS-READ')}, where thread" in message and "in the same pass through the loop"
+            in message), message
+    assert "end of the loop's body" not in message
+    # One statement that reads the neighbour's element and writes its own: split it, and no atomics.
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("kogge_stone_in_one_statement")((2,), (128,), (x, y, 200))
+    message = str(info.value)
+    assert f"inside line {line_of('KS-ONE')}" in message and "Read the value into a variable" in message
+    assert "atomicAdd" not in message and "end of the loop's body" not in message

@@ -952,6 +952,13 @@ def _with_member(element: str, source: Source, line: int | None, byte: int | Non
 def _in_one_loop(text: str, first: int, last: int, start: int = 1) -> bool:
     """Whether lines `first` and `last` of `text` both lie in the body of one `for`, `while` or `do`
     loop that begins at or after line `start` (the kernel's): a loop body in braces, or one statement."""
+    return _innermost_loop(text, first, last, start) is not None
+
+
+def _innermost_loop(text: str, first: int, last: int, start: int = 1) -> tuple[int, int] | None:
+    """The first and last line of the innermost loop (as `_in_one_loop` finds them) that holds lines
+    `first` and `last`, or None."""
+    found = None
     def line_at(offset):
         return text.count("\n", 0, offset) + 1
     for loop in re.finditer(r"\b(for|while)\s*\(|\bdo\b", text):
@@ -977,8 +984,8 @@ def _in_one_loop(text: str, first: int, last: int, start: int = 1) -> bool:
             end = text.find(";", body)
             end = len(text) if end < 0 else end
         if line_at(loop.start()) <= first and last <= line_at(end):
-            return True
-    return False
+            found = (line_at(loop.start()), line_at(end))  # later matches start later: nested inside
+    return found
 
 
 def _block_groups(text: str) -> list[str]:
@@ -1122,7 +1129,21 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             # a barrier on its own line: __syncthreads(), __syncwarp(), or a thread block's .sync() (not a tile's)
             groups = "|".join(map(re.escape, _block_groups(source.text))) or "(?!)"
             barrier = re.compile(rf"^\s*(__syncthreads\s*\(|__syncwarp\s*\(|(?:{groups})\s*\.\s*sync\s*\()")
-            if other_line >= line and in_loop:
+            loop = _innermost_loop(source.text, min(line, other_line), max(line, other_line), start)
+            # The path from the earlier access to this one round the loop's back edge (the rest of the
+            # body, then its start): a barrier on it means both accesses came in one pass through the body.
+            around = (source.lines[other_line:loop[1]] + source.lines[loop[0]:line - 1]
+                      if loop and other_line >= line else [])
+            if other_line >= line and in_loop and any(barrier.match(text) for text in around):
+                present = verbs.get(fault.other_op, ("uses",))[0]
+                place = (f"between line {line}, where thread {thread} {second} `{element}`, and line {other_line}, "
+                         f"where thread {other} {present} it, in the same pass through the loop (thread {other} "
+                         "got there first)")
+                if other_line == line:  # `XY[t] += XY[t - stride]` after a barrier at the loop's top
+                    place = (f"inside line {line}: thread {other} {first} `{element}` there while thread {thread} "
+                             f"{second} it in the same pass through the loop. Read the value into a variable, "
+                             "then __syncthreads(), then write")
+            elif other_line >= line and in_loop:
                 place += " (the next time round the loop: put the barrier at the end of the loop's body)"
             elif other_line > line:
                 # No loop: the other thread simply ran ahead to the later line before this one got here.
@@ -1142,8 +1163,11 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         spelling = " (`block.sync()` with cooperative groups)" if "this_thread_block" in source.text else ""
         hint = (f"Add __syncthreads(){spelling} {place}, where every thread of the block reaches it (not inside an "
                 "if). Threads of one warp can use __syncwarp() instead.")
-        if other_line == line and fault.other_op == 2:
+        array = re.match(r"\w+", element)
+        neighbours = bool(array and line and len(re.findall(rf"\b{array.group(0)}\s*\[", source.line_text(line))) >= 2)
+        if other_line == line and fault.other_op == 2 and not neighbours:
             # one statement, run by several threads, that updates one element: `sum += x`, `count++`
+            # (not `XY[t] += XY[t - stride]`, where each thread reads a neighbour's element)
             hint = (f"If the threads mean to add into the same `{element}` (a sum, a counter), no barrier can "
                     f"help: use atomicAdd(&{element}, value), or let each thread keep its own partial "
                     f"result and reduce them after a __syncthreads(). Otherwise: {hint[0].lower()}{hint[1:]}")

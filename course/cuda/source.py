@@ -1589,6 +1589,9 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
     a, b = f.body
     arrays = set(global_arrays)
     local_arrays = {}  # the function's own arrays (not __shared__, not static) → rank: gone when it returns
+    # Pointer parameters (checked pointers in the rewrite): `&x[i]` is an address, not an access.
+    pointer_params = {r.name for r in f.raws if r.name and (r.stars == 1 or r.array) and not r.complex
+                      and not r.reference}
     type_bodies = type_bodies or {}  # `{` → `}` of struct and union definitions (`__shared__ union {...} u;`)
     i = a + 1
     while i < b:
@@ -1639,6 +1642,18 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
                 replace(tok.start, tok.end, f"__cc_address_in({name}, &")
                 replace(tokens[closes[-1]].start, tokens[closes[-1]].end, "])")
                 i += 2
+                continue
+        # `&x[i]` of a pointer parameter: `(x + (i))`, the checked pointer at i, as x + i is. Making an
+        # address is no access, so `&c[k]` one past the end (or further: PMPP's merge hands
+        # `&C[k_curr]` with nothing to copy to its helper) is fine; an access through it is checked.
+        if _address_operator(tokens, i) and i + 2 < b and tokens[i + 1].text in pointer_params \
+                and tokens[i + 1].text not in arrays and tokens[i + 2].text == "[":
+            close = _matching(tokens, i + 2)
+            if close + 1 < b and tokens[close + 1].text not in (".", "->", "[", "(", "++", "--"):
+                replace(tok.start, tok.end, "(")
+                replace(tokens[i + 2].start, tokens[i + 2].end, " + (")
+                replace(tokens[close].start, tokens[close].end, "))")
+                i += 3
                 continue
         # A __shared__ scalar `__shared__ int count;` is poisoned once per block and known to the
         # sanitizer, like the arrays (its uses are noted by _note_accesses).

@@ -277,3 +277,29 @@ extern "C" __global__ void reverse_batches(const float* in, float* out, int batc
         block.sync();  // every thread has read the batch before the next copy overwrites it
     }
 }
+
+// A merge-path merge (the textbooks' co-rank split): each thread finds where its share of the output
+// begins in a and in b, then merges that share sequentially. The last threads' shares are empty, and
+// they still form &out[k] past the end: an address, not an access.
+__device__ int merge_split(int k, const int* a, int m, const int* b, int n) {
+    int lo = k > n ? k - n : 0, hi = k < m ? k : m;  // how many of the first k come from a
+    while (lo < hi) {
+        int i = (lo + hi) / 2;
+        if (a[i] <= b[k - i - 1]) lo = i + 1;
+        else hi = i;
+    }
+    return lo;
+}
+__device__ void merge_run(const int* a, int m, const int* b, int n, int* out) {
+    for (int i = 0, j = 0; i < m || j < n;) {
+        if (j == n || (i < m && a[i] <= b[j])) out[i + j] = a[i], i++;
+        else out[i + j] = b[j], j++;
+    }
+}
+extern "C" __global__ void merge_path(const int* a, int m, const int* b, int n, int* out) {
+    int threads = blockDim.x * gridDim.x, t = blockIdx.x * blockDim.x + threadIdx.x;
+    int share = (m + n + threads - 1) / threads;
+    int k = min(t * share, m + n), k_next = min(k + share, m + n);
+    int i = merge_split(k, a, m, b, n), i_next = merge_split(k_next, a, m, b, n);
+    merge_run(&a[i], i_next - i, &b[k - i], (k_next - i_next) - (k - i), &out[k]);
+}
