@@ -1085,7 +1085,9 @@ def test_an_address_past_the_end_is_fine_until_something_reads_through_it():
         int i = threadIdx.x;
         const float* end = &x[n];                       // one past the end: an address only
         const float* past = &x[n + 8];                  // further still, never read
-        out[i] = (float)(end - past) + (peek ? first_of(&x[i + n - 4]) : 0.0f);  // PEEK
+        const float* half = &x[n / 2];
+        const float* stop = &half[n / 2];               // through a pointer variable: x + n again
+        out[i] = (float)(end - past) + (float)(stop - end) + (peek ? first_of(&x[i + n - 4]) : 0.0f);  // PEEK
     }'''
     x, out = np.arange(16, dtype=np.float32), np.zeros(8, np.float32)
     for sanitize in (False, True):
@@ -1094,3 +1096,47 @@ def test_an_address_past_the_end_is_fine_until_something_reads_through_it():
         with pytest.raises(cuda.KernelError, match=r"accessed x\[16\], but x has 16 elements") as info:
             cuda.RawKernel(src, "tail", backend="cpu", sanitize=sanitize)((1,), (8,), (x, out, 16, 1))
         assert info.value.thread == (4, 0, 0)
+
+
+SPIN_WAITS = r'''
+extern "C" __global__ void wait_for_warp_one(float* out, int set) {
+    __shared__ volatile int ready;
+    if (threadIdx.x == 0) ready = 0;
+    __syncthreads();
+    if (threadIdx.x == 32 && set) ready = 1;
+    if (threadIdx.x == 0) { while (ready == 0) { } out[blockIdx.x] = 1.0f; }  // WAIT
+}
+extern "C" __global__ void wait_for_an_atomic_flag(float* out, int* flag) {
+    if (threadIdx.x == 0) { while (atomicAdd(&flag[blockIdx.x], 0) == 0) { } out[blockIdx.x] = 1.0f; }
+    if (threadIdx.x == 63) atomicExch(&flag[blockIdx.x], 1);
+}
+__device__ void lock(int* m) { while (atomicCAS(m, 0, 1) != 0) { } }
+__device__ void unlock(int* m) { __threadfence(); atomicExch(m, 0); }
+extern "C" __global__ void add_under_a_lock(float* total, int* m, const float* x) {
+    for (int lane = 0; lane < 32; lane++)  // one lane at a time, or a warp would wait for itself
+        if (threadIdx.x % 32 == lane) { lock(m); *total += x[blockIdx.x * blockDim.x + threadIdx.x]; unlock(m); }
+}
+'''
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_a_thread_that_waits_in_a_loop_for_another_threads_flag_lets_it_run(sanitize):
+    # On a GPU the warps of a block run side by side, so a thread may wait for a flag another
+    # warp sets (a volatile or an atomic one). Threads here take turns: the waiting one gives its
+    # turn up now and then. Its polling reads of the flag are how the threads meet, not a hazard.
+    out = np.zeros(3, np.float32)
+    cuda.RawKernel(SPIN_WAITS, "wait_for_warp_one", backend="cpu", sanitize=sanitize)((3,), (64,), (out, 1))
+    np.testing.assert_array_equal(out, 1)
+    out, flag = np.zeros(2, np.float32), np.zeros(2, np.int32)
+    cuda.RawKernel(SPIN_WAITS, "wait_for_an_atomic_flag", backend="cpu", sanitize=sanitize)((2,), (64,), (out, flag))
+    np.testing.assert_array_equal(out, 1)
+    total, m = np.zeros(1, np.float32), np.zeros(1, np.int32)
+    cuda.RawKernel(SPIN_WAITS, "add_under_a_lock", backend="cpu", sanitize=sanitize)(
+        (2,), (64,), (total, m, np.ones(128, np.float32)))
+    assert total[0] == 128 and m[0] == 0
+    # A flag that no thread sets: the wait never ends, here as on a GPU.
+    with pytest.raises(cuda.KernelError, match="time limit") as info:
+        cuda.RawKernel(SPIN_WAITS, "wait_for_warp_one", backend="cpu", sanitize=sanitize, time_limit=1)(
+            (1,), (64,), (np.zeros(1, np.float32), 0))
+    assert info.value.line == SPIN_WAITS.split("\n").index(
+        next(line for line in SPIN_WAITS.split("\n") if "// WAIT" in line)) + 1

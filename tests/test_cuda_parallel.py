@@ -72,7 +72,7 @@ extern "C" __global__ void late_faults(float* out, int n, volatile int* flag) {
         for (int k = 0; k < 300000000 && flag[0] == 0; k++) flag[2] = k;
         flag[1] = flag[0];  // 1: block 9 ran (and faulted) while block 5 waited
     }
-    if (b % 4 == 1 && b >= 5) out[n + threadIdx.x] = 1.0f;  // BUG: past the end
+    if (b % 4 == 1 && b >= 5 && threadIdx.x == 0) out[n + threadIdx.x] = 1.0f;  // BUG: past the end
     if (threadIdx.x == 0) out[b] = (float)b;
 }
 

@@ -72,7 +72,9 @@ happens: run the kernel with ``backend="cpu"``.)
 
 The CPU backend runs the blocks of a launch on every core the process may use, as a GPU runs
 blocks on its SMs (``COURSE_CUDA_THREADS=N`` sets how many worker threads; 1 runs the blocks
-one after another); the threads of each block take turns on one core. Results, ``printf``
+one after another); the threads of each block take turns on one core (a thread that waits in a
+loop for a volatile or atomic flag, or a lock, that another thread of its block sets gives its turn
+up now and then, as warps of a GPU run side by side). Results, ``printf``
 output (whole lines, in block order) and error messages (the first faulting block in launch
 order) are those of a serial run; atomics are real atomics. Sanitized launches run on one
 worker thread, so that which of two racing blocks is reported never depends on timing.

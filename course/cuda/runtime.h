@@ -313,6 +313,8 @@ struct __cc_worker {
     __cc_fault fault;                 // its fault, if any (kind 0: none)
     __cc_fiber* fibers;               // one per thread of a block, reused by every block
     int fiber_count;
+    int polling;                      // in a waiting loop's condition (__cc_spin_point to __cc_polled)
+    int spin_line;                    // the waiting loop a thread is in (a timeout's line in a plain build)
     char* stack_pool;                 // their stacks, each above a guard page
     size_t stack_pool_bytes;
     __cc_fiber* current;              // the fiber running now (nullptr: loop mode)
@@ -632,6 +634,7 @@ static inline unsigned __cc_tid() { return threadIdx.x + blockDim.x * (threadIdx
 static inline void __cc_new_epoch() { __cc_epoch++; }
 static inline void __cc_new_block() {
     __cc_pending_set = false;
+    __cc_me->polling = 0, __cc_me->spin_line = 0;  // (a fault in a waiting loop's condition left them set)
     __cc_block_epoch = ++__cc_epoch;
     __cc_block_linear = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
     if (__cc_dyn_shared_bytes) memset(__cc_dyn_shared, 0xff, __cc_dyn_shared_bytes);  // never silently zero
@@ -1251,6 +1254,12 @@ static void __cc_note_local(const char* p, size_t size, int kind, uint32_t site)
     }
 }
 
+static void __cc_note_polled(const __cc_shared_region& r, size_t offset, size_t size, uint32_t site) {
+    for (size_t b = offset; b < offset + size && b < r.bytes; b++)
+        if (r.shadow[b].w_epoch < __cc_block_epoch && !__cc_pending_set)  // no thread has set the flag yet
+            __cc_pending = {&r, offset, size, site, __CC_READ, __cc_tid()}, __cc_pending_set = true;
+}
+
 static void __cc_note_at(const volatile void* address, size_t size, int kind, uint32_t site) {
     __cc_last_site = site;
     const char* p = (const char*)address;
@@ -1263,6 +1272,9 @@ static void __cc_note_at(const volatile void* address, size_t size, int kind, ui
         __cc_shared_region& r = __cc_shared_regions[i];
         if (p >= r.base && p < r.base + r.bytes) {
             if (__cc_tracing && kind != __CC_TOUCH) __cc_record((uint64_t)(p - r.base), site, recorded, size, i);
+            // A waiting loop's condition polls a volatile flag that another thread sets (`while
+            // (ready == 0)`): that read is how the threads meet, not a hazard (still initchecked).
+            if (relaxed && kind == __CC_READ && __cc_me->polling) return __cc_note_polled(r, (size_t)(p - r.base), size, site);
             return __cc_note_shared(r, (size_t)(p - r.base), size, kind, site);
         }
     }
@@ -1848,7 +1860,7 @@ static volatile sig_atomic_t __cc_launching;
 
 // Whether worker `w` must stop now: the time limit or Ctrl-C, or an earlier block faulted.
 static inline void __cc_check_stop(__cc_worker* w) {
-    if (__cc_stop) __cc_fail(__cc_stop, w->last_barrier_line);
+    if (__cc_stop) __cc_fail(__cc_stop, w->spin_line ? w->spin_line : w->last_barrier_line);
     if (w->block > __atomic_load_n(&__cc_fault_min, __ATOMIC_SEQ_CST)) __cc_cancel(w);
 }
 static inline void __cc_enter_unsafe() { __cc_worker* w = __cc_me; w->unsafe = w->unsafe + 1; }
@@ -2743,7 +2755,7 @@ __CC_SCOPED_ATOMICS(atomicXor) __CC_SCOPED_ATOMICS(atomicCAS)
 // Fibers: one per thread of a block, for kernels that call __syncthreads()
 // ---------------------------------------------------------------------------------------
 
-enum { __CC_RUNNABLE, __CC_WAITING, __CC_DONE, __CC_AT_WARP };
+enum { __CC_RUNNABLE, __CC_WAITING, __CC_DONE, __CC_AT_WARP, __CC_SPINNING };
 
 // Warp-level calls, as Python names them (cpu.py WARP_OPS).
 enum {
@@ -2758,6 +2770,7 @@ struct __cc_fiber {
     int state;
     int barrier_line;   // the __syncthreads() or warp-level call it waits at
     int returned_line;  // the kernel's `return` statement it took (0: it ran to the kernel's end)
+    unsigned spins;     // tests of a waiting loop's condition (__cc_spin_point)
     int predicate;      // its argument to __syncthreads_count/_and/_or
     int wop, warg, wwidth, wsize;  // a warp-level call: which, its lane argument, width, value size
     unsigned wmask;     // the call's mask
@@ -2949,6 +2962,31 @@ static bool __cc_in_guard_page(uintptr_t address) {
 static inline void __cc_thread_returns(int line) {
     __cc_fiber* f = __cc_me->current;
     if (f) f->returned_line = line;
+}
+
+// The condition of a loop that waits for a flag, a lock or a count that other threads set (it reads a
+// volatile or an atomic value; source.py adds the call): now and then the thread lets the others of
+// its block run, as a GPU's warp scheduler does, so that the thread that sets the flag gets to.
+// Threads here take turns, and a thread that never gave its turn up would wait for ever. (In a
+// kernel run in loops, without fibers, there is no other thread to let run.)
+static inline bool __cc_spin_point(int line) {
+    __cc_worker* w = __cc_me;
+    __cc_fiber* f = w->current;
+    w->spin_line = line;
+    if (f && !(++f->spins & 63)) {
+        f->state = __CC_SPINNING;
+        __cc_yield(w, f);
+    }
+    w->polling = __cc_sanitizing;
+    return true;
+}
+template <class C>
+static inline bool __cc_polled(const C& condition) {
+    bool holds = static_cast<bool>(condition);
+    __cc_worker* w = __cc_me;
+    w->polling = 0;
+    if (!holds) w->spin_line = 0;
+    return holds;
 }
 
 // __syncthreads(): wait here until every thread of the block arrives.
@@ -3175,6 +3213,7 @@ static void __cc_run_block_as_fibers(__cc_worker* w, int threads) {
         f->tid = {t % b.x, t / b.x % b.y, t / (b.x * b.y)};
         f->state = __CC_RUNNABLE;
         f->returned_line = 0;
+        f->spins = 0;
         __cc_fiber_prepare_stack(f, __cc_fiber_entry);
     }
     w->round_threads = threads;
@@ -3190,6 +3229,10 @@ static void __cc_run_block_as_fibers(__cc_worker* w, int threads) {
         }
         w->current = nullptr;
         if (w->warp_waiting && (__cc_resolve_warps(threads, false) || __cc_resolve_warps(threads, true))) continue;
+        bool spinning = false;  // threads that wait in a loop for a flag go on before any barrier opens
+        for (int i = 0; i < threads; i++)
+            if (__cc_fibers[i].state == __CC_SPINNING) __cc_fibers[i].state = __CC_RUNNABLE, spinning = true;
+        if (spinning) continue;
         __cc_fiber *first_done = nullptr, *first_waiting = nullptr;
         int waiting = 0, count = 0;
         for (int i = 0; i < threads; i++) {
@@ -3650,7 +3693,7 @@ static void __cc_on_stop_signal(int signal, siginfo_t*, void* context) {
     if (__cc_stop) {
         w->fault.code_offset = __cc_code_offset((void*)(__cc_pc_of(context) + 1));
         w->fault.address = __cc_last_site;  // in a sanitized build the pc may lie in __cc_note
-        __cc_fail(__cc_stop, w->last_barrier_line);
+        __cc_fail(__cc_stop, w->spin_line ? w->spin_line : w->last_barrier_line);
     }
     if (w->block > __atomic_load_n(&__cc_fault_min, __ATOMIC_SEQ_CST)) __cc_cancel(w);
 }

@@ -1077,7 +1077,12 @@ def parse(text: str, options=()) -> Source:
                 return uses
             uses = grown
 
-    fiber_functions = reach(_BARRIERS | _WARP_CALLS)
+    volatile_names = _volatile_names(tokens)
+    spin_edits = {f.body: _spin_loops(tokens, f, volatile_names) for f in functions if f.body}
+    for f in functions:  # a function that waits for other threads needs them to run meanwhile: fibers
+        if f.body and spin_edits[f.body]:
+            bodies[f.name].add("__cc_spin_point")
+    fiber_functions = reach(_BARRIERS | _WARP_CALLS | {"__cc_spin_point"})
     stray = any(
         t.kind == "pp" and any(b in t.text for b in _BARRIERS | {"__shfl", "__syncwarp", "_sync("})
         or (t.text in _BARRIERS and not any(a <= i <= b for a, b in body_spans))
@@ -1182,6 +1187,8 @@ def parse(text: str, options=()) -> Source:
                            set(global_variables) - global_arrays - constant_variables - read_only_variables
                            | set(file_shared_scalars))
             _note_branches(tokens, f, branch_notes)
+            for edit in spin_edits[f.body]:
+                replace(*edit)
             if f.is_global and (stray or f.name in fiber_functions):  # (threads run as fibers)
                 _note_returns(tokens, f, replace)
         if not f.is_global:
@@ -1589,7 +1596,8 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
     a, b = f.body
     arrays = set(global_arrays)
     local_arrays = {}  # the function's own arrays (not __shared__, not static) → rank: gone when it returns
-    # Pointer parameters (checked pointers in the rewrite): `&x[i]` is an address, not an access.
+    # Pointer parameters and local pointer variables (checked pointers in the rewrite): `&x[i]` is an
+    # address, not an access.
     pointer_params = {r.name for r in f.raws if r.name and (r.stars == 1 or r.array) and not r.complex
                       and not r.reference}
     type_bodies = type_bodies or {}  # `{` → `}` of struct and union definitions (`__shared__ union {...} u;`)
@@ -1643,7 +1651,7 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
                 replace(tokens[closes[-1]].start, tokens[closes[-1]].end, "])")
                 i += 2
                 continue
-        # `&x[i]` of a pointer parameter: `(x + (i))`, the checked pointer at i, as x + i is. Making an
+        # `&x[i]` of a pointer parameter or variable: `(x + (i))`, the checked pointer at i, as x + i is. Making an
         # address is no access, so `&c[k]` one past the end (or further: PMPP's merge hands
         # `&C[k_curr]` with nothing to copy to its helper) is fine; an access through it is checked.
         if _address_operator(tokens, i) and i + 2 < b and tokens[i + 1].text in pointer_params \
@@ -1815,6 +1823,7 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
                         replace(tokens[i].start, tokens[k].end, new)
                         for star in stars:
                             replace(tokens[star].start, tokens[star].end, "")
+                        pointer_params.update([tokens[k].text] + [tokens[star + 1].text for star in stars])
                         i = k + 1
                         continue
         i += 1
@@ -1899,6 +1908,60 @@ def _note_returns(tokens: list[Token], f: _Function, replace) -> None:
                 and not any(start < j < end for start, end in lambdas):
             replace(tokens[j].start, tokens[j].start, f"{{ __cc_thread_returns({tokens[j].line}); ")
             replace(tokens[j + 1].end, tokens[j + 1].end, " }")
+
+
+def _volatile_names(tokens: list[Token]) -> set[str]:
+    """Names declared volatile anywhere in the source: `__shared__ volatile int ready;`,
+    `volatile int* flag = ...`, a `volatile float* sdata` parameter (not a cast's type)."""
+    names = set()
+    for i, tok in enumerate(tokens):
+        if tok.text != "volatile":
+            continue
+        for j in range(i + 1, min(i + 10, len(tokens))):
+            if tokens[j].text in ("=", ";", "[", ",", ")", "{", "(", "}"):
+                if tokens[j - 1].kind == "ident" and j - 1 > i + 1 and tokens[j].text != "(":
+                    names.add(tokens[j - 1].text)
+                break
+    return names
+
+
+def _spin_loops(tokens: list[Token], f: _Function, volatile_names: set[str]) -> list[tuple[int, int, str]]:
+    """The loops of a function's body that wait for other threads: their condition reads a volatile
+    or an atomic value (`while (flag == 0)` of a volatile flag, `while (atomicCAS(&lock, 0, 1))`).
+    Each condition gets `__cc_spin_point(line) && __cc_polled((...))`, so that a waiting thread lets the
+    others of its block run now and then, and its reads of the flag are not hazards (runtime.h).
+    Edits (start, end, new text)."""
+    def waits(first: int, last: int) -> bool:
+        return any(t.text == "volatile" or t.text in volatile_names or
+                   (t.kind == "ident" and t.text.startswith("atomic")) for t in tokens[first:last])
+    a, b = f.body
+    edits = []
+    for j in range(a + 1, b):
+        if tokens[j].text not in ("while", "for") or j + 1 >= b or tokens[j + 1].text != "(":
+            continue
+        close = _matching(tokens, j + 1)
+        if tokens[j].text == "while":
+            if close > j + 2 and waits(j + 2, close):
+                edits.append((tokens[j + 1].start, tokens[j + 1].end,
+                              f"(__cc_spin_point({tokens[j].line}) && __cc_polled(("))
+                edits.append((tokens[close].start, tokens[close].end, ")))"))
+            continue
+        semis, depth = [], 0
+        for k in range(j + 2, close):
+            depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(tokens[k].text, 0)
+            if depth == 0 and tokens[k].text == ";":
+                semis.append(k)
+        if len(semis) != 2:  # a range-for, or something else
+            continue
+        first, second = semis
+        if second == first + 1:  # `for (;;)`: a loop whose body waits, perhaps, and breaks out
+            if waits(second + 1, _matching(tokens, close + 1) if tokens[close + 1].text == "{" else close + 1):
+                edits.append((tokens[first].start, tokens[first].end, f"; __cc_spin_point({tokens[j].line})"))
+        elif waits(first + 1, second):
+            edits.append((tokens[first].start, tokens[first].end,
+                          f"; __cc_spin_point({tokens[j].line}) && __cc_polled(("))
+            edits.append((tokens[second].start, tokens[second].end, "));"))
+    return edits
 
 
 def _shared_scalar_at(tokens: list[Token], i: int, b: int) -> str | None:
