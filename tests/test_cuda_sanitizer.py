@@ -1131,3 +1131,21 @@ def test_a_scan_step_that_reads_a_neighbour_gets_the_barrier_between_its_read_an
     message = str(info.value)
     assert f"inside line {line_of('KS-ONE')}" in message and "Read the value into a variable" in message
     assert "atomicAdd" not in message and "end of the loop's body" not in message
+
+
+def test_a_grid_stride_loop_that_steps_by_one_block_is_told_to_step_by_the_grid():
+    src = r'''
+    extern "C" __global__ void scale(float* y, int n) {
+        for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+             i += blockDim.x)
+            y[i] *= 2.0f;
+    }'''
+    y = np.random.default_rng(1).random(1000).astype(np.float32)
+    with pytest.raises(cuda.KernelError) as info:
+        cuda.RawKernel(src, "scale", backend="cpu", sanitize=True)((4,), (128,), (y, 1000))
+    message = str(info.value)
+    assert "updates y[128]" in message and "blockDim.x * gridDim.x" in message and "atomicAdd" not in message
+    y = np.ones(1000, np.float32)
+    cuda.RawKernel(src.replace("i += blockDim.x", "i += blockDim.x * gridDim.x"), "scale", backend="cpu",
+                   sanitize=True)((4,), (128,), (y, 1000))
+    np.testing.assert_array_equal(y, 2)

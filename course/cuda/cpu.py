@@ -1209,6 +1209,10 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                         "update is lost")
             hint = (f"If the threads add to the same element, use atomicAdd(&{element}, value) (or atomicMax, ...); "
                     "if each element should have one writer, check how the index is computed.")
+            loop_text = " ".join(source.line_text(n) for n in range(max(1, (line or 1) - 2), (line or 0) + 1))
+            if elements != 1 and re.search(r"\+=\s*blockDim\.[xyz]\s*\)", loop_text):
+                hint = ("Each element should have one writer: this grid-stride loop steps by blockDim.x only, so "
+                        "every block goes over the same elements. Step by blockDim.x * gridDim.x (the whole grid).")
         elif 3 in (mine, theirs) and 2 in (mine, theirs):
             verb = "atomically updates" if mine == 3 else "writes"
             done = "wrote (a plain write)" if theirs == 2 else "updated atomically"
