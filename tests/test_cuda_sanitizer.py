@@ -1149,3 +1149,27 @@ def test_a_grid_stride_loop_that_steps_by_one_block_is_told_to_step_by_the_grid(
     cuda.RawKernel(src.replace("i += blockDim.x", "i += blockDim.x * gridDim.x"), "scale", backend="cpu",
                    sanitize=True)((4,), (128,), (y, 1000))
     np.testing.assert_array_equal(y, 2)
+
+
+def test_two_stores_into_one_element_and_a_maximum_kept_by_hand_get_their_own_fixes():
+    src = r'''
+    extern "C" __global__ void pairs(const float* x, float* y) {
+        __shared__ float s[32];
+        s[threadIdx.x / 2] = x[threadIdx.x];
+        __syncthreads();
+        y[threadIdx.x] = s[threadIdx.x / 2];
+    }
+    extern "C" __global__ void running_max(const float* x, float* m) {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (x[i] > m[0]) m[0] = x[i];
+    }'''
+    x = np.random.default_rng(2).random(64).astype(np.float32)
+    with pytest.raises(cuda.KernelError) as info:
+        cuda.RawKernel(src, "pairs", backend="cpu", sanitize=True)((1,), (64,), (x, np.zeros(64, np.float32)))
+    message = str(info.value)
+    assert "data race on shared memory s[0]" in message and "Two threads store into `s[0]`" in message
+    assert "add into the same" not in message
+    with pytest.raises(cuda.KernelError) as info:
+        cuda.RawKernel(src, "running_max", backend="cpu", sanitize=True)((1,), (64,), (x, np.zeros(1, np.float32)))
+    message = str(info.value)
+    assert "a maximum or minimum kept by hand" in message and "atomicMax(&m[0], v)" in message

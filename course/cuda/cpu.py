@@ -1165,7 +1165,14 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 "if). Threads of one warp can use __syncwarp() instead.")
         array = re.match(r"\w+", element)
         neighbours = bool(array and line and len(re.findall(rf"\b{array.group(0)}\s*\[", source.line_text(line))) >= 2)
-        if other_line == line and fault.other_op == 2 and not neighbours:
+        stores_only = fault.op == 2 and not re.search(r"(\+\+|--|[-+*/%|&^]=|<<=|>>=)",
+                                                      source.line_text(line) if line else "")
+        if other_line == line and fault.other_op == 2 and stores_only and not neighbours:
+            # `s[t / 2] = x[t]`: two plain stores of one element, in one statement
+            hint = (f"Two threads store into `{element}` at line {line}, so which value stays depends on their "
+                    "order: if each element should have one writer, check how the index is computed; if one value "
+                    f"should win, choose it on purpose (one writer thread, or atomicMax(&{element}, v)).")
+        elif other_line == line and fault.other_op == 2 and not neighbours:
             # one statement, run by several threads, that updates one element: `sum += x`, `count++`
             # (not `XY[t] += XY[t - stride]`, where each thread reads a neighbour's element)
             hint = (f"If the threads mean to add into the same `{element}` (a sum, a counter), no barrier can "
@@ -1236,6 +1243,14 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     hint = ("If each element should belong to one thread, check how the index is computed (a "
                             "grid-stride loop steps by blockDim.x * gridDim.x). If the threads share it on purpose "
                             f"(a counter, a sum): {hint[0].lower()}{hint[1:]}")
+                base_name = re.escape(name)
+                compared = re.search(rf"(?:[<>]=?\s*\*?\s*{base_name}\b|\b{base_name}\s*(?:\[[^\]]*\])?\s*[<>])",
+                                     source.line_text(line) if line else "")
+                if compared:  # `if (x[i] > m[0]) m[0] = x[i];`: a running maximum (or minimum) kept by hand
+                    what = what.replace("(a counter or a sum kept by hand)", "(a maximum or minimum kept by hand)")
+                    hint = (f"Use atomicMax(&{element}, v) (or atomicMin) on int or unsigned values; for floats, "
+                            "an atomicCAS loop on the value's bits (or atomicMax on __float_as_int(v) when every value "
+                            "is >= 0).")
             elif other_line == line:  # one statement in two threads: `y[i] = a * x[i] + y[i]`, `a[i] = a[i + 1]`
                 hint = ("One statement, run by two threads, reads and writes the same element: if each element "
                         "should belong to one thread, check how the index is computed (a grid-stride loop steps by "
