@@ -393,6 +393,13 @@ def test_kernel_name_must_exist_and_be_extern_c():
         cuda.RawKernel(SOURCE, "fil", backend="cpu")
     with pytest.raises(cuda.CompileError, match=r"not declared extern \"C\""):
         cuda.RawKernel("__global__ void k(float* x) { x[0] = 1; }", "k", backend="cpu")
+    # cuda-samples' clock sample declares its kernel `__global__ static`: its name is hidden, say so.
+    two = 'extern "C" __global__ static void k(float* x) { x[0] = 1; }\nextern "C" __global__ void j(float* x) { x[0] = 2; }'
+    with pytest.raises(cuda.CompileError, match=r"kernel 'k': it is declared static.*remove `static`"):
+        cuda.RawKernel(two, "k", backend="cpu")
+    x = np.zeros(1, np.float32)
+    cuda.RawKernel(two, "j", backend="cpu")((1,), (1,), (x,))  # the other kernels of the source still run
+    assert x[0] == 2
 
 
 @pytest.mark.parametrize("which", range(4))

@@ -915,6 +915,7 @@ def parse(text: str, options=()) -> Source:
             extern_c_depth.pop()
 
     replacements: list[tuple[int, int, str]] = []  # (start, end, new text) for the CPU
+    static_kernels: set[str] = set()  # __global__ functions declared static
 
     def replace(start: int, end: int, new: str) -> None:
         replacements.append((start, end, new + "\n" * text.count("\n", start, end)))
@@ -993,6 +994,11 @@ def parse(text: str, options=()) -> Source:
             close_angle = _matching_angle(tokens, start + 1)
             template, kinds, _ = _template_params(tokens, close_angle + 1)
         prefix = [t.text for t in tokens[start: j - 1]]
+        if "__global__" in prefix or tok.text == "__global__":
+            for q in range(start, j - 1):  # `__global__ static void k(...)` (the clock sample): see kernel()
+                if tokens[q].text == "static":
+                    replace(tokens[q].start, tokens[q].end, "")
+                    static_kernels.add(name_tok.text)
         extern_c = inside_extern_c[i] or any(a == "extern" and b == '"C"' for a, b in zip(prefix, prefix[1:]))
         raws = [r for r in (_parse_param(p, text) for p in _split_commas(tokens[j + 1: close])) if r is not None]
         functions.append(_Function(name_tok.text, tok.text == "__global__" or "__global__" in prefix, extern_c,
@@ -1210,6 +1216,9 @@ def parse(text: str, options=()) -> Source:
                 params.append(param)
         if not f.returns_void:
             problems.setdefault(f.name, "a __global__ function must return void")
+        if f.name in static_kernels:
+            problems.setdefault(f.name, "it is declared static, which hides its name outside the source, and "
+                                        "CuPy (like the CPU backend) finds a kernel by its name: remove `static`")
         kernels[f.name] = Kernel(f.name, tuple(params), f.line, stray or f.name in fiber_functions,
                                  unsupported_users.get(f.name), f.name, _constant(f.launch_bounds, constants))
 
