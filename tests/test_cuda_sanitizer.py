@@ -1117,7 +1117,7 @@ def test_a_scan_step_that_reads_a_neighbour_gets_the_barrier_between_its_read_an
     # write of one pass, not at the end of the body (which would stand next to the first).
     x, y = np.ones(200, np.float32), np.zeros(200, np.float32)
     with pytest.raises(cuda.KernelError) as info:
-        kernel("kogge_stone_one_barrier")((2,), (128,), (x, y, 200))
+        kernel("kogge_stone_one_barrier")((2,), (128,), (x, y, 200, 1))
     message = str(info.value)
     assert re.search(r"data race on shared memory xy\[\d+\]", message)
     assert {info.value.line, line_of("KS-WRITE: its neighbour may not have read it yet")} == {
@@ -1127,7 +1127,7 @@ def test_a_scan_step_that_reads_a_neighbour_gets_the_barrier_between_its_read_an
     assert "end of the loop's body" not in message
     # One statement that reads the neighbour's element and writes its own: split it, and no atomics.
     with pytest.raises(cuda.KernelError) as info:
-        kernel("kogge_stone_in_one_statement")((2,), (128,), (x, y, 200))
+        kernel("kogge_stone_one_barrier")((2,), (128,), (x, y, 200, 0))
     message = str(info.value)
     assert f"inside line {line_of('KS-ONE')}" in message and "Read the value into a variable" in message
     assert "atomicAdd" not in message and "end of the loop's body" not in message

@@ -205,26 +205,21 @@ extern "C" __global__ void struct_totals(const float* x, float* out, int racy) {
 }
 
 // PMPP's Kogge-Stone scan, with the barrier at the top of the loop only: a thread that gets ahead
-// writes its element before a neighbour has read it, in one pass through the loop's body.
-extern "C" __global__ void kogge_stone_one_barrier(const float* x, float* y, int n) {
+// writes its element before a neighbour has read it, in one pass through the loop's body. `split`:
+// the read and the write as two statements, else as one `+=`.
+extern "C" __global__ void kogge_stone_one_barrier(const float* x, float* y, int n, int split) {
     __shared__ float xy[128];
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     xy[threadIdx.x] = i < n ? x[i] : 0.0f;
     for (unsigned stride = 1; stride < blockDim.x; stride *= 2) {
         __syncthreads();
-        float sum;
-        if (threadIdx.x >= stride) sum = xy[threadIdx.x] + xy[threadIdx.x - stride];  // KS-READ
-        if (threadIdx.x >= stride) xy[threadIdx.x] = sum;  // KS-WRITE: its neighbour may not have read it yet
-    }
-    if (i < n) y[i] = xy[threadIdx.x];
-}
-extern "C" __global__ void kogge_stone_in_one_statement(const float* x, float* y, int n) {
-    __shared__ float xy[128];
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    xy[threadIdx.x] = i < n ? x[i] : 0.0f;
-    for (unsigned stride = 1; stride < blockDim.x; stride *= 2) {
-        __syncthreads();
-        if (threadIdx.x >= stride) xy[threadIdx.x] += xy[threadIdx.x - stride];  // KS-ONE
+        if (split) {
+            float sum = 0.0f;
+            if (threadIdx.x >= stride) sum = xy[threadIdx.x] + xy[threadIdx.x - stride];  // KS-READ
+            if (threadIdx.x >= stride) xy[threadIdx.x] = sum;  // KS-WRITE: its neighbour may not have read it yet
+        } else if (threadIdx.x >= stride) {
+            xy[threadIdx.x] += xy[threadIdx.x - stride];  // KS-ONE
+        }
     }
     if (i < n) y[i] = xy[threadIdx.x];
 }
