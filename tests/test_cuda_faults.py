@@ -1145,5 +1145,6 @@ def test_a_thread_that_waits_in_a_loop_for_another_threads_flag_lets_it_run(sani
     with pytest.raises(cuda.KernelError, match="time limit") as info:
         cuda.RawKernel(SPIN_WAITS, "wait_for_warp_one", backend="cpu", sanitize=sanitize, time_limit=1)(
             (1,), (64,), (np.zeros(1, np.float32), 0))
+    assert "another thread of its own block sets" in str(info.value)
     assert info.value.line == SPIN_WAITS.split("\n").index(
         next(line for line in SPIN_WAITS.split("\n") if "// WAIT" in line)) + 1

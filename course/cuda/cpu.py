@@ -1063,7 +1063,9 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             hint += (" If a block waits in a loop for a flag or a count that another block sets: blocks run one at "
                      "a time here when the sanitizer is on, and a GPU promises no order between blocks either, so "
                      "the wait may never end. Split the work into two launches, or let the last block to finish "
-                     "do it (an atomic ticket, as in NVIDIA's threadFenceReduction).")
+                     "do it (an atomic ticket, as in NVIDIA's threadFenceReduction). If a thread waits for a flag "
+                     "that another thread of its own block sets, that thread must be able to get there: not "
+                     "wait at a __syncthreads() that the waiting thread never reaches, nor finish without setting it.")
     elif kind == STACK_OVERFLOW:
         what = "ran out of stack" + (" (here each thread of a kernel with barriers has 64 KiB of stack; a GPU "
                                      "allows up to 512 KiB of local memory per thread)" if kernel.uses_barriers else "")
