@@ -542,3 +542,27 @@ def test_pointer_declarators_and_derefs_after_control_statements(sanitize):
     assert "__cc_w(*p) = " in text  # a store after `)` of a for is a store for the sanitizer
     with pytest.raises(cuda.KernelError, match=r"accessed x\[7\], but x has 7 elements"):
         cuda.RawKernel(DECLARATORS, "declarators", backend="cpu", sanitize=sanitize)((1,), (32,), (x[:7].copy(), 8))
+
+
+def test_headers_cuda_code_includes_and_what_a_missing_one_says():
+    # The toolkit's own headers compile (runtime.h provides them), libcu++'s cuda::std:: among them.
+    src = r'''
+    #include "cuda_runtime.h"
+    #include "device_launch_parameters.h"
+    #include <sm_60_atomic_functions.h>
+    #include <crt/math_functions.h>
+    #include <cuda/std/limits>
+    #include <cuda/std/cstdint>
+    extern "C" __global__ void top(const float* x, float* out, int n) {
+        float best = -cuda::std::numeric_limits<float>::infinity();
+        for (cuda::std::int32_t i = 0; i < n; i++) best = cuda::std::max(best, x[i]);
+        out[0] = best;
+    }'''
+    x, out = np.random.default_rng(0).random(10, dtype=np.float32), np.zeros(1, np.float32)
+    cuda.RawKernel(src, "top", backend="cpu")((1,), (1,), (x, out, 10))
+    assert out[0] == x.max()
+    body = 'extern "C" __global__ void k(int* c) { c[0] = 1; }'
+    with pytest.raises(cuda.CompileError, match=r"helper_math.h is not part of CUDA .*paste the functions"):
+        cuda.RawKernel('#include "helper_math.h"\n' + body, "k", backend="cpu")((1,), (1,), (np.zeros(1, np.int32),))
+    with pytest.raises(cuda.CompileError, match=r"cuda/atomic is a CUDA header that the CPU backend does not provide"):
+        cuda.RawKernel("#include <cuda/atomic>\n" + body, "k", backend="cpu")((1,), (1,), (np.zeros(1, np.int32),))

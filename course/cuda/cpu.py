@@ -376,6 +376,17 @@ def _precompiled_header(compiler: str, flags: list[str]) -> Path | None:
             shutil.rmtree(build, ignore_errors=True)
 
 
+def _missing_header(header: str) -> str:
+    """What to do about an #include the compiler did not find."""
+    if re.match(r"(cuda/|cuda_|sm_\d|crt/|nv/|device_|cublas|cusparse|cufft|nvtx|cooperative_groups/)", header):
+        return (f"\n{header} is a CUDA header that the CPU backend does not provide: write what the kernel "
+                "uses from it in plain CUDA C (atomicAdd and __threadfence() for cuda::atomic_ref, for one), "
+                "or run the kernel on a GPU")
+    return (f"\n{header} is not part of CUDA (helper_math.h and helper_cuda.h, for one, come with "
+            "NVIDIA's cuda-samples), and a kernel's source cannot include files of its own: paste the "
+            "functions it needs from that file into the source string")
+
+
 def _compile(source: Source, unit: str, flags: list[str], compiler: str, target: Path, kernel: str) -> None:
     """Compile `unit` into the shared library `target`, atomically (no half-written file)."""
     header = _precompiled_header(compiler, flags)
@@ -397,9 +408,7 @@ def _compile(source: Source, unit: str, flags: list[str], compiler: str, target:
                 f"kernel '{kernel}' does not compile (the CPU backend compiles CUDA C with "
                 f"{Path(compiler).name}; {SOURCE_NAME}:LINE is line LINE of your source string):\n"
                 + _clean_compiler_output(output, build, header)
-                + (f"\n{missing.group(1)} is not part of CUDA (helper_math.h and helper_cuda.h, for one, come with "
-                   "NVIDIA's cuda-samples), and a kernel's source cannot include files of its own: paste the "
-                   "functions it needs from that file into the source string" if missing else "")
+                + (_missing_header(missing.group(1)) if missing else "")
             )
         # The compiler's remarks about the learner's lines, kept beside the module (a later process
         # loads it from the cache and shows them too)

@@ -55,7 +55,10 @@
 #include <float.h>
 #include <limits.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <type_traits>
 #include <utility>
@@ -3406,6 +3409,9 @@ static inline unsigned __lanemask_ge() { return ~__lanemask_lt(); }
 // ---------------------------------------------------------------------------------------
 // Cooperative groups (cooperative_groups.h, cooperative_groups/reduce.h and scan.h)
 // ---------------------------------------------------------------------------------------
+
+// libcu++'s cuda::std:: (numeric_limits, min, is_same, ...) is the host's std:: here.
+namespace cuda { namespace std = ::std; }
 
 namespace cooperative_groups {
 

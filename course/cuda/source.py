@@ -620,7 +620,12 @@ _PROVIDED_HEADERS = {
     "utility", "algorithm", "cstring", "string.h", "stdbool.h", "cuda_fp16.h", "cuda_bf16.h",
     "cooperative_groups.h", "cooperative_groups/reduce.h", "cooperative_groups/scan.h",
     "cooperative_groups/memcpy_async.h",
-    "crt/host_defines.h",
+    "crt/host_defines.h", "crt/math_functions.h", "crt/device_functions.h", "math_functions.h",
+    "device_atomic_functions.h", "sm_32_atomic_functions.h", "sm_35_intrinsics.h", "sm_60_atomic_functions.h",
+    "sm_61_intrinsics.h", "builtin_types.h", "driver_types.h", "host_defines.h", "cuda_fp16.hpp", "cuda_bf16.hpp",
+    # libcu++'s standard headers: cuda::std:: names the host's std:: here (runtime.h)
+    "cuda/std/cstdint", "cuda/std/cstddef", "cuda/std/climits", "cuda/std/cfloat", "cuda/std/limits",
+    "cuda/std/type_traits", "cuda/std/utility", "cuda/std/cmath", "cuda/std/algorithm",
 }
 
 _BARRIERS = {"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or"}
