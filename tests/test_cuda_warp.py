@@ -126,6 +126,25 @@ def test_match_any_and_coalesced_threads(backend):
     np.testing.assert_array_equal(cuda.asnumpy(ranks), expected_ranks)
 
 
+def test_lanes_in_a_branch_meet_among_themselves_then_the_whole_warp_meets(backend):
+    x = np.array([(7 * k) % 11 - 4 for k in range(64)], dtype=np.int32)  # 5 to 7 positive lanes per warp
+    sums, prefix, top = (on(backend, np.zeros(64, np.int32)) for _ in range(3))
+    kernel("branch_groups_then_the_warp", backend)((1,), (64,), (on(backend, x), sums, prefix, top))
+    expected_sums, expected_prefix = np.full(64, -1), np.full(64, -1)
+    for warp in (slice(0, 32), slice(32, 64)):
+        part = x[warp]
+        positive = np.flatnonzero(part > 0)
+        assert len(positive) & (len(positive) - 1), "the test wants a group whose size is not a power of two"
+        base = warp.start
+        expected_sums[base + positive] = part[positive].sum() * 100 + 1
+        values = part[positive]
+        before, after = np.concatenate([[0], values[:-1]]), np.concatenate([values[1:], values[-1:]])
+        expected_prefix[base + positive] = before * 1000 + after
+    np.testing.assert_array_equal(cuda.asnumpy(sums), expected_sums)
+    np.testing.assert_array_equal(cuda.asnumpy(prefix), expected_prefix)
+    np.testing.assert_array_equal(cuda.asnumpy(top), np.repeat([x[:32].max(), x[32:].max()], 32))
+
+
 # ---------------------------------------------------------------------------------------
 # Faults (CPU backend)
 # ---------------------------------------------------------------------------------------

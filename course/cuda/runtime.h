@@ -3065,6 +3065,11 @@ static bool __cc_resolve_warps(int threads, bool converge) {
     __cc_worker* w = __cc_me;
     __cc_fiber* __cc_fibers = w->fibers;
     bool progress = false;
+    // A lane of the mask waits at another call (or a barrier): a fault only if no other group of
+    // lanes can go on either. Lanes of a branch that meet at their own call (`__activemask()` and a
+    // shuffle inside an if) finish it first, and then reach the call after the branch.
+    __cc_fiber* mismatched = nullptr;
+    int mismatched_lane = 0;
     for (int base = 0; base < threads; base += 32) {
         int lanes = threads - base < 32 ? threads - base : 32;
         for (int l = 0; l < lanes; l++) {
@@ -3102,11 +3107,15 @@ static bool __cc_resolve_warps(int threads, bool converge) {
                 if (k >= lanes) __cc_warp_fault(__CC_WARP_EXITED, f, base + k, threads);
                 __cc_fiber* g = &__cc_fibers[base + k];
                 if (g->state == __CC_DONE) __cc_warp_fault(__CC_WARP_EXITED, f, base + k, threads);
-                if (g->state == __CC_WAITING) __cc_warp_fault(__CC_WARP_MISMATCH, f, base + k, threads);
+                bool same_call = g->state == __CC_AT_WARP && g->wop == f->wop &&
+                                 (g->barrier_line == f->barrier_line || f->wop == __CC_W_SYNC) && g->wmask == named;
+                if (g->state == __CC_WAITING || (g->state == __CC_AT_WARP && g->wop != __CC_W_ACTIVE && !same_call)) {
+                    if (!mismatched) mismatched = f, mismatched_lane = base + k;
+                    ready = false;
+                    break;
+                }
                 if (g->state != __CC_AT_WARP) { ready = false; break; }
                 if (g->wop == __CC_W_ACTIVE) { ready = false; break; }  // it may still come
-                bool same_call = g->wop == f->wop && (g->barrier_line == f->barrier_line || f->wop == __CC_W_SYNC);
-                if (!same_call || g->wmask != named) __cc_warp_fault(__CC_WARP_MISMATCH, f, base + k, threads);
             }
             if (!ready) continue;
             // Every lane of the mask is here: exchange, as the hardware does.
@@ -3180,6 +3189,7 @@ static bool __cc_resolve_warps(int threads, bool converge) {
             progress = true;
         }
     }
+    if (!progress && converge && mismatched) __cc_warp_fault(__CC_WARP_MISMATCH, mismatched, mismatched_lane, threads);
     return progress;
 }
 
@@ -3533,6 +3543,15 @@ struct coalesced_group {
         __cc_value_t<T> v = value;
         return __cc_warp_exchange(__CC_W_SHFL, __cc_active, v, __cc_lane_of(rank), 32, __cc_line);
     }
+    // By rank in the group, as CUDA's: a rank past either end gets its own value back.
+    template <class T> __cc_value_t<T> shfl_up(const T& value, unsigned delta, __CC_LINE) const {
+        unsigned rank = thread_rank();
+        return shfl(value, (int)(rank >= delta ? rank - delta : rank), __cc_line);
+    }
+    template <class T> __cc_value_t<T> shfl_down(const T& value, unsigned delta, __CC_LINE) const {
+        unsigned rank = thread_rank();
+        return shfl(value, (int)(rank + delta < size() ? rank + delta : rank), __cc_line);
+    }
     unsigned ballot(int p, __CC_LINE) const {
         unsigned b = __cc_warp_vote(__CC_W_BALLOT, __cc_active, p != 0, __cc_line), out = 0;
         int r = 0;
@@ -3589,6 +3608,18 @@ static inline __cc_value_t<V> reduce(const Group& g, const V& input, Op op, __CC
     for (unsigned offset = 1; offset < g.size(); offset *= 2)
         value = op(value, g.shfl_xor(value, offset, __cc_line));
     return value;
+}
+// Over coalesced threads, whose count need not be a power of two: a tree towards rank 0 (rank r
+// holds ranks r to r + 2^k - 1 after step k), then rank 0's total to every thread.
+template <class V, class Op>
+static inline __cc_value_t<V> reduce(const coalesced_group& g, const V& input, Op op, __CC_LINE) {
+    __cc_value_t<V> value = input;
+    unsigned rank = g.thread_rank(), n = g.size();
+    for (unsigned offset = 1; offset < n; offset *= 2) {
+        __cc_value_t<V> other = g.shfl_down(value, offset, __cc_line);
+        if (rank + offset < n) value = op(value, other);
+    }
+    return g.shfl(value, 0, __cc_line);
 }
 // cg::inclusive_scan / exclusive_scan over a tile (Kogge-Stone with shfl_up).
 template <class Group, class V, class Op = plus<__cc_value_t<V>>>

@@ -114,6 +114,24 @@ extern "C" __global__ void match_and_coalesce(const int* keys, unsigned int* pee
     }
 }
 
+// Inside a branch, the lanes that took it work together (their own mask, a coalesced group
+// whose size need not be a power of two); after the branch the whole warp meets again.
+extern "C" __global__ void branch_groups_then_the_warp(const int* x, int* sums, int* prefix, int* top) {
+    int t = threadIdx.x, v = x[t];
+    sums[t] = prefix[t] = -1;
+    if (v > 0) {
+        unsigned mask = __activemask();
+        int leader = __shfl_sync(mask, t % 32, __ffs(mask) - 1);  // the lowest lane of the branch
+        cg::coalesced_group positive = cg::coalesced_threads();
+        sums[t] = cg::reduce(positive, v, cg::plus<int>()) * 100 + (leader == __ffs(mask) - 1);
+        int before = positive.shfl_up(v, 1), after = positive.shfl_down(v, 1);  // by rank; the ends keep v
+        prefix[t] = (positive.thread_rank() == 0 ? 0 : before) * 1000 + after;
+    }
+    int best = v;
+    for (int o = 16; o > 0; o /= 2) best = max(best, __shfl_xor_sync(0xffffffff, best, o));
+    top[t] = best;
+}
+
 // A learner's faults.
 extern "C" __global__ void shuffle_after_return(const float* x, float* out, int n) {
     int i = threadIdx.x;
