@@ -206,3 +206,20 @@ def test_ordinary_kernels_still_run_as_plain_loops():
     src = 'extern "C" __global__ void add(float* x) { x[threadIdx.x] += 1.0f; }'
     assert not cuda.RawKernel(src, "add", backend="cpu")._kernel.uses_barriers
     assert kernel("votes")._kernel.uses_barriers
+
+
+def test_a_shuffle_that_reads_past_a_partial_mask_is_told_to_use_a_width():
+    src = r'''
+    extern "C" __global__ void half_warp_sum(const float* x, float* out, int width) {
+        float v = x[threadIdx.x];
+        if (threadIdx.x < 16)
+            for (int offset = 8; offset > 0; offset /= 2) v += __shfl_down_sync(0x0000ffff, v, offset, width);
+        if (threadIdx.x == 0) out[0] = v;
+    }'''
+    x, out = np.arange(32, dtype=np.float32), np.zeros(1, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"reads from lane 16 \(thread \(16, 0, 0\)\), which the mask does not "
+                       r"name") as info:
+        cuda.RawKernel(src, "half_warp_sum", backend="cpu")((1,), (32,), (x, out, 32))
+    assert "__shfl_down_sync(mask, v, offset, 16)" in str(info.value)
+    cuda.RawKernel(src, "half_warp_sum", backend="cpu")((1,), (32,), (x, out, 16))  # the width keeps it inside
+    assert out[0] == x[:16].sum()

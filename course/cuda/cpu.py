@@ -1414,7 +1414,11 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             what = (f"calls {call} and reads from lane {lane} (thread {other}), which the mask does not name: on a "
                     "GPU the value would be undefined")
             hint = ("Read only from lanes in the mask: with __shfl_down_sync the last lanes of a partial mask "
-                    "read past it, so guard the use (e.g. `if (lane + offset < active)`).")
+                    "read past it. Even where those lanes' results are never used (a tree that only lane 0's sum "
+                    "counts in), give the shuffle the group's size as its width, __shfl_down_sync(mask, v, offset, "
+                    "16), so that a lane whose source lies past the width keeps its own value; or use cooperative "
+                    "groups' tiled_partition<16>(block), whose shuffles stay in the tile; or guard the use (e.g. "
+                    "`if (lane + offset < active)`).")
     elif kind == NO_BARRIERS:
         what = ("called __syncthreads() or a warp-level function, but course.cuda did not see it in the source "
                 "(inside a macro?)")
