@@ -150,18 +150,33 @@ def test_lanes_in_a_branch_meet_among_themselves_then_the_whole_warp_meets(backe
 # ---------------------------------------------------------------------------------------
 
 
-def test_shuffle_naming_a_lane_that_returned():
+@pytest.mark.parametrize("sanitize", [True, False])
+def test_shuffle_naming_a_lane_that_returned(sanitize):
+    # The lanes that returned bring no value: what the shuffle gives is undefined on a GPU. Used in
+    # the sum that is stored, it is reported: at the store with the sanitizer, after the launch
+    # (the array that holds it) without.
     x = np.ones(32, np.float32)
     with pytest.raises(cuda.KernelError) as info:
-        kernel("shuffle_after_return")((1,), (32,), (x, np.zeros(1, np.float32), 20))
+        cuda.RawKernel(SOURCE, "shuffle_after_return", backend="cpu", sanitize=sanitize)(
+            (1,), (32,), (x, np.zeros(1, np.float32), 20))
     message = str(info.value)
-    assert "__shfl_down_sync" in message and "mask 0xffffffff" in message
-    assert (f"reads from lane 20 (thread (20, 0, 0)), which returned at line "
-            f"{line_of('BUG: the shuffles read from these lanes')}: a lane that has exited brings no value") in message
+    assert (f"at line {line_of_call('warp_reduce_sum')}, thread (4, 0, 0) read lane 20 (thread (20, 0, 0)) with "
+            f"__shfl_down_sync, which returned at line {line_of('BUG: the shuffles read from these lanes')}") in message
     assert info.value.kernel == "shuffle_after_return" and info.value.block == (0, 0, 0)
-    assert info.value.thread == (4, 0, 0)  # lane 4 reads lane 4 + 16 first
-    assert "__shfl_down_sync(0xffffffff, v, offset)" in message  # the learner's line is shown
+    if sanitize:
+        assert "stores a value computed from an undefined one" in message
+        assert info.value.line == line_of("STORE: the sum holds what lanes 20 to 31 did not bring")
+        assert info.value.thread == (0, 0, 0)
+    else:
+        assert "left out[0] holding a value computed from an undefined one" in message
+        assert info.value.thread == (4, 0, 0)  # lane 4 reads lane 4 + 16 first
     assert "guard only the work" in message
+
+
+def line_of_call(function: str) -> int:
+    """The line of the shuffle inside a helper of warp.cu."""
+    start = SOURCE.index(f"{function}(")
+    return SOURCE[:SOURCE.index("__shfl_down_sync", start)].count("\n") + 1
 
 
 @pytest.mark.parametrize("sanitize", [True, False])
@@ -208,18 +223,44 @@ def test_ordinary_kernels_still_run_as_plain_loops():
     assert kernel("votes")._kernel.uses_barriers
 
 
-def test_a_shuffle_that_reads_past_a_partial_mask_is_told_to_use_a_width():
+@pytest.mark.parametrize("sanitize", [True, False])
+def test_a_shuffle_may_read_past_its_mask_if_nothing_uses_the_value(sanitize):
+    # A lane outside the mask brings an undefined value. A tree whose out-of-mask reads only reach
+    # lanes that lane 0 never reads from, and a guarded use, are correct; NVIDIA's partial-warp
+    # sum without the guard is not, and the stored sum says where its undefined part came from.
     src = r'''
-    extern "C" __global__ void half_warp_sum(const float* x, float* out, int width) {
+    extern "C" __global__ void half_warp_sum(const float* x, float* out) {
         float v = x[threadIdx.x];
         if (threadIdx.x < 16)
-            for (int offset = 8; offset > 0; offset /= 2) v += __shfl_down_sync(0x0000ffff, v, offset, width);
+            for (int offset = 8; offset > 0; offset /= 2) v += __shfl_down_sync(0x0000ffff, v, offset);
         if (threadIdx.x == 0) out[0] = v;
+    }
+    extern "C" __global__ void partial_warp_sum(const float* x, float* out, int n, int guard) {
+        int lane = threadIdx.x;
+        unsigned mask = __ballot_sync(0xffffffff, lane < n);
+        if (lane < n) {
+            float v = x[lane];
+            for (int offset = 16; offset > 0; offset /= 2) {
+                float other = __shfl_down_sync(mask, v, offset);  // SHUFFLE
+                if (!guard || lane + offset < n) v += other;
+            }
+            if (lane == 0) out[0] = v;  // SUM
+        }
     }'''
     x, out = np.arange(32, dtype=np.float32), np.zeros(1, np.float32)
-    with pytest.raises(cuda.KernelError, match=r"reads from lane 16 \(thread \(16, 0, 0\)\), which the mask does not "
-                       r"name") as info:
-        cuda.RawKernel(src, "half_warp_sum", backend="cpu")((1,), (32,), (x, out, 32))
-    assert "__shfl_down_sync(mask, v, offset, 16)" in str(info.value)
-    cuda.RawKernel(src, "half_warp_sum", backend="cpu")((1,), (32,), (x, out, 16))  # the width keeps it inside
+    run = lambda name, *args: cuda.RawKernel(src, name, backend="cpu", sanitize=sanitize)((1,), (32,), (x, out, *args))
+    run("half_warp_sum")
     assert out[0] == x[:16].sum()
+    run("partial_warp_sum", 20, 1)
+    assert out[0] == x[:20].sum()
+    with pytest.raises(cuda.KernelError) as info:
+        run("partial_warp_sum", 20, 0)
+    message = str(info.value)
+    shuffle = src.split("\n").index(next(t for t in src.split("\n") if "// SHUFFLE" in t)) + 1
+    assert (f"at line {shuffle}, thread (4, 0, 0) read lane 20 (thread (20, 0, 0)) with __shfl_down_sync, which the "
+            "mask 0x000fffff does not name") in message
+    assert "__shfl_down_sync(mask, v, offset, 16)" in message and "if (lane + offset < active)" in message
+    if sanitize:
+        assert info.value.line == src.split("\n").index(next(t for t in src.split("\n") if "// SUM" in t)) + 1
+    else:
+        assert "left out[0] holding" in message

@@ -840,7 +840,31 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
         raise KeyboardInterrupt(f"kernel '{kernel.name}' interrupted")
     if status != OK:
         raise _explain(module, kernel, fault, time_limit, shared_mem, {**module.variables(), **arrays})
+    if fault.length == 2:  # a shuffle read a lane outside its mask: is its undefined value in an array?
+        found = _undefined_in(arrays)
+        if found:
+            raise _explain(module, kernel, fault, time_limit, shared_mem, arrays, found)
     return records
+
+
+#: The bits a shuffle from a lane outside its mask gives here (runtime.h __cc_undefined_result):
+#: NaNs whose payload survives arithmetic, so a float result computed from one still shows it.
+_UNDEFINED32 = (0x7FC0DEAD, 0x7FF8DEAD)
+_UNDEFINED64 = (0x7FF8DEAD7FC0DEAD, 0x7FF81BD5A0000000)
+
+
+def _undefined_in(arrays: dict) -> tuple[str, int] | None:
+    """The first argument array element that holds the undefined pattern: (name, index), or None."""
+    for address, (name, elements, itemsize) in arrays.items():
+        if itemsize not in (4, 8) or not elements or not address:
+            continue
+        kind = ctypes.c_uint32 if itemsize == 4 else ctypes.c_uint64
+        values = np.frombuffer((kind * elements).from_address(address), dtype=np.uint32 if itemsize == 4 else np.uint64)
+        values = values & (0x7FFFFFFF if itemsize == 4 else 0x7FFFFFFFFFFFFFFF)
+        hits = np.flatnonzero(np.isin(values, _UNDEFINED32 if itemsize == 4 else _UNDEFINED64))
+        if hits.size:
+            return name, int(hits[0])
+    return None
 
 
 #: Modules launched most recently keep their fiber stacks and buffers between launches; an
@@ -1014,13 +1038,17 @@ def _shared_element(fault: _Fault, source: Source, line: int | None) -> str:
 
 
 def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, shared_mem: int,
-             arrays: dict) -> KernelError:
+             arrays: dict, holder: tuple[str, int] | None = None) -> KernelError:
     """A KernelError whose message says what went wrong, where, and what to try."""
     kind, source = fault.kind, module.source
     block, thread = _xyz(fault.block), _xyz(fault.thread)
     line = fault.line or None
     if kind in (OUT_OF_BOUNDS, SHARED_OUT_OF_BOUNDS, CRASH, STACK_OVERFLOW, TIMEOUT, ARRAY_OUT_OF_BOUNDS, RACE,
                 UNINITIALIZED, GLOBAL_RACE, READ_ONLY, MISALIGNED, BAD_FREE, USE_AFTER_FREE, UNINITIALIZED_LOCAL):
+        line = module.line_of(fault.code_offset) or line
+    if holder:  # after the launch: an array holds what a shuffle read outside its mask (launch)
+        kind, line = WARP_BAD_MASK, None
+    if kind == WARP_BAD_MASK and fault.length == 1:  # found at the store, in a sanitized build
         line = module.line_of(fault.code_offset) or line
     if kind == TIMEOUT and fault.address and not module.line_of(fault.code_offset):
         line = module.line_of(fault.address) or line  # stopped inside the sanitizer: its last access
@@ -1379,7 +1407,22 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         op = WARP_OPS.get(fault.op, "a warp-level call")
         lane, other = fault.index % 32, _xyz(fault.other_thread)
         call = f"{op} at line {fault.line} with mask {fault.mask:#010x}"
-        if kind == WARP_EXITED and fault.other_op == -3:
+        if kind == WARP_BAD_MASK and fault.length in (1, 2):  # what a shuffle read outside its mask, used
+            reader = _xyz(fault.exited_thread)
+            why = (f"which returned at line {fault.address}" if fault.other_op == -4 and fault.address
+                   else f"which the mask {fault.mask:#010x} does not name")
+            where_to = (f"left {holder[0]}[{holder[1]}] holding" if holder else "stores")
+            what = (f"{where_to} a value computed from an undefined one: at line {fault.other_line}, thread {reader} "
+                    f"read lane {lane} (thread {other}) with {op}, {why}, and on a GPU that value is undefined")
+            hint = ("Read only from lanes in the mask, or leave the value unused: guard the use (e.g. "
+                    "`if (lane + offset < active) v += other;`), or give the shuffle the group's size as its width "
+                    "(__shfl_down_sync(mask, v, offset, 16): a lane whose source lies past the width keeps its own "
+                    "value), or use cooperative groups' tiled_partition<16>(block).")
+            if fault.other_op == -4:
+                hint = ("Keep the lanes whose values are read in the call and guard only the work (e.g. "
+                        "`float v = i < n ? x[i] : 0.0f;` instead of `if (i >= n) return;`), or guard the use "
+                        "(e.g. `if (lane + offset < active) v += other;`).")
+        elif kind == WARP_EXITED and fault.other_op == -3:
             what = (f"calls {call}, which names lane {lane} of warp {fault.index // 32}, but that lane does not "
                     f"exist: the block has {fault.count} threads, so its last warp has {fault.count % 32} lanes")
             hint = ("Launch blocks whose size is a multiple of 32, or build the mask from the lanes that exist: "

@@ -317,6 +317,11 @@ struct __cc_worker {
     __cc_fiber* fibers;               // one per thread of a block, reused by every block
     int fiber_count;
     int polling;                      // in a waiting loop's condition (__cc_spin_point to __cc_polled)
+    struct {                          // the first shuffle of this launch that read a lane outside its mask
+        int set, line, op, source, returned_line;
+        unsigned mask;
+        uint3 reader, source_tid, block;
+    } undefined;
     int spin_line;                    // the waiting loop a thread is in (a timeout's line in a plain build)
     char* stack_pool;                 // their stacks, each above a guard page
     size_t stack_pool_bytes;
@@ -1300,6 +1305,45 @@ __attribute__((noinline)) static void __cc_note(const volatile void* address, si
 // A plain store `x = v`, told the value it will write: storing the bytes x holds already (every
 // thread that finds a match sets `found = 1`) cannot change the result, whichever thread is last,
 // so it is no write-write hazard (compute-sanitizer ranks these lowest too).
+// What a shuffle from a lane outside its mask gives here: a quiet NaN with a payload that a
+// float or double computed from it keeps (x86 and arm64 pass a NaN operand's payload on), so a
+// store of such a value can be told from a store of a real result (__cc_note_store).
+static const uint32_t __CC_UNDEFINED32 = 0x7FC0DEADu;
+static const uint64_t __CC_UNDEFINED64 = 0x7FF8DEAD7FC0DEADull;
+static bool __cc_is_undefined(const void* value, size_t size) {
+    if (size == 4) {
+        uint32_t v;
+        memcpy(&v, value, 4);
+        v &= 0x7FFFFFFFu;
+        return v == __CC_UNDEFINED32 || v == 0x7FF8DEADu;
+    }
+    if (size == 8) {
+        uint64_t v;
+        memcpy(&v, value, 8);
+        v &= 0x7FFFFFFFFFFFFFFFull;
+        // the pattern, a float's converted to double, or a float2 of two
+        return v == __CC_UNDEFINED64 || v == 0x7FF81BD5A0000000ull || (uint32_t)v == __CC_UNDEFINED32;
+    }
+    return false;
+}
+// A store of what a shuffle gave for a lane outside its mask (runtime.h's resolve_warps): the
+// undefined value is used after all. Reported at the store, naming the shuffle.
+__attribute__((noreturn, noinline)) static void __cc_stored_undefined(void* return_address) {
+    __cc_worker* w = __cc_me;
+    __cc_fault* out = __cc_fault_out;
+    out->code_offset = (uint64_t)__cc_code_offset(return_address);
+    out->length = 1;  // found at a store
+    out->other_line = w->undefined.line, out->op = w->undefined.op, out->mask = w->undefined.mask;
+    out->index = w->undefined.source, out->count = w->round_threads;
+    out->other_thread[0] = w->undefined.source_tid.x, out->other_thread[1] = w->undefined.source_tid.y;
+    out->other_thread[2] = w->undefined.source_tid.z;
+    out->exited_thread[0] = w->undefined.reader.x, out->exited_thread[1] = w->undefined.reader.y;
+    out->exited_thread[2] = w->undefined.reader.z;
+    out->other_op = w->undefined.returned_line ? -4 : 0;
+    out->address = (uint64_t)w->undefined.returned_line;
+    __cc_fail(__CC_WARP_BAD_MASK, 0);
+}
+
 __attribute__((noinline)) static void __cc_note_store(const volatile void* address, size_t size, const void* value,
                                                      bool relaxed = false) {
     const void* at = (const void*)address;
@@ -1313,6 +1357,7 @@ __attribute__((noinline)) static void __cc_note_store(const volatile void* addre
 #undef __CC_SAME
         default: same = memcmp(at, value, size) == 0;
     }
+    if (__cc_me->undefined.set && __cc_is_undefined(value, size)) __cc_stored_undefined(__builtin_return_address(0));
     __cc_note_at(address, size, (same ? __CC_WRITE_SAME : __CC_WRITE) + (relaxed ? __CC_VOLATILE : 0),
                  (uint32_t)__cc_code_offset(__builtin_return_address(0)));
 }
@@ -3061,6 +3106,22 @@ static inline T __cc_lane_value(const __cc_fiber* f) {
 // Complete every warp-level call whose lanes have all arrived; true if any lane may go on.
 // With `converge`, also complete __activemask() calls: the lanes there are the ones that
 // arrived together (no lane can still reach that call without them).
+static void __cc_undefined_result(__cc_fiber* g, int size) {
+    for (int b = 0; b + 4 <= size; b += 4) memcpy(g->wresult + b, &__CC_UNDEFINED32, 4);
+    if (size == 8) memcpy(g->wresult, &__CC_UNDEFINED64, 8);
+    if (size == 2) { uint16_t h = 0x7EADu; memcpy(g->wresult, &h, 2); }
+    if (size == 1) g->wresult[0] = 0xAD;
+}
+static void __cc_worker_undefined_note(__cc_worker* w, const __cc_fiber* g, int source, bool returned) {
+    if (w->undefined.set) return;  // the first one is the one to fix
+    w->undefined.set = 1;
+    w->undefined.line = g->barrier_line, w->undefined.op = g->wop, w->undefined.mask = g->wmask;
+    w->undefined.source = source, w->undefined.reader = g->tid, w->undefined.block = blockIdx;
+    const __cc_fiber* o = source < w->round_threads ? &w->fibers[source] : nullptr;
+    w->undefined.source_tid = o ? o->tid : uint3{(unsigned)source, 0, 0};
+    w->undefined.returned_line = returned && o ? o->returned_line : 0;
+}
+
 static bool __cc_resolve_warps(int threads, bool converge) {
     __cc_worker* w = __cc_me;
     __cc_fiber* __cc_fibers = w->fibers;
@@ -3135,13 +3196,15 @@ static bool __cc_resolve_warps(int threads, bool converge) {
                     case __CC_W_XOR: source = (k ^ g->warg) / width * width == segment ? k ^ g->warg : k; break;
                 }
                 if (op >= __CC_W_SHFL && op <= __CC_W_XOR) {
-                    if (source < 32 && (exited >> source & 1)) {  // its value went with it
-                        g->warg = source;
-                        __cc_warp_fault(__CC_WARP_EXITED, g, base + source, threads, -4);
-                    }
-                    if (source >= 32 || !(mask >> source & 1)) {
-                        g->warg = source;  // reported: the lane it reads from
-                        __cc_warp_fault(__CC_WARP_BAD_MASK, g, base + (source < 32 ? source : 31), threads);
+                    if (source >= 32 || !(mask >> source & 1) || (exited >> source & 1)) {
+                        // A lane outside the mask (or one that returned) brings no value: on a GPU the
+                        // result is undefined, which is no bug while nothing uses it (a tree that only
+                        // lane 0's sum counts in, or `if (lane + offset < n) v += other`). The lane gets
+                        // a NaN-like pattern instead, and a sanitized store of it is reported.
+                        __cc_undefined_result(g, size);
+                        __cc_worker_undefined_note(w, g, base + (source < 32 ? source : 31),
+                                                   source < 32 && (exited >> source & 1));
+                        continue;
                     }
                     memcpy(g->wresult, __cc_fibers[base + source].wvalue, (size_t)size);
                     continue;
@@ -3769,7 +3832,7 @@ static void __cc_work(__cc_worker* w) {
     if (__cc_dyn_shared_bytes)
         __cc_register_shared(w->dyn_shared, __cc_dyn_shared_bytes, 0, __cc_dyn_shared_name, true);
     w->block = -1, w->chunk_next = w->chunk_end = 0;
-    w->current = nullptr, w->unsafe = 0, w->last_barrier_line = 0;
+    w->current = nullptr, w->unsafe = 0, w->last_barrier_line = 0, w->undefined.set = 0;
     w->poisoned_count = 0;  // a new thread's __shared__ arrays lie elsewhere
     if (sigsetjmp(w->env, 1) == 0) {
         w->active = 1;
@@ -3928,6 +3991,26 @@ static int __cc_launch(const long long* cfg, __cc_fault* fault, void (*prepare)(
         if (w->fault.kind && (!first || w->fault_block < first->fault_block)) first = w;
     }
     if (first) *fault = first->fault;
+    for (int k = 0; k < __cc_worker_count && !first; k++) {
+        // No fault, but a shuffle read a lane outside its mask: Python looks for its pattern in
+        // the arrays (a plain build does not check stores), so the launch says where it came from.
+        const __cc_worker* w = &__cc_workers[k];
+        if (!w->undefined.set) continue;
+        fault->length = 2;
+        fault->other_line = w->undefined.line, fault->op = w->undefined.op, fault->mask = w->undefined.mask;
+        fault->index = w->undefined.source;
+        fault->other_thread[0] = w->undefined.source_tid.x, fault->other_thread[1] = w->undefined.source_tid.y;
+        fault->other_thread[2] = w->undefined.source_tid.z;
+        fault->exited_thread[0] = w->undefined.reader.x, fault->exited_thread[1] = w->undefined.reader.y;
+        fault->exited_thread[2] = w->undefined.reader.z;
+        fault->other_op = w->undefined.returned_line ? -4 : 0;
+        fault->address = (uint64_t)w->undefined.returned_line;
+        fault->thread[0] = w->undefined.reader.x, fault->thread[1] = w->undefined.reader.y;  // the reader
+        fault->thread[2] = w->undefined.reader.z;
+        fault->block[0] = w->undefined.block.x, fault->block[1] = w->undefined.block.y;
+        fault->block[2] = w->undefined.block.z;
+        break;
+    }
     __cc_collect_output(first ? first->fault_block : LLONG_MAX);
     if (__cc_stop == __CC_INTERRUPTED) fault->kind = __CC_INTERRUPTED;  // Ctrl-C wins
     return fault->kind;

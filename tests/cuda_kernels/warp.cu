@@ -137,7 +137,7 @@ extern "C" __global__ void shuffle_after_return(const float* x, float* out, int 
     int i = threadIdx.x;
     if (i >= n) return;  // BUG: the shuffles read from these lanes
     float v = warp_reduce_sum(x[i]);
-    if (i == 0) out[0] = v;
+    if (i == 0) out[0] = v;  // STORE: the sum holds what lanes 20 to 31 did not bring
 }
 
 // Since Volta the lanes that returned are simply not in a warp-level call: a vote counts the
