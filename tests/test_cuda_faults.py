@@ -1148,3 +1148,11 @@ def test_a_thread_that_waits_in_a_loop_for_another_threads_flag_lets_it_run(sani
     assert "another thread of its own block sets" in str(info.value)
     assert info.value.line == SPIN_WAITS.split("\n").index(
         next(line for line in SPIN_WAITS.split("\n") if "// WAIT" in line)) + 1
+
+
+def test_one_extern_shared_name_in_several_kernels_is_named_once():
+    src = r'''
+    extern "C" __global__ void first(float* y) { extern __shared__ float temp[]; temp[threadIdx.x] = 1; y[0] = temp[0]; }
+    extern "C" __global__ void second(float* y) { extern __shared__ float temp[]; temp[threadIdx.x] = 2; y[0] = temp[0]; }'''
+    with pytest.raises(cuda.KernelError, match=r"accessed temp\[16\] in dynamic shared memory, which holds 16 "):
+        cuda.RawKernel(src, "second", backend="cpu", sanitize=False)((1,), (32,), (np.zeros(1, np.float32),), shared_mem=64)

@@ -1270,7 +1270,8 @@ def parse(text: str, options=()) -> Source:
             if len(words) < 2 or end >= len(tokens) or "__shared__" not in [t.text for t in tokens[i:end]]:
                 continue
             name = words[-1]
-            dynamic_shared.append(name)
+            if name not in dynamic_shared:  # (one name declared in several kernels is one name)
+                dynamic_shared.append(name)
             dynamic_lines.setdefault(name, (tok.line, " ".join(w for w in words[:-1] if w != "volatile")))
             replace(tok.start, tokens[end].end, f"static __cc_dynamic_shared<{' '.join(words[:-1])}> {name};")
 
