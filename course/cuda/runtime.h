@@ -317,6 +317,7 @@ struct __cc_worker {
     __cc_fiber* fibers;               // one per thread of a block, reused by every block
     int fiber_count;
     int polling;                      // in a waiting loop's condition (__cc_spin_point to __cc_polled)
+    int spinning;                     // fibers that gave their turn up in such a loop (__CC_SPINNING)
     struct {                          // the first shuffle of this launch that read a lane outside its mask
         int set, line, op, source, returned_line;
         unsigned mask;
@@ -3023,6 +3024,7 @@ static inline bool __cc_spin_point(int line) {
     w->spin_line = line;
     if (f && !(++f->spins & 63)) {
         f->state = __CC_SPINNING;
+        w->spinning++;
         __cc_yield(w, f);
     }
     w->polling = __cc_sanitizing;
@@ -3294,6 +3296,7 @@ static void __cc_run_block_as_fibers(__cc_worker* w, int threads) {
     }
     w->round_threads = threads;
     w->exited_count = 0;
+    w->spinning = 0;
     for (;;) {
         for (int i = 0; i < threads; i++) {  // the first runnable fiber; the others follow it (__cc_yield)
             __cc_fiber* f = &__cc_fibers[i];
@@ -3305,10 +3308,12 @@ static void __cc_run_block_as_fibers(__cc_worker* w, int threads) {
         }
         w->current = nullptr;
         if (w->warp_waiting && (__cc_resolve_warps(threads, false) || __cc_resolve_warps(threads, true))) continue;
-        bool spinning = false;  // threads that wait in a loop for a flag go on before any barrier opens
-        for (int i = 0; i < threads; i++)
-            if (__cc_fibers[i].state == __CC_SPINNING) __cc_fibers[i].state = __CC_RUNNABLE, spinning = true;
-        if (spinning) continue;
+        if (w->spinning) {  // threads that wait in a loop for a flag go on before any barrier opens
+            for (int i = 0; i < threads; i++)
+                if (__cc_fibers[i].state == __CC_SPINNING) __cc_fibers[i].state = __CC_RUNNABLE;
+            w->spinning = 0;
+            continue;
+        }
         __cc_fiber *first_done = nullptr, *first_waiting = nullptr;
         int waiting = 0, count = 0;
         for (int i = 0; i < threads; i++) {
