@@ -1329,11 +1329,10 @@ static bool __cc_is_undefined(const void* value, size_t size) {
 }
 // A store of what a shuffle gave for a lane outside its mask (runtime.h's resolve_warps): the
 // undefined value is used after all. Reported at the store, naming the shuffle.
-__attribute__((noreturn, noinline)) static void __cc_stored_undefined(void* return_address) {
-    __cc_worker* w = __cc_me;
-    __cc_fault* out = __cc_fault_out;
-    out->code_offset = (uint64_t)__cc_code_offset(return_address);
-    out->length = 1;  // found at a store
+// The shuffle's line, mask, the lane it read (other_thread, index) and the thread that read it
+// (exited_thread): what cpu.py's message about an undefined shuffle result names.
+static void __cc_describe_undefined(const __cc_worker* w, __cc_fault* out, int length) {
+    out->length = length;  // 1: found at a store; 2: left for Python to look for in the arrays
     out->other_line = w->undefined.line, out->op = w->undefined.op, out->mask = w->undefined.mask;
     out->index = w->undefined.source, out->count = w->round_threads;
     out->other_thread[0] = w->undefined.source_tid.x, out->other_thread[1] = w->undefined.source_tid.y;
@@ -1342,6 +1341,12 @@ __attribute__((noreturn, noinline)) static void __cc_stored_undefined(void* retu
     out->exited_thread[2] = w->undefined.reader.z;
     out->other_op = w->undefined.returned_line ? -4 : 0;
     out->address = (uint64_t)w->undefined.returned_line;
+}
+__attribute__((noreturn, noinline)) static void __cc_stored_undefined(void* return_address) {
+    __cc_worker* w = __cc_me;
+    __cc_fault* out = __cc_fault_out;
+    out->code_offset = (uint64_t)__cc_code_offset(return_address);
+    __cc_describe_undefined(w, out, 1);
     __cc_fail(__CC_WARP_BAD_MASK, 0);
 }
 
@@ -4001,15 +4006,7 @@ static int __cc_launch(const long long* cfg, __cc_fault* fault, void (*prepare)(
         // the arrays (a plain build does not check stores), so the launch says where it came from.
         const __cc_worker* w = &__cc_workers[k];
         if (!w->undefined.set) continue;
-        fault->length = 2;
-        fault->other_line = w->undefined.line, fault->op = w->undefined.op, fault->mask = w->undefined.mask;
-        fault->index = w->undefined.source;
-        fault->other_thread[0] = w->undefined.source_tid.x, fault->other_thread[1] = w->undefined.source_tid.y;
-        fault->other_thread[2] = w->undefined.source_tid.z;
-        fault->exited_thread[0] = w->undefined.reader.x, fault->exited_thread[1] = w->undefined.reader.y;
-        fault->exited_thread[2] = w->undefined.reader.z;
-        fault->other_op = w->undefined.returned_line ? -4 : 0;
-        fault->address = (uint64_t)w->undefined.returned_line;
+        __cc_describe_undefined(w, fault, 2);
         fault->thread[0] = w->undefined.reader.x, fault->thread[1] = w->undefined.reader.y;  // the reader
         fault->thread[2] = w->undefined.reader.z;
         fault->block[0] = w->undefined.block.x, fault->block[1] = w->undefined.block.y;
