@@ -68,7 +68,7 @@ two ``extern __shared__`` arrays in one kernel (they are one array), and a point
 whose bytes come from the host (what it points to cannot be bounds-checked); host code pasted with the kernels (``main``, ``cudaMalloc``,
 ``<<<...>>>``) is refused with what Python does instead. Accesses through references
 (``__device__ void add(float& total, float v)``) and inside ``#define`` macros are checked where
-they happen. The sanitizer costs several times the run time, so plain (``backend="auto"``)
+they happen. The sanitizer costs 20 to 80 times the run time (``make bench`` measures it), so plain (``backend="auto"``)
 launches, the ones you time, run without it. (On a GPU none of this can be caught before it
 happens: run the kernel with ``backend="cpu"``.)
 
