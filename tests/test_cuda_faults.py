@@ -1146,8 +1146,7 @@ def test_a_thread_that_waits_in_a_loop_for_another_threads_flag_lets_it_run(sani
         cuda.RawKernel(SPIN_WAITS, "wait_for_warp_one", backend="cpu", sanitize=sanitize, time_limit=1)(
             (1,), (64,), (np.zeros(1, np.float32), 0))
     assert "another thread of its own block sets" in str(info.value)
-    assert info.value.line == SPIN_WAITS.split("\n").index(
-        next(line for line in SPIN_WAITS.split("\n") if "// WAIT" in line)) + 1
+    assert info.value.line == line_of("WAIT", SPIN_WAITS)
 
 
 def test_one_extern_shared_name_in_several_kernels_is_named_once():

@@ -13,8 +13,8 @@ from course import env
 SOURCE = (Path(__file__).parent / "cuda_kernels" / "warp.cu").read_text()
 
 
-def line_of(marker: str) -> int:
-    (line,) = [i for i, text in enumerate(SOURCE.split("\n"), 1) if f"// {marker}" in text]
+def line_of(marker: str, source: str = SOURCE) -> int:
+    (line,) = [i for i, text in enumerate(source.split("\n"), 1) if f"// {marker}" in text]
     return line
 
 
@@ -160,7 +160,7 @@ def test_shuffle_naming_a_lane_that_returned(sanitize):
         cuda.RawKernel(SOURCE, "shuffle_after_return", backend="cpu", sanitize=sanitize)(
             (1,), (32,), (x, np.zeros(1, np.float32), 20))
     message = str(info.value)
-    assert (f"at line {line_of_call('warp_reduce_sum')}, thread (4, 0, 0) read lane 20 (thread (20, 0, 0)) with "
+    assert (f"at line {line_of('WARP-SUM')}, thread (4, 0, 0) read lane 20 (thread (20, 0, 0)) with "
             f"__shfl_down_sync, which returned at line {line_of('BUG: the shuffles read from these lanes')}") in message
     assert info.value.kernel == "shuffle_after_return" and info.value.block == (0, 0, 0)
     if sanitize:
@@ -171,12 +171,6 @@ def test_shuffle_naming_a_lane_that_returned(sanitize):
         assert "left out[0] holding a value computed from an undefined one" in message
         assert info.value.thread == (4, 0, 0)  # lane 4 reads lane 4 + 16 first
     assert "guard only the work" in message
-
-
-def line_of_call(function: str) -> int:
-    """The line of the shuffle inside a helper of warp.cu."""
-    start = SOURCE.index(f"{function}(")
-    return SOURCE[:SOURCE.index("__shfl_down_sync", start)].count("\n") + 1
 
 
 @pytest.mark.parametrize("sanitize", [True, False])
@@ -256,11 +250,11 @@ def test_a_shuffle_may_read_past_its_mask_if_nothing_uses_the_value(sanitize):
     with pytest.raises(cuda.KernelError) as info:
         run("partial_warp_sum", 20, 0)
     message = str(info.value)
-    shuffle = src.split("\n").index(next(t for t in src.split("\n") if "// SHUFFLE" in t)) + 1
+    shuffle = line_of("SHUFFLE", src)
     assert (f"at line {shuffle}, thread (4, 0, 0) read lane 20 (thread (20, 0, 0)) with __shfl_down_sync, which the "
             "mask 0x000fffff does not name") in message
     assert "__shfl_down_sync(mask, v, offset, 16)" in message and "if (lane + offset < active)" in message
     if sanitize:
-        assert info.value.line == src.split("\n").index(next(t for t in src.split("\n") if "// SUM" in t)) + 1
+        assert info.value.line == line_of("SUM", src)
     else:
         assert "left out[0] holding" in message

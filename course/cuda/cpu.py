@@ -845,6 +845,7 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
     if fault.length == 2:  # a shuffle read a lane outside its mask: is its undefined value in an array?
         found = _undefined_in(arrays)
         if found:
+            fault.kind = WARP_BAD_MASK
             raise _explain(module, kernel, fault, time_limit, shared_mem, arrays, found)
     return records
 
@@ -1041,16 +1042,14 @@ def _shared_element(fault: _Fault, source: Source, line: int | None) -> str:
 
 def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, shared_mem: int,
              arrays: dict, holder: tuple[str, int] | None = None) -> KernelError:
-    """A KernelError whose message says what went wrong, where, and what to try."""
+    """A KernelError whose message says what went wrong, where, and what to try. `holder`: the array
+    element that holds an undefined shuffle result after a plain launch (launch)."""
     kind, source = fault.kind, module.source
     block, thread = _xyz(fault.block), _xyz(fault.thread)
     line = fault.line or None
     if kind in (OUT_OF_BOUNDS, SHARED_OUT_OF_BOUNDS, CRASH, STACK_OVERFLOW, TIMEOUT, ARRAY_OUT_OF_BOUNDS, RACE,
-                UNINITIALIZED, GLOBAL_RACE, READ_ONLY, MISALIGNED, BAD_FREE, USE_AFTER_FREE, UNINITIALIZED_LOCAL):
-        line = module.line_of(fault.code_offset) or line
-    if holder:  # after the launch: an array holds what a shuffle read outside its mask (launch)
-        kind, line = WARP_BAD_MASK, None
-    if kind == WARP_BAD_MASK and fault.length == 1:  # found at the store, in a sanitized build
+                UNINITIALIZED, GLOBAL_RACE, READ_ONLY, MISALIGNED, BAD_FREE, USE_AFTER_FREE, UNINITIALIZED_LOCAL,
+                WARP_BAD_MASK):  # (WARP_BAD_MASK: a store of an undefined shuffle result)
         line = module.line_of(fault.code_offset) or line
     if kind == TIMEOUT and fault.address and not module.line_of(fault.code_offset):
         line = module.line_of(fault.address) or line  # stopped inside the sanitizer: its last access
@@ -1429,13 +1428,6 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     f"exist: the block has {fault.count} threads, so its last warp has {fault.count % 32} lanes")
             hint = ("Launch blocks whose size is a multiple of 32, or build the mask from the lanes that exist: "
                     "unsigned mask = __ballot_sync(0xffffffff, ...) before any lane leaves, or __activemask().")
-        elif kind == WARP_EXITED and fault.other_op == -4:  # a shuffle reads from a lane that returned
-            what = (f"calls {call} and reads from lane {lane} (thread {other}), which returned at line "
-                    f"{fault.other_line}: a lane that has exited brings no value, so on a GPU the result is "
-                    "undefined")
-            hint = ("Keep the lanes whose values are read in the call and guard only the work (e.g. "
-                    "`float v = i < n ? x[i] : 0.0f;` instead of `if (i >= n) return;`), or read only from lanes "
-                    "that are still there (e.g. `if (lane + offset < active)`).")
         elif kind == WARP_EXITED:
             what = (f"calls {call}, which names lane {lane} (thread {other}), but that thread finished the kernel "
                     "without reaching the call (it skipped it, inside an if?): the lanes of the mask wait for it")
@@ -1452,18 +1444,9 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     f"{fault.other_line} (or uses another mask): the lanes of one mask must meet at the same call")
             hint = ("Put the warp-level call where every lane of the mask reaches it (outside the if/else), "
                     "with the same mask in every lane.")
-        elif other == thread:
+        else:  # (a shuffle reading a lane outside its mask is the undefined-value case above)
             what = f"calls {call}, which does not name its own lane {lane}"
             hint = "A lane must be in the mask it passes: use __activemask() or 0xffffffff for the whole warp."
-        else:
-            what = (f"calls {call} and reads from lane {lane} (thread {other}), which the mask does not name: on a "
-                    "GPU the value would be undefined")
-            hint = ("Read only from lanes in the mask: with __shfl_down_sync the last lanes of a partial mask "
-                    "read past it. Even where those lanes' results are never used (a tree that only lane 0's sum "
-                    "counts in), give the shuffle the group's size as its width, __shfl_down_sync(mask, v, offset, "
-                    "16), so that a lane whose source lies past the width keeps its own value; or use cooperative "
-                    "groups' tiled_partition<16>(block), whose shuffles stay in the tile; or guard the use (e.g. "
-                    "`if (lane + offset < active)`).")
     elif kind == NO_BARRIERS:
         what = ("called __syncthreads() or a warp-level function, but course.cuda did not see it in the source "
                 "(inside a macro?)")

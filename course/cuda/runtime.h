@@ -231,7 +231,8 @@ enum __cc_fault_kind {
     __CC_UNSUPPORTED = 14,           // a construct the CPU cannot run was reached
     __CC_WARP_EXITED = 15,           // a lane named in a warp-level call's mask has exited
     __CC_WARP_MISMATCH = 16,         // lanes of a mask wait at different warp-level calls / barriers
-    __CC_WARP_BAD_MASK = 17,         // a lane calls with a mask that does not name itself
+    __CC_WARP_BAD_MASK = 17,         // a lane calls with a mask that does not name itself, or
+                                     // stores what a shuffle read outside its mask
     __CC_READ_ONLY = 18,             // a write into a read-only (const) array
     __CC_ARRAY_OUT_OF_BOUNDS = 19,   // a __shared__ or local array indexed outside a dimension
     __CC_RACE = 20,                  // two threads access one address, unordered, one writes
@@ -1303,9 +1304,6 @@ static void __cc_note_at(const volatile void* address, size_t size, int kind, ui
 __attribute__((noinline)) static void __cc_note(const volatile void* address, size_t size, int kind) {
     __cc_note_at(address, size, kind, (uint32_t)__cc_code_offset(__builtin_return_address(0)));
 }
-// A plain store `x = v`, told the value it will write: storing the bytes x holds already (every
-// thread that finds a match sets `found = 1`) cannot change the result, whichever thread is last,
-// so it is no write-write hazard (compute-sanitizer ranks these lowest too).
 // What a shuffle from a lane outside its mask gives here: a quiet NaN with a payload that a
 // float or double computed from it keeps (x86 and arm64 pass a NaN operand's payload on), so a
 // store of such a value can be told from a store of a real result (__cc_note_store).
@@ -1327,12 +1325,12 @@ static bool __cc_is_undefined(const void* value, size_t size) {
     }
     return false;
 }
-// A store of what a shuffle gave for a lane outside its mask (runtime.h's resolve_warps): the
-// undefined value is used after all. Reported at the store, naming the shuffle.
 // The shuffle's line, mask, the lane it read (other_thread, index) and the thread that read it
-// (exited_thread): what cpu.py's message about an undefined shuffle result names.
+// (exited_thread): what cpu.py's message about an undefined shuffle result names. length 1: found
+// at a store (the fault's thread is the storing one); 2: no fault, the arrays are for Python to
+// look through, and the fault's thread and block are the reader's.
 static void __cc_describe_undefined(const __cc_worker* w, __cc_fault* out, int length) {
-    out->length = length;  // 1: found at a store; 2: left for Python to look for in the arrays
+    out->length = length;
     out->other_line = w->undefined.line, out->op = w->undefined.op, out->mask = w->undefined.mask;
     out->index = w->undefined.source, out->count = w->round_threads;
     out->other_thread[0] = w->undefined.source_tid.x, out->other_thread[1] = w->undefined.source_tid.y;
@@ -1341,7 +1339,13 @@ static void __cc_describe_undefined(const __cc_worker* w, __cc_fault* out, int l
     out->exited_thread[2] = w->undefined.reader.z;
     out->other_op = w->undefined.returned_line ? -4 : 0;
     out->address = (uint64_t)w->undefined.returned_line;
+    if (length == 2) {
+        out->thread[0] = w->undefined.reader.x, out->thread[1] = w->undefined.reader.y, out->thread[2] = w->undefined.reader.z;
+        out->block[0] = w->undefined.block.x, out->block[1] = w->undefined.block.y, out->block[2] = w->undefined.block.z;
+    }
 }
+// A store of what a shuffle gave for a lane outside its mask (__cc_resolve_warps): the undefined
+// value is used after all. Reported at the store, naming the shuffle.
 __attribute__((noreturn, noinline)) static void __cc_stored_undefined(void* return_address) {
     __cc_worker* w = __cc_me;
     __cc_fault* out = __cc_fault_out;
@@ -1350,6 +1354,9 @@ __attribute__((noreturn, noinline)) static void __cc_stored_undefined(void* retu
     __cc_fail(__CC_WARP_BAD_MASK, 0);
 }
 
+// A plain store `x = v`, told the value it will write: storing the bytes x holds already (every
+// thread that finds a match sets `found = 1`) cannot change the result, whichever thread is last,
+// so it is no write-write hazard (compute-sanitizer ranks these lowest too).
 __attribute__((noinline)) static void __cc_note_store(const volatile void* address, size_t size, const void* value,
                                                      bool relaxed = false) {
     const void* at = (const void*)address;
@@ -1912,9 +1919,11 @@ static const int __CC_WATCHDOG_SIGNAL = SIGURG;  // ignored by default; nothing 
 static volatile sig_atomic_t __cc_stop;     // why the launch must stop: __CC_TIMEOUT, __CC_INTERRUPTED
 static volatile sig_atomic_t __cc_launching;
 
+// The line a stop names when the pc does not: the waiting loop a thread is in, or the last barrier.
+static inline int __cc_stop_line(const __cc_worker* w) { return w->spin_line ? w->spin_line : w->last_barrier_line; }
 // Whether worker `w` must stop now: the time limit or Ctrl-C, or an earlier block faulted.
 static inline void __cc_check_stop(__cc_worker* w) {
-    if (__cc_stop) __cc_fail(__cc_stop, w->spin_line ? w->spin_line : w->last_barrier_line);
+    if (__cc_stop) __cc_fail(__cc_stop, __cc_stop_line(w));
     if (w->block > __atomic_load_n(&__cc_fault_min, __ATOMIC_SEQ_CST)) __cc_cancel(w);
 }
 static inline void __cc_enter_unsafe() { __cc_worker* w = __cc_me; w->unsafe = w->unsafe + 1; }
@@ -3023,7 +3032,9 @@ static inline void __cc_thread_returns(int line) {
 // its block run, as a GPU's warp scheduler does, so that the thread that sets the flag gets to.
 // Threads here take turns, and a thread that never gave its turn up would wait for ever. (In a
 // kernel run in loops, without fibers, there is no other thread to let run.)
-static inline bool __cc_spin_point(int line) {
+// `poll`: the condition that follows (wrapped in __cc_polled) reads the flag; a `for (;;)` loop
+// that waits in its body gives its turn up without that.
+static inline bool __cc_spin_point(int line, bool poll = true) {
     __cc_worker* w = __cc_me;
     __cc_fiber* f = w->current;
     w->spin_line = line;
@@ -3032,7 +3043,7 @@ static inline bool __cc_spin_point(int line) {
         w->spinning++;
         __cc_yield(w, f);
     }
-    w->polling = __cc_sanitizing;
+    w->polling = poll && __cc_sanitizing;
     return true;
 }
 template <class C>
@@ -3084,7 +3095,7 @@ static void __cc_barrier_fault(int kind, const __cc_fiber* culprit, const __cc_f
 
 // A warp-level call that cannot complete: lane `f` waits for lane `other` (index `j` in the
 // block), which has exited, does not exist, or waits elsewhere.
-__attribute__((noreturn)) static void __cc_warp_fault(int kind, __cc_fiber* f, int j, int threads, int other_op = 0) {
+__attribute__((noreturn)) static void __cc_warp_fault(int kind, __cc_fiber* f, int j, int threads) {
     __cc_fault* out = __cc_fault_out;
     out->mask = f->wmask;
     out->op = f->wop;
@@ -3098,7 +3109,6 @@ __attribute__((noreturn)) static void __cc_warp_fault(int kind, __cc_fiber* f, i
     } else {
         out->other_op = -3;  // no such thread: the block's last warp is partial
     }
-    if (other_op) out->other_op = other_op;  // -4: a shuffle reads from a lane that has returned
     threadIdx = f->tid;
     __cc_fail(kind, f->barrier_line);
 }
@@ -3110,14 +3120,13 @@ static inline T __cc_lane_value(const __cc_fiber* f) {
     return v;
 }
 
-// Complete every warp-level call whose lanes have all arrived; true if any lane may go on.
-// With `converge`, also complete __activemask() calls: the lanes there are the ones that
-// arrived together (no lane can still reach that call without them).
+// What a shuffle gives a lane whose source lane is outside the mask (or returned): the pattern
+// __cc_is_undefined knows, and the first such read of the launch noted for the message.
 static void __cc_undefined_result(__cc_fiber* g, int size) {
-    for (int b = 0; b + 4 <= size; b += 4) memcpy(g->wresult + b, &__CC_UNDEFINED32, 4);
     if (size == 8) memcpy(g->wresult, &__CC_UNDEFINED64, 8);
-    if (size == 2) { uint16_t h = 0x7EADu; memcpy(g->wresult, &h, 2); }
-    if (size == 1) g->wresult[0] = 0xAD;
+    else if (size == 4) memcpy(g->wresult, &__CC_UNDEFINED32, 4);
+    else if (size == 2) { uint16_t h = 0x7EADu; memcpy(g->wresult, &h, 2); }
+    else memset(g->wresult, 0xAD, (size_t)size);
 }
 static void __cc_worker_undefined_note(__cc_worker* w, const __cc_fiber* g, int source, bool returned) {
     if (w->undefined.set) return;  // the first one is the one to fix
@@ -3129,6 +3138,9 @@ static void __cc_worker_undefined_note(__cc_worker* w, const __cc_fiber* g, int 
     w->undefined.returned_line = returned && o ? o->returned_line : 0;
 }
 
+// Complete every warp-level call whose lanes have all arrived; true if any lane may go on.
+// With `converge`, also complete __activemask() calls: the lanes there are the ones that
+// arrived together (no lane can still reach that call without them).
 static bool __cc_resolve_warps(int threads, bool converge) {
     __cc_worker* w = __cc_me;
     __cc_fiber* __cc_fibers = w->fibers;
@@ -3803,7 +3815,7 @@ static void __cc_on_stop_signal(int signal, siginfo_t*, void* context) {
     if (__cc_stop) {
         w->fault.code_offset = __cc_code_offset((void*)(__cc_pc_of(context) + 1));
         w->fault.address = __cc_last_site;  // in a sanitized build the pc may lie in __cc_note
-        __cc_fail(__cc_stop, w->spin_line ? w->spin_line : w->last_barrier_line);
+        __cc_fail(__cc_stop, __cc_stop_line(w));
     }
     if (w->block > __atomic_load_n(&__cc_fault_min, __ATOMIC_SEQ_CST)) __cc_cancel(w);
 }
@@ -4007,10 +4019,6 @@ static int __cc_launch(const long long* cfg, __cc_fault* fault, void (*prepare)(
         const __cc_worker* w = &__cc_workers[k];
         if (!w->undefined.set) continue;
         __cc_describe_undefined(w, fault, 2);
-        fault->thread[0] = w->undefined.reader.x, fault->thread[1] = w->undefined.reader.y;  // the reader
-        fault->thread[2] = w->undefined.reader.z;
-        fault->block[0] = w->undefined.block.x, fault->block[1] = w->undefined.block.y;
-        fault->block[2] = w->undefined.block.z;
         break;
     }
     __cc_collect_output(first ? first->fault_block : LLONG_MAX);

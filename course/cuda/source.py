@@ -1613,7 +1613,7 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
     local_arrays = {}  # the function's own arrays (not __shared__, not static) → rank: gone when it returns
     # Pointer parameters and local pointer variables (checked pointers in the rewrite): `&x[i]` is an
     # address, not an access.
-    pointer_params = {r.name for r in f.raws if r.name and (r.stars == 1 or r.array) and not r.complex
+    pointers = {r.name for r in f.raws if r.name and (r.stars == 1 or r.array) and not r.complex
                       and not r.reference}
     type_bodies = type_bodies or {}  # `{` → `}` of struct and union definitions (`__shared__ union {...} u;`)
     i = a + 1
@@ -1669,7 +1669,7 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
         # `&x[i]` of a pointer parameter or variable: `(x + (i))`, the checked pointer at i, as x + i is. Making an
         # address is no access, so `&c[k]` one past the end (or further: PMPP's merge hands
         # `&C[k_curr]` with nothing to copy to its helper) is fine; an access through it is checked.
-        if _address_operator(tokens, i) and i + 2 < b and tokens[i + 1].text in pointer_params \
+        if _address_operator(tokens, i) and i + 2 < b and tokens[i + 1].text in pointers \
                 and tokens[i + 1].text not in arrays and tokens[i + 2].text == "[":
             close = _matching(tokens, i + 2)
             if close + 1 < b and tokens[close + 1].text not in (".", "->", "[", "(", "++", "--"):
@@ -1838,7 +1838,7 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
                         replace(tokens[i].start, tokens[k].end, new)
                         for star in stars:
                             replace(tokens[star].start, tokens[star].end, "")
-                        pointer_params.update([tokens[k].text] + [tokens[star + 1].text for star in stars])
+                        pointers.update([tokens[k].text] + [tokens[star + 1].text for star in stars])
                         i = k + 1
                         continue
         i += 1
@@ -1971,7 +1971,7 @@ def _spin_loops(tokens: list[Token], f: _Function, volatile_names: set[str]) -> 
         first, second = semis
         if second == first + 1:  # `for (;;)`: a loop whose body waits, perhaps, and breaks out
             if waits(second + 1, _matching(tokens, close + 1) if tokens[close + 1].text == "{" else close + 1):
-                edits.append((tokens[first].start, tokens[first].end, f"; __cc_spin_point({tokens[j].line})"))
+                edits.append((tokens[first].start, tokens[first].end, f"; __cc_spin_point({tokens[j].line}, false)"))
         elif waits(first + 1, second):
             edits.append((tokens[first].start, tokens[first].end,
                           f"; __cc_spin_point({tokens[j].line}) && __cc_polled(("))

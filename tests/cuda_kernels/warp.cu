@@ -6,7 +6,7 @@ namespace cg = cooperative_groups;
 
 __device__ __forceinline__ float warp_reduce_sum(float v) {
     for (int offset = warpSize / 2; offset > 0; offset >>= 1)
-        v += __shfl_down_sync(0xffffffff, v, offset);
+        v += __shfl_down_sync(0xffffffff, v, offset);  // WARP-SUM
     return v;
 }
 
