@@ -2834,6 +2834,7 @@ struct __cc_fiber {
     int barrier_line;   // the __syncthreads() or warp-level call it waits at
     int returned_line;  // the kernel's `return` statement it took (0: it ran to the kernel's end)
     unsigned spins;     // tests of a waiting loop's condition (__cc_spin_point)
+    int parked;         // it finished a block's thread and waits in __cc_fiber_entry for the next
     int predicate;      // its argument to __syncthreads_count/_and/_or
     int wop, warg, wwidth, wsize;  // a warp-level call: which, its lane argument, width, value size
     unsigned wmask;     // the call's mask
@@ -2967,18 +2968,33 @@ static inline void __cc_yield(__cc_worker* w, __cc_fiber* f) {
         if (g->state == __CC_RUNNABLE) {
             w->current = g;
             threadIdx = g->tid;
+#ifndef __CC_USE_UCONTEXT
+            // The fiber after it runs next, most likely: fetch its saved frame into the cache now. The
+            // frames of a block's 256 threads do not fit in L1 together, and each switch waited for
+            // its lines (the barrier-bound tiled matmul runs about a tenth faster with this).
+            if (g + 1 < end) {
+                const char* sp = (const char*)g[1].sp;
+                __builtin_prefetch(sp), __builtin_prefetch(sp + 64), __builtin_prefetch(sp + 128);
+                __builtin_prefetch(sp + 192), __builtin_prefetch(&g[2]);
+            }
+#endif
             __cc_switch_fibers(f, g);
             return;
         }
     __cc_switch_to_scheduler(w, f);
 }
 
+// A fiber that finished its thread's work waits here, parked, and the next block's thread with
+// its index resumes it: its stack is not set up again for every block.
 static void __cc_fiber_entry(__cc_fiber* f) {
     __cc_worker* w = __cc_me;  // a fiber stays on the worker thread that started it
-    w->body(w->body_context);
-    f->state = __CC_DONE;
-    __cc_yield(w, f);  // never resumed
-    __builtin_trap();
+    for (;;) {
+        w->body(w->body_context);
+        f->state = __CC_DONE;
+        f->parked = 1;
+        __cc_yield(w, f);  // resumed for the next block
+        f->parked = 0;
+    }
 }
 
 // Make room for `count` fibers: one mapping holds all stacks, each above a guard page, so a
@@ -3309,7 +3325,7 @@ static void __cc_run_block_as_fibers(__cc_worker* w, int threads) {
         f->state = __CC_RUNNABLE;
         f->returned_line = 0;
         f->spins = 0;
-        __cc_fiber_prepare_stack(f, __cc_fiber_entry);
+        if (!f->parked) __cc_fiber_prepare_stack(f, __cc_fiber_entry);  // (a block that faulted left it anywhere)
     }
     w->round_threads = threads;
     w->exited_count = 0;
