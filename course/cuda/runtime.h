@@ -197,15 +197,32 @@ struct dim3 {
     static inline T* __cc_address_of_##NAME() { return &__cc_tls_##NAME; }
 #define __CC_SHARED_STORAGE static
 #else
+// noipa: GCC would otherwise see that the function's only call, the TLS descriptor's, keeps every
+// other register, and keep a caller's values in SSE registers across it. glibc before 2.40 does
+// not keep them when that call allocates the module's variables for a thread (its first use
+// there): a value kept so came back changed (glibc bug 31372; worker threads are new at every
+// launch, and __cc_work's `__cc_me = w` read back a null worker).
+#if defined(__GNUC__) && !defined(__clang__)
+#define __CC_TLS_ADDRESS_ATTRIBUTES const, noinline, noipa
+#else
+#define __CC_TLS_ADDRESS_ATTRIBUTES const, noinline
+#endif
 #define __CC_THREAD_LOCAL(T, NAME) \
     static thread_local T __cc_tls_##NAME; \
-    __attribute__((const, noinline)) static T* __cc_address_of_##NAME() { return &__cc_tls_##NAME; }
+    __attribute__((__CC_TLS_ADDRESS_ATTRIBUTES)) static T* __cc_address_of_##NAME() { return &__cc_tls_##NAME; }
 #define __CC_SHARED_STORAGE static thread_local
 #endif
-struct __cc_indices { uint3 thread, block; };  // one object: the compiler sees they do not overlap
-__CC_THREAD_LOCAL(__cc_indices, indices)
-#define threadIdx (__cc_address_of_indices()->thread)
-#define blockIdx (__cc_address_of_indices()->block)
+// What each worker thread has of its own, in one object: a kernel body finds it with one call
+// (a fiber's body, run again for each block, asked three times before).
+struct __cc_worker;
+struct __cc_thread_state {
+    uint3 thread, block;  // the running thread's threadIdx and blockIdx
+    __cc_worker* me;      // the worker (__cc_me)
+    char* dyn_shared;     // extern __shared__ memory of the running block (__cc_dyn_shared)
+};
+__CC_THREAD_LOCAL(__cc_thread_state, state)
+#define threadIdx (__cc_address_of_state()->thread)
+#define blockIdx (__cc_address_of_state()->block)
 static dim3 blockDim, gridDim;
 static const int warpSize = 32;
 
@@ -371,14 +388,12 @@ enum { __CC_MAX_WORKERS = 256 };
 static __cc_worker __cc_workers[__CC_MAX_WORKERS];
 static int __cc_worker_count = 1;     // workers of the current launch
 static bool __cc_parallel;            // more than one: atomics must be real atomics
-__CC_THREAD_LOCAL(__cc_worker*, me)
-#define __cc_me (*__cc_address_of_me())  // the running thread's worker
+#define __cc_me (__cc_address_of_state()->me)  // the running thread's worker
 static long long __cc_fault_min;      // the earliest block (launch order) that faulted so far
 #define __cc_fault_out (&__cc_me->fault)
 
 static uintptr_t __cc_module_base;      // load address of this module, for code offsets
-__CC_THREAD_LOCAL(char*, dyn_shared)
-#define __cc_dyn_shared (*__cc_address_of_dyn_shared())  // extern __shared__ memory of the running block
+#define __cc_dyn_shared (__cc_address_of_state()->dyn_shared)  // extern __shared__ memory of the running block
 static size_t __cc_dyn_shared_bytes;
 static const char* __cc_dyn_shared_name = "extern __shared__ memory";  // its array's name(s)
 
@@ -2984,7 +2999,7 @@ static inline void __cc_yield(__cc_worker* w, __cc_fiber* f) {
 }
 
 // A fiber that finished its thread's work waits here, parked, and the next block's thread with
-// its index resumes it: its stack is not set up again for every block.
+// its index resumes it: its stack is not set up again for every block of a launch.
 static void __cc_fiber_entry(__cc_fiber* f) {
     __cc_worker* w = __cc_me;  // a fiber stays on the worker thread that started it
     for (;;) {
@@ -3401,6 +3416,9 @@ static void __cc_run_with_fibers(Body& body_object) {
     bool reserved = __cc_reserve_fibers(w, threads);
     __cc_leave_unsafe();
     if (!reserved) __cc_fail(__CC_NO_MEMORY, 0);
+    // Fibers parked by an earlier launch ran on another thread (workers are started for each
+    // launch), and their frames hold that thread's addresses of thread_local variables.
+    for (int i = 0; i < w->fiber_count; i++) w->fibers[i].parked = 0;
     w->body = &__cc_call_body<Body>;
     w->body_context = &body_object;
     while (__cc_take_block(w)) {
