@@ -70,6 +70,49 @@ def test_out_of_bounds_through_a_device_function_pointer():
     assert_alive()
 
 
+FUNCTION_POINTER_TYPES = r"""
+typedef void (*stage_fn)(float*, int);
+using reduce_fn = float (*)(const float*, int);
+__device__ void twice(float* s, int t) { s[t] *= 2.0f; }
+__device__ float pair(const float* s, int t) { return s[t] + s[t + 1]; }  // BUG: t + 1 == 64 for t == 63
+__device__ float apply(float (*op)(const float*, int), const float* s, int t) { return op(s, t); }
+extern "C" __global__ void staged(float* out) {
+    __shared__ float s[64];
+    int t = threadIdx.x;
+    s[t] = t;
+    __syncthreads();
+    stage_fn stage = twice;
+    stage(s, t);
+    __syncthreads();
+    reduce_fn r = pair;
+    out[t] = t < 63 ? apply(r, s, t) : s[t];
+}
+extern "C" __global__ void staged_past_end(float* out) {
+    __shared__ float s[64];
+    int t = threadIdx.x;
+    s[t] = t;
+    __syncthreads();
+    reduce_fn r = pair;
+    out[t] = apply(r, s, t);
+}
+"""
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_function_pointer_types_with_pointer_parameters_compile_and_stay_checked(sanitize):
+    # A typedef (or using, or a parameter) naming a function pointer type whose parameters are
+    # pointers: the functions' own pointer parameters are checked pointers here, and so are the type's.
+    out = np.zeros(64, np.float32)
+    cuda.RawKernel(FUNCTION_POINTER_TYPES, "staged", backend="cpu", sanitize=sanitize)((1,), (64,), (out,))
+    t = np.arange(64, dtype=np.float32)
+    np.testing.assert_array_equal(out, np.where(t < 63, 2 * t + 2 * (t + 1), 2 * t))
+    with pytest.raises(cuda.KernelError, match=r"s\[64\]") as info:
+        cuda.RawKernel(FUNCTION_POINTER_TYPES, "staged_past_end", backend="cpu", sanitize=sanitize)((1,), (64,), (out,))
+    assert info.value.thread == (63, 0, 0)
+    assert info.value.line == line_of("BUG", FUNCTION_POINTER_TYPES)
+    assert_alive()
+
+
 def test_dynamic_shared_memory_too_small():
     out = np.zeros(64, np.float32)
     with pytest.raises(cuda.KernelError, match=r"scratch\[32\] in dynamic shared memory, which holds 32") as info:

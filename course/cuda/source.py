@@ -1122,6 +1122,7 @@ def parse(text: str, options=()) -> Source:
             if raw.reference:
                 references.setdefault(f.name, set()).add(position)
     host_code = _host_code(tokens, [f.body for f in functions if f.body])
+    _function_pointer_types(tokens, body_spans, aliases, replace)
     kernels, problems, not_extern_c, templates = {}, {}, set(), {}
     constants = _numeric_defines(all_tokens, defines)
     type_bodies = {open_: close for _, open_, close in _struct_definitions(tokens, ("struct", "class", "union"))}
@@ -1508,6 +1509,41 @@ _CAST_OPERAND = {"(", "&", "*", "this", "-", "+", "!", "~"}
 
 
 _DEVICE_HEAP_CALLS = {"malloc": "__cc_device_malloc", "free": "__cc_device_free"}
+
+
+def _function_pointer_types(tokens: list[Token], body_spans, aliases: dict, replace) -> None:
+    """`typedef void (*stage_fn)(float*, int);` (or `using`, or a __device__ function's parameter
+    `float (*op)(const float*, int)`) outside function bodies: its pointer parameters become checked
+    pointers, as the parameters of the functions it points to have, so that `stage_fn f = stage;`
+    compiles. (Inside a body, a declaration like it is left as written.)"""
+    def in_body(k: int) -> bool:
+        return any(a <= k <= b for a, b in body_spans)
+
+    for i in range(len(tokens) - 3):
+        if tokens[i].text != "(" or tokens[i + 1].text != "*" or in_body(i):
+            continue
+        close = _matching(tokens, i)
+        name = tokens[i + 2:close]
+        if len(name) > 1 or (name and name[0].kind != "ident") or close + 1 >= len(tokens) \
+                or tokens[close + 1].text != "(":
+            continue
+        end = _matching(tokens, close + 1)
+        for group in _split_commas(tokens[close + 2:end]):
+            stars = [t for t in group if t.text == "*"]
+            if not stars or len(stars) > 2 or any(t.kind != "ident" and t.text != "*" for t in group):
+                continue
+            first_star = group.index(stars[0])
+            if any(t.text != "*" for t in group[first_star:first_star + len(stars)]):
+                continue
+            before, after = group[:first_star], group[first_star + len(stars):]
+            qualifiers = [t.text for t in before if t.text in ("const", "volatile")]
+            words = [t.text for t in before if t.text not in ("const", "volatile", "__restrict__")]
+            if not words or _resolve(words, aliases) == ["void"] or len(after) > 1 \
+                    or any(t.text == "const" for t in after):
+                continue
+            element = " ".join(qualifiers + words)
+            pointer = f"__cc_ptr<{element}>" + ("*" if len(stars) == 2 else "")
+            replace(group[0].start, group[-1].end, pointer + (f" {after[0].text}" if after else ""))
 
 
 def _host_code(tokens: list[Token], device_bodies: list[tuple[int, int]]) -> list[tuple[str, int]]:
