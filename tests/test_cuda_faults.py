@@ -84,6 +84,9 @@ extern "C" __global__ void staged(float* out) {
     stage_fn stage = twice;
     stage(s, t);
     __syncthreads();
+    void (*local)(float*, int) = twice;  // a declaration in a body, and a cast
+    if (t == 0) ((void (*)(float*, int))local)(s, 70 - 70);
+    __syncthreads();
     reduce_fn r = pair;
     out[t] = t < 63 ? apply(r, s, t) : s[t];
 }
@@ -100,12 +103,13 @@ extern "C" __global__ void staged_past_end(float* out) {
 
 @pytest.mark.parametrize("sanitize", [False, True])
 def test_function_pointer_types_with_pointer_parameters_compile_and_stay_checked(sanitize):
-    # A typedef (or using, or a parameter) naming a function pointer type whose parameters are
-    # pointers: the functions' own pointer parameters are checked pointers here, and so are the type's.
+    # A typedef (or using, a parameter, a local declaration, a cast) naming a function pointer type
+    # whose parameters are pointers: the functions' own pointer parameters are checked pointers here,
+    # and so are the type's.
     out = np.zeros(64, np.float32)
     cuda.RawKernel(FUNCTION_POINTER_TYPES, "staged", backend="cpu", sanitize=sanitize)((1,), (64,), (out,))
     t = np.arange(64, dtype=np.float32)
-    np.testing.assert_array_equal(out, np.where(t < 63, 2 * t + 2 * (t + 1), 2 * t))
+    np.testing.assert_array_equal(out, np.where(t < 63, 2 * t + 2 * (t + 1), 2 * t))  # (s[0] is 0 twice doubled)
     with pytest.raises(cuda.KernelError, match=r"s\[64\]") as info:
         cuda.RawKernel(FUNCTION_POINTER_TYPES, "staged_past_end", backend="cpu", sanitize=sanitize)((1,), (64,), (out,))
     assert info.value.thread == (63, 0, 0)

@@ -1122,7 +1122,7 @@ def parse(text: str, options=()) -> Source:
             if raw.reference:
                 references.setdefault(f.name, set()).add(position)
     host_code = _host_code(tokens, [f.body for f in functions if f.body])
-    _function_pointer_types(tokens, body_spans, aliases, replace)
+    _function_pointer_types(tokens, aliases, replace)
     kernels, problems, not_extern_c, templates = {}, {}, set(), {}
     constants = _numeric_defines(all_tokens, defines)
     type_bodies = {open_: close for _, open_, close in _struct_definitions(tokens, ("struct", "class", "union"))}
@@ -1511,16 +1511,13 @@ _CAST_OPERAND = {"(", "&", "*", "this", "-", "+", "!", "~"}
 _DEVICE_HEAP_CALLS = {"malloc": "__cc_device_malloc", "free": "__cc_device_free"}
 
 
-def _function_pointer_types(tokens: list[Token], body_spans, aliases: dict, replace) -> None:
-    """`typedef void (*stage_fn)(float*, int);` (or `using`, or a __device__ function's parameter
-    `float (*op)(const float*, int)`) outside function bodies: its pointer parameters become checked
-    pointers, as the parameters of the functions it points to have, so that `stage_fn f = stage;`
-    compiles. (Inside a body, a declaration like it is left as written.)"""
-    def in_body(k: int) -> bool:
-        return any(a <= k <= b for a, b in body_spans)
-
+def _function_pointer_types(tokens: list[Token], aliases: dict, replace) -> None:
+    """A function pointer type (`typedef void (*stage_fn)(float*, int);`, `using`, a __device__
+    function's parameter `float (*op)(const float*, int)`, a local `void (*f)(float*) = g;` or a cast
+    to one): its pointer parameters become checked pointers, as the parameters of the functions it
+    points to have, so that `stage_fn f = stage;` compiles."""
     for i in range(len(tokens) - 3):
-        if tokens[i].text != "(" or tokens[i + 1].text != "*" or in_body(i):
+        if tokens[i].text != "(" or tokens[i + 1].text != "*":
             continue
         close = _matching(tokens, i)
         name = tokens[i + 2:close]
