@@ -90,13 +90,9 @@ extern "C" __global__ void staged(float* out) {
     reduce_fn r = pair;
     out[t] = t < 63 ? apply(r, s, t) : s[t];
 }
-extern "C" __global__ void staged_past_end(float* out) {
-    __shared__ float s[64];
-    int t = threadIdx.x;
-    s[t] = t;
-    __syncthreads();
+extern "C" __global__ void pairs(const float* x, float* out) {
     reduce_fn r = pair;
-    out[t] = apply(r, s, t);
+    out[threadIdx.x] = apply(r, x, threadIdx.x);
 }
 """
 
@@ -110,8 +106,8 @@ def test_function_pointer_types_with_pointer_parameters_compile_and_stay_checked
     cuda.RawKernel(FUNCTION_POINTER_TYPES, "staged", backend="cpu", sanitize=sanitize)((1,), (64,), (out,))
     t = np.arange(64, dtype=np.float32)
     np.testing.assert_array_equal(out, np.where(t < 63, 2 * t + 2 * (t + 1), 2 * t))  # (s[0] is 0 twice doubled)
-    with pytest.raises(cuda.KernelError, match=r"s\[64\]") as info:
-        cuda.RawKernel(FUNCTION_POINTER_TYPES, "staged_past_end", backend="cpu", sanitize=sanitize)((1,), (64,), (out,))
+    with pytest.raises(cuda.KernelError, match=r"x\[64\], but x has 64 elements") as info:
+        cuda.RawKernel(FUNCTION_POINTER_TYPES, "pairs", backend="cpu", sanitize=sanitize)((1,), (64,), (t, out))
     assert info.value.thread == (63, 0, 0)
     assert info.value.line == line_of("BUG", FUNCTION_POINTER_TYPES)
     assert_alive()
