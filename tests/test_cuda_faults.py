@@ -598,6 +598,7 @@ extern "C" __global__ void tile_and_dynamic(const float* in, float* out) {
 
 
 @pytest.mark.parametrize("sanitize", [False, True])
+@pytest.mark.filterwarnings("ignore:.*The blocks repeat one another's work")  # (both blocks fill x[0:128], on purpose)
 def test_launch_bounds_and_the_48_kib_of_shared_memory_a_block_gets(sanitize):
     line = lambda marker: line_of(marker, LIMITS)
     module = cuda.RawModule(code=LIMITS, backend="cpu", sanitize=sanitize)

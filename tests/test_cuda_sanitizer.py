@@ -1173,3 +1173,44 @@ def test_two_stores_into_one_element_and_a_maximum_kept_by_hand_get_their_own_fi
         cuda.RawKernel(src, "running_max", backend="cpu", sanitize=True)((1,), (64,), (x, np.zeros(1, np.float32)))
     message = str(info.value)
     assert "a maximum or minimum kept by hand" in message and "atomicMax(&m[0], v)" in message
+
+
+BLOCKS_THAT_REPEAT = r"""
+extern "C" __global__ void no_block_offset(const float* x, float* y, int n) {
+    int i = threadIdx.x;  // BUG: every block takes the same elements
+    if (i < n) y[i] = 2.0f * x[i];
+}
+extern "C" __global__ void with_block_offset(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = 2.0f * x[i];
+}
+extern "C" __global__ void any_above(const float* x, int* found, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && x[i] > 0.5f) *found = 1;
+}
+"""
+
+
+def test_blocks_that_store_the_same_values_in_the_same_elements_get_a_warning_that_names_the_block_offset():
+    # The learner's index left out blockIdx: every block writes y[0..255] with the same values (no
+    # race: the values agree), and y[256:] is never written, on a GPU too. A warning says why.
+    x = np.arange(1, 1001, dtype=np.float32)  # (no 0: storing the 0 an element holds is no store to count)
+    y = np.zeros_like(x)
+    line = line_of("BUG: every block takes the same elements", BLOCKS_THAT_REPEAT)
+    with pytest.warns(cuda.KernelWarning, match=rf"'no_block_offset': 256 elements of y were each stored by more than "
+                                                rf"one block, with the same value at line {line + 1}") as caught:
+        kernel("no_block_offset", BLOCKS_THAT_REPEAT, sanitize=True)((4,), (256,), (x, y, 1000))
+    message = str(caught[0].message)
+    assert "first y[0], by block (1, 0, 0) after block (0, 0, 0)" in message
+    assert "int i = blockIdx.x * blockDim.x + threadIdx.x;" in message
+    assert (y[256:] == 0).all()
+    # The twins: each block its own part; and a flag that many threads of many blocks set (one element).
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", cuda.KernelWarning)
+        kernel("with_block_offset", BLOCKS_THAT_REPEAT, sanitize=True)((4,), (256,), (x, y, 1000))
+        found = np.zeros(1, np.int32)
+        kernel("any_above", BLOCKS_THAT_REPEAT, sanitize=True)((64,), (64,), (np.random.rand(4096).astype(np.float32),
+                                                                             found, 4096))
+    np.testing.assert_array_equal(y, 2 * x)
+    assert found[0] == 1

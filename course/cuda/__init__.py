@@ -60,7 +60,8 @@ a ``__device__`` variable) without an atomic,
 unordered, while one of them writes it (two writes of different values, a read of another
 thread's element in an in-place stencil or scan, a plain store beside other threads' atomics),
 writes into read-only arrays and ``__constant__`` memory, and uses of a block after its
-``free``. Blocks may not use more than 48 KiB of shared memory, a module's ``__constant__``
+``free``; and it warns (``KernelWarning``) when blocks store the same values into the same elements
+(32 or more) at one line, as an index without ``blockIdx`` makes them do. Blocks may not use more than 48 KiB of shared memory, a module's ``__constant__``
 variables not more than 64 KiB, and a launch may not pass a ``__launch_bounds__``. A variable read
 before it has a value (``float sum;`` then ``sum += x[i];``) and a function that returns its own
 local array's address get a ``KernelWarning`` when the kernel compiles, as nvcc warns, and so do

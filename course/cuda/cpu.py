@@ -847,7 +847,29 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
         if found:
             fault.kind = WARP_BAD_MASK
             raise _explain(module, kernel, fault, time_limit, shared_mem, arrays, found)
+    if fault.length == 3 and fault.count >= REPEATED_ELEMENTS:
+        warnings.warn(_repeated_message(module, kernel, fault, arrays), KernelWarning, stacklevel=_user_level())
     return records
+
+
+#: Elements of one array that several blocks stored the same value in, at the same line, before a
+#: sanitized launch warns that the blocks repeat one another's work (`*found = 1` by every block is one).
+REPEATED_ELEMENTS = 32
+
+
+def _repeated_message(module: Module, kernel: Kernel, fault: _Fault, arrays: dict) -> str:
+    """The warning for blocks that store the same values in the same elements (runtime.h
+    __cc_describe_repeated): an index without blockIdx, most often."""
+    name, _, itemsize = arrays.get(fault.base, ("an argument array", 0, 0))
+    index = fault.index * fault.element_bytes // itemsize if itemsize else fault.index
+    line = module.line_of(fault.code_offset)
+    where = f" at line {line}: {module.source.line_text(line).strip()}" if line else ""
+    return (f"kernel '{kernel.name}': {fault.count} elements of {name} were each stored by more than one block, "
+            f"with the same value{where} (first {name}[{index}], by block {_xyz(fault.block)} after block "
+            f"{_xyz(fault.other_block)}). The blocks repeat one another's work, and the elements no block "
+            "reaches keep their old values. If each block should do its own part, the index needs the block's "
+            "offset: int i = blockIdx.x * blockDim.x + threadIdx.x; (and a grid-stride loop steps by "
+            "blockDim.x * gridDim.x).")
 
 
 #: The bits a shuffle from a lane outside its mask gives here (runtime.h __cc_undefined_result):

@@ -710,7 +710,8 @@ struct __cc_global_note {
     uint32_t warp;                 // the thread's warp epoch then (lanes ordered by __syncwarp)
     uint32_t time;                 // __cc_sync_clock then (a handover through a fence and an atomic)
     uint16_t tid;
-    uint8_t same;                  // a write of the value the element held already
+    uint8_t same : 1;              // a write of the value the element held already
+    uint8_t repeated : 1;          // another block stored the same value again at the same line
     uint8_t volatile_read;         // an atomic note that was a volatile read (for the message)
 };
 enum { __CC_NOTE_WRITE, __CC_NOTE_ATOMIC, __CC_NOTE_ATOMIC2, __CC_NOTE_READ, __CC_NOTE_READ2, __CC_NOTE_KINDS };
@@ -792,6 +793,13 @@ struct __cc_allocation {
     __cc_global_note* notes[__CC_NOTE_KINDS];  // sanitizer only: each made at its first use
     size_t shadow_count;           // elements (of `item` bytes)
     int item_shift;                // log2(item) when item is a power of two (shifts, not divisions), else -1
+    // Elements that a block stored the value in that another block had stored at the same line
+    // (sanitizer): blocks that repeat each other's work, as when an index leaves out blockIdx. How
+    // many, and the first.
+    size_t repeated, repeated_word;
+    uint32_t repeated_site;
+    unsigned repeated_block, repeated_other_block;
+    uint16_t repeated_tid;
 };
 static __cc_allocation __cc_allocations[64 + __CC_MAX_WORKERS];  // arguments, and each worker's dynamic shared memory
 static int __cc_allocation_count;
@@ -834,6 +842,29 @@ static inline void __cc_register_allocation(void* base, size_t bytes, uint64_t f
     if (__cc_sanitizing && !read_only && item) a.shadow_count = bytes / a.item;  // (notes made when used)
     __cc_allocations[__cc_allocation_count++] = a;
 }
+// After a launch without a fault (sanitizer): the array whose elements most often got, from a
+// block, the value another block had stored there at the same line (fault->length 3: a warning
+// Python gives if there are many).
+static void __cc_describe_repeated(__cc_fault* fault) {
+    const __cc_allocation* most = nullptr;
+    for (int i = 0; i < __cc_allocation_count; i++)
+        if (__cc_allocations[i].repeated && (!most || __cc_allocations[i].repeated > most->repeated))
+            most = &__cc_allocations[i];
+    if (!most) return;
+    memset(fault, 0, sizeof *fault);
+    fault->length = 3;
+    fault->count = most->repeated > 0x7fffffff ? 0x7fffffff : (int32_t)most->repeated;
+    fault->base = (uint64_t)(uintptr_t)most->base;
+    fault->index = (int64_t)most->repeated_word;
+    fault->element_bytes = (int64_t)most->item;
+    fault->code_offset = most->repeated_site;
+    unsigned b = most->repeated_block, o = most->repeated_other_block, t = most->repeated_tid;
+    fault->block[0] = b % gridDim.x, fault->block[1] = b / gridDim.x % gridDim.y, fault->block[2] = b / (gridDim.x * gridDim.y);
+    fault->other_block[0] = o % gridDim.x, fault->other_block[1] = o / gridDim.x % gridDim.y;
+    fault->other_block[2] = o / (gridDim.x * gridDim.y);
+    fault->thread[0] = t % blockDim.x, fault->thread[1] = t / blockDim.x % blockDim.y, fault->thread[2] = t / (blockDim.x * blockDim.y);
+}
+
 static void __cc_release_allocations() {
     for (int i = 0; i < __cc_allocation_count; i++)
         for (int k = 0; k < __CC_NOTE_KINDS; k++) free(__cc_allocations[i].notes[k]);
@@ -1043,13 +1074,22 @@ static inline void __cc_keep_note(__cc_allocation& a, int k, int k2, size_t word
     __cc_global_note* notes = __cc_notes_of(a, k);
     if (!notes) return;
     __cc_global_note& n = notes[word];
-    if (same && n.launch == __cc_current_launch && !n.same) return;  // the write that set the value stays
+    if (same && n.launch == __cc_current_launch && !n.same) {  // the write that set the value stays
+        if (k == __CC_NOTE_WRITE && n.site == site && n.block != __cc_block_linear && !n.repeated) {
+            n.repeated = 1;  // (elements are counted, not stores: `*found = 1` by every block is one)
+            if (!a.repeated++) {
+                a.repeated_word = word, a.repeated_site = site, a.repeated_tid = (uint16_t)me;
+                a.repeated_block = __cc_block_linear, a.repeated_other_block = n.block;
+            }
+        }
+        return;
+    }
     if (k2 >= 0 && n.launch == __cc_current_launch && !(n.tid == me && n.block == __cc_block_linear)) {
         __cc_global_note* before = __cc_notes_of(a, k2);  // another thread's: kept as the one before
         if (before) before[word] = n;
     }
     n.launch = __cc_current_launch, n.block = __cc_block_linear, n.epoch = __cc_epoch, n.site = site;
-    n.tid = (uint16_t)me, n.same = same, n.volatile_read = volatile_read;
+    n.tid = (uint16_t)me, n.same = same, n.repeated = 0, n.volatile_read = volatile_read;
     n.warp = __cc_warp_epoch[(me / 32) & 31];
     n.time = __cc_sync_launch == __cc_current_launch ? ++__cc_sync_clock : 0;  // 0: before any fence
 }
@@ -4038,6 +4078,7 @@ static int __cc_launch(const long long* cfg, __cc_fault* fault, void (*prepare)(
         __cc_workers[k].alive = 0;
     }
     main->alive = 0;
+    __cc_describe_repeated(fault);
     __cc_release_allocations();
     __cc_restore_handlers();
     const __cc_worker* first = nullptr;  // the earliest block in launch order that faulted
