@@ -4078,7 +4078,8 @@ static int __cc_launch(const long long* cfg, __cc_fault* fault, void (*prepare)(
         __cc_workers[k].alive = 0;
     }
     main->alive = 0;
-    __cc_describe_repeated(fault);
+    __cc_fault repeated = {};
+    __cc_describe_repeated(&repeated);
     __cc_release_allocations();
     __cc_restore_handlers();
     const __cc_worker* first = nullptr;  // the earliest block in launch order that faulted
@@ -4095,6 +4096,7 @@ static int __cc_launch(const long long* cfg, __cc_fault* fault, void (*prepare)(
         __cc_describe_undefined(w, fault, 2);
         break;
     }
+    if (!first && !fault->length && repeated.length) *fault = repeated;  // a warning, when nothing else
     __cc_collect_output(first ? first->fault_block : LLONG_MAX);
     if (__cc_stop == __CC_INTERRUPTED) fault->kind = __CC_INTERRUPTED;  // Ctrl-C wins
     return fault->kind;
