@@ -75,7 +75,10 @@ typedef void (*stage_fn)(float*, int);
 using reduce_fn = float (*)(const float*, int);
 __device__ void twice(float* s, int t) { s[t] *= 2.0f; }
 __device__ float pair(const float* s, int t) { return s[t] + s[t + 1]; }  // BUG: t + 1 == 64 for t == 63
-__device__ float apply(float (*op)(const float*, int), const float* s, int t) { return op(s, t); }
+__device__ float apply(float (*op)(const float*, int), const float* s, int t) {
+    int one = 1;
+    return (*op)(s, t * one);  // a call through the pointer (not a declaration: `t * one` stays)
+}
 extern "C" __global__ void staged(float* out) {
     __shared__ float s[64];
     int t = threadIdx.x;

@@ -1456,8 +1456,10 @@ template <class T> using __cc_value_t = typename std::remove_cv<typename std::re
 // one each tells __cc_note which bytes the thread touched, and how.
 template <class T>
 __attribute__((always_inline)) static inline T&& __cc_r(T&& x) {
-    if (__cc_sanitizing)
-        __cc_note(__builtin_addressof(x), sizeof x, __CC_READ + __cc_volatile_bit<T>());
+    // (`(*op)(a, b)` through a function pointer: *op names a function, no memory)
+    if constexpr (!std::is_function<typename std::remove_reference<T>::type>::value)
+        if (__cc_sanitizing)
+            __cc_note(__builtin_addressof(x), sizeof x, __CC_READ + __cc_volatile_bit<T>());
     return static_cast<T&&>(x);
 }
 #ifdef __CC_SANITIZE

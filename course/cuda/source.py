@@ -1515,9 +1515,14 @@ def _function_pointer_types(tokens: list[Token], aliases: dict, replace) -> None
     """A function pointer type (`typedef void (*stage_fn)(float*, int);`, `using`, a __device__
     function's parameter `float (*op)(const float*, int)`, a local `void (*f)(float*) = g;` or a cast
     to one): its pointer parameters become checked pointers, as the parameters of the functions it
-    points to have, so that `stage_fn f = stage;` compiles."""
-    for i in range(len(tokens) - 3):
+    points to have, so that `stage_fn f = stage;` compiles. A call through such a pointer,
+    `(*op)(a * b, n)`, is not a declaration: the `(` follows no return type."""
+    not_types = {"return", "case", "sizeof", "else", "do", "throw", "co_return", "co_yield"}
+    for i in range(1, len(tokens) - 3):
         if tokens[i].text != "(" or tokens[i + 1].text != "*":
+            continue
+        before = tokens[i - 1]
+        if not ((before.kind == "ident" and before.text not in not_types) or before.text in ("*", "&", ">")):
             continue
         close = _matching(tokens, i)
         name = tokens[i + 2:close]
