@@ -1522,7 +1522,7 @@ def _function_pointer_types(tokens: list[Token], aliases: dict, replace) -> None
         if tokens[i].text != "(" or tokens[i + 1].text != "*":
             continue
         before = tokens[i - 1]
-        if not ((before.kind == "ident" and before.text not in not_types) or before.text in ("*", "&", ">")):
+        if before.kind != "ident" or before.text in not_types:  # (`x * (*op)(a * b)` is a product)
             continue
         close = _matching(tokens, i)
         name = tokens[i + 2:close]
