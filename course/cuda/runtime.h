@@ -212,8 +212,8 @@ struct dim3 {
     __attribute__((__CC_TLS_ADDRESS_ATTRIBUTES)) static T* __cc_address_of_##NAME() { return &__cc_tls_##NAME; }
 #define __CC_SHARED_STORAGE static thread_local
 #endif
-// What each worker thread has of its own, in one object: a kernel body finds it with one call
-// (a fiber's body, run again for each block, asked three times before).
+// What each worker thread has of its own, in one object: a kernel body (a fiber's, once per
+// block) finds it all with one call.
 struct __cc_worker;
 struct __cc_thread_state {
     uint3 thread, block;  // the running thread's threadIdx and blockIdx
@@ -842,27 +842,29 @@ static inline void __cc_register_allocation(void* base, size_t bytes, uint64_t f
     if (__cc_sanitizing && !read_only && item) a.shadow_count = bytes / a.item;  // (notes made when used)
     __cc_allocations[__cc_allocation_count++] = a;
 }
-// After a launch without a fault (sanitizer): the array whose elements most often got, from a
-// block, the value another block had stored there at the same line (fault->length 3: a warning
-// Python gives if there are many).
+// The x, y, z of a thread's (or block's) linear index within a block (or grid) of size `d`.
+static inline void __cc_unflatten(uint32_t out[3], unsigned linear, const dim3& d) {
+    out[0] = linear % d.x, out[1] = linear / d.x % d.y, out[2] = linear / (d.x * d.y);
+}
+
+// After a launch without a fault (sanitizer), into a zeroed record: the array whose elements most
+// often got, from a block, the value another block had stored there at the same line
+// (fault->length 3: a warning Python gives if there are many).
 static void __cc_describe_repeated(__cc_fault* fault) {
     const __cc_allocation* most = nullptr;
     for (int i = 0; i < __cc_allocation_count; i++)
         if (__cc_allocations[i].repeated && (!most || __cc_allocations[i].repeated > most->repeated))
             most = &__cc_allocations[i];
     if (!most) return;
-    memset(fault, 0, sizeof *fault);
     fault->length = 3;
     fault->count = most->repeated > 0x7fffffff ? 0x7fffffff : (int32_t)most->repeated;
     fault->base = (uint64_t)(uintptr_t)most->base;
     fault->index = (int64_t)most->repeated_word;
     fault->element_bytes = (int64_t)most->item;
     fault->code_offset = most->repeated_site;
-    unsigned b = most->repeated_block, o = most->repeated_other_block, t = most->repeated_tid;
-    fault->block[0] = b % gridDim.x, fault->block[1] = b / gridDim.x % gridDim.y, fault->block[2] = b / (gridDim.x * gridDim.y);
-    fault->other_block[0] = o % gridDim.x, fault->other_block[1] = o / gridDim.x % gridDim.y;
-    fault->other_block[2] = o / (gridDim.x * gridDim.y);
-    fault->thread[0] = t % blockDim.x, fault->thread[1] = t / blockDim.x % blockDim.y, fault->thread[2] = t / (blockDim.x * blockDim.y);
+    __cc_unflatten(fault->block, most->repeated_block, gridDim);
+    __cc_unflatten(fault->other_block, most->repeated_other_block, gridDim);
+    __cc_unflatten(fault->thread, most->repeated_tid, blockDim);
 }
 
 static void __cc_release_allocations() {
@@ -899,12 +901,8 @@ static inline void __cc_register_shared(void* base, size_t bytes, size_t row_byt
 
 static void __cc_other_thread(unsigned tid, unsigned block) {
     __cc_fault* f = __cc_fault_out;
-    f->other_thread[0] = tid % blockDim.x;
-    f->other_thread[1] = tid / blockDim.x % blockDim.y;
-    f->other_thread[2] = tid / (blockDim.x * blockDim.y);
-    f->other_block[0] = block % gridDim.x;
-    f->other_block[1] = block / gridDim.x % gridDim.y;
-    f->other_block[2] = block / (gridDim.x * gridDim.y);
+    __cc_unflatten(f->other_thread, tid, blockDim);
+    __cc_unflatten(f->other_block, block, gridDim);
 }
 
 __attribute__((noreturn, noinline, cold)) static void __cc_shared_fault(

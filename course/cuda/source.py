@@ -1122,7 +1122,7 @@ def parse(text: str, options=()) -> Source:
             if raw.reference:
                 references.setdefault(f.name, set()).add(position)
     host_code = _host_code(tokens, [f.body for f in functions if f.body])
-    _function_pointer_types(tokens, aliases, replace)
+    _function_pointer_types(tokens, text, aliases, replace)
     kernels, problems, not_extern_c, templates = {}, {}, set(), {}
     constants = _numeric_defines(all_tokens, defines)
     type_bodies = {open_: close for _, open_, close in _struct_definitions(tokens, ("struct", "class", "union"))}
@@ -1170,22 +1170,10 @@ def parse(text: str, options=()) -> Source:
                               f"__cc_pointer_from<{element}>(__cc_a_{raw.name});")
             replace(tokens[f.body[0]].end, tokens[f.body[0]].end, "".join(starts))
         for position, raw in enumerate(f.raws):
-            pointer_to_pointer = re.fullmatch(r"(const\s+)?(\w+)\s*\*\s*\*\s*(?:__restrict__\s+)?(\w+)",
-                                              text[raw.start:raw.end].strip())
-            if raw.stars == 2 and not f.is_global and pointer_to_pointer and not raw.complex:
-                # `T** a` of a __device__ function: what `&p` of a pointer variable p (a checked
-                # pointer here) gives, so `swap(&p, &q)` compiles and p keeps its bounds
-                const, element, name = pointer_to_pointer.groups()
-                replace(raw.start, raw.end, f"__cc_ptr<{const or ''}{element}>* {name}")
-                continue
-            if raw.stars == 1 and not raw.complex and _resolve(raw.words, aliases) != ["void"] \
-                    and position not in generic:
-                dependent = any(w in f.template for w in raw.words)
-                const = raw.const_elements and not dependent
-                element = ("const " if const else "") + ("volatile " if raw.volatile else "")
-                new = f"{'const ' if raw.const_pointer else ''}__cc_ptr<{element}{' '.join(raw.words)}> " \
-                      f"{raw.name or ''}"  # a default (`= NULL`) stays where it is, after the span
-                replace(raw.start, raw.end, new)
+            new = None if position in generic else _checked_pointer(
+                raw, text, aliases, dependent=any(w in f.template for w in raw.words), double=not f.is_global)
+            if new is not None:
+                replace(raw.start, raw.end, new)  # (a default, `= NULL`, stays where it is, after the span)
         if f.body:
             used = [n for n in file_shared if n in bodies.get(f.name, ())]
             scalars = [n for n in file_shared_scalars if n in bodies.get(f.name, ())]
@@ -1511,7 +1499,29 @@ _CAST_OPERAND = {"(", "&", "*", "this", "-", "+", "!", "~"}
 _DEVICE_HEAP_CALLS = {"malloc": "__cc_device_malloc", "free": "__cc_device_free"}
 
 
-def _function_pointer_types(tokens: list[Token], aliases: dict, replace) -> None:
+def _checked_pointer(raw: _RawParam, text: str, aliases: dict, dependent: bool = False,
+                     double: bool = True) -> str | None:
+    """What a pointer parameter becomes in the CPU rewrite, or None where it stays as written:
+    `const float* x` → `__cc_ptr<const float> x` (a parameter whose element type is a template's
+    parameter, `dependent`, drops its const, so that deduction from a checked pointer still works);
+    with `double`, `float** p` → `__cc_ptr<float>* p`, what `&q` of a checked pointer q gives, so that
+    `swap(&p, &q)` compiles and p keeps its bounds (a kernel's `T**` comes from the host: not so)."""
+    if raw.complex:
+        return None
+    if raw.stars == 2 and double:
+        pointer_to_pointer = re.fullmatch(r"(const\s+)?(\w+)\s*\*\s*\*\s*(?:__restrict__\s+)?(\w+)?",
+                                          text[raw.start:raw.end].strip())
+        if not pointer_to_pointer:
+            return None
+        const, element, name = pointer_to_pointer.groups()
+        return f"__cc_ptr<{const or ''}{element}>*" + (f" {name}" if name else "")
+    if raw.stars != 1 or _resolve(raw.words, aliases) == ["void"]:
+        return None
+    element = ("const " if raw.const_elements and not dependent else "") + ("volatile " if raw.volatile else "")
+    return f"{'const ' if raw.const_pointer else ''}__cc_ptr<{element}{' '.join(raw.words)}> {raw.name or ''}"
+
+
+def _function_pointer_types(tokens: list[Token], text: str, aliases: dict, replace) -> None:
     """A function pointer type (`typedef void (*stage_fn)(float*, int);`, `using`, a __device__
     function's parameter `float (*op)(const float*, int)`, a local `void (*f)(float*) = g;` or a cast
     to one): its pointer parameters become checked pointers, as the parameters of the functions it
@@ -1531,21 +1541,10 @@ def _function_pointer_types(tokens: list[Token], aliases: dict, replace) -> None
             continue
         end = _matching(tokens, close + 1)
         for group in _split_commas(tokens[close + 2:end]):
-            stars = [t for t in group if t.text == "*"]
-            if not stars or len(stars) > 2 or any(t.kind != "ident" and t.text != "*" for t in group):
-                continue
-            first_star = group.index(stars[0])
-            if any(t.text != "*" for t in group[first_star:first_star + len(stars)]):
-                continue
-            before, after = group[:first_star], group[first_star + len(stars):]
-            qualifiers = [t.text for t in before if t.text in ("const", "volatile")]
-            words = [t.text for t in before if t.text not in ("const", "volatile", "__restrict__")]
-            if not words or _resolve(words, aliases) == ["void"] or len(after) > 1 \
-                    or any(t.text == "const" for t in after):
-                continue
-            element = " ".join(qualifiers + words)
-            pointer = f"__cc_ptr<{element}>" + ("*" if len(stars) == 2 else "")
-            replace(group[0].start, group[-1].end, pointer + (f" {after[0].text}" if after else ""))
+            raw = _parse_param(group, text)
+            new = _checked_pointer(raw, text, aliases) if raw else None
+            if new is not None:
+                replace(raw.start, raw.end, new.rstrip())
 
 
 def _host_code(tokens: list[Token], device_bodies: list[tuple[int, int]]) -> list[tuple[str, int]]:
