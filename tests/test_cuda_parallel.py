@@ -453,3 +453,78 @@ def test_sample_kernels_same_results_on_one_and_two_workers(threads):
     np.testing.assert_allclose(serial["matmul"], a @ b, rtol=1e-5)
     for name in serial:
         np.testing.assert_array_equal(parallel[name], serial[name], err_msg=name)
+
+
+# ---------------------------------------------------------------------------------------
+# The worker threads wait between launches (a pool per module) and end when idle
+# ---------------------------------------------------------------------------------------
+
+
+def pool_threads() -> int:
+    """This process's worker threads that wait between launches (runtime.h names them)."""
+    count = 0
+    for task in os.listdir("/proc/self/task"):
+        try:
+            count += open(f"/proc/self/task/{task}/comm").read().strip() == "course.cuda"
+        except OSError:  # it ended meanwhile
+            pass
+    return count
+
+
+def wait_for_pool_threads(wanted: int, seconds: float = 6.0) -> int:
+    deadline = time.monotonic() + seconds
+    while pool_threads() != wanted and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return pool_threads()
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts threads through Linux's /proc")
+def test_worker_threads_stay_between_launches_and_end_when_idle(threads):
+    assert wait_for_pool_threads(0) == 0, "pool threads of earlier tests did not end"
+    source = KERNELS + "\n// a module of its own: its pool starts empty\n"
+    fill = cuda.RawKernel(source, "fill", backend="cpu", sanitize=False)
+    out = np.zeros(4096, np.float32)
+    threads(3)
+    for value in range(5):  # later launches reuse the two threads the first one started
+        fill((16,), (256,), (out, float(value), out.size))
+        assert (out == value).all()
+        assert pool_threads() == 2
+    threads(2)  # fewer workers: the third thread waits, unused
+    fill((16,), (256,), (out, 7.0, out.size))
+    assert (out == 7).all() and pool_threads() == 2
+    threads(1)
+    fill((16,), (256,), (out, 8.0, out.size))
+    assert (out == 8).all()
+    assert wait_for_pool_threads(0) == 0, "idle worker threads did not end"
+    threads(2)  # and a launch after that starts one again
+    fill((16,), (256,), (out, 9.0, out.size))
+    assert (out == 9).all() and pool_threads() == 1
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_launches_without_the_parents_worker_threads(threads):
+    """A DataLoader worker (or multiprocessing) forks the process: the child has none of the
+    parent's pool threads; its launches must neither wait for them nor run on one core for good."""
+    threads(2)
+    out = np.zeros(3000, np.float32)
+    kernel("fill")((12,), (256,), (out, 1.0, 3000))  # the parent's pool now has a thread
+    pid = os.fork()
+    if pid == 0:  # the child: exit 0 only if two launches there give the right answers
+        code = 1
+        try:
+            import signal
+
+            signal.alarm(30)  # a deadlock ends the child, not the test run
+            right = True
+            for value in (2.0, 3.0):
+                kernel("fill")((12,), (256,), (out, value, 3000))
+                right = right and bool((out == value).all())
+            if os.path.isdir("/proc/self/task"):  # and it starts worker threads of its own
+                right = right and pool_threads() == 1
+            code = 0 if right else 2
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, f"the child failed: status {status}"
+    assert (out == 1.0).all()  # the child's memory is its own
+    assert_alive()

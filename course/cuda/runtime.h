@@ -299,7 +299,7 @@ struct __cc_arg {
 
 // ---------------------------------------------------------------------------------------
 // Workers: the threads that run a launch's blocks. Worker 0 is the thread that called the
-// launcher (Python's); the others are started for the launch and joined at its end. Each has
+// launcher (Python's); the others are pool threads that wait between launches (__cc_call_pool). Each has
 // its own fault record, its own place to jump back to, its fibers, its dynamic shared memory
 // and its printf buffer; __cc_me is the running thread's worker.
 // ---------------------------------------------------------------------------------------
@@ -331,7 +331,7 @@ static inline uint8_t __cc_local_pattern(size_t offset) { return offset % 4 == 3
 
 struct __cc_worker {
     pthread_t thread;
-    volatile sig_atomic_t alive;      // started for this launch, not yet joined (signals may go to it)
+    volatile sig_atomic_t alive;      // taking part in this launch until it ends (signals may go to it)
     volatile sig_atomic_t active;     // running blocks: a stop or a crash may jump out of the kernel
     volatile sig_atomic_t unsafe;     // > 0 while in the C library (printf, malloc): jumping out
                                       // there could leave a lock held
@@ -2035,7 +2035,7 @@ static void* __cc_watchdog(void*) {
         if (waited == ETIMEDOUT && __cc_watch_active && __cc_watch_launch == launch) {
             __cc_watch_state = __CC_WATCH_FIRED;
             __cc_stop = __CC_TIMEOUT;
-            __cc_signal_workers(__CC_WATCHDOG_SIGNAL, nullptr);  // workers stay joinable until __cc_watch_end
+            __cc_signal_workers(__CC_WATCHDOG_SIGNAL, nullptr);  // workers stay alive until __cc_watch_end
             while (__cc_watch_active && __cc_watch_launch == launch)  // until that launch ends
                 pthread_cond_wait(&__cc_watch_wake, &__cc_watch_lock);
         }
@@ -2043,11 +2043,13 @@ static void* __cc_watchdog(void*) {
     return nullptr;
 }
 
+static void __cc_pool_after_fork();
 static void __cc_watch_after_fork() {  // a forked child has no watchdog thread: start anew
     pthread_mutex_init(&__cc_watch_lock, nullptr);
     pthread_cond_init(&__cc_watch_wake, nullptr);
     __cc_watch_started = __cc_watch_active = false;
     __cc_watch_state = __CC_WATCH_IDLE;
+    __cc_pool_after_fork();
 }
 
 static void __cc_watch_begin(long long limit_ms) {
@@ -3456,8 +3458,9 @@ static void __cc_run_with_fibers(Body& body_object) {
     bool reserved = __cc_reserve_fibers(w, threads);
     __cc_leave_unsafe();
     if (!reserved) __cc_fail(__CC_NO_MEMORY, 0);
-    // Fibers parked by an earlier launch ran on another thread (workers are started for each
-    // launch), and their frames hold that thread's addresses of thread_local variables.
+    // Fibers parked by an earlier launch may have run on another thread (worker 0 is whichever
+    // thread launches, and a pool thread that ended is replaced by a new one), and their frames hold
+    // that thread's addresses of thread_local variables.
     for (int i = 0; i < w->fiber_count; i++) w->fibers[i].parked = 0;
     w->body = &__cc_call_body<Body>;
     w->body_context = &body_object;
@@ -3956,34 +3959,101 @@ static void __cc_work(__cc_worker* w) {
     }
 }
 
-// A started worker's state, with the launch it was started for: state = launch * 4 + one of these.
-// A worker that has not begun when the calling thread has run every block is not waited for
-// (on a busy machine it may not get a core for milliseconds): it is skipped, and when it does
-// begin it sees that and ends at once, touching nothing.
+// A worker's state in a launch: state = launch * 4 + one of these. A worker that has not begun
+// when the calling thread has run every block is not waited for (on a busy machine it may not get
+// a core for milliseconds): it is skipped, and when it does wake up it sees that and goes back to
+// sleep, touching nothing.
 enum { __CC_WORKER_PENDING, __CC_WORKER_RUNNING, __CC_WORKER_SKIPPED };
 static long long __cc_worker_state[__CC_MAX_WORKERS];
 static long long __cc_launches_started;
 
-static void* __cc_worker_thread(void* argument) {
-    uintptr_t packed = (uintptr_t)argument;
-    int k = (int)(packed % __CC_MAX_WORKERS);
-    long long launch = (long long)(packed / __CC_MAX_WORKERS), pending = launch * 4 + __CC_WORKER_PENDING;
+// Worker threads stay between launches, one pool per module: starting a thread took about 100 µs
+// of every launch on two cores (a vector add of 10^6 floats takes 1-2 ms). A pool thread that sees
+// no launch for __CC_POOL_IDLE_SECONDS ends, so the many modules of a test run or of a notebook
+// whose kernel is being edited do not keep threads. Worker 0 is always the calling thread.
+static const int __CC_POOL_IDLE_SECONDS = 2;
+static pthread_mutex_t __cc_pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t __cc_pool_wake = PTHREAD_COND_INITIALIZER;
+static bool __cc_pool_thread_of[__CC_MAX_WORKERS];  // slot k has a pool thread (guarded by __cc_pool_lock)
+static long long __cc_pool_launch;                  // the launch pool threads are called to
+
+// Worker k's part of launch `launch`, unless it was skipped or has no part in it.
+static void __cc_join_launch(int k, long long launch) {
+    long long pending = launch * 4 + __CC_WORKER_PENDING;
     if (!__atomic_compare_exchange_n(&__cc_worker_state[k], &pending, launch * 4 + __CC_WORKER_RUNNING, false,
                                      __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
-        return nullptr;  // skipped: its launch is over
+        return;
     __cc_worker* w = &__cc_workers[k];
     w->thread = pthread_self();
     __atomic_store_n(&w->alive, 1, __ATOMIC_RELEASE);
-    stack_t stack = {};
-    stack.ss_sp = w->signal_stack;
-    stack.ss_size = 1 << 16;
-    sigaltstack(&stack, nullptr);  // each thread has its own: a stack overflow needs it
     __cc_work(w);
     pthread_mutex_lock(&__cc_done_lock);
     __cc_workers_done++;
     pthread_cond_signal(&__cc_done_wake);
     pthread_mutex_unlock(&__cc_done_lock);
-    return nullptr;
+}
+
+static void* __cc_pool_thread(void* argument) {
+    uintptr_t packed = (uintptr_t)argument;
+    int k = (int)(packed % __CC_MAX_WORKERS);
+    long long seen = (long long)(packed / __CC_MAX_WORKERS) - 1;  // it was started for the next launch
+#if defined(__APPLE__)
+    pthread_setname_np("course.cuda");  // (Linux: named by __cc_call_pool)
+#endif
+    stack_t stack = {};
+    stack.ss_sp = __cc_workers[k].signal_stack;
+    stack.ss_size = 1 << 16;
+    sigaltstack(&stack, nullptr);  // each thread has its own: a stack overflow needs it
+    pthread_mutex_lock(&__cc_pool_lock);
+    for (;;) {
+        while (__cc_pool_launch == seen) {
+            struct timespec deadline;
+            clock_gettime(CLOCK_REALTIME, &deadline);
+            deadline.tv_sec += __CC_POOL_IDLE_SECONDS;
+            if (pthread_cond_timedwait(&__cc_pool_wake, &__cc_pool_lock, &deadline) == ETIMEDOUT &&
+                __cc_pool_launch == seen) {
+                __cc_pool_thread_of[k] = false;  // (under the lock: a launch now starts a new one)
+                pthread_mutex_unlock(&__cc_pool_lock);
+                return nullptr;
+            }
+        }
+        seen = __cc_pool_launch;
+        pthread_mutex_unlock(&__cc_pool_lock);
+        __cc_join_launch(k, seen);
+        pthread_mutex_lock(&__cc_pool_lock);
+    }
+}
+
+static void __cc_pool_after_fork() {  // nor pool threads
+    pthread_mutex_init(&__cc_pool_lock, nullptr);
+    pthread_cond_init(&__cc_pool_wake, nullptr);
+    pthread_mutex_init(&__cc_done_lock, nullptr);
+    pthread_cond_init(&__cc_done_wake, nullptr);
+    memset(__cc_pool_thread_of, 0, sizeof __cc_pool_thread_of);
+}
+
+// Calls the pool to launch `launch` (workers 1 to count - 1), starting the threads it lacks. A
+// slot whose thread could not be started stays pending: the launch skips it, the others do its blocks.
+static void __cc_call_pool(long long launch, int count) {
+    static pthread_attr_t attributes;
+    static bool detached = pthread_attr_init(&attributes) == 0 &&
+                           pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED) == 0;
+    for (int k = 1; k < count; k++)
+        __atomic_store_n(&__cc_worker_state[k], launch * 4 + __CC_WORKER_PENDING, __ATOMIC_SEQ_CST);
+    pthread_mutex_lock(&__cc_pool_lock);
+    __cc_pool_launch = launch;
+    for (int k = 1; k < count && detached; k++) {
+        if (__cc_pool_thread_of[k]) continue;
+        pthread_t thread;
+        void* argument = (void*)(uintptr_t)(launch * __CC_MAX_WORKERS + k);
+        __cc_pool_thread_of[k] = pthread_create(&thread, &attributes, __cc_pool_thread, argument) == 0;
+#if defined(__linux__)
+        // What `top -H` and the tests see, from the start (the thread may not get a core for a while).
+        if (__cc_pool_thread_of[k]) pthread_setname_np(thread, "course.cuda");
+#endif
+    }
+    pthread_cond_broadcast(&__cc_pool_wake);
+    pthread_mutex_unlock(&__cc_pool_lock);
 }
 
 // cfg: grid x y z, block x y z, dynamic shared bytes, time limit in ms, workers.
@@ -4046,26 +4116,17 @@ static int __cc_launch(const long long* cfg, __cc_fault* fault, void (*prepare)(
     __cc_install_handlers(main->signal_stack);
     __cc_launching = 1;
     if (sigsetjmp(main->env, 1) == 0) prepare(args);  // a bad argument fails here, before any block
-    int started = 1, running = 0;
-    bool joinable[__CC_MAX_WORKERS] = {};
+    int running = 0;
     if (!main->fault.kind) {
         __cc_watch_begin(cfg[7]);
         long long launch = ++__cc_launches_started;
-        for (int k = 1; k < __cc_worker_count; k++) {
-            __atomic_store_n(&__cc_worker_state[k], launch * 4 + __CC_WORKER_PENDING, __ATOMIC_SEQ_CST);
-            void* argument = (void*)(uintptr_t)(launch * __CC_MAX_WORKERS + k);
-            if (pthread_create(&__cc_workers[k].thread, nullptr, __cc_worker_thread, argument) != 0)
-                break;  // the others do its blocks
-            started++;
-        }
+        __cc_call_pool(launch, __cc_worker_count);
         __cc_work(main);
-        for (int k = 1; k < started; k++) {
+        for (int k = 1; k < __cc_worker_count; k++) {
             long long pending = launch * 4 + __CC_WORKER_PENDING;
-            if (__atomic_compare_exchange_n(&__cc_worker_state[k], &pending, launch * 4 + __CC_WORKER_SKIPPED, false,
-                                            __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
-                pthread_detach(__cc_workers[k].thread);  // it ends by itself, whenever it gets a core
-            else
-                joinable[k] = true, running++;
+            if (!__atomic_compare_exchange_n(&__cc_worker_state[k], &pending, launch * 4 + __CC_WORKER_SKIPPED, false,
+                                             __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+                running++;  // it took its part: wait for it
         }
         pthread_mutex_lock(&__cc_done_lock);
         while (__cc_workers_done < running) pthread_cond_wait(&__cc_done_wake, &__cc_done_lock);
@@ -4073,10 +4134,7 @@ static int __cc_launch(const long long* cfg, __cc_fault* fault, void (*prepare)(
         __cc_watch_end();  // the watchdog signals no worker after this: now they may be joined
     }
     __cc_launching = 0;
-    for (int k = 1; k < started; k++) {
-        if (joinable[k]) pthread_join(__cc_workers[k].thread, nullptr);
-        __cc_workers[k].alive = 0;
-    }
+    for (int k = 1; k < __cc_worker_count; k++) __cc_workers[k].alive = 0;
     main->alive = 0;
     __cc_fault repeated = {};
     __cc_describe_repeated(&repeated);
