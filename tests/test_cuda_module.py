@@ -82,3 +82,34 @@ def test_clear_errors_for_unknown_names():
         cuda.RawModule(code=SOURCE, backend="cpu", name_expressions=["reduce<float, 1, 2>"])
     with pytest.raises(cuda.CompileError, match=r"RawModule\(code=\.\.\., name_expressions=\['reduce<\.\.\.>'\]\)"):
         cuda.RawKernel(SOURCE, "reduce", backend="cpu")
+
+
+EXPLICITLY_INSTANTIATED = r"""
+template <class T>
+__device__ T twice(const T* x, int i) { return x[i] + x[i]; }
+template __device__ float twice<float>(const float*, int);
+
+template <class T, unsigned int blockSize>
+__global__ void __launch_bounds__(256) scale(const T* __restrict__ x, T* __restrict__ y, unsigned int n) {
+    unsigned int i = blockIdx.x * blockSize + threadIdx.x;
+    if (i < n) y[i] = twice(x, i);
+}
+// As CUDA code makes nvcc emit an instance: the CPU backend instantiates what a launch names.
+template __global__ void scale<float, 128>(const float* __restrict__, float* __restrict__, unsigned int);
+extern template __global__ void scale<double, 64>(const double*, double*, unsigned int);
+template __global__ void scale<double, 64>(const double*, double*, unsigned int);
+"""
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_explicit_instantiations_of_templates_compile(sanitize):
+    module = cuda.RawModule(code=EXPLICITLY_INSTANTIATED, backend="cpu", sanitize=sanitize,
+                            name_expressions=["scale<float, 128>", "scale<double, 64>"])
+    for expression, dtype, block in (("scale<float, 128>", np.float32, 128), ("scale<double, 64>", np.float64, 64)):
+        x = np.arange(300, dtype=dtype)
+        y = np.zeros_like(x)
+        module.get_function(expression)(((300 + block - 1) // block,), (block,), (x, y, np.uint32(300)))
+        np.testing.assert_array_equal(y, 2 * x)
+    y = np.zeros(300, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"y\[300\]"):  # and the instance is checked as usual
+        module.get_function("scale<float, 128>")((3,), (128,), (np.arange(384, dtype=np.float32), y, np.uint32(384)))

@@ -1078,6 +1078,7 @@ def parse(text: str, options=()) -> Source:
                 end += 1
             if end < len(tokens):
                 replace(tok.start, tokens[end].end, "")
+    _drop_explicit_instantiations(tokens, functions, body_spans, replace)
 
     def reach(seed: set[str]) -> set[str]:
         """Functions that use something in `seed`, themselves or through the functions they call."""
@@ -1314,6 +1315,31 @@ def parse(text: str, options=()) -> Source:
         fiber_functions=fiber_functions | ({f.name for f in functions} if stray else set()),
         constants=constants,
     )
+
+
+def _drop_explicit_instantiations(tokens: list[Token], functions: list, body_spans, replace) -> None:
+    """`template __global__ void reduce<float, 256>(const float*, float*, unsigned);` (and `extern
+    template ...`): an explicit instantiation of a kernel or __device__ template, which CUDA code
+    writes to make nvcc emit an instance. Here the parameters are rewritten (checked pointers), so
+    the declaration would match no template; and it is not needed, since a launch instantiates what
+    it names (get_function, name_expressions). It is removed; its lines stay."""
+    templates = {f.name for f in functions if f.template}
+    for i, tok in enumerate(tokens):
+        if tok.text != "template" or i + 1 >= len(tokens) or tokens[i + 1].text == "<":
+            continue
+        first = i - 1 if i > 0 and tokens[i - 1].text == "extern" else i
+        if first > 0 and tokens[first - 1].text not in (";", "{", "}") and tokens[first - 1].kind != "pp":
+            continue  # `x.template f<T>()`, `typename A::template B<T>`: not a declaration
+        if any(a < i < b for a, b in body_spans):
+            continue
+        end = i + 1
+        while end < len(tokens) and tokens[end].text not in (";", "{", "}"):
+            end += 1
+        if end >= len(tokens) or tokens[end].text != ";":
+            continue
+        words = {t.text for t in tokens[i + 1:end]}
+        if words & {"__global__", "__device__"} or words & templates:
+            replace(tokens[first].start, tokens[end].end, "")
 
 
 def _struct_definitions(tokens: list[Token], kinds=("struct", "class")):
