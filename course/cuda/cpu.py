@@ -1091,8 +1091,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             what = (f"accessed element {index} through a pointer made from {_unnamed_array(source, length)}, which "
                     f"holds {length} element{'s' * (length != 1)}{valid}")
         elif fault.element_bytes and fault.element_bytes != itemsize:
-            what = (f"accessed {name}[{index}] as {fault.element_bytes}-byte elements (through a cast such as "
-                    f"float4*), but {name} holds {length} of them{valid}")
+            what = (f"accessed {name}[{index}] as {fault.element_bytes}-byte elements (the pointer's type, a float4 "
+                    f"or a struct, say, over {itemsize}-byte items), but {name} holds {length} of them{valid}")
         else:
             what = f"accessed {name}[{index}], but {name} has {length} element{'s' * (length != 1)}{valid}"
         hint = "Guard the access (e.g. `if (i < n)`) or check how the index is computed."
