@@ -4120,7 +4120,7 @@ static int __cc_launch(const long long* cfg, __cc_fault* fault, void (*prepare)(
     if (!main->fault.kind) {
         __cc_watch_begin(cfg[7]);
         long long launch = ++__cc_launches_started;
-        __cc_call_pool(launch, __cc_worker_count);
+        if (__cc_worker_count > 1) __cc_call_pool(launch, __cc_worker_count);  // (one worker: the pool sleeps on)
         __cc_work(main);
         for (int k = 1; k < __cc_worker_count; k++) {
             long long pending = launch * 4 + __CC_WORKER_PENDING;
