@@ -126,6 +126,34 @@ def test_dynamic_shared_memory_too_small():
     np.testing.assert_array_equal(out, np.arange(63, -1, -1, dtype=np.float32))
 
 
+TYPED_VIEWS_OF_DYNAMIC_SHARED = r"""
+extern "C" __global__ void views(const float* x, int* out, int n) {
+    extern __shared__ __align__(16) char smem[];
+    float* a = (float*)smem;    // n floats
+    int* b = (int*)&a[n];       // then n ints
+    int t = threadIdx.x;
+    a[t] = x[t];
+    b[t + 1] = t;  // BUG: b[n] lies past the 8n bytes
+    __syncthreads();
+    out[t] = b[t] + (int)a[t];
+}
+"""
+
+
+def test_dynamic_shared_memory_viewed_as_another_type_names_the_byte():
+    # smem is char: "smem[128]" would name byte 128, not the int at byte 512 that was reached.
+    kernel = cuda.RawKernel(TYPED_VIEWS_OF_DYNAMIC_SHARED, "views", backend="cpu")
+    out = np.zeros(64, np.int32)
+    with pytest.raises(cuda.KernelError, match=r"accessed 4-byte element 128 \(bytes 512 to 515\) of the dynamic "
+                                               r"shared memory \(smem\), which holds 512 bytes") as info:
+        kernel((1,), (64,), (np.ones(64, np.float32), out, 64), shared_mem=64 * 8)
+    assert info.value.thread == (63, 0, 0) and info.value.line == line_of("BUG", TYPED_VIEWS_OF_DYNAMIC_SHARED)
+    # With room for b[64], the sanitizer finds b[0] read but never written: bytes 256 to 259 of smem.
+    with pytest.raises(cuda.KernelError, match=r"reads shared memory smem\[256\.\.259\], which no thread") as info:
+        kernel((1,), (64,), (np.ones(64, np.float32), out, 64), shared_mem=64 * 8 + 4)
+    assert info.value.thread == (0, 0, 0)
+
+
 def test_early_return_before_a_barrier_is_legal_but_its_missing_loads_are_caught():
     # sm_70+: a barrier waits for the threads that have not returned. The returned threads loaded
     # nothing, so reading their part of the tile is initcheck's report, which says why.

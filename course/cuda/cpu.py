@@ -1059,6 +1059,17 @@ def _shared_element(fault: _Fault, source: Source, line: int | None) -> str:
     runtime.h wrote it, with the member (`acc.sum`, `u.i[1]`) when it is a __shared__ struct or union
     variable (runtime.h then gives the byte in it)."""
     text = fault.text.decode(errors="replace")
+    names = " / ".join(source.dynamic_shared)
+    declared = {source.dynamic_shared_items.get(name) for name in source.dynamic_shared}
+    dynamic = re.fullmatch(rf"{re.escape(names)}\[(\d+)\]", text) if names else None
+    size = fault.element_bytes
+    if dynamic and len(declared) == 1 and None not in declared and size and declared != {size}:
+        # `int* b = (int*)&smem[n]` over `extern __shared__ char smem[]`: runtime.h counts in the
+        # access's elements; name the declared elements that the access covers.
+        (item,) = declared
+        first = int(dynamic.group(1)) * size
+        low, high = first // item, (first + size - 1) // item
+        return f"{names}[{low}]" if low == high else f"{names}[{low}..{high}]"
     return _with_member(text, source, line, None if "[" in text else fault.length)
 
 
@@ -1098,7 +1109,13 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         hint = "Guard the access (e.g. `if (i < n)`) or check how the index is computed."
     elif kind == SHARED_OUT_OF_BOUNDS:
         names = " / ".join(source.dynamic_shared) or "extern __shared__"
-        what = f"accessed {names}[{index}] in dynamic shared memory, which holds {length} elements"
+        size = fault.element_bytes
+        declared = {source.dynamic_shared_items.get(name) for name in source.dynamic_shared}
+        if not size or declared == {size}:
+            what = f"accessed {names}[{index}] in dynamic shared memory, which holds {length} elements"
+        else:  # `int* b = (int*)smem;` over `extern __shared__ char smem[]`: smem[128] would name the wrong byte
+            what = (f"accessed {size}-byte element {index} (bytes {index * size} to {(index + 1) * size - 1}) of the "
+                    f"dynamic shared memory ({names}), which holds {shared_mem} bytes")
         hint = (f"The launch passed shared_mem={shared_mem} bytes: pass shared_mem=<elements × "
                 "element size> to the launch, or index less.")
     elif kind == BARRIER_EXITED:

@@ -431,6 +431,23 @@ _TYPE_WORDS = (_INTEGER_WORDS | _QUALIFIERS | {"float", "double", "bool", "void"
                | set(VECTOR_TYPES) | set(HALF_TYPES))
 
 
+def _item_bytes(words: list[str]) -> int | None:
+    """Bytes of one element of a C type spelled in words (`unsigned char`, `float4`, `__half`), or
+    None for a type this module does not size (a struct)."""
+    import numpy as np
+
+    words = [w for w in words if w not in _QUALIFIERS]
+    name = _type_name(words) if words else ""
+    if name in SCALAR_DTYPES:
+        return np.dtype(SCALAR_DTYPES[name]).itemsize
+    if name in VECTOR_TYPES:
+        dtype, lanes = VECTOR_TYPES[name]
+        return np.dtype(dtype).itemsize * lanes
+    if name in HALF_TYPES:
+        return 2 * HALF_TYPES[name][1]
+    return None
+
+
 def _type_name(words: list[str]) -> str:
     """Canonical spelling: ['long', 'unsigned', 'int'] → 'unsigned long'."""
     if words and all(w in _INTEGER_WORDS for w in words):
@@ -515,6 +532,7 @@ class Source:
     not_extern_c: set[str]  # __global__ functions without extern "C"
     uses_barriers: bool
     dynamic_shared: list[str]  # names of extern __shared__ arrays
+    dynamic_shared_items: dict = field(default_factory=dict)  # name → bytes of its declared element (known types)
     cpu_text: str = ""  # the rewritten source the CPU backend compiles
     trace_text: str = ""  # the same with every `if` condition reported (kernel.profile's build)
     lines: list[str] = field(default_factory=list)
@@ -1299,6 +1317,7 @@ def parse(text: str, options=()) -> Source:
         not_extern_c=not_extern_c - set(kernels),
         uses_barriers=any(t.kind == "ident" and t.text in _BARRIERS for t in tokens),
         dynamic_shared=dynamic_shared,
+        dynamic_shared_items={name: _item_bytes(dynamic_lines[name][1].split()) for name in dynamic_shared},
         cpu_text=cpu_text,
         trace_text=trace_text,
         lines=original.split("\n"),
