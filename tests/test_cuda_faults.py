@@ -248,6 +248,7 @@ def test_integer_division_by_zero():
     with pytest.raises(cuda.KernelError, match="division by zero") as info:
         kernel("divide")((1,), (8,), (a, b, np.zeros(8, np.int32), 8))
     assert info.value.thread == (3, 0, 0) and info.value.line == line_of("BUG: b[i] may be 0")
+    assert "A GPU does not stop there" in str(info.value) and "if (d != 0)" in str(info.value)
     assert_alive()
 
 
@@ -255,6 +256,7 @@ def test_wild_pointer_crash():
     with pytest.raises(cuda.KernelError, match="invalid memory access at address 0x10") as info:
         kernel("wild_pointer")((1,), (4,), (16, np.zeros(4, np.float32)))
     assert info.value.line == line_of("BUG: reads memory it does not own")
+    assert "null pointer" in str(info.value) and "if (p != nullptr)" in str(info.value)
     assert_alive()
 
 

@@ -1155,6 +1155,14 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         what = f"crashed with {sig}"
         hint = ("Argument arrays are bounds-checked, so look at pointers made by casts, at __shared__ "
                 "and local arrays indexed out of range, and at divisions.")
+        if fault.signal == signal.SIGSEGV and fault.address < 65536:
+            what = (f"crashed: it used a null pointer, or one made from a small number (an invalid memory access "
+                    f"at address {fault.address:#x})")
+            hint = ("A pointer that is nullptr (or 0), or was never set on this thread's path, was read or written "
+                    "through: set it before use, or guard the access with `if (p != nullptr)`.")
+        elif fault.signal == signal.SIGFPE:
+            hint = ("An integer division or remainder by zero (or INT_MIN / -1). A GPU does not stop there but gives "
+                    "a meaningless number, so the bug would go unnoticed: guard the divisor (`if (d != 0)`).")
     elif kind == ASSERT:
         what = f"failed assert({fault.text.decode(errors='replace')})"
         hint = ""
