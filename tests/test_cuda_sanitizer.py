@@ -1214,3 +1214,46 @@ def test_blocks_that_store_the_same_values_in_the_same_elements_get_a_warning_th
                                                                              found, 4096))
     np.testing.assert_array_equal(y, 2 * x)
     assert found[0] == 1
+
+
+PRIVATE_QUEUE = r"""
+#define CAPACITY 16
+// A block-private queue that spills to a global one when full (PMPP's BFS frontier): the
+// overflow branch clamps the shared count back to the capacity, beside other threads' atomicAdds.
+extern "C" __global__ void enqueue_odd(const int* x, int* spill, int* spilled, int* out, int n) {
+    __shared__ int queue[CAPACITY];
+    __shared__ int count;
+    if (threadIdx.x == 0) count = 0;
+    __syncthreads();
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && x[i] % 2) {
+        int slot = atomicAdd(&count, 1);
+        if (slot < CAPACITY) {
+            queue[slot] = x[i];
+        } else {
+            CLAMP;
+            spill[atomicAdd(spilled, 1)] = x[i];
+        }
+    }
+    __syncthreads();
+    for (int k = threadIdx.x; k < count; k += blockDim.x) out[blockIdx.x * CAPACITY + k] = queue[k];
+}
+"""
+
+
+def test_a_plain_store_beside_other_threads_atomics_is_a_race_and_the_hint_says_make_it_atomic():
+    odd = np.arange(1, 128, 2, dtype=np.int32)  # 32 odd numbers a block: 16 overflow the queue
+    spill, spilled, out = np.zeros(64, np.int32), np.zeros(1, np.int32), np.full(32, -1, np.int32)
+    racy = PRIVATE_QUEUE.replace("CLAMP", "count = CAPACITY")
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory count") as info:
+        cuda.RawKernel(racy, "enqueue_odd", backend="cpu")((2,), (32,), (odd, spill, spilled, out, 64))
+    assert "atomicExch(&count, v)" in str(info.value) and "atomicMin/atomicMax" in str(info.value)
+    fixed = cuda.RawKernel(PRIVATE_QUEUE.replace("CLAMP", "atomicExch(&count, CAPACITY)"), "enqueue_odd",
+                           backend="cpu")
+    spilled[:], out[:] = 0, -1
+    fixed((2,), (32,), (odd, spill, spilled, out, 64))
+    assert spilled[0] == 32 and sorted(list(out) + list(spill[:32])) == list(range(1, 128, 2))
+    half = np.arange(64, dtype=np.int32)  # 16 odd numbers a block: all fit
+    spilled[:], out[:] = 0, -1
+    fixed((2,), (32,), (half, spill, spilled, out, 64))
+    assert spilled[0] == 0 and sorted(out) == list(range(1, 64, 2))

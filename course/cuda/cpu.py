@@ -1265,6 +1265,13 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             hint = (f"If the threads mean to add into the same `{element}` (a sum, a counter), no barrier can "
                     f"help: use atomicAdd(&{element}, value), or let each thread keep its own partial "
                     f"result and reduce them after a __syncthreads(). Otherwise: {hint[0].lower()}{hint[1:]}")
+        if {fault.op, fault.other_op} == {2, 3}:  # a plain store beside another thread's atomic
+            atomic_line, store_line = (line, other_line) if fault.op == 3 else (other_line, line)
+            hint = (f"Other threads update `{element}` with atomics (line {atomic_line or '?'}), and a plain store "
+                    f"(line {store_line or '?'}) in the same barrier interval can land between their updates or be "
+                    "lost. If the store must come before or after all of them (a reset, a final value), put "
+                    f"__syncthreads() between; if it is part of the same protocol (a clamp, a flag), make it atomic "
+                    f"too: atomicExch(&{element}, v), or atomicMin/atomicMax.")
         copies = [n for n in (line, other_line) if n and "memcpy_async" in source.line_text(n)]
         if copies:  # the group's copy, read before cg::wait
             hint = (f"The copy that memcpy_async starts at line {copies[0]} is finished only after "
