@@ -566,3 +566,43 @@ def test_headers_cuda_code_includes_and_what_a_missing_one_says():
         cuda.RawKernel('#include "helper_math.h"\n' + body, "k", backend="cpu")((1,), (1,), (np.zeros(1, np.int32),))
     with pytest.raises(cuda.CompileError, match=r"cuda/atomic is a CUDA header that the CPU backend does not provide"):
         cuda.RawKernel("#include <cuda/atomic>\n" + body, "k", backend="cpu")((1,), (1,), (np.zeros(1, np.int32),))
+
+
+ARRAY_PARAMETERS = r"""
+#define N 16
+// The CUDA C Programming Guide's first two-dimensional kernel: its parameters are arrays of rows.
+extern "C" __global__ void MatAdd(float A[N][N], float B[N][N], float C[N][N]) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int j = blockIdx.y * blockDim.y + threadIdx.y;
+    if (i < N && j < N) C[i][j] = A[i][j] + B[i][j];
+}
+extern "C" __global__ void corners(const float A[][4][2], float* out, int n) {
+    int i = threadIdx.x;
+    if (i < n) out[i] = A[i][3][1] + A[i][0][0];  // BUG when n is more than A's rows
+}
+"""
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_array_parameters_are_checked_pointers_to_rows(backend, sanitize):
+    rng = np.random.default_rng(5)
+    a, b = rng.random((16, 16), dtype=np.float32), rng.random((16, 16), dtype=np.float32)
+    c = on(backend, np.zeros((16, 16), np.float32))
+    options = {"sanitize": sanitize} if backend == "cpu" else {}
+    cuda.RawKernel(ARRAY_PARAMETERS, "MatAdd", backend=backend, **options)((1,), (16, 16), (on(backend, a), on(backend, b), c))
+    np.testing.assert_array_equal(cuda.asnumpy(c), a + b)
+    cube = rng.random((5, 4, 2), dtype=np.float32)
+    out = on(backend, np.zeros(5, np.float32))
+    cuda.RawKernel(ARRAY_PARAMETERS, "corners", backend=backend, **options)((1,), (5,), (on(backend, cube), out, 5))
+    np.testing.assert_array_equal(cuda.asnumpy(out), cube[:, 3, 1] + cube[:, 0, 0])
+    if backend != "cpu":
+        return
+    with pytest.raises(cuda.KernelError, match=r"accessed A\[47\], but A has 40 elements") as info:  # row 5 of 5
+        cuda.RawKernel(ARRAY_PARAMETERS, "corners", backend="cpu", sanitize=sanitize)(
+            (1,), (6,), (cube, np.zeros(6, np.float32), 6))
+    assert info.value.thread == (5, 0, 0)
+    with pytest.raises(cuda.KernelError, match=r"parameter 'A' \(float A\[\]\[N\]\), which is not a whole number of "
+                                               r"its rows of float\[N\] \(64 bytes each\)") as info:
+        cuda.RawKernel(ARRAY_PARAMETERS, "MatAdd", backend="cpu", sanitize=sanitize)(
+            (1,), (16, 16), (a[:15, :15].copy(), b, np.zeros((16, 16), np.float32)))
+    assert "shape (rows, 16)" in str(info.value)

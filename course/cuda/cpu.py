@@ -1399,9 +1399,16 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             hint = ("Build the argument with a NumPy structured dtype whose fields match the struct, in order, "
                     "with align=True (C's padding): np.dtype([...], align=True).")
         else:
+            unit = f"rows of {p.ctype}{p.rows} ({fault.element_bytes} bytes each)" if p and p.rows else \
+                f"{fault.element_bytes}-byte elements"
             what = (f"got an array of {length} bytes for parameter {pname}, which is not a whole number of "
-                    f"its {fault.element_bytes}-byte elements")
+                    f"its {unit}")
             hint = "Pass an array whose size in bytes is a multiple of the element's size (sizeof in C)."
+            if p and p.rows:
+                items = fault.element_bytes // np.dtype(p.dtype).itemsize if p.dtype else 0
+                count = f" = {items} {p.ctype} elements" if items else ""
+                hint = (f"Each row of {p.name} is {p.ctype}{p.rows}{count}: pass an array of whole rows (for "
+                        f"example of shape (rows, {items})).") if items else hint
         block = thread = None
         line = None
     elif kind == BAD_FREE:

@@ -481,6 +481,7 @@ class Param:
     dtype: str | None
     lanes: int = 1  # elements of `dtype` per element of a vector type (float4 → 4)
     cpp_type: str = ""  # the C++ type the CPU launcher declares (typedefs resolved by the compiler)
+    rows: str = ""  # `float A[N][M]`: "[M]", each element of the array A points into is a row of M floats
 
     @property
     def by_value_struct(self) -> bool:
@@ -488,6 +489,8 @@ class Param:
         return not self.pointer and (self.dtype is None or self.lanes > 1)
 
     def __str__(self) -> str:
+        if self.rows:
+            return f"{'const ' if self.const else ''}{self.ctype} {self.name}[]{self.rows}"
         return f"{'const ' if self.const else ''}{self.ctype}{'*' if self.pointer else ''} {self.name}"
 
 
@@ -767,6 +770,7 @@ class _RawParam:
     end: int
     template_args: str = ""  # `<float, 4>` of a templated struct type
     reference: bool = False  # `float& x`: the function reads and writes its caller's variable
+    rows: str = ""  # `float A[N][M]` (complex only for that): "[M]", the row type's extents (A is a float (*)[M])
 
 
 def _parse_param(tokens: list[Token], source: str) -> _RawParam | None:
@@ -793,9 +797,19 @@ def _parse_param(tokens: list[Token], source: str) -> _RawParam | None:
     complex_ = ("&" in texts or "&&" in texts or "(" in texts or texts.count("[") > 1 or "::" in texts
                 or "..." in texts or "." in texts)
     array = "[" in texts
+    rows = ""
     if array:
-        tokens = tokens[: texts.index("[")]
-        texts = texts[: texts.index("[")]
+        first = texts.index("[")
+        groups, k = [], first
+        while k < len(tokens) and texts[k] == "[":
+            close = _matching(tokens, k)
+            groups.append((k, close))
+            k = close + 1
+        others = texts[:first]
+        if len(groups) > 1 and k == len(tokens) and not {"&", "&&", "(", "::", "...", "."} & set(others):
+            rows = source[tokens[groups[1][0]].start:tokens[groups[-1][1]].end]
+        tokens = tokens[:first]
+        texts = texts[:first]
     name = texts[-1] if len(texts) > 1 and tokens[-1].kind == "ident" and texts[-1] not in _TYPE_WORDS else None
     type_tokens = texts[:-1] if name else texts
     stars = type_tokens.count("*")
@@ -818,6 +832,7 @@ def _parse_param(tokens: list[Token], source: str) -> _RawParam | None:
         end=end,
         template_args=template_args,
         reference="&" in texts and "(" not in texts,
+        rows=rows,
     )
 
 
@@ -864,13 +879,13 @@ def _kernel_param(raw: _RawParam, aliases, kernel: str, types: set) -> tuple[Par
     where = f"parameter {raw.name or '?'}"
     if raw.name is None:
         return None, f"{where} has no name"
-    if raw.complex or raw.stars > 1:
+    if (raw.complex and not raw.rows) or raw.stars > 1:
         return None, f"{where} has a type the course cannot pass ({' '.join(raw.words)} with " \
                      f"{raw.stars} '*'): pass each array as its own T* parameter"
     spelled = " ".join(raw.words)
     resolved = _resolve(raw.words, aliases)
     canonical = _type_name(resolved)
-    cpp = spelled if raw.template_args or len(raw.words) == 1 else canonical
+    cpp = (spelled if raw.template_args or len(raw.words) == 1 else canonical) + raw.rows  # `float[N]`: rows
     pointer = raw.stars == 1
     if canonical == "void":
         if not pointer:
@@ -884,7 +899,7 @@ def _kernel_param(raw: _RawParam, aliases, kernel: str, types: set) -> tuple[Par
         dtype, lanes = HALF_TYPES[canonical]
     else:
         dtype, lanes = None, 1  # a struct, or a type only the compiler knows: raw memory
-    return Param(raw.name, spelled, pointer, raw.const_elements, dtype, lanes, cpp), None
+    return Param(raw.name, spelled, pointer, raw.const_elements, dtype, lanes, cpp, raw.rows), None
 
 
 def _template_params(tokens: list[Token], decl_start: int) -> tuple[list[str], list[str], int]:
@@ -1551,6 +1566,9 @@ def _checked_pointer(raw: _RawParam, text: str, aliases: dict, dependent: bool =
     parameter, `dependent`, drops its const, so that deduction from a checked pointer still works);
     with `double`, `float** p` → `__cc_ptr<float>* p`, what `&q` of a checked pointer q gives, so that
     `swap(&p, &q)` compiles and p keeps its bounds (a kernel's `T**` comes from the host: not so)."""
+    if raw.rows and raw.stars == 1 and not double:  # a kernel's `float A[N][M]`: a checked pointer to rows
+        element = ("const " if raw.const_elements else "") + ("volatile " if raw.volatile else "")
+        return f"__cc_ptr<{element}{' '.join(raw.words)}{raw.rows}> {raw.name or ''}"
     if raw.complex:
         return None
     if raw.stars == 2 and double:
