@@ -154,6 +154,36 @@ def test_dynamic_shared_memory_viewed_as_another_type_names_the_byte():
     assert info.value.thread == (0, 0, 0)
 
 
+GUIDE_DYNAMIC_SHARED = r"""
+// The CUDA C Programming Guide's three arrays in one extern __shared__ buffer.
+extern "C" __global__ void three_arrays(float* out, int skew) {
+    extern __shared__ float array[];
+    short* array0 = (short*)array;
+    float* array1 = (float*)&array0[128 - skew];  // skew 1: byte 254, not a multiple of 4
+    int* array2 = (int*)&array1[64];
+    int t = threadIdx.x;
+    if (t < 128) array0[t] = t;
+    if (t < 64) array1[t] = t * 0.5f;  // BUG when skewed
+    array2[t] = 2 * t;
+    __syncthreads();
+    out[t] = array2[255 - t] + (t < 64 ? array1[t] : 0) + (t < 128 ? array0[t] : 0);
+}
+"""
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_the_programming_guides_arrays_in_dynamic_shared_memory(sanitize):
+    kernel = cuda.RawKernel(GUIDE_DYNAMIC_SHARED, "three_arrays", backend="cpu", sanitize=sanitize)
+    out = np.zeros(256, np.float32)
+    kernel((1,), (256,), (out, 0), shared_mem=128 * 2 + 64 * 4 + 256 * 4)
+    t = np.arange(256)
+    np.testing.assert_array_equal(out, 2 * (255 - t) + np.where(t < 64, t * 0.5, 0) + np.where(t < 128, t, 0))
+    with pytest.raises(cuda.KernelError, match=r"a 4-byte element at byte 254 of the dynamic shared memory \(array\) "
+                                               r"through a cast pointer, and 254 is not a multiple") as info:
+        kernel((1,), (256,), (out, 1), shared_mem=2048)
+    assert info.value.line == line_of("BUG when skewed", GUIDE_DYNAMIC_SHARED)
+
+
 def test_early_return_before_a_barrier_is_legal_but_its_missing_loads_are_caught():
     # sm_70+: a barrier waits for the threads that have not returned. The returned threads loaded
     # nothing, so reading their part of the tile is initcheck's report, which says why.

@@ -1363,6 +1363,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                      "atomic, and the next uses it only after its own atomic (or volatile read) saw the handover.")
     elif kind == MISALIGNED:
         name, _ = _array_name(fault, arrays)
+        if source.dynamic_shared and name == " / ".join(source.dynamic_shared):
+            name = f"the dynamic shared memory ({name})"
         size = fault.element_bytes
         example = f" (a float4 needs 16: {name} + i with i a multiple of 4 floats)" if size == 16 else ""
         hint = (f"Cast only pointers whose byte offset is a multiple of the type's alignment{example}, or read the "

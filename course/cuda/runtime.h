@@ -624,6 +624,8 @@ __attribute__((noreturn, noinline, cold)) static void __cc_out_of_bounds(
     const __cc_poisoned* array = __cc_find_shared_array(base);
     if (array && array->base == base && array->name)
         snprintf(__cc_fault_out->text, sizeof __cc_fault_out->text, "%s", array->name);
+    else if (base && base == (const void*)__cc_dyn_shared)  // (a misaligned view of it: its name)
+        snprintf(__cc_fault_out->text, sizeof __cc_fault_out->text, "%s", __cc_dyn_shared_name);
     if ((size_t)index - __CC_MISALIGNED_INDEX + ((size_t)1 << 48) < ((size_t)1 << 49)) {
         __cc_fault_out->index = (int64_t)((const char*)at - (const char*)base);  // the element's byte offset
         __cc_fault_out->length = 0;
