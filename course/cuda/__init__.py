@@ -80,7 +80,9 @@ loop for a volatile or atomic flag, or a lock, that another thread of its block 
 up now and then, as warps of a GPU run side by side). Results, ``printf``
 output (whole lines, in block order) and error messages (the first faulting block in launch
 order) are those of a serial run; atomics are real atomics. Sanitized launches run on one
-worker thread, so that which of two racing blocks is reported never depends on timing.
+worker thread, so that which of two racing blocks is reported never depends on timing. The
+worker threads wait between launches (``top -H`` shows them as ``course.cuda``); one left idle
+for 2 s ends, and a forked process (a DataLoader worker) starts its own.
 
 Compiled kernels are kept in ``$COURSE_CUDA_CACHE`` (by default ``torch-cuda-course/kernels`` in
 ``$XDG_CACHE_HOME`` or ``~/.cache``; a folder only you may write), so a kernel compiles once; past
