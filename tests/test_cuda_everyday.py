@@ -576,6 +576,10 @@ extern "C" __global__ void MatAdd(float A[N][N], float B[N][N], float C[N][N]) {
     int j = blockIdx.y * blockDim.y + threadIdx.y;
     if (i < N && j < N) C[i][j] = A[i][j] + B[i][j];
 }
+// The same type written as a pointer to rows.
+extern "C" __global__ void twice(const float (*A)[N], float (* __restrict__ out)[N]) {
+    out[blockIdx.x][threadIdx.x] = 2 * A[blockIdx.x][threadIdx.x];
+}
 extern "C" __global__ void corners(const float A[][4][2], float* out, int n) {
     int i = threadIdx.x;
     if (i < n) out[i] = A[i][3][1] + A[i][0][0];  // BUG when n is more than A's rows
@@ -595,8 +599,14 @@ def test_array_parameters_are_checked_pointers_to_rows(backend, sanitize):
     out = on(backend, np.zeros(5, np.float32))
     cuda.RawKernel(ARRAY_PARAMETERS, "corners", backend=backend, **options)((1,), (5,), (on(backend, cube), out, 5))
     np.testing.assert_array_equal(cuda.asnumpy(out), cube[:, 3, 1] + cube[:, 0, 0])
+    doubled = on(backend, np.zeros((16, 16), np.float32))
+    cuda.RawKernel(ARRAY_PARAMETERS, "twice", backend=backend, **options)((16,), (16,), (on(backend, a), doubled))
+    np.testing.assert_array_equal(cuda.asnumpy(doubled), 2 * a)
     if backend != "cpu":
         return
+    with pytest.raises(cuda.KernelError, match=r"accessed out\[256\], but out has 256 elements"):  # 17 rows
+        cuda.RawKernel(ARRAY_PARAMETERS, "twice", backend="cpu", sanitize=sanitize)(
+            (17,), (16,), (np.zeros((17, 16), np.float32), np.zeros((16, 16), np.float32)))
     with pytest.raises(cuda.KernelError, match=r"accessed A\[47\], but A has 40 elements") as info:  # row 5 of 5
         cuda.RawKernel(ARRAY_PARAMETERS, "corners", backend="cpu", sanitize=sanitize)(
             (1,), (6,), (cube, np.zeros(6, np.float32), 6))

@@ -796,8 +796,22 @@ def _parse_param(tokens: list[Token], source: str) -> _RawParam | None:
             texts = texts[:a] + texts[b + 1:]
     complex_ = ("&" in texts or "&&" in texts or "(" in texts or texts.count("[") > 1 or "::" in texts
                 or "..." in texts or "." in texts)
-    array = "[" in texts
     rows = ""
+    if complex_ and "(" in texts:  # `float (*A)[N]`, a pointer to rows, written as one
+        k = texts.index("(")
+        name_at = k + 2
+        while name_at < len(texts) and texts[name_at] in _QUALIFIERS:  # `(* __restrict__ A)`
+            name_at += 1
+        if texts[k + 1:k + 2] == ["*"] and name_at + 2 < len(texts) and tokens[name_at].kind == "ident" \
+                and texts[name_at + 1] == ")" and texts[name_at + 2] == "[":
+            after = name_at + 2
+            while after < len(tokens) and texts[after] == "[":
+                after = _matching(tokens, after) + 1
+            if after == len(tokens) and not {"&", "&&", "::", "...", "."} & set(texts[:k]) and "(" not in texts[:k]:
+                rows = source[tokens[name_at + 2].start:tokens[-1].end]
+                tokens = tokens[:k] + [tokens[k + 1], tokens[name_at]]
+                texts = [t.text for t in tokens]
+    array = "[" in texts
     if array:
         first = texts.index("[")
         groups, k = [], first
