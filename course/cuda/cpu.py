@@ -1106,6 +1106,16 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     f"or a struct, say, over {itemsize}-byte items), but {name} holds {length} of them{valid}")
         else:
             what = f"accessed {name}[{index}], but {name} has {length} element{'s' * (length != 1)}{valid}"
+            shape = next((p.row_shape for p in kernel.params if p.name == name and p.row_shape), ())
+            items = math.prod(shape) if shape else 0
+            if items and length % items == 0 and index >= 0:  # `float A[N][M]`: name the row and column
+                place, rest = [], index % items
+                for extent in reversed(shape):
+                    place.insert(0, rest % extent)
+                    rest //= extent
+                rows = length // items
+                what = (f"accessed {name}[{index // items}]{''.join(f'[{k}]' for k in place)}, but {name} has {rows} "
+                        f"row{'s' * (rows != 1)} (valid first indices 0 to {rows - 1})")
         hint = "Guard the access (e.g. `if (i < n)`) or check how the index is computed."
     elif kind == SHARED_OUT_OF_BOUNDS:
         names = " / ".join(source.dynamic_shared) or "extern __shared__"

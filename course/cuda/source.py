@@ -482,6 +482,7 @@ class Param:
     lanes: int = 1  # elements of `dtype` per element of a vector type (float4 → 4)
     cpp_type: str = ""  # the C++ type the CPU launcher declares (typedefs resolved by the compiler)
     rows: str = ""  # `float A[N][M]`: "[M]", each element of the array A points into is a row of M floats
+    row_shape: tuple = ()  # the row's extents as numbers, (M,), where the source's constants give them
 
     @property
     def by_value_struct(self) -> bool:
@@ -1255,6 +1256,9 @@ def parse(text: str, options=()) -> Source:
             if problem:
                 problems.setdefault(f.name, problem)
             else:
+                extents = [_constant(e, constants) for e in re.findall(r"\[([^\]]*)\]", param.rows)]
+                if extents and None not in extents:
+                    param = dataclasses.replace(param, row_shape=tuple(extents))
                 params.append(param)
         if not f.returns_void:
             problems.setdefault(f.name, "a __global__ function must return void")
