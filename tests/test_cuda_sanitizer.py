@@ -1257,3 +1257,42 @@ def test_a_plain_store_beside_other_threads_atomics_is_a_race_and_the_hint_says_
     spilled[:], out[:] = 0, -1
     fixed((2,), (32,), (half, spill, spilled, out, 64))
     assert spilled[0] == 0 and sorted(out) == list(range(1, 64, 2))
+
+
+SHARED_HANDOVER = r"""
+// Thread 0 hands `data` to thread 32 through a flag in shared memory: the write, a fence, the
+// flag; the reader waits for the flag, then reads. No __syncthreads() between them.
+extern "C" __global__ void hand_over(float* out, int variant) {
+    __shared__ float data;
+    __shared__ volatile int flag;
+    __shared__ int atomic_flag;
+    if (threadIdx.x == 0) { flag = 0; atomic_flag = 0; }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        if (variant == 0) { data = 42.f; __threadfence_block(); flag = 1; }
+        if (variant == 1) { data = 42.f; __threadfence_block(); atomicExch(&atomic_flag, 1); }
+        if (variant == 2) { data = 42.f; flag = 1; }                         // no fence
+        if (variant == 3) { __threadfence_block(); data = 42.f; flag = 1; }  // the fence before the write
+        if (variant == 4) { data = 42.f; __threadfence_block(); flag = 1; }  // and the reader does not wait
+    }
+    if (threadIdx.x == 32) {
+        if (variant == 1) { while (atomicAdd(&atomic_flag, 0) == 0) { } }
+        else if (variant != 4) { while (flag == 0) { } }
+        __threadfence_block();
+        out[0] = data;  // READ
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("variant, ordered", [(0, True), (1, True), (2, False), (3, False), (4, False)])
+def test_a_handover_through_a_fence_and_a_shared_flag_orders_the_write(variant, ordered):
+    out = np.zeros(1, np.float32)
+    kernel = cuda.RawKernel(SHARED_HANDOVER, "hand_over", backend="cpu", sanitize=True)
+    if ordered:
+        kernel((1,), (64,), (out, variant))
+        assert out[0] == 42
+        return
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory data: thread \(0, 0, 0\) wrote it") as info:
+        kernel((1,), (64,), (out, variant))
+    assert info.value.thread == (32, 0, 0) and info.value.line == line_of("READ", SHARED_HANDOVER)

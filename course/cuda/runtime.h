@@ -690,6 +690,7 @@ struct __cc_shadow_byte {
     uint16_t a_other;
     uint16_t pw_writer;            // the last plain (not atomic) write: checked against atomics
     uint32_t pw_epoch, pw_warp, pw_site;
+    uint32_t w_time;               // __cc_sync_clock at the last plain write (a handover through a fence and a flag)
 };
 struct __cc_shared_region {
     char* base;
@@ -727,7 +728,12 @@ enum { __CC_NOTE_WRITE, __CC_NOTE_ATOMIC, __CC_NOTE_ATOMIC2, __CC_NOTE_READ, __C
 static inline void __cc_enter_unsafe();
 static inline void __cc_leave_unsafe();
 static uint32_t __cc_sync_clock;
-struct __cc_sync_times { uint32_t fence, release, acquire; };
+// Per thread of the launch (sanitizer): when it last fenced, released (its first atomic or volatile
+// access after that fence) and acquired (its latest such access). fence/release/acquire: device scope
+// (__threadfence and global atomics), what a handover between blocks needs; bfence/brelease/bacquire:
+// block scope (__threadfence_block too, and shared-memory atomics and volatile accesses), enough for
+// a handover between threads of one block through shared memory.
+struct __cc_sync_times { uint32_t fence, release, acquire, bfence, brelease, bacquire; };
 static __cc_sync_times* __cc_sync;
 static size_t __cc_sync_threads;
 static uint32_t __cc_sync_launch;
@@ -755,14 +761,37 @@ static inline bool __cc_sync_ready(bool start) {
 static void __cc_note_fence() {
     if (!__cc_sync_ready(true)) return;
     __cc_sync_times& me = __cc_sync[__cc_global_tid()];
-    me.fence = ++__cc_sync_clock, me.release = 0;
+    me.fence = me.bfence = ++__cc_sync_clock, me.release = me.brelease = 0;
+}
+static void __cc_note_block_fence() {  // __threadfence_block(): orders this thread's accesses for its block only
+    if (!__cc_sync_ready(true)) return;
+    __cc_sync_times& me = __cc_sync[__cc_global_tid()];
+    me.bfence = ++__cc_sync_clock, me.brelease = 0;
+}
+static void __cc_note_block_atomic() {  // a shared-memory atomic or volatile access
+    if (!__cc_sync_ready(false)) return;
+    __cc_sync_times& me = __cc_sync[__cc_global_tid()];
+    uint32_t now = ++__cc_sync_clock;
+    if (me.bfence && !me.brelease) me.brelease = now;
+    me.bacquire = now;
 }
 static void __cc_note_global_atomic() {
     if (!__cc_sync_ready(false)) return;
     __cc_sync_times& me = __cc_sync[__cc_global_tid()];
     uint32_t now = ++__cc_sync_clock;
     if (me.fence && !me.release) me.release = now;
-    me.acquire = now;
+    if (me.bfence && !me.brelease) me.brelease = now;
+    me.acquire = me.bacquire = now;
+}
+// Thread `writer` of this block wrote shared memory at `time`, then fenced (block scope at least)
+// and released, and this thread acquired after that (`while (flag == 0);` on a volatile __shared__
+// flag, say): the write is ordered before this thread's access.
+static inline bool __cc_shared_handed_over(unsigned writer, uint32_t time) {
+    if (!__cc_sync_ready(false)) return false;
+    size_t me = __cc_global_tid(), y = me - __cc_tid() + writer;
+    if (y >= __cc_sync_threads || me >= __cc_sync_threads) return false;
+    const __cc_sync_times& other = __cc_sync[y];
+    return other.bfence > time && other.brelease > other.bfence && __cc_sync[me].bacquire > other.brelease;
 }
 // A barrier orders what one thread of the block acquired before every thread's accesses after it
 // (thread 0 takes the last-block ticket, __syncthreads(), then the whole block reads the partials).
@@ -1011,7 +1040,8 @@ static void __cc_note_shared(const __cc_shared_region& r, size_t offset, size_t 
         // The last writer, or (when it is this thread) another thread whose atomic came before.
         unsigned other = s.writer != me ? s.writer : (s.w_atomic == 1 && s.a_many ? s.a_other : me);
         bool write_race = !same && this_epoch && other != me && s.w_atomic != 2 &&
-                          !__cc_warp_ordered(me, s.writer, s.w_warp);
+                          !__cc_warp_ordered(me, s.writer, s.w_warp) &&
+                          !(other == s.writer && !s.w_atomic && __cc_shared_handed_over(other, s.w_time));
         if (write_race)
             __cc_shared_fault(__CC_RACE, r, offset, size, site, kind, other, s.w_site,
                               s.w_atomic ? __CC_ATOMIC : __CC_WRITE);
@@ -1024,6 +1054,7 @@ static void __cc_note_shared(const __cc_shared_region& r, size_t offset, size_t 
                 __cc_shared_fault(__CC_RACE, r, offset, size, site, kind, (unsigned)reader, read_site, __CC_READ);
             }
             s.w_epoch = epoch, s.writer = (uint16_t)me, s.w_warp = wep, s.w_site = site, s.w_atomic = 0;
+            s.w_time = __cc_sync_clock;  // (a fence after this write takes a later time)
             s.pw_epoch = epoch, s.pw_writer = (uint16_t)me, s.pw_warp = wep, s.pw_site = site;
         } else {
             if (s.r_epoch != epoch) {
@@ -1345,6 +1376,7 @@ static void __cc_note_at(const volatile void* address, size_t size, int kind, ui
         __cc_shared_region& r = __cc_shared_regions[i];
         if (p >= r.base && p < r.base + r.bytes) {
             if (__cc_tracing && kind != __CC_TOUCH) __cc_record((uint64_t)(p - r.base), site, recorded, size, i);
+            if (kind == __CC_ATOMIC || relaxed) __cc_note_block_atomic();
             // A waiting loop's condition polls a volatile flag that another thread sets (`while
             // (ready == 0)`): that read is how the threads meet, not a hazard (still initchecked).
             if (relaxed && kind == __CC_READ && __cc_me->polling) return __cc_note_polled(r, (size_t)(p - r.base), size, site);
@@ -2858,7 +2890,7 @@ __CC_SCOPED_ATOMICS(atomicXor) __CC_SCOPED_ATOMICS(atomicCAS)
 #define __stcs(p, v) ((void)(*(p) = (v)))
 #define __stwt(p, v) ((void)(*(p) = (v)))
 #define __threadfence() (__cc_sanitizing ? __cc_note_fence() : __cc_parallel ? __atomic_thread_fence(__ATOMIC_SEQ_CST) : (void)0)  // blocks on other workers
-#define __threadfence_block() ((void)0)  // a block's threads run on one worker, in turn
+#define __threadfence_block() (__cc_sanitizing ? __cc_note_block_fence() : (void)0)  // (a block runs on one worker)
 #define __threadfence_system() __threadfence()
 #define clock64() ((long long)__cc_now_ns())
 #define clock() ((long long)__cc_now_ns())
