@@ -267,7 +267,7 @@ def _launchers(source: Source, kernels=None) -> str:
         code.append("}")
         code.append(f"__CC_EXPORT int __cc_launch_{_symbol(kernel.name)}(const long long* cfg, "
                     "const __cc_arg* args, __cc_fault* fault) {")
-        names = " / ".join(source.dynamic_shared) or "extern __shared__ memory"
+        names = source.dynamic_shared_name or "extern __shared__ memory"
         code.append(f'    __cc_dyn_shared_name = "{names}";')
         code.append(f"    return __cc_launch(cfg, fault, __cc_prepare_{index}, __cc_run_{index}, args);")
         code.append("}")
@@ -1059,14 +1059,11 @@ def _shared_element(fault: _Fault, source: Source, line: int | None) -> str:
     runtime.h wrote it, with the member (`acc.sum`, `u.i[1]`) when it is a __shared__ struct or union
     variable (runtime.h then gives the byte in it)."""
     text = fault.text.decode(errors="replace")
-    names = " / ".join(source.dynamic_shared)
-    declared = {source.dynamic_shared_items.get(name) for name in source.dynamic_shared}
+    names, item, size = source.dynamic_shared_name, source.dynamic_shared_item, fault.element_bytes
     dynamic = re.fullmatch(rf"{re.escape(names)}\[(\d+)\]", text) if names else None
-    size = fault.element_bytes
-    if dynamic and len(declared) == 1 and None not in declared and size and declared != {size}:
+    if dynamic and item and size and item != size:
         # `int* b = (int*)&smem[n]` over `extern __shared__ char smem[]`: runtime.h counts in the
         # access's elements; name the declared elements that the access covers.
-        (item,) = declared
         first = int(dynamic.group(1)) * size
         low, high = first // item, (first + size - 1) // item
         return f"{names}[{low}]" if low == high else f"{names}[{low}..{high}]"
@@ -1109,19 +1106,14 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             shape = next((p.row_shape for p in kernel.params if p.name == name and p.row_shape), ())
             items = math.prod(shape) if shape else 0
             if items and length % items == 0 and index >= 0:  # `float A[N][M]`: name the row and column
-                place, rest = [], index % items
-                for extent in reversed(shape):
-                    place.insert(0, rest % extent)
-                    rest //= extent
+                place = np.unravel_index(index % items, shape)
                 rows = length // items
                 what = (f"accessed {name}[{index // items}]{''.join(f'[{k}]' for k in place)}, but {name} has {rows} "
                         f"row{'s' * (rows != 1)} (valid first indices 0 to {rows - 1})")
         hint = "Guard the access (e.g. `if (i < n)`) or check how the index is computed."
     elif kind == SHARED_OUT_OF_BOUNDS:
-        names = " / ".join(source.dynamic_shared) or "extern __shared__"
-        size = fault.element_bytes
-        declared = {source.dynamic_shared_items.get(name) for name in source.dynamic_shared}
-        if not size or declared == {size}:
+        names, item, size = source.dynamic_shared_name or "extern __shared__", source.dynamic_shared_item, fault.element_bytes
+        if not size or item == size:  # (an unknown or mixed declared type: the bytes say it surely)
             what = f"accessed {names}[{index}] in dynamic shared memory, which holds {length} elements"
         else:  # `int* b = (int*)smem;` over `extern __shared__ char smem[]`: smem[128] would name the wrong byte
             what = (f"accessed {size}-byte element {index} (bytes {index * size} to {(index + 1) * size - 1}) of the "
@@ -1373,7 +1365,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                      "atomic, and the next uses it only after its own atomic (or volatile read) saw the handover.")
     elif kind == MISALIGNED:
         name, _ = _array_name(fault, arrays)
-        if source.dynamic_shared and name == " / ".join(source.dynamic_shared):
+        if source.dynamic_shared and name == source.dynamic_shared_name:
             name = f"the dynamic shared memory ({name})"
         size = fault.element_bytes
         example = f" (a float4 needs 16: {name} + i with i a multiple of 4 floats)" if size == 16 else ""
@@ -1416,11 +1408,10 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             what = (f"got an array of {length} bytes for parameter {pname}, which is not a whole number of "
                     f"its {unit}")
             hint = "Pass an array whose size in bytes is a multiple of the element's size (sizeof in C)."
-            if p and p.rows:
-                items = fault.element_bytes // np.dtype(p.dtype).itemsize if p.dtype else 0
-                count = f" = {items} {p.ctype} elements" if items else ""
-                hint = (f"Each row of {p.name} is {p.ctype}{p.rows}{count}: pass an array of whole rows (for "
-                        f"example of shape (rows, {items})).") if items else hint
+            items = fault.element_bytes // np.dtype(p.dtype).itemsize if p and p.rows and p.dtype else 0
+            if items:
+                hint = (f"Each row of {p.name} is {p.ctype}{p.rows} = {items} {p.ctype} elements: pass an array of "
+                        f"whole rows (for example of shape (rows, {items})).")
         block = thread = None
         line = None
     elif kind == BAD_FREE:

@@ -728,12 +728,13 @@ enum { __CC_NOTE_WRITE, __CC_NOTE_ATOMIC, __CC_NOTE_ATOMIC2, __CC_NOTE_READ, __C
 static inline void __cc_enter_unsafe();
 static inline void __cc_leave_unsafe();
 static uint32_t __cc_sync_clock;
-// Per thread of the launch (sanitizer): when it last fenced, released (its first atomic or volatile
-// access after that fence) and acquired (its latest such access). fence/release/acquire: device scope
-// (__threadfence and global atomics), what a handover between blocks needs; bfence/brelease/bacquire:
-// block scope (__threadfence_block too, and shared-memory atomics and volatile accesses), enough for
-// a handover between threads of one block through shared memory.
-struct __cc_sync_times { uint32_t fence, release, acquire, bfence, brelease, bacquire; };
+// Per thread of the launch (sanitizer), in one scope: when it last fenced, released (its first
+// atomic or volatile access after that fence) and acquired (its latest such access).
+struct __cc_sync_scope { uint32_t fence, release, acquire; };
+// Device scope (__threadfence, global atomics): what a handover between blocks needs. Block scope
+// (__threadfence_block too, shared-memory atomics and volatile accesses too): enough for a handover
+// between threads of one block through shared memory.
+struct __cc_sync_times { __cc_sync_scope device, block; };
 static __cc_sync_times* __cc_sync;
 static size_t __cc_sync_threads;
 static uint32_t __cc_sync_launch;
@@ -758,40 +759,40 @@ static inline bool __cc_sync_ready(bool start) {
     __cc_leave_unsafe();
     return __cc_sync != nullptr;
 }
-static void __cc_note_fence() {
+// A fence; one of device scope orders for the block too.
+static void __cc_note_fence(bool device) {
     if (!__cc_sync_ready(true)) return;
     __cc_sync_times& me = __cc_sync[__cc_global_tid()];
-    me.fence = me.bfence = ++__cc_sync_clock, me.release = me.brelease = 0;
+    uint32_t now = ++__cc_sync_clock;
+    me.block = {now, 0, me.block.acquire};
+    if (device) me.device = {now, 0, me.device.acquire};
 }
-static void __cc_note_block_fence() {  // __threadfence_block(): orders this thread's accesses for its block only
-    if (!__cc_sync_ready(true)) return;
-    __cc_sync_times& me = __cc_sync[__cc_global_tid()];
-    me.bfence = ++__cc_sync_clock, me.brelease = 0;
+static inline void __cc_scope_sync(__cc_sync_scope& scope, uint32_t now) {
+    if (scope.fence && !scope.release) scope.release = now;
+    scope.acquire = now;
 }
-static void __cc_note_block_atomic() {  // a shared-memory atomic or volatile access
+// An atomic or volatile access: of global memory (`device`), which a block's threads see too, or
+// of shared memory.
+static void __cc_note_atomic(bool device) {
     if (!__cc_sync_ready(false)) return;
     __cc_sync_times& me = __cc_sync[__cc_global_tid()];
     uint32_t now = ++__cc_sync_clock;
-    if (me.bfence && !me.brelease) me.brelease = now;
-    me.bacquire = now;
+    __cc_scope_sync(me.block, now);
+    if (device) __cc_scope_sync(me.device, now);
 }
-static void __cc_note_global_atomic() {
-    if (!__cc_sync_ready(false)) return;
-    __cc_sync_times& me = __cc_sync[__cc_global_tid()];
-    uint32_t now = ++__cc_sync_clock;
-    if (me.fence && !me.release) me.release = now;
-    if (me.bfence && !me.brelease) me.brelease = now;
-    me.acquire = me.bacquire = now;
+// A write made at `time` by the thread whose times are `writer` is ordered before this thread's
+// (`mine`) access: the writer fenced and released after it, and this thread acquired after that.
+static inline bool __cc_released_to(const __cc_sync_scope& writer, const __cc_sync_scope& mine, uint32_t time) {
+    return writer.fence > time && writer.release > writer.fence && mine.acquire > writer.release;
 }
 // Thread `writer` of this block wrote shared memory at `time`, then fenced (block scope at least)
 // and released, and this thread acquired after that (`while (flag == 0);` on a volatile __shared__
-// flag, say): the write is ordered before this thread's access.
+// flag, say).
 static inline bool __cc_shared_handed_over(unsigned writer, uint32_t time) {
     if (!__cc_sync_ready(false)) return false;
     size_t me = __cc_global_tid(), y = me - __cc_tid() + writer;
     if (y >= __cc_sync_threads || me >= __cc_sync_threads) return false;
-    const __cc_sync_times& other = __cc_sync[y];
-    return other.bfence > time && other.brelease > other.bfence && __cc_sync[me].bacquire > other.brelease;
+    return __cc_released_to(__cc_sync[y].block, __cc_sync[me].block, time);
 }
 // A barrier orders what one thread of the block acquired before every thread's accesses after it
 // (thread 0 takes the last-block ticket, __syncthreads(), then the whole block reads the partials).
@@ -800,8 +801,8 @@ static void __cc_barrier_shares_acquires(int threads) {
     size_t first = (size_t)__cc_block_linear * (size_t)threads;
     if (first + (size_t)threads > __cc_sync_threads) return;
     uint32_t latest = 0;
-    for (int i = 0; i < threads; i++) latest = __cc_sync[first + i].acquire > latest ? __cc_sync[first + i].acquire : latest;
-    for (int i = 0; i < threads; i++) __cc_sync[first + i].acquire = latest;
+    for (int i = 0; i < threads; i++) latest = std::max(latest, __cc_sync[first + i].device.acquire);
+    for (int i = 0; i < threads; i++) __cc_sync[first + i].device.acquire = latest;
 }
 // Y's write (w) is ordered before this thread's: Y fenced and released after it, and this thread
 // acquired after that.
@@ -809,8 +810,7 @@ static inline bool __cc_handed_over(const __cc_global_note& w) {
     if (!__cc_sync_ready(false)) return false;
     size_t y = (size_t)w.block * (blockDim.x * blockDim.y * blockDim.z) + w.tid;
     if (y >= __cc_sync_threads) return false;
-    const __cc_sync_times& other = __cc_sync[y];
-    return other.fence > w.time && other.release > other.fence && __cc_sync[__cc_global_tid()].acquire > other.release;
+    return __cc_released_to(__cc_sync[y].device, __cc_sync[__cc_global_tid()].device, w.time);
 }
 
 // The memory a launch knows: its argument arrays and its dynamic shared memory. A raw pointer
@@ -1376,7 +1376,7 @@ static void __cc_note_at(const volatile void* address, size_t size, int kind, ui
         __cc_shared_region& r = __cc_shared_regions[i];
         if (p >= r.base && p < r.base + r.bytes) {
             if (__cc_tracing && kind != __CC_TOUCH) __cc_record((uint64_t)(p - r.base), site, recorded, size, i);
-            if (kind == __CC_ATOMIC || relaxed) __cc_note_block_atomic();
+            if (kind == __CC_ATOMIC || relaxed) __cc_note_atomic(false);
             // A waiting loop's condition polls a volatile flag that another thread sets (`while
             // (ready == 0)`): that read is how the threads meet, not a hazard (still initchecked).
             if (relaxed && kind == __CC_READ && __cc_me->polling) return __cc_note_polled(r, (size_t)(p - r.base), size, site);
@@ -1384,7 +1384,7 @@ static void __cc_note_at(const volatile void* address, size_t size, int kind, ui
         }
     }
     // Not shared memory: an argument array or a __device__ variable (where a volatile access is an atomic)
-    if (kind == __CC_ATOMIC || relaxed) __cc_note_global_atomic();
+    if (kind == __CC_ATOMIC || relaxed) __cc_note_atomic(true);
     for (int i = 0; i < __cc_allocation_count; i++) {
         __cc_allocation& a = __cc_allocations[i];
         if (p >= a.base && p < a.base + a.bytes) {
@@ -2889,8 +2889,8 @@ __CC_SCOPED_ATOMICS(atomicXor) __CC_SCOPED_ATOMICS(atomicCAS)
 #define __stcg(p, v) ((void)(*(p) = (v)))
 #define __stcs(p, v) ((void)(*(p) = (v)))
 #define __stwt(p, v) ((void)(*(p) = (v)))
-#define __threadfence() (__cc_sanitizing ? __cc_note_fence() : __cc_parallel ? __atomic_thread_fence(__ATOMIC_SEQ_CST) : (void)0)  // blocks on other workers
-#define __threadfence_block() (__cc_sanitizing ? __cc_note_block_fence() : (void)0)  // (a block runs on one worker)
+#define __threadfence() (__cc_sanitizing ? __cc_note_fence(true) : __cc_parallel ? __atomic_thread_fence(__ATOMIC_SEQ_CST) : (void)0)  // blocks on other workers
+#define __threadfence_block() (__cc_sanitizing ? __cc_note_fence(false) : (void)0)  // (a block runs on one worker)
 #define __threadfence_system() __threadfence()
 #define clock64() ((long long)__cc_now_ns())
 #define clock() ((long long)__cc_now_ns())

@@ -431,21 +431,29 @@ _TYPE_WORDS = (_INTEGER_WORDS | _QUALIFIERS | {"float", "double", "bool", "void"
                | set(VECTOR_TYPES) | set(HALF_TYPES))
 
 
+def _common(values: set):
+    """The one value of `values`, or None (none, several, or None among them)."""
+    return next(iter(values)) if len(values) == 1 else None
+
+
+def _element_dtype(name: str) -> tuple[str | None, int]:
+    """NumPy dtype and lanes of a C type's canonical name: 'float4' → ('float32', 4); None for a
+    struct, or a type only the compiler knows."""
+    if name in SCALAR_DTYPES:
+        return SCALAR_DTYPES[name], 1
+    return VECTOR_TYPES.get(name) or HALF_TYPES.get(name) or (None, 1)
+
+
 def _item_bytes(words: list[str]) -> int | None:
     """Bytes of one element of a C type spelled in words (`unsigned char`, `float4`, `__half`), or
     None for a type this module does not size (a struct)."""
     import numpy as np
 
     words = [w for w in words if w not in _QUALIFIERS]
-    name = _type_name(words) if words else ""
-    if name in SCALAR_DTYPES:
-        return np.dtype(SCALAR_DTYPES[name]).itemsize
-    if name in VECTOR_TYPES:
-        dtype, lanes = VECTOR_TYPES[name]
-        return np.dtype(dtype).itemsize * lanes
-    if name in HALF_TYPES:
-        return 2 * HALF_TYPES[name][1]
-    return None
+    dtype, lanes = _element_dtype(_type_name(words) if words else "")
+    if dtype is None:
+        return None
+    return lanes * (2 if dtype == "bfloat16" else np.dtype(dtype).itemsize)  # (NumPy has no bfloat16)
 
 
 def _type_name(words: list[str]) -> str:
@@ -536,7 +544,7 @@ class Source:
     not_extern_c: set[str]  # __global__ functions without extern "C"
     uses_barriers: bool
     dynamic_shared: list[str]  # names of extern __shared__ arrays
-    dynamic_shared_items: dict = field(default_factory=dict)  # name → bytes of its declared element (known types)
+    dynamic_shared_item: int | None = None  # bytes of their declared element, where they all agree on a known type
     cpu_text: str = ""  # the rewritten source the CPU backend compiles
     trace_text: str = ""  # the same with every `if` condition reported (kernel.profile's build)
     lines: list[str] = field(default_factory=list)
@@ -552,6 +560,11 @@ class Source:
     unsupported_of: dict = field(default_factory=dict)  # function → (spelling, line, what, instead)
     fiber_functions: set = field(default_factory=set)  # functions that reach a barrier or warp call
     constants: dict = field(default_factory=dict)  # `#define TILE 16` and -D options, for __launch_bounds__
+
+    @property
+    def dynamic_shared_name(self) -> str:
+        """How messages name the extern __shared__ arrays: 'smem', or 'xs / ys' (one memory)."""
+        return " / ".join(self.dynamic_shared)
 
     def kernel(self, name: str) -> Kernel:
         """The kernel called ``name``, or a CompileError saying what the source defines."""
@@ -774,6 +787,9 @@ class _RawParam:
     rows: str = ""  # `float A[N][M]` (complex only for that): "[M]", the row type's extents (A is a float (*)[M])
 
 
+_NOT_ROWS = {"&", "&&", "(", "::", "...", "."}  # in a parameter's type: not a pointer to rows
+
+
 def _parse_param(tokens: list[Token], source: str) -> _RawParam | None:
     if not tokens or (len(tokens) == 1 and tokens[0].text == "void"):
         return None
@@ -797,32 +813,31 @@ def _parse_param(tokens: list[Token], source: str) -> _RawParam | None:
             texts = texts[:a] + texts[b + 1:]
     complex_ = ("&" in texts or "&&" in texts or "(" in texts or texts.count("[") > 1 or "::" in texts
                 or "..." in texts or "." in texts)
+    # Rows: `float A[N][M]` or `float (*A)[M]`, a pointer to rows of M floats (the type is otherwise
+    # a plain one); rows is "[M]", the text of the extents after the first.
+    def extents_end(k: int) -> int:  # the end of the `[...][...]` that starts at tokens[k]
+        while k < len(tokens) and texts[k] == "[":
+            k = _matching(tokens, k) + 1
+        return k
+
     rows = ""
-    if complex_ and "(" in texts:  # `float (*A)[N]`, a pointer to rows, written as one
+    if complex_ and "(" in texts:  # `float (*A)[N]`
         k = texts.index("(")
         name_at = k + 2
         while name_at < len(texts) and texts[name_at] in _QUALIFIERS:  # `(* __restrict__ A)`
             name_at += 1
         if texts[k + 1:k + 2] == ["*"] and name_at + 2 < len(texts) and tokens[name_at].kind == "ident" \
-                and texts[name_at + 1] == ")" and texts[name_at + 2] == "[":
-            after = name_at + 2
-            while after < len(tokens) and texts[after] == "[":
-                after = _matching(tokens, after) + 1
-            if after == len(tokens) and not {"&", "&&", "::", "...", "."} & set(texts[:k]) and "(" not in texts[:k]:
-                rows = source[tokens[name_at + 2].start:tokens[-1].end]
-                tokens = tokens[:k] + [tokens[k + 1], tokens[name_at]]
-                texts = [t.text for t in tokens]
+                and texts[name_at + 1] == ")" and texts[name_at + 2] == "[" \
+                and extents_end(name_at + 2) == len(tokens) and not _NOT_ROWS & set(texts[:k]):
+            rows = source[tokens[name_at + 2].start:tokens[-1].end]
+            tokens = tokens[:k] + [tokens[k + 1], tokens[name_at]]
+            texts = [t.text for t in tokens]
     array = "[" in texts
     if array:
         first = texts.index("[")
-        groups, k = [], first
-        while k < len(tokens) and texts[k] == "[":
-            close = _matching(tokens, k)
-            groups.append((k, close))
-            k = close + 1
-        others = texts[:first]
-        if len(groups) > 1 and k == len(tokens) and not {"&", "&&", "(", "::", "...", "."} & set(others):
-            rows = source[tokens[groups[1][0]].start:tokens[groups[-1][1]].end]
+        second = _matching(tokens, first) + 1
+        if second < len(tokens) and extents_end(second) == len(tokens) and not _NOT_ROWS & set(texts[:first]):
+            rows = source[tokens[second].start:tokens[-1].end]
         tokens = tokens[:first]
         texts = texts[:first]
     name = texts[-1] if len(texts) > 1 and tokens[-1].kind == "ident" and texts[-1] not in _TYPE_WORDS else None
@@ -906,14 +921,7 @@ def _kernel_param(raw: _RawParam, aliases, kernel: str, types: set) -> tuple[Par
         if not pointer:
             return None, f"{where} is void"
         return Param(raw.name, "void", True, raw.const_elements, None, cpp_type="void"), None
-    if canonical in SCALAR_DTYPES:
-        dtype, lanes = SCALAR_DTYPES[canonical], 1
-    elif canonical in VECTOR_TYPES:
-        dtype, lanes = VECTOR_TYPES[canonical]
-    elif canonical in HALF_TYPES:
-        dtype, lanes = HALF_TYPES[canonical]
-    else:
-        dtype, lanes = None, 1  # a struct, or a type only the compiler knows: raw memory
+    dtype, lanes = _element_dtype(canonical)  # (no dtype: a struct, passed as raw memory)
     return Param(raw.name, spelled, pointer, raw.const_elements, dtype, lanes, cpp, raw.rows), None
 
 
@@ -1350,7 +1358,7 @@ def parse(text: str, options=()) -> Source:
         not_extern_c=not_extern_c - set(kernels),
         uses_barriers=any(t.kind == "ident" and t.text in _BARRIERS for t in tokens),
         dynamic_shared=dynamic_shared,
-        dynamic_shared_items={name: _item_bytes(dynamic_lines[name][1].split()) for name in dynamic_shared},
+        dynamic_shared_item=_common({_item_bytes(dynamic_lines[name][1].split()) for name in dynamic_shared}),
         cpu_text=cpu_text,
         trace_text=trace_text,
         lines=original.split("\n"),
@@ -1584,10 +1592,7 @@ def _checked_pointer(raw: _RawParam, text: str, aliases: dict, dependent: bool =
     parameter, `dependent`, drops its const, so that deduction from a checked pointer still works);
     with `double`, `float** p` → `__cc_ptr<float>* p`, what `&q` of a checked pointer q gives, so that
     `swap(&p, &q)` compiles and p keeps its bounds (a kernel's `T**` comes from the host: not so)."""
-    if raw.rows and raw.stars == 1 and not double:  # a kernel's `float A[N][M]`: a checked pointer to rows
-        element = ("const " if raw.const_elements else "") + ("volatile " if raw.volatile else "")
-        return f"__cc_ptr<{element}{' '.join(raw.words)}{raw.rows}> {raw.name or ''}"
-    if raw.complex:
+    if raw.complex and not (raw.rows and not double):  # (a kernel's `float A[N][M]`: a checked pointer to rows)
         return None
     if raw.stars == 2 and double:
         pointer_to_pointer = re.fullmatch(r"(const\s+)?(\w+)\s*\*\s*\*\s*(?:__restrict__\s+)?(\w+)?",
@@ -1599,7 +1604,7 @@ def _checked_pointer(raw: _RawParam, text: str, aliases: dict, dependent: bool =
     if raw.stars != 1 or _resolve(raw.words, aliases) == ["void"]:
         return None
     element = ("const " if raw.const_elements and not dependent else "") + ("volatile " if raw.volatile else "")
-    return f"{'const ' if raw.const_pointer else ''}__cc_ptr<{element}{' '.join(raw.words)}> {raw.name or ''}"
+    return f"{'const ' if raw.const_pointer else ''}__cc_ptr<{element}{' '.join(raw.words)}{raw.rows}> {raw.name or ''}"
 
 
 def _function_pointer_types(tokens: list[Token], text: str, aliases: dict, replace) -> None:
