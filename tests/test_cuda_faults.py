@@ -470,7 +470,7 @@ def test_missing_compiler_says_how_to_install_one(tmp_path, monkeypatch):
     ('asm volatile("membar.gl;");', "asm", "write the operation in CUDA C"),
     ("float v = tex1Dfetch<float>(texture_object, i);", "tex1Dfetch", "plain `const float*` array"),
     ("child<<<1, 32>>>(x);", "<<<...>>>", "launch the second kernel from Python"),
-    ("cooperative_groups::this_grid().sync();", "this_grid", "split the kernel in two"),
+    ("cooperative_groups::this_grid().sync();", "the grid's sync()", "split the kernel in two"),
     ("nvcuda::wmma::fill_fragment(f, 0.0f);", "nvcuda", "ordinary loops"),
     ("curandState s; curand_init(1234, i, 0, &s); x[i] = curand_uniform(&s);", "curand_init",
      "draw the random numbers on the host"),
@@ -492,6 +492,52 @@ extern "C" __global__ void plain(float* x, int n) {{
     x = np.zeros(4, np.float32)
     cuda.RawKernel(source, "plain", backend="cpu")((1,), (4,), (x, 4))  # the other kernel runs
     assert (x == 2).all()
+
+
+GRID_HEAD = "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+
+
+@pytest.mark.parametrize("source, line", [
+    # the group in a variable, its sync several statements later
+    ('extern "C" __global__ void k(float* x) {\n    cg::grid_group g = cg::this_grid();\n'
+     '    x[g.thread_rank()] = 1.0f;\n    x[g.thread_rank()] += 1.0f;\n    x[g.thread_rank()] += 1.0f;\n'
+     '    g.sync();\n    x[0] = 0.0f;\n}', 8),
+    ('extern "C" __global__ void k(float* x) {\n    auto grid = cg::this_grid();\n'
+     '    x[grid.thread_rank()] = 1.0f;\n    cg::sync(grid);\n}', 6),
+    # the group passed to a __device__ function (by reference or by value), which syncs it
+    ('__device__ void step(cg::grid_group& grid, float* x) {\n    x[0] = 1.0f;\n    grid.sync();\n}\n'
+     'extern "C" __global__ void k(float* x) {\n    cg::grid_group g = cg::this_grid();\n    step(g, x);\n}', 5),
+    ('__device__ void step(cg::grid_group grid, float* x) {\n    grid.sync();\n}\n'
+     'extern "C" __global__ void k(float* x) {\n    step(cg::this_grid(), x);\n}', 4),
+])
+def test_a_grid_wide_sync_is_refused_wherever_it_is(source, line):
+    with pytest.raises(cuda.CompileError) as info:
+        cuda.RawKernel(GRID_HEAD + source, "k", backend="cpu")
+    assert f"uses the grid's sync() (line {line})" in str(info.value)
+    assert "split the kernel in two" in str(info.value)
+
+
+def test_a_grid_sync_the_source_does_not_show_is_a_clear_fault_at_run_time():
+    # the group reaches its sync through a template parameter: only the run finds it
+    source = GRID_HEAD + (
+        'template <class Group> __device__ void wait_for(const Group& g) {\n    g.sync();\n}\n'
+        'extern "C" __global__ void k(float* x) {\n    x[threadIdx.x] = 1.0f;\n    wait_for(cg::this_grid());\n}')
+    with pytest.raises(cuda.KernelError) as info:
+        cuda.RawKernel(source, "k", backend="cpu")((2,), (32,), (np.zeros(64, np.float32),))
+    message = str(info.value)
+    assert "reached a grid-wide barrier (grid.sync() of cooperative groups)" in message
+    assert "line 4" in message and "split the kernel in two" in message
+
+
+def test_a_grid_group_that_only_gives_sizes_runs():
+    source = GRID_HEAD + (
+        'extern "C" __global__ void k(unsigned long long* rank, unsigned long long* size) {\n'
+        '    auto grid = cg::this_grid();\n    auto block = cg::this_thread_block();\n'
+        '    rank[grid.thread_rank()] = grid.thread_rank();\n    block.sync();\n'
+        '    if (grid.thread_rank() == 0) *size = grid.size();\n}')
+    rank, size = np.zeros(64, np.uint64), np.zeros(1, np.uint64)
+    cuda.RawKernel(source, "k", backend="cpu")((2,), (32,), (rank, size))
+    assert (rank == np.arange(64)).all() and size[0] == 64
 
 
 def test_kernel_name_must_exist_and_be_extern_c():

@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import CompileError, KernelError, KernelWarning
-from .source import Kernel, Source
+from .source import _GRID_SYNC, Kernel, Source
 
 RUNTIME_HEADER = Path(__file__).with_name("runtime.h")
 MAX_SHARED_BYTES = 48 * 1024  # shared memory a block may use without an opt-in (runtime.h's __CC_MAX_SHARED)
@@ -1461,6 +1461,9 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 + ("the launch fails" if dynamic else "the kernel does not compile ('uses too much shared data')"))
         hint = ("Use smaller tiles (e.g. 32×32 floats is 4 KiB), or one array per purpose: shared memory is "
                 "per block, so size it by the block's threads, not by the whole input.")
+    elif kind == UNSUPPORTED and fault.text == b"grid":  # grid_group::sync()
+        what = "reached a grid-wide barrier (grid.sync() of cooperative groups), which the CPU backend cannot run"
+        hint = f"Instead: {_GRID_SYNC[1]}."
     elif kind == UNSUPPORTED and fault.text:  # a tile size cooperative groups do not allow here
         what = f"calls {fault.text.decode(errors='replace')}, but a tile must be 1, 2, 4, 8, 16 or 32 threads"
         hint = ("Use tiles of up to 32 threads (one warp), or the whole block (this_thread_block()) "

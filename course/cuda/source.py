@@ -707,6 +707,36 @@ def _unsupported_at(tokens: list[Token], i: int):
     return (tok.text, tok.line) + what
 
 
+def _grid_sync(tokens: list[Token], a: int, b: int, params=()) -> Token | None:
+    """The `sync` token where the function body tokens[a:b] syncs the whole grid, or None:
+    `this_grid().sync()`, or `g.sync()` / `cg::sync(g)` of a `grid_group g` (a variable or a
+    parameter) or of `auto g = cg::this_grid();`."""
+    grids = {p.name for p in params if p.name and "grid_group" in p.words}
+    for q in range(a, b):
+        if tokens[q].text == "grid_group":
+            k = q + 1
+            while k < b and tokens[k].text in ("&", "*", "const"):
+                k += 1
+            if k < b and tokens[k].kind == "ident":
+                grids.add(tokens[k].text)
+        elif tokens[q].text == "this_grid":  # `auto g = cg::this_grid();`: the name before the `=`
+            k = q - 1
+            while k > a and (tokens[k].kind == "ident" or tokens[k].text == "::") and tokens[k - 1].text != "=":
+                k -= 1
+            if k > a + 1 and tokens[k - 1].text == "=" and tokens[k - 2].kind == "ident":
+                grids.add(tokens[k - 2].text)
+    for q in range(a + 1, b):
+        if tokens[q].text != "sync":
+            continue
+        before = tokens[q - 1].text
+        if before in (".", "->") and (tokens[q - 2].text in grids or (
+                tokens[q - 2].text == ")" and q >= 4 and tokens[q - 4].text == "this_grid")):
+            return tokens[q]
+        if q + 2 < b and tokens[q + 1].text == "(" and (tokens[q + 2].text in grids or tokens[q + 2].text == "this_grid"):
+            return tokens[q]
+    return None
+
+
 def _matching(tokens: list[Token], i: int) -> int:
     """Index of the bracket closing the one at tokens[i]."""
     pairs = {"(": ")", "[": "]", "{": "}"}
@@ -1120,10 +1150,12 @@ def parse(text: str, options=()) -> Source:
         for m in range(a, b):
             found = _unsupported_at(tokens, m)
             if found and f.name not in unsupported_of:
-                if found[0] in ("this_grid", "grid_group") and not any(
-                        tokens[q].text == "sync" for q in range(m, min(b, m + 12))):
-                    continue  # a grid group that only reports its size is fine
+                if found[0] in ("this_grid", "grid_group"):
+                    continue  # a grid group that only reports its size is fine; its sync is not (below)
                 unsupported_of[f.name] = found
+        grid_sync = _grid_sync(tokens, a, b, f.raws)
+        if grid_sync is not None and (f.name not in unsupported_of or unsupported_of[f.name][1] > grid_sync.line):
+            unsupported_of[f.name] = ("the grid's sync()", grid_sync.line) + _GRID_SYNC
         if f.name in unsupported_of:  # keep the compiler away from what it cannot compile
             replace(tokens[a].start, tokens[b].end, "{ __cc_unsupported_body(); }")
     for tok_index, tok in enumerate(tokens):  # file-scope texture references
