@@ -616,3 +616,98 @@ def test_array_parameters_are_checked_pointers_to_rows(backend, sanitize):
         cuda.RawKernel(ARRAY_PARAMETERS, "MatAdd", backend="cpu", sanitize=sanitize)(
             (1,), (16, 16), (a[:15, :15].copy(), b, np.zeros((16, 16), np.float32)))
     assert "shape (rows, 16)" in str(info.value)
+
+
+# Template __device__ functions declared before the kernel and defined after it, and overloads.
+PROTOTYPES = r"""
+template <typename T> __device__ T total(const T* x, int n);
+template <typename T> __device__ T total(const T* x, const T* y, int n);
+__device__ float first(const float* v);
+
+extern "C" __global__ void sums(const float* x, const float* y, float* out, int n) {
+    if (threadIdx.x == 0) { out[0] = total(x, n); out[1] = total(x, y, n); out[2] = first(y); }
+}
+
+template <typename T> __device__ T total(const T* x, int n) {
+    T s = 0;  // T is float, not const float
+    for (int i = 0; i < n; i++) s += x[i];
+    return s;
+}
+template <typename T> __device__ T total(const T* x, const T* y, int n) { return total(x, n) + total(y, n); }
+__device__ float first(const float* v) { return v[0]; }
+"""
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_template_functions_declared_first_and_overloaded(backend, sanitize):
+    x, y = np.arange(1, 9, dtype=np.float32), np.full(8, 2, np.float32)
+    out = on(backend, np.zeros(3, np.float32))
+    options = {"sanitize": sanitize} if backend == "cpu" else {}
+    kernel = cuda.RawKernel(PROTOTYPES, "sums", backend=backend, **options)
+    kernel((1,), (32,), (on(backend, x), on(backend, y), out, 8))
+    np.testing.assert_array_equal(cuda.asnumpy(out), [36, 52, 2])
+    if backend == "cpu":  # the definitions' accesses are checked, whichever declaration the call found
+        with pytest.raises(cuda.KernelError, match=r"accessed x\[8\], but x has 8 elements") as info:
+            kernel((1,), (32,), (x, y, np.zeros(3, np.float32), 9))
+        assert info.value.line == 12
+
+
+# Array references: `float (&r)[4]` parameters (plain and template), and a row pointer that walks
+# the whole of a 2-D array, as C allows and a GPU does.
+ARRAY_REFERENCES = r"""
+template <int N> __device__ void load(float (&dst)[N], const float* src) {
+    for (int i = 0; i < N; i++) dst[i] = src[i];
+}
+template <typename T, unsigned N> __device__ T sum(const T (&v)[N]) {
+    T s = 0;
+    for (unsigned i = 0; i < N; i++) s += v[i];
+    return s;
+}
+__device__ float corner(const float (&m)[3][3]) { return m[2][2]; }
+__device__ void fill(float (&dst)[4], int count) { for (int i = 0; i < count; i++) dst[i] = 1.0f; }  // BUG when count > 4
+
+extern "C" __global__ void references(const float* x, float* out, int count) {
+    float r[4];
+    load(r, x + 4 * threadIdx.x);
+    float m[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 9}};
+    float ones[4];
+    fill(ones, count);
+    out[threadIdx.x] = sum(r) + corner(m) + ones[0];
+}
+
+extern "C" __global__ void flat_rows(float* out) {
+    __shared__ float s[4][8];
+    float* all = s[0];  // a pointer into the whole array
+    all[threadIdx.x] = (float)threadIdx.x;
+    __syncthreads();
+    float m[2][3] = {{1, 2, 3}, {4, 5, 6}};
+    const float* p = m[0];
+    float t = 0;
+    for (int i = 0; i < 6; i++) t += p[i];
+    out[threadIdx.x] = s[threadIdx.x % 4][threadIdx.x / 4] + t;
+}
+"""
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_array_reference_parameters_and_row_pointers(backend, sanitize):
+    x = np.arange(16, dtype=np.float32)
+    out = on(backend, np.zeros(4, np.float32))
+    options = {"sanitize": sanitize} if backend == "cpu" else {}
+    cuda.RawKernel(ARRAY_REFERENCES, "references", backend=backend, **options)((1,), (4,), (on(backend, x), out, 4))
+    np.testing.assert_array_equal(cuda.asnumpy(out), x.reshape(4, 4).sum(axis=1) + 9 + 1)
+    flat = on(backend, np.zeros(32, np.float32))
+    cuda.RawKernel(ARRAY_REFERENCES, "flat_rows", backend=backend, **options)((1,), (32,), (flat,))
+    t = np.arange(32)
+    np.testing.assert_array_equal(cuda.asnumpy(flat), (t % 4) * 8 + t // 4 + 21)
+    if backend != "cpu":
+        return
+    # the callee's dst[4] is checked against the caller's array
+    with pytest.raises(cuda.KernelError, match=r"accessed ones\[4\], but that dimension of the local array ones has 4") as info:
+        cuda.RawKernel(ARRAY_REFERENCES, "references", backend="cpu", sanitize=sanitize)(
+            (1,), (4,), (x, np.zeros(4, np.float32), 5))
+    assert info.value.line == 11
+    # past the whole 2-D array: caught, counted in the whole array's elements
+    with pytest.raises(cuda.KernelError, match=r"accessed s\[32\] through a pointer into the __shared__ array s, "
+                                               r"which holds 32 4-byte elements"):
+        cuda.RawKernel(ARRAY_REFERENCES, "flat_rows", backend="cpu", sanitize=sanitize)((1,), (33,), (np.zeros(33, np.float32),))

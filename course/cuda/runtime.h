@@ -1554,6 +1554,7 @@ template <class U> struct __cc_is_checked<U, typename std::conditional<false, ty
     : std::true_type {};
 
 template <class E> struct __cc_view;
+template <class A> struct __cc_array_view;
 template <class S> struct __cc_dynamic_shared;
 
 // An argument that is itself a view at an odd offset (x[1:] passed from NumPy) makes a float4
@@ -1710,6 +1711,15 @@ template <class U> struct __cc_element_of<__cc_dynamic_shared<U>> { typedef U ty
 template <class Given, class P>
 using __cc_pick = typename std::conditional<std::is_same<Given, __cc_auto>::value,
     typename std::remove_cv<typename __cc_element_of<typename std::remove_cv<P>::type>::type>::type, Given>::type;
+// (the guard of an overloaded template function's pointer parameters: no numbers)
+template <class P> struct __cc_pointer_like : std::false_type {};
+template <class U> struct __cc_pointer_like<U*> : std::true_type {};
+template <class U> struct __cc_pointer_like<__cc_ptr<U>> : std::true_type {};
+template <class U> struct __cc_pointer_like<__cc_view<U>> : std::true_type {};
+template <class U> struct __cc_pointer_like<__cc_dynamic_shared<U>> : std::true_type {};
+template <> struct __cc_pointer_like<decltype(nullptr)> : std::true_type {};
+template <class P>
+using __cc_if_pointer_like = typename std::enable_if<__cc_pointer_like<typename std::remove_cv<P>::type>::value>::type;
 #define __CC_POINTER_FITS(U, V) \
     static_assert(std::is_convertible<U*, V*>::value, "this argument does not convert to the template function's " \
                   "pointer parameter: a const array (or const pointer) passed for a T* parameter? Declare it const T*")
@@ -1866,15 +1876,20 @@ struct __cc_view {
     const char* name;
     int shared;
     int subscript;  // 0 for the array itself, 1 for tile[i], ...
+    // A row (tile[i]) knows the whole array it lies in: a pointer made from it, `float* p = tile[0];`,
+    // may walk the whole array, as on a GPU (nullptr: the view is the whole array).
+    const void* whole = nullptr;
+    size_t whole_bytes = 0;
 
     __attribute__((always_inline)) void check(long long i) const {
         if (__builtin_expect((size_t)i >= n, 0)) __cc_array_out_of_bounds(name, shared, i, (long long)n, subscript);
     }
     template <class I, __CC_IF_INTEGER(I), class U = E>
     __attribute__((always_inline)) auto operator[](I i) const
-        -> typename std::enable_if<std::is_array<U>::value, __cc_view<typename std::remove_extent<U>::type>>::type {
+        -> typename std::enable_if<std::is_array<U>::value, __cc_array_view<U>>::type {
         check((long long)i);
-        return {p[i], std::extent<U>::value, name, shared, subscript + 1};
+        return __cc_view<typename std::remove_extent<U>::type>{p[i], std::extent<U>::value, name, shared, subscript + 1,
+                                                             whole ? whole : (const void*)p, whole ? whole_bytes : n * sizeof(E)};
     }
     template <class I, __CC_IF_INTEGER(I), class U = E>
     __attribute__((always_inline)) auto operator[](I i) const
@@ -1883,11 +1898,17 @@ struct __cc_view {
         return __cc_element(p + i);
     }
     __attribute__((always_inline)) typename __cc_access_type<E>::type operator*() const { check(0); return __cc_element(p); }
-    __cc_ptr<E> ptr() const { return __cc_ptr<E>(p, 0, n, (const void*)p); }
+    __cc_ptr<E> ptr() const {
+        if (whole) return __cc_ptr<E>(p, (size_t)((const char*)p - (const char*)whole) / sizeof(E), whole_bytes / sizeof(E), whole);
+        return __cc_ptr<E>(p, 0, n, (const void*)p);
+    }
     E* begin() const { return p; }  // `for (float v : arr)`: the loop stays inside the array
     E* end() const { return p + n; }
     typedef typename std::remove_all_extents<E>::type __cc_inner;
     __cc_ptr<__cc_inner> flat() const {  // the whole array as its innermost elements
+        if (whole)
+            return __cc_ptr<__cc_inner>((__cc_inner*)p, (size_t)((const char*)p - (const char*)whole) / sizeof(__cc_inner),
+                                        whole_bytes / sizeof(__cc_inner), whole);
         return __cc_ptr<__cc_inner>((__cc_inner*)p, 0, n * (sizeof(E) / sizeof(__cc_inner)), (const void*)p);
     }
     template <class U, class = typename std::enable_if<std::is_convertible<E*, U*>::value>::type>
@@ -1898,6 +1919,24 @@ struct __cc_view {
     template <class I, __CC_IF_INTEGER(I)>
     __cc_ptr<E> operator+(I i) const { return ptr() + i; }
 };
+// A view whose type knows its array's length, A = E[N]: what __cc_make_view gives, and what a
+// __device__ function's array reference parameter `float (&r)[4]` (or `float (&r)[N]` of a template)
+// becomes, so that r[i] in that function is checked against the array the caller passed.
+template <class A>
+struct __cc_array_view : __cc_view<typename std::remove_extent<A>::type> {
+    typedef typename std::remove_extent<A>::type E;
+    static constexpr size_t N = std::extent<A>::value;
+    __cc_array_view(const __cc_view<E>& v) : __cc_view<E>(v) {
+        if (v.n < N) __cc_array_out_of_bounds(v.name, v.shared, (long long)v.n, (long long)v.n, v.subscript);
+    }
+    template <class B, class = typename std::enable_if<
+        std::is_convertible<typename std::remove_extent<B>::type*, E*>::value && std::extent<B>::value == N>::type>
+    __cc_array_view(const __cc_array_view<B>& v) : __cc_view<E>{v.p, v.n, v.name, v.shared, v.subscript, v.whole, v.whole_bytes} {}
+    __cc_array_view(A& raw) : __cc_view<E>{raw, N, "the array", 0, 0} {}  // (a struct's member array)
+};
+template <class U> struct __cc_element_of<__cc_array_view<U>> { typedef typename std::remove_extent<U>::type type; };
+template <class U> struct __cc_pointer_like<__cc_array_view<U>> : std::true_type {};
+
 // `&x[i][j]` of a local array of arrays: the element's address, bounded by the whole of x.
 template <class E, class T>
 static inline __cc_ptr<T> __cc_address_in(const __cc_view<E>& whole, T* at) {
@@ -1947,7 +1986,7 @@ static inline void __cc_poison_once(void* base, size_t bytes, const char* name, 
 }
 
 template <class E, size_t N>
-static inline __cc_view<E> __cc_make_view(E (&a)[N], const char* name, int shared, int line = __builtin_LINE()) {
+static inline __cc_array_view<E[N]> __cc_make_view(E (&a)[N], const char* name, int shared, int line = __builtin_LINE()) {
     E* p = a;
     if (shared == 0) __cc_local_fits<E, N>(name, line);
     if (shared == 1) {  // 0 a local array, 1 __shared__, 2 __constant__, 3 __device__
@@ -1961,7 +2000,7 @@ static inline __cc_view<E> __cc_make_view(E (&a)[N], const char* name, int share
         __asm__("" : "+r"(p));
 #endif
     }
-    return {p, N, name, shared, 0};
+    return __cc_view<E>{p, N, name, shared, 0};
 }
 
 // `__shared__ int count;` (one variable, not an array) gets the same as an array: 0xFF bytes at
@@ -4258,7 +4297,7 @@ __CC_EXPORT void __cc_release_memory() {
 #define printf(...) __cc_printf(__VA_ARGS__)
 // memset/memcpy in a kernel write (and read) memory too: n bytes from a checked pointer must lie
 // inside its array (the fault names the last element they reach), and the sanitizer hears of it.
-template <class P>
+template <class P, class = typename std::enable_if<!__cc_is_checked<P>::value>::type>
 __attribute__((always_inline)) static inline void __cc_check_span(const P&, size_t) {}  // a raw pointer
 template <class T>
 __attribute__((always_inline)) static inline void __cc_check_span(const __cc_ptr<T>& p, size_t n) {

@@ -14,7 +14,13 @@ before compiling the source as C++ after ``runtime.h``:
   so every access through a pointer derived from an argument array is bounds-checked (structs
   whose bytes come from the host, as kernel parameters or ``__constant__`` variables, keep
   their layout);
-- ``__shared__``, local and file-scope ``__constant__``/``__device__`` arrays get a checked view;
+- ``__shared__``, local and file-scope ``__constant__``/``__device__`` arrays get a checked view,
+  and so does a ``__device__`` function's array reference parameter (``float (&r)[4]``, or
+  ``T (&r)[N]`` of a template); a pointer made from a row, ``float* p = tile[0];``, keeps the
+  whole array's bounds, as on a GPU;
+- a template ``__device__`` function's ``T*`` parameters take any pointer-like argument and
+  deduce ``T`` without its ``const``; its prototype, if any, gets the same rewrite, and each
+  overload its own;
 - every access is wrapped for the sanitizer (``s[i] = v`` → ``__cc_w(s[i]) = v``), the uses of
   references included;
 - ``extern __shared__ float s[];`` becomes the launch's dynamic shared memory;
@@ -707,6 +713,16 @@ def _unsupported_at(tokens: list[Token], i: int):
     return (tok.text, tok.line) + what
 
 
+def _same_signature(f: "_Function", g: "_Function") -> bool:
+    """Whether f and g declare one function (a prototype and its definition, say): the same
+    template parameters (kinds) and the same parameter types, whatever their names."""
+    def shape(h):
+        return (bool(h.template_angles), tuple(h.template_kinds), len(h.raws),
+                tuple((r.stars, r.const_elements, r.reference, r.complex,
+                       tuple(h.template.index(w) if w in h.template else w for w in r.words)) for r in h.raws))
+    return shape(f) == shape(g)
+
+
 def _grid_sync(tokens: list[Token], a: int, b: int, params=()) -> Token | None:
     """The `sync` token where the function body tokens[a:b] syncs the whole grid, or None:
     `this_grid().sync()`, or `g.sync()` / `cg::sync(g)` of a `grid_group g` (a variable or a
@@ -1227,37 +1243,52 @@ def parse(text: str, options=()) -> Source:
         # class T = __cc_pick<__cc_given_T, __cc_P0>> T sum(__cc_P0 __cc_a_x, int n)`, and the body
         # starts with `__cc_ptr<const T> x = __cc_pointer_from<const T>(__cc_a_x);`. An explicit
         # `sum<float>(x)` gives T, which the argument then need not match exactly (a const one).
+        # A prototype and the definition after it get the same rewrite (the template arguments'
+        # defaults only in the first); overloads each get their own, and a guard that keeps a
+        # call away from an overload whose pointer parameter would get a number.
         generic = {}  # parameter position → (the parameter's type name, T)
-        if f.template_angles and not f.is_global and f.body and sum(g.name == f.name for g in functions) == 1 \
+        same_name = [g for g in functions if g.name == f.name]
+        declarations = [g for g in same_name if _same_signature(g, f)]
+        if f.template_angles and not f.is_global and any(g.body for g in declarations) \
                 and not any(t.text == "..." for t in tokens[f.template_angles[0]:f.template_angles[1]]):
             for position, raw in enumerate(f.raws):
-                if raw.stars == 1 and not raw.complex and not raw.reference and raw.name \
+                if raw.stars == 1 and not raw.complex and not raw.reference and (raw.name or not f.body) \
                         and len(raw.words) == 1 and raw.words[0] in f.template \
                         and f.template_kinds[f.template.index(raw.words[0])] == "type":
                     generic[position] = (f"__cc_P{position}", raw.words[0])
         if generic:
             opening, closing = f.template_angles
+            first_declaration = declarations[0] is f
             elements = list(dict.fromkeys(t for _, t in generic.values()))
             for q in range(opening + 1, closing):
                 if tokens[q].text in elements and tokens[q - 1].text in ("class", "typename"):
-                    default = "" if tokens[q + 1].text == "=" else " = __cc_auto"
+                    default = "" if tokens[q + 1].text == "=" or not first_declaration else " = __cc_auto"
                     replace(tokens[q].start, tokens[q].end, f"__cc_given_{tokens[q].text}{default}")
             # T comes from the first parameter of type T* that has no default (`T* also = nullptr`
             # may be left out: its type is then std::nullptr_t)
             first = {t: min(((bool(f.raws[k].default), name) for k, (name, u) in generic.items() if u == t))[1]
                      for t in elements}
+            guard = "".join(f", class = __cc_if_pointer_like<{name}>" for name, _ in generic.values()) \
+                if len(same_name) > len(declarations) else ""
             replace(tokens[closing].start, tokens[closing].start,
-                    "".join(f", class {name}" + (" = decltype(nullptr)" if f.raws[k].default else "")
+                    "".join(f", class {name}" + (" = decltype(nullptr)" if f.raws[k].default and first_declaration
+                                                 else "")
                             for k, (name, _) in generic.items())
-                    + "".join(f", class {t} = __cc_pick<__cc_given_{t}, {first[t]}>" for t in elements))
+                    + "".join(f", class {t}" + (f" = __cc_pick<__cc_given_{t}, {first[t]}>" if first_declaration
+                                                else "") for t in elements)
+                    + (guard if first_declaration else ", class" * guard.count(", class")))
             starts = []
             for position, (name, t) in generic.items():
                 raw = f.raws[position]
+                if not f.body:
+                    replace(raw.start, raw.end, name)
+                    continue
                 replace(raw.start, raw.end, f"{name} __cc_a_{raw.name}")
                 element = ("const " if raw.const_elements else "") + ("volatile " if raw.volatile else "") + t
                 starts.append(f" {'const ' if raw.const_pointer else ''}__cc_ptr<{element}> {raw.name} = "
                               f"__cc_pointer_from<{element}>(__cc_a_{raw.name});")
-            replace(tokens[f.body[0]].end, tokens[f.body[0]].end, "".join(starts))
+            if f.body:
+                replace(tokens[f.body[0]].end, tokens[f.body[0]].end, "".join(starts))
         for position, raw in enumerate(f.raws):
             new = None if position in generic else _checked_pointer(
                 raw, text, aliases, dependent=any(w in f.template for w in raw.words), double=not f.is_global)
@@ -1624,6 +1655,14 @@ def _checked_pointer(raw: _RawParam, text: str, aliases: dict, dependent: bool =
     parameter, `dependent`, drops its const, so that deduction from a checked pointer still works);
     with `double`, `float** p` → `__cc_ptr<float>* p`, what `&q` of a checked pointer q gives, so that
     `swap(&p, &q)` compiles and p keeps its bounds (a kernel's `T**` comes from the host: not so)."""
+    array_reference = re.fullmatch(r"((?:const\s+|volatile\s+)*[\w\s:<>,]*?\w)\s*\(\s*&\s*(\w+)\s*\)\s*((?:\[[^\]]+\]\s*)+)",
+                                   text[raw.start:raw.end].strip())
+    if raw.complex and double and array_reference:  # a __device__ function's `float (&r)[4]`: a view of r
+        element, name, extents = array_reference.groups()
+        extents = re.sub(r"\s+", "", extents)
+        if dependent:  # `const T (&v)[N]`: T is deduced from a view of float, not of const float
+            element = re.sub(r"\bconst\s+", "", element)
+        return f"__cc_array_view<{element}{extents}> {name}"
     if raw.complex and not (raw.rows and not double):  # (a kernel's `float A[N][M]`: a checked pointer to rows)
         return None
     if raw.stars == 2 and double:
