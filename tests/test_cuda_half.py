@@ -96,3 +96,30 @@ def test_a_half_array_passed_as_float_pointer_is_a_type_error(backend):
     with pytest.raises(TypeError, match=r"parameter 'x' \(const float\* x\): needs float32 elements, but the array "
                                         r"holds float16 .*__half\* x"):
         cuda.RawKernel(SOURCE, "float_kernel", backend=backend)((1,), (8,), (x, on(backend, np.zeros(8, np.float32)), 8))
+
+
+OWN_HALF = r"""
+__device__ int calls;
+__device__ float half(float v) { return 0.5f * v; }
+__device__ float2 half2(float2 v) { return make_float2(half(v.x), half(v.y)); }
+extern "C" __global__ void halve(float* x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float2 both = half2(make_float2(x[i], 1.0f));
+    if (i < n) x[i] = both.x + both.y;
+    printf("%s", i == 0 ? "half\n" : "");
+}
+"""
+
+
+def test_a_source_without_cuda_fp16_may_name_its_own_functions_half(backend, capfd):
+    # (cuda_fp16.h's `half` type exists only where the source includes it, on a GPU)
+    x = on(backend, np.arange(4, dtype=np.float32))
+    cuda.RawKernel(OWN_HALF, "halve", backend=backend)((1,), (4,), (x, 4))
+    if backend == "cupy":
+        cuda.synchronize()
+    np.testing.assert_array_equal(cuda.asnumpy(x), np.arange(4) / 2 + 0.5)
+    assert "half" in capfd.readouterr().out  # string literals keep the word
+    if backend == "cpu":  # a compile error says `half`, as the learner wrote it
+        with pytest.raises(cuda.CompileError) as info:
+            cuda.RawKernel(OWN_HALF.replace("return 0.5f * v;", "return 0.5f * w;"), "halve", backend="cpu").compile()
+        assert "float half(float)" in str(info.value) and "__cc_" not in str(info.value)

@@ -314,6 +314,7 @@ def _clean_compiler_output(text: str, build_dir: str, header_dir: Path | None = 
         if folder:
             text = text.replace(folder + os.sep, "").replace(folder, "")
     text = re.sub(r"__cc_ptr<(.+?)>", r"\1*", text)  # checked pointers are plain pointers to the learner
+    text = text.replace("__cc_user_", "")  # the source's own `half` (source._own_half_names)
     lines, warning = [], False
     for ln in text.splitlines():  # errors only: a warning, with its notes and quoted lines, is left out
         if re.match(r"\S+:\d+:\d+: warning:", ln):

@@ -321,7 +321,41 @@ def _prepare(text: str, defines: dict) -> str:
     """The source the rewrite reads: the same lines, with the macros that hide memory accesses
     expanded where they are used, and `__shared__ float a[8], b[8];` split into one declaration
     per array (`__shared__ float a[8]; __shared__ float b[8];`)."""
-    return _split_declarations(_expand_text(text, {}, defines=defines), defines)
+    return _split_declarations(_own_half_names(_expand_text(text, {}, defines=defines)), defines)
+
+
+# cuda_fp16.h's and cuda_bf16.h's short type names, which runtime.h always defines: a source that
+# does not include those headers may use the names for its own functions and variables.
+_HALF_NAMES = {"half": "cuda_fp16.h", "half2": "cuda_fp16.h", "nv_bfloat16": "cuda_bf16.h",
+               "nv_bfloat162": "cuda_bf16.h"}
+
+
+def _own_half_names(text: str) -> str:
+    """`__device__ float half(float v)` (no cuda_fp16.h): the source's own `half` is renamed
+    `__cc_user_half` everywhere, so that it does not clash with runtime.h's type."""
+    if not any(name in text for name in _HALF_NAMES):
+        return text
+    tokens = tokenize(text)
+    included = {m.group(1) for t in tokens if t.kind == "pp"
+                for m in [re.match(r"#\s*include\s*[<\"]([^>\"]+)", t.text)] if m}
+    own, scopes = set(), []  # scopes: per open `{`, whether it opens a namespace or extern "C" block
+    for i, tok in enumerate(tokens):
+        if tok.text == "{":
+            scopes.append(i >= 1 and (tokens[i - 1].text == '"C"' or (i >= 2 and tokens[i - 2].text == "namespace")))
+        elif tok.text == "}":
+            scopes = scopes[:-1]
+        elif tok.text in _HALF_NAMES and _HALF_NAMES[tok.text] not in included and 0 < i < len(tokens) - 1 \
+                and (tokens[i - 1].kind == "ident" or tokens[i - 1].text in ("*", "&")) \
+                and tokens[i + 1].text in ("(", ";", "=", "[", ",") and all(scopes):  # (a file-scope name)
+            own.add(tok.text)
+    if not own:
+        return text
+    out, at = [], 0
+    for tok in tokens:
+        if tok.kind == "ident" and tok.text in own:
+            out += [text[at:tok.start], f"__cc_user_{tok.text}"]
+            at = tok.end
+    return "".join(out) + text[at:]
 
 
 def _split_declarations(text: str, defines: dict) -> str:
