@@ -126,6 +126,14 @@ def test_match_any_and_coalesced_threads(backend):
     np.testing.assert_array_equal(cuda.asnumpy(ranks), expected_ranks)
 
 
+def test_binary_and_labeled_partitions(backend):
+    x = ((np.arange(64) * 7) % 23).astype(np.int32)
+    sums, sizes = on(backend, np.zeros(2, np.int32)), on(backend, np.zeros(3, np.int32))
+    kernel("partitions", backend)((1,), (64,), (on(backend, x), sums, sizes))
+    np.testing.assert_array_equal(cuda.asnumpy(sums), [x[x % 2 == 0].sum(), x[x % 2 == 1].sum()])
+    np.testing.assert_array_equal(cuda.asnumpy(sizes), [np.sum(x % 3 == r) for r in range(3)])
+
+
 def test_lanes_in_a_branch_meet_among_themselves_then_the_whole_warp_meets(backend):
     x = np.array([(7 * k) % 11 - 4 for k in range(64)], dtype=np.int32)  # 5 to 7 positive lanes per warp
     sums, prefix, top = (on(backend, np.zeros(64, np.int32)) for _ in range(3))

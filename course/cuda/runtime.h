@@ -3802,6 +3802,19 @@ struct coalesced_group {
 };
 static inline coalesced_group coalesced_threads(__CC_LINE) { return coalesced_group{__activemask(__cc_line)}; }
 
+// labeled_partition / binary_partition: the lanes of the parent group (a warp's tile or a
+// coalesced group) whose label equals this lane's, met as __match_any_sync meets them.
+static inline unsigned __cc_group_mask(const coalesced_group& g) { return g.__cc_active; }
+template <unsigned N> static inline unsigned __cc_group_mask(const thread_block_tile<N>& g) { return g.__cc_mask(); }
+template <class Parent>
+static inline coalesced_group labeled_partition(const Parent& parent, int label, __CC_LINE) {
+    return coalesced_group{__match_any_sync(__cc_group_mask(parent), label, __cc_line)};
+}
+template <class Parent>
+static inline coalesced_group binary_partition(const Parent& parent, bool predicate, __CC_LINE) {
+    return coalesced_group{__match_any_sync(__cc_group_mask(parent), (int)predicate, __cc_line)};
+}
+
 // The whole grid: its sizes work; its sync needs a GPU (source.py refuses kernels that call it).
 struct grid_group {
     void sync(__CC_LINE) const {  // (reached through a function source.py could not follow: a grid_group& parameter)

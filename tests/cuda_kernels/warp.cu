@@ -116,6 +116,20 @@ extern "C" __global__ void match_and_coalesce(const int* keys, unsigned int* pee
 
 // Inside a branch, the lanes that took it work together (their own mask, a coalesced group
 // whose size need not be a power of two); after the branch the whole warp meets again.
+// The Programming Guide's partitions (sm_70+): a warp's lanes grouped by a predicate or a label.
+extern "C" __global__ void partitions(const int* x, int* sums, int* sizes) {
+    auto block = cg::this_thread_block();
+    auto warp = cg::tiled_partition<32>(block);
+    int v = x[block.thread_rank()];
+    bool odd = v & 1;
+    auto halves = cg::binary_partition(warp, odd);
+    int s = cg::reduce(halves, v, cg::plus<int>());
+    if (halves.thread_rank() == 0) atomicAdd(&sums[odd], s);
+    halves.sync();
+    auto same = cg::labeled_partition(warp, v % 3);
+    if (same.thread_rank() == 0) atomicAdd(&sizes[v % 3], (int)same.num_threads());
+}
+
 extern "C" __global__ void branch_groups_then_the_warp(const int* x, int* sums, int* prefix, int* top) {
     int t = threadIdx.x, v = x[t];
     sums[t] = prefix[t] = -1;
