@@ -134,6 +134,15 @@ def test_binary_and_labeled_partitions(backend):
     np.testing.assert_array_equal(cuda.asnumpy(sizes), [np.sum(x % 3 == r) for r in range(3)])
 
 
+def test_invoke_one_and_the_grids_ranks(backend):
+    counter, slots = on(backend, np.zeros(2, np.int32)), on(backend, np.zeros(4 * 64, np.int32))
+    ranks = on(backend, np.zeros(4, np.uint64))
+    kernel("one_for_the_warp", backend)((2, 2), (64,), (counter, slots, ranks))
+    assert sorted(cuda.asnumpy(slots)) == list(range(256))  # one atomicAdd per warp hands out distinct slots
+    np.testing.assert_array_equal(cuda.asnumpy(counter), [256, 8])  # 8 warps, one call each
+    np.testing.assert_array_equal(cuda.asnumpy(ranks), [400, 400, 401, 401])
+
+
 def test_lanes_in_a_branch_meet_among_themselves_then_the_whole_warp_meets(backend):
     x = np.array([(7 * k) % 11 - 4 for k in range(64)], dtype=np.int32)  # 5 to 7 positive lanes per warp
     sums, prefix, top = (on(backend, np.zeros(64, np.int32)) for _ in range(3))

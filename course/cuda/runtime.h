@@ -3829,10 +3829,29 @@ struct grid_group {
         return (unsigned long long)gridDim.x * gridDim.y * gridDim.z * blockDim.x * blockDim.y * blockDim.z;
     }
     unsigned long long num_threads() const { return size(); }
+    unsigned long long block_rank() const {
+        return blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
+    }
+    unsigned long long num_blocks() const { return (unsigned long long)gridDim.x * gridDim.y * gridDim.z; }
+    dim3 block_index() const { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
+    dim3 dim_blocks() const { return gridDim; }
     dim3 group_dim() const { return gridDim; }
     bool is_valid() const { return false; }
 };
 static inline grid_group this_grid() { return grid_group(); }
+
+// invoke_one (CUDA 12): one thread of the group (here its rank 0) calls fn; invoke_one_broadcast
+// gives its result to every thread of the group (a warp's tile or a coalesced group).
+template <class Group, class Fn, class... Args>
+static inline void invoke_one(const Group& g, Fn&& fn, Args&&... args) {
+    if (g.thread_rank() == 0) fn(static_cast<Args&&>(args)...);
+}
+template <class Group, class Fn, class... Args>
+static inline auto invoke_one_broadcast(const Group& g, Fn&& fn, Args&&... args) -> decltype(fn(static_cast<Args&&>(args)...)) {
+    decltype(fn(static_cast<Args&&>(args)...)) result{};
+    if (g.thread_rank() == 0) result = fn(static_cast<Args&&>(args)...);
+    return g.shfl(result, 0);
+}
 
 template <class G> static inline void sync(const G& g, __CC_LINE) { g.sync(__cc_line); }
 

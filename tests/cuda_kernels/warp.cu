@@ -130,6 +130,16 @@ extern "C" __global__ void partitions(const int* x, int* sums, int* sizes) {
     if (same.thread_rank() == 0) atomicAdd(&sizes[v % 3], (int)same.num_threads());
 }
 
+// CUDA 12's invoke_one: one lane of the warp takes 32 slots for all of them; and the grid's ranks.
+extern "C" __global__ void one_for_the_warp(int* counter, int* slots, unsigned long long* ranks) {
+    auto warp = cg::tiled_partition<32>(cg::this_thread_block());
+    cg::grid_group grid = cg::this_grid();
+    int base = cg::invoke_one_broadcast(warp, [&]() -> int { return atomicAdd(counter, 32); });
+    slots[grid.thread_rank()] = base + warp.thread_rank();
+    cg::invoke_one(cg::coalesced_threads(), [](int* c) { atomicAdd(c, 1); }, counter + 1);
+    if (threadIdx.x == 0) ranks[grid.block_rank()] = grid.num_blocks() * 100 + grid.block_index().y;
+}
+
 extern "C" __global__ void branch_groups_then_the_warp(const int* x, int* sums, int* prefix, int* top) {
     int t = threadIdx.x, v = x[t];
     sums[t] = prefix[t] = -1;
