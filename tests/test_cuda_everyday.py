@@ -519,6 +519,49 @@ def test_simd_within_a_word_intrinsics():
     assert hex(out[-2]) == hex(_simd_reference("vabsdiffs", a, 0, 8))  # __vabs4(a) = |a - 0| per byte
 
 
+PACKED = r"""
+extern "C" __global__ void packed(const int* a, const int* b, int* dp, unsigned* udp, unsigned long long* wide,
+                                  float* bessel, int* spaces) {
+    int i = threadIdx.x;
+    dp[i] = __dp4a(a[i], b[i], 7);
+    udp[i] = __dp4a((unsigned)a[i], (unsigned)b[i], 7u);
+    dp[32 + i] = __dp2a_lo(a[i], b[i], 0);
+    dp[64 + i] = __dp2a_hi(a[i], b[i], 0);
+    char4 ca = make_char4(1, -2, 3, -4), cb = make_char4(5, 6, -7, 8);
+    if (i == 0) {
+        dp[96] = __dp4a(ca, cb, 0);
+        wide[0] = __umul64hi(0xFFFFFFFFFFFFFFFFull, 3ull);
+        wide[1] = (unsigned long long)__mul64hi(-4ll, 0x4000000000000000ll);
+        bessel[0] = cyl_bessel_i0f(1.0f);
+        bessel[1] = __ll2float_rn(-(1ll << 40));
+    }
+    __shared__ float tile[32];
+    float mine[2] = {0, 0};
+    tile[i] = mine[i % 2];
+    spaces[i] = __isShared(&tile[i]) * 100 + __isGlobal(&a[i]) * 10 + __isLocal(&mine[0]);
+}
+"""
+
+
+def test_packed_dot_products_wide_multiplies_and_address_spaces():
+    rng = np.random.default_rng(3)
+    a, b = (rng.integers(-2**31, 2**31, 32, dtype=np.int64).astype(np.int32) for _ in range(2))
+    dp, udp = np.zeros(97, np.int32), np.zeros(32, np.uint32)
+    wide, bessel, spaces = np.zeros(2, np.uint64), np.zeros(2, np.float32), np.zeros(32, np.int32)
+    cuda.RawKernel(PACKED, "packed", backend="cpu")((1,), (32,), (a, b, dp, udp, wide, bessel, spaces))
+    sa, sb = a.view(np.int8).reshape(32, 4).astype(np.int64), b.view(np.int8).reshape(32, 4).astype(np.int64)
+    ua, ub = a.view(np.uint8).reshape(32, 4).astype(np.int64), b.view(np.uint8).reshape(32, 4).astype(np.int64)
+    np.testing.assert_array_equal(dp[:32], ((sa * sb).sum(1) + 7).astype(np.int32))
+    np.testing.assert_array_equal(udp, ((ua * ub).sum(1) + 7).astype(np.uint32))
+    halves = a.view(np.int16).reshape(32, 2).astype(np.int64)
+    np.testing.assert_array_equal(dp[32:64], (halves * sb[:, :2]).sum(1).astype(np.int32))
+    np.testing.assert_array_equal(dp[64:96], (halves * sb[:, 2:]).sum(1).astype(np.int32))
+    assert dp[96] == 1 * 5 - 2 * 6 - 3 * 7 - 4 * 8
+    assert wide.tolist() == [2, (2**64 - 1)]  # high words of (2^64 - 1) * 3 and of -4 * 2^62 (= -1 as unsigned)
+    assert bessel[0] == pytest.approx(1.2660659) and bessel[1] == -2.0**40
+    assert (spaces == 111).all()
+
+
 DECLARATORS = r"""
 extern "C" __global__ void declarators(float* x, int n) {
     __shared__ float s[4][8];

@@ -2916,6 +2916,53 @@ __CC_SCOPED_ATOMICS(atomicXor) __CC_SCOPED_ATOMICS(atomicCAS)
 #define __umulhi(a, b) ((unsigned int)(((unsigned long long)(unsigned int)(a) * (unsigned int)(b)) >> 32))
 #define __sad(a, b, c) ((unsigned int)((a) > (b) ? (a) - (b) : (b) - (a)) + (unsigned int)(c))
 #define __usad(a, b, c) __sad((unsigned int)(a), (unsigned int)(b), c)
+#define __mul64hi(a, b) ((long long)(((__int128)(long long)(a) * (long long)(b)) >> 64))
+#define __umul64hi(a, b) ((unsigned long long)(((unsigned __int128)(unsigned long long)(a) * (unsigned long long)(b)) >> 64))
+#define __ll2float_rn(x) ((float)(long long)(x))
+#define __ull2float_rn(x) ((float)(unsigned long long)(x))
+#define __ll2double_rn(x) ((double)(long long)(x))
+#define __ull2double_rn(x) ((double)(unsigned long long)(x))
+#define cyl_bessel_i0f(x) ((float)std::cyl_bessel_i(0.0, (double)(x)))
+#define cyl_bessel_i1f(x) ((float)std::cyl_bessel_i(1.0, (double)(x)))
+#define cyl_bessel_i0(x) std::cyl_bessel_i(0.0, (double)(x))
+#define cyl_bessel_i1(x) std::cyl_bessel_i(1.0, (double)(x))
+// Dot products of packed 8-bit (and 16-bit) integers, with a 32-bit accumulator (sm_61+): the
+// int8 inference instruction of notebook 08's quantization.
+static inline int __cc_byte(unsigned v, int k, bool is_signed) {
+    return is_signed ? (int)(signed char)(v >> (8 * k)) : (int)((v >> (8 * k)) & 0xffu);
+}
+static inline int __cc_dp4a(unsigned a, unsigned b, bool is_signed) {
+    int s = 0;
+    for (int k = 0; k < 4; k++) s += __cc_byte(a, k, is_signed) * __cc_byte(b, k, is_signed);
+    return s;
+}
+static inline int __dp4a(int a, int b, int c) { return (int)((unsigned)__cc_dp4a((unsigned)a, (unsigned)b, true) + (unsigned)c); }
+static inline unsigned int __dp4a(unsigned int a, unsigned int b, unsigned int c) { return (unsigned)__cc_dp4a(a, b, false) + c; }
+static inline int __dp4a(char4 a, char4 b, int c) { return __dp4a(__cc_bits<int>(a), __cc_bits<int>(b), c); }
+static inline unsigned int __dp4a(uchar4 a, uchar4 b, unsigned int c) {
+    return __dp4a(__cc_bits<unsigned int>(a), __cc_bits<unsigned int>(b), c);
+}
+// __dp2a: two 16-bit halves of a times two bytes of b (the low two, or the high two), plus c.
+static inline long long __cc_dp2a(unsigned a, unsigned b, bool high, bool is_signed) {
+    long long s = 0;
+    for (int k = 0; k < 2; k++) {
+        long long x = is_signed ? (long long)(short)(a >> (16 * k)) : (long long)((a >> (16 * k)) & 0xffffu);
+        s += x * __cc_byte(b, k + (high ? 2 : 0), is_signed);
+    }
+    return s;
+}
+static inline int __dp2a_lo(int a, int b, int c) { return (int)((unsigned)__cc_dp2a((unsigned)a, (unsigned)b, false, true) + (unsigned)c); }
+static inline int __dp2a_hi(int a, int b, int c) { return (int)((unsigned)__cc_dp2a((unsigned)a, (unsigned)b, true, true) + (unsigned)c); }
+static inline unsigned int __dp2a_lo(unsigned int a, unsigned int b, unsigned int c) { return (unsigned)__cc_dp2a(a, b, false, false) + c; }
+static inline unsigned int __dp2a_hi(unsigned int a, unsigned int b, unsigned int c) { return (unsigned)__cc_dp2a(a, b, true, false) + c; }
+// Which memory a generic pointer points into. (__constant__ variables count as global here.)
+static inline unsigned int __isShared(const volatile void* p) {
+    const char* c = (const char*)p;
+    return __cc_find_shared_array(p) != nullptr
+           || (__cc_dyn_shared && c >= __cc_dyn_shared && c < __cc_dyn_shared + __cc_dyn_shared_bytes);
+}
+static inline unsigned int __isGlobal(const volatile void* p) { return !__isShared(p) && __cc_find_allocation(p) != nullptr; }
+static inline unsigned int __isLocal(const volatile void* p) { return !__isShared(p) && !__isGlobal(p); }
 #define __ldg(p) (*(p))
 // The other cache-hinted loads and stores (cache global, streaming, last use, volatile; write-back,
 // write-through): one memory here, so a plain load or store.
