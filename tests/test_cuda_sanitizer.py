@@ -1296,3 +1296,21 @@ def test_a_handover_through_a_fence_and_a_shared_flag_orders_the_write(variant, 
     with pytest.raises(cuda.KernelError, match=r"data race on shared memory data: thread \(0, 0, 0\) wrote it") as info:
         kernel((1,), (64,), (out, variant))
     assert info.value.thread == (32, 0, 0) and info.value.line == line_of("READ", SHARED_HANDOVER)
+
+
+BYTES = r"""
+extern "C" __global__ void bytes(float* x, int n, int step) {
+    int i = threadIdx.x;
+    unsigned char* b = (unsigned char*)x;
+    if (i < 4 * n) b[i / step] = (unsigned char)(i + 1);  // BUG when step is 2: two threads per byte
+}
+"""
+
+
+def test_threads_writing_different_bytes_of_one_element_do_not_race():
+    x = np.ones(16, np.float32)
+    cuda.RawKernel(BYTES, "bytes", backend="cpu", sanitize=True)((1,), (64,), (x, 16, 1))
+    assert x.view(np.uint8).tolist() == list(range(1, 65))
+    with pytest.raises(cuda.KernelError, match=r"writes x\[0\], which thread \(0, 0, 0\) also wrote at line 5") as info:
+        cuda.RawKernel(BYTES, "bytes", backend="cpu", sanitize=True)((1,), (64,), (np.ones(16, np.float32), 16, 2))
+    assert info.value.thread == (1, 0, 0)

@@ -1088,6 +1088,40 @@ static inline __cc_global_note* __cc_notes_of(__cc_allocation& a, int k) {
     }
     return a.notes[k];
 }
+// An access to part of an element (`((unsigned char*)x)[i]` over a float array): the notes become
+// finer, one per `unit` bytes, each a copy of its element's, so that threads writing different
+// bytes of one float are no race. (Sanitized launches run on one worker: no one else reads them.)
+static inline void __cc_refine_notes(__cc_allocation& a, size_t offset, size_t size) {
+    size_t unit = a.item;
+    for (size_t v : {size, offset % a.item})
+        if (v) {
+            size_t x = unit, y = v;
+            while (y) { size_t t = x % y; x = y; y = t; }
+            unit = x;  // gcd
+        }
+    if (unit >= a.item) return;
+    size_t factor = a.item / unit, count = a.shadow_count * factor;
+    __cc_enter_unsafe();
+    bool ok = true;
+    __cc_global_note* finer[__CC_NOTE_KINDS] = {};
+    for (int k = 0; k < __CC_NOTE_KINDS && ok; k++)
+        if (a.notes[k]) {
+            finer[k] = (__cc_global_note*)calloc(count, sizeof(__cc_global_note));
+            ok = finer[k] != nullptr;
+            for (size_t j = 0; ok && j < count; j++) finer[k][j] = a.notes[k][j / factor];
+        }
+    if (ok)
+        for (int k = 0; k < __CC_NOTE_KINDS; k++) {
+            free(a.notes[k]);
+            a.notes[k] = finer[k];
+        }
+    else
+        for (int k = 0; k < __CC_NOTE_KINDS; k++) free(finer[k]);
+    __cc_leave_unsafe();
+    if (!ok) return;  // (out of memory: the coarser notes stay)
+    a.item = unit, a.shadow_count = count;
+    a.item_shift = (unit & (unit - 1)) ? -1 : __builtin_ctzll(unit);
+}
 // The unordered access of another thread among slots `k` and `k2` (the last access of a kind, and
 // the one before it by another thread), or null.
 static inline const __cc_global_note* __cc_unordered_in(const __cc_allocation& a, int k, int k2, size_t word,
@@ -1148,6 +1182,7 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
         __cc_fail(__CC_READ_ONLY, 0);
     }
     if (!a.shadow_count) return;
+    if (size < a.item || (a.item_shift >= 0 ? offset & (a.item - 1) : offset % a.item)) __cc_refine_notes(a, offset, size);
     bool same = kind == __CC_WRITE_SAME;
     unsigned me = __cc_tid();
     size_t first = a.item_shift >= 0 ? offset >> a.item_shift : offset / a.item;
