@@ -708,6 +708,8 @@ template <typename T, unsigned N> __device__ T sum(const T (&v)[N]) {
 }
 __device__ float corner(const float (&m)[3][3]) { return m[2][2]; }
 __device__ void fill(float (&dst)[4], int count) { for (int i = 0; i < count; i++) dst[i] = 1.0f; }  // BUG when count > 4
+__device__ void clear(float (&m)[3][3]) { memset(m, 0, sizeof(m)); }  // 36 bytes, not a view's size
+template <int N> __device__ int length(const float (&v)[N]) { return sizeof v / sizeof v[0]; }
 
 extern "C" __global__ void references(const float* x, float* out, int count) {
     float r[4];
@@ -715,7 +717,9 @@ extern "C" __global__ void references(const float* x, float* out, int count) {
     float m[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 9}};
     float ones[4];
     fill(ones, count);
-    out[threadIdx.x] = sum(r) + corner(m) + ones[0];
+    float cleared[3][3];
+    clear(cleared);
+    out[threadIdx.x] = sum(r) + corner(m) + ones[0] + corner(cleared) + length(r);
 }
 
 extern "C" __global__ void flat_rows(float* out) {
@@ -738,7 +742,7 @@ def test_array_reference_parameters_and_row_pointers(backend, sanitize):
     out = on(backend, np.zeros(4, np.float32))
     options = {"sanitize": sanitize} if backend == "cpu" else {}
     cuda.RawKernel(ARRAY_REFERENCES, "references", backend=backend, **options)((1,), (4,), (on(backend, x), out, 4))
-    np.testing.assert_array_equal(cuda.asnumpy(out), x.reshape(4, 4).sum(axis=1) + 9 + 1)
+    np.testing.assert_array_equal(cuda.asnumpy(out), x.reshape(4, 4).sum(axis=1) + 9 + 1 + 0 + 4)
     flat = on(backend, np.zeros(32, np.float32))
     cuda.RawKernel(ARRAY_REFERENCES, "flat_rows", backend=backend, **options)((1,), (32,), (flat,))
     t = np.arange(32)

@@ -1968,6 +1968,7 @@ struct __cc_array_view : __cc_view<typename std::remove_extent<A>::type> {
         std::is_convertible<typename std::remove_extent<B>::type*, E*>::value && std::extent<B>::value == N>::type>
     __cc_array_view(const __cc_array_view<B>& v) : __cc_view<E>{v.p, v.n, v.name, v.shared, v.subscript, v.whole, v.whole_bytes} {}
     __cc_array_view(A& raw) : __cc_view<E>{raw, N, "the array", 0, 0} {}  // (a struct's member array)
+    A& __cc_array() const { return *reinterpret_cast<A*>(this->p); }  // sizeof(r) (source.py): sizeof(A)
 };
 template <class U> struct __cc_element_of<__cc_array_view<U>> { typedef typename std::remove_extent<U>::type type; };
 template <class U> struct __cc_pointer_like<__cc_array_view<U>> : std::true_type {};

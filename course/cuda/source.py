@@ -1323,11 +1323,15 @@ def parse(text: str, options=()) -> Source:
                               f"__cc_pointer_from<{element}>(__cc_a_{raw.name});")
             if f.body:
                 replace(tokens[f.body[0]].end, tokens[f.body[0]].end, "".join(starts))
+        array_views = set()  # `float (&r)[4]` parameters, which became views: sizeof(r) is the array's
         for position, raw in enumerate(f.raws):
+            dependent = any(w in f.template for w in re.findall(r"\w+", text[raw.start:raw.end]))  # T, or [N]
             new = None if position in generic else _checked_pointer(
-                raw, text, aliases, dependent=any(w in f.template for w in raw.words), double=not f.is_global)
+                raw, text, aliases, dependent=dependent, double=not f.is_global)
             if new is not None:
                 replace(raw.start, raw.end, new)  # (a default, `= NULL`, stays where it is, after the span)
+                if new.startswith("__cc_array_view<"):
+                    array_views.add(new.split()[-1])
         if f.body:
             used = [n for n in file_shared if n in bodies.get(f.name, ())]
             scalars = [n for n in file_shared_scalars if n in bodies.get(f.name, ())]
@@ -1336,7 +1340,7 @@ def parse(text: str, options=()) -> Source:
                     [f' auto {n} = __cc_make_view(__cc_raw_{n}, "{n}", 1);' for n in used]
                     + [f' __cc_shared_scalar((void*)&{n}, sizeof {n}, "{n}");' for n in scalars]))
             _rewrite_body(tokens, f, known_types | set(f.template), replace, global_arrays, type_bodies, dangling,
-                          member_arrays)
+                          member_arrays, array_views)
             _note_accesses(tokens, f, replace, references, known_types | set(f.template),
                            set(global_variables) - global_arrays - constant_variables - read_only_variables
                            | set(file_shared_scalars))
@@ -1832,7 +1836,7 @@ def _address_of(tokens: list[Token], dot: int) -> bool:
 
 def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global_arrays=frozenset(),
                   type_bodies: dict | None = None, dangling: list | None = None,
-                  member_arrays: dict | None = None) -> None:
+                  member_arrays: dict | None = None, array_views=frozenset()) -> None:
     """Inside a function body: local pointer variables and pointer casts become checked pointers.
     A `return x;` of a local array x goes into `dangling` (nvcc warns of it too). Each subscript of
     an array member (`acc.v[i]`, `p->m[r][c]`) is checked against its extent."""
@@ -1859,6 +1863,17 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
         if tok.text == "sizeof" and i + 2 < b and tokens[i + 1].text in arrays \
                 and tokens[i + 2].text not in ("[", ".", "->"):  # `sizeof buf`, without parentheses
             replace(tokens[i + 1].start, tokens[i + 1].end, f"__cc_raw_{tokens[i + 1].text}")
+            i += 2
+            continue
+        # sizeof(r) of an array reference parameter `float (&r)[4]` (a view): the array's size too
+        if tok.text == "sizeof" and i + 3 < b and tokens[i + 1].text == "(" and tokens[i + 2].text in array_views \
+                and tokens[i + 3].text == ")":
+            replace(tokens[i + 2].start, tokens[i + 2].end, f"{tokens[i + 2].text}.__cc_array()")
+            i += 4
+            continue
+        if tok.text == "sizeof" and i + 2 < b and tokens[i + 1].text in array_views \
+                and tokens[i + 2].text not in ("[", ".", "->"):
+            replace(tokens[i + 1].start, tokens[i + 1].end, f"({tokens[i + 1].text}.__cc_array())")
             i += 2
             continue
         # `acc.v[i]`: the index checked against v's extent where the struct declares it (__cc_index).
