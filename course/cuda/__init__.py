@@ -26,11 +26,15 @@ What the CPU backend runs (it emulates an sm_80 GPU: ``__CUDA_ARCH__`` is 800):
 - everyday CUDA C: ``<cfloat>``, ``<climits>``, ``<cstdint>``, ``<math_constants.h>``,
   typedefs and ``-D`` types as parameters, structs by value (NumPy structured scalars),
   Fortran-ordered arrays as raw memory, ``float4`` and other casts, templates (a template
-  helper's ``const T*`` or ``volatile T*`` parameter takes any array and deduces ``T`` as nvcc does);
+  helper's ``const T*`` or ``volatile T*`` parameter takes any array and deduces ``T`` as nvcc does,
+  whether the helper is declared before the kernel, defined after it, or overloaded), array
+  reference parameters (``float (&r)[4]``, ``T (&r)[N]``), and integer intrinsics down to
+  ``__dp4a`` and ``__isShared``;
 - warp-level programming with real warp semantics: ``__shfl*_sync`` (with width), votes,
   ``__activemask``, ``__syncwarp``, ``__reduce_*_sync``, ``__match_*_sync``, and cooperative
-  groups (``this_thread_block``, ``tiled_partition``, tile shuffles and votes, ``cg::reduce``,
-  ``thread_group`` parameters that take a block, a tile or ``coalesced_threads()``);
+  groups (``this_thread_block``, ``tiled_partition``, ``labeled_partition``, ``binary_partition``,
+  tile shuffles and votes, ``cg::reduce``, ``invoke_one``, ``thread_group`` parameters that take
+  a block, a tile or ``coalesced_threads()``, and the grid group's sizes and ranks);
 - half precision (``__half``, ``half2``, ``__nv_bfloat16``) rounded exactly as the GPU rounds;
 - ``RawModule(code=..., name_expressions=[...])`` for template kernels and ``get_global`` to
   fill ``__constant__`` memory from the host, as ``cupy.RawModule``.
