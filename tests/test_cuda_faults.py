@@ -360,6 +360,12 @@ def test_wrong_dtype(backend, xp):
         args[0] = torch.ones(4, dtype=torch.float64)
         with pytest.raises(TypeError, match=r"but the tensor holds float64; convert it with t\.to\(torch\.float32\)"):
             launch_all(backend, args)
+        # as on a GPU (torch gives CuPy no __cuda_array_interface__ for it): autograd would not see the kernel
+        args[0] = torch.ones(4, requires_grad=True)
+        with pytest.raises(TypeError, match=r"requires grad cannot go to a kernel.*Pass t\.detach\(\)"):
+            launch_all(backend, args)
+        args[0] = args[0].detach()
+        launch_all(backend, args)
 
 
 def test_wrong_argument_count(backend, xp):

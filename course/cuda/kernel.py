@@ -428,6 +428,10 @@ def _as_array(a):
     if type(a).__module__.split(".")[0] == "torch" and hasattr(a, "numpy"):
         if a.device.type != "cpu":
             raise TypeError("a torch tensor on the GPU cannot go to the CPU backend; pass tensor.cpu()")
+        if a.requires_grad:  # (CuPy refuses it too: torch gives no __cuda_array_interface__ for it)
+            raise TypeError("a torch tensor that requires grad cannot go to a kernel: autograd would not see what "
+                            "the kernel does to it. Pass t.detach() (the same memory), or wrap the kernel in a "
+                            "torch.autograd.Function whose backward says how gradients flow")
         if str(a.dtype) == "torch.bfloat16":
             import torch
 
