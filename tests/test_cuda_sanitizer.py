@@ -1314,3 +1314,54 @@ def test_threads_writing_different_bytes_of_one_element_do_not_race():
     with pytest.raises(cuda.KernelError, match=r"writes x\[0\], which thread \(0, 0, 0\) also wrote at line 5") as info:
         cuda.RawKernel(BYTES, "bytes", backend="cpu", sanitize=True)((1,), (64,), (np.ones(16, np.float32), 16, 2))
     assert info.value.thread == (1, 0, 0)
+
+
+GLOBAL_WARP_REDUCE = r"""
+extern "C" __global__ void reduce(int* g, int* out) {
+    unsigned int tid = threadIdx.x;
+    int* data = g + blockIdx.x * blockDim.x;
+    if (tid < 32) data[tid] += data[tid + 32];
+    __syncthreads();
+    if (tid < 32) {
+        volatile int* v = data;
+STEPS
+    }
+    if (tid == 0) out[blockIdx.x] = data[0];
+}
+extern "C" __global__ void search(const int* x, int n, int target, volatile int* found) {
+    for (int i = threadIdx.x; i < n; i += blockDim.x) {
+        if (*found) return;                       // another thread's store may or may not be seen yet: fine
+        if (x[i] == target) *found = i + 1;
+    }
+}
+"""
+
+
+def test_warp_synchronous_volatile_steps_on_a_global_array_are_races():
+    # The old samples' unrolled last warp, in place in global memory (Cheng's reduceCompleteUnrollWarps8):
+    # a volatile pointer orders nothing between the lanes of a warp since Volta.
+    racy = "\n".join(f"        v[tid] += v[tid + {o}];" for o in (16, 8, 4, 2, 1))
+    with pytest.raises(cuda.KernelError) as info:
+        cuda.RawKernel(GLOBAL_WARP_REDUCE.replace("STEPS", racy), "reduce", backend="cpu", sanitize=True)(
+            (4,), (64,), (np.ones(256, np.int32), np.zeros(4, np.int32)))
+    message = str(info.value)
+    # thread 1's first step writes g[1], which thread 0 read in its last step
+    assert "writes g[1], which thread (0, 0, 0) read at line 13" in message and "no __syncwarp()" in message
+    assert info.value.thread == (1, 0, 0) and info.value.line == 9
+    assert "int t = v[tid + 16]; __syncwarp(); v[tid] += t; __syncwarp();" in message
+    fixed = "\n".join(f"        {{ int t = v[tid + {o}]; __syncwarp(); v[tid] += t; __syncwarp(); }}" for o in (16, 8, 4, 2, 1))
+    out = np.zeros(4, np.int32)
+    cuda.RawKernel(GLOBAL_WARP_REDUCE.replace("STEPS", fixed), "reduce", backend="cpu", sanitize=True)(
+        (4,), (64,), (np.ones(256, np.int32), out))
+    assert (out == 64).all()
+    # every thread bumping one volatile counter: updates are lost (volatile is no atomic)
+    counter = GLOBAL_WARP_REDUCE.replace("STEPS", "").replace("if (x[i] == target) *found = i + 1;", "found[1] += 1;")
+    with pytest.raises(cuda.KernelError, match=r"(?s)updates found\[1\] \(reads it and writes it back\), which thread "
+                                               r"\(0, 0, 0\) also wrote at line 16.*use atomicAdd\(&found\[1\], value\)"):
+        cuda.RawKernel(counter, "search", backend="cpu", sanitize=True)((1,), (64,), (np.ones(64, np.int32), 64, 7,
+                                                                                      np.zeros(2, np.int32)))
+    # a volatile flag that threads of one block set and read is how such flags work: no report
+    found = np.zeros(1, np.int32)
+    cuda.RawKernel(GLOBAL_WARP_REDUCE.replace("STEPS", ""), "search", backend="cpu", sanitize=True)(
+        (1,), (64,), (np.arange(1000, dtype=np.int32), 1000, 700, found))
+    assert found[0] == 701

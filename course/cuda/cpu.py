@@ -842,12 +842,13 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
     if status == INTERRUPTED:
         raise KeyboardInterrupt(f"kernel '{kernel.name}' interrupted")
     if status != OK:
-        raise _explain(module, kernel, fault, time_limit, shared_mem, {**module.variables(), **arrays})
+        raise _explain(module, kernel, fault, time_limit, shared_mem, {**module.variables(), **arrays},
+                       block_dim=tuple(block))
     if fault.length == 2:  # a shuffle read a lane outside its mask: is its undefined value in an array?
         found = _undefined_in(arrays)
         if found:
             fault.kind = WARP_BAD_MASK
-            raise _explain(module, kernel, fault, time_limit, shared_mem, arrays, found)
+            raise _explain(module, kernel, fault, time_limit, shared_mem, arrays, found, block_dim=tuple(block))
     if fault.length == 3 and fault.count >= REPEATED_ELEMENTS:
         warnings.warn(_repeated_message(module, kernel, fault, arrays), KernelWarning, stacklevel=_user_level())
     return records
@@ -1072,9 +1073,10 @@ def _shared_element(fault: _Fault, source: Source, line: int | None) -> str:
 
 
 def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, shared_mem: int,
-             arrays: dict, holder: tuple[str, int] | None = None) -> KernelError:
+             arrays: dict, holder: tuple[str, int] | None = None, block_dim=(1, 1, 1)) -> KernelError:
     """A KernelError whose message says what went wrong, where, and what to try. `holder`: the array
-    element that holds an undefined shuffle result after a plain launch (launch)."""
+    element that holds an undefined shuffle result after a plain launch (launch); `block_dim`: the
+    launch's block."""
     kind, source = fault.kind, module.source
     block, thread = _xyz(fault.block), _xyz(fault.thread)
     line = fault.line or None
@@ -1304,6 +1306,10 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         mine, theirs = (2 if fault.op == 6 else fault.op or 2), fault.other_op or 2
         order = ("with no __syncthreads() between them" if other_block == block
                  else "and blocks run in any order")
+        linear = lambda t: t[0] + t[1] * block_dim[0] + t[2] * block_dim[0] * block_dim[1]
+        same_warp = other_block == block and linear(fault.thread) // 32 == linear(fault.other_thread) // 32
+        if same_warp and fault.mask == 2:
+            order = "with no __syncwarp() (or __syncthreads()) between them"
         if mine == 2 and theirs == 2:
             what = (f"writes {element}, which {who} also wrote{at} in this launch, without an atomic: on a GPU one "
                     "of the two writes is lost")
@@ -1314,7 +1320,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             hint = (f"If the threads add to the same element, use atomicAdd(&{element}, value) (or atomicMax, ...); "
                     "if each element should have one writer, check how the index is computed.")
             loop_text = " ".join(source.line_text(n) for n in range(max(1, (line or 1) - 2), (line or 0) + 1))
-            if elements != 1 and re.search(r"\+=\s*blockDim\.[xyz]\s*\)", loop_text):
+            if elements != 1 and other_block != block and re.search(r"\+=\s*blockDim\.[xyz]\s*\)", loop_text):
                 hint = ("Each element should have one writer: this grid-stride loop steps by blockDim.x only, so "
                         "every block goes over the same elements. Step by blockDim.x * gridDim.x (the whole grid).")
         elif 3 in (mine, theirs) and 2 in (mine, theirs):
@@ -1354,13 +1360,18 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                         "blockDim.x * gridDim.x); if each thread needs its neighbours' old values, read from one "
                         "array and write to another.")
             elif other_block == block:
-                hint = (f"Add __syncthreads() between line {other_line if mine == 1 else line} (the "
-                        f"{'write' if mine == 1 else 'read'}) and line {line if mine == 1 else other_line}, where "
+                written, read = (other_line, line) if mine == 1 else (line, other_line)
+                hint = (f"Add __syncthreads() between line {written} (the write) and line {read} (the read), where "
                         "every thread of the block reaches it, or read from one array and write to another.")
             else:
                 hint = ("Blocks cannot wait for each other inside a launch: read from one array and write to "
                         "another (swap them between launches), or split the work into two launches.")
-        if re.search(r"\batomic(CAS|Exch|Inc|Add)\b|\bvolatile\b", source.text):
+            if fault.mask == 2 and same_warp:  # a warp-synchronous step: `v[tid] += v[tid + 16]` (volatile v)
+                hint = ("The threads of a warp do not run in lockstep (since Volta), so `volatile` alone does not "
+                        "order them: put __syncwarp() between one thread's read and the other's write. A step that "
+                        "reads a neighbour's element and updates its own needs one between its read and its write: "
+                        "`int t = v[tid + 16]; __syncwarp(); v[tid] += t; __syncwarp();` (or use __shfl_down_sync).")
+        if re.search(r"\batomic(CAS|Exch|Inc|Add)\b|\bvolatile\b", source.text) and not (same_warp and fault.mask == 2):
             hint += (" If one thread hands the element over to the next through an atomic or a volatile flag (a "
                      "lock, a last-block ticket), the first needs __threadfence() between its write and that "
                      "atomic, and the next uses it only after its own atomic (or volatile read) saw the handover.")

@@ -644,6 +644,7 @@ __attribute__((noreturn, noinline, cold)) static void __cc_out_of_bounds(
 enum { __CC_READ = 1, __CC_WRITE = 2, __CC_ATOMIC = 3, __CC_TOUCH = 4,
        __CC_WRITE_SAME = 5,    // a write of the bytes the element holds already: `found = 1` by many threads
        __CC_READ_UPDATE = 6,   // the read of `x += v` or `x++` (a write follows): a read everywhere but in messages
+       __CC_UPDATE = 32,       // added to a volatile read or write: those of `x += v` (__cc_rw)
        __CC_VOLATILE = 16 };   // added to a kind: through a volatile lvalue, which in global memory is a
                                // relaxed atomic (PTX's memory model: a flag one block sets and another polls),
                                // in shared memory a plain access
@@ -715,6 +716,7 @@ struct __cc_global_note {
     uint16_t tid;
     uint8_t same : 1;              // a write of the value the element held already
     uint8_t repeated : 1;          // another block stored the same value again at the same line
+    uint8_t volatile_write : 1;    // an atomic note that was a volatile update (`v[tid] += v[tid + 16]`)
     uint8_t volatile_read;         // an atomic note that was a volatile read (for the message)
 };
 enum { __CC_NOTE_WRITE, __CC_NOTE_ATOMIC, __CC_NOTE_ATOMIC2, __CC_NOTE_READ, __CC_NOTE_READ2, __CC_NOTE_KINDS };
@@ -1135,7 +1137,7 @@ static inline const __cc_global_note* __cc_unordered_in(const __cc_allocation& a
     return nullptr;
 }
 static inline void __cc_keep_note(__cc_allocation& a, int k, int k2, size_t word, unsigned me, uint32_t site,
-                                  bool same = false, bool volatile_read = false) {
+                                  bool same = false, bool volatile_read = false, bool volatile_write = false) {
     __cc_global_note* notes = __cc_notes_of(a, k);
     if (!notes) return;
     __cc_global_note& n = notes[word];
@@ -1155,6 +1157,7 @@ static inline void __cc_keep_note(__cc_allocation& a, int k, int k2, size_t word
     }
     n.launch = __cc_current_launch, n.block = __cc_block_linear, n.epoch = __cc_epoch, n.site = site;
     n.tid = (uint16_t)me, n.same = same, n.repeated = 0, n.volatile_read = volatile_read;
+    n.volatile_write = volatile_write;
     n.warp = __cc_warp_epoch[(me / 32) & 31];
     n.time = __cc_sync_launch == __cc_current_launch ? ++__cc_sync_clock : 0;  // 0: before any fence
 }
@@ -1170,7 +1173,15 @@ static inline void __cc_keep_note(__cc_allocation& a, int k, int k2, size_t word
 // here tells it from a read of a total that is not complete yet.
 // `said`: what a message calls the access when it is not `kind` (the read of `x += v`, a volatile
 // read noted as an atomic), else 0.
-static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int kind, uint32_t site, int said) {
+// `relaxed`: 1 a volatile read, 2 a volatile write, 3 the write and 4 the read of a volatile `x += v` (kind
+// is then __CC_ATOMIC). Between blocks they
+// are relaxed atomics; between threads of one block, unordered by a barrier or __syncwarp, a volatile
+// update (`v[tid] += v[tid + 16]`) and
+// another thread's volatile read are the race they are in shared memory (the warp-synchronous
+// reduction of old samples, on a global array). A plain volatile store (`*found = 1`) and the reads
+// of other threads (`if (*found) return;`) are no race: they are how such a flag works.
+static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int kind, uint32_t site, int said,
+                             int relaxed = 0) {
     if (kind == __CC_TOUCH) return;
     if (a.read_only && kind != __CC_READ) {
         __cc_fault* f = __cc_fault_out;
@@ -1202,6 +1213,22 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
         }
         if (!other && kind == __CC_WRITE)
             other = __cc_unordered_in(a, __CC_NOTE_READ, __CC_NOTE_READ2, word, me), other_kind = __CC_READ;
+        int op = said ? said : same ? __CC_WRITE : kind;
+        bool update = relaxed == 3, volatile_pair = false;
+        bool reading = relaxed == 1 || relaxed == 4;
+        if (!other && (reading || update))
+            for (int slot : {__CC_NOTE_ATOMIC, __CC_NOTE_ATOMIC2}) {
+                const __cc_global_note* n = a.notes[slot] ? &a.notes[slot][word] : nullptr;
+                if (n && n->block == __cc_block_linear && (reading ? n->volatile_write : n->volatile_read)
+                    && __cc_unordered(*n, me)) {
+                    other = n, other_kind = reading ? __CC_WRITE : __CC_READ;
+                    // both threads updating the element (`count += 1` in each): a lost update, said as
+                    // plain ones are; else a warp-synchronous step (cpu.py's mask 2)
+                    op = relaxed == 4 ? __CC_READ_UPDATE : reading ? __CC_READ : __CC_WRITE;
+                    volatile_pair = relaxed != 4;
+                    break;
+                }
+            }
         if (other) {
             if (other_kind == __CC_ATOMIC && other->volatile_read) other_kind = __CC_READ;
             __cc_fault* f = __cc_fault_out;
@@ -1211,9 +1238,9 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
             f->index = (int64_t)(word * a.item / size);
             f->element_bytes = (int64_t)size;
             if (size != a.item) f->index = (int64_t)word, f->element_bytes = (int64_t)a.item;
-            f->op = said ? said : same ? __CC_WRITE : kind;
+            f->op = op;
             f->other_op = other_kind;
-            f->mask = 0;
+            f->mask = volatile_pair ? 2 : 0;  // 2: a volatile update and a volatile read of one block (cpu.py)
             if (kind == __CC_READ && other_kind == __CC_WRITE) {
                 // The writer had read the element at this very spot first: a read-modify-write done by
                 // hand (`int slot = *count; ...; *count = slot + 1;`), not a neighbour's element.
@@ -1229,7 +1256,7 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
         }
         if (kind == __CC_READ) __cc_keep_note(a, __CC_NOTE_READ, __CC_NOTE_READ2, word, me, site);
         else if (kind == __CC_ATOMIC)
-            __cc_keep_note(a, __CC_NOTE_ATOMIC, __CC_NOTE_ATOMIC2, word, me, site, false, said == __CC_READ);
+            __cc_keep_note(a, __CC_NOTE_ATOMIC, __CC_NOTE_ATOMIC2, word, me, site, false, said == __CC_READ, update);
         else __cc_keep_note(a, __CC_NOTE_WRITE, -1, word, me, site, same);
     }
 }
@@ -1402,8 +1429,8 @@ static void __cc_note_polled(const __cc_shared_region& r, size_t offset, size_t 
 static void __cc_note_at(const volatile void* address, size_t size, int kind, uint32_t site) {
     __cc_last_site = site;
     const char* p = (const char*)address;
-    bool relaxed = kind & __CC_VOLATILE;
-    kind &= ~__CC_VOLATILE;
+    bool relaxed = kind & __CC_VOLATILE, update = kind & __CC_UPDATE;
+    kind &= ~(__CC_VOLATILE | __CC_UPDATE);
     int said = kind == __CC_READ_UPDATE ? __CC_READ_UPDATE : relaxed && kind == __CC_READ ? __CC_READ : 0;
     if (kind == __CC_READ_UPDATE) kind = __CC_READ;
     int recorded = kind == __CC_WRITE_SAME ? __CC_WRITE : kind;
@@ -1424,8 +1451,10 @@ static void __cc_note_at(const volatile void* address, size_t size, int kind, ui
         __cc_allocation& a = __cc_allocations[i];
         if (p >= a.base && p < a.base + a.bytes) {
             if (__cc_tracing && kind != __CC_TOUCH) __cc_record((uint64_t)(uintptr_t)p, site, recorded, size, -1);
+            bool polled = relaxed && kind == __CC_READ && __cc_me->polling;  // (a flag's waiting loop)
             return __cc_note_global(a, (size_t)(p - a.base), size, relaxed && !a.read_only ? __CC_ATOMIC : kind, site,
-                                    said);
+                                    said, relaxed && !a.read_only && !polled
+                                              ? (kind == __CC_READ ? (update ? 4 : 1) : update ? 3 : 2) : 0);
         }
     }
     if (__cc_quarantined && kind != __CC_TOUCH) __cc_heap_check_freed(p, size, kind, site);  // device malloc's blocks
@@ -1558,9 +1587,10 @@ __attribute__((always_inline)) static inline T&& __cc_w(T&& x) { return static_c
 template <class T>
 __attribute__((always_inline)) static inline T&& __cc_rw(T&& x) {
     if (__cc_sanitizing) {
-        const int relaxed = __cc_volatile_bit<T>();  // (a volatile `x += v` is no lost-update message: relaxed atomics)
-        __cc_note(__builtin_addressof(x), sizeof x, relaxed ? __CC_READ + relaxed : __CC_READ_UPDATE);
-        __cc_note(__builtin_addressof(x), sizeof x, __CC_WRITE + relaxed);
+        // (a volatile `x += v` is two relaxed atomics: between blocks no message; within a block, see __cc_note_global)
+        const int relaxed = __cc_volatile_bit<T>();
+        __cc_note(__builtin_addressof(x), sizeof x, relaxed ? __CC_READ + relaxed + __CC_UPDATE : __CC_READ_UPDATE);
+        __cc_note(__builtin_addressof(x), sizeof x, __CC_WRITE + relaxed + (relaxed ? __CC_UPDATE : 0));
     }
     return static_cast<T&&>(x);
 }
