@@ -1365,3 +1365,15 @@ def test_warp_synchronous_volatile_steps_on_a_global_array_are_races():
     cuda.RawKernel(GLOBAL_WARP_REDUCE.replace("STEPS", ""), "search", backend="cpu", sanitize=True)(
         (1,), (64,), (np.arange(1000, dtype=np.int32), 1000, 700, found))
     assert found[0] == 701
+
+
+def test_a_warp_synchronous_step_in_shared_memory_is_told_to_split_read_and_write():
+    steps = "\n".join(f"        v[tid] += v[tid + {o}]; __syncwarp();" for o in (32, 16, 8, 4, 2, 1))
+    code = GLOBAL_WARP_REDUCE.replace("int* data = g + blockIdx.x * blockDim.x;",
+                                      "__shared__ int data[64]; data[tid] = g[blockIdx.x * blockDim.x + tid];"
+                                      " __syncthreads();").replace("STEPS", steps)
+    with pytest.raises(cuda.KernelError) as info:
+        cuda.RawKernel(code, "reduce", backend="cpu", sanitize=True)((1,), (64,), (np.ones(64, np.int32), np.zeros(1, np.int32)))
+    message = str(info.value)
+    assert "data race on shared memory data[" in message and "one warp" in message
+    assert "int t = v[tid + 16]; __syncwarp(); v[tid] += t; __syncwarp();" in message

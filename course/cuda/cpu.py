@@ -1270,6 +1270,21 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             hint = (f"If the threads mean to add into the same `{element}` (a sum, a counter), no barrier can "
                     f"help: use atomicAdd(&{element}, value), or let each thread keep its own partial "
                     f"result and reduce them after a __syncthreads(). Otherwise: {hint[0].lower()}{hint[1:]}")
+        linear = lambda t: t[0] + t[1] * block_dim[0] + t[2] * block_dim[0] * block_dim[1]
+        subscripted = re.findall(r"\b(\w+)\s*\[", source.line_text(line) if line else "")
+        twice = [n for n in subscripted if subscripted.count(n) >= 2]  # `v[tid] += v[tid + 16]`, v an alias of s
+        function_start = max((n for n in range(1, (line or 1) + 1)
+                              if re.search(r"__global__|__device__", source.line_text(n))), default=1)
+        function_text = "\n".join(source.line_text(n) for n in range(function_start, (line or 0) + 1))
+        warp_style = twice and ("__syncwarp" in source.line_text(line) or re.search(  # (not a block-wide scan)
+            rf"\bvolatile\b[^;]*\b{re.escape(twice[0])}\b", function_text))
+        if other_line == line and warp_style and linear(fault.thread) // 32 == linear(fault.other_thread) // 32 \
+                and fault.other_op in (1, 2) and fault.op in (1, 2):
+            # `v[tid] += v[tid + 16]` by the lanes of one warp (the unrolled last warp of old reductions)
+            hint = ("Both threads are in one warp, running this line as a warp-synchronous step: the lanes of a "
+                    "warp do not run in lockstep (since Volta), and `volatile` does not order them. Split the "
+                    "step so that every lane reads before any lane writes: "
+                    "`int t = v[tid + 16]; __syncwarp(); v[tid] += t; __syncwarp();` (or use __shfl_down_sync).")
         if {fault.op, fault.other_op} == {2, 3}:  # a plain store beside another thread's atomic
             atomic_line, store_line = (line, other_line) if fault.op == 3 else (other_line, line)
             hint = (f"Other threads update `{element}` with atomics (line {atomic_line or '?'}), and a plain store "
