@@ -1854,27 +1854,15 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
         if i in type_bodies:  # a struct or union defined in the function: its members stay as written
             i = type_bodies[i]
             continue
-        # sizeof(tile) of an array made checked below: the size of the array, not of its view.
-        if tok.text == "sizeof" and i + 3 < b and tokens[i + 1].text == "(" and tokens[i + 2].text in arrays \
-                and tokens[i + 3].text == ")":
-            replace(tokens[i + 2].start, tokens[i + 2].end, f"__cc_raw_{tokens[i + 2].text}")
-            i += 4
-            continue
-        if tok.text == "sizeof" and i + 2 < b and tokens[i + 1].text in arrays \
-                and tokens[i + 2].text not in ("[", ".", "->"):  # `sizeof buf`, without parentheses
-            replace(tokens[i + 1].start, tokens[i + 1].end, f"__cc_raw_{tokens[i + 1].text}")
-            i += 2
-            continue
-        # sizeof(r) of an array reference parameter `float (&r)[4]` (a view): the array's size too
-        if tok.text == "sizeof" and i + 3 < b and tokens[i + 1].text == "(" and tokens[i + 2].text in array_views \
-                and tokens[i + 3].text == ")":
-            replace(tokens[i + 2].start, tokens[i + 2].end, f"{tokens[i + 2].text}.__cc_array()")
-            i += 4
-            continue
-        if tok.text == "sizeof" and i + 2 < b and tokens[i + 1].text in array_views \
-                and tokens[i + 2].text not in ("[", ".", "->"):
-            replace(tokens[i + 1].start, tokens[i + 1].end, f"({tokens[i + 1].text}.__cc_array())")
-            i += 2
+        # sizeof(tile) / sizeof tile of an array made checked below, or of an array reference parameter
+        # `float (&r)[4]` (a view): the size of the array, not of its view.
+        named = i + 1 + (tokens[i + 1].text == "(") if tok.text == "sizeof" and i + 2 < b else None
+        if named is not None and named < b and tokens[named].text in arrays | array_views and (
+                tokens[named + 1].text == ")" if named == i + 2 else tokens[named + 1].text not in ("[", ".", "->")):
+            name = tokens[named].text
+            replace(tokens[named].start, tokens[named].end,
+                    f"({name}.__cc_array())" if name in array_views else f"__cc_raw_{name}")
+            i = named + 1
             continue
         # `acc.v[i]`: the index checked against v's extent where the struct declares it (__cc_index).
         if tok.text in (".", "->") and member_arrays and i + 2 < b and tokens[i + 1].text in member_arrays \
