@@ -1072,6 +1072,17 @@ def _shared_element(fault: _Fault, source: Source, line: int | None) -> str:
     return _with_member(text, source, line, None if "[" in text else fault.length)
 
 
+# A warp-synchronous step, `v[tid] += v[tid + 16]` run by the lanes of one warp, and its fix.
+_WARP_STEP_FIX = ("Split the step so that every lane reads before any lane writes: "
+                  "`int t = v[tid + 16]; __syncwarp(); v[tid] += t; __syncwarp();` (or use __shfl_down_sync).")
+
+
+def _same_warp(fault: _Fault, block_dim) -> bool:
+    """Whether the two threads a race names (of one block) are in one warp."""
+    linear = lambda t: t[0] + t[1] * block_dim[0] + t[2] * block_dim[0] * block_dim[1]
+    return linear(fault.thread) // 32 == linear(fault.other_thread) // 32
+
+
 def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, shared_mem: int,
              arrays: dict, holder: tuple[str, int] | None = None, block_dim=(1, 1, 1)) -> KernelError:
     """A KernelError whose message says what went wrong, where, and what to try. `holder`: the array
@@ -1270,21 +1281,19 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             hint = (f"If the threads mean to add into the same `{element}` (a sum, a counter), no barrier can "
                     f"help: use atomicAdd(&{element}, value), or let each thread keep its own partial "
                     f"result and reduce them after a __syncthreads(). Otherwise: {hint[0].lower()}{hint[1:]}")
-        linear = lambda t: t[0] + t[1] * block_dim[0] + t[2] * block_dim[0] * block_dim[1]
-        subscripted = re.findall(r"\b(\w+)\s*\[", source.line_text(line) if line else "")
-        twice = [n for n in subscripted if subscripted.count(n) >= 2]  # `v[tid] += v[tid + 16]`, v an alias of s
-        function_start = max((n for n in range(1, (line or 1) + 1)
-                              if re.search(r"__global__|__device__", source.line_text(n))), default=1)
-        function_text = "\n".join(source.line_text(n) for n in range(function_start, (line or 0) + 1))
-        warp_style = twice and ("__syncwarp" in source.line_text(line) or re.search(  # (not a block-wide scan)
-            rf"\bvolatile\b[^;]*\b{re.escape(twice[0])}\b", function_text))
-        if other_line == line and warp_style and linear(fault.thread) // 32 == linear(fault.other_thread) // 32 \
-                and fault.other_op in (1, 2) and fault.op in (1, 2):
-            # `v[tid] += v[tid + 16]` by the lanes of one warp (the unrolled last warp of old reductions)
-            hint = ("Both threads are in one warp, running this line as a warp-synchronous step: the lanes of a "
-                    "warp do not run in lockstep (since Volta), and `volatile` does not order them. Split the "
-                    "step so that every lane reads before any lane writes: "
-                    "`int t = v[tid + 16]; __syncwarp(); v[tid] += t; __syncwarp();` (or use __shfl_down_sync).")
+        if other_line == line and {fault.op, fault.other_op} <= {1, 2} and _same_warp(fault, block_dim):
+            # `v[tid] += v[tid + 16]` by the lanes of one warp (the unrolled last warp of old reductions):
+            # an array read twice on the line, through a volatile alias or beside __syncwarp (not a
+            # block-wide scan's step)
+            subscripted = re.findall(r"\b(\w+)\s*\[", source.line_text(line))
+            twice = [n for n in subscripted if subscripted.count(n) >= 2]
+            start = max((n for n in range(1, line + 1) if re.search(r"__global__|__device__", source.line_text(n))),
+                        default=1)
+            function_text = "\n".join(source.line_text(n) for n in range(start, line + 1))
+            if twice and ("__syncwarp" in source.line_text(line)
+                          or re.search(rf"\bvolatile\b[^;]*\b{re.escape(twice[0])}\b", function_text)):
+                hint = ("Both threads are in one warp, running this line as a warp-synchronous step: the lanes of a "
+                        f"warp do not run in lockstep (since Volta), and `volatile` does not order them. {_WARP_STEP_FIX}")
         if {fault.op, fault.other_op} == {2, 3}:  # a plain store beside another thread's atomic
             atomic_line, store_line = (line, other_line) if fault.op == 3 else (other_line, line)
             hint = (f"Other threads update `{element}` with atomics (line {atomic_line or '?'}), and a plain store "
@@ -1321,9 +1330,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         mine, theirs = (2 if fault.op == 6 else fault.op or 2), fault.other_op or 2
         order = ("with no __syncthreads() between them" if other_block == block
                  else "and blocks run in any order")
-        linear = lambda t: t[0] + t[1] * block_dim[0] + t[2] * block_dim[0] * block_dim[1]
-        same_warp = other_block == block and linear(fault.thread) // 32 == linear(fault.other_thread) // 32
-        if same_warp and fault.mask == 2:
+        warp_step = fault.mask == 2 and other_block == block and _same_warp(fault, block_dim)  # volatile update, read
+        if warp_step:
             order = "with no __syncwarp() (or __syncthreads()) between them"
         if mine == 2 and theirs == 2:
             what = (f"writes {element}, which {who} also wrote{at} in this launch, without an atomic: on a GPU one "
@@ -1381,12 +1389,10 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             else:
                 hint = ("Blocks cannot wait for each other inside a launch: read from one array and write to "
                         "another (swap them between launches), or split the work into two launches.")
-            if fault.mask == 2 and same_warp:  # a warp-synchronous step: `v[tid] += v[tid + 16]` (volatile v)
+            if warp_step:  # `v[tid] += v[tid + 16]` (volatile v) by the lanes of one warp
                 hint = ("The threads of a warp do not run in lockstep (since Volta), so `volatile` alone does not "
-                        "order them: put __syncwarp() between one thread's read and the other's write. A step that "
-                        "reads a neighbour's element and updates its own needs one between its read and its write: "
-                        "`int t = v[tid + 16]; __syncwarp(); v[tid] += t; __syncwarp();` (or use __shfl_down_sync).")
-        if re.search(r"\batomic(CAS|Exch|Inc|Add)\b|\bvolatile\b", source.text) and not (same_warp and fault.mask == 2):
+                        f"order them: put __syncwarp() between one thread's read and the other's write. {_WARP_STEP_FIX}")
+        if re.search(r"\batomic(CAS|Exch|Inc|Add)\b|\bvolatile\b", source.text) and not warp_step:
             hint += (" If one thread hands the element over to the next through an atomic or a volatile flag (a "
                      "lock, a last-block ticket), the first needs __threadfence() between its write and that "
                      "atomic, and the next uses it only after its own atomic (or volatile read) saw the handover.")

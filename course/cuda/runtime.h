@@ -60,6 +60,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <numeric>
 #include <type_traits>
 #include <utility>
 
@@ -1094,13 +1095,7 @@ static inline __cc_global_note* __cc_notes_of(__cc_allocation& a, int k) {
 // finer, one per `unit` bytes, each a copy of its element's, so that threads writing different
 // bytes of one float are no race. (Sanitized launches run on one worker: no one else reads them.)
 static inline void __cc_refine_notes(__cc_allocation& a, size_t offset, size_t size) {
-    size_t unit = a.item;
-    for (size_t v : {size, offset % a.item})
-        if (v) {
-            size_t x = unit, y = v;
-            while (y) { size_t t = x % y; x = y; y = t; }
-            unit = x;  // gcd
-        }
+    size_t unit = std::gcd(a.item, std::gcd(size, offset % a.item));
     if (unit >= a.item) return;
     size_t factor = a.item / unit, count = a.shadow_count * factor;
     __cc_enter_unsafe();
@@ -1173,13 +1168,12 @@ static inline void __cc_keep_note(__cc_allocation& a, int k, int k2, size_t word
 // here tells it from a read of a total that is not complete yet.
 // `said`: what a message calls the access when it is not `kind` (the read of `x += v`, a volatile
 // read noted as an atomic), else 0.
-// `relaxed`: 1 a volatile read, 2 a volatile write, 3 the write and 4 the read of a volatile `x += v` (kind
-// is then __CC_ATOMIC). Between blocks they
-// are relaxed atomics; between threads of one block, unordered by a barrier or __syncwarp, a volatile
-// update (`v[tid] += v[tid + 16]`) and
-// another thread's volatile read are the race they are in shared memory (the warp-synchronous
-// reduction of old samples, on a global array). A plain volatile store (`*found = 1`) and the reads
-// of other threads (`if (*found) return;`) are no race: they are how such a flag works.
+// `relaxed`: 1 a volatile read, 2 a volatile write, 3 the write and 4 the read of a volatile `x += v`
+// (kind is then __CC_ATOMIC). Between blocks they are relaxed atomics; between threads of one block,
+// unordered by a barrier or __syncwarp, a volatile update (`v[tid] += v[tid + 16]`) and another
+// thread's volatile read are the race they are in shared memory (the warp-synchronous reduction of
+// old samples, on a global array). A plain volatile store (`*found = 1`) and the reads of other
+// threads (`if (*found) return;`) are no race: they are how such a flag works.
 static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int kind, uint32_t site, int said,
                              int relaxed = 0) {
     if (kind == __CC_TOUCH) return;
@@ -1776,15 +1770,11 @@ template <class U> struct __cc_element_of<__cc_dynamic_shared<U>> { typedef U ty
 template <class Given, class P>
 using __cc_pick = typename std::conditional<std::is_same<Given, __cc_auto>::value,
     typename std::remove_cv<typename __cc_element_of<typename std::remove_cv<P>::type>::type>::type, Given>::type;
-// (the guard of an overloaded template function's pointer parameters: no numbers)
-template <class P> struct __cc_pointer_like : std::false_type {};
-template <class U> struct __cc_pointer_like<U*> : std::true_type {};
-template <class U> struct __cc_pointer_like<__cc_ptr<U>> : std::true_type {};
-template <class U> struct __cc_pointer_like<__cc_view<U>> : std::true_type {};
-template <class U> struct __cc_pointer_like<__cc_dynamic_shared<U>> : std::true_type {};
-template <> struct __cc_pointer_like<decltype(nullptr)> : std::true_type {};
-template <class P>
-using __cc_if_pointer_like = typename std::enable_if<__cc_pointer_like<typename std::remove_cv<P>::type>::value>::type;
+// (the guard of an overloaded template function's pointer parameters: what has an element type, or
+// nullptr; no numbers)
+template <class P, class Q = typename std::remove_cv<P>::type>
+using __cc_if_pointer_like = typename std::enable_if<!std::is_same<typename __cc_element_of<Q>::type, Q>::value ||
+                                                     std::is_same<Q, decltype(nullptr)>::value>::type;
 #define __CC_POINTER_FITS(U, V) \
     static_assert(std::is_convertible<U*, V*>::value, "this argument does not convert to the template function's " \
                   "pointer parameter: a const array (or const pointer) passed for a T* parameter? Declare it const T*")
@@ -1954,7 +1944,7 @@ struct __cc_view {
         -> typename std::enable_if<std::is_array<U>::value, __cc_array_view<U>>::type {
         check((long long)i);
         return __cc_view<typename std::remove_extent<U>::type>{p[i], std::extent<U>::value, name, shared, subscript + 1,
-                                                             whole ? whole : (const void*)p, whole ? whole_bytes : n * sizeof(E)};
+                                                             base(), bytes()};
     }
     template <class I, __CC_IF_INTEGER(I), class U = E>
     __attribute__((always_inline)) auto operator[](I i) const
@@ -1963,18 +1953,19 @@ struct __cc_view {
         return __cc_element(p + i);
     }
     __attribute__((always_inline)) typename __cc_access_type<E>::type operator*() const { check(0); return __cc_element(p); }
-    __cc_ptr<E> ptr() const {
-        if (whole) return __cc_ptr<E>(p, (size_t)((const char*)p - (const char*)whole) / sizeof(E), whole_bytes / sizeof(E), whole);
-        return __cc_ptr<E>(p, 0, n, (const void*)p);
+    // The array a pointer made from the view is checked against: the whole array a row lies in, or the view.
+    const void* base() const { return whole ? whole : (const void*)p; }
+    size_t bytes() const { return whole ? whole_bytes : n * sizeof(E); }
+    template <class T>
+    __cc_ptr<T> at(T* q) const {
+        return __cc_ptr<T>(q, (size_t)((const char*)q - (const char*)base()) / sizeof(T), bytes() / sizeof(T), base());
     }
+    __cc_ptr<E> ptr() const { return at(p); }
     E* begin() const { return p; }  // `for (float v : arr)`: the loop stays inside the array
     E* end() const { return p + n; }
     typedef typename std::remove_all_extents<E>::type __cc_inner;
     __cc_ptr<__cc_inner> flat() const {  // the whole array as its innermost elements
-        if (whole)
-            return __cc_ptr<__cc_inner>((__cc_inner*)p, (size_t)((const char*)p - (const char*)whole) / sizeof(__cc_inner),
-                                        whole_bytes / sizeof(__cc_inner), whole);
-        return __cc_ptr<__cc_inner>((__cc_inner*)p, 0, n * (sizeof(E) / sizeof(__cc_inner)), (const void*)p);
+        return at((__cc_inner*)p);
     }
     template <class U, class = typename std::enable_if<std::is_convertible<E*, U*>::value>::type>
     operator __cc_ptr<U>() const { return ptr(); }
@@ -2001,7 +1992,6 @@ struct __cc_array_view : __cc_view<typename std::remove_extent<A>::type> {
     A& __cc_array() const { return *reinterpret_cast<A*>(this->p); }  // sizeof(r) (source.py): sizeof(A)
 };
 template <class U> struct __cc_element_of<__cc_array_view<U>> { typedef typename std::remove_extent<U>::type type; };
-template <class U> struct __cc_pointer_like<__cc_array_view<U>> : std::true_type {};
 
 // `&x[i][j]` of a local array of arrays: the element's address, bounded by the whole of x.
 template <class E, class T>
