@@ -63,6 +63,9 @@ def test_bench_table_has_the_emulator_figures(check_output):
     rows = data["sections"]["CPU emulator (course.cuda, CPU backend)"]
     names = " | ".join(r["name"] for r in rows)
     assert "tiled shared-memory matmul" in names and "vector add: emulated kernel / plain C" in names
+    for kernel in ("vector add", "3×3 stencil"):
+        assert f"{kernel}: emulated kernel / plain C not vectorised" in names
+        assert f"{kernel}: memcheck on / off" in names
     assert all(r["value"] and r["value"] > 0 for r in rows)
     assert "quick sizes" in (out / "bench.md").read_text()
 
@@ -121,3 +124,19 @@ def test_list_shows_the_parts_and_runs_nothing(tmp_path):
     assert result.stdout.count("\npart ") == 3 and "00_setup_and_tour.ipynb" in result.stdout
     assert "parts of at most 9 min each cover everything" in result.stdout
     assert not any(tmp_path.iterdir())
+
+
+def test_the_bench_build_without_bounds_checks_has_none_and_nothing_else_turns_them_off():
+    """bench.py's 'built without bounds checks' rows measure a kernel whose checks are really gone."""
+    import numpy as np
+
+    from course import cuda
+    from tools import bench
+
+    code = 'extern "C" __global__ void past(const float* x, float* out) { out[0] = x[4]; }'
+    parent = np.arange(8, dtype=np.float32)  # x is its first half: x[4] lies inside the parent's memory
+    out = np.zeros(1, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"accessed x\[4\], but x has 4 elements"):
+        cuda.RawKernel(code, "past", backend="cpu", sanitize=False)(1, 1, (parent[:4], out))
+    cuda.RawKernel(code, "past", backend="cpu", sanitize=False, options=bench.UNCHECKED)(1, 1, (parent[:4], out))
+    assert out[0] == 4.0

@@ -100,14 +100,6 @@ extern "C" __global__ void vector_add(const float* a, const float* b, float* c, 
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) c[i] = a[i] + b[i];
 }
-// The same kernel through raw pointers, which the CPU backend cannot bounds-check: what memcheck costs.
-extern "C" __global__ void vector_add_unchecked(const float* a, const float* b, float* c, int n) {
-    auto ra = reinterpret_cast<const float*>((unsigned long long)a);
-    auto rb = reinterpret_cast<const float*>((unsigned long long)b);
-    auto rc = reinterpret_cast<float*>((unsigned long long)c);
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) rc[i] = ra[i] + rb[i];
-}
 """
 
 STENCIL = r"""
@@ -236,15 +228,22 @@ def _apart(values, slot: int):
     return placed
 
 
-def _plain_c():
-    """The same loops as the kernels, compiled as ordinary C++ with -O3 (one thread): the baseline."""
+def _plain_c(*flags: str):
+    """The same loops as the kernels, compiled as ordinary C++ with -O3 and `flags` (one thread): the
+    baseline."""
     from course.cuda import cpu as cuda_cpu
 
     with tempfile.TemporaryDirectory(prefix="course-bench-") as build:  # (a loaded library outlives its file)
         src, lib = Path(build) / "plain.cpp", Path(build) / "plain.so"
         src.write_text(PLAIN_C)
-        subprocess.run([cuda_cpu.find_compiler(), "-O3", "-shared", "-fPIC", str(src), "-o", str(lib)], check=True)
+        subprocess.run([cuda_cpu.find_compiler(), "-O3", *flags, "-shared", "-fPIC", str(src), "-o", str(lib)],
+                       check=True)
         return ctypes.CDLL(str(lib))
+
+
+# A build of a kernel without memcheck's bounds checks (runtime.h's __CC_BENCH_UNCHECKED, which only
+# this tool defines): what the checks cost.
+UNCHECKED = ("-D__CC_BENCH_UNCHECKED",)
 
 
 class _threads:
@@ -314,40 +313,54 @@ def emulator_section():
     rows.append(row(f"tiled shared-memory matmul {n}² float32 (16×16 tiles, __syncthreads)", t,
                     note=f"median of {len(t.times)} on {workers} worker thread(s); goal ≤ 25 ms at 256²"))
 
-    plain = _plain_c()
+    plain, scalar = _plain_c(), _plain_c("-fno-tree-vectorize")
+    goal = f"goal ≤ 1.5×: memcheck on, {workers} worker thread(s) vs plain C -O3 on one"
+    scalar_note = ("the same loop not vectorised (-fno-tree-vectorize), one thread: the emulator runs a "
+                   "block's threads one by one, each a scalar pass through the kernel")
     size = pick(1 << 16, 1 << 20)
     x, y, z = (_apart(np.random.rand(size).astype(np.float32), slot) for slot in range(3))
     add = cuda.RawKernel(VECTOR_ADD, "vector_add", backend="cpu", sanitize=False)
     blocks = (size + 255) // 256
     t_kernel = benchmark(add, blocks, 256, (x, y, z, np.int32(size)), device="cpu", repeat=pick(5, 15))
     assert np.array_equal(z, x + y)
-    t_c = benchmark(plain.vector_add, ptr(x), ptr(y), ptr(z), size, device="cpu", repeat=pick(5, 15))
-    unchecked = cuda.RawKernel(VECTOR_ADD, "vector_add_unchecked", backend="cpu", sanitize=False)
+    unchecked = cuda.RawKernel(VECTOR_ADD, "vector_add", backend="cpu", sanitize=False, options=UNCHECKED)
     z[:] = 0
     t_raw = benchmark(unchecked, blocks, 256, (x, y, z, np.int32(size)), device="cpu", repeat=pick(5, 15))
     assert np.array_equal(z, x + y)
+    t_c = benchmark(plain.vector_add, ptr(x), ptr(y), ptr(z), size, device="cpu", repeat=pick(5, 15))
+    t_scalar = benchmark(scalar.vector_add, ptr(x), ptr(y), ptr(z), size, device="cpu", repeat=pick(5, 15))
     rows += [row(f"vector add {size:,} floats, emulated kernel", t_kernel),
-             row(f"vector add {size:,} floats, emulated kernel, raw pointers (no memcheck)", t_raw),
+             row(f"vector add {size:,} floats, emulated kernel built without bounds checks", t_raw),
              row(f"vector add {size:,} floats, plain C loop", t_c),
-             ratio("vector add: emulated kernel / plain C", t_kernel, t_c,
-                   f"goal ≤ 1.5×: memcheck on, {workers} worker thread(s) vs plain C -O3 on one"),
+             row(f"vector add {size:,} floats, plain C loop, not vectorised", t_scalar),
+             ratio("vector add: emulated kernel / plain C", t_kernel, t_c, goal),
+             ratio("vector add: emulated kernel / plain C not vectorised", t_kernel, t_scalar, scalar_note),
              ratio("vector add: memcheck on / off (what the bounds checks cost)", t_kernel, t_raw,
-                   "the rest of the gap to plain C is running threads one by one: plain C's loop is vectorised")]
+                   "the same kernel, built with and without memcheck's bounds checks")]
 
     side = pick(256, 1024)
     img = _apart(np.random.rand(side, side).astype(np.float32), 0)
     out = _apart(np.zeros((side, side), np.float32), 1)
-    stencil = cuda.RawKernel(STENCIL, "stencil3x3", backend="cpu", sanitize=False)
+    args = (img, out, np.int32(side), np.int32(side))
     grid2 = ((side + 15) // 16, (side + 15) // 16)
-    t_kernel = benchmark(stencil, grid2, (16, 16), (img, out, np.int32(side), np.int32(side)), device="cpu",
-                         repeat=pick(3, 9))
+    stencil = cuda.RawKernel(STENCIL, "stencil3x3", backend="cpu", sanitize=False)
+    t_kernel = benchmark(stencil, grid2, (16, 16), args, device="cpu", repeat=pick(3, 9))
     out_c = _apart(np.zeros((side, side), np.float32), 2)
     t_c = benchmark(plain.stencil3x3, ptr(img), ptr(out_c), side, side, device="cpu", repeat=pick(3, 9))
     assert np.allclose(out, out_c, atol=1e-6), "stencil kernel and plain C disagree"
+    out[:] = 0
+    stencil_raw = cuda.RawKernel(STENCIL, "stencil3x3", backend="cpu", sanitize=False, options=UNCHECKED)
+    t_raw = benchmark(stencil_raw, grid2, (16, 16), args, device="cpu", repeat=pick(3, 9))
+    assert np.allclose(out, out_c, atol=1e-6), "stencil kernel without bounds checks and plain C disagree"
+    t_scalar = benchmark(scalar.stencil3x3, ptr(img), ptr(out_c), side, side, device="cpu", repeat=pick(3, 9))
     rows += [row(f"3×3 stencil {side}², emulated kernel", t_kernel),
+             row(f"3×3 stencil {side}², emulated kernel built without bounds checks", t_raw),
              row(f"3×3 stencil {side}², plain C loop", t_c),
-             ratio("3×3 stencil: emulated kernel / plain C", t_kernel, t_c,
-                   f"goal ≤ 1.5×: memcheck on, {workers} worker thread(s) vs plain C -O3 on one")]
+             row(f"3×3 stencil {side}², plain C loop, not vectorised", t_scalar),
+             ratio("3×3 stencil: emulated kernel / plain C", t_kernel, t_c, goal),
+             ratio("3×3 stencil: emulated kernel / plain C not vectorised", t_kernel, t_scalar, scalar_note),
+             ratio("3×3 stencil: memcheck on / off (what the bounds checks cost)", t_kernel, t_raw,
+                   "nine checked loads and one checked store a thread")]
     return rows + _scaling_rows() + _warp_reduce_rows() + _sanitizer_rows()
 
 

@@ -1701,7 +1701,13 @@ struct __cc_ptr {
     }
 
     // Always inlined: the fault handler's return address must lie in the kernel's own code.
+    // (__CC_BENCH_UNCHECKED: tools/bench.py's build without these checks, to measure what they
+    // cost. Nothing else defines it: memcheck is always on.)
     __attribute__((always_inline)) void check(long long i) const {
+#ifdef __CC_BENCH_UNCHECKED
+        (void)i;
+        return;
+#endif
         if (__builtin_expect(index + (size_t)i >= count, 0))
             __cc_out_of_bounds(array, (long long)index + i, (long long)count, (long long)__cc_size,
                                (const char*)p + i * (long long)__cc_size);
