@@ -1377,3 +1377,86 @@ def test_a_warp_synchronous_step_in_shared_memory_is_told_to_split_read_and_writ
     message = str(info.value)
     assert "data race on shared memory data[" in message and "one warp" in message
     assert "int t = v[tid + 16]; __syncwarp(); v[tid] += t; __syncwarp();" in message
+
+
+PLANE_SHIFT = r"""
+#define IN 8
+#define OUT (IN - 2)
+// PMPP's 3-D stencil with thread coarsening in z: halo threads outside the grid load nothing, and
+// every thread shifts the planes at the end of each step, unwritten corners included
+extern "C" __global__ void stencil(const float* in, float* out, unsigned int N) {
+    int iStart = blockIdx.z * OUT;
+    int j = blockIdx.y * OUT + threadIdx.y - 1, k = blockIdx.x * OUT + threadIdx.x - 1;
+    __shared__ float prev[IN][IN], curr[IN][IN], next[IN][IN];
+    bool inside = j >= 0 && j < N && k >= 0 && k < N;
+    if (iStart >= 1 && iStart - 1 < N && inside) prev[threadIdx.y][threadIdx.x] = in[(iStart - 1) * N * N + j * N + k];
+    if (iStart < N && inside) curr[threadIdx.y][threadIdx.x] = in[iStart * N * N + j * N + k];
+    for (int i = iStart; i < iStart + OUT; ++i) {
+        if (i + 1 < N && inside) next[threadIdx.y][threadIdx.x] = in[(i + 1) * N * N + j * N + k];
+        __syncthreads();
+        if (i >= 1 && i < N - 1 && j >= 1 && j < N - 1 && k >= 1 && k < N - 1 && threadIdx.y >= 1 &&
+            threadIdx.y < IN - 1 && threadIdx.x >= 1 && threadIdx.x < IN - 1)
+            out[i * N * N + j * N + k] = 0.4f * curr[threadIdx.y][threadIdx.x]
+                + 0.1f * (curr[threadIdx.y][threadIdx.x - 1] + curr[threadIdx.y][threadIdx.x + 1]
+                          + curr[threadIdx.y - 1][threadIdx.x] + curr[threadIdx.y + 1][threadIdx.x]
+                          + prev[threadIdx.y][threadIdx.x] + next[threadIdx.y][threadIdx.x]);
+        __syncthreads();
+        prev[threadIdx.y][threadIdx.x] = curr[threadIdx.y][threadIdx.x];
+        curr[threadIdx.y][threadIdx.x] = next[threadIdx.y][threadIdx.x];
+    }
+}
+extern "C" __global__ void copies(float* out, int mode) {
+    __shared__ float a[64], b[64];
+    int t = threadIdx.x;
+    if (t < 32) a[t] = t;
+    __syncthreads();
+    b[t] = a[t];                                   // COPY: half of a was never written
+    __syncthreads();
+    if (mode == 0) out[t] = b[t ^ 1] * (t < 32);   // USE: reads copies of a[32..63] too
+    if (mode == 1 && t < 32) out[t] = b[t];        // only copies of written elements
+    if (mode == 2) out[t] = a[t];                  // OUT: copies an unwritten a[t] into the output
+}
+"""
+
+
+def test_copying_unwritten_shared_memory_is_no_read_until_the_copy_is_used():
+    n = 14
+    x = np.random.default_rng(0).random((n, n, n), dtype=np.float32)
+    out = np.zeros_like(x)
+    blocks = ((n + 5) // 6,) * 3
+    kernel("stencil", PLANE_SHIFT, sanitize=True)(blocks, (8, 8, 1), (x, out, np.uint32(n)))
+    c = x[1:-1, 1:-1, 1:-1]
+    expected = 0.4 * c + 0.1 * (x[1:-1, 1:-1, :-2] + x[1:-1, 1:-1, 2:] + x[1:-1, :-2, 1:-1] + x[1:-1, 2:, 1:-1]
+                                + x[:-2, 1:-1, 1:-1] + x[2:, 1:-1, 1:-1])
+    np.testing.assert_allclose(out[1:-1, 1:-1, 1:-1], expected, rtol=1e-5)
+
+    out = np.zeros(64, np.float32)
+    kernel("copies", PLANE_SHIFT, sanitize=True)(1, 64, (out, np.int32(1)))
+    assert list(out[:32]) == list(range(32))
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("copies", PLANE_SHIFT, sanitize=True)(1, 64, (out, np.int32(0)))
+    copy = line_of("COPY", PLANE_SHIFT)
+    assert re.search(rf"reads shared memory b\[(3[2-9]|[4-6]\d)\], which thread \(\d+, 0, 0\) set at line {copy} to a "
+                     r"copy of an element that no thread of block \(0, 0, 0\) had written", str(info.value))
+    assert info.value.line == line_of("USE", PLANE_SHIFT) and f"harmless (line {copy})" in str(info.value)
+    with pytest.raises(cuda.KernelError, match=r"reads shared memory a\[32\], which no thread of block") as info:
+        kernel("copies", PLANE_SHIFT, sanitize=True)(1, 64, (out, np.int32(2)))
+    assert info.value.line == line_of("OUT", PLANE_SHIFT)
+
+
+def test_a_race_between_warps_with_syncwarp_between_says_syncwarp_orders_one_warp_only():
+    code = r"""
+extern "C" __global__ void k(const float* x, float* out, int other) {
+    __shared__ float s[64];
+    int t = threadIdx.x;
+    s[t] = x[t];
+    __syncwarp();
+    out[t] = s[(t + other) % 64];
+}
+"""
+    x, out = np.arange(64, dtype=np.float32), np.zeros(64, np.float32)
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("k", code, sanitize=True)(1, 64, (x, out, np.int32(32)))
+    assert "__syncwarp() orders only the lanes of one warp, and threads (0, 0, 0) and (32, 0, 0) are in different " \
+           "warps" in str(info.value) and "Threads of one warp can use" not in str(info.value)
+    kernel("k", code, sanitize=True)(1, 64, (x, out, np.int32(0)))  # each thread its own element: no race

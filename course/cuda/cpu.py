@@ -1265,7 +1265,13 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             place = "between the two accesses"
         spelling = " (`block.sync()` with cooperative groups)" if "this_thread_block" in source.text else ""
         hint = (f"Add __syncthreads(){spelling} {place}, where every thread of the block reaches it (not inside an "
-                "if). Threads of one warp can use __syncwarp() instead.")
+                "if). ")
+        if _same_warp(fault, block_dim):
+            hint += "Threads of one warp can use __syncwarp() instead."
+        elif "__syncwarp" in source.text:  # (the two threads are lanes of different warps)
+            hint += (f"__syncwarp() orders only the lanes of one warp, and threads {thread} and {other} are in "
+                     "different warps.")
+        hint = hint.rstrip()
         array = re.match(r"\w+", element)
         neighbours = bool(array and line and len(re.findall(rf"\b{array.group(0)}\s*\[", source.line_text(line))) >= 2)
         stores_only = fault.op == 2 and not re.search(r"(\+\+|--|[-+*/%|&^]=|<<=|>>=)",
@@ -1312,6 +1318,13 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 "shared memory starts with whatever the previous block left there")
         hint = ("Write every element before any thread reads it (e.g. fill the array, then __syncthreads()), "
                 "or make the reads stay within the elements the block wrote.")
+        if fault.address:  # it holds a copy (`s[i] = t[j];`) of an element no thread had written
+            copy_line = module.line_of(fault.address)
+            what = (f"reads shared memory {element}, which thread {_xyz(fault.other_thread)} set"
+                    + (f" at line {copy_line}" if copy_line else "") + " to a copy of an element that no thread of "
+                    f"block {block} had written in this launch: it holds whatever the previous block left there")
+            hint = (f"Copying an element no thread wrote is harmless (line {copy_line or '?'}), but the copy holds no "
+                    "value: write the element before it is copied, or read only copies of elements the block wrote.")
     elif kind == GLOBAL_RACE:
         name, elements, itemsize = arrays.get(fault.base, ("an argument array", 0, 0))
         other, other_block = _xyz(fault.other_thread), _xyz(fault.other_block)

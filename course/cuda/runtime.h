@@ -405,6 +405,7 @@ static inline uint64_t __cc_code_offset(const void* pc) {
 
 // Record who faulted and jump back to the worker's start. Never returns.
 static bool __cc_pending_set;  // a read of unwritten shared memory, not reported yet (see __cc_report_pending)
+static bool __cc_copy_set;     // a copy's read of unwritten shared memory, for the store that follows (__cc_copy)
 static void __cc_report_pending();
 static inline bool __cc_pending_first(int kind);
 
@@ -646,6 +647,7 @@ enum { __CC_READ = 1, __CC_WRITE = 2, __CC_ATOMIC = 3, __CC_TOUCH = 4,
        __CC_WRITE_SAME = 5,    // a write of the bytes the element holds already: `found = 1` by many threads
        __CC_READ_UPDATE = 6,   // the read of `x += v` or `x++` (a write follows): a read everywhere but in messages
        __CC_UPDATE = 32,       // added to a volatile read or write: those of `x += v` (__cc_rw)
+       __CC_COPY = 64,         // added to the read of `s[i] = t[j];` (__cc_rc): its value is only copied
        __CC_VOLATILE = 16 };   // added to a kind: through a volatile lvalue, which in global memory is a
                                // relaxed atomic (PTX's memory model: a flag one block sets and another polls),
                                // in shared memory a plain access
@@ -670,7 +672,7 @@ static inline unsigned __cc_tid() { return threadIdx.x + blockDim.x * (threadIdx
 
 static inline void __cc_new_epoch() { __cc_epoch++; }
 static inline void __cc_new_block() {
-    __cc_pending_set = false;
+    __cc_pending_set = __cc_copy_set = false;
     __cc_me->polling = 0, __cc_me->spin_line = 0;  // (a fault in a waiting loop's condition left them set)
     __cc_block_epoch = ++__cc_epoch;
     __cc_block_linear = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
@@ -689,6 +691,8 @@ struct __cc_shadow_byte {
     uint8_t w_atomic, r_many;      // w_atomic: 1 an atomic, 2 a struct member's touch (never a hazard)
     uint8_t a_many;                // atomics of two threads in this epoch: a_other is the one before writer
     uint8_t r_unwritten;           // the first reader of this epoch read it before any thread of the block wrote it
+    uint8_t w_copied_unwritten;    // the last write copied an element that no thread had written (`s[i] = t[j];`):
+                                   // it holds no value either (w_site names the copy)
     uint16_t a_other;
     uint16_t pw_writer;            // the last plain (not atomic) write: checked against atomics
     uint32_t pw_epoch, pw_warp, pw_site;
@@ -992,8 +996,15 @@ struct __cc_pending_read {
     uint32_t site;
     int kind;
     unsigned tid;
+    unsigned copier;      // a copy of an unwritten element was read: the thread that copied it,
+    uint32_t copy_site;   // and where (0: none)
 };
 static __cc_pending_read __cc_pending;
+// `s[i] = t[j];` copies the bytes of t[j] without using them, as a GPU would whether or not a
+// thread wrote t[j]: a read of an unwritten element there is remembered here, and the store that
+// follows marks s[i] as holding no value either (or, a store into memory that is not shared, makes
+// it a read to report). PMPP's coarsened 3-D stencil shifts its planes so, halo corners included.
+static __cc_pending_read __cc_copy;  // (set: __cc_copy_set)
 
 static inline bool __cc_pending_first(int kind) {
     return kind != __CC_UNINITIALIZED && kind != __CC_RACE && kind != __CC_GLOBAL_RACE && kind != __CC_TIMEOUT &&
@@ -1008,21 +1019,31 @@ static void __cc_report_pending() {
     threadIdx = {p.tid % blockDim.x, p.tid / blockDim.x % blockDim.y, p.tid / (blockDim.x * blockDim.y)};
     __cc_fault* f = __cc_fault_out;
     memset(f, 0, sizeof *f);
+    if (p.copy_site) {  // a copy's bytes: the copier and the copy's line name where they came from
+        __cc_shared_fault(__CC_UNINITIALIZED, *p.region, p.offset, p.size, p.site, p.kind, p.copier, p.copy_site, 0);
+    }
     __cc_shared_fault(__CC_UNINITIALIZED, *p.region, p.offset, p.size, p.site, p.kind, p.tid, 0, 0);
 }
 
-static void __cc_note_shared(const __cc_shared_region& r, size_t offset, size_t size, int kind, uint32_t site) {
+static void __cc_note_shared(const __cc_shared_region& r, size_t offset, size_t size, int kind, uint32_t site,
+                             bool copy = false, bool copied_unwritten = false) {
     unsigned me = __cc_tid();
     uint32_t epoch = __cc_epoch, wep = __cc_warp_epoch[(me / 32) & 31];
     for (size_t b = offset; b < offset + size && b < r.bytes; b++) {
         __cc_shadow_byte& s = r.shadow[b];
-        bool written = s.w_epoch >= __cc_block_epoch;
+        bool written = s.w_epoch >= __cc_block_epoch && !s.w_copied_unwritten;
         if (kind == __CC_TOUCH) {  // a struct member access: counts as written, never a hazard
             s.w_epoch = epoch, s.writer = (uint16_t)me, s.w_warp = wep, s.w_site = site, s.w_atomic = 2;
+            s.w_copied_unwritten = 0;
             continue;
         }
-        if ((kind == __CC_READ || kind == __CC_ATOMIC) && !written && !__cc_pending_set)
-            __cc_pending = {&r, offset, size, site, kind, me}, __cc_pending_set = true;
+        if ((kind == __CC_READ || kind == __CC_ATOMIC) && !written && !(copy ? __cc_copy_set : __cc_pending_set)) {
+            __cc_pending_read& read = copy ? __cc_copy : __cc_pending;
+            read = {&r, offset, size, site, kind, me, 0, 0};
+            if (s.w_epoch >= __cc_block_epoch)  // a copy of an unwritten element
+                read.copier = s.writer, read.copy_site = s.w_site;
+            (copy ? __cc_copy_set : __cc_pending_set) = true;
+        }
         bool this_epoch = s.w_epoch == epoch;
         if (kind == __CC_ATOMIC) {
             // Atomics of different threads are no hazard to each other, but a plain store or load
@@ -1037,6 +1058,7 @@ static void __cc_note_shared(const __cc_shared_region& r, size_t offset, size_t 
             if (this_epoch && s.w_atomic == 1 && s.writer != me) s.a_many = 1, s.a_other = s.writer;
             else if (!(this_epoch && s.w_atomic == 1)) s.a_many = 0;
             s.w_epoch = epoch, s.writer = (uint16_t)me, s.w_warp = wep, s.w_site = site, s.w_atomic = 1;
+            s.w_copied_unwritten = 0;
             continue;
         }
         bool same = kind == __CC_WRITE_SAME;  // stores what is there: order cannot matter
@@ -1057,6 +1079,7 @@ static void __cc_note_shared(const __cc_shared_region& r, size_t offset, size_t 
                 __cc_shared_fault(__CC_RACE, r, offset, size, site, kind, (unsigned)reader, read_site, __CC_READ);
             }
             s.w_epoch = epoch, s.writer = (uint16_t)me, s.w_warp = wep, s.w_site = site, s.w_atomic = 0;
+            s.w_copied_unwritten = copied_unwritten;
             s.w_time = __cc_sync_clock;  // (a fence after this write takes a later time)
             s.pw_epoch = epoch, s.pw_writer = (uint16_t)me, s.pw_warp = wep, s.pw_site = site;
         } else {
@@ -1423,8 +1446,12 @@ static void __cc_note_polled(const __cc_shared_region& r, size_t offset, size_t 
 static void __cc_note_at(const volatile void* address, size_t size, int kind, uint32_t site) {
     __cc_last_site = site;
     const char* p = (const char*)address;
-    bool relaxed = kind & __CC_VOLATILE, update = kind & __CC_UPDATE;
-    kind &= ~(__CC_VOLATILE | __CC_UPDATE);
+    bool relaxed = kind & __CC_VOLATILE, update = kind & __CC_UPDATE, copy = kind & __CC_COPY;
+    kind &= ~(__CC_VOLATILE | __CC_UPDATE | __CC_COPY);
+    // The store of a copy whose bytes no thread wrote (see __cc_copy)
+    bool copied_unwritten = false;
+    if (__cc_copy_set && kind != __CC_READ && kind != __CC_READ_UPDATE && kind != __CC_TOUCH)
+        copied_unwritten = true, __cc_copy_set = false;
     int said = kind == __CC_READ_UPDATE ? __CC_READ_UPDATE : relaxed && kind == __CC_READ ? __CC_READ : 0;
     if (kind == __CC_READ_UPDATE) kind = __CC_READ;
     int recorded = kind == __CC_WRITE_SAME ? __CC_WRITE : kind;
@@ -1436,9 +1463,12 @@ static void __cc_note_at(const volatile void* address, size_t size, int kind, ui
             // A waiting loop's condition polls a volatile flag that another thread sets (`while
             // (ready == 0)`): that read is how the threads meet, not a hazard (still initchecked).
             if (relaxed && kind == __CC_READ && __cc_me->polling) return __cc_note_polled(r, (size_t)(p - r.base), size, site);
-            return __cc_note_shared(r, (size_t)(p - r.base), size, kind, site);
+            return __cc_note_shared(r, (size_t)(p - r.base), size, kind, site, copy,
+                                    copied_unwritten && (kind == __CC_WRITE || kind == __CC_WRITE_SAME));
         }
     }
+    if (copied_unwritten && !__cc_pending_set)  // copied out of shared memory: it is a read of garbage after all
+        __cc_pending = __cc_copy, __cc_pending_set = true;
     // Not shared memory: an argument array or a __device__ variable (where a volatile access is an atomic)
     if (kind == __CC_ATOMIC || relaxed) __cc_note_atomic(true);
     for (int i = 0; i < __cc_allocation_count; i++) {
@@ -1550,6 +1580,13 @@ __attribute__((always_inline)) static inline T&& __cc_r(T&& x) {
     if constexpr (!std::is_function<typename std::remove_reference<T>::type>::value)
         if (__cc_sanitizing)
             __cc_note(__builtin_addressof(x), sizeof x, __CC_READ + __cc_volatile_bit<T>());
+    return static_cast<T&&>(x);
+}
+// `s[i] = t[j];`: the read of t[j] is a copy (__cc_copy).
+template <class T>
+__attribute__((always_inline)) static inline T&& __cc_rc(T&& x) {
+    if (__cc_sanitizing)
+        __cc_note(__builtin_addressof(x), sizeof x, __CC_READ + __CC_COPY + __cc_volatile_bit<T>());
     return static_cast<T&&>(x);
 }
 #ifdef __CC_SANITIZE

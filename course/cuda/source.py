@@ -2334,6 +2334,7 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
     scalars |= named_scalars
     refs, declaring, bound = _reference_uses(tokens, f, references, types)
     quiet = set()  # inside assert(...): its text is the message, keep it as written
+    stores = set()  # the `=` of each `__cc_w(...) = ...`
     for i in range(a + 1, b):
         if tokens[i].text == "assert" and i + 1 < b and tokens[i + 1].text == "(":
             quiet.update(range(i, _matching(tokens, i + 1) + 1))
@@ -2424,6 +2425,10 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
             wrapper = "__cc_rw"
         elif after.text in _ASSIGNMENTS:
             wrapper = "__cc_w" if after.text == "=" else "__cc_rw"
+            if after.text == "=":
+                stores.add(right)
+        elif before.text == "=" and left in stores and after.text == ";":
+            wrapper = "__cc_rc"  # `s[i] = t[j];`: t[j] is copied, not used (runtime.h's __cc_copy)
         else:
             wrapper = "__cc_r"
         replace(tokens[start].start, tokens[start].start, wrapper + "(")
