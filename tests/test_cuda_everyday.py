@@ -722,6 +722,20 @@ extern "C" __global__ void references(const float* x, float* out, int count) {
     out[threadIdx.x] = sum(r) + corner(m) + ones[0] + corner(cleared) + length(r);
 }
 
+__device__ float last_of(const float (&v)[4]) { const float (&alias)[4] = v; return alias[3]; }
+// Local array references: to a local array, to a row of a __shared__ one, const, sizeof
+extern "C" __global__ void local_references(float* out, int k) {
+    float r[4] = {1, 2, 3, 4};
+    float (&q)[4] = r;
+    q[0] = 10;
+    const float (&c)[4] = r;
+    __shared__ float s[2][32];
+    float (&row)[32] = s[threadIdx.x / 32];
+    row[threadIdx.x % 32] = threadIdx.x;
+    __syncthreads();
+    out[threadIdx.x] = s[threadIdx.x / 32][threadIdx.x % 32] + r[0] + c[2] + last_of(r) + sizeof(c) + q[k];  // REF
+}
+
 extern "C" __global__ void flat_rows(float* out) {
     __shared__ float s[4][8];
     float* all = s[0];  // a pointer into the whole array
@@ -747,8 +761,15 @@ def test_array_reference_parameters_and_row_pointers(backend, sanitize):
     cuda.RawKernel(ARRAY_REFERENCES, "flat_rows", backend=backend, **options)((1,), (32,), (flat,))
     t = np.arange(32)
     np.testing.assert_array_equal(cuda.asnumpy(flat), (t % 4) * 8 + t // 4 + 21)
+    local = on(backend, np.zeros(64, np.float32))
+    cuda.RawKernel(ARRAY_REFERENCES, "local_references", backend=backend, **options)((1,), (64,), (local, 1))
+    np.testing.assert_array_equal(cuda.asnumpy(local), np.arange(64) + 10 + 3 + 4 + 16 + 2)
     if backend != "cpu":
         return
+    with pytest.raises(cuda.KernelError, match=r"accessed r\[4\], but that dimension of the local array r has 4") as info:
+        cuda.RawKernel(ARRAY_REFERENCES, "local_references", backend="cpu", sanitize=sanitize)(
+            (1,), (64,), (np.zeros(64, np.float32), 4))
+    assert "// REF" in ARRAY_REFERENCES.split("\n")[info.value.line - 1]
     # the callee's dst[4] is checked against the caller's array
     with pytest.raises(cuda.KernelError, match=r"accessed ones\[4\], but that dimension of the local array ones has 4") as info:
         cuda.RawKernel(ARRAY_REFERENCES, "references", backend="cpu", sanitize=sanitize)(

@@ -1323,7 +1323,8 @@ def parse(text: str, options=()) -> Source:
                               f"__cc_pointer_from<{element}>(__cc_a_{raw.name});")
             if f.body:
                 replace(tokens[f.body[0]].end, tokens[f.body[0]].end, "".join(starts))
-        array_views = set()  # `float (&r)[4]` parameters, which became views: sizeof(r) is the array's
+        # `float (&r)[4]` parameters and local references, which become views: sizeof(r) is the array's
+        array_views = _local_array_references(tokens, f, known_types | set(f.template), replace)
         for position, raw in enumerate(f.raws):
             dependent = any(w in f.template for w in re.findall(r"\w+", text[raw.start:raw.end]))  # T, or [N]
             new = None if position in generic else _checked_pointer(
@@ -1832,6 +1833,38 @@ def _address_of(tokens: list[Token], dot: int) -> bool:
             break
         j -= 1
     return _address_operator(tokens, j)
+
+
+def _local_array_references(tokens: list[Token], f: _Function, types: set, replace) -> set[str]:
+    """`float (&row)[32] = s[i];`, `const float (&c)[4] = r;` in a body: a view of that array, as an
+    array reference parameter is (local, __shared__ and member arrays are views here, which a C++
+    array reference cannot bind to). Their names."""
+    names = set()
+    if not f.body:
+        return names
+    a, b = f.body
+    for i in range(a + 1, b - 5):
+        if not (tokens[i].text == "(" and tokens[i + 1].text == "&" and tokens[i + 2].kind == "ident"
+                and tokens[i + 3].text == ")" and tokens[i + 4].text == "["):
+            continue
+        start = i - 1  # the element type: words (and `::`) back to the statement's start
+        while start > a and (tokens[start].kind == "ident" or tokens[start].text == "::"):
+            start -= 1
+        words = [t.text for t in tokens[start + 1:i] if t.kind == "ident"]
+        if tokens[start].text not in _STATEMENT_START or not words or any(w in _NOT_DECLARATION for w in words) \
+                or not any(w in types or w in _TYPE_WORDS for w in words):
+            continue
+        end = i + 4
+        while end < b and tokens[end].text == "[":
+            end = _matching(tokens, end) + 1
+        if end >= b or tokens[end].text not in ("=", "{", "("):
+            continue
+        element = " ".join(t.text for t in tokens[start + 1:i] if t.text not in ("__shared__", "static"))
+        extents = "".join(t.text for t in tokens[i + 4:end])
+        name = tokens[i + 2].text
+        replace(tokens[start + 1].start, tokens[end - 1].end, f"__cc_array_view<{element}{extents}> {name}")
+        names.add(name)
+    return names
 
 
 def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global_arrays=frozenset(),
