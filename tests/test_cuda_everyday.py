@@ -779,3 +779,77 @@ def test_array_reference_parameters_and_row_pointers(backend, sanitize):
     with pytest.raises(cuda.KernelError, match=r"accessed s\[32\] through a pointer into the __shared__ array s, "
                                                r"which holds 32 4-byte elements"):
         cuda.RawKernel(ARRAY_REFERENCES, "flat_rows", backend="cpu", sanitize=sanitize)((1,), (33,), (np.zeros(33, np.float32),))
+
+
+# Casts to a reference (reinterpret_cast<float4&>(s[4 * t])) and the address of a whole array (&r):
+# accesses of the cast's type where the operand lies, checked like the pointer forms.
+REFERENCE_CASTS = r"""
+extern "C" __global__ void vectors(const float* x, float* out, int shift) {
+    __shared__ float s[64];
+    int t = threadIdx.x;
+    reinterpret_cast<float4&>(s[4 * t + shift]) = reinterpret_cast<const float4&>(x[4 * t]);  // STORE
+    __syncthreads();
+    float r[4] = {1, 2, 3, 4};
+    reinterpret_cast<float4&>(r[0]).w = 7;
+    float4 whole = reinterpret_cast<const float4&>(r);  // the local array itself
+    out[t] = s[63 - t] + whole.w + reinterpret_cast<float4&>(s).y;
+}
+extern "C" __global__ void overlapping(float* out) {
+    reinterpret_cast<float2&>(out[2 * (threadIdx.x / 2)]) = make_float2(threadIdx.x, 0);  // PAIR
+}
+extern "C" __global__ void addresses(float* out, int n) {
+    float r[4] = {1, 2, 3, 4};
+    float q[4];
+    memcpy(&q, &r, sizeof r);
+    float* p = (float*)&r;
+    float (*rows)[4] = &q;
+    __shared__ float s[8];
+    s[threadIdx.x] = threadIdx.x;
+    __syncthreads();
+    float4 second = ((float4*)&s)[1];
+    float z[4];
+    memset(&z, 0, n * sizeof(float));  // ZERO
+    float4 first = (float4&)s[0];  // a C-style cast to a reference: the same
+    out[threadIdx.x] = p[3] + (*rows)[2] + second.w + z[3] + first.w;
+}
+extern "C" __global__ void cast_away(const float* x) {
+    const_cast<float&>(x[threadIdx.x]) = 0;  // CONST
+}
+extern "C" __global__ void unwritten(float* out) {
+    __shared__ float s[64];
+    s[threadIdx.x] = 1;
+    __syncthreads();
+    out[threadIdx.x] = ((float4&)(s[4 * threadIdx.x])).x;  // VECTOR READ
+}
+"""
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_reference_casts_and_the_address_of_a_whole_array(backend, sanitize):
+    options = {"sanitize": sanitize} if backend == "cpu" else {}
+    x = np.arange(64, dtype=np.float32)
+    out = on(backend, np.zeros(16, np.float32))
+    cuda.RawKernel(REFERENCE_CASTS, "vectors", backend=backend, **options)((1,), (16,), (on(backend, x), out, 0))
+    np.testing.assert_array_equal(cuda.asnumpy(out), 63 - np.arange(16) + 7 + 1)
+    out = on(backend, np.zeros(8, np.float32))
+    cuda.RawKernel(REFERENCE_CASTS, "addresses", backend=backend, **options)((1,), (8,), (out, 4))
+    np.testing.assert_array_equal(cuda.asnumpy(out), np.full(8, 4 + 3 + 7 + 0 + 3))
+    if backend != "cpu":
+        return
+    line = lambda marker: next(i for i, text in enumerate(REFERENCE_CASTS.split("\n"), 1) if f"// {marker}" in text)
+    with pytest.raises(cuda.KernelError, match=r"16-byte element at byte 4 of s through a cast pointer.*misaligned"):
+        cuda.RawKernel(REFERENCE_CASTS, "vectors", backend="cpu", **options)((1,), (16,), (x, np.zeros(16, np.float32), 1))
+    with pytest.raises(cuda.KernelError, match=r"through a pointer made from a local or __device__ array") as info:
+        cuda.RawKernel(REFERENCE_CASTS, "addresses", backend="cpu", **options)((1,), (8,), (np.zeros(8, np.float32), 5))
+    assert info.value.line == line("ZERO")
+    if sanitize:  # a vector store is a store of all its bytes: two threads' overlapping pairs race
+        with pytest.raises(cuda.KernelError, match=r"writes out\[0\], which thread \(0, 0, 0\) also wrote") as info:
+            cuda.RawKernel(REFERENCE_CASTS, "overlapping", backend="cpu", sanitize=True)((1,), (4,), (np.zeros(4, np.float32),))
+        assert info.value.line == line("PAIR")
+        with pytest.raises(cuda.KernelError, match=r"writes x\[0\], but x is read-only") as info:
+            cuda.RawKernel(REFERENCE_CASTS, "cast_away", backend="cpu", sanitize=True)((1,), (4,), (np.ones(4, np.float32),))
+        assert info.value.line == line("CONST")
+        # thread 4 reads s[16..19] as a float4, and only s[0..15] were written: named in floats
+        with pytest.raises(cuda.KernelError, match=r"reads shared memory s\[16\], which no thread") as info:
+            cuda.RawKernel(REFERENCE_CASTS, "unwritten", backend="cpu", sanitize=True)((1,), (16,), (np.zeros(16, np.float32),))
+        assert info.value.line == line("VECTOR READ") and info.value.thread == (4, 0, 0)

@@ -950,7 +950,8 @@ __attribute__((noreturn, noinline, cold)) static void __cc_shared_fault(
     f->code_offset = site;
     f->address = other_site;
     f->op = op, f->other_op = other_op;
-    size_t unit = r.item > size ? r.item : size;  // s[3] of an array of structs, whichever member
+    // s[3] of an array of structs, whichever member; s[16] of a float array read as a float4 there
+    size_t unit = r.item ? r.item : size;
     f->element_bytes = (int64_t)size;
     f->index = (int64_t)(offset / unit);
     f->base = (uint64_t)(uintptr_t)r.base;
@@ -1845,10 +1846,37 @@ template <class V, class U> static inline __cc_ptr<V> __cc_pointer_from(const __
 // extern __shared__ memory or device malloc's block, or a raw pointer into one of them; a write
 // through a const_cast into a const argument is still the read-only fault it would be with the
 // const kept. Any other cast is C++'s own.
+//
+// A cast to a reference, reinterpret_cast<float4&>(s[4 * i]), is an access of that type where its
+// operand lies (source.py notes it so): checked as `*reinterpret_cast<float4*>(&s[4 * i])` would be,
+// against the allocation or __shared__ array the operand lies in (a local array's element: not
+// checked), or, for a whole __shared__ or local array (a view here), against that array.
+template <class T> struct __cc_is_view : std::false_type {};
+template <class E> struct __cc_is_view<__cc_view<E>> : std::true_type {};
+template <class A> struct __cc_is_view<__cc_array_view<A>> : std::true_type {};
+template <class V, class From>
+__attribute__((always_inline)) static inline V& __cc_cast_reference(From& f, V* raw) {
+    __cc_ptr<V> q;
+    if constexpr (__cc_is_view<typename std::remove_cv<From>::type>::value)
+        q = __cc_ptr<V>(f);  // the array's bytes
+    else
+        q = __cc_ptr<V>(raw);
+    q.check(0);
+    return *q.p;
+}
 #define __CC_BOUNDS_KEEPING_CAST(NAME, CAST) \
     template <class To, class From, class = void> \
     struct NAME##_rule { \
         static To cast(From& f) { return CAST<To>(f); } \
+    }; \
+    template <class V, class From> \
+    struct NAME##_rule<V&, From, void> { \
+        __attribute__((always_inline)) static V& cast(From& f) { \
+            if constexpr (__cc_is_view<typename std::remove_cv<From>::type>::value) \
+                return __cc_cast_reference<V>(f, (V*)nullptr); \
+            else \
+                return __cc_cast_reference<V>(f, &CAST<V&>(f)); \
+        } \
     }; \
     template <class V, class From> \
     struct NAME##_rule<V*, From, typename std::enable_if<std::is_class<typename std::remove_cv<From>::type>::value>::type> { \
@@ -1859,9 +1887,12 @@ template <class V, class U> static inline __cc_ptr<V> __cc_pointer_from(const __
         static __cc_ptr<V> cast(const From& f) { return __cc_ptr<V>(CAST<V*>(f)); } \
     }; \
     template <class To, class From> \
-    static inline auto NAME(From& f) -> decltype(NAME##_rule<To, From>::cast(f)) { return NAME##_rule<To, From>::cast(f); } \
+    __attribute__((always_inline)) static inline auto NAME(From& f) -> decltype(NAME##_rule<To, From>::cast(f)) { \
+        return NAME##_rule<To, From>::cast(f); \
+    } \
     template <class To, class From> \
-    static inline auto NAME(const From& f) -> decltype(NAME##_rule<To, const From>::cast(f)) { \
+    __attribute__((always_inline)) static inline auto NAME(const From& f) \
+        -> decltype(NAME##_rule<To, const From>::cast(f)) { \
         return NAME##_rule<To, const From>::cast(f); \
     }
 __CC_BOUNDS_KEEPING_CAST(__cc_reinterpret_cast, reinterpret_cast)
@@ -2033,6 +2064,9 @@ struct __cc_array_view : __cc_view<typename std::remove_extent<A>::type> {
     __cc_array_view(const __cc_array_view<B>& v) : __cc_view<E>{v.p, v.n, v.name, v.shared, v.subscript, v.whole, v.whole_bytes} {}
     __cc_array_view(A& raw) : __cc_view<E>{raw, N, "the array", 0, 0} {}  // (a struct's member array)
     A& __cc_array() const { return *reinterpret_cast<A*>(this->p); }  // sizeof(r) (source.py): sizeof(A)
+    // `&r`, the address of the whole array (`memset(&r, 0, sizeof r)`, `(float4*)&tile`): a checked
+    // pointer to it, not the address of the view
+    __cc_ptr<A> operator&() const { return this->at(reinterpret_cast<A*>(this->p)); }
 };
 template <class U> struct __cc_element_of<__cc_array_view<U>> { typedef typename std::remove_extent<U>::type type; };
 

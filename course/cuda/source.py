@@ -2302,6 +2302,32 @@ def _declares(tokens: list[Token], i: int, a: int, types: set) -> bool:
         or first + 1 < i and tokens[first].text in types and tokens[first + 1].kind == "ident"
 
 
+def _reference_cast(tokens: list[Token], i: int, b: int, types: set) -> tuple[int, int, int] | None:
+    """A C-style cast to a reference at tokens[i], `(float4&)s[4 * i]` or `(const int2&)(p[k])`: its `)`,
+    and where its operand (a name with subscripts and members, or a parenthesized one) starts and ends."""
+    close = _matching(tokens, i)
+    if close <= i + 2 or close + 1 >= b or tokens[close - 1].text not in ("&", "&&"):
+        return None
+    inside = tokens[i + 1:close - 1]
+    if not all(t.kind == "ident" or t.text in ("::", "<", ">", ",") for t in inside) \
+            or not any(t.text in types or t.text in _TYPE_WORDS for t in inside):
+        return None
+    operand = close + 1
+    if tokens[operand].kind == "ident" and tokens[operand].text not in _TYPE_WORDS:
+        end = _postfix_chain(tokens, operand, b)
+        return None if end < b and tokens[end].text == "(" else (close, operand, end)
+    if tokens[operand].text == "(":
+        return close, operand, _postfix_chain(tokens, _matching(tokens, operand), b)
+    return None
+
+
+def _inside_parentheses(tokens: list[Token], start: int, end: int) -> tuple[int, int]:
+    """`((s[i]))` → where `s[i]` starts and ends."""
+    while end - start > 2 and tokens[start].text == "(" and _matching(tokens, start) == end - 1:
+        start, end = start + 1, end - 1
+    return start, end
+
+
 def _postfix_chain(tokens: list[Token], i: int, b: int) -> int:
     """End (exclusive) of `name[...][...].x->y` starting at tokens[i]."""
     j = i + 1
@@ -2368,6 +2394,7 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
     refs, declaring, bound = _reference_uses(tokens, f, references, types)
     quiet = set()  # inside assert(...): its text is the message, keep it as written
     stores = set()  # the `=` of each `__cc_w(...) = ...`
+    addresses = {}  # the operand of a reference cast, start → end: an address, not an access
     for i in range(a + 1, b):
         if tokens[i].text == "assert" and i + 1 < b and tokens[i + 1].text == "(":
             quiet.update(range(i, _matching(tokens, i + 1) + 1))
@@ -2378,7 +2405,18 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
             continue
         after_control = prev.text == ")" and _opening(tokens, i - 1) > 0 and \
             tokens[_opening(tokens, i - 1) - 1].text in ("if", "for", "while", "switch")
-        if tok.text == "(" and prev.kind != "ident" and (prev.text not in (")", "]", ">") or after_control):
+        cast = _reference_cast(tokens, i, b, types) if tok.text == "(" and prev.kind != "ident" \
+            and prev.text not in (")", "]") else None
+        if cast:  # (float4&)s[4 * i]: reinterpret_cast<float4&>(s[4 * i]) (see the reference casts below)
+            close, operand, end = cast
+            replace(tokens[i].start, tokens[close].end,
+                    f"__cc_reinterpret_cast<{' '.join(t.text for t in tokens[i + 1:close])}>(")
+            replace(tokens[end - 1].end, tokens[end - 1].end, ")")
+            inner, inner_end = _inside_parentheses(tokens, operand, end)
+            if tokens[inner].kind == "ident":
+                addresses[inner] = inner_end
+            start = i
+        elif tok.text == "(" and prev.kind != "ident" and (prev.text not in (")", "]", ">") or after_control):
             close = _matching(tokens, i)
             if close + 1 < b and tokens[close + 1].text == "[":  # (&tile[0][0])[k]
                 end, start = _postfix_chain(tokens, close, b), i
@@ -2388,9 +2426,17 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
             if angle < 0 or angle + 1 >= b or tokens[angle + 1].text != "(":
                 continue
             close = _matching(tokens, angle + 1)
-            if close + 1 >= b or tokens[close + 1].text not in ("[", "->"):
+            if tokens[angle - 1].text in ("&", "&&"):
+                # reinterpret_cast<float4&>(s[i]): an access of the cast's type at the operand's address
+                # (runtime.h's reference rule checks it), the operand itself only an address
+                inner, inner_end = _inside_parentheses(tokens, angle + 2, close)
+                if tokens[inner].kind == "ident" and _postfix_chain(tokens, inner, b) == inner_end:
+                    addresses[inner] = inner_end
+                start, end = i, _postfix_chain(tokens, close, b)
+            elif close + 1 >= b or tokens[close + 1].text not in ("[", "->"):
                 continue
-            start, end = i, _postfix_chain(tokens, close, b)
+            else:
+                start, end = i, _postfix_chain(tokens, close, b)
         elif tok.kind == "ident" and prev.text not in (".", "->", "::") and tok.text not in _TYPE_WORDS \
                 and tok.text not in ("delete", "new") and prev.text != "new" \
                 and (prev.kind != "ident" or prev.text in _NOT_DECLARATION) \
@@ -2443,7 +2489,7 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
             if end < b and tokens[end].text in ("++", "--"):
                 end += 1
             start = i
-        if start is None or start in bound:
+        if start is None or start in bound or addresses.get(start) == end:
             continue
         # Look through parentheses around the access: (s[i]) = v, &(s[i]), (*(float4*)p) = v.
         left, right = start - 1, end
