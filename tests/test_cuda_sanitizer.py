@@ -1460,3 +1460,47 @@ extern "C" __global__ void k(const float* x, float* out, int other) {
     assert "__syncwarp() orders only the lanes of one warp, and threads (0, 0, 0) and (32, 0, 0) are in different " \
            "warps" in str(info.value) and "Threads of one warp can use" not in str(info.value)
     kernel("k", code, sanitize=True)(1, 64, (x, out, np.int32(0)))  # each thread its own element: no race
+
+
+ACCESSORS = r"""
+template <typename T> struct Tile {
+    T* data; int ld;
+    __device__ T& operator[](int i) { return data[i]; }
+    __device__ const T& get(int r, int c) const { return data[r * ld + c]; }
+    __device__ T& ref(int r, int c) { return *(data + r * ld + c); }
+};
+__device__ float& cell(float* base, int i) { return base[i]; }
+extern "C" __global__ void accessors(float* out, int mode) {
+    __shared__ float s[64];
+    Tile<float> t{s, 8};
+    int i = threadIdx.x;
+    if (mode == 0) t[i] = i;
+    if (mode == 1) t.ref(i / 8, i % 8) = i;
+    if (mode == 2) cell(s, i) = i;
+    if (mode == 3) { if (i == 0) for (float& v : s) v = 0; }  // one thread fills the array by reference
+    if (mode == 4) cell(s, i / 2) = i;                         // TWO WRITERS
+    __syncthreads();
+    float total = 0;
+    for (float v : s) total += v;                             // EACH
+    out[i] = t.get(7 - i / 8, i % 8) + cell(s, i) - total / 64;
+}
+"""
+
+
+def test_writes_through_functions_that_return_references_and_range_for_loops_are_noted():
+    """A function returning a reference (`float& at(int)`, `T& operator[]`) is an access where it is
+    called, not where it returns; `for (float& v : s)` notes v's uses and `for (float v : s)` reads."""
+    i = np.arange(64)
+    for mode in range(3):
+        out = np.zeros(64, np.float32)
+        kernel("accessors", ACCESSORS, sanitize=True)(1, 64, (out, np.int32(mode)))
+        np.testing.assert_array_equal(out, (63 - i) // 8 * 8 + i % 8 + i - 31.5)
+    out = np.zeros(64, np.float32)
+    kernel("accessors", ACCESSORS, sanitize=True)(1, 64, (out, np.int32(3)))
+    assert not out.any()
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory s\[0\]") as info:
+        kernel("accessors", ACCESSORS, sanitize=True)(1, 64, (out, np.int32(4)))
+    assert info.value.line == line_of("TWO WRITERS", ACCESSORS)
+    with pytest.raises(cuda.KernelError, match=r"reads shared memory s\[0\], which no thread") as info:
+        kernel("accessors", ACCESSORS, sanitize=True)(1, 64, (out, np.int32(5)))
+    assert info.value.line == line_of("EACH", ACCESSORS)

@@ -2070,6 +2070,25 @@ struct __cc_array_view : __cc_view<typename std::remove_extent<A>::type> {
 };
 template <class U> struct __cc_element_of<__cc_array_view<U>> { typedef typename std::remove_extent<U>::type type; };
 
+// `for (float v : s)` over a __shared__ or local array: each copy into v is a read of the element
+// (a loop by reference, `for (float& v : s)`, notes v's own uses instead: source.py).
+template <class E>
+struct __cc_reading {
+    E *first, *last;
+    struct iterator {
+        E* p;
+        E operator*() const { return __cc_r(*p); }
+        iterator& operator++() { ++p; return *this; }
+        bool operator!=(const iterator& o) const { return p != o.p; }
+    };
+    iterator begin() const { return {first}; }
+    iterator end() const { return {last}; }
+};
+template <class E> static inline __cc_reading<E> __cc_each(const __cc_view<E>& v) { return {v.begin(), v.end()}; }
+template <class X, class = typename std::enable_if<!__cc_is_view<typename std::decay<X>::type>::value>::type>
+static inline X&& __cc_each(X&& x) { return static_cast<X&&>(x); }  // (anything else: as it is)
+
+
 // `&x[i][j]` of a local array of arrays: the element's address, bounded by the whole of x.
 template <class E, class T>
 static inline __cc_ptr<T> __cc_address_in(const __cc_view<E>& whole, T* at) {

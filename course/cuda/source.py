@@ -572,6 +572,7 @@ class _Function:
     returns_void: bool
     launch_bounds: str = ""  # the first argument of __launch_bounds__(...), as written
     template_angles: tuple[int, int] | None = None  # token indices of the template header's `<` and `>`
+    returns_reference: bool = False  # `float& at(int i)`: a call is an access, `return data[i];` is not
 
 
 @dataclass
@@ -1144,7 +1145,8 @@ def parse(text: str, options=()) -> Source:
         raws = [r for r in (_parse_param(p, text) for p in _split_commas(tokens[j + 1: close])) if r is not None]
         functions.append(_Function(name_tok.text, tok.text == "__global__" or "__global__" in prefix, extern_c,
                                    name_tok.line, template, kinds, raws, span, "void" in prefix, bounds,
-                                   (start + 1, close_angle) if template else None))
+                                   (start + 1, close_angle) if template else None,
+                                   tokens[(operator if operator is not None else j - 1) - 1].text in ("&", "&&")))
 
     raw_members = _check_struct_members(tokens, functions, aliases, replace)
 
@@ -1260,6 +1262,9 @@ def parse(text: str, options=()) -> Source:
         for position, raw in enumerate(f.raws):
             if raw.reference:
                 references.setdefault(f.name, set()).add(position)
+    # Functions that return a reference (`float& at(int i) { return data[i]; }`): a call, `m.at(i) = v`,
+    # is the access (operators are called by `m[i]`, an access already)
+    returning = {f.name for f in functions if f.returns_reference and not f.name.startswith("operator")}
     host_code = _host_code(tokens, [f.body for f in functions if f.body])
     _function_pointer_types(tokens, text, aliases, replace)
     kernels, problems, not_extern_c, templates = {}, {}, set(), {}
@@ -1344,7 +1349,7 @@ def parse(text: str, options=()) -> Source:
                           member_arrays, array_views)
             _note_accesses(tokens, f, replace, references, known_types | set(f.template),
                            set(global_variables) - global_arrays - constant_variables - read_only_variables
-                           | set(file_shared_scalars))
+                           | set(file_shared_scalars), returning)
             _note_branches(tokens, f, branch_notes)
             for edit in spin_edits[f.body]:
                 replace(*edit)
@@ -2328,6 +2333,24 @@ def _inside_parentheses(tokens: list[Token], start: int, end: int) -> tuple[int,
     return start, end
 
 
+def _access_chain(tokens: list[Token], i: int, b: int, calls=frozenset()) -> int:
+    """End (exclusive) of `name[...].x->y` starting at tokens[i], through calls of functions that
+    return a reference (`m.at(i).x`, `at(i)`: `calls`)."""
+    j = i + 1
+    if tokens[i].text in calls and j < b and tokens[j].text == "(":
+        j = _matching(tokens, j) + 1
+    while j < b:
+        if tokens[j].text == "[":
+            j = _matching(tokens, j) + 1
+        elif tokens[j].text in (".", "->") and j + 1 < b and tokens[j + 1].kind == "ident":
+            j += 2
+            if tokens[j - 1].text in calls and j < b and tokens[j].text == "(":
+                j = _matching(tokens, j) + 1
+        else:
+            break
+    return j
+
+
 def _postfix_chain(tokens: list[Token], i: int, b: int) -> int:
     """End (exclusive) of `name[...][...].x->y` starting at tokens[i]."""
     j = i + 1
@@ -2341,7 +2364,21 @@ def _postfix_chain(tokens: list[Token], i: int, b: int) -> int:
     return j
 
 
-def _reference_uses(tokens: list[Token], f: _Function, references: dict, types: set):
+def _range_for(tokens: list[Token], colon: int) -> int | None:
+    """The `)` of the range-based for loop whose `:` is tokens[colon], or None."""
+    depth, k = 0, colon - 1
+    while k > 0 and not (tokens[k].text == "(" and depth == 0):
+        depth += tokens[k].text in (")", "]", "}") or 0
+        depth -= tokens[k].text in ("[", "{") or 0
+        if tokens[k].text in (";", "{", "}", "?") and depth <= 0:
+            return None
+        k -= 1
+    if k <= 0 or tokens[k - 1].text != "for":
+        return None
+    return _matching(tokens, k)
+
+
+def _reference_uses(tokens: list[Token], f: _Function, references: dict, types: set, calls=frozenset()):
     """Names that are references in `f` (its `float& dst` parameters, its `float& x = s[i];`
     locals), the tokens that declare them, and the first tokens of the elements that a reference
     is bound to (at its declaration, or by a call to a function with a reference parameter):
@@ -2355,11 +2392,15 @@ def _reference_uses(tokens: list[Token], f: _Function, references: dict, types: 
             return False
         if tokens[first].text == "*" and first + 1 < last and tokens[first + 1].kind == "ident":
             return _postfix_chain(tokens, first + 1, b) == last
-        return tokens[first].kind == "ident" and _postfix_chain(tokens, first, b) == last
+        return tokens[first].kind == "ident" and _access_chain(tokens, first, b, calls) == last
 
     for i in range(a + 1, b - 2):
         tok = tokens[i]
-        if tok.text == "&" and tokens[i + 1].kind == "ident" and tokens[i + 2].text == "=":
+        if tok.text == "&" and tokens[i + 1].kind == "ident" and tokens[i + 2].text == ":" \
+                and _range_for(tokens, i + 2):  # for (float& v : s): v's uses are the accesses
+            names.add(tokens[i + 1].text)
+            declaring.add(i + 1)
+        elif tok.text == "&" and tokens[i + 1].kind == "ident" and tokens[i + 2].text == "=":
             k = i - 1
             while k > a and (tokens[k].kind == "ident" or tokens[k].text == "::"):
                 k -= 1
@@ -2382,7 +2423,7 @@ def _reference_uses(tokens: list[Token], f: _Function, references: dict, types: 
 
 
 def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict, types: set,
-                   named_scalars: set = frozenset()) -> None:
+                   named_scalars: set = frozenset(), calls: set = frozenset()) -> None:
     """Wrap each memory access of a body: `s[i]` → `__cc_r(s[i])`, `s[i] = v` → `__cc_w(s[i]) = v`,
     `s[i] += v` → `__cc_rw(s[i]) += v`, and the same for `*p`, `p->x`, the uses of a reference
     (`dst = v` → `__cc_w(dst) = v`) and of a __device__ variable or file-scope __shared__ one that
@@ -2391,10 +2432,23 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
     a, b = f.body
     scalars = {name for i in range(a + 1, b) if (name := _shared_scalar_at(tokens, i, b))}  # __shared__ int n;
     scalars |= named_scalars
-    refs, declaring, bound = _reference_uses(tokens, f, references, types)
+    refs, declaring, bound = _reference_uses(tokens, f, references, types, calls)
     quiet = set()  # inside assert(...): its text is the message, keep it as written
     stores = set()  # the `=` of each `__cc_w(...) = ...`
     addresses = {}  # the operand of a reference cast, start → end: an address, not an access
+    if f.returns_reference:  # `return data[i];` of `float& at(int i)`: the caller's use is the access
+        for i in range(a + 1, b):
+            if tokens[i].text == "return":
+                end = i + 1
+                while end < b and tokens[end].text != ";":
+                    end = _matching(tokens, end) + 1 if tokens[end].text in ("(", "[") else end + 1
+                first, last = _inside_parentheses(tokens, i + 1, end)
+                star = tokens[first].text == "*"
+                if first + star < last and tokens[first + star].kind == "ident" \
+                        and _access_chain(tokens, first + star, b, calls) == last:
+                    addresses[first] = last
+                elif star and tokens[first + 1].text == "(" and _matching(tokens, first + 1) == last - 1:
+                    addresses[first] = last  # return *(data + r * ld + c);
     for i in range(a + 1, b):
         if tokens[i].text == "assert" and i + 1 < b and tokens[i + 1].text == "(":
             quiet.update(range(i, _matching(tokens, i + 1) + 1))
@@ -2402,6 +2456,11 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
         tok, prev = tokens[i], tokens[i - 1]
         start = end = None
         if i in quiet:
+            continue
+        if tok.text == ":" and tokens[i - 1].kind == "ident" and tokens[i - 2].text not in ("&", "&&") \
+                and tokens[i + 1].text != "{" and (close := _range_for(tokens, i)):  # for (float v : s): each copy is a read
+            replace(tokens[i + 1].start, tokens[i + 1].start, "__cc_each(")
+            replace(tokens[close - 1].end, tokens[close - 1].end, ")")
             continue
         after_control = prev.text == ")" and _opening(tokens, i - 1) > 0 and \
             tokens[_opening(tokens, i - 1) - 1].text in ("if", "for", "while", "switch")
@@ -2443,12 +2502,13 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
                 and not (prev.text == "}" and tokens[i + 1].text == ";") \
                 and not (prev.text == "*" and tokens[i - 2].text in types and tokens[i - 3].text in {";", "{", "}"}
                          | _TYPE_WORDS | {"__shared__", "static"}):  # `float* rows[2]` declares
-            end = _postfix_chain(tokens, i, b)
+            end = _access_chain(tokens, i, b, calls)
             chain = tokens[i:end]
+            called = tokens[end - 1].text == ")"  # m.at(i): a function that returns a reference
             if end < b and tokens[end].text == "(" and len(chain) > 1 and chain[-2].text in (".", "->"):
                 end -= 2  # a method call: g.sync() — only what comes before it is an access
                 chain = tokens[i:end]
-            named = tok.text in scalars or tok.text in refs  # `count`, `acc.sum`, `dst` (a reference)
+            named = tok.text in scalars or tok.text in refs or called  # `count`, `acc.sum`, `dst` (a reference)
             if not (named or any(t.text in ("[", "->") for t in chain)) or (end < b and tokens[end].text == "(") \
                     or i in declaring:
                 continue
