@@ -853,3 +853,29 @@ def test_reference_casts_and_the_address_of_a_whole_array(backend, sanitize):
         with pytest.raises(cuda.KernelError, match=r"reads shared memory s\[16\], which no thread") as info:
             cuda.RawKernel(REFERENCE_CASTS, "unwritten", backend="cpu", sanitize=True)((1,), (16,), (np.zeros(16, np.float32),))
         assert info.value.line == line("VECTOR READ") and info.value.thread == (4, 0, 0)
+
+
+SHARED_POINTER = r"""
+extern "C" __global__ void shared_pointer(float* out, int shift) {
+    __shared__ float s[64];
+    __shared__ float* p;  // one thread points it somewhere; all use it
+    if (threadIdx.x == 0) p = s;
+    __syncthreads();
+    p[threadIdx.x + shift] = threadIdx.x;  // STORE
+    __syncthreads();
+    out[threadIdx.x] = p[63 - threadIdx.x];
+}
+"""
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_a_pointer_kept_in_shared_memory_is_checked(backend, sanitize):
+    options = {"sanitize": sanitize} if backend == "cpu" else {}
+    out = on(backend, np.zeros(64, np.float32))
+    cuda.RawKernel(SHARED_POINTER, "shared_pointer", backend=backend, **options)((1,), (64,), (out, 0))
+    np.testing.assert_array_equal(cuda.asnumpy(out), 63 - np.arange(64))
+    if backend != "cpu":
+        return
+    with pytest.raises(cuda.KernelError, match=r"accessed s\[64\] through a pointer into the __shared__ array s") as info:
+        cuda.RawKernel(SHARED_POINTER, "shared_pointer", backend="cpu", **options)((1,), (64,), (np.zeros(64, np.float32), 1))
+    assert info.value.line == 7 and info.value.thread == (63, 0, 0)

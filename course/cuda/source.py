@@ -2061,6 +2061,8 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
         # A local pointer variable `const float* p = ...;` (one declarator).
         if prev.text in _STATEMENT_START or (prev.text == "(" and i >= 2 and tokens[i - 2].text == "for"):
             j, words = i, []
+            shared = tokens[j].text == "__shared__"  # `__shared__ float* p;`: a checked pointer in shared memory
+            j += shared
             while j < b and tokens[j].text in ("const", "volatile"):
                 words.append(tokens[j].text)
                 j += 1
@@ -2102,8 +2104,8 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
                         more = _declarator_end(tokens, more + 3, b)
                     if more < b and tokens[more].text == ";":
                         quals = " ".join(w for w in words if w in ("const", "volatile"))
-                        new = f"{'const ' if const_pointer else ''}__cc_ptr<{quals + ' ' if quals else ''}{type_text}> " \
-                              f"{tokens[k].text}"
+                        new = f"{'__shared__ ' if shared else ''}{'const ' if const_pointer else ''}" \
+                              f"__cc_ptr<{quals + ' ' if quals else ''}{type_text}> {tokens[k].text}"
                         replace(tokens[i].start, tokens[k].end, new)
                         for star in stars:
                             replace(tokens[star].start, tokens[star].end, "")
