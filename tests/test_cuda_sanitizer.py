@@ -1504,3 +1504,37 @@ def test_writes_through_functions_that_return_references_and_range_for_loops_are
     with pytest.raises(cuda.KernelError, match=r"reads shared memory s\[0\], which no thread") as info:
         kernel("accessors", ACCESSORS, sanitize=True)(1, 64, (out, np.int32(5)))
     assert info.value.line == line_of("EACH", ACCESSORS)
+
+
+PRODUCER_WARP = r"""
+extern "C" __global__ void produce(const int* data, int* out, int syncwarp) {
+    __shared__ volatile int stage;
+    __shared__ int buf[32];
+    if (threadIdx.x == 0) stage = 0;
+    __syncthreads();
+    if (threadIdx.x >= 32) {                 // warp 1 fills the buffer, lane 0 of it says so
+        buf[threadIdx.x - 32] = data[threadIdx.x - 32] * 2;  // FILL
+        if (syncwarp) __syncwarp();
+        if (threadIdx.x == 32) { __threadfence_block(); stage = 1; }
+    } else {                                 // warp 0 waits for it
+        // WAIT
+        __threadfence_block();
+        out[threadIdx.x] = buf[threadIdx.x];  // USE
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("wait", ["while (stage == 0);", "for (;;) { if (stage == 1) break; }",
+                                  "while (true) { if (stage) break; }", "do { } while (stage != 1);"])
+def test_a_handover_from_a_producer_warp_through_syncwarp_and_one_flag(wait):
+    """Lanes of warp 1 write, meet at __syncwarp(), and one of them fences and sets a volatile flag
+    that warp 0 waits for (in any of the loop forms): ordered. Without the __syncwarp(), the other
+    lanes' writes are not: a race. (The endless loop forms used to spin unseen or time out.)"""
+    code = PRODUCER_WARP.replace("// WAIT", wait)
+    data, out = np.arange(32, dtype=np.int32), np.zeros(32, np.int32)
+    kernel("produce", code, sanitize=True)(1, 64, (data, out, np.int32(1)))
+    np.testing.assert_array_equal(out, 2 * data)
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory buf\[1\]: thread \(33, 0, 0\) wrote it") as info:
+        kernel("produce", code, sanitize=True)(1, 64, (data, out, np.int32(0)))
+    assert info.value.line == line_of("USE", code)

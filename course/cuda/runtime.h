@@ -795,11 +795,24 @@ static inline bool __cc_released_to(const __cc_sync_scope& writer, const __cc_sy
 // Thread `writer` of this block wrote shared memory at `time`, then fenced (block scope at least)
 // and released, and this thread acquired after that (`while (flag == 0);` on a volatile __shared__
 // flag, say).
+// Or: the writer met lanes of its warp at a warp-level call after the write (__syncwarp()), and one
+// of them fenced and released after that (lane 0 of a producer warp sets the flag for all).
+// (Sanitized builds only, which run on one worker: per lane of the block, the clock of the last
+// warp-level call it completed.)
+static uint32_t __cc_warp_met[1024];
 static inline bool __cc_shared_handed_over(unsigned writer, uint32_t time) {
     if (!__cc_sync_ready(false)) return false;
-    size_t me = __cc_global_tid(), y = me - __cc_tid() + writer;
+    size_t me = __cc_global_tid(), first = me - __cc_tid(), y = first + writer;
     if (y >= __cc_sync_threads || me >= __cc_sync_threads) return false;
-    return __cc_released_to(__cc_sync[y].block, __cc_sync[me].block, time);
+    if (__cc_released_to(__cc_sync[y].block, __cc_sync[me].block, time)) return true;
+    uint32_t met = writer < 1024 ? __cc_warp_met[writer] : 0;
+    if (met <= time) return false;
+    unsigned threads = blockDim.x * blockDim.y * blockDim.z;
+    for (unsigned lane = writer & ~31u; lane < (writer | 31u) + 1 && lane < threads; lane++)
+        if (__cc_warp_met[lane] == met && first + lane < __cc_sync_threads &&
+            __cc_released_to(__cc_sync[first + lane].block, __cc_sync[me].block, met))
+            return true;
+    return false;
 }
 // A barrier orders what one thread of the block acquired before every thread's accesses after it
 // (thread 0 takes the last-block ticket, __syncthreads(), then the whole block reads the partials).
@@ -3611,6 +3624,11 @@ static bool __cc_resolve_warps(int threads, bool converge) {
             }
             for (int k = 0; k < 32; k++)  // (the exited lanes stay done)
                 if (mask >> k & 1) __cc_fibers[base + k].state = __CC_RUNNABLE, w->warp_waiting--;
+            if (__cc_sanitizing) {  // (a handover through a lane that met these: __cc_shared_handed_over)
+                uint32_t met = ++__cc_sync_clock;
+                for (int k = 0; k < 32 && base + k < 1024; k++)
+                    if (mask >> k & 1) __cc_warp_met[base + k] = met;
+            }
             __cc_warp_epoch[(base / 32) & 31]++;
             progress = true;
         }

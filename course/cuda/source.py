@@ -2226,8 +2226,13 @@ def _spin_loops(tokens: list[Token], f: _Function, volatile_names: set[str]) -> 
         if tokens[j].text not in ("while", "for") or j + 1 >= b or tokens[j + 1].text != "(":
             continue
         close = _matching(tokens, j + 1)
+        body_end = _matching(tokens, close + 1) if close + 1 < b and tokens[close + 1].text == "{" else close + 1
         if tokens[j].text == "while":
-            if close > j + 2 and waits(j + 2, close):
+            if close == j + 3 and tokens[j + 2].text in ("true", "1") and waits(close + 1, body_end):
+                # `while (true) { if (flag) break; }`: a loop whose body waits and breaks out
+                edits.append((tokens[j + 2].start, tokens[j + 2].end, f"__cc_spin_point({tokens[j].line}, false)"))
+                edits += _polled_exits(tokens, close + 1, body_end, waits)
+            elif close > j + 2 and waits(j + 2, close):
                 edits.append((tokens[j + 1].start, tokens[j + 1].end,
                               f"(__cc_spin_point({tokens[j].line}) && __cc_polled(("))
                 edits.append((tokens[close].start, tokens[close].end, ")))"))
@@ -2241,12 +2246,28 @@ def _spin_loops(tokens: list[Token], f: _Function, volatile_names: set[str]) -> 
             continue
         first, second = semis
         if second == first + 1:  # `for (;;)`: a loop whose body waits, perhaps, and breaks out
-            if waits(second + 1, _matching(tokens, close + 1) if tokens[close + 1].text == "{" else close + 1):
+            if waits(second + 1, body_end):
                 edits.append((tokens[first].start, tokens[first].end, f"; __cc_spin_point({tokens[j].line}, false)"))
+                edits += _polled_exits(tokens, close + 1, body_end, waits)
         elif waits(first + 1, second):
             edits.append((tokens[first].start, tokens[first].end,
                           f"; __cc_spin_point({tokens[j].line}) && __cc_polled(("))
             edits.append((tokens[second].start, tokens[second].end, "));"))
+    return edits
+
+
+def _polled_exits(tokens: list[Token], first: int, last: int, waits) -> list[tuple[int, int, str]]:
+    """In the body of an endless loop (tokens[first:last]), each `if (flag == 1) break;` (or return)
+    whose condition waits: it polls the flag, as a waiting loop's own condition would."""
+    edits = []
+    for k in range(first, last):
+        if tokens[k].text != "if" or k + 1 >= last or tokens[k + 1].text != "(":
+            continue
+        close = _matching(tokens, k + 1)
+        then = close + 1 + (close + 1 < last and tokens[close + 1].text == "{")
+        if then < last and tokens[then].text in ("break", "return") and waits(k + 2, close):
+            edits.append((tokens[k + 1].start, tokens[k + 1].end, f"(__cc_spin_point({tokens[k].line}) && __cc_polled(("))
+            edits.append((tokens[close].start, tokens[close].end, ")))"))
     return edits
 
 
