@@ -1538,3 +1538,34 @@ def test_a_handover_from_a_producer_warp_through_syncwarp_and_one_flag(wait):
     with pytest.raises(cuda.KernelError, match=r"data race on shared memory buf\[1\]: thread \(33, 0, 0\) wrote it") as info:
         kernel("produce", code, sanitize=True)(1, 64, (data, out, np.int32(0)))
     assert info.value.line == line_of("USE", code)
+
+
+LAMBDAS_AND_METHODS = r"""
+struct Acc { float sum; int n; __device__ void add(float v) { sum += v; n++; } __device__ void reset() { sum = 0; n = 0; } };
+extern "C" __global__ void lambdas(float* out, int share) {
+    __shared__ float s[64];
+    __shared__ Acc acc[64];
+    int t = threadIdx.x;
+    auto set = [](float& v, float x) { v = x; };  // SET
+    set(s[t], t);
+    acc[t].reset();
+    acc[t].add(t);
+    __syncthreads();
+    auto bump = [&](float& v) { v += 1; };  // BUMP
+    if (share) bump(s[t / 2]);
+    __syncthreads();
+    out[t] = s[63 - t] + acc[63 - t].sum;
+}
+"""
+
+
+def test_lambda_reference_parameters_and_methods_of_shared_structs():
+    """A lambda's `float& v` parameter is a reference like a __device__ function's (its uses are the
+    accesses; `set(s[t], t)` writes), and a method called on an element (`acc[t].reset()`) is no read
+    of it: no false alarm. Two threads bumping one element through the lambda race."""
+    out = np.zeros(64, np.float32)
+    kernel("lambdas", LAMBDAS_AND_METHODS, sanitize=True)(1, 64, (out, np.int32(0)))
+    np.testing.assert_array_equal(out, 2 * (63 - np.arange(64)))
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory s\[0\]") as info:
+        kernel("lambdas", LAMBDAS_AND_METHODS, sanitize=True)(1, 64, (out, np.int32(1)))
+    assert info.value.line == line_of("BUMP", LAMBDAS_AND_METHODS)

@@ -2417,6 +2417,29 @@ def _reference_uses(tokens: list[Token], f: _Function, references: dict, types: 
             return _postfix_chain(tokens, first + 1, b) == last
         return tokens[first].kind == "ident" and _access_chain(tokens, first, b, calls) == last
 
+    # A lambda's reference parameters, `auto set = [](float& v, float x) { v = x; };`, are references
+    # too, and a call `set(s[t], t)` binds the element, as a __device__ function's call does.
+    references = dict(references)
+    for i in range(a + 1, b - 2):
+        if tokens[i].text != "[" or tokens[i - 1].text not in ("=", "(", ",", "return"):
+            continue
+        close = _matching(tokens, i)
+        if close + 1 >= b or tokens[close + 1].text != "(":
+            continue
+        params_end = _matching(tokens, close + 1)
+        if params_end + 1 >= b or tokens[params_end + 1].text not in ("{", "->", "mutable", "__device__"):
+            continue
+        position, depth, k = 0, 0, close + 2
+        while k < params_end:
+            depth += {"(": 1, "<": 1, "[": 1, ")": -1, ">": -1, "]": -1}.get(tokens[k].text, 0)
+            if tokens[k].text == "," and depth == 0:
+                position += 1
+            elif tokens[k].kind == "ident" and tokens[k - 1].text == "&" and tokens[k + 1].text in (",", ")"):
+                names.add(tokens[k].text)
+                declaring.add(k)
+                if tokens[i - 1].text == "=" and tokens[i - 2].kind == "ident":
+                    references.setdefault(tokens[i - 2].text, set()).add(position)
+            k += 1
     for i in range(a + 1, b - 2):
         tok = tokens[i]
         if tok.text == "&" and tokens[i + 1].kind == "ident" and tokens[i + 2].text == ":" \
@@ -2478,6 +2501,7 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
     for i in range(a + 1, b):
         tok, prev = tokens[i], tokens[i - 1]
         start = end = None
+        method = False  # acc[t].add(v): what the method does to the element, its body says
         if i in quiet:
             continue
         if tok.text == ":" and tokens[i - 1].kind == "ident" and tokens[i - 2].text not in ("&", "&&") \
@@ -2531,6 +2555,7 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
             if end < b and tokens[end].text == "(" and len(chain) > 1 and chain[-2].text in (".", "->"):
                 end -= 2  # a method call: g.sync() — only what comes before it is an access
                 chain = tokens[i:end]
+                method = True
             named = tok.text in scalars or tok.text in refs or called  # `count`, `acc.sum`, `dst` (a reference)
             if not (named or any(t.text in ("[", "->") for t in chain)) or (end < b and tokens[end].text == "(") \
                     or i in declaring:
@@ -2583,7 +2608,9 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
         before, after = tokens[left], tokens[right] if right < b else tokens[b]
         if _address_operator(tokens, left):
             continue  # &s[i]: an address, not an access (atomics note their own)
-        if before.text in ("++", "--") or after.text in ("++", "--"):
+        if method:
+            wrapper = "__cc_touch"  # (an element a method works on: no read, no hazard, written from now on)
+        elif before.text in ("++", "--") or after.text in ("++", "--"):
             wrapper = "__cc_rw"
         elif after.text in _ASSIGNMENTS:
             wrapper = "__cc_w" if after.text == "=" else "__cc_rw"
