@@ -1033,10 +1033,9 @@ static void __cc_report_pending() {
     threadIdx = {p.tid % blockDim.x, p.tid / blockDim.x % blockDim.y, p.tid / (blockDim.x * blockDim.y)};
     __cc_fault* f = __cc_fault_out;
     memset(f, 0, sizeof *f);
-    if (p.copy_site) {  // a copy's bytes: the copier and the copy's line name where they came from
-        __cc_shared_fault(__CC_UNINITIALIZED, *p.region, p.offset, p.size, p.site, p.kind, p.copier, p.copy_site, 0);
-    }
-    __cc_shared_fault(__CC_UNINITIALIZED, *p.region, p.offset, p.size, p.site, p.kind, p.tid, 0, 0);
+    // (a copy's bytes: the copier and the copy's line name where they came from)
+    __cc_shared_fault(__CC_UNINITIALIZED, *p.region, p.offset, p.size, p.site, p.kind, p.copy_site ? p.copier : p.tid,
+                      p.copy_site, 0);
 }
 
 static void __cc_note_shared(const __cc_shared_region& r, size_t offset, size_t size, int kind, uint32_t site,
@@ -1051,12 +1050,12 @@ static void __cc_note_shared(const __cc_shared_region& r, size_t offset, size_t 
             s.w_copied_unwritten = 0;
             continue;
         }
-        if ((kind == __CC_READ || kind == __CC_ATOMIC) && !written && !(copy ? __cc_copy_set : __cc_pending_set)) {
-            __cc_pending_read& read = copy ? __cc_copy : __cc_pending;
-            read = {&r, offset, size, site, kind, me, 0, 0};
-            if (s.w_epoch >= __cc_block_epoch)  // a copy of an unwritten element
-                read.copier = s.writer, read.copy_site = s.w_site;
-            (copy ? __cc_copy_set : __cc_pending_set) = true;
+        bool& kept = copy ? __cc_copy_set : __cc_pending_set;  // (a copy's read waits for its store)
+        if ((kind == __CC_READ || kind == __CC_ATOMIC) && !written && !kept) {
+            bool copied = s.w_epoch >= __cc_block_epoch;  // it holds a copy of an unwritten element
+            (copy ? __cc_copy : __cc_pending) = {&r, offset, size, site, kind, me, copied ? s.writer : 0u,
+                                                 copied ? s.w_site : 0u};
+            kept = true;
         }
         bool this_epoch = s.w_epoch == epoch;
         if (kind == __CC_ATOMIC) {
@@ -1875,13 +1874,8 @@ template <class V, class U> static inline __cc_ptr<V> __cc_pointer_from(const __
 template <class T> struct __cc_is_view : std::false_type {};
 template <class E> struct __cc_is_view<__cc_view<E>> : std::true_type {};
 template <class A> struct __cc_is_view<__cc_array_view<A>> : std::true_type {};
-template <class V, class From>
-__attribute__((always_inline)) static inline V& __cc_cast_reference(From& f, V* raw) {
-    __cc_ptr<V> q;
-    if constexpr (__cc_is_view<typename std::remove_cv<From>::type>::value)
-        q = __cc_ptr<V>(f);  // the array's bytes
-    else
-        q = __cc_ptr<V>(raw);
+template <class V>
+__attribute__((always_inline)) static inline V& __cc_checked_reference(const __cc_ptr<V>& q) {
     q.check(0);
     return *q.p;
 }
@@ -1894,9 +1888,9 @@ __attribute__((always_inline)) static inline V& __cc_cast_reference(From& f, V* 
     struct NAME##_rule<V&, From, void> { \
         __attribute__((always_inline)) static V& cast(From& f) { \
             if constexpr (__cc_is_view<typename std::remove_cv<From>::type>::value) \
-                return __cc_cast_reference<V>(f, (V*)nullptr); \
+                return __cc_checked_reference(__cc_ptr<V>(f)); /* the array's bytes */ \
             else \
-                return __cc_cast_reference<V>(f, &CAST<V&>(f)); \
+                return __cc_checked_reference(__cc_ptr<V>(&CAST<V&>(f))); \
         } \
     }; \
     template <class V, class From> \

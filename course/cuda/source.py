@@ -1840,6 +1840,19 @@ def _address_of(tokens: list[Token], dot: int) -> bool:
     return _address_operator(tokens, j)
 
 
+def _declared_type(tokens: list[Token], i: int, a: int, types: set) -> int | None:
+    """Where the type words before tokens[i] start (`const float` of `const float& x = ...`), when
+    they start a statement and name a type: a declaration's; else None."""
+    start = i - 1
+    while start > a and (tokens[start].kind == "ident" or tokens[start].text == "::"):
+        start -= 1
+    words = [t.text for t in tokens[start + 1:i] if t.kind == "ident"]
+    if tokens[start].text not in _STATEMENT_START or not words or any(w in _NOT_DECLARATION for w in words) \
+            or not any(w in types or w in _TYPE_WORDS for w in words):
+        return None
+    return start + 1
+
+
 def _local_array_references(tokens: list[Token], f: _Function, types: set, replace) -> set[str]:
     """`float (&row)[32] = s[i];`, `const float (&c)[4] = r;` in a body: a view of that array, as an
     array reference parameter is (local, __shared__ and member arrays are views here, which a C++
@@ -1852,22 +1865,18 @@ def _local_array_references(tokens: list[Token], f: _Function, types: set, repla
         if not (tokens[i].text == "(" and tokens[i + 1].text == "&" and tokens[i + 2].kind == "ident"
                 and tokens[i + 3].text == ")" and tokens[i + 4].text == "["):
             continue
-        start = i - 1  # the element type: words (and `::`) back to the statement's start
-        while start > a and (tokens[start].kind == "ident" or tokens[start].text == "::"):
-            start -= 1
-        words = [t.text for t in tokens[start + 1:i] if t.kind == "ident"]
-        if tokens[start].text not in _STATEMENT_START or not words or any(w in _NOT_DECLARATION for w in words) \
-                or not any(w in types or w in _TYPE_WORDS for w in words):
+        start = _declared_type(tokens, i, a, types)  # the element type
+        if start is None:
             continue
         end = i + 4
         while end < b and tokens[end].text == "[":
             end = _matching(tokens, end) + 1
         if end >= b or tokens[end].text not in ("=", "{", "("):
             continue
-        element = " ".join(t.text for t in tokens[start + 1:i] if t.text not in ("__shared__", "static"))
+        element = " ".join(t.text for t in tokens[start:i] if t.text not in ("__shared__", "static"))
         extents = "".join(t.text for t in tokens[i + 4:end])
         name = tokens[i + 2].text
-        replace(tokens[start + 1].start, tokens[end - 1].end, f"__cc_array_view<{element}{extents}> {name}")
+        replace(tokens[start].start, tokens[end - 1].end, f"__cc_array_view<{element}{extents}> {name}")
         names.add(name)
     return names
 
@@ -2356,8 +2365,8 @@ def _inside_parentheses(tokens: list[Token], start: int, end: int) -> tuple[int,
     return start, end
 
 
-def _access_chain(tokens: list[Token], i: int, b: int, calls=frozenset()) -> int:
-    """End (exclusive) of `name[...].x->y` starting at tokens[i], through calls of functions that
+def _postfix_chain(tokens: list[Token], i: int, b: int, calls=frozenset()) -> int:
+    """End (exclusive) of `name[...][...].x->y` starting at tokens[i], through calls of functions that
     return a reference (`m.at(i).x`, `at(i)`: `calls`)."""
     j = i + 1
     if tokens[i].text in calls and j < b and tokens[j].text == "(":
@@ -2369,19 +2378,6 @@ def _access_chain(tokens: list[Token], i: int, b: int, calls=frozenset()) -> int
             j += 2
             if tokens[j - 1].text in calls and j < b and tokens[j].text == "(":
                 j = _matching(tokens, j) + 1
-        else:
-            break
-    return j
-
-
-def _postfix_chain(tokens: list[Token], i: int, b: int) -> int:
-    """End (exclusive) of `name[...][...].x->y` starting at tokens[i]."""
-    j = i + 1
-    while j < b:
-        if tokens[j].text == "[":
-            j = _matching(tokens, j) + 1
-        elif tokens[j].text in (".", "->") and j + 1 < b and tokens[j + 1].kind == "ident":
-            j += 2
         else:
             break
     return j
@@ -2415,7 +2411,7 @@ def _reference_uses(tokens: list[Token], f: _Function, references: dict, types: 
             return False
         if tokens[first].text == "*" and first + 1 < last and tokens[first + 1].kind == "ident":
             return _postfix_chain(tokens, first + 1, b) == last
-        return tokens[first].kind == "ident" and _access_chain(tokens, first, b, calls) == last
+        return tokens[first].kind == "ident" and _postfix_chain(tokens, first, b, calls) == last
 
     # A lambda's reference parameters, `auto set = [](float& v, float x) { v = x; };`, are references
     # too, and a call `set(s[t], t)` binds the element, as a __device__ function's call does.
@@ -2447,12 +2443,7 @@ def _reference_uses(tokens: list[Token], f: _Function, references: dict, types: 
             names.add(tokens[i + 1].text)
             declaring.add(i + 1)
         elif tok.text == "&" and tokens[i + 1].kind == "ident" and tokens[i + 2].text == "=":
-            k = i - 1
-            while k > a and (tokens[k].kind == "ident" or tokens[k].text == "::"):
-                k -= 1
-            words = [t.text for t in tokens[k + 1:i] if t.kind == "ident"]
-            if words and tokens[k].text in _STATEMENT_START and not any(w in _NOT_DECLARATION for w in words) \
-                    and any(w in types or w in _TYPE_WORDS for w in words):
+            if _declared_type(tokens, i, a, types) is not None:
                 names.add(tokens[i + 1].text)
                 declaring.add(i + 1)
                 if one_chain(i + 3, _declarator_end(tokens, i + 3, b)):
@@ -2481,20 +2472,25 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
     refs, declaring, bound = _reference_uses(tokens, f, references, types, calls)
     quiet = set()  # inside assert(...): its text is the message, keep it as written
     stores = set()  # the `=` of each `__cc_w(...) = ...`
-    addresses = {}  # the operand of a reference cast, start → end: an address, not an access
+    addresses = {}  # accesses that are only addresses, start → end
+
+    def only_address(first: int, last: int) -> None:
+        """tokens[first:last] (in parentheses, perhaps), when it is one access `s[i].x`, `*p` or
+        `*(p + k)`, is an address: the operand of a reference cast, what `float& at(int i)` returns."""
+        first, last = _inside_parentheses(tokens, first, last)
+        star = tokens[first].text == "*"
+        if first + star < last and tokens[first + star].kind == "ident" \
+                and _postfix_chain(tokens, first + star, b, calls) == last \
+                or star and tokens[first + 1].text == "(" and _matching(tokens, first + 1) == last - 1:
+            addresses[first] = last
+
     if f.returns_reference:  # `return data[i];` of `float& at(int i)`: the caller's use is the access
         for i in range(a + 1, b):
             if tokens[i].text == "return":
                 end = i + 1
                 while end < b and tokens[end].text != ";":
                     end = _matching(tokens, end) + 1 if tokens[end].text in ("(", "[") else end + 1
-                first, last = _inside_parentheses(tokens, i + 1, end)
-                star = tokens[first].text == "*"
-                if first + star < last and tokens[first + star].kind == "ident" \
-                        and _access_chain(tokens, first + star, b, calls) == last:
-                    addresses[first] = last
-                elif star and tokens[first + 1].text == "(" and _matching(tokens, first + 1) == last - 1:
-                    addresses[first] = last  # return *(data + r * ld + c);
+                only_address(i + 1, end)
     for i in range(a + 1, b):
         if tokens[i].text == "assert" and i + 1 < b and tokens[i + 1].text == "(":
             quiet.update(range(i, _matching(tokens, i + 1) + 1))
@@ -2518,9 +2514,7 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
             replace(tokens[i].start, tokens[close].end,
                     f"__cc_reinterpret_cast<{' '.join(t.text for t in tokens[i + 1:close])}>(")
             replace(tokens[end - 1].end, tokens[end - 1].end, ")")
-            inner, inner_end = _inside_parentheses(tokens, operand, end)
-            if tokens[inner].kind == "ident":
-                addresses[inner] = inner_end
+            only_address(operand, end)
             start = i
         elif tok.text == "(" and prev.kind != "ident" and (prev.text not in (")", "]", ">") or after_control):
             close = _matching(tokens, i)
@@ -2535,9 +2529,7 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
             if tokens[angle - 1].text in ("&", "&&"):
                 # reinterpret_cast<float4&>(s[i]): an access of the cast's type at the operand's address
                 # (runtime.h's reference rule checks it), the operand itself only an address
-                inner, inner_end = _inside_parentheses(tokens, angle + 2, close)
-                if tokens[inner].kind == "ident" and _postfix_chain(tokens, inner, b) == inner_end:
-                    addresses[inner] = inner_end
+                only_address(angle + 2, close)
                 start, end = i, _postfix_chain(tokens, close, b)
             elif close + 1 >= b or tokens[close + 1].text not in ("[", "->"):
                 continue
@@ -2549,7 +2541,7 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
                 and not (prev.text == "}" and tokens[i + 1].text == ";") \
                 and not (prev.text == "*" and tokens[i - 2].text in types and tokens[i - 3].text in {";", "{", "}"}
                          | _TYPE_WORDS | {"__shared__", "static"}):  # `float* rows[2]` declares
-            end = _access_chain(tokens, i, b, calls)
+            end = _postfix_chain(tokens, i, b, calls)
             chain = tokens[i:end]
             called = tokens[end - 1].text == ")"  # m.at(i): a function that returns a reference
             if end < b and tokens[end].text == "(" and len(chain) > 1 and chain[-2].text in (".", "->"):
