@@ -551,6 +551,12 @@ def test_kernel_name_must_exist_and_be_extern_c():
         cuda.RawKernel(SOURCE, "fil", backend="cpu")
     with pytest.raises(cuda.CompileError, match=r"not declared extern \"C\""):
         cuda.RawKernel("__global__ void k(float* x) { x[0] = 1; }", "k", backend="cpu")
+    # A template instance asked of RawKernel (NVIDIA's reduce6<256>): say how CuPy instantiates it.
+    template = ("template <unsigned N> __global__ void reduce6(float* x) { x[0] = N; }\n"
+                "template __global__ void reduce6<256>(float*);")
+    with pytest.raises(cuda.CompileError, match=r"instance of the template kernel 'reduce6'.*"
+                                                r"name_expressions=\['reduce6<256>'\]"):
+        cuda.RawKernel(template, "reduce6<256>", backend="cpu")
     # cuda-samples' clock sample declares its kernel `__global__ static`: its name is hidden, say so.
     two = 'extern "C" __global__ static void k(float* x) { x[0] = 1; }\nextern "C" __global__ void j(float* x) { x[0] = 2; }'
     with pytest.raises(cuda.CompileError, match=r"kernel 'k': it is declared static.*remove `static`"):

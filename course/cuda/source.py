@@ -620,6 +620,14 @@ class Source:
                 f"use course.cuda.RawModule(code=..., name_expressions=['{name}<...>']) and "
                 f"module.get_function('{name}<...>'), as with CuPy"
             )
+        base = name.split("<", 1)[0].strip()
+        if "<" in name and (base in self.templates or base in self.not_extern_c):
+            raise CompileError(
+                f"'{name}' is an instance of the template kernel '{base}': CuPy's RawKernel finds only "
+                f'extern "C" kernels by name, so instantiate it the way CuPy does: '
+                f"module = course.cuda.RawModule(code=..., name_expressions=['{name}']), then "
+                f"module.get_function('{name}')"
+            )
         found = ", ".join(sorted(self.kernels)) or "none"
         raise CompileError(
             f"the source defines no extern \"C\" __global__ function named '{name}' "
