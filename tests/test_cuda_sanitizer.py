@@ -986,6 +986,38 @@ def test_threads_using_different_members_of_one_struct_do_not_race():
     assert info.value.line == line_of("CROWD", PARTICLES) and info.value.thread == (4, 0, 0)
 
 
+PADDED_STRUCTS = r"""
+struct Key { char tag; float value; };                 // 3 bytes of padding after tag
+struct Body { float3 pos; float3 vel; };
+extern "C" __global__ void shift(float* out, int mode) {
+    __shared__ Key keys[64];
+    __shared__ Body bodies[64];
+    int t = threadIdx.x, next = (t + 1) % 64;
+    if (mode == 0) { keys[t].tag = 1; keys[t].value = t; }
+    if (mode == 1) bodies[t].pos = make_float3(t, 0, 0);  // vel is never loaded
+    if (mode == 2 && t > 0) { keys[t].tag = 1; keys[t].value = t; }
+    __syncthreads();
+    if (mode == 0 || mode == 2) { Key k = keys[next]; out[t] = k.value; }  // COPY
+    if (mode == 1) { Body b = bodies[next]; out[t] = b.pos.x; }
+}
+"""
+
+
+def test_a_copy_of_a_written_struct_with_padding_or_unused_fields_is_no_initcheck_report():
+    """`Key k = keys[j];` reads the struct's padding, which no thread writes, and a GPU copies a
+    struct field by field, loading only the fields used: a struct element with some of its bytes
+    written is no unwritten read. One that no thread wrote at all still is."""
+    out = np.full(64, -1, np.float32)
+    shift = kernel("shift", PADDED_STRUCTS, sanitize=True)
+    for mode in (0, 1):
+        out[:] = -1
+        shift((1,), (64,), (out, np.int32(mode)))
+        assert np.array_equal(out, (np.arange(64) + 1) % 64)
+    with pytest.raises(cuda.KernelError, match=r"reads shared memory keys\[0\], which no thread") as info:
+        shift((1,), (64,), (out, np.int32(2)))
+    assert info.value.line == line_of("COPY", PADDED_STRUCTS) and info.value.thread == (63, 0, 0)
+
+
 DEVICE_VARIABLES = r"""
 __device__ float total;
 struct Stats { int count; float sum; };

@@ -1042,9 +1042,18 @@ static void __cc_note_shared(const __cc_shared_region& r, size_t offset, size_t 
                              bool copy = false, bool copied_unwritten = false) {
     unsigned me = __cc_tid();
     uint32_t epoch = __cc_epoch, wep = __cc_warp_epoch[(me / 32) & 31];
+    // A whole struct element read into a local (`P v = s[j];`) with some of its bytes written: the
+    // others are padding, or fields a GPU does not load unless they are used (nvcc copies a struct
+    // field by field and drops the loads it does not need). That is no initcheck report; one with
+    // none of its bytes written is. (A read of one field, or of a float4 over a float array, is
+    // checked byte by byte.)
+    bool partly_written = false;
+    if (kind == __CC_READ && r.item > 1 && size == r.item && offset % r.item == 0)
+        for (size_t b = offset; b < offset + size && b < r.bytes && !partly_written; b++)
+            partly_written = r.shadow[b].w_epoch >= __cc_block_epoch && !r.shadow[b].w_copied_unwritten;
     for (size_t b = offset; b < offset + size && b < r.bytes; b++) {
         __cc_shadow_byte& s = r.shadow[b];
-        bool written = s.w_epoch >= __cc_block_epoch && !s.w_copied_unwritten;
+        bool written = (s.w_epoch >= __cc_block_epoch && !s.w_copied_unwritten) || partly_written;
         if (kind == __CC_TOUCH) {  // a struct member access: counts as written, never a hazard
             s.w_epoch = epoch, s.writer = (uint16_t)me, s.w_warp = wep, s.w_site = site, s.w_atomic = 2;
             s.w_copied_unwritten = 0;
