@@ -1074,7 +1074,7 @@ extern "C" __global__ void rows(float* out, int start) {
     assert info.value.line == line("ROWS") and info.value.thread == (2, 0, 0)
 
 
-def test_local_arrays_larger_than_a_gpu_thread_may_have_and_larger_than_a_fiber_stack():
+def test_local_arrays_larger_than_a_gpu_thread_may_have_and_as_large_as_a_gpu_thread_may_have():
     source = r"""
 extern "C" __global__ void huge(float* out) {
     float big[1 << 20];  // HUGE: 4 MiB per thread
@@ -1088,10 +1088,24 @@ extern "C" __global__ void huge_with_barrier(float* out) {
     out[threadIdx.x] = big[threadIdx.x];
 }
 extern "C" __global__ void large_with_barrier(float* out) {
-    float big[1 << 16];  // 256 KiB: fine on a GPU, more than a fiber's stack here
-    big[threadIdx.x] = 1.0f;
+    float big[1 << 16];  // 256 KiB: fine on a GPU, and so here (a fiber's stack makes room for it)
+    float other[1 << 14];
+    for (int i = 0; i < (1 << 16); i++) big[i] = i;
+    for (int i = 0; i < (1 << 14); i++) other[i] = 2 * i;
     __syncthreads();
-    out[threadIdx.x] = big[threadIdx.x];
+    out[threadIdx.x] = big[(1 << 16) - 1 - threadIdx.x] + other[threadIdx.x];
+}
+__device__ int depth(int n, volatile char* sink) {
+    volatile char pad[512];  // (volatile: stays in the frame)
+    pad[n % 512] = (char)n;
+    int below = n == 0 ? 0 : depth(n - 1, sink);
+    *sink = pad[n % 512];    // (after the call: the frame cannot go before it)
+    return below + 1;
+}
+extern "C" __global__ void deep_with_barrier(float* out, int n) {
+    __shared__ char sink;
+    __syncthreads();
+    out[threadIdx.x] = depth(n, &sink);
 }"""
     out = np.zeros(4, np.float32)
     for sanitize in (False, True):  # (the sanitizer's initcheck fills a local array: the size is checked first)
@@ -1100,10 +1114,19 @@ extern "C" __global__ void large_with_barrier(float* out) {
             cuda.RawKernel(source, "huge", backend="cpu", sanitize=sanitize)((1,), (4,), (out,))
         with pytest.raises(cuda.KernelError, match=r"declares the local array `big` of 4,194,304 bytes at line 8"):
             cuda.RawKernel(source, "huge_with_barrier", backend="cpu", sanitize=sanitize)((1,), (4,), (out,))
-    for _ in range(3):  # the guard page every time, never another thread's stack (stack-clash probes)
+    for sanitize in (False, True):
+        out[:] = 0
+        cuda.RawKernel(source, "large_with_barrier", backend="cpu", sanitize=sanitize)((1,), (4,), (out,))
+        np.testing.assert_array_equal(out, (1 << 16) - 1 - np.arange(4) + 2 * np.arange(4))
+    deep = cuda.RawKernel(source, "deep_with_barrier", backend="cpu", sanitize=False)
+    deep((1,), (4,), (out, np.int32(10)))
+    assert (out == 11).all()
+    # The stack is 64 KiB for calls plus room for the module's local arrays: a recursion that goes
+    # deeper than that meets the guard page every time, never another thread's stack (stack-clash probes).
+    for _ in range(3):
         with pytest.raises(cuda.KernelError, match=r"ran out of stack \(here each thread of a kernel with barriers "
-                                                   r"has 64 KiB"):
-            cuda.RawKernel(source, "large_with_barrier", backend="cpu", sanitize=False)((1,), (4,), (out,))
+                                                   r"has 3[89]\d KiB of stack: 64 KiB for calls"):
+            deep((1,), (4,), (out, np.int32(100_000)))
     assert_alive()
 
 

@@ -196,8 +196,8 @@ def _platform_flags(compiler: str) -> list[str]:
       variable is a call to __tls_get_addr that the compiler repeats in every iteration of a
       kernel's thread loop (6× slower vector add); with TLS descriptors it finds it once.
     - -fstack-clash-protection: a frame larger than a page touches each of its pages, so a local
-      array larger than a fiber's stack (64 KiB) hits that stack's guard page (a clear 'ran out of
-      stack') instead of landing in another thread's stack.
+      array larger than a fiber's stack (64 KiB and room for the module's local arrays) hits its
+      guard page (a clear 'ran out of stack') instead of landing in another thread's stack.
     - -Wuninitialized -Wmaybe-uninitialized (GCC): the analysis behind KernelWarning."""
     flags = []
     if platform.machine().lower() in ("x86_64", "amd64") and sys.platform.startswith("linux") and _accepts(
@@ -1160,7 +1160,9 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                      "that another thread of its own block sets, that thread must be able to get there: not "
                      "wait at a __syncthreads() that the waiting thread never reaches, nor finish without setting it.")
     elif kind == STACK_OVERFLOW:
-        what = "ran out of stack" + (" (here each thread of a kernel with barriers has 64 KiB of stack; a GPU "
+        stack = fault.length if fault.length > 0 else 64 * 1024
+        what = "ran out of stack" + (f" (here each thread of a kernel with barriers has {stack // 1024:,} KiB of stack: "
+                                     "64 KiB for calls and a place for each of the kernel's local arrays; a GPU "
                                      "allows up to 512 KiB of local memory per thread)" if kernel.uses_barriers else "")
         hint = "Too deep a recursion, or too large a local array: move big arrays to __shared__ or global memory."
     elif kind == CRASH:

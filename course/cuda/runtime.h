@@ -353,6 +353,7 @@ struct __cc_worker {
     int spin_line;                    // the waiting loop a thread is in (a timeout's line in a plain build)
     char* stack_pool;                 // their stacks, each above a guard page
     size_t stack_pool_bytes;
+    size_t stack_slot;                // one stack and its guard page
     __cc_fiber* current;              // the fiber running now (nullptr: loop mode)
     __cc_context scheduler;           // where the scheduler resumes
 #ifdef __CC_USE_UCONTEXT
@@ -1378,9 +1379,20 @@ static void __cc_release_locals(__cc_worker* w) {
     w->locals = nullptr, w->locals_next = nullptr, w->locals_threads = 0;
 }
 
+// The local arrays' sizes, noted as the module loads (each size once): a fiber's stack makes room
+// for them (see __cc_fiber_stack_bytes), so that a kernel with barriers may keep a 256 KiB local
+// array, as a GPU thread may.
+static size_t __cc_local_array_bytes;
+static bool __cc_note_local_size(size_t bytes) { return __cc_local_array_bytes += bytes, true; }
+template <size_t Bytes>
+struct __cc_local_size { static const bool noted; };
+template <size_t Bytes>
+const bool __cc_local_size<Bytes>::noted = __cc_note_local_size(Bytes);
+
 // A local array larger than a GPU thread's local memory (512 KiB) does not compile with nvcc.
 template <class E, size_t N>
 static inline void __cc_local_fits(const char* name, int line) {
+    if constexpr (sizeof(E) * N <= 512 * 1024) (void)__cc_local_size<sizeof(E) * N>::noted;
     if constexpr (sizeof(E) * N > 512 * 1024) {  // (no code at all for the arrays that fit)
         __cc_fault_out->length = (int64_t)(sizeof(E) * N);
         snprintf(__cc_fault_out->text, sizeof __cc_fault_out->text, "%s", name);
@@ -3209,7 +3221,14 @@ struct __cc_fiber {
 
 // The fibers, their stacks and the scheduler's state belong to a worker (struct __cc_worker).
 static size_t __cc_page_bytes;
-static const size_t __CC_STACK_BYTES = 64 * 1024;  // per thread; CUDA's default is only 1 KiB
+static const size_t __CC_STACK_BYTES = 64 * 1024;  // per thread for calls; CUDA's default is only 1 KiB
+// A fiber's stack: 64 KiB for calls and small locals, and room for the module's local arrays (a GPU
+// thread has up to 512 KiB of local memory). Pages are only used as they are touched.
+static size_t __cc_fiber_stack_bytes() {
+    size_t arrays = __cc_local_array_bytes < 1024 * 1024 ? __cc_local_array_bytes : 1024 * 1024;
+    size_t page = __cc_page_bytes ? __cc_page_bytes : 4096;
+    return __CC_STACK_BYTES + (arrays + page - 1) / page * page;
+}
 
 #ifndef __CC_USE_UCONTEXT
 // The assembly functions are global but hidden: each compiled module has its own private
@@ -3352,11 +3371,11 @@ static void __cc_fiber_entry(__cc_fiber* f) {
 // Make room for `count` fibers: one mapping holds all stacks, each above a guard page, so a
 // stack overflow is a clean SIGSEGV that the handler can recognise.
 static bool __cc_reserve_fibers(__cc_worker* w, int count) {
-    if (count <= w->fiber_count) return true;
+    __cc_page_bytes = (size_t)sysconf(_SC_PAGESIZE);
+    size_t slot = __cc_fiber_stack_bytes() + __cc_page_bytes;
+    if (count <= w->fiber_count && slot == w->stack_slot) return true;
     if (w->stack_pool) munmap(w->stack_pool, w->stack_pool_bytes);
     free(w->fibers);
-    __cc_page_bytes = (size_t)sysconf(_SC_PAGESIZE);
-    size_t slot = __CC_STACK_BYTES + __cc_page_bytes;
     size_t bytes = slot * (size_t)count;
     void* pool = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     w->fibers = (__cc_fiber*)calloc((size_t)count, sizeof(__cc_fiber));
@@ -3372,7 +3391,7 @@ static bool __cc_reserve_fibers(__cc_worker* w, int count) {
         w->fibers[i].stack_low = guard + __cc_page_bytes;
         w->fibers[i].stack_high = guard + slot;
     }
-    w->stack_pool_bytes = bytes, w->fiber_count = count;
+    w->stack_pool_bytes = bytes, w->fiber_count = count, w->stack_slot = slot;
     w->stack_pool = (char*)pool;
     return true;
 }
@@ -3383,7 +3402,7 @@ static bool __cc_in_guard_page(uintptr_t address) {
         if (!w.stack_pool) continue;
         uintptr_t start = (uintptr_t)w.stack_pool;
         if (address < start || address >= start + w.stack_pool_bytes) continue;
-        return (address - start) % (__CC_STACK_BYTES + __cc_page_bytes) < __cc_page_bytes;
+        return (address - start) % w.stack_slot < __cc_page_bytes;
     }
     return false;
 }
@@ -4209,6 +4228,7 @@ static void __cc_on_crash(int signal, siginfo_t* info, void* context) {
     uintptr_t sp = __cc_sp_of(context);
     bool near_sp = sp && address < sp + 4096 && address + 256 * 1024 > sp;
     bool overflow = (signal == SIGSEGV || signal == SIGBUS) && (__cc_in_guard_page(address) || near_sp);
+    if (overflow && w->stack_pool) f->length = (int64_t)(w->stack_slot - __cc_page_bytes);  // (a fiber's stack)
     __cc_fail(overflow ? __CC_STACK_OVERFLOW : __CC_SIGNAL, 0);
 }
 
