@@ -88,6 +88,43 @@ def test_a_struct_of_the_wrong_size_is_explained():
         k((1,), (4,), (x, x.copy(), 4, 0, 0, np.zeros(1, bad)[0]))
 
 
+RECORDS = r"""
+struct __align__(16) RGB { unsigned int r, g, b; };   // 16 bytes: 12 of fields and 4 of padding
+struct Pixel { unsigned char r, g, b; float weight; };  // 8 bytes: the float is 4-aligned
+extern "C" __global__ void copy_rgb(RGB* out, const RGB* in, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = in[i];
+}
+extern "C" __global__ void weigh(Pixel* p, const float* xyz, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) p[i].weight = p[i].g * xyz[3 * i + 1];
+}
+"""
+
+
+def test_a_record_array_must_have_the_structs_size_with_its_padding():
+    """The classic layout bug: a NumPy record dtype without C's padding (or without an __align__
+    struct's size). The kernel would find every record after the first at the wrong place."""
+    module = cuda.RawModule(code=RECORDS, backend="cpu")
+    packed = np.dtype([("r", np.uint32), ("g", np.uint32), ("b", np.uint32)])  # 12 bytes: 4 of them = 3 RGBs
+    with pytest.raises(cuda.KernelError, match=r"got an array of 12-byte records for parameter 'out' \(RGB\* out\), "
+                                               r"but each RGB is 16 bytes(?s:.*)'itemsize': 16"):
+        module.get_function("copy_rgb")((1,), (4,), (np.zeros(4, packed), np.zeros(4, packed), 3))
+    padded = np.dtype({"names": ["r", "g", "b"], "formats": [np.uint32] * 3, "itemsize": 16}, align=True)
+    src, dst = np.zeros(5, padded), np.zeros(5, padded)
+    src["g"] = np.arange(5)
+    module.get_function("copy_rgb")((1,), (8,), (dst, src, 5))
+    assert list(dst["g"]) == list(range(5))
+    pixel = np.dtype([("r", np.uint8), ("g", np.uint8), ("b", np.uint8), ("weight", np.float32)])  # 7 bytes, no padding
+    with pytest.raises(cuda.KernelError, match=r"7-byte records for parameter 'p' \(Pixel\* p\), but each Pixel is 8"):
+        module.get_function("weigh")((1,), (8,), (np.zeros(8, pixel), np.ones(24, np.float32), 8))
+    pixels = np.zeros(8, np.dtype(pixel.descr, align=True))
+    pixels["g"] = 2
+    xyz = np.array(np.arange(24), np.float32)  # a float* may take any array of floats: no record check
+    module.get_function("weigh")((1,), (8,), (pixels, xyz, 8))
+    np.testing.assert_array_equal(pixels["weight"], 2 * xyz[1::3])
+
+
 FORTRAN = r"""
 // C = A B for column-major (Fortran-order) matrices, as BLAS and CuPy's gemm example store them.
 extern "C" __global__ void sgemm_colmajor(const float* A, const float* B, float* C, int m, int n, int k) {

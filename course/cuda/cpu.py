@@ -1445,7 +1445,15 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     elif kind == BAD_ARGUMENT:
         p = kernel.params[index] if 0 <= index < len(kernel.params) else None
         pname = f"'{p.name}' ({p})" if p else f"number {index}"
-        if fault.op == 1:
+        if fault.op == 2:
+            struct = p.ctype if p else "struct"
+            what = (f"got an array of {length}-byte records for parameter {pname}, but each {struct} is "
+                    f"{fault.element_bytes} bytes (sizeof, with C's alignment padding): the kernel would find "
+                    "every record after the first at the wrong place")
+            hint = ("Give the NumPy dtype the struct's layout: np.dtype([...], align=True) pads as C does; for a "
+                    f"struct declared __align__(N), set the size too: np.dtype({{'names': [...], 'formats': [...], "
+                    f"'itemsize': {fault.element_bytes}}}, align=True).")
+        elif fault.op == 1:
             what = (f"got {length} bytes for parameter {pname}, but the kernel's {p.ctype if p else 'struct'} "
                     f"is {fault.element_bytes} bytes")
             hint = ("Build the argument with a NumPy structured dtype whose fields match the struct, in order, "

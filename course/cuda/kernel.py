@@ -606,7 +606,9 @@ def _pack_for_cpu(kernel: Kernel, values: list) -> tuple[list, dict, list]:
             # The race checker's unit: an element, or in an array of structs (a NumPy record) 4 bytes, so
             # that threads using different members of one struct (pos and vel of a particle) do not meet.
             unit = math.gcd(v.itemsize, 4) if v.dtype.fields is not None or v.itemsize > 8 else v.itemsize
-            packed.append(cpu._Arg(address, v.nbytes, unit | (read_only << 32) if p.pointer else 0))
+            # (and a record array's itemsize: runtime.h checks it against the struct's sizeof)
+            record = v.itemsize if v.dtype.fields is not None and v.itemsize < 1 << 23 else 0
+            packed.append(cpu._Arg(address, v.nbytes, unit | (read_only << 32) | (record << 40) if p.pointer else 0))
             keep.append(v)
             if p.pointer:
                 arrays.setdefault(address, (p.name, v.size // p.lanes, v.itemsize * p.lanes))

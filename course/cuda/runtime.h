@@ -1977,9 +1977,18 @@ __attribute__((noinline)) static void __cc_device_delete(const T& pointer, bool 
 }
 
 // An argument array as the launcher receives it from Python: its bytes must hold whole elements.
+// (bits 40 and up: a NumPy record array's itemsize, which must be the struct's size)
 template <class T>
 static inline __cc_ptr<T> __cc_array_arg(const __cc_arg& a, int position) {
     size_t size = __cc_ptr<T>::__cc_size;
+    size_t record = (size_t)(a.bits >> 40);
+    if (std::is_class<typename std::remove_cv<T>::type>::value && record && record != size) {
+        __cc_fault_out->index = position;
+        __cc_fault_out->length = (int64_t)record;
+        __cc_fault_out->element_bytes = (int64_t)size;
+        __cc_fault_out->op = 2;
+        __cc_fail(__CC_BAD_ARGUMENT, 0);
+    }
     if ((size_t)a.count % size) {
         __cc_fault_out->index = position;
         __cc_fault_out->length = a.count;
