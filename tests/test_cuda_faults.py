@@ -546,6 +546,21 @@ def test_a_grid_group_that_only_gives_sizes_runs():
     assert (rank == np.arange(64)).all() and size[0] == 64
 
 
+def test_pytorch_extension_accessors_are_explained():
+    """Kernels pasted from PyTorch's C++/CUDA extension tutorial take PackedTensorAccessor32s."""
+    source = r"""
+#include <torch/extension.h>
+template <typename scalar_t>
+__global__ void relu(const torch::PackedTensorAccessor32<scalar_t, 2, torch::RestrictPtrTraits> x,
+                     torch::PackedTensorAccessor32<scalar_t, 2, torch::RestrictPtrTraits> y) {
+    const int n = blockIdx.y, c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c < x.size(1)) y[n][c] = x[n][c] > 0 ? x[n][c] : 0;
+}"""
+    with pytest.raises(cuda.CompileError, match=r"parameter x is a PyTorch C\+\+ type \(torch::PackedTensorAccessor32"
+                                                r".*pass the tensor as a raw pointer"):
+        cuda.RawModule(code=source, name_expressions=["relu<float>"], backend="cpu").get_function("relu<float>")
+
+
 def test_kernel_name_must_exist_and_be_extern_c():
     with pytest.raises(cuda.CompileError, match=r"no extern \"C\" __global__ function named 'fil'.*fill"):
         cuda.RawKernel(SOURCE, "fil", backend="cpu")

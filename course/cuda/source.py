@@ -998,6 +998,13 @@ def _kernel_param(raw: _RawParam, aliases, kernel: str, types: set) -> tuple[Par
     where = f"parameter {raw.name or '?'}"
     if raw.name is None:
         return None, f"{where} has no name"
+    if raw.words and raw.words[0] in ("torch", "at", "c10") and (raw.complex or raw.stars == 0):
+        spelled = "".join(raw.words)
+        return None, (f"{where} is a PyTorch C++ type ({spelled}), from PyTorch's C++/CUDA extension API "
+                      f"(torch/extension.h), which course.cuda does not have: pass the tensor as a raw pointer "
+                      f"(const float* x, or a template's const scalar_t* x) with its sizes as int parameters, and "
+                      f"index it as x[row * cols + col]. A tensor passes straight to such a kernel; "
+                      f"torch.utils.cpp_extension.load_inline builds the extension as written, on a GPU.")
     if (raw.complex and not raw.rows) or raw.stars > 1:
         return None, f"{where} has a type the course cannot pass ({' '.join(raw.words)} with " \
                      f"{raw.stars} '*'): pass each array as its own T* parameter"
