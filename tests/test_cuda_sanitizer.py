@@ -1594,10 +1594,107 @@ extern "C" __global__ void lambdas(float* out, int share) {
 def test_lambda_reference_parameters_and_methods_of_shared_structs():
     """A lambda's `float& v` parameter is a reference like a __device__ function's (its uses are the
     accesses; `set(s[t], t)` writes), and a method called on an element (`acc[t].reset()`) is no read
-    of it: no false alarm. Two threads bumping one element through the lambda race."""
+    of it: what its body does to the members is (see the next test). No false alarm. Two threads
+    bumping one element through the lambda race."""
     out = np.zeros(64, np.float32)
     kernel("lambdas", LAMBDAS_AND_METHODS, sanitize=True)(1, 64, (out, np.int32(0)))
     np.testing.assert_array_equal(out, 2 * (63 - np.arange(64)))
     with pytest.raises(cuda.KernelError, match=r"data race on shared memory s\[0\]") as info:
         kernel("lambdas", LAMBDAS_AND_METHODS, sanitize=True)(1, 64, (out, np.int32(1)))
     assert info.value.line == line_of("BUMP", LAMBDAS_AND_METHODS)
+
+
+METHODS = r"""
+struct Acc {
+    float sum;
+    int n;
+    __device__ void reset() { sum = 0; n = 0; }
+    __device__ void add(float v) {
+        sum += v;                                     // ADD
+        n++;
+    }
+    __device__ float mean() const { return n ? sum / n : 0.0f; }  // MEAN
+    __device__ void set(float sum, int count) { this->sum = sum; n = count; }  // a parameter hides the member
+    __device__ float scaled(float k) const { float n = k; return sum * n; }     // so does a local
+};
+struct Complex {                                      // only ever a local: its members are not noted
+    float re, im;
+    __device__ Complex operator*(const Complex& o) const { return {re * o.re - im * o.im, re * o.im + im * o.re}; }
+};
+extern "C" __global__ void methods(float* out, Acc* global, int mode) {
+    __shared__ Acc acc[8];
+    int t = threadIdx.x;
+    if (mode != 1 && t < 8) acc[t].reset();
+    __syncthreads();
+    if (mode == 0 && t < 8) { acc[t].add(t); acc[t].set(acc[t].mean() + 1, 1); }
+    if (mode == 1 && t < 8) acc[t].add(t);            // no thread reset them: sum is read unwritten
+    if (mode == 2) acc[t % 8].add(1.0f);              // eight threads per element, no atomic
+    if (mode == 3) out[t] = acc[(t + 1) % 8].mean();  // reads what another thread's reset wrote: a barrier between
+    if (mode == 4) global[t % 4].add(1.0f);           // sixteen threads per element of an argument array
+    if (mode == 5 && t < 4) global[t].add(t);
+    __syncthreads();
+    if (t < 8 && mode != 3) out[t] = acc[t].scaled(2);
+}
+"""
+
+
+def test_the_bodies_of_methods_note_what_they_do_to_the_members():
+    """`acc[t].add(v)` with `sum += v;` in the method: the member's read and write are the method's
+    accesses, checked like any other (races, unwritten reads), in shared memory and in argument arrays.
+    A parameter or a local of the member's name is not the member."""
+    record = np.dtype([("sum", np.float32), ("n", np.int32)])
+    out, ps = np.zeros(32, np.float32), np.zeros(4, record)
+    methods = kernel("methods", METHODS, sanitize=True)
+    methods((1,), (32,), (out, ps, np.int32(0)))
+    np.testing.assert_array_equal(out[:8], 2 * (np.arange(8) + 1))
+    for mode in (3, 5):
+        methods((1,), (32,), (out, ps, np.int32(mode)))
+    np.testing.assert_array_equal(ps["sum"], np.arange(4))
+    with pytest.raises(cuda.KernelError, match=r"reads shared memory acc\[0\], which no thread") as info:
+        methods((1,), (32,), (out, ps, np.int32(1)))
+    assert info.value.line == line_of("ADD", METHODS)
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory acc\[0\]: thread \(0, 0, 0\) wrote it "
+                                               r"at line \d+, and thread \(8, 0, 0\) reads it") as info:
+        methods((1,), (32,), (out, ps, np.int32(2)))
+    assert info.value.line == line_of("ADD", METHODS)
+    with pytest.raises(cuda.KernelError, match=r"global\[0\]") as info:
+        methods((1,), (32,), (out, ps, np.int32(4)))
+    assert info.value.line == line_of("ADD", METHODS) and info.value.thread == (4, 0, 0)
+    source = cuda_source.parse(METHODS)
+    assert "this->sum = sum;" in source.cpu_text.replace("__cc_w(this->sum)", "this->sum") and \
+        "float n = k; return __cc_r(sum) * n;" in source.cpu_text
+    assert "return {re * __cc_r(o.re) - im * __cc_r(o.im)" in source.cpu_text  # (a sanitized Julia set stays fast)
+
+
+TEMPLATE_STRUCTS = r"""
+template <class T> struct Acc { T sum; int n; __device__ void add(T v) { sum += v; ++n; } };
+struct Vec { float x, y; __device__ float dot(const Vec& o) const { return x * o.x + y * o.y; } };
+extern "C" __global__ void tally(float* out, const Vec* vs, int share) {
+    __shared__ Acc<float> acc[64];                    // a template's instance as the element type
+    __shared__ Acc<int> count;
+    __shared__ Vec sv[64];
+    int t = threadIdx.x;
+    acc[t].sum = 0; acc[t].n = 0;
+    if (t == 0) { count.sum = 0; count.n = 0; }
+    sv[t] = vs[t];
+    __syncthreads();
+    acc[share ? t / 2 : t].add(sv[63 - t].dot(vs[t]));  // TALLY
+    __syncthreads();
+    out[t] = acc[t].sum + acc[t].n;
+}
+"""
+
+
+def test_shared_arrays_of_a_template_struct_are_views_and_their_methods_are_checked():
+    """`__shared__ Acc<float> acc[64];` is declared as written (it was wrapped as an access and did
+    not compile), checked like any array, and its methods' member accesses are noted."""
+    record = np.dtype([("x", np.float32), ("y", np.float32)])
+    vs = np.zeros(64, record)
+    vs["x"], vs["y"] = np.arange(64), 1
+    out = np.zeros(64, np.float32)
+    tally = kernel("tally", TEMPLATE_STRUCTS, sanitize=True)
+    tally((1,), (64,), (out, vs, np.int32(0)))
+    np.testing.assert_array_equal(out, (63 - np.arange(64)) * np.arange(64) + 1 + 1)
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory acc\[0\]") as info:
+        tally((1,), (64,), (out, vs, np.int32(1)))
+    assert info.value.line == 2  # (the line of `add`'s body: `sum += v`)

@@ -1616,9 +1616,10 @@ __attribute__((always_inline)) static inline T&& __cc_r(T&& x) {
             __cc_note(__builtin_addressof(x), sizeof x, __CC_READ + __cc_volatile_bit<T>());
     return static_cast<T&&>(x);
 }
-// `acc[t].add(v)`: a method of the element's struct is called on it. Its body uses the members
-// through `this`, which the sanitizer does not follow: the element counts as written, and as no
-// hazard (a method that races on it, or reads it unwritten, goes unreported).
+// `acc[t].add(v)`: a method is called on an element. For the source's structs that live in shared
+// or global memory the method's body notes its members' accesses (`__cc_rw(sum) += v;`) and the
+// call is left as written; for any other method (of a type source.py does not see into) the element
+// counts as written, and as no hazard (what such a method does to it goes unreported).
 template <class T>
 __attribute__((always_inline)) static inline T&& __cc_touch(T&& x) {
     if (__cc_sanitizing) __cc_note(__builtin_addressof(x), sizeof x, __CC_TOUCH);

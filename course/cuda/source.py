@@ -1286,6 +1286,18 @@ def parse(text: str, options=()) -> Source:
     constants = _numeric_defines(all_tokens, defines)
     type_bodies = {open_: close for _, open_, close in _struct_definitions(tokens, ("struct", "class", "union"))}
     member_arrays = _member_arrays(tokens, type_bodies, constants)
+    # Member functions defined in the source's structs: their bodies note what they do to the
+    # members (`sum += v;`), so a call on an element (`acc[t].add(v)`) is no access of its own.
+    # Only structs that live in shared or global memory (`__shared__ Acc acc[8];`, `Particle* ps`): a
+    # struct only ever local (a complex number's operator*) has nothing to race on, and noting its
+    # members would slow a sanitized run down for nothing.
+    shared_or_global = {open_ for names, open_, close in _struct_definitions(tokens, ("struct", "class"))
+                        if any(re.search(rf"__shared__[^;{{}}]*\b{re.escape(n)}\b|\b{re.escape(n)}\s*\*|"
+                                         rf"__(?:device|managed)__\s+(?:volatile\s+)?{re.escape(n)}\s+\w+\s*[;=\[{{]", text)
+                               for n in names)}
+    method_bodies = {o: c for o, c in type_bodies.items() if o in shared_or_global}
+    methods = {f.name for f in functions
+               if f.body and any(o < f.body[0] and f.body[1] < c for o, c in method_bodies.items())}
     dangling = []
     for f in functions:
         # Checked pointers for every T* parameter. A parameter whose element type is a template
@@ -1364,7 +1376,8 @@ def parse(text: str, options=()) -> Source:
                           member_arrays, array_views)
             _note_accesses(tokens, f, replace, references, known_types | set(f.template),
                            set(global_variables) - global_arrays - constant_variables - read_only_variables
-                           | set(file_shared_scalars), returning)
+                           | set(file_shared_scalars), returning, _method_members(tokens, f, method_bodies),
+                           methods)
             _note_branches(tokens, f, branch_notes)
             for edit in spin_edits[f.body]:
                 replace(*edit)
@@ -1784,6 +1797,72 @@ def _host_code(tokens: list[Token], device_bodies: list[tuple[int, int]]) -> lis
     return found
 
 
+def _data_members(tokens: list[Token], open_: int, close: int) -> set[str]:
+    """The names of a struct body's data members (`float sum; int n, m[4];`), not its methods,
+    types, static members or typedefs."""
+    names, statement, k = set(), [], open_ + 1
+    while k < close:
+        text = tokens[k].text
+        if text in ("{", "(", "["):  # a method's body or parameters, a nested type, an extent
+            statement.append(k)
+            if text == "{":  # the end of a method (or a nested type, whose members are its own)
+                k, statement = _matching(tokens, k) + 1, []
+                if k < close and tokens[k].text == ";":
+                    k += 1
+                continue
+            k = _matching(tokens, k) + 1
+            continue
+        if text == ":" and statement and tokens[statement[-1]].text in ("public", "private", "protected"):
+            k, statement = k + 1, []
+            continue
+        if text != ";":
+            statement.append(k)
+            k += 1
+            continue
+        words = [tokens[q].text for q in statement]
+        if statement and "(" not in words and not set(words) & {"static", "typedef", "using", "friend", "enum",
+                                                                 "struct", "class", "union", "template"}:
+            part = []
+            for q in statement + [k]:
+                if tokens[q].text in (",", ";"):
+                    idents = [tokens[r] for r in part if tokens[r].kind == "ident"]
+                    # the name: the identifier before `[`, `=`, `:` (a bit field) or the end
+                    cut = next((n for n, r in enumerate(part) if tokens[r].text in ("[", "=", ":")), len(part))
+                    named = [tokens[r] for r in part[:cut] if tokens[r].kind == "ident"]
+                    # (not a pointer or a reference: `*hits = 1` is an access through it, noted as such)
+                    # (nor an array: `v[i]` is an access as in any function, `v` alone only its address)
+                    if named and idents and not any(tokens[r].text in ("*", "&", "&&") for r in part[:cut]) \
+                            and not any(tokens[r].text == "[" for r in part):
+                        names.add(named[-1].text)
+                    part = []
+                else:
+                    part.append(q)
+        statement = []
+        k += 1
+    return names
+
+
+def _method_members(tokens: list[Token], f, type_bodies: dict) -> set[str]:
+    """For a member function defined in its struct's body: the struct's data members that its body
+    names without `this->` (`sum += v;`), less the names a parameter or a local declaration hides."""
+    if not f.body:
+        return set()
+    inside = [(o, c) for o, c in type_bodies.items() if o < f.body[0] and f.body[1] < c]
+    if not inside:
+        return set()
+    open_, close = max(inside)  # the innermost struct
+    members = _data_members(tokens, open_, close)
+    hidden = {r.name for r in f.raws if r.name}
+    a, b = f.body
+    for i in range(a + 1, b):
+        tok, prev = tokens[i], tokens[i - 1]
+        if tok.text in members and (prev.kind == "ident" and prev.text not in _NOT_DECLARATION
+                                    or prev.text in ("*", "&", "&&") and tokens[i - 2].kind == "ident"
+                                    and tokens[i - 3].text in (";", "{", "}", "(", ",", "const")):
+            hidden.add(tok.text)  # `float sum = 0;`, `float* sum`: a local of that name
+    return members - hidden
+
+
 def _member_arrays(tokens: list[Token], type_bodies: dict, constants: dict) -> dict[str, list[int]]:
     """Array members of the source's structs and unions (`float v[TILE];` → {"v": [16]}), by name,
     with their extents' values (`constants`: the macros and -D options). A name that is also a member
@@ -1985,9 +2064,7 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
         # A local or __shared__ array `__shared__ float tile[32][33];` gets a checked view:
         # every subscript is checked against its dimension.
         if tokens[i - 1].text in (";", "{", "}") and tok.kind == "ident" and tok.text not in ("return", "extern", "typedef", "using", "goto", "case", "delete", "throw"):
-            j = i
-            while j < b and tokens[j].kind == "ident" and tokens[j + 1].kind == "ident":
-                j += 1
+            j = _declaration_name(tokens, i, b, types)
             element = None  # `float* rows[2] = {a, b};`: an array of pointers, each one a checked pointer
             if tokens[j + 1].text == "*" and j + 3 < b and tokens[j + 2].kind == "ident" and tokens[j + 3].text == "[" \
                     and all(t.text in _TYPE_WORDS or t.text in types or t.text == "__shared__" for t in tokens[i:j + 1]):
@@ -2295,6 +2372,36 @@ def _polled_exits(tokens: list[Token], first: int, last: int, waits) -> list[tup
     return edits
 
 
+def _declares_template_type(tokens: list[Token], close: int, types) -> bool:
+    """Whether tokens[close], a `>`, ends a declaration's template type: `__shared__ Acc<float> acc[64];`."""
+    depth = 0
+    for q in range(close, max(close - 64, 1), -1):
+        depth += {">": 1, ">>": 2, "<": -1}.get(tokens[q].text, 0)
+        if tokens[q].text in (";", "{", "}"):
+            return False
+        if depth == 0:
+            return tokens[q - 1].text in types and (q < 2 or tokens[q - 2].text in (
+                ";", "{", "}", "(", ",", "__shared__", "static", "const", "volatile", "constexpr"))
+    return False
+
+
+def _declaration_name(tokens: list[Token], i: int, b: int, types) -> int:
+    """Where the type words starting at tokens[i] end (`__shared__ float tile[...]` → at `tile`): each
+    word an identifier, a template's arguments after a known type included (`__shared__ Acc<float> acc[64]`)."""
+    j = i
+    while j + 1 < b and tokens[j].kind == "ident":
+        if tokens[j + 1].kind == "ident":
+            j += 1
+        elif tokens[j + 1].text == "<" and tokens[j].text in types:
+            close = _matching_angle(tokens, j + 1)
+            if close < 0 or close + 1 >= b or tokens[close + 1].kind != "ident":
+                break
+            j = close + 1
+        else:
+            break
+    return j
+
+
 def _shared_scalar_at(tokens: list[Token], i: int, b: int) -> str | None:
     """The name declared by `__shared__ [volatile] <type> name;` at tokens[i] (an arithmetic type, a
     vector type such as float2, a struct, a template parameter), else None."""
@@ -2475,7 +2582,8 @@ def _reference_uses(tokens: list[Token], f: _Function, references: dict, types: 
 
 
 def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict, types: set,
-                   named_scalars: set = frozenset(), calls: set = frozenset()) -> None:
+                   named_scalars: set = frozenset(), calls: set = frozenset(), members: set = frozenset(),
+                   methods: set = frozenset()) -> None:
     """Wrap each memory access of a body: `s[i]` → `__cc_r(s[i])`, `s[i] = v` → `__cc_w(s[i]) = v`,
     `s[i] += v` → `__cc_rw(s[i]) += v`, and the same for `*p`, `p->x`, the uses of a reference
     (`dst = v` → `__cc_w(dst) = v`) and of a __device__ variable or file-scope __shared__ one that
@@ -2554,16 +2662,20 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
                 and tok.text not in ("delete", "new") and prev.text != "new" \
                 and (prev.kind != "ident" or prev.text in _NOT_DECLARATION) \
                 and not (prev.text == "}" and tokens[i + 1].text == ";") \
+                and not (prev.text == ">" and _declares_template_type(tokens, i - 1, types)) \
                 and not (prev.text == "*" and tokens[i - 2].text in types and tokens[i - 3].text in {";", "{", "}"}
                          | _TYPE_WORDS | {"__shared__", "static"}):  # `float* rows[2]` declares
             end = _postfix_chain(tokens, i, b, calls)
             chain = tokens[i:end]
             called = tokens[end - 1].text == ")"  # m.at(i): a function that returns a reference
             if end < b and tokens[end].text == "(" and len(chain) > 1 and chain[-2].text in (".", "->"):
+                if chain[-1].text in methods:
+                    continue  # acc[t].add(v): the method's body notes what it does to the members
                 end -= 2  # a method call: g.sync() — only what comes before it is an access
                 chain = tokens[i:end]
                 method = True
-            named = tok.text in scalars or tok.text in refs or called  # `count`, `acc.sum`, `dst` (a reference)
+            # `count`, `acc.sum`, `dst` (a reference), `sum` in a method of the struct that has it
+            named = tok.text in scalars or tok.text in refs or called or tok.text in members
             if not (named or any(t.text in ("[", "->") for t in chain)) or (end < b and tokens[end].text == "(") \
                     or i in declaring:
                 continue
