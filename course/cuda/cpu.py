@@ -1007,6 +1007,10 @@ def _with_member(element: str, source: Source, line: int | None, byte: int | Non
         layout = _member_layout(source.text, member)
         if layout and layout[0] <= byte < layout[0] + layout[1] * math.prod(layout[2]):
             return f"{element}.{member}{_member_element(source.text, member, byte) or ''}"
+    if not used and name.group() not in source.lines[line - 1]:
+        # the access was in a method of the element's struct (`sum += v;`): the member it names bare
+        used = {m for m in source.method_members
+                if re.search(rf"(?<![\w.])\b{m}\b(?!\s*\()", source.lines[line - 1])}
     return f"{element}.{used.pop()}" if len(used) == 1 else element
 
 

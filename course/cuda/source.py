@@ -601,6 +601,7 @@ class Source:
     unsupported_of: dict = field(default_factory=dict)  # function → (spelling, line, what, instead)
     fiber_functions: set = field(default_factory=set)  # functions that reach a barrier or warp call
     constants: dict = field(default_factory=dict)  # `#define TILE 16` and -D options, for __launch_bounds__
+    method_members: set = field(default_factory=set)  # members that methods name bare (`sum += v;`): messages
 
     @property
     def dynamic_shared_name(self) -> str:
@@ -1298,6 +1299,7 @@ def parse(text: str, options=()) -> Source:
     method_bodies = {o: c for o, c in type_bodies.items() if o in shared_or_global}
     methods = {f.name for f in functions
                if f.body and any(o < f.body[0] and f.body[1] < c for o, c in method_bodies.items())}
+    method_members: set[str] = set()
     dangling = []
     for f in functions:
         # Checked pointers for every T* parameter. A parameter whose element type is a template
@@ -1374,10 +1376,11 @@ def parse(text: str, options=()) -> Source:
                     + [f' __cc_shared_scalar((void*)&{n}, sizeof {n}, "{n}");' for n in scalars]))
             _rewrite_body(tokens, f, known_types | set(f.template), replace, global_arrays, type_bodies, dangling,
                           member_arrays, array_views)
+            named_members = _method_members(tokens, f, method_bodies)
+            method_members |= named_members
             _note_accesses(tokens, f, replace, references, known_types | set(f.template),
                            set(global_variables) - global_arrays - constant_variables - read_only_variables
-                           | set(file_shared_scalars), returning, _method_members(tokens, f, method_bodies),
-                           methods)
+                           | set(file_shared_scalars), returning, named_members, methods)
             _note_branches(tokens, f, branch_notes)
             for edit in spin_edits[f.body]:
                 replace(*edit)
@@ -1509,6 +1512,7 @@ def parse(text: str, options=()) -> Source:
         unsupported_of=unsupported_users,
         fiber_functions=fiber_functions | ({f.name for f in functions} if stray else set()),
         constants=constants,
+        method_members=method_members,
     )
 
 
