@@ -3183,6 +3183,54 @@ static inline unsigned int __isLocal(const volatile void* p) { return !__isShare
 #define __cc_unsupported_body() __cc_fail(__CC_UNSUPPORTED, __LINE__)
 #define __brkpt() __cc_fail(__CC_TRAP, __LINE__)
 
+// cuComplex.h (CUDA's complex numbers: float2 and double2 with functions). A source's
+// `#include <cuComplex.h>` becomes this one-line macro, so that a source without it may name its
+// own struct cuComplex (CUDA by Example's Julia set does). Division and magnitude scale their
+// operands first, as CUDA's do, so that large or tiny values do not overflow or underflow.
+#define __CC_CUCOMPLEX_H \
+    typedef float2 cuFloatComplex; typedef double2 cuDoubleComplex; typedef cuFloatComplex cuComplex; \
+    static inline float cuCrealf(cuFloatComplex x) { return x.x; } \
+    static inline float cuCimagf(cuFloatComplex x) { return x.y; } \
+    static inline cuFloatComplex make_cuFloatComplex(float r, float i) { return make_float2(r, i); } \
+    static inline cuFloatComplex make_cuComplex(float r, float i) { return make_float2(r, i); } \
+    static inline cuFloatComplex cuConjf(cuFloatComplex x) { return make_float2(x.x, -x.y); } \
+    static inline cuFloatComplex cuCaddf(cuFloatComplex a, cuFloatComplex b) { return make_float2(a.x + b.x, a.y + b.y); } \
+    static inline cuFloatComplex cuCsubf(cuFloatComplex a, cuFloatComplex b) { return make_float2(a.x - b.x, a.y - b.y); } \
+    static inline cuFloatComplex cuCmulf(cuFloatComplex a, cuFloatComplex b) { \
+        return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); } \
+    static inline cuFloatComplex cuCdivf(cuFloatComplex a, cuFloatComplex b) { \
+        float scale = 1.0f / (fabsf(b.x) + fabsf(b.y)); \
+        float ar = a.x * scale, ai = a.y * scale, br = b.x * scale, bi = b.y * scale; \
+        float norm = 1.0f / (br * br + bi * bi); \
+        return make_float2((ar * br + ai * bi) * norm, (ai * br - ar * bi) * norm); } \
+    static inline float cuCabsf(cuFloatComplex x) { \
+        float a = fabsf(x.x), b = fabsf(x.y), big = fmaxf(a, b), small = fminf(a, b); \
+        if (big == 0.0f || big > 3.402823466e38f || small > 3.402823466e38f) return big + small; \
+        float q = small / big; return big * sqrtf(1.0f + q * q); } \
+    static inline cuFloatComplex cuCfmaf(cuFloatComplex x, cuFloatComplex y, cuFloatComplex d) { \
+        return make_float2(x.x * y.x + d.x - x.y * y.y, x.x * y.y + d.y + x.y * y.x); } \
+    static inline double cuCreal(cuDoubleComplex x) { return x.x; } \
+    static inline double cuCimag(cuDoubleComplex x) { return x.y; } \
+    static inline cuDoubleComplex make_cuDoubleComplex(double r, double i) { return make_double2(r, i); } \
+    static inline cuDoubleComplex cuConj(cuDoubleComplex x) { return make_double2(x.x, -x.y); } \
+    static inline cuDoubleComplex cuCadd(cuDoubleComplex a, cuDoubleComplex b) { return make_double2(a.x + b.x, a.y + b.y); } \
+    static inline cuDoubleComplex cuCsub(cuDoubleComplex a, cuDoubleComplex b) { return make_double2(a.x - b.x, a.y - b.y); } \
+    static inline cuDoubleComplex cuCmul(cuDoubleComplex a, cuDoubleComplex b) { \
+        return make_double2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); } \
+    static inline cuDoubleComplex cuCdiv(cuDoubleComplex a, cuDoubleComplex b) { \
+        double scale = 1.0 / (fabs(b.x) + fabs(b.y)); \
+        double ar = a.x * scale, ai = a.y * scale, br = b.x * scale, bi = b.y * scale; \
+        double norm = 1.0 / (br * br + bi * bi); \
+        return make_double2((ar * br + ai * bi) * norm, (ai * br - ar * bi) * norm); } \
+    static inline double cuCabs(cuDoubleComplex x) { \
+        double a = fabs(x.x), b = fabs(x.y), big = fmax(a, b), small = fmin(a, b); \
+        if (big == 0.0 || big > 1.79769313486231570e308 || small > 1.79769313486231570e308) return big + small; \
+        double q = small / big; return big * sqrt(1.0 + q * q); } \
+    static inline cuDoubleComplex cuCfma(cuDoubleComplex x, cuDoubleComplex y, cuDoubleComplex d) { \
+        return make_double2(x.x * y.x + d.x - x.y * y.y, x.x * y.y + d.y + x.y * y.x); } \
+    static inline cuDoubleComplex cuComplexFloatToDouble(cuFloatComplex c) { return make_double2(c.x, c.y); } \
+    static inline cuFloatComplex cuComplexDoubleToFloat(cuDoubleComplex c) { return make_float2((float)c.x, (float)c.y); }
+
 // CUDA's declaration keywords. __shared__ variables become static thread_local: one copy per
 // worker, which all threads of the block that worker runs share.
 #define __global__ inline __attribute__((always_inline))

@@ -1058,6 +1058,9 @@ def parse(text: str, options=()) -> Source:
     live = _live_tokens(all_tokens, defines)
     tokens = [t for t, alive in zip(all_tokens, live) if alive]
     aliases = _aliases(tokens, defines)
+    if any(t.kind == "pp" and re.match(r"#\s*include\s*[<\"]cuComplex\.h[>\"]", t.text) for t in tokens):
+        for name, vector in (("cuFloatComplex", "float2"), ("cuComplex", "float2"), ("cuDoubleComplex", "double2")):
+            aliases.setdefault(name, [vector])  # (parameters of these types take complex arrays: kernel.py)
     structs = {tokens[i + 1].text for i, t in enumerate(tokens[:-1])
                if t.text in ("struct", "class", "union") and tokens[i + 1].kind == "ident"}
     known_types = (set(_TYPE_WORDS) - _QUALIFIERS - {"auto"}) | set(aliases) | structs
@@ -1437,6 +1440,8 @@ def parse(text: str, options=()) -> Source:
             )
             if blank:
                 replace(tok.start, tok.end, "")
+            elif directive and directive.group(1) == "include" and header == "cuComplex.h":
+                replace(tok.start, tok.end, "__CC_CUCOMPLEX_H")  # (runtime.h: one line, the line count stays)
             guard = re.match(r"#\s*define\s+(\w+)", tok.text)
             if guard and guard.group(1) in kernel_words and re.search(r"\breturn\s*;", tok.text):
                 # `#define GUARD(i, n) if ((i) >= (n)) return;` used in a kernel: a return, as _note_returns
