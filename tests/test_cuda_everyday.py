@@ -817,10 +817,12 @@ extern "C" __global__ void local_references(float* out, int k) {
     q[0] = 10;
     const float (&c)[4] = r;
     __shared__ float s[2][32];
+    auto& a = r;            // (sizeof(a) is the array's, 16, and sizeof(all) is 256)
+    const auto& all = s;
     float (&row)[32] = s[threadIdx.x / 32];
     row[threadIdx.x % 32] = threadIdx.x;
     __syncthreads();
-    out[threadIdx.x] = s[threadIdx.x / 32][threadIdx.x % 32] + r[0] + c[2] + last_of(r) + sizeof(c) + q[k];  // REF
+    out[threadIdx.x] = s[threadIdx.x / 32][threadIdx.x % 32] + r[0] + c[2] + last_of(r) + sizeof(c) + q[k] + sizeof(a) + sizeof(all) / 16 - 32;  // REF
 }
 
 extern "C" __global__ void flat_rows(float* out) {

@@ -1377,6 +1377,7 @@ def parse(text: str, options=()) -> Source:
                 replace(tokens[f.body[0]].end, tokens[f.body[0]].end, "".join(
                     [f' auto {n} = __cc_make_view(__cc_raw_{n}, "{n}", 1);' for n in used]
                     + [f' __cc_shared_scalar((void*)&{n}, sizeof {n}, "{n}");' for n in scalars]))
+            array_views |= _auto_array_references(tokens, f, set(array_views) | set(used) | global_arrays)
             _rewrite_body(tokens, f, known_types | set(f.template), replace, global_arrays, type_bodies, dangling,
                           member_arrays, array_views)
             named_members = _method_members(tokens, f, method_bodies)
@@ -1981,6 +1982,22 @@ def _local_array_references(tokens: list[Token], f: _Function, types: set, repla
         name = tokens[i + 2].text
         replace(tokens[start].start, tokens[end - 1].end, f"__cc_array_view<{element}{extents}> {name}")
         names.add(name)
+    return names
+
+
+def _auto_array_references(tokens: list[Token], f: _Function, views: set) -> set[str]:
+    """`auto& q = r;` (or `const auto&`, `auto&&`) of an array r of the body or one in `views`: q is
+    a reference to r's view, so sizeof(q) must be the array's, as sizeof(r) is. Their names."""
+    a, b = f.body
+    arrays = set(views) | {tokens[k].text for k in range(a + 2, b - 1)  # `float r[4];`, `__shared__ int s[8][8];`
+                           if tokens[k].kind == "ident" and tokens[k + 1].text == "["
+                           and tokens[k - 1].kind == "ident" and tokens[k - 1].text not in _NOT_DECLARATION
+                           and tokens[k - 1].text not in ("return",)}
+    names = set()
+    for i in range(a + 1, b - 4):
+        if tokens[i].text == "auto" and tokens[i + 1].text in ("&", "&&") and tokens[i + 2].kind == "ident" \
+                and tokens[i + 3].text == "=" and tokens[i + 4].text in arrays and tokens[i + 5].text == ";":
+            names.add(tokens[i + 2].text)
     return names
 
 
