@@ -1835,13 +1835,12 @@ def _data_members(tokens: list[Token], open_: int, close: int) -> set[str]:
             part = []
             for q in statement + [k]:
                 if tokens[q].text in (",", ";"):
-                    idents = [tokens[r] for r in part if tokens[r].kind == "ident"]
                     # the name: the identifier before `[`, `=`, `:` (a bit field) or the end
                     cut = next((n for n, r in enumerate(part) if tokens[r].text in ("[", "=", ":")), len(part))
                     named = [tokens[r] for r in part[:cut] if tokens[r].kind == "ident"]
                     # (not a pointer or a reference: `*hits = 1` is an access through it, noted as such)
                     # (nor an array: `v[i]` is an access as in any function, `v` alone only its address)
-                    if named and idents and not any(tokens[r].text in ("*", "&", "&&") for r in part[:cut]) \
+                    if named and not any(tokens[r].text in ("*", "&", "&&") for r in part[:cut]) \
                             and not any(tokens[r].text == "[" for r in part):
                         names.add(named[-1].text)
                     part = []
@@ -1991,8 +1990,7 @@ def _auto_array_references(tokens: list[Token], f: _Function, views: set) -> set
     a, b = f.body
     arrays = set(views) | {tokens[k].text for k in range(a + 2, b - 1)  # `float r[4];`, `__shared__ int s[8][8];`
                            if tokens[k].kind == "ident" and tokens[k + 1].text == "["
-                           and tokens[k - 1].kind == "ident" and tokens[k - 1].text not in _NOT_DECLARATION
-                           and tokens[k - 1].text not in ("return",)}
+                           and tokens[k - 1].kind == "ident" and tokens[k - 1].text not in _NOT_DECLARATION}
     names = set()
     for i in range(a + 1, b - 4):
         if tokens[i].text == "auto" and tokens[i + 1].text in ("&", "&&") and tokens[i + 2].kind == "ident" \
