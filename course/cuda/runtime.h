@@ -3184,50 +3184,44 @@ static inline unsigned int __isLocal(const volatile void* p) { return !__isShare
 #define __brkpt() __cc_fail(__CC_TRAP, __LINE__)
 
 // cuComplex.h (CUDA's complex numbers: float2 and double2 with functions). A source's
-// `#include <cuComplex.h>` becomes this one-line macro, so that a source without it may name its
-// own struct cuComplex (CUDA by Example's Julia set does). Division and magnitude scale their
-// operands first, as CUDA's do, so that large or tiny values do not overflow or underflow.
+// `#include <cuComplex.h>` becomes the one-line macro __CC_CUCOMPLEX_H, so that a source without it
+// may name its own struct cuComplex (CUDA by Example's Julia set does). The arithmetic is written
+// once for both precisions; division and magnitude scale their operands first, as CUDA's do, so that
+// large or tiny values do not overflow or underflow.
+template <class C> static inline C __cc_cmul(C a, C b) { return {a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x}; }
+template <class C> static inline C __cc_cdiv(C a, C b) {
+    auto scale = 1 / (std::fabs(b.x) + std::fabs(b.y));
+    auto ar = a.x * scale, ai = a.y * scale, br = b.x * scale, bi = b.y * scale;
+    auto norm = 1 / (br * br + bi * bi);
+    return {(ar * br + ai * bi) * norm, (ai * br - ar * bi) * norm};
+}
+template <class C> static inline decltype(C().x) __cc_cabs(C z) {
+    typedef decltype(C().x) R;
+    R a = std::fabs(z.x), b = std::fabs(z.y), big = std::fmax(a, b), small = std::fmin(a, b);
+    if (big == 0 || big > std::numeric_limits<R>::max() || small > std::numeric_limits<R>::max()) return big + small;
+    R q = small / big;
+    return big * std::sqrt(1 + q * q);
+}
+template <class C> static inline C __cc_cfma(C x, C y, C d) {
+    return {x.x * y.x + d.x - x.y * y.y, x.x * y.y + d.y + x.y * y.x};
+}
+#define __CC_CUCOMPLEX_FUNCTIONS(C, R, S, MAKE) \
+    static inline R cuCreal##S(C x) { return x.x; } \
+    static inline R cuCimag##S(C x) { return x.y; } \
+    static inline C cuConj##S(C x) { return MAKE(x.x, -x.y); } \
+    static inline C cuCadd##S(C a, C b) { return MAKE(a.x + b.x, a.y + b.y); } \
+    static inline C cuCsub##S(C a, C b) { return MAKE(a.x - b.x, a.y - b.y); } \
+    static inline C cuCmul##S(C a, C b) { return __cc_cmul(a, b); } \
+    static inline C cuCdiv##S(C a, C b) { return __cc_cdiv(a, b); } \
+    static inline R cuCabs##S(C x) { return __cc_cabs(x); } \
+    static inline C cuCfma##S(C x, C y, C d) { return __cc_cfma(x, y, d); }
 #define __CC_CUCOMPLEX_H \
     typedef float2 cuFloatComplex; typedef double2 cuDoubleComplex; typedef cuFloatComplex cuComplex; \
-    static inline float cuCrealf(cuFloatComplex x) { return x.x; } \
-    static inline float cuCimagf(cuFloatComplex x) { return x.y; } \
+    __CC_CUCOMPLEX_FUNCTIONS(cuFloatComplex, float, f, make_float2) \
+    __CC_CUCOMPLEX_FUNCTIONS(cuDoubleComplex, double, , make_double2) \
     static inline cuFloatComplex make_cuFloatComplex(float r, float i) { return make_float2(r, i); } \
     static inline cuFloatComplex make_cuComplex(float r, float i) { return make_float2(r, i); } \
-    static inline cuFloatComplex cuConjf(cuFloatComplex x) { return make_float2(x.x, -x.y); } \
-    static inline cuFloatComplex cuCaddf(cuFloatComplex a, cuFloatComplex b) { return make_float2(a.x + b.x, a.y + b.y); } \
-    static inline cuFloatComplex cuCsubf(cuFloatComplex a, cuFloatComplex b) { return make_float2(a.x - b.x, a.y - b.y); } \
-    static inline cuFloatComplex cuCmulf(cuFloatComplex a, cuFloatComplex b) { \
-        return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); } \
-    static inline cuFloatComplex cuCdivf(cuFloatComplex a, cuFloatComplex b) { \
-        float scale = 1.0f / (fabsf(b.x) + fabsf(b.y)); \
-        float ar = a.x * scale, ai = a.y * scale, br = b.x * scale, bi = b.y * scale; \
-        float norm = 1.0f / (br * br + bi * bi); \
-        return make_float2((ar * br + ai * bi) * norm, (ai * br - ar * bi) * norm); } \
-    static inline float cuCabsf(cuFloatComplex x) { \
-        float a = fabsf(x.x), b = fabsf(x.y), big = fmaxf(a, b), small = fminf(a, b); \
-        if (big == 0.0f || big > 3.402823466e38f || small > 3.402823466e38f) return big + small; \
-        float q = small / big; return big * sqrtf(1.0f + q * q); } \
-    static inline cuFloatComplex cuCfmaf(cuFloatComplex x, cuFloatComplex y, cuFloatComplex d) { \
-        return make_float2(x.x * y.x + d.x - x.y * y.y, x.x * y.y + d.y + x.y * y.x); } \
-    static inline double cuCreal(cuDoubleComplex x) { return x.x; } \
-    static inline double cuCimag(cuDoubleComplex x) { return x.y; } \
     static inline cuDoubleComplex make_cuDoubleComplex(double r, double i) { return make_double2(r, i); } \
-    static inline cuDoubleComplex cuConj(cuDoubleComplex x) { return make_double2(x.x, -x.y); } \
-    static inline cuDoubleComplex cuCadd(cuDoubleComplex a, cuDoubleComplex b) { return make_double2(a.x + b.x, a.y + b.y); } \
-    static inline cuDoubleComplex cuCsub(cuDoubleComplex a, cuDoubleComplex b) { return make_double2(a.x - b.x, a.y - b.y); } \
-    static inline cuDoubleComplex cuCmul(cuDoubleComplex a, cuDoubleComplex b) { \
-        return make_double2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); } \
-    static inline cuDoubleComplex cuCdiv(cuDoubleComplex a, cuDoubleComplex b) { \
-        double scale = 1.0 / (fabs(b.x) + fabs(b.y)); \
-        double ar = a.x * scale, ai = a.y * scale, br = b.x * scale, bi = b.y * scale; \
-        double norm = 1.0 / (br * br + bi * bi); \
-        return make_double2((ar * br + ai * bi) * norm, (ai * br - ar * bi) * norm); } \
-    static inline double cuCabs(cuDoubleComplex x) { \
-        double a = fabs(x.x), b = fabs(x.y), big = fmax(a, b), small = fmin(a, b); \
-        if (big == 0.0 || big > 1.79769313486231570e308 || small > 1.79769313486231570e308) return big + small; \
-        double q = small / big; return big * sqrt(1.0 + q * q); } \
-    static inline cuDoubleComplex cuCfma(cuDoubleComplex x, cuDoubleComplex y, cuDoubleComplex d) { \
-        return make_double2(x.x * y.x + d.x - x.y * y.y, x.x * y.y + d.y + x.y * y.x); } \
     static inline cuDoubleComplex cuComplexFloatToDouble(cuFloatComplex c) { return make_double2(c.x, c.y); } \
     static inline cuFloatComplex cuComplexDoubleToFloat(cuDoubleComplex c) { return make_float2((float)c.x, (float)c.y); }
 
