@@ -1692,6 +1692,7 @@ def test_shared_arrays_of_a_template_struct_are_views_and_their_methods_are_chec
     vs = np.zeros(64, record)
     vs["x"], vs["y"] = np.arange(64), 1
     out = np.zeros(64, np.float32)
+    assert '__cc_shared_scalar((void*)&count, sizeof count, "count")' in cuda_source.parse(TEMPLATE_STRUCTS).cpu_text
     tally = kernel("tally", TEMPLATE_STRUCTS, sanitize=True)
     tally((1,), (64,), (out, vs, np.int32(0)))
     np.testing.assert_array_equal(out, (63 - np.arange(64)) * np.arange(64) + 1 + 1)

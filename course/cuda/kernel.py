@@ -493,9 +493,8 @@ def _check_array(kernel: Kernel, p: Param, a, backend_name: str):
     if not (isinstance(a, np.ndarray) if backend_name == "cpu" else _is_cupy_array(a)):
         raise TypeError(f"{where}: a pointer needs {expected_type}"
                         f"{f' of {_dtype_word(p.dtype)}' if p.dtype else ''}, got {type(a).__name__}")
-    if p.lanes == 2 and p.dtype in ("float32", "float64") and a.dtype == {"float32": np.complex64,
-                                                                      "float64": np.complex128}[p.dtype]:
-        a = a.view(_element_dtype(p.dtype))  # complex64 for a float2* (cuFloatComplex*): (re, im) pairs
+    if p.lanes == 2 and p.dtype in ("float32", "float64") and a.dtype == np.result_type(p.dtype, 1j):
+        a = a.view(p.dtype)  # complex64 for a float2* (cuFloatComplex*), complex128 for a double2*: (re, im)
     if p.dtype is not None and a.dtype != _element_dtype(p.dtype):
         if p.dtype == "bfloat16" and a.dtype == np.uint16:
             pass  # bfloat16 bits

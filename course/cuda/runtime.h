@@ -353,7 +353,6 @@ struct __cc_worker {
     int spin_line;                    // the waiting loop a thread is in (a timeout's line in a plain build)
     char* stack_pool;                 // their stacks, each above a guard page
     size_t stack_pool_bytes;
-    size_t stack_slot;                // one stack and its guard page
     __cc_fiber* current;              // the fiber running now (nullptr: loop mode)
     __cc_context scheduler;           // where the scheduler resumes
 #ifdef __CC_USE_UCONTEXT
@@ -1392,8 +1391,9 @@ const bool __cc_local_size<Bytes>::noted = __cc_note_local_size(Bytes);
 // A local array larger than a GPU thread's local memory (512 KiB) does not compile with nvcc.
 template <class E, size_t N>
 static inline void __cc_local_fits(const char* name, int line) {
-    if constexpr (sizeof(E) * N <= 512 * 1024) (void)__cc_local_size<sizeof(E) * N>::noted;
-    if constexpr (sizeof(E) * N > 512 * 1024) {  // (no code at all for the arrays that fit)
+    if constexpr (sizeof(E) * N <= 512 * 1024) {
+        (void)__cc_local_size<sizeof(E) * N>::noted;  // (no code at all: the size is noted as the module loads)
+    } else {
         __cc_fault_out->length = (int64_t)(sizeof(E) * N);
         snprintf(__cc_fault_out->text, sizeof __cc_fault_out->text, "%s", name);
         __cc_fail(__CC_LOCAL_TOO_BIG, line);
@@ -3276,10 +3276,10 @@ static size_t __cc_page_bytes;
 static const size_t __CC_STACK_BYTES = 64 * 1024;  // per thread for calls; CUDA's default is only 1 KiB
 // A fiber's stack: 64 KiB for calls and small locals, and room for the module's local arrays (a GPU
 // thread has up to 512 KiB of local memory). Pages are only used as they are touched.
+// (The same for every launch of a module: __cc_page_bytes is set before the first fiber is made.)
 static size_t __cc_fiber_stack_bytes() {
     size_t arrays = __cc_local_array_bytes < 1024 * 1024 ? __cc_local_array_bytes : 1024 * 1024;
-    size_t page = __cc_page_bytes ? __cc_page_bytes : 4096;
-    return __CC_STACK_BYTES + (arrays + page - 1) / page * page;
+    return __CC_STACK_BYTES + (arrays + __cc_page_bytes - 1) / __cc_page_bytes * __cc_page_bytes;
 }
 
 #ifndef __CC_USE_UCONTEXT
@@ -3423,11 +3423,11 @@ static void __cc_fiber_entry(__cc_fiber* f) {
 // Make room for `count` fibers: one mapping holds all stacks, each above a guard page, so a
 // stack overflow is a clean SIGSEGV that the handler can recognise.
 static bool __cc_reserve_fibers(__cc_worker* w, int count) {
-    __cc_page_bytes = (size_t)sysconf(_SC_PAGESIZE);
-    size_t slot = __cc_fiber_stack_bytes() + __cc_page_bytes;
-    if (count <= w->fiber_count && slot == w->stack_slot) return true;
+    if (count <= w->fiber_count) return true;
     if (w->stack_pool) munmap(w->stack_pool, w->stack_pool_bytes);
     free(w->fibers);
+    __cc_page_bytes = (size_t)sysconf(_SC_PAGESIZE);
+    size_t slot = __cc_fiber_stack_bytes() + __cc_page_bytes;
     size_t bytes = slot * (size_t)count;
     void* pool = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     w->fibers = (__cc_fiber*)calloc((size_t)count, sizeof(__cc_fiber));
@@ -3443,7 +3443,7 @@ static bool __cc_reserve_fibers(__cc_worker* w, int count) {
         w->fibers[i].stack_low = guard + __cc_page_bytes;
         w->fibers[i].stack_high = guard + slot;
     }
-    w->stack_pool_bytes = bytes, w->fiber_count = count, w->stack_slot = slot;
+    w->stack_pool_bytes = bytes, w->fiber_count = count;
     w->stack_pool = (char*)pool;
     return true;
 }
@@ -3454,7 +3454,7 @@ static bool __cc_in_guard_page(uintptr_t address) {
         if (!w.stack_pool) continue;
         uintptr_t start = (uintptr_t)w.stack_pool;
         if (address < start || address >= start + w.stack_pool_bytes) continue;
-        return (address - start) % w.stack_slot < __cc_page_bytes;
+        return (address - start) % (__cc_fiber_stack_bytes() + __cc_page_bytes) < __cc_page_bytes;
     }
     return false;
 }
@@ -4280,7 +4280,7 @@ static void __cc_on_crash(int signal, siginfo_t* info, void* context) {
     uintptr_t sp = __cc_sp_of(context);
     bool near_sp = sp && address < sp + 4096 && address + 256 * 1024 > sp;
     bool overflow = (signal == SIGSEGV || signal == SIGBUS) && (__cc_in_guard_page(address) || near_sp);
-    if (overflow && w->stack_pool) f->length = (int64_t)(w->stack_slot - __cc_page_bytes);  // (a fiber's stack)
+    if (overflow && w->stack_pool) f->length = (int64_t)__cc_fiber_stack_bytes();  // (a fiber's stack)
     __cc_fail(overflow ? __CC_STACK_OVERFLOW : __CC_SIGNAL, 0);
 }
 

@@ -2409,14 +2409,15 @@ def _declares_template_type(tokens: list[Token], close: int, types) -> bool:
     return False
 
 
-def _declaration_name(tokens: list[Token], i: int, b: int, types) -> int:
+def _declaration_name(tokens: list[Token], i: int, b: int, types=None) -> int:
     """Where the type words starting at tokens[i] end (`__shared__ float tile[...]` → at `tile`): each
-    word an identifier, a template's arguments after a known type included (`__shared__ Acc<float> acc[64]`)."""
+    word an identifier, a template's arguments after a known type included (`__shared__ Acc<float> acc[64]`;
+    `types` None: any name may take them)."""
     j = i
     while j + 1 < b and tokens[j].kind == "ident":
         if tokens[j + 1].kind == "ident":
             j += 1
-        elif tokens[j + 1].text == "<" and tokens[j].text in types:
+        elif tokens[j + 1].text == "<" and (types is None or tokens[j].text in types):
             close = _matching_angle(tokens, j + 1)
             if close < 0 or close + 1 >= b or tokens[close + 1].kind != "ident":
                 break
@@ -2442,9 +2443,12 @@ def _shared_scalar_at(tokens: list[Token], i: int, b: int) -> str | None:
                 return tokens[close + 1].text
             return None
     start = j
-    while j + 1 < b and tokens[j].kind == "ident" and tokens[j + 1].kind == "ident":
-        j += 1
-    words = [t.text for t in tokens[start:j]]
+    j = _declaration_name(tokens, start, b)  # (`__shared__ Acc<int> count;`: after __shared__ a name is a type)
+    depth, words = 0, []
+    for t in tokens[start:j]:  # the type's words, without its template arguments
+        depth += {"<": 1, ">": -1, ">>": -2}.get(t.text, 0)
+        if depth == 0 and t.kind == "ident":
+            words.append(t.text)
     typed = words and (all(w in _TYPE_WORDS for w in words)
                        or (words[-1] not in _NOT_DECLARATION and all(w in _TYPE_WORDS for w in words[:-1])))
     if (j + 1 < b and typed and tokens[j].kind == "ident"
