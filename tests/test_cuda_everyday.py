@@ -968,3 +968,97 @@ def test_a_pointer_kept_in_shared_memory_is_checked(backend, sanitize):
     with pytest.raises(cuda.KernelError, match=r"accessed s\[64\] through a pointer into the __shared__ array s") as info:
         cuda.RawKernel(SHARED_POINTER, "shared_pointer", backend="cpu", **options)((1,), (64,), (np.zeros(64, np.float32), 1))
     assert info.value.line == 7 and info.value.thread == (63, 0, 0)
+
+
+CONVERSIONS = r"""
+#include <cuda_fp16.h>
+extern "C" __global__ void conversions(const float* f, const double* d, long long* out, float* narrow, double* wide) {
+    int i = threadIdx.x;
+    out[16 * i + 0] = __float2int_rn(f[i]);  out[16 * i + 1] = __float2int_rz(f[i]);
+    out[16 * i + 2] = __float2int_ru(f[i]);  out[16 * i + 3] = __float2int_rd(f[i]);
+    out[16 * i + 4] = __float2uint_rn(f[i]); out[16 * i + 5] = __float2uint_rd(f[i]);
+    out[16 * i + 6] = __float2ll_rz(f[i]);   out[16 * i + 7] = (long long)__float2ull_ru(f[i]);
+    out[16 * i + 8] = __double2int_rn(d[i]); out[16 * i + 9] = __double2int_rz(d[i]);
+    out[16 * i + 10] = __double2uint_ru(d[i]); out[16 * i + 11] = __double2ll_rd(d[i]);
+    out[16 * i + 12] = (long long)__double2ull_rn(d[i]);
+    out[16 * i + 13] = __hblt2(__floats2half2_rn(f[i], 1.0f), __floats2half2_rn(2.0f, 2.0f));
+    out[16 * i + 14] = __hne(__float2half(f[i]), __float2half(f[i] + 1.0f)) * 10 + __hneu(__float2half(f[i]), __float2half(f[i]));
+    out[16 * i + 15] = __hlt2_mask(__floats2half2_rn(f[i], 3.0f), __floats2half2_rn(0.5f, 4.0f));
+    narrow[4 * i + 0] = __double2float_rz(d[i]); narrow[4 * i + 1] = __double2float_ru(d[i]);
+    narrow[4 * i + 2] = __ll2float_rd((long long)(d[i] * 1e9)); narrow[4 * i + 3] = __uint2float_ru(16777217u + i);
+    wide[i] = __ll2double_ru((1ll << 60) + 1 + i);
+}
+"""
+
+
+def test_conversion_intrinsics_round_by_their_mode_and_clamp_like_the_gpu():
+    nan, inf = float("nan"), float("inf")
+    f = np.array([2.5, -2.5, 3.7, -3.7, 1e10, -1e10, nan, inf, 0.49999997, -0.0], np.float32)
+    d = np.array([2.5, -2.5, 1 / 3, -1 / 3, 1e20, -1e20, nan, -inf, 4294967295.5, 1e-300])
+    n = len(f)
+    out, narrow, wide = np.zeros(16 * n, np.int64), np.zeros(4 * n, np.float32), np.zeros(n)
+    cuda.RawKernel(CONVERSIONS, "conversions", backend="cpu")((1,), (n,), (f, d, out, narrow, wide))
+    out = out.reshape(n, 16)
+    i32, u32, i64, u64 = (np.iinfo(t) for t in (np.int32, np.uint32, np.int64, np.uint64))
+    assert out[:, 0].tolist() == [2, -2, 4, -4, i32.max, i32.min, 0, i32.max, 0, 0]       # nearest even
+    assert out[:, 1].tolist() == [2, -2, 3, -3, i32.max, i32.min, 0, i32.max, 0, 0]       # toward zero
+    assert out[:, 2].tolist() == [3, -2, 4, -3, i32.max, i32.min, 0, i32.max, 1, 0]       # up
+    assert out[:, 3].tolist() == [2, -3, 3, -4, i32.max, i32.min, 0, i32.max, 0, 0]       # down
+    assert out[:, 4].tolist() == [2, 0, 4, 0, u32.max, 0, 0, u32.max, 0, 0]               # unsigned: clamped at 0
+    assert out[:, 5].tolist() == [2, 0, 3, 0, u32.max, 0, 0, u32.max, 0, 0]
+    assert out[:, 6].tolist() == [2, -2, 3, -3, 10**10, -10**10, i64.min, i64.max, 0, 0]  # 64-bit NaN: top bit
+    assert out[:, 7].astype(np.uint64).tolist() == [3, 0, 4, 0, 10**10, 0, 2**63, u64.max, 1, 0]
+    assert out[:, 8].tolist() == [2, -2, 0, 0, i32.max, i32.min, i32.min, i32.min, i32.max, 0]  # from double: NaN top bit
+    assert out[:, 9].tolist() == [2, -2, 0, 0, i32.max, i32.min, i32.min, i32.min, i32.max, 0]
+    assert out[:, 10].tolist() == [3, 0, 1, 0, u32.max, 0, 2**31, 0, u32.max, 1]
+    assert out[:, 11].tolist() == [2, -3, 0, -1, i64.max, i64.min, i64.min, i64.min, 4294967295, 0]
+    assert out[:, 12].astype(np.uint64).tolist() == [2, 0, 0, 0, u64.max, 0, 2**63, 0, 4294967296, 0]
+    assert out[:, 13].tolist() == [0, 1, 0, 1, 0, 1, 0, 0, 1, 1]     # both halves less (NaN: false)
+    assert out[:, 14].tolist()[6] == 1 and out[:, 14].tolist()[0] == 10  # ordered != is false for NaN, unordered true
+    assert out[:, 15].astype(np.uint32).tolist()[:2] == [0xFFFF0000, 0xFFFFFFFF]
+    narrow = narrow.reshape(n, 4)
+    third = np.float32(1 / 3)  # the nearest float is above 1/3
+    below = np.nextafter(third, np.float32(0))
+    assert narrow[2, 0] == below and narrow[2, 1] == third
+    assert narrow[3, 0] == -below and narrow[3, 1] == -below
+    assert narrow[2, 2] == 333333312  # 333333333 rounded down (the nearest float is 333333344)
+    assert narrow[0, 3] == np.float32(16777218.0)  # 2^24 + 1 rounded up
+    assert wide[0] == np.nextafter(float(2**60), inf)
+
+
+SPECIAL = r"""
+extern "C" __global__ void special(const double* z, double* inv, float* invf, double* scaled, int* dpx, unsigned* fns) {
+    int i = threadIdx.x;
+    inv[i] = erfcinv(z[i]);
+    invf[i] = normcdfinvf((float)(z[i] / 2));
+    scaled[i] = erfcx(z[i] * 40 - 20);
+    if (i == 0) {
+        dpx[0] = __vimax3_s32(-5, 7, 3); dpx[1] = __viaddmax_s32(2147483647, 1, -7);   // the sum wraps
+        dpx[2] = (int)__vimin3_u16x2(0x00050001u, 0x00030009u, 0x00070002u);
+        dpx[3] = (int)__viaddmax_s16x2(0x7fff0001u, 0x00010001u, 0x00000000u);         // 0x7fff + 1 wraps
+        dpx[4] = __viaddmin_s32_relu(-3, 1, 5);
+        bool p; dpx[5] = __vibmax_s32(4, 9, &p) * 10 + p;
+        fns[0] = __fns(0xaaaaaaaau, 3, 1); fns[1] = __fns(0xaaaaaaaau, 3, -1);
+        fns[2] = __fns(0xaaaaaaaau, 2, 1); fns[3] = __fns(0xaaaaaaaau, 2, -1);
+        fns[4] = __fns(0xaaaaaaaau, 2, 0); fns[5] = __fns(0xaaaaaaaau, 1, 3); fns[6] = __fns(0xaaaaaaaau, 30, 2);
+    }
+}
+"""
+
+
+def test_erfcinv_tails_erfcx_dpx_and_fns():
+    from scipy import special
+
+    z = np.array([1e-300, 1e-100, 1e-20, 1e-9, 0.3, 1.0, 1.7, 2 - 1e-12, 0.05, 1.999999])
+    n = len(z)
+    inv, invf, scaled = np.zeros(n), np.zeros(n, np.float32), np.zeros(n)
+    dpx, fns = np.zeros(6, np.int32), np.zeros(7, np.uint32)
+    cuda.RawKernel(SPECIAL, "special", backend="cpu")((1,), (n,), (z, inv, invf, scaled, dpx, fns))
+    np.testing.assert_allclose(inv, special.erfcinv(z), rtol=2e-15)      # 1 - z would lose the tails
+    np.testing.assert_allclose(invf, special.ndtri((z / 2).astype(np.float32)), rtol=2e-6)
+    mpmath = pytest.importorskip("mpmath")  # (scipy's erfcx is off by 3e-14 at -20)
+    mpmath.mp.dps = 40
+    exact = [float(mpmath.exp(mpmath.mpf(x) ** 2) * mpmath.erfc(mpmath.mpf(x))) for x in z * 40 - 20]
+    np.testing.assert_allclose(scaled, exact, rtol=5e-15)
+    assert dpx.tolist() == [7, -7, 0x00030001, 0x00000002, 0, 90]  # (*pred: 4 >= 9 is false)
+    assert fns.tolist() == [3, 3, 3, 1, 0xFFFFFFFF, 5, 0xFFFFFFFF]

@@ -2572,7 +2572,7 @@ static inline float __cc_bf16_bits_to_float(unsigned short b) {
     static inline H __hfma_sat(H a, H b, H c) { return __cc_sat(__hfma(a, b, c)); } \
     static inline H __hfma_relu(H a, H b, H c) { H r = __hfma(a, b, c); return (float)r < 0.0f ? H(0.0f) : r; } \
     static inline bool __heq(H a, H b) { return a == b; } \
-    static inline bool __hne(H a, H b) { return a != b; } \
+    static inline bool __hne(H a, H b) { return a < b || a > b; }  /* ordered: false for NaN */ \
     static inline bool __hlt(H a, H b) { return a < b; } \
     static inline bool __hle(H a, H b) { return a <= b; } \
     static inline bool __hgt(H a, H b) { return a > b; } \
@@ -2623,6 +2623,35 @@ static inline float __cc_bf16_bits_to_float(unsigned short b) {
 
 __CC_HALF_TYPE(__half, half, __cc_float_to_half_bits, __cc_half_bits_to_float)
 __CC_HALF_TYPE(__nv_bfloat16, bfloat16, __cc_float_to_bf16_bits, __cc_bf16_bits_to_float)
+// Comparisons: the ordered ones are false when either value is NaN, the unordered ones (u) true.
+// Of pairs: __hb...2 is true when both halves compare true, __h...2 gives 1.0 or 0.0 in each
+// half, __h..._mask 0xffff or 0 in each 16-bit half of an unsigned int.
+#define __CC_HALF_COMPARE(H, NAME, OP) \
+    static inline bool __h##NAME##u(H a, H b) { float x = a, y = b; return x != x || y != y || x OP y; } \
+    static inline bool __hb##NAME##2(H##2 a, H##2 b) { return __h##NAME(a.x, b.x) && __h##NAME(a.y, b.y); } \
+    static inline bool __hb##NAME##u2(H##2 a, H##2 b) { return __h##NAME##u(a.x, b.x) && __h##NAME##u(a.y, b.y); } \
+    static inline H##2 __h##NAME##2(H##2 a, H##2 b) { return H##2(H(__h##NAME(a.x, b.x) ? 1.0f : 0.0f), H(__h##NAME(a.y, b.y) ? 1.0f : 0.0f)); } \
+    static inline H##2 __h##NAME##u2(H##2 a, H##2 b) { return H##2(H(__h##NAME##u(a.x, b.x) ? 1.0f : 0.0f), H(__h##NAME##u(a.y, b.y) ? 1.0f : 0.0f)); } \
+    static inline unsigned int __h##NAME##2_mask(H##2 a, H##2 b) { return (__h##NAME(a.x, b.x) ? 0xffffu : 0u) | (__h##NAME(a.y, b.y) ? 0xffff0000u : 0u); } \
+    static inline unsigned int __h##NAME##u2_mask(H##2 a, H##2 b) { return (__h##NAME##u(a.x, b.x) ? 0xffffu : 0u) | (__h##NAME##u(a.y, b.y) ? 0xffff0000u : 0u); }
+#define __CC_HALF_COMPARES(H) \
+    __CC_HALF_COMPARE(H, ne, !=) __CC_HALF_COMPARE(H, lt, <) __CC_HALF_COMPARE(H, le, <=) \
+    __CC_HALF_COMPARE(H, gt, >) __CC_HALF_COMPARE(H, ge, >=) \
+    static inline bool __hequ(H a, H b) { float x = a, y = b; return x != x || y != y || x == y; } \
+    static inline bool __hbequ2(H##2 a, H##2 b) { return __hequ(a.x, b.x) && __hequ(a.y, b.y); } \
+    static inline H##2 __heq2(H##2 a, H##2 b) { return H##2(H(__heq(a.x, b.x) ? 1.0f : 0.0f), H(__heq(a.y, b.y) ? 1.0f : 0.0f)); } \
+    static inline H##2 __hequ2(H##2 a, H##2 b) { return H##2(H(__hequ(a.x, b.x) ? 1.0f : 0.0f), H(__hequ(a.y, b.y) ? 1.0f : 0.0f)); } \
+    static inline unsigned int __heq2_mask(H##2 a, H##2 b) { return (__heq(a.x, b.x) ? 0xffffu : 0u) | (__heq(a.y, b.y) ? 0xffff0000u : 0u); } \
+    static inline unsigned int __hequ2_mask(H##2 a, H##2 b) { return (__hequ(a.x, b.x) ? 0xffffu : 0u) | (__hequ(a.y, b.y) ? 0xffff0000u : 0u); } \
+    static inline H##2 __hisnan2(H##2 a) { return H##2(H(__hisnan(a.x) ? 1.0f : 0.0f), H(__hisnan(a.y) ? 1.0f : 0.0f)); } \
+    static inline H __hmax_nan(H a, H b) { return __hisnan(a) ? a : __hisnan(b) ? b : __hmax(a, b); } \
+    static inline H __hmin_nan(H a, H b) { return __hisnan(a) ? a : __hisnan(b) ? b : __hmin(a, b); } \
+    static inline H##2 __hmax2_nan(H##2 a, H##2 b) { return H##2(__hmax_nan(a.x, b.x), __hmax_nan(a.y, b.y)); } \
+    static inline H##2 __hmin2_nan(H##2 a, H##2 b) { return H##2(__hmin_nan(a.x, b.x), __hmin_nan(a.y, b.y)); }
+__CC_HALF_COMPARES(__half)
+__CC_HALF_COMPARES(__nv_bfloat16)
+#undef __CC_HALF_COMPARES
+#undef __CC_HALF_COMPARE
 typedef __half half;
 typedef __half2 half2;
 typedef __nv_bfloat16 nv_bfloat16;
@@ -2831,9 +2860,9 @@ static inline void __cc_sincospif(float x, float* s, float* c) { *s = __cc_sinpi
 static inline void __cc_sincospi(double x, double* s, double* c) { *s = __cc_sinpi(x), *c = __cc_cospi(x); }
 
 // erfinv: a first guess (Giles' single-precision fit), then two Newton steps on erf in double.
-static inline double __cc_erfinv(double y) {
-    if (y <= -1.0 || y >= 1.0) return y == -1.0 ? -HUGE_VAL : (y == 1.0 ? HUGE_VAL : NAN);
-    double w = -log((1.0 - y) * (1.0 + y)), x;
+// (w = -log((1 - y)(1 + y)), given apart: erfcinv computes it from 1 - y.)
+static inline double __cc_erfinv_guess(double y, double w) {
+    double x;
     if (w < 5.0) {
         w -= 2.5;
         x = 2.81022636e-08;
@@ -2847,11 +2876,39 @@ static inline double __cc_erfinv(double y) {
         x = 0.00573950773 + x * w; x = -0.0076224613 + x * w; x = 0.00943887047 + x * w;
         x = 1.00167406 + x * w; x = 2.83297682 + x * w;
     }
-    x *= y;
+    return x * y;
+}
+static inline double __cc_erfinv(double y) {
+    if (y <= -1.0 || y >= 1.0) return y == -1.0 ? -HUGE_VAL : (y == 1.0 ? HUGE_VAL : NAN);
+    double x = __cc_erfinv_guess(y, -log((1.0 - y) * (1.0 + y)));
     for (int i = 0; i < 2; i++) x -= (erf(x) - y) / (1.1283791670955126 * exp(-x * x));
     return x;
 }
-static inline double __cc_erfcinv(double z) { return __cc_erfinv(1.0 - z); }
+// erfcinv(z) = erfinv(1 - z), but for z near 0 or 2 (the far tails, where 1 - z loses every digit)
+// Newton steps on erfc itself, from the same first guess (w computed from z) or, beyond w = 20,
+// from the asymptote erfc(x) ~ exp(-x²) / (x √π).
+static inline double __cc_erfcinv(double z) {
+    if (z <= 0.0 || z >= 2.0) return z == 0.0 ? HUGE_VAL : (z == 2.0 ? -HUGE_VAL : NAN);
+    if (z > 0.5 && z < 1.5) return __cc_erfinv(1.0 - z);
+    double t = z >= 1.5 ? 2.0 - z : z, w = -log(t * (2.0 - t)), x;
+    if (w > 20.0) {
+        x = sqrt(-log(t));
+        x = sqrt(-log(t) - log(x * 1.7724538509055159));
+    } else {
+        x = __cc_erfinv_guess(1.0 - t, w);
+    }
+    for (int i = 0; i < 3; i++) x += (erfc(x) - t) / (1.1283791670955126 * exp(-x * x));
+    return z >= 1.5 ? -x : x;
+}
+// erfcx(x) = exp(x²) erfc(x), the scaled complementary error function: in long double (its
+// exponent range holds both factors) up to x = 50, then its asymptotic series.
+static inline double __cc_erfcx(double x) {
+    if (x != x) return x;
+    if (x < 50.0) return (double)(expl((long double)x * x) * erfcl((long double)x));
+    double r = 1.0 / (2.0 * x * x), term = 1.0, sum = 1.0;
+    for (int k = 1; k <= 6; k++) term *= -(2 * k - 1) * r, sum += term;
+    return sum / (x * 1.7724538509055159);
+}
 static inline double __cc_normcdf(double x) { return 0.5 * erfc(-x * 0.70710678118654752); }
 static inline double __cc_normcdfinv(double p) { return -1.4142135623730951 * __cc_erfcinv(2.0 * p); }
 template <class P> static inline float __cc_normf(int dim, const P& p) {
@@ -2998,6 +3055,77 @@ static inline unsigned int __vneg2(unsigned int a) { return __vsub2(0, a); }
 static inline unsigned int __vneg4(unsigned int a) { return __vsub4(0, a); }
 static inline unsigned int __vnegss2(unsigned int a) { return __vsubss2(0, a); }
 static inline unsigned int __vnegss4(unsigned int a) { return __vsubss4(0, a); }
+// Hopper's DPX instructions (dynamic programming: Smith-Waterman, Needleman-Wunsch): max or min
+// of three, of a sum and a third value, with an optional ReLU (max with 0), on 32-bit integers or
+// on the two 16-bit halves of an unsigned int (sums wrap in 16 bits).
+template <class T> static inline T __cc_max(T a, T b) { return a > b ? a : b; }
+template <class T> static inline T __cc_min(T a, T b) { return a < b ? a : b; }
+template <bool SIGNED, class F> static inline unsigned int __cc_halves3(unsigned int a, unsigned int b, unsigned int c, F f) {
+    unsigned int r = 0;
+    for (int shift = 0; shift < 32; shift += 16) {
+        unsigned short x = (unsigned short)(a >> shift), y = (unsigned short)(b >> shift), z = (unsigned short)(c >> shift);
+        int v = SIGNED ? f((int)(short)x, (int)(short)y, (int)(short)z, true) : f((int)x, (int)y, (int)z, false);
+        r |= ((unsigned int)v & 0xffffu) << shift;
+    }
+    return r;
+}
+static inline int __cc_wrap16(int v, bool is_signed) { return is_signed ? (int)(short)(unsigned short)v : (int)(unsigned short)v; }
+#define __CC_DPX(NAME, EXPR) \
+    static inline int NAME##_s32(int a, int b, int c) { typedef int T; return EXPR; } \
+    static inline unsigned int NAME##_u32(unsigned int a, unsigned int b, unsigned int c) { typedef unsigned int T; return EXPR; } \
+    static inline unsigned int NAME##_s16x2(unsigned int x, unsigned int y, unsigned int z) { \
+        return __cc_halves3<true>(x, y, z, [](int a, int b, int c, bool) { typedef int T; return EXPR; }); } \
+    static inline unsigned int NAME##_u16x2(unsigned int x, unsigned int y, unsigned int z) { \
+        return __cc_halves3<false>(x, y, z, [](int a, int b, int c, bool) { typedef int T; return EXPR; }); }
+__CC_DPX(__vimax3, __cc_max<T>(__cc_max<T>(a, b), c))
+__CC_DPX(__vimin3, __cc_min<T>(__cc_min<T>(a, b), c))
+#undef __CC_DPX
+static inline int __cc_sum32(int a, int b) { return (int)((unsigned int)a + (unsigned int)b); }
+static inline int __viaddmax_s32(int a, int b, int c) { return __cc_max(__cc_sum32(a, b), c); }
+static inline int __viaddmin_s32(int a, int b, int c) { return __cc_min(__cc_sum32(a, b), c); }
+static inline unsigned int __viaddmax_u32(unsigned int a, unsigned int b, unsigned int c) { return __cc_max(a + b, c); }
+static inline unsigned int __viaddmin_u32(unsigned int a, unsigned int b, unsigned int c) { return __cc_min(a + b, c); }
+static inline unsigned int __viaddmax_s16x2(unsigned int a, unsigned int b, unsigned int c) {
+    return __cc_halves3<true>(a, b, c, [](int x, int y, int z, bool s) { return __cc_max(__cc_wrap16(x + y, s), z); }); }
+static inline unsigned int __viaddmin_s16x2(unsigned int a, unsigned int b, unsigned int c) {
+    return __cc_halves3<true>(a, b, c, [](int x, int y, int z, bool s) { return __cc_min(__cc_wrap16(x + y, s), z); }); }
+static inline unsigned int __viaddmax_u16x2(unsigned int a, unsigned int b, unsigned int c) {
+    return __cc_halves3<false>(a, b, c, [](int x, int y, int z, bool s) { return __cc_max(__cc_wrap16(x + y, s), z); }); }
+static inline unsigned int __viaddmin_u16x2(unsigned int a, unsigned int b, unsigned int c) {
+    return __cc_halves3<false>(a, b, c, [](int x, int y, int z, bool s) { return __cc_min(__cc_wrap16(x + y, s), z); }); }
+static inline int __vimax_s32_relu(int a, int b) { return __cc_max(__cc_max(a, b), 0); }
+static inline int __vimin_s32_relu(int a, int b) { return __cc_max(__cc_min(a, b), 0); }
+static inline int __vimax3_s32_relu(int a, int b, int c) { return __cc_max(__vimax3_s32(a, b, c), 0); }
+static inline int __vimin3_s32_relu(int a, int b, int c) { return __cc_max(__vimin3_s32(a, b, c), 0); }
+static inline int __viaddmax_s32_relu(int a, int b, int c) { return __cc_max(__viaddmax_s32(a, b, c), 0); }
+static inline int __viaddmin_s32_relu(int a, int b, int c) { return __cc_max(__viaddmin_s32(a, b, c), 0); }
+static inline unsigned int __cc_relu16x2(unsigned int v) { return __cc_halves3<true>(v, 0, 0, [](int x, int, int, bool) { return __cc_max(x, 0); }); }
+static inline unsigned int __vimax_s16x2_relu(unsigned int a, unsigned int b) { return __cc_relu16x2(__vimax3_s16x2(a, b, b)); }
+static inline unsigned int __vimin_s16x2_relu(unsigned int a, unsigned int b) { return __cc_relu16x2(__vimin3_s16x2(a, b, b)); }
+static inline unsigned int __vimax3_s16x2_relu(unsigned int a, unsigned int b, unsigned int c) { return __cc_relu16x2(__vimax3_s16x2(a, b, c)); }
+static inline unsigned int __vimin3_s16x2_relu(unsigned int a, unsigned int b, unsigned int c) { return __cc_relu16x2(__vimin3_s16x2(a, b, c)); }
+static inline unsigned int __viaddmax_s16x2_relu(unsigned int a, unsigned int b, unsigned int c) { return __cc_relu16x2(__viaddmax_s16x2(a, b, c)); }
+static inline unsigned int __viaddmin_s16x2_relu(unsigned int a, unsigned int b, unsigned int c) { return __cc_relu16x2(__viaddmin_s16x2(a, b, c)); }
+// ... and the max or min of two that also says which one it was (*pred: a >= b, or a <= b).
+static inline int __vibmax_s32(int a, int b, bool* pred) { *pred = a >= b; return __cc_max(a, b); }
+static inline int __vibmin_s32(int a, int b, bool* pred) { *pred = a <= b; return __cc_min(a, b); }
+static inline unsigned int __vibmax_u32(unsigned int a, unsigned int b, bool* pred) { *pred = a >= b; return __cc_max(a, b); }
+static inline unsigned int __vibmin_u32(unsigned int a, unsigned int b, bool* pred) { *pred = a <= b; return __cc_min(a, b); }
+
+// __fns: the position of the offset-th set bit of mask counted from bit base (upward for a
+// positive offset, downward for a negative one; offset 0 asks whether bit base is set), or
+// 0xffffffff when there is none (PTX's fns).
+static inline unsigned int __fns(unsigned int mask, unsigned int base, int offset) {
+    if (base > 31) return 0xffffffffu;  // (undefined on the GPU)
+    if (offset == 0) return (mask >> base) & 1u ? base : 0xffffffffu;
+    long long count = offset > 0 ? offset - 1LL : -(long long)offset - 1;
+    for (int pos = (int)base; pos >= 0 && pos < 32; pos += offset > 0 ? 1 : -1)
+        if ((mask >> pos) & 1u && count-- == 0) return (unsigned int)pos;
+    return 0xffffffffu;
+}
+// __builtin_assume(e) and __assume(e) (CUDA 11.2+): hints to the compiler; e is not evaluated.
+#define __builtin_assume(e) ((void)sizeof((e) ? 1 : 0))
+#define __assume(e) ((void)sizeof((e) ? 1 : 0))
 static inline int __double2loint(double d) { return (int)(unsigned int)__cc_bits<unsigned long long>(d); }
 static inline int __double2hiint(double d) { return (int)(unsigned int)(__cc_bits<unsigned long long>(d) >> 32); }
 static inline double __hiloint2double(int hi, int lo) {
@@ -3039,6 +3167,8 @@ static inline double __hiloint2double(int hi, int lo) {
 #define erfinv(x) __cc_erfinv((double)(x))
 #define erfcinvf(x) ((float)__cc_erfcinv((double)(x)))
 #define erfcinv(x) __cc_erfcinv((double)(x))
+#define erfcxf(x) ((float)__cc_erfcx((double)(x)))
+#define erfcx(x) __cc_erfcx((double)(x))
 #define normcdff(x) ((float)__cc_normcdf((double)(x)))
 #define normcdf(x) __cc_normcdf((double)(x))
 #define normcdfinvf(x) ((float)__cc_normcdfinv((double)(x)))
@@ -3081,19 +3211,56 @@ __CC_SCOPED_ATOMICS(atomicXor) __CC_SCOPED_ATOMICS(atomicCAS)
 #define __fmaf_rn(a, b, c) fmaf(a, b, c)
 #define __frcp_rn(x) (1.0f / (float)(x))
 #define __fsqrt_rn(x) sqrtf(x)
+#define __frsqrt_rn(x) ((float)(1.0 / sqrt((double)(float)(x))))
+#define __fmaf_ieee_rn(a, b, c) fmaf(a, b, c)
+#define __fmaf_ieee_rz(a, b, c) __fmaf_rz(a, b, c)
+#define __fmaf_ieee_ru(a, b, c) __fmaf_ru(a, b, c)
+#define __fmaf_ieee_rd(a, b, c) __fmaf_rd(a, b, c)
 #define __dadd_rn(a, b) ((double)(a) + (double)(b))
 #define __dmul_rn(a, b) ((double)(a) * (double)(b))
 #define __fma_rn(a, b, c) fma(a, b, c)
-#define __float2int_rn(x) ((int)rintf(x))
-#define __float2int_rz(x) ((int)(x))
-#define __float2int_rd(x) ((int)floorf(x))
-#define __float2int_ru(x) ((int)ceilf(x))
-#define __float2uint_rn(x) ((unsigned int)rintf(x))
-#define __float2uint_rz(x) ((unsigned int)(x))
-#define __int2float_rn(x) ((float)(x))
-#define __uint2float_rn(x) ((float)(x))
-#define __double2float_rn(x) ((float)(x))
-#define __double2int_rn(x) ((int)rint(x))
+// Conversions with a rounding mode (rn, rz, ru, rd), as the GPU's cvt does them. To an integer:
+// rounded, then clamped to the integer's range (no wrap-around); NaN gives 0, or the bit pattern
+// with only the top bit set when the integer has 64 bits or the value is a double (PTX's rule).
+template <class I, class F> static inline I __cc_to_integer(F v, int mode) {
+    typedef std::numeric_limits<I> L;
+    if (v != v) return (sizeof(I) == 8 || sizeof(F) == 8) ? (I)((unsigned long long)1 << (8 * sizeof(I) - 1)) : (I)0;
+    F r = mode == 0 ? std::nearbyint(v) : mode == 1 ? std::trunc(v) : mode == 2 ? std::ceil(v) : std::floor(v);
+    if (r <= (F)L::min()) return L::min();
+    if (r >= (F)L::max()) return L::max();  // ((F)L::max() rounds up to a power of two)
+    return (I)r;
+}
+// To a narrower floating-point type: rounded to nearest, moved one step by the directed modes
+// when the exact value lies on the other side (long double holds every int64 and double exactly
+// on x86; its difference has the right sign everywhere).
+template <class T, class S> static inline T __cc_narrow(S v, int mode) {
+    T r = (T)v;
+    long double exact = (long double)v, got = (long double)r;
+    return __cc_directed(r, exact > got ? (T)1 : exact < got ? (T)-1 : (T)0, mode);
+}
+#define __CC_CONVERSIONS(SUFFIX, MODE) \
+    static inline int __float2int_##SUFFIX(float x) { return __cc_to_integer<int>(x, MODE); } \
+    static inline unsigned int __float2uint_##SUFFIX(float x) { return __cc_to_integer<unsigned int>(x, MODE); } \
+    static inline long long __float2ll_##SUFFIX(float x) { return __cc_to_integer<long long>(x, MODE); } \
+    static inline unsigned long long __float2ull_##SUFFIX(float x) { return __cc_to_integer<unsigned long long>(x, MODE); } \
+    static inline int __double2int_##SUFFIX(double x) { return __cc_to_integer<int>(x, MODE); } \
+    static inline unsigned int __double2uint_##SUFFIX(double x) { return __cc_to_integer<unsigned int>(x, MODE); } \
+    static inline long long __double2ll_##SUFFIX(double x) { return __cc_to_integer<long long>(x, MODE); } \
+    static inline unsigned long long __double2ull_##SUFFIX(double x) { return __cc_to_integer<unsigned long long>(x, MODE); } \
+    static inline float __double2float_##SUFFIX(double x) { return __cc_narrow<float>(x, MODE); } \
+    static inline float __int2float_##SUFFIX(int x) { return __cc_narrow<float>(x, MODE); } \
+    static inline float __uint2float_##SUFFIX(unsigned int x) { return __cc_narrow<float>(x, MODE); } \
+    static inline float __ll2float_##SUFFIX(long long x) { return __cc_narrow<float>(x, MODE); } \
+    static inline float __ull2float_##SUFFIX(unsigned long long x) { return __cc_narrow<float>(x, MODE); } \
+    static inline double __ll2double_##SUFFIX(long long x) { return __cc_narrow<double>(x, MODE); } \
+    static inline double __ull2double_##SUFFIX(unsigned long long x) { return __cc_narrow<double>(x, MODE); }
+__CC_CONVERSIONS(rn, 0)
+__CC_CONVERSIONS(rz, 1)
+__CC_CONVERSIONS(ru, 2)
+__CC_CONVERSIONS(rd, 3)
+#undef __CC_CONVERSIONS
+static inline double __int2double_rn(int x) { return x; }
+static inline double __uint2double_rn(unsigned int x) { return x; }
 #define __float_as_int(x) __cc_bits<int>((float)(x))
 #define __float_as_uint(x) __cc_bits<unsigned int>((float)(x))
 #define __int_as_float(x) __cc_bits<float>((int)(x))
@@ -3116,10 +3283,6 @@ __CC_SCOPED_ATOMICS(atomicXor) __CC_SCOPED_ATOMICS(atomicCAS)
 #define __usad(a, b, c) __sad((unsigned int)(a), (unsigned int)(b), c)
 #define __mul64hi(a, b) ((long long)(((__int128)(long long)(a) * (long long)(b)) >> 64))
 #define __umul64hi(a, b) ((unsigned long long)(((unsigned __int128)(unsigned long long)(a) * (unsigned long long)(b)) >> 64))
-#define __ll2float_rn(x) ((float)(long long)(x))
-#define __ull2float_rn(x) ((float)(unsigned long long)(x))
-#define __ll2double_rn(x) ((double)(long long)(x))
-#define __ull2double_rn(x) ((double)(unsigned long long)(x))
 #define cyl_bessel_i0f(x) ((float)std::cyl_bessel_i(0.0, (double)(x)))
 #define cyl_bessel_i1f(x) ((float)std::cyl_bessel_i(1.0, (double)(x)))
 #define cyl_bessel_i0(x) std::cyl_bessel_i(0.0, (double)(x))
