@@ -1062,3 +1062,25 @@ def test_erfcinv_tails_erfcx_dpx_and_fns():
     np.testing.assert_allclose(scaled, exact, rtol=5e-15)
     assert dpx.tolist() == [7, -7, 0x00030001, 0x00000002, 0, 90]  # (*pred: 4 >= 9 is false)
     assert fns.tolist() == [3, 3, 3, 1, 0xFFFFFFFF, 5, 0xFFFFFFFF]
+
+
+NORMS = r"""
+struct V { float x, y, z; };
+__device__ float norm(V v) { return sqrtf(v.x * v.x + v.y * v.y + v.z * v.z); }   // a kernel's own norm()
+extern "C" __global__ void norms(const float* a, const double* d, float* o, double* od) {
+    o[0] = norm3df(a[0], a[1], a[2]); o[1] = rnorm3df(a[0], a[1], a[2]); o[2] = norm4df(a[0], a[1], a[2], a[3]);
+    o[3] = normf(4, a); o[4] = rnormf(4, a); o[5] = norm(V{3, 4, 12});
+    od[0] = norm3d(d[0], d[1], d[2]); od[1] = norm(4, d); od[2] = rnorm4d(d[0], d[1], d[2], d[3]); od[3] = rcbrt(8.0);
+}
+"""
+
+
+@pytest.mark.parametrize("scale", [1e30, 1e-30, 1.0])
+def test_norms_neither_overflow_nor_underflow(scale):
+    a = np.array([1, 2, 2, 4], np.float32) * np.float32(scale)   # squares overflow or underflow a float
+    d = np.array([1, 2, 2, 4]) * scale ** 10                      # ... and a double
+    o, od = np.zeros(6, np.float32), np.zeros(4)
+    cuda.RawKernel(NORMS, "norms", backend="cpu")((1,), (1,), (a, d, o, od))
+    np.testing.assert_allclose(o, np.array([3, 1 / 3, 5, 5, 1 / 5, 13 / scale]) * [scale, 1 / scale, scale, scale, 1 / scale, scale],
+                               rtol=1e-6)
+    np.testing.assert_allclose(od, [3 * scale ** 10, 5 * scale ** 10, 1 / (5 * scale ** 10), 0.5], rtol=1e-14)

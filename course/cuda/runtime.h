@@ -2833,8 +2833,6 @@ static inline float __cc_sinpif(float x) { return (float)__cc_pi_turn(x, false);
 static inline float __cc_cospif(float x) { return (float)__cc_pi_turn(x, true); }
 static inline float __cc_saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
 static inline float __cc_rcbrtf(float x) { return 1.0f / cbrtf(x); }
-static inline float __cc_norm3df(float a, float b, float c) { return sqrtf(a * a + b * b + c * c); }
-static inline float __cc_rnorm3df(float a, float b, float c) { return 1.0f / sqrtf(a * a + b * b + c * c); }
 static inline float __cc_rhypotf(float a, float b) { return 1.0f / hypotf(a, b); }
 
 template <class To, class From>
@@ -2911,11 +2909,50 @@ static inline double __cc_erfcx(double x) {
 }
 static inline double __cc_normcdf(double x) { return 0.5 * erfc(-x * 0.70710678118654752); }
 static inline double __cc_normcdfinv(double p) { return -1.4142135623730951 * __cc_erfcinv(2.0 * p); }
-template <class P> static inline float __cc_normf(int dim, const P& p) {
-    float sum = 0.0f;
-    for (int i = 0; i < dim; i++) sum += (float)p[i] * (float)p[i];
-    return sqrtf(sum);
+// Euclidean norms "without undue overflow or underflow" (CUDA's promise): float squares are summed
+// in double, where they cannot overflow or underflow; doubles are scaled by the largest first.
+// An infinite element gives infinity, even next to a NaN (as hypot does).
+template <class P> static inline double __cc_norm(int dim, const P& p) {
+    double big = 0.0;
+    bool nan = false;
+    for (int i = 0; i < dim; i++) {
+        double a = fabs((double)p[i]);
+        if (isinf(a)) return HUGE_VAL;
+        if (a != a) nan = true;
+        else if (a > big) big = a;
+    }
+    if (nan) return NAN;
+    if (big == 0.0) return 0.0;
+    double sum = 0.0;
+    for (int i = 0; i < dim; i++) { double a = (double)p[i] / big; sum += a * a; }
+    return big * sqrt(sum);
 }
+template <class P> static inline float __cc_normf(int dim, const P& p) {
+    double sum = 0.0;
+    bool nan = false;
+    for (int i = 0; i < dim; i++) {
+        double a = (float)p[i];
+        if (isinf(a)) return HUGE_VALF;
+        if (a != a) nan = true;
+        sum += a * a;
+    }
+    return nan ? NAN : (float)sqrt(sum);
+}
+// (Functions, not macros: a kernel may define its own norm(float3), an overload.)
+static inline float norm3df(float a, float b, float c) { const float v[3] = {a, b, c}; return __cc_normf(3, v); }
+static inline float rnorm3df(float a, float b, float c) { return 1.0f / norm3df(a, b, c); }
+static inline float norm4df(float a, float b, float c, float d) { const float v[4] = {a, b, c, d}; return __cc_normf(4, v); }
+static inline float rnorm4df(float a, float b, float c, float d) { return 1.0f / norm4df(a, b, c, d); }
+static inline double norm3d(double a, double b, double c) { const double v[3] = {a, b, c}; return __cc_norm(3, v); }
+static inline double rnorm3d(double a, double b, double c) { return 1.0 / norm3d(a, b, c); }
+static inline double norm4d(double a, double b, double c, double d) { const double v[4] = {a, b, c, d}; return __cc_norm(4, v); }
+static inline double rnorm4d(double a, double b, double c, double d) { return 1.0 / norm4d(a, b, c, d); }
+template <class P> static inline float normf(int dim, const P& p) { return __cc_normf(dim, p); }
+template <class P> static inline float rnormf(int dim, const P& p) { return 1.0f / __cc_normf(dim, p); }
+template <class P> static inline double norm(int dim, const P& p) { return __cc_norm(dim, p); }
+template <class P> static inline double rnorm(int dim, const P& p) { return 1.0 / __cc_norm(dim, p); }
+static inline double rhypot(double a, double b) { return 1.0 / hypot(a, b); }
+static inline double rcbrt(double x) { return 1.0 / cbrt(x); }
 
 // Directed rounding (_rz, _ru, _rd): the round-to-nearest result, moved one step when the exact
 // error (TwoSum, or an fma for products, quotients and roots) says the exact value lies on the
@@ -3145,8 +3182,6 @@ static inline double __hiloint2double(int hi, int lo) {
 #define sinpi(x) __cc_sinpi(x)
 #define cospi(x) __cc_cospi(x)
 #define rcbrtf(x) __cc_rcbrtf(x)
-#define norm3df(a, b, c) __cc_norm3df(a, b, c)
-#define rnorm3df(a, b, c) __cc_rnorm3df(a, b, c)
 #define rhypotf(a, b) __cc_rhypotf(a, b)
 #define __saturatef(x) __cc_saturatef(x)
 #define __fdividef(a, b) ((float)(a) / (float)(b))
@@ -3173,10 +3208,6 @@ static inline double __hiloint2double(int hi, int lo) {
 #define normcdf(x) __cc_normcdf((double)(x))
 #define normcdfinvf(x) ((float)__cc_normcdfinv((double)(x)))
 #define normcdfinv(x) __cc_normcdfinv((double)(x))
-#define normf(dim, p) __cc_normf((int)(dim), (p))
-#define rnormf(dim, p) (1.0f / __cc_normf((int)(dim), (p)))
-#define norm4df(a, b, c, d) sqrtf((float)(a) * (a) + (float)(b) * (b) + (float)(c) * (c) + (float)(d) * (d))
-#define rnorm4df(a, b, c, d) (1.0f / norm4df(a, b, c, d))
 #define __CC_DIRECTED(SUFFIX, MODE) \
     static inline float __fadd_##SUFFIX(float a, float b) { return __cc_add_dir(a, b, MODE); } \
     static inline float __fsub_##SUFFIX(float a, float b) { return __cc_add_dir(a, -b, MODE); } \
