@@ -1084,3 +1084,22 @@ def test_norms_neither_overflow_nor_underflow(scale):
     np.testing.assert_allclose(o, np.array([3, 1 / 3, 5, 5, 1 / 5, 13 / scale]) * [scale, 1 / scale, scale, scale, 1 / scale, scale],
                                rtol=1e-6)
     np.testing.assert_allclose(od, [3 * scale ** 10, 5 * scale ** 10, 1 / (5 * scale ** 10), 0.5], rtol=1e-14)
+
+
+def test_a_kernel_may_overload_cudas_math_names_and_a_redefinition_is_explained():
+    # CUDA has double normcdf(double) and float sinpif(float); a float normcdf(float) of the kernel's own
+    # is an overload beside CUDA's (as with nvcc), and a second sinpif(float) is a redefinition.
+    own = r"""
+    __device__ float normcdf(float x) { return x < 0 ? 0.0f : 1.0f; }     // a step, not CUDA's
+    __device__ float erfinv(float x) { return -x; }
+    extern "C" __global__ void k(float* o, double* d) { o[0] = normcdf(0.5f); o[1] = erfinv(0.5f); d[0] = normcdf(0.5); }
+    """
+    o, d = np.zeros(2, np.float32), np.zeros(1)
+    cuda.RawKernel(own, "k", backend="cpu")((1,), (1,), (o, d))
+    assert o.tolist() == [1.0, -0.5] and d[0] == pytest.approx(0.6914624612740131)
+    twice = r"""
+    __device__ float sinpif(float x) { return sinf(3.14159265f * x); }
+    extern "C" __global__ void k(float* o) { o[0] = sinpif(0.5f); }
+    """
+    with pytest.raises(cuda.CompileError, match="sinpif is one of CUDA's own functions: give yours another name"):
+        cuda.RawKernel(twice, "k", backend="cpu")((1,), (1,), (o,))

@@ -405,11 +405,17 @@ def _compile(source: Source, unit: str, flags: list[str], compiler: str, target:
         if done.returncode != 0:
             output = done.stderr or done.stdout
             missing = re.search(r"fatal error: ([\w./-]+): No such file or directory", output)
+            # A function of the kernel's with the name and parameters of one of CUDA's (rsqrtf(float)):
+            # CUDA's are __cc_ functions under their CUDA names here.
+            redefined = re.search(r"(?:redefinition of|redeclared as different kind of entity)[^\n]*?"
+                                  r"\b__cc_(\w+)\b", output)
             raise CompileError(
                 f"kernel '{kernel}' does not compile (the CPU backend compiles CUDA C with "
                 f"{Path(compiler).name}; {SOURCE_NAME}:LINE is line LINE of your source string):\n"
                 + _clean_compiler_output(output, build, header)
                 + (_missing_header(missing.group(1)) if missing else "")
+                + (f"\n{redefined.group(1)} is one of CUDA's own functions: give yours another name, "
+                   f"or delete it and use CUDA's" if redefined else "")
             )
         # The compiler's remarks about the learner's lines, kept beside the module (a later process
         # loads it from the cache and shows them too)

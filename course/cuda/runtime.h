@@ -3169,23 +3169,44 @@ static inline double __hiloint2double(int hi, int lo) {
     return __cc_bits<double>(((unsigned long long)(unsigned int)hi << 32) | (unsigned int)lo);
 }
 
-// Function-like macros, not functions: glibc already declares some of these names
-// (__expf, __logf, ...) for its own use.
-#define rsqrtf(x) __cc_rsqrtf(x)
-#define rsqrt(x) __cc_rsqrt(x)
-#define exp10f(x) __cc_exp10f(x)
-#define exp10(x) __cc_exp10(x)
-#define sincosf(x, s, c) __cc_sincosf(x, s, c)
-#define sincos(x, s, c) __cc_sincos(x, s, c)
-#define sinpif(x) __cc_sinpif(x)
-#define cospif(x) __cc_cospif(x)
-#define sinpi(x) __cc_sinpi(x)
-#define cospi(x) __cc_cospi(x)
-#define rcbrtf(x) __cc_rcbrtf(x)
-#define rhypotf(a, b) __cc_rhypotf(a, b)
+// CUDA's math functions that C does not have are functions here under __cc_ names, and the CUDA
+// names are aliases of them (object-like macros): glibc or a newer C library may declare some
+// (exp10, sincos, C23's sinpi), and a kernel may define its own, say float normcdf(float), which
+// stays an overload beside CUDA's as it would with nvcc.
+static inline float __cc_fdividef(float a, float b) { return a / b; }
+static inline float __cc_erfinvf(float x) { return (float)__cc_erfinv(x); }
+static inline float __cc_erfcinvf(float x) { return (float)__cc_erfcinv(x); }
+static inline float __cc_erfcxf(float x) { return (float)__cc_erfcx(x); }
+static inline float __cc_normcdff(float x) { return (float)__cc_normcdf(x); }
+static inline float __cc_normcdfinvf(float x) { return (float)__cc_normcdfinv(x); }
+#define rsqrtf __cc_rsqrtf
+#define rsqrt __cc_rsqrt
+#define exp10f __cc_exp10f
+#define exp10 __cc_exp10
+#define sincosf __cc_sincosf
+#define sincos __cc_sincos
+#define sinpif __cc_sinpif
+#define cospif __cc_cospif
+#define sinpi __cc_sinpi
+#define cospi __cc_cospi
+#define sincospif __cc_sincospif
+#define sincospi __cc_sincospi
+#define rcbrtf __cc_rcbrtf
+#define rhypotf __cc_rhypotf
+#define fdividef __cc_fdividef
+#define erfinvf __cc_erfinvf
+#define erfinv __cc_erfinv
+#define erfcinvf __cc_erfcinvf
+#define erfcinv __cc_erfcinv
+#define erfcxf __cc_erfcxf
+#define erfcx __cc_erfcx
+#define normcdff __cc_normcdff
+#define normcdf __cc_normcdf
+#define normcdfinvf __cc_normcdfinvf
+#define normcdfinv __cc_normcdfinv
+// The intrinsics (fast, less exact on the GPU; libm's here).
 #define __saturatef(x) __cc_saturatef(x)
 #define __fdividef(a, b) ((float)(a) / (float)(b))
-#define fdividef(a, b) ((float)(a) / (float)(b))
 #define __expf(x) expf(x)
 #define __exp10f(x) __cc_exp10f(x)
 #define __logf(x) logf(x)
@@ -3196,18 +3217,6 @@ static inline double __hiloint2double(int hi, int lo) {
 #define __tanf(x) tanf(x)
 #define __sincosf(x, s, c) __cc_sincosf(x, s, c)
 #define __powf(a, b) powf(a, b)
-#define sincospif(x, s, c) __cc_sincospif(x, s, c)
-#define sincospi(x, s, c) __cc_sincospi(x, s, c)
-#define erfinvf(x) ((float)__cc_erfinv((double)(x)))
-#define erfinv(x) __cc_erfinv((double)(x))
-#define erfcinvf(x) ((float)__cc_erfcinv((double)(x)))
-#define erfcinv(x) __cc_erfcinv((double)(x))
-#define erfcxf(x) ((float)__cc_erfcx((double)(x)))
-#define erfcx(x) __cc_erfcx((double)(x))
-#define normcdff(x) ((float)__cc_normcdf((double)(x)))
-#define normcdf(x) __cc_normcdf((double)(x))
-#define normcdfinvf(x) ((float)__cc_normcdfinv((double)(x)))
-#define normcdfinv(x) __cc_normcdfinv((double)(x))
 #define __CC_DIRECTED(SUFFIX, MODE) \
     static inline float __fadd_##SUFFIX(float a, float b) { return __cc_add_dir(a, b, MODE); } \
     static inline float __fsub_##SUFFIX(float a, float b) { return __cc_add_dir(a, -b, MODE); } \
@@ -3314,10 +3323,15 @@ static inline double __uint2double_rn(unsigned int x) { return x; }
 #define __usad(a, b, c) __sad((unsigned int)(a), (unsigned int)(b), c)
 #define __mul64hi(a, b) ((long long)(((__int128)(long long)(a) * (long long)(b)) >> 64))
 #define __umul64hi(a, b) ((unsigned long long)(((unsigned __int128)(unsigned long long)(a) * (unsigned long long)(b)) >> 64))
-#define cyl_bessel_i0f(x) ((float)std::cyl_bessel_i(0.0, (double)(x)))
-#define cyl_bessel_i1f(x) ((float)std::cyl_bessel_i(1.0, (double)(x)))
-#define cyl_bessel_i0(x) std::cyl_bessel_i(0.0, (double)(x))
-#define cyl_bessel_i1(x) std::cyl_bessel_i(1.0, (double)(x))
+// (std::cyl_bessel_i takes x >= 0: I0 is even, I1 odd.)
+static inline double __cc_cyl_bessel_i0(double x) { return std::cyl_bessel_i(0.0, fabs(x)); }
+static inline double __cc_cyl_bessel_i1(double x) { return copysign(std::cyl_bessel_i(1.0, fabs(x)), x); }
+static inline float __cc_cyl_bessel_i0f(float x) { return (float)__cc_cyl_bessel_i0(x); }
+static inline float __cc_cyl_bessel_i1f(float x) { return (float)__cc_cyl_bessel_i1(x); }
+#define cyl_bessel_i0f __cc_cyl_bessel_i0f
+#define cyl_bessel_i1f __cc_cyl_bessel_i1f
+#define cyl_bessel_i0 __cc_cyl_bessel_i0
+#define cyl_bessel_i1 __cc_cyl_bessel_i1
 // Dot products of packed 8-bit (and 16-bit) integers, with a 32-bit accumulator (sm_61+): the
 // int8 inference instruction of notebook 08's quantization.
 static inline int __cc_byte(unsigned v, int k, bool is_signed) {
