@@ -866,7 +866,7 @@ def test_device_heap_misuse_is_a_fault_not_a_crash_of_the_process(sanitize):
                                                    rf"after the block was freed at line {line('FIRST')}") as info:
             twice((1,), (4,), (np.zeros(4, np.float32), 4))
         assert info.value.line == line("AFTER")
-        with pytest.raises(cuda.KernelError, match=r"writes byte 4 of a 8-byte block .* freed at line "
+        with pytest.raises(cuda.KernelError, match=r"writes byte 4 of an 8-byte block .* freed at line "
                                                    rf"{line('FIRST DELETE')}"):
             twice((1,), (4,), (np.zeros(4, np.float32), 5))
         with pytest.raises(cuda.KernelError, match=rf"reads byte 124 of a 128-byte block .*freed at line "

@@ -1094,6 +1094,12 @@ def _same_warp(fault: _Fault, block_dim) -> bool:
     return linear(fault.thread) // 32 == linear(fault.other_thread) // 32
 
 
+def _a(number: int) -> str:
+    """The article before a number said aloud: "an 8-byte", "an 18-byte", "a 16-byte"."""
+    digits = str(number)
+    return "an" if digits[0] == "8" or (len(digits) % 3 == 2 and digits[:2] in ("11", "18")) else "a"
+
+
 def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, shared_mem: int,
              arrays: dict, holder: tuple[str, int] | None = None, block_dim=(1, 1, 1)) -> KernelError:
     """A KernelError whose message says what went wrong, where, and what to try. `holder`: the array
@@ -1432,13 +1438,13 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 "elements one by one.")
         skew = fault.base % min(size, 16) if size and fault.base in arrays else 0
         if skew and index % size == 0:  # the argument itself starts off the boundary: a view such as x[1:]
-            what = (f"accessed a {size}-byte element of {name} through a cast pointer, but {name} itself starts {skew} "
-                    f"bytes past a {min(size, 16)}-byte boundary (a NumPy view such as x[1:]?): on a GPU this stops "
+            what = (f"accessed {_a(size)} {size}-byte element of {name} through a cast pointer, but {name} itself starts {skew} "
+                    f"bytes past {_a(min(size, 16))} {min(size, 16)}-byte boundary (a NumPy view such as x[1:]?): on a GPU this stops "
                     "the kernel with 'misaligned address'")
             hint = ("Pass a copy (x[1:].copy() starts a fresh allocation), or pass x and the offset as a separate "
                     "argument, or read the elements one by one.")
         else:
-            what = (f"accessed a {size}-byte element at byte {index} of {name} through a cast pointer, and {index} is "
+            what = (f"accessed {_a(size)} {size}-byte element at byte {index} of {name} through a cast pointer, and {index} is "
                     "not a multiple of that type's alignment: on a GPU this stops the kernel with 'misaligned address'")
     elif kind == READ_ONLY and arrays.get(fault.base, ("",))[0] in source.constant_globals:
         name = arrays[fault.base][0]
@@ -1498,7 +1504,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     elif kind == USE_AFTER_FREE:
         first = module.line_of(fault.address) if fault.address else None
         verb = {1: "reads", 3: "updates (atomically)"}.get(fault.op, "writes")
-        what = (f"{verb} byte {index} of a {length}-byte block that malloc or new "
+        what = (f"{verb} byte {index} of {_a(length)} {length}-byte block that malloc or new "
                 f"returned, after the block was freed" + (f" at line {first}" if first else "")
                 + ": on a GPU the memory may already belong to another block")
         hint = "Free a block only after its last use, in every thread that uses it (free it once, after a barrier)."
