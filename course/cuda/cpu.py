@@ -1225,7 +1225,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         other = _xyz(fault.other_thread)
         element = _shared_element(fault, source, line)
         other_line = module.line_of(fault.address)
-        verbs = {1: ("reads", "read"), 2: ("writes", "wrote"), 3: ("updates (atomically)", "updated (atomically)")}
+        verbs = {1: ("reads", "read"), 2: ("writes", "wrote"), 3: ("atomically updates", "atomically updated")}
         first, second = verbs.get(fault.other_op, ("uses", "used"))[1], verbs.get(fault.op, ("uses", "used"))[0]
         at_other = f"line {other_line}" if other_line else "another line"
         what = (f"has a data race on shared memory {element}: thread {other} {first} it at {at_other}, and thread "
@@ -1448,7 +1448,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     "not a multiple of that type's alignment: on a GPU this stops the kernel with 'misaligned address'")
     elif kind == READ_ONLY and arrays.get(fault.base, ("",))[0] in source.constant_globals:
         name = arrays[fault.base][0]
-        verb = "updates (atomically)" if fault.op == 3 else "writes"
+        verb = "atomically updates" if fault.op == 3 else "writes"
         what = (f"{verb} {name}[{index}], but {name} is __constant__ memory, which kernels may only read: the host "
                 "fills it before the launch (get_global, cudaMemcpyToSymbol)")
         hint = ("Keep what the kernel computes in an output array or a __device__ variable; set __constant__ values "
@@ -1503,7 +1503,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     "or block.")
     elif kind == USE_AFTER_FREE:
         first = module.line_of(fault.address) if fault.address else None
-        verb = {1: "reads", 3: "updates (atomically)"}.get(fault.op, "writes")
+        verb = {1: "reads", 3: "atomically updates"}.get(fault.op, "writes")
         what = (f"{verb} byte {index} of {_a(length)} {length}-byte block that malloc or new "
                 f"returned, after the block was freed" + (f" at line {first}" if first else "")
                 + ": on a GPU the memory may already belong to another block")
