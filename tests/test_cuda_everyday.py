@@ -1103,3 +1103,57 @@ def test_a_kernel_may_overload_cudas_math_names_and_a_redefinition_is_explained(
     """
     with pytest.raises(cuda.CompileError, match="sinpif is one of CUDA's own functions: give yours another name"):
         cuda.RawKernel(twice, "k", backend="cpu")((1,), (1,), (o,))
+
+
+BIT_FIELDS = r"""
+enum class Mode : unsigned char { Count = 0, Age = 1 };
+enum Shift { NONE, ONE };
+struct Cell { unsigned alive : 1; unsigned age : 7; unsigned id : 24;
+              __device__ void step() { age += 1; alive = age < 3; } };
+extern "C" __global__ void cells(Cell* g, unsigned* out, Mode mode, Shift shift) {
+    __shared__ Cell c[32];
+    int t = threadIdx.x;
+    c[t].alive = 1; c[t].age = t % 4; c[t].id = 1000 + t;
+    c[t].step();
+    Cell* p = &c[t];
+    p->id += shift;
+    g[t] = c[t];
+    g[t].id = g[t].id + 1;
+    out[t] = mode == Mode::Age ? c[t].age : (unsigned)c[t].alive * 100000 + p->id;
+}
+"""
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_bit_fields_and_enum_parameters(sanitize):
+    g, out = np.zeros(32, np.uint32), np.zeros(32, np.uint32)
+    kernel = cuda.RawKernel(BIT_FIELDS, "cells", backend="cpu", sanitize=sanitize)
+    kernel((1,), (32,), (g, out, np.uint8(0), 1))   # an enum passes as its underlying integer
+    t = np.arange(32)
+    age = t % 4 + 1
+    assert out.tolist() == ((age < 3) * 100000 + 1001 + t).tolist()
+    assert (g >> 8).tolist() == (1002 + t).tolist() and (g & 1).tolist() == (age < 3).astype(int).tolist()
+    kernel((1,), (32,), (g, out, 1, 0))
+    assert out.tolist() == age.tolist()
+    with pytest.raises(ValueError, match=r"parameter .mode. \(Mode mode\): 300 does not fit in Mode \(0 to 255\)"):
+        kernel((1,), (32,), (g, out, 300, 0))
+
+
+def test_two_threads_storing_bit_fields_of_one_element_race():
+    # Each store rewrites the element's word: on a GPU one thread's store can undo the other's.
+    racy = r"""
+    struct Packed { unsigned lo : 16; unsigned hi : 16; };
+    extern "C" __global__ void k(unsigned* out) {
+        __shared__ Packed p[32];
+        if (threadIdx.x < 32) p[threadIdx.x].lo = threadIdx.x;
+        else p[threadIdx.x - 32].hi = threadIdx.x;
+        __syncthreads();
+        if (threadIdx.x < 32) out[threadIdx.x] = p[threadIdx.x].lo | (p[threadIdx.x].hi << 16);
+    }
+    """
+    out = np.zeros(32, np.uint32)
+    cuda.RawKernel(racy, "k", backend="cpu", sanitize=False)((1,), (64,), (out,))
+    assert out.tolist() == [t | (t + 32) << 16 for t in range(32)]
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory p\[0\]: thread \(0, 0, 0\) wrote it at "
+                                               r"line 5, and thread \(32, 0, 0\) writes it at line 6"):
+        cuda.RawKernel(racy, "k", backend="cpu", sanitize=True)((1,), (64,), (out,))

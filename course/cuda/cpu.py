@@ -1008,7 +1008,8 @@ def _with_member(element: str, source: Source, line: int | None, byte: int | Non
     if not name or not line or not 0 < line <= len(source.lines):
         return element
     used = set(re.findall(rf"\b{name.group()}\s*(?:\[[^\]]*\]\s*)*(?:\.|->)\s*(\w+)\b(?!\s*\()",
-                          source.lines[line - 1]))  # (not a method: `sv[t].dot(w)`)
+                          source.lines[line - 1])) - source.bit_fields  # (not a method: `sv[t].dot(w)`;
+    # not a bit-field: its access is to the whole element)
     for member in sorted(used) if byte is not None else ():
         layout = _member_layout(source.text, member)
         if layout and layout[0] <= byte < layout[0] + layout[1] * math.prod(layout[2]):

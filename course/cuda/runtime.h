@@ -1625,6 +1625,13 @@ __attribute__((always_inline)) static inline T&& __cc_touch(T&& x) {
     if (__cc_sanitizing) __cc_note(__builtin_addressof(x), sizeof x, __CC_TOUCH);
     return static_cast<T&&>(x);
 }
+// `f[i].flag = 1;` of a bit-field: the store rewrites the storage of the element that holds it,
+// noted as a write of the whole element (source.py wraps the element: a bit-field has no address).
+template <class T>
+__attribute__((always_inline)) static inline T&& __cc_wbits(T&& x) {
+    if (__cc_sanitizing) __cc_note(__builtin_addressof(x), sizeof x, __CC_WRITE + __cc_volatile_bit<T>());
+    return static_cast<T&&>(x);
+}
 // `s[i] = t[j];`: the read of t[j] is a copy (__cc_copy).
 template <class T>
 __attribute__((always_inline)) static inline T&& __cc_rc(T&& x) {

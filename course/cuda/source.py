@@ -598,6 +598,7 @@ class Source:
     aliased_shared: list = field(default_factory=list)  # (function, names, lines, types): 2+ extern __shared__
     raw_members: list = field(default_factory=list)  # (struct, member, line): pointers in structs from the host
     aliases: dict = field(default_factory=dict)
+    bit_fields: frozenset = frozenset()  # names of the structs' bit-field members (no address of their own)
     unsupported_of: dict = field(default_factory=dict)  # function → (spelling, line, what, instead)
     fiber_functions: set = field(default_factory=set)  # functions that reach a barrier or warp call
     constants: dict = field(default_factory=dict)  # `#define TILE 16` and -D options, for __launch_bounds__
@@ -975,6 +976,18 @@ def _aliases(tokens: list[Token], defines: dict) -> dict[str, list[str]]:
             words = [t.text for t in tokens[i + 1: j] if t.text not in _QUALIFIERS]
             if len(words) >= 2 and all(w in type_words or w in aliases for w in words[:-1]):
                 aliases[words[-1]] = words[:-1]
+        elif tok.text == "enum":  # `enum class Mode : int {`, `enum Op {`: passed as its underlying integer
+            j = i + 1 + (i + 1 < len(tokens) and tokens[i + 1].text in ("class", "struct"))
+            if j < len(tokens) and tokens[j].kind == "ident" and tokens[j].text not in _QUALIFIERS:
+                k = j + 1
+                while k < len(tokens) and tokens[k].text not in (";", "{"):
+                    k += 1
+                under = [t.text for t in tokens[j + 2:k] if t.text not in _QUALIFIERS] \
+                    if j + 1 < len(tokens) and tokens[j + 1].text == ":" else []
+                if under and all(w in type_words or w in aliases for w in under):
+                    aliases[tokens[j].text] = under
+                elif not under and k < len(tokens) and tokens[k].text == "{":
+                    aliases[tokens[j].text] = ["int"]
         elif tok.text == "using" and i + 2 < len(tokens) and tokens[i + 2].text == "=":
             j = i + 3
             while j < len(tokens) and tokens[j].text != ";":
@@ -1058,6 +1071,7 @@ def parse(text: str, options=()) -> Source:
     live = _live_tokens(all_tokens, defines)
     tokens = [t for t, alive in zip(all_tokens, live) if alive]
     aliases = _aliases(tokens, defines)
+    bit_fields = _bit_fields(tokens)
     if any(t.kind == "pp" and re.match(r"#\s*include\s*[<\"]cuComplex\.h[>\"]", t.text) for t in tokens):
         for name, vector in (("cuFloatComplex", "float2"), ("cuComplex", "float2"), ("cuDoubleComplex", "double2")):
             aliases.setdefault(name, [vector])  # (parameters of these types take complex arrays: kernel.py)
@@ -1384,7 +1398,7 @@ def parse(text: str, options=()) -> Source:
             method_members |= named_members
             _note_accesses(tokens, f, replace, references, known_types | set(f.template),
                            set(global_variables) - global_arrays - constant_variables - read_only_variables
-                           | set(file_shared_scalars), returning, named_members, methods)
+                           | set(file_shared_scalars), returning, named_members, methods, bit_fields)
             _note_branches(tokens, f, branch_notes)
             for edit in spin_edits[f.body]:
                 replace(*edit)
@@ -1515,6 +1529,7 @@ def parse(text: str, options=()) -> Source:
         raw_members=raw_members,
         global_arrays=global_arrays,
         aliases=aliases,
+        bit_fields=frozenset(bit_fields),
         unsupported_of=unsupported_users,
         fiber_functions=fiber_functions | ({f.name for f in functions} if stray else set()),
         constants=constants,
@@ -1569,6 +1584,22 @@ def _struct_definitions(tokens: list[Token], kinds=("struct", "class")):
         if i and tokens[i - 1].text == "typedef" and close + 1 < len(tokens) and tokens[close + 1].kind == "ident":
             names.append(tokens[close + 1].text)
         yield names, j, close
+
+
+def _bit_fields(tokens: list[Token]) -> set[str]:
+    """Names of the bit-field members of the source's structs (`unsigned flag : 1;`)."""
+    names = set()
+    for _, open_, close in _struct_definitions(tokens, ("struct", "class", "union")):
+        depth = 0
+        for k in range(open_ + 1, close):
+            depth += tokens[k].text in ("{", "(") 
+            depth -= tokens[k].text in ("}", ")")
+            if depth == 0 and tokens[k].text == ":" and tokens[k - 1].kind == "ident" and k + 2 <= close \
+                    and tokens[k - 2].kind == "ident" and tokens[k - 2].text not in ("public", "private", "protected") \
+                    and tokens[k - 1].text not in ("public", "private", "protected", "default") \
+                    and tokens[k + 1].kind in ("number", "ident") and tokens[k + 2].text in (";", ",", "="):
+                names.add(tokens[k - 1].text)
+    return names
 
 
 def _check_struct_members(tokens: list[Token], functions: list, aliases: dict, replace) -> list:
@@ -2611,7 +2642,7 @@ def _reference_uses(tokens: list[Token], f: _Function, references: dict, types: 
 
 def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict, types: set,
                    named_scalars: set = frozenset(), calls: set = frozenset(), members: set = frozenset(),
-                   methods: set = frozenset()) -> None:
+                   methods: set = frozenset(), bit_fields: set = frozenset()) -> None:
     """Wrap each memory access of a body: `s[i]` → `__cc_r(s[i])`, `s[i] = v` → `__cc_w(s[i]) = v`,
     `s[i] += v` → `__cc_rw(s[i]) += v`, and the same for `*p`, `p->x`, the uses of a reference
     (`dst = v` → `__cc_w(dst) = v`) and of a __device__ variable or file-scope __shared__ one that
@@ -2767,5 +2798,21 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
             wrapper = "__cc_rc"  # `s[i] = t[j];`: t[j] is copied, not used (runtime.h's __cc_copy)
         else:
             wrapper = "__cc_r"
+        if tokens[end - 1].text in bit_fields and not method and (
+                end - start == 1 and tokens[start].text in members or end - start > 2 and tokens[end - 2].text in (".", "->")):
+            # A bit-field has no address of its own: the access is to the element that holds it
+            # (`__cc_r(f[i]).id`, `__cc_r(*p).id`, `__cc_r(*this).id` in a method), and a store into
+            # it rewrites that element's storage (a write: two threads storing bit-fields of one
+            # element race, on a GPU one store can undo the other).
+            wrapper = {"__cc_w": "__cc_wbits", "__cc_rc": "__cc_r"}.get(wrapper, wrapper)
+            if end - start == 1:
+                replace(tokens[start].start, tokens[start].start, wrapper + "(*this).")
+            elif tokens[end - 2].text == "->":
+                replace(tokens[start].start, tokens[start].start, wrapper + "(*")
+                replace(tokens[end - 2].start, tokens[end - 2].end, ").")
+            else:
+                replace(tokens[start].start, tokens[start].start, wrapper + "(")
+                replace(tokens[end - 3].end, tokens[end - 3].end, ")")
+            continue
         replace(tokens[start].start, tokens[start].start, wrapper + "(")
         replace(tokens[end - 1].end, tokens[end - 1].end, ")")
