@@ -380,8 +380,8 @@ def test_a_plain_access_and_another_threads_atomic_need_a_barrier_between_them()
     kernel("count_positive")((2,), (64,), (x, out, 1, 1))  # atomics among themselves: no hazard
     assert list(out) == [48, 48]
     with pytest.raises(cuda.KernelError, match=r"data race on shared memory count: thread \(0, 0, 0\) wrote it at "
-                                               rf"line {line_of('COUNT-INIT')}, and thread \(\d+, 0, 0\) updates "
-                                               r"\(atomically\) it") as info:
+                                               rf"line {line_of('COUNT-INIT')}, and thread \(\d+, 0, 0\) atomically "
+                                               r"updates it") as info:
         kernel("count_positive")((2,), (64,), (x, out, 0, 1))
     assert info.value.line == line_of("COUNT-ADD")
     with pytest.raises(cuda.KernelError, match=r"data race on shared memory count") as info:
