@@ -1590,14 +1590,13 @@ def _bit_fields(tokens: list[Token]) -> set[str]:
     """Names of the bit-field members of the source's structs (`unsigned flag : 1;`)."""
     names = set()
     for _, open_, close in _struct_definitions(tokens, ("struct", "class", "union")):
-        depth = 0
+        depth, access = 0, ("public", "private", "protected")
         for k in range(open_ + 1, close):
-            depth += tokens[k].text in ("{", "(") 
-            depth -= tokens[k].text in ("}", ")")
-            if depth == 0 and tokens[k].text == ":" and tokens[k - 1].kind == "ident" and k + 2 <= close \
-                    and tokens[k - 2].kind == "ident" and tokens[k - 2].text not in ("public", "private", "protected") \
-                    and tokens[k - 1].text not in ("public", "private", "protected", "default") \
-                    and tokens[k + 1].kind in ("number", "ident") and tokens[k + 2].text in (";", ",", "="):
+            depth += (tokens[k].text in ("{", "(")) - (tokens[k].text in ("}", ")"))
+            if depth == 0 and tokens[k].text == ":" and k + 2 <= close and tokens[k - 1].kind == "ident" \
+                    and tokens[k - 2].kind == "ident" and tokens[k - 2].text not in access \
+                    and tokens[k - 1].text not in access and tokens[k + 1].kind in ("number", "ident") \
+                    and tokens[k + 2].text in (";", ",", "="):  # `unsigned age : 7;` (not `public:`)
                 names.add(tokens[k - 1].text)
     return names
 
@@ -2799,7 +2798,8 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
         else:
             wrapper = "__cc_r"
         if tokens[end - 1].text in bit_fields and not method and (
-                end - start == 1 and tokens[start].text in members or end - start > 2 and tokens[end - 2].text in (".", "->")):
+                end - start == 1 and tokens[start].text in members
+                or end - start > 2 and tokens[end - 2].text in (".", "->")):
             # A bit-field has no address of its own: the access is to the element that holds it
             # (`__cc_r(f[i]).id`, `__cc_r(*p).id`, `__cc_r(*this).id` in a method), and a store into
             # it rewrites that element's storage (a write: two threads storing bit-fields of one
