@@ -1699,3 +1699,29 @@ def test_shared_arrays_of_a_template_struct_are_views_and_their_methods_are_chec
     with pytest.raises(cuda.KernelError, match=r"data race on shared memory acc\[0\]: ") as info:  # (sum or n)
         tally((1,), (64,), (out, vs, np.int32(1)))
     assert info.value.line == 2  # (the line of `add`'s body: `sum += v`)
+
+
+def test_a_store_through_a_conditional_goes_to_the_element_it_picks():
+    # `(flip ? a[t] : b[t]) = v` reads neither element: it stores into the one the condition picks.
+    source = r"""
+    extern "C" __global__ void pick(float* out, float* g, int flip) {
+        __shared__ float a[64], b[64];
+        int t = threadIdx.x;
+        (flip ? a[t] : b[t]) = t;
+        (flip ? b[t] : a[t]) = -t;
+        (flip ? a[t] : b[t]) += 1;
+        (flip ? g[t] : out[t]) = 3;
+        __syncthreads();
+        out[t] = a[63 - t] + b[t];  // READ
+    }
+    """
+    out, g = np.zeros(64, np.float32), np.zeros(64, np.float32)
+    kernel = cuda.RawKernel(source, "pick", backend="cpu", sanitize=True)
+    kernel((1,), (64,), (out, g, 1))
+    t = np.arange(64)
+    assert out.tolist() == (63 - t + 1 - t).tolist() and (g == 3).all()
+    racy = source.replace("__syncthreads();", "")
+    line = next(i for i, text in enumerate(source.split("\n"), 1) if text.endswith("// READ"))
+    with pytest.raises(cuda.KernelError, match=rf"a\[32\]: thread \(31, 0, 0\) read it at line {line} before "
+                                               r"thread \(32, 0, 0\) wrote it at line 5"):
+        cuda.RawKernel(racy, "pick", backend="cpu", sanitize=True)((1,), (64,), (out, g, 1))

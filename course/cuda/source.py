@@ -2639,6 +2639,32 @@ def _reference_uses(tokens: list[Token], f: _Function, references: dict, types: 
     return names, declaring, bound
 
 
+def _conditional_branches(tokens: list[Token], first: int, last: int) -> list[tuple[int, int]]:
+    """The two branches (token ranges) of `c ? x : y` when tokens[first:last] is one conditional
+    expression at its top level, else []."""
+    depth, question, colon, nested = 0, None, None, 0
+    for k in range(first, last):
+        text = tokens[k].text
+        depth += (text in ("(", "[", "{")) - (text in (")", "]", "}"))
+        if depth or text not in ("?", ":", ",", "="):
+            continue
+        if text in (",", "="):
+            return []  # `a, b` or an assignment at the top level: not one conditional
+        if text == "?":
+            if question is None:
+                question = k
+            else:
+                nested += 1
+        elif question is not None:
+            if nested:
+                nested -= 1
+            elif colon is None:
+                colon = k
+    if question is None or colon is None or question == first or colon + 1 >= last:
+        return []
+    return [(question + 1, colon), (colon + 1, last)]
+
+
 def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict, types: set,
                    named_scalars: set = frozenset(), calls: set = frozenset(), members: set = frozenset(),
                    methods: set = frozenset(), bit_fields: set = frozenset()) -> None:
@@ -2701,6 +2727,13 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
             close = _matching(tokens, i)
             if close + 1 < b and tokens[close + 1].text == "[":  # (&tile[0][0])[k]
                 end, start = _postfix_chain(tokens, close, b), i
+            elif close + 1 < b and (tokens[close + 1].text in _ASSIGNMENTS or tokens[close + 1].text in ("++", "--")) \
+                    and (branches := _conditional_branches(tokens, i + 1, close)):
+                # `(flip ? a[t] : b[t]) = v;`: the store goes to the element the condition picks, and
+                # neither branch is read: the group is the access, its branches only addresses
+                for first, last in branches:
+                    only_address(first, last)
+                start, end = i + 1, close
         elif tok.text in _CASTS and i + 1 < b and tokens[i + 1].text == "<":
             # reinterpret_cast<float4*>(&s[i])[0]: the subscript of the cast pointer is the access
             angle = _matching_angle(tokens, i + 1)
