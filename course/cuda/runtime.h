@@ -3186,6 +3186,11 @@ static inline float __cc_erfcinvf(float x) { return (float)__cc_erfcinv(x); }
 static inline float __cc_erfcxf(float x) { return (float)__cc_erfcx(x); }
 static inline float __cc_normcdff(float x) { return (float)__cc_normcdf(x); }
 static inline float __cc_normcdfinvf(float x) { return (float)__cc_normcdfinv(x); }
+// (std::cyl_bessel_i takes x >= 0: I0 is even, I1 odd.)
+static inline double __cc_cyl_bessel_i0(double x) { return std::cyl_bessel_i(0.0, fabs(x)); }
+static inline double __cc_cyl_bessel_i1(double x) { return copysign(std::cyl_bessel_i(1.0, fabs(x)), x); }
+static inline float __cc_cyl_bessel_i0f(float x) { return (float)__cc_cyl_bessel_i0(x); }
+static inline float __cc_cyl_bessel_i1f(float x) { return (float)__cc_cyl_bessel_i1(x); }
 #define rsqrtf __cc_rsqrtf
 #define rsqrt __cc_rsqrt
 #define exp10f __cc_exp10f
@@ -3211,6 +3216,10 @@ static inline float __cc_normcdfinvf(float x) { return (float)__cc_normcdfinv(x)
 #define normcdf __cc_normcdf
 #define normcdfinvf __cc_normcdfinvf
 #define normcdfinv __cc_normcdfinv
+#define cyl_bessel_i0f __cc_cyl_bessel_i0f
+#define cyl_bessel_i1f __cc_cyl_bessel_i1f
+#define cyl_bessel_i0 __cc_cyl_bessel_i0
+#define cyl_bessel_i1 __cc_cyl_bessel_i1
 // The intrinsics (fast, less exact on the GPU; libm's here).
 #define __saturatef(x) __cc_saturatef(x)
 #define __fdividef(a, b) ((float)(a) / (float)(b))
@@ -3330,15 +3339,6 @@ static inline double __uint2double_rn(unsigned int x) { return x; }
 #define __usad(a, b, c) __sad((unsigned int)(a), (unsigned int)(b), c)
 #define __mul64hi(a, b) ((long long)(((__int128)(long long)(a) * (long long)(b)) >> 64))
 #define __umul64hi(a, b) ((unsigned long long)(((unsigned __int128)(unsigned long long)(a) * (unsigned long long)(b)) >> 64))
-// (std::cyl_bessel_i takes x >= 0: I0 is even, I1 odd.)
-static inline double __cc_cyl_bessel_i0(double x) { return std::cyl_bessel_i(0.0, fabs(x)); }
-static inline double __cc_cyl_bessel_i1(double x) { return copysign(std::cyl_bessel_i(1.0, fabs(x)), x); }
-static inline float __cc_cyl_bessel_i0f(float x) { return (float)__cc_cyl_bessel_i0(x); }
-static inline float __cc_cyl_bessel_i1f(float x) { return (float)__cc_cyl_bessel_i1(x); }
-#define cyl_bessel_i0f __cc_cyl_bessel_i0f
-#define cyl_bessel_i1f __cc_cyl_bessel_i1f
-#define cyl_bessel_i0 __cc_cyl_bessel_i0
-#define cyl_bessel_i1 __cc_cyl_bessel_i1
 // Dot products of packed 8-bit (and 16-bit) integers, with a 32-bit accumulator (sm_61+): the
 // int8 inference instruction of notebook 08's quantization.
 static inline int __cc_byte(unsigned v, int k, bool is_signed) {
