@@ -91,6 +91,22 @@ def test_bfloat16_from_torch_tensors_and_uint16_bits():
     np.testing.assert_array_equal(as_float, b.float().numpy())
 
 
+def test_bfloat16_arrays_and_scalars_of_ml_dtypes():
+    # JAX's bfloat16 (the ml_dtypes package) is a NumPy dtype with the same 16 bits.
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    source = r"""
+    #include <cuda_bf16.h>
+    extern "C" __global__ void scale(const __nv_bfloat16* x, __nv_bfloat16* y, __nv_bfloat16 s, int n) {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < n) y[i] = x[i] * s;
+    }
+    """
+    x = np.linspace(-3, 3, 100).astype(ml_dtypes.bfloat16)
+    y = np.zeros(100, ml_dtypes.bfloat16)
+    cuda.RawKernel(source, "scale", backend="cpu")((1,), (128,), (x, y, ml_dtypes.bfloat16(0.5), 100))
+    np.testing.assert_array_equal(y.astype(np.float32), x.astype(np.float32) * 0.5)  # (halving is exact)
+
+
 def test_a_half_array_passed_as_float_pointer_is_a_type_error(backend):
     x = on(backend, np.ones(8, np.float16))
     with pytest.raises(TypeError, match=r"parameter 'x' \(const float\* x\): needs float32 elements, but the array "

@@ -495,6 +495,8 @@ def _check_array(kernel: Kernel, p: Param, a, backend_name: str):
                         f"{f' of {_dtype_word(p.dtype)}' if p.dtype else ''}, got {type(a).__name__}")
     if p.lanes == 2 and p.dtype in ("float32", "float64") and a.dtype == np.result_type(p.dtype, 1j):
         a = a.view(p.dtype)  # complex64 for a float2* (cuFloatComplex*), complex128 for a double2*: (re, im)
+    if p.dtype == "bfloat16" and a.dtype.name == "bfloat16" and a.dtype.itemsize == 2 and isinstance(a, np.ndarray):
+        a = a.view(np.uint16)  # ml_dtypes' bfloat16 (JAX's): the same 16 bits
     if p.dtype is not None and a.dtype != _element_dtype(p.dtype):
         if p.dtype == "bfloat16" and a.dtype == np.uint16:
             pass  # bfloat16 bits
@@ -564,7 +566,8 @@ def _bfloat16_bits(value: float) -> np.uint16:
 def _check_scalar(kernel: Kernel, p: Param, a):
     where = f"kernel '{kernel.name}', parameter '{p.name}' ({p})"
     if p.dtype == "bfloat16":
-        if not isinstance(a, (int, float, np.integer, np.floating)) or isinstance(a, (bool, np.bool_)):
+        is_bfloat16 = isinstance(a, np.generic) and a.dtype.name == "bfloat16"  # (ml_dtypes' scalar)
+        if not (isinstance(a, (int, float, np.integer, np.floating)) or is_bfloat16) or isinstance(a, (bool, np.bool_)):
             raise TypeError(f"{where}: needs a number, got {type(a).__name__}")
         return _bfloat16_bits(float(a))
     dtype, low, high = _dtype(p.dtype)
