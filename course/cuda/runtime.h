@@ -2614,7 +2614,6 @@ static inline float __cc_bf16_bits_to_float(unsigned short b) {
     static inline H##2 h2exp(H##2 a) { return H##2(hexp(a.x), hexp(a.y)); } \
     static inline H##2 h2log(H##2 a) { return H##2(hlog(a.x), hlog(a.y)); } \
     static inline H##2 h2rcp(H##2 a) { return H##2(hrcp(a.x), hrcp(a.y)); } \
-    static inline bool __hbeq2(H##2 a, H##2 b) { return a.x == b.x && a.y == b.y; } \
     static inline float __low2float(H##2 a) { return (float)a.x; } \
     static inline float __high2float(H##2 a) { return (float)a.y; } \
     static inline H __low2##N(H##2 a) { return a.x; } \
@@ -2642,14 +2641,8 @@ __CC_HALF_TYPE(__nv_bfloat16, bfloat16, __cc_float_to_bf16_bits, __cc_bf16_bits_
     static inline unsigned int __h##NAME##2_mask(H##2 a, H##2 b) { return (__h##NAME(a.x, b.x) ? 0xffffu : 0u) | (__h##NAME(a.y, b.y) ? 0xffff0000u : 0u); } \
     static inline unsigned int __h##NAME##u2_mask(H##2 a, H##2 b) { return (__h##NAME##u(a.x, b.x) ? 0xffffu : 0u) | (__h##NAME##u(a.y, b.y) ? 0xffff0000u : 0u); }
 #define __CC_HALF_COMPARES(H) \
-    __CC_HALF_COMPARE(H, ne, !=) __CC_HALF_COMPARE(H, lt, <) __CC_HALF_COMPARE(H, le, <=) \
-    __CC_HALF_COMPARE(H, gt, >) __CC_HALF_COMPARE(H, ge, >=) \
-    static inline bool __hequ(H a, H b) { float x = a, y = b; return x != x || y != y || x == y; } \
-    static inline bool __hbequ2(H##2 a, H##2 b) { return __hequ(a.x, b.x) && __hequ(a.y, b.y); } \
-    static inline H##2 __heq2(H##2 a, H##2 b) { return H##2(H(__heq(a.x, b.x) ? 1.0f : 0.0f), H(__heq(a.y, b.y) ? 1.0f : 0.0f)); } \
-    static inline H##2 __hequ2(H##2 a, H##2 b) { return H##2(H(__hequ(a.x, b.x) ? 1.0f : 0.0f), H(__hequ(a.y, b.y) ? 1.0f : 0.0f)); } \
-    static inline unsigned int __heq2_mask(H##2 a, H##2 b) { return (__heq(a.x, b.x) ? 0xffffu : 0u) | (__heq(a.y, b.y) ? 0xffff0000u : 0u); } \
-    static inline unsigned int __hequ2_mask(H##2 a, H##2 b) { return (__hequ(a.x, b.x) ? 0xffffu : 0u) | (__hequ(a.y, b.y) ? 0xffff0000u : 0u); } \
+    __CC_HALF_COMPARE(H, eq, ==) __CC_HALF_COMPARE(H, ne, !=) __CC_HALF_COMPARE(H, lt, <) \
+    __CC_HALF_COMPARE(H, le, <=) __CC_HALF_COMPARE(H, gt, >) __CC_HALF_COMPARE(H, ge, >=) \
     static inline H##2 __hisnan2(H##2 a) { return H##2(H(__hisnan(a.x) ? 1.0f : 0.0f), H(__hisnan(a.y) ? 1.0f : 0.0f)); } \
     static inline H __hmax_nan(H a, H b) { return __hisnan(a) ? a : __hisnan(b) ? b : __hmax(a, b); } \
     static inline H __hmin_nan(H a, H b) { return __hisnan(a) ? a : __hisnan(b) ? b : __hmin(a, b); } \
@@ -3102,8 +3095,6 @@ static inline unsigned int __vnegss4(unsigned int a) { return __vsubss4(0, a); }
 // Hopper's DPX instructions (dynamic programming: Smith-Waterman, Needleman-Wunsch): max or min
 // of three, of a sum and a third value, with an optional ReLU (max with 0), on 32-bit integers or
 // on the two 16-bit halves of an unsigned int (sums wrap in 16 bits).
-template <class T> static inline T __cc_max(T a, T b) { return a > b ? a : b; }
-template <class T> static inline T __cc_min(T a, T b) { return a < b ? a : b; }
 template <bool SIGNED, class F> static inline unsigned int __cc_halves3(unsigned int a, unsigned int b, unsigned int c, F f) {
     unsigned int r = 0;
     for (int shift = 0; shift < 32; shift += 16) {
@@ -3121,29 +3112,29 @@ static inline int __cc_wrap16(int v, bool is_signed) { return is_signed ? (int)(
         return __cc_halves3<true>(x, y, z, [](int a, int b, int c, bool) { typedef int T; return EXPR; }); } \
     static inline unsigned int NAME##_u16x2(unsigned int x, unsigned int y, unsigned int z) { \
         return __cc_halves3<false>(x, y, z, [](int a, int b, int c, bool) { typedef int T; return EXPR; }); }
-__CC_DPX(__vimax3, __cc_max<T>(__cc_max<T>(a, b), c))
-__CC_DPX(__vimin3, __cc_min<T>(__cc_min<T>(a, b), c))
+__CC_DPX(__vimax3, std::max<T>(std::max<T>(a, b), c))
+__CC_DPX(__vimin3, std::min<T>(std::min<T>(a, b), c))
 #undef __CC_DPX
 static inline int __cc_sum32(int a, int b) { return (int)((unsigned int)a + (unsigned int)b); }
-static inline int __viaddmax_s32(int a, int b, int c) { return __cc_max(__cc_sum32(a, b), c); }
-static inline int __viaddmin_s32(int a, int b, int c) { return __cc_min(__cc_sum32(a, b), c); }
-static inline unsigned int __viaddmax_u32(unsigned int a, unsigned int b, unsigned int c) { return __cc_max(a + b, c); }
-static inline unsigned int __viaddmin_u32(unsigned int a, unsigned int b, unsigned int c) { return __cc_min(a + b, c); }
+static inline int __viaddmax_s32(int a, int b, int c) { return std::max(__cc_sum32(a, b), c); }
+static inline int __viaddmin_s32(int a, int b, int c) { return std::min(__cc_sum32(a, b), c); }
+static inline unsigned int __viaddmax_u32(unsigned int a, unsigned int b, unsigned int c) { return std::max(a + b, c); }
+static inline unsigned int __viaddmin_u32(unsigned int a, unsigned int b, unsigned int c) { return std::min(a + b, c); }
 static inline unsigned int __viaddmax_s16x2(unsigned int a, unsigned int b, unsigned int c) {
-    return __cc_halves3<true>(a, b, c, [](int x, int y, int z, bool s) { return __cc_max(__cc_wrap16(x + y, s), z); }); }
+    return __cc_halves3<true>(a, b, c, [](int x, int y, int z, bool s) { return std::max(__cc_wrap16(x + y, s), z); }); }
 static inline unsigned int __viaddmin_s16x2(unsigned int a, unsigned int b, unsigned int c) {
-    return __cc_halves3<true>(a, b, c, [](int x, int y, int z, bool s) { return __cc_min(__cc_wrap16(x + y, s), z); }); }
+    return __cc_halves3<true>(a, b, c, [](int x, int y, int z, bool s) { return std::min(__cc_wrap16(x + y, s), z); }); }
 static inline unsigned int __viaddmax_u16x2(unsigned int a, unsigned int b, unsigned int c) {
-    return __cc_halves3<false>(a, b, c, [](int x, int y, int z, bool s) { return __cc_max(__cc_wrap16(x + y, s), z); }); }
+    return __cc_halves3<false>(a, b, c, [](int x, int y, int z, bool s) { return std::max(__cc_wrap16(x + y, s), z); }); }
 static inline unsigned int __viaddmin_u16x2(unsigned int a, unsigned int b, unsigned int c) {
-    return __cc_halves3<false>(a, b, c, [](int x, int y, int z, bool s) { return __cc_min(__cc_wrap16(x + y, s), z); }); }
-static inline int __vimax_s32_relu(int a, int b) { return __cc_max(__cc_max(a, b), 0); }
-static inline int __vimin_s32_relu(int a, int b) { return __cc_max(__cc_min(a, b), 0); }
-static inline int __vimax3_s32_relu(int a, int b, int c) { return __cc_max(__vimax3_s32(a, b, c), 0); }
-static inline int __vimin3_s32_relu(int a, int b, int c) { return __cc_max(__vimin3_s32(a, b, c), 0); }
-static inline int __viaddmax_s32_relu(int a, int b, int c) { return __cc_max(__viaddmax_s32(a, b, c), 0); }
-static inline int __viaddmin_s32_relu(int a, int b, int c) { return __cc_max(__viaddmin_s32(a, b, c), 0); }
-static inline unsigned int __cc_relu16x2(unsigned int v) { return __cc_halves3<true>(v, 0, 0, [](int x, int, int, bool) { return __cc_max(x, 0); }); }
+    return __cc_halves3<false>(a, b, c, [](int x, int y, int z, bool s) { return std::min(__cc_wrap16(x + y, s), z); }); }
+static inline int __vimax_s32_relu(int a, int b) { return std::max(std::max(a, b), 0); }
+static inline int __vimin_s32_relu(int a, int b) { return std::max(std::min(a, b), 0); }
+static inline int __vimax3_s32_relu(int a, int b, int c) { return std::max(__vimax3_s32(a, b, c), 0); }
+static inline int __vimin3_s32_relu(int a, int b, int c) { return std::max(__vimin3_s32(a, b, c), 0); }
+static inline int __viaddmax_s32_relu(int a, int b, int c) { return std::max(__viaddmax_s32(a, b, c), 0); }
+static inline int __viaddmin_s32_relu(int a, int b, int c) { return std::max(__viaddmin_s32(a, b, c), 0); }
+static inline unsigned int __cc_relu16x2(unsigned int v) { return __cc_halves3<true>(v, 0, 0, [](int x, int, int, bool) { return std::max(x, 0); }); }
 static inline unsigned int __vimax_s16x2_relu(unsigned int a, unsigned int b) { return __cc_relu16x2(__vimax3_s16x2(a, b, b)); }
 static inline unsigned int __vimin_s16x2_relu(unsigned int a, unsigned int b) { return __cc_relu16x2(__vimin3_s16x2(a, b, b)); }
 static inline unsigned int __vimax3_s16x2_relu(unsigned int a, unsigned int b, unsigned int c) { return __cc_relu16x2(__vimax3_s16x2(a, b, c)); }
@@ -3151,10 +3142,10 @@ static inline unsigned int __vimin3_s16x2_relu(unsigned int a, unsigned int b, u
 static inline unsigned int __viaddmax_s16x2_relu(unsigned int a, unsigned int b, unsigned int c) { return __cc_relu16x2(__viaddmax_s16x2(a, b, c)); }
 static inline unsigned int __viaddmin_s16x2_relu(unsigned int a, unsigned int b, unsigned int c) { return __cc_relu16x2(__viaddmin_s16x2(a, b, c)); }
 // ... and the max or min of two that also says which one it was (*pred: a >= b, or a <= b).
-static inline int __vibmax_s32(int a, int b, bool* pred) { *pred = a >= b; return __cc_max(a, b); }
-static inline int __vibmin_s32(int a, int b, bool* pred) { *pred = a <= b; return __cc_min(a, b); }
-static inline unsigned int __vibmax_u32(unsigned int a, unsigned int b, bool* pred) { *pred = a >= b; return __cc_max(a, b); }
-static inline unsigned int __vibmin_u32(unsigned int a, unsigned int b, bool* pred) { *pred = a <= b; return __cc_min(a, b); }
+static inline int __vibmax_s32(int a, int b, bool* pred) { *pred = a >= b; return std::max(a, b); }
+static inline int __vibmin_s32(int a, int b, bool* pred) { *pred = a <= b; return std::min(a, b); }
+static inline unsigned int __vibmax_u32(unsigned int a, unsigned int b, bool* pred) { *pred = a >= b; return std::max(a, b); }
+static inline unsigned int __vibmin_u32(unsigned int a, unsigned int b, bool* pred) { *pred = a <= b; return std::min(a, b); }
 
 // __fns: the position of the offset-th set bit of mask counted from bit base (upward for a
 // positive offset, downward for a negative one; offset 0 asks whether bit base is set), or

@@ -1588,17 +1588,8 @@ def _struct_definitions(tokens: list[Token], kinds=("struct", "class")):
 
 def _bit_fields(tokens: list[Token]) -> set[str]:
     """Names of the bit-field members of the source's structs (`unsigned flag : 1;`)."""
-    names = set()
-    for _, open_, close in _struct_definitions(tokens, ("struct", "class", "union")):
-        depth, access = 0, ("public", "private", "protected")
-        for k in range(open_ + 1, close):
-            depth += (tokens[k].text in ("{", "(")) - (tokens[k].text in ("}", ")"))
-            if depth == 0 and tokens[k].text == ":" and k + 2 <= close and tokens[k - 1].kind == "ident" \
-                    and tokens[k - 2].kind == "ident" and tokens[k - 2].text not in access \
-                    and tokens[k - 1].text not in access and tokens[k + 1].kind in ("number", "ident") \
-                    and tokens[k + 2].text in (";", ",", "="):  # `unsigned age : 7;` (not `public:`)
-                names.add(tokens[k - 1].text)
-    return names
+    return {name for _, open_, close in _struct_definitions(tokens, ("struct", "class", "union"))
+            for name, _, end in _member_declarators(tokens, open_, close) if end == ":"}
 
 
 def _check_struct_members(tokens: list[Token], functions: list, aliases: dict, replace) -> list:
@@ -1837,10 +1828,11 @@ def _host_code(tokens: list[Token], device_bodies: list[tuple[int, int]]) -> lis
     return found
 
 
-def _data_members(tokens: list[Token], open_: int, close: int) -> set[str]:
-    """The names of a struct body's data members (`float sum; int n, m[4];`), not its methods,
-    types, static members or typedefs."""
-    names, statement, k = set(), [], open_ + 1
+def _member_declarators(tokens: list[Token], open_: int, close: int):
+    """Each data member a struct body declares (`float sum; int n, m[4]; unsigned flag : 1;`), not its
+    methods, types, static members or typedefs: its name, the tokens of its declaration up to the name's
+    end, and what ends it: `[` (an array), `=`, `:` (a bit-field), or "" (`,` or `;`)."""
+    statement, k = [], open_ + 1
     while k < close:
         text = tokens[k].text
         if text in ("{", "(", "["):  # a method's body or parameters, a nested type, an extent
@@ -1865,20 +1857,25 @@ def _data_members(tokens: list[Token], open_: int, close: int) -> set[str]:
             part = []
             for q in statement + [k]:
                 if tokens[q].text in (",", ";"):
-                    # the name: the identifier before `[`, `=`, `:` (a bit field) or the end
+                    # the name: the identifier before `[`, `=`, `:` (a bit-field) or the end
                     cut = next((n for n, r in enumerate(part) if tokens[r].text in ("[", "=", ":")), len(part))
-                    named = [tokens[r] for r in part[:cut] if tokens[r].kind == "ident"]
-                    # (not a pointer or a reference: `*hits = 1` is an access through it, noted as such)
-                    # (nor an array: `v[i]` is an access as in any function, `v` alone only its address)
-                    if named and not any(tokens[r].text in ("*", "&", "&&") for r in part[:cut]) \
-                            and not any(tokens[r].text == "[" for r in part):
-                        names.add(named[-1].text)
+                    declarator = [tokens[r] for r in part[:cut]]
+                    named = [t for t in declarator if t.kind == "ident"]
+                    if named:
+                        yield named[-1].text, declarator, tokens[part[cut]].text if cut < len(part) else ""
                     part = []
                 else:
                     part.append(q)
         statement = []
         k += 1
-    return names
+
+
+def _data_members(tokens: list[Token], open_: int, close: int) -> set[str]:
+    """The names of a struct body's data members that are neither pointers, references nor arrays:
+    `*hits = 1` is an access through a pointer member, noted as such, and `v[i]` of an array member
+    is an access as in any function (`v` alone only its address)."""
+    return {name for name, declarator, end in _member_declarators(tokens, open_, close)
+            if end != "[" and not any(t.text in ("*", "&", "&&") for t in declarator)}
 
 
 def _method_members(tokens: list[Token], f, type_bodies: dict) -> set[str]:
