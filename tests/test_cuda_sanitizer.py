@@ -574,6 +574,41 @@ extern "C" __global__ void last_block_sum(const float* in, float* partial, int f
         if (t == 0) { partial[0] = s[0]; retired = 0; }   // LAST: the last block overwrites partial[0]
     }
 }
+extern "C" __global__ void last_block_sum_volatile(const float* in, volatile float* partial, int fence) {
+    // The Programming Guide's version: partial is volatile, which keeps each access in memory but
+    // orders nothing; the fence is still what makes the partial visible before the ticket.
+    __shared__ bool last;
+    if (threadIdx.x == 0) {
+        partial[blockIdx.x] = in[blockIdx.x];            // STORE
+        if (fence) __threadfence();
+        last = atomicInc(&retired, gridDim.x) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (last && threadIdx.x == 0) {
+        float total = 0.0f;
+        for (int b = 0; b < gridDim.x; b++) total += partial[b];  // SUM
+        partial[gridDim.x] = total;
+        retired = 0;
+    }
+}
+extern "C" __global__ void chained_total(const float* in, volatile unsigned long long* state) {
+    // Each block adds its value to the total of the block before it and publishes the pair (ready
+    // bit, total) in one 64-bit store: the word is its own news, and needs no fence.
+    if (threadIdx.x != 0) return;
+    unsigned b = blockIdx.x, before = 0;
+    if (b > 0) {
+        unsigned long long w;
+        do { w = state[b - 1]; } while ((w >> 32) == 0);
+        before = (unsigned)w;
+    }
+    state[b] = (1ull << 32) | (before + (unsigned)in[b]);
+    atomicInc(&retired, gridDim.x);                      // published after the word, unrelated to it
+}
+extern "C" __global__ void count_after_directive(int* total) {
+#if 1
+    *total = *total + 1;                                 // DIRECTIVE: a lost update, after a preprocessor line
+#endif
+}
 extern "C" __global__ void locked_add(int* lock, float* total, const float* x, int fence) {
     if (threadIdx.x == 0) {
         while (atomicCAS(lock, 0, 1) != 0) { }
@@ -603,6 +638,36 @@ def test_a_fence_and_an_atomic_hand_a_global_element_from_block_to_block():
     with pytest.raises(cuda.KernelError, match=r"updates total\[0\] \(reads it and writes it back\)") as info:
         module.get_function("locked_add")((4,), (32,), (lock, total, np.ones(4, np.float32), 0))
     assert info.value.line == line("LOCKED")
+
+
+def test_a_volatile_store_handed_over_without_a_fence_is_reported_where_it_is_read():
+    module = cuda.RawModule(code=HANDOVER, backend="cpu", sanitize=True)
+    line = lambda marker: line_of(marker, HANDOVER)
+    retired = np.ndarray((1,), np.uint32, module.get_global("retired"))
+    retired[...] = 0  # (a launch stopped by a report leaves the ticket counter where it was)
+    partial = np.zeros(9, np.float32)
+    module.get_function("last_block_sum_volatile")((8,), (32,), (np.arange(8, dtype=np.float32), partial, 1))
+    assert partial[8] == 28
+    with pytest.raises(cuda.KernelError, match=r"(?s)reads partial\[0\], which thread \(0, 0, 0\) of block \(0, 0, 0\) "
+                                               r"stored at line (\d+) in this launch and then handed over.*no "
+                                               r"__threadfence\(\) between the store and the handover") as info:
+        module.get_function("last_block_sum_volatile")((8,), (32,), (np.arange(8, dtype=np.float32),
+                                                                     np.zeros(9, np.float32), 0))
+    assert info.value.line == line("SUM") and info.value.block == (7, 0, 0)
+    assert f"stored at line {line('STORE')}" in str(info.value) and f"Add __threadfence() after line {line('STORE')}" \
+        in str(info.value)
+    # A word that holds both the news and the value needs no fence, whatever its writer does next.
+    retired[...] = 0
+    state = np.zeros(6, np.uint64)
+    module.get_function("chained_total")((6,), (32,), (np.ones(6, np.float32), state))
+    assert list(state & 0xFFFFFFFF) == [1, 2, 3, 4, 5, 6]
+
+
+def test_an_access_right_after_a_preprocessor_line_is_checked_like_any_other():
+    module = cuda.RawModule(code=HANDOVER, backend="cpu", sanitize=True)
+    with pytest.raises(cuda.KernelError, match=r"total\[0\].*a read-modify-write without an atomic") as info:
+        module.get_function("count_after_directive")((1,), (32,), (np.zeros(1, np.int32),))
+    assert info.value.line == line_of("DIRECTIVE", HANDOVER)
 
 
 UNION_AND_POINTER_ARRAYS = r"""

@@ -63,6 +63,8 @@ never wrote, two threads of one launch using one element of global memory (an ar
 a ``__device__`` variable) without an atomic,
 unordered, while one of them writes it (two writes of different values, a read of another
 thread's element in an in-place stencil or scan, a plain store beside other threads' atomics),
+a value stored through a ``volatile`` pointer and read by another block that waited for a flag or an
+atomic the writer set with no ``__threadfence()`` between (``volatile`` orders nothing),
 writes into read-only arrays and ``__constant__`` memory, and uses of a block after its
 ``free``; and it warns (``KernelWarning``) when blocks store the same values into the same elements
 (32 or more) at one line, as an index without ``blockIdx`` makes them do. Blocks may not use more than 48 KiB of shared memory, a module's ``__constant__``

@@ -1392,7 +1392,15 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             what = (f"{'reads' if mine == 1 else 'writes'} {element}, which {who} "
                     f"{'wrote' if theirs == 2 else 'read'}{at} in this launch, {order}: on a GPU the read "
                     "may see the old value or the new one")
-            if fault.mask == 1:  # the writer read it here first: `int slot = *count; ...; *count = slot + 1;`
+            if fault.mask == 3:  # a volatile store, then the writer's atomic or flag, with no fence between
+                what = (f"reads {element}, which {who} stored{at} in this launch and then handed over to other "
+                        "blocks through an atomic or a volatile flag, with no __threadfence() between the store "
+                        "and the handover: on a GPU other blocks can see the handover before the store, so the "
+                        "read may see the old value")
+                hint = (f"Add __threadfence() after line {other_line}, before the atomic (or the flag's store) that "
+                        "tells the other blocks the value is there. `volatile` makes each access go to memory but "
+                        "does not keep them in order.")
+            elif fault.mask == 1:  # the writer read it here first: `int slot = *count; ...; *count = slot + 1;`
                 what = (f"reads {element}, which {who} also read here and then wrote back{at} in this launch: "
                         f"a read-modify-write without an atomic (a counter or a sum kept by hand), so on a "
                         "GPU two threads can read the same old value, and one update is lost")
@@ -1425,7 +1433,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             if warp_step:  # `v[tid] += v[tid + 16]` (volatile v) by the lanes of one warp
                 hint = ("The threads of a warp do not run in lockstep (since Volta), so `volatile` alone does not "
                         f"order them: put __syncwarp() between one thread's read and the other's write. {_WARP_STEP_FIX}")
-        if re.search(r"\batomic(CAS|Exch|Inc|Add)\b|\bvolatile\b", source.text) and not warp_step:
+        if re.search(r"\batomic(CAS|Exch|Inc|Add)\b|\bvolatile\b", source.text) and not warp_step and fault.mask != 3:
             hint += (" If one thread hands the element over to the next through an atomic or a volatile flag (a "
                      "lock, a last-block ticket), the first needs __threadfence() between its write and that "
                      "atomic, and the next uses it only after its own atomic (or volatile read) saw the handover.")

@@ -722,6 +722,7 @@ struct __cc_global_note {
     uint8_t same : 1;              // a write of the value the element held already
     uint8_t repeated : 1;          // another block stored the same value again at the same line
     uint8_t volatile_write : 1;    // an atomic note that was a volatile update (`v[tid] += v[tid + 16]`)
+    uint8_t volatile_store : 1;    // an atomic note that was a volatile store (`result[b] = sum;`, or the write of `+=`)
     uint8_t volatile_read;         // an atomic note that was a volatile read (for the message)
 };
 enum { __CC_NOTE_WRITE, __CC_NOTE_ATOMIC, __CC_NOTE_ATOMIC2, __CC_NOTE_READ, __CC_NOTE_READ2, __CC_NOTE_KINDS };
@@ -741,7 +742,9 @@ struct __cc_sync_scope { uint32_t fence, release, acquire; };
 // Device scope (__threadfence, global atomics): what a handover between blocks needs. Block scope
 // (__threadfence_block too, shared-memory atomics and volatile accesses too): enough for a handover
 // between threads of one block through shared memory.
-struct __cc_sync_times { __cc_sync_scope device, block; };
+// `published`: its last global atomic or volatile store (what may tell another block that a value
+// is there), `observed`: its last global atomic or volatile read (what may have seen such news).
+struct __cc_sync_times { __cc_sync_scope device, block; uint32_t published, observed; };
 static __cc_sync_times* __cc_sync;
 static size_t __cc_sync_threads;
 static uint32_t __cc_sync_launch;
@@ -778,14 +781,17 @@ static inline void __cc_scope_sync(__cc_sync_scope& scope, uint32_t now) {
     if (scope.fence && !scope.release) scope.release = now;
     scope.acquire = now;
 }
-// An atomic or volatile access: of global memory (`device`), which a block's threads see too, or
-// of shared memory.
-static void __cc_note_atomic(bool device) {
+// An atomic or volatile access (`kind`: __CC_READ, a store, or __CC_ATOMIC): of global memory
+// (`device`), which a block's threads see too, or of shared memory.
+static void __cc_note_atomic(bool device, int kind) {
     if (!__cc_sync_ready(false)) return;
     __cc_sync_times& me = __cc_sync[__cc_global_tid()];
     uint32_t now = ++__cc_sync_clock;
     __cc_scope_sync(me.block, now);
-    if (device) __cc_scope_sync(me.device, now);
+    if (!device) return;
+    __cc_scope_sync(me.device, now);
+    if (kind != __CC_READ && kind != __CC_TOUCH) me.published = now;
+    if (kind == __CC_READ || kind == __CC_ATOMIC) me.observed = now;
 }
 // A write made at `time` by the thread whose times are `writer` is ordered before this thread's
 // (`mine`) access: the writer fenced and released after it, and this thread acquired after that.
@@ -820,9 +826,12 @@ static void __cc_barrier_shares_acquires(int threads) {
     if (!__cc_sync_ready(false)) return;
     size_t first = (size_t)__cc_block_linear * (size_t)threads;
     if (first + (size_t)threads > __cc_sync_threads) return;
-    uint32_t latest = 0;
-    for (int i = 0; i < threads; i++) latest = std::max(latest, __cc_sync[first + i].device.acquire);
-    for (int i = 0; i < threads; i++) __cc_sync[first + i].device.acquire = latest;
+    uint32_t latest = 0, observed = 0;
+    for (int i = 0; i < threads; i++) {
+        latest = std::max(latest, __cc_sync[first + i].device.acquire);
+        observed = std::max(observed, __cc_sync[first + i].observed);
+    }
+    for (int i = 0; i < threads; i++) __cc_sync[first + i].device.acquire = latest, __cc_sync[first + i].observed = observed;
 }
 // Y's write (w) is ordered before this thread's: Y fenced and released after it, and this thread
 // acquired after that.
@@ -1177,7 +1186,8 @@ static inline const __cc_global_note* __cc_unordered_in(const __cc_allocation& a
     return nullptr;
 }
 static inline void __cc_keep_note(__cc_allocation& a, int k, int k2, size_t word, unsigned me, uint32_t site,
-                                  bool same = false, bool volatile_read = false, bool volatile_write = false) {
+                                  bool same = false, bool volatile_read = false, bool volatile_write = false,
+                                  bool volatile_store = false) {
     __cc_global_note* notes = __cc_notes_of(a, k);
     if (!notes) return;
     __cc_global_note& n = notes[word];
@@ -1197,7 +1207,7 @@ static inline void __cc_keep_note(__cc_allocation& a, int k, int k2, size_t word
     }
     n.launch = __cc_current_launch, n.block = __cc_block_linear, n.epoch = __cc_epoch, n.site = site;
     n.tid = (uint16_t)me, n.same = same, n.repeated = 0, n.volatile_read = volatile_read;
-    n.volatile_write = volatile_write;
+    n.volatile_write = volatile_write, n.volatile_store = volatile_store;
     n.warp = __cc_warp_epoch[(me / 32) & 31];
     n.time = __cc_sync_launch == __cc_current_launch ? ++__cc_sync_clock : 0;  // 0: before any fence
 }
@@ -1219,8 +1229,10 @@ static inline void __cc_keep_note(__cc_allocation& a, int k, int k2, size_t word
 // thread's volatile read are the race they are in shared memory (the warp-synchronous reduction of
 // old samples, on a global array). A plain volatile store (`*found = 1`) and the reads of other
 // threads (`if (*found) return;`) are no race: they are how such a flag works.
+// `observed`: for a read, when this thread last did a global atomic or volatile read before it (0:
+// never, or no handover is tracked in this launch).
 static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int kind, uint32_t site, int said,
-                             int relaxed = 0) {
+                             int relaxed = 0, uint32_t observed = 0) {
     if (kind == __CC_TOUCH) return;
     if (a.read_only && kind != __CC_READ) {
         __cc_fault* f = __cc_fault_out;
@@ -1268,6 +1280,29 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
                     break;
                 }
             }
+        bool unfenced = false;
+        if (!other && observed && (kind == __CC_READ || reading))
+            // A volatile store handed over without a fence: thread Y of another block stored the element,
+            // then published something (an atomic, a volatile store: a ticket, a flag), and this thread
+            // read the element after it observed something (an atomic, a volatile read) after that. It
+            // counts on the handover, but with no __threadfence() between Y's store and what Y published
+            // next a GPU may make them visible in the other order (the last-block sum of the Programming
+            // Guide without its fence). A flag's waiting loop reads it `polled`: never such a read. (An
+            // element that is its own news, a status and a value in one word, is published by its store:
+            // nothing Y published after it is needed to read it, and Y need not publish anything after it.)
+            for (int slot : {__CC_NOTE_ATOMIC, __CC_NOTE_ATOMIC2}) {
+                const __cc_global_note* n = a.notes[slot] ? &a.notes[slot][word] : nullptr;
+                if (!n || n->launch != __cc_current_launch || !n->volatile_store || !n->time ||
+                    n->block == __cc_block_linear || __cc_handed_over(*n))
+                    continue;
+                size_t y = (size_t)n->block * (blockDim.x * blockDim.y * blockDim.z) + n->tid;
+                if (y >= __cc_sync_threads) continue;
+                uint32_t published = __cc_sync[y].published;
+                if (published > n->time && observed > published) {
+                    other = n, other_kind = __CC_WRITE, op = __CC_READ, unfenced = true;
+                    break;
+                }
+            }
         if (other) {
             if (other_kind == __CC_ATOMIC && other->volatile_read) other_kind = __CC_READ;
             __cc_fault* f = __cc_fault_out;
@@ -1279,7 +1314,8 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
             if (size != a.item) f->index = (int64_t)word, f->element_bytes = (int64_t)a.item;
             f->op = op;
             f->other_op = other_kind;
-            f->mask = volatile_pair ? 2 : 0;  // 2: a volatile update and a volatile read of one block (cpu.py)
+            f->mask = volatile_pair ? 2 : unfenced ? 3 : 0;  // 2: a volatile update and a volatile read of one
+                                                             // block, 3: a volatile store handed over unfenced (cpu.py)
             if (kind == __CC_READ && other_kind == __CC_WRITE) {
                 // The writer had read the element at this very spot first: a read-modify-write done by
                 // hand (`int slot = *count; ...; *count = slot + 1;`), not a neighbour's element.
@@ -1295,7 +1331,8 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
         }
         if (kind == __CC_READ) __cc_keep_note(a, __CC_NOTE_READ, __CC_NOTE_READ2, word, me, site);
         else if (kind == __CC_ATOMIC)
-            __cc_keep_note(a, __CC_NOTE_ATOMIC, __CC_NOTE_ATOMIC2, word, me, site, false, said == __CC_READ, update);
+            __cc_keep_note(a, __CC_NOTE_ATOMIC, __CC_NOTE_ATOMIC2, word, me, site, false, said == __CC_READ, update,
+                           relaxed == 2 || relaxed == 3);
         else __cc_keep_note(a, __CC_NOTE_WRITE, -1, word, me, site, same);
     }
 }
@@ -1493,7 +1530,7 @@ static void __cc_note_at(const volatile void* address, size_t size, int kind, ui
         __cc_shared_region& r = __cc_shared_regions[i];
         if (p >= r.base && p < r.base + r.bytes) {
             if (__cc_tracing && kind != __CC_TOUCH) __cc_record((uint64_t)(p - r.base), site, recorded, size, i);
-            if (kind == __CC_ATOMIC || relaxed) __cc_note_atomic(false);
+            if (kind == __CC_ATOMIC || relaxed) __cc_note_atomic(false, kind);
             // A waiting loop's condition polls a volatile flag that another thread sets (`while
             // (ready == 0)`): that read is how the threads meet, not a hazard (still initchecked).
             if (relaxed && kind == __CC_READ && __cc_me->polling) return __cc_note_polled(r, (size_t)(p - r.base), size, site);
@@ -1504,7 +1541,9 @@ static void __cc_note_at(const volatile void* address, size_t size, int kind, ui
     if (copied_unwritten && !__cc_pending_set)  // copied out of shared memory: it is a read of garbage after all
         __cc_pending = __cc_copy, __cc_pending_set = true;
     // Not shared memory: an argument array or a __device__ variable (where a volatile access is an atomic)
-    if (kind == __CC_ATOMIC || relaxed) __cc_note_atomic(true);
+    if (relaxed && kind != __CC_READ && kind != __CC_TOUCH) __cc_sync_ready(true);  // a volatile store: handovers tracked
+    uint32_t observed = kind == __CC_READ && __cc_sync_ready(false) ? __cc_sync[__cc_global_tid()].observed : 0;
+    if (kind == __CC_ATOMIC || relaxed) __cc_note_atomic(true, kind);
     for (int i = 0; i < __cc_allocation_count; i++) {
         __cc_allocation& a = __cc_allocations[i];
         if (p >= a.base && p < a.base + a.bytes) {
@@ -1512,7 +1551,8 @@ static void __cc_note_at(const volatile void* address, size_t size, int kind, ui
             bool polled = relaxed && kind == __CC_READ && __cc_me->polling;  // (a flag's waiting loop)
             return __cc_note_global(a, (size_t)(p - a.base), size, relaxed && !a.read_only ? __CC_ATOMIC : kind, site,
                                     said, relaxed && !a.read_only && !polled
-                                              ? (kind == __CC_READ ? (update ? 4 : 1) : update ? 3 : 2) : 0);
+                                              ? (kind == __CC_READ ? (update ? 4 : 1) : update ? 3 : 2) : 0,
+                                    polled ? 0 : observed);
         }
     }
     if (__cc_quarantined && kind != __CC_TOUCH) __cc_heap_check_freed(p, size, kind, site);  // device malloc's blocks

@@ -2699,7 +2699,10 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
         if tokens[i].text == "assert" and i + 1 < b and tokens[i + 1].text == "(":
             quiet.update(range(i, _matching(tokens, i + 1) + 1))
     for i in range(a + 1, b):
-        tok, prev = tokens[i], tokens[i - 1]
+        tok, before = tokens[i], i - 1
+        while before > a and tokens[before].kind == "pp":  # `#endif` then `*p = v;`: what came before the line
+            before -= 1
+        prev = tokens[before]
         start = end = None
         method = False  # acc[t].add(v): what the method does to the element, its body says
         if i in quiet:
