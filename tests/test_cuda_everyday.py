@@ -3,12 +3,17 @@
 Each kernel is checked against NumPy on the CPU backend (and on CuPy when a GPU is usable).
 """
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import course.cuda as cuda
 from course import env
 from course.cuda import source as cuda_source
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(params=["cpu", "cupy"])
@@ -422,6 +427,52 @@ def test_preprocessor_conditions():
     tokens = cuda_source.tokenize("#ifdef FLAG\na\n#else\nb\n#endif\n#if N > 300\nc\n#elif N > 100\nd\n#endif\n")
     live = cuda_source._live_tokens(tokens, defines)
     assert [t.text for t, alive in zip(tokens, live) if alive and t.kind == "ident"] == ["a", "d"]
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "tests" / "cuda_kernels").glob("*.cu")))
+def test_a_directive_line_between_any_two_lines_changes_nothing_in_the_rewrite(name):
+    # A directive is a line of its own that C's grammar never sees: `#define TILE 16` before
+    # `__shared__ float s[TILE];` leaves a declaration, `#endif` before `*p = v;` a store.
+    text = (ROOT / "tests" / "cuda_kernels" / name).read_text()
+    lines, continued = [], False
+    for n, line in enumerate(text.split("\n")):
+        if not continued and not line.lstrip().startswith("#"):
+            lines.append(f"#define DIRECTIVE_{n} 1")
+        lines.append(line)
+        continued = line.rstrip().endswith("\\")
+    plain = cuda_source.parse(text).cpu_text.split("\n")
+    laced = [line for line in cuda_source.parse("\n".join(lines)).cpu_text.split("\n")
+             if not line.startswith("#define DIRECTIVE_")]
+    assert len(laced) == len(plain)
+    for a, b in zip(plain, laced):  # the same rewrite (numbers aside: lines and sites moved)
+        assert re.sub(r"\b\d+\b", "N", a) == re.sub(r"\b\d+\b", "N", b)
+
+
+DIRECTIVES = r"""
+extern "C" __global__ void tiled(const float* x, float* y, int offset) {
+#define TILE 32
+    __shared__ float s[TILE];
+#ifdef SHIFTED
+    const float* from = x + offset;
+#else
+    const float* from = x;
+#endif
+    s[threadIdx.x] = from[threadIdx.x];  // LOAD
+    __syncthreads();
+    y[threadIdx.x] = s[(threadIdx.x + 1) % TILE];
+}
+"""
+
+
+def test_arrays_and_pointers_declared_after_a_directive_are_checked():
+    x, y = np.arange(64, dtype=np.float32), np.zeros(64, np.float32)
+    cuda.RawKernel(DIRECTIVES, "tiled", backend="cpu", sanitize=True)((1,), (32,), (x, y, 0))
+    assert y[0] == 1 and y[31] == 0
+    with pytest.raises(cuda.KernelError, match=r"accessed s\[32\], but that dimension of the __shared__ array s"):
+        cuda.RawKernel(DIRECTIVES, "tiled", backend="cpu")((1,), (64,), (x, np.zeros(64, np.float32), 0))
+    with pytest.raises(cuda.KernelError, match=r"accessed x\[64\], but x has 64 elements") as info:
+        cuda.RawKernel(DIRECTIVES, "tiled", backend="cpu", options=("-DSHIFTED",))((1,), (32,), (x, y, 40))
+    assert info.value.line == [n for n, line in enumerate(DIRECTIVES.split("\n"), 1) if "// LOAD" in line][0]
 
 
 def test_unknown_parameter_types_pass_as_raw_memory():

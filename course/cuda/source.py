@@ -1069,10 +1069,15 @@ def parse(text: str, options=()) -> Source:
     original, text = text, _prepare(text, defines)
     all_tokens = tokenize(text)
     live = _live_tokens(all_tokens, defines)
-    tokens = [t for t, alive in zip(all_tokens, live) if alive]
-    aliases = _aliases(tokens, defines)
+    live_tokens = [t for t, alive in zip(all_tokens, live) if alive]
+    # A directive is a line of its own that C's grammar never sees: what comes after `#endif` follows
+    # what came before the #if (`#define TILE 16` then `__shared__ float s[TILE];` is a declaration, and
+    # `*p = v;` after `#endif` a store). The analysis walks the tokens without them; `directives` keeps them.
+    directives = [t for t in live_tokens if t.kind == "pp"]
+    tokens = [t for t in live_tokens if t.kind != "pp"]
+    aliases = _aliases(live_tokens, defines)
     bit_fields = _bit_fields(tokens)
-    if any(t.kind == "pp" and re.match(r"#\s*include\s*[<\"]cuComplex\.h[>\"]", t.text) for t in tokens):
+    if any(re.match(r"#\s*include\s*[<\"]cuComplex\.h[>\"]", t.text) for t in directives):
         for name, vector in (("cuFloatComplex", "float2"), ("cuComplex", "float2"), ("cuDoubleComplex", "double2")):
             aliases.setdefault(name, [vector])  # (parameters of these types take complex arrays: kernel.py)
     structs = {tokens[i + 1].text for i, t in enumerate(tokens[:-1])
@@ -1268,11 +1273,8 @@ def parse(text: str, options=()) -> Source:
         if f.body and spin_edits[f.body]:
             bodies[f.name].add("__cc_spin_point")
     fiber_functions = reach(_BARRIERS | _WARP_CALLS | {"__cc_spin_point"})
-    stray = any(
-        t.kind == "pp" and any(b in t.text for b in _BARRIERS | {"__shfl", "__syncwarp", "_sync("})
-        or (t.text in _BARRIERS and not any(a <= i <= b for a, b in body_spans))
-        for i, t in enumerate(tokens)
-    )
+    stray = any(any(b in t.text for b in _BARRIERS | {"__shfl", "__syncwarp", "_sync("}) for t in directives) or any(
+        t.text in _BARRIERS and not any(a <= i <= b for a, b in body_spans) for i, t in enumerate(tokens))
     unsupported_users = {}
     for name in bodies:
         if name in unsupported_of:
@@ -1435,6 +1437,22 @@ def parse(text: str, options=()) -> Source:
     dynamic_shared, dynamic_lines = [], {}
     kernel_words = {t.text for f in functions if f.is_global and f.body and (stray or f.name in fiber_functions)
                     for t in tokens[f.body[0]:f.body[1]] if t.kind == "ident"}  # what their bodies name
+    for tok in directives:
+        directive = re.match(r"#\s*(\w+)\s*[<\"]?([^>\"\s]*)", tok.text)
+        header = directive.group(2) if directive else ""
+        blank = directive and (
+            (directive.group(1) == "pragma" and header == "unroll")
+            or (directive.group(1) == "include" and (header in _PROVIDED_HEADERS or _unsupported_header(header)))
+        )
+        if blank:
+            replace(tok.start, tok.end, "")
+        elif directive and directive.group(1) == "include" and header == "cuComplex.h":
+            replace(tok.start, tok.end, "__CC_CUCOMPLEX_H")  # (runtime.h: one line, the line count stays)
+        guard = re.match(r"#\s*define\s+(\w+)", tok.text)
+        if guard and guard.group(1) in kernel_words and re.search(r"\breturn\s*;", tok.text):
+            # `#define GUARD(i, n) if ((i) >= (n)) return;` used in a kernel: a return, as _note_returns
+            replace(tok.start, tok.end, re.sub(r"\breturn\s*;", "{ __cc_thread_returns(__LINE__); return; }",
+                                               tok.text))
     for i, tok in enumerate(tokens):
         if tok.text == "alignas" and i + 1 < len(tokens) and tokens[i + 1].text == "(":
             # `__shared__ alignas(16) float s[64];`: GCC takes a C++ attribute only before `static`
@@ -1446,23 +1464,7 @@ def parse(text: str, options=()) -> Source:
         if tok.text == "static" and any(0 <= k < len(tokens) and tokens[k].text in ("__shared__", "__constant__")
                                         for k in (i - 1, i + 1)):
             replace(tok.start, tok.end, "")  # `static __shared__`: runtime.h's __shared__ is static already
-        if tok.kind == "pp":
-            directive = re.match(r"#\s*(\w+)\s*[<\"]?([^>\"\s]*)", tok.text)
-            header = directive.group(2) if directive else ""
-            blank = directive and (
-                (directive.group(1) == "pragma" and header == "unroll")
-                or (directive.group(1) == "include" and (header in _PROVIDED_HEADERS or _unsupported_header(header)))
-            )
-            if blank:
-                replace(tok.start, tok.end, "")
-            elif directive and directive.group(1) == "include" and header == "cuComplex.h":
-                replace(tok.start, tok.end, "__CC_CUCOMPLEX_H")  # (runtime.h: one line, the line count stays)
-            guard = re.match(r"#\s*define\s+(\w+)", tok.text)
-            if guard and guard.group(1) in kernel_words and re.search(r"\breturn\s*;", tok.text):
-                # `#define GUARD(i, n) if ((i) >= (n)) return;` used in a kernel: a return, as _note_returns
-                replace(tok.start, tok.end, re.sub(r"\breturn\s*;", "{ __cc_thread_returns(__LINE__); return; }",
-                                                   tok.text))
-        elif tok.text == "extern" and i + 1 < len(tokens) and tokens[i + 1].text in ("__shared__", "__align__", "volatile"):
+        if tok.text == "extern" and i + 1 < len(tokens) and tokens[i + 1].text in ("__shared__", "__align__", "volatile"):
             end = i
             while end < len(tokens) and tokens[end].text != ";":
                 end += 1
@@ -2699,10 +2701,7 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
         if tokens[i].text == "assert" and i + 1 < b and tokens[i + 1].text == "(":
             quiet.update(range(i, _matching(tokens, i + 1) + 1))
     for i in range(a + 1, b):
-        tok, before = tokens[i], i - 1
-        while before > a and tokens[before].kind == "pp":  # `#endif` then `*p = v;`: what came before the line
-            before -= 1
-        prev = tokens[before]
+        tok, prev = tokens[i], tokens[i - 1]
         start = end = None
         method = False  # acc[t].add(v): what the method does to the element, its body says
         if i in quiet:
