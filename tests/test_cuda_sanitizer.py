@@ -668,6 +668,7 @@ def test_an_access_right_after_a_preprocessor_line_is_checked_like_any_other():
     with pytest.raises(cuda.KernelError, match=r"total\[0\].*a read-modify-write without an atomic") as info:
         module.get_function("count_after_directive")((1,), (32,), (np.zeros(1, np.int32),))
     assert info.value.line == line_of("DIRECTIVE", HANDOVER)
+    assert "hands the element over" not in str(info.value)  # a lost update: no handover to fence (the source has atomics)
 
 
 UNION_AND_POINTER_ARRAYS = r"""

@@ -1433,7 +1433,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             if warp_step:  # `v[tid] += v[tid + 16]` (volatile v) by the lanes of one warp
                 hint = ("The threads of a warp do not run in lockstep (since Volta), so `volatile` alone does not "
                         f"order them: put __syncwarp() between one thread's read and the other's write. {_WARP_STEP_FIX}")
-        if re.search(r"\batomic(CAS|Exch|Inc|Add)\b|\bvolatile\b", source.text) and not warp_step and fault.mask != 3:
+        handed = mine != theirs and 3 not in (mine, theirs) and fault.mask == 0  # a read of another's write
+        if handed and re.search(r"\batomic(CAS|Exch|Inc|Add)\b|\bvolatile\b", source.text):
             hint += (" If one thread hands the element over to the next through an atomic or a volatile flag (a "
                      "lock, a last-block ticket), the first needs __threadfence() between its write and that "
                      "atomic, and the next uses it only after its own atomic (or volatile read) saw the handover.")
