@@ -193,6 +193,21 @@ def test_notebook_01_exercise_solutions_pass_with_every_check_on(capsys):
     assert "❌" not in capsys.readouterr().out
 
 
+def test_the_transpose_check_names_the_race_of_a_tile_without_its_barrier(capsys):
+    # That check runs the values itself before its rule about the barrier: with the sanitizer, so
+    # that the learner reads which threads race, not "got nan".
+    from course.exercises import cuda_basics as ex
+
+    cells = json.loads((ROOT / "notebooks" / "01_cuda_basics.ipynb").read_text())["cells"]
+    (code,) = ["".join(c["source"]) for c in cells if "solution" in c.get("metadata", {}).get("tags", [])
+               and "ex.check_transpose" in "".join(c["source"])]
+    source = re.search(r"r'''(.*?)'''", code, re.S).group(1)
+    assert source.count("__syncthreads();") == 1
+    assert ex.check_transpose(source.replace("__syncthreads();", "")) is False
+    out = capsys.readouterr().out
+    assert "data race on shared memory" in out and "nan" not in out
+
+
 def test_course_helpers_time_plain_kernels():
     """course.sharpen and friends pass backend="cpu" to time their kernels: no sanitizer there."""
     make = "import course.cuda as cuda\nk = cuda.RawKernel(code, 'scale', backend='cpu')"

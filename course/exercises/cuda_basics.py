@@ -117,7 +117,7 @@ def run_matrix_add(kernel, a, b):
 
 
 def check_matrix_add(source) -> bool:
-    """Exercise 2: ``c = a + b`` on a 2D grid, on shapes (1, 1), (16, 16), (17, 33), (40, 7), (3, 100)."""
+    """Exercise 2: ``c = a + b`` on a 2D grid, on shapes (1, 1), (16, 16), (17, 33), (40, 7), (3, 100), (32, 64)."""
     name = "matrix_add"
     hints = [
         "The launch puts x along the columns and y along the rows (the grid is (cols…, rows…)). "
@@ -130,7 +130,7 @@ def check_matrix_add(source) -> bool:
         return checks.not_attempted(name)
     rng = np.random.default_rng(2)
     cases = [tuple(rng.standard_normal(shape, dtype=np.float32) for _ in range(2))
-             for shape in [(1, 1), (16, 16), (17, 33), (40, 7), (3, 100)]]
+             for shape in [(1, 1), (16, 16), (17, 33), (40, 7), (3, 100), (32, 64)]]  # (32, 64): whole blocks
     return checks.check_kernel(source, name, run_matrix_add, lambda a, b: a + b, cases, name=name, hints=hints)
 
 
@@ -192,7 +192,8 @@ def _block_maxima(x):
 
 
 def check_block_max(source) -> bool:
-    """Exercise 5: per-block maxima with ``__shfl_down_sync``, on negative data, n = 1, 32, 256, 300, 1000."""
+    """Exercise 5: per-block maxima with ``__shfl_down_sync``, on negative data, n = 1, 32, 256, 300, 1000, and
+    a rising ramp (each block's maximum is its last element: a block that covers the wrong elements shows)."""
     name = "block_max"
     hints = [
         "Two questions decide it: what should a thread past the end contribute so that it can never win a "
@@ -211,6 +212,7 @@ def check_block_max(source) -> bool:
                                       "exercise is about exchanging registers inside a warp, not through shared memory")
     rng = np.random.default_rng(8)
     cases = [(-rng.random(n, dtype=np.float32) - 0.1,) for n in (1, 32, 256, 300, 1000)]
+    cases.append((np.linspace(-2.0, -0.1, 700, dtype=np.float32),))
     return checks.check_kernel(source, name, run_block_max, _block_maxima, cases, name=name, hints=hints)
 
 
@@ -297,7 +299,7 @@ def check_transpose(source) -> bool:
         from course import cuda
 
         def values_right():
-            kernel = cuda.RawKernel(source, name, backend="cpu")
+            kernel = cuda.RawKernel(source, name, backend="cpu", sanitize=True)  # (a race is named, not a NaN)
             for (a,) in cases:
                 rows, cols = a.shape
                 out = np.full((cols, rows), np.nan, dtype=np.float32)
