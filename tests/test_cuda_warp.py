@@ -190,6 +190,25 @@ def test_shuffle_naming_a_lane_that_returned(sanitize):
     assert "guard only the work" in message
 
 
+def test_a_result_that_depends_on_a_returned_lanes_value_is_caught_without_a_pattern():
+    # An int sum or a fmaxf keeps no trace of the pattern a lane that brings nothing gives: the
+    # sanitized launch runs again with other bits there, and the results differ.
+    x = np.arange(32, dtype=np.int32)
+    out = np.zeros(1, np.int32)
+    with pytest.raises(cuda.KernelError) as info:
+        cuda.RawKernel(SOURCE, "int_sum_after_return", backend="cpu")((1,), (32,), (x, out, 20))
+    message = str(info.value)
+    assert "left out[0] holding a result that depends on an undefined value" in message
+    assert f"at line {line_of('INT-SUM')}" in message and "read lane 2" in message
+    assert f"which returned at line {line_of('BUG-INT')}" in message and "guard only the work" in message
+    assert out[0] != 0  # the first run's result stays, as after any launch
+    with pytest.raises(cuda.KernelError, match=r"left out\[\d+\] holding a result that depends on an undefined"):
+        cuda.RawKernel(SOURCE, "max_after_return", backend="cpu")(
+            (1,), (32,), (-np.arange(32, dtype=np.float32), np.zeros(32, np.float32), 24))
+    cuda.RawKernel(SOURCE, "int_sum_guarded", backend="cpu")((1,), (32,), (x, out, 20))
+    assert out[0] == sum(range(20))
+
+
 @pytest.mark.parametrize("sanitize", [True, False])
 def test_votes_and_syncwarp_leave_out_the_lanes_that_returned(sanitize):
     x, out = np.ones(100, np.int32), np.zeros(4, np.int32)

@@ -552,6 +552,7 @@ class Module:
         self._take_output.argtypes = [ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(ctypes.c_int)]
         self._launchers = {}
         self._variables = None
+        self.sanitized = False  # built with the sanitizer (load sets it)
 
     def launcher(self, name: str):
         if name not in self._launchers:
@@ -720,6 +721,7 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
             except OSError:
                 pass
         module = Module(target, source)
+        module.sanitized = sanitize
         _check_constant_memory(module, kernel)
         warnings_file = target.with_suffix(".warnings")
         remarks = _uninitialized_warnings(warnings_file.read_text(encoding="utf-8"), source) \
@@ -833,6 +835,11 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
     config = (ctypes.c_longlong * 9)(*grid, *block, shared_mem, max(1, int(time_limit * 1000)), worker_threads())
     fault = _Fault()
     records = None
+    # A sanitized launch of a kernel that shuffles keeps its memory as it was, for a second run should
+    # a shuffle read a lane that brings no value (_depends_on_undefined).
+    memory = {**module.variables(), **arrays}
+    before = ({address: _bytes_at(address, count * size).copy() for address, (_, count, size) in memory.items()}
+              if module.sanitized and _SHUFFLES.search(module.source.text) else None)
     with _launch_lock:
         if trace_limit is not None:
             setup = module.library["__cc_trace_setup"]
@@ -852,12 +859,70 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
                        block_dim=tuple(block))
     if fault.length == 2:  # a shuffle read a lane outside its mask: is its undefined value in an array?
         found = _undefined_in(arrays)
+        if not found and before is not None:
+            found = _depends_on_undefined(module, kernel, config, packed, memory, before)
         if found:
             fault.kind = WARP_BAD_MASK
-            raise _explain(module, kernel, fault, time_limit, shared_mem, arrays, found, block_dim=tuple(block))
+            raise _explain(module, kernel, fault, time_limit, shared_mem, {**module.variables(), **arrays}, found,
+                           block_dim=tuple(block))
     if fault.length == 3 and fault.count >= REPEATED_ELEMENTS:
         warnings.warn(_repeated_message(module, kernel, fault, arrays), KernelWarning, stacklevel=_user_level())
     return records
+
+
+#: Kernels whose sanitized launches may need _depends_on_undefined (shuffles, and what is built on them).
+_SHUFFLES = re.compile(r"shfl|reduce|scan|__match_")
+
+
+def _bytes_at(address: int, count: int) -> np.ndarray:
+    """The `count` bytes at `address` (an argument array or a module variable), as a writable view."""
+    return np.ctypeslib.as_array((ctypes.c_ubyte * max(1, count)).from_address(address))[:count]
+
+
+def _depends_on_undefined(module: Module, kernel: Kernel, config, packed, memory: dict, before: dict):
+    """After a sanitized launch in which a shuffle read a lane that brings no value, and whose
+    results hold none of the pattern it gave (an integer sum, a fmaxf, a comparison lose it): run
+    it again from the same memory, the undefined reads giving other bits. Where the results differ,
+    they depend on a value a GPU leaves undefined: (name, index, first value, second value) of the
+    first element that differs, with the first run's results back in place. None when they agree."""
+    first = {address: _bytes_at(address, len(saved)).copy() for address, saved in before.items()}
+    for address, saved in before.items():
+        _bytes_at(address, len(saved))[:] = saved
+    variant = module.library["__cc_set_undefined_variant"]
+    variant.argtypes, variant.restype = [ctypes.c_int], None
+    second = _Fault()
+    with _launch_lock:
+        variant(1)
+        try:
+            status = module.launcher(kernel.name)(config, packed, ctypes.byref(second))
+        finally:
+            variant(0)
+            module.take_output()  # the first run's printf output was shown already
+    if status == INTERRUPTED:
+        for address, was in first.items():
+            _bytes_at(address, len(was))[:] = was
+        raise KeyboardInterrupt(f"kernel '{kernel.name}' interrupted")
+    dtypes = {p.name: p.dtype for p in kernel.params if p.pointer and p.dtype and p.lanes == 1}
+    found = None
+    for address, (name, count, size) in memory.items():
+        was, now = first[address], _bytes_at(address, count * size)
+        if found is None and (status != OK or not np.array_equal(was, now)):
+            differs = np.flatnonzero(was != now)
+            byte = int(differs[0]) if differs.size else 0
+            index = byte // size if size else byte
+            found = (name, index, _element_text(was, index, size, dtypes.get(name)),
+                     _element_text(now, index, size, dtypes.get(name)) if differs.size else None)
+        now[:] = was
+    return found
+
+
+def _element_text(raw: np.ndarray, index: int, size: int, dtype: str | None) -> str:
+    """Element `index` of `size`-byte elements in `raw`: a number when its dtype is known, else its bytes."""
+    chunk = raw[index * size:(index + 1) * size]
+    if dtype is None or np.dtype(dtype).itemsize != size:
+        return "0x" + chunk.tobytes()[::-1 if sys.byteorder == "little" else 1].hex()
+    value = chunk.view(dtype)[0]
+    return f"{value:g}" if np.dtype(dtype).kind == "f" else str(value)
 
 
 #: Elements of one array that several blocks stored the same value in, at the same line, before a
@@ -1565,6 +1630,13 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             where_to = (f"left {holder[0]}[{holder[1]}] holding" if holder else "stores")
             what = (f"{where_to} a value computed from an undefined one: at line {fault.other_line}, thread {reader} "
                     f"read lane {lane} (thread {other}) with {op}, {why}, and on a GPU that value is undefined")
+            if holder and len(holder) > 2:  # _depends_on_undefined: two runs, two results
+                outcome = (f"{holder[2]} in one run and {holder[3]} in another that gave the undefined value other "
+                           "bits" if holder[3] is not None else "a result in one run, and a fault in another that "
+                           "gave the undefined value other bits")
+                what = (f"left {holder[0]}[{holder[1]}] holding a result that depends on an undefined value "
+                        f"({outcome}): at line {fault.other_line}, thread {reader} read lane {lane} (thread {other}) "
+                        f"with {op}, {why}, and on a GPU that value is undefined")
             hint = ("Read only from lanes in the mask, or leave the value unused: guard the use (e.g. "
                     "`if (lane + offset < active) v += other;`), or give the shuffle the group's size as its width "
                     "(__shfl_down_sync(mask, v, offset, 16): a lane whose source lies past the width keeps its own "

@@ -164,6 +164,34 @@ extern "C" __global__ void shuffle_after_return(const float* x, float* out, int 
     if (i == 0) out[0] = v;  // STORE: the sum holds what lanes 20 to 31 did not bring
 }
 
+// The same with integers and with a maximum: no pattern survives `v += other` on ints or fmaxf
+// (which drops a NaN), but the result still depends on what the returned lanes did not bring.
+extern "C" __global__ void int_sum_after_return(const int* x, int* out, int n) {
+    int i = threadIdx.x;
+    if (i >= n) return;  // BUG-INT: these lanes bring nothing to the shuffles
+    int v = x[i];
+    for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffff, v, o);  // INT-SUM
+    if (i == 0) out[0] = v;
+}
+extern "C" __global__ void max_after_return(const float* x, float* out, int n) {
+    int i = threadIdx.x;
+    if (i >= n) return;
+    float v = x[i];
+    for (int o = 16; o > 0; o /= 2) v = fmaxf(v, __shfl_xor_sync(0xffffffff, v, o));
+    out[i] = v;
+}
+// The fix that keeps the early return: read only lanes that are there (correct, no report).
+extern "C" __global__ void int_sum_guarded(const int* x, int* out, int n) {
+    int i = threadIdx.x;
+    if (i >= n) return;
+    int v = x[i];
+    for (int o = 16; o > 0; o /= 2) {
+        int other = __shfl_down_sync(__activemask(), v, o);
+        if (i + o < n) v += other;
+    }
+    if (i == 0) out[0] = v;
+}
+
 // Since Volta the lanes that returned are simply not in a warp-level call: a vote counts the
 // others, and a __syncwarp() waits for them. Only reading a returned lane's value is a bug.
 extern "C" __global__ void vote_after_return(const int* x, int* out, int n) {
