@@ -53,9 +53,9 @@ done, and a barrier or warp-level call waits for the others, as on sm_70+), a wa
 every lane of its mask reaches, a result computed from what a shuffle read from a lane outside its mask or
 one that returned (undefined on a GPU: here a NaN-like pattern, reported where a float result holds it; with
 the sanitizer, any result that depends on it, an int sum or a fmaxf too: the launch runs again with other
-bits there, and a result that changes is reported; a value left unused is no bug), the time limit, a crash. With the sanitizer on — ``RawKernel(...,
-sanitize=True)``, ``COURSE_CUDA_SANITIZE=1``, a learner's ``backend="cpu"`` and every
-``course.checks.check_kernel`` — it also catches data races on shared memory (between barriers,
+bits there, and a result that changes is reported; a value left unused is no bug), the time limit, a crash.
+With the sanitizer on — ``RawKernel(..., sanitize=True)``, ``COURSE_CUDA_SANITIZE=1``, a learner's
+``backend="cpu"`` and every ``course.checks.check_kernel`` — it also catches data races on shared memory (between barriers,
 and between warp-level calls for lanes of one warp; a plain access beside another thread's
 atomic counts, many threads storing the same value does not; a thread that read an element
 before another thread wrote it is that race, with the place for the missing ``__syncthreads()``),

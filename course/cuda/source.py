@@ -1139,7 +1139,7 @@ def parse(text: str, options=()) -> Source:
             # A __device__/__constant__ variable: its name is the identifier before `=`, `;`, `[`.
             if tokens[j - 1].kind == "ident" and tokens[j - 1].text not in _TYPE_WORDS:
                 k = i - 1
-                while k >= 0 and tokens[k].text not in (";", "{", "}") and tokens[k].kind != "pp":
+                while k >= 0 and tokens[k].text not in (";", "{", "}"):
                     k -= 1
                 if not any(t.text == "(" for t in tokens[k + 1:i]):  # not inside a parameter list
                     global_variables.setdefault(tokens[j - 1].text, tokens[j - 1].line)
@@ -1161,7 +1161,7 @@ def parse(text: str, options=()) -> Source:
         span = (body, _matching(tokens, body)) if body < len(tokens) and tokens[body].text == "{" else None
         # Walk back to the start of the declaration to look for extern "C" and template <...>.
         k = i - 1
-        while k >= 0 and tokens[k].text not in (";", "{", "}") and tokens[k].kind != "pp":
+        while k >= 0 and tokens[k].text not in (";", "{", "}"):
             if tokens[k].text == ">" :
                 names, kinds, before = _template_params(tokens, k + 1)
                 if names or before != k + 1:
@@ -1550,7 +1550,7 @@ def _drop_explicit_instantiations(tokens: list[Token], functions: list, body_spa
         if tok.text != "template" or i + 1 >= len(tokens) or tokens[i + 1].text == "<":
             continue
         first = i - 1 if i > 0 and tokens[i - 1].text == "extern" else i
-        if first > 0 and tokens[first - 1].text not in (";", "{", "}") and tokens[first - 1].kind != "pp":
+        if first > 0 and tokens[first - 1].text not in (";", "{", "}"):
             continue  # `x.template f<T>()`, `typename A::template B<T>`: not a declaration
         if any(a < i < b for a, b in body_spans):
             continue
