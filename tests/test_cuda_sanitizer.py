@@ -208,6 +208,32 @@ def test_the_transpose_check_names_the_race_of_a_tile_without_its_barrier(capsys
     assert "data race on shared memory" in out and "nan" not in out
 
 
+HELPER_RACE = r"""
+__device__ inline void order(float& a, float& b) {
+    if (a > b) { float t = a; a = b; b = t; }                  // COMPARE
+}
+extern "C" __global__ void pairs(float* x, int barrier) {
+    __shared__ float s[64];
+    s[threadIdx.x] = x[threadIdx.x];                           // LOAD
+    if (barrier) __syncthreads();
+    if (threadIdx.x < 32) order(s[2 * threadIdx.x], s[2 * threadIdx.x + 1]);  // CALL
+    __syncthreads();
+    x[threadIdx.x] = s[threadIdx.x];
+}
+"""
+
+
+def test_a_race_inside_a_helper_names_the_line_that_called_it_and_puts_the_barrier_there():
+    x = np.arange(64, 0, -1).astype(np.float32)
+    cuda.RawKernel(HELPER_RACE, "pairs", backend="cpu", sanitize=True)((1,), (64,), (x, 1))
+    assert list(x[:4]) == [63, 64, 61, 62]
+    with pytest.raises(cuda.KernelError) as info:
+        cuda.RawKernel(HELPER_RACE, "pairs", backend="cpu", sanitize=True)((1,), (64,), (x, 0))
+    message, line = str(info.value), lambda marker: line_of(marker, HELPER_RACE)
+    assert f"at line {line('COMPARE')} (in a function called at line {line('CALL')})" in message
+    assert f"between line {line('LOAD')}" in message and f"and line {line('CALL')}, where thread" in message
+
+
 def test_course_helpers_time_plain_kernels():
     """course.sharpen and friends pass backend="cpu" to time their kernels: no sanitizer there."""
     make = "import course.cuda as cuda\nk = cuda.RawKernel(code, 'scale', backend='cpu')"
@@ -1735,9 +1761,12 @@ def test_the_bodies_of_methods_note_what_they_do_to_the_members():
         methods((1,), (32,), (out, ps, np.int32(1)))
     assert info.value.line == line_of("ADD", METHODS)
     with pytest.raises(cuda.KernelError, match=r"data race on shared memory acc\[0\]\.sum: thread \(0, 0, 0\) wrote it "
-                                               r"at line \d+, and thread \(8, 0, 0\) reads it") as info:
+                                               r"at line \d+ \(in a function called at line (\d+)\), and thread "
+                                               r"\(8, 0, 0\) reads it") as info:
         methods((1,), (32,), (out, ps, np.int32(2)))
     assert info.value.line == line_of("ADD", METHODS)
+    called = int(re.search(r"called at line (\d+)", str(info.value)).group(1))
+    assert "add(" in METHODS.split("\n")[called - 1]  # the kernel's line that calls the method
     with pytest.raises(cuda.KernelError, match=r"global\[0\]\.sum") as info:
         methods((1,), (32,), (out, ps, np.int32(4)))
     assert info.value.line == line_of("ADD", METHODS) and info.value.thread == (4, 0, 0)

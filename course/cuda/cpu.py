@@ -654,9 +654,15 @@ class Module:
 
     def line_of(self, code_offset: int) -> int | None:
         """The kernel-source line of a code address (via addr2line), or None."""
+        chain = self.lines_at(code_offset)
+        return chain[0] if chain else None
+
+    def lines_at(self, code_offset: int) -> list[int]:
+        """The kernel-source line of a code address and, where a helper was inlined there, the lines
+        that called it (innermost first), or []."""
         tool = shutil.which("addr2line") or shutil.which("llvm-addr2line")
         if not code_offset or not tool:
-            return None
+            return []
         # The address itself first, then the bytes before it: an optimised instruction may
         # carry no line of its own (line 0), while its neighbours do.
         addresses = [hex(code_offset - 1 - back) for back in range(0, 24) if code_offset - 1 - back > 0]
@@ -664,14 +670,14 @@ class Module:
             done = subprocess.run([tool, "-a", "-i", "-e", str(self.path), *addresses],
                                   capture_output=True, text=True, timeout=30)
         except (OSError, subprocess.SubprocessError):
-            return None
+            return []
         # -a starts each address's answer with the address; -i adds the inlined callers, so
-        # the first line in the learner's file is the one.
+        # the first line in the learner's file is the one, and the next ones called it.
         for answer in re.split(r"^0x[0-9a-f]+$", done.stdout, flags=re.M)[1:]:
-            for match in re.finditer(re.escape(SOURCE_NAME) + r":(\d+)", answer):
-                if int(match.group(1)) > 0:
-                    return int(match.group(1))
-        return None
+            lines = [int(m.group(1)) for m in re.finditer(re.escape(SOURCE_NAME) + r":(\d+)", answer)]
+            if lines and lines[0] > 0:
+                return [n for n in lines if n > 0]
+        return []
 
 
 _modules: dict[tuple, Module] = {}
@@ -1166,6 +1172,12 @@ def _a(number: int) -> str:
     return "an" if digits[0] == "8" or (len(digits) % 3 == 2 and digits[:2] in ("11", "18")) else "a"
 
 
+def _called_at(chain: list[int]) -> str:
+    """` (in a function called at line N)` when a line lies in a __device__ function inlined at line N
+    of the kernel (the outermost call), else ``."""
+    return f" (in a function called at line {chain[-1]})" if len(chain) > 1 and chain[-1] != chain[0] else ""
+
+
 def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, shared_mem: int,
              arrays: dict, holder: tuple[str, int] | None = None, block_dim=(1, 1, 1)) -> KernelError:
     """A KernelError whose message says what went wrong, where, and what to try. `holder`: the array
@@ -1174,10 +1186,12 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     kind, source = fault.kind, module.source
     block, thread = _xyz(fault.block), _xyz(fault.thread)
     line = fault.line or None
+    chain = []  # the line and, inside an inlined __device__ function, the lines that called it
     if kind in (OUT_OF_BOUNDS, SHARED_OUT_OF_BOUNDS, CRASH, STACK_OVERFLOW, TIMEOUT, ARRAY_OUT_OF_BOUNDS, RACE,
                 UNINITIALIZED, GLOBAL_RACE, READ_ONLY, MISALIGNED, BAD_FREE, USE_AFTER_FREE, UNINITIALIZED_LOCAL,
                 WARP_BAD_MASK):  # (WARP_BAD_MASK: a store of an undefined shuffle result)
-        line = module.line_of(fault.code_offset) or line
+        chain = module.lines_at(fault.code_offset)
+        line = (chain[0] if chain else None) or line
     if kind == TIMEOUT and fault.address and not module.line_of(fault.code_offset):
         line = module.line_of(fault.address) or line  # stopped inside the sanitizer: its last access
     index, length = fault.index, fault.length
@@ -1290,18 +1304,25 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     elif kind == RACE:
         other = _xyz(fault.other_thread)
         element = _shared_element(fault, source, line)
-        other_line = module.line_of(fault.address)
+        other_chain = module.lines_at(fault.address)
+        other_line = other_chain[0] if other_chain else None
         verbs = {1: ("reads", "read"), 2: ("writes", "wrote"), 3: ("atomically updates", "atomically updated")}
         first, second = verbs.get(fault.other_op, ("uses", "used"))[1], verbs.get(fault.op, ("uses", "used"))[0]
-        at_other = f"line {other_line}" if other_line else "another line"
+        at_other = f"line {other_line}{_called_at(other_chain)}" if other_line else "another line"
+        at_mine = f"line {line}{_called_at(chain)}"
         what = (f"has a data race on shared memory {element}: thread {other} {first} it at {at_other}, and thread "
-                f"{thread} {second} it at line {line}, with no __syncthreads() between them, so the result "
+                f"{thread} {second} it at {at_mine}, with no __syncthreads() between them, so the result "
                 "depends on which thread runs first")
         read_first = fault.mask == 1 and fault.other_op == 1  # the reader ran before any thread wrote it
         if read_first:
             what = (f"has a data race on shared memory {element}: thread {other} read it at {at_other} before "
-                    f"thread {thread} wrote it at line {line}, with no __syncthreads() between them, so thread "
+                    f"thread {thread} wrote it at {at_mine}, with no __syncthreads() between them, so thread "
                     f"{other} got whatever shared memory held, not the value")
+        # Where a barrier can go: in the kernel's own body, so at the lines that called a helper (unless
+        # both accesses lie in one call of it: then inside the helper).
+        accessed_at = line
+        if chain and other_chain and chain[-1] != other_chain[-1]:
+            line, other_line = chain[-1], other_chain[-1]
         if read_first and other_line and line:
             place = (f"between line {line}, where thread {thread} writes `{element}`, and line {other_line}, where "
                      f"thread {other} reads it" if line < other_line else
@@ -1357,6 +1378,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             hint += (f"__syncwarp() orders only the lanes of one warp, and threads {thread} and {other} are in "
                      "different warps.")
         hint = hint.rstrip()
+        line, other_line = accessed_at, other_chain[0] if other_chain else None
         array = re.match(r"\w+", element)
         neighbours = bool(array and line and len(re.findall(rf"\b{array.group(0)}\s*\[", source.line_text(line))) >= 2)
         stores_only = fault.op == 2 and not re.search(r"(\+\+|--|[-+*/%|&^]=|<<=|>>=)",
@@ -1684,7 +1706,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                  "and guard only the work.")
     where = f"block {block}, thread {thread}" if block is not None else "before the first thread ran"
     if line:
-        where += f", line {line}: {source.line_text(line)}"
+        where += f", line {line}{_called_at(chain) if chain and chain[0] == line else ''}: {source.line_text(line)}"
     message = f"kernel '{kernel.name}' {what}.\n  where: {where}"
     if hint:
         message += f"\n  hint: {hint}"
