@@ -1435,9 +1435,10 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     elif kind == GLOBAL_RACE:
         name, elements, itemsize = arrays.get(fault.base, ("an argument array", 0, 0))
         other, other_block = _xyz(fault.other_thread), _xyz(fault.other_block)
-        other_line = module.line_of(fault.address)
+        other_chain = module.lines_at(fault.address)
+        other_line = other_chain[0] if other_chain else None
         who = f"thread {other}" + (f" of block {other_block}" if other_block != block else "")
-        at = f" at line {other_line}" if other_line else ""
+        at = f" at line {other_line}{_called_at(other_chain)}" if other_line else ""
         element = f"{name}[{index}]"
         if itemsize and 0 < fault.element_bytes < itemsize:  # a member of a struct element: ps[3].vel[1]
             byte = index * fault.element_bytes
