@@ -543,16 +543,16 @@ def _uninitialized_warnings(compiler_output: str, source: Source) -> list[str]:
 class Module:
     """One compiled kernel source: the loaded library and a launcher per kernel."""
 
-    def __init__(self, path: Path, source: Source):
+    def __init__(self, path: Path, source: Source, sanitized: bool = False):
         self.path = path
         self.source = source
+        self.sanitized = sanitized  # built with the sanitizer
         self.library = ctypes.CDLL(str(path))
         self._take_output = self.library["__cc_take_output"]
         self._take_output.restype = ctypes.c_void_p
         self._take_output.argtypes = [ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(ctypes.c_int)]
         self._launchers = {}
         self._variables = None
-        self.sanitized = False  # built with the sanitizer (load sets it)
 
     def launcher(self, name: str):
         if name not in self._launchers:
@@ -589,7 +589,7 @@ class Module:
         function.argtypes = [ctypes.POINTER(ctypes.c_size_t)]
         size = ctypes.c_size_t()
         address = function(ctypes.byref(size))
-        return np.ctypeslib.as_array((ctypes.c_uint8 * size.value).from_address(address))
+        return _bytes_at(address, size.value)
 
     def take_output(self) -> tuple[str, bool]:
         """What the kernel printed since the last call, and whether some was dropped."""
@@ -726,8 +726,7 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
                 os.utime(target)  # recently used: the last to go when the cache is pruned
             except OSError:
                 pass
-        module = Module(target, source)
-        module.sanitized = sanitize
+        module = Module(target, source, sanitize)
         _check_constant_memory(module, kernel)
         warnings_file = target.with_suffix(".warnings")
         remarks = _uninitialized_warnings(warnings_file.read_text(encoding="utf-8"), source) \
@@ -841,11 +840,11 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
     config = (ctypes.c_longlong * 9)(*grid, *block, shared_mem, max(1, int(time_limit * 1000)), worker_threads())
     fault = _Fault()
     records = None
-    # A sanitized launch of a kernel that shuffles keeps its memory as it was, for a second run should
-    # a shuffle read a lane that brings no value (_depends_on_undefined).
+    # A sanitized launch of a kernel that meets at warp-level calls keeps its memory as it was, for a
+    # second run should a shuffle read a lane that brings no value (_depends_on_undefined).
     memory = {**module.variables(), **arrays}
     before = ({address: _bytes_at(address, count * size).copy() for address, (_, count, size) in memory.items()}
-              if module.sanitized and _SHUFFLES.search(module.source.text) else None)
+              if module.sanitized and kernel.uses_barriers else None)
     with _launch_lock:
         if trace_limit is not None:
             setup = module.library["__cc_trace_setup"]
@@ -869,20 +868,15 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
             found = _depends_on_undefined(module, kernel, config, packed, memory, before)
         if found:
             fault.kind = WARP_BAD_MASK
-            raise _explain(module, kernel, fault, time_limit, shared_mem, {**module.variables(), **arrays}, found,
-                           block_dim=tuple(block))
+            raise _explain(module, kernel, fault, time_limit, shared_mem, memory, found, block_dim=tuple(block))
     if fault.length == 3 and fault.count >= REPEATED_ELEMENTS:
         warnings.warn(_repeated_message(module, kernel, fault, arrays), KernelWarning, stacklevel=_user_level())
     return records
 
 
-#: Kernels whose sanitized launches may need _depends_on_undefined (shuffles, and what is built on them).
-_SHUFFLES = re.compile(r"shfl|reduce|scan|__match_")
-
-
 def _bytes_at(address: int, count: int) -> np.ndarray:
     """The `count` bytes at `address` (an argument array or a module variable), as a writable view."""
-    return np.ctypeslib.as_array((ctypes.c_ubyte * max(1, count)).from_address(address))[:count]
+    return np.ctypeslib.as_array((ctypes.c_uint8 * max(1, count)).from_address(address))[:count]
 
 
 def _depends_on_undefined(module: Module, kernel: Kernel, config, packed, memory: dict, before: dict):
@@ -962,8 +956,7 @@ def _undefined_in(arrays: dict) -> tuple[str, int] | None:
     for address, (name, elements, itemsize) in arrays.items():
         if itemsize not in (4, 8) or not elements or not address:
             continue
-        kind = ctypes.c_uint32 if itemsize == 4 else ctypes.c_uint64
-        values = np.frombuffer((kind * elements).from_address(address), dtype=np.uint32 if itemsize == 4 else np.uint64)
+        values = _bytes_at(address, elements * itemsize).view(np.uint32 if itemsize == 4 else np.uint64)
         values = values & (0x7FFFFFFF if itemsize == 4 else 0x7FFFFFFFFFFFFFFF)
         hits = np.flatnonzero(np.isin(values, _UNDEFINED32 if itemsize == 4 else _UNDEFINED64))
         if hits.size:
@@ -1320,7 +1313,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     f"{other} got whatever shared memory held, not the value")
         # Where a barrier can go: in the kernel's own body, so at the lines that called a helper (unless
         # both accesses lie in one call of it: then inside the helper).
-        accessed_at = line
+        accessed_at = line, other_line
         if chain and other_chain and chain[-1] != other_chain[-1]:
             line, other_line = chain[-1], other_chain[-1]
         if read_first and other_line and line:
@@ -1378,7 +1371,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             hint += (f"__syncwarp() orders only the lanes of one warp, and threads {thread} and {other} are in "
                      "different warps.")
         hint = hint.rstrip()
-        line, other_line = accessed_at, other_chain[0] if other_chain else None
+        line, other_line = accessed_at
         array = re.match(r"\w+", element)
         neighbours = bool(array and line and len(re.findall(rf"\b{array.group(0)}\s*\[", source.line_text(line))) >= 2)
         stores_only = fault.op == 2 and not re.search(r"(\+\+|--|[-+*/%|&^]=|<<=|>>=)",
