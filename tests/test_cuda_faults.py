@@ -478,8 +478,8 @@ def test_missing_compiler_says_how_to_install_one(tmp_path, monkeypatch):
     ("child<<<1, 32>>>(x);", "<<<...>>>", "launch the second kernel from Python"),
     ("cooperative_groups::this_grid().sync();", "the grid's sync()", "split the kernel in two"),
     ("nvcuda::wmma::fill_fragment(f, 0.0f);", "nvcuda", "ordinary loops"),
-    ("curandState s; curand_init(1234, i, 0, &s); x[i] = curand_uniform(&s);", "curand_init",
-     "draw the random numbers on the host"),
+    ("curandState s; curand_init(1234, i, 0, &s); x[i] = curand_poisson(&s, 2.0);", "curand_poisson",
+     "make Poisson or discrete numbers from curand_uniform yourself"),
     ("typedef cub::BlockReduce<float, 32> Reduce; x[i] = 0;", "cub", "with __shared__ memory and __syncthreads()"),
 ])
 def test_constructs_the_cpu_cannot_run_refuse_only_their_kernel(construct, spelling, instead):

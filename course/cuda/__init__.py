@@ -37,11 +37,17 @@ What the CPU backend runs (it emulates an sm_80 GPU: ``__CUDA_ARCH__`` is 800):
   a block, a tile or ``coalesced_threads()``, and the grid group's sizes and ranks);
 - half precision (``__half``, ``half2``, ``__nv_bfloat16``) rounded exactly as the GPU rounds;
 - ``RawModule(code=..., name_expressions=[...])`` for template kernels and ``get_global`` to
-  fill ``__constant__`` memory from the host, as ``cupy.RawModule``.
+  fill ``__constant__`` memory from the host, as ``cupy.RawModule``;
+- cuRAND's device API with ``curandState`` (XORWOW) and ``curandStatePhilox4_32_10_t``:
+  ``curand_init``, ``curand``, ``curand4``, ``skipahead``, ``skipahead_sequence`` and the uniform,
+  normal and log-normal draws (with their 2, 4 and ``_double`` forms), giving a GPU's bits (normal
+  and log-normal ones up to the last bits of ``logf``/``sinf``/``expf``); a draw from a state
+  ``curand_init`` never set up is reported, and the race checker sees threads sharing one state.
 
 It refuses (only the kernels that use them, saying what to do instead) inline PTX, textures,
-launches from a kernel, grid-wide sync, tensor-core (WMMA) code, ``cuda::pipeline`` copies, and
-cuRAND, CUB and Thrust (``cooperative_groups::memcpy_async`` and ``wait`` run, as a copy and a sync).
+launches from a kernel, grid-wide sync, tensor-core (WMMA) code, ``cuda::pipeline`` copies, CUB and
+Thrust, and cuRAND's other generators and distributions (MRG32k3a, Sobol, MTGP32, Poisson,
+discrete) (``cooperative_groups::memcpy_async`` and ``wait`` run, as a copy and a sync).
 
 A buggy kernel raises ``KernelError`` naming the kernel, block, thread and line: out-of-bounds
 accesses of argument, ``__shared__``, local and file-scope ``__constant__``/``__device__``/``__shared__`` arrays,

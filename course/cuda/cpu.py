@@ -109,7 +109,7 @@ class _Arg(ctypes.Structure):
 (OK, OUT_OF_BOUNDS, SHARED_OUT_OF_BOUNDS, BARRIER_EXITED, BARRIER_MISMATCH, TIMEOUT, INTERRUPTED,
  CRASH, STACK_OVERFLOW, ASSERT, TRAP, NO_MEMORY, NO_BARRIERS, BAD_ARGUMENT, UNSUPPORTED, WARP_EXITED,
  WARP_MISMATCH, WARP_BAD_MASK, READ_ONLY, ARRAY_OUT_OF_BOUNDS, RACE, UNINITIALIZED, GLOBAL_RACE, MISALIGNED,
- SHARED_TOO_BIG, BAD_WIDTH, LOCAL_TOO_BIG, BAD_FREE, USE_AFTER_FREE, UNINITIALIZED_LOCAL) = range(30)
+ SHARED_TOO_BIG, BAD_WIDTH, LOCAL_TOO_BIG, BAD_FREE, USE_AFTER_FREE, UNINITIALIZED_LOCAL, RNG_NOT_SET_UP) = range(31)
 
 #: Warp-level calls by their code in runtime.h (enum __CC_W_*), as messages name them.
 WARP_OPS = dict(enumerate(
@@ -1514,8 +1514,17 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             if warp_step:  # `v[tid] += v[tid + 16]` (volatile v) by the lanes of one warp
                 hint = ("The threads of a warp do not run in lockstep (since Volta), so `volatile` alone does not "
                         f"order them: put __syncwarp() between one thread's read and the other's write. {_WARP_STEP_FIX}")
+        drawn = re.search(rf"\b(?:curand\w*|skipahead\w*)\s*\([^;]*\b{re.escape(name)}\b",
+                          source.line_text(line) if line else "")
         handed = mine != theirs and 3 not in (mine, theirs) and fault.mask == 0  # a read of another's write
-        if handed and re.search(r"\batomic(CAS|Exch|Inc|Add)\b|\bvolatile\b", source.text):
+        if drawn and 3 not in (mine, theirs):  # two threads draw from one cuRAND state
+            what = (f"draws random numbers from the cuRAND state {element.split('.')[0]}, which {who} also used{at} "
+                    "in this launch: each draw reads the state and writes it back, so on a GPU two threads can get "
+                    "the same numbers, and draws are lost")
+            hint = ("Give each thread its own state: set them up with curand_init(seed, id, 0, &states[id]) (one "
+                    "state per thread, each its own subsequence), then draw from &states[id], or from a local copy "
+                    "that you store back at the end.")
+        elif handed and re.search(r"\batomic(CAS|Exch|Inc|Add)\b|\bvolatile\b", source.text):
             hint += (" If one thread hands the element over to the next through an atomic or a volatile flag (a "
                      "lock, a last-block ticket), the first needs __threadfence() between its write and that "
                      "atomic, and the next uses it only after its own atomic (or volatile read) saw the handover.")
@@ -1606,6 +1615,13 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 "value from run to run")
         hint = (f"Give {name} its first values where you declare it (`= {{}}` makes every element 0) or write every "
                 "element before the loop that adds into it.")
+    elif kind == RNG_NOT_SET_UP:
+        what = (f"draws random numbers at line {line} from a cuRAND state that curand_init never set up (all its "
+                "numbers are zero): on a GPU every thread that draws from such a state gets the same numbers, "
+                "run after run")
+        hint = ("Set up each thread's state first: curand_init(seed, id, 0, &states[id]) (in a setup kernel "
+                "launched before this one, on the same array, or at the start of this kernel), then draw from "
+                "&states[id].")
     elif kind == LOCAL_TOO_BIG:
         what = (f"declares the local array `{fault.text.decode(errors='replace')}` of {length:,} bytes at line {line}, "
                 f"but a GPU thread has at most {512 * 1024:,} bytes (512 KiB) of local memory: on a GPU the kernel "

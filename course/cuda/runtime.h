@@ -263,6 +263,7 @@ enum __cc_fault_kind {
     __CC_BAD_FREE = 27,              // free/delete of a pointer no malloc/new returned, or of a freed block
     __CC_USE_AFTER_FREE = 28,        // an access to a block after free/delete (sanitizer)
     __CC_UNINITIALIZED_LOCAL = 29,   // a read of a local array's element the thread never wrote (sanitizer)
+    __CC_RNG_NOT_SET_UP = 30,        // a cuRAND state drawn from before curand_init set it up (all zero)
 };
 
 struct __cc_fault {
@@ -4824,8 +4825,16 @@ static int __cc_launch(const long long* cfg, __cc_fault* fault, void (*prepare)(
     return fault->kind;
 }
 
-// cuRAND's state types, with CUDA's sizes, so that a module whose cuRAND kernels are refused
-// (source.py) still compiles its other kernels; curand_init and friends are not provided.
+// ---------------------------------------------------------------------------------------
+// cuRAND's device API (curand_kernel.h) for the XORWOW generator (curandState, the default) and
+// Philox4_32_10: the same bits as on a GPU. __cc_curand(), __cc_curand4() and the uniform floats and doubles
+// are identical to a GPU's; normal and log-normal numbers go through logf/sinf/cosf/expf, which
+// may differ from the GPU's fast versions in the last bits. The state types have CUDA's sizes
+// and layouts, so that an array of states allocated by bytes holds as many here as there.
+// (MRG32k3a, Sobol, MTGP32, Poisson and discrete distributions: source.py refuses them, naming
+// what to use instead.)
+// ---------------------------------------------------------------------------------------
+
 struct curandStateXORWOW {
     unsigned int d, v[5];
     int boxmuller_flag, boxmuller_flag_double;
@@ -4840,8 +4849,8 @@ struct curandStatePhilox4_32_10 {
     float boxmuller_extra;
     double boxmuller_extra_double;
 };
-struct curandStateMRG32k3a {
-    double s1[3], s2[3];
+struct curandStateMRG32k3a {  // (the type only: its generator is refused)
+    unsigned int s1[3], s2[3];
     int boxmuller_flag, boxmuller_flag_double;
     float boxmuller_extra;
     double boxmuller_extra_double;
@@ -4851,6 +4860,374 @@ typedef curandStateXORWOW curandState_t;
 typedef curandStateXORWOW curandState;
 typedef curandStatePhilox4_32_10 curandStatePhilox4_32_10_t;
 typedef curandStateMRG32k3a curandStateMRG32k3a_t;
+static_assert(sizeof(curandStateXORWOW) == 48 && sizeof(curandStatePhilox4_32_10) == 64,
+              "cuRAND's state types must keep CUDA's sizes");
+
+#define CURAND_2POW32_INV (2.3283064e-10f)
+#define CURAND_2POW32_INV_DOUBLE (2.3283064365386963e-10)
+#define CURAND_2POW53_INV_DOUBLE (1.1102230246251565e-16)
+#define CURAND_2POW32_INV_2PI (2.3283064e-10f * 6.2831855f)
+#define CURAND_2PI (6.2831855f)
+#define CURAND_PI_DOUBLE (3.1415926535897932)
+#define CURAND_2PI_DOUBLE (6.2831853071795860)
+#define EXTRA_FLAG_NORMAL 0x00000001
+#define EXTRA_FLAG_LOG_NORMAL 0x00000002
+
+// XORWOW's xorshift part is linear over GF(2): one step maps the 160 bits of v[0..4] by a 160x160
+// bit matrix M. Skipping n numbers applies M^n, made of the powers M^(2^k) for the bits of n; a
+// subsequence is 2^67 numbers (cuRAND's spacing), so subsequence s applies M^(2^67 * s). The
+// powers are computed once, when a module that uses curand_init is loaded (a few milliseconds),
+// and agree with the tables cuRAND ships. Each is kept as 40 tables of 16 entries: entry j of
+// table p is what the 4 bits 4p..4p+3 of v, set as in j, contribute (so applying one is 40
+// lookups, and curand_init(seed, i, 0, &s) for a million threads takes about a second).
+struct __cc_xorwow_jumps {
+    struct power {
+        unsigned int part[40][16][5];
+        void apply(unsigned int v[5]) const {
+            unsigned int r[5] = {0, 0, 0, 0, 0};
+            for (int p = 0; p < 40; p++) {
+                const unsigned int* e = part[p][v[p >> 3] >> ((p & 7) * 4) & 15];
+                for (int k = 0; k < 5; k++) r[k] ^= e[k];
+            }
+            for (int k = 0; k < 5; k++) v[k] = r[k];
+        }
+        const unsigned int* row(int b) const { return part[b >> 2][1 << (b & 3)]; }  // the image of bit b
+        void set_rows(const unsigned int rows[160][5]) {
+            for (int p = 0; p < 40; p++)
+                for (int j = 0; j < 16; j++)
+                    for (int k = 0; k < 5; k++) {
+                        unsigned int x = 0;
+                        for (int bit = 0; bit < 4; bit++)
+                            if (j >> bit & 1) x ^= rows[4 * p + bit][k];
+                        part[p][j][k] = x;
+                    }
+        }
+        void square_into(power& out) const {  // out = this^2
+            static unsigned int rows[160][5];  // (a loader thread's stack may be small; built under the loader's lock)
+            for (int b = 0; b < 160; b++) {
+                for (int k = 0; k < 5; k++) rows[b][k] = row(b)[k];
+                apply(rows[b]);
+            }
+            out.set_rows(rows);
+        }
+    };
+    power offset[64];    // M^(2^k)
+    power sequence[64];  // M^(2^(67 + k))
+
+    __cc_xorwow_jumps() {
+        static unsigned int rows[160][5];
+        for (int b = 0; b < 160; b++) {  // one step of each single bit
+            unsigned int v[5] = {0, 0, 0, 0, 0};
+            v[b >> 5] = 1u << (b & 31);
+            unsigned int t = v[0] ^ (v[0] >> 2);
+            unsigned int next[5] = {v[1], v[2], v[3], v[4], (v[4] ^ (v[4] << 4)) ^ (t ^ (t << 1))};
+            for (int k = 0; k < 5; k++) rows[b][k] = next[k];
+        }
+        offset[0].set_rows(rows);
+        for (int k = 1; k < 64; k++) offset[k - 1].square_into(offset[k]);
+        offset[63].square_into(sequence[1]);  // M^(2^64), M^(2^65), M^(2^66), M^(2^67)
+        sequence[1].square_into(sequence[2]);
+        sequence[2].square_into(sequence[3]);
+        sequence[3].square_into(sequence[0]);
+        for (int k = 1; k < 64; k++) sequence[k - 1].square_into(sequence[k]);
+    }
+};
+template <int N> struct __cc_xorwow_tables { static __cc_xorwow_jumps jumps; };
+template <int N> __cc_xorwow_jumps __cc_xorwow_tables<N>::jumps;
+
+static inline void __cc_skipahead(unsigned long long n, curandStateXORWOW* state) {
+    for (int k = 0; n >> k; k++)
+        if (n >> k & 1) __cc_xorwow_tables<0>::jumps.offset[k].apply(state->v);
+    state->d += 362437u * (unsigned int)n;
+}
+static inline void __cc_skipahead_sequence(unsigned long long n, curandStateXORWOW* state) {
+    for (int k = 0; n >> k; k++)  // (d moves by a multiple of 2^32: not at all)
+        if (n >> k & 1) __cc_xorwow_tables<0>::jumps.sequence[k].apply(state->v);
+}
+static inline void __cc_curand_init(unsigned long long seed, unsigned long long subsequence, unsigned long long offset,
+                               curandStateXORWOW* state) {
+    unsigned int t0 = 1099087573u * ((unsigned int)seed ^ 0xaad26b49u);
+    unsigned int t1 = 2591861531u * ((unsigned int)(seed >> 32) ^ 0xf7dcefddu);
+    state->d = 6615241u + t1 + t0;
+    state->v[0] = 123456789u + t0;
+    state->v[1] = 362436069u ^ t0;
+    state->v[2] = 521288629u + t1;
+    state->v[3] = 88675123u ^ t1;
+    state->v[4] = 5783321u + t0;
+    __cc_skipahead_sequence(subsequence, state);
+    __cc_skipahead(offset, state);
+    state->boxmuller_flag = state->boxmuller_flag_double = 0;
+    state->boxmuller_extra = 0.0f;
+    state->boxmuller_extra_double = 0.0;
+}
+static inline unsigned int __cc_curand(curandStateXORWOW* state) {
+    unsigned int t = state->v[0] ^ (state->v[0] >> 2);
+    state->v[0] = state->v[1], state->v[1] = state->v[2], state->v[2] = state->v[3], state->v[3] = state->v[4];
+    state->v[4] = (state->v[4] ^ (state->v[4] << 4)) ^ (t ^ (t << 1));
+    state->d += 362437u;
+    return state->v[4] + state->d;
+}
+
+// Philox4_32_10: a counter-based generator. Four numbers per counter value (`output`, the next
+// one at `STATE`); a subsequence is 2^66 numbers (the counter's upper half).
+static inline uint4 __cc_philox_round(uint4 c, uint2 k) {
+    unsigned long long p0 = 0xD2511F53ull * c.x, p1 = 0xCD9E8D57ull * c.z;
+    return {(unsigned int)(p1 >> 32) ^ c.y ^ k.x, (unsigned int)p1, (unsigned int)(p0 >> 32) ^ c.w ^ k.y,
+            (unsigned int)p0};
+}
+static inline uint4 __cc_philox(uint4 c, uint2 k) {
+    for (int round = 0; round < 9; round++) {
+        c = __cc_philox_round(c, k);
+        k.x += 0x9E3779B9u, k.y += 0xBB67AE85u;
+    }
+    return __cc_philox_round(c, k);
+}
+static inline void __cc_philox_advance(curandStatePhilox4_32_10* s, unsigned long long n) {
+    unsigned int low = (unsigned int)n, high = (unsigned int)(n >> 32);
+    s->ctr.x += low;
+    if (s->ctr.x < low) high++;
+    s->ctr.y += high;
+    if (high <= s->ctr.y) return;  // (no carry)
+    if (++s->ctr.z) return;
+    ++s->ctr.w;
+}
+static inline void __cc_philox_next(curandStatePhilox4_32_10* s) {
+    if (++s->ctr.x || ++s->ctr.y || ++s->ctr.z) return;
+    ++s->ctr.w;
+}
+static inline void __cc_skipahead(unsigned long long n, curandStatePhilox4_32_10* state) {
+    state->STATE += (unsigned int)(n & 3);
+    n /= 4;
+    if (state->STATE > 3) n += 1, state->STATE -= 4;
+    __cc_philox_advance(state, n);
+    state->output = __cc_philox(state->ctr, state->key);
+}
+static inline void __cc_skipahead_sequence(unsigned long long n, curandStatePhilox4_32_10* state) {
+    unsigned int low = (unsigned int)n, high = (unsigned int)(n >> 32);
+    state->ctr.z += low;
+    if (state->ctr.z < low) high++;
+    state->ctr.w += high;
+    state->output = __cc_philox(state->ctr, state->key);
+}
+static inline void __cc_curand_init(unsigned long long seed, unsigned long long subsequence, unsigned long long offset,
+                               curandStatePhilox4_32_10* state) {
+    state->ctr = make_uint4(0, 0, 0, 0);
+    state->key = make_uint2((unsigned int)seed, (unsigned int)(seed >> 32));
+    state->STATE = 0;
+    state->boxmuller_flag = state->boxmuller_flag_double = 0;
+    state->boxmuller_extra = 0.0f;
+    state->boxmuller_extra_double = 0.0;
+    __cc_skipahead_sequence(subsequence, state);
+    __cc_skipahead(offset, state);
+}
+static inline unsigned int __cc_curand(curandStatePhilox4_32_10* state) {
+    unsigned int i = state->STATE++;
+    unsigned int out = i == 1 ? state->output.y : i == 2 ? state->output.z : i == 3 ? state->output.w : state->output.x;
+    if (state->STATE == 4) {
+        __cc_philox_next(state);
+        state->output = __cc_philox(state->ctr, state->key);
+        state->STATE = 0;
+    }
+    return out;
+}
+static inline uint4 __cc_curand4(curandStatePhilox4_32_10* state) {
+    uint4 was = state->output;
+    __cc_philox_next(state);
+    state->output = __cc_philox(state->ctr, state->key);
+    const uint4& now = state->output;
+    switch (state->STATE) {
+        case 1: return {was.y, was.z, was.w, now.x};
+        case 2: return {was.z, was.w, now.x, now.y};
+        case 3: return {was.w, now.x, now.y, now.z};
+        default: return was;
+    }
+}
+
+// The distributions, as cuRAND computes them from the 32-bit numbers.
+static inline float __cc_curand_float(unsigned int x) { return x * CURAND_2POW32_INV + (CURAND_2POW32_INV / 2.0f); }
+static inline double __cc_curand_double(unsigned int x, unsigned int y) {
+    unsigned long long z = (unsigned long long)x ^ ((unsigned long long)y << (53 - 32));
+    return z * CURAND_2POW53_INV_DOUBLE + (CURAND_2POW53_INV_DOUBLE / 2.0);
+}
+static inline float2 __cc_box_muller(unsigned int x, unsigned int y) {
+    float u = x * CURAND_2POW32_INV + (CURAND_2POW32_INV / 2);
+    float v = y * CURAND_2POW32_INV_2PI + (CURAND_2POW32_INV_2PI / 2);
+    float s = sqrtf(-2.0f * logf(u));
+    float2 r;
+    __sincosf(v, &r.x, &r.y);
+    r.x *= s, r.y *= s;
+    return r;
+}
+static inline double2 __cc_box_muller_double(unsigned int x0, unsigned int x1, unsigned int y0, unsigned int y1) {
+    double u = __cc_curand_double(x0, x1);
+    unsigned long long zy = (unsigned long long)y0 ^ ((unsigned long long)y1 << (53 - 32));
+    double v = zy * (CURAND_2POW53_INV_DOUBLE * 2.0) + CURAND_2POW53_INV_DOUBLE;
+    double s = sqrt(-2.0 * log(u));
+    double2 r;
+    sincospi(v, &r.x, &r.y);
+    r.x *= s, r.y *= s;
+    return r;
+}
+
+// A state whose numbers are all zero was never set up by curand_init (none that it sets up is, nor
+// becomes so): on a GPU every thread drawing from such a state gets the same numbers.
+static inline bool __cc_rng_blank(const curandStateXORWOW* s) { return !(s->v[0] | s->v[1] | s->v[2] | s->v[3] | s->v[4]); }
+static inline bool __cc_rng_blank(const curandStatePhilox4_32_10* s) {
+    return !(s->ctr.x | s->ctr.y | s->ctr.z | s->ctr.w | s->key.x | s->key.y | s->output.x | s->output.y | s->output.z |
+             s->output.w);
+}
+// The state a call draws from (set_up) or curand_init sets up (!set_up). It comes as a pointer: a
+// checked one (states + i, or &states[i]) is checked here, and the sanitizer sees the generator
+// read and write it (two threads drawing from one state in global or shared memory is a race, as
+// on a GPU), or curand_init write it.
+template <class S> static inline S* __cc_rng(S* state, int line, bool set_up = true) {
+    if (__cc_sanitizing) {
+        if (set_up) __cc_rw(*state);
+        else __cc_note(state, sizeof *state, __CC_WRITE);
+    }
+    if (set_up && __cc_rng_blank(state)) __cc_fail(__CC_RNG_NOT_SET_UP, line);
+    return state;
+}
+template <class S> static inline S* __cc_rng(const __cc_ptr<S>& state, int line, bool set_up = true) {
+    state.check(0);
+    return __cc_rng(state.p, line, set_up);
+}
+#define __CC_RNG_TEMPLATE template <class P, class S = typename std::remove_pointer<decltype(__cc_rng(std::declval<P>(), 0))>::type>
+#define __CC_IS_RNG(S) (std::is_same<S, curandStateXORWOW>::value || std::is_same<S, curandStatePhilox4_32_10>::value)
+#define __CC_IS_PHILOX(S) std::is_same<S, curandStatePhilox4_32_10>::value
+
+__CC_RNG_TEMPLATE static inline auto curand_init(unsigned long long seed, unsigned long long subsequence,
+                                                 unsigned long long offset, const P& state, __CC_LINE)
+    -> typename std::enable_if<__CC_IS_RNG(S)>::type {
+    __cc_curand_init(seed, subsequence, offset, __cc_rng(state, __cc_line, false));
+}
+__CC_RNG_TEMPLATE static inline auto curand(const P& state, __CC_LINE)
+    -> typename std::enable_if<__CC_IS_RNG(S), unsigned int>::type {
+    return __cc_curand(__cc_rng(state, __cc_line));
+}
+__CC_RNG_TEMPLATE static inline auto curand4(const P& state, __CC_LINE)
+    -> typename std::enable_if<__CC_IS_PHILOX(S), uint4>::type {
+    return __cc_curand4(__cc_rng(state, __cc_line));
+}
+#define __CC_SKIP(NAME) \
+    __CC_RNG_TEMPLATE static inline auto NAME(unsigned long long n, const P& state, __CC_LINE) \
+        -> typename std::enable_if<__CC_IS_RNG(S)>::type { __cc_##NAME(n, __cc_rng(state, __cc_line)); }
+__CC_SKIP(skipahead)
+__CC_SKIP(skipahead_sequence)
+#undef __CC_SKIP
+
+__CC_RNG_TEMPLATE static inline auto curand_uniform(const P& state, __CC_LINE) -> typename std::enable_if<__CC_IS_RNG(S), float>::type {
+    return __cc_curand_float(__cc_curand(__cc_rng(state, __cc_line)));
+}
+__CC_RNG_TEMPLATE static inline auto curand_uniform_double(const P& state, __CC_LINE)
+    -> typename std::enable_if<__CC_IS_RNG(S), double>::type {
+    S* s = __cc_rng(state, __cc_line);
+    if constexpr (__CC_IS_PHILOX(S)) {
+        return __cc_curand(s) * CURAND_2POW32_INV_DOUBLE + CURAND_2POW32_INV_DOUBLE;  // (32 bits, as cuRAND)
+    } else {
+        unsigned int x = __cc_curand(s);
+        unsigned int y = __cc_curand(s);
+        return __cc_curand_double(x, y);
+    }
+}
+__CC_RNG_TEMPLATE static inline auto curand_uniform4(const P& state, __CC_LINE) -> typename std::enable_if<__CC_IS_PHILOX(S), float4>::type {
+    uint4 x = __cc_curand4(__cc_rng(state, __cc_line));
+    return {__cc_curand_float(x.x), __cc_curand_float(x.y), __cc_curand_float(x.z), __cc_curand_float(x.w)};
+}
+__CC_RNG_TEMPLATE static inline auto curand_uniform2_double(const P& state, __CC_LINE)
+    -> typename std::enable_if<__CC_IS_PHILOX(S), double2>::type {
+    uint4 x = __cc_curand4(__cc_rng(state, __cc_line));
+    return {__cc_curand_double(x.x, x.y), __cc_curand_double(x.z, x.w)};
+}
+__CC_RNG_TEMPLATE static inline auto curand_normal2(const P& state, __CC_LINE) -> typename std::enable_if<__CC_IS_RNG(S), float2>::type {
+    S* s = __cc_rng(state, __cc_line);
+    unsigned int x = __cc_curand(s);
+    unsigned int y = __cc_curand(s);
+    return __cc_box_muller(x, y);
+}
+__CC_RNG_TEMPLATE static inline auto curand_normal4(const P& state, __CC_LINE) -> typename std::enable_if<__CC_IS_PHILOX(S), float4>::type {
+    uint4 x = __cc_curand4(__cc_rng(state, __cc_line));
+    float2 a = __cc_box_muller(x.x, x.y), b = __cc_box_muller(x.z, x.w);
+    return {a.x, a.y, b.x, b.y};
+}
+__CC_RNG_TEMPLATE static inline auto curand_normal2_double(const P& state, __CC_LINE)
+    -> typename std::enable_if<__CC_IS_RNG(S), double2>::type {
+    S* s = __cc_rng(state, __cc_line);
+    if constexpr (__CC_IS_PHILOX(S)) {
+        uint4 x = __cc_curand4(s);
+        return __cc_box_muller_double(x.x, x.y, x.z, x.w);
+    } else {
+        unsigned int x0 = __cc_curand(s);
+        unsigned int x1 = __cc_curand(s);
+        unsigned int y0 = __cc_curand(s);
+        unsigned int y1 = __cc_curand(s);
+        return __cc_box_muller_double(x0, x1, y0, y1);
+    }
+}
+// curand_normal and curand_log_normal make two numbers and keep the second for the next call
+// (boxmuller_flag says which kind it is; the float and double versions keep theirs apart).
+__CC_RNG_TEMPLATE static inline auto curand_normal(const P& state, __CC_LINE) -> typename std::enable_if<__CC_IS_RNG(S), float>::type {
+    S* s = __cc_rng(state, __cc_line);
+    if (s->boxmuller_flag != EXTRA_FLAG_NORMAL) {
+        float2 v = curand_normal2(s, __cc_line);
+        s->boxmuller_extra = v.y, s->boxmuller_flag = EXTRA_FLAG_NORMAL;
+        return v.x;
+    }
+    s->boxmuller_flag = 0;
+    return s->boxmuller_extra;
+}
+__CC_RNG_TEMPLATE static inline auto curand_normal_double(const P& state, __CC_LINE)
+    -> typename std::enable_if<__CC_IS_RNG(S), double>::type {
+    S* s = __cc_rng(state, __cc_line);
+    if (s->boxmuller_flag_double != EXTRA_FLAG_NORMAL) {
+        double2 v = curand_normal2_double(s, __cc_line);
+        s->boxmuller_extra_double = v.y, s->boxmuller_flag_double = EXTRA_FLAG_NORMAL;
+        return v.x;
+    }
+    s->boxmuller_flag_double = 0;
+    return s->boxmuller_extra_double;
+}
+__CC_RNG_TEMPLATE static inline auto curand_log_normal(const P& state, float mean, float stddev, __CC_LINE)
+    -> typename std::enable_if<__CC_IS_RNG(S), float>::type {
+    S* s = __cc_rng(state, __cc_line);
+    if (s->boxmuller_flag != EXTRA_FLAG_LOG_NORMAL) {
+        float2 v = curand_normal2(s, __cc_line);
+        s->boxmuller_extra = expf(mean + (stddev * v.y)), s->boxmuller_flag = EXTRA_FLAG_LOG_NORMAL;
+        return expf(mean + (stddev * v.x));
+    }
+    s->boxmuller_flag = 0;
+    return s->boxmuller_extra;
+}
+__CC_RNG_TEMPLATE static inline auto curand_log_normal_double(const P& state, double mean, double stddev, __CC_LINE)
+    -> typename std::enable_if<__CC_IS_RNG(S), double>::type {
+    S* s = __cc_rng(state, __cc_line);
+    if (s->boxmuller_flag_double != EXTRA_FLAG_LOG_NORMAL) {
+        double2 v = curand_normal2_double(s, __cc_line);
+        s->boxmuller_extra_double = exp(mean + (stddev * v.y)), s->boxmuller_flag_double = EXTRA_FLAG_LOG_NORMAL;
+        return exp(mean + (stddev * v.x));
+    }
+    s->boxmuller_flag_double = 0;
+    return s->boxmuller_extra_double;
+}
+__CC_RNG_TEMPLATE static inline auto curand_log_normal2(const P& state, float mean, float stddev, __CC_LINE)
+    -> typename std::enable_if<__CC_IS_RNG(S), float2>::type {
+    float2 v = curand_normal2(__cc_rng(state, __cc_line), __cc_line);
+    return {expf(mean + (stddev * v.x)), expf(mean + (stddev * v.y))};
+}
+__CC_RNG_TEMPLATE static inline auto curand_log_normal4(const P& state, float mean, float stddev, __CC_LINE)
+    -> typename std::enable_if<__CC_IS_PHILOX(S), float4>::type {
+    float4 v = curand_normal4(__cc_rng(state, __cc_line), __cc_line);
+    return {expf(mean + (stddev * v.x)), expf(mean + (stddev * v.y)), expf(mean + (stddev * v.z)),
+            expf(mean + (stddev * v.w))};
+}
+__CC_RNG_TEMPLATE static inline auto curand_log_normal2_double(const P& state, double mean, double stddev, __CC_LINE)
+    -> typename std::enable_if<__CC_IS_RNG(S), double2>::type {
+    double2 v = curand_normal2_double(__cc_rng(state, __cc_line), __cc_line);
+    return {exp(mean + (stddev * v.x)), exp(mean + (stddev * v.y))};
+}
+#undef __CC_RNG_TEMPLATE
+#undef __CC_IS_RNG
+#undef __CC_IS_PHILOX
 
 // Give back the memory this module keeps between launches (fiber stacks, dynamic shared memory,
 // the sanitizer's shadows, the freed blocks in quarantine): Python calls it for a module no longer

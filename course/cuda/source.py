@@ -666,10 +666,11 @@ _ASYNC = ("asynchronous copies with cuda::pipeline or cuda::barrier, and thread-
           "cooperative_groups::memcpy_async(block, dst, src, bytes) and cooperative_groups::wait(block), or "
           "ordinary loads into __shared__ memory followed by __syncthreads(), or run on a GPU")
 
-_CURAND = ("cuRAND's device API (curand_kernel.h)",
-           "draw the random numbers on the host (xp.random.random(n, dtype=xp.float32)) and pass them in "
-           "as an array, or compute them in the kernel from the thread's index with a counter-based hash "
-           "(each thread hashes (seed, i) to its own numbers); on a GPU, CuPy runs cuRAND as written")
+_CURAND = ("a cuRAND generator or distribution that only a GPU provides here (the CPU backend has XORWOW, "
+           "i.e. curandState, and Philox4_32_10, with curand_init, curand, curand4, skipahead, skipahead_sequence, "
+           "curand_uniform, curand_normal, curand_log_normal and their 2, 4 and _double forms)",
+           "use curandState or curandStatePhilox4_32_10_t (the same calls), make Poisson or discrete numbers from "
+           "curand_uniform yourself, or run on a GPU, where CuPy runs all of cuRAND")
 _CUB = ("CUB or Thrust (block- and device-wide primitives in C++ templates)",
         "write the block reduction or scan with __shared__ memory and __syncthreads() (or warp "
         "shuffles), as notebook 01 does; on the host side, xp.sum / xp.cumsum / xp.sort do the same")
@@ -680,15 +681,21 @@ _UNSUPPORTED_NAMES = {
     **{n: _WMMA for n in ("wmma", "nvcuda")},
     **{n: _GRID_SYNC for n in ("this_grid", "grid_group", "this_multi_grid", "multi_grid_group")},
 }
+# cuRAND's generators and distributions that runtime.h does not provide (it provides XORWOW and Philox)
+_CURAND_MISSING = re.compile(
+    r"curand_(poisson|discrete|mtgp32|MRG32k3a|box_muller|normal_icdf)\w*$|skipahead_subsequence$|"
+    r"curandState(MRG32k3a|Sobol|ScrambledSobol|Mtgp32|Test)\w*$|curandDirectionVectors\w*$|"
+    r"curandDiscreteDistribution\w*$|curandMakeMTGP32\w*$|mtgp32\w*$")
 _UNSUPPORTED_PATTERNS = [
     (re.compile(r"(tex|surf)(1D|2D|3D|Cubemap)\w*$"), _TEXTURE),
     (re.compile(r"__pipeline\w*$|__cluster_dims__$|this_cluster$|cluster_group$"), _ASYNC),
-    (re.compile(r"curand(_\w+)?$"), _CURAND),  # the functions (runtime.h has the state types)
+    (_CURAND_MISSING, _CURAND),
     (re.compile(r"(cub|thrust)$"), _CUB),
 ]
 _UNSUPPORTED_HEADERS = {"mma.h": _WMMA, "cuda_pipeline.h": _ASYNC, "cuda/pipeline": _ASYNC,
-                        "cuda/barrier": _ASYNC,
-                        "curand_kernel.h": _CURAND, "curand.h": _CURAND, "curand_philox4x32_x.h": _CURAND}
+                        "cuda/barrier": _ASYNC, "curand_mtgp32_kernel.h": _CURAND, "curand_mtgp32_host.h": _CURAND,
+                        "curand_mtgp32dc_p_11213.h": _CURAND, "curand_mrg32k3a.h": _CURAND,
+                        "curand_poisson.h": _CURAND, "curand_discrete.h": _CURAND, "curand_discrete2.h": _CURAND}
 
 
 def _unsupported_header(header: str):
@@ -712,6 +719,9 @@ _PROVIDED_HEADERS = {
     # libcu++'s standard headers: cuda::std:: names the host's std:: here (runtime.h)
     "cuda/std/cstdint", "cuda/std/cstddef", "cuda/std/climits", "cuda/std/cfloat", "cuda/std/limits",
     "cuda/std/type_traits", "cuda/std/utility", "cuda/std/cmath", "cuda/std/algorithm",
+    # cuRAND's device API: XORWOW and Philox (runtime.h)
+    "curand_kernel.h", "curand.h", "curand_philox4x32_x.h", "curand_uniform.h", "curand_normal.h",
+    "curand_lognormal.h", "curand_globals.h", "curand_precalc.h",
 }
 
 _BARRIERS = {"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or"}
@@ -1243,6 +1253,9 @@ def parse(text: str, options=()) -> Source:
                 if found[0] in ("this_grid", "grid_group"):
                     continue  # a grid group that only reports its size is fine; its sync is not (below)
                 unsupported_of[f.name] = found
+        missing = next((w for r in f.raws for w in r.words if _CURAND_MISSING.match(w)), None)
+        if missing and f.name not in unsupported_of:  # a parameter `curandStateMRG32k3a* states`, say
+            unsupported_of[f.name] = (missing, f.line) + _CURAND
         grid_sync = _grid_sync(tokens, a, b, f.raws)
         if grid_sync is not None and (f.name not in unsupported_of or unsupported_of[f.name][1] > grid_sync.line):
             unsupported_of[f.name] = ("the grid's sync()", grid_sync.line) + _GRID_SYNC
