@@ -376,6 +376,13 @@ extern "C" __global__ void shared_states_set_up(float* out) {
     curand_init(9, threadIdx.x, 0, &s[threadIdx.x]);
     out[threadIdx.x] = curand_normal(&s[threadIdx.x]);
 }
+extern "C" __global__ void same_setup(float* out, int n, int per_thread) {
+    int id = blockIdx.x * blockDim.x + threadIdx.x;
+    curandState s;
+    curand_init(per_thread ? 1234 + id : 1234, 0, 0, &s);  // same setup
+    curand_init(per_thread ? 1234 + id : 1234, 0, 0, &s);
+    if (id < n) out[id] = curand_uniform(&s);
+}
 extern "C" __global__ void local_not_set_up(float* out, int n) {
     int id = blockIdx.x * blockDim.x + threadIdx.x;
     curandState s = {};
@@ -425,6 +432,19 @@ def test_drawing_from_a_state_curand_init_never_set_up_is_reported(sanitize):
     assert "curand_init never set up" in message and "curand_init(seed, id, 0, &states[id])" in message
     with pytest.raises(cuda.KernelError, match=f"line {line('zeros')} from a cuRAND state that curand_init never"):
         bug("local_not_set_up", sanitize=sanitize)((1,), (32,), (out, np.int32(n)))
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_threads_that_set_up_the_same_generator_get_a_warning(sanitize, recwarn):
+    out = np.zeros(64, np.float32)
+    with pytest.warns(cuda.KernelWarning) as caught:
+        bug("same_setup", sanitize=sanitize)((2,), (32,), (out, np.int32(64), np.int32(0)))
+    (message,) = [str(w.message) for w in caught if "cuRAND" in str(w.message)]
+    assert "same seed, subsequence and offset (1234, 0, 0)" in message and f"line {line('same setup')}" in message
+    assert "curand_init(seed, id, 0, &state)" in message and len(set(out.tolist())) == 1
+    recwarn.clear()
+    bug("same_setup", sanitize=sanitize)((2,), (32,), (out, np.int32(64), np.int32(1)))  # a seed per thread
+    assert not [w for w in recwarn if "cuRAND" in str(w.message)] and len(set(out.tolist())) == 64
 
 
 def test_shared_memory_states_must_be_set_up_in_the_launch():

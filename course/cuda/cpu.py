@@ -871,6 +871,8 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
             raise _explain(module, kernel, fault, time_limit, shared_mem, memory, found, block_dim=tuple(block))
     if fault.length == 3 and fault.count >= REPEATED_ELEMENTS:
         warnings.warn(_repeated_message(module, kernel, fault, arrays), KernelWarning, stacklevel=_user_level())
+    if fault.length == 4:  # two threads set up cuRAND states with the same seed, subsequence and offset
+        warnings.warn(_same_rng_message(module, kernel, fault), KernelWarning, stacklevel=_user_level())
     return records
 
 
@@ -943,6 +945,18 @@ def _repeated_message(module: Module, kernel: Kernel, fault: _Fault, arrays: dic
             "reaches keep their old values. If each block should do its own part, the index needs the block's "
             "offset: int i = blockIdx.x * blockDim.x + threadIdx.x; (and a grid-stride loop steps by "
             "blockDim.x * gridDim.x).")
+
+
+def _same_rng_message(module: Module, kernel: Kernel, fault: _Fault) -> str:
+    """The warning for threads whose curand_init got the same seed, subsequence and offset (runtime.h
+    __cc_describe_rng_setup): one generator's numbers, drawn again in every such thread."""
+    numbers = f"({ctypes.c_uint64(fault.index).value}, {fault.base}, {fault.address})"
+    where = f" at line {fault.line}: {module.source.line_text(fault.line).strip()}" if fault.line else ""
+    return (f"kernel '{kernel.name}': thread {_xyz(fault.thread)} of block {_xyz(fault.block)} set up its cuRAND "
+            f"state with the same seed, subsequence and offset {numbers} as thread {_xyz(fault.other_thread)} of "
+            f"block {_xyz(fault.other_block)}{where}. Such threads draw exactly the same numbers, on a GPU too. "
+            "Give each thread its own subsequence: curand_init(seed, id, 0, &state) with id = blockIdx.x * "
+            "blockDim.x + threadIdx.x (or its own seed).")
 
 
 #: The bits a shuffle from a lane outside its mask gives here (runtime.h __cc_undefined_result):

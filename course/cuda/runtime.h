@@ -911,6 +911,29 @@ static inline void __cc_unflatten(uint32_t out[3], unsigned linear, const dim3& 
 // After a launch without a fault (sanitizer), into a zeroed record: the array whose elements most
 // often got, from a block, the value another block had stored there at the same line
 // (fault->length 3: a warning Python gives if there are many).
+// The first curand_init of a launch (seed, subsequence, offset, who, where), and the first other
+// thread that then set up a state with the same three numbers: those threads draw the same numbers
+// (a warning: curand_init(1234, 0, 0, &s) in every thread, say).
+struct __cc_rng_setup {
+    uint32_t claimed, ready, other_set;  // launch numbers
+    unsigned long long seed, subsequence, offset;
+    unsigned block, tid, other_block, other_tid;
+    int line;
+};
+static __cc_rng_setup __cc_rng_first;
+static bool __cc_describe_rng_setup(__cc_fault* fault) {
+    const __cc_rng_setup& r = __cc_rng_first;
+    if (__atomic_load_n(&r.other_set, __ATOMIC_ACQUIRE) != __cc_current_launch) return false;
+    fault->length = 4;
+    fault->line = r.line;
+    fault->index = (int64_t)r.seed, fault->base = r.subsequence, fault->address = r.offset;
+    __cc_unflatten(fault->block, r.other_block, gridDim);
+    __cc_unflatten(fault->thread, r.other_tid, blockDim);
+    __cc_unflatten(fault->other_block, r.block, gridDim);
+    __cc_unflatten(fault->other_thread, r.tid, blockDim);
+    return true;
+}
+
 static void __cc_describe_repeated(__cc_fault* fault) {
     const __cc_allocation* most = nullptr;
     for (int i = 0; i < __cc_allocation_count; i++)
@@ -4820,6 +4843,7 @@ static int __cc_launch(const long long* cfg, __cc_fault* fault, void (*prepare)(
         break;
     }
     if (!first && !fault->length && repeated.length) *fault = repeated;  // a warning, when nothing else
+    if (!first && !fault->length) __cc_describe_rng_setup(fault);  // (a warning too)
     __cc_collect_output(first ? first->fault_block : LLONG_MAX);
     if (__cc_stop == __CC_INTERRUPTED) fault->kind = __CC_INTERRUPTED;  // Ctrl-C wins
     return fault->kind;
@@ -5092,6 +5116,32 @@ template <class S> static inline S* __cc_rng(const __cc_ptr<S>& state, int line,
     state.check(0);
     return __cc_rng(state.p, line, set_up);
 }
+// (see __cc_rng_setup; a race between workers here only delays or drops a warning)
+static inline void __cc_note_rng_setup(unsigned long long seed, unsigned long long subsequence,
+                                       unsigned long long offset, int line) {
+    __cc_rng_setup& r = __cc_rng_first;
+    const uint32_t launch = __cc_current_launch;
+    const unsigned tid = __cc_linear_tid();
+    uint32_t claimed = __atomic_load_n(&r.claimed, __ATOMIC_ACQUIRE);
+    if (claimed != launch) {
+        if (__atomic_compare_exchange_n(&r.claimed, &claimed, launch, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            r.seed = seed, r.subsequence = subsequence, r.offset = offset, r.line = line;
+            r.block = (unsigned)__cc_block_linear, r.tid = tid;
+            __atomic_store_n(&r.ready, launch, __ATOMIC_RELEASE);
+        }
+        return;
+    }
+    if (__atomic_load_n(&r.ready, __ATOMIC_ACQUIRE) != launch || __atomic_load_n(&r.other_set, __ATOMIC_RELAXED) == launch)
+        return;
+    if (seed != r.seed || subsequence != r.subsequence || offset != r.offset) return;
+    if ((unsigned)__cc_block_linear == r.block && tid == r.tid) return;  // (the same thread again)
+    uint32_t other = __atomic_load_n(&r.other_set, __ATOMIC_RELAXED);
+    if (other != launch && __atomic_compare_exchange_n(&r.other_set, &other, launch ^ 0x80000000u, false, __ATOMIC_ACQ_REL,
+                                                        __ATOMIC_RELAXED)) {
+        r.other_block = (unsigned)__cc_block_linear, r.other_tid = tid;
+        __atomic_store_n(&r.other_set, launch, __ATOMIC_RELEASE);
+    }
+}
 #define __CC_RNG_TEMPLATE template <class P, class S = typename std::remove_pointer<decltype(__cc_rng(std::declval<P>(), 0))>::type>
 #define __CC_IS_RNG(S) (std::is_same<S, curandStateXORWOW>::value || std::is_same<S, curandStatePhilox4_32_10>::value)
 #define __CC_IS_PHILOX(S) std::is_same<S, curandStatePhilox4_32_10>::value
@@ -5100,6 +5150,7 @@ __CC_RNG_TEMPLATE static inline auto curand_init(unsigned long long seed, unsign
                                                  unsigned long long offset, const P& state, __CC_LINE)
     -> typename std::enable_if<__CC_IS_RNG(S)>::type {
     __cc_curand_init(seed, subsequence, offset, __cc_rng(state, __cc_line, false));
+    __cc_note_rng_setup(seed, subsequence, offset, __cc_line);
 }
 __CC_RNG_TEMPLATE static inline auto curand(const P& state, __CC_LINE)
     -> typename std::enable_if<__CC_IS_RNG(S), unsigned int>::type {
