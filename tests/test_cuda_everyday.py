@@ -1208,3 +1208,35 @@ def test_two_threads_storing_bit_fields_of_one_element_race():
     with pytest.raises(cuda.KernelError, match=r"data race on shared memory p\[0\]: thread \(0, 0, 0\) wrote it at "
                                                r"line 5, and thread \(32, 0, 0\) writes it at line 6"):
         cuda.RawKernel(racy, "k", backend="cpu", sanitize=True)((1,), (64,), (out,))
+
+
+def test_plain_char_pointers_take_bytes_as_cupy_does(backend):
+    """`char*` text takes the bytes NumPy gives (uint8 from np.frombuffer, or a bytes array) as CuPy
+    does; signed and unsigned char stay strict (their values differ above 127)."""
+    source = r"""
+extern "C" __global__ void upper(char* s, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && s[i] >= 'a' && s[i] <= 'z') s[i] -= 32;
+}
+extern "C" __global__ void sign(const char* s, int* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = s[i] < 0;
+}
+extern "C" __global__ void histogram(const unsigned char* s, int* bins, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomicAdd(&bins[s[i]], 1);
+}"""
+    xp = cuda.xp if backend == "cupy" else np
+    text = xp.asarray(np.frombuffer(b"hello, world", np.uint8).copy())
+    cuda.RawKernel(source, "upper", backend=backend)((1,), (32,), (text, np.int32(12)))
+    assert cuda.asnumpy(text).tobytes() == b"HELLO, WORLD"
+    high, out = xp.asarray(np.array([65, 200], np.uint8)), xp.zeros(2, np.int32)
+    cuda.RawKernel(source, "sign", backend=backend)((1,), (32,), (high, out, np.int32(2)))
+    assert list(cuda.asnumpy(out)) == [0, 1]  # char is signed, as on a GPU
+    if backend == "cpu":
+        words = np.array([b"abc"])
+        cuda.RawKernel(source, "upper", backend=backend)((1,), (32,), (words, np.int32(3)))
+        assert words[0] == b"ABC"
+    with pytest.raises(TypeError, match=r"needs uint8 elements, but the array holds int8"):
+        cuda.RawKernel(source, "histogram", backend=backend)((1,), (32,), (xp.zeros(4, np.int8), xp.zeros(256, np.int32),
+                                                                           np.int32(4)))

@@ -495,6 +495,8 @@ def _check_array(kernel: Kernel, p: Param, a, backend_name: str):
                         f"{f' of {_dtype_word(p.dtype)}' if p.dtype else ''}, got {type(a).__name__}")
     if p.lanes == 2 and p.dtype in ("float32", "float64") and a.dtype == np.result_type(p.dtype, 1j):
         a = a.view(p.dtype)  # complex64 for a float2* (cuFloatComplex*), complex128 for a double2*: (re, im)
+    if p.ctype == "char" and p.dtype == "int8" and (a.dtype == np.uint8 or a.dtype.kind == "S"):
+        a = a.view(np.int8)  # plain char* (text): bytes, as np.frombuffer(b"...", np.uint8) or a bytes array give them
     if p.dtype == "bfloat16" and a.dtype.name == "bfloat16" and a.dtype.itemsize == 2 and isinstance(a, np.ndarray):
         a = a.view(np.uint16)  # ml_dtypes' bfloat16 (JAX's): the same 16 bits
     if p.dtype is not None and a.dtype != _element_dtype(p.dtype):
