@@ -4956,20 +4956,24 @@ struct __cc_xorwow_jumps {
         for (int k = 1; k < 64; k++) sequence[k - 1].square_into(sequence[k]);
     }
 };
-template <int N> struct __cc_xorwow_tables { static __cc_xorwow_jumps jumps; };
-template <int N> __cc_xorwow_jumps __cc_xorwow_tables<N>::jumps;
+// (A static member of a class template, used only from function templates: built, and given its
+// 1.6 MB, only in the modules whose kernels call curand_init or skipahead.)
+template <class S> struct __cc_xorwow_tables { static __cc_xorwow_jumps jumps; };
+template <class S> __cc_xorwow_jumps __cc_xorwow_tables<S>::jumps;
+#define __CC_IF_XORWOW(S) typename std::enable_if<std::is_same<S, curandStateXORWOW>::value>::type
 
-static inline void __cc_skipahead(unsigned long long n, curandStateXORWOW* state) {
+template <class S> static inline auto __cc_skipahead(unsigned long long n, S* state) -> __CC_IF_XORWOW(S) {
     for (int k = 0; n >> k; k++)
-        if (n >> k & 1) __cc_xorwow_tables<0>::jumps.offset[k].apply(state->v);
+        if (n >> k & 1) __cc_xorwow_tables<S>::jumps.offset[k].apply(state->v);
     state->d += 362437u * (unsigned int)n;
 }
-static inline void __cc_skipahead_sequence(unsigned long long n, curandStateXORWOW* state) {
+template <class S> static inline auto __cc_skipahead_sequence(unsigned long long n, S* state) -> __CC_IF_XORWOW(S) {
     for (int k = 0; n >> k; k++)  // (d moves by a multiple of 2^32: not at all)
-        if (n >> k & 1) __cc_xorwow_tables<0>::jumps.sequence[k].apply(state->v);
+        if (n >> k & 1) __cc_xorwow_tables<S>::jumps.sequence[k].apply(state->v);
 }
-static inline void __cc_curand_init(unsigned long long seed, unsigned long long subsequence, unsigned long long offset,
-                               curandStateXORWOW* state) {
+template <class S>
+static inline auto __cc_curand_init(unsigned long long seed, unsigned long long subsequence, unsigned long long offset,
+                                    S* state) -> __CC_IF_XORWOW(S) {
     unsigned int t0 = 1099087573u * ((unsigned int)seed ^ 0xaad26b49u);
     unsigned int t1 = 2591861531u * ((unsigned int)(seed >> 32) ^ 0xf7dcefddu);
     state->d = 6615241u + t1 + t0;
@@ -5279,6 +5283,7 @@ __CC_RNG_TEMPLATE static inline auto curand_log_normal2_double(const P& state, d
 #undef __CC_RNG_TEMPLATE
 #undef __CC_IS_RNG
 #undef __CC_IS_PHILOX
+#undef __CC_IF_XORWOW
 
 // Give back the memory this module keeps between launches (fiber stacks, dynamic shared memory,
 // the sanitizer's shadows, the freed blocks in quarantine): Python calls it for a module no longer
