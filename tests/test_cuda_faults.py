@@ -1288,6 +1288,40 @@ extern "C" __global__ void guarded(const float* x, float* out, int n) {
         cuda.RawKernel(source, "fine", backend="cpu", sanitize=False).compile()
 
 
+def test_a_struct_member_read_before_it_has_a_value_gives_a_warning(monkeypatch):
+    """GCC names the member (`a.Acc::count`); the warning names it as the source does, and
+    structs set member by member, by a helper or by braces say nothing."""
+    from course.cuda import cpu as cuda_cpu
+
+    monkeypatch.setattr(cuda_cpu, "_warned", set())
+    source = r"""
+struct Acc { float sum; int count; };
+__device__ void reset(Acc* a) { a->sum = 0; a->count = 0; }
+extern "C" __global__ void mean(const float* x, float* out) {
+    Acc a;
+    a.sum = x[threadIdx.x];
+    out[threadIdx.x] = a.sum / a.count;  // MEMBER
+}
+extern "C" __global__ void fine(const float* x, float* out) {
+    Acc a, b = {}, c;
+    reset(&c);
+    a.sum = x[threadIdx.x], a.count = 1;
+    float4 v;
+    v.x = a.sum, v.y = b.sum, v.z = c.sum, v.w = (float)(b.count + c.count);
+    out[threadIdx.x] = a.sum / a.count + v.x + v.y + v.z + v.w;
+}
+"""
+    line = next(i for i, text in enumerate(source.split("\n"), 1) if text.endswith("// MEMBER"))
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cuda.RawModule(code=source, backend="cpu", sanitize=False).compile()
+    messages = [str(w.message) for w in caught if issubclass(w.category, cuda.KernelWarning)]
+    assert len(messages) == 1, messages  # `fine` sets every member it reads
+    assert (f"line {line}: `a.count` (a member of `a`, declared at line {line - 2}) is read before it is given a "
+            "value") in messages[0] and "`Acc a = {};` sets every member to 0" in messages[0]
+
+
 def test_an_address_past_the_end_is_fine_until_something_reads_through_it():
     src = r'''
     __device__ float first_of(const float* p) { return p[0]; }

@@ -495,46 +495,57 @@ def _uninitialized_warnings(compiler_output: str, source: Source) -> list[str]:
     line where it noticed: a kernel line, or a runtime.h line inlined into one ("inlined from ...
     at kernel.cu:5"), which is then the line."""
     found, declared, uses, inlined_at = [], {}, [], None
-    name_pattern = r"[‘'`]([\w.]+)[’'`]"
+    name_pattern = r"[‘'`]([\w.:]+)[’'`]"
     for text in compiler_output.splitlines():
         if text.startswith("In "):
             inlined_at = None  # a new chain of inlined calls
         at = re.search(rf"inlined from .* at {re.escape(SOURCE_NAME)}:(\d+):", text)
         if at and inlined_at is None:
             inlined_at = int(at.group(1))
-        note = re.match(rf"{re.escape(SOURCE_NAME)}:(\d+):\d+: note: {name_pattern} was declared here", text)
-        if note:
-            declared.setdefault(note.group(2), int(note.group(1)))
+        note = re.match(rf"{re.escape(SOURCE_NAME)}:(\d+):\d+: note: {name_pattern} (?:was )?declared here", text)
+        if note:  # (`a` for a struct, or GCC names the member: `a.Acc::count`)
+            declared.setdefault(re.sub(r"\.(?:\w+::)+", ".", note.group(2)).split(".")[0], int(note.group(1)))
         warning = re.match(rf"(\S+?):(\d+):\d+: warning: {name_pattern} (is|may be) used uninitialized", text)
         if warning:
             line = int(warning.group(2)) if warning.group(1) == SOURCE_NAME else inlined_at
-            uses.append((line, warning.group(3), warning.group(4) == "is"))
+            # a struct's member: GCC says `a.Acc::count`, the source `a.count`
+            uses.append((line, re.sub(r"\.(?:\w+::)+", ".", warning.group(3)), warning.group(4) == "is"))
             inlined_at = None
     for line, name, certain in uses:
-        if name.startswith("__cc_") or name not in declared or not line or not 0 < line <= len(source.lines):
+        if not certain and (line, name, True) in uses:
+            continue  # (GCC says both "is" and "may be" of one read)
+        base = name.split(".")[0]
+        if base.startswith("__cc_") or base not in declared or not line or not 0 < line <= len(source.lines):
             continue  # (a variable of the emulator's, or one the learner's source does not declare)
-        if not 0 < declared[name] <= line:
+        if not 0 < declared[base] <= line or "::" in name:
             continue
-        between = "\n".join(source.lines[declared[name] - 1:line])
-        between = between.split(name, 1)[1] if name in between else ""  # after the declaration
+        between = "\n".join(source.lines[declared[base] - 1:line])
+        between = between.split(base, 1)[1] if base in between else ""  # after the declaration
         word = rf"\b{re.escape(name)}\b"
         assigned = any(not re.search(word, m.group(1))  # `v = x[i];`, not `m = fmaxf(m, x[i]);`
                        for m in re.finditer(rf"(?<![\w.>]){re.escape(name)}\s*=(?!=)([^;]*)", between))
-        if not certain and (assigned or re.search(rf"&\s*{word}", between)):
+        if name != base and re.search(rf"(?<![\w.>]){re.escape(base)}\s*=(?!=)", between):
+            continue  # the whole struct assigned (`a = make_acc();`): GCC tracks that better than a regex
+        if not certain and (assigned or re.search(rf"&\s*{word}", between) or re.search(rf"&\s*{base}\b", between)):
             # A plain assignment comes first on some path (`if (inside) v = x[i];`): GCC cannot
             # tell whether each reading path took it, and neither can we; nvcc does not warn either
             # (PMPP's register-tiled stencil is correct code of this kind).
             continue
-        at = f" (declared at line {declared[name]})" if declared[name] != line else ""
-        example = f"{name} = 0"
+        at = f" (declared at line {declared[base]})" if declared[base] != line else ""
+        member = name != base
+        if member:
+            at = f" (a member of `{base}`, declared at line {declared[base]})"
+        example = f"{base} = {{}}" if member else f"{name} = 0"
         typed = [m.group(1) for m in re.finditer(  # `float sum;`, `float a, b, sum;`, in the declaring line
-            rf"\b((?:unsigned\s+|signed\s+|long\s+)*[A-Za-z_][\w:]*)\s+(?:[\w\s,\[\]]*,\s*)?{re.escape(name)}\s*[;,]",
-            source.lines[declared[name] - 1])]
+            rf"\b((?:unsigned\s+|signed\s+|long\s+)*[A-Za-z_][\w:]*)\s+(?:[\w\s,\[\]]*,\s*)?{re.escape(base)}\s*[;,]",
+            source.lines[declared[base] - 1])]
         if typed and typed[-1] not in ("return", "else", "case", "extern", "const", "static"):
-            example = f"{typed[-1]} {name} = 0"
+            example = f"{typed[-1]} {example}"
+        first = (f"(`{example};` sets every member to 0), or set `{name}` before the line that reads it" if member
+                 else f"(`{example};`)")
         message = (f"line {line}: `{name}`{at} {'is' if certain else 'may be'} read before it is given a value: on a "
                    f"GPU it then holds whatever its register held, often a different value each run. Give it its "
-                   f"first value where you declare it (`{example};`).\n    {line}: {source.lines[line - 1].strip()}")
+                   f"first value where you declare it {first}.\n    {line}: {source.lines[line - 1].strip()}")
         if message not in found:
             found.append(message)
     return found
