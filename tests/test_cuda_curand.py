@@ -485,3 +485,42 @@ extern "C" __global__ void k(curandStateMRG32k3a* states, float* x) {
 }"""
     with pytest.raises(cuda.CompileError, match=r"uses curandStateMRG32k3a \(line 2\)"):
         cuda.RawKernel(source, "k", backend="cpu")
+
+
+PLACES = {
+    "a local array, by its name": """
+    curandState local[2];
+    curand_init(1, id, 0, local);
+    curand_init(2, id, 0, &local[1]);
+    out[id] = curand_uniform(local) + curand_uniform(local + 1);""",
+    "__shared__ states, by an offset": """
+    __shared__ curandStatePhilox4_32_10_t s[32];
+    curand_init(3, id, 0, s + id);
+    out[id] = curand_uniform(s + id);""",
+    "extern __shared__ states": """
+    extern __shared__ curandState ds[];
+    curand_init(3, id, 0, &ds[id]);
+    out[id] = curand_normal(&ds[id]);""",
+    "a state passed by reference to a helper": """
+    curandState s;
+    curand_init(3, id, 0, &s);
+    float2 p = pair(s);
+    out[id] = p.x + p.y;""",
+    "an array of states cast from void*": """
+    curandState* states = (curandState*)raw;
+    curand_init(3, id, 0, &states[id]);
+    out[id] = curand_uniform(&states[id]);""",
+}
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+@pytest.mark.parametrize("place", list(PLACES))
+def test_states_live_wherever_cuda_code_keeps_them(place, sanitize):
+    source = ("#include <curand_kernel.h>\n"
+              "__device__ float2 pair(curandState& s) { return make_float2(curand_uniform(&s), curand_uniform(&s)); }\n"
+              'extern "C" __global__ void k(void* raw, float* out) {\n    int id = threadIdx.x;'
+              + PLACES[place] + "\n}\n")
+    out = np.zeros(32, np.float32)
+    kernel_ = cuda.RawKernel(source, "k", backend="cpu", sanitize=sanitize)
+    kernel_((1,), (32,), (np.zeros(32 * 48, np.uint8), out), shared_mem=32 * 48)
+    assert len(set(out.tolist())) == 32 and np.isfinite(out).all()

@@ -5120,6 +5120,9 @@ template <class S> static inline S* __cc_rng(const __cc_ptr<S>& state, int line,
     state.check(0);
     return __cc_rng(state.p, line, set_up);
 }
+template <class S> static inline S* __cc_rng(const __cc_view<S>& states, int line, bool set_up = true) {
+    return __cc_rng(states.ptr(), line, set_up);  // a __shared__ or local array of states by its name
+}
 // (see __cc_rng_setup; a race between workers here only delays or drops a warning)
 static inline void __cc_note_rng_setup(unsigned long long seed, unsigned long long subsequence,
                                        unsigned long long offset, int line) {
