@@ -109,6 +109,13 @@ def kernel(name, backend="cpu", **kwargs):
 def backend(request):
     if request.param == "cupy" and not env.cupy_usable():
         pytest.skip("no usable GPU: CuPy cannot run kernels here (the CPU backend is tested instead)")
+    if request.param == "cupy":
+        try:
+            kernel("sizes", "cupy")((1,), (1,), (cuda.xp.zeros(3, np.int32),))
+        except Exception as error:  # NVRTC without the toolkit's headers: not what this file tests
+            if "curand_kernel.h" not in str(error):
+                raise
+            pytest.skip(f"CuPy's compiler finds no curand_kernel.h here: {str(error)[:200]}")
     return request.param
 
 
