@@ -1266,6 +1266,10 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         what = f"ran longer than its time limit of {time_limit:g} s"
         hint = ("An endless loop? Check that the loop's condition changes. If the kernel is just slow "
                 "on the CPU, launch it on less data or raise the limit: RawKernel(..., time_limit=60).")
+        if module.sanitized:  # backend="cpu" and the exercise checks run the race checker by default
+            hint += (" This launch ran with the race checker on (the default of backend=\"cpu\"), which makes it 20 "
+                     "to 100 times slower and runs it on one core: find bugs on small sizes, and launch large ones "
+                     "with sanitize=False.")
         if re.search(r"\b(while|for)\b", source.text) and re.search(r"\bvolatile\b|\batomic\w+\s*\(", source.text):
             # spinning on a flag or a counter: another block's, perhaps
             hint += (" If a block waits in a loop for a flag or a count that another block sets: blocks run one at "
