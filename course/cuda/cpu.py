@@ -852,10 +852,11 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
     fault = _Fault()
     records = None
     # A sanitized launch of a kernel that meets at warp-level calls keeps its memory as it was, for a
-    # second run should a shuffle read a lane that brings no value (_depends_on_undefined).
+    # second run should a shuffle read a lane that brings no value (_depends_on_undefined). (Not for
+    # a kernel that reads the clock: its results differ from run to run anyway.)
     memory = {**module.variables(), **arrays}
     before = ({address: _bytes_at(address, count * size).copy() for address, (_, count, size) in memory.items()}
-              if module.sanitized and kernel.uses_barriers else None)
+              if module.sanitized and kernel.uses_barriers and not _READS_CLOCK.search(module.source.text) else None)
     with _launch_lock:
         if trace_limit is not None:
             setup = module.library["__cc_trace_setup"]
@@ -890,6 +891,9 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
 def _bytes_at(address: int, count: int) -> np.ndarray:
     """The `count` bytes at `address` (an argument array or a module variable), as a writable view."""
     return np.ctypeslib.as_array((ctypes.c_uint8 * max(1, count)).from_address(address))[:count]
+
+
+_READS_CLOCK = re.compile(r"\b(clock|clock64|__cc_now_ns)\s*\(")
 
 
 def _depends_on_undefined(module: Module, kernel: Kernel, config, packed, memory: dict, before: dict):
