@@ -63,16 +63,21 @@ extern "C" __global__ void skip_philox(curandStatePhilox4_32_10_t* states, unsig
     else skipahead(count, &states[id]);
 }
 // curand_normal keeps the second number of each pair for the next call.
-extern "C" __global__ void normals(curandState* states, float* pairs, float* singles, double* doubles, int n) {
+extern "C" __global__ void normals(curandState* states, float* pairs, float* singles, double* doubles,
+                                   float* logs, double* dlogs, int n) {
     int id = blockIdx.x * blockDim.x + threadIdx.x;
     if (id >= n) return;
-    curandState a = states[id], b = states[id];
+    curandState a = states[id], b = states[id], c = states[id];
     float2 p = curand_normal2(&a);
     pairs[2 * id] = p.x, pairs[2 * id + 1] = p.y;
     singles[2 * id] = curand_normal(&b);
     singles[2 * id + 1] = curand_normal(&b);
+    logs[2 * id] = curand_log_normal(&c, 0.5f, 2.0f);
+    logs[2 * id + 1] = curand_log_normal(&c, 0.5f, 2.0f);
     double2 q = curand_normal2_double(&a);
     doubles[2 * id] = q.x, doubles[2 * id + 1] = q.y;
+    dlogs[2 * id] = curand_log_normal_double(&c, -1.0, 0.5);
+    dlogs[2 * id + 1] = curand_log_normal_double(&c, -1.0, 0.5);
 }
 extern "C" __global__ void sizes(int* out) {
     out[0] = sizeof(curandState), out[1] = sizeof(curandStatePhilox4_32_10_t), out[2] = sizeof(curandStateXORWOW_t);
@@ -232,14 +237,22 @@ def test_the_reference_agrees_with_curands_table_and_random123():
 # The same numbers as cuRAND
 # ---------------------------------------------------------------------------------------
 
+def set_up_and_draw(backend, philox, seed, offset, n, per):
+    """Each of n threads sets up its state (subsequence: its index), then draws `per` raw numbers, a
+    uniform float and a uniform double: those, as NumPy arrays."""
+    states, raw, u, d = on(backend, np.zeros(n * (64 if philox else 48), np.uint8), np.zeros(n * per, np.uint32),
+                           np.zeros(n, np.float32), np.zeros(n, np.float64))
+    grid = ((n + 31) // 32,)
+    kernel("setup_philox" if philox else "setup", backend)(grid, (32,), (states, np.uint64(seed), np.uint64(offset),
+                                                                         np.int32(n)))
+    kernel("draw_philox" if philox else "draw", backend)(grid, (32,), (states, raw, u, d, np.int32(per), np.int32(n)))
+    return [cuda.asnumpy(a) for a in (raw, u, d)]
+
+
 @pytest.mark.parametrize("seed, offset", [(1234, 0), (0, 0), (2**63 + 12345, 7), (42, 100)])
 def test_xorwow_gives_curands_numbers(seed, offset, backend):
     n, per = 70, 5
-    states, raw, u, d = on(backend, np.zeros(n * 48, np.uint8), np.zeros(n * per, np.uint32), np.zeros(n, np.float32),
-                           np.zeros(n, np.float64))
-    kernel("setup", backend)((3,), (32,), (states, np.uint64(seed), np.uint64(offset), np.int32(n)))
-    kernel("draw", backend)((3,), (32,), (states, raw, u, d, np.int32(per), np.int32(n)))
-    raw, u, d = (cuda.asnumpy(a) for a in (raw, u, d))
+    raw, u, d = set_up_and_draw(backend, False, seed, offset, n, per)
     for i in (0, 1, 2, 33, 69):
         ref = xorwow_init(seed, i, offset)
         assert [int(x) for x in raw[i * per:(i + 1) * per]] == [xorwow_next(ref) for _ in range(per)]
@@ -264,11 +277,7 @@ extern "C" __global__ void one(curandState* s, unsigned long long seq, unsigned 
 @pytest.mark.parametrize("seed, offset", [(0, 0), (1234, 0), (2**40 + 3, 6), (99, 2**33 + 1)])
 def test_philox_gives_curands_numbers(seed, offset, backend):
     n, per = 40, 6
-    states, raw, u, d = on(backend, np.zeros(n * 64, np.uint8), np.zeros(n * per, np.uint32), np.zeros(n, np.float32),
-                           np.zeros(n, np.float64))
-    kernel("setup_philox", backend)((2,), (32,), (states, np.uint64(seed), np.uint64(offset), np.int32(n)))
-    kernel("draw_philox", backend)((2,), (32,), (states, raw, u, d, np.int32(per), np.int32(n)))
-    raw, u, d = (cuda.asnumpy(a) for a in (raw, u, d))
+    raw, u, d = set_up_and_draw(backend, True, seed, offset, n, per)
     for i in (0, 1, 31, 39):
         ref = philox_stream(seed, i, offset, per + 2)
         assert [int(x) for x in raw[i * per:(i + 1) * per]] == ref[:per]
@@ -316,12 +325,16 @@ def test_skipahead_moves_as_far_as_drawing_does(name, setup, size):
 
 def test_normals_come_in_pairs_and_look_normal(backend):
     n = 4096
-    states, pairs, singles, doubles = on(backend, np.zeros(n * 48, np.uint8), np.zeros(2 * n, np.float32),
-                                         np.zeros(2 * n, np.float32), np.zeros(2 * n))
+    states, pairs, singles, doubles, logs, dlogs = on(
+        backend, np.zeros(n * 48, np.uint8), np.zeros(2 * n, np.float32), np.zeros(2 * n, np.float32),
+        np.zeros(2 * n), np.zeros(2 * n, np.float32), np.zeros(2 * n))
     kernel("setup", backend)((16,), (256,), (states, np.uint64(11), np.uint64(0), np.int32(n)))
-    kernel("normals", backend)((16,), (256,), (states, pairs, singles, doubles, np.int32(n)))
-    pairs, singles, doubles = (cuda.asnumpy(a) for a in (pairs, singles, doubles))
+    kernel("normals", backend)((16,), (256,), (states, pairs, singles, doubles, logs, dlogs, np.int32(n)))
+    pairs, singles, doubles, logs, dlogs = (cuda.asnumpy(a) for a in (pairs, singles, doubles, logs, dlogs))
     assert np.array_equal(pairs, singles)  # curand_normal returns x, then the y it kept
+    # curand_log_normal: exp(mean + stddev * z) of the same pair, and the double one of the numbers after it
+    np.testing.assert_allclose(logs, np.exp(0.5 + 2.0 * pairs.astype(np.float64)), rtol=1e-5)
+    np.testing.assert_allclose(dlogs, np.exp(-1.0 + 0.5 * doubles), rtol=1e-12)
     for values in (pairs, doubles):
         assert abs(values.mean()) < 0.05 and abs(values.std() - 1) < 0.05
         assert 0.30 < np.mean(np.abs(values) < 0.4) < 0.32  # P(|z| < 0.4) = 0.311

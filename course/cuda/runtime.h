@@ -5223,65 +5223,61 @@ __CC_RNG_TEMPLATE static inline auto curand_normal2_double(const P& state, __CC_
     }
 }
 // curand_normal and curand_log_normal make two numbers and keep the second for the next call
-// (boxmuller_flag says which kind it is; the float and double versions keep theirs apart).
-__CC_RNG_TEMPLATE static inline auto curand_normal(const P& state, __CC_LINE) -> typename std::enable_if<__CC_IS_RNG(S), float>::type {
-    S* s = __cc_rng(state, __cc_line);
-    if (s->boxmuller_flag != EXTRA_FLAG_NORMAL) {
-        float2 v = curand_normal2(s, __cc_line);
-        s->boxmuller_extra = v.y, s->boxmuller_flag = EXTRA_FLAG_NORMAL;
+// (boxmuller_flag says which kind it keeps; the float and double versions keep theirs apart).
+template <bool Double, class S, class Pair> static inline auto __cc_one_of_two(S* s, int kind, Pair pair) {
+    int& flag = Double ? s->boxmuller_flag_double : s->boxmuller_flag;
+    auto& extra = *[s] {
+        if constexpr (Double) return &s->boxmuller_extra_double;
+        else return &s->boxmuller_extra;
+    }();
+    if (flag != kind) {
+        auto v = pair();
+        extra = v.y, flag = kind;
         return v.x;
     }
-    s->boxmuller_flag = 0;
-    return s->boxmuller_extra;
+    flag = 0;
+    return extra;
+}
+static inline float2 __cc_log_normal(float2 v, float mean, float stddev) {
+    return {expf(mean + (stddev * v.x)), expf(mean + (stddev * v.y))};
+}
+static inline double2 __cc_log_normal(double2 v, double mean, double stddev) {
+    return {exp(mean + (stddev * v.x)), exp(mean + (stddev * v.y))};
+}
+__CC_RNG_TEMPLATE static inline auto curand_normal(const P& state, __CC_LINE) -> typename std::enable_if<__CC_IS_RNG(S), float>::type {
+    S* s = __cc_rng(state, __cc_line);
+    return __cc_one_of_two<false>(s, EXTRA_FLAG_NORMAL, [&] { return curand_normal2(s, __cc_line); });
 }
 __CC_RNG_TEMPLATE static inline auto curand_normal_double(const P& state, __CC_LINE)
     -> typename std::enable_if<__CC_IS_RNG(S), double>::type {
     S* s = __cc_rng(state, __cc_line);
-    if (s->boxmuller_flag_double != EXTRA_FLAG_NORMAL) {
-        double2 v = curand_normal2_double(s, __cc_line);
-        s->boxmuller_extra_double = v.y, s->boxmuller_flag_double = EXTRA_FLAG_NORMAL;
-        return v.x;
-    }
-    s->boxmuller_flag_double = 0;
-    return s->boxmuller_extra_double;
+    return __cc_one_of_two<true>(s, EXTRA_FLAG_NORMAL, [&] { return curand_normal2_double(s, __cc_line); });
 }
 __CC_RNG_TEMPLATE static inline auto curand_log_normal(const P& state, float mean, float stddev, __CC_LINE)
     -> typename std::enable_if<__CC_IS_RNG(S), float>::type {
     S* s = __cc_rng(state, __cc_line);
-    if (s->boxmuller_flag != EXTRA_FLAG_LOG_NORMAL) {
-        float2 v = curand_normal2(s, __cc_line);
-        s->boxmuller_extra = expf(mean + (stddev * v.y)), s->boxmuller_flag = EXTRA_FLAG_LOG_NORMAL;
-        return expf(mean + (stddev * v.x));
-    }
-    s->boxmuller_flag = 0;
-    return s->boxmuller_extra;
+    return __cc_one_of_two<false>(s, EXTRA_FLAG_LOG_NORMAL,
+                                  [&] { return __cc_log_normal(curand_normal2(s, __cc_line), mean, stddev); });
 }
 __CC_RNG_TEMPLATE static inline auto curand_log_normal_double(const P& state, double mean, double stddev, __CC_LINE)
     -> typename std::enable_if<__CC_IS_RNG(S), double>::type {
     S* s = __cc_rng(state, __cc_line);
-    if (s->boxmuller_flag_double != EXTRA_FLAG_LOG_NORMAL) {
-        double2 v = curand_normal2_double(s, __cc_line);
-        s->boxmuller_extra_double = exp(mean + (stddev * v.y)), s->boxmuller_flag_double = EXTRA_FLAG_LOG_NORMAL;
-        return exp(mean + (stddev * v.x));
-    }
-    s->boxmuller_flag_double = 0;
-    return s->boxmuller_extra_double;
+    return __cc_one_of_two<true>(s, EXTRA_FLAG_LOG_NORMAL,
+                                  [&] { return __cc_log_normal(curand_normal2_double(s, __cc_line), mean, stddev); });
 }
 __CC_RNG_TEMPLATE static inline auto curand_log_normal2(const P& state, float mean, float stddev, __CC_LINE)
     -> typename std::enable_if<__CC_IS_RNG(S), float2>::type {
-    float2 v = curand_normal2(__cc_rng(state, __cc_line), __cc_line);
-    return {expf(mean + (stddev * v.x)), expf(mean + (stddev * v.y))};
+    return __cc_log_normal(curand_normal2(__cc_rng(state, __cc_line), __cc_line), mean, stddev);
 }
 __CC_RNG_TEMPLATE static inline auto curand_log_normal4(const P& state, float mean, float stddev, __CC_LINE)
     -> typename std::enable_if<__CC_IS_PHILOX(S), float4>::type {
     float4 v = curand_normal4(__cc_rng(state, __cc_line), __cc_line);
-    return {expf(mean + (stddev * v.x)), expf(mean + (stddev * v.y)), expf(mean + (stddev * v.z)),
-            expf(mean + (stddev * v.w))};
+    float2 a = __cc_log_normal(make_float2(v.x, v.y), mean, stddev), b = __cc_log_normal(make_float2(v.z, v.w), mean, stddev);
+    return {a.x, a.y, b.x, b.y};
 }
 __CC_RNG_TEMPLATE static inline auto curand_log_normal2_double(const P& state, double mean, double stddev, __CC_LINE)
     -> typename std::enable_if<__CC_IS_RNG(S), double2>::type {
-    double2 v = curand_normal2_double(__cc_rng(state, __cc_line), __cc_line);
-    return {exp(mean + (stddev * v.x)), exp(mean + (stddev * v.y))};
+    return __cc_log_normal(curand_normal2_double(__cc_rng(state, __cc_line), __cc_line), mean, stddev);
 }
 #undef __CC_RNG_TEMPLATE
 #undef __CC_IS_RNG
