@@ -1237,6 +1237,8 @@ extern "C" __global__ void histogram(const unsigned char* s, int* bins, int n) {
         words = np.array([b"abc"])
         cuda.RawKernel(source, "upper", backend=backend)((1,), (32,), (words, np.int32(3)))
         assert words[0] == b"ABC"
+        with pytest.raises(TypeError, match=r"needs bytes, but the array holds Python text .*text\.encode\(\)"):
+            cuda.RawKernel(source, "upper", backend=backend)((1,), (32,), (np.array(["abc"]), np.int32(3)))
     with pytest.raises(TypeError, match=r"needs uint8 elements, but the array holds int8"):
         cuda.RawKernel(source, "histogram", backend=backend)((1,), (32,), (xp.zeros(4, np.int8), xp.zeros(256, np.int32),
                                                                            np.int32(4)))

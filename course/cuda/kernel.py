@@ -497,6 +497,9 @@ def _check_array(kernel: Kernel, p: Param, a, backend_name: str):
         a = a.view(p.dtype)  # complex64 for a float2* (cuFloatComplex*), complex128 for a double2*: (re, im)
     if p.ctype == "char" and p.dtype == "int8" and (a.dtype == np.uint8 or a.dtype.kind == "S"):
         a = a.view(np.int8)  # plain char* (text): bytes, as np.frombuffer(b"...", np.uint8) or a bytes array give them
+    if p.ctype == "char" and a.dtype.kind == "U":
+        raise TypeError(f"{where}: needs bytes, but the array holds Python text ({a.dtype}, 4 bytes a character); "
+                        "pass its bytes: np.frombuffer(text.encode(), np.uint8), or a bytes array np.array([b'...'])")
     if p.dtype == "bfloat16" and a.dtype.name == "bfloat16" and a.dtype.itemsize == 2 and isinstance(a, np.ndarray):
         a = a.view(np.uint16)  # ml_dtypes' bfloat16 (JAX's): the same 16 bits
     if p.dtype is not None and a.dtype != _element_dtype(p.dtype):
