@@ -375,6 +375,10 @@ extern "C" __global__ void setup(curandState* states, int n) {
     int id = blockIdx.x * blockDim.x + threadIdx.x;
     if (id < n) curand_init(1234, id, 0, &states[id]);
 }
+extern "C" __global__ void one_setup_for_all(curandState* states, int n) {
+    int id = blockIdx.x * blockDim.x + threadIdx.x;
+    if (id < n) curand_init(1234, id, 0, &states[0]);
+}
 extern "C" __global__ void one_state_for_all(curandState* states, float* out, int n) {
     int id = blockIdx.x * blockDim.x + threadIdx.x;
     if (id < n) out[id] = curand_uniform(&states[0]);  // one state
@@ -431,6 +435,8 @@ def test_every_thread_drawing_from_one_state_is_a_race(n):
     assert f"line {line('one state')}" in message and "Give each thread its own state" in message
     bug("own_state", sanitize=True)((3,), (32,), (states, out, np.int32(n)))  # the fix: no report
     assert len(set(out.tolist())) == n
+    with pytest.raises(cuda.KernelError, match=r"sets up the cuRAND state states\[0\], which thread"):
+        bug("one_setup_for_all", sanitize=True)((3,), (32,), (states, np.int32(n)))
 
 
 def test_a_state_past_the_end_is_out_of_bounds():

@@ -1547,13 +1547,14 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             if warp_step:  # `v[tid] += v[tid + 16]` (volatile v) by the lanes of one warp
                 hint = ("The threads of a warp do not run in lockstep (since Volta), so `volatile` alone does not "
                         f"order them: put __syncwarp() between one thread's read and the other's write. {_WARP_STEP_FIX}")
-        drawn = re.search(rf"\b(?:curand\w*|skipahead\w*)\s*\([^;]*\b{re.escape(name)}\b",
+        drawn = re.search(rf"\b(curand\w*|skipahead\w*)\s*\([^;]*\b{re.escape(name)}\b",
                           source.line_text(line) if line else "")
         handed = mine != theirs and 3 not in (mine, theirs) and fault.mask == 0  # a read of another's write
         if drawn and 3 not in (mine, theirs):  # two threads draw from one cuRAND state
-            what = (f"draws random numbers from the cuRAND state {element.split('.')[0]}, which {who} also used{at} "
-                    "in this launch: each draw reads the state and writes it back, so on a GPU two threads can get "
-                    "the same numbers, and draws are lost")
+            verb = "sets up" if drawn.group(1) == "curand_init" else "draws random numbers from"
+            what = (f"{verb} the cuRAND state {element.split('.')[0]}, which {who} also used{at} in this launch: "
+                    "each call writes the state (and a draw reads it first), so on a GPU two threads can get the "
+                    "same numbers, and set-ups or draws are lost")
             hint = ("Give each thread its own state: set them up with curand_init(seed, id, 0, &states[id]) (one "
                     "state per thread, each its own subsequence), then draw from &states[id], or from a local copy "
                     "that you store back at the end.")
