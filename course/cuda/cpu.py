@@ -496,6 +496,7 @@ def _uninitialized_warnings(compiler_output: str, source: Source) -> list[str]:
     at kernel.cu:5"), which is then the line."""
     found, declared, uses, inlined_at = [], {}, [], None
     name_pattern = r"[‘'`]([\w.:]+)[’'`]"
+    as_written = lambda name: re.sub(r"\.(?:\w+::)+", ".", name)  # a struct's member: GCC's `a.Acc::count` is `a.count`
     for text in compiler_output.splitlines():
         if text.startswith("In "):
             inlined_at = None  # a new chain of inlined calls
@@ -504,12 +505,11 @@ def _uninitialized_warnings(compiler_output: str, source: Source) -> list[str]:
             inlined_at = int(at.group(1))
         note = re.match(rf"{re.escape(SOURCE_NAME)}:(\d+):\d+: note: {name_pattern} (?:was )?declared here", text)
         if note:  # (`a` for a struct, or GCC names the member: `a.Acc::count`)
-            declared.setdefault(re.sub(r"\.(?:\w+::)+", ".", note.group(2)).split(".")[0], int(note.group(1)))
+            declared.setdefault(as_written(note.group(2)).split(".")[0], int(note.group(1)))
         warning = re.match(rf"(\S+?):(\d+):\d+: warning: {name_pattern} (is|may be) used uninitialized", text)
         if warning:
             line = int(warning.group(2)) if warning.group(1) == SOURCE_NAME else inlined_at
-            # a struct's member: GCC says `a.Acc::count`, the source `a.count`
-            uses.append((line, re.sub(r"\.(?:\w+::)+", ".", warning.group(3)), warning.group(4) == "is"))
+            uses.append((line, as_written(warning.group(3)), warning.group(4) == "is"))
             inlined_at = None
     for line, name, certain in uses:
         if not certain and (line, name, True) in uses:
@@ -893,7 +893,7 @@ def _bytes_at(address: int, count: int) -> np.ndarray:
     return np.ctypeslib.as_array((ctypes.c_uint8 * max(1, count)).from_address(address))[:count]
 
 
-_READS_CLOCK = re.compile(r"\b(clock|clock64|__cc_now_ns)\s*\(")
+_READS_CLOCK = re.compile(r"\b(clock|clock64)\s*\(")
 
 
 def _depends_on_undefined(module: Module, kernel: Kernel, config, packed, memory: dict, before: dict):

@@ -908,12 +908,9 @@ static inline void __cc_unflatten(uint32_t out[3], unsigned linear, const dim3& 
     out[0] = linear % d.x, out[1] = linear / d.x % d.y, out[2] = linear / (d.x * d.y);
 }
 
-// After a launch without a fault (sanitizer), into a zeroed record: the array whose elements most
-// often got, from a block, the value another block had stored there at the same line
-// (fault->length 3: a warning Python gives if there are many).
 // The first curand_init of a launch (seed, subsequence, offset, who, where), and the first other
 // thread that then set up a state with the same three numbers: those threads draw the same numbers
-// (a warning: curand_init(1234, 0, 0, &s) in every thread, say).
+// (fault->length 4, a warning: curand_init(1234, 0, 0, &s) in every thread, say).
 struct __cc_rng_setup {
     uint32_t claimed, ready, other_set;  // launch numbers
     unsigned long long seed, subsequence, offset;
@@ -934,6 +931,9 @@ static bool __cc_describe_rng_setup(__cc_fault* fault) {
     return true;
 }
 
+// After a launch without a fault (sanitizer), into a zeroed record: the array whose elements most
+// often got, from a block, the value another block had stored there at the same line
+// (fault->length 3: a warning Python gives if there are many).
 static void __cc_describe_repeated(__cc_fault* fault) {
     const __cc_allocation* most = nullptr;
     for (int i = 0; i < __cc_allocation_count; i++)
@@ -4851,8 +4851,8 @@ static int __cc_launch(const long long* cfg, __cc_fault* fault, void (*prepare)(
 
 // ---------------------------------------------------------------------------------------
 // cuRAND's device API (curand_kernel.h) for the XORWOW generator (curandState, the default) and
-// Philox4_32_10: the same bits as on a GPU. __cc_curand(), __cc_curand4() and the uniform floats and doubles
-// are identical to a GPU's; normal and log-normal numbers go through logf/sinf/cosf/expf, which
+// Philox4_32_10: the same bits as on a GPU. curand(), curand4() and the uniform floats and doubles are
+// identical to a GPU's; normal and log-normal numbers go through logf/sinf/cosf/expf, which
 // may differ from the GPU's fast versions in the last bits. The state types have CUDA's sizes
 // and layouts, so that an array of states allocated by bytes holds as many here as there.
 // (MRG32k3a, Sobol, MTGP32, Poisson and discrete distributions: source.py refuses them, naming
@@ -5078,9 +5078,8 @@ static inline double __cc_curand_double(unsigned int x, unsigned int y) {
     return z * CURAND_2POW53_INV_DOUBLE + (CURAND_2POW53_INV_DOUBLE / 2.0);
 }
 static inline float2 __cc_box_muller(unsigned int x, unsigned int y) {
-    float u = x * CURAND_2POW32_INV + (CURAND_2POW32_INV / 2);
     float v = y * CURAND_2POW32_INV_2PI + (CURAND_2POW32_INV_2PI / 2);
-    float s = sqrtf(-2.0f * logf(u));
+    float s = sqrtf(-2.0f * logf(__cc_curand_float(x)));
     float2 r;
     __sincosf(v, &r.x, &r.y);
     r.x *= s, r.y *= s;
@@ -5197,20 +5196,18 @@ __CC_RNG_TEMPLATE static inline auto curand_uniform2_double(const P& state, __CC
     uint4 x = __cc_curand4(__cc_rng(state, __cc_line));
     return {__cc_curand_double(x.x, x.y), __cc_curand_double(x.z, x.w)};
 }
-__CC_RNG_TEMPLATE static inline auto curand_normal2(const P& state, __CC_LINE) -> typename std::enable_if<__CC_IS_RNG(S), float2>::type {
-    S* s = __cc_rng(state, __cc_line);
+// Normal pairs from a state already checked (the public calls below check theirs once).
+template <class S> static inline float2 __cc_normal2(S* s) {
     unsigned int x = __cc_curand(s);
     unsigned int y = __cc_curand(s);
     return __cc_box_muller(x, y);
 }
-__CC_RNG_TEMPLATE static inline auto curand_normal4(const P& state, __CC_LINE) -> typename std::enable_if<__CC_IS_PHILOX(S), float4>::type {
-    uint4 x = __cc_curand4(__cc_rng(state, __cc_line));
+static inline float4 __cc_normal4(curandStatePhilox4_32_10* s) {
+    uint4 x = __cc_curand4(s);
     float2 a = __cc_box_muller(x.x, x.y), b = __cc_box_muller(x.z, x.w);
     return {a.x, a.y, b.x, b.y};
 }
-__CC_RNG_TEMPLATE static inline auto curand_normal2_double(const P& state, __CC_LINE)
-    -> typename std::enable_if<__CC_IS_RNG(S), double2>::type {
-    S* s = __cc_rng(state, __cc_line);
+template <class S> static inline double2 __cc_normal2_double(S* s) {
     if constexpr (__CC_IS_PHILOX(S)) {
         uint4 x = __cc_curand4(s);
         return __cc_box_muller_double(x.x, x.y, x.z, x.w);
@@ -5221,6 +5218,16 @@ __CC_RNG_TEMPLATE static inline auto curand_normal2_double(const P& state, __CC_
         unsigned int y1 = __cc_curand(s);
         return __cc_box_muller_double(x0, x1, y0, y1);
     }
+}
+__CC_RNG_TEMPLATE static inline auto curand_normal2(const P& state, __CC_LINE) -> typename std::enable_if<__CC_IS_RNG(S), float2>::type {
+    return __cc_normal2(__cc_rng(state, __cc_line));
+}
+__CC_RNG_TEMPLATE static inline auto curand_normal4(const P& state, __CC_LINE) -> typename std::enable_if<__CC_IS_PHILOX(S), float4>::type {
+    return __cc_normal4(__cc_rng(state, __cc_line));
+}
+__CC_RNG_TEMPLATE static inline auto curand_normal2_double(const P& state, __CC_LINE)
+    -> typename std::enable_if<__CC_IS_RNG(S), double2>::type {
+    return __cc_normal2_double(__cc_rng(state, __cc_line));
 }
 // curand_normal and curand_log_normal make two numbers and keep the second for the next call
 // (boxmuller_flag says which kind it keeps; the float and double versions keep theirs apart).
@@ -5246,38 +5253,38 @@ static inline double2 __cc_log_normal(double2 v, double mean, double stddev) {
 }
 __CC_RNG_TEMPLATE static inline auto curand_normal(const P& state, __CC_LINE) -> typename std::enable_if<__CC_IS_RNG(S), float>::type {
     S* s = __cc_rng(state, __cc_line);
-    return __cc_one_of_two<false>(s, EXTRA_FLAG_NORMAL, [&] { return curand_normal2(s, __cc_line); });
+    return __cc_one_of_two<false>(s, EXTRA_FLAG_NORMAL, [&] { return __cc_normal2(s); });
 }
 __CC_RNG_TEMPLATE static inline auto curand_normal_double(const P& state, __CC_LINE)
     -> typename std::enable_if<__CC_IS_RNG(S), double>::type {
     S* s = __cc_rng(state, __cc_line);
-    return __cc_one_of_two<true>(s, EXTRA_FLAG_NORMAL, [&] { return curand_normal2_double(s, __cc_line); });
+    return __cc_one_of_two<true>(s, EXTRA_FLAG_NORMAL, [&] { return __cc_normal2_double(s); });
 }
 __CC_RNG_TEMPLATE static inline auto curand_log_normal(const P& state, float mean, float stddev, __CC_LINE)
     -> typename std::enable_if<__CC_IS_RNG(S), float>::type {
     S* s = __cc_rng(state, __cc_line);
     return __cc_one_of_two<false>(s, EXTRA_FLAG_LOG_NORMAL,
-                                  [&] { return __cc_log_normal(curand_normal2(s, __cc_line), mean, stddev); });
+                                  [&] { return __cc_log_normal(__cc_normal2(s), mean, stddev); });
 }
 __CC_RNG_TEMPLATE static inline auto curand_log_normal_double(const P& state, double mean, double stddev, __CC_LINE)
     -> typename std::enable_if<__CC_IS_RNG(S), double>::type {
     S* s = __cc_rng(state, __cc_line);
     return __cc_one_of_two<true>(s, EXTRA_FLAG_LOG_NORMAL,
-                                  [&] { return __cc_log_normal(curand_normal2_double(s, __cc_line), mean, stddev); });
+                                  [&] { return __cc_log_normal(__cc_normal2_double(s), mean, stddev); });
 }
 __CC_RNG_TEMPLATE static inline auto curand_log_normal2(const P& state, float mean, float stddev, __CC_LINE)
     -> typename std::enable_if<__CC_IS_RNG(S), float2>::type {
-    return __cc_log_normal(curand_normal2(__cc_rng(state, __cc_line), __cc_line), mean, stddev);
+    return __cc_log_normal(__cc_normal2(__cc_rng(state, __cc_line)), mean, stddev);
 }
 __CC_RNG_TEMPLATE static inline auto curand_log_normal4(const P& state, float mean, float stddev, __CC_LINE)
     -> typename std::enable_if<__CC_IS_PHILOX(S), float4>::type {
-    float4 v = curand_normal4(__cc_rng(state, __cc_line), __cc_line);
+    float4 v = __cc_normal4(__cc_rng(state, __cc_line));
     float2 a = __cc_log_normal(make_float2(v.x, v.y), mean, stddev), b = __cc_log_normal(make_float2(v.z, v.w), mean, stddev);
     return {a.x, a.y, b.x, b.y};
 }
 __CC_RNG_TEMPLATE static inline auto curand_log_normal2_double(const P& state, double mean, double stddev, __CC_LINE)
     -> typename std::enable_if<__CC_IS_RNG(S), double2>::type {
-    return __cc_log_normal(curand_normal2_double(__cc_rng(state, __cc_line), __cc_line), mean, stddev);
+    return __cc_log_normal(__cc_normal2_double(__cc_rng(state, __cc_line)), mean, stddev);
 }
 #undef __CC_RNG_TEMPLATE
 #undef __CC_IS_RNG
