@@ -289,6 +289,49 @@ def test_integer_division_by_zero():
     assert_alive()
 
 
+SHIFTS = r"""
+template <typename T> __device__ T rotate_left(T x, int r) { return (x << r) | (x >> (8 * sizeof(T) - r)); }
+
+extern "C" __global__ void masks(const int* bits, unsigned* mask, unsigned long long* wide, int* sign, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    wide[i] = (1ull << bits[i]) - 1;    // fine up to 63
+    mask[i] = (1u << bits[i]) - 1;      // MASK: 1u << 32 is undefined
+    sign[i] = -5 >> (bits[i] & 31);     // fine
+}
+
+extern "C" __global__ void rotate(const int* r, unsigned* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = rotate_left(0x12345678u, r[i]);  // ROTATE: r = 0 shifts by 32
+}
+"""
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_a_shift_by_the_width_or_more_is_reported(sanitize):
+    """x << 32 for a 32-bit x is undefined: a GPU gives 0, a CPU gives x. Counts below the width
+    (and 64-bit shifts by up to 63) run; 32 stops the kernel with the line, in a helper too."""
+    module = cuda.RawModule(code=SHIFTS, backend="cpu", sanitize=sanitize)
+    masks, rotate = module.get_function("masks"), module.get_function("rotate")
+    bits = np.array([0, 1, 5, 31, 3, 30, 17, 2], np.int32)
+    mask, wide, sign = np.zeros(8, np.uint32), np.zeros(8, np.uint64), np.zeros(8, np.int32)
+    masks((1,), (8,), (bits, mask, wide, sign, np.int32(8)))
+    assert (mask == (1 << bits.astype(np.int64)) - 1).all() and (sign == -5 >> bits).all()
+    bits[6] = 32
+    with pytest.raises(cuda.KernelError, match="at least its width in bits") as info:
+        masks((1,), (8,), (bits, mask, wide, sign, np.int32(8)))
+    assert info.value.thread == (6, 0, 0) and info.value.line == SHIFTS[:SHIFTS.index("MASK:")].count("\n") + 1
+    assert "1ull << n" in str(info.value)
+    out = np.zeros(4, np.uint32)
+    rotate((1,), (4,), (np.array([4, 8, 12, 16], np.int32), out, np.int32(4)))
+    assert out[0] == 0x23456781
+    with pytest.raises(cuda.KernelError, match="at least its width") as info:
+        rotate((1,), (4,), (np.array([4, 0, 12, 16], np.int32), out, np.int32(4)))
+    assert info.value.thread == (1, 0, 0) and "__funnelshift_l" in str(info.value)
+    assert "called at line" in str(info.value)
+    assert_alive()
+
+
 def test_wild_pointer_crash():
     with pytest.raises(cuda.KernelError, match="invalid memory access at address 0x10") as info:
         kernel("wild_pointer")((1,), (4,), (16, np.zeros(4, np.float32)))

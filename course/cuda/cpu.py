@@ -198,7 +198,13 @@ def _platform_flags(compiler: str) -> list[str]:
     - -fstack-clash-protection: a frame larger than a page touches each of its pages, so a local
       array larger than a fiber's stack (64 KiB and room for the module's local arrays) hits its
       guard page (a clear 'ran out of stack') instead of landing in another thread's stack.
-    - -Wuninitialized -Wmaybe-uninitialized (GCC): the analysis behind KernelWarning."""
+    - -Wuninitialized -Wmaybe-uninitialized (GCC): the analysis behind KernelWarning.
+    - -fsanitize=shift-exponent -fsanitize-undefined-trap-on-error: a shift by a negative count or
+      by at least the width of its type (`1u << 32`) stops at an illegal instruction, which
+      _error reports. C++ leaves that shift undefined, and the two machines disagree: a GPU's
+      shift instruction clamps the count (1u << 32 is 0 there), an x86 or arm64 CPU takes it
+      modulo the width (1 here), so the kernel would give another answer here than on a GPU.
+      It costs one compare per shift by a variable count."""
     flags = []
     if platform.machine().lower() in ("x86_64", "amd64") and sys.platform.startswith("linux") and _accepts(
             compiler, "-mtls-dialect=gnu2", "static thread_local int t; extern \"C\" int f() { return ++t; }\n"):
@@ -207,6 +213,8 @@ def _platform_flags(compiler: str) -> list[str]:
         flags.append("-fstack-clash-protection")
     if _accepts(compiler, "-Wmaybe-uninitialized"):  # GCC's names (clang has no maybe-uninitialized)
         flags += ["-Wuninitialized", "-Wmaybe-uninitialized"]
+    if _accepts(compiler, "-fsanitize=shift-exponent") and _accepts(compiler, "-fsanitize-undefined-trap-on-error"):
+        flags += ["-fsanitize=shift-exponent", "-fsanitize-undefined-trap-on-error"]
     return flags
 
 
@@ -554,10 +562,11 @@ def _uninitialized_warnings(compiler_output: str, source: Source) -> list[str]:
 class Module:
     """One compiled kernel source: the loaded library and a launcher per kernel."""
 
-    def __init__(self, path: Path, source: Source, sanitized: bool = False):
+    def __init__(self, path: Path, source: Source, sanitized: bool = False, shift_checked: bool = False):
         self.path = path
         self.source = source
         self.sanitized = sanitized  # built with the sanitizer
+        self.shift_checked = shift_checked  # a shift by too many bits stops at an illegal instruction
         self.library = ctypes.CDLL(str(path))
         self._take_output = self.library["__cc_take_output"]
         self._take_output.restype = ctypes.c_void_p
@@ -737,7 +746,7 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
                 os.utime(target)  # recently used: the last to go when the cache is pruned
             except OSError:
                 pass
-        module = Module(target, source, sanitize)
+        module = Module(target, source, sanitize, shift_checked="-fsanitize=shift-exponent" in flags)
         _check_constant_memory(module, kernel)
         warnings_file = target.with_suffix(".warnings")
         remarks = _uninitialized_warnings(warnings_file.read_text(encoding="utf-8"), source) \
@@ -893,6 +902,7 @@ def _bytes_at(address: int, count: int) -> np.ndarray:
     return np.ctypeslib.as_array((ctypes.c_uint8 * max(1, count)).from_address(address))[:count]
 
 
+_SHIFT = re.compile(r"<<|>>")  # a shift (or a template's closing >>: a line with a shift is what matters)
 _READS_CLOCK = re.compile(r"\b(clock|clock64)\s*\(")
 
 
@@ -1301,6 +1311,15 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     f"at address {fault.address:#x})")
             hint = ("A pointer that is nullptr (or 0), or was never set on this thread's path, was read or written "
                     "through: set it before use, or guard the access with `if (p != nullptr)`.")
+        elif fault.signal == signal.SIGILL and module.shift_checked and any(
+                _SHIFT.search(source.lines[n - 1]) for n in (chain or [line]) if n and 0 < n <= len(source.lines)):
+            what = ("shifted a value by a negative count or by at least its width in bits (x << 32 or x >> 32 for a "
+                    "32-bit x, x << 64 for a 64-bit one)")
+            hint = ("C++ and CUDA leave such a shift undefined, and the machines disagree: a GPU's shift clamps the "
+                    "count (1u << 32 gives 0 there), a CPU takes it modulo the width (1u << 32 gives 1), and a compiler "
+                    "may assume it never happens. Keep the count below the width: shift a 64-bit value (1ull << n) "
+                    "when n can reach 32, handle that case apart (`n >= 32 ? 0u : x << n`), or, for a rotate, use "
+                    "__funnelshift_l(x, x, r), which takes any r.")
         elif fault.signal == signal.SIGFPE:
             hint = ("An integer division or remainder by zero (or INT_MIN / -1). A GPU does not stop there but gives "
                     "a meaningless number, so the bug would go unnoticed: guard the divisor (`if (d != 0)`).")
