@@ -962,6 +962,36 @@ def test_in_place_updates_that_read_other_threads_elements():
     np.testing.assert_array_equal(a, [1] + [2] * 31)
 
 
+ALIASED = r"""
+extern "C" __global__ void shift_right(const float* in, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i + 1 < n) out[i + 1] = in[i];               // SHIFT
+}
+extern "C" __global__ void axpy(const float* x, const float* y, float* out, float a, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = a * x[i] + y[i];
+}
+"""
+
+
+@pytest.mark.parametrize("views", [False, True])
+def test_one_array_passed_as_input_and_output_is_one_memory_for_the_race_checker(views):
+    """k(x, x) (or x[:-1] and x[1:]): a thread writes through out what another reads through in. That
+    is a race, not a write into the const input; each thread using its own elements in place is fine."""
+    x = np.arange(65, dtype=np.float32)
+    args = (x[:64], x[1:]) if views else (x[:64], x[:64])
+    with pytest.raises(cuda.KernelError, match=r"reads in\[\d+\], which thread \(\d+, 0, 0\) wrote at line") as info:
+        kernel("shift_right", ALIASED)((2,), (32,), (*args, 64))
+    message = str(info.value)
+    assert info.value.line == line_of("SHIFT", ALIASED) and "read-only" not in message
+    assert "in and out are the same memory here" in message and "empty_like(x)" in message
+    x, y = np.arange(64, dtype=np.float32), np.ones(64, np.float32)
+    kernel("axpy", ALIASED)((2,), (32,), (x, y, x, np.float32(2), 64))  # the twin: x = 2x + y in place
+    np.testing.assert_array_equal(x, 2 * np.arange(64) + 1)
+    kernel("axpy", ALIASED)((2,), (32,), (x, x, x, np.float32(1), 64))  # x passed three times
+    np.testing.assert_array_equal(x, 2 * (2 * np.arange(64) + 1))
+
+
 def test_a_counter_read_and_written_back_by_hand_is_a_lost_update_not_a_missing_barrier():
     x = np.ones(64, np.float32)
     with pytest.raises(cuda.KernelError, match=r"reads count\[0\], which thread \(0, 0, 0\) also read here and then "

@@ -993,7 +993,7 @@ _UNDEFINED64 = (0x7FF8DEAD7FC0DEAD, 0x7FF81BD5A0000000)
 def _undefined_in(arrays: dict) -> tuple[str, int] | None:
     """The first argument array element that holds the undefined pattern: (name, index), or None."""
     for address, (name, elements, itemsize) in arrays.items():
-        if itemsize not in (4, 8) or not elements or not address:
+        if itemsize not in (4, 8) or not elements or not isinstance(address, int) or not address:
             continue
         values = _bytes_at(address, elements * itemsize).view(np.uint32 if itemsize == 4 else np.uint64)
         values = values & (0x7FFFFFFF if itemsize == 4 else 0x7FFFFFFFFFFFFFFF)
@@ -1030,6 +1030,23 @@ def _array_name(fault: _Fault, arrays: dict) -> tuple[str, bool]:
         return arrays[fault.base][0], False
     shared = fault.text.decode(errors="replace")
     return (shared, True) if shared else ("a local or __device__ array", False)
+
+
+def _sharing_memory(base: int, arrays: dict) -> str:
+    """The names of the other argument arrays that overlap the one at `base` (runtime.h makes them
+    one allocation, known by its lowest address), joined with 'and'; '' when there are none. An
+    array passed twice has its second name under the key ("also", address, name)."""
+    if base not in arrays:
+        return ""
+    spans = sorted((key[1] if isinstance(key, tuple) else key, elements * itemsize, name)
+                   for key, (name, elements, itemsize) in arrays.items() if isinstance(key, (int, tuple)))
+    low, high = base, base + arrays[base][1] * arrays[base][2]
+    names = []
+    for address, size, name in spans:  # (views can chain: x[:-2], x[1:-1], x[2:])
+        if address < high and low < address + size:
+            names.append(name)
+            low, high = min(low, address), max(high, address + size)
+    return " and ".join(dict.fromkeys(name for name in names if name != arrays[base][0]))
 
 
 def _unnamed_array(source: Source, length: int) -> str:
@@ -1577,6 +1594,12 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             hint = ("Give each thread its own state: set them up with curand_init(seed, id, 0, &states[id]) (one "
                     "state per thread, each its own subsequence), then draw from &states[id], or from a local copy "
                     "that you store back at the end.")
+        elif (sharing := _sharing_memory(fault.base, arrays)) and not device_variable:
+            # k(x, x), or views of one array: what a thread writes through one parameter, another reads through the other
+            hint = (f"{name} and {sharing} are the same memory here (the same array, or overlapping views of one, "
+                    f"was passed for both), so what one thread writes into {sharing} another thread reads or writes "
+                    f"as {name}. Pass a separate array for the results (empty_like(x), in NumPy or CuPy), or make every thread "
+                    "use only its own elements.")
         elif handed and re.search(r"\batomic(CAS|Exch|Inc|Add)\b|\bvolatile\b", source.text):
             hint += (" If one thread hands the element over to the next through an atomic or a volatile flag (a "
                      "lock, a last-block ticket), the first needs __threadfence() between its write and that "

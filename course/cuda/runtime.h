@@ -888,17 +888,32 @@ template <class V> static inline uint64_t __cc_global_bits() {
 }
 
 // `flags`: the element size (low 32 bits) and 1 << 32 when the array is read-only.
+// Arrays that share memory (one array passed twice, `k(x, x)`, or two views of one array, x[:-1] and
+// x[1:]) become one allocation: the race checker then sees a thread write through one parameter
+// and another thread read through the other, and a write through the writable one is no write
+// into a read-only array. It is read-only only if all of them are; its race unit divides theirs.
 static inline void __cc_register_allocation(void* base, size_t bytes, uint64_t flags = 0) {
     if (!base || !bytes) return;
     bool read_only = (flags >> 32) & 1;
     size_t item = (size_t)(flags & 0xffffffffu);
-    for (int i = 0; i < __cc_allocation_count; i++)
-        if (__cc_allocations[i].base == (char*)base) {  // the same array passed twice
-            __cc_allocations[i].read_only = __cc_allocations[i].read_only && read_only;
-            return;
+    item = item ? item : 1;
+    char *low = (char*)base, *high = low + bytes;
+    for (int i = 0; i < __cc_allocation_count;) {
+        __cc_allocation& a = __cc_allocations[i];
+        if (!(low < a.base + a.bytes && a.base < high)) {
+            i++;
+            continue;
         }
+        item = std::gcd(item, std::gcd(a.item, (size_t)(a.base > low ? a.base - low : low - a.base)));
+        read_only = read_only && a.read_only;
+        low = a.base < low ? a.base : low;
+        high = a.base + a.bytes > high ? a.base + a.bytes : high;
+        for (int k = 0; k < __CC_NOTE_KINDS; k++) free(a.notes[k]);  // (none yet: made at first use)
+        a = __cc_allocations[--__cc_allocation_count];
+    }
     if (__cc_allocation_count >= (int)(sizeof __cc_allocations / sizeof __cc_allocations[0])) return;
-    __cc_allocation a = {(char*)base, bytes, item ? item : 1, read_only, {}, 0, -1};
+    base = low, bytes = (size_t)(high - low);
+    __cc_allocation a = {(char*)base, bytes, item, read_only, {}, 0, -1};
     if (!(a.item & (a.item - 1))) a.item_shift = __builtin_ctzll(a.item);
     if (__cc_sanitizing && !read_only && item) a.shadow_count = bytes / a.item;  // (notes made when used)
     __cc_allocations[__cc_allocation_count++] = a;
