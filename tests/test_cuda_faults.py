@@ -340,11 +340,14 @@ def test_wild_pointer_crash():
     assert_alive()
 
 
+@pytest.mark.parametrize("sanitize", [False, True])
 @pytest.mark.parametrize("name", ["recurse_forever", "recurse_forever_in_block"])
-def test_endless_recursion_overflows_the_stack(name):
+def test_endless_recursion_overflows_the_stack(name, sanitize):
     with pytest.raises(cuda.KernelError, match="stack") as info:
-        kernel(name)((1,), (2,), (np.zeros(2, np.int32),))
+        kernel(name, sanitize=sanitize)((1,), (2,), (np.zeros(2, np.int32),))
     assert info.value.thread == (0, 0, 0)
+    # the recursive function's lines (with the sanitizer, the overflow may come inside its checks)
+    assert line_of("BUG: never stops") - 4 <= info.value.line <= line_of("BUG: never stops")
     assert_alive()
 
 

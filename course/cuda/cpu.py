@@ -1243,6 +1243,9 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         line = (chain[0] if chain else None) or line
     if kind == TIMEOUT and fault.address and not module.line_of(fault.code_offset):
         line = module.line_of(fault.address) or line  # stopped inside the sanitizer: its last access
+    if kind == STACK_OVERFLOW and not chain and fault.base:
+        chain = module.lines_at(fault.base)  # overflowed inside the sanitizer: its last access
+        line = (chain[0] if chain else None) or line
     index, length = fault.index, fault.length
 
     if kind == OUT_OF_BOUNDS:

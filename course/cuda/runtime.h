@@ -4576,6 +4576,7 @@ static void __cc_on_crash(int signal, siginfo_t* info, void* context) {
     bool near_sp = sp && address < sp + 4096 && address + 256 * 1024 > sp;
     bool overflow = (signal == SIGSEGV || signal == SIGBUS) && (__cc_in_guard_page(address) || near_sp);
     if (overflow && w->stack_pool) f->length = (int64_t)__cc_fiber_stack_bytes();  // (a fiber's stack)
+    if (overflow) f->base = __cc_last_site;  // in a sanitized build the pc may lie in __cc_note: its last access
     __cc_fail(overflow ? __CC_STACK_OVERFLOW : __CC_SIGNAL, 0);
 }
 
