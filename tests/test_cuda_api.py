@@ -1,6 +1,7 @@
 """course.cuda: backend choice, the lazy module attributes, the kernel cache, odds and ends."""
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -257,6 +258,100 @@ int main(void) {
     c = np.zeros_like(a)
     cuda.RawKernel(device_only, "vectorAdd", backend="cpu")((4,), (256,), (a, a, c, np.int32(1000)))
     np.testing.assert_array_equal(c, 2.0)
+
+
+HOST_ONLY = [  # (source, what the message names): device code using host code, which nvcc refuses
+    ("float sq(float v) { return v * v; }\n"
+     "extern \"C\" __global__ void k(float* x) { x[threadIdx.x] = sq(x[threadIdx.x]); }",
+     r"line 2: the __global__ function k uses the function sq \(line 1\), which is declared without __device__: "
+     r"declare it __device__"),
+    ("template <typename T> T sq(T v) { return v * v; }\n"
+     "__device__ float twice(float v) { return 2 * sq<float>(v); }\n"
+     "extern \"C\" __global__ void k(float* x) { x[threadIdx.x] = twice(x[threadIdx.x]); }",
+     r"line 2: the __device__ function twice uses the function sq \(line 1\)"),
+    ("namespace util { inline float sq(float v) { return v * v; } }\n"
+     "extern \"C\" __global__ void k(float* x) { x[threadIdx.x] = util::sq(x[threadIdx.x]); }",
+     r"uses the function sq \(line 1\)"),
+    ("struct P { float v; float twice() const { return 2 * v; } };\n"
+     "extern \"C\" __global__ void k(float* x) { P p{x[threadIdx.x]}; x[threadIdx.x] = p.twice(); }",
+     r"uses the member function twice \(line 1\).*declare it __device__ twice\(\.\.\.\)"),
+    ("struct V { float a, b; V(float x, float y) : a(x), b(y) {} };\n"
+     "extern \"C\" __global__ void k(float* x) { V v(1, 2); x[threadIdx.x] = v.a + v.b; }",
+     r"uses a constructor of V \(line 1\)"),
+    ("#include <cstdlib>\nextern \"C\" __global__ void k(float* x) { x[threadIdx.x] = rand() % 10; }",
+     r"line 2: .* uses rand\(\) \(a host library function\): use cuRAND"),
+    ("#include <vector>\nextern \"C\" __global__ void k(float* x) { std::vector<float> v(3); x[0] = v[0]; }",
+     r"uses std::vector"),
+    ("float table[4] = {1, 2, 3, 4};\n"
+     "extern \"C\" __global__ void k(float* x) { x[threadIdx.x] = table[threadIdx.x % 4]; }",
+     r"uses the variable table \(line 1\), which lives in host memory.*declare it __constant__"),
+    ("const float w[3] = {0.25f, 0.5f, 0.25f};\n"
+     "extern \"C\" __global__ void k(float* x) { x[threadIdx.x] = w[threadIdx.x % 3]; }",
+     r"uses the variable w \(line 1\)"),
+    ("__global__ void fill(float* x) { x[threadIdx.x] = 1; }\n"
+     "extern \"C\" __global__ void k(float* x) { fill(x); }",
+     r"uses the __global__ function fill as a function: a kernel is launched from the host"),
+]
+
+DEVICE_ONLY = r"""
+#include <cooperative_groups.h>
+#define HD __host__ __device__
+#define DEFINE_OP(name, op) __device__ float name(float a, float b) { return a op b; }
+namespace cg = cooperative_groups;
+const float PI = 3.14159f;                            // const scalars may be used in device code
+static const int BLOCK = 8;
+constexpr int div_up(int a, int b) { return (a + b - 1) / b; }
+int y = 3;                                            // host variables and functions that device code
+float scale(float v) { return v; }                    // does not use (or hides) are no error
+struct V { float a, b; V(float x, float y) : a(x), b(y) {} __device__ float sum() const { return a + b; } };
+struct W { float a, b; __device__ W(float x, float y) : a(x), b(y) {} };
+HD inline float sq(float v) { return v * v; }
+__host__ __device__ float either(float v) {
+#ifdef __CUDA_ARCH__
+    return v;
+#else
+    return scale(v);
+#endif
+}
+DEFINE_OP(add, +)
+namespace util { __device__ float cube(float v) { return v * v * v; } }
+template <class F> __device__ float apply(F scale, float v) { return scale(v); }
+struct Twice { __device__ float operator()(float v) const { return 2 * v; } };
+extern "C" __global__ void k(const V* vs, float* x) {
+    cg::thread_block block = cg::this_thread_block();
+    __shared__ float s[div_up(BLOCK, 4)];
+    float a = 1, y = 2;
+    V v = vs[threadIdx.x];
+    W w(3, 4);
+    auto scale = [](float t) { return t + 1; };
+    if (threadIdx.x < div_up(BLOCK, 4)) s[threadIdx.x] = PI;
+    block.sync();
+    x[threadIdx.x] = add(sq(a), y) + v.sum() + w.a + either(1) + util::cube(1) + apply(Twice{}, 1) + scale(0) + s[0] * 0;
+}
+"""
+
+
+@pytest.mark.parametrize("code, message", HOST_ONLY)
+def test_device_code_that_uses_host_code_is_refused_as_nvcc_refuses_it(code, message):
+    """g++ would compile a function without __device__ called from a kernel (or rand(), a host
+    variable, a kernel called as a function): it would run here and then not compile on a GPU."""
+    with pytest.raises(cuda.CompileError, match=r"uses host code in device code, which nvcc and CuPy's NVRTC refuse") \
+            as info:
+        cuda.RawModule(code=code, backend="cpu").get_function("k")((1,), (4,), (np.zeros(4, np.float32),))
+    assert re.search(message, str(info.value)), str(info.value)
+    # NVRTC's -default-device makes such functions __device__: then it compiles (the calls do; a
+    # host-only library call would still fail on a GPU, but that option is the learner's choice)
+    if "rand" not in code and "vector" not in code and "fill(" not in code:
+        cuda.RawModule(code=code, backend="cpu", options=("-default-device",)).get_function("k")((1,), (4,), (
+            np.zeros(4, np.float32),))
+
+
+def test_host_code_that_device_code_does_not_use_is_no_error():
+    vs = np.zeros(8, np.dtype([("a", np.float32), ("b", np.float32)]))
+    vs["a"], vs["b"] = 1, 2
+    x = np.zeros(8, np.float32)
+    cuda.RawModule(code=DEVICE_ONLY, backend="cpu").get_function("k")((1,), (8,), (vs, x))
+    assert (x == 1 + 2 + 3 + 3 + 1 + 1 + 2 + 1).all(), x
 
 
 def test_the_kernel_cache_is_pruned_least_recently_used_first(tmp_path):

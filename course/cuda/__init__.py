@@ -48,6 +48,12 @@ It refuses (only the kernels that use them, saying what to do instead) inline PT
 launches from a kernel, grid-wide sync, tensor-core (WMMA) code, ``cuda::pipeline`` copies, CUB and
 Thrust, and cuRAND's other generators and distributions (MRG32k3a, Sobol, MTGP32, Poisson,
 discrete) (``cooperative_groups::memcpy_async`` and ``wait`` run, as a copy and a sync).
+Device code that uses host code, which g++ would compile but nvcc and NVRTC refuse, is refused
+with the reason, so that a kernel that runs here compiles on a GPU too: a function (member
+function, constructor, template) declared without ``__device__``, host library calls (``rand()``,
+``std::vector``, ``std::cout``), a file-scope variable without ``__device__`` or ``__constant__``
+(``const`` scalars are fine), a ``__global__`` function called like a function. NVRTC's
+``-default-device`` option turns this check off.
 
 A buggy kernel raises ``KernelError`` naming the kernel, block, thread and line: out-of-bounds
 accesses of argument, ``__shared__``, local and file-scope ``__constant__``/``__device__``/``__shared__`` arrays,

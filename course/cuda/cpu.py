@@ -396,6 +396,21 @@ def _missing_header(header: str) -> str:
             "functions it needs from that file into the source string")
 
 
+#: NVRTC options that make functions and variables without an execution space __device__ ones.
+_DEFAULT_DEVICE = {"-default-device", "--device-as-default-execution-space"}
+
+
+def host_only_message(source: Source) -> str:
+    """Why a source whose device code uses host code does not compile (on a GPU it would not either)."""
+    lines = [f"  line {line}: {what}: {fix}." for what, line, fix in source.host_only[:6]]
+    more = len(source.host_only) - len(lines)
+    return ("this source uses host code in device code, which nvcc and CuPy's NVRTC refuse (g++ would compile it, "
+            "so the kernel would run here and then fail to compile on a GPU):\n" + "\n".join(lines)
+            + (f"\n  ... and {more} more" if more > 0 else "")
+            + "\nFunctions without __device__ (or __host__ __device__), and variables without __device__ or "
+              "__constant__, exist only on the host.")
+
+
 def _compile(source: Source, unit: str, flags: list[str], compiler: str, target: Path, kernel: str) -> None:
     """Compile `unit` into the shared library `target`, atomically (no half-written file)."""
     header = _precompiled_header(compiler, flags)
@@ -729,6 +744,8 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
                 f"{RUNTIME_HEADER} is missing: this installation of the course lacks its package "
                 "data. Reinstall it (pip install --force-reinstall ...) or run from a checkout."
             )
+        if source.host_only and not _DEFAULT_DEVICE & set(options):
+            raise CompileError(host_only_message(source))
         compiler = find_compiler()
         unit = translation_unit(source, extra, trace)
         # A sanitized build at -O1: it compiles about a fifth faster (an exercise check's wait is mostly

@@ -594,6 +594,7 @@ class Source:
     global_arrays: set = field(default_factory=set)  # those of them that are arrays (stored as __cc_raw_NAME)
     constant_globals: set = field(default_factory=set)  # those of them that are __constant__ (read-only in kernels)
     host_code: list = field(default_factory=list)  # (spelling, line) of host code: main, cudaMalloc, <<<...>>>
+    host_only: list = field(default_factory=list)  # (what, line, fix): host functions or variables device code uses
     dangling: list = field(default_factory=list)  # (function, array, line): `return x;` of a local array x
     aliased_shared: list = field(default_factory=list)  # (function, names, lines, types): 2+ extern __shared__
     raw_members: list = field(default_factory=list)  # (struct, member, line): pointers in structs from the host
@@ -1314,6 +1315,7 @@ def parse(text: str, options=()) -> Source:
     # is the access (operators are called by `m[i]`, an access already)
     returning = {f.name for f in functions if f.returns_reference and not f.name.startswith("operator")}
     host_code = _host_code(tokens, [f.body for f in functions if f.body])
+    host_only = _host_only_uses(tokens, functions, known_types, directives)
     _function_pointer_types(tokens, text, aliases, replace)
     kernels, problems, not_extern_c, templates = {}, {}, set(), {}
     constants = _numeric_defines(all_tokens, defines)
@@ -1539,6 +1541,7 @@ def parse(text: str, options=()) -> Source:
         globals=global_variables,
         constant_globals=constant_variables,
         host_code=host_code,
+        host_only=host_only,
         dangling=dangling,
         aliased_shared=aliased_shared,
         raw_members=raw_members,
@@ -1841,6 +1844,278 @@ def _host_code(tokens: list[Token], device_bodies: list[tuple[int, int]]) -> lis
         elif _is_launch(tokens, i):
             found.append(("a <<<grid, block>>> launch", tok.line))
     return found
+
+
+# Host library calls nvcc and NVRTC refuse in device code (`rand()`, `std::vector`): each with what a
+# kernel uses instead.
+_HOST_LIBRARY = {
+    "rand": "cuRAND's curand_init and curand_uniform (curand_kernel.h), or numbers drawn on the host and passed in",
+    "srand": "cuRAND's curand_init (curand_kernel.h), with a seed passed as an argument",
+    "random": "cuRAND's curand_init and curand_uniform (curand_kernel.h)",
+    "time": "a value passed in as an argument (or clock64() to time a stretch of the kernel)",
+    "exit": "__trap() to stop the kernel, or return from it",
+    "fopen": "files are read on the host: pass the data in as an array", "fprintf": "printf",
+    "fputs": "printf", "puts": "printf", "putchar": "printf", "scanf": "an argument passed in",
+    "sleep": "__nanosleep(ns)", "usleep": "__nanosleep(ns)",
+}
+_HOST_STD = {
+    "vector": "a fixed-size local array (float a[8];), or an argument array", "string": "a char array",
+    "map": "an argument array indexed by key", "unordered_map": "an argument array indexed by key",
+    "set": "an argument array", "list": "an array", "deque": "an array", "cout": "printf",
+    "cerr": "printf", "cin": "an argument passed in", "endl": "printf(\"\\n\")", "thread": "the kernel's own threads",
+    "mutex": "atomicCAS", "sort": "a sort written for the kernel (or sort on the host)",
+    "rand": "cuRAND (curand_kernel.h)", "random_device": "cuRAND (curand_kernel.h)",
+    "mt19937": "cuRAND (curand_kernel.h)", "function": "a template parameter or a __device__ function pointer",
+}
+_ACCESS = {"public", "private", "protected"}
+_ATTRIBUTE_CALLS = {"__launch_bounds__", "__align__", "__attribute__", "alignas", "__declspec", "decltype",
+                    "sizeof", "alignof", "__cluster_dims__", "noexcept", "static_assert", "__builtin_offsetof"}
+
+
+def _declarator_name(tokens: list[Token], a: int, b: int) -> int | None:
+    """In the declaration tokens[a:b] (before its body's `{` or its `;`), the index of the name of
+    the function it declares (the identifier before its parameter list), or None when it declares
+    no function (a variable, `int x = f(3);`)."""
+    i = a
+    if i < b and tokens[i].text == "template" and i + 1 < b and tokens[i + 1].text == "<":
+        i = _matching_angle(tokens, i + 1) + 1
+    while i < b:
+        t = tokens[i]
+        if t.text in ("=", "{"):
+            return None
+        if t.text == "(":
+            if i > a and tokens[i - 1].kind == "ident" and tokens[i - 1].text not in _ATTRIBUTE_CALLS:
+                return i - 1
+            i = _matching(tokens, i) + 1
+            continue
+        if t.text == "operator":
+            return None  # operators are called as `a + b`: not followed here
+        i += 1
+    return None
+
+
+def _constructed_with(tokens: list[Token], k: int, b: int) -> int | None:
+    """How many arguments construct the type named at tokens[k]: `T(a, b)`, `T{a, b}`, `T x(a, b)`,
+    `T x{a, b}`, `T x = {a, b}` (None when tokens[k] constructs nothing so)."""
+    at = k + 1
+    if at + 1 < b and tokens[at].kind == "ident":
+        at += 1
+        if tokens[at].text == "=" and at + 1 < b and tokens[at + 1].text == "{":
+            at += 1
+    if at >= b or tokens[at].text not in ("(", "{"):
+        return None
+    close = _matching(tokens, at)
+    return len([p for p in _split_commas(tokens[at + 1:close]) if p])
+
+
+_SPACE_WORDS = {"__device__", "__global__", "__host__", "__constant__", "__shared__", "__managed__", "constexpr"}
+
+
+def _host_only_uses(tokens: list[Token], functions: list, known_types: set,
+                    directives: list[Token]) -> list[tuple[str, int, str]]:
+    """Host code that device code uses, which nvcc and CuPy's NVRTC refuse, though g++ compiles it:
+    a function declared without __device__ (a member function or a constructor too), a library call
+    such as rand() or std::vector, a file-scope variable without __device__ or __constant__.
+    (message, line, what to do) for each, in source order. `directives`: the source's #define lines
+    (`#define HD __host__ __device__` marks what it precedes; a macro's name is no function)."""
+    macro_words: dict[str, set] = {}
+    for directive in directives:
+        m = re.match(r"#\s*define\s+([A-Za-z_]\w*)", directive.text)
+        if m:
+            macro_words[m.group(1)] = {t.text for t in tokenize(directive.text[m.end():])} & _SPACE_WORDS
+
+    def spelled(part) -> set:  # the words of a declaration, with the execution spaces its macros stand for
+        words = {t.text for t in part}
+        for word in list(words):
+            words |= macro_words.get(word, set())
+        return words
+
+    device_bodies = sorted(f.body for f in functions if f.body)
+    device_names = {f.name for f in functions}
+    device_starts = {body[0] for body in device_bodies}
+    host_functions: dict[str, int] = {}  # free functions: name → line
+    host_members: dict[str, int] = {}  # member functions (and `T::f` definitions): name → line
+    host_constructors: dict[str, tuple] = {}  # struct name → (line, parameter counts) of constructors without __device__
+    device_constructors: set[str] = set()
+    host_variables: dict[str, int] = {}  # file-scope variables device code cannot use
+    namespaces: set[str] = set()
+
+    def record_function(a: int, b: int, class_name: str | None) -> None:
+        name_at = _declarator_name(tokens, a, b)
+        if name_at is None:
+            return
+        words = spelled(tokens[a:b])
+        name = tokens[name_at].text
+        if name in macro_words or words & {"typedef", "using", "friend", "constexpr", "consteval"}:
+            return  # (a constexpr function may run at compile time: not followed)
+        constructor = class_name is not None and name == class_name or (
+            name_at >= 2 and tokens[name_at - 1].text == "::" and tokens[name_at - 2].text == name)
+        if "__device__" in words or "__global__" in words:
+            if constructor:
+                device_constructors.add(name)
+            return
+        close = _matching(tokens, name_at + 1)
+        after = [t.text for t in tokens[close + 1:b]]
+        if "=" in after and ("default" in after or "delete" in after or "0" in after):
+            return  # `P() = default;`: host and device; `= delete`, pure virtual: nothing to call
+        if constructor:
+            parameters = [p for p in _split_commas(tokens[name_at + 2:close]) if p and [t.text for t in p] != ["void"]]
+            host_constructors.setdefault(name, (tokens[name_at].line, set()))[1].add(len(parameters))
+        elif class_name is not None or (name_at >= 1 and tokens[name_at - 1].text == "::"):
+            host_members.setdefault(name, tokens[name_at].line)
+        elif name != "main":
+            host_functions.setdefault(name, tokens[name_at].line)
+
+    def record_variables(a: int, b: int) -> None:
+        words = [t.text for t in tokens[a:b]]
+        if not words or spelled(tokens[a:b]) & {"__device__", "__constant__", "__shared__", "__managed__", "typedef", "using",
+                                       "template", "static_assert", "namespace", "struct", "class", "union",
+                                       "enum", "constexpr", "__global__", "friend", "operator"}:
+            return
+        if words[0] == "extern" and len(words) > 1 and words[1] == '"C"':
+            return
+        const = "const" in words
+        depth, start = 0, a
+        for k in range(a, b + 1):  # each declarator: `int a = 1, b[4];`
+            text = tokens[k].text if k < b else ","
+            if text in ("(", "[", "{", "<"):
+                depth += 1
+            elif text in (")", "]", "}", ">"):
+                depth -= 1
+            if text == "," and depth == 0 or k == b:
+                part = tokens[start:k]
+                cut = next((q for q, t in enumerate(part) if t.text == "="), len(part))
+                head = part[:cut]
+                is_array = any(t.text == "[" for t in head)
+                names = [q for q, t in enumerate(head) if t.kind == "ident" and t.text not in _TYPE_WORDS
+                         and (q + 1 == len(head) or head[q + 1].text in ("[",))]
+                if names and any(t.text == "(" for t in head[:names[-1]]) is False:
+                    name_tok = head[names[-1]]
+                    if name_tok.text not in known_types and name_tok.text not in macro_words and (not const or is_array):
+                        host_variables.setdefault(name_tok.text, name_tok.line)
+                start = k + 1
+
+    def scan(a: int, b: int, class_name: str | None) -> None:
+        i, start = a, a
+        while i < b:
+            t = tokens[i]
+            if t.text == ";":
+                # (a function's declaration without its body is no evidence: `extern "C" int printf(...);`)
+                if start < i and class_name is None and _declarator_name(tokens, start, i) is None:
+                    record_variables(start, i)
+                i += 1
+                start = i
+            elif t.text in _ACCESS and i + 1 < b and tokens[i + 1].text == ":":
+                i += 2
+                start = i
+            elif t.text == "{":
+                close = _matching(tokens, i)
+                words = [x.text for x in tokens[start:i]]
+                if i in device_starts:  # a __device__ or __global__ function's body
+                    i = close + 1
+                    start = i
+                    continue
+                elif words[:1] == ["namespace"] or words[-2:] == ["extern", '"C"']:
+                    namespaces.update(words[1:2])
+                    scan(i + 1, close, None)
+                elif (set(words) & {"struct", "class", "union"}) and "(" not in words and "=" not in words:
+                    keyword = next(q for q, w in enumerate(words) if w in ("struct", "class", "union"))
+                    name = next((w for w in words[keyword + 1:] if w not in _QUALIFIERS and re.fullmatch(r"[A-Za-z_]\w*", w)
+                                 and not w.startswith("__align")), None)
+                    scan(i + 1, close, name)
+                elif "=" not in words and "enum" not in words:
+                    record_function(start, i, class_name)  # a function's body: host code, not followed
+                    i = close + 1
+                    start = i
+                    continue
+                i = close + 1
+                if words and words[0] in ("namespace", "extern"):
+                    start = i
+            elif t.text in ("(", "["):
+                i = _matching(tokens, i) + 1
+            else:
+                i += 1
+
+    scan(0, len(tokens), None)
+    for name in device_names:
+        host_functions.pop(name, None)
+        host_members.pop(name, None)
+    for name in device_constructors:
+        host_constructors.pop(name, None)
+
+    found: list[tuple[str, int, str]] = []
+    said: set = set()
+    by_function = {f.body: f for f in functions if f.body}
+    kernels = {f.name for f in functions if f.is_global}
+    for body in device_bodies:
+        f = by_function[body]
+        kind = "__global__ function" if f.is_global else "__device__ function"
+        a, b = body
+        start = a - 1
+        while start >= 0 and tokens[start].text not in (";", "}") and not (
+                tokens[start].text == "{" and start not in device_starts):
+            start -= 1
+        if "__host__" in spelled(tokens[start + 1:a]):
+            continue  # __host__ __device__: nvcc only warns, and `#ifdef __CUDA_ARCH__` may keep host calls apart
+        # names the function declares (parameters, locals, lambdas): they hide a host one
+        declared = {raw.name for raw in f.raws if raw.name}
+        for k in range(a + 1, b):
+            t = tokens[k]
+            if t.kind == "ident" and k + 1 < b and tokens[k + 1].text in ("=", ";", "[", ",", ")", "{", "(", ":") \
+                    and (tokens[k - 1].text in known_types or tokens[k - 1].text in ("*", "&", "auto")
+                         or (tokens[k - 1].kind == "ident" and tokens[k - 1].text not in (
+                             "return", "case", "else", "do", "sizeof", "new", "delete", "goto", "throw"))):
+                if tokens[k + 1].text != "(" or tokens[k - 1].text in known_types:
+                    declared.add(t.text)
+            elif t.kind == "ident" and tokens[k - 1].text == "," and k + 1 < b and tokens[k + 1].text in (
+                    "=", ";", "[", ","):  # `float a = 1, y = 2;`: y is declared if the statement starts with a type
+                q = k - 1
+                while q > a and tokens[q].text not in (";", "{", "}", "("):
+                    q -= 1
+                if tokens[q + 1].text in known_types or tokens[q + 1].text in ("static", "register"):
+                    declared.add(t.text)
+        for k in range(a + 1, b):
+            t = tokens[k]
+            if t.kind != "ident" or t.text in declared:
+                continue
+            previous = tokens[k - 1].text
+            following = tokens[k + 1].text if k + 1 < b else ""
+            if following == "<" and k + 1 < b:  # `sq<float>(x)`
+                end = _matching_angle(tokens, k + 1)
+                if 0 < end < b - 1 and tokens[end + 1].text == "(":
+                    following = "("
+            what = fix = None
+            if previous == "::" and k >= 2 and tokens[k - 2].text == "std" and t.text in _HOST_STD:
+                what, fix = f"std::{t.text} (host code from the C++ library)", f"use {_HOST_STD[t.text]}"
+            elif previous in (".", "->") and following == "(" and t.text in host_members:
+                what = f"the member function {t.text} (line {host_members[t.text]}), which is declared without __device__"
+                fix = f"declare it __device__ {t.text}(...) (or __host__ __device__ to call it from both sides)"
+            elif (previous in (".", "->") or previous == "::" and tokens[k - 2].text not in namespaces) or (
+                    t.text in device_names and t.text not in kernels):
+                continue
+            elif following == "(" and t.text in host_functions:
+                what = f"the function {t.text} (line {host_functions[t.text]}), which is declared without __device__"
+                fix = f"declare it __device__ (or __host__ __device__ to call it from both the host and kernels)"
+            elif following == "(" and t.text in _HOST_LIBRARY and t.text not in host_functions:
+                what, fix = f"{t.text}() (a host library function)", f"use {_HOST_LIBRARY[t.text]}"
+            elif previous not in (".", "->") and following == "(" and t.text in kernels and \
+                    tokens[k + 1].text != "<<<":
+                what = (f"the __global__ function {t.text} as a function: a kernel is launched from the host, not "
+                        "called")
+                fix = (f"move the work both need into a __device__ function that {t.text} and {f.name} call")
+            elif t.text in host_constructors and _constructed_with(tokens, k, b) in host_constructors[t.text][1]:
+                what = (f"a constructor of {t.text} (line {host_constructors[t.text][0]}), which is declared "
+                        "without __device__")
+                fix = f"declare the constructor __device__ {t.text}(...) (or __host__ __device__)"
+            elif t.text in host_variables and following != "(":
+                what = (f"the variable {t.text} (line {host_variables[t.text]}), which lives in host memory (it "
+                        "has no __device__ or __constant__)")
+                fix = (f"declare it __constant__ (read-only in kernels, set from the host) or __device__, or "
+                       "pass it in as an argument")
+            if what and (t.text, f.name) not in said:
+                said.add((t.text, f.name))
+                found.append((f"the {kind} {f.name} uses {what}", t.line, fix))
+    return sorted(found, key=lambda item: item[1])
 
 
 def _member_declarators(tokens: list[Token], open_: int, close: int):
