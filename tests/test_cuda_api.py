@@ -288,6 +288,13 @@ HOST_ONLY = [  # (source, what the message names): device code using host code, 
     ("const float w[3] = {0.25f, 0.5f, 0.25f};\n"
      "extern \"C\" __global__ void k(float* x) { x[threadIdx.x] = w[threadIdx.x % 3]; }",
      r"uses the variable w \(line 1\)"),
+    ("extern \"C\" __global__ void k(float* x) {\n  __shared__ float s[4] = {0};\n  x[threadIdx.x] = s[0]; }",
+     r"line 2: the __shared__ variable s has an initializer.*for \(int j = threadIdx\.x; j < SIZE; j \+= "
+     r"blockDim\.x\) s\[j\] = \.\.\.;"),
+    ("extern \"C\" __global__ void k(float* x) {\n  __shared__ int count{0};\n  x[threadIdx.x] = count; }",
+     r"line 2: the __shared__ variable count has an initializer.*if \(threadIdx\.x == 0\) count = "),
+    ("__device__ float root2 = sqrtf(2.0f);\nextern \"C\" __global__ void k(float* x) { x[threadIdx.x] = root2; }",
+     r"line 1: the __device__ variable root2 is initialized by calling sqrtf\(\).*get_global\('root2'\)"),
     ("__global__ void fill(float* x) { x[threadIdx.x] = 1; }\n"
      "extern \"C\" __global__ void k(float* x) { fill(x); }",
      r"uses the __global__ function fill as a function: a kernel is launched from the host"),
@@ -301,6 +308,8 @@ namespace cg = cooperative_groups;
 const float PI = 3.14159f;                            // const scalars may be used in device code
 static const int BLOCK = 8;
 constexpr int div_up(int a, int b) { return (a + b - 1) / b; }
+__device__ float zero = 0.0f;                         // constant initializers, also through a constexpr call
+__constant__ int offsets[3] = {0, div_up(2, 2) - 1, static_cast<int>(0.5f)};
 int y = 3;                                            // host variables and functions that device code
 float scale(float v) { return v; }                    // does not use (or hides) are no error
 struct V { float a, b; V(float x, float y) : a(x), b(y) {} __device__ float sum() const { return a + b; } };
@@ -326,7 +335,8 @@ extern "C" __global__ void k(const V* vs, float* x) {
     auto scale = [](float t) { return t + 1; };
     if (threadIdx.x < div_up(BLOCK, 4)) s[threadIdx.x] = PI;
     block.sync();
-    x[threadIdx.x] = add(sq(a), y) + v.sum() + w.a + either(1) + util::cube(1) + apply(Twice{}, 1) + scale(0) + s[0] * 0;
+    x[threadIdx.x] = add(sq(a), y) + v.sum() + w.a + either(1) + util::cube(1) + apply(Twice{}, 1) + scale(0) + s[0] * 0
+                     + zero + offsets[threadIdx.x % 3];
 }
 """
 
@@ -335,15 +345,26 @@ extern "C" __global__ void k(const V* vs, float* x) {
 def test_device_code_that_uses_host_code_is_refused_as_nvcc_refuses_it(code, message):
     """g++ would compile a function without __device__ called from a kernel (or rand(), a host
     variable, a kernel called as a function): it would run here and then not compile on a GPU."""
-    with pytest.raises(cuda.CompileError, match=r"uses host code in device code, which nvcc and CuPy's NVRTC refuse") \
+    with pytest.raises(cuda.CompileError, match=r"code that nvcc and CuPy's NVRTC refuse") \
             as info:
         cuda.RawModule(code=code, backend="cpu").get_function("k")((1,), (4,), (np.zeros(4, np.float32),))
     assert re.search(message, str(info.value)), str(info.value)
     # NVRTC's -default-device makes such functions __device__: then it compiles (the calls do; a
     # host-only library call would still fail on a GPU, but that option is the learner's choice)
-    if "rand" not in code and "vector" not in code and "fill(" not in code:
+    if re.search(r"__shared__|sqrtf", code):  # not host code: refused with that option too
+        with pytest.raises(cuda.CompileError, match=message):
+            cuda.RawModule(code=code, backend="cpu", options=("-default-device",)).get_function("k")((1,), (4,), (
+                np.zeros(4, np.float32),))
+    elif not re.search(r"rand|vector|fill\(", code):
         cuda.RawModule(code=code, backend="cpu", options=("-default-device",)).get_function("k")((1,), (4,), (
             np.zeros(4, np.float32),))
+
+
+def test_an_array_sized_at_run_time_says_that_sizes_are_constants():
+    code = 'extern "C" __global__ void k(float* x, int n) { float buf[n]; buf[0] = 1; x[threadIdx.x] = buf[0]; }'
+    with pytest.raises(cuda.CompileError, match=r"An array's size must be a constant the compiler knows.*"
+                                                r"extern __shared__ float s\[\];` with shared_mem=bytes"):
+        cuda.RawKernel(code, "k", backend="cpu")((1,), (4,), (np.zeros(4, np.float32), np.int32(4)))
 
 
 def test_host_code_that_device_code_does_not_use_is_no_error():

@@ -52,8 +52,10 @@ Device code that uses host code, which g++ would compile but nvcc and NVRTC refu
 with the reason, so that a kernel that runs here compiles on a GPU too: a function (member
 function, constructor, template) declared without ``__device__``, host library calls (``rand()``,
 ``std::vector``, ``std::cout``), a file-scope variable without ``__device__`` or ``__constant__``
-(``const`` scalars are fine), a ``__global__`` function called like a function. NVRTC's
-``-default-device`` option turns this check off.
+(``const`` scalars are fine), a ``__global__`` function called like a function; and so is what
+else nvcc refuses: a ``__shared__`` variable with an initializer, a ``__device__`` or
+``__constant__`` variable initialized by a call (``= sqrtf(2.0f)``), an array sized at run time.
+NVRTC's ``-default-device`` option turns the host-code check off.
 
 A buggy kernel raises ``KernelError`` naming the kernel, block, thread and line: out-of-bounds
 accesses of argument, ``__shared__``, local and file-scope ``__constant__``/``__device__``/``__shared__`` arrays,

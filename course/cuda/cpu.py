@@ -400,15 +400,18 @@ def _missing_header(header: str) -> str:
 _DEFAULT_DEVICE = {"-default-device", "--device-as-default-execution-space"}
 
 
-def host_only_message(source: Source) -> str:
-    """Why a source whose device code uses host code does not compile (on a GPU it would not either)."""
-    lines = [f"  line {line}: {what}: {fix}." for what, line, fix in source.host_only[:6]]
-    more = len(source.host_only) - len(lines)
-    return ("this source uses host code in device code, which nvcc and CuPy's NVRTC refuse (g++ would compile it, "
-            "so the kernel would run here and then fail to compile on a GPU):\n" + "\n".join(lines)
+def refused_message(refused: list) -> str:
+    """Why a source with code nvcc refuses (device code that uses host code, say: `refused` holds
+    (what, line, fix) for each) does not compile here: g++ would compile it, and the kernel would
+    run here and then not compile on a GPU."""
+    lines = [f"  line {line}: {what}: {fix}." for what, line, fix in refused[:6]]
+    more = len(refused) - len(lines)
+    host = any("declared without __device__" in what or "host memory" in what for what, _, _ in refused)
+    return ("this source has code that nvcc and CuPy's NVRTC refuse (g++ would compile it, so the kernel would run "
+            "here and then fail to compile on a GPU):\n" + "\n".join(lines)
             + (f"\n  ... and {more} more" if more > 0 else "")
-            + "\nFunctions without __device__ (or __host__ __device__), and variables without __device__ or "
-              "__constant__, exist only on the host.")
+            + ("\nFunctions without __device__ (or __host__ __device__), and variables without __device__ or "
+               "__constant__, exist only on the host." if host else ""))
 
 
 def _compile(source: Source, unit: str, flags: list[str], compiler: str, target: Path, kernel: str) -> None:
@@ -439,6 +442,12 @@ def _compile(source: Source, unit: str, flags: list[str], compiler: str, target:
                 + (_missing_header(missing.group(1)) if missing else "")
                 + (f"\n{redefined.group(1)} is one of CUDA's own functions: give yours another name, "
                    f"or delete it and use CUDA's" if redefined else "")
+                + ("\nAn array's size must be a constant the compiler knows (a number, a #define, a constexpr "
+                   "or a template parameter): nvcc refuses `float buf[n];` with n known only when the kernel "
+                   "runs too. For a size known at launch, use `extern __shared__ float s[];` with "
+                   "shared_mem=bytes, or a fixed upper bound." if re.search(
+                       r"variable-sized array|variable length array|storage size of \S+ isn.t constant|"
+                       r"size of array \S+ is not an integral constant", output) else "")
             )
         # The compiler's remarks about the learner's lines, kept beside the module (a later process
         # loads it from the cache and shows them too)
@@ -744,8 +753,10 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
                 f"{RUNTIME_HEADER} is missing: this installation of the course lacks its package "
                 "data. Reinstall it (pip install --force-reinstall ...) or run from a checkout."
             )
-        if source.host_only and not _DEFAULT_DEVICE & set(options):
-            raise CompileError(host_only_message(source))
+        refused = sorted(source.nvcc_refuses + ([] if _DEFAULT_DEVICE & set(options) else source.host_only),
+                         key=lambda found: found[1])
+        if refused:
+            raise CompileError(refused_message(refused))
         compiler = find_compiler()
         unit = translation_unit(source, extra, trace)
         # A sanitized build at -O1: it compiles about a fifth faster (an exercise check's wait is mostly

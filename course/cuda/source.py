@@ -595,6 +595,7 @@ class Source:
     constant_globals: set = field(default_factory=set)  # those of them that are __constant__ (read-only in kernels)
     host_code: list = field(default_factory=list)  # (spelling, line) of host code: main, cudaMalloc, <<<...>>>
     host_only: list = field(default_factory=list)  # (what, line, fix): host functions or variables device code uses
+    nvcc_refuses: list = field(default_factory=list)  # (what, line, fix): __shared__ initializers, dynamic initialization
     dangling: list = field(default_factory=list)  # (function, array, line): `return x;` of a local array x
     aliased_shared: list = field(default_factory=list)  # (function, names, lines, types): 2+ extern __shared__
     raw_members: list = field(default_factory=list)  # (struct, member, line): pointers in structs from the host
@@ -1316,6 +1317,7 @@ def parse(text: str, options=()) -> Source:
     returning = {f.name for f in functions if f.returns_reference and not f.name.startswith("operator")}
     host_code = _host_code(tokens, [f.body for f in functions if f.body])
     host_only = _host_only_uses(tokens, functions, known_types, directives)
+    nvcc_refuses = _nvcc_refusals(tokens, functions, known_types)
     _function_pointer_types(tokens, text, aliases, replace)
     kernels, problems, not_extern_c, templates = {}, {}, set(), {}
     constants = _numeric_defines(all_tokens, defines)
@@ -1542,6 +1544,7 @@ def parse(text: str, options=()) -> Source:
         constant_globals=constant_variables,
         host_code=host_code,
         host_only=host_only,
+        nvcc_refuses=nvcc_refuses,
         dangling=dangling,
         aliased_shared=aliased_shared,
         raw_members=raw_members,
@@ -2116,6 +2119,68 @@ def _host_only_uses(tokens: list[Token], functions: list, known_types: set,
                 said.add((t.text, f.name))
                 found.append((f"the {kind} {f.name} uses {what}", t.line, fix))
     return sorted(found, key=lambda item: item[1])
+
+
+def _nvcc_refusals(tokens: list[Token], functions: list, known_types: set) -> list[tuple[str, int, str]]:
+    """Declarations g++ compiles but nvcc refuses: a `__shared__` variable with an initializer
+    (`__shared__ int count = 0;`: shared memory has no value when a block starts), and a file-scope
+    `__device__`/`__constant__` variable initialized by a call (`= sqrtf(2.0f)`: dynamic
+    initialization, which would run on the host). (what, line, fix) each."""
+    constexpr_functions = set()
+    for i, t in enumerate(tokens):
+        if t.text in ("constexpr", "consteval"):
+            name_at = _declarator_name(tokens, i, min(len(tokens), i + 64))
+            if name_at is not None:
+                constexpr_functions.add(tokens[name_at].text)
+    bodies = [f.body for f in functions if f.body]
+    found = []
+    for i, t in enumerate(tokens):
+        if t.text not in ("__shared__", "__device__", "__constant__", "__managed__") or (
+                i > 0 and tokens[i - 1].text == "extern"):
+            continue
+        end, depth, equals = i + 1, 0, None
+        while end < len(tokens) and not (depth == 0 and tokens[end].text in (";", ")")):
+            if tokens[end].text in ("(", "[", "{"):
+                if depth == 0 and tokens[end].text == "(" and equals is None:
+                    break  # a function: `__device__ float f(...)`
+                if depth == 0 and tokens[end].text == "{" and equals is None and tokens[end - 1].kind == "ident" \
+                        and tokens[end - 1].text not in ("struct", "class", "union"):
+                    equals = end  # `__shared__ int count{0};`
+                depth += 1
+            elif tokens[end].text in (")", "]", "}"):
+                depth -= 1
+            elif depth == 0 and tokens[end].text == "=" and equals is None:
+                equals = end
+            end += 1
+        if equals is None or end >= len(tokens) or tokens[end].text != ";":
+            continue
+        name = next((tokens[q].text for q in range(equals - 1, i, -1) if tokens[q].kind == "ident"
+                     and tokens[q].text not in _TYPE_WORDS), "the variable")
+        if t.text == "__shared__":
+            array = any(tokens[q].text == "[" for q in range(i, equals))
+            how = (f"`for (int j = threadIdx.x; j < SIZE; j += blockDim.x) {name}[j] = ...;`" if array
+                   else f"`if (threadIdx.x == 0) {name} = ...;`")
+            found.append((f"the __shared__ variable {name} has an initializer, which nvcc refuses (shared "
+                          "memory has no value when a block starts, and no initializer gives it one)", t.line,
+                          f"give it its value in the kernel, {how}, then __syncthreads() before any thread "
+                          "reads it"))
+            continue
+        inside = any(a < i < b for a, b in bodies)
+        if inside:
+            continue  # (a function's own static or local variable: not followed)
+        for q in range(equals + 1, end - 1):
+            callee = tokens[q]
+            if callee.kind == "ident" and tokens[q + 1].text == "(" and callee.text not in known_types \
+                    and callee.text not in constexpr_functions and callee.text not in _ATTRIBUTE_CALLS \
+                    and not callee.text.endswith("_cast") and tokens[q - 1].text not in (".", "->"):
+                found.append((f"the {t.text} variable {name} is initialized by calling {callee.text}(), which "
+                              "nvcc refuses (dynamic initialization: the call would have to run before any "
+                              "kernel, on the host)", t.line,
+                              f"initialize it with a constant (a number, or braces of numbers), set it from the "
+                              f"host (module.get_global('{name}')[...] = value, or cudaMemcpyToSymbol), or "
+                              "compute the value in the kernel"))
+                break
+    return found
 
 
 def _member_declarators(tokens: list[Token], open_: int, close: int):
