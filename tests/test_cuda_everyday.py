@@ -545,14 +545,17 @@ extern "C" __global__ void intrinsics(const float* a, float* o, unsigned* u, int
     d[2] = __ddiv_rd(1.0, 3.0); d[3] = __ddiv_ru(1.0, 3.0);
     atomicAdd_block(&iv[4], 2);
     atomicMax_system(&iv[5], 7);
+    iv[6] = __mul24(0x00ffffff, 2); iv[7] = __mul24(-3, 5); iv[8] = __mul24(0x01000003, 0x7f000002);
+    u[5] = __umul24(0x01000003u, 2u); u[6] = __umul24(0xffffffu, 0xffffffu);
 }
 """
 
 
 def test_intrinsics_from_the_cuda_math_api(backend):
     """Directed rounding, inverse error functions, exact sinpi/cospi, byte and funnel shifts, the
-    integer halving adds and the scoped atomics compile and give CUDA's answers."""
-    o, u, iv, d = np.zeros(16, np.float32), np.zeros(5, np.uint32), np.zeros(6, np.int32), np.zeros(4)
+    integer halving adds and the scoped atomics compile and give CUDA's answers; __mul24 and
+    __umul24 ignore the high 8 bits of each operand (signed: the low 24 bits sign-extended)."""
+    o, u, iv, d = np.zeros(16, np.float32), np.zeros(7, np.uint32), np.zeros(9, np.int32), np.zeros(4)
     args = [on(backend, x) for x in (np.array([1, 2, 2], np.float32), o, u, iv, d)]
     cuda.RawKernel(INTRINSICS, "intrinsics", backend=backend)((1,), (1,), args)
     o, u, iv, d = (cuda.asnumpy(x) for x in args[1:])
@@ -564,8 +567,8 @@ def test_intrinsics_from_the_cuda_math_api(backend):
     assert o[7] == np.nextafter(f(1), f(2))
     np.testing.assert_allclose(o[8:11], [0.4769362762, 1.959963985, 0.9750021049], rtol=2e-6)
     assert list(o[11:16]) == [1, 0, 0, 0, 3]
-    assert list(u) == [0x77883344, 0x18, 0x10000001, 0x80000000, 1]
-    assert list(iv) == [-2, 4, 0x3FF00000, 0, 2, 7]
+    assert list(u) == [0x77883344, 0x18, 0x10000001, 0x80000000, 1, 6, 0xfe000001]
+    assert list(iv) == [-2, 4, 0x3FF00000, 0, 2, 7, -2, -15, 6]
     assert d[0] == 2.5 and d[1] == np.nextafter(1.0, 2.0) and d[2] == third and d[3] == np.nextafter(third, 1.0)
 
 

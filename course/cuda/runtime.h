@@ -3401,8 +3401,13 @@ static inline double __uint2double_rn(unsigned int x) { return x; }
 #define __ffsll(x) __builtin_ffsll((long long)(x))
 #define __brev(x) __cc_brev((unsigned int)(x))
 #define __brevll(x) __cc_brevll((unsigned long long)(x))
-#define __mul24(a, b) ((int)(a) * (int)(b))
-#define __umul24(a, b) ((unsigned int)(a) * (unsigned int)(b))
+// The low 32 bits of the product of the low 24 bits of each (signed: sign-extended from bit 23), as
+// PTX's mul24.lo: the high 8 bits of each operand are ignored.
+static inline int __mul24(int a, int b) {
+    long long x = (int)((unsigned)a << 8) >> 8, y = (int)((unsigned)b << 8) >> 8;
+    return (int)(unsigned)(x * y);
+}
+static inline unsigned __umul24(unsigned a, unsigned b) { return (a & 0xffffffu) * (b & 0xffffffu); }
 #define __mulhi(a, b) ((int)(((long long)(int)(a) * (int)(b)) >> 32))
 #define __umulhi(a, b) ((unsigned int)(((unsigned long long)(unsigned int)(a) * (unsigned int)(b)) >> 32))
 #define __sad(a, b, c) ((unsigned int)((a) > (b) ? (a) - (b) : (b) - (a)) + (unsigned int)(c))
