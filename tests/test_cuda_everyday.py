@@ -1039,7 +1039,7 @@ extern "C" __global__ void conversions(const float* f, const double* d, long lon
     out[16 * i + 14] = __hne(__float2half(f[i]), __float2half(f[i] + 1.0f)) * 10 + __hneu(__float2half(f[i]), __float2half(f[i]));
     out[16 * i + 15] = __hlt2_mask(__floats2half2_rn(f[i], 3.0f), __floats2half2_rn(0.5f, 4.0f));
     narrow[4 * i + 0] = __double2float_rz(d[i]); narrow[4 * i + 1] = __double2float_ru(d[i]);
-    narrow[4 * i + 2] = __ll2float_rd((long long)(d[i] * 1e9)); narrow[4 * i + 3] = __uint2float_ru(16777217u + i);
+    narrow[4 * i + 2] = __ll2float_rd(__double2ll_rz(d[i] * 1e9)); narrow[4 * i + 3] = __uint2float_ru(16777217u + i);
     wide[i] = __ll2double_ru((1ll << 60) + 1 + i);
 }
 """

@@ -318,17 +318,59 @@ def test_a_shift_by_the_width_or_more_is_reported(sanitize):
     masks((1,), (8,), (bits, mask, wide, sign, np.int32(8)))
     assert (mask == (1 << bits.astype(np.int64)) - 1).all() and (sign == -5 >> bits).all()
     bits[6] = 32
-    with pytest.raises(cuda.KernelError, match="at least its width in bits") as info:
+    with pytest.raises(cuda.KernelError, match=r"shifted the 32-bit unsigned int 1 by 32 bits, but a 32-bit value can "
+                                               r"only be shifted by 0 to 31") as info:
         masks((1,), (8,), (bits, mask, wide, sign, np.int32(8)))
     assert info.value.thread == (6, 0, 0) and info.value.line == SHIFTS[:SHIFTS.index("MASK:")].count("\n") + 1
     assert "1ull << n" in str(info.value)
     out = np.zeros(4, np.uint32)
     rotate((1,), (4,), (np.array([4, 8, 12, 16], np.int32), out, np.int32(4)))
     assert out[0] == 0x23456781
-    with pytest.raises(cuda.KernelError, match="at least its width") as info:
+    with pytest.raises(cuda.KernelError, match=r"shifted the 32-bit unsigned int 305419896 by 32 bits") as info:
         rotate((1,), (4,), (np.array([4, 0, 12, 16], np.int32), out, np.int32(4)))
     assert info.value.thread == (1, 0, 0) and "__funnelshift_l" in str(info.value)
     assert "called at line" in str(info.value)
+    assert_alive()
+
+
+CONVERSIONS = r"""
+extern "C" __global__ void to_bytes(const float* v, unsigned char* out, int* scaled, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    out[i] = (unsigned char)v[i];                     // BYTE: 300.0f does not fit
+    scaled[i] = v[i] * 1e7f;                          // an implicit conversion is one too
+}
+extern "C" __global__ void to_bytes_clamped(const float* v, unsigned char* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = (unsigned char)fminf(fmaxf(v[i], 0.0f), 255.0f);
+}
+"""
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_a_float_converted_to_an_integer_type_it_does_not_fit_is_reported(sanitize):
+    """(unsigned char)300.0f is undefined: a GPU saturates (255), a CPU wraps (44). In range (also
+    -0.9f, which truncates to 0) runs; 300, -1, NaN and an int overflow stop with the values."""
+    module = cuda.RawModule(code=CONVERSIONS, backend="cpu", sanitize=sanitize)
+    to_bytes, clamped = module.get_function("to_bytes"), module.get_function("to_bytes_clamped")
+    v = np.array([0, 12.7, 199.9, -0.9], np.float32)
+    out, scaled = np.zeros(4, np.uint8), np.zeros(4, np.int32)
+    to_bytes((1,), (4,), (v, out, scaled, np.int32(4)))
+    assert list(out) == [0, 12, 199, 0]
+    cases = [(300, r"converted the float 300 to unsigned char, which holds only 0 to 255", "fmaxf(v, 0.0f)"),
+             (-1, r"converted the float -1 to unsigned char", "GPU saturates"),
+             (np.nan, r"converted the float NaN to unsigned char", "isnan"),
+             (250, r"converted the float 2\.5e\+09 to int, which holds only -2,147,483,648 to 2,147,483,647",
+              "__float2int_rz(v)")]
+    for value, message, hint in cases:
+        v[2] = value
+        with pytest.raises(cuda.KernelError, match=message) as info:
+            to_bytes((1,), (4,), (v, out, scaled, np.int32(4)))
+        assert info.value.thread == (2, 0, 0) and hint in str(info.value)
+        assert info.value.line == line_of("BYTE: 300.0f does not fit", CONVERSIONS) + (value == 250)
+    v[:] = [300, -5, np.nan, 17.5]
+    clamped((1,), (4,), (v, out, np.int32(4)))  # the twin: clamped first (fmaxf/fminf drop the NaN)
+    assert list(out) == [255, 0, 0, 17]
     assert_alive()
 
 

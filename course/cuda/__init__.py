@@ -68,8 +68,9 @@ every lane of its mask reaches, a result computed from what a shuffle read from 
 one that returned (undefined on a GPU: here a NaN-like pattern, reported where a float result holds it; with
 the sanitizer, any result that depends on it, an int sum or a fmaxf too: the launch runs again with other
 bits there, and a result that changes is reported; a value left unused is no bug), a shift by a negative
-count or by the width of its type or more (``1u << 32``: undefined, 0 on a GPU and 1 on a CPU), an integer
-division by zero, the time limit, a crash.
+count or by the width of its type or more (``1u << 32``: undefined, 0 on a GPU and 1 on a CPU), a float
+converted to an integer type it does not fit (``(unsigned char)300.0f``: 255 on a GPU, 44 on a CPU; NaN),
+an integer division by zero, the time limit, a crash.
 With the sanitizer on — ``RawKernel(..., sanitize=True)``, ``COURSE_CUDA_SANITIZE=1``, a learner's
 ``backend="cpu"`` and every ``course.checks.check_kernel`` — it also catches data races on shared memory (between barriers,
 and between warp-level calls for lanes of one warp; a plain access beside another thread's

@@ -20,6 +20,7 @@ import re
 import shutil
 import signal
 import stat
+import struct
 import subprocess
 import sys
 import tempfile
@@ -109,7 +110,8 @@ class _Arg(ctypes.Structure):
 (OK, OUT_OF_BOUNDS, SHARED_OUT_OF_BOUNDS, BARRIER_EXITED, BARRIER_MISMATCH, TIMEOUT, INTERRUPTED,
  CRASH, STACK_OVERFLOW, ASSERT, TRAP, NO_MEMORY, NO_BARRIERS, BAD_ARGUMENT, UNSUPPORTED, WARP_EXITED,
  WARP_MISMATCH, WARP_BAD_MASK, READ_ONLY, ARRAY_OUT_OF_BOUNDS, RACE, UNINITIALIZED, GLOBAL_RACE, MISALIGNED,
- SHARED_TOO_BIG, BAD_WIDTH, LOCAL_TOO_BIG, BAD_FREE, USE_AFTER_FREE, UNINITIALIZED_LOCAL, RNG_NOT_SET_UP) = range(31)
+ SHARED_TOO_BIG, BAD_WIDTH, LOCAL_TOO_BIG, BAD_FREE, USE_AFTER_FREE, UNINITIALIZED_LOCAL, RNG_NOT_SET_UP,
+ BAD_SHIFT, BAD_CONVERSION) = range(33)
 
 #: Warp-level calls by their code in runtime.h (enum __CC_W_*), as messages name them.
 WARP_OPS = dict(enumerate(
@@ -199,12 +201,14 @@ def _platform_flags(compiler: str) -> list[str]:
       array larger than a fiber's stack (64 KiB and room for the module's local arrays) hits its
       guard page (a clear 'ran out of stack') instead of landing in another thread's stack.
     - -Wuninitialized -Wmaybe-uninitialized (GCC): the analysis behind KernelWarning.
-    - -fsanitize=shift-exponent -fsanitize-undefined-trap-on-error: a shift by a negative count or
-      by at least the width of its type (`1u << 32`) stops at an illegal instruction, which
-      _error reports. C++ leaves that shift undefined, and the two machines disagree: a GPU's
-      shift instruction clamps the count (1u << 32 is 0 there), an x86 or arm64 CPU takes it
-      modulo the width (1 here), so the kernel would give another answer here than on a GPU.
-      It costs one compare per shift by a variable count."""
+    - -fsanitize=shift-exponent,float-cast-overflow -fno-sanitize-recover=...: C++ leaves undefined
+      a shift by a negative count or by at least the width of its type (`1u << 32`) and a float
+      converted to an integer type it does not fit (`(unsigned char)300.0f`, NaN), and a GPU and a
+      CPU resolve them differently: a GPU's shift clamps the count (1u << 32 is 0 there, 1 on x86)
+      and its conversion saturates (255 there, 44 on x86), so the kernel would give another answer
+      here than on a GPU. The compiler calls runtime.h's handlers there (UBSan's names; its
+      runtime is not linked, _compile's -nodefaultlibs), which stop the kernel with the values.
+      It costs a compare or two per shift by a variable count and per conversion."""
     flags = []
     if platform.machine().lower() in ("x86_64", "amd64") and sys.platform.startswith("linux") and _accepts(
             compiler, "-mtls-dialect=gnu2", "static thread_local int t; extern \"C\" int f() { return ++t; }\n"):
@@ -213,9 +217,13 @@ def _platform_flags(compiler: str) -> list[str]:
         flags.append("-fstack-clash-protection")
     if _accepts(compiler, "-Wmaybe-uninitialized"):  # GCC's names (clang has no maybe-uninitialized)
         flags += ["-Wuninitialized", "-Wmaybe-uninitialized"]
-    if _accepts(compiler, "-fsanitize=shift-exponent") and _accepts(compiler, "-fsanitize-undefined-trap-on-error"):
-        flags += ["-fsanitize=shift-exponent", "-fsanitize-undefined-trap-on-error"]
+    if (sys.platform.startswith("linux") or not _is_gcc(compiler)) and _accepts(compiler, _UNDEFINED) \
+            and _accepts(compiler, f"-fno-sanitize-recover={_UNDEFINED[11:]}"):  # (GCC elsewhere: see _compile)
+        flags += [_UNDEFINED, f"-fno-sanitize-recover={_UNDEFINED[11:]}"]
     return flags
+
+
+_UNDEFINED = "-fsanitize=shift-exponent,float-cast-overflow"
 
 
 def _compiler_flags(options) -> list[str]:
@@ -423,7 +431,10 @@ def _compile(source: Source, unit: str, flags: list[str], compiler: str, target:
             Path(build, "runtime.h").write_text(RUNTIME_HEADER.read_text(encoding="utf-8"), encoding="utf-8")
         Path(build, "module.cpp").write_text(unit, encoding="utf-8")
         include = [f"-I{header}"] if header else []
-        command = [compiler, *FLAGS, *flags, *include, "-o", "module.so", "module.cpp", *LIBRARIES]
+        libraries = LIBRARIES
+        if _UNDEFINED in flags and _is_gcc(compiler):  # GCC would link libubsan: runtime.h has the handlers
+            libraries = ["-nodefaultlibs", *LIBRARIES, "-lstdc++", "-lm", "-lc", "-lgcc_s", "-lgcc"]
+        command = [compiler, *FLAGS, *flags, *include, "-o", "module.so", "module.cpp", *libraries]
         try:
             done = subprocess.run(command, cwd=build, capture_output=True, text=True, timeout=600)
         except FileNotFoundError:
@@ -586,11 +597,10 @@ def _uninitialized_warnings(compiler_output: str, source: Source) -> list[str]:
 class Module:
     """One compiled kernel source: the loaded library and a launcher per kernel."""
 
-    def __init__(self, path: Path, source: Source, sanitized: bool = False, shift_checked: bool = False):
+    def __init__(self, path: Path, source: Source, sanitized: bool = False):
         self.path = path
         self.source = source
         self.sanitized = sanitized  # built with the sanitizer
-        self.shift_checked = shift_checked  # a shift by too many bits stops at an illegal instruction
         self.library = ctypes.CDLL(str(path))
         self._take_output = self.library["__cc_take_output"]
         self._take_output.restype = ctypes.c_void_p
@@ -774,7 +784,7 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
                 os.utime(target)  # recently used: the last to go when the cache is pruned
             except OSError:
                 pass
-        module = Module(target, source, sanitize, shift_checked="-fsanitize=shift-exponent" in flags)
+        module = Module(target, source, sanitize)
         _check_constant_memory(module, kernel)
         warnings_file = target.with_suffix(".warnings")
         remarks = _uninitialized_warnings(warnings_file.read_text(encoding="utf-8"), source) \
@@ -930,7 +940,6 @@ def _bytes_at(address: int, count: int) -> np.ndarray:
     return np.ctypeslib.as_array((ctypes.c_uint8 * max(1, count)).from_address(address))[:count]
 
 
-_SHIFT = re.compile(r"<<|>>")  # a shift (or a template's closing >>: a line with a shift is what matters)
 _READS_CLOCK = re.compile(r"\b(clock|clock64)\s*\(")
 
 
@@ -1045,6 +1054,14 @@ def _keep_warm(module: Module) -> None:
         oldest = next(iter(_warm))
         del _warm[oldest]
         oldest.release_memory()
+
+
+def _integer(bits: int, info: int) -> int:
+    """The value of an integer that UBSan's handlers pass as `bits`, its type's `info` (bit 0:
+    signed; the rest: log2 of its width)."""
+    width = 1 << (info >> 1)
+    value = bits & ((1 << width) - 1) if width < 64 else bits
+    return value - (1 << width) if info & 1 and value >= 1 << (width - 1) else value
 
 
 def _xyz(values) -> tuple:
@@ -1266,7 +1283,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     chain = []  # the line and, inside an inlined __device__ function, the lines that called it
     if kind in (OUT_OF_BOUNDS, SHARED_OUT_OF_BOUNDS, CRASH, STACK_OVERFLOW, TIMEOUT, ARRAY_OUT_OF_BOUNDS, RACE,
                 UNINITIALIZED, GLOBAL_RACE, READ_ONLY, MISALIGNED, BAD_FREE, USE_AFTER_FREE, UNINITIALIZED_LOCAL,
-                WARP_BAD_MASK):  # (WARP_BAD_MASK: a store of an undefined shuffle result)
+                WARP_BAD_MASK, BAD_SHIFT, BAD_CONVERSION):  # (WARP_BAD_MASK: a store of an undefined shuffle result)
         chain = module.lines_at(fault.code_offset)
         line = (chain[0] if chain else None) or line
     if kind == TIMEOUT and fault.address and not module.line_of(fault.code_offset):
@@ -1359,18 +1376,42 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     f"at address {fault.address:#x})")
             hint = ("A pointer that is nullptr (or 0), or was never set on this thread's path, was read or written "
                     "through: set it before use, or guard the access with `if (p != nullptr)`.")
-        elif fault.signal == signal.SIGILL and module.shift_checked and any(
-                _SHIFT.search(source.lines[n - 1]) for n in (chain or [line]) if n and 0 < n <= len(source.lines)):
-            what = ("shifted a value by a negative count or by at least its width in bits (x << 32 or x >> 32 for a "
-                    "32-bit x, x << 64 for a 64-bit one)")
-            hint = ("C++ and CUDA leave such a shift undefined, and the machines disagree: a GPU's shift clamps the "
-                    "count (1u << 32 gives 0 there), a CPU takes it modulo the width (1u << 32 gives 1), and a compiler "
-                    "may assume it never happens. Keep the count below the width: shift a 64-bit value (1ull << n) "
-                    "when n can reach 32, handle that case apart (`n >= 32 ? 0u : x << n`), or, for a rotate, use "
-                    "__funnelshift_l(x, x, r), which takes any r.")
         elif fault.signal == signal.SIGFPE:
             hint = ("An integer division or remainder by zero (or INT_MIN / -1). A GPU does not stop there but gives "
                     "a meaningless number, so the bug would go unnoticed: guard the divisor (`if (d != 0)`).")
+    elif kind == BAD_SHIFT:
+        value_type, count_type = (name.strip("'") for name in fault.text.decode(errors="replace").split("|", 1))
+        bits = 1 << (fault.other_op >> 1)
+        count = _integer(fault.address, fault.element_bytes)
+        value = _integer(fault.base, fault.other_op)
+        what = (f"shifted the {bits}-bit {value_type} {value} by {count} bits, but a {bits}-bit value can only be "
+                f"shifted by 0 to {bits - 1}")
+        hint = (f"C++ and CUDA leave such a shift undefined, and the machines disagree: a GPU's shift clamps the count "
+                f"(1u << 32 gives 0 there), a CPU takes it modulo {bits} (1u << 32 gives 1), and a compiler may assume "
+                f"it never happens. Keep the count below {bits}: shift a 64-bit value (1ull << n) when n can reach 32, "
+                "handle that case apart (`n >= 32 ? 0u : x << n`), or, for a rotate, use __funnelshift_l(x, x, r), "
+                "which takes any r.")
+    elif kind == BAD_CONVERSION:
+        from_type, to_type = (name.strip("'") for name in fault.text.decode(errors="replace").split("|", 1))
+        value = (struct.unpack("<f", struct.pack("<I", fault.base & 0xFFFFFFFF))[0] if fault.other_op == 32 else
+                 struct.unpack("<d", struct.pack("<Q", fault.base))[0] if fault.other_op == 64 else None)
+        signed, bits = fault.element_bytes & 1, 1 << (fault.element_bytes >> 1)
+        low, high = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+        shown = "NaN" if value is not None and math.isnan(value) else f"{value:.9g}" if value is not None else "a value"
+        what = f"converted the {from_type} {shown} to {to_type}, which holds only {low:,} to {high:,}"
+        source_name = "double" if fault.other_op == 64 else "float"
+        fix = ("Clamp the value into range before converting: " + (
+            "(unsigned char)fminf(fmaxf(v, 0.0f), 255.0f)." if (bits, signed) == (8, 0) else
+            f"fminf(fmaxf(v, {low}.0f), {high}.0f).") if bits <= 16 else
+            f"Convert with CUDA's __{source_name}2{'' if signed else 'u'}{'int' if bits == 32 else 'll'}_rz(v) (or "
+            "_rn), which saturates as a GPU does, or keep the value in range.")
+        hint = ("C++ and CUDA leave such a conversion undefined, and the machines disagree: a GPU saturates "
+                "((unsigned char)300.0f gives 255 there, -1.0f gives 0, NaN gives 0), a CPU wraps around or gives "
+                f"the type's lowest value. {fix}")
+        if shown == "NaN":
+            hint = ("The value is NaN (not a number): a 0.0f / 0.0f, sqrtf of a negative number or a read of a value "
+                    "never written, upstream. A GPU converts NaN to 0, a CPU to the type's lowest value: find where "
+                    "the NaN comes from (or test it with isnan(v) before converting).")
     elif kind == ASSERT:
         what = f"failed assert({fault.text.decode(errors='replace')})"
         hint = ""
@@ -1670,8 +1711,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         p = kernel.params[index] if 0 <= index < len(kernel.params) else None
         pname = f"'{p.name}' ({p})" if p else f"number {index}"
         if fault.op == 2:
-            struct = p.ctype if p else "struct"
-            what = (f"got an array of {length}-byte records for parameter {pname}, but each {struct} is "
+            struct_name = p.ctype if p else "struct"
+            what = (f"got an array of {length}-byte records for parameter {pname}, but each {struct_name} is "
                     f"{fault.element_bytes} bytes (sizeof, with C's alignment padding): the kernel would find "
                     "every record after the first at the wrong place")
             hint = ("Give the NumPy dtype the struct's layout: np.dtype([...], align=True) pads as C does; for a "

@@ -264,6 +264,8 @@ enum __cc_fault_kind {
     __CC_USE_AFTER_FREE = 28,        // an access to a block after free/delete (sanitizer)
     __CC_UNINITIALIZED_LOCAL = 29,   // a read of a local array's element the thread never wrote (sanitizer)
     __CC_RNG_NOT_SET_UP = 30,        // a cuRAND state drawn from before curand_init set it up (all zero)
+    __CC_BAD_SHIFT = 31,             // a shift by a negative count or by the type's width or more
+    __CC_BAD_CONVERSION = 32,        // a floating-point value outside the integer type it is converted to
 };
 
 struct __cc_fault {
@@ -5311,6 +5313,37 @@ __CC_RNG_TEMPLATE static inline auto curand_log_normal2_double(const P& state, d
 #undef __CC_IS_RNG
 #undef __CC_IS_PHILOX
 #undef __CC_IF_XORWOW
+
+// Undefined behaviour that a GPU and a CPU resolve differently, found by GCC's (or clang's)
+// -fsanitize=shift-exponent,float-cast-overflow (cpu.py's _platform_flags): the compiler calls these
+// handlers (the names and data layout of UBSan's runtime, which is not linked) where `x << n` has n
+// outside 0..width-1 (a GPU's shift clamps n: 1u << 32 is 0 there, 1 on x86), and where a float
+// converted to an integer type does not fit (a GPU saturates: (unsigned char)300.0f is 255 there,
+// 44 on x86; NaN gives 0 there). The fault names the types (text "left|right") and the values.
+struct __cc_ubsan_location { const char* file; uint32_t line, column; };
+struct __cc_ubsan_type { uint16_t kind, info; char name[1]; };  // kind 0 integer, 1 float; name quoted
+static void __cc_ubsan_fail(int kind, const void* data, const void* value, const void* other, const void* pc) {
+    const __cc_ubsan_type* const* types = (const __cc_ubsan_type* const*)((const char*)data + sizeof(__cc_ubsan_location));
+    if (!__cc_launching || !__cc_me) __builtin_trap();  // (runtime.h's own code outside a launch: never)
+    __cc_fault* f = __cc_fault_out;
+    snprintf(f->text, sizeof f->text, "%s|%s", types[0]->name, types[1]->name);
+    f->op = types[0]->kind;
+    f->other_op = types[0]->info;          // (integer: bit 0 signed, the rest log2 of the bits; float: the bits)
+    f->element_bytes = types[1]->info;     // the count's type (shift), the integer type (conversion)
+    f->base = (uint64_t)(uintptr_t)value;  // the value, or the count (shift) or the float's bits
+    f->address = (uint64_t)(uintptr_t)other;
+    f->code_offset = __cc_code_offset(pc);
+    __cc_fail(kind, 0);
+}
+extern "C" __attribute__((noreturn, used)) void __ubsan_handle_shift_out_of_bounds_abort(void* data, void* lhs,
+                                                                                       void* rhs) {
+    __cc_ubsan_fail(__CC_BAD_SHIFT, data, lhs, rhs, __builtin_return_address(0));
+    __builtin_unreachable();
+}
+extern "C" __attribute__((noreturn, used)) void __ubsan_handle_float_cast_overflow_abort(void* data, void* from) {
+    __cc_ubsan_fail(__CC_BAD_CONVERSION, data, from, nullptr, __builtin_return_address(0));
+    __builtin_unreachable();
+}
 
 // Give back the memory this module keeps between launches (fiber stacks, dynamic shared memory,
 // the sanitizer's shadows, the freed blocks in quarantine): Python calls it for a module no longer
