@@ -374,6 +374,38 @@ def test_a_float_converted_to_an_integer_type_it_does_not_fit_is_reported(saniti
     assert_alive()
 
 
+HELPERS = r"""
+__device__ float get(const float* a, int i) { return a[i]; }                  // GET
+__device__ float sum3(const float* a, int i) { return get(a, i - 1) + get(a, i) + get(a, i + 1); }
+__device__ float deref(const float* p) { return *p; }                         // DEREF
+extern "C" __global__ void blur(const float* a, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = sum3(a, i);                                             // CALL
+}
+extern "C" __global__ void follow(const float* a, float* out, long long bad) {
+    int i = threadIdx.x;
+    out[i] = deref(i == 3 ? (const float*)bad : a + i);                         // FOLLOW
+}
+"""
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_a_fault_inside_helpers_names_the_kernel_line_that_called_them(sanitize):
+    """A sanitized build (-O1) inlines little, so a fault lies in a helper's own code: the frames
+    that called it (kept by frame pointers) still lead to the kernel's line, as inlining does."""
+    module = cuda.RawModule(code=HELPERS, backend="cpu", sanitize=sanitize)
+    a, out = np.ones(8, np.float32), np.zeros(8, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"accessed a\[-1\]") as info:
+        module.get_function("blur")((1,), (8,), (a, out, np.int32(8)))
+    assert info.value.line == line_of("GET", HELPERS)
+    assert f"(in a function called at line {line_of('CALL', HELPERS)})" in str(info.value)
+    with pytest.raises(cuda.KernelError, match="null pointer") as info:
+        module.get_function("follow")((1,), (8,), (a, out, np.int64(16)))
+    assert info.value.line == line_of("DEREF", HELPERS) and info.value.thread == (3, 0, 0)
+    assert f"(in a function called at line {line_of('FOLLOW', HELPERS)})" in str(info.value)
+    assert_alive()
+
+
 def test_wild_pointer_crash():
     with pytest.raises(cuda.KernelError, match="invalid memory access at address 0x10") as info:
         kernel("wild_pointer")((1,), (4,), (16, np.zeros(4, np.float32)))

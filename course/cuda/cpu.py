@@ -98,6 +98,7 @@ class _Fault(ctypes.Structure):
         ("exited_line", ctypes.c_int32),
         ("exited_barrier", ctypes.c_int32),
         ("exited_thread", ctypes.c_uint32 * 3),
+        ("callers", ctypes.c_uint64 * 6),
     ]
 
 
@@ -224,6 +225,7 @@ def _platform_flags(compiler: str) -> list[str]:
 
 
 _UNDEFINED = "-fsanitize=shift-exponent,float-cast-overflow"
+_FRAME_POINTERS = ("-fno-omit-frame-pointer", "-D__CC_FRAME_POINTERS")
 
 
 def _compiler_flags(options) -> list[str]:
@@ -361,7 +363,8 @@ def _precompiled_header(compiler: str, flags: list[str]) -> Path | None:
     only when it fits the compile exactly, and reads runtime.h itself otherwise."""
     if not _is_gcc(compiler):
         return None
-    kind = [f for f in flags if f in ("-D__CC_SANITIZE", "-D__CC_TRACE", "-O1") or f in _platform_flags(compiler)]
+    kind = [f for f in flags if f in ("-D__CC_SANITIZE", "-D__CC_TRACE", "-O1", *_FRAME_POINTERS)
+            or f in _platform_flags(compiler)]
     header = RUNTIME_HEADER.read_text(encoding="utf-8")
     cache = cache_dir()
     folder = cache / f"pch-{_build_key(compiler, *FLAGS, *kind, length=24)}"
@@ -711,15 +714,16 @@ class Module:
         chain = self.lines_at(code_offset)
         return chain[0] if chain else None
 
-    def lines_at(self, code_offset: int) -> list[int]:
+    def lines_at(self, code_offset: int, near: int = 24) -> list[int]:
         """The kernel-source line of a code address and, where a helper was inlined there, the lines
-        that called it (innermost first), or []."""
+        that called it (innermost first), or []. `near`: how many bytes before the address may
+        give the line (1 for a call's return address: the call instruction has its own)."""
         tool = shutil.which("addr2line") or shutil.which("llvm-addr2line")
         if not code_offset or not tool:
             return []
         # The address itself first, then the bytes before it: an optimised instruction may
         # carry no line of its own (line 0), while its neighbours do.
-        addresses = [hex(code_offset - 1 - back) for back in range(0, 24) if code_offset - 1 - back > 0]
+        addresses = [hex(code_offset - 1 - back) for back in range(0, near) if code_offset - 1 - back > 0]
         try:
             done = subprocess.run([tool, "-a", "-i", "-e", str(self.path), *addresses],
                                   capture_output=True, text=True, timeout=30)
@@ -771,7 +775,9 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
         unit = translation_unit(source, extra, trace)
         # A sanitized build at -O1: it compiles about a fifth faster (an exercise check's wait is mostly
         # its compile) and runs its instrumented accesses up to 1.4x slower (make bench measures both).
-        flags = (_compiler_flags(options) + (["-D__CC_SANITIZE", "-O1"] if sanitize else [])
+        # (and with frame pointers, so that a fault inside a helper that -O1 did not inline names the
+        # lines that called it: runtime.h's __cc_note_callers)
+        flags = (_compiler_flags(options) + (["-D__CC_SANITIZE", "-O1", *_FRAME_POINTERS] if sanitize else [])
                  + (["-D__CC_TRACE"] if trace else []) + _platform_flags(compiler))
         target = cache_dir() / f"{_cache_key(unit, flags, compiler)}.so"
         if target.exists() and (target.is_symlink() or target.stat().st_uid != os.getuid()):
@@ -1285,6 +1291,15 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 UNINITIALIZED, GLOBAL_RACE, READ_ONLY, MISALIGNED, BAD_FREE, USE_AFTER_FREE, UNINITIALIZED_LOCAL,
                 WARP_BAD_MASK, BAD_SHIFT, BAD_CONVERSION):  # (WARP_BAD_MASK: a store of an undefined shuffle result)
         chain = module.lines_at(fault.code_offset)
+        # (sanitized builds) the calls of helpers that were not inlined: the frames from the one that
+        # faulted outwards. A check's fault comes from a call at the faulting line itself (that frame
+        # must be the first, or the fault was found elsewhere: at a barrier, say); a crash's walk
+        # starts at the crashing function's caller.
+        callers = [lines for lines in (module.lines_at(c, near=1) for c in fault.callers if c and chain) if lines]
+        if kind != CRASH:
+            callers = callers[1:] if callers and callers[0] == chain else []
+        for lines in callers:
+            chain += lines
         line = (chain[0] if chain else None) or line
     if kind == TIMEOUT and fault.address and not module.line_of(fault.code_offset):
         line = module.line_of(fault.address) or line  # stopped inside the sanitizer: its last access

@@ -44,6 +44,9 @@
 #include <string.h>
 
 #include <dlfcn.h>
+#ifdef __linux__
+#include <link.h>  // dl_iterate_phdr: where this module's code lies
+#endif
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -292,6 +295,7 @@ struct __cc_fault {
     int32_t exited_line;    // where the first of them returned
     int32_t exited_barrier; // the barrier the others then waited at
     uint32_t exited_thread[3];
+    uint64_t callers[6];    // code offsets of the calls that led there, innermost first (sanitized builds)
 };
 
 // One argument as Python packs it: an array (data + element count) or a scalar's bytes.
@@ -412,10 +416,46 @@ static bool __cc_copy_set;     // a copy's read of unwritten shared memory, for 
 static void __cc_report_pending();
 static inline bool __cc_pending_first(int kind);
 
+// The calls that led to a fault, from a frame of this module (sanitized builds keep frame pointers,
+// -fno-omit-frame-pointer: a frame holds its caller's frame and the return address). Only frames
+// whose return address lies in this module are followed, so the walk never reads a frame of code
+// built without frame pointers (Python's, libc's); a fiber's first frame has a null frame pointer.
+static uintptr_t __cc_code_low, __cc_code_high;  // this module's executable segment (Linux)
+#if defined(__CC_FRAME_POINTERS) && defined(__linux__)
+static int __cc_find_code(struct dl_phdr_info* info, size_t, void*) {
+    if (info->dlpi_addr != __cc_module_base) return 0;
+    for (int k = 0; k < info->dlpi_phnum; k++) {
+        const auto& h = info->dlpi_phdr[k];
+        if (h.p_type == PT_LOAD && (h.p_flags & PF_X)) {
+            __cc_code_low = info->dlpi_addr + h.p_vaddr;
+            __cc_code_high = __cc_code_low + h.p_memsz;
+        }
+    }
+    return 1;
+}
+#endif
+static void __cc_note_callers(__cc_fault* f, void* const* frame) {  // (async-signal-safe)
+#if defined(__CC_FRAME_POINTERS) && defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__))
+    if (f->callers[0]) return;  // (the crash handler walked from the crash)
+    int n = 0;
+    for (int depth = 0; frame && depth < 64 && n < (int)(sizeof f->callers / sizeof f->callers[0]); depth++) {
+        uintptr_t back = (uintptr_t)frame[1];
+        if (back < __cc_code_low || back >= __cc_code_high) break;
+        f->callers[n++] = __cc_code_offset((void*)back);
+        void* const* next = (void* const*)frame[0];
+        if (next <= frame || (uintptr_t)next - (uintptr_t)frame > (1u << 20) || ((uintptr_t)next & 7)) break;
+        frame = next;
+    }
+#else
+    (void)f, (void)frame;
+#endif
+}
+
 __attribute__((noreturn, noinline, cold)) static void __cc_fail(int kind, int line) {
     if (__cc_pending_set && __cc_pending_first(kind)) __cc_report_pending();  // the earlier bug, and maybe the cause
     __cc_worker* w = __cc_me;
     __cc_fault* f = &w->fault;
+    __cc_note_callers(f, (void* const*)__builtin_frame_address(0));
     f->kind = kind;
     f->line = line;
     f->block[0] = blockIdx.x, f->block[1] = blockIdx.y, f->block[2] = blockIdx.z;
@@ -4558,6 +4598,19 @@ static uintptr_t __cc_sp_of(void* context) {
 #endif
 }
 
+static uintptr_t __cc_fp_of(void* context) {
+    // The frame pointer at the crash (sanitized builds keep one: __cc_note_callers).
+    ucontext_t* uc = (ucontext_t*)context;
+    (void)uc;
+#if defined(__linux__) && defined(__x86_64__)
+    return (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
+#elif defined(__linux__) && defined(__aarch64__)
+    return (uintptr_t)uc->uc_mcontext.regs[29];
+#else
+    return 0;
+#endif
+}
+
 // The worker the calling thread is, or nullptr (async-signal-safe: no thread_local variable).
 static __cc_worker* __cc_worker_of_self() {
     pthread_t self = pthread_self();
@@ -4584,6 +4637,7 @@ static void __cc_on_crash(int signal, siginfo_t* info, void* context) {
     bool overflow = (signal == SIGSEGV || signal == SIGBUS) && (__cc_in_guard_page(address) || near_sp);
     if (overflow && w->stack_pool) f->length = (int64_t)__cc_fiber_stack_bytes();  // (a fiber's stack)
     if (overflow) f->base = __cc_last_site;  // in a sanitized build the pc may lie in __cc_note: its last access
+    else __cc_note_callers(f, (void* const*)__cc_fp_of(context));  // the calls that led to the crashing line
     __cc_fail(overflow ? __CC_STACK_OVERFLOW : __CC_SIGNAL, 0);
 }
 
@@ -4810,6 +4864,9 @@ static int __cc_launch(const long long* cfg, __cc_fault* fault, void (*prepare)(
     if (!__cc_module_base) {
         Dl_info info;
         if (dladdr((void*)&__cc_take_output, &info)) __cc_module_base = (uintptr_t)info.dli_fbase;
+#if defined(__CC_FRAME_POINTERS) && defined(__linux__)
+        dl_iterate_phdr(__cc_find_code, nullptr);  // where this module's code lies (for __cc_note_callers)
+#endif
     }
     __cc_stop = 0;
     __cc_out_total = 0;
