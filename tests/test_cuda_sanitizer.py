@@ -962,6 +962,23 @@ def test_in_place_updates_that_read_other_threads_elements():
     np.testing.assert_array_equal(a, [1] + [2] * 31)
 
 
+def test_an_unwritten_shared_value_converted_to_bytes_is_reported_as_the_unwritten_read():
+    """CUDA by Example's shared bitmap without its barrier: the converted value is shared memory's
+    poison (a NaN) and does not fit an unsigned char, but the read of unwritten memory is the bug."""
+    source = r"""
+extern "C" __global__ void bitmap(unsigned char* ptr) {
+    __shared__ float shared[16][16];
+    int x = threadIdx.x + blockIdx.x * blockDim.x, y = threadIdx.y + blockIdx.y * blockDim.y;
+    shared[threadIdx.x][threadIdx.y] = 255 * (sinf(x * 0.05f) + 1.0f) * (sinf(y * 0.05f) + 1.0f) / 4.0f;
+    ptr[x + y * blockDim.x * gridDim.x] = shared[15 - threadIdx.x][15 - threadIdx.y];  // READ (no __syncthreads())
+}
+"""
+    with pytest.raises(cuda.KernelError, match=r"reads shared memory shared\[15\]\[15\], which no thread of block "
+                                               r"\(0, 0, 0\) has written") as info:
+        kernel("bitmap", source)((2, 2), (16, 16), (np.zeros(32 * 32, np.uint8),))
+    assert info.value.line == line_of("READ", source) and "converted" not in str(info.value)
+
+
 ALIASED = r"""
 extern "C" __global__ void shift_right(const float* in, float* out, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -5382,6 +5382,9 @@ struct __cc_ubsan_type { uint16_t kind, info; char name[1]; };  // kind 0 intege
 static void __cc_ubsan_fail(int kind, const void* data, const void* value, const void* other, const void* pc) {
     const __cc_ubsan_type* const* types = (const __cc_ubsan_type* const*)((const char*)data + sizeof(__cc_ubsan_location));
     if (!__cc_launching || !__cc_me) __builtin_trap();  // (runtime.h's own code outside a launch: never)
+    // A value just read from shared memory no thread wrote (a copy not stored yet) is the cause:
+    // its poison pattern (a NaN, -1) is what does not fit. That read is reported first (__cc_fail).
+    if (__cc_copy_set && !__cc_pending_set) __cc_pending = __cc_copy, __cc_pending_set = true;
     __cc_fault* f = __cc_fault_out;
     snprintf(f->text, sizeof f->text, "%s|%s", types[0]->name, types[1]->name);
     f->op = types[0]->kind;
