@@ -1992,7 +1992,7 @@ def _host_only_uses(tokens: list[Token], functions: list, known_types: set,
                 is_array = any(t.text == "[" for t in head)
                 names = [q for q, t in enumerate(head) if t.kind == "ident" and t.text not in _TYPE_WORDS
                          and (q + 1 == len(head) or head[q + 1].text in ("[",))]
-                if names and any(t.text == "(" for t in head[:names[-1]]) is False:
+                if names and not any(t.text == "(" for t in head[:names[-1]]):
                     name_tok = head[names[-1]]
                     if name_tok.text not in known_types and name_tok.text not in macro_words and (not const or is_array):
                         host_variables.setdefault(name_tok.text, name_tok.line)
@@ -2061,7 +2061,7 @@ def _host_only_uses(tokens: list[Token], functions: list, known_types: set,
         if "__host__" in spelled(tokens[start + 1:a]):
             continue  # __host__ __device__: nvcc only warns, and `#ifdef __CUDA_ARCH__` may keep host calls apart
         # names the function declares (parameters, locals, lambdas): they hide a host one
-        declared = {raw.name for raw in f.raws if raw.name}
+        declared = {raw.name for raw in f.raws if raw.name} | set(f.template)
         for k in range(a + 1, b):
             t = tokens[k]
             if t.kind == "ident" and k + 1 < b and tokens[k + 1].text in ("=", ";", "[", ",", ")", "{", "(", ":") \
@@ -2165,9 +2165,8 @@ def _nvcc_refusals(tokens: list[Token], functions: list, known_types: set) -> li
                           f"give it its value in the kernel, {how}, then __syncthreads() before any thread "
                           "reads it"))
             continue
-        inside = any(a < i < b for a, b in bodies)
-        if inside:
-            continue  # (a function's own static or local variable: not followed)
+        if any(a < i < b for a, b in bodies) or tokens[equals + 1].text == "[":
+            continue  # (a function's own static or local variable, or a lambda: not followed)
         for q in range(equals + 1, end - 1):
             callee = tokens[q]
             if callee.kind == "ident" and tokens[q + 1].text == "(" and callee.text not in known_types \
