@@ -139,3 +139,65 @@ def test_a_source_without_cuda_fp16_may_name_its_own_functions_half(backend, cap
         with pytest.raises(cuda.CompileError) as info:
             cuda.RawKernel(OWN_HALF.replace("return 0.5f * v;", "return 0.5f * w;"), "halve", backend="cpu").compile()
         assert "float half(float)" in str(info.value) and "__cc_" not in str(info.value)
+
+
+CONVERSIONS = r"""
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+extern "C" __global__ void to_integers(const float* x, int* out) {
+    int i = threadIdx.x;
+    __half h = __float2half(x[i]);
+    __nv_bfloat16 b = __float2bfloat16(x[i]);
+    out[8 * i + 0] = __half2int_rn(h);  out[8 * i + 1] = __half2int_rz(h);
+    out[8 * i + 2] = __half2int_ru(h);  out[8 * i + 3] = __half2int_rd(h);
+    out[8 * i + 4] = __half2uint_rn(h); out[8 * i + 5] = __half2short_rz(h);
+    out[8 * i + 6] = __bfloat162int_rn(b); out[8 * i + 7] = __half2uchar_rz(h);
+}
+extern "C" __global__ void from_integers(const int* v, const float* f, unsigned short* out) {
+    int i = threadIdx.x;
+    out[8 * i + 0] = __half_as_ushort(__int2half_rn(v[i]));
+    out[8 * i + 1] = __half_as_ushort(__int2half_rz(v[i]));
+    out[8 * i + 2] = __half_as_ushort(__int2half_ru(v[i]));
+    out[8 * i + 3] = __half_as_ushort(__int2half_rd(v[i]));
+    out[8 * i + 4] = __half_as_ushort(__ll2half_rd((long long)v[i]));
+    out[8 * i + 5] = __half_as_ushort(__float2half_ru(f[i]));
+    out[8 * i + 6] = __half_as_ushort(__float2half_rd(f[i]));
+    out[8 * i + 7] = __bfloat16_as_ushort(__int2bfloat16_rz(v[i]));
+}
+"""
+
+
+def test_half_and_bfloat16_integer_conversions_round_by_mode_and_saturate(backend):
+    """The half and bfloat16 conversions to and from integers in every rounding mode: NaN gives 0,
+    out-of-range values the type's limit, as on a GPU (no undefined conversion on the CPU)."""
+    module = cuda.RawModule(code=CONVERSIONS, backend=backend)
+    x = np.array([2.5, -2.5, 3.7, np.nan, np.inf, -np.inf, 65504, 300], np.float32)
+    out = on(backend, np.zeros(8 * len(x), np.int32))
+    module.get_function("to_integers")((1,), (len(x),), (on(backend, x), out))
+    out = cuda.asnumpy(out).reshape(-1, 8)
+    i32 = np.iinfo(np.int32)
+    h = x.astype(np.float16).astype(np.float32)  # 3.7 is 3.69921875 in half
+    assert out[:, 0].tolist() == [2, -2, 4, 0, i32.max, i32.min, 65504, 300]
+    assert out[:, 1].tolist() == [2, -2, 3, 0, i32.max, i32.min, 65504, 300]
+    assert out[:, 2].tolist() == [3, -2, 4, 0, i32.max, i32.min, 65504, 300] and h[2] < 3.7
+    assert out[:, 3].tolist() == [2, -3, 3, 0, i32.max, i32.min, 65504, 300]
+    assert out[:, 4].tolist() == [2, 0, 4, 0, -1, 0, 65504, 300]  # (uint 4294967295 read as int32: -1)
+    assert out[:, 5].tolist() == [2, -2, 3, 0, 32767, -32768, 32767, 300]
+    assert out[:, 6].tolist() == [2, -2, 4, 0, i32.max, i32.min, 65536, 300]  # bfloat16: 65504 → 65536
+    assert out[:, 7].tolist() == [2, 0, 3, 0, 255, 0, 255, 255]
+    v = np.array([2049, -2049, 70000, -70000, 3, 0], np.int32)
+    f = np.array([1 / 3, -1 / 3, 1e6, -1e6, 3, 0], np.float32)
+    bits = on(backend, np.zeros(8 * len(v), np.uint16))
+    module.get_function("from_integers")((1,), (len(v),), (on(backend, v), on(backend, f), bits))
+    got = cuda.asnumpy(bits).reshape(-1, 8)
+    half = lambda value: int(np.float16(value).view(np.uint16))
+    # 2049 lies between the halves 2048 and 2050: to nearest (even) 2048, toward zero 2048, up 2050
+    assert got[0, :5].tolist() == [half(2048), half(2048), half(2050), half(2048), half(2048)]
+    assert got[1, :5].tolist() == [half(-2048), half(-2048), half(-2048), half(-2050), half(-2050)]
+    assert got[2, :5].tolist() == [half(np.inf), half(65504), half(np.inf), half(65504), half(65504)]
+    assert got[3, :5].tolist() == [half(-np.inf), half(-65504), half(-65504), half(-np.inf), half(-np.inf)]
+    third = np.float16(1 / 3)  # the nearest half is below 1/3
+    assert got[0, 5] == half(np.nextafter(third, np.float16(1))) and got[0, 6] == half(third)
+    assert got[4, 5:7].tolist() == [half(3), half(3)] and got[5, :7].tolist() == [0] * 7
+    bf16 = lambda value: int(np.float32(value).view(np.uint32) >> 16)  # exact for these values
+    assert got[0, 7] == bf16(2048) and got[2, 7] == bf16(69632)  # toward zero: 70000 → 69632

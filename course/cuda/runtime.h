@@ -2788,12 +2788,8 @@ static inline __half2 __float2half2_rn(float f) { return __half2(__half(f), __ha
 static inline __half2 __floats2half2_rn(float a, float b) { return __half2(__half(a), __half(b)); }
 static inline __half2 __float22half2_rn(float2 v) { return __half2(__half(v.x), __half(v.y)); }
 static inline float2 __half22float2(__half2 h) { return make_float2((float)h.x, (float)h.y); }
-static inline __half __int2half_rn(int i) { return __half((float)i); }
-static inline __half __uint2half_rn(unsigned int i) { return __half((float)i); }
-static inline int __half2int_rn(__half h) { return (int)nearbyintf((float)h); }
-static inline int __half2int_rz(__half h) { return (int)(float)h; }
-static inline int __half2int_rd(__half h) { return (int)floorf((float)h); }
-static inline int __half2int_ru(__half h) { return (int)ceilf((float)h); }
+// (half and bfloat16 to and from integers, and float to them in the directed modes: after the
+// integer conversions, __CC_HALF_CONVERSIONS)
 static inline unsigned short __half_as_ushort(__half h) { return h.__x; }
 static inline short __half_as_short(__half h) { return (short)h.__x; }
 static inline __half __ushort_as_half(unsigned short x) { __half h; h.__x = x; return h; }
@@ -3427,6 +3423,63 @@ __CC_CONVERSIONS(rz, 1)
 __CC_CONVERSIONS(ru, 2)
 __CC_CONVERSIONS(rd, 3)
 #undef __CC_CONVERSIONS
+// half and bfloat16: to integers through float (which holds each of their values exactly),
+// saturating as a GPU's conversion does (NaN gives 0); from integers and floats rounded in the
+// mode asked: to nearest, then one step (one unit in the last place) when the exact value lies on
+// the other side. (Integers beyond 2^24 are rounded to float first: for bfloat16 a value that close
+// to a tie may then round the other way.)
+template <class H> static inline H __cc_half_step(H r, bool up) {
+    unsigned short b = r.__x;
+    bool negative = b & 0x8000;
+    if ((b & 0x7fff) == 0) b = up ? 0x0001 : 0x8001;  // from zero: the smallest subnormal
+    else b = (unsigned short)(up != negative ? b + 1 : b - 1);
+    H s;
+    s.__x = b;
+    return s;
+}
+template <class H> static inline H __cc_to_half(long double x, int mode) {
+    H r = H((float)x);
+    long double got = (long double)(float)r;
+    if (mode == 0 || x != x || got == x) return r;
+    if (mode == 1) return (got > x) == (x > 0) ? __cc_half_step(r, x < 0) : r;  // toward zero
+    if (mode == 2) return got < x ? __cc_half_step(r, true) : r;  // up
+    return got > x ? __cc_half_step(r, false) : r;               // down
+}
+#define __CC_HALF_CONVERSIONS(H, NAME, SUFFIX, MODE) \
+    static inline int __##NAME##2int_##SUFFIX(H h) { return __cc_to_integer<int>((float)h, MODE); } \
+    static inline unsigned int __##NAME##2uint_##SUFFIX(H h) { return __cc_to_integer<unsigned int>((float)h, MODE); } \
+    static inline short __##NAME##2short_##SUFFIX(H h) { return __cc_to_integer<short>((float)h, MODE); } \
+    static inline unsigned short __##NAME##2ushort_##SUFFIX(H h) { \
+        return __cc_to_integer<unsigned short>((float)h, MODE); \
+    } \
+    static inline long long __##NAME##2ll_##SUFFIX(H h) { return __cc_to_integer<long long>((float)h, MODE); } \
+    static inline unsigned long long __##NAME##2ull_##SUFFIX(H h) { \
+        return __cc_to_integer<unsigned long long>((float)h, MODE); \
+    } \
+    static inline H __int2##NAME##_##SUFFIX(int i) { return __cc_to_half<H>(i, MODE); } \
+    static inline H __uint2##NAME##_##SUFFIX(unsigned int i) { return __cc_to_half<H>(i, MODE); } \
+    static inline H __short2##NAME##_##SUFFIX(short i) { return __cc_to_half<H>(i, MODE); } \
+    static inline H __ushort2##NAME##_##SUFFIX(unsigned short i) { return __cc_to_half<H>(i, MODE); } \
+    static inline H __ll2##NAME##_##SUFFIX(long long i) { return __cc_to_half<H>(i, MODE); } \
+    static inline H __ull2##NAME##_##SUFFIX(unsigned long long i) { return __cc_to_half<H>(i, MODE); }
+__CC_HALF_CONVERSIONS(__half, half, rn, 0)
+__CC_HALF_CONVERSIONS(__half, half, rz, 1)
+__CC_HALF_CONVERSIONS(__half, half, ru, 2)
+__CC_HALF_CONVERSIONS(__half, half, rd, 3)
+__CC_HALF_CONVERSIONS(__nv_bfloat16, bfloat16, rn, 0)
+__CC_HALF_CONVERSIONS(__nv_bfloat16, bfloat16, rz, 1)
+__CC_HALF_CONVERSIONS(__nv_bfloat16, bfloat16, ru, 2)
+__CC_HALF_CONVERSIONS(__nv_bfloat16, bfloat16, rd, 3)
+#undef __CC_HALF_CONVERSIONS
+static inline signed char __half2char_rz(__half h) { return __cc_to_integer<signed char>((float)h, 1); }
+static inline unsigned char __half2uchar_rz(__half h) { return __cc_to_integer<unsigned char>((float)h, 1); }
+static inline signed char __bfloat162char_rz(__nv_bfloat16 h) { return __cc_to_integer<signed char>((float)h, 1); }
+static inline unsigned char __bfloat162uchar_rz(__nv_bfloat16 h) { return __cc_to_integer<unsigned char>((float)h, 1); }
+static inline __half __float2half_rd(float f) { return __cc_to_half<__half>(f, 3); }
+static inline __half __float2half_ru(float f) { return __cc_to_half<__half>(f, 2); }
+static inline __nv_bfloat16 __float2bfloat16_rz(float f) { return __cc_to_half<__nv_bfloat16>(f, 1); }
+static inline __nv_bfloat16 __float2bfloat16_rd(float f) { return __cc_to_half<__nv_bfloat16>(f, 3); }
+static inline __nv_bfloat16 __float2bfloat16_ru(float f) { return __cc_to_half<__nv_bfloat16>(f, 2); }
 static inline double __int2double_rn(int x) { return x; }
 static inline double __uint2double_rn(unsigned int x) { return x; }
 #define __float_as_int(x) __cc_bits<int>((float)(x))
