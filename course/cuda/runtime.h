@@ -4617,50 +4617,24 @@ static const int __CC_CRASH_SIGNALS = 4;
 static struct sigaction __cc_old_actions[6];
 static stack_t __cc_old_signal_stack;
 
-static uintptr_t __cc_pc_of(void* context) {
-    // The program counter where the crash happened, from the signal's saved registers.
+// Where a signal came, from its saved registers: the program counter, the stack pointer (a fault
+// just below it is a stack overflow) and the frame pointer (sanitized builds keep one, and
+// __cc_note_callers walks the frames from it on Linux).
+struct __cc_registers { uintptr_t pc, sp, fp; };
+static __cc_registers __cc_registers_of(void* context) {
     ucontext_t* uc = (ucontext_t*)context;
     (void)uc;
 #if defined(__linux__) && defined(__x86_64__)
-    return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+    const greg_t* r = uc->uc_mcontext.gregs;
+    return {(uintptr_t)r[REG_RIP], (uintptr_t)r[REG_RSP], (uintptr_t)r[REG_RBP]};
 #elif defined(__linux__) && defined(__aarch64__)
-    return (uintptr_t)uc->uc_mcontext.pc;
+    return {(uintptr_t)uc->uc_mcontext.pc, (uintptr_t)uc->uc_mcontext.sp, (uintptr_t)uc->uc_mcontext.regs[29]};
 #elif defined(__APPLE__) && defined(__x86_64__)
-    return (uintptr_t)uc->uc_mcontext->__ss.__rip;
+    return {(uintptr_t)uc->uc_mcontext->__ss.__rip, (uintptr_t)uc->uc_mcontext->__ss.__rsp, 0};
 #elif defined(__APPLE__) && defined(__aarch64__)
-    return (uintptr_t)uc->uc_mcontext->__ss.__pc;
+    return {(uintptr_t)uc->uc_mcontext->__ss.__pc, (uintptr_t)uc->uc_mcontext->__ss.__sp, 0};
 #else
-    return 0;
-#endif
-}
-
-static uintptr_t __cc_sp_of(void* context) {
-    // The stack pointer at the crash: a fault just below it is a stack overflow.
-    ucontext_t* uc = (ucontext_t*)context;
-    (void)uc;
-#if defined(__linux__) && defined(__x86_64__)
-    return (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
-#elif defined(__linux__) && defined(__aarch64__)
-    return (uintptr_t)uc->uc_mcontext.sp;
-#elif defined(__APPLE__) && defined(__x86_64__)
-    return (uintptr_t)uc->uc_mcontext->__ss.__rsp;
-#elif defined(__APPLE__) && defined(__aarch64__)
-    return (uintptr_t)uc->uc_mcontext->__ss.__sp;
-#else
-    return 0;
-#endif
-}
-
-static uintptr_t __cc_fp_of(void* context) {
-    // The frame pointer at the crash (sanitized builds keep one: __cc_note_callers).
-    ucontext_t* uc = (ucontext_t*)context;
-    (void)uc;
-#if defined(__linux__) && defined(__x86_64__)
-    return (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
-#elif defined(__linux__) && defined(__aarch64__)
-    return (uintptr_t)uc->uc_mcontext.regs[29];
-#else
-    return 0;
+    return {0, 0, 0};
 #endif
 }
 
@@ -4684,13 +4658,14 @@ static void __cc_on_crash(int signal, siginfo_t* info, void* context) {
     __cc_fault* f = &w->fault;
     f->signal = signal;
     f->address = address;
-    f->code_offset = __cc_code_offset((void*)(__cc_pc_of(context) + 1));  // +1: Python subtracts 1
-    uintptr_t sp = __cc_sp_of(context);
+    const __cc_registers at = __cc_registers_of(context);
+    f->code_offset = __cc_code_offset((void*)(at.pc + 1));  // +1: Python subtracts 1
+    uintptr_t sp = at.sp;
     bool near_sp = sp && address < sp + 4096 && address + 256 * 1024 > sp;
     bool overflow = (signal == SIGSEGV || signal == SIGBUS) && (__cc_in_guard_page(address) || near_sp);
     if (overflow && w->stack_pool) f->length = (int64_t)__cc_fiber_stack_bytes();  // (a fiber's stack)
     if (overflow) f->base = __cc_last_site;  // in a sanitized build the pc may lie in __cc_note: its last access
-    else __cc_note_callers(f, (void* const*)__cc_fp_of(context));  // the calls that led to the crashing line
+    else __cc_note_callers(f, (void* const*)at.fp);  // the calls that led to the crashing line
     __cc_fail(overflow ? __CC_STACK_OVERFLOW : __CC_SIGNAL, 0);
 }
 
@@ -4707,7 +4682,7 @@ static void __cc_on_stop_signal(int signal, siginfo_t*, void* context) {
     if (!w || !w->active) return;  // between blocks, or waiting for the others
     if (w->unsafe) return;         // inside printf or malloc: __cc_leave_unsafe stops the kernel
     if (__cc_stop) {
-        w->fault.code_offset = __cc_code_offset((void*)(__cc_pc_of(context) + 1));
+        w->fault.code_offset = __cc_code_offset((void*)(__cc_registers_of(context).pc + 1));
         w->fault.address = __cc_last_site;  // in a sanitized build the pc may lie in __cc_note
         __cc_fail(__cc_stop, __cc_stop_line(w));
     }
