@@ -164,6 +164,9 @@ extern "C" __global__ void from_integers(const int* v, const float* f, unsigned 
     out[8 * i + 6] = __half_as_ushort(__float2half_rd(f[i]));
     out[8 * i + 7] = __bfloat16_as_ushort(__int2bfloat16_rz(v[i]));
 }
+extern "C" __global__ void toward_zero(const float* f, unsigned short* out) {
+    out[threadIdx.x] = __half_as_ushort(__float2half_rz(f[threadIdx.x]));
+}
 """
 
 
@@ -199,5 +202,8 @@ def test_half_and_bfloat16_integer_conversions_round_by_mode_and_saturate(backen
     third = np.float16(1 / 3)  # the nearest half is below 1/3
     assert got[0, 5] == half(np.nextafter(third, np.float16(1))) and got[0, 6] == half(third)
     assert got[4, 5:7].tolist() == [half(3), half(3)] and got[5, :7].tolist() == [0] * 7
+    rz = on(backend, np.zeros(len(f), np.uint16))
+    module.get_function("toward_zero")((1,), (len(f),), (on(backend, f), rz))
+    assert cuda.asnumpy(rz).tolist() == [half(third), half(-third), half(65504), half(-65504), half(3), half(0)]
     bf16 = lambda value: int(np.float32(value).view(np.uint32) >> 16)  # exact for these values
     assert got[0, 7] == bf16(2048) and got[2, 7] == bf16(69632)  # toward zero: 70000 → 69632

@@ -984,6 +984,12 @@ extern "C" __global__ void shift_right(const float* in, float* out, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i + 1 < n) out[i + 1] = in[i];               // SHIFT
 }
+extern "C" __global__ void reverse_block(const float* in, float* out) {  // one block: all reads, a barrier, writes
+    __shared__ float s[32];
+    s[threadIdx.x] = in[threadIdx.x];
+    __syncthreads();
+    out[31 - threadIdx.x] = s[threadIdx.x];
+}
 extern "C" __global__ void axpy(const float* x, const float* y, float* out, float a, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) out[i] = a * x[i] + y[i];
@@ -1007,6 +1013,9 @@ def test_one_array_passed_as_input_and_output_is_one_memory_for_the_race_checker
     np.testing.assert_array_equal(x, 2 * np.arange(64) + 1)
     kernel("axpy", ALIASED)((2,), (32,), (x, x, x, np.float32(1), 64))  # x passed three times
     np.testing.assert_array_equal(x, 2 * (2 * np.arange(64) + 1))
+    x = np.arange(32, dtype=np.float32)
+    kernel("reverse_block", ALIASED)((1,), (32,), (x, x))  # in place through shared memory and a barrier
+    np.testing.assert_array_equal(x, np.arange(32)[::-1])
 
 
 def test_a_counter_read_and_written_back_by_hand_is_a_lost_update_not_a_missing_barrier():

@@ -218,13 +218,15 @@ def _platform_flags(compiler: str) -> list[str]:
         flags.append("-fstack-clash-protection")
     if _accepts(compiler, "-Wmaybe-uninitialized"):  # GCC's names (clang has no maybe-uninitialized)
         flags += ["-Wuninitialized", "-Wmaybe-uninitialized"]
-    if (sys.platform.startswith("linux") or not _is_gcc(compiler)) and _accepts(compiler, _UNDEFINED) \
-            and _accepts(compiler, f"-fno-sanitize-recover={_UNDEFINED[11:]}"):  # (GCC elsewhere: see _compile)
-        flags += [_UNDEFINED, f"-fno-sanitize-recover={_UNDEFINED[11:]}"]
+    undefined = [_UNDEFINED, f"-fno-sanitize-recover={_UNDEFINED_CHECKS}"]
+    if (sys.platform.startswith("linux") or not _is_gcc(compiler)) \
+            and all(_accepts(compiler, flag) for flag in undefined):  # (GCC elsewhere: see _compile)
+        flags += undefined
     return flags
 
 
-_UNDEFINED = "-fsanitize=shift-exponent,float-cast-overflow"
+_UNDEFINED_CHECKS = "shift-exponent,float-cast-overflow"
+_UNDEFINED = f"-fsanitize={_UNDEFINED_CHECKS}"
 _FRAME_POINTERS = ("-fno-omit-frame-pointer", "-D__CC_FRAME_POINTERS")
 
 
@@ -411,18 +413,18 @@ def _missing_header(header: str) -> str:
 _DEFAULT_DEVICE = {"-default-device", "--device-as-default-execution-space"}
 
 
-def refused_message(refused: list) -> str:
-    """Why a source with code nvcc refuses (device code that uses host code, say: `refused` holds
-    (what, line, fix) for each) does not compile here: g++ would compile it, and the kernel would
-    run here and then not compile on a GPU."""
+def refused_message(host_only: list, other: list) -> str:
+    """Why a source with code nvcc refuses does not compile here: g++ would compile it, and the
+    kernel would run here and then not compile on a GPU. `host_only`: (what, line, fix) of each use
+    of host code in device code; `other`: the same for nvcc's other refusals."""
+    refused = sorted(host_only + other, key=lambda found: found[1])
     lines = [f"  line {line}: {what}: {fix}." for what, line, fix in refused[:6]]
     more = len(refused) - len(lines)
-    host = any("declared without __device__" in what or "host memory" in what for what, _, _ in refused)
     return ("this source has code that nvcc and CuPy's NVRTC refuse (g++ would compile it, so the kernel would run "
             "here and then fail to compile on a GPU):\n" + "\n".join(lines)
             + (f"\n  ... and {more} more" if more > 0 else "")
             + ("\nFunctions without __device__ (or __host__ __device__), and variables without __device__ or "
-               "__constant__, exist only on the host." if host else ""))
+               "__constant__, exist only on the host." if host_only else ""))
 
 
 def _compile(source: Source, unit: str, flags: list[str], compiler: str, target: Path, kernel: str) -> None:
@@ -714,28 +716,38 @@ class Module:
         chain = self.lines_at(code_offset)
         return chain[0] if chain else None
 
-    def lines_at(self, code_offset: int, near: int = 24) -> list[int]:
+    def lines_at(self, code_offset: int) -> list[int]:
         """The kernel-source line of a code address and, where a helper was inlined there, the lines
-        that called it (innermost first), or []. `near`: how many bytes before the address may
-        give the line (1 for a call's return address: the call instruction has its own)."""
-        tool = shutil.which("addr2line") or shutil.which("llvm-addr2line")
-        if not code_offset or not tool:
-            return []
+        that called it (innermost first), or []."""
         # The address itself first, then the bytes before it: an optimised instruction may
         # carry no line of its own (line 0), while its neighbours do.
-        addresses = [hex(code_offset - 1 - back) for back in range(0, near) if code_offset - 1 - back > 0]
+        answers = self._lines([code_offset - 1 - back for back in range(0, 24)] if code_offset else [])
+        return next((lines for lines in answers if lines), [])
+
+    def lines_of_calls(self, return_addresses) -> list[list[int]]:
+        """lines_at for each of some calls' return addresses, in one run of addr2line: the call
+        instruction just before a return address has its own line."""
+        return self._lines([address - 1 for address in return_addresses])
+
+    def _lines(self, addresses: list[int]) -> list[list[int]]:
+        """For each code address, its line in the learner's source and the lines of the calls it
+        was inlined into (innermost first); [] for an address outside the source."""
+        tool = shutil.which("addr2line") or shutil.which("llvm-addr2line")
+        addresses = [address for address in addresses if address > 0]
+        if not addresses or not tool:
+            return [[] for _ in addresses]
         try:
-            done = subprocess.run([tool, "-a", "-i", "-e", str(self.path), *addresses],
+            done = subprocess.run([tool, "-a", "-i", "-e", str(self.path), *map(hex, addresses)],
                                   capture_output=True, text=True, timeout=30)
         except (OSError, subprocess.SubprocessError):
-            return []
+            return [[] for _ in addresses]
         # -a starts each address's answer with the address; -i adds the inlined callers, so
         # the first line in the learner's file is the one, and the next ones called it.
+        found = []
         for answer in re.split(r"^0x[0-9a-f]+$", done.stdout, flags=re.M)[1:]:
             lines = [int(m.group(1)) for m in re.finditer(re.escape(SOURCE_NAME) + r":(\d+)", answer)]
-            if lines and lines[0] > 0:
-                return [n for n in lines if n > 0]
-        return []
+            found.append([n for n in lines if n > 0] if lines and lines[0] > 0 else [])
+        return found
 
 
 _modules: dict[tuple, Module] = {}
@@ -767,10 +779,9 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
                 f"{RUNTIME_HEADER} is missing: this installation of the course lacks its package "
                 "data. Reinstall it (pip install --force-reinstall ...) or run from a checkout."
             )
-        refused = sorted(source.nvcc_refuses + ([] if _DEFAULT_DEVICE & set(options) else source.host_only),
-                         key=lambda found: found[1])
-        if refused:
-            raise CompileError(refused_message(refused))
+        host_only = [] if _DEFAULT_DEVICE & set(options) else source.host_only
+        if host_only or source.nvcc_refuses:
+            raise CompileError(refused_message(host_only, source.nvcc_refuses))
         compiler = find_compiler()
         unit = translation_unit(source, extra, trace)
         # A sanitized build at -O1: it compiles about a fifth faster (an exercise check's wait is mostly
@@ -926,7 +937,7 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
         raise KeyboardInterrupt(f"kernel '{kernel.name}' interrupted")
     if status != OK:
         raise _explain(module, kernel, fault, time_limit, shared_mem, {**module.variables(), **arrays},
-                       block_dim=tuple(block))
+                       block_dim=tuple(block), args=args)
     if fault.length == 2:  # a shuffle read a lane outside its mask: is its undefined value in an array?
         found = _undefined_in(arrays)
         if not found and before is not None:
@@ -1036,7 +1047,7 @@ _UNDEFINED64 = (0x7FF8DEAD7FC0DEAD, 0x7FF81BD5A0000000)
 def _undefined_in(arrays: dict) -> tuple[str, int] | None:
     """The first argument array element that holds the undefined pattern: (name, index), or None."""
     for address, (name, elements, itemsize) in arrays.items():
-        if itemsize not in (4, 8) or not elements or not isinstance(address, int) or not address:
+        if itemsize not in (4, 8) or not elements or not address:
             continue
         values = _bytes_at(address, elements * itemsize).view(np.uint32 if itemsize == 4 else np.uint64)
         values = values & (0x7FFFFFFF if itemsize == 4 else 0x7FFFFFFFFFFFFFFF)
@@ -1083,21 +1094,21 @@ def _array_name(fault: _Fault, arrays: dict) -> tuple[str, bool]:
     return (shared, True) if shared else ("a local or __device__ array", False)
 
 
-def _sharing_memory(base: int, arrays: dict) -> str:
-    """The names of the other argument arrays that overlap the one at `base` (runtime.h makes them
-    one allocation, known by its lowest address), joined with 'and'; '' when there are none. An
-    array passed twice has its second name under the key ("also", address, name)."""
-    if base not in arrays:
+def _sharing_memory(name: str, kernel: Kernel, args) -> str:
+    """The other array parameters whose memory overlaps parameter `name`'s in this launch (one array
+    passed twice, `k(x, x)`, or overlapping views: runtime.h makes them one allocation), joined
+    with 'and'; '' when there are none. `args`: the launch's packed arguments."""
+    spans = sorted(((p.name, a.data, a.data + a.count) for p, a in zip(kernel.params, args)
+                    if p.pointer and a.data and a.count), key=lambda span: span[1])
+    mine = next((span for span in spans if span[0] == name), None)
+    if mine is None:
         return ""
-    spans = sorted((key[1] if isinstance(key, tuple) else key, elements * itemsize, name)
-                   for key, (name, elements, itemsize) in arrays.items() if isinstance(key, (int, tuple)))
-    low, high = base, base + arrays[base][1] * arrays[base][2]
-    names = []
-    for address, size, name in spans:  # (views can chain: x[:-2], x[1:-1], x[2:])
-        if address < high and low < address + size:
-            names.append(name)
-            low, high = min(low, address), max(high, address + size)
-    return " and ".join(dict.fromkeys(name for name in names if name != arrays[base][0]))
+    low, high, names = mine[1], mine[2], []
+    for other, start, end in spans:  # (views can chain: x[:-2], x[1:-1], x[2:])
+        if other != name and start < high and low < end:
+            names.append(other)
+            low, high = min(low, start), max(high, end)
+    return " and ".join(dict.fromkeys(names))
 
 
 def _unnamed_array(source: Source, length: int) -> str:
@@ -1279,10 +1290,10 @@ def _called_at(chain: list[int]) -> str:
 
 
 def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, shared_mem: int,
-             arrays: dict, holder: tuple[str, int] | None = None, block_dim=(1, 1, 1)) -> KernelError:
+             arrays: dict, holder: tuple[str, int] | None = None, block_dim=(1, 1, 1), args=()) -> KernelError:
     """A KernelError whose message says what went wrong, where, and what to try. `holder`: the array
     element that holds an undefined shuffle result after a plain launch (launch); `block_dim`: the
-    launch's block."""
+    launch's block; `args`: its packed arguments (which of them share memory)."""
     kind, source = fault.kind, module.source
     block, thread = _xyz(fault.block), _xyz(fault.thread)
     line = fault.line or None
@@ -1295,7 +1306,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         # faulted outwards. A check's fault comes from a call at the faulting line itself (that frame
         # must be the first, or the fault was found elsewhere: at a barrier, say); a crash's walk
         # starts at the crashing function's caller.
-        callers = [lines for lines in (module.lines_at(c, near=1) for c in fault.callers if c and chain) if lines]
+        callers = [lines for lines in module.lines_of_calls([c for c in fault.callers if c and chain]) if lines]
         if kind != CRASH:
             callers = callers[1:] if callers and callers[0] == chain else []
         for lines in callers:
@@ -1681,7 +1692,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             hint = ("Give each thread its own state: set them up with curand_init(seed, id, 0, &states[id]) (one "
                     "state per thread, each its own subsequence), then draw from &states[id], or from a local copy "
                     "that you store back at the end.")
-        elif (sharing := _sharing_memory(fault.base, arrays)) and not device_variable:
+        elif (sharing := _sharing_memory(name, kernel, args)) and not device_variable:
             # k(x, x), or views of one array: what a thread writes through one parameter, another reads through the other
             hint = (f"{name} and {sharing} are the same memory here (the same array, or overlapping views of one, "
                     f"was passed for both), so what one thread writes into {sharing} another thread reads or writes "

@@ -621,11 +621,7 @@ def _pack_for_cpu(kernel: Kernel, values: list) -> tuple[list, dict, list]:
             packed.append(cpu._Arg(address, v.nbytes, unit | (read_only << 32) | (record << 40) if p.pointer else 0))
             keep.append(v)
             if p.pointer:
-                entry = (p.name, v.size // p.lanes, v.itemsize * p.lanes)
-                if address in arrays and arrays[address][0] != p.name:  # one array passed twice: k(x, x)
-                    arrays[("also", address, p.name)] = entry  # (messages name the first, and say so)
-                else:
-                    arrays.setdefault(address, entry)
+                arrays.setdefault(address, (p.name, v.size // p.lanes, v.itemsize * p.lanes))
         else:
             bits = int.from_bytes(v.tobytes().ljust(8, b"\0"), sys.byteorder)
             packed.append(cpu._Arg(None, 0, bits))

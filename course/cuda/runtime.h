@@ -2789,7 +2789,7 @@ static inline __half2 __floats2half2_rn(float a, float b) { return __half2(__hal
 static inline __half2 __float22half2_rn(float2 v) { return __half2(__half(v.x), __half(v.y)); }
 static inline float2 __half22float2(__half2 h) { return make_float2((float)h.x, (float)h.y); }
 // (half and bfloat16 to and from integers, and float to them in the directed modes: after the
-// integer conversions, __CC_HALF_CONVERSIONS)
+// integer conversions, __CC_HALF_CONVERSIONS and __float2half_rz)
 static inline unsigned short __half_as_ushort(__half h) { return h.__x; }
 static inline short __half_as_short(__half h) { return (short)h.__x; }
 static inline __half __ushort_as_half(unsigned short x) { __half h; h.__x = x; return h; }
@@ -2804,11 +2804,6 @@ static inline __nv_bfloat162 __float22bfloat162_rn(float2 v) { return __nv_bfloa
 static inline float2 __bfloat1622float2(__nv_bfloat162 h) { return make_float2((float)h.x, (float)h.y); }
 static inline unsigned short __bfloat16_as_ushort(__nv_bfloat16 h) { return h.__x; }
 static inline __nv_bfloat16 __ushort_as_bfloat16(unsigned short x) { __nv_bfloat16 h; h.__x = x; return h; }
-static inline __half __float2half_rz(float f) {  // toward zero: drop the bits
-    __half h = __half(f);
-    if (fabsf((float)h) > fabsf(f)) h.__x -= 1;
-    return h;
-}
 
 // ---------------------------------------------------------------------------------------
 // Atomics: with one worker, threads run one at a time and a plain read-modify-write is
@@ -3475,6 +3470,7 @@ static inline signed char __half2char_rz(__half h) { return __cc_to_integer<sign
 static inline unsigned char __half2uchar_rz(__half h) { return __cc_to_integer<unsigned char>((float)h, 1); }
 static inline signed char __bfloat162char_rz(__nv_bfloat16 h) { return __cc_to_integer<signed char>((float)h, 1); }
 static inline unsigned char __bfloat162uchar_rz(__nv_bfloat16 h) { return __cc_to_integer<unsigned char>((float)h, 1); }
+static inline __half __float2half_rz(float f) { return __cc_to_half<__half>(f, 1); }
 static inline __half __float2half_rd(float f) { return __cc_to_half<__half>(f, 3); }
 static inline __half __float2half_ru(float f) { return __cc_to_half<__half>(f, 2); }
 static inline __nv_bfloat16 __float2bfloat16_rz(float f) { return __cc_to_half<__nv_bfloat16>(f, 1); }
