@@ -199,6 +199,17 @@ def test_printf_output_is_capped():
     assert 0.9e6 < len(text.getvalue()) < 1.1e6 and "was dropped" in text.getvalue()
 
 
+@pytest.mark.parametrize("declaration", ['extern "C" int printf(const char* format, ...);',
+                                         "int printf(const char*, ...);",
+                                         '#include <stdio.h>\nextern "C" { int printf(const char* f, ...); }'])
+def test_a_kernel_may_declare_printf_itself(declaration, capsys):
+    """Samples declare printf instead of including <cstdio>; the declaration names the same function."""
+    source = declaration + r"""
+    extern "C" __global__ void hello() { printf("block %d\n", blockIdx.x); }"""
+    cuda.RawKernel(source, "hello", backend="cpu")((2,), (1,), ())
+    assert capsys.readouterr().out == "block 0\nblock 1\n"
+
+
 def test_captured_fd1_brings_c_output_to_sys_stdout(capsys):
     """What the cupy backend uses for device printf, which writes to file descriptor 1."""
     from course.cuda.kernel import captured_fd1

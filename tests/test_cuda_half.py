@@ -207,3 +207,39 @@ def test_half_and_bfloat16_integer_conversions_round_by_mode_and_saturate(backen
     assert cuda.asnumpy(rz).tolist() == [half(third), half(-third), half(65504), half(-65504), half(3), half(0)]
     bf16 = lambda value: int(np.float32(value).view(np.uint32) >> 16)  # exact for these values
     assert got[0, 7] == bf16(2048) and got[2, 7] == bf16(69632)  # toward zero: 70000 → 69632
+
+
+CASTS = r"""
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+extern "C" __global__ void casts(const __half* h, const __nv_bfloat16* b, int* out) {
+    __shared__ __half s[8];
+    int i = threadIdx.x;
+    s[i] = h[i];
+    __syncthreads();
+    out[5 * i + 0] = (int)h[i];
+    out[5 * i + 1] = static_cast<unsigned char>(s[i]);
+    out[5 * i + 2] = short(b[i]);
+    out[5 * i + 3] = (int)(long long)h[i];
+    out[5 * i + 4] = (int)(unsigned)b[i];
+}
+"""
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_a_cast_of_a_half_to_an_integer_is_cudas_saturating_conversion(sanitize):
+    """`(int)h` is CUDA's conversion operator (__half2int_rz: toward zero, saturating, NaN gives 0),
+    not a C++ float-to-int conversion, so a NaN or 70000 in half is no 'undefined conversion' here."""
+    kernel = cuda.RawKernel(CASTS, "casts", backend="cpu", sanitize=sanitize)
+    values = np.array([2.7, -2.7, np.nan, np.inf, -np.inf, 300, -1, 0], np.float32)
+    bf16 = (values.view(np.uint32) >> 16).astype(np.uint16)  # exact in bfloat16: truncating the bits is fine
+    out = np.zeros(5 * len(values), np.int32)
+    kernel((1,), (len(values),), (values.astype(np.float16), bf16, out))
+    out = out.reshape(-1, 5)
+    i32 = np.iinfo(np.int32)
+    assert out[:, 0].tolist() == [2, -2, 0, i32.max, i32.min, 300, -1, 0]
+    assert out[:, 1].tolist() == [2, 0, 0, 255, 0, 255, 0, 0]
+    assert out[:, 2].tolist() == [2, -2, 0, 32767, -32768, 300, -1, 0]
+    # (long long: NaN gives the top bit alone, PTX's rule for 64-bit integers; its low 32 bits are 0)
+    assert out[:, 3].tolist() == [2, -2, 0, -1, 0, 300, -1, 0]
+    assert out[:, 4].tolist() == [2, 0, 0, -1, 0, 300, 0, 0]

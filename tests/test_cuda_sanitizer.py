@@ -234,6 +234,37 @@ def test_a_race_inside_a_helper_names_the_line_that_called_it_and_puts_the_barri
     assert f"between line {line('LOAD')}" in message and f"and line {line('CALL')}, where thread" in message
 
 
+WARP_REDUCE = r"""
+__device__ void warp_reduce(volatile float* s, int t) {
+    s[t] += s[t + 32]; s[t] += s[t + 16]; s[t] += s[t + 8];    // FIRST
+    s[t] += s[t + 4]; s[t] += s[t + 2]; s[t] += s[t + 1];      // SECOND
+}
+extern "C" __global__ void block_sums(const float* x, float* out) {
+    __shared__ float s[128];
+    int t = threadIdx.x;
+    s[t] = x[blockIdx.x * 128 + t];
+    __syncthreads();
+    if (t < 64) s[t] += s[t + 64];
+    __syncthreads();
+    if (t < 32) warp_reduce(s, t);                             // CALL
+    if (t == 0) out[blockIdx.x] = s[0];
+}
+"""
+
+
+def test_a_race_between_two_lines_of_one_call_of_a_helper_puts_the_barrier_inside_it():
+    """The pre-Volta reduction sample's warp_reduce: both accesses lie in one call of the helper,
+    so the place for the barrier is between its lines, not at the kernel's line that calls it."""
+    with pytest.raises(cuda.KernelError) as info:
+        cuda.RawKernel(WARP_REDUCE, "block_sums", backend="cpu", sanitize=True)(
+            (2,), (128,), (np.ones(256, np.float32), np.zeros(2, np.float32)))
+    message, line = str(info.value), lambda marker: line_of(marker, WARP_REDUCE)
+    called = f"(in a function called at line {line('CALL')})"
+    assert f"read it at line {line('SECOND')} {called}" in message
+    assert f"writes it at line {line('FIRST')} {called}" in message
+    assert f"between line {line('FIRST')}, where thread" in message and f"and line {line('SECOND')}, where" in message
+
+
 def test_course_helpers_time_plain_kernels():
     """course.sharpen and friends pass backend="cpu" to time their kernels: no sanitizer there."""
     make = "import course.cuda as cuda\nk = cuda.RawKernel(code, 'scale', backend='cpu')"

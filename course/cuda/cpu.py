@@ -1242,6 +1242,31 @@ def _innermost_loop(text: str, first: int, last: int, start: int = 1) -> tuple[i
     return found
 
 
+def _function_body(text: str, line: int) -> tuple[int, int] | None:
+    """The character span of the body of the function that holds line `line` of `text`: the outermost
+    brace block around it that follows a parameter list's `)` (control statements' blocks lie inside
+    it; a namespace's or a struct's does not follow a `)`), or None at file scope."""
+    offset = sum(len(text_line) + 1 for text_line in text.split("\n")[:max(0, line - 1)])
+    opened, found = [], None
+    for match in re.finditer(r"[{}]", text[:offset]):
+        if match.group() == "{":
+            opened.append(match.start())
+        elif opened:
+            opened.pop()
+    for start in opened:  # outermost first
+        before = re.sub(r"(\s|\b(const|noexcept|override|final|volatile)\b)+$", "", text[:start])
+        if before.endswith(")"):
+            depth, end = 0, start
+            while end < len(text):
+                depth += {"{": 1, "}": -1}.get(text[end], 0)
+                if depth == 0:
+                    break
+                end += 1
+            found = (start, end)
+            break
+    return found
+
+
 def _block_groups(text: str) -> list[str]:
     """The names of cooperative-groups objects that stand for a whole thread block (`cg::thread_block
     block = cg::this_thread_block();`), whose .sync() is __syncthreads(); a tile's .sync() is a warp's."""
@@ -1465,6 +1490,11 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         other = _xyz(fault.other_thread)
         element = _shared_element(fault, source, line)
         other_chain = module.lines_at(fault.address)
+        if len(other_chain) == 1 and len(chain) > 1 and _function_body(source.text, other_chain[0]) is not None \
+                and _function_body(source.text, other_chain[0]) == _function_body(source.text, chain[0]):
+            # The other access's callers are not recorded (only its own line): in the function this
+            # thread is in, it came through the same call (warpReduce's lines, called at line 16).
+            other_chain = other_chain + chain[1:]
         other_line = other_chain[0] if other_chain else None
         verbs = {1: ("reads", "read"), 2: ("writes", "wrote"), 3: ("atomically updates", "atomically updated")}
         first, second = verbs.get(fault.other_op, ("uses", "used"))[1], verbs.get(fault.op, ("uses", "used"))[0]

@@ -2534,7 +2534,9 @@ static int __cc_vprintf(const char* format, va_list args) {
     return n;
 }
 
-__attribute__((format(printf, 1, 2))) static int __cc_printf(const char* format, ...) {
+// (extern "C", so that a kernel's own `extern "C" int printf(const char*, ...);`, which samples
+// declare instead of including <cstdio>, declares this one again rather than another)
+extern "C" __attribute__((format(printf, 1, 2), visibility("hidden"))) int __cc_printf(const char* format, ...) {
     va_list args;
     va_start(args, format);
     __cc_enter_unsafe();
@@ -2626,6 +2628,7 @@ static inline float __cc_bf16_bits_to_float(unsigned short b) {
     return f;
 }
 
+template <class I> static inline I __cc_half_to_integer(float v);  // (after __cc_to_integer)
 #define __CC_HALF_TYPE(H, N, TO_BITS, TO_FLOAT) \
     struct H { \
         unsigned short __x; \
@@ -2639,6 +2642,11 @@ static inline float __cc_bf16_bits_to_float(unsigned short b) {
         H(short i) : __x(TO_BITS((float)i)) {} \
         H(unsigned short i) : __x(TO_BITS((float)i)) {} \
         operator float() const { return TO_FLOAT(__x); } \
+        /* (int)h, static_cast<short>(h): CUDA's conversion operators, rounded toward zero and \
+           saturating (NaN gives 0), not C++'s float-to-integer conversion */ \
+        template <class I, class = typename std::enable_if<std::is_integral<I>::value && \
+                                                           !std::is_same<I, bool>::value>::type> \
+        explicit operator I() const { return __cc_half_to_integer<I>(TO_FLOAT(__x)); } \
         H& operator=(float f) { __x = TO_BITS(f); return *this; } \
         H& operator=(double d) { __x = TO_BITS((float)d); return *this; } \
         volatile H& operator=(const H& o) volatile { __x = o.__x; return *this; } \
@@ -3466,6 +3474,7 @@ __CC_HALF_CONVERSIONS(__nv_bfloat16, bfloat16, rz, 1)
 __CC_HALF_CONVERSIONS(__nv_bfloat16, bfloat16, ru, 2)
 __CC_HALF_CONVERSIONS(__nv_bfloat16, bfloat16, rd, 3)
 #undef __CC_HALF_CONVERSIONS
+template <class I> static inline I __cc_half_to_integer(float v) { return __cc_to_integer<I>(v, 1); }
 static inline signed char __half2char_rz(__half h) { return __cc_to_integer<signed char>((float)h, 1); }
 static inline unsigned char __half2uchar_rz(__half h) { return __cc_to_integer<unsigned char>((float)h, 1); }
 static inline signed char __bfloat162char_rz(__nv_bfloat16 h) { return __cc_to_integer<signed char>((float)h, 1); }
