@@ -1884,8 +1884,11 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         elif kind == WARP_EXITED and fault.other_op == -3:
             what = (f"calls {call}, which names lane {lane} of warp {fault.index // 32}, but that lane does not "
                     f"exist: the block has {fault.count} threads, so its last warp has {fault.count % 32} lanes")
+            # (not __ballot_sync(0xffffffff, ...): its mask names the missing lanes too)
             hint = ("Launch blocks whose size is a multiple of 32, or build the mask from the lanes that exist: "
-                    "unsigned mask = __ballot_sync(0xffffffff, ...) before any lane leaves, or __activemask().")
+                    "`unsigned lanes = min(32u, blockDim.x - threadIdx.x / 32 * 32); unsigned mask = lanes == 32 ? "
+                    "0xffffffffu : (1u << lanes) - 1;` (for a 1-D block), or __activemask() where all of them "
+                    "are together.")
         elif kind == WARP_EXITED:
             what = (f"calls {call}, which names lane {lane} (thread {other}), but that thread finished the kernel "
                     "without reaching the call (it skipped it, inside an if?): the lanes of the mask wait for it")
