@@ -2,6 +2,7 @@
 semantics on the CPU backend — the 32 lanes of a warp meet at each call — compared with NumPy,
 and the faults a learner makes with them, named by block, thread and line."""
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -260,8 +261,25 @@ def test_mask_that_does_not_name_the_calling_lane():
 
 def test_full_mask_in_a_partial_warp():
     x = np.ones(48, np.float32)
-    with pytest.raises(cuda.KernelError, match=r"does not exist: the block has 48 threads, so its last warp has 16 lanes"):
+    with pytest.raises(cuda.KernelError, match=r"does not exist: the block has 48 threads, so its last warp has 16 lanes") \
+            as info:
         kernel("warp_shuffle_sum")((1,), (48,), (x, np.zeros(1, np.float32), 48))
+    # The mask the hint builds is the one that works; a full-mask __ballot_sync names the missing lanes too.
+    hint = str(info.value).split("hint:")[1]
+    assert "__ballot_sync(0xffffffff" not in hint
+    mask = re.search(r"`(unsigned lanes = .*?)`", hint).group(1)
+    sums = np.zeros(2, np.float32)
+    cuda.RawKernel(r'''
+    extern "C" __global__ void sums(const float* x, float* out) {
+        %s
+        float v = x[threadIdx.x];
+        for (int o = 16; o > 0; o >>= 1) {
+            float w = __shfl_down_sync(mask, v, o);
+            if ((threadIdx.x & 31) + o < lanes) v += w;
+        }
+        if ((threadIdx.x & 31) == 0) out[threadIdx.x / 32] = v;
+    }''' % mask, "sums", backend="cpu", sanitize=True)((1,), (48,), (np.arange(48, dtype=np.float32), sums))
+    assert sums.tolist() == [sum(range(32)), sum(range(32, 48))]
 
 
 def test_ordinary_kernels_still_run_as_plain_loops():
