@@ -210,6 +210,17 @@ def test_a_kernel_may_declare_printf_itself(declaration, capsys):
     assert capsys.readouterr().out == "block 0\nblock 1\n"
 
 
+def test_a_source_with_a_byte_order_mark_compiles(tmp_path):
+    """A .cu file saved by a Windows editor starts with a UTF-8 byte-order mark, which is no C."""
+    source = "\ufeff" + 'extern "C" __global__ void one(int* x) { x[threadIdx.x] = 1; }\n'
+    (tmp_path / "one.cu").write_bytes(source.encode("utf-8"))
+    for kernel in (cuda.RawKernel(source, "one", backend="cpu"),
+                   cuda.RawModule(path=tmp_path / "one.cu", backend="cpu").get_function("one")):
+        x = np.zeros(4, np.int32)
+        kernel((1,), (4,), (x,))
+        assert x.tolist() == [1, 1, 1, 1] and not kernel.code.startswith("\ufeff")
+
+
 def test_captured_fd1_brings_c_output_to_sys_stdout(capsys):
     """What the cupy backend uses for device printf, which writes to file descriptor 1."""
     from course.cuda.kernel import captured_fd1

@@ -109,6 +109,7 @@ class RawKernel:
             raise TypeError(f"code must be the kernel's CUDA C source as a str, got {type(code).__name__}")
         if not isinstance(name, str):
             raise TypeError(f"name must be the kernel's name as a str, got {type(name).__name__}")
+        code = code.removeprefix("\ufeff")  # a byte-order mark (a file saved on Windows): no C
         self.code, self.name, self.options = code, name, tuple(options)
         self.backend = _choose_backend(backend)
         self.sanitize = choose_sanitize(sanitize, backend)
@@ -249,10 +250,11 @@ class RawModule:
     def __init__(self, code: str | None = None, *, path=None, options=(), name_expressions=None,
                  backend: str = "auto", time_limit=None, sanitize=None, **cupy_only):
         if code is None and path is not None:
-            with open(path, encoding="utf-8") as file:
+            with open(path, encoding="utf-8-sig") as file:  # (-sig: without a Windows editor's byte-order mark)
                 code = file.read()
         if not isinstance(code, str):
             raise TypeError(f"code must be CUDA C source as a str, got {type(code).__name__}")
+        code = code.removeprefix("\ufeff")
         if isinstance(name_expressions, str):
             raise TypeError("name_expressions must be a list of names, e.g. ['reduce<float, 256>']")
         self.code, self.options = code, tuple(options)
