@@ -221,6 +221,24 @@ def test_a_source_with_a_byte_order_mark_compiles(tmp_path):
         assert x.tolist() == [1, 1, 1, 1] and not kernel.code.startswith("\ufeff")
 
 
+@pytest.mark.parametrize("source", [
+    'namespace course { extern "C" __global__ void ramp(float* y) { y[threadIdx.x] = threadIdx.x; } }',
+    'namespace a { namespace b { __device__ float same(float v) { return v; }\n'
+    'extern "C" __global__ void ramp(float* y) { __syncthreads(); y[threadIdx.x] = same(threadIdx.x); } } }',
+    'namespace a::b { extern "C" { __global__ void ramp(float* y) { y[threadIdx.x] = threadIdx.x; } } }',
+    'namespace { struct One { int v; }; }\ninline namespace v1 {\n'
+    'extern "C" __global__ void ramp(float* y) { One one{1}; y[threadIdx.x] = threadIdx.x * one.v; } }',
+    'namespace course { extern "C" __global__ void ramp(float* y); }\n'
+    'extern "C" __global__ void course::ramp(float* y) { y[threadIdx.x] = threadIdx.x; }',
+])
+def test_an_extern_c_kernel_in_a_namespace_is_found_by_its_c_name(source):
+    """extern "C" gives the kernel its plain name on a GPU, wherever it is declared."""
+    for sanitize in (False, True):
+        y = np.zeros(8, np.float32)
+        cuda.RawKernel(source, "ramp", backend="cpu", sanitize=sanitize)((1,), (8,), (y,))
+        assert y.tolist() == list(range(8))
+
+
 def test_captured_fd1_brings_c_output_to_sys_stdout(capsys):
     """What the cupy backend uses for device printf, which writes to file descriptor 1."""
     from course.cuda.kernel import captured_fd1

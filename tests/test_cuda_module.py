@@ -113,3 +113,27 @@ def test_explicit_instantiations_of_templates_compile(sanitize):
     y = np.zeros(300, np.float32)
     with pytest.raises(cuda.KernelError, match=r"y\[300\]"):  # and the instance is checked as usual
         module.get_function("scale<float, 128>")((3,), (128,), (np.arange(384, dtype=np.float32), y, np.uint32(384)))
+
+
+NAMESPACED = r"""
+namespace ops {
+template <typename T> __global__ void fill(T* y, T v) { y[threadIdx.x] = v; }
+namespace inner { template <int N> __global__ void times(int* y) { y[threadIdx.x] = N * threadIdx.x; } }
+}
+"""
+
+
+def test_a_name_expression_may_name_a_template_kernel_in_a_namespace(backend):
+    """As NVRTC's name expressions: 'ops::fill<float>' is the template fill of namespace ops."""
+    xp = xp_of(backend)
+    module = cuda.RawModule(code=NAMESPACED, backend=backend,
+                            name_expressions=["ops::fill<float>", "ops::inner::times<3>"])
+    y, z = xp.zeros(4, xp.float32), xp.zeros(4, xp.int32)
+    module.get_function("ops::fill<float>")((1,), (4,), (y, np.float32(2.5)))
+    module.get_function("ops::inner::times<3>")((1,), (4,), (z,))
+    assert cuda.asnumpy(y).tolist() == [2.5] * 4 and cuda.asnumpy(z).tolist() == [0, 3, 6, 9]
+
+
+def test_a_name_expression_in_the_wrong_namespace_says_where_the_kernel_is():
+    with pytest.raises(cuda.CompileError, match=r"the source's 'fill' is 'ops::fill', not 'other::fill'"):
+        cuda.RawModule(code=NAMESPACED, backend="cpu", name_expressions=["other::fill<float>"])

@@ -573,6 +573,7 @@ class _Function:
     launch_bounds: str = ""  # the first argument of __launch_bounds__(...), as written
     template_angles: tuple[int, int] | None = None  # token indices of the template header's `<` and `>`
     returns_reference: bool = False  # `float& at(int i)`: a call is an access, `return data[i];` is not
+    qualifier: str = ""  # `ns::` of a function in namespace ns (or written `void ns::k(...) {...}`)
 
 
 @dataclass
@@ -1075,6 +1076,23 @@ def _template_params(tokens: list[Token], decl_start: int) -> tuple[list[str], l
     return names, kinds, j - 1
 
 
+def _namespace_at(tokens: list, index: int) -> str:
+    """`outer::inner::` for the token at `index` when it lies in named namespaces (`namespace a { ...`,
+    `namespace a::b { ...`, `inline namespace v1 { ...`; an anonymous one adds nothing), else ''."""
+    scopes: list[list[str]] = []
+    for i, tok in enumerate(tokens[:index]):
+        if tok.text == "{":
+            k, names = i - 1, []
+            while k >= 0 and (tokens[k].kind == "ident" or tokens[k].text == "::") and tokens[k].text != "namespace":
+                k -= 1
+            if k >= 0 and tokens[k].text == "namespace":
+                names = [t.text for t in tokens[k + 1:i] if t.kind == "ident" and t.text != "inline"]
+            scopes.append(names)
+        elif tok.text == "}" and scopes:
+            scopes.pop()
+    return "".join(f"{name}::" for names in scopes for name in names)
+
+
 def parse(text: str, options=()) -> Source:
     """Read a kernel source: its kernels and their parameters, and what the CPU backend needs."""
     defines = {**PREDEFINED, **_define_options(options)}
@@ -1115,6 +1133,7 @@ def parse(text: str, options=()) -> Source:
     branch_notes: list[tuple[int, int, str]] = []  # insertions for the traced build only
 
     functions: list[_Function] = []
+    has_namespaces = any(t.text == "namespace" for t in tokens)  # (then each function's namespace: _namespace_at)
     global_variables: dict[str, int] = {}
     constant_variables: set[str] = set()
     read_only_variables: set[str] = set()  # `__device__ const int N = 4;`: no stores to note
@@ -1197,6 +1216,11 @@ def parse(text: str, options=()) -> Source:
                                    name_tok.line, template, kinds, raws, span, "void" in prefix, bounds,
                                    (start + 1, close_angle) if template else None,
                                    tokens[(operator if operator is not None else j - 1) - 1].text in ("&", "&&")))
+        q = j - 1
+        while q >= 2 and tokens[q - 1].text == "::" and tokens[q - 2].kind == "ident":
+            q -= 2
+        functions[-1].qualifier = (_namespace_at(tokens, i) if has_namespaces else "") + \
+            "".join(t.text for t in tokens[q:j - 1])
 
     raw_members = _check_struct_members(tokens, functions, aliases, replace)
 
@@ -1448,8 +1472,10 @@ def parse(text: str, options=()) -> Source:
         if f.name in static_kernels:
             problems.setdefault(f.name, "it is declared static, which hides its name outside the source, and "
                                         "CuPy (like the CPU backend) finds a kernel by its name: remove `static`")
+        # (an extern "C" kernel in a namespace keeps its C name for CuPy; the launcher calls it by its C++ one)
+        call = f.qualifier + f.name
         kernels[f.name] = Kernel(f.name, tuple(params), f.line, stray or f.name in fiber_functions,
-                                 unsupported_users.get(f.name), f.name, _constant(f.launch_bounds, constants))
+                                 unsupported_users.get(f.name), call, _constant(f.launch_bounds, constants))
 
     dynamic_shared, dynamic_lines = [], {}
     kernel_words = {t.text for f in functions if f.is_global and f.body and (stray or f.name in fiber_functions)
@@ -1728,13 +1754,16 @@ def _constant(expression: str, names: dict) -> int | None:
 def instantiate(source: Source, expression: str) -> Kernel:
     """The kernel a CuPy name expression names: 'reduce<float, 256>' (a template kernel with its
     arguments), or the plain name of a kernel that is not extern "C"."""
-    m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*(?:<(.*)>)?\s*", expression, re.S)
+    m = re.fullmatch(r"\s*((?:::)?\s*(?:[A-Za-z_]\w*\s*::\s*)*)([A-Za-z_]\w*)\s*(?:<(.*)>)?\s*", expression, re.S)
     if not m:
         raise CompileError(f"name expression {expression!r}: write a kernel's name, e.g. 'reduce<float, 256>'")
-    name, arguments = m.group(1), m.group(2)
+    written, name, arguments = re.sub(r"\s+", "", m.group(1)).lstrip(":"), m.group(2), m.group(3)
     if arguments is None and name in source.kernels:
         return source.kernel(name)
     f = source.templates.get(name)
+    if f is not None and written and written != f.qualifier:  # `ops::fill<float>`: the namespace must be its own
+        raise CompileError(f"name expression {expression!r}: the source's '{name}' is "
+                           f"'{f.qualifier}{name}', not '{written}{name}'")
     if f is None:
         found = ", ".join(sorted(set(source.templates) | set(source.kernels))) or "none"
         raise CompileError(f"name expression {expression!r}: the source defines no __global__ function "
@@ -1754,7 +1783,7 @@ def instantiate(source: Source, expression: str) -> Kernel:
             params.append(param)
     if problems:
         raise CompileError(f"kernel '{expression}': {problems[0]}")
-    call = f"{name}<{', '.join(values)}>" if f.template else name
+    call = f"{f.qualifier}{name}<{', '.join(values)}>" if f.template else f.qualifier + name
     constants = {**source.constants, **{t: v for t, v, kind in zip(f.template, values, f.template_kinds)
                                         if kind != "type"}}
     return Kernel(expression.strip(), tuple(params), f.line, name in source.fiber_functions,
