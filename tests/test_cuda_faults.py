@@ -4,6 +4,7 @@ Every fault test ends by launching a good kernel, which proves the process (and 
 module) still works after the fault.
 """
 
+import re
 import time
 from pathlib import Path
 
@@ -1045,6 +1046,78 @@ def test_writes_into_constant_memory_are_caught_and_it_holds_64_kib():
                                                 r"lut \(20,000 bytes\)\), but a GPU has 65,536 bytes"):
         cuda.RawKernel(too_big, "k", backend="cpu")((1,), (1,), (np.zeros(1, np.float32),))
     assert_alive()
+
+
+SCALAR_CONSTANT = r"""
+__constant__ int offset;
+extern "C" __global__ void bump(int* out, int how) {
+    out[threadIdx.x] = offset + threadIdx.x;
+    if (how == 1 && threadIdx.x == 0) offset = 5;  // ASSIGN
+    if (how == 2 && threadIdx.x == 0) offset++;  // INCREMENT
+}
+"""
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_writes_into_constant_memory_are_caught_without_the_sanitizer_and_undone(sanitize):
+    """A plain build (memcheck only) does not check stores, and a __constant__ scalar is no checked
+    array even with the sanitizer: constant memory is compared after the launch, and put back."""
+    module = cuda.RawModule(code=CONSTANT_WRITES, backend="cpu", sanitize=sanitize)
+    module.get_global("weights")[...] = np.arange(4, dtype=np.float32).view(np.uint8)
+    module.get_global("offset")[...] = np.array([10], np.int32).view(np.uint8)
+    run, out = module.get_function("cast_away"), np.zeros(4, np.float32)
+    for how, marker, element in [(1, "CONST CAST", r"weights\[\d\]"), (2, "C CAST", r"weights\[0\]"),
+                                 (3, "DIRECT", r"weights\[0\]"), (4, "ATOMIC", r"offset(\[0\])?")]:
+        with pytest.raises(cuda.KernelError, match=element + r", but \w+ is __constant__ memory, which "
+                                                   r"kernels may only read") as info:
+            run((1,), (4,), (out, how))
+        # (the sanitizer names the store's line; without it, the first line that writes or casts the variable:
+        # here `w = const_cast<float*>(weights)` for weights, for offset its atomic)
+        cast = CONSTANT_WRITES[:CONSTANT_WRITES.index("const_cast")].count("\n") + 1
+        first = line_of(marker, CONSTANT_WRITES) if sanitize or how == 4 else cast
+        assert info.value.line == first, marker
+        if not sanitize and how != 4:
+            assert f"line {line_of(marker, CONSTANT_WRITES)}" in str(info.value) or how == 1
+        np.testing.assert_array_equal(module.get_global("weights").view(np.float32), [0, 1, 2, 3])
+        assert module.get_global("offset").view(np.int32)[0] == 10
+    bump = cuda.RawModule(code=SCALAR_CONSTANT, backend="cpu", sanitize=sanitize)
+    bump.get_global("offset")[...] = np.array([7], np.int32).view(np.uint8)
+    ints = np.zeros(4, np.int32)
+    bump.get_function("bump")((1,), (4,), (ints, 0))
+    assert ints.tolist() == [7, 8, 9, 10]
+    for how, marker in [(1, "ASSIGN"), (2, "INCREMENT")]:
+        with pytest.raises(cuda.KernelError, match=r"changed offset, but offset is __constant__ memory") as info:
+            bump.get_function("bump")((1,), (4,), (ints, how))
+        # (compared after the launch: the message names every line that writes it, the first as its line)
+        assert info.value.line == line_of("ASSIGN", SCALAR_CONSTANT)
+        assert f"(or line {line_of('INCREMENT', SCALAR_CONSTANT)}: each writes or casts it)" in str(info.value)
+        assert bump.get_global("offset").view(np.int32)[0] == 7
+
+
+CAST_AWAY = r"""
+extern "C" __global__ void scale(const float* x, float* y, int how) {
+    float* w = (float*)x;                          // CAST
+    if (how == 1) w[threadIdx.x] = 9.0f;           // WRITE
+    y[threadIdx.x] = 2.0f * w[threadIdx.x];
+}
+"""
+
+
+def test_a_const_parameter_written_through_a_cast_is_caught_without_the_sanitizer_and_undone():
+    """The issue's missed bug in a plain (timing) launch: a `const float*` cast to `float*` and written.
+    Without the sanitizer the store is not checked; the array is compared after the launch instead
+    (only for a const parameter the source casts to a pointer without const), and put back."""
+    run = cuda.RawKernel(CAST_AWAY, "scale", backend="cpu", sanitize=False)
+    for writeable in (True, False):
+        x = np.arange(4, dtype=np.float32)
+        x.flags.writeable = writeable
+        y = np.zeros(4, np.float32)
+        run((1,), (4,), (x, y, 0))  # the cast alone, to read, is no bug
+        assert y.tolist() == [0, 2, 4, 6]
+        with pytest.raises(cuda.KernelError, match=r"wrote into x\[0\], but x is a `const` parameter") as info:
+            run((1,), (4,), (x, y, 1))
+        assert info.value.line == line_of("CAST", CAST_AWAY)
+        assert x.tolist() == [0, 1, 2, 3]
 
 
 def test_a_float4_view_of_an_argument_that_starts_off_its_boundary_is_misaligned():

@@ -94,8 +94,10 @@ whose bytes come from the host (what it points to cannot be bounds-checked); hos
 ``<<<...>>>``) is refused with what Python does instead. Accesses through references
 (``__device__ void add(float& total, float v)``) and inside ``#define`` macros are checked where
 they happen. The sanitizer costs 20 to 80 times the run time (``make bench`` measures it), so plain (``backend="auto"``)
-launches, the ones you time, run without it. (On a GPU none of this can be caught before it
-happens: run the kernel with ``backend="cpu"``.)
+launches, the ones you time, run without it; they still catch a kernel that changes ``__constant__``
+memory or writes into a ``const`` parameter through a cast (compared after the launch and put back, with
+the lines that write or cast it). (On a GPU none of this can be caught before it happens: run the kernel
+with ``backend="cpu"``.)
 
 The CPU backend runs the blocks of a launch on every core the process may use, as a GPU runs
 blocks on its SMs (``COURSE_CUDA_THREADS=N`` sets how many worker threads; 1 runs the blocks

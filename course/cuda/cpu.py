@@ -921,6 +921,7 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
     memory = {**module.variables(), **arrays}
     before = ({address: _bytes_at(address, count * size).copy() for address, (_, count, size) in memory.items()}
               if module.sanitized and kernel.uses_barriers and not _READS_CLOCK.search(module.source.text) else None)
+    guarded = _read_only_snapshots(module, kernel, args, arrays)
     with _launch_lock:
         if trace_limit is not None:
             setup = module.library["__cc_trace_setup"]
@@ -933,8 +934,11 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
             records = module.take_trace()
     if text or truncated:
         sys.stdout.write(text + ("\n[printf output past 1 MiB was dropped, as on a GPU]\n" if truncated else ""))
+    changed = _restore_read_only(guarded)  # (after a fault too: the fault is the message then)
     if status == INTERRUPTED:
         raise KeyboardInterrupt(f"kernel '{kernel.name}' interrupted")
+    if status == OK and changed:
+        raise _read_only_error(module, kernel, *changed)
     if status != OK:
         raise _explain(module, kernel, fault, time_limit, shared_mem, {**module.variables(), **arrays},
                        block_dim=tuple(block), args=args)
@@ -950,6 +954,82 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
     if fault.length == 4:  # two threads set up cuRAND states with the same seed, subsequence and offset
         warnings.warn(_same_rng_message(module, kernel, fault), KernelWarning, stacklevel=_user_level())
     return records
+
+
+def _read_only_snapshots(module: Module, kernel: Kernel, args, arrays: dict) -> list:
+    """Read-only memory whose writes the build does not check, copied before the launch: every
+    __constant__ variable (64 KiB at most; a scalar one is no checked array even with the sanitizer),
+    and, without the sanitizer, the array of a `const T*` parameter that the source casts to a
+    pointer without const (`((float*)x)[i] = v`: memcheck sees the cast pointer as writable).
+    Each is (what, name, element size (0: not an array), the lines that write or cast it, the memory, its copy)."""
+    source, guarded = module.source, []
+    items = {name: size for name, _, size in module.variables().values()}
+    for name in sorted(source.constant_globals):
+        memory = module.global_memory(name)
+        element = items.get(name, 1) if name in source.global_arrays else 0  # (0: a scalar, or a struct)
+        guarded.append(("constant", name, element, _writing_lines(source, name), memory, memory.copy()))
+    if not module.sanitized:
+        for p, arg in zip(kernel.params, args):
+            if p.pointer and p.const and arg.data and (lines := _cast_away_lines(source, p.name)):
+                memory = _bytes_at(arg.data, arg.count)
+                guarded.append(("parameter", p.name, arrays[arg.data][2], lines, memory, memory.copy()))
+    return guarded
+
+
+def _restore_read_only(guarded: list):
+    """Puts back what the launch wrote into guarded memory; the first one it wrote, or None."""
+    changed = None
+    for what, name, element, lines, memory, before in guarded:
+        if not np.array_equal(memory, before):
+            first = int(np.flatnonzero(memory != before)[0])
+            memory[...] = before
+            changed = changed or (what, f"{name}[{first // element}]" if element else name, lines)
+    return changed
+
+
+_ANY_CAST_TO_POINTER = r"\(\s*(?!const\b)(?:[A-Za-z_][\w:<>,]*\s+)*[A-Za-z_][\w:<>,]*\s*\*+\s*\)\s*\(?\s*&?\s*"
+
+
+def _cast_away_lines(source: Source, name: str) -> list[int]:
+    """The lines that cast `name` (a const pointer parameter) to a pointer type without const:
+    `(float*)x`, `(float4*)&x[4]`, `const_cast<float*>(x)`."""
+    pattern = re.compile(rf"{_ANY_CAST_TO_POINTER}{re.escape(name)}\b|\bconst_cast\s*<[^>]*>\s*\(\s*&?\s*"
+                         rf"{re.escape(name)}\b")
+    return [number for number, text in enumerate(source.lines, 1)
+            if (match := pattern.search(text)) and not re.search(r"\bconst\b", match.group(0))]
+
+
+def _writing_lines(source: Source, name: str) -> list[int]:
+    """The lines that write the __constant__ variable `name` (an assignment, ++, an atomic, a cast to a
+    pointer; its declaration's initializer does not count)."""
+    n = re.escape(name)
+    lvalue = rf"\b{n}\s*(?:\[[^\]]*\]\s*|\.\s*\w+\s*)*"
+    pattern = re.compile(rf"{lvalue}(?:[-+*/%&|^]|<<|>>)?=(?!=)|(?:\+\+|--)\s*{n}\b|{lvalue}(?:\+\+|--)|"
+                         rf"\batomic\w*\s*\(\s*&?\s*{n}\b|{_ANY_CAST_TO_POINTER}{n}\b|"
+                         rf"\bconst_cast\s*<[^>]*>\s*\(\s*&?\s*{n}\b")
+    return [number for number, text in enumerate(source.lines, 1) if "__constant__" not in text and pattern.search(text)]
+
+
+def _read_only_error(module: Module, kernel: Kernel, what: str, element: str, lines: list[int]) -> KernelError:
+    source, line = module.source, lines[0] if lines else None
+    where = f"line {line}: {source.line_text(line)}" if line else "a line this check cannot name"
+    if len(lines) > 1:  # (the memory is compared after the launch: which of them wrote it is not known)
+        where += f" (or line {', line '.join(map(str, lines[1:]))}: each writes or casts it)"
+    if what == "constant":
+        name = element.split("[")[0]
+        message = (f"kernel '{kernel.name}' changed {element}, but {name} is __constant__ memory, which kernels may "
+                   f"only read (on a GPU, a write from a kernel has no defined result: threads may go on reading the old value "
+                   f"from the constant cache). {name} is as it was before the launch again")
+        hint = ("Keep what the kernel computes in an output array or a __device__ variable; fill __constant__ "
+                "memory from the host (get_global, cudaMemcpyToSymbol).")
+    else:
+        name = element.split("[")[0]
+        message = (f"kernel '{kernel.name}' wrote into {element}, but {name} is a `const` parameter, written through "
+                   f"a pointer cast without const: the kernel promised to only read it. {name} is as it was "
+                   "before the launch again")
+        hint = ("Write results into an output array, or declare the parameter without const and pass a writable "
+                "array. RawKernel(..., sanitize=True) names the thread and the line of the write.")
+    return KernelError(f"{message}.\n  where: {where}\n  hint: {hint}", kernel=kernel.name, line=line)
 
 
 def _bytes_at(address: int, count: int) -> np.ndarray:
