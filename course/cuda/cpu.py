@@ -1306,12 +1306,7 @@ def _innermost_loop(text: str, first: int, last: int, start: int = 1) -> tuple[i
                 at += 1
         body = re.compile(r"\s*").match(text, at).end()
         if body < len(text) and text[body] == "{":
-            depth, end = 0, body
-            while end < len(text):
-                depth += {"{": 1, "}": -1}.get(text[end], 0)
-                if depth == 0:
-                    break
-                end += 1
+            end = _closing_brace(text, body)
         elif loop.group(1) and body < len(text) and text[body] == ";":
             continue  # `while (...);` ending a do-while
         else:
@@ -1320,6 +1315,17 @@ def _innermost_loop(text: str, first: int, last: int, start: int = 1) -> tuple[i
         if line_at(loop.start()) <= first and last <= line_at(end):
             found = (line_at(loop.start()), line_at(end))  # later matches start later: nested inside
     return found
+
+
+def _closing_brace(text: str, start: int) -> int:
+    """The offset of the `}` that closes the `{` at `start` (the text's end if none does)."""
+    depth, end = 0, start
+    while end < len(text):
+        depth += {"{": 1, "}": -1}.get(text[end], 0)
+        if depth == 0:
+            break
+        end += 1
+    return end
 
 
 def _function_body(text: str, line: int) -> tuple[int, int] | None:
@@ -1336,13 +1342,7 @@ def _function_body(text: str, line: int) -> tuple[int, int] | None:
     for start in opened:  # outermost first
         before = re.sub(r"(\s|\b(const|noexcept|override|final|volatile)\b)+$", "", text[:start])
         if before.endswith(")"):
-            depth, end = 0, start
-            while end < len(text):
-                depth += {"{": 1, "}": -1}.get(text[end], 0)
-                if depth == 0:
-                    break
-                end += 1
-            found = (start, end)
+            found = (start, _closing_brace(text, start))
             break
     return found
 
