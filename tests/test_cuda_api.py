@@ -210,6 +210,25 @@ def test_a_kernel_may_declare_printf_itself(declaration, capsys):
     assert capsys.readouterr().out == "block 0\nblock 1\n"
 
 
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_printf_takes_strings_and_pointers_from_arguments_and_arrays(sanitize, capsys):
+    """%s of a `const char*` parameter, of a local and of a __shared__ char array, %p of an argument:
+    the emulator's checked pointers and array views reach printf as the pointers they stand for (a
+    struct passed whole to `...` would shift every argument after it)."""
+    source = r"""
+    extern "C" __global__ void show(const char* name, const float* x, int n) {
+        char local[4] = {'a', 'b', 'c', 0};
+        __shared__ char shared[4];
+        shared[threadIdx.x] = "xyz"[threadIdx.x];
+        __syncthreads();
+        if (threadIdx.x == 0) printf("%s %s %s %d %p %.1f\n", name, local, shared, n, (const void*)x, x[1]);
+    }"""
+    name = np.frombuffer(b"ramp\0", np.int8).copy()
+    x = np.array([0.5, 1.5], np.float32)
+    cuda.RawKernel(source, "show", backend="cpu", sanitize=sanitize)((1,), (4,), (name, x, 7))
+    assert capsys.readouterr().out == f"ramp abc xyz 7 {hex(x.ctypes.data)} 1.5\n"
+
+
 def test_a_source_with_a_byte_order_mark_compiles(tmp_path):
     """A .cu file saved by a Windows editor starts with a UTF-8 byte-order mark, which is no C."""
     source = "\ufeff" + 'extern "C" __global__ void one(int* x) { x[threadIdx.x] = 1; }\n'

@@ -5468,7 +5468,19 @@ __CC_EXPORT void __cc_release_memory() {
 #define __syncthreads_count(p) __cc_syncthreads(__LINE__, (p))
 #define __syncthreads_and(p) (__cc_syncthreads(__LINE__, (p)) == __cc_me->barrier_waiting)  // (not the returned)
 #define __syncthreads_or(p) (__cc_syncthreads(__LINE__, (p)) != 0)
-#define printf(...) __cc_printf(__VA_ARGS__)
+// printf's arguments as C's `...` takes them: the emulator's checked pointers and array views (a
+// `const char*` parameter for %s, a local or __shared__ array, %p of an argument) as the plain
+// pointers they stand for; a struct passed whole would shift every argument after it.
+template <class T> static inline auto __cc_printf_arg(const T& v) {
+    if constexpr (std::is_class<T>::value && std::is_convertible<const T&, const volatile void*>::value)
+        return (const volatile void*)v;
+    else
+        return v;
+}
+template <class... A> static inline int __cc_printf_values(const char* format, A... values) {
+    return __cc_printf(format, __cc_printf_arg(values)...);
+}
+#define printf(...) __cc_printf_values(__VA_ARGS__)
 // memset/memcpy in a kernel write (and read) memory too: n bytes from a checked pointer must lie
 // inside its array (the fault names the last element they reach), and the sanitizer hears of it.
 template <class P, class = typename std::enable_if<!__cc_is_checked<P>::value>::type>
