@@ -987,14 +987,18 @@ def _restore_read_only(guarded: list):
     return changed
 
 
-_ANY_CAST_TO_POINTER = r"\(\s*(?!const\b)(?:[A-Za-z_][\w:<>,]*\s+)*[A-Za-z_][\w:<>,]*\s*\*+\s*\)\s*\(?\s*&?\s*"
+def _pointer_casts(name: str) -> str:
+    """A pattern for a cast of `name` (or of its address) to a pointer type: `(float*)x`, `(int*)&k`,
+    `(float4*)(x + 4)`, `const_cast<float*>(x)` (callers look at whether the type says const)."""
+    n = re.escape(name)
+    return (rf"\(\s*(?!const\b)(?:[A-Za-z_][\w:<>,]*\s+)*[A-Za-z_][\w:<>,]*\s*\*+\s*\)\s*\(?\s*&?\s*{n}\b|"
+            rf"\bconst_cast\s*<[^>]*>\s*\(\s*&?\s*{n}\b")
 
 
 def _cast_away_lines(source: Source, name: str) -> list[int]:
     """The lines that cast `name` (a const pointer parameter) to a pointer type without const:
     `(float*)x`, `(float4*)&x[4]`, `const_cast<float*>(x)`."""
-    pattern = re.compile(rf"{_ANY_CAST_TO_POINTER}{re.escape(name)}\b|\bconst_cast\s*<[^>]*>\s*\(\s*&?\s*"
-                         rf"{re.escape(name)}\b")
+    pattern = re.compile(_pointer_casts(name))
     return [number for number, text in enumerate(source.lines, 1)
             if (match := pattern.search(text)) and not re.search(r"\bconst\b", match.group(0))]
 
@@ -1005,8 +1009,7 @@ def _writing_lines(source: Source, name: str) -> list[int]:
     n = re.escape(name)
     lvalue = rf"\b{n}\s*(?:\[[^\]]*\]\s*|\.\s*\w+\s*)*"
     pattern = re.compile(rf"{lvalue}(?:[-+*/%&|^]|<<|>>)?=(?!=)|(?:\+\+|--)\s*{n}\b|{lvalue}(?:\+\+|--)|"
-                         rf"\batomic\w*\s*\(\s*&?\s*{n}\b|{_ANY_CAST_TO_POINTER}{n}\b|"
-                         rf"\bconst_cast\s*<[^>]*>\s*\(\s*&?\s*{n}\b")
+                         rf"\batomic\w*\s*\(\s*&?\s*{n}\b|{_pointer_casts(name)}")
     return [number for number, text in enumerate(source.lines, 1) if "__constant__" not in text and pattern.search(text)]
 
 
@@ -1015,15 +1018,14 @@ def _read_only_error(module: Module, kernel: Kernel, what: str, element: str, li
     where = f"line {line}: {source.line_text(line)}" if line else "a line this check cannot name"
     if len(lines) > 1:  # (the memory is compared after the launch: which of them wrote it is not known)
         where += f" (or line {', line '.join(map(str, lines[1:]))}: each writes or casts it)"
+    name = element.split("[")[0]
     if what == "constant":
-        name = element.split("[")[0]
         message = (f"kernel '{kernel.name}' changed {element}, but {name} is __constant__ memory, which kernels may "
                    f"only read (on a GPU, a write from a kernel has no defined result: threads may go on reading the old value "
                    f"from the constant cache). {name} is as it was before the launch again")
         hint = ("Keep what the kernel computes in an output array or a __device__ variable; fill __constant__ "
                 "memory from the host (get_global, cudaMemcpyToSymbol).")
     else:
-        name = element.split("[")[0]
         message = (f"kernel '{kernel.name}' wrote into {element}, but {name} is a `const` parameter, written through "
                    f"a pointer cast without const: the kernel promised to only read it. {name} is as it was "
                    "before the launch again")
@@ -1570,8 +1572,9 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         other = _xyz(fault.other_thread)
         element = _shared_element(fault, source, line)
         other_chain = module.lines_at(fault.address)
-        if len(other_chain) == 1 and len(chain) > 1 and _function_body(source.text, other_chain[0]) is not None \
-                and _function_body(source.text, other_chain[0]) == _function_body(source.text, chain[0]):
+        if len(other_chain) == 1 and len(chain) > 1 \
+                and (body := _function_body(source.text, other_chain[0])) is not None \
+                and body == _function_body(source.text, chain[0]):
             # The other access's callers are not recorded (only its own line): in the function this
             # thread is in, it came through the same call (warpReduce's lines, called at line 16).
             other_chain = other_chain + chain[1:]

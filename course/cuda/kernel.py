@@ -250,11 +250,11 @@ class RawModule:
     def __init__(self, code: str | None = None, *, path=None, options=(), name_expressions=None,
                  backend: str = "auto", time_limit=None, sanitize=None, **cupy_only):
         if code is None and path is not None:
-            with open(path, encoding="utf-8-sig") as file:  # (-sig: without a Windows editor's byte-order mark)
+            with open(path, encoding="utf-8") as file:
                 code = file.read()
         if not isinstance(code, str):
             raise TypeError(f"code must be CUDA C source as a str, got {type(code).__name__}")
-        code = code.removeprefix("\ufeff")
+        code = code.removeprefix("\ufeff")  # a byte-order mark (a file saved on Windows): no C
         if isinstance(name_expressions, str):
             raise TypeError("name_expressions must be a list of names, e.g. ['reduce<float, 256>']")
         self.code, self.options = code, tuple(options)

@@ -1076,21 +1076,23 @@ def _template_params(tokens: list[Token], decl_start: int) -> tuple[list[str], l
     return names, kinds, j - 1
 
 
-def _namespace_at(tokens: list, index: int) -> str:
-    """`outer::inner::` for the token at `index` when it lies in named namespaces (`namespace a { ...`,
-    `namespace a::b { ...`, `inline namespace v1 { ...`; an anonymous one adds nothing), else ''."""
-    scopes: list[list[str]] = []
-    for i, tok in enumerate(tokens[:index]):
+def _namespaces(tokens: list) -> list[str]:
+    """Per token, `outer::inner::` when it lies in named namespaces (`namespace a { ...`, `namespace
+    a::b { ...`, `inline namespace v1 { ...`; an anonymous one adds nothing), else ''."""
+    scopes: list[str] = []  # per open `{`, the qualification inside it
+    prefixes = []
+    for i, tok in enumerate(tokens):
+        prefixes.append(scopes[-1] if scopes else "")
         if tok.text == "{":
             k, names = i - 1, []
             while k >= 0 and (tokens[k].kind == "ident" or tokens[k].text == "::") and tokens[k].text != "namespace":
                 k -= 1
             if k >= 0 and tokens[k].text == "namespace":
                 names = [t.text for t in tokens[k + 1:i] if t.kind == "ident" and t.text != "inline"]
-            scopes.append(names)
+            scopes.append(prefixes[-1] + "".join(f"{name}::" for name in names))
         elif tok.text == "}" and scopes:
             scopes.pop()
-    return "".join(f"{name}::" for names in scopes for name in names)
+    return prefixes
 
 
 def parse(text: str, options=()) -> Source:
@@ -1133,7 +1135,7 @@ def parse(text: str, options=()) -> Source:
     branch_notes: list[tuple[int, int, str]] = []  # insertions for the traced build only
 
     functions: list[_Function] = []
-    has_namespaces = any(t.text == "namespace" for t in tokens)  # (then each function's namespace: _namespace_at)
+    namespaces = _namespaces(tokens) if any(t.text == "namespace" for t in tokens) else None
     global_variables: dict[str, int] = {}
     constant_variables: set[str] = set()
     read_only_variables: set[str] = set()  # `__device__ const int N = 4;`: no stores to note
@@ -1219,8 +1221,7 @@ def parse(text: str, options=()) -> Source:
         q = j - 1
         while q >= 2 and tokens[q - 1].text == "::" and tokens[q - 2].kind == "ident":
             q -= 2
-        functions[-1].qualifier = (_namespace_at(tokens, i) if has_namespaces else "") + \
-            "".join(t.text for t in tokens[q:j - 1])
+        functions[-1].qualifier = (namespaces[i] if namespaces else "") + "".join(t.text for t in tokens[q:j - 1])
 
     raw_members = _check_struct_members(tokens, functions, aliases, replace)
 
