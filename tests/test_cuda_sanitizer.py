@@ -993,6 +993,83 @@ def test_in_place_updates_that_read_other_threads_elements():
     np.testing.assert_array_equal(a, [1] + [2] * 31)
 
 
+
+BREADTH_FIRST = r"""
+extern "C" __global__ void bfs_level(const unsigned* row_start, const unsigned* neighbours, unsigned vertices,
+                                     unsigned* level, unsigned* visited_new, unsigned current) {
+    unsigned v = blockIdx.x * blockDim.x + threadIdx.x;
+    if (v >= vertices || level[v] != current - 1) return;   // FRONTIER: other threads may be setting level[v]
+    for (unsigned e = row_start[v]; e < row_start[v + 1]; ++e) {
+        unsigned u = neighbours[e];
+        if (level[u] == 0xFFFFFFFFu) {                      // SEEN
+            level[u] = current;                             // MARK: every writer stores the same level
+            *visited_new = 1;
+        }
+    }
+    if (v == vertices - 1) printf("last vertex %u expanded at level %u\n", v, current);
+}
+extern "C" __global__ void running_max(const float* x, float* top, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && x[i] > *top) *top = x[i];                  // MAX: a maximum kept by hand
+}
+"""
+
+
+def _graph(vertices=150, seed=5):
+    rng = np.random.default_rng(seed)
+    lists = [sorted(set(rng.integers(0, vertices, rng.integers(1, 4)).tolist())) for _ in range(vertices)]
+    lists[vertices - 2].append(vertices - 1)  # the last vertex is reached, and expanded
+    row_start = np.cumsum([0] + [len(n) for n in lists]).astype(np.uint32)
+    return row_start, np.concatenate(lists).astype(np.uint32), lists
+
+
+def test_a_race_whose_order_cannot_change_the_results_is_no_bug(capfd):
+    """The breadth-first search of PMPP's chapter on graphs: a thread tests level[v] while another thread
+    may be marking it, and several threads store the same level. On a GPU either order gives the same
+    levels, so the sanitized launch runs again with blocks and threads in the opposite order and stays
+    quiet; the same kind of race that does change a result is still reported."""
+    row_start, neighbours, lists = _graph()
+    vertices = len(lists)
+    level = np.full(vertices, 0xFFFFFFFF, np.uint32)
+    level[0] = 0
+    search = kernel("bfs_level", BREADTH_FIRST, sanitize=True)
+    current, printed = 1, ""
+    while True:
+        visited_new = np.zeros(1, np.uint32)
+        search(((vertices + 63) // 64,), (64,), (row_start, neighbours, np.uint32(vertices), level, visited_new,
+                                                 np.uint32(current)))
+        printed += capfd.readouterr().out
+        if not visited_new[0]:
+            break
+        current += 1
+    expected, frontier = np.full(vertices, 0xFFFFFFFF, np.uint32), [0]
+    expected[0] = 0
+    while frontier:  # the levels, one frontier at a time
+        following = []
+        for v in frontier:
+            for u in lists[v]:
+                if expected[u] == 0xFFFFFFFF:
+                    expected[u] = expected[v] + 1
+                    following.append(u)
+        frontier = following
+    np.testing.assert_array_equal(level, expected)
+    assert current > 3  # several levels, each with the race (the first one has it already: vertex 0's neighbours)
+    # printf output of the launch that met the race comes once and whole (the first run's part is not repeated)
+    assert printed.count("last vertex") == 1 and printed.count("\n") == 1
+    # The twin whose order matters: a maximum kept by hand. In launch order over descending values
+    # only thread 0 writes (each later thread reads its value: a read and a write); in the opposite
+    # order every thread writes, so the runs differ and the first race found is reported.
+    x = np.sort(np.random.default_rng(1).random(128).astype(np.float32))[::-1].copy()
+    with pytest.raises(cuda.KernelError, match=r"reads top\[0\], which thread \(0, 0, 0\) also read here and then "
+                                               r"wrote back") as info:
+        kernel("running_max", BREADTH_FIRST, sanitize=True)((4,), (32,), (x, np.zeros(1, np.float32), 128))
+    assert info.value.line == line_of("MAX", BREADTH_FIRST) and info.value.thread == (1, 0, 0)
+    assert "atomicMax" in str(info.value)
+    # The in-place shift changes results with the order of its read and write: still a race (see above).
+    with pytest.raises(cuda.KernelError, match=r"writes a\[1\], which thread \(0, 0, 0\) read"):
+        kernel("shift_left_in_place", GLOBAL_HAZARDS, sanitize=True)((2,), (32,), (np.arange(64, dtype=np.float32), 64, -1))
+
+
 def test_an_unwritten_shared_value_converted_to_bytes_is_reported_as_the_unwritten_read():
     """CUDA by Example's shared bitmap without its barrier: the converted value is shared memory's
     poison (a NaN) and does not fit an unsigned char, but the read of unwritten memory is the bug."""

@@ -80,7 +80,11 @@ reads of shared memory no thread of the block wrote, reads of a local array's el
 never wrote, two threads of one launch using one element of global memory (an argument array or
 a ``__device__`` variable) without an atomic,
 unordered, while one of them writes it (two writes of different values, a read of another
-thread's element in an in-place stencil or scan, a plain store beside other threads' atomics),
+thread's element in an in-place stencil or scan, a plain store beside other threads' atomics; a
+plain read and a plain write only when their order matters: the launch runs again, from the same
+memory, with blocks and threads in the opposite order, and a race that leaves every result as it
+was, such as the breadth-first search that marks a vertex's level while other threads test theirs,
+is no bug),
 a value stored through a ``volatile`` pointer and read by another block that waited for a flag or an
 atomic the writer set with no ``__threadfence()`` between (``volatile`` orders nothing),
 writes into read-only arrays and ``__constant__`` memory, and uses of a block after its

@@ -915,12 +915,13 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
     config = (ctypes.c_longlong * 9)(*grid, *block, shared_mem, max(1, int(time_limit * 1000)), worker_threads())
     fault = _Fault()
     records = None
-    # A sanitized launch of a kernel that meets at warp-level calls keeps its memory as it was, for a
-    # second run should a shuffle read a lane that brings no value (_depends_on_undefined). (Not for
-    # a kernel that reads the clock: its results differ from run to run anyway.)
+    # A sanitized launch keeps its memory as it was, to run again should a shuffle read a lane that
+    # brings no value (_depends_on_undefined), or should one thread read an element of global memory
+    # that another writes (_race_changes_results). (Not for a kernel that reads the clock: its results
+    # differ from run to run anyway.)
     memory = {**module.variables(), **arrays}
     before = ({address: _bytes_at(address, count * size).copy() for address, (_, count, size) in memory.items()}
-              if module.sanitized and kernel.uses_barriers and not _READS_CLOCK.search(module.source.text) else None)
+              if module.sanitized and trace_limit is None and not _READS_CLOCK.search(module.source.text) else None)
     guarded = _read_only_snapshots(module, kernel, args, arrays)
     with _launch_lock:
         if trace_limit is not None:
@@ -939,6 +940,15 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
         raise KeyboardInterrupt(f"kernel '{kernel.name}' interrupted")
     if status == OK and changed:
         raise _read_only_error(module, kernel, *changed)
+    if status != OK and fault.kind == GLOBAL_RACE and before is not None and _plain_read_and_write(fault):
+        rerun = _race_changes_results(module, kernel, config, packed, memory, before)
+        if rerun is not None:  # the order of the read and the write changes nothing: the launch as run
+            status, fault, rest = OK, *rerun
+            changed = _restore_read_only(guarded)
+            if rest.startswith(text):
+                sys.stdout.write(rest[len(text):])
+            if changed:
+                raise _read_only_error(module, kernel, *changed)
     if status != OK:
         raise _explain(module, kernel, fault, time_limit, shared_mem, {**module.variables(), **arrays},
                        block_dim=tuple(block), args=args)
@@ -1077,6 +1087,48 @@ def _depends_on_undefined(module: Module, kernel: Kernel, config, packed, memory
                      _element_text(now, index, size, dtypes.get(name)) if differs.size else None)
         now[:] = was
     return found
+
+
+def _plain_read_and_write(fault: _Fault) -> bool:
+    """A global race between one thread's plain read and another's plain write (not a store handed
+    over without a fence, not a volatile step of a warp)."""
+    return {fault.op, fault.other_op} == {1, 2} and fault.mask in (0, 1)
+
+
+def _race_changes_results(module: Module, kernel: Kernel, config, packed, memory: dict, before: dict):
+    """After a sanitized launch stopped at a race between one thread's plain read of global memory and
+    another thread's plain write: whether the read seeing the old value or the new one changes what
+    the launch computes. It runs twice more from the memory it started with, letting such races go:
+    in launch order, and with the blocks and each block's threads in the opposite order (which turns
+    every such pair around). None when the results differ (or a run stops: the race is the bug to
+    report, as found); else (the fault record, the printf output) of the run in launch order, whose
+    results are in place: a race that cannot change them is no bug (breadth-first search marking a
+    vertex's level while other threads test whether theirs is the current one, say)."""
+    rerun = module.library["__cc_set_race_rerun"]
+    rerun.argtypes, rerun.restype = [ctypes.c_int], None
+    results, output = [], ""
+    for mode in (1, 2):
+        for address, saved in before.items():
+            _bytes_at(address, len(saved))[:] = saved
+        fault = _Fault()
+        with _launch_lock:
+            rerun(mode)
+            try:
+                status = module.launcher(kernel.name)(config, packed, ctypes.byref(fault))
+            finally:
+                rerun(0)
+                text, _ = module.take_output()
+        if status == INTERRUPTED:
+            raise KeyboardInterrupt(f"kernel '{kernel.name}' interrupted")
+        if status != OK:
+            return None
+        results.append({address: _bytes_at(address, len(saved)).copy() for address, saved in before.items()})
+        if mode == 1:
+            first_fault, output = fault, text
+    same = all(np.array_equal(results[0][address], results[1][address]) for address in before)
+    for address, was in results[0].items():
+        _bytes_at(address, len(was))[:] = was
+    return (first_fault, output) if same else None
 
 
 def _element_text(raw: np.ndarray, index: int, size: int, dtype: str | None) -> str:

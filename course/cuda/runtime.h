@@ -770,6 +770,13 @@ struct __cc_global_note {
 };
 enum { __CC_NOTE_WRITE, __CC_NOTE_ATOMIC, __CC_NOTE_ATOMIC2, __CC_NOTE_READ, __CC_NOTE_READ2, __CC_NOTE_KINDS };
 
+// A sanitized launch run again to see whether a race between one thread's plain read and another
+// thread's plain write of global memory changes its results (cpu.py _race_changes_results): 1 runs
+// it in launch order again, 2 with the blocks, and the threads of each block, in the opposite
+// order; either way such a race is let go (the others still stop the kernel). Sanitized builds
+// run on one worker.
+static int __cc_race_rerun;
+
 // Writes of different blocks ordered through memory: thread Y writes, then __threadfence(),
 // then an atomic (a flag, a ticket, a lock's release); thread X's atomic comes after that, and
 // then X writes the element too (the last-block reduction of NVIDIA's threadFenceReduction, a
@@ -1312,6 +1319,16 @@ static inline void __cc_keep_note(__cc_allocation& a, int k, int k2, size_t word
 // threads (`if (*found) return;`) are no race: they are how such a flag works.
 // `observed`: for a read, when this thread last did a global atomic or volatile read before it (0:
 // never, or no handover is tracked in this launch).
+// The writer `w` had read the element at `site` (this read's spot) first: a read-modify-write done
+// by hand (`int slot = *count; ...; *count = slot + 1;`), not a neighbour's element.
+static inline bool __cc_read_back_by(const __cc_allocation& a, size_t word, const __cc_global_note& w, uint32_t site) {
+    for (int slot : {__CC_NOTE_READ, __CC_NOTE_READ2}) {
+        const __cc_global_note* r = a.notes[slot] ? &a.notes[slot][word] : nullptr;
+        if (r && r->launch == __cc_current_launch && r->block == w.block && r->tid == w.tid && r->site == site)
+            return true;
+    }
+    return false;
+}
 static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int kind, uint32_t site, int said,
                              int relaxed = 0, uint32_t observed = 0) {
     if (kind == __CC_TOUCH) return;
@@ -1384,6 +1401,9 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
                     break;
                 }
             }
+        if (other && __cc_race_rerun && !said && !relaxed && !unfenced && (kind == __CC_READ || kind == __CC_WRITE) &&
+            other_kind != __CC_ATOMIC && other_kind != kind)
+            other = nullptr;  // a plain read and a plain write: does their order change the results?
         if (other) {
             if (other_kind == __CC_ATOMIC && other->volatile_read) other_kind = __CC_READ;
             __cc_fault* f = __cc_fault_out;
@@ -1397,16 +1417,8 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
             f->other_op = other_kind;
             f->mask = volatile_pair ? 2 : unfenced ? 3 : 0;  // 2: a volatile update and a volatile read of one
                                                              // block, 3: a volatile store handed over unfenced (cpu.py)
-            if (kind == __CC_READ && other_kind == __CC_WRITE) {
-                // The writer had read the element at this very spot first: a read-modify-write done by
-                // hand (`int slot = *count; ...; *count = slot + 1;`), not a neighbour's element.
-                for (int slot : {__CC_NOTE_READ, __CC_NOTE_READ2}) {
-                    const __cc_global_note* r = a.notes[slot] ? &a.notes[slot][word] : nullptr;
-                    if (r && r->launch == __cc_current_launch && r->block == other->block && r->tid == other->tid &&
-                        r->site == site)
-                        f->mask = 1;
-                }
-            }
+            if (kind == __CC_READ && other_kind == __CC_WRITE && __cc_read_back_by(a, word, *other, site))
+                f->mask = 1;
             __cc_other_thread(other->tid, other->block);
             __cc_fail(__CC_GLOBAL_RACE, 0);
         }
@@ -3787,6 +3799,17 @@ static inline void __cc_switch_fibers(__cc_fiber* from, __cc_fiber* to) { swapco
 // next runnable fiber of the round, and the last one to the scheduler: one switch per thread
 // and barrier instead of two.
 static inline void __cc_yield(__cc_worker* w, __cc_fiber* f) {
+    if (__cc_sanitizing && __cc_race_rerun == 2) {  // the threads in the opposite order (__cc_race_rerun)
+        for (__cc_fiber* g = f; g-- > w->fibers;)
+            if (g->state == __CC_RUNNABLE) {
+                w->current = g;
+                threadIdx = g->tid;
+                __cc_switch_fibers(f, g);
+                return;
+            }
+        __cc_switch_to_scheduler(w, f);
+        return;
+    }
     for (__cc_fiber *g = f + 1, *end = w->fibers + w->round_threads; g < end; g++)
         if (g->state == __CC_RUNNABLE) {
             w->current = g;
@@ -3955,6 +3978,7 @@ static inline T __cc_lane_value(const __cc_fiber* f) {
 // pattern): whether the results depend on them, as an integer sum or a fmaxf does.
 static int __cc_undefined_variant;
 __CC_EXPORT void __cc_set_undefined_variant(int variant) { __cc_undefined_variant = variant; }
+__CC_EXPORT void __cc_set_race_rerun(int mode) { __cc_race_rerun = mode; }
 static void __cc_undefined_result(__cc_fiber* g, int size) {
     if (__cc_undefined_variant) {  // a large finite float, an int near 2^30
         static const uint64_t other64 = 0x4B3C2A194B3C2A19ull;
@@ -4133,6 +4157,7 @@ __attribute__((noinline)) static bool __cc_take_block(__cc_worker* w) {
     long long b = w->chunk_next++;
     __atomic_store_n(&w->block, b, __ATOMIC_SEQ_CST);  // then read __cc_fault_min: see __cc_work
     if (b > __atomic_load_n(&__cc_fault_min, __ATOMIC_SEQ_CST)) return false;
+    if (__cc_sanitizing && __cc_race_rerun == 2) b = __cc_block_total - 1 - b;  // (w->block: the launch's order)
     unsigned long long gx = gridDim.x, gy = gridDim.y;
     blockIdx = {(unsigned)(b % gx), (unsigned)(b / gx % gy), (unsigned)(b / (gx * gy))};
     threadIdx = {0, 0, 0};
@@ -4158,9 +4183,10 @@ static void __cc_run_block_as_fibers(__cc_worker* w, int threads) {
     w->round_threads = threads;
     w->exited_count = 0;
     w->spinning = 0;
+    const bool reversed = __cc_sanitizing && __cc_race_rerun == 2;  // (the last thread first)
     for (;;) {
-        for (int i = 0; i < threads; i++) {  // the first runnable fiber; the others follow it (__cc_yield)
-            __cc_fiber* f = &__cc_fibers[i];
+        for (int k = 0; k < threads; k++) {  // the first runnable fiber; the others follow it (__cc_yield)
+            __cc_fiber* f = &__cc_fibers[reversed ? threads - 1 - k : k];
             if (f->state != __CC_RUNNABLE) continue;
             w->current = f;
             threadIdx = f->tid;
@@ -4256,6 +4282,16 @@ static inline __attribute__((always_inline)) void __cc_run_in_loops(Body& body) 
     const dim3 b = blockDim;
     while (__cc_take_block(w)) {
         __cc_new_block();
+        if (__cc_sanitizing && __cc_race_rerun == 2) {  // the threads in the opposite order (__cc_race_rerun)
+            for (unsigned tz = b.z; tz-- > 0;)
+                for (unsigned ty = b.y; ty-- > 0;)
+                    for (unsigned tx = b.x; tx-- > 0;) {
+                        *thread = {tx, ty, tz};
+                        body();
+                    }
+            if (__cc_pending_set) __cc_report_pending();
+            continue;
+        }
         for (unsigned tz = 0; tz < b.z; tz++)
             for (unsigned ty = 0; ty < b.y; ty++) {
                 thread->y = ty, thread->z = tz;
