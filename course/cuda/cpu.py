@@ -112,7 +112,7 @@ class _Arg(ctypes.Structure):
  CRASH, STACK_OVERFLOW, ASSERT, TRAP, NO_MEMORY, NO_BARRIERS, BAD_ARGUMENT, UNSUPPORTED, WARP_EXITED,
  WARP_MISMATCH, WARP_BAD_MASK, READ_ONLY, ARRAY_OUT_OF_BOUNDS, RACE, UNINITIALIZED, GLOBAL_RACE, MISALIGNED,
  SHARED_TOO_BIG, BAD_WIDTH, LOCAL_TOO_BIG, BAD_FREE, USE_AFTER_FREE, UNINITIALIZED_LOCAL, RNG_NOT_SET_UP,
- BAD_SHIFT, BAD_CONVERSION) = range(33)
+ BAD_SHIFT, BAD_CONVERSION, BAD_PRINTF) = range(34)
 
 #: Warp-level calls by their code in runtime.h (enum __CC_W_*), as messages name them.
 WARP_OPS = dict(enumerate(
@@ -1089,6 +1089,42 @@ def _depends_on_undefined(module: Module, kernel: Kernel, config, packed, memory
     return found
 
 
+_PRINTF_TAKES = {"i": "an integer", "f": "a floating-point number (a double)", "s": "a string (a char pointer)",
+                 "p": "a pointer"}
+_PRINTF_IS = {"i": "an integer", "f": "a floating-point number (a float goes to printf as a double)",
+              "p": "a pointer"}
+
+
+def _printf_message(fault: _Fault) -> tuple[str, str]:
+    """What a printf whose format does not fit its arguments did, and the fix (runtime.h __cc_printf_check)."""
+    want, got, spec = fault.text.decode(errors="replace").split("|", 2)
+    n = fault.index
+    nth = f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+    if got == "-":
+        what = (f"called printf with a format that asks for at least {n} value{'s' * (n != 1)} ({spec} takes the "
+                f"{nth}), but the call passes {fault.count}")
+        hint = ("On a GPU a missing value prints as whatever lies in printf's buffer. Pass one argument for each "
+                "conversion (and for each * width or precision), in order; %% prints a percent sign.")
+        return what, hint
+    takes = ("whose * takes an int (the width or precision)" if want == "*"
+             else f"which prints {_PRINTF_TAKES[want]}")
+    what = f"passed {_PRINTF_IS[got]} to printf's {spec} (the {nth} value after the format), {takes}"
+    if want == "s":
+        hint = ("On a GPU printf would read the number as the address of a string: garbage or a crash. %s takes a "
+                "string literal or a char array; print numbers with %d (int), %u (unsigned), %f (float, double).")
+    elif want == "f":
+        hint = ("On a GPU printf would read other bytes than the value's and print a meaningless number, and the "
+                "values after it may be off too. Use %d for int (%u unsigned, %ld long, %lld long long, %zu "
+                "size_t, %p a pointer), or convert the value: (double)n.")
+    elif got == "f":
+        hint = ("On a GPU printf would read the double's bytes as an integer and print a meaningless number, and the "
+                "values after it may be off too. Use %f (or %e, %g) for float and double, or convert the value: "
+                "(int)x.")
+    else:
+        hint = "Use %p for a pointer, %s for a char pointer's text, %d and %f for the values they point to (p[i])."
+    return what, hint
+
+
 def _plain_read_and_write(fault: _Fault) -> bool:
     """A global race between one thread's plain read and another's plain write (not a store handed
     over without a fence, not a volatile step of a warp)."""
@@ -1459,7 +1495,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     chain = []  # the line and, inside an inlined __device__ function, the lines that called it
     if kind in (OUT_OF_BOUNDS, SHARED_OUT_OF_BOUNDS, CRASH, STACK_OVERFLOW, TIMEOUT, ARRAY_OUT_OF_BOUNDS, RACE,
                 UNINITIALIZED, GLOBAL_RACE, READ_ONLY, MISALIGNED, BAD_FREE, USE_AFTER_FREE, UNINITIALIZED_LOCAL,
-                WARP_BAD_MASK, BAD_SHIFT, BAD_CONVERSION):  # (WARP_BAD_MASK: a store of an undefined shuffle result)
+                WARP_BAD_MASK, BAD_SHIFT, BAD_CONVERSION, BAD_PRINTF):  # (WARP_BAD_MASK: a store of an undefined shuffle result)
         chain = module.lines_at(fault.code_offset)
         # (sanitized builds) the calls of helpers that were not inlined: the frames from the one that
         # faulted outwards. A check's fault comes from a call at the faulting line itself (that frame
@@ -1597,6 +1633,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             hint = ("The value is NaN (not a number): a 0.0f / 0.0f, sqrtf of a negative number or a read of a value "
                     "never written, upstream. A GPU converts NaN to 0, a CPU to the type's lowest value: find where "
                     "the NaN comes from (or test it with isnan(v) before converting).")
+    elif kind == BAD_PRINTF:
+        what, hint = _printf_message(fault)
     elif kind == ASSERT:
         what = f"failed assert({fault.text.decode(errors='replace')})"
         hint = ""

@@ -269,6 +269,7 @@ enum __cc_fault_kind {
     __CC_RNG_NOT_SET_UP = 30,        // a cuRAND state drawn from before curand_init set it up (all zero)
     __CC_BAD_SHIFT = 31,             // a shift by a negative count or by the type's width or more
     __CC_BAD_CONVERSION = 32,        // a floating-point value outside the integer type it is converted to
+    __CC_BAD_PRINTF = 33,            // printf's format asks for another kind of value, or for more values
 };
 
 struct __cc_fault {
@@ -5513,7 +5514,61 @@ template <class T> static inline auto __cc_printf_arg(const T& v) {
     else
         return v;
 }
-template <class... A> static inline int __cc_printf_values(const char* format, A... values) {
+// What each of printf's arguments is, as `...` passes it (a float as a double, a char as an int):
+// 'i' an integer, 'f' a floating-point number, 'p' a pointer, '?' anything else (a struct).
+template <class T> constexpr char __cc_printf_kind() {
+    using U = typename std::decay<T>::type;
+    return std::is_integral<U>::value || std::is_enum<U>::value ? 'i'
+         : std::is_floating_point<U>::value ? 'f'
+         : std::is_pointer<U>::value || std::is_null_pointer<U>::value ? 'p' : '?';
+}
+// The format's conversions against the arguments' kinds: one that takes another kind of value (%d
+// of a float, %f of an int, %s of a number) or a value the call does not pass stops the kernel
+// (runtime.h's __CC_BAD_PRINTF; cpu.py says it in words): a GPU would print a meaningless number,
+// shift the values after it, or read a number as a string's address. Integer widths (%d of a
+// long) are not checked, nor what follows an argument of another kind (a struct).
+__attribute__((noinline)) static void __cc_printf_check(const char* format, const char* kinds, int count) {
+    if (!format || strchr(format, '$')) return;  // (positional arguments, `%1$d`: not checked)
+    int next = 0;
+    for (const char* c = format; *c; c++) {
+        if (*c != '%') continue;
+        const char* start = c++;
+        if (*c == '%') continue;
+        char want[3] = {0, 0, 0};  // a `*` width, a `*` precision ('*': an int), then the conversion's value
+        int wanted = 0;
+        while (*c && strchr("-+ #0'", *c)) c++;
+        if (*c == '*') want[wanted++] = '*', c++;
+        while (*c >= '0' && *c <= '9') c++;
+        if (*c == '.') {
+            c++;
+            if (*c == '*') want[wanted++] = '*', c++;
+            while (*c >= '0' && *c <= '9') c++;
+        }
+        while (*c && strchr("hlLqjzZt", *c)) c++;
+        if (!*c) break;
+        char conversion = *c;
+        want[wanted++] = strchr("diouxXc", conversion) ? 'i' : strchr("eEfFgGaA", conversion) ? 'f'
+                       : conversion == 's' ? 's' : conversion == 'p' ? 'p' : 0;
+        if (!want[wanted - 1]) continue;  // (another conversion: printed as it is, takes nothing)
+        for (int k = 0; k < wanted; k++, next++) {
+            char got = next < count ? kinds[next] : '-';
+            if (got == '?') return;  // a struct: where the values after it go is not known here
+            bool bad = got == '-' || ((want[k] == 'i' || want[k] == '*') && got == 'f') || (want[k] == 'f' && got != 'f') ||
+                       (want[k] == 's' && got != 'p') || (want[k] == 'p' && got == 'f');
+            if (!bad) continue;
+            __cc_fault* f = __cc_fault_out;
+            int length = (int)(c - start + 1);
+            snprintf(f->text, sizeof f->text, "%c|%c|%.*s", want[k], got, length > 60 ? 60 : length, start);
+            f->index = next + 1;  // which value, counting from the first after the format
+            f->count = count;
+            f->code_offset = __cc_code_offset(__builtin_return_address(0));
+            __cc_fail(__CC_BAD_PRINTF, 0);
+        }
+    }
+}
+template <class... A> __attribute__((always_inline)) static inline int __cc_printf_values(const char* format, A... values) {
+    static constexpr char kinds[] = {__cc_printf_kind<decltype(__cc_printf_arg(values))>()..., 0};
+    __cc_printf_check(format, kinds, (int)sizeof...(A));
     return __cc_printf(format, __cc_printf_arg(values)...);
 }
 #define printf(...) __cc_printf_values(__VA_ARGS__)
