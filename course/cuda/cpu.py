@@ -1095,6 +1095,19 @@ _PRINTF_IS = {"i": "an integer", "f": "a floating-point number (a float goes to 
               "p": "a pointer"}
 
 
+def _inclusive_bound(source: Source, line: int | None) -> tuple[int, str] | None:
+    """The nearest `i <= n` comparison on `line` or the three lines before it (an `if` guard or a
+    loop's condition that lets the index reach the size: the off-by-one behind an access one past
+    the end), as (its line, its text); None when there is none."""
+    if not line:
+        return None
+    for at in range(line, max(0, line - 4), -1):
+        found = re.search(r"[\w.\[\]]*[\w\])]\s*<=\s*[\w(][\w.\->\[\]()*+ ]*?(?=\s*(?:[;)&|]|$))", source.line_text(at))
+        if found:
+            return at, found.group(0).strip()
+    return None
+
+
 def _printf_message(fault: _Fault) -> tuple[str, str]:
     """What a printf whose format does not fit its arguments did, and the fix (runtime.h __cc_printf_check)."""
     want, got, spec = fault.text.decode(errors="replace").split("|", 2)
@@ -1540,6 +1553,10 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 what = (f"accessed {name}[{index // items}]{''.join(f'[{k}]' for k in place)}, but {name} has {rows} "
                         f"row{'s' * (rows != 1)} (valid first indices 0 to {rows - 1})")
         hint = "Guard the access (e.g. `if (i < n)`) or check how the index is computed."
+        if index == length and length and (found := _inclusive_bound(source, line)):
+            at, text = found
+            hint = (f"Index {index} is one past the last element, and line {at} compares with <= (`{text}`), which "
+                    f"lets the index reach the size itself: compare with < instead.")
     elif kind == SHARED_OUT_OF_BOUNDS:
         names, item, size = source.dynamic_shared_name or "extern __shared__", source.dynamic_shared_item, fault.element_bytes
         if not size or item == size:  # (an unknown or mixed declared type: the bytes say it surely)
@@ -1658,6 +1675,10 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 f"{name} has {length} element{'s' * (length != 1)} (valid indices 0 to {length - 1})")
         hint = ("Make the array as large as the threads that index it (e.g. [blockDim.x] elements: a #define or "
                 "template constant), or guard the access.")
+        if index == length and (found := _inclusive_bound(source, line)):
+            at, text = found
+            hint = (f"Index {index} is one past the last element, and line {at} compares with <= (`{text}`), which "
+                    f"lets the index reach the size itself: compare with < instead.")
     elif kind == RACE:
         other = _xyz(fault.other_thread)
         element = _shared_element(fault, source, line)
