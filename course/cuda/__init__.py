@@ -87,8 +87,9 @@ plain read and a plain write only when their order matters: the launch runs agai
 memory, with blocks and threads in the opposite order, and a race that leaves every result as it
 was, such as the breadth-first search that marks a vertex's level while other threads test theirs,
 is no bug),
-a value stored through a ``volatile`` pointer and read by another block that waited for a flag or an
-atomic the writer set with no ``__threadfence()`` between (``volatile`` orders nothing),
+a value stored (plainly or through a ``volatile`` pointer) and read by another block that waited for a
+flag or an atomic the writer set with no ``__threadfence()`` between (neither ``volatile`` nor an atomic
+orders the store: the chained scan's running sum, the last block's partial sums),
 writes into read-only arrays and ``__constant__`` memory, and uses of a block after its
 ``free``; and it warns (``KernelWarning``) when blocks store the same values into the same elements
 (32 or more) at one line, as an index without ``blockIdx`` makes them do. Blocks may not use more than 48 KiB of shared memory, a module's ``__constant__``

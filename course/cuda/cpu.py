@@ -1870,8 +1870,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                         "and the handover: on a GPU other blocks can see the handover before the store, so the "
                         "read may see the old value")
                 hint = (f"Add __threadfence() after line {other_line}, before the atomic (or the flag's store) that "
-                        "tells the other blocks the value is there. `volatile` makes each access go to memory but "
-                        "does not keep them in order.")
+                        "tells the other blocks the value is there: an atomic orders no other access by itself, and "
+                        "`volatile` makes each access go to memory but does not keep them in order.")
             elif fault.mask == 1:  # the writer read it here first: `int slot = *count; ...; *count = slot + 1;`
                 what = (f"reads {element}, which {who} also read here and then wrote back{at} in this launch: "
                         f"a read-modify-write without an atomic (a counter or a sum kept by hand), so on a "

@@ -804,11 +804,13 @@ static inline size_t __cc_global_tid() {
     return (size_t)(blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z)) * (blockDim.x * blockDim.y * blockDim.z) +
            threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
 }
-static inline bool __cc_sync_ready(bool start) {
+// `start`: 1 at a fence, 2 at a global atomic or volatile access (whose times tell a handover
+// without a fence: up to 1M threads), 0 not.
+static inline bool __cc_sync_ready(int start) {
     if (__cc_sync_launch == __cc_current_launch) return __cc_sync != nullptr;
     if (!start) return false;
     size_t threads = (size_t)gridDim.x * gridDim.y * gridDim.z * blockDim.x * blockDim.y * blockDim.z;
-    if (threads > ((size_t)1 << 26)) return false;  // beyond 64M threads no handoff is known: writes stay races
+    if (threads > ((size_t)1 << (start == 1 ? 26 : 20))) return false;  // beyond 64M threads no handoff is known: writes stay races
     __cc_sync_launch = __cc_current_launch;
     __cc_enter_unsafe();
     if (threads > __cc_sync_threads) {
@@ -835,7 +837,7 @@ static inline void __cc_scope_sync(__cc_sync_scope& scope, uint32_t now) {
 // An atomic or volatile access (`kind`: __CC_READ, a store, or __CC_ATOMIC): of global memory
 // (`device`), which a block's threads see too, or of shared memory.
 static void __cc_note_atomic(bool device, int kind) {
-    if (!__cc_sync_ready(false)) return;
+    if (!__cc_sync_ready(device ? 2 : 0)) return;
     __cc_sync_times& me = __cc_sync[__cc_global_tid()];
     uint32_t now = ++__cc_sync_clock;
     __cc_scope_sync(me.block, now);
@@ -1402,6 +1404,15 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
                     break;
                 }
             }
+        if (other && !unfenced && kind == __CC_READ && !said && other_kind == __CC_WRITE && observed &&
+            other->block != __cc_block_linear && !__cc_handed_over(*other)) {
+            // A plain store handed over without a fence, the same way (the chained scan's running sum
+            // stored, then its flag set with an atomic, and no __threadfence() between). (A store made
+            // before the launch's first atomic, when no times were kept yet, has time 0.)
+            size_t y = (size_t)other->block * (blockDim.x * blockDim.y * blockDim.z) + other->tid;
+            uint32_t published = y < __cc_sync_threads ? __cc_sync[y].published : 0;
+            unfenced = published > other->time && observed > published;
+        }
         if (other && __cc_race_rerun && !said && !relaxed && !unfenced && (kind == __CC_READ || kind == __CC_WRITE) &&
             other_kind != __CC_ATOMIC && other_kind != kind)
             other = nullptr;  // a plain read and a plain write: does their order change the results?
@@ -1418,7 +1429,7 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
             f->other_op = other_kind;
             f->mask = volatile_pair ? 2 : unfenced ? 3 : 0;  // 2: a volatile update and a volatile read of one
                                                              // block, 3: a volatile store handed over unfenced (cpu.py)
-            if (kind == __CC_READ && other_kind == __CC_WRITE && __cc_read_back_by(a, word, *other, site))
+            if (kind == __CC_READ && other_kind == __CC_WRITE && !unfenced && __cc_read_back_by(a, word, *other, site))
                 f->mask = 1;
             __cc_other_thread(other->tid, other->block);
             __cc_fail(__CC_GLOBAL_RACE, 0);
