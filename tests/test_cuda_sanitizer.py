@@ -1009,6 +1009,13 @@ extern "C" __global__ void bfs_level(const unsigned* row_start, const unsigned* 
     }
     if (v == vertices - 1) printf("last vertex %u expanded at level %u\n", v, current);
 }
+extern "C" __global__ void count_distinct(const int* v, int* seen, int* count, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && !seen[v[i]]) {                             // TEST
+        seen[v[i]] = 1;                                     // SET
+        atomicAdd(count, 1);
+    }
+}
 extern "C" __global__ void running_max(const float* x, float* top, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n && x[i] > *top) *top = x[i];                  // MAX: a maximum kept by hand
@@ -1066,6 +1073,17 @@ def test_a_race_whose_order_cannot_change_the_results_is_no_bug(capfd):
         kernel("running_max", BREADTH_FIRST, sanitize=True)((4,), (32,), (x, np.zeros(1, np.float32), 128))
     assert info.value.line == line_of("MAX", BREADTH_FIRST) and info.value.thread == (1, 0, 0)
     assert "atomicMax" in str(info.value)
+    # A check-then-set: in any order of whole threads one thread finds the flag unset, so each value
+    # counts once; on a GPU two threads can both read it before either sets it. The run in which the
+    # racing read sees the value from before the other thread's write counts twice: reported.
+    v = np.random.default_rng(2).integers(0, 16, 256).astype(np.int32)
+    with pytest.raises(cuda.KernelError, match=r"reads seen\[\d+\], which thread \(\d+, 0, 0\) also tested here and "
+                                               rf"then set at line {line_of('SET', BREADTH_FIRST)} in this launch: a "
+                                               r"check-then-set without an atomic") as info:
+        kernel("count_distinct", BREADTH_FIRST, sanitize=True)(
+            (4,), (64,), (v, np.zeros(16, np.int32), np.zeros(1, np.int32), 256))
+    assert info.value.line == line_of("TEST", BREADTH_FIRST)
+    assert "if (atomicExch(&seen[v[i]], 1) != 1)" in str(info.value)
     # The in-place shift changes results with the order of its read and write: still a race (see above).
     with pytest.raises(cuda.KernelError, match=r"writes a\[1\], which thread \(0, 0, 0\) read"):
         kernel("shift_left_in_place", GLOBAL_HAZARDS, sanitize=True)((2,), (32,), (np.arange(64, dtype=np.float32), 64, -1))

@@ -84,9 +84,10 @@ a ``__device__`` variable) without an atomic,
 unordered, while one of them writes it (two writes of different values, a read of another
 thread's element in an in-place stencil or scan, a plain store beside other threads' atomics; a
 plain read and a plain write only when their order matters: the launch runs again, from the same
-memory, with blocks and threads in the opposite order, and a race that leaves every result as it
-was, such as the breadth-first search that marks a vertex's level while other threads test theirs,
-is no bug),
+memory, with blocks and threads in the opposite order and with each such read seeing the value from
+before the write (a check-then-set that two threads both pass), and a race that leaves every result
+as it was, such as the breadth-first search that marks a vertex's level while other threads test
+theirs, is no bug),
 a value stored (plainly or through a ``volatile`` pointer) and read by another block that waited for a
 flag or an atomic the writer set with no ``__threadfence()`` between (neither ``volatile`` nor an atomic
 orders the store: the chained scan's running sum, the last block's partial sums),

@@ -1095,6 +1095,19 @@ _PRINTF_IS = {"i": "an integer", "f": "a floating-point number (a float goes to 
               "p": "a pointer"}
 
 
+def _check_then_set(source: Source, name: str, line: int | None, other_line: int | None) -> tuple[str, str] | None:
+    """When `line` tests the array `name` in a condition (`if (!seen[v])`, `if (owner[u] == -1)`,
+    `while (...)`) and `other_line` stores a constant into it (`seen[v] = 1;`): (the constant, the
+    element as the store writes it); else None."""
+    if not line or not other_line:
+        return None
+    n = re.escape(name)
+    tested = re.search(rf"\b(?:if|while)\s*\(.*\b{n}\s*\[", source.line_text(line))
+    stored = re.search(rf"\b({n}\s*\[(?:[^\[\]]|\[[^\[\]]*\])*\])\s*=\s*(-?\d+[uU]?|true|false)\s*;",
+                       source.line_text(other_line))
+    return (stored.group(2), re.sub(r"\s+", "", stored.group(1))) if tested and stored else None
+
+
 def _inclusive_bound(source: Source, line: int | None) -> tuple[int, str] | None:
     """The nearest `i <= n` comparison on `line` or the three lines before it (an `if` guard or a
     loop's condition that lets the index reach the size: the off-by-one behind an access one past
@@ -1147,16 +1160,18 @@ def _plain_read_and_write(fault: _Fault) -> bool:
 def _race_changes_results(module: Module, kernel: Kernel, config, packed, memory: dict, before: dict):
     """After a sanitized launch stopped at a race between one thread's plain read of global memory and
     another thread's plain write: whether the read seeing the old value or the new one changes what
-    the launch computes. It runs twice more from the memory it started with, letting such races go:
-    in launch order, and with the blocks and each block's threads in the opposite order (which turns
-    every such pair around). None when the results differ (or a run stops: the race is the bug to
-    report, as found); else (the fault record, the printf output) of the run in launch order, whose
-    results are in place: a race that cannot change them is no bug (breadth-first search marking a
-    vertex's level while other threads test whether theirs is the current one, say)."""
+    the launch computes. It runs three times more from the memory it started with, letting such races
+    go: in launch order; with the blocks and each block's threads in the opposite order (which turns
+    every such pair around); and in launch order with each such read seeing the value from before the
+    other thread's write (a read that came first, inside the other thread's check-then-set: two
+    threads that both find `!seen[v]` both count v). None when the results differ (or a run stops:
+    the race is the bug to report, as found); else (the fault record, the printf output) of the run
+    in launch order, whose results are in place: a race that cannot change them is no bug (breadth-
+    first search marking a vertex's level while other threads test whether theirs is the current
+    one, say)."""
     rerun = module.library["__cc_set_race_rerun"]
     rerun.argtypes, rerun.restype = [ctypes.c_int], None
-    results, output = [], ""
-    for mode in (1, 2):
+    for mode in (1, 2, 3):
         for address, saved in before.items():
             _bytes_at(address, len(saved))[:] = saved
         fault = _Fault()
@@ -1171,13 +1186,14 @@ def _race_changes_results(module: Module, kernel: Kernel, config, packed, memory
             raise KeyboardInterrupt(f"kernel '{kernel.name}' interrupted")
         if status != OK:
             return None
-        results.append({address: _bytes_at(address, len(saved)).copy() for address, saved in before.items()})
         if mode == 1:
+            first = {address: _bytes_at(address, len(saved)).copy() for address, saved in before.items()}
             first_fault, output = fault, text
-    same = all(np.array_equal(results[0][address], results[1][address]) for address in before)
-    for address, was in results[0].items():
+        elif not all(np.array_equal(first[address], _bytes_at(address, len(saved))) for address, saved in before.items()):
+            return None
+    for address, was in first.items():
         _bytes_at(address, len(was))[:] = was
-    return (first_fault, output) if same else None
+    return first_fault, output
 
 
 def _element_text(raw: np.ndarray, index: int, size: int, dtype: str | None) -> str:
@@ -1890,6 +1906,15 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     hint = (f"Use atomicMax(&{element}, v) (or atomicMin) on int or unsigned values; for floats, "
                             "an atomicCAS loop on the value's bits (or atomicMax on __float_as_int(v) when every value "
                             "is >= 0).")
+                elif (found := _check_then_set(source, name, line, other_line)) is not None:
+                    # `if (!seen[v]) { seen[v] = 1; count++; }`: a flag tested, then set
+                    flag, written = found
+                    what = (f"reads {element}, which {who} also tested here and then set{at} in this launch: a "
+                            "check-then-set without an atomic, so on a GPU two threads can both find it unset and "
+                            "both go on")
+                    hint = (f"Test and set in one atomic, so that exactly one thread gets through: "
+                            f"`if (atomicExch(&{written}, {flag}) != {flag}) {{ ... }}` (or `atomicCAS(&{written}, "
+                            f"unset, {flag}) == unset`). A flag's type must be int or unsigned for these.")
             elif other_line == line:  # one statement in two threads: `y[i] = a * x[i] + y[i]`, `a[i] = a[i + 1]`
                 hint = ("One statement, run by two threads, reads and writes the same element: if each element "
                         "should belong to one thread, check how the index is computed (a grid-stride loop steps by "

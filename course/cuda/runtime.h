@@ -768,15 +768,30 @@ struct __cc_global_note {
     uint8_t volatile_write : 1;    // an atomic note that was a volatile update (`v[tid] += v[tid + 16]`)
     uint8_t volatile_store : 1;    // an atomic note that was a volatile store (`result[b] = sum;`, or the write of `+=`)
     uint8_t volatile_read;         // an atomic note that was a volatile read (for the message)
+    uint8_t has_old;               // a write note: `old` holds the element's bytes before the write
+    uint64_t old;                  //   (elements of at most 8 bytes; for __cc_race_rerun's stale reads)
 };
 enum { __CC_NOTE_WRITE, __CC_NOTE_ATOMIC, __CC_NOTE_ATOMIC2, __CC_NOTE_READ, __CC_NOTE_READ2, __CC_NOTE_KINDS };
 
 // A sanitized launch run again to see whether a race between one thread's plain read and another
 // thread's plain write of global memory changes its results (cpu.py _race_changes_results): 1 runs
 // it in launch order again, 2 with the blocks, and the threads of each block, in the opposite
-// order; either way such a race is let go (the others still stop the kernel). Sanitized builds
-// run on one worker.
+// order, 3 in launch order with each such read seeing the value from before the other thread's
+// write (a read that came first on a GPU: `if (!seen[v]) { seen[v] = 1; count++; }` in two threads
+// counts twice there, in no order of whole threads); in each such a race is let go (the others
+// still stop the kernel). Sanitized builds run on one worker.
 static int __cc_race_rerun;
+// Mode 3: the elements that hold an old value for the read that was just noted, and the bytes to
+// put back before the next access (of any thread: every access is noted) or the launch's end.
+struct __cc_stale_element { char* address; uint64_t now; size_t size; };
+static __cc_stale_element __cc_stale[8];
+static int __cc_stale_count;
+static inline void __cc_put_back_stale() {
+    while (__cc_stale_count > 0) {
+        const __cc_stale_element& e = __cc_stale[--__cc_stale_count];
+        memcpy(e.address, &e.now, e.size);
+    }
+}
 
 // Writes of different blocks ordered through memory: thread Y writes, then __threadfence(),
 // then an atomic (a flag, a ticket, a lock's release); thread X's atomic comes after that, and
@@ -1298,6 +1313,8 @@ static inline void __cc_keep_note(__cc_allocation& a, int k, int k2, size_t word
     }
     n.launch = __cc_current_launch, n.block = __cc_block_linear, n.epoch = __cc_epoch, n.site = site;
     n.tid = (uint16_t)me, n.same = same, n.repeated = 0, n.volatile_read = volatile_read;
+    n.has_old = k == __CC_NOTE_WRITE && a.item <= 8;  // (before the store: the element holds the old bytes)
+    if (n.has_old) memcpy(&n.old, a.base + word * a.item, a.item);
     n.volatile_write = volatile_write, n.volatile_store = volatile_store;
     n.warp = __cc_warp_epoch[(me / 32) & 31];
     n.time = __cc_sync_launch == __cc_current_launch ? ++__cc_sync_clock : 0;  // 0: before any fence
@@ -1415,7 +1432,17 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
         }
         if (other && __cc_race_rerun && !said && !relaxed && !unfenced && (kind == __CC_READ || kind == __CC_WRITE) &&
             other_kind != __CC_ATOMIC && other_kind != kind)
-            other = nullptr;  // a plain read and a plain write: does their order change the results?
+        {
+            // a plain read and a plain write: does their order change the results?
+            if (__cc_race_rerun == 3 && kind == __CC_READ && other->has_old && a.item <= 8 &&
+                __cc_stale_count < (int)(sizeof __cc_stale / sizeof __cc_stale[0])) {
+                __cc_stale_element& e = __cc_stale[__cc_stale_count++];  // this read sees the old value
+                e.address = a.base + word * a.item, e.size = a.item;
+                memcpy(&e.now, e.address, e.size);
+                memcpy(e.address, &other->old, e.size);
+            }
+            other = nullptr;
+        }
         if (other) {
             if (other_kind == __CC_ATOMIC && other->volatile_read) other_kind = __CC_READ;
             __cc_fault* f = __cc_fault_out;
@@ -1620,6 +1647,7 @@ static void __cc_note_polled(const __cc_shared_region& r, size_t offset, size_t 
 }
 
 static void __cc_note_at(const volatile void* address, size_t size, int kind, uint32_t site) {
+    __cc_put_back_stale();  // (mode 3 of __cc_race_rerun: the last read has been made)
     __cc_last_site = site;
     const char* p = (const char*)address;
     bool relaxed = kind & __CC_VOLATILE, update = kind & __CC_UPDATE, copy = kind & __CC_COPY;
@@ -1722,6 +1750,7 @@ __attribute__((noreturn, noinline)) static void __cc_stored_undefined(void* retu
 __attribute__((noinline)) static void __cc_note_store(const volatile void* address, size_t size, const void* value,
                                                      bool relaxed = false) {
     const void* at = (const void*)address;
+    __cc_put_back_stale();  // (before the element is compared)
     bool same;
     switch (size) {  // the usual sizes without a call to memcmp (fixed-size copies are single loads)
 #define __CC_SAME(T) { T x, y; __builtin_memcpy(&x, at, sizeof x); __builtin_memcpy(&y, value, sizeof y); same = x == y; }
@@ -3990,7 +4019,10 @@ static inline T __cc_lane_value(const __cc_fiber* f) {
 // pattern): whether the results depend on them, as an integer sum or a fmaxf does.
 static int __cc_undefined_variant;
 __CC_EXPORT void __cc_set_undefined_variant(int variant) { __cc_undefined_variant = variant; }
-__CC_EXPORT void __cc_set_race_rerun(int mode) { __cc_race_rerun = mode; }
+__CC_EXPORT void __cc_set_race_rerun(int mode) {
+    __cc_put_back_stale();  // (after a run in mode 3: the last read's elements)
+    __cc_race_rerun = mode;
+}
 static void __cc_undefined_result(__cc_fiber* g, int size) {
     if (__cc_undefined_variant) {  // a large finite float, an int near 2^30
         static const uint64_t other64 = 0x4B3C2A194B3C2A19ull;
