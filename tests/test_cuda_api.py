@@ -230,7 +230,7 @@ def test_printf_takes_strings_and_pointers_from_arguments_and_arrays(sanitize, c
 
 
 
-@pytest.mark.parametrize("call, message", [
+PRINTF_MISTAKES = [
     ('printf("%d\\n", x[0])', r"passed a floating-point number \(a float goes to printf as a double\) to printf's %d "
                               r"\(the 1st value after the format\), which prints an integer"),
     ('printf("%s = %f\\n", n, x[0])', r"passed an integer to printf's %s \(the 1st value after the format\), which "
@@ -239,30 +239,38 @@ def test_printf_takes_strings_and_pointers_from_arguments_and_arrays(sanitize, c
     ('printf("%d %d\\n", n)', r"asks for at least 2 values \(%d takes the 2nd\), but the call passes 1"),
     ('printf("%*.2f\\n", x[0], x[1])', r"to printf's %\*.2f \(the 1st value after the format\), whose \* takes an int"),
     ('show("x", n + 0.5f)', r"to printf's %d \(the 2nd value after the format\)"),
-])
+]
+
+
 @pytest.mark.parametrize("sanitize", [False, True])
-def test_printf_with_a_value_its_format_does_not_take_is_reported(call, message, sanitize, capsys):
+def test_printf_with_a_value_its_format_does_not_take_is_reported(sanitize, capsys):
     """A GPU prints a meaningless number for %d of a float, reads a number given to %s as an address,
     and prints whatever lies in its buffer for a missing value; here the call stops the kernel with
     the conversion, the value and the line (a helper's line too)."""
+    cases = "\n".join(f"            case {k}: {call}; break;  // CALL {k}" for k, (call, _) in enumerate(PRINTF_MISTAKES))
     source = r"""
     __device__ void show(const char* name, float v) { printf("%s = %d\n", name, v); }  // HELPER
-    extern "C" __global__ void report(const float* x, int n) {
+    extern "C" __global__ void report(const float* x, int n, int mistake) {
         printf("thread %u of %d: %5.1f%% %s %c %p %zu %lld\n", threadIdx.x, n, 12.5f, "ok", 'c', x, sizeof(n), (long long)n);
-        if (threadIdx.x == 1) CALL;  // CALL
-    }""".replace("CALL;", call + ";")
-    with pytest.raises(cuda.KernelError, match=message) as info:
-        cuda.RawKernel(source, "report", backend="cpu", sanitize=sanitize)((1,), (2,), (np.ones(2, np.float32), 3))
-    assert info.value.thread == (1, 0, 0)
+        if (threadIdx.x == 1)
+            switch (mistake) {
+CASES
+            }
+    }""".replace("CASES", cases)
+    report = cuda.RawKernel(source, "report", backend="cpu", sanitize=sanitize)
     lines = source.split("\n")
-    assert info.value.line == next(i for i, text in enumerate(lines, 1) if ("// HELPER" if "show" in call else "// CALL") in text)
-    assert "On a GPU" in str(info.value)
-    # the calls that fit their format printed, and printed right
-    printed = capsys.readouterr().out.splitlines()
-    assert [line.split()[:7] + line.split()[8:] for line in printed] == [
-        ["thread", str(t), "of", "3:", "12.5%", "ok", "c", "4", "3"] for t in (0, 1)]
-    assert all(line.split()[7].startswith("0x") for line in printed)
-
+    for k, (call, message) in enumerate(PRINTF_MISTAKES):
+        with pytest.raises(cuda.KernelError, match=message) as info:
+            report((1,), (2,), (np.ones(2, np.float32), 3, k))
+        assert info.value.thread == (1, 0, 0)
+        marker = "// HELPER" if "show" in call else f"// CALL {k}"
+        assert info.value.line == next(i for i, text in enumerate(lines, 1) if text.endswith(marker))
+        assert "On a GPU" in str(info.value)
+        # the calls that fit their format printed, and printed right
+        printed = capsys.readouterr().out.splitlines()
+        assert [line.split()[:7] + line.split()[8:] for line in printed] == [
+            ["thread", str(t), "of", "3:", "12.5%", "ok", "c", "4", "3"] for t in (0, 1)]
+        assert all(line.split()[7].startswith("0x") for line in printed)
 
 def test_a_source_with_a_byte_order_mark_compiles(tmp_path):
     """A .cu file saved by a Windows editor starts with a UTF-8 byte-order mark, which is no C."""

@@ -63,35 +63,48 @@ def test_out_of_bounds_read():
 
 
 
-@pytest.mark.parametrize("sanitize", [False, True])
-@pytest.mark.parametrize("body, block, message", [
-    ("if (i <= n) out[i] = 2.0f * a[i];", 256, r"accessed a\[1000\], but a has 1000 elements"),
-    ("float v[8];\n    for (int j = 0; j <= 8; ++j) v[j] = j;\n    if (i < n) out[i] = v[7];", 32,
-     r"accessed v\[8\], but that dimension of the local array v has 8 elements"),
-    ("__shared__ float s[32];\n    if (threadIdx.x <= 32) s[threadIdx.x] = 1.0f;", 64,
-     r"accessed s\[32\], but that dimension of the __shared__ array s has 32 elements"),
-])
-def test_one_past_the_end_behind_a_less_or_equal_names_the_comparison(body, block, message, sanitize):
-    """The off-by-one learners write most: a guard or a loop with <= where < belongs."""
-    source = r"""
-extern "C" __global__ void scale(const float* a, float* out, int n) {
+ONE_PAST_THE_END = r"""
+extern "C" __global__ void guard(const float* a, float* out, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    BODY
-}""".replace("BODY", body)
-    with pytest.raises(cuda.KernelError, match=message) as info:
-        cuda.RawKernel(source, "scale", backend="cpu", sanitize=sanitize)(
-            (4,), (block,), (np.ones(1000, np.float32), np.zeros(1000, np.float32), 1000))
-    compared = re.search(r"\w+(?:\.x)? <= \w+", body).group(0)
-    line = next(k for k, text in enumerate(source.split("\n"), 1) if compared in text)
-    assert f"one past the last element, and line {line} compares with <= (`{compared}`)" in str(info.value)
-    assert "compare with < instead" in str(info.value)
-    # one past the end with no <= in sight keeps the general hint
-    shifted = source.replace("BODY", "").replace(body, "if (i < n) out[i + 1] = a[i];")
-    with pytest.raises(cuda.KernelError, match=r"accessed out\[1000\]") as info:
-        cuda.RawKernel(shifted, "scale", backend="cpu", sanitize=sanitize)(
-            (4,), (256,), (np.ones(1000, np.float32), np.zeros(1000, np.float32), 1000))
-    assert "Guard the access" in str(info.value) and "<=" not in str(info.value)
+    if (i <= n) out[i] = 2.0f * a[i];                  // GUARD
+}
+extern "C" __global__ void loop(const float* a, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float v[8];
+    for (int j = 0; j <= 8; ++j) v[j] = j;             // LOOP
+    if (i < n) out[i] = v[7];
+}
+extern "C" __global__ void tile(const float* a, float* out, int n) {
+    __shared__ float s[32];
+    if (threadIdx.x <= 32) s[threadIdx.x] = 1.0f;      // TILE
+}
+extern "C" __global__ void shifted(const float* a, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i + 1] = a[i];                      // SHIFTED
+}
+"""
 
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_one_past_the_end_behind_a_less_or_equal_names_the_comparison(sanitize):
+    """The off-by-one learners write most: a guard or a loop with <= where < belongs."""
+    module = cuda.RawModule(code=ONE_PAST_THE_END, backend="cpu", sanitize=sanitize)
+    args = (np.ones(1000, np.float32), np.zeros(1000, np.float32), 1000)
+    for name, block, message, compared in [
+            ("guard", 256, r"accessed a\[1000\], but a has 1000 elements", "i <= n"),
+            ("loop", 32, r"accessed v\[8\], but that dimension of the local array v has 8 elements", "j <= 8"),
+            ("tile", 64, r"accessed s\[32\], but that dimension of the __shared__ array s has 32 elements",
+             "threadIdx.x <= 32")]:
+        with pytest.raises(cuda.KernelError, match=message) as info:
+            module.get_function(name)((4,), (block,), args)
+        line = line_of(name.upper(), ONE_PAST_THE_END)
+        assert info.value.line == line
+        assert f"one past the last element, and line {line} compares with <= (`{compared}`)" in str(info.value)
+        assert "compare with < instead" in str(info.value)
+    # one past the end with no <= in sight keeps the general hint
+    with pytest.raises(cuda.KernelError, match=r"accessed out\[1000\]") as info:
+        module.get_function("shifted")((4,), (256,), args)
+    assert "Guard the access" in str(info.value) and "<=" not in str(info.value)
 
 def test_out_of_bounds_through_a_device_function_pointer():
     x, out = np.ones(10, np.float32), np.zeros(10, np.float32)
