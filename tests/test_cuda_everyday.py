@@ -150,6 +150,28 @@ extern "C" __global__ void scale(cuDoubleComplex* z, double k, int n) {
 """
 
 
+
+def test_a_record_array_of_the_vector_types_fields_is_a_vector_array():
+    """A NumPy record array with fields x and y of float32 is the memory of a float2 array (as a
+    complex64 array is); for a float* it is two floats an element, and the message says how to pass
+    it; a record of another type says how to convert it."""
+    source = r"""
+    extern "C" __global__ void length(const float2* p, float* out, int n) {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < n) out[i] = sqrtf(p[i].x * p[i].x + p[i].y * p[i].y);
+    }
+    extern "C" __global__ void first(const float* p, float* out) { out[threadIdx.x] = p[threadIdx.x]; }"""
+    module = cuda.RawModule(code=source, backend="cpu")
+    points = np.zeros(5, [("x", np.float32), ("y", np.float32)])
+    points["x"], points["y"] = [3, 5, 8, 0, 1], [4, 12, 15, 2, 0]
+    out = np.zeros(5, np.float32)
+    module.get_function("length")((1,), (8,), (points, out, 5))
+    np.testing.assert_array_equal(out, [5, 13, 17, 2, 1])
+    with pytest.raises(TypeError, match=r"convert it with a.view\(np.float32\) \(its fields as one flat array\)"):
+        module.get_function("first")((1,), (4,), (points, out))
+    with pytest.raises(TypeError, match=r"convert it with a.view\(np.float64\).astype\(np.float32\)"):
+        module.get_function("length")((1,), (8,), (np.zeros(5, [("x", np.float64), ("y", np.float64)]), out, 5))
+
 def test_cucomplex_h_runs_on_complex_arrays(backend):
     """CUDA's cuComplex.h: cuFloatComplex* takes a complex64 array (cuDoubleComplex*, complex128),
     and its functions agree with NumPy's complex arithmetic (division and magnitude scaled first)."""
