@@ -967,6 +967,52 @@ def test_the_atomiccas_loop_reads_what_other_threads_update_atomically():
     assert mean[0] == 1
 
 
+
+ATOMIC_TOTALS = r"""
+extern "C" __global__ void mean_in_kernel(const float* x, float* total, float* mean, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomicAdd(total, x[i]);                // ADD
+    __syncthreads();                                  // (orders the block's own threads only)
+    if (i == 0) *mean = *total / n;                   // MEAN: the other blocks may not have added yet
+}
+__device__ float add_by_cas(float* at, float v) {
+    unsigned* bits = (unsigned*)at;
+    unsigned old = *bits, assumed;                    // a plain read, then a compare-and-swap until it sticks
+    do {
+        assumed = old;
+        old = atomicCAS(bits, assumed, __float_as_uint(v + __uint_as_float(assumed)));
+    } while (assumed != old);
+    return __uint_as_float(old);
+}
+extern "C" __global__ void sum_by_cas(const float* x, float* total, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) add_by_cas(total, x[i]);
+}
+"""
+
+
+def test_a_total_read_in_the_launch_that_other_blocks_still_add_to_is_reported():
+    """`atomicAdd(total, x[i]); __syncthreads(); if (i == 0) *mean = *total / n;`: __syncthreads() orders
+    one block's threads, and the other blocks may add after the read. The read of an atomically updated
+    element is a race only where the results depend on it: an atomicCAS loop reads the same way and
+    ends right whatever it read (its sum differs from run to run only by the rounding of another order)."""
+    x = np.random.default_rng(4).random(1024).astype(np.float32)
+    with pytest.raises(cuda.KernelError, match=r"atomically updates total\[0\], which thread \(0, 0, 0\) of block "
+                                               r"\(0, 0, 0\) read at line \d+ in this launch, and blocks run in any "
+                                               r"order: the read may come before some of the updates") as info:
+        kernel("mean_in_kernel", ATOMIC_TOTALS, sanitize=True)(
+            (4,), (256,), (x, np.zeros(1, np.float32), np.zeros(1, np.float32), 1024))
+    assert info.value.line == line_of("ADD", ATOMIC_TOTALS) and info.value.block == (1, 0, 0)
+    assert f"read at line {line_of('MEAN', ATOMIC_TOTALS)}" in str(info.value)
+    assert "complete only when the launch ends" in str(info.value)
+    mean = np.zeros(1, np.float32)  # the twin: one block, whose barrier orders every update before the read
+    kernel("mean_in_kernel", ATOMIC_TOTALS, sanitize=True)((1,), (1024,), (x, np.zeros(1, np.float32), mean, 1024))
+    assert abs(mean[0] - x.mean()) < 1e-5
+    total = np.zeros(1, np.float32)
+    kernel("sum_by_cas", ATOMIC_TOTALS, sanitize=True)((4,), (256,), (x, total, 1024))
+    assert abs(total[0] - x.sum()) < 1e-2
+
+
 def test_in_place_updates_that_read_other_threads_elements():
     a = np.arange(64, dtype=np.float32)
     # Thread 0 reads a[1] before thread 1 overwrites it (a write after a read); between blocks too.

@@ -928,7 +928,15 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
             setup = module.library["__cc_trace_setup"]
             setup.argtypes, setup.restype = [ctypes.c_size_t], None
             setup(int(trace_limit))
-        status = module.launcher(kernel.name)(config, packed, ctypes.byref(fault))
+        rerun = module.library["__cc_set_race_rerun"] if before is not None else None
+        if rerun:  # (a race whose effect only a second run shows may stop this one: it can run again)
+            rerun.argtypes, rerun.restype = [ctypes.c_int], None
+            rerun(4)
+        try:
+            status = module.launcher(kernel.name)(config, packed, ctypes.byref(fault))
+        finally:
+            if rerun:
+                rerun(0)
         _keep_warm(module)
         text, truncated = module.take_output()
         if trace_limit is not None:
@@ -941,7 +949,7 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
     if status == OK and changed:
         raise _read_only_error(module, kernel, *changed)
     if status != OK and fault.kind == GLOBAL_RACE and before is not None and _plain_read_and_write(fault):
-        rerun = _race_changes_results(module, kernel, config, packed, memory, before)
+        rerun = _race_changes_results(module, kernel, config, packed, memory, before, _float_arrays(kernel, args, arrays))
         if rerun is not None:  # the order of the read and the write changes nothing: the launch as run
             status, fault, rest = OK, *rerun
             changed = _restore_read_only(guarded)
@@ -1153,11 +1161,35 @@ def _printf_message(fault: _Fault) -> tuple[str, str]:
 
 def _plain_read_and_write(fault: _Fault) -> bool:
     """A global race between one thread's plain read and another's plain write (not a store handed
-    over without a fence, not a volatile step of a warp)."""
-    return {fault.op, fault.other_op} == {1, 2} and fault.mask in (0, 1)
+    over without a fence, not a volatile step of a warp), or a plain read of what another thread
+    updates atomically."""
+    return {fault.op, fault.other_op} in ({1, 2}, {1, 3}) and fault.mask in (0, 1)
 
 
-def _race_changes_results(module: Module, kernel: Kernel, config, packed, memory: dict, before: dict):
+def _float_arrays(kernel: Kernel, args, arrays: dict) -> dict:
+    """The argument arrays of floating-point elements: address -> NumPy dtype."""
+    found = {}
+    for p, arg in zip(kernel.params, args):
+        if p.pointer and p.dtype and arg.data in arrays and p.dtype in ("float16", "float32", "float64"):
+            found[arg.data] = np.dtype(p.dtype)
+    return found
+
+
+def _same_results(was: np.ndarray, now: np.ndarray, dtype) -> bool:
+    """Whether two runs' bytes of one array agree: exactly, or for floating-point elements up to the
+    rounding that adding in another order gives (atomicAdd of floats, an atomicCAS loop's sum)."""
+    if np.array_equal(was, now):
+        return True
+    if dtype is None or was.size % dtype.itemsize:
+        return False
+    a, b = was.view(dtype).astype(np.float64), now.view(dtype).astype(np.float64)
+    scale = np.nanmax(np.abs(a), initial=0.0)
+    tolerance = {2: 1e-2, 4: 1e-5, 8: 1e-12}[dtype.itemsize] * scale
+    return bool(np.all((np.abs(a - b) <= tolerance) | (np.isnan(a) & np.isnan(b))))
+
+
+def _race_changes_results(module: Module, kernel: Kernel, config, packed, memory: dict, before: dict,
+                          floats: dict):
     """After a sanitized launch stopped at a race between one thread's plain read of global memory and
     another thread's plain write: whether the read seeing the old value or the new one changes what
     the launch computes. It runs three times more from the memory it started with, letting such races
@@ -1168,7 +1200,7 @@ def _race_changes_results(module: Module, kernel: Kernel, config, packed, memory
     the race is the bug to report, as found); else (the fault record, the printf output) of the run
     in launch order, whose results are in place: a race that cannot change them is no bug (breadth-
     first search marking a vertex's level while other threads test whether theirs is the current
-    one, say)."""
+    one, say). `floats`: the arrays of floating-point elements, whose results may differ by rounding."""
     rerun = module.library["__cc_set_race_rerun"]
     rerun.argtypes, rerun.restype = [ctypes.c_int], None
     for mode in (1, 2, 3):
@@ -1189,7 +1221,8 @@ def _race_changes_results(module: Module, kernel: Kernel, config, packed, memory
         if mode == 1:
             first = {address: _bytes_at(address, len(saved)).copy() for address, saved in before.items()}
             first_fault, output = fault, text
-        elif not all(np.array_equal(first[address], _bytes_at(address, len(saved))) for address, saved in before.items()):
+        elif not all(_same_results(first[address], _bytes_at(address, len(saved)), floats.get(address))
+                     for address, saved in before.items()):
             return None
     for address, was in first.items():
         _bytes_at(address, len(was))[:] = was
@@ -1867,6 +1900,23 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             if elements != 1 and other_block != block and re.search(r"\+=\s*blockDim\.[xyz]\s*\)", loop_text):
                 hint = ("Each element should have one writer: this grid-stride loop steps by blockDim.x only, so "
                         "every block goes over the same elements. Step by blockDim.x * gridDim.x (the whole grid).")
+        elif {mine, theirs} == {1, 3}:  # a plain read of what other threads update atomically, unfinished
+            what = (f"reads {element}, which {who} updates atomically{at} in this launch, {order}: the read may "
+                    "come before some of the updates, and running the launch again with the blocks and threads in "
+                    "another order gives other results, so on a GPU they depend on timing")
+            if mine == 3:
+                what = (f"atomically updates {element}, which {who} read{at} in this launch, {order}: the read may "
+                        "come before some of the updates, and running the launch again with the blocks and threads "
+                        "in another order gives other results, so on a GPU they depend on timing")
+            if other_block != block or elements == 1:
+                hint = (f"A value that threads of every block update is complete only when the launch ends: read "
+                        f"{element} in a second kernel, or on the host after this launch, or let only the last block "
+                        "read it (each block adds its part, __threadfence(), then takes a ticket with atomicAdd; "
+                        "the block that takes the last ticket reads the total).")
+            else:
+                updates, read = (other_line, line) if mine == 1 else (line, other_line)
+                hint = (f"Add __syncthreads() between the atomic updates (line {updates}) and the read (line {read}), "
+                        "where every thread of the block reaches it: the updates of the block's threads are then done.")
         elif 3 in (mine, theirs) and 2 in (mine, theirs):
             verb = "atomically updates" if mine == 3 else "writes"
             done = "wrote (a plain write)" if theirs == 2 else "updated atomically"

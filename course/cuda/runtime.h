@@ -779,7 +779,9 @@ enum { __CC_NOTE_WRITE, __CC_NOTE_ATOMIC, __CC_NOTE_ATOMIC2, __CC_NOTE_READ, __C
 // order, 3 in launch order with each such read seeing the value from before the other thread's
 // write (a read that came first on a GPU: `if (!seen[v]) { seen[v] = 1; count++; }` in two threads
 // counts twice there, in no order of whole threads); in each such a race is let go (the others
-// still stop the kernel). Sanitized builds run on one worker.
+// still stop the kernel). 4: the first run, which Python can run again: a plain read of an element
+// other threads update atomically stops it too (see __cc_note_global). Sanitized builds run on one
+// worker.
 static int __cc_race_rerun;
 // Mode 3: the elements that hold an old value for the read that was just noted, and the bytes to
 // put back before the next access (of any thread: every access is noted) or the launch's end.
@@ -1326,9 +1328,11 @@ static inline void __cc_keep_note(__cc_allocation& a, int k, int k2, size_t word
 // stencil or scan, a shift). A write and an atomic: the atomics before the write are lost (an
 // accumulator zeroed in the kernel). Atomics among themselves and reads among themselves are no
 // hazards, nor is a store of the value the element holds already, except against atomics (which
-// it may undo); nor a plain read of what other threads update atomically: the atomicCAS loop
-// (read, then compare-and-swap until no other thread came between) is made of them, and nothing
-// here tells it from a read of a total that is not complete yet.
+// it may undo). A plain read of what other threads update atomically is one only where the results
+// depend on it: the atomicCAS loop (read, then compare-and-swap until no other thread came between)
+// is made of such reads, and only running the launch again tells it from a read of a total that is
+// not complete yet (__cc_race_rerun 4); so is a plain read and a plain write that cannot change the
+// results (a breadth-first search's levels).
 // `said`: what a message calls the access when it is not `kind` (the read of `x += v`, a volatile
 // read noted as an atomic), else 0.
 // `relaxed`: 1 a volatile read, 2 a volatile write, 3 the write and 4 the read of a volatile `x += v`
@@ -1430,8 +1434,19 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
             uint32_t published = y < __cc_sync_threads ? __cc_sync[y].published : 0;
             unfenced = published > other->time && observed > published;
         }
-        if (other && __cc_race_rerun && !said && !relaxed && !unfenced && (kind == __CC_READ || kind == __CC_WRITE) &&
-            other_kind != __CC_ATOMIC && other_kind != kind)
+        if (!other && kind == __CC_ATOMIC && !relaxed && __cc_race_rerun == 4)  // (the same, the other way round)
+            other = __cc_unordered_in(a, __CC_NOTE_READ, __CC_NOTE_READ2, word, me), other_kind = __CC_READ;
+        if (!other && kind == __CC_READ && !said && !relaxed && __cc_race_rerun == 4) {
+            // A plain read of an element that other threads update atomically in this launch, unordered
+            // with it: it may see the value before some of the updates (a total read before every block
+            // has added to it). An atomicCAS loop reads so too, and ends right whatever its read saw:
+            // only running the launch again tells them apart (cpu.py _race_changes_results), so this
+            // stops a first run only where Python can run it again (mode 4).
+            const __cc_global_note* n = __cc_unordered_in(a, __CC_NOTE_ATOMIC, __CC_NOTE_ATOMIC2, word, me);
+            if (n && !n->volatile_read) other = n, other_kind = __CC_ATOMIC;
+        }
+        if (other && __cc_race_rerun >= 1 && __cc_race_rerun <= 3 && !said && !relaxed && !unfenced &&
+            (kind == __CC_READ || kind == __CC_WRITE) && other_kind != __CC_ATOMIC && other_kind != kind)
         {
             // a plain read and a plain write: does their order change the results?
             if (__cc_race_rerun == 3 && kind == __CC_READ && other->has_old && a.item <= 8 &&
