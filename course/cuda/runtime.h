@@ -3855,24 +3855,16 @@ static inline void __cc_switch_fibers(__cc_fiber* from, __cc_fiber* to) { swapco
 // next runnable fiber of the round, and the last one to the scheduler: one switch per thread
 // and barrier instead of two.
 static inline void __cc_yield(__cc_worker* w, __cc_fiber* f) {
-    if (__cc_sanitizing && __cc_race_rerun == 2) {  // the threads in the opposite order (__cc_race_rerun)
-        for (__cc_fiber* g = f; g-- > w->fibers;)
-            if (g->state == __CC_RUNNABLE) {
-                w->current = g;
-                threadIdx = g->tid;
-                __cc_switch_fibers(f, g);
-                return;
-            }
-        __cc_switch_to_scheduler(w, f);
-        return;
-    }
-    for (__cc_fiber *g = f + 1, *end = w->fibers + w->round_threads; g < end; g++)
+    const long step = __cc_sanitizing && __cc_race_rerun == 2 ? -1 : 1;  // -1: the threads in the opposite order
+    for (long i = (f - w->fibers) + step; i >= 0 && i < w->round_threads; i += step) {
+        __cc_fiber* g = &w->fibers[i];
         if (g->state == __CC_RUNNABLE) {
             w->current = g;
             threadIdx = g->tid;
             __cc_switch_fibers(f, g);
             return;
         }
+    }
     __cc_switch_to_scheduler(w, f);
 }
 
