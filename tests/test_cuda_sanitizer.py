@@ -1005,6 +1005,8 @@ def test_a_total_read_in_the_launch_that_other_blocks_still_add_to_is_reported()
     assert info.value.line == line_of("ADD", ATOMIC_TOTALS) and info.value.block == (1, 0, 0)
     assert f"read at line {line_of('MEAN', ATOMIC_TOTALS)}" in str(info.value)
     assert "complete only when the launch ends" in str(info.value)
+    assert re.search(r"effect: Run again with the blocks, and each block's threads, in the opposite order, this launch "
+                     r"gives mean\[0\] = [\d.]+ instead of [\d.]+\.", str(info.value))
     mean = np.zeros(1, np.float32)  # the twin: one block, whose barrier orders every update before the read
     kernel("mean_in_kernel", ATOMIC_TOTALS, sanitize=True)((1,), (1024,), (x, np.zeros(1, np.float32), mean, 1024))
     assert abs(mean[0] - x.mean()) < 1e-5
@@ -1150,6 +1152,8 @@ def test_a_race_whose_order_cannot_change_the_results_is_no_bug(capfd):
             (4,), (64,), (v, np.zeros(16, np.int32), np.zeros(1, np.int32), 256))
     assert info.value.line == line_of("TEST", BREADTH_FIRST)
     assert "if (atomicExch(&seen[v[i]], 1) != 1)" in str(info.value)
+    assert re.search(r"effect: Run again with each such read seeing the value from before the other thread's write, "
+                     r"this launch gives count\[0\] = \d+ instead of 16\.", str(info.value))
     # The in-place shift changes results with the order of its read and write: still a race (see above).
     with pytest.raises(cuda.KernelError, match=r"writes a\[1\], which thread \(0, 0, 0\) read"):
         kernel("shift_left_in_place", GLOBAL_HAZARDS, sanitize=True)((2,), (32,), (np.arange(64, dtype=np.float32), 64, -1))

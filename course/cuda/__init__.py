@@ -88,7 +88,7 @@ plain read and a write only when their order matters: the launch runs again, fro
 memory, with blocks and threads in the opposite order and with each such read seeing the value from
 before the write (a check-then-set that two threads both pass), and a race that leaves every result
 as it was, such as the breadth-first search that marks a vertex's level while other threads test
-theirs, is no bug),
+theirs, is no bug; the message of one that does change them shows which element and how),
 a value stored (plainly or through a ``volatile`` pointer) and read by another block that waited for a
 flag or an atomic the writer set with no ``__threadfence()`` between (neither ``volatile`` nor an atomic
 orders the store: the chained scan's running sum, the last block's partial sums),

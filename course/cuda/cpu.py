@@ -948,18 +948,24 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
         raise KeyboardInterrupt(f"kernel '{kernel.name}' interrupted")
     if status == OK and changed:
         raise _read_only_error(module, kernel, *changed)
+    effect = None  # what another order of a racing read and write changed, for the message
     if status != OK and fault.kind == GLOBAL_RACE and before is not None and _plain_read_and_write(fault):
         rerun = _race_changes_results(module, kernel, config, packed, memory, before, _float_arrays(kernel, args, arrays))
-        if rerun is not None:  # the order of the read and the write changes nothing: the launch as run
+        if isinstance(rerun, tuple):  # the order of the read and the write changes nothing: the launch as run
             status, fault, rest = OK, *rerun
             changed = _restore_read_only(guarded)
             if rest.startswith(text):
                 sys.stdout.write(rest[len(text):])
             if changed:
                 raise _read_only_error(module, kernel, *changed)
+        effect = rerun
     if status != OK:
-        raise _explain(module, kernel, fault, time_limit, shared_mem, {**module.variables(), **arrays},
-                       block_dim=tuple(block), args=args)
+        error = _explain(module, kernel, fault, time_limit, shared_mem, {**module.variables(), **arrays},
+                         block_dim=tuple(block), args=args)
+        if effect:
+            error = KernelError(f"{error}\n  effect: {effect}", kernel=error.kernel, block=error.block,
+                                thread=error.thread, line=error.line)
+        raise error
     if fault.length == 2:  # a shuffle read a lane outside its mask: is its undefined value in an array?
         found = _undefined_in(arrays)
         if not found and before is not None:
@@ -1200,7 +1206,8 @@ def _race_changes_results(module: Module, kernel: Kernel, config, packed, memory
     the race is the bug to report, as found); else (the fault record, the printf output) of the run
     in launch order, whose results are in place: a race that cannot change them is no bug (breadth-
     first search marking a vertex's level while other threads test whether theirs is the current
-    one, say). `floats`: the arrays of floating-point elements, whose results may differ by rounding."""
+    one, say). When a run's results differ from the first's: what differs, in words. `floats`: the
+    arrays of floating-point elements, whose results may differ by rounding."""
     rerun = module.library["__cc_set_race_rerun"]
     rerun.argtypes, rerun.restype = [ctypes.c_int], None
     for mode in (1, 2, 3):
@@ -1221,12 +1228,32 @@ def _race_changes_results(module: Module, kernel: Kernel, config, packed, memory
         if mode == 1:
             first = {address: _bytes_at(address, len(saved)).copy() for address, saved in before.items()}
             first_fault, output = fault, text
-        elif not all(_same_results(first[address], _bytes_at(address, len(saved)), floats.get(address))
-                     for address, saved in before.items()):
-            return None
+        else:
+            for address, saved in before.items():
+                now = _bytes_at(address, len(saved))
+                if not _same_results(first[address], now, floats.get(address)):
+                    return _race_effect(mode, memory[address], first[address], now, floats.get(address), kernel)
     for address, was in first.items():
         _bytes_at(address, len(was))[:] = was
     return first_fault, output
+
+
+def _race_effect(mode: int, where: tuple, was: np.ndarray, now: np.ndarray, dtype, kernel: Kernel) -> str:
+    """In words: the first element of an array (`where`: its name, count and element size) that a rerun
+    of the launch in `mode` (see _race_changes_results) left other than the first run did."""
+    name, _, size = where
+    if dtype is not None and size == dtype.itemsize:
+        a, b = was.view(dtype).astype(np.float64), now.view(dtype).astype(np.float64)
+        tolerance = {2: 1e-2, 4: 1e-5, 8: 1e-12}[dtype.itemsize] * np.nanmax(np.abs(a), initial=0.0)
+        index = int(np.flatnonzero(~((np.abs(a - b) <= tolerance) | (np.isnan(a) & np.isnan(b))))[0])
+    else:
+        index = int(np.flatnonzero(was != now)[0]) // (size or 1)
+    dtypes = {p.name: p.dtype for p in kernel.params if p.pointer and p.dtype and p.lanes == 1}
+    value_now, value_was = (_element_text(raw, index, size, dtypes.get(name)) for raw in (now, was))
+    how = {2: "Run again with the blocks, and each block's threads, in the opposite order",
+           3: "Run again with each such read seeing the value from before the other thread's write"}[mode]
+    element = f"{name}[{index}]" if size else name
+    return f"{how}, this launch gives {element} = {value_now} instead of {value_was}."
 
 
 def _element_text(raw: np.ndarray, index: int, size: int, dtype: str | None) -> str:
