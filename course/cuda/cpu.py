@@ -1122,16 +1122,17 @@ def _check_then_set(source: Source, name: str, line: int | None, other_line: int
     return (stored.group(2), re.sub(r"\s+", "", stored.group(1))) if tested and stored else None
 
 
-def _inclusive_bound(source: Source, line: int | None) -> tuple[int, str] | None:
-    """The nearest `i <= n` comparison on `line` or the three lines before it (an `if` guard or a
-    loop's condition that lets the index reach the size: the off-by-one behind an access one past
-    the end), as (its line, its text); None when there is none."""
-    if not line:
+def _one_past_the_end(source: Source, line: int | None, index: int, length: int) -> str | None:
+    """For an access one past the last element: the hint that names the nearest `i <= n` on `line`
+    or the three lines before it (an `if` guard or a loop's condition that lets the index reach the
+    size); None for another index, or with no such comparison in sight."""
+    if not line or not length or index != length:
         return None
     for at in range(line, max(0, line - 4), -1):
         found = re.search(r"[\w.\[\]]*[\w\])]\s*<=\s*[\w(][\w.\->\[\]()*+ ]*?(?=\s*(?:[;)&|]|$))", source.line_text(at))
         if found:
-            return at, found.group(0).strip()
+            return (f"Index {index} is one past the last element, and line {at} compares with <= "
+                    f"(`{found.group(0).strip()}`), which lets the index reach the size itself: compare with < instead.")
     return None
 
 
@@ -1181,17 +1182,17 @@ def _float_arrays(kernel: Kernel, args, arrays: dict) -> dict:
     return found
 
 
-def _same_results(was: np.ndarray, now: np.ndarray, dtype) -> bool:
-    """Whether two runs' bytes of one array agree: exactly, or for floating-point elements up to the
-    rounding that adding in another order gives (atomicAdd of floats, an atomicCAS loop's sum)."""
+def _differing(was: np.ndarray, now: np.ndarray, size: int, dtype) -> np.ndarray:
+    """The elements (indices, `size` bytes each) two runs' bytes of one array disagree on: exactly, or
+    for floating-point elements (`dtype`) beyond the rounding that adding in another order gives
+    (atomicAdd of floats, an atomicCAS loop's sum), relative to the array's largest value."""
     if np.array_equal(was, now):
-        return True
-    if dtype is None or was.size % dtype.itemsize:
-        return False
+        return np.zeros(0, np.int64)
+    if dtype is None or size != dtype.itemsize or was.size % size:
+        return np.unique(np.flatnonzero(was != now) // max(size, 1))
     a, b = was.view(dtype).astype(np.float64), now.view(dtype).astype(np.float64)
-    scale = np.nanmax(np.abs(a), initial=0.0)
-    tolerance = {2: 1e-2, 4: 1e-5, 8: 1e-12}[dtype.itemsize] * scale
-    return bool(np.all((np.abs(a - b) <= tolerance) | (np.isnan(a) & np.isnan(b))))
+    tolerance = {2: 1e-2, 4: 1e-5, 8: 1e-12}[size] * np.nanmax(np.abs(a), initial=0.0)
+    return np.flatnonzero(~((np.abs(a - b) <= tolerance) | (np.isnan(a) & np.isnan(b))))
 
 
 def _race_changes_results(module: Module, kernel: Kernel, config, packed, memory: dict, before: dict,
@@ -1202,11 +1203,11 @@ def _race_changes_results(module: Module, kernel: Kernel, config, packed, memory
     go: in launch order; with the blocks and each block's threads in the opposite order (which turns
     every such pair around); and in launch order with each such read seeing the value from before the
     other thread's write (a read that came first, inside the other thread's check-then-set: two
-    threads that both find `!seen[v]` both count v). None when the results differ (or a run stops:
-    the race is the bug to report, as found); else (the fault record, the printf output) of the run
-    in launch order, whose results are in place: a race that cannot change them is no bug (breadth-
-    first search marking a vertex's level while other threads test whether theirs is the current
-    one, say). When a run's results differ from the first's: what differs, in words. `floats`: the
+    threads that both find `!seen[v]` both count v). A race that cannot change the results is no bug
+    (breadth-first search marking a vertex's level while other threads test whether theirs is the
+    current one, say): then (the fault record, the printf output) of the run in launch order, whose
+    results are in place. When a run's results differ from the first's: what differs, in words (the
+    race is the bug); None when a run stops (the race is the bug to report, as found). `floats`: the
     arrays of floating-point elements, whose results may differ by rounding."""
     rerun = module.library["__cc_set_race_rerun"]
     rerun.argtypes, rerun.restype = [ctypes.c_int], None
@@ -1231,23 +1232,18 @@ def _race_changes_results(module: Module, kernel: Kernel, config, packed, memory
         else:
             for address, saved in before.items():
                 now = _bytes_at(address, len(saved))
-                if not _same_results(first[address], now, floats.get(address)):
-                    return _race_effect(mode, memory[address], first[address], now, floats.get(address), kernel)
+                differing = _differing(first[address], now, memory[address][2], floats.get(address))
+                if differing.size:
+                    return _race_effect(mode, memory[address], int(differing[0]), first[address], now, kernel)
     for address, was in first.items():
         _bytes_at(address, len(was))[:] = was
     return first_fault, output
 
 
-def _race_effect(mode: int, where: tuple, was: np.ndarray, now: np.ndarray, dtype, kernel: Kernel) -> str:
-    """In words: the first element of an array (`where`: its name, count and element size) that a rerun
+def _race_effect(mode: int, where: tuple, index: int, was: np.ndarray, now: np.ndarray, kernel: Kernel) -> str:
+    """In words: element `index` of an array (`where`: its name, count and element size), which a rerun
     of the launch in `mode` (see _race_changes_results) left other than the first run did."""
     name, _, size = where
-    if dtype is not None and size == dtype.itemsize:
-        a, b = was.view(dtype).astype(np.float64), now.view(dtype).astype(np.float64)
-        tolerance = {2: 1e-2, 4: 1e-5, 8: 1e-12}[dtype.itemsize] * np.nanmax(np.abs(a), initial=0.0)
-        index = int(np.flatnonzero(~((np.abs(a - b) <= tolerance) | (np.isnan(a) & np.isnan(b))))[0])
-    else:
-        index = int(np.flatnonzero(was != now)[0]) // (size or 1)
     dtypes = {p.name: p.dtype for p in kernel.params if p.pointer and p.dtype and p.lanes == 1}
     value_now, value_was = (_element_text(raw, index, size, dtypes.get(name)) for raw in (now, was))
     how = {2: "Run again with the blocks, and each block's threads, in the opposite order",
@@ -1628,11 +1624,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 rows = length // items
                 what = (f"accessed {name}[{index // items}]{''.join(f'[{k}]' for k in place)}, but {name} has {rows} "
                         f"row{'s' * (rows != 1)} (valid first indices 0 to {rows - 1})")
-        hint = "Guard the access (e.g. `if (i < n)`) or check how the index is computed."
-        if index == length and length and (found := _inclusive_bound(source, line)):
-            at, text = found
-            hint = (f"Index {index} is one past the last element, and line {at} compares with <= (`{text}`), which "
-                    f"lets the index reach the size itself: compare with < instead.")
+        hint = (_one_past_the_end(source, line, index, length)
+                or "Guard the access (e.g. `if (i < n)`) or check how the index is computed.")
     elif kind == SHARED_OUT_OF_BOUNDS:
         names, item, size = source.dynamic_shared_name or "extern __shared__", source.dynamic_shared_item, fault.element_bytes
         if not size or item == size:  # (an unknown or mixed declared type: the bytes say it surely)
@@ -1749,12 +1742,9 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         subscript = "" if fault.count == 0 else f" (subscript {fault.count + 1})"
         what = (f"accessed {name}{'[...]' * fault.count}[{index}]{subscript}, but that dimension of the {where_kind} "
                 f"{name} has {length} element{'s' * (length != 1)} (valid indices 0 to {length - 1})")
-        hint = ("Make the array as large as the threads that index it (e.g. [blockDim.x] elements: a #define or "
-                "template constant), or guard the access.")
-        if index == length and (found := _inclusive_bound(source, line)):
-            at, text = found
-            hint = (f"Index {index} is one past the last element, and line {at} compares with <= (`{text}`), which "
-                    f"lets the index reach the size itself: compare with < instead.")
+        hint = (_one_past_the_end(source, line, index, length)
+                or "Make the array as large as the threads that index it (e.g. [blockDim.x] elements: a #define or "
+                   "template constant), or guard the access.")
     elif kind == RACE:
         other = _xyz(fault.other_thread)
         element = _shared_element(fault, source, line)
