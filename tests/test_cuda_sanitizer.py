@@ -1154,6 +1154,16 @@ def test_a_race_whose_order_cannot_change_the_results_is_no_bug(capfd):
     assert "if (atomicExch(&seen[v[i]], 1) != 1)" in str(info.value)
     assert re.search(r"effect: Run again with each such read seeing the value from before the other thread's write, "
                      r"this launch gives count\[0\] = \d+ instead of 16\.", str(info.value))
+    # Past a race that changes nothing, a real bug further on is the message (not the race)
+    past = BREADTH_FIRST.replace('if (v == vertices - 1) printf("last vertex %u expanded at level %u\\n", v, current);',
+                                 "if (v == vertices - 1) level[vertices] = current;      // PAST-THE-END", 1)
+    assert past != BREADTH_FIRST
+    level = np.where(expected <= 1, expected, 0xFFFFFFFF).astype(np.uint32)  # levels 0 and 1 known
+    level[vertices - 1] = 1  # (the last vertex is expanded in this launch)
+    with pytest.raises(cuda.KernelError, match=rf"accessed level\[{vertices}\], but level has {vertices} elements") as info:
+        kernel("bfs_level", past, sanitize=True)(((vertices + 63) // 64,), (64,), (
+            row_start, neighbours, np.uint32(vertices), level, np.zeros(1, np.uint32), np.uint32(2)))
+    assert info.value.line == line_of("PAST-THE-END", past)
     # The in-place shift changes results with the order of its read and write: still a race (see above).
     with pytest.raises(cuda.KernelError, match=r"writes a\[1\], which thread \(0, 0, 0\) read"):
         kernel("shift_left_in_place", GLOBAL_HAZARDS, sanitize=True)((2,), (32,), (np.arange(64, dtype=np.float32), 64, -1))

@@ -951,14 +951,17 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
     effect = None  # what another order of a racing read and write changed, for the message
     if status != OK and fault.kind == GLOBAL_RACE and before is not None and _plain_read_and_write(fault):
         rerun = _race_changes_results(module, kernel, config, packed, memory, before, _float_arrays(kernel, args, arrays))
-        if isinstance(rerun, tuple):  # the order of the read and the write changes nothing: the launch as run
-            status, fault, rest = OK, *rerun
+        if isinstance(rerun, tuple):
+            # the order of the read and the write changes nothing: the launch as run (or, past that race,
+            # the launch stopped at another bug: that one is the message)
+            status, fault, rest = rerun
             changed = _restore_read_only(guarded)
             if rest.startswith(text):
                 sys.stdout.write(rest[len(text):])
-            if changed:
+            if changed and status == OK:
                 raise _read_only_error(module, kernel, *changed)
-        effect = rerun
+        else:
+            effect = rerun
     if status != OK:
         error = _explain(module, kernel, fault, time_limit, shared_mem, {**module.variables(), **arrays},
                          block_dim=tuple(block), args=args)
@@ -1205,10 +1208,12 @@ def _race_changes_results(module: Module, kernel: Kernel, config, packed, memory
     other thread's write (a read that came first, inside the other thread's check-then-set: two
     threads that both find `!seen[v]` both count v). A race that cannot change the results is no bug
     (breadth-first search marking a vertex's level while other threads test whether theirs is the
-    current one, say): then (the fault record, the printf output) of the run in launch order, whose
-    results are in place. When a run's results differ from the first's: what differs, in words (the
-    race is the bug); None when a run stops (the race is the bug to report, as found). `floats`: the
-    arrays of floating-point elements, whose results may differ by rounding."""
+    current one, say): then (OK, the fault record, the printf output) of the run in launch order,
+    whose results are in place. When a run's results differ from the first's: what differs, in words
+    (the race is the bug). When the run in launch order stops at another kind of fault past the race
+    (an index out of bounds): (its status, its fault record, its printf output), the bug to report.
+    None when a later run stops (the race is the bug to report, as found). `floats`: the arrays of
+    floating-point elements, whose results may differ by rounding."""
     rerun = module.library["__cc_set_race_rerun"]
     rerun.argtypes, rerun.restype = [ctypes.c_int], None
     for mode in (1, 2, 3):
@@ -1224,8 +1229,8 @@ def _race_changes_results(module: Module, kernel: Kernel, config, packed, memory
                 text, _ = module.take_output()
         if status == INTERRUPTED:
             raise KeyboardInterrupt(f"kernel '{kernel.name}' interrupted")
-        if status != OK:
-            return None
+        if status != OK:  # past the race, in launch order, another bug: that one is the message
+            return (status, fault, text) if mode == 1 and fault.kind != GLOBAL_RACE else None
         if mode == 1:
             first = {address: _bytes_at(address, len(saved)).copy() for address, saved in before.items()}
             first_fault, output = fault, text
@@ -1237,7 +1242,7 @@ def _race_changes_results(module: Module, kernel: Kernel, config, packed, memory
                     return _race_effect(mode, memory[address], int(differing[0]), first[address], now, kernel)
     for address, was in first.items():
         _bytes_at(address, len(was))[:] = was
-    return first_fault, output
+    return OK, first_fault, output
 
 
 def _race_effect(mode: int, where: tuple, index: int, was: np.ndarray, now: np.ndarray, kernel: Kernel) -> str:
