@@ -1013,6 +1013,11 @@ def test_a_total_read_in_the_launch_that_other_blocks_still_add_to_is_reported()
     total = np.zeros(1, np.float32)
     kernel("sum_by_cas", ATOMIC_TOTALS, sanitize=True)((4,), (256,), (x, total, 1024))
     assert abs(total[0] - x.sum()) < 1e-2
+    # values that cancel: the sum is near 0, and another order's rounding is large beside it (no race)
+    half = np.random.default_rng(5).standard_normal(512).astype(np.float32)
+    total[:] = 0
+    kernel("sum_by_cas", ATOMIC_TOTALS, sanitize=True)((4,), (256,), (np.concatenate([half, -half[::-1]]), total, 1024))
+    assert abs(total[0]) < 1e-3
 
 
 def test_in_place_updates_that_read_other_threads_elements():

@@ -83,7 +83,8 @@ never wrote, two threads of one launch using one element of global memory (an ar
 a ``__device__`` variable) without an atomic,
 unordered, while one of them writes it (two writes of different values, a read of another
 thread's element in an in-place stencil or scan, a plain store beside other threads' atomics, a
-plain read of a total that other blocks still add to atomically in the same launch; a
+plain read of a total that other blocks still add to atomically in the same launch (not an
+``atomicCAS`` loop's read: its CAS checks it); a
 plain read and a write only when their order matters: the launch runs again, from the same
 memory, with blocks and threads in the opposite order and with each such read seeing the value from
 before the write (a check-then-set that two threads both pass), and a race that leaves every result

@@ -692,6 +692,7 @@ enum { __CC_READ = 1, __CC_WRITE = 2, __CC_ATOMIC = 3, __CC_TOUCH = 4,
        __CC_READ_UPDATE = 6,   // the read of `x += v` or `x++` (a write follows): a read everywhere but in messages
        __CC_UPDATE = 32,       // added to a volatile read or write: those of `x += v` (__cc_rw)
        __CC_COPY = 64,         // added to the read of `s[i] = t[j];` (__cc_rc): its value is only copied
+       __CC_CAS = 128,         // added to the atomic of atomicCAS: a CAS loop's plain read is checked by it
        __CC_VOLATILE = 16 };   // added to a kind: through a volatile lvalue, which in global memory is a
                                // relaxed atomic (PTX's memory model: a flag one block sets and another polls),
                                // in shared memory a plain access
@@ -767,6 +768,7 @@ struct __cc_global_note {
     uint8_t repeated : 1;          // another block stored the same value again at the same line
     uint8_t volatile_write : 1;    // an atomic note that was a volatile update (`v[tid] += v[tid + 16]`)
     uint8_t volatile_store : 1;    // an atomic note that was a volatile store (`result[b] = sum;`, or the write of `+=`)
+    uint8_t cas : 1;               // an atomic note that was an atomicCAS
     uint8_t volatile_read;         // an atomic note that was a volatile read (for the message)
     uint8_t has_old;               // a write note: `old` holds the element's bytes before the write
     uint64_t old;                  //   (elements of at most 8 bytes; for __cc_race_rerun's stale reads)
@@ -1295,7 +1297,7 @@ static inline const __cc_global_note* __cc_unordered_in(const __cc_allocation& a
 }
 static inline void __cc_keep_note(__cc_allocation& a, int k, int k2, size_t word, unsigned me, uint32_t site,
                                   bool same = false, bool volatile_read = false, bool volatile_write = false,
-                                  bool volatile_store = false) {
+                                  bool volatile_store = false, bool cas = false) {
     __cc_global_note* notes = __cc_notes_of(a, k);
     if (!notes) return;
     __cc_global_note& n = notes[word];
@@ -1317,7 +1319,7 @@ static inline void __cc_keep_note(__cc_allocation& a, int k, int k2, size_t word
     n.tid = (uint16_t)me, n.same = same, n.repeated = 0, n.volatile_read = volatile_read;
     n.has_old = k == __CC_NOTE_WRITE && a.item <= 8;  // (before the store: the element holds the old bytes)
     if (n.has_old) memcpy(&n.old, a.base + word * a.item, a.item);
-    n.volatile_write = volatile_write, n.volatile_store = volatile_store;
+    n.volatile_write = volatile_write, n.volatile_store = volatile_store, n.cas = cas;
     n.warp = __cc_warp_epoch[(me / 32) & 31];
     n.time = __cc_sync_launch == __cc_current_launch ? ++__cc_sync_clock : 0;  // 0: before any fence
 }
@@ -1354,7 +1356,7 @@ static inline bool __cc_read_back_by(const __cc_allocation& a, size_t word, cons
     return false;
 }
 static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int kind, uint32_t site, int said,
-                             int relaxed = 0, uint32_t observed = 0) {
+                             int relaxed = 0, uint32_t observed = 0, bool cas = false) {
     if (kind == __CC_TOUCH) return;
     if (a.read_only && kind != __CC_READ) {
         __cc_fault* f = __cc_fault_out;
@@ -1434,16 +1436,17 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
             uint32_t published = y < __cc_sync_threads ? __cc_sync[y].published : 0;
             unfenced = published > other->time && observed > published;
         }
-        if (!other && kind == __CC_ATOMIC && !relaxed && __cc_race_rerun == 4)  // (the same, the other way round)
+        if (!other && kind == __CC_ATOMIC && !relaxed && !cas && __cc_race_rerun == 4)  // (the same, the other way round)
             other = __cc_unordered_in(a, __CC_NOTE_READ, __CC_NOTE_READ2, word, me), other_kind = __CC_READ;
         if (!other && kind == __CC_READ && !said && !relaxed && __cc_race_rerun == 4) {
             // A plain read of an element that other threads update atomically in this launch, unordered
             // with it: it may see the value before some of the updates (a total read before every block
-            // has added to it). An atomicCAS loop reads so too, and ends right whatever its read saw:
-            // only running the launch again tells them apart (cpu.py _race_changes_results), so this
-            // stops a first run only where Python can run it again (mode 4).
+            // has added to it). Whether that changes the results, only running the launch again tells
+            // (cpu.py _race_changes_results), so this stops a first run only where Python can run it
+            // again (mode 4). Not beside atomicCAS: a CAS loop reads so, and its CAS checks what it read
+            // (and its float sums would differ from run to run by more than their rounding, near 0).
             const __cc_global_note* n = __cc_unordered_in(a, __CC_NOTE_ATOMIC, __CC_NOTE_ATOMIC2, word, me);
-            if (n && !n->volatile_read) other = n, other_kind = __CC_ATOMIC;
+            if (n && !n->volatile_read && !n->cas) other = n, other_kind = __CC_ATOMIC;
         }
         if (other && __cc_race_rerun >= 1 && __cc_race_rerun <= 3 && !said && !relaxed && !unfenced &&
             (kind == __CC_READ || kind == __CC_WRITE) && other_kind != __CC_ATOMIC && other_kind != kind)
@@ -1479,7 +1482,7 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
         if (kind == __CC_READ) __cc_keep_note(a, __CC_NOTE_READ, __CC_NOTE_READ2, word, me, site);
         else if (kind == __CC_ATOMIC)
             __cc_keep_note(a, __CC_NOTE_ATOMIC, __CC_NOTE_ATOMIC2, word, me, site, false, said == __CC_READ, update,
-                           relaxed == 2 || relaxed == 3);
+                           relaxed == 2 || relaxed == 3, cas);
         else __cc_keep_note(a, __CC_NOTE_WRITE, -1, word, me, site, same);
     }
 }
@@ -1666,7 +1669,8 @@ static void __cc_note_at(const volatile void* address, size_t size, int kind, ui
     __cc_last_site = site;
     const char* p = (const char*)address;
     bool relaxed = kind & __CC_VOLATILE, update = kind & __CC_UPDATE, copy = kind & __CC_COPY;
-    kind &= ~(__CC_VOLATILE | __CC_UPDATE | __CC_COPY);
+    bool cas = kind & __CC_CAS;
+    kind &= ~(__CC_VOLATILE | __CC_UPDATE | __CC_COPY | __CC_CAS);
     // The store of a copy whose bytes no thread wrote (see __cc_copy)
     bool copied_unwritten = false;
     if (__cc_copy_set && kind != __CC_READ && kind != __CC_READ_UPDATE && kind != __CC_TOUCH)
@@ -1700,7 +1704,7 @@ static void __cc_note_at(const volatile void* address, size_t size, int kind, ui
             return __cc_note_global(a, (size_t)(p - a.base), size, relaxed && !a.read_only ? __CC_ATOMIC : kind, site,
                                     said, relaxed && !a.read_only && !polled
                                               ? (kind == __CC_READ ? (update ? 4 : 1) : update ? 3 : 2) : 0,
-                                    polled ? 0 : observed);
+                                    polled ? 0 : observed, cas);
         }
     }
     if (__cc_quarantined && kind != __CC_TOUCH) __cc_heap_check_freed(p, size, kind, site);  // device malloc's blocks
@@ -2951,7 +2955,7 @@ __CC_ATOMIC(atomicDec, unsigned int, (old == 0u || old > val) ? val : old - 1u)
 
 #define __CC_ATOMIC_CAS(T) \
     __attribute__((always_inline)) static inline T atomicCAS(T* address, T compare, T val) { \
-        if (__cc_sanitizing) __cc_note(address, sizeof(T), __CC_ATOMIC); \
+        if (__cc_sanitizing) __cc_note(address, sizeof(T), __CC_ATOMIC + __CC_CAS); \
         if (__cc_parallel) { \
             __atomic_compare_exchange_n(address, &compare, val, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
             return compare; } \
