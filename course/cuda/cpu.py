@@ -928,9 +928,9 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
             setup = module.library["__cc_trace_setup"]
             setup.argtypes, setup.restype = [ctypes.c_size_t], None
             setup(int(trace_limit))
-        rerun = module.library["__cc_set_race_rerun"] if before is not None else None
-        if rerun:  # (a race whose effect only a second run shows may stop this one: it can run again)
-            rerun.argtypes, rerun.restype = [ctypes.c_int], None
+        # (a race whose effect only another run shows may stop this one: it can run again)
+        rerun = _setting(module, "__cc_set_race_rerun") if before is not None else None
+        if rerun:
             rerun(4)
         try:
             status = module.launcher(kernel.name)(config, packed, ctypes.byref(fault))
@@ -950,18 +950,18 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
         raise _read_only_error(module, kernel, *changed)
     effect = None  # what another order of a racing read and write changed, for the message
     if status != OK and fault.kind == GLOBAL_RACE and before is not None and _plain_read_and_write(fault):
-        rerun = _race_changes_results(module, kernel, config, packed, memory, before, _float_arrays(kernel, args, arrays))
-        if isinstance(rerun, tuple):
+        found = _race_changes_results(module, kernel, config, packed, memory, before, _float_arrays(kernel, args, arrays))
+        if isinstance(found, tuple):
             # the order of the read and the write changes nothing: the launch as run (or, past that race,
             # the launch stopped at another bug: that one is the message)
-            status, fault, rest = rerun
+            status, fault, rest = found
             changed = _restore_read_only(guarded)
             if rest.startswith(text):
                 sys.stdout.write(rest[len(text):])
             if changed and status == OK:
                 raise _read_only_error(module, kernel, *changed)
         else:
-            effect = rerun
+            effect = found
     if status != OK:
         error = _explain(module, kernel, fault, time_limit, shared_mem, {**module.variables(), **arrays},
                          block_dim=tuple(block), args=args)
@@ -1069,6 +1069,36 @@ def _bytes_at(address: int, count: int) -> np.ndarray:
 _READS_CLOCK = re.compile(r"\b(clock|clock64)\s*\(")
 
 
+def _setting(module: Module, name: str):
+    """One of runtime.h's exported settings for the next launch (`void name(int)`)."""
+    setter = module.library[name]
+    setter.argtypes, setter.restype = [ctypes.c_int], None
+    return setter
+
+
+def _run_again(module: Module, kernel: Kernel, config, packed, before: dict, setting: str, mode: int):
+    """Run a sanitized launch once more from the memory it started with (`before`), runtime.h's
+    `setting` at `mode` for that run: (its status, its fault record, its printf output)."""
+    for address, saved in before.items():
+        _bytes_at(address, len(saved))[:] = saved
+    setter, fault = _setting(module, setting), _Fault()
+    with _launch_lock:
+        setter(mode)
+        try:
+            status = module.launcher(kernel.name)(config, packed, ctypes.byref(fault))
+        finally:
+            setter(0)
+            text, _ = module.take_output()
+    if status == INTERRUPTED:
+        raise KeyboardInterrupt(f"kernel '{kernel.name}' interrupted")
+    return status, fault, text
+
+
+def _element_dtypes(kernel: Kernel) -> dict:
+    """The NumPy dtype name of each pointer parameter's elements (scalar element types only)."""
+    return {p.name: p.dtype for p in kernel.params if p.pointer and p.dtype and p.lanes == 1}
+
+
 def _depends_on_undefined(module: Module, kernel: Kernel, config, packed, memory: dict, before: dict):
     """After a sanitized launch in which a shuffle read a lane that brings no value, and whose
     results hold none of the pattern it gave (an integer sum, a fmaxf, a comparison lose it): run
@@ -1076,23 +1106,13 @@ def _depends_on_undefined(module: Module, kernel: Kernel, config, packed, memory
     they depend on a value a GPU leaves undefined: (name, index, first value, second value) of the
     first element that differs, with the first run's results back in place. None when they agree."""
     first = {address: _bytes_at(address, len(saved)).copy() for address, saved in before.items()}
-    for address, saved in before.items():
-        _bytes_at(address, len(saved))[:] = saved
-    variant = module.library["__cc_set_undefined_variant"]
-    variant.argtypes, variant.restype = [ctypes.c_int], None
-    second = _Fault()
-    with _launch_lock:
-        variant(1)
-        try:
-            status = module.launcher(kernel.name)(config, packed, ctypes.byref(second))
-        finally:
-            variant(0)
-            module.take_output()  # the first run's printf output was shown already
-    if status == INTERRUPTED:
+    try:  # (its printf output is dropped: the first run's was shown already)
+        status, _, _ = _run_again(module, kernel, config, packed, before, "__cc_set_undefined_variant", 1)
+    except KeyboardInterrupt:
         for address, was in first.items():
             _bytes_at(address, len(was))[:] = was
-        raise KeyboardInterrupt(f"kernel '{kernel.name}' interrupted")
-    dtypes = {p.name: p.dtype for p in kernel.params if p.pointer and p.dtype and p.lanes == 1}
+        raise
+    dtypes = _element_dtypes(kernel)
     found = None
     for address, (name, count, size) in memory.items():
         was, now = first[address], _bytes_at(address, count * size)
@@ -1214,21 +1234,8 @@ def _race_changes_results(module: Module, kernel: Kernel, config, packed, memory
     (an index out of bounds): (its status, its fault record, its printf output), the bug to report.
     None when a later run stops (the race is the bug to report, as found). `floats`: the arrays of
     floating-point elements, whose results may differ by rounding."""
-    rerun = module.library["__cc_set_race_rerun"]
-    rerun.argtypes, rerun.restype = [ctypes.c_int], None
     for mode in (1, 2, 3):
-        for address, saved in before.items():
-            _bytes_at(address, len(saved))[:] = saved
-        fault = _Fault()
-        with _launch_lock:
-            rerun(mode)
-            try:
-                status = module.launcher(kernel.name)(config, packed, ctypes.byref(fault))
-            finally:
-                rerun(0)
-                text, _ = module.take_output()
-        if status == INTERRUPTED:
-            raise KeyboardInterrupt(f"kernel '{kernel.name}' interrupted")
+        status, fault, text = _run_again(module, kernel, config, packed, before, "__cc_set_race_rerun", mode)
         if status != OK:  # past the race, in launch order, another bug: that one is the message
             return (status, fault, text) if mode == 1 and fault.kind != GLOBAL_RACE else None
         if mode == 1:
@@ -1249,8 +1256,8 @@ def _race_effect(mode: int, where: tuple, index: int, was: np.ndarray, now: np.n
     """In words: element `index` of an array (`where`: its name, count and element size), which a rerun
     of the launch in `mode` (see _race_changes_results) left other than the first run did."""
     name, _, size = where
-    dtypes = {p.name: p.dtype for p in kernel.params if p.pointer and p.dtype and p.lanes == 1}
-    value_now, value_was = (_element_text(raw, index, size, dtypes.get(name)) for raw in (now, was))
+    dtype = _element_dtypes(kernel).get(name)
+    value_now, value_was = (_element_text(raw, index, size, dtype) for raw in (now, was))
     how = {2: "Run again with the blocks, and each block's threads, in the opposite order",
            3: "Run again with each such read seeing the value from before the other thread's write"}[mode]
     element = f"{name}[{index}]" if size else name

@@ -502,12 +502,13 @@ def _check_array(kernel: Kernel, p: Param, a, backend_name: str):
     if p.ctype == "char" and a.dtype.kind == "U":
         raise TypeError(f"{where}: needs bytes, but the array holds Python text ({a.dtype}, 4 bytes a character); "
                         "pass its bytes: np.frombuffer(text.encode(), np.uint8), or a bytes array np.array([b'...'])")
-    fields = [a.dtype.fields[name][0] for name in a.dtype.names] if a.dtype.names else []
-    if (p.dtype is not None and fields and all(field == _element_dtype(p.dtype) for field in fields)
-            and a.dtype.itemsize == len(fields) * fields[0].itemsize and isinstance(a, np.ndarray)):
-        # a record array of float32 fields (x, y) for a float2* (or of its own element type for any
-        # pointer): the same bytes as interleaved float32 values
-        a = a.view(_element_dtype(p.dtype)) if len(fields) == max(p.lanes, 1) else a
+    fields = [a.dtype.fields[name][0] for name in a.dtype.names] if a.dtype.names else []  # a record array's
+    if (isinstance(a, np.ndarray) and p.dtype is not None and len(fields) == max(p.lanes, 1)
+            and all(field == _element_dtype(p.dtype) for field in fields)
+            and a.dtype.itemsize == len(fields) * fields[0].itemsize):
+        # fields x, y of float32 for a float2* (one of its element type for a float*): the same bytes as
+        # interleaved float32 values
+        a = a.view(_element_dtype(p.dtype))
     if p.dtype == "bfloat16" and a.dtype.name == "bfloat16" and a.dtype.itemsize == 2 and isinstance(a, np.ndarray):
         a = a.view(np.uint16)  # ml_dtypes' bfloat16 (JAX's): the same 16 bits
     if p.dtype is not None and a.dtype != _element_dtype(p.dtype):
@@ -519,8 +520,8 @@ def _check_array(kernel: Kernel, p: Param, a, backend_name: str):
                             f"or convert the array with a.astype(np.float32)")
         else:
             convert = f"t.to(torch.{p.dtype})" if tensor and p.dtype != "bfloat16" else _astype(p.dtype)
-            if a.dtype.names and len({a.dtype.fields[name][0] for name in a.dtype.names}) == 1:
-                field = a.dtype.fields[a.dtype.names[0]][0]  # a record array of one type: its bytes as that type
+            if fields and len(set(fields)) == 1:
+                field = fields[0]  # a record array of one type: its bytes as that type
                 convert = (f"a.view(np.{field.name}) (its fields as one flat array)" if field == _element_dtype(p.dtype)
                            else f"a.view(np.{field.name}).astype(np.{_element_dtype(p.dtype).name})")
             raise TypeError(f"{where}: needs {_dtype_word(p.dtype)} elements, but the "

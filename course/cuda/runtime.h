@@ -769,8 +769,8 @@ struct __cc_global_note {
     uint8_t volatile_write : 1;    // an atomic note that was a volatile update (`v[tid] += v[tid + 16]`)
     uint8_t volatile_store : 1;    // an atomic note that was a volatile store (`result[b] = sum;`, or the write of `+=`)
     uint8_t cas : 1;               // an atomic note that was an atomicCAS
+    uint8_t has_old : 1;           // a write note: `old` holds the element's bytes before the write
     uint8_t volatile_read;         // an atomic note that was a volatile read (for the message)
-    uint8_t has_old;               // a write note: `old` holds the element's bytes before the write
     uint64_t old;                  //   (elements of at most 8 bytes; for __cc_race_rerun's stale reads)
 };
 enum { __CC_NOTE_WRITE, __CC_NOTE_ATOMIC, __CC_NOTE_ATOMIC2, __CC_NOTE_READ, __CC_NOTE_READ2, __CC_NOTE_KINDS };
@@ -785,6 +785,8 @@ enum { __CC_NOTE_WRITE, __CC_NOTE_ATOMIC, __CC_NOTE_ATOMIC2, __CC_NOTE_READ, __C
 // other threads update atomically stops it too (see __cc_note_global). Sanitized builds run on one
 // worker.
 static int __cc_race_rerun;
+// Blocks, and each block's threads, run in the opposite order (mode 2; always false in a plain build).
+static inline bool __cc_reversed() { return __cc_sanitizing && __cc_race_rerun == 2; }
 // Mode 3: the elements that hold an old value for the read that was just noted, and the bytes to
 // put back before the next access (of any thread: every access is noted) or the launch's end.
 struct __cc_stale_element { char* address; uint64_t now; size_t size; };
@@ -905,13 +907,27 @@ static void __cc_barrier_shares_acquires(int threads) {
     }
     for (int i = 0; i < threads; i++) __cc_sync[first + i].device.acquire = latest, __cc_sync[first + i].observed = observed;
 }
+// The launch-wide index of the thread that made note `n` (__cc_sync's index).
+static inline size_t __cc_note_thread(const __cc_global_note& n) {
+    return (size_t)n.block * (blockDim.x * blockDim.y * blockDim.z) + n.tid;
+}
 // Y's write (w) is ordered before this thread's: Y fenced and released after it, and this thread
 // acquired after that.
 static inline bool __cc_handed_over(const __cc_global_note& w) {
     if (!__cc_sync_ready(false)) return false;
-    size_t y = (size_t)w.block * (blockDim.x * blockDim.y * blockDim.z) + w.tid;
+    size_t y = __cc_note_thread(w);
     if (y >= __cc_sync_threads) return false;
     return __cc_released_to(__cc_sync[y].device, __cc_sync[__cc_global_tid()].device, w.time);
+}
+
+// Thread Y, who made note `n` (a store), published something after it (an atomic, a volatile store:
+// a ticket, a flag), and this thread observed something (an atomic, a volatile read) after that, at
+// `observed`: it counts on a handover from Y.
+static inline bool __cc_published_to(const __cc_global_note& n, uint32_t observed) {
+    size_t y = __cc_note_thread(n);
+    if (y >= __cc_sync_threads) return false;
+    uint32_t published = __cc_sync[y].published;
+    return published > n.time && observed > published;
 }
 
 // The memory a launch knows: its argument arrays and its dynamic shared memory. A raw pointer
@@ -1324,27 +1340,6 @@ static inline void __cc_keep_note(__cc_allocation& a, int k, int k2, size_t word
     n.time = __cc_sync_launch == __cc_current_launch ? ++__cc_sync_clock : 0;  // 0: before any fence
 }
 
-// Global memory's hazards between threads of one launch (compute-sanitizer's racecheck looks at
-// shared memory only): a plain write and another thread's access to the same element, unordered.
-// Two plain writes: one is lost. A write and a read: the reader may see either value (an in-place
-// stencil or scan, a shift). A write and an atomic: the atomics before the write are lost (an
-// accumulator zeroed in the kernel). Atomics among themselves and reads among themselves are no
-// hazards, nor is a store of the value the element holds already, except against atomics (which
-// it may undo). A plain read of what other threads update atomically is one only where the results
-// depend on it: the atomicCAS loop (read, then compare-and-swap until no other thread came between)
-// is made of such reads, and only running the launch again tells it from a read of a total that is
-// not complete yet (__cc_race_rerun 4); so is a plain read and a plain write that cannot change the
-// results (a breadth-first search's levels).
-// `said`: what a message calls the access when it is not `kind` (the read of `x += v`, a volatile
-// read noted as an atomic), else 0.
-// `relaxed`: 1 a volatile read, 2 a volatile write, 3 the write and 4 the read of a volatile `x += v`
-// (kind is then __CC_ATOMIC). Between blocks they are relaxed atomics; between threads of one block,
-// unordered by a barrier or __syncwarp, a volatile update (`v[tid] += v[tid + 16]`) and another
-// thread's volatile read are the race they are in shared memory (the warp-synchronous reduction of
-// old samples, on a global array). A plain volatile store (`*found = 1`) and the reads of other
-// threads (`if (*found) return;`) are no race: they are how such a flag works.
-// `observed`: for a read, when this thread last did a global atomic or volatile read before it (0:
-// never, or no handover is tracked in this launch).
 // The writer `w` had read the element at `site` (this read's spot) first: a read-modify-write done
 // by hand (`int slot = *count; ...; *count = slot + 1;`), not a neighbour's element.
 static inline bool __cc_read_back_by(const __cc_allocation& a, size_t word, const __cc_global_note& w, uint32_t site) {
@@ -1355,6 +1350,28 @@ static inline bool __cc_read_back_by(const __cc_allocation& a, size_t word, cons
     }
     return false;
 }
+
+// Global memory's hazards between threads of one launch (compute-sanitizer's racecheck looks at
+// shared memory only): a plain write and another thread's access to the same element, unordered.
+// Two plain writes: one is lost. A write and a read: the reader may see either value (an in-place
+// stencil or scan, a shift). A write and an atomic: the atomics before the write are lost (an
+// accumulator zeroed in the kernel). Atomics among themselves and reads among themselves are no
+// hazards, nor is a store of the value the element holds already, except against atomics (which
+// it may undo). A plain read of what other threads update atomically is one only where the results
+// depend on it (a total read before it is complete), which only running the launch again tells
+// (__cc_race_rerun 4), and never beside atomicCAS: the CAS loop (read, then compare-and-swap until no
+// other thread came between) is made of such reads. A plain read and a plain write are one only
+// where their order changes the results too (not a breadth-first search's levels).
+// `said`: what a message calls the access when it is not `kind` (the read of `x += v`, a volatile
+// read noted as an atomic), else 0.
+// `relaxed`: 1 a volatile read, 2 a volatile write, 3 the write and 4 the read of a volatile `x += v`
+// (kind is then __CC_ATOMIC). Between blocks they are relaxed atomics; between threads of one block,
+// unordered by a barrier or __syncwarp, a volatile update (`v[tid] += v[tid + 16]`) and another
+// thread's volatile read are the race they are in shared memory (the warp-synchronous reduction of
+// old samples, on a global array). A plain volatile store (`*found = 1`) and the reads of other
+// threads (`if (*found) return;`) are no race: they are how such a flag works.
+// `observed`: for a read, when this thread last did a global atomic or volatile read before it (0:
+// never, or no handover is tracked in this launch).
 static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int kind, uint32_t site, int said,
                              int relaxed = 0, uint32_t observed = 0, bool cas = false) {
     if (kind == __CC_TOUCH) return;
@@ -1419,23 +1436,17 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
                 if (!n || n->launch != __cc_current_launch || !n->volatile_store || !n->time ||
                     n->block == __cc_block_linear || __cc_handed_over(*n))
                     continue;
-                size_t y = (size_t)n->block * (blockDim.x * blockDim.y * blockDim.z) + n->tid;
-                if (y >= __cc_sync_threads) continue;
-                uint32_t published = __cc_sync[y].published;
-                if (published > n->time && observed > published) {
+                if (__cc_published_to(*n, observed)) {
                     other = n, other_kind = __CC_WRITE, op = __CC_READ, unfenced = true;
                     break;
                 }
             }
         if (other && !unfenced && kind == __CC_READ && !said && other_kind == __CC_WRITE && observed &&
-            other->block != __cc_block_linear && !__cc_handed_over(*other)) {
+            other->block != __cc_block_linear && !__cc_handed_over(*other))
             // A plain store handed over without a fence, the same way (the chained scan's running sum
             // stored, then its flag set with an atomic, and no __threadfence() between). (A store made
             // before the launch's first atomic, when no times were kept yet, has time 0.)
-            size_t y = (size_t)other->block * (blockDim.x * blockDim.y * blockDim.z) + other->tid;
-            uint32_t published = y < __cc_sync_threads ? __cc_sync[y].published : 0;
-            unfenced = published > other->time && observed > published;
-        }
+            unfenced = __cc_published_to(*other, observed);
         if (!other && kind == __CC_ATOMIC && !relaxed && !cas && __cc_race_rerun == 4)  // (the same, the other way round)
             other = __cc_unordered_in(a, __CC_NOTE_READ, __CC_NOTE_READ2, word, me), other_kind = __CC_READ;
         if (!other && kind == __CC_READ && !said && !relaxed && __cc_race_rerun == 4) {
@@ -3859,7 +3870,7 @@ static inline void __cc_switch_fibers(__cc_fiber* from, __cc_fiber* to) { swapco
 // next runnable fiber of the round, and the last one to the scheduler: one switch per thread
 // and barrier instead of two.
 static inline void __cc_yield(__cc_worker* w, __cc_fiber* f) {
-    const long step = __cc_sanitizing && __cc_race_rerun == 2 ? -1 : 1;  // -1: the threads in the opposite order
+    const long step = __cc_reversed() ? -1 : 1;
     for (long i = (f - w->fibers) + step; i >= 0 && i < w->round_threads; i += step) {
         __cc_fiber* g = &w->fibers[i];
         if (g->state == __CC_RUNNABLE) {
@@ -4212,7 +4223,7 @@ __attribute__((noinline)) static bool __cc_take_block(__cc_worker* w) {
     long long b = w->chunk_next++;
     __atomic_store_n(&w->block, b, __ATOMIC_SEQ_CST);  // then read __cc_fault_min: see __cc_work
     if (b > __atomic_load_n(&__cc_fault_min, __ATOMIC_SEQ_CST)) return false;
-    if (__cc_sanitizing && __cc_race_rerun == 2) b = __cc_block_total - 1 - b;  // (w->block: the launch's order)
+    if (__cc_reversed()) b = __cc_block_total - 1 - b;  // (w->block: the launch's order)
     unsigned long long gx = gridDim.x, gy = gridDim.y;
     blockIdx = {(unsigned)(b % gx), (unsigned)(b / gx % gy), (unsigned)(b / (gx * gy))};
     threadIdx = {0, 0, 0};
@@ -4238,7 +4249,7 @@ static void __cc_run_block_as_fibers(__cc_worker* w, int threads) {
     w->round_threads = threads;
     w->exited_count = 0;
     w->spinning = 0;
-    const bool reversed = __cc_sanitizing && __cc_race_rerun == 2;  // (the last thread first)
+    const bool reversed = __cc_reversed();  // (the last thread first)
     for (;;) {
         for (int k = 0; k < threads; k++) {  // the first runnable fiber; the others follow it (__cc_yield)
             __cc_fiber* f = &__cc_fibers[reversed ? threads - 1 - k : k];
@@ -4337,7 +4348,7 @@ static inline __attribute__((always_inline)) void __cc_run_in_loops(Body& body) 
     const dim3 b = blockDim;
     while (__cc_take_block(w)) {
         __cc_new_block();
-        if (__cc_sanitizing && __cc_race_rerun == 2) {  // the threads in the opposite order (__cc_race_rerun)
+        if (__cc_reversed()) {  // the threads in the opposite order (a rerun: __cc_race_rerun)
             for (unsigned tz = b.z; tz-- > 0;)
                 for (unsigned ty = b.y; ty-- > 0;)
                     for (unsigned tx = b.x; tx-- > 0;) {
@@ -5603,7 +5614,7 @@ __attribute__((noinline)) static void __cc_printf_check(const char* format, cons
         char conversion = *c;
         want[wanted++] = strchr("diouxXc", conversion) ? 'i' : strchr("eEfFgGaA", conversion) ? 'f'
                        : conversion == 's' ? 's' : conversion == 'p' ? 'p' : 0;
-        if (!want[wanted - 1]) continue;  // (another conversion: printed as it is, takes nothing)
+        if (!want[wanted - 1]) wanted--;  // (another conversion: printed as it is, takes nothing but its `*`s)
         for (int k = 0; k < wanted; k++, next++) {
             char got = next < count ? kinds[next] : '-';
             if (got == '?') return;  // a struct: where the values after it go is not known here
