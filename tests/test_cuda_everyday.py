@@ -725,6 +725,29 @@ def test_packed_dot_products_wide_multiplies_and_address_spaces():
     assert (spaces == 111).all()
 
 
+SPACES = r"""
+__constant__ float weights[4];
+__device__ int counter;
+extern "C" __global__ void spaces(const float* a, int* out) {
+    __shared__ float tile[4];
+    float mine = a[threadIdx.x];
+    tile[threadIdx.x] = mine;
+    const void* where[5] = {&weights[threadIdx.x], &a[threadIdx.x], &counter, &tile[threadIdx.x], &mine};
+    for (int k = 0; k < 5; k++)
+        out[threadIdx.x * 5 + k] = __isConstant(where[k]) * 1000 + __isGlobal(where[k]) * 100
+                                   + __isShared(where[k]) * 10 + __isLocal(where[k]);
+}
+"""
+
+
+def test_address_space_predicates_tell_constant_from_global():
+    """__isConstant is 1 only inside a __constant__ variable, which is not global memory (__isGlobal 0),
+    as on a GPU; a __device__ variable is global."""
+    out = np.zeros(20, np.int32)
+    cuda.RawKernel(SPACES, "spaces", backend="cpu")((1,), (4,), (np.ones(4, np.float32), out))
+    assert out.reshape(4, 5).tolist() == [[1000, 100, 100, 10, 1]] * 4
+
+
 DECLARATORS = r"""
 extern "C" __global__ void declarators(float* x, int n) {
     __shared__ float s[4][8];

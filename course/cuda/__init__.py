@@ -29,7 +29,7 @@ What the CPU backend runs (it emulates an sm_80 GPU: ``__CUDA_ARCH__`` is 800):
   helper's ``const T*`` or ``volatile T*`` parameter takes any array and deduces ``T`` as nvcc does,
   whether the helper is declared before the kernel, defined after it, or overloaded), array
   reference parameters (``float (&r)[4]``, ``T (&r)[N]``), and integer intrinsics down to
-  ``__dp4a`` and ``__isShared``;
+  ``__dp4a`` and the address-space tests (``__isShared``, ``__isConstant``, ...);
 - warp-level programming with real warp semantics: ``__shfl*_sync`` (with width), votes,
   ``__activemask``, ``__syncwarp``, ``__reduce_*_sync``, ``__match_*_sync``, and cooperative
   groups (``this_thread_block``, ``tiled_partition``, ``labeled_partition``, ``binary_partition``,

@@ -257,6 +257,14 @@ def _launchers(source: Source, kernels=None) -> str:
         code.append(f"    __cc_register_allocation((void*)&{storage}, sizeof({storage}), {read_only}"
                     f"__cc_global_bits<decltype({storage})>());")
     code.append("}")
+    code.append("static bool __cc_in_constant(const volatile void* p) {")
+    code.append("    const char* c = (const char*)p;")
+    for name in sorted(source.constant_globals):
+        storage = f"__cc_raw_{name}" if name in source.global_arrays else name
+        code.append(f"    if (c >= (const char*)&{storage} && c < (const char*)&{storage} + sizeof({storage})) return true;")
+    code.append("    (void)c;")
+    code.append("    return false;")
+    code.append("}")
     for index, kernel in enumerate(kernels if kernels is not None else source.kernels.values()):
         if kernel.name in source.problems:
             continue

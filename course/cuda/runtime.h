@@ -3626,14 +3626,19 @@ static inline int __dp2a_lo(int a, int b, int c) { return (int)((unsigned)__cc_d
 static inline int __dp2a_hi(int a, int b, int c) { return (int)((unsigned)__cc_dp2a((unsigned)a, (unsigned)b, true, true) + (unsigned)c); }
 static inline unsigned int __dp2a_lo(unsigned int a, unsigned int b, unsigned int c) { return (unsigned)__cc_dp2a(a, b, false, false) + c; }
 static inline unsigned int __dp2a_hi(unsigned int a, unsigned int b, unsigned int c) { return (unsigned)__cc_dp2a(a, b, true, false) + c; }
-// Which memory a generic pointer points into. (__constant__ variables count as global here.)
+// Which memory a generic pointer points into: shared, constant (a __constant__ variable: the
+// launchers define __cc_in_constant), global (an argument array or a __device__ variable), local.
+static bool __cc_in_constant(const volatile void* p);
 static inline unsigned int __isShared(const volatile void* p) {
     const char* c = (const char*)p;
     return __cc_find_shared_array(p) != nullptr
            || (__cc_dyn_shared && c >= __cc_dyn_shared && c < __cc_dyn_shared + __cc_dyn_shared_bytes);
 }
-static inline unsigned int __isGlobal(const volatile void* p) { return !__isShared(p) && __cc_find_allocation(p) != nullptr; }
-static inline unsigned int __isLocal(const volatile void* p) { return !__isShared(p) && !__isGlobal(p); }
+static inline unsigned int __isConstant(const volatile void* p) { return __cc_in_constant(p); }
+static inline unsigned int __isGlobal(const volatile void* p) {
+    return !__isShared(p) && !__cc_in_constant(p) && __cc_find_allocation(p) != nullptr;
+}
+static inline unsigned int __isLocal(const volatile void* p) { return !__isShared(p) && !__isConstant(p) && !__isGlobal(p); }
 #define __ldg(p) (*(p))
 // The other cache-hinted loads and stores (cache global, streaming, last use, volatile; write-back,
 // write-through): one memory here, so a plain load or store.
