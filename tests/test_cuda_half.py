@@ -243,3 +243,34 @@ def test_a_cast_of_a_half_to_an_integer_is_cudas_saturating_conversion(sanitize)
     # (long long: NaN gives the top bit alone, PTX's rule for 64-bit integers; its low 32 bits are 0)
     assert out[:, 3].tolist() == [2, -2, 0, -1, 0, 300, -1, 0]
     assert out[:, 4].tolist() == [2, 0, 0, -1, 0, 300, 0, 0]
+
+
+MIXED = r"""
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+extern "C" __global__ void mixed(const HALF* x, float* out) {
+    out[threadIdx.x] = EXPRESSION;
+}
+"""
+
+
+@pytest.mark.parametrize("half, expression, operator, other", [
+    ("__half", "x[threadIdx.x] * 2.0f", "*", "a float"), ("__half", "x[threadIdx.x] > 0 ? 1.0f : 0.0f", ">", "an int"),
+    ("__nv_bfloat16", "1.0 + x[threadIdx.x]", "+", "a double")])
+def test_a_half_beside_a_float_or_an_integer_is_refused_with_what_to_write(half, expression, operator, other):
+    """nvcc refuses `h * 2.0f` as ambiguous (its __half converts to float and to every integer type): so
+    does the CPU backend, and the message says how to write it."""
+    source = MIXED.replace("HALF", half).replace("EXPRESSION", expression)
+    with pytest.raises(cuda.CompileError) as info:
+        cuda.RawKernel(source, "mixed", backend="cpu").compile()
+    message = str(info.value)
+    assert f"`{operator}` of a {half} and {other} is ambiguous for nvcc too" in message
+    to_float = "__half2float" if half == "__half" else "__bfloat162float"
+    assert f"`{to_float}(h) {operator} x`" in message
+    fixed = source.replace(expression, expression.replace("x[threadIdx.x]", f"{to_float}(x[threadIdx.x])"))
+    out = np.zeros(2, np.float32)
+    values = np.array([1.5, -2.0], np.float16 if half == "__half" else np.float32)
+    if half != "__half":  # bfloat16 bits: the top half of a float32's
+        values = (values.view(np.uint32) >> 16).astype(np.uint16)
+    cuda.RawKernel(fixed, "mixed", backend="cpu")((1,), (2,), (values, out))
+    assert out.tolist() == [[3.0, -4.0], [1.0, 0.0], [2.5, -1.0]][["*", ">", "+"].index(operator)]

@@ -421,6 +421,25 @@ def _missing_header(header: str) -> str:
 _DEFAULT_DEVICE = {"-default-device", "--device-as-default-execution-space"}
 
 
+def _mixed_half_hint(output: str) -> str:
+    """`h * 2.0f`, `h > 0`: a __half (or bfloat16) beside a float or an integer is ambiguous for nvcc
+    too (its __half converts to float and to every integer type): what to write instead."""
+    found = re.search(r"ambiguous overload for .operator(\S+). \(operand types are .([\w ]+). and .([\w ]+).\)", output)
+    halves = ("__half", "__nv_bfloat16")
+    if not found:
+        return ""
+    op, left, right = (re.sub(r"\b(const|volatile) ", "", word) for word in found.groups())
+    if (left in halves) == (right in halves):
+        return ""
+    half, other = (left, right) if left in halves else (right, left)
+    to_half = "__float2half" if half == "__half" else "__float2bfloat16"
+    to_float = "__half2float" if half == "__half" else "__bfloat162float"
+    article = "an" if other[0] in "aeiou" else "a"
+    return (f"\n`{op}` of a {half} and {article} {other} is ambiguous for nvcc too (its {half} converts to float "
+            f"and to every integer type): make both sides {half} (`h {op} {to_half}(x)`) or both float "
+            f"(`{to_float}(h) {op} x`).")
+
+
 def refused_message(host_only: list, other: list) -> str:
     """Why a source with code nvcc refuses does not compile here: g++ would compile it, and the
     kernel would run here and then not compile on a GPU. `host_only`: (what, line, fix) of each use
@@ -472,6 +491,7 @@ def _compile(source: Source, unit: str, flags: list[str], compiler: str, target:
                    "shared_mem=bytes, or a fixed upper bound." if re.search(
                        r"variable-sized array|variable length array|storage size of \S+ isn.t constant|"
                        r"size of array \S+ is not an integral constant", output) else "")
+                + _mixed_half_hint(output)
             )
         # The compiler's remarks about the learner's lines, kept beside the module (a later process
         # loads it from the cache and shows them too)
