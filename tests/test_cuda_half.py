@@ -274,3 +274,27 @@ def test_a_half_beside_a_float_or_an_integer_is_refused_with_what_to_write(half,
         values = (values.view(np.uint32) >> 16).astype(np.uint16)
     cuda.RawKernel(fixed, "mixed", backend="cpu")((1,), (2,), (values, out))
     assert out.tolist() == [[3.0, -4.0], [1.0, 0.0], [2.5, -1.0]][["*", ">", "+"].index(operator)]
+
+
+IMPLICIT = r"""
+#include <cuda_fp16.h>
+extern "C" __global__ void implicit(const __half* x, int* out) {
+    int t = threadIdx.x;
+    __half h = x[t];
+    int i = h;                      // CUDA's operator int: toward zero, NaN gives 0
+    unsigned int u = h;             // saturates: a negative value gives 0
+    long long l = h;
+    bool b = h;                     // nonzero (NaN too)
+    out[4 * t + 0] = i; out[4 * t + 1] = (int)u; out[4 * t + 2] = (int)l; out[4 * t + 3] = b ? 1 : 0;
+}
+"""
+
+
+def test_a_half_converts_to_integers_implicitly_as_cuda_fp16_hpp_says():
+    """`int i = h;` compiles with nvcc (cuda_fp16.hpp's implicit operator int) and rounds toward zero with
+    NaN giving 0: the same here, with no undefined float-to-integer conversion reported."""
+    x = np.array([2.75, -1.5, np.nan, 0.0, -0.0, np.inf], np.float16)
+    out = np.zeros(4 * len(x), np.int32)
+    cuda.RawKernel(IMPLICIT, "implicit", backend="cpu", sanitize=True)((1,), (len(x),), (x, out))
+    assert out.reshape(-1, 4).tolist() == [[2, 2, 2, 1], [-1, 0, -1, 1], [0, 0, 0, 1], [0, 0, 0, 0], [0, 0, 0, 0],
+                                           [2**31 - 1, -1, -1, 1]]

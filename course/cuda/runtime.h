@@ -2725,8 +2725,17 @@ template <class I> static inline I __cc_half_to_integer(float v);  // (after __c
         H(short i) : __x(TO_BITS((float)i)) {} \
         H(unsigned short i) : __x(TO_BITS((float)i)) {} \
         operator float() const { return TO_FLOAT(__x); } \
-        /* (int)h, static_cast<short>(h): CUDA's conversion operators, rounded toward zero and \
-           saturating (NaN gives 0), not C++'s float-to-integer conversion */ \
+        /* int i = h, (int)h: CUDA's conversion operators, rounded toward zero and saturating (NaN \
+           gives 0), not C++'s float-to-integer conversion. As in cuda_fp16.hpp, those to short, int, \
+           long long (signed and unsigned) and bool are implicit (so `h * 2.0f` is ambiguous, as for \
+           nvcc), the others (char, long) explicit. */ \
+        operator short() const { return __cc_half_to_integer<short>(TO_FLOAT(__x)); } \
+        operator unsigned short() const { return __cc_half_to_integer<unsigned short>(TO_FLOAT(__x)); } \
+        operator int() const { return __cc_half_to_integer<int>(TO_FLOAT(__x)); } \
+        operator unsigned int() const { return __cc_half_to_integer<unsigned int>(TO_FLOAT(__x)); } \
+        operator long long() const { return __cc_half_to_integer<long long>(TO_FLOAT(__x)); } \
+        operator unsigned long long() const { return __cc_half_to_integer<unsigned long long>(TO_FLOAT(__x)); } \
+        operator bool() const { return (__x & 0x7fffu) != 0; } \
         template <class I, class = typename std::enable_if<std::is_integral<I>::value && \
                                                            !std::is_same<I, bool>::value>::type> \
         explicit operator I() const { return __cc_half_to_integer<I>(TO_FLOAT(__x)); } \
