@@ -1175,6 +1175,19 @@ def test_a_race_whose_order_cannot_change_the_results_is_no_bug(capfd):
 
 
 
+@pytest.mark.parametrize("far", [1e9, np.inf, np.nan])
+def test_a_race_that_changes_results_is_found_beside_a_huge_or_infinite_element(far):
+    """Whether a race changes the results is judged element by element (rounding relative to each
+    value and to the array's typical magnitude): one huge, infinite or NaN element that no thread
+    touches hides nothing, and the effect names an element that changed."""
+    a = np.ones(65, np.float32)
+    a[64] = far  # (the launch covers a[0..63])
+    with pytest.raises(cuda.KernelError, match=r"reads a\[31\], which thread \(31, 0, 0\)") as info:
+        kernel("neighbours_in_place", GLOBAL_HAZARDS, sanitize=True)((2,), (32,), (a, 64, 1))
+    assert "effect: Run again with the blocks, and each block's threads, in the opposite order, this launch " \
+           "gives a[32] = 2 instead of 3." in str(info.value)
+
+
 CHAINED_SCAN = r"""
 extern "C" __global__ void chained_scan(const int* in, int* out, int* flags, int* sums, int* ticket, int n, int fence) {
     __shared__ int order, s[128], before;
