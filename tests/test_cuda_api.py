@@ -232,10 +232,18 @@ def test_printf_takes_strings_and_pointers_from_arguments_and_arrays(sanitize, c
 
 PRINTF_MISTAKES = [
     ('printf("%d\\n", x[0])', r"passed a floating-point number \(a float goes to printf as a double\) to printf's %d "
-                              r"\(the 1st value after the format\), which prints an integer"),
-    ('printf("%s = %f\\n", n, x[0])', r"passed an integer to printf's %s \(the 1st value after the format\), which "
-                                      r"prints a string"),
-    ('printf("n=%d x=%f\\n", n, n)', r"passed an integer to printf's %f \(the 2nd value after the format\)"),
+                              r"\(the 1st value after the format\), which prints an int \(4 bytes\)"),
+    ('printf("%s = %f\\n", n, x[0])', r"passed an integer of 4 bytes or fewer \(int, unsigned, char, short, bool\) to "
+                                      r"printf's %s \(the 1st value after the format\), which prints a string"),
+    ('printf("n=%d x=%f\\n", n, n)', r"passed an integer of 4 bytes or fewer .* to printf's %f \(the 2nd value after "
+                                     r"the format\)"),
+    ('printf("%d %d\\n", (long long)n << 40, n)', r"passed an 8-byte integer \(long long, size_t, or long\) to "
+                                                r"printf's %d \(the 1st value after the format\), which prints an int"),
+    ('printf("%lld\\n", n)', r"passed an integer of 4 bytes or fewer .* to printf's %lld \(the 1st value after the "
+                             r"format\), which prints an 8-byte integer"),
+    ('printf("%d\\n", sizeof(x[0]))', r"passed an 8-byte integer .* to printf's %d"),
+    ('printf("%s\\n", x)', r"passed a pointer to numbers to printf's %s \(the 1st value after the format\)"),
+    ('printf("%x\\n", x)', r"passed a pointer to numbers to printf's %x"),
     ('printf("%d %d\\n", n)', r"asks for at least 2 values \(%d takes the 2nd\), but the call passes 1"),
     ('printf("%*.2f\\n", x[0], x[1])', r"to printf's %\*.2f \(the 1st value after the format\), whose \* takes an int"),
     ('show("x", n + 0.5f)', r"to printf's %d \(the 2nd value after the format\)"),
@@ -252,6 +260,7 @@ def test_printf_with_a_value_its_format_does_not_take_is_reported(sanitize, caps
     __device__ void show(const char* name, float v) { printf("%s = %d\n", name, v); }  // HELPER
     extern "C" __global__ void report(const float* x, int n, int mistake) {
         printf("thread %u of %d: %5.1f%% %s %c %p %zu %lld\n", threadIdx.x, n, 12.5f, "ok", 'c', x, sizeof(n), (long long)n);
+        printf("%hd %ld %llx %lu %s\n", (short)n, (long)n, 255ull, sizeof(x[0]), "fits");  // (no fault: sizes agree)
         if (threadIdx.x == 1)
             switch (mistake) {
 CASES
@@ -268,6 +277,8 @@ CASES
         assert "On a GPU" in str(info.value)
         # the calls that fit their format printed, and printed right
         printed = capsys.readouterr().out.splitlines()
+        assert printed[1::2] == ["3 3 ff 4 fits"] * 2
+        printed = printed[0::2]
         assert [line.split()[:7] + line.split()[8:] for line in printed] == [
             ["thread", str(t), "of", "3:", "12.5%", "ok", "c", "4", "3"] for t in (0, 1)]
         assert all(line.split()[7].startswith("0x") for line in printed)

@@ -1290,3 +1290,28 @@ extern "C" __global__ void histogram(const unsigned char* s, int* bins, int n) {
     with pytest.raises(TypeError, match=r"needs uint8 elements, but the array holds int8"):
         cuda.RawKernel(source, "histogram", backend=backend)((1,), (32,), (xp.zeros(4, np.int8), xp.zeros(256, np.int32),
                                                                            np.int32(4)))
+
+
+WORD_ORDERS = r"""
+__device__ __shared__ float everywhere[64];          // __device__ __shared__: allowed, the same as __shared__
+extern "C" __global__ void orders(const float* x, float* y) {
+    DYNAMIC
+    __shared__ __device__ float a[64];
+    float* s = (float*)smem;
+    s[threadIdx.x] = x[threadIdx.x]; a[threadIdx.x] = 1.0f; everywhere[threadIdx.x] = 2.0f;
+    __syncthreads();
+    y[threadIdx.x] = s[(threadIdx.x + 1) % blockDim.x] + a[63 - threadIdx.x] + everywhere[threadIdx.x];
+}
+"""
+
+
+@pytest.mark.parametrize("dynamic", ["extern float __shared__ smem[];", "__shared__ extern float smem[];",
+                                     "extern __shared__ __align__(sizeof(double)) unsigned char smem[];",
+                                     "extern volatile __shared__ float smem[];"])
+def test_shared_declarations_in_any_word_order_nvcc_takes(dynamic):
+    """`extern float __shared__ smem[];` (the threadFenceReduction sample), `__device__ __shared__`: nvcc
+    takes the words in any order, and so does the CPU backend."""
+    x, y = np.random.default_rng(0).random(64).astype(np.float32), np.zeros(64, np.float32)
+    cuda.RawKernel(WORD_ORDERS.replace("DYNAMIC", dynamic), "orders", backend="cpu", sanitize=True)(
+        (1,), (64,), (x, y), shared_mem=256)
+    np.testing.assert_allclose(y, np.roll(x, -1) + 3)

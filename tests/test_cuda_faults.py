@@ -1636,3 +1636,61 @@ def test_one_extern_shared_name_in_several_kernels_is_named_once():
     extern "C" __global__ void second(float* y) { extern __shared__ float temp[]; temp[threadIdx.x] = 2; y[0] = temp[0]; }'''
     with pytest.raises(cuda.KernelError, match=r"accessed temp\[16\] in dynamic shared memory, which holds 16 "):
         cuda.RawKernel(src, "second", backend="cpu", sanitize=False)((1,), (32,), (np.zeros(1, np.float32),), shared_mem=64)
+
+
+ALIGNED_SHARED = r"""
+extern "C" __global__ void aligned(const float* x, float* y) {
+    DECLARATION
+    int t = threadIdx.x;
+    if (t < 64) s[t] = x[t];
+    __syncthreads();
+    const float4* quads = reinterpret_cast<const float4*>(s);
+    if (t < LIMIT) { float4 v = quads[t]; y[t] = v.x + v.w; }          // QUADS
+}
+"""
+
+
+@pytest.mark.parametrize("declaration", [
+    "__shared__ __align__(16) float s[128];", "__shared__ alignas(16) float s[128];",
+    "__shared__ float __align__(16) s[128];", "__shared__ float s[128] __attribute__((aligned(16)));",
+    "__align__(16) __shared__ float s[128];", "__shared__ __align__(16) float s[128], spare[4];"])
+def test_an_aligned_shared_array_is_checked_through_a_float4_view(declaration):
+    """Tiled kernels align the __shared__ arrays they read as float4 (`__shared__ __align__(16) float
+    s[128];`): the alignment, wherever it is written, leaves the array checked: reads of elements no
+    thread wrote, and past its end."""
+    source = ALIGNED_SHARED.replace("DECLARATION", declaration)
+    x, y = np.random.default_rng(0).random(128).astype(np.float32), np.zeros(128, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"reads shared memory s\[64\], which no thread of block \(0, 0, 0\) "
+                                               r"has written") as info:
+        cuda.RawKernel(source.replace("LIMIT", "32"), "aligned", backend="cpu", sanitize=True)((1,), (128,), (x, y))
+    assert info.value.thread == (16, 0, 0) and info.value.line == line_of("QUADS", source)
+    filled = source.replace("t < 64", "t < 128").replace("LIMIT", "33")
+    for sanitize in (False, True):
+        with pytest.raises(cuda.KernelError, match=r"accessed s\[32\] through a pointer into the __shared__ array s, "
+                                                   r"which holds 32 16-byte elements") as info:
+            cuda.RawKernel(filled, "aligned", backend="cpu", sanitize=sanitize)((1,), (128,), (x, y))
+        assert info.value.thread == (32, 0, 0)
+    cuda.RawKernel(filled.replace("LIMIT", "32").replace("< 33", "< 32"), "aligned", backend="cpu", sanitize=True)(
+        (1,), (128,), (x, y))
+    np.testing.assert_allclose(y[:32], x[0::4] + x[3::4])
+
+
+COUNTING_DOWN = r"""
+extern "C" __global__ void reverse(const float* x, float* y, int n) {
+    if (threadIdx.x == 0)
+        for (unsigned i = n - 1; i >= 0; --i) y[n - 1 - i] = x[i];      // DOWN
+}
+"""
+
+
+def test_an_unsigned_loop_counting_down_past_zero_is_explained():
+    """`for (unsigned i = n - 1; i >= 0; --i)`: the condition is always true, i wraps to 4294967295."""
+    with pytest.raises(cuda.KernelError, match=r"accessed x\[4294967295\]") as info:
+        cuda.RawKernel(COUNTING_DOWN, "reverse", backend="cpu")((1,), (32,), (np.ones(8, np.float32),
+                                                                              np.zeros(8, np.float32), 8))
+    assert f"`i >= 0` (line {line_of('DOWN', COUNTING_DOWN)}) is always true for an unsigned i" in str(info.value)
+    assert "for (unsigned i = n; i-- > 0;)" in str(info.value)
+    fixed = COUNTING_DOWN.replace("for (unsigned i = n - 1; i >= 0; --i)", "for (unsigned i = n; i-- > 0;)")
+    y = np.zeros(8, np.float32)
+    cuda.RawKernel(fixed, "reverse", backend="cpu")((1,), (32,), (np.arange(8, dtype=np.float32), y, 8))
+    assert y.tolist() == list(range(7, -1, -1))

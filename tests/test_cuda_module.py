@@ -137,3 +137,32 @@ def test_a_name_expression_may_name_a_template_kernel_in_a_namespace(backend):
 def test_a_name_expression_in_the_wrong_namespace_says_where_the_kernel_is():
     with pytest.raises(cuda.CompileError, match=r"the source's 'fill' is 'ops::fill', not 'other::fill'"):
         cuda.RawModule(code=NAMESPACED, backend="cpu", name_expressions=["other::fill<float>"])
+
+
+SEVERAL = r"""
+__constant__ float c0, c1, c2;                       // (PMPP's stencil coefficients)
+__device__ int hits, misses;
+const __constant__ float fixed[2] = {10.0f, 20.0f};
+extern "C" __global__ void combine(float* out) {
+    out[threadIdx.x] = c0 + c1 * threadIdx.x + c2 * threadIdx.x * threadIdx.x + fixed[threadIdx.x % 2];
+    if (threadIdx.x == 0) atomicAdd(&hits, 1);
+}
+"""
+
+
+def test_get_global_finds_each_variable_of_one_declaration_and_keeps_const_ones_read_only():
+    """`__constant__ float c0, c1, c2;` declares three variables, each filled with get_global; a const
+    one's memory is read-only (its bytes are in read-only memory: writing them would crash)."""
+    module = cuda.RawModule(code=SEVERAL, backend="cpu")
+    for name, value in (("c0", 1.0), ("c1", 2.0), ("c2", 0.5)):
+        np.ndarray((1,), np.float32, module.get_global(name))[0] = value
+    out = np.zeros(4, np.float32)
+    module.get_function("combine")((1,), (4,), (out,))
+    t = np.arange(4)
+    np.testing.assert_allclose(out, 1 + 2 * t + 0.5 * t * t + np.where(t % 2, 20, 10))
+    assert np.ndarray((1,), np.int32, module.get_global("hits"))[0] == 1
+    assert np.ndarray((1,), np.int32, module.get_global("misses"))[0] == 0
+    fixed = np.ndarray((2,), np.float32, module.get_global("fixed"))
+    assert fixed.tolist() == [10.0, 20.0]
+    with pytest.raises(ValueError, match="read-only"):
+        fixed[0] = 1.0

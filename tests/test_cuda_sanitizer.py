@@ -2172,3 +2172,31 @@ def test_a_store_through_a_conditional_goes_to_the_element_it_picks():
     with pytest.raises(cuda.KernelError, match=rf"a\[32\]: thread \(31, 0, 0\) read it at line {line} before "
                                                r"thread \(32, 0, 0\) wrote it at line 5"):
         cuda.RawKernel(racy, "pick", backend="cpu", sanitize=True)((1,), (64,), (out, g, 1))
+
+
+HELD_MAXIMUM = r"""
+extern "C" __global__ void held_max(const float* x, float* m, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float cur = *m;                          // HELD
+        if (x[i] > cur) *m = x[i];
+    }
+}
+extern "C" __global__ void guarded_sum(const float* x, float* total, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float s = *total;                            // SUM-READ
+    if (i < n) *total = s + x[i];
+}
+"""
+
+
+def test_a_maximum_kept_by_hand_over_two_lines_gets_the_atomic_max_hint():
+    """`float cur = *m; if (x[i] > cur) *m = x[i];`: a maximum (atomicMax or a CAS loop), not a sum
+    (atomicAdd); a sum whose write sits under `if (i < n)` stays a sum."""
+    x = np.random.default_rng(4).random(256).astype(np.float32)
+    with pytest.raises(cuda.KernelError, match=r"\(a maximum or minimum kept by hand\)") as info:
+        kernel("held_max", HELD_MAXIMUM, sanitize=True)((2,), (128,), (x, np.zeros(1, np.float32), 256))
+    assert info.value.line == line_of("HELD", HELD_MAXIMUM) and "atomicCAS loop" in str(info.value)
+    with pytest.raises(cuda.KernelError, match=r"\(a counter or a sum kept by hand\)") as info:
+        kernel("guarded_sum", HELD_MAXIMUM, sanitize=True)((2,), (128,), (x, np.zeros(1, np.float32), 256))
+    assert "atomicAdd(&total[0], v) adds v" in str(info.value)

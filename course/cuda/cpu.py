@@ -669,14 +669,18 @@ class Module:
         return self._variables
 
     def global_memory(self, name: str):
-        """The bytes of a __constant__ or __device__ variable, as a writable NumPy uint8 array."""
-
+        """The bytes of a __constant__ or __device__ variable, as a NumPy uint8 array: writable, except
+        for a variable declared const (`const __constant__ float w[3] = {...};`), whose bytes the
+        compiler put in read-only memory: writing them would crash the process."""
         function = getattr(self.library, f"__cc_global_{_symbol(name)}")
         function.restype = ctypes.c_void_p
         function.argtypes = [ctypes.POINTER(ctypes.c_size_t)]
         size = ctypes.c_size_t()
         address = function(ctypes.byref(size))
-        return _bytes_at(address, size.value)
+        memory = _bytes_at(address, size.value)
+        if name in self.source.const_globals:
+            memory.flags.writeable = False
+        return memory
 
     def take_output(self) -> tuple[str, bool]:
         """What the kernel printed since the last call, and whether some was dropped."""
@@ -1154,10 +1158,12 @@ def _depends_on_undefined(module: Module, kernel: Kernel, config, packed, memory
     return found
 
 
-_PRINTF_TAKES = {"i": "an integer", "f": "a floating-point number (a double)", "s": "a string (a char pointer)",
-                 "p": "a pointer"}
-_PRINTF_IS = {"i": "an integer", "f": "a floating-point number (a float goes to printf as a double)",
-              "p": "a pointer"}
+_PRINTF_TAKES = {"i": "an int (4 bytes)", "l": "an 8-byte integer (long long, size_t)",
+                 "f": "a floating-point number (a double)", "s": "a string (a char pointer)", "p": "a pointer"}
+_PRINTF_IS = {"i": "an integer of 4 bytes or fewer (int, unsigned, char, short, bool)",
+              "l": "an 8-byte integer (long long, size_t, or long)",
+              "f": "a floating-point number (a float goes to printf as a double)",
+              "p": "a pointer to numbers", "c": "a char pointer", "v": "a pointer"}
 
 
 def _check_then_set(source: Source, name: str, line: int | None, other_line: int | None) -> tuple[str, str] | None:
@@ -1187,6 +1193,24 @@ def _one_past_the_end(source: Source, line: int | None, index: int, length: int)
     return None
 
 
+def _unsigned_count_down(source: Source, line: int | None, index: int) -> str | None:
+    """For an access at a huge index (an unsigned value that went below 0): the hint that names `i >= 0`
+    on `line` or the three lines before it, where i is declared unsigned (always true: the loop
+    wraps around instead of ending)."""
+    if not line or index < 2**31 - 1:
+        return None
+    for at in range(line, max(0, line - 4), -1):
+        for found in re.finditer(r"\b([A-Za-z_]\w*)\s*>=\s*0[uU]?\b(?!\.)", source.line_text(at)):
+            name = re.escape(found.group(1))
+            if re.search(rf"\b(?:unsigned|size_t|uint\w*|unsigned\s+\w+)\s+(?:\w+\s*(?:=[^,;]*)?,\s*)*{name}\b",
+                         source.text):
+                return (f"`{found.group(0)}` (line {at}) is always true for an unsigned {found.group(1)}: below 0 "
+                        f"it wraps around to {2**32 - 1 if index < 2**32 else 2**64 - 1}, and the loop goes on. "
+                        f"Count down with a signed int (`for (int {found.group(1)} = n - 1; {found.group(1)} >= 0; "
+                        f"{found.group(1)}--)`) or as `for (unsigned {found.group(1)} = n; {found.group(1)}-- > 0;)`.")
+    return None
+
+
 def _printf_message(fault: _Fault) -> tuple[str, str]:
     """What a printf whose format does not fit its arguments did, and the fix (runtime.h __cc_printf_check)."""
     want, got, spec = fault.text.decode(errors="replace").split("|", 2)
@@ -1201,9 +1225,20 @@ def _printf_message(fault: _Fault) -> tuple[str, str]:
     takes = ("whose * takes an int (the width or precision)" if want == "*"
              else f"which prints {_PRINTF_TAKES[want]}")
     what = f"passed {_PRINTF_IS[got]} to printf's {spec} (the {nth} value after the format), {takes}"
-    if want == "s":
+    if want == "s" and got == "p":
+        hint = ("On a GPU printf would read the numbers' bytes as text until it meets a zero byte: garbage, past "
+                "the array's end. %s takes a string literal or a char array; print an element with %f or %d "
+                "(p[i]), or the address with %p.")
+    elif want == "s":
         hint = ("On a GPU printf would read the number as the address of a string: garbage or a crash. %s takes a "
                 "string literal or a char array; print numbers with %d (int), %u (unsigned), %f (float, double).")
+    elif {want, got} == {"i", "l"}:
+        hint = ("On a GPU printf takes 4 bytes for %d, %u, %x and 8 for %lld, %llu, %zu (and %ld on Linux): a "
+                "value of the other size prints wrong and shifts the values after it. Use %lld (%llu) for long "
+                "long, %zu for size_t, %d (%u) for int, or convert the value: (long long)n.")
+    elif got in ("p", "c", "v"):
+        hint = ("On a GPU printf would print part of the pointer's 8 bytes and shift the values after it. Use %p for "
+                "a pointer (and %d or %f for the value it points to, p[i]).")
     elif want == "f":
         hint = ("On a GPU printf would read other bytes than the value's and print a meaningless number, and the "
                 "values after it may be off too. Use %d for int (%u unsigned, %ld long, %lld long long, %zu "
@@ -1671,7 +1706,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 rows = length // items
                 what = (f"accessed {name}[{index // items}]{''.join(f'[{k}]' for k in place)}, but {name} has {rows} "
                         f"row{'s' * (rows != 1)} (valid first indices 0 to {rows - 1})")
-        hint = (_one_past_the_end(source, line, index, length)
+        hint = (_one_past_the_end(source, line, index, length) or _unsigned_count_down(source, line, index)
                 or "Guard the access (e.g. `if (i < n)`) or check how the index is computed.")
     elif kind == SHARED_OUT_OF_BOUNDS:
         names, item, size = source.dynamic_shared_name or "extern __shared__", source.dynamic_shared_item, fault.element_bytes
@@ -1789,9 +1824,10 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         subscript = "" if fault.count == 0 else f" (subscript {fault.count + 1})"
         what = (f"accessed {name}{'[...]' * fault.count}[{index}]{subscript}, but that dimension of the {where_kind} "
                 f"{name} has {length} element{'s' * (length != 1)} (valid indices 0 to {length - 1})")
-        hint = (_one_past_the_end(source, line, index, length)
-                or "Make the array as large as the threads that index it (e.g. [blockDim.x] elements: a #define or "
-                   "template constant), or guard the access.")
+        hint = (_one_past_the_end(source, line, index, length) or _unsigned_count_down(source, line, index)
+                or f"Guard the access (`if (k < {length})`; an index computed from data, a bin or a slot, needs its "
+                   f"values out of range clamped or skipped), or make the array as large as the indices that reach "
+                   f"it (e.g. [blockDim.x] elements when each thread has one: a #define or template constant).")
     elif kind == RACE:
         other = _xyz(fault.other_thread)
         element = _shared_element(fault, source, line)
@@ -2015,6 +2051,13 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 base_name = re.escape(name)
                 compared = re.search(rf"(?:[<>]=?\s*\*?\s*{base_name}\b|\b{base_name}\s*(?:\[[^\]]*\])?\s*[<>])",
                                      source.line_text(line) if line else "")
+                read_text = source.line_text(line) if line else ""
+                written_text = source.line_text(other_line) if other_line else ""
+                # `float cur = *m;` then `if (x[i] > cur) *m = x[i];`, or `*m = fmaxf(*m, x[i]);`
+                held = re.search(rf"(\w+)\s*=[^=][^;]*\b{base_name}\b", read_text)
+                compared = compared or (held and re.search(
+                    rf"(?<![-<>])[<>]=?\s*{held.group(1)}\b|\b{held.group(1)}\s*[<>](?![<>])", written_text)) \
+                    or re.search(r"\b(?:fmaxf?|fminf?|max|min)\s*\(", written_text + read_text)
                 if compared:  # `if (x[i] > m[0]) m[0] = x[i];`: a running maximum (or minimum) kept by hand
                     what = what.replace("(a counter or a sum kept by hand)", "(a maximum or minimum kept by hand)")
                     hint = (f"Use atomicMax(&{element}, v) (or atomicMin) on int or unsigned values; for floats, "

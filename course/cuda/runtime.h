@@ -5594,18 +5594,29 @@ template <class T> static inline auto __cc_printf_arg(const T& v) {
         return v;
 }
 // What each of printf's arguments is, as `...` passes it (a float as a double, a char as an int):
-// 'i' an integer, 'f' a floating-point number, 'p' a pointer, '?' anything else (a struct).
-template <class T> constexpr char __cc_printf_kind() {
+// 'i' an integer of 4 bytes or fewer, 'l' one of 8 (long long, size_t), 'f' a floating-point
+// number, 'c' a char pointer, 'p' another pointer, 'v' a pointer whose element type is not known
+// here (an array view), '?' anything else (a struct).
+template <class T> struct __cc_printf_pointee { typedef void type; static constexpr bool known = false; };
+template <class T> struct __cc_printf_pointee<T*> { typedef T type; static constexpr bool known = true; };
+template <class T> struct __cc_printf_pointee<__cc_ptr<T>> { typedef T type; static constexpr bool known = true; };
+template <class T, class A> constexpr char __cc_printf_kind() {
     using U = typename std::decay<T>::type;
-    return std::is_integral<U>::value || std::is_enum<U>::value ? 'i'
+    using P = __cc_printf_pointee<typename std::decay<A>::type>;
+    using E = typename std::remove_cv<typename P::type>::type;
+    constexpr bool text = std::is_same<E, char>::value || std::is_same<E, signed char>::value ||
+                          std::is_same<E, unsigned char>::value;
+    return std::is_integral<U>::value || std::is_enum<U>::value ? (sizeof(U) > 4 ? 'l' : 'i')
          : std::is_floating_point<U>::value ? 'f'
-         : std::is_pointer<U>::value || std::is_null_pointer<U>::value ? 'p' : '?';
+         : std::is_null_pointer<U>::value ? 'p'
+         : std::is_pointer<U>::value ? (!P::known ? 'v' : text ? 'c' : 'p') : '?';
 }
 // The format's conversions against the arguments' kinds: one that takes another kind of value (%d
 // of a float, %f of an int, %s of a number) or a value the call does not pass stops the kernel
 // (runtime.h's __CC_BAD_PRINTF; cpu.py says it in words): a GPU would print a meaningless number,
-// shift the values after it, or read a number as a string's address. Integer widths (%d of a
-// long) are not checked, nor what follows an argument of another kind (a struct).
+// shift the values after it, or read a number as a string's address; so does an integer of the
+// other size (%d of a long long, %lld of an int) and a pointer to numbers for %s. What follows an
+// argument of another kind (a struct) is not checked.
 __attribute__((noinline)) static void __cc_printf_check(const char* format, const char* kinds, int count) {
     if (!format || strchr(format, '$')) return;  // (positional arguments, `%1$d`: not checked)
     int next = 0;
@@ -5623,17 +5634,23 @@ __attribute__((noinline)) static void __cc_printf_check(const char* format, cons
             if (*c == '*') want[wanted++] = '*', c++;
             while (*c >= '0' && *c <= '9') c++;
         }
-        while (*c && strchr("hlLqjzZt", *c)) c++;
+        int longs = 0;  // l, ll: long (its size here, as on the GPU of a Linux host), long long
+        bool wide = false;  // q, j, z, t: 8 bytes
+        while (*c && strchr("hlLqjzZt", *c)) longs += *c == 'l', wide |= strchr("qjzZt", *c) != nullptr, c++;
         if (!*c) break;
         char conversion = *c;
-        want[wanted++] = strchr("diouxXc", conversion) ? 'i' : strchr("eEfFgGaA", conversion) ? 'f'
-                       : conversion == 's' ? 's' : conversion == 'p' ? 'p' : 0;
+        bool eight = wide || longs >= 2 || (longs == 1 && sizeof(long) == 8);
+        want[wanted++] = strchr("diouxX", conversion) ? (eight ? 'l' : 'i') : conversion == 'c' ? 'i'
+                       : strchr("eEfFgGaA", conversion) ? 'f' : conversion == 's' ? 's' : conversion == 'p' ? 'p' : 0;
         if (!want[wanted - 1]) wanted--;  // (another conversion: printed as it is, takes nothing but its `*`s)
         for (int k = 0; k < wanted; k++, next++) {
             char got = next < count ? kinds[next] : '-';
             if (got == '?') return;  // a struct: where the values after it go is not known here
-            bool bad = got == '-' || ((want[k] == 'i' || want[k] == '*') && got == 'f') || (want[k] == 'f' && got != 'f') ||
-                       (want[k] == 's' && got != 'p') || (want[k] == 'p' && got == 'f');
+            bool pointer = got == 'p' || got == 'c' || got == 'v';
+            bool bad = got == '-' || (want[k] == '*' && (got == 'f' || pointer)) ||
+                       (want[k] == 'i' && got != 'i') || (want[k] == 'l' && (got == 'i' || got == 'f')) ||
+                       (want[k] == 'f' && got != 'f') || (want[k] == 's' && got != 'c' && got != 'v') ||
+                       (want[k] == 'p' && (got == 'f' || got == 'i'));
             if (!bad) continue;
             __cc_fault* f = __cc_fault_out;
             int length = (int)(c - start + 1);
@@ -5646,7 +5663,7 @@ __attribute__((noinline)) static void __cc_printf_check(const char* format, cons
     }
 }
 template <class... A> __attribute__((always_inline)) static inline int __cc_printf_values(const char* format, A... values) {
-    static constexpr char kinds[] = {__cc_printf_kind<decltype(__cc_printf_arg(values))>()..., 0};
+    static constexpr char kinds[] = {__cc_printf_kind<decltype(__cc_printf_arg(values)), A>()..., 0};
     __cc_printf_check(format, kinds, (int)sizeof...(A));
     return __cc_printf(format, __cc_printf_arg(values)...);
 }

@@ -321,7 +321,65 @@ def _prepare(text: str, defines: dict) -> str:
     """The source the rewrite reads: the same lines, with the macros that hide memory accesses
     expanded where they are used, and `__shared__ float a[8], b[8];` split into one declaration
     per array (`__shared__ float a[8]; __shared__ float b[8];`)."""
-    return _split_declarations(_own_half_names(_expand_text(text, {}, defines=defines)), defines)
+    return _split_declarations(_canonical_shared(_own_half_names(_expand_text(text, {}, defines=defines))), defines)
+
+
+def _canonical_shared(text: str) -> str:
+    """`__shared__` declarations with their words in the order the rewrite reads: `extern float
+    __shared__ s[];` (the threadFenceReduction sample), `__shared__ extern float s[];` →
+    `extern __shared__ float s[];`; `__device__ __shared__ float s[64];` (both are allowed) →
+    `__shared__ float s[64];`; alignment specifiers among or after the words (`float __align__(16)
+    s[64]`, `s[64] __attribute__((aligned(16)))`) → right after `__shared__`. Only one-line
+    declarations; the line's length may change, never the line count."""
+    if "__shared__" not in text:
+        return text
+    tokens = tokenize(text)
+    edits = []
+    for at, tok in enumerate(tokens):
+        if tok.text != "__shared__":
+            continue
+        start = at
+        while start > 0 and tokens[start - 1].text not in (";", "{", "}") and tokens[start - 1].kind != "pp":
+            start -= 1
+        words, groups, k = [], [], start
+        while k < len(tokens):  # the specifiers and type words, up to the declarator's `[`, `;`, `=` or `,`
+            if tokens[k].text in _ALIGNMENT_WORDS and k + 1 < len(tokens) and tokens[k + 1].text == "(":
+                close = _matching(tokens, k + 1)
+                groups.append((k, close))
+                k = close + 1
+            elif tokens[k].kind == "ident":
+                words.append(k)
+                k += 1
+            else:
+                break
+        if k >= len(tokens) or tokens[k].text not in ("[", ";", "=", ",") or len(words) < 3:
+            continue
+        name, end = words[-1], k
+        while end < len(tokens) and tokens[end].text == "[":
+            end = _matching(tokens, end) + 1
+        trailing = []  # `s[64] __attribute__((aligned(16)))`
+        while end + 1 < len(tokens) and tokens[end].text in _ALIGNMENT_WORDS and tokens[end + 1].text == "(":
+            trailing.append((end, _matching(tokens, end + 1)))
+            end = trailing[-1][1] + 1
+        if end >= len(tokens) or tokens[end].line != tokens[start].line or tokens[end].text not in (";", "=", ","):
+            continue
+        texts = [tokens[w].text for w in words[:-1]]
+        others = [tokens[w].text for w in words[:-1] if tokens[w].text not in ("__shared__", "extern", "__device__")]
+        aligned = [text[tokens[a].start:tokens[c].end] for a, c in groups + trailing]
+        wanted = (["extern"] if "extern" in texts else []) + ["__shared__"] + aligned + others
+        written = sorted([(w, tokens[w].text) for w in words[:-1]] + [(a, text[tokens[a].start:tokens[c].end])
+                                                                       for a, c in groups])
+        if trailing or [piece for _, piece in written] != wanted:
+            edits.append((tokens[start].start, tokens[name].start, " ".join(wanted) + " "))
+            edits += [(tokens[a].start, tokens[c].end, "") for a, c in trailing]
+    out, position = [], 0
+    for begin, finish, new in sorted(set(edits)):
+        if begin < position:
+            continue
+        out += [text[position:begin], new]
+        position = finish
+    out.append(text[position:])
+    return "".join(out)
 
 
 # cuda_fp16.h's and cuda_bf16.h's short type names, which runtime.h always defines: a source that
@@ -368,6 +426,8 @@ def _split_declarations(text: str, defines: dict) -> str:
             continue
         j = i
         while j < len(tokens) and tokens[j].kind == "ident" and tokens[j].text not in _NOT_DECLARATION:
+            if tokens[j].text in _ALIGNMENT_WORDS and j + 1 < len(tokens) and tokens[j + 1].text == "(":
+                j = _matching(tokens, j + 1)  # `__shared__ __align__(16) float a[64], b[64];`
             j += 1
         if j >= len(tokens) or j == i:
             continue
@@ -398,8 +458,9 @@ def _split_declarations(text: str, defines: dict) -> str:
         starts = [type_end] + [c + 1 for c in parts]
         arrays = any(tokens[s].text == "*" or (s + 1 < k and tokens[s].kind == "ident" and tokens[s + 1].text == "[")
                      for s in starts)
-        if not (arrays or any(t.text == "__shared__" for t in tokens[i:type_end])):
-            continue
+        if not (arrays or any(t.text in ("__shared__", "__constant__", "__device__", "__managed__")
+                              for t in tokens[i:type_end])):
+            continue  # (`__constant__ float c0, c1;`: one declaration each, so that get_global finds both)
         prefix = text[tok.start:tokens[type_end - 1].end].replace("\n", " ")
         for c in parts:
             edits.append((tokens[c].start, tokens[c].end, f"; {prefix} "))
@@ -594,6 +655,7 @@ class Source:
     globals: dict = field(default_factory=dict)  # __constant__/__device__ variable → line
     global_arrays: set = field(default_factory=set)  # those of them that are arrays (stored as __cc_raw_NAME)
     constant_globals: set = field(default_factory=set)  # those of them that are __constant__ (read-only in kernels)
+    const_globals: set = field(default_factory=set)  # those of them declared const (read-only memory here)
     host_code: list = field(default_factory=list)  # (spelling, line) of host code: main, cudaMalloc, <<<...>>>
     host_only: list = field(default_factory=list)  # (what, line, fix): host functions or variables device code uses
     nvcc_refuses: list = field(default_factory=list)  # (what, line, fix): __shared__ initializers, dynamic initialization
@@ -1569,6 +1631,7 @@ def parse(text: str, options=()) -> Source:
         templates=templates,
         globals=global_variables,
         constant_globals=constant_variables,
+        const_globals=read_only_variables,
         host_code=host_code,
         host_only=host_only,
         nvcc_refuses=nvcc_refuses,
@@ -2107,9 +2170,13 @@ def _host_only_uses(tokens: list[Token], functions: list, known_types: set,
                     q -= 1
                 if tokens[q + 1].text in known_types or tokens[q + 1].text in ("static", "register"):
                     declared.add(t.text)
+        attributes = set()  # `__attribute__((aligned(16)))`: words of an attribute, not calls
+        for k in range(a + 1, b - 1):
+            if tokens[k].text in _ALIGNMENT_WORDS and tokens[k + 1].text == "(":
+                attributes.update(range(k + 1, _matching(tokens, k + 1)))
         for k in range(a + 1, b):
             t = tokens[k]
-            if t.kind != "ident" or t.text in declared:
+            if t.kind != "ident" or t.text in declared or k in attributes:
                 continue
             previous = tokens[k - 1].text
             following = tokens[k + 1].text if k + 1 < b else ""
@@ -2820,13 +2887,22 @@ def _declares_template_type(tokens: list[Token], close: int, types) -> bool:
     return False
 
 
+# Alignment specifiers and attributes among a declaration's type words (skipped when finding its name)
+_ALIGNMENT_WORDS = {"__align__", "alignas", "__attribute__", "__declspec"}
+
+
 def _declaration_name(tokens: list[Token], i: int, b: int, types=None) -> int:
     """Where the type words starting at tokens[i] end (`__shared__ float tile[...]` → at `tile`): each
     word an identifier, a template's arguments after a known type included (`__shared__ Acc<float> acc[64]`;
     `types` None: any name may take them)."""
     j = i
     while j + 1 < b and tokens[j].kind == "ident":
-        if tokens[j + 1].kind == "ident":
+        if tokens[j].text in _ALIGNMENT_WORDS and tokens[j + 1].text == "(":  # `__shared__ __align__(16) float s[64]`
+            close = _matching(tokens, j + 1)
+            if close + 1 >= b or tokens[close + 1].kind != "ident":
+                break
+            j = close + 1
+        elif tokens[j + 1].kind == "ident":
             j += 1
         elif tokens[j + 1].text == "<" and (types is None or tokens[j].text in types):
             close = _matching_angle(tokens, j + 1)
@@ -2855,11 +2931,16 @@ def _shared_scalar_at(tokens: list[Token], i: int, b: int) -> str | None:
             return None
     start = j
     j = _declaration_name(tokens, start, b)  # (`__shared__ Acc<int> count;`: after __shared__ a name is a type)
-    depth, words = 0, []
-    for t in tokens[start:j]:  # the type's words, without its template arguments
+    depth, words, q = 0, [], start
+    while q < j:  # the type's words, without its template arguments and alignment specifiers
+        t = tokens[q]
+        if t.text in _ALIGNMENT_WORDS and tokens[q + 1].text == "(":
+            q = _matching(tokens, q + 1) + 1
+            continue
         depth += {"<": 1, ">": -1, ">>": -2}.get(t.text, 0)
         if depth == 0 and t.kind == "ident":
             words.append(t.text)
+        q += 1
     typed = words and (all(w in _TYPE_WORDS for w in words)
                        or (words[-1] not in _NOT_DECLARATION and all(w in _TYPE_WORDS for w in words[:-1])))
     if (j + 1 < b and typed and tokens[j].kind == "ident"
