@@ -2200,3 +2200,52 @@ def test_a_maximum_kept_by_hand_over_two_lines_gets_the_atomic_max_hint():
     with pytest.raises(cuda.KernelError, match=r"\(a counter or a sum kept by hand\)") as info:
         kernel("guarded_sum", HELD_MAXIMUM, sanitize=True)((2,), (128,), (x, np.zeros(1, np.float32), 256))
     assert "atomicAdd(&total[0], v) adds v" in str(info.value)
+
+
+NO_VALUE_YET = r"""
+extern "C" __global__ void gather_half(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int j;
+    if (i < n / 2) j = 2 * i;
+    if (i < n) y[i] = x[j + 1];                  // GATHER
+}
+"""
+
+
+def test_an_index_read_before_it_has_a_value_is_caught_with_its_cause():
+    """`int j; if (i < n / 2) j = 2 * i; ... x[j + 1]`: for the other threads j has no value (on a GPU,
+    whatever its register held, often an index in range). A sanitized launch fills such variables with
+    0xFE bytes, so the access faults and the hint names the cause."""
+    x, y = np.random.default_rng(0).random(256).astype(np.float32), np.zeros(256, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"accessed x\[-16843009\], but x has 256 elements") as info:
+        kernel("gather_half", NO_VALUE_YET, sanitize=True)((2,), (128,), (x, y, 256))
+    assert info.value.line == line_of("GATHER", NO_VALUE_YET) and info.value.block == (1, 0, 0)
+    assert "is near 0xFEFEFEFE, the bytes 0xFE that a sanitized launch puts in a local variable before it has a " \
+           "value" in str(info.value)
+    kernel("gather_half", NO_VALUE_YET.replace("int j;", "int j = 0;"), sanitize=True)((2,), (128,), (x, y, 256))
+    assert y[128:].tolist() == [x[1]] * 128
+
+
+CARRIED = r"""
+extern "C" __global__ void carried(const float* x, float* part) {
+    __shared__ float s[64];
+    s[threadIdx.x] = x[blockIdx.x * blockDim.x + threadIdx.x];
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        float total = 0.0f;
+        for (int k = 0; k < 64; k++) total += s[k];
+        part[blockIdx.x] = total + (blockIdx.x > 0 ? part[blockIdx.x - 1] : 0.0f);     // CARRY
+    }
+}
+"""
+
+
+def test_a_total_carried_from_block_to_block_gets_the_second_launch_hint():
+    """`part[b] = total + part[b - 1]`: block b needs block b-1's new value, which exists only once that
+    block is done; reading from another array would not fix it."""
+    x = np.ones(256, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"reads part\[\d\], which thread \(0, 0, 0\) of block \(\d, 0, 0\) "
+                                               r"wrote") as info:
+        kernel("carried", CARRIED, sanitize=True)((4,), (64,), (x, np.zeros(4, np.float32)))
+    assert info.value.line == line_of("CARRY", CARRIED)
+    assert "add it in a second launch (or on the host), or hand it over with a flag" in str(info.value)

@@ -225,6 +225,31 @@ def _platform_flags(compiler: str) -> list[str]:
     return flags
 
 
+def _pattern_flags(compiler: str) -> list[str]:
+    """Sanitized builds: a local variable that the code reads before storing a value in it holds bytes
+    0xFE (GCC 12+, clang), not whatever the stack had: `int j; if (i < n / 2) j = 2 * i; x[j]` then
+    reads x[-16843010], a fault whose hint names the cause (_uninitialized_index), where the stack's
+    leftovers would often give an index in range, silently (a GPU's leftover register does too)."""
+    return ["-ftrivial-auto-var-init=pattern"] if _accepts(compiler, "-ftrivial-auto-var-init=pattern") else []
+
+
+#: What -ftrivial-auto-var-init=pattern leaves in an int, an unsigned, a long long never given a value.
+_PATTERNS = (-0x01010102, 0xFEFEFEFE, -0x0101010101010102, 0xFEFEFEFEFEFEFEFE)
+
+
+def _uninitialized_index(index: int) -> str | None:
+    """For an index at (or near: j + 1, 2 * j is not) the sanitizer's fill pattern of variables that
+    have no value yet: the hint that says so."""
+    pattern = next((p for p in _PATTERNS if abs(index - p) <= 1 << 16), None)
+    if pattern is None:
+        return None
+    bits = f"0x{pattern & (2**64 - 1) if abs(pattern) >= 2**32 else pattern & 0xFFFFFFFF:X}"
+    return (f"Index {index} is {'near ' * (index != pattern)}{bits}, the bytes 0xFE that a sanitized launch puts in "
+            "a local variable before it has a value: the index, or a value it is computed from, was read before "
+            "anything was stored in it on this thread's path (on a GPU it would hold whatever its register had). "
+            "Give the variable a value on every path (`int j = 0;`, or set it in every branch of the if).")
+
+
 _UNDEFINED_CHECKS = "shift-exponent,float-cast-overflow"
 _UNDEFINED = f"-fsanitize={_UNDEFINED_CHECKS}"
 _FRAME_POINTERS = ("-fno-omit-frame-pointer", "-D__CC_FRAME_POINTERS")
@@ -820,7 +845,8 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
         # its compile) and runs its instrumented accesses up to 1.4x slower (make bench measures both).
         # (and with frame pointers, so that a fault inside a helper that -O1 did not inline names the
         # lines that called it: runtime.h's __cc_note_callers)
-        flags = (_compiler_flags(options) + (["-D__CC_SANITIZE", "-O1", *_FRAME_POINTERS] if sanitize else [])
+        sanitizing = ["-D__CC_SANITIZE", "-O1", *_FRAME_POINTERS, *_pattern_flags(compiler)] if sanitize else []
+        flags = (_compiler_flags(options) + sanitizing
                  + (["-D__CC_TRACE"] if trace else []) + _platform_flags(compiler))
         target = cache_dir() / f"{_cache_key(unit, flags, compiler)}.so"
         if target.exists() and (target.is_symlink() or target.stat().st_uid != os.getuid()):
@@ -1706,7 +1732,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 rows = length // items
                 what = (f"accessed {name}[{index // items}]{''.join(f'[{k}]' for k in place)}, but {name} has {rows} "
                         f"row{'s' * (rows != 1)} (valid first indices 0 to {rows - 1})")
-        hint = (_one_past_the_end(source, line, index, length) or _unsigned_count_down(source, line, index)
+        hint = (_one_past_the_end(source, line, index, length) or _uninitialized_index(index)
+                or _unsigned_count_down(source, line, index)
                 or "Guard the access (e.g. `if (i < n)`) or check how the index is computed.")
     elif kind == SHARED_OUT_OF_BOUNDS:
         names, item, size = source.dynamic_shared_name or "extern __shared__", source.dynamic_shared_item, fault.element_bytes
@@ -1824,7 +1851,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         subscript = "" if fault.count == 0 else f" (subscript {fault.count + 1})"
         what = (f"accessed {name}{'[...]' * fault.count}[{index}]{subscript}, but that dimension of the {where_kind} "
                 f"{name} has {length} element{'s' * (length != 1)} (valid indices 0 to {length - 1})")
-        hint = (_one_past_the_end(source, line, index, length) or _unsigned_count_down(source, line, index)
+        hint = (_one_past_the_end(source, line, index, length) or _uninitialized_index(index)
+                or _unsigned_count_down(source, line, index)
                 or f"Guard the access (`if (k < {length})`; an index computed from data, a bin or a slot, needs its "
                    f"values out of range clamped or skipped), or make the array as large as the indices that reach "
                    f"it (e.g. [blockDim.x] elements when each thread has one: a #define or template constant).")
@@ -2077,6 +2105,10 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                         "should belong to one thread, check how the index is computed (a grid-stride loop steps by "
                         "blockDim.x * gridDim.x); if each thread needs its neighbours' old values, read from one "
                         "array and write to another.")
+                if other_block != block:  # `part[b] = s + part[b - 1]`: a total carried from block to block
+                    hint += (" If a block needs another block's new result (a total carried from block to block), "
+                             "it exists only once that block is done: add it in a second launch (or on the host), "
+                             "or hand it over with a flag set by an atomic after __threadfence() (a chained scan).")
             elif other_block == block:
                 written, read = (other_line, line) if mine == 1 else (line, other_line)
                 hint = (f"Add __syncthreads() between line {written} (the write) and line {read} (the read), where "
