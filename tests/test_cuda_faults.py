@@ -1403,18 +1403,24 @@ __device__ float* filled(float v) {
 __device__ const float* row(const float* m, int r) { float copy[4] = {1, 2, 3, 4}; (void)copy; return m + 4 * r; }
 __device__ float first(float v) { float x[4] = {v, v, v, v}; return x[0]; }
 __device__ float* into(float* out, float v) { static float keep[4]; keep[0] = v; out[0] = v; return out; }
+__device__ const float* larger(float a, float b) { float m = a > b ? a : b; return &m; }  // SCALAR
+__device__ int* shared_count() { __shared__ int count; static int calls; (void)calls; return &count; }
 extern "C" __global__ void dangling(const float* m, float* out) {
     out[threadIdx.x] = filled(m[threadIdx.x])[1] + row(m, 0)[0] + first(1.0f) + into(out, 0.0f)[0];
+    if (threadIdx.x == 99) out[0] = *larger(m[0], m[1]) + *shared_count();
 }
 """
     line = next(i for i, text in enumerate(source.split("\n"), 1) if text.endswith("// DANGLING"))
+    scalar = next(i for i, text in enumerate(source.split("\n"), 1) if text.endswith("// SCALAR"))
     import warnings
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         cuda.RawKernel(source, "dangling", backend="cpu", sanitize=False).compile()
     messages = [str(w.message) for w in caught if issubclass(w.category, cuda.KernelWarning)]
-    assert len(messages) == 1, messages  # `row`, `first` and `into` return no local array's address
+    assert len(messages) == 2, messages  # `row`, `first`, `into` and `shared_count` return no local's address
     assert f"line {line}: `filled` returns the address of its local array `x`, which stops existing" in messages[0]
+    assert f"line {scalar}: `larger` returns the address of its local variable `m`" in messages[1]
+    assert "Return the value itself" in messages[1]
 
 
 def test_two_extern_shared_arrays_in_one_kernel_give_a_warning_that_they_are_one(monkeypatch):

@@ -2249,3 +2249,63 @@ def test_a_total_carried_from_block_to_block_gets_the_second_launch_hint():
         kernel("carried", CARRIED, sanitize=True)((4,), (64,), (x, np.zeros(4, np.float32)))
     assert info.value.line == line_of("CARRY", CARRIED)
     assert "add it in a second launch (or on the host), or hand it over with a flag" in str(info.value)
+
+
+LAST_BLOCK_BY_COUNT = r"""
+extern "C" __global__ void last_by_count(const float* x, float* part, int* count, float* total) {
+    if (threadIdx.x == 0) {
+        part[blockIdx.x] = x[blockIdx.x];
+        __threadfence();
+        CHOOSE {                                         // LAST
+            float s = 0.0f;
+            for (int j = 0; j < gridDim.x; ++j) s += part[j];
+            atomicAdd(total, s);
+        }
+    }
+}
+"""
+
+
+def test_a_count_read_back_after_its_own_atomic_is_no_ticket():
+    """`atomicAdd(count, 1); if (*count == gridDim.x)`: blocks one after another always give one last
+    block, but on a GPU two blocks can both read the full count (the total doubles), or none: the
+    re-read is reported with the ticket (the value atomicAdd returns) as the fix."""
+    x = np.arange(16, dtype=np.float32)
+    racy = LAST_BLOCK_BY_COUNT.replace("CHOOSE", "atomicAdd(count, 1);\n        if (*count == gridDim.x)")
+    args = lambda: (x, np.zeros(16, np.float32), np.zeros(1, np.int32), np.zeros(1, np.float32))
+    with pytest.raises(cuda.KernelError, match=r"atomically updates count\[0\], which thread \(0, 0, 0\) of block "
+                                               r"\(0, 0, 0\) read at line \d+ right after updating it atomically "
+                                               r"itself") as info:
+        kernel("last_by_count", racy, sanitize=True)((16,), (32,), args())
+    assert "`int ticket = atomicAdd(&count[0], 1); if (ticket == gridDim.x - 1)" in str(info.value)
+    ticket = LAST_BLOCK_BY_COUNT.replace("CHOOSE", "if (atomicAdd(count, 1) == gridDim.x - 1)")
+    values = args()
+    kernel("last_by_count", ticket, sanitize=True)((16,), (32,), values)
+    assert values[3][0] == x.sum()
+
+
+CARVED = r"""
+extern "C" __global__ void carved(const float* x, float* y) {
+    extern __shared__ float sm[];
+    float* a = sm;
+    float* b = sm + OFFSET;
+    int t = threadIdx.x;
+    a[t] = x[t];
+    b[t] = 2.0f * x[t];
+    __syncthreads();
+    y[t] = a[t] + b[t];
+}
+"""
+
+
+def test_arrays_carved_out_of_extern_shared_memory_that_overlap_are_named():
+    """`float* b = sm + blockDim.x / 2` puts b inside a: the stores race, and the fix is the layout (b
+    after a's elements), not a barrier between them (which would hide the overlap)."""
+    x, y = np.random.default_rng(2).random(64).astype(np.float32), np.zeros(64, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory sm\[32\]") as info:
+        kernel("carved", CARVED.replace("OFFSET", "blockDim.x / 2"), sanitize=True)((1,), (64,), (x, y),
+                                                                                    shared_mem=512)
+    assert "both carved out of the extern __shared__ memory (`b = sm + blockDim.x / 2`, `a = sm`): the two arrays " \
+           "overlap" in str(info.value)
+    kernel("carved", CARVED.replace("OFFSET", "blockDim.x"), sanitize=True)((1,), (64,), (x, y), shared_mem=512)
+    np.testing.assert_allclose(y, 3 * x, rtol=1e-6)

@@ -330,3 +330,32 @@ def test_a_shuffle_may_read_past_its_mask_if_nothing_uses_the_value(sanitize):
         assert info.value.line == line_of("SUM", src)
     else:
         assert "left out[0] holding" in message
+
+
+BRANCHES = r"""
+extern "C" __global__ void branches(const float* x, float* y) {
+    float v = x[threadIdx.x];
+    if (threadIdx.x % 2) {
+        float w = __shfl_xor_sync(0xffffffff, v, 1);                  // ODD
+        y[threadIdx.x] = w;
+    } else {
+        float w = OTHER;                                              // EVEN
+        y[threadIdx.x] = -w;
+    }
+}
+"""
+
+
+def test_lanes_meet_at_the_same_kind_of_warp_call_in_either_branch():
+    """Since Volta a shuffle waits for the lanes of its mask at any shuffle of the same kind and mask, so
+    the same __shfl_xor_sync in both branches of an if exchanges values; a different call in the other
+    branch (a vote) is still a mismatch."""
+    x, y = np.random.default_rng(1).random(32).astype(np.float32), np.zeros(32, np.float32)
+    source = BRANCHES.replace("OTHER", "__shfl_xor_sync(0xffffffff, v, 1)")
+    for sanitize in (False, True):
+        cuda.RawKernel(source, "branches", backend="cpu", sanitize=sanitize)((1,), (32,), (x, y))
+        lanes = np.arange(32)
+        np.testing.assert_array_equal(y, np.where(lanes % 2, x[lanes ^ 1], -x[lanes ^ 1]))
+    mixed = BRANCHES.replace("OTHER", "(float)__ballot_sync(0xffffffff, v > 0.5f)")
+    with pytest.raises(cuda.KernelError, match=r"the lanes of one mask must meet at the same kind of call"):
+        cuda.RawKernel(mixed, "branches", backend="cpu")((1,), (32,), (x, y))

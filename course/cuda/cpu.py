@@ -551,14 +551,17 @@ def _user_level() -> int:
 def _dangling_warnings(source: Source) -> list[str]:
     """`return x;` of a function's own local array (nvcc: "returning address of local variable")."""
     found = []
-    for function, array, line in source.dangling:
+    for function, array, line, kind in source.dangling:
         if not 0 < line <= len(source.lines):
             continue
-        found.append(f"line {line}: `{function}` returns the address of its local array `{array}`, which stops "
+        fix = ("Let the caller declare the array and pass it in as a pointer parameter, or return a struct that "
+               "holds the values." if kind == "array" else
+               "Return the value itself (`return m;`, the function's type a value, not a pointer), or let the "
+               "caller pass a pointer to where the result goes. (Here the compiler even makes the address a null "
+               "pointer.)")
+        found.append(f"line {line}: `{function}` returns the address of its local {kind} `{array}`, which stops "
                      "existing when the function returns: the caller reads memory that the next call's local "
-                     "variables reuse (on a GPU, and here). Let the caller declare the array and pass it in as a "
-                     f"pointer parameter, or return a struct that holds the values.\n    {line}: "
-                     f"{source.lines[line - 1].strip()}")
+                     f"variables reuse (on a GPU, and here). {fix}\n    {line}: {source.lines[line - 1].strip()}")
     return found
 
 
@@ -1219,22 +1222,41 @@ def _one_past_the_end(source: Source, line: int | None, index: int, length: int)
     return None
 
 
-def _unsigned_count_down(source: Source, line: int | None, index: int) -> str | None:
-    """For an access at a huge index (an unsigned value that went below 0): the hint that names `i >= 0`
-    on `line` or the three lines before it, where i is declared unsigned (always true: the loop
-    wraps around instead of ending)."""
-    if not line or index < 2**31 - 1:
-        return None
-    for at in range(line, max(0, line - 4), -1):
-        for found in re.finditer(r"\b([A-Za-z_]\w*)\s*>=\s*0[uU]?\b(?!\.)", source.line_text(at)):
+def _always_true_unsigned(source: Source, lines) -> tuple[str, str, int] | None:
+    """(the comparison, the variable, its line) of the first `i >= 0` or `i - 1 >= 0` on `lines` whose
+    variable is declared unsigned (size_t, uint32_t, ...): always true."""
+    for at in lines:
+        for found in re.finditer(r"\b([A-Za-z_]\w*)(?:\s*[-+]\s*\w+)?\s*>=\s*0[uU]?\b(?!\.)", source.line_text(at)):
             name = re.escape(found.group(1))
             if re.search(rf"\b(?:unsigned|size_t|uint\w*|unsigned\s+\w+)\s+(?:\w+\s*(?:=[^,;]*)?,\s*)*{name}\b",
                          source.text):
-                return (f"`{found.group(0)}` (line {at}) is always true for an unsigned {found.group(1)}: below 0 "
-                        f"it wraps around to {2**32 - 1 if index < 2**32 else 2**64 - 1}, and the loop goes on. "
-                        f"Count down with a signed int (`for (int {found.group(1)} = n - 1; {found.group(1)} >= 0; "
-                        f"{found.group(1)}--)`) or as `for (unsigned {found.group(1)} = n; {found.group(1)}-- > 0;)`.")
+                return found.group(0), found.group(1), at
     return None
+
+
+def _negative_index(index: int, length: int) -> str | None:
+    """For an access below the first element: the hint (a neighbour at -1, a mask indexed from -R)."""
+    if index >= 0 or index < -(1 << 20):  # (far below: an unsigned or uninitialized value, hinted elsewhere)
+        return None
+    return (f"Index {index} is below the first element: an offset that reaches below 0 (a neighbour i - 1 at the "
+            f"edge, a mask indexed from -R). Shift the index (mask[j + R] for j from -R to R) or guard it: "
+            f"`if (k >= 0 && k < {length})`.")
+
+
+def _unsigned_count_down(source: Source, line: int | None, index: int) -> str | None:
+    """For an access at a huge index (an unsigned value that went below 0): the hint that names `i >= 0`
+    (or `i - 1 >= 0`) on `line` or the three lines before it, where i is declared unsigned (always true:
+    the loop or the test lets it wrap around)."""
+    if not line or index < 2**31 - 1:
+        return None
+    found = _always_true_unsigned(source, range(line, max(0, line - 4), -1))
+    if found is None:
+        return None
+    comparison, name, at = found
+    return (f"`{comparison}` (line {at}) is always true for an unsigned {name}: below 0 it wraps around to "
+            f"{2**32 - 1 if index < 2**32 else 2**64 - 1}. Compare before subtracting (`{name} >= 1`, `{name} > 0`), "
+            f"or count down with a signed int (`for (int {name} = n - 1; {name} >= 0; {name}--)`) or as "
+            f"`for (unsigned {name} = n; {name}-- > 0;)`.")
 
 
 def _printf_message(fault: _Fault) -> tuple[str, str]:
@@ -1656,7 +1678,29 @@ def _shared_element(fault: _Fault, source: Source, line: int | None) -> str:
 
 # A warp-synchronous step, `v[tid] += v[tid + 16]` run by the lanes of one warp, and its fix.
 _WARP_STEP_FIX = ("Split the step so that every lane reads before any lane writes: "
-                  "`int t = v[tid + 16]; __syncwarp(); v[tid] += t; __syncwarp();` (or use __shfl_down_sync).")
+                  "`float other = v[tid + 16]; __syncwarp(); v[tid] += other; __syncwarp();` (v, tid and float: "
+                  "your array, index and element type), or use __shfl_down_sync.")
+
+
+def _overlapping_carves(source: Source, line: int | None, other_line: int | None) -> str | None:
+    """Two lines that store through different pointers carved out of the extern __shared__ memory
+    (`float* a = sm; float* b = sm + blockDim.x / 2;`) into one element: the arrays overlap (a barrier
+    between the stores would only hide that); the hint with the fix."""
+    if not (line and other_line and line != other_line and source.dynamic_shared):
+        return None
+    carved = {}
+    for m in re.finditer(r"\*\s*(\w+)\s*=\s*(?:\([^()]*\)\s*)?&?\s*(\w+)\b([^;]*);", source.text):
+        if m.group(2) in source.dynamic_shared or m.group(2) in carved:
+            carved[m.group(1)] = (m.group(2) + m.group(3)).strip()
+    stored = [re.search(r"\b(\w+)\s*\[[^\]]*\]\s*(?:[-+*/%|&^]?=)(?!=)", source.line_text(n)) for n in (other_line, line)]
+    if not all(stored) or stored[0].group(1) == stored[1].group(1) or not all(s.group(1) in carved for s in stored):
+        return None
+    first, second = (s.group(1) for s in stored)
+    return (f"Line {other_line} stores through `{first}` and line {line} through `{second}`, both carved out of the "
+            f"extern __shared__ memory (`{first} = {carved[first]}`, `{second} = {carved[second]}`): the two arrays "
+            "overlap, so one thread's element of one is another thread's element of the other, and no barrier makes "
+            "that right. Start each array after the end of the one before (`b = a + the number of elements of a`), "
+            "and launch with shared_mem covering them all.")
 
 
 def _same_warp(fault: _Fault, block_dim) -> bool:
@@ -1733,7 +1777,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 what = (f"accessed {name}[{index // items}]{''.join(f'[{k}]' for k in place)}, but {name} has {rows} "
                         f"row{'s' * (rows != 1)} (valid first indices 0 to {rows - 1})")
         hint = (_one_past_the_end(source, line, index, length) or _uninitialized_index(index)
-                or _unsigned_count_down(source, line, index)
+                or _unsigned_count_down(source, line, index) or _negative_index(index, length)
                 or "Guard the access (e.g. `if (i < n)`) or check how the index is computed.")
     elif kind == SHARED_OUT_OF_BOUNDS:
         names, item, size = source.dynamic_shared_name or "extern __shared__", source.dynamic_shared_item, fault.element_bytes
@@ -1761,6 +1805,10 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         what = f"ran longer than its time limit of {time_limit:g} s"
         hint = ("An endless loop? Check that the loop's condition changes. If the kernel is just slow "
                 "on the CPU, launch it on less data or raise the limit: RawKernel(..., time_limit=60).")
+        if (always := _always_true_unsigned(source, range(1, len(source.lines) + 1))) is not None:
+            comparison, name, at = always
+            hint = (f"`{comparison}` (line {at}) is always true for an unsigned {name}, so a loop that waits for it "
+                    f"to fail never ends: compare with `{name} > 0` (halving down to 1), or use a signed int. {hint}")
         if module.sanitized:  # backend="cpu" and the exercise checks run the race checker by default
             hint += (" This launch ran with the race checker on (the default of backend=\"cpu\"), which makes it 20 "
                      "to 100 times slower and runs it on one core: find bugs on small sizes, and launch large ones "
@@ -1852,7 +1900,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         what = (f"accessed {name}{'[...]' * fault.count}[{index}]{subscript}, but that dimension of the {where_kind} "
                 f"{name} has {length} element{'s' * (length != 1)} (valid indices 0 to {length - 1})")
         hint = (_one_past_the_end(source, line, index, length) or _uninitialized_index(index)
-                or _unsigned_count_down(source, line, index)
+                or _unsigned_count_down(source, line, index) or _negative_index(index, length)
                 or f"Guard the access (`if (k < {length})`; an index computed from data, a bin or a slot, needs its "
                    f"values out of range clamped or skipped), or make the array as large as the indices that reach "
                    f"it (e.g. [blockDim.x] elements when each thread has one: a #define or template constant).")
@@ -1940,6 +1988,9 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                      "different warps.")
         hint = hint.rstrip()
         line, other_line = accessed_at
+        overlap = _overlapping_carves(source, line, other_line) if fault.op == 2 == fault.other_op else None
+        if overlap:  # `float* a = sm; float* b = sm + blockDim.x / 2;`: a barrier would hide a wrong layout
+            hint = overlap
         array = re.match(r"\w+", element)
         neighbours = bool(array and line and len(re.findall(rf"\b{array.group(0)}\s*\[", source.line_text(line))) >= 2)
         stores_only = fault.op == 2 and not re.search(r"(\+\+|--|[-+*/%|&^]=|<<=|>>=)",
@@ -2036,7 +2087,19 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 what = (f"atomically updates {element}, which {who} read{at} in this launch, {order}: the read may "
                         "come before some of the updates, and running the launch again with the blocks and threads "
                         "in another order gives other results, so on a GPU they depend on timing")
-            if other_block != block or elements == 1:
+            if fault.mask == 4:  # `atomicAdd(count, 1); if (*count == gridDim.x)`: a re-read after its own atomic
+                if mine == 1:
+                    what = (f"reads {element} right after updating it atomically itself, while {who} updates it "
+                            f"atomically{at} in this launch, {order}")
+                else:
+                    what = (f"atomically updates {element}, which {who} read{at} right after updating it atomically "
+                            f"itself, in this launch, {order}")
+                what += (": the value read back may already include other threads' updates (or not yet), so on a GPU "
+                         "two blocks can both see the last count and both act as the last one, or none can")
+                hint = (f"Use the value the atomic returns, which is the thread's own: `int ticket = atomicAdd(&{element}, "
+                        "1); if (ticket == gridDim.x - 1) { ... }` (exactly one block takes the last ticket; a "
+                        "__threadfence() before the atomic makes the block's earlier writes visible to it).")
+            elif other_block != block or elements == 1:
                 hint = (f"A value that threads of every block update is complete only when the launch ends: read "
                         f"{element} in a second kernel, or on the host after this launch, or let only the last block "
                         "read it (each block adds its part, __threadfence(), then takes a ticket with atomicAdd; "
@@ -2310,7 +2373,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         elif kind == WARP_MISMATCH:
             other_op = WARP_OPS.get(fault.other_op, "another warp-level call")
             what = (f"calls {call}, but lane {lane} of its mask (thread {other}) is at {other_op} on line "
-                    f"{fault.other_line} (or uses another mask): the lanes of one mask must meet at the same call")
+                    f"{fault.other_line} (or uses another mask): the lanes of one mask must meet at the same kind of "
+                    "call, with the same mask")
             hint = ("Put the warp-level call where every lane of the mask reaches it (outside the if/else), "
                     "with the same mask in every lane.")
         else:  # (a shuffle reading a lane outside its mask is the undefined-value case above)

@@ -1351,6 +1351,21 @@ static inline bool __cc_read_back_by(const __cc_allocation& a, size_t word, cons
     return false;
 }
 
+// Thread (block, tid) updated the element atomically (not a CAS loop's atomicCAS) in this launch
+// before `time` (0: before now): a plain read of it after that re-reads what other threads may
+// still update (`atomicAdd(count, 1); if (*count == gridDim.x)`: two blocks can both see the last
+// value, or none), where the value the atomic returned was the thread's own.
+static inline bool __cc_atomic_before(const __cc_allocation& a, size_t word, uint32_t block, uint16_t tid,
+                                      uint32_t time) {
+    for (int slot : {__CC_NOTE_ATOMIC, __CC_NOTE_ATOMIC2}) {
+        const __cc_global_note* n = a.notes[slot] ? &a.notes[slot][word] : nullptr;
+        if (n && n->launch == __cc_current_launch && n->block == block && n->tid == tid && !n->cas &&
+            !n->volatile_read && !n->volatile_write && !n->volatile_store && (!time || (n->time && n->time < time)))
+            return true;
+    }
+    return false;
+}
+
 // Global memory's hazards between threads of one launch (compute-sanitizer's racecheck looks at
 // shared memory only): a plain write and another thread's access to the same element, unordered.
 // Two plain writes: one is lost. A write and a read: the reader may see either value (an in-place
@@ -1487,6 +1502,11 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
                                                              // block, 3: a volatile store handed over unfenced (cpu.py)
             if (kind == __CC_READ && other_kind == __CC_WRITE && !unfenced && __cc_read_back_by(a, word, *other, site))
                 f->mask = 1;
+            if ((kind == __CC_ATOMIC && other_kind == __CC_READ && !relaxed &&
+                 __cc_atomic_before(a, word, other->block, other->tid, other->time)) ||
+                (kind == __CC_READ && other_kind == __CC_ATOMIC && !said && !relaxed &&
+                 __cc_atomic_before(a, word, __cc_block_linear, (uint16_t)me, 0)))
+                f->mask = 4;  // a value re-read after the reader's own atomic (cpu.py: the ticket's fix)
             __cc_other_thread(other->tid, other->block);
             __cc_fail(__CC_GLOBAL_RACE, 0);
         }
@@ -4130,8 +4150,10 @@ static bool __cc_resolve_warps(int threads, bool converge) {
                 if (k >= lanes) __cc_warp_fault(__CC_WARP_EXITED, f, base + k, threads);
                 __cc_fiber* g = &__cc_fibers[base + k];
                 if (g->state == __CC_DONE) __cc_warp_fault(__CC_WARP_EXITED, f, base + k, threads);
-                bool same_call = g->state == __CC_AT_WARP && g->wop == f->wop &&
-                                 (g->barrier_line == f->barrier_line || f->wop == __CC_W_SYNC) && g->wmask == named;
+                // (sm_70 on: lanes meet at the same kind of call with the same mask, which may be another
+                // call site: `if (c) v = __shfl_xor_sync(m, v, 1); else w = __shfl_xor_sync(m, w, 1);`)
+                bool same_call = g->state == __CC_AT_WARP && g->wop == f->wop && g->wmask == named &&
+                                 (g->barrier_line == f->barrier_line || f->wop == __CC_W_SYNC || g->wsize == f->wsize);
                 if (g->state == __CC_WAITING || (g->state == __CC_AT_WARP && g->wop != __CC_W_ACTIVE && !same_call)) {
                     if (!mismatched) mismatched = f, mismatched_lane = base + k;
                     ready = false;

@@ -659,7 +659,8 @@ class Source:
     host_code: list = field(default_factory=list)  # (spelling, line) of host code: main, cudaMalloc, <<<...>>>
     host_only: list = field(default_factory=list)  # (what, line, fix): host functions or variables device code uses
     nvcc_refuses: list = field(default_factory=list)  # (what, line, fix): __shared__ initializers, dynamic initialization
-    dangling: list = field(default_factory=list)  # (function, array, line): `return x;` of a local array x
+    dangling: list = field(default_factory=list)  # (function, name, line, "array"/"variable"): `return x;` of a
+                                                   # local array x, `return &m;` of a local variable m
     aliased_shared: list = field(default_factory=list)  # (function, names, lines, types): 2+ extern __shared__
     raw_members: list = field(default_factory=list)  # (struct, member, line): pointers in structs from the host
     aliases: dict = field(default_factory=dict)
@@ -2716,6 +2717,22 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
                         i = k + 1
                         continue
         i += 1
+    # `return &m;` of a local variable m (not __shared__ or static: those outlive the call)
+    if dangling is not None:
+        for r in range(a + 1, b - 3):
+            if tokens[r].text == "return" and tokens[r + 1].text == "&" and tokens[r + 2].kind == "ident" \
+                    and tokens[r + 3].text == ";" and tokens[r + 2].text not in local_arrays:
+                name = tokens[r + 2].text
+                for d in range(a + 1, r):  # its declaration in this body: `float m = ...;`, `int m;`
+                    if tokens[d].text == name and tokens[d - 1].kind == "ident" and tokens[d + 1].text in ("=", ";", ",") \
+                            and (tokens[d - 1].text in _TYPE_WORDS or tokens[d - 1].text in types):
+                        start = d - 1
+                        while start > a and tokens[start - 1].text not in (";", "{", "}", "("):
+                            start -= 1
+                        if not any(tokens[s].text in ("__shared__", "static", "extern") for s in range(start, d)) \
+                                and tokens[start - 1].text != "(":
+                            dangling.append((f.name, name, tokens[r].line, "variable"))
+                        break
     # `return x;`, `return x + 1;`, `return &x[0];`, `return (float*)x;` of a local array x
     if dangling is not None and local_arrays:
         for r in range(a + 1, b):
@@ -2729,7 +2746,7 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
             q += address
             if tokens[q].text in local_arrays and q + 1 < b and (
                     tokens[q + 1].text in (";", "+", "-") and not address or tokens[q + 1].text == "[" and address):
-                dangling.append((f.name, tokens[q].text, tokens[r].line))
+                dangling.append((f.name, tokens[q].text, tokens[r].line, "array"))
 
 
 def _row_extents(tokens: list[Token], at: int, end: int) -> tuple[str, int] | None:
