@@ -1315,3 +1315,64 @@ def test_shared_declarations_in_any_word_order_nvcc_takes(dynamic):
     cuda.RawKernel(WORD_ORDERS.replace("DYNAMIC", dynamic), "orders", backend="cpu", sanitize=True)(
         (1,), (64,), (x, y), shared_mem=256)
     np.testing.assert_allclose(y, np.roll(x, -1) + 3)
+
+
+MODERN = r"""
+#include <cstdint>
+struct Scaled { float v; __device__ float get(float a) const { return v * a; } };
+extern "C" __global__ void modern(const float* x, float* y, const Scaled* s, int) {   // (an unused, unnamed int)
+    __shared__ float tile[64];
+    int i = threadIdx.x;
+    auto* out = &y[i];                                   // auto* of an argument's element
+    const auto* in = x + i;
+    auto first = &tile[0];                               // the address of a __shared__ array's element
+    first[i] = *in;
+    __syncthreads();
+    bool aligned = reinterpret_cast<uintptr_t>(x) % 4 == 0 && reinterpret_cast<uintptr_t>(tile) % 4 == 0;
+    const void* raw = s + i;
+    *out = aligned ? first[63 - i] + static_cast<const Scaled*>(raw)->get(2.0f) : -1.0f;
+    if (i == 0 && PAST > 0) first[PAST] = 0.0f;             // PAST
+}
+"""
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_modern_cpp_pointers_auto_uintptr_casts_and_unnamed_parameters(sanitize):
+    """`auto* p = &y[i]`, `reinterpret_cast<uintptr_t>(x) % 16` (the alignment test before vector loads),
+    a method called through `static_cast<const S*>(p)->`, an unnamed parameter: nvcc takes them all, and
+    a pointer from `auto` keeps its array's bounds."""
+    x = np.arange(64, dtype=np.float32)
+    s = np.arange(64, dtype=np.float32)  # (struct Scaled: one float)
+    y = np.zeros(64, np.float32)
+    cuda.RawKernel(MODERN.replace("PAST", "0"), "modern", backend="cpu", sanitize=sanitize)((1,), (64,), (x, y, s, 7))
+    np.testing.assert_array_equal(y, x[::-1] + 2 * s)
+    with pytest.raises(cuda.KernelError, match=r"accessed tile\[64\] through a pointer into the __shared__ array tile"):
+        cuda.RawKernel(MODERN.replace("PAST", "64"), "modern", backend="cpu", sanitize=sanitize)((1,), (64,), (x, y, s, 7))
+
+
+def test_digit_separators_are_part_of_their_number():
+    """C++14's `1'000` (an odd number of quotes on a line read as a character literal cut the line)."""
+    source = r"""
+extern "C" __global__ void separated(int* y) {
+    if (threadIdx.x < 32) y[threadIdx.x] = (1'000 > 5) ? 0xFF'FF + (int)threadIdx.x : 0;
+}
+"""
+    y = np.zeros(32, np.int32)
+    cuda.RawKernel(source, "separated", backend="cpu")((1,), (32,), (y,))
+    np.testing.assert_array_equal(y, 0xFFFF + np.arange(32))
+
+
+def test_a_template_function_may_return_a_template_of_several_arguments():
+    """`__device__ Pair<T, int> make(...)`: the comma between the return type's template arguments does not
+    end a declaration (it was read as a __device__ variable named T)."""
+    source = r"""
+template <typename A, typename B> struct Pair { A a; B b; };
+template <typename T> __device__ Pair<T, int> make(T a, int i) { Pair<T, int> r; r.a = a; r.b = i; return r; }
+extern "C" __global__ void pairs(const float* x, float* a, int* b) {
+    Pair<float, int> p = make(x[threadIdx.x], (int)threadIdx.x);
+    a[threadIdx.x] = p.a; b[threadIdx.x] = p.b;
+}
+"""
+    x, a, b = np.arange(8, dtype=np.float32) / 2, np.zeros(8, np.float32), np.zeros(8, np.int32)
+    cuda.RawKernel(source, "pairs", backend="cpu")((1,), (8,), (x, a, b))
+    assert a.tolist() == x.tolist() and b.tolist() == list(range(8))

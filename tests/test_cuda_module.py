@@ -166,3 +166,24 @@ def test_get_global_finds_each_variable_of_one_declaration_and_keeps_const_ones_
     assert fixed.tolist() == [10.0, 20.0]
     with pytest.raises(ValueError, match="read-only"):
         fixed[0] = 1.0
+
+
+LIBRARY_NAMES = r"""
+__device__ int index, daylight;
+__device__ float time[4];
+extern "C" __global__ void random(float* x) { x[threadIdx.x] = index + daylight + time[threadIdx.x % 4]; }
+extern "C" __global__ void write(int value) { if (threadIdx.x == 0) { index = value; daylight = 2 * value; } }
+"""
+
+
+def test_kernels_and_variables_may_have_the_c_librarys_names():
+    """Device code sees none of the C library's headers: a kernel named `random` or `write`, a
+    `__device__ int index;` are the source's own, as on a GPU (here they would clash with unistd.h's,
+    or, `daylight`, silently be time.h's)."""
+    module = cuda.RawModule(code=LIBRARY_NAMES, backend="cpu")
+    module.get_function("write")((1,), (32,), (3,))
+    np.ndarray((4,), np.float32, module.get_global("time"))[:] = [0.5, 1.5, 2.5, 3.5]
+    x = np.zeros(8, np.float32)
+    module.get_function("random")((1,), (8,), (x,))
+    np.testing.assert_array_equal(x, 9 + np.tile([0.5, 1.5, 2.5, 3.5], 2))
+    assert np.ndarray((1,), np.int32, module.get_global("daylight"))[0] == 6

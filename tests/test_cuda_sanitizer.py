@@ -1824,7 +1824,7 @@ def test_warp_synchronous_volatile_steps_on_a_global_array_are_races():
     # thread 1's first step writes g[1], which thread 0 read in its last step
     assert "writes g[1], which thread (0, 0, 0) read at line 13" in message and "no __syncwarp()" in message
     assert info.value.thread == (1, 0, 0) and info.value.line == 9
-    assert "int t = v[tid + 16]; __syncwarp(); v[tid] += t; __syncwarp();" in message
+    assert "float other = v[tid + 16]; __syncwarp(); v[tid] += other; __syncwarp();" in message
     fixed = "\n".join(f"        {{ int t = v[tid + {o}]; __syncwarp(); v[tid] += t; __syncwarp(); }}" for o in (16, 8, 4, 2, 1))
     out = np.zeros(4, np.int32)
     cuda.RawKernel(GLOBAL_WARP_REDUCE.replace("STEPS", fixed), "reduce", backend="cpu", sanitize=True)(
@@ -1852,7 +1852,7 @@ def test_a_warp_synchronous_step_in_shared_memory_is_told_to_split_read_and_writ
         cuda.RawKernel(code, "reduce", backend="cpu", sanitize=True)((1,), (64,), (np.ones(64, np.int32), np.zeros(1, np.int32)))
     message = str(info.value)
     assert "data race on shared memory data[" in message and "one warp" in message
-    assert "int t = v[tid + 16]; __syncwarp(); v[tid] += t; __syncwarp();" in message
+    assert "float other = v[tid + 16]; __syncwarp(); v[tid] += other; __syncwarp();" in message
 
 
 PLANE_SHIFT = r"""

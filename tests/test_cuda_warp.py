@@ -359,3 +359,26 @@ def test_lanes_meet_at_the_same_kind_of_warp_call_in_either_branch():
     mixed = BRANCHES.replace("OTHER", "(float)__ballot_sync(0xffffffff, v > 0.5f)")
     with pytest.raises(cuda.KernelError, match=r"the lanes of one mask must meet at the same kind of call"):
         cuda.RawKernel(mixed, "branches", backend="cpu")((1,), (32,), (x, y))
+
+
+NESTED_TILES = r"""
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void nested(int* rank, int* count) {
+    auto warp = cg::tiled_partition<32>(cg::this_thread_block());
+    auto eight = cg::tiled_partition<8>(warp);
+    cg::thread_group four = cg::tiled_partition(warp, 4);
+    rank[threadIdx.x] = eight.meta_group_rank() * 100 + four.meta_group_rank();
+    count[threadIdx.x] = eight.meta_group_size() * 100 + four.meta_group_size();
+}
+"""
+
+
+def test_a_tile_of_a_tile_counts_its_meta_group_within_its_parent():
+    """cooperative_groups: a tile's meta_group_rank and meta_group_size are its index and count within
+    the group it was cut from (4 tiles of 8 in a warp), not within the block."""
+    rank, count = np.zeros(64, np.int32), np.zeros(64, np.int32)
+    cuda.RawKernel(NESTED_TILES, "nested", backend="cpu")((1,), (64,), (rank, count))
+    lane = np.arange(64) % 32
+    np.testing.assert_array_equal(rank, lane // 8 * 100 + lane // 4)
+    assert (count == 4 * 100 + 8).all()

@@ -345,7 +345,10 @@ def translation_unit(source: Source, extra=(), trace: bool = False) -> str:
     of kernel.profile, whose `if` conditions report each thread's outcome."""
     kernels = list(source.kernels.values()) + [k for k in extra if k.name not in source.kernels]
     text = source.trace_text if trace and source.trace_text else source.cpu_text
-    return f'#include "runtime.h"\n#line 1 "{SOURCE_NAME}"\n{text}\n{_launchers(source, kernels)}'
+    # The C library's names that the source declares itself (`__global__ void random(...)`), renamed
+    # after runtime.h's headers: the source's own (compiler messages drop the prefix).
+    renamed = "".join(f"#define {name} __cc_user_{name}\n" for name in source.renamed)
+    return f'#include "runtime.h"\n{renamed}#line 1 "{SOURCE_NAME}"\n{text}\n{_launchers(source, kernels)}'
 
 
 def _build_key(compiler: str, *parts: str, length: int = 40) -> str:

@@ -2154,6 +2154,13 @@ __attribute__((always_inline)) static inline V& __cc_checked_reference(const __c
     struct NAME##_rule<V*, From, typename std::enable_if<std::is_pointer<typename std::remove_cv<From>::type>::value>::type> { \
         static __cc_ptr<V> cast(const From& f) { return __cc_ptr<V>(CAST<V*>(f)); } \
     }; \
+    /* reinterpret_cast<uintptr_t>(p) of a checked pointer or an array: its address (an alignment test) */ \
+    template <class V, class From> \
+    struct NAME##_rule<V, From, typename std::enable_if<std::is_integral<V>::value && \
+        (__cc_is_checked<typename std::remove_cv<From>::type>::value || \
+         __cc_is_view<typename std::remove_cv<From>::type>::value)>::type> { \
+        static V cast(const From& f) { return (V)(uintptr_t)(const volatile void*)f; } \
+    }; \
     template <class To, class From> \
     __attribute__((always_inline)) static inline auto NAME(From& f) -> decltype(NAME##_rule<To, From>::cast(f)) { \
         return NAME##_rule<To, From>::cast(f); \
@@ -2167,6 +2174,18 @@ __CC_BOUNDS_KEEPING_CAST(__cc_reinterpret_cast, reinterpret_cast)
 __CC_BOUNDS_KEEPING_CAST(__cc_const_cast, const_cast)
 __CC_BOUNDS_KEEPING_CAST(__cc_static_cast, static_cast)
 #undef __CC_BOUNDS_KEEPING_CAST
+
+// `auto* p = &y[i];`, `auto p = &s[0];` (source.py): the pointer as a checked one, with its array's
+// bounds: a raw pointer (the address of a __shared__ array's element) is looked up, a view (an
+// array) points at its first element, a checked pointer stays as it is.
+template <class P> static inline auto __cc_as_pointer(const P& p) {
+    if constexpr (std::is_pointer<P>::value)
+        return __cc_ptr<typename std::remove_pointer<P>::type>(p);
+    else if constexpr (__cc_is_view<P>::value)
+        return __cc_ptr<typename std::remove_pointer<decltype(p.p)>::type>(p);
+    else
+        return p;
+}
 
 // malloc, free, new and delete in device code (source.py renames them; see "The device heap").
 // malloc's block comes back as a checked pointer, so `(float*)malloc(n * sizeof(float))` is
@@ -4517,7 +4536,8 @@ static inline thread_block this_thread_block() { return thread_block(); }
 struct thread_group {
     enum { __CC_TILE, __CC_BLOCK, __CC_COALESCED };
     unsigned __cc_size, __cc_kind = __CC_TILE, __cc_active = 0;
-    thread_group(unsigned size) : __cc_size(size) {}
+    unsigned __cc_parent = 0;  // a tile's parent: its size when a tile (tiled_partition<8>(warp)), 0 the block
+    thread_group(unsigned size, unsigned parent = 0) : __cc_size(size), __cc_parent(parent) {}
     thread_group(const thread_block&) : __cc_size(0), __cc_kind(__CC_BLOCK) {}
     unsigned __cc_mask() const {
         if (__cc_kind == __CC_COALESCED) return __cc_active;
@@ -4546,16 +4566,26 @@ struct thread_group {
         return __cc_size;
     }
     unsigned num_threads() const { return size(); }
-    unsigned meta_group_rank() const { return __cc_kind == __CC_TILE ? __cc_linear_tid() / __cc_size : 0; }
+    // (CUDA: the tile's index and count within its parent, a block or a larger tile)
+    unsigned meta_group_rank() const {
+        if (__cc_kind != __CC_TILE) return 0;
+        return (__cc_parent ? __cc_linear_tid() % __cc_parent : __cc_linear_tid()) / __cc_size;
+    }
     unsigned meta_group_size() const {
-        return __cc_kind == __CC_TILE ? (blockDim.x * blockDim.y * blockDim.z + __cc_size - 1) / __cc_size : 1;
+        if (__cc_kind != __CC_TILE) return 1;
+        return ((__cc_parent ? __cc_parent : blockDim.x * blockDim.y * blockDim.z) + __cc_size - 1) / __cc_size;
     }
 };
+// The size of the tile a group is, as a parent of tiles (0: a block, or coalesced threads).
+template <class G> static inline unsigned __cc_parent_size(const G& g) {
+    if constexpr (std::is_base_of<thread_group, G>::value) return g.__cc_kind == thread_group::__CC_TILE ? g.__cc_size : 0;
+    else return 0;
+}
 
 template <unsigned N>
 struct thread_block_tile : thread_group {
     static_assert(N && N <= 32 && (N & (N - 1)) == 0, "thread_block_tile<N>: N must be a power of 2 up to 32");
-    thread_block_tile() : thread_group{N} {}
+    thread_block_tile(unsigned parent = 0) : thread_group{N, parent} {}
     static constexpr unsigned num_threads() { return N; }
     static constexpr unsigned size() { return N; }
     unsigned thread_rank() const { return __cc_linear_tid() % N; }
@@ -4586,14 +4616,16 @@ struct thread_block_tile : thread_group {
 };
 
 template <unsigned N, class Parent>
-static inline thread_block_tile<N> tiled_partition(const Parent&) { return thread_block_tile<N>(); }
+static inline thread_block_tile<N> tiled_partition(const Parent& parent) {
+    return thread_block_tile<N>(__cc_parent_size(parent));
+}
 template <class Parent>
-static inline thread_group tiled_partition(const Parent&, unsigned n, __CC_LINE) {
+static inline thread_group tiled_partition(const Parent& parent, unsigned n, __CC_LINE) {
     if (!n || n > 32 || (n & (n - 1))) {  // CUDA: a power of 2 up to 32
         snprintf(__cc_fault_out->text, sizeof __cc_fault_out->text, "tiled_partition(group, %u)", n);
         __cc_fail(__CC_UNSUPPORTED, __cc_line);
     }
-    return thread_group(n);
+    return thread_group(n, __cc_parent_size(parent));
 }
 
 // The lanes of the warp that are here together (coalesced_threads()).

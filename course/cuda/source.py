@@ -65,7 +65,7 @@ _TOKEN = re.compile(
     |(?P<pp>\#(?:[^\n\\/]|\\.|\\\n|/(?![/*])|/\*.*?\*/)*)
     |(?P<string>"(?:[^"\\\n]|\\.)*"?)
     |(?P<char>'(?:[^'\\\n]|\\.)*'?)
-    |(?P<number>\.?\d(?:[eEpP][+-]|[\w.])*)
+    |(?P<number>\.?\d(?:[eEpP][+-]|[\w.]|'(?=[0-9A-Fa-f]))*)
     |(?P<ident>[A-Za-z_]\w*)
     |(?P<punct><<=|>>=|::|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^!~<>=]=?|[(){}\[\];,.?:])
     |(?P<other>.)
@@ -656,6 +656,7 @@ class Source:
     global_arrays: set = field(default_factory=set)  # those of them that are arrays (stored as __cc_raw_NAME)
     constant_globals: set = field(default_factory=set)  # those of them that are __constant__ (read-only in kernels)
     const_globals: set = field(default_factory=set)  # those of them declared const (read-only memory here)
+    renamed: list = field(default_factory=list)  # names the source declares that the C library has (_C_LIBRARY_NAMES)
     host_code: list = field(default_factory=list)  # (spelling, line) of host code: main, cudaMalloc, <<<...>>>
     host_only: list = field(default_factory=list)  # (what, line, fix): host functions or variables device code uses
     nvcc_refuses: list = field(default_factory=list)  # (what, line, fix): __shared__ initializers, dynamic initialization
@@ -1083,8 +1084,11 @@ def _resolve(words: list[str], aliases: dict[str, list[str]]) -> list[str]:
     return words
 
 
-def _kernel_param(raw: _RawParam, aliases, kernel: str, types: set) -> tuple[Param | None, str | None]:
-    """A Param (checked when its type is known), or why this parameter cannot be passed."""
+def _kernel_param(raw: _RawParam, aliases, kernel: str, types: set, position: int = 0) -> tuple[Param | None, str | None]:
+    """A Param (checked when its type is known), or why this parameter cannot be passed. A parameter
+    without a name (`int` of `void k(float* x, int)`, unused) is named by its `position` (from 1)."""
+    if raw.name is None and position and raw.words and raw.words != ["void"]:
+        raw = dataclasses.replace(raw, name=f"unnamed_{position}")
     where = f"parameter {raw.name or '?'}"
     if raw.name is None:
         return None, f"{where} has no name"
@@ -1211,6 +1215,11 @@ def parse(text: str, options=()) -> Source:
         operator = None  # `__device__ T& operator[](int i)`: a member function, named by its symbol
         bounds = ""
         while j < len(tokens) and tokens[j].text not in ("(", ";", "=", "{", "[", ","):
+            if tokens[j].text == "<" and tokens[j - 1].kind == "ident" and tokens[j - 1].text != "operator":
+                close = _matching_angle(tokens, j)  # `__device__ P<T, int> make(...)`: a template's arguments
+                if close > j:
+                    j = close + 1
+                    continue
             if tokens[j].text == "operator":
                 operator = j
                 j += 3 if j + 2 < len(tokens) and tokens[j + 1].text in ("(", "[") else 1
@@ -1522,8 +1531,8 @@ def parse(text: str, options=()) -> Source:
         if not f.body and f.name in kernels:
             continue  # a prototype of a kernel already read
         params = []
-        for raw in f.raws:
-            param, problem = _kernel_param(raw, aliases, f.name, known_types)
+        for position, raw in enumerate(f.raws, 1):
+            param, problem = _kernel_param(raw, aliases, f.name, known_types, position)
             if problem:
                 problems.setdefault(f.name, problem)
             else:
@@ -1646,7 +1655,43 @@ def parse(text: str, options=()) -> Source:
         fiber_functions=fiber_functions | ({f.name for f in functions} if stray else set()),
         constants=constants,
         method_members=method_members,
+        renamed=_declared_library_names(tokens),
     )
+
+
+# Names of the C library's functions and variables that runtime.h's headers declare (unistd.h,
+# stdlib.h, stdio.h, time.h, signal.h, ...) and CUDA device code does not have: a kernel named
+# `read` or `random`, a `__device__ int index;` would clash with them here (or, `daylight`, silently
+# be the library's), not on a GPU, where device code sees none of these headers.
+_C_LIBRARY_NAMES = frozenset("""
+    read write close select time random sync remove kill signal div qsort system index rindex environ stdin
+    stdout stderr timezone tzname daylight exit abort sleep usleep pipe fork dup dup2 link unlink access
+    alarm pause getpid rand srand atoi atof atol strlen strcpy strcmp bsearch ldiv rename tmpfile fopen
+    fclose puts putchar getchar scanf sprintf calloc realloc difftime mktime strftime gmtime localtime
+    ctime asctime raise execv nice truncate ftruncate lseek fsync isatty sbrk brk chdir chown chroot getenv
+    setenv putenv clearenv mkstemp mktemp tmpnam random_r srandom initstate setstate drand48 erand48
+    lrand48 nrand48 mrand48 jrand48 srand48 seed48 lcong48 atexit on_exit quick_exit _exit strtol strtod
+    strtof strtoul qsort_r bcopy bzero bcmp strdup strndup strtok strsep basename setjmp longjmp nanosleep
+    crypt ctermid cuserid getlogin ttyname confstr sysconf pathconf fpathconf getcwd getwd gethostname
+    sethostname getdomainname daemon getpass fdatasync syscall lockf ualarm vfork profil acct madvise
+    mincore mlock munlock mlockall getpagesize getdtablesize mmap munmap mprotect msync optarg getopt swab
+""".split())
+
+
+def _declared_library_names(tokens: list[Token]) -> list[str]:
+    """The C library's names (_C_LIBRARY_NAMES) that the source declares itself, as a kernel, a
+    function, a variable or a parameter (`__global__ void random(...)`, `int index = ...`): the CPU
+    build renames them (translation_unit), so that they are the source's own."""
+    found = set()
+    for i, tok in enumerate(tokens[1:-1], 1):
+        if tok.kind != "ident" or tok.text not in _C_LIBRARY_NAMES \
+                or tokens[i + 1].text not in ("(", "[", ";", "=", ",", ")"):
+            continue
+        before = tokens[i - 1]
+        if (before.kind == "ident" and before.text not in _NOT_DECLARATION and before.text not in ("goto", "case")) \
+                or (before.text in ("*", "&") and i >= 2 and tokens[i - 2].kind == "ident"):
+            found.add(tok.text)
+    return sorted(found)
 
 
 def _drop_explicit_instantiations(tokens: list[Token], functions: list, body_spans, replace) -> None:
@@ -1839,9 +1884,9 @@ def instantiate(source: Source, expression: str) -> Kernel:
                            f"argument(s) <{', '.join(f.template)}>, got {len(values)}")
     substitution = {t: v.split() for t, v, kind in zip(f.template, values, f.template_kinds) if kind == "type"}
     params, problems = [], []
-    for raw in f.raws:
+    for position, raw in enumerate(f.raws, 1):
         words = [x for w in raw.words for x in substitution.get(w, [w])]
-        param, problem = _kernel_param(dataclasses.replace(raw, words=words), source.aliases, name, set())
+        param, problem = _kernel_param(dataclasses.replace(raw, words=words), source.aliases, name, set(), position)
         if problem:
             problems.append(problem)
         else:
@@ -2492,6 +2537,23 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
     pointers = {r.name for r in f.raws if r.name and (r.stars == 1 or r.array) and not r.complex
                       and not r.reference}
     type_bodies = type_bodies or {}  # `{` → `}` of struct and union definitions (`__shared__ union {...} u;`)
+    # `auto* p = &y[i];`, `const auto* q = x + i;`, `auto p = &s[0];`: a checked pointer is no T* that
+    # `auto*` could deduce from, and `&s[0]` of an array is a raw one: `auto p = __cc_as_pointer(...)`, a
+    # checked pointer either way (the pointer's own constness aside, the same pointer)
+    for k in range(a + 1, b - 4):
+        star = tokens[k + 1].text == "*"
+        if tokens[k].text == "auto" and tokens[k + 1 + star].kind == "ident" and tokens[k + 2 + star].text == "=" \
+                and tokens[k - 1].text in (";", "{", "}", "(", "const") \
+                and (star or (tokens[k + 3].text == "&" and tokens[k + 4].kind == "ident" and tokens[k + 5].text == "[")):
+            end = _declarator_end(tokens, k + 3 + star, b)
+            if end >= b or tokens[end].text != ";":
+                continue
+            if star:
+                replace(tokens[k + 1].start, tokens[k + 1].end, "")
+            if tokens[k - 1].text == "const":
+                replace(tokens[k - 1].start, tokens[k - 1].end, "")
+            replace(tokens[k + 2 + star].start, tokens[k + 2 + star].end, "= __cc_as_pointer(")
+            replace(tokens[end].start, tokens[end].end, ");")
     i = a + 1
     while i < b:
         tok = tokens[i]
@@ -3228,6 +3290,10 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
                 continue
             else:
                 start, end = i, _postfix_chain(tokens, close, b)
+                if end < b and tokens[end].text == "(" and end - 2 > close and tokens[end - 2].text in (".", "->"):
+                    end -= 2  # a method called through the cast pointer: `static_cast<const S*>(p)->get(v)`
+                    if end == close + 1:
+                        continue
         elif tok.kind == "ident" and prev.text not in (".", "->", "::") and tok.text not in _TYPE_WORDS \
                 and tok.text not in ("delete", "new") and prev.text != "new" \
                 and (prev.kind != "ident" or prev.text in _NOT_DECLARATION) \
