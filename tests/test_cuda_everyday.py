@@ -1376,3 +1376,33 @@ extern "C" __global__ void pairs(const float* x, float* a, int* b) {
     x, a, b = np.arange(8, dtype=np.float32) / 2, np.zeros(8, np.float32), np.zeros(8, np.int32)
     cuda.RawKernel(source, "pairs", backend="cpu")((1,), (8,), (x, a, b))
     assert a.tolist() == x.tolist() and b.tolist() == list(range(8))
+
+
+POINTER_ALIASES = r"""
+#include <cstdint>
+typedef const float* cfptr;
+using fptr = float*;
+#define IPTR int32_t*
+extern "C" __global__ void aliased(cfptr a, fptr b, IPTR counts, std::size_t n, [[maybe_unused]] int spare) {
+    fptr out = b;                                        // a local of the alias: checked too
+    std::size_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) { out[i] = 2.0f * a[i]; counts[i] = (std::int32_t)i; }
+    if (i == 0 && EXTRA >= 0) out[n + EXTRA] = 0.0f;     // PAST (EXTRA 0: one past the end)
+}
+"""
+
+
+def test_pointer_type_aliases_std_types_and_attributes_in_parameters():
+    """`typedef const float* cfptr;`, `using fptr = float*;`, `#define IPTR int32_t*` as parameter types
+    take arrays (they were read as structs passed by value), `std::size_t n` is a size_t, and
+    `[[maybe_unused]] int spare` a named int; accesses through them stay bounds-checked."""
+    a, b, counts = np.arange(16, dtype=np.float32), np.zeros(16, np.float32), np.zeros(16, np.int32)
+    source = POINTER_ALIASES.replace("EXTRA", "-1")  # (the last element: in bounds)
+    cuda.RawKernel(source, "aliased", backend="cpu")((1,), (16,), (a, b, counts, 16, 0))
+    assert b.tolist() == (2 * a).tolist() and counts.tolist() == list(range(16))
+    with pytest.raises(cuda.KernelError, match=r"accessed b\[16\], but b has 16 elements"):
+        cuda.RawKernel(POINTER_ALIASES.replace("EXTRA", "0"), "aliased", backend="cpu")((1,), (16,), (a, b, counts, 16, 0))
+    with pytest.raises(ValueError, match="read-only"):  # cfptr points to const; fptr does not
+        readonly = np.zeros(16, np.float32)
+        readonly.flags.writeable = False
+        cuda.RawKernel(source, "aliased", backend="cpu")((1,), (16,), (a, readonly, counts, 16, 0))

@@ -1696,7 +1696,42 @@ def test_an_unsigned_loop_counting_down_past_zero_is_explained():
                                                                               np.zeros(8, np.float32), 8))
     assert f"`i >= 0` (line {line_of('DOWN', COUNTING_DOWN)}) is always true for an unsigned i" in str(info.value)
     assert "for (unsigned i = n; i-- > 0;)" in str(info.value)
+    differences = r"""
+extern "C" __global__ void differences(const float* x, float* y, unsigned n) {
+    unsigned i = threadIdx.x;
+    if (i < n && i - 2 >= 0) y[i] = x[i] - x[i - 2];
+}
+"""
+    with pytest.raises(cuda.KernelError, match=r"accessed x\[4294967294\]") as info:
+        cuda.RawKernel(differences, "differences", backend="cpu")((1,), (8,), (np.ones(8, np.float32),
+                                                                                np.zeros(8, np.float32), 8))
+    assert "`i - 2 >= 0` (line 4) is always true for an unsigned i" in str(info.value)
+    assert "Compare before subtracting: `i >= 2`." in str(info.value)
     fixed = COUNTING_DOWN.replace("for (unsigned i = n - 1; i >= 0; --i)", "for (unsigned i = n; i-- > 0;)")
     y = np.zeros(8, np.float32)
     cuda.RawKernel(fixed, "reverse", backend="cpu")((1,), (32,), (np.arange(8, dtype=np.float32), y, 8))
     assert y.tolist() == list(range(7, -1, -1))
+
+
+ROWS_OVER_A_PARTIAL_ARRAY = r"""
+extern "C" __global__ void rows(const float* x, float* y, int total) {
+    const float (*m)[16] = (const float (*)[16])x;
+    __shared__ float s[64];
+    for (float* p = &s[threadIdx.x]; p < &s[64]; p += blockDim.x) *p = 1.0f;    // (&s[64]: an end address)
+    int r = blockIdx.x, c = threadIdx.x;
+    if (r * 16 + c < total) y[r * 16 + c] = m[r][c] + s[c];                     // ROW
+}
+"""
+
+
+def test_rows_over_an_array_with_a_partial_last_row_are_checked_against_its_end():
+    """`float (*m)[16]` over 120 floats: the last row holds 8 of its 16; m[7][7] is in bounds and m[7][8]
+    is not (the bounds were whole rows, 112 floats). `&s[64]` only makes an address (no access)."""
+    x, y = np.arange(120, dtype=np.float32), np.zeros(120, np.float32)
+    for sanitize in (False, True):
+        cuda.RawKernel(ROWS_OVER_A_PARTIAL_ARRAY, "rows", backend="cpu", sanitize=sanitize)((8,), (16,), (x, y, 120))
+        np.testing.assert_array_equal(y, x + 1)
+        with pytest.raises(cuda.KernelError, match=r"accessed x\[120\], but x has 120 elements") as info:
+            cuda.RawKernel(ROWS_OVER_A_PARTIAL_ARRAY, "rows", backend="cpu", sanitize=sanitize)((8,), (16,), (x, y, 128))
+        assert info.value.block == (7, 0, 0) and info.value.thread == (8, 0, 0)
+        assert info.value.line == line_of("ROW", ROWS_OVER_A_PARTIAL_ARRAY)

@@ -2274,10 +2274,19 @@ def test_a_count_read_back_after_its_own_atomic_is_no_ticket():
     racy = LAST_BLOCK_BY_COUNT.replace("CHOOSE", "atomicAdd(count, 1);\n        if (*count == gridDim.x)")
     args = lambda: (x, np.zeros(16, np.float32), np.zeros(1, np.int32), np.zeros(1, np.float32))
     with pytest.raises(cuda.KernelError, match=r"atomically updates count\[0\], which thread \(0, 0, 0\) of block "
-                                               r"\(0, 0, 0\) read at line \d+ right after updating it atomically "
-                                               r"itself") as info:
+                                               r"\(0, 0, 0\) read at line \d+ after its block's own atomic update of "
+                                               r"it") as info:
         kernel("last_by_count", racy, sanitize=True)((16,), (32,), args())
     assert "`int ticket = atomicAdd(&count[0], 1); if (ticket == gridDim.x - 1)" in str(info.value)
+    every_thread = r"""
+extern "C" __global__ void counted(int* count, int* last) {
+    atomicAdd(count, 1);                                   // every thread of every block
+    __syncthreads();
+    if (threadIdx.x == 1 && *count == gridDim.x * blockDim.x) *last = blockIdx.x;    // ANOTHER THREAD READS
+}
+"""
+    with pytest.raises(cuda.KernelError, match=r"after its block's own atomic update of it") as info:
+        kernel("counted", every_thread, sanitize=True)((4,), (32,), (np.zeros(1, np.int32), np.zeros(1, np.int32)))
     ticket = LAST_BLOCK_BY_COUNT.replace("CHOOSE", "if (atomicAdd(count, 1) == gridDim.x - 1)")
     values = args()
     kernel("last_by_count", ticket, sanitize=True)((16,), (32,), values)

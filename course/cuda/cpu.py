@@ -1013,6 +1013,8 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
     if status == OK and changed:
         raise _read_only_error(module, kernel, *changed)
     effect = None  # what another order of a racing read and write changed, for the message
+    if status != OK and fault.kind == GLOBAL_RACE and fault.mask == 4 and not _count_compared(module, fault, memory):
+        fault.mask = 0  # (a total read back, not a count compared: the reruns decide, as for any such read)
     if status != OK and fault.kind == GLOBAL_RACE and before is not None and _plain_read_and_write(fault):
         found = _race_changes_results(module, kernel, config, packed, memory, before, _float_arrays(kernel, args, arrays))
         if isinstance(found, tuple):
@@ -1229,11 +1231,11 @@ def _always_true_unsigned(source: Source, lines) -> tuple[str, str, int] | None:
     """(the comparison, the variable, its line) of the first `i >= 0` or `i - 1 >= 0` on `lines` whose
     variable is declared unsigned (size_t, uint32_t, ...): always true."""
     for at in lines:
-        for found in re.finditer(r"\b([A-Za-z_]\w*)(?:\s*[-+]\s*\w+)?\s*>=\s*0[uU]?\b(?!\.)", source.line_text(at)):
+        for found in re.finditer(r"\b([A-Za-z_]\w*)(?:\s*-\s*(\w+))?\s*>=\s*0[uU]?\b(?!\.)", source.line_text(at)):
             name = re.escape(found.group(1))
             if re.search(rf"\b(?:unsigned|size_t|uint\w*|unsigned\s+\w+)\s+(?:\w+\s*(?:=[^,;]*)?,\s*)*{name}\b",
                          source.text):
-                return found.group(0), found.group(1), at
+                return found.group(0), found.group(1), at, found.group(2)
     return None
 
 
@@ -1250,16 +1252,19 @@ def _unsigned_count_down(source: Source, line: int | None, index: int) -> str | 
     """For an access at a huge index (an unsigned value that went below 0): the hint that names `i >= 0`
     (or `i - 1 >= 0`) on `line` or the three lines before it, where i is declared unsigned (always true:
     the loop or the test lets it wrap around)."""
-    if not line or index < 2**31 - 1:
+    if not line or 0 <= index < 2**31 - 1:  # (a 64-bit one, size_t, wraps to what reads as negative)
         return None
     found = _always_true_unsigned(source, range(line, max(0, line - 4), -1))
     if found is None:
         return None
-    comparison, name, at = found
+    comparison, name, at, subtracted = found
+    if subtracted:  # `i - 1 >= 0`: compare before subtracting
+        return (f"`{comparison}` (line {at}) is always true for an unsigned {name}: `{name} - {subtracted}` below 0 "
+                f"wraps around to {2**32 - 1 if 0 <= index < 2**32 else 2**64 - 1}. Compare before subtracting: "
+                f"`{name} >= {subtracted}`.")
     return (f"`{comparison}` (line {at}) is always true for an unsigned {name}: below 0 it wraps around to "
-            f"{2**32 - 1 if index < 2**32 else 2**64 - 1}. Compare before subtracting (`{name} >= 1`, `{name} > 0`), "
-            f"or count down with a signed int (`for (int {name} = n - 1; {name} >= 0; {name}--)`) or as "
-            f"`for (unsigned {name} = n; {name}-- > 0;)`.")
+            f"{2**32 - 1 if 0 <= index < 2**32 else 2**64 - 1}. Count down with a signed int (`for (int {name} = n - 1; "
+            f"{name} >= 0; {name}--)`) or as `for (unsigned {name} = n; {name}-- > 0;)`.")
 
 
 def _printf_message(fault: _Fault) -> tuple[str, str]:
@@ -1301,6 +1306,18 @@ def _printf_message(fault: _Fault) -> tuple[str, str]:
     else:
         hint = "Use %p for a pointer, %s for a char pointer's text, %d and %f for the values they point to (p[i])."
     return what, hint
+
+
+def _count_compared(module: Module, fault: _Fault, arrays: dict) -> bool:
+    """Whether a value read back after its block's own atomic update of it (runtime.h's mask 4) is
+    compared on the reading line, `if (*count == gridDim.x)`: a last block chosen so, which two blocks
+    can both pass (the ticket's bug). A total read so (`*mean = *total / n`) is the plain read of an
+    unfinished total, which the reruns judge."""
+    name = re.escape(_array_name(fault, arrays)[0])
+    chain = module.lines_at(fault.code_offset if fault.op == 1 else fault.address)
+    text = module.source.line_text(chain[0]) if chain and chain[0] else ""
+    return bool(re.search(rf"\b{name}\b[^;]*?(==|!=|>=|<=|[<>])|(==|!=|>=|<=|[<>])\s*\*?\s*"
+                          rf"\(?\s*(?:volatile\s+\w+\s*\*\s*\)\s*)?&?\s*{name}\b", text))
 
 
 def _plain_read_and_write(fault: _Fault) -> bool:
@@ -1692,9 +1709,10 @@ def _overlapping_carves(source: Source, line: int | None, other_line: int | None
     if not (line and other_line and line != other_line and source.dynamic_shared):
         return None
     carved = {}
-    for m in re.finditer(r"\*\s*(\w+)\s*=\s*(?:\([^()]*\)\s*)?&?\s*(\w+)\b([^;]*);", source.text):
-        if m.group(2) in source.dynamic_shared or m.group(2) in carved:
-            carved[m.group(1)] = (m.group(2) + m.group(3)).strip()
+    for m in re.finditer(r"\*\s*(\w+)\s*=\s*(?:\([^()]*\)\s*)?(\()?\s*&?\s*(\w+)\b([^;]*);", source.text):
+        if m.group(3) in source.dynamic_shared or m.group(3) in carved:  # (`(float*)(buf + 64)`: without the cast)
+            rest = m.group(4).strip()
+            carved[m.group(1)] = (m.group(3) + " " + (rest[:-1] if m.group(2) and rest.endswith(")") else rest)).strip()
     stored = [re.search(r"\b(\w+)\s*\[[^\]]*\]\s*(?:[-+*/%|&^]?=)(?!=)", source.line_text(n)) for n in (other_line, line)]
     if not all(stored) or stored[0].group(1) == stored[1].group(1) or not all(s.group(1) in carved for s in stored):
         return None
@@ -1809,7 +1827,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         hint = ("An endless loop? Check that the loop's condition changes. If the kernel is just slow "
                 "on the CPU, launch it on less data or raise the limit: RawKernel(..., time_limit=60).")
         if (always := _always_true_unsigned(source, range(1, len(source.lines) + 1))) is not None:
-            comparison, name, at = always
+            comparison, name, at, _ = always
             hint = (f"`{comparison}` (line {at}) is always true for an unsigned {name}, so a loop that waits for it "
                     f"to fail never ends: compare with `{name} > 0` (halving down to 1), or use a signed int. {hint}")
         if module.sanitized:  # backend="cpu" and the exercise checks run the race checker by default
@@ -2090,15 +2108,17 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 what = (f"atomically updates {element}, which {who} read{at} in this launch, {order}: the read may "
                         "come before some of the updates, and running the launch again with the blocks and threads "
                         "in another order gives other results, so on a GPU they depend on timing")
-            if fault.mask == 4:  # `atomicAdd(count, 1); if (*count == gridDim.x)`: a re-read after its own atomic
+            compared = fault.mask == 4  # a count read back after its block's own atomic and compared (below)
+            if compared:
                 if mine == 1:
-                    what = (f"reads {element} right after updating it atomically itself, while {who} updates it "
+                    what = (f"reads {element} after its block's own atomic update of it, while {who} updates it "
                             f"atomically{at} in this launch, {order}")
                 else:
-                    what = (f"atomically updates {element}, which {who} read{at} right after updating it atomically "
-                            f"itself, in this launch, {order}")
+                    what = (f"atomically updates {element}, which {who} read{at} after its block's own atomic update "
+                            f"of it, in this launch, {order}")
                 what += (": the value read back may already include other threads' updates (or not yet), so on a GPU "
                          "two blocks can both see the last count and both act as the last one, or none can")
+            if compared:
                 hint = (f"Use the value the atomic returns, which is the thread's own: `int ticket = atomicAdd(&{element}, "
                         "1); if (ticket == gridDim.x - 1) { ... }` (exactly one block takes the last ticket; a "
                         "__threadfence() before the atomic makes the block's earlier writes visible to it).")

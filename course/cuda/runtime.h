@@ -1352,15 +1352,18 @@ static inline bool __cc_read_back_by(const __cc_allocation& a, size_t word, cons
 }
 
 // Thread (block, tid) updated the element atomically (not a CAS loop's atomicCAS) in this launch
-// before `time` (0: before now): a plain read of it after that re-reads what other threads may
-// still update (`atomicAdd(count, 1); if (*count == gridDim.x)`: two blocks can both see the last
-// value, or none), where the value the atomic returned was the thread's own.
+// before `time` (0: before now), or another thread of its block did before a barrier that came
+// before `epoch`: a plain read of it after that re-reads what other blocks may still update
+// (`atomicAdd(count, 1); if (*count == gridDim.x)`: two blocks can both see the last value, or
+// none), where the value the atomic returned was the thread's own.
 static inline bool __cc_atomic_before(const __cc_allocation& a, size_t word, uint32_t block, uint16_t tid,
-                                      uint32_t time) {
+                                      uint32_t time, uint32_t epoch) {
     for (int slot : {__CC_NOTE_ATOMIC, __CC_NOTE_ATOMIC2}) {
         const __cc_global_note* n = a.notes[slot] ? &a.notes[slot][word] : nullptr;
-        if (n && n->launch == __cc_current_launch && n->block == block && n->tid == tid && !n->cas &&
-            !n->volatile_read && !n->volatile_write && !n->volatile_store && (!time || (n->time && n->time < time)))
+        if (!n || n->launch != __cc_current_launch || n->block != block || n->cas || n->volatile_read ||
+            n->volatile_write || n->volatile_store)
+            continue;
+        if (n->tid == tid ? !time || (n->time && n->time < time) : n->epoch < epoch)
             return true;
     }
     return false;
@@ -1502,10 +1505,10 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
                                                              // block, 3: a volatile store handed over unfenced (cpu.py)
             if (kind == __CC_READ && other_kind == __CC_WRITE && !unfenced && __cc_read_back_by(a, word, *other, site))
                 f->mask = 1;
-            if ((kind == __CC_ATOMIC && other_kind == __CC_READ && !relaxed &&
-                 __cc_atomic_before(a, word, other->block, other->tid, other->time)) ||
-                (kind == __CC_READ && other_kind == __CC_ATOMIC && !said && !relaxed &&
-                 __cc_atomic_before(a, word, __cc_block_linear, (uint16_t)me, 0)))
+            if ((kind == __CC_ATOMIC && other_kind == __CC_READ && !relaxed && other->block != __cc_block_linear &&
+                 __cc_atomic_before(a, word, other->block, other->tid, other->time, other->epoch)) ||
+                (kind == __CC_READ && other_kind == __CC_ATOMIC && !said && !relaxed && other->block != __cc_block_linear &&
+                 __cc_atomic_before(a, word, __cc_block_linear, (uint16_t)me, 0, __cc_epoch)))
                 f->mask = 4;  // a value re-read after the reader's own atomic (cpu.py: the ticket's fix)
             __cc_other_thread(other->tid, other->block);
             __cc_fail(__CC_GLOBAL_RACE, 0);
@@ -1938,8 +1941,20 @@ static inline bool __cc_misaligned_argument(const void* base, size_t offset, siz
     return a && a->base == (const char*)base;
 }
 
+// A pointer to rows (`float (*m)[16]`) over an array whose length is not a whole number of rows: the
+// items its last row lacks (its rows are counted up), so that m[r][c] is checked against the array's
+// own end. Nothing for other pointers (an empty base).
+template <class T, bool = std::is_array<T>::value> struct __cc_row_tail {
+    static constexpr size_t tail = 0;
+    void set_tail(size_t) {}
+};
+template <class T> struct __cc_row_tail<T, true> {
+    size_t tail = 0;
+    void set_tail(size_t t) { tail = t; }
+};
+
 template <class T>
-struct __cc_ptr {
+struct __cc_ptr : __cc_row_tail<T> {
     typedef void __cc_checked;
     T* p;
     size_t index;       // p's index in its array
@@ -1957,7 +1972,7 @@ struct __cc_ptr {
     __cc_ptr(T* p_, size_t index_, size_t count_, const void* array_)
         : p(p_), index(index_), count(count_), array(array_) {}
     template <class U, class = typename std::enable_if<std::is_convertible<U*, T*>::value>::type>
-    __cc_ptr(const __cc_ptr<U>& o) : p(o.p), index(o.index), count(o.count), array(o.array) {}
+    __cc_ptr(const __cc_ptr<U>& o) : p(o.p), index(o.index), count(o.count), array(o.array) { this->set_tail(o.tail); }
     // Casts: (float4*)x or reinterpret_cast<float4*>(x) keep x's allocation, counted in float4
     // from x's byte offset (a float3 view of a + 1 holds (bytes - 4) / 12 of them). An offset
     // that is not a multiple of the type's alignment makes every access a misaligned-address
@@ -1968,7 +1983,7 @@ struct __cc_ptr {
             index = __CC_UNCHECKED, count = SIZE_MAX, array = nullptr;
             return;
         }
-        locate(o.array, (size_t)((const char*)o.p - (const char*)o.array), o.count * __cc_ptr<U>::__cc_size);
+        locate(o.array, (size_t)((const char*)o.p - (const char*)o.array), o.bytes());
     }
     template <class I, __CC_IF_INTEGER(I)>
     explicit __cc_ptr(I address) : p((T*)(uintptr_t)address) { adopt((const volatile void*)p); }
@@ -2008,7 +2023,18 @@ struct __cc_ptr {
             index = __CC_MISALIGNED_INDEX, count = bytes / __cc_size;
         } else {
             index = offset / __cc_size, count = (bytes - offset % __cc_size) / __cc_size;
+            // a last row that the array holds only part of (rows of items, not of rows)
+            if constexpr (std::is_array<T>::value && !std::is_array<typename std::remove_extent<T>::type>::value) {
+                constexpr size_t item = sizeof(typename std::remove_extent<T>::type);
+                size_t rest = (bytes - offset) % __cc_size;
+                if (rest >= item) count++, this->set_tail((__cc_size - rest) / item);
+            }
         }
+    }
+    // The bytes from the array's start that this pointer's bounds cover.
+    size_t bytes() const {
+        using Item = typename std::remove_all_extents<typename std::conditional<std::is_void<T>::value, char, T>::type>::type;
+        return count * __cc_size - this->tail * sizeof(Item);
     }
 
     // Always inlined: the fault handler's return address must lie in the kernel's own code.
@@ -2043,7 +2069,8 @@ struct __cc_ptr {
         -> typename std::enable_if<std::is_array<U>::value, __cc_ptr<__cc_row_item>>::type {
         constexpr size_t n = std::extent<U>::value;
         if (count == SIZE_MAX) return __cc_ptr<__cc_row_item>((__cc_row_item*)(p + i), __CC_UNCHECKED, SIZE_MAX, nullptr);
-        return __cc_ptr<__cc_row_item>((__cc_row_item*)(p + i), (index + (size_t)(long long)i) * n, count * n, array);
+        return __cc_ptr<__cc_row_item>((__cc_row_item*)(p + i), (index + (size_t)(long long)i) * n,
+                                       count * n - this->tail, array);
     }
     template <class U = T>
     __attribute__((always_inline)) auto operator*() const
@@ -5729,7 +5756,7 @@ __attribute__((always_inline)) static inline void __cc_check_span(const P&, size
 template <class T>
 __attribute__((always_inline)) static inline void __cc_check_span(const __cc_ptr<T>& p, size_t n) {
     if (!n || p.count == SIZE_MAX || !p.array) return;
-    size_t size = __cc_ptr<T>::__cc_size, bytes = p.count * size;
+    size_t size = __cc_ptr<T>::__cc_size, bytes = p.bytes();
     size_t start = (size_t)((const char*)p.p - (const char*)p.array);
     if (__builtin_expect(start > bytes || n > bytes - start, 0))
         __cc_out_of_bounds(p.array, (long long)((start + n - 1) / size), (long long)p.count, (long long)size,

@@ -970,6 +970,23 @@ def _parse_param(tokens: list[Token], source: str) -> _RawParam | None:
     if not tokens:
         return None
     start, end = tokens[0].start, tokens[-1].end  # the span a rewrite replaces, `x[]` included
+    # `std::size_t n`, `::uint32_t* u`, `[[maybe_unused]] int n`: the C library's types by their plain
+    # names (the C++ headers declare both), and attributes left out
+    kept, k = [], 0
+    while k < len(tokens):
+        if tokens[k].text == "[" and k + 1 < len(tokens) and tokens[k + 1].text == "[":
+            k = _matching(tokens, k) + 1
+            continue
+        if tokens[k].text == "::" and k + 1 < len(tokens) and tokens[k + 1].text in SCALAR_DTYPES \
+                and (not kept or kept[-1].text == "std" and (len(kept) == 1 or kept[-2].text != "::")):
+            kept = kept[:-1] if kept and kept[-1].text == "std" else kept
+            k += 1
+            continue
+        kept.append(tokens[k])
+        k += 1
+    if not kept:
+        return None
+    tokens = kept
     texts = [t.text for t in tokens]
     template_args = ""
     if "<" in texts:  # `Vec<float, 3> v`: keep the arguments with the type's name
@@ -1043,16 +1060,19 @@ def _aliases(tokens: list[Token], defines: dict) -> dict[str, list[str]]:
             aliases[name] = value.split()
     for i, tok in enumerate(tokens):
         if tok.kind == "pp":
-            m = re.match(r"#\s*define\s+(\w+)\s+([\w ]+?)\s*$", tok.text)
-            if m and all(w in type_words or w in aliases for w in m.group(2).split()):
-                aliases[m.group(1)] = m.group(2).split()
+            m = re.match(r"#\s*define\s+(\w+)\s+([\w ]+?)\s*(\*?)\s*$", tok.text)
+            named = m.group(2).split() if m else []
+            if m and all(w in type_words or w in aliases for w in named if w != "const") and named != ["const"]:
+                aliases[m.group(1)] = named + ["*"] * bool(m.group(3))  # (`#define FPTR float*`: a pointer type)
         elif tok.text == "typedef":
             j = i + 1
             while j < len(tokens) and tokens[j].text not in (";", "{"):
                 j += 1
-            words = [t.text for t in tokens[i + 1: j] if t.text not in _QUALIFIERS]
-            if len(words) >= 2 and all(w in type_words or w in aliases for w in words[:-1]):
-                aliases[words[-1]] = words[:-1]
+            words = [t.text for t in tokens[i + 1: j] if t.text not in _QUALIFIERS or t.text == "const"]
+            named = [w for w in words[:-1] if w != "const"]
+            if len(words) >= 2 and named and all(w in type_words or w in aliases for w in named if w != "*") \
+                    and named.count("*") <= 1 and named[0] != "*":  # (`typedef float* fptr;`: a pointer type)
+                aliases[words[-1]] = words[:-1] if "*" in named else named
         elif tok.text == "enum":  # `enum class Mode : int {`, `enum Op {`: passed as its underlying integer
             j = i + 1 + (i + 1 < len(tokens) and tokens[i + 1].text in ("class", "struct"))
             if j < len(tokens) and tokens[j].kind == "ident" and tokens[j].text not in _QUALIFIERS:
@@ -1069,9 +1089,11 @@ def _aliases(tokens: list[Token], defines: dict) -> dict[str, list[str]]:
             j = i + 3
             while j < len(tokens) and tokens[j].text != ";":
                 j += 1
-            words = [t.text for t in tokens[i + 3: j] if t.text not in _QUALIFIERS]
-            if words and all(w in type_words or w in aliases for w in words):
-                aliases[tokens[i + 1].text] = words
+            words = [t.text for t in tokens[i + 3: j] if t.text not in _QUALIFIERS or t.text == "const"]
+            named = [w for w in words if w != "const"]
+            if named and all(w in type_words or w in aliases for w in named if w != "*") \
+                    and named.count("*") <= 1 and named[0] != "*":  # (`using fptr = float*;`)
+                aliases[tokens[i + 1].text] = words if "*" in named else named
     return aliases
 
 
@@ -1104,15 +1126,25 @@ def _kernel_param(raw: _RawParam, aliases, kernel: str, types: set, position: in
                      f"{raw.stars} '*'): pass each array as its own T* parameter"
     spelled = " ".join(raw.words)
     resolved = _resolve(raw.words, aliases)
+    const_elements = raw.const_elements
+    if "*" in resolved:  # `fptr b` with `typedef const float* fptr;`: the alias is the pointer type
+        if raw.stars or resolved.count("*") > 1:
+            return None, f"{where} has a type the course cannot pass ({spelled}, a pointer to pointers): pass " \
+                         f"each array as its own T* parameter"
+        const_elements = const_elements or "const" in resolved[:resolved.index("*")]
+        resolved = [w for w in resolved if w not in ("*", "const")]
+        raw = dataclasses.replace(raw, stars=1, words=resolved)
+    resolved = [w for w in resolved if w != "const"]
     canonical = _type_name(resolved)
-    cpp = (spelled if raw.template_args or len(raw.words) == 1 else canonical) + raw.rows  # `float[N]`: rows
+    cpp = (spelled if (raw.template_args or len(raw.words) == 1) and raw.words == spelled.split()
+           else canonical) + raw.rows  # `float[N]`: rows
     pointer = raw.stars == 1
     if canonical == "void":
         if not pointer:
             return None, f"{where} is void"
-        return Param(raw.name, "void", True, raw.const_elements, None, cpp_type="void"), None
+        return Param(raw.name, "void", True, const_elements, None, cpp_type="void"), None
     dtype, lanes = _element_dtype(canonical)  # (no dtype: a struct, passed as raw memory)
-    return Param(raw.name, spelled, pointer, raw.const_elements, dtype, lanes, cpp, raw.rows), None
+    return Param(raw.name, spelled, pointer, const_elements, dtype, lanes, cpp, raw.rows), None
 
 
 def _template_params(tokens: list[Token], decl_start: int) -> tuple[list[str], list[str], int]:
@@ -1296,6 +1328,34 @@ def parse(text: str, options=()) -> Source:
         functions[-1].qualifier = (namespaces[i] if namespaces else "") + "".join(t.text for t in tokens[q:j - 1])
 
     raw_members = _check_struct_members(tokens, functions, aliases, replace)
+
+    # `typedef float* fptr;`, `using fptr = const float*;`: the alias of a checked pointer, so that a
+    # parameter `fptr x` is one (as `float* x` becomes) and a local `fptr p` keeps its array's bounds.
+    for i, tok in enumerate(tokens):
+        if tok.text not in ("typedef", "using"):
+            continue
+        end = i + 1
+        while end < len(tokens) and tokens[end].text not in (";", "{"):
+            end += 1
+        if end >= len(tokens) or tokens[end].text != ";":
+            continue
+        if tok.text == "typedef":
+            name_at, first = end - 1, i + 1
+        elif i + 2 < len(tokens) and tokens[i + 2].text == "=":
+            name_at, first = i + 1, i + 3
+        else:
+            continue
+        alias = aliases.get(tokens[name_at].text, [])
+        stars = [q for q in range(first, end) if tokens[q].text == "*"]
+        if "*" not in alias or len(stars) != 1:
+            continue
+        last = end - 1 if tok.text == "using" else name_at - 1  # (`float* __restrict__ rptr`: up to the name)
+        element = text[tokens[first].start:tokens[stars[0]].start].strip()
+        replace(tokens[first].start, tokens[last].end, f"__cc_ptr<{element}>")
+    for tok in directives:  # `#define FPTR float*`
+        m = re.match(r"(#\s*define\s+(\w+)\s+)([\w ]+?)\s*\*\s*$", tok.text)
+        if m and "*" in aliases.get(m.group(2), []):
+            replace(tok.start, tok.end, f"{m.group(1)}__cc_ptr<{m.group(3).strip()}>")
 
     # `__constant__ float w[9] = {...};` at file scope: raw storage and a checked view, as a
     # local array gets (get_global finds the storage, __cc_raw_w).
@@ -2532,6 +2592,7 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
     a, b = f.body
     arrays = set(global_arrays)
     local_arrays = {}  # the function's own arrays (not __shared__, not static) → rank: gone when it returns
+    block_arrays = {}  # its __shared__ and static arrays → rank
     # Pointer parameters and local pointer variables (checked pointers in the rewrite): `&x[i]` is an
     # address, not an access.
     pointers = {r.name for r in f.raws if r.name and (r.stars == 1 or r.array) and not r.complex
@@ -2586,19 +2647,24 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
         # thread's own stack is found in no table of allocations, as argument and __shared__ arrays are).
         # `&x[i][j]` of a 2-D one: __cc_address_in(x, &x[i][j]), the address with all of x's bounds
         # (`float* flat = &x[0][0]; flat[5]` is fine), each subscript checked as an access's is.
-        if _address_operator(tokens, i) and i + 2 < b and tokens[i + 1].text in local_arrays \
+        # (And of a __shared__ or static array the function declares: `p < &s[256]` makes the address one past
+        # its end, which is fine, where s[256] would be an access. Not as a call's argument, `f(&s[i])`:
+        # there the element's address is what the callee gets, its use noted at this line.)
+        if _address_operator(tokens, i) and i + 2 < b and (tokens[i + 1].text in local_arrays or (
+                tokens[i + 1].text in block_arrays and tokens[i - 1].text not in ("(", ","))) \
                 and tokens[i + 2].text == "[":
+            ranks = local_arrays if tokens[i + 1].text in local_arrays else block_arrays
             closes = [_matching(tokens, i + 2)]
             while closes[-1] + 1 < b and tokens[closes[-1] + 1].text == "[":
                 closes.append(_matching(tokens, closes[-1] + 1))
             name, after = tokens[i + 1].text, tokens[closes[-1] + 1].text if closes[-1] + 1 < b else ";"
-            if after not in (".", "->") and len(closes) == 1 == local_arrays[name]:
+            if after not in (".", "->") and len(closes) == 1 == ranks[name]:
                 replace(tok.start, tok.end, "(")
                 replace(tokens[i + 2].start, tokens[i + 2].end, " + (")
                 replace(tokens[closes[0]].start, tokens[closes[0]].end, "))")
                 i += 3
                 continue
-            if after not in (".", "->") and len(closes) == local_arrays[name] > 1:
+            if after not in (".", "->") and len(closes) == ranks[name] > 1:
                 replace(tok.start, tok.end, f"__cc_address_in({name}, &")
                 replace(tokens[closes[-1]].start, tokens[closes[-1]].end, "])")
                 i += 2
@@ -2652,9 +2718,12 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
                         replace(tokens[first].start, tokens[element[1]].end, element[2])
                     replace(tokens[j].start, tokens[j].end, f"__cc_raw_{name}")
                     raw = f"__cc_raw_{name}"
+                    rank = sum(1 for q in range(j + 1, k)
+                               if tokens[q].text == "[" and tokens[q - 1].text in (tokens[j].text, "]"))
                     if not shared and not any(t.text == "static" for t in tokens[i:j]):
-                        local_arrays[name] = sum(1 for q in range(j + 1, k) if tokens[q].text == "["
-                                                 and tokens[q - 1].text in (tokens[j].text, "]"))
+                        local_arrays[name] = rank
+                    else:
+                        block_arrays[name] = rank
                     if not shared and end == k and not any(t.text == "static" for t in tokens[i:j]):
                         raw = f'__cc_fresh_local({raw}, "{name}")'  # no initializer: the sanitizer's initcheck
                     replace(tokens[end].start, tokens[end].end,
