@@ -1406,3 +1406,21 @@ def test_pointer_type_aliases_std_types_and_attributes_in_parameters():
         readonly = np.zeros(16, np.float32)
         readonly.flags.writeable = False
         cuda.RawKernel(source, "aliased", backend="cpu")((1,), (16,), (a, readonly, counts, 16, 0))
+
+
+def test_a_kernel_in_a_namespace_takes_its_namespaces_types():
+    """`namespace ops { struct Params {...}; __global__ void scale(Params p, Item* items) }`: the
+    parameters' types are the namespace's (the launchers, outside it, could not name them)."""
+    source = r"""
+namespace ops {
+struct Params { float factor; int n; };
+struct Item { float value; };
+extern "C" __global__ void scale(Params p, Item* items) {
+    if (threadIdx.x < p.n) items[threadIdx.x].value *= p.factor;
+}
+}
+"""
+    params = np.array((2.5, 6), dtype=np.dtype([("factor", np.float32), ("n", np.int32)], align=True))[()]
+    items = np.arange(8, dtype=np.float32)
+    cuda.RawKernel(source, "scale", backend="cpu")((1,), (8,), (params, items))
+    assert items.tolist() == [0.0, 2.5, 5.0, 7.5, 10.0, 12.5, 6.0, 7.0]

@@ -310,10 +310,13 @@ def _launchers(source: Source, kernels=None) -> str:
                 unpack.append(f"    {cpp} {name} = __cc_struct_arg<{cpp}>(args[{i}], {i});")
             else:
                 unpack.append(f"    {cpp} {name} = __cc_scalar_arg<{cpp}>(args[{i}]);")
+        # A kernel in a namespace: its parameters' types may be the namespace's (`ns::Params p`)
+        base = (kernel.call or kernel.name).split("<", 1)[0]
+        scope = [f"    using namespace {base.rsplit('::', 1)[0].lstrip(':')};"] if "::" in base.lstrip(":") else []
         code.append(f"static void __cc_prepare_{index}(const __cc_arg* args) {{")
-        code += prepare + ["    __cc_register_globals();", "    (void)args;", "}"]
+        code += scope + prepare + ["    __cc_register_globals();", "    (void)args;", "}"]
         code.append(f"static void __cc_run_{index}(const __cc_arg* args) {{")
-        code += unpack
+        code += scope + unpack
         run = "__cc_run_with_fibers" if kernel.uses_barriers else "__cc_run_in_loops"
         code.append(f"    auto call = [&]() {{ {kernel.call or kernel.name}({', '.join(names)}); }};")
         code.append(f"    {run}(call);")
