@@ -99,8 +99,9 @@ writes into read-only arrays and ``__constant__`` memory, and uses of a block af
 variables not more than 64 KiB, and a launch may not pass a ``__launch_bounds__``. A variable read
 before it has a value (``float sum;`` then ``sum += x[i];``) and a function that returns its own
 local array's address get a ``KernelWarning`` when the kernel compiles, as nvcc warns (in a sanitized
-launch such a variable holds the bytes 0xFE, so ``int j;`` used as an index before it has a value is a
-fault whose message says so), and so do
+launch such a variable starts as the bytes 0xFE, so ``int j;`` used as an index before it has a value
+is usually a fault whose message says so; where the compiler keeps it in a register across threads,
+it may hold the previous thread's value instead), and so do
 two ``extern __shared__`` arrays in one kernel (they are one array), and a pointer inside a struct
 whose bytes come from the host (what it points to cannot be bounds-checked); host code pasted with the kernels (``main``, ``cudaMalloc``,
 ``<<<...>>>``) is refused with what Python does instead. Accesses through references
