@@ -187,3 +187,17 @@ def test_kernels_and_variables_may_have_the_c_librarys_names():
     module.get_function("random")((1,), (8,), (x,))
     np.testing.assert_array_equal(x, 9 + np.tile([0.5, 1.5, 2.5, 3.5], 2))
     assert np.ndarray((1,), np.int32, module.get_global("daylight"))[0] == 6
+
+
+def test_a_name_expression_may_leave_template_parameters_to_their_defaults():
+    """`k<3>` and `k<>` of `template <int S = 2, typename T = float>`: T is float (and S 2), as nvcc fills them."""
+    source = r"""
+template <int S = 2, typename T = float>
+__global__ void scaled(const T* x, T* y) { y[threadIdx.x] = S * x[threadIdx.x]; }
+"""
+    module = cuda.RawModule(code=source, backend="cpu", name_expressions=["scaled<3>", "scaled<>"])
+    x = np.arange(4, dtype=np.float32)
+    for expression, factor in (("scaled<3>", 3), ("scaled<>", 2)):
+        y = np.zeros(4, np.float32)
+        module.get_function(expression)((1,), (4,), (x, y))
+        assert y.tolist() == (factor * x).tolist()

@@ -635,6 +635,7 @@ class _Function:
     template_angles: tuple[int, int] | None = None  # token indices of the template header's `<` and `>`
     returns_reference: bool = False  # `float& at(int i)`: a call is an access, `return data[i];` is not
     qualifier: str = ""  # `ns::` of a function in namespace ns (or written `void ns::k(...) {...}`)
+    template_defaults: list = field(default_factory=list)  # per template parameter: its default (text) or None
 
 
 @dataclass
@@ -1326,6 +1327,11 @@ def parse(text: str, options=()) -> Source:
         while q >= 2 and tokens[q - 1].text == "::" and tokens[q - 2].kind == "ident":
             q -= 2
         functions[-1].qualifier = (namespaces[i] if namespaces else "") + "".join(t.text for t in tokens[q:j - 1])
+        if template:  # `template <int S = 2, typename T = float>`: what a name expression may leave out
+            functions[-1].template_defaults = [
+                text[part[part.index(next(t for t in part if t.text == "="), 0) + 1].start:part[-1].end]
+                if any(t.text == "=" for t in part) else None
+                for part in _split_commas(tokens[start + 2:close_angle]) if part]
 
     raw_members = _check_struct_members(tokens, functions, aliases, replace)
 
@@ -1939,6 +1945,9 @@ def instantiate(source: Source, expression: str) -> Kernel:
         raise CompileError(f"name expression {expression!r}: the source defines no __global__ function "
                            f"named '{name}' (kernels found: {found})")
     values = [" ".join(t.text for t in part) for part in _split_commas(tokenize(arguments or ""))]
+    defaults = f.template_defaults[len(values):len(f.template)] if arguments is not None else []
+    if len(values) < len(f.template) and len(defaults) == len(f.template) - len(values) and None not in defaults:
+        values += defaults  # `k<3>` of `template <int S = 2, typename T = float>`: T is float
     if len(values) > len(f.template) or (f.template and arguments is None):
         raise CompileError(f"name expression {expression!r}: '{name}' takes {len(f.template)} template "
                            f"argument(s) <{', '.join(f.template)}>, got {len(values)}")
