@@ -235,3 +235,143 @@ extern "C" __global__ void pooling(const float* a, float* out, int n) {
     assert len(fig.axes) == 2 and "33 elements" in fig.axes[0].get_title()
     assert len(points) == 33 + 2  # every element once, and the two halo elements of the second block again
     assert sorted(map(tuple, points[(points[:, 0] == 32)].tolist())) == [(32.0, 30.0), (32.0, 32.0)]
+
+
+WRONG_BUT_PLAUSIBLE = [  # (puzzle, what is wrong, source): each gave the right numbers on the old sizes
+    (10, 'all threads write out', r"""
+extern "C" __global__ void dot(const float* a, const float* b, float* out, int n) {
+__shared__ float c[64];
+int t = threadIdx.x;
+c[t] = (t < n) ? a[t] * b[t] : 0.0f;
+__syncthreads();
+for (int s = 32; s > 0; s /= 2) { if (t < s) c[t] += c[t + s]; __syncthreads(); }
+out[0] = c[0];
+}
+"""),
+    (10, 'atomicAdd, no reduction', r"""
+extern "C" __global__ void dot(const float* a, const float* b, float* out, int n) {
+__shared__ float c[64];
+int t = threadIdx.x;
+if (t < n) atomicAdd(out, a[t] * b[t]);
+__syncthreads();
+}
+"""),
+    (13, 'atomicAdd per thread', r"""
+extern "C" __global__ void axis_sum(const float* a, float* out, int rows, int cols) {
+__shared__ float p[128];
+int row = blockIdx.x, t = threadIdx.x;
+float sum = 0.0f;
+for (int c = t; c < cols; c += blockDim.x) sum += a[row * cols + c];
+atomicAdd(&out[row], sum);
+}
+"""),
+    (16, 'm init 0', r"""
+extern "C" __global__ void softmax(const float* x, float* out, int rows, int cols) {
+__shared__ float s[128];
+int row = blockIdx.x, t = threadIdx.x;
+const float* xr = x + row * cols;
+float m = 0.0f;
+for (int c = t; c < cols; c += blockDim.x) m = fmaxf(m, xr[c]);
+s[t] = m;
+__syncthreads();
+for (int st = 64; st > 0; st /= 2) { if (t < st) s[t] = fmaxf(s[t], s[t + st]); __syncthreads(); }
+float mx = s[0];
+__syncthreads();
+float sum = 0.0f;
+for (int c = t; c < cols; c += blockDim.x) sum += expf(xr[c] - mx);
+s[t] = sum;
+__syncthreads();
+for (int st = 64; st > 0; st /= 2) { if (t < st) s[t] += s[t + st]; __syncthreads(); }
+float tot = s[0];
+for (int c = t; c < cols; c += blockDim.x) out[row * cols + c] = expf(xr[c] - mx) / tot;
+}
+"""),
+    (19, 'count written by every thread', r"""
+extern "C" __global__ void compact(const float* a, float* out, int* count, int n) {
+__shared__ int s[256];
+int t = threadIdx.x;
+float v = (t < n) ? a[t] : 0.0f;
+int flag = (t < n && v > 0.0f) ? 1 : 0;
+s[t] = flag;
+__syncthreads();
+for (int o = 1; o < 256; o *= 2) { int l = (t >= o) ? s[t - o] : 0; __syncthreads(); s[t] += l; __syncthreads(); }
+if (flag) out[s[t] - 1] = v;
+count[0] = s[255];
+}
+"""),
+    (19, 'serial thread-0 compaction from shared', r"""
+extern "C" __global__ void compact(const float* a, float* out, int* count, int n) {
+__shared__ int s[256];
+int t = threadIdx.x;
+__shared__ float vals[256];
+vals[t] = (t < n) ? a[t] : 0.0f;
+__syncthreads();
+if (t == 0) { int c = 0; for (int j = 0; j < n; ++j) if (vals[j] > 0.0f) out[c++] = vals[j]; count[0] = c; }
+}
+"""),
+    (16, 'registers for 3 elements only (cols <= 384)', r"""
+extern "C" __global__ void softmax(const float* x, float* out, int rows, int cols) {
+__shared__ float s[128];
+int row = blockIdx.x, t = threadIdx.x;
+const float* xr = x + row * cols;
+float v[3]; float m = -INFINITY;
+for (int q = 0; q < 3; ++q) { int c = t + q * 128; v[q] = (c < cols) ? xr[c] : -INFINITY; m = fmaxf(m, v[q]); }
+s[t] = m; __syncthreads();
+for (int st = 64; st > 0; st /= 2) { if (t < st) s[t] = fmaxf(s[t], s[t + st]); __syncthreads(); }
+float mx = s[0]; __syncthreads();
+float sum = 0.0f;
+for (int q = 0; q < 3; ++q) { v[q] = expf(v[q] - mx); sum += v[q]; }
+s[t] = sum; __syncthreads();
+for (int st = 64; st > 0; st /= 2) { if (t < st) s[t] += s[t + st]; __syncthreads(); }
+float tot = s[0];
+for (int q = 0; q < 3; ++q) { int c = t + q * 128; if (c < cols) out[row * cols + c] = v[q] / tot; }
+}
+"""),
+    (13, 'fixed 8 rounds (cols <= 1024)', r"""
+extern "C" __global__ void axis_sum(const float* a, float* out, int rows, int cols) {
+__shared__ float p[128];
+int row = blockIdx.x, t = threadIdx.x;
+float sum = 0.0f;
+for (int q = 0; q < 8; ++q) { int c = t + q * 128; if (c < cols) sum += a[row * cols + c]; }
+p[t] = sum; __syncthreads();
+for (int s = 64; s > 0; s /= 2) { if (t < s) p[t] += p[t + s]; __syncthreads(); }
+if (t == 0) out[row] = p[0];
+}
+"""),
+]
+
+
+@pytest.mark.parametrize("number, wrong, source", WRONG_BUT_PLAUSIBLE, ids=[w for _, w, _ in WRONG_BUT_PLAUSIBLE])
+def test_plausible_wrong_solutions_are_rejected(number, wrong, source, capsys):
+    """Solutions that broke the spec but passed: a softmax max that starts at 0 (a row below -88 gives 0/0),
+    loops fixed to the tested row lengths, every thread writing or adding into the one result, thread 0
+    compacting alone; the sizes (a far-negative row, longer rows) and the one-writer rules catch them."""
+    ok, out = run_check(number, source, capsys)
+    assert not ok, out
+
+
+def test_parameters_may_have_the_learners_own_names_and_a_block_sync_is_a_barrier(capsys):
+    """Arguments go by position: `dot(const float* x, const float* y, float* result, int n)` is checked
+    against the access rules for `a`, `b` and `out` (it was a KeyError); a cooperative-groups block's
+    sync() is a barrier between the steps."""
+    ok, out = run_check(10, r'''
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void dot(const float* x, const float* y, float* result, int n) {
+    __shared__ float partial[64];
+    cg::thread_block block = cg::this_thread_block();
+    int t = threadIdx.x;
+    partial[t] = t < n ? x[t] * y[t] : 0.0f;
+    block.sync();
+    for (int stride = 32; stride > 0; stride /= 2) {
+        if (t < stride) partial[t] += partial[t + stride];
+        block.sync();
+    }
+    if (t == 0) result[0] = partial[0];
+}''', capsys)
+    assert ok, out
+    ok, out = run_check(1, r'''
+extern "C" __global__ void map(const float* input, float* output) {
+    output[threadIdx.x] = input[threadIdx.x] + 10.0f;
+}''', capsys)
+    assert ok, out

@@ -120,6 +120,24 @@ def writes_at_most(array: str, limit: int) -> Rule:
                                f"writes `{array}`", writes=True, array=array)
 
 
+def one_writer_per_block(array: str) -> Rule:
+    """Only one thread of each block writes `array` (the block's result, written once it is complete)."""
+    def check(profile, case):
+        from course.cuda import transactions as tx
+
+        trace = profile.trace
+        t = trace[np.isin(trace["kind"], (tx.GLOBAL_STORE, tx.GLOBAL_ATOMIC))
+                  & (trace["array"] == profile.argument_index(array))]
+        for block in np.unique(t["block"]):
+            writers = np.unique(t[t["block"] == block]["warp"].astype(np.int64) * WARP + t[t["block"] == block]["lane"])
+            if len(writers) > 1:
+                return (f"threads {int(writers[0])} and {int(writers[1])} of block {int(block)} both write `{array}` "
+                        "(only one thread writes the result, once the block has combined everyone's part)")
+        return None
+
+    return Rule(f"only one thread of a block writes `{array}`", trace=check)
+
+
 def global_reads_at_most(limit: Callable[[dict], int] | int, text: str) -> Rule:
     return _per_thread_at_most(text, limit, "reads global memory", writes=False)
 
@@ -367,7 +385,10 @@ _add(name="dot", title="Dot product",
      launch=lambda c: ((1,), (64,), 0),
      reference=lambda c: {"out": np.array([np.dot(c["a"].astype(np.float64), c["b"])], np.float32)},
      sizes=(1, 7, 64),
-     rules=(reads_at_most("a", 1), reads_at_most("b", 1), uses("__syncthreads", "barriers between the steps")),
+     rules=(reads_at_most("a", 1), reads_at_most("b", 1),
+            Rule("barriers between the steps (__syncthreads(), or a cooperative-groups block's sync())",
+                 source_pattern=r"__syncthreads\s*\(|\.\s*sync\s*\(|\bsync\s*\(\s*\w+\s*\)"),
+            one_writer_per_block("out")),
      hints=("Sixty-four partial products, one total: how many steps if every step sums pairs?",
             "Store a[i]*b[i] (0 when i >= n) in cache[t]; for stride = 32, 16, …, 1: if t < stride, "
             "cache[t] += cache[t + stride]; __syncthreads() after each step (outside the if); thread 0 writes cache[0]."))
@@ -429,8 +450,11 @@ _add(name="axis_sum", title="Axis sum",
      args=("a", "out", "rows", "cols"), outputs=("out",),
      launch=lambda c: ((c["rows"],), (128,), 0),
      reference=lambda c: {"out": c["a"].astype(np.float64).sum(axis=1).astype(np.float32)},
-     sizes=((1, 1), (3, 128), (4, 300), (2, 1000)),
-     rules=(coalesced("global load"), reads_at_most("a", 8)),
+     sizes=((1, 1), (3, 128), (4, 300), (2, 1000), (1, 1300)),
+     rules=(coalesced("global load"),
+            _per_thread_at_most("each thread reads each of its elements of `a` once",
+                                lambda c: _blocks(c["cols"], 128), "reads `a`", writes=False, array="a"),
+            one_writer_per_block("out")),
      hints=("Which threads should read neighbouring elements at the same time: one thread's chunk, or one "
             "element per thread per round?",
             "Loop c = threadIdx.x; c < cols; c += blockDim.x, summing a[row * cols + c]; then the tree "
@@ -480,6 +504,15 @@ _add(name="warp_sum", title="Warp-shuffle sum",
             "the shuffles: guard the load, not the shuffle."))
 
 
+def _softmax_input(rng, shape):
+    """Values up to about ±90, and from the second row on, one row far below 0 (about -200): exp of every
+    value there underflows to 0, so a running max that starts at 0 (not -INFINITY) gives 0/0."""
+    x = (rng.standard_normal(shape) * 30).astype(np.float32)
+    if shape[0] > 1:
+        x[1] = np.clip(x[1], -90, 90) - 200
+    return x
+
+
 def _softmax(x):
     x64 = x.astype(np.float64)
     e = np.exp(x64 - x64.max(axis=1, keepdims=True))
@@ -495,11 +528,10 @@ _add(name="softmax", title="Block-wide softmax",
                 "TODO: the row's max (strided loop + shared-memory reduction)\n"
                 "TODO: the row's sum of exp(x - max) (the same pattern)\n"
                 "TODO: write exp(x - max) / sum for your elements"),
-     make=lambda rng, s: {"x": (rng.standard_normal(s) * 30).astype(np.float32), "out": np.zeros(s, np.float32),
-                          "rows": s[0], "cols": s[1]},
+     make=lambda rng, s: {"x": _softmax_input(rng, s), "out": np.zeros(s, np.float32), "rows": s[0], "cols": s[1]},
      args=("x", "out", "rows", "cols"), outputs=("out",),
      launch=lambda c: ((c["rows"],), (128,), 0),
-     reference=lambda c: {"out": _softmax(c["x"])}, sizes=((1, 1), (2, 128), (3, 300)),
+     reference=lambda c: {"out": _softmax(c["x"])}, sizes=((1, 1), (2, 128), (3, 300), (2, 1000)),
      rules=(coalesced("global load"), global_reads_at_most(lambda c: 3 * _blocks(c["cols"], 128),
                                                            "at most 3 reads of each of a thread's elements")),
      hints=("exp(88) overflows a float: what can you subtract from every element without changing the result?",
@@ -574,7 +606,8 @@ _add(name="compact", title="Stream compaction",
      args=("a", "out", "count", "n"), outputs=("out", "count"),
      launch=lambda c: ((1,), (256,), 0),
      reference=lambda c: dict(zip(("out", "count"), _compact(c["a"]))), sizes=(1, 10, 256), tolerance=0.0,
-     rules=(reads_at_most("a", 1), avoids(r"atomic", "no atomics: the order of the kept elements must be kept")),
+     rules=(reads_at_most("a", 1), writes_at_most("out", 1), one_writer_per_block("count"),
+            avoids(r"\batomic\w*\s*\(", "no atomics: the order of the kept elements must be kept")),
      hints=("Where does a kept element go? Count the kept elements before it.",
             "Scan the 0/1 flags (Hillis–Steele with barriers, as in the prefix-sum puzzle) to get inclusive sums; "
             "place = inclusive - flag; if flag, out[place] = a[i]; thread 255 writes count[0] = inclusive."))
@@ -722,6 +755,21 @@ def _is_stub(p: Puzzle, source: str) -> bool:
     return re.sub(r"\s+", "", body) == re.sub(r"\s+", "", _strip_comments(p.stub))
 
 
+def _profile(p: Puzzle, source: str, case: dict):
+    """The access profile of one launch of the learner's kernel on `case`, its arguments known by the
+    puzzle's names: they go by position, so `map(const float* input, float* output)` is as good as
+    the stub's `a` and `out`."""
+    from course import cuda
+
+    kernel = cuda.RawKernel(source, p.name, backend="cpu")
+    grid, block, shared = p.launch(case)
+    args = tuple(np.int32(case[a]) if isinstance(case[a], int) else case[a] for a in p.args)
+    profile = kernel.profile(grid, block, args, shared_mem=shared)
+    if len(profile.arguments) == len(p.args):
+        profile.arguments = tuple(p.args)
+    return profile
+
+
 def _trace_rules(p: Puzzle, source: str) -> str | None:
     """The first access rule the kernel breaks (with the thread or line), or None.
 
@@ -730,13 +778,8 @@ def _trace_rules(p: Puzzle, source: str) -> str | None:
     trace_rules = [r for r in p.rules if r.trace is not None]
     if not trace_rules:
         return None
-    from course import cuda
-
-    kernel = cuda.RawKernel(source, p.name, backend="cpu")
     case = p.case(p.sizes[-1], len(p.sizes))
-    grid, block, shared = p.launch(case)
-    args = tuple(np.int32(case[a]) if isinstance(case[a], int) else case[a] for a in p.args)
-    profile = kernel.profile(grid, block, args, shared_mem=shared)
+    profile = _profile(p, source, case)
     for rule in trace_rules:
         broken = rule.trace(profile, case)
         if broken:
@@ -766,17 +809,12 @@ def show_accesses(key: int | str, source: str, size=None):
     """
     import matplotlib.pyplot as plt
 
-    from course import cuda
-
     p = puzzle(key)
     if size is None:  # the largest of the puzzle's sizes that still makes a legible picture
         legible = [s for s in p.sizes if np.prod(s) <= 64]
         size = max(legible, key=np.prod) if legible else min(p.sizes, key=np.prod)
     case = p.case(size, 0)
-    kernel = cuda.RawKernel(source, p.name, backend="cpu")
-    grid, block, shared = p.launch(case)
-    args = tuple(np.int32(case[a]) if isinstance(case[a], int) else case[a] for a in p.args)
-    profile = kernel.profile(grid, block, args, shared_mem=shared)
+    profile = _profile(p, source, case)
     arrays = [a for a in p.args if isinstance(case[a], np.ndarray)]
     fig, axes = plt.subplots(1, len(arrays), figsize=(4 * len(arrays), 3.4), squeeze=False)
     for ax, name in zip(axes[0], arrays):
