@@ -1230,9 +1230,9 @@ def _one_past_the_end(source: Source, line: int | None, index: int, length: int)
     return None
 
 
-def _always_true_unsigned(source: Source, lines) -> tuple[str, str, int] | None:
-    """(the comparison, the variable, its line) of the first `i >= 0` or `i - 1 >= 0` on `lines` whose
-    variable is declared unsigned (size_t, uint32_t, ...): always true."""
+def _always_true_unsigned(source: Source, lines) -> tuple[str, str, int, str | None] | None:
+    """(the comparison, the variable, its line, what is subtracted from it or None) of the first `i >= 0`
+    or `i - 1 >= 0` on `lines` whose variable is declared unsigned (size_t, uint32_t, ...): always true."""
     for at in lines:
         for found in re.finditer(r"\b([A-Za-z_]\w*)(?:\s*-\s*(\w+))?\s*>=\s*0[uU]?\b(?!\.)", source.line_text(at)):
             name = re.escape(found.group(1))
@@ -1240,6 +1240,14 @@ def _always_true_unsigned(source: Source, lines) -> tuple[str, str, int] | None:
                          source.text):
                 return found.group(0), found.group(1), at, found.group(2)
     return None
+
+
+def _index_hint(source: Source, line: int | None, index: int, length: int) -> str | None:
+    """What an out-of-bounds index says about its cause, when it says something: one past the end
+    beside a `<=`, the fill of a variable without a value, an unsigned value wrapped below 0, a
+    negative offset."""
+    return (_one_past_the_end(source, line, index, length) or _uninitialized_index(index)
+            or _unsigned_count_down(source, line, index) or _negative_index(index, length))
 
 
 def _negative_index(index: int, length: int) -> str | None:
@@ -1261,12 +1269,12 @@ def _unsigned_count_down(source: Source, line: int | None, index: int) -> str | 
     if found is None:
         return None
     comparison, name, at, subtracted = found
+    said = f"`{comparison}` (line {at}) is always true for an unsigned {name}: "
+    wrapped = 2**32 - 1 if 0 <= index < 2**32 else 2**64 - 1
     if subtracted:  # `i - 1 >= 0`: compare before subtracting
-        return (f"`{comparison}` (line {at}) is always true for an unsigned {name}: `{name} - {subtracted}` below 0 "
-                f"wraps around to {2**32 - 1 if 0 <= index < 2**32 else 2**64 - 1}. Compare before subtracting: "
+        return (f"{said}`{name} - {subtracted}` below 0 wraps around to {wrapped}. Compare before subtracting: "
                 f"`{name} >= {subtracted}`.")
-    return (f"`{comparison}` (line {at}) is always true for an unsigned {name}: below 0 it wraps around to "
-            f"{2**32 - 1 if 0 <= index < 2**32 else 2**64 - 1}. Count down with a signed int (`for (int {name} = n - 1; "
+    return (f"{said}below 0 it wraps around to {wrapped}. Count down with a signed int (`for (int {name} = n - 1; "
             f"{name} >= 0; {name}--)`) or as `for (unsigned {name} = n; {name}-- > 0;)`.")
 
 
@@ -1800,8 +1808,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 rows = length // items
                 what = (f"accessed {name}[{index // items}]{''.join(f'[{k}]' for k in place)}, but {name} has {rows} "
                         f"row{'s' * (rows != 1)} (valid first indices 0 to {rows - 1})")
-        hint = (_one_past_the_end(source, line, index, length) or _uninitialized_index(index)
-                or _unsigned_count_down(source, line, index) or _negative_index(index, length)
+        hint = (_index_hint(source, line, index, length)
                 or "Guard the access (e.g. `if (i < n)`) or check how the index is computed.")
     elif kind == SHARED_OUT_OF_BOUNDS:
         names, item, size = source.dynamic_shared_name or "extern __shared__", source.dynamic_shared_item, fault.element_bytes
@@ -1923,8 +1930,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         subscript = "" if fault.count == 0 else f" (subscript {fault.count + 1})"
         what = (f"accessed {name}{'[...]' * fault.count}[{index}]{subscript}, but that dimension of the {where_kind} "
                 f"{name} has {length} element{'s' * (length != 1)} (valid indices 0 to {length - 1})")
-        hint = (_one_past_the_end(source, line, index, length) or _uninitialized_index(index)
-                or _unsigned_count_down(source, line, index) or _negative_index(index, length)
+        hint = (_index_hint(source, line, index, length)
                 or f"Guard the access (`if (k < {length})`; an index computed from data, a bin or a slot, needs its "
                    f"values out of range clamped or skipped), or make the array as large as the indices that reach "
                    f"it (e.g. [blockDim.x] elements when each thread has one: a #define or template constant).")
