@@ -238,6 +238,24 @@ extern "C" __global__ void pooling(const float* a, float* out, int n) {
 
 
 WRONG_BUT_PLAUSIBLE = [  # (puzzle, what is wrong, source): each gave the right numbers on the old sizes
+    (8, "shared copy never read", r"""
+extern "C" __global__ void shared(const float* a, float* out, int n) {
+__shared__ float buf[32];
+int t = threadIdx.x; int i = blockIdx.x * blockDim.x + t;
+float v = 0; if (i < n) { v = a[i]; buf[t] = v; }
+__syncthreads();
+if (i < n) out[i] = v + 10.0f;
+}
+"""),
+    (8, "the barrier only in a string", r"""
+extern "C" __global__ void shared(const float* a, float* out, int n) {
+__shared__ float buf[32];
+int t = threadIdx.x; int i = blockIdx.x * blockDim.x + t;
+if (i < n) buf[t] = a[i];
+const char* s = "__syncthreads"; (void)s;
+if (i < n) out[i] = buf[t] + 10.0f;
+}
+"""),
     (10, 'all threads write out', r"""
 extern "C" __global__ void dot(const float* a, const float* b, float* out, int n) {
 __shared__ float c[64];

@@ -68,7 +68,8 @@ class Rule:
 
 
 def _strip_comments(source: str) -> str:
-    return re.sub(r"//[^\n]*|/\*.*?\*/", "", source, flags=re.S)
+    """The source without comments and string literals (a rule's word inside "..." is no use of it)."""
+    return re.sub(r"//[^\n]*|/\*.*?\*/|\"(?:[^\"\\\n]|\\.)*\"", "", source, flags=re.S)
 
 
 def uses(token: str, text: str) -> Rule:
@@ -136,6 +137,26 @@ def one_writer_per_block(array: str) -> Rule:
         return None
 
     return Rule(f"only one thread of a block writes `{array}`", trace=check)
+
+
+def computes_from_shared(array: str) -> Rule:
+    """Every thread that writes `array` read shared memory first (it computes from the shared copy, not
+    from the value it loaded into a register)."""
+    def check(profile, case):
+        from course.cuda import transactions as tx
+
+        trace = profile.trace
+        thread = trace["block"].astype(np.int64) * 1_000_000 + trace["warp"].astype(np.int64) * WARP + trace["lane"]
+        writes = (trace["kind"] == tx.GLOBAL_STORE) & (trace["array"] == profile.argument_index(array))
+        readers = set(thread[trace["kind"] == tx.SHARED_LOAD].tolist())
+        for who in np.unique(thread[writes]):
+            if int(who) not in readers:
+                block, rest = divmod(int(who), 1_000_000)
+                return (f"thread {rest} of block {block} writes `{array}` without reading the __shared__ array: "
+                        "compute from the shared copy (after the barrier), not from the value in a register")
+        return None
+
+    return Rule(f"each thread computes `{array}` from the shared copy", trace=check)
 
 
 def global_reads_at_most(limit: Callable[[dict], int] | int, text: str) -> Rule:
@@ -341,7 +362,7 @@ _add(name="shared", title="Shared",
      launch=lambda c: ((_blocks(c["n"], 32),), (32,), 0),
      reference=lambda c: {"out": c["a"] + 10}, sizes=(1, 32, 70, 128),
      rules=(uses("__shared__", "use a __shared__ array"), uses("__syncthreads", "wait with __syncthreads()"),
-            reads_at_most("a", 1), writes_at_most("out", 1)),
+            reads_at_most("a", 1), writes_at_most("out", 1), computes_from_shared("out")),
      hints=("Shared memory belongs to the block: which index does a thread use for its own slot?",
             "Declare __shared__ float buffer[32]; store a[i] at buffer[threadIdx.x] under the guard; "
             "__syncthreads() outside any if; then read buffer[threadIdx.x] under the guard."))
