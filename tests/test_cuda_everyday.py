@@ -1424,3 +1424,36 @@ extern "C" __global__ void scale(Params p, Item* items) {
     items = np.arange(8, dtype=np.float32)
     cuda.RawKernel(source, "scale", backend="cpu")((1,), (8,), (params, items))
     assert items.tolist() == [0.0, 2.5, 5.0, 7.5, 10.0, 12.5, 6.0, 7.0]
+
+
+REWRITE_CORNERS = r"""
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+typedef float4* f4p;
+extern "C" __global__ void corners(const float* x, float* out, int past) {
+    cg::thread_block block = cg::this_thread_block();
+    bool sync = threadIdx.x < 32;                        // a variable named like block.sync()
+    int i = threadIdx.x;
+    auto* const q = out + i;                              // auto* const
+    float* rows[2] = {out, out + 32 + past};
+    if (sync) *rows[0 + (i >= 16)] = 0.0f;                // (written back below: an element of each half)
+    block.sync();
+    *q = x[i];
+    block.sync();
+    if (i == 0) reinterpret_cast<f4p>(out)[1].x += 100.0f;   // a cast to a pointer alias
+    if (i == 1 && past) *rows[1] = 1.0f;                  // PAST: rows[1] is one past the end
+}
+"""
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_rewrite_corners_sync_named_variables_pointer_alias_casts_and_arrays_of_pointers(sanitize):
+    """A variable named `sync` leaves block.sync() alone, `reinterpret_cast<f4p>` with `typedef float4*
+    f4p` casts, `auto* const` is deduced, `*rows[i] = v` stores through an array of pointers (and is checked)."""
+    x, out = np.arange(64, dtype=np.float32), np.zeros(64, np.float32)
+    cuda.RawKernel(REWRITE_CORNERS, "corners", backend="cpu", sanitize=sanitize)((1,), (64,), (x, out, 0))
+    expected = x.copy()
+    expected[4] += 100.0
+    np.testing.assert_array_equal(out, expected)
+    with pytest.raises(cuda.KernelError, match=r"accessed out\[64\], but out has 64 elements"):
+        cuda.RawKernel(REWRITE_CORNERS, "corners", backend="cpu", sanitize=sanitize)((1,), (64,), (x, out, 32))

@@ -1883,6 +1883,12 @@ struct __cc_store {
         ref = static_cast<V&&>(v);
         return ref;
     }
+    // `*rows[i] = v` of an array of pointers: rows[i] is read, and what it points to written
+    template <class V = U>
+    __attribute__((always_inline)) auto operator*() const -> decltype(*std::declval<V&>()) {
+        __cc_note(__builtin_addressof(ref), sizeof(T), __CC_READ + __cc_volatile_bit<T>());
+        return *ref;
+    }
 };
 template <class T>
 __attribute__((always_inline)) static inline __cc_store<typename std::remove_reference<T>::type> __cc_w(T&& x) {
@@ -2181,6 +2187,9 @@ __attribute__((always_inline)) static inline V& __cc_checked_reference(const __c
     struct NAME##_rule<V*, From, typename std::enable_if<std::is_pointer<typename std::remove_cv<From>::type>::value>::type> { \
         static __cc_ptr<V> cast(const From& f) { return __cc_ptr<V>(CAST<V*>(f)); } \
     }; \
+    /* reinterpret_cast<f4p>(x) with `typedef float4* f4p;` (source.py makes it __cc_ptr<float4>): as float4* */ \
+    template <class V, class From> \
+    struct NAME##_rule<__cc_ptr<V>, From, void> : NAME##_rule<V*, From> {}; \
     /* reinterpret_cast<uintptr_t>(p) of a checked pointer or an array: its address (an alignment test) */ \
     template <class V, class From> \
     struct NAME##_rule<V, From, typename std::enable_if<std::is_integral<V>::value && \

@@ -1728,9 +1728,10 @@ def parse(text: str, options=()) -> Source:
 # Names of the C library's functions and variables that runtime.h's headers declare (unistd.h,
 # stdlib.h, stdio.h, time.h, signal.h, ...) and CUDA device code does not have: a kernel named
 # `read` or `random`, a `__device__ int index;` would clash with them here (or, `daylight`, silently
-# be the library's), not on a GPU, where device code sees none of these headers.
+# be the library's), not on a GPU, where device code sees none of these headers. (Not `sync`, which
+# cooperative groups' block.sync() and cg::sync() use: a variable of that name would rename them.)
 _C_LIBRARY_NAMES = frozenset("""
-    read write close select time random sync remove kill signal div qsort system index rindex environ stdin
+    read write close select time random remove kill signal div qsort system index rindex environ stdin
     stdout stderr timezone tzname daylight exit abort sleep usleep pipe fork dup dup2 link unlink access
     alarm pause getpid rand srand atoi atof atol strlen strcpy strcmp bsearch ldiv rename tmpfile fopen
     fclose puts putchar getchar scanf sprintf calloc realloc difftime mktime strftime gmtime localtime
@@ -2610,8 +2611,12 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
     # `auto* p = &y[i];`, `const auto* q = x + i;`, `auto p = &s[0];`: a checked pointer is no T* that
     # `auto*` could deduce from, and `&s[0]` of an array is a raw one: `auto p = __cc_as_pointer(...)`, a
     # checked pointer either way (the pointer's own constness aside, the same pointer)
-    for k in range(a + 1, b - 4):
+    for k in range(a + 1, b - 5):
         star = tokens[k + 1].text == "*"
+        if tokens[k].text == "auto" and star and tokens[k + 2].text == "const" and tokens[k + 3].kind == "ident" \
+                and tokens[k + 4].text == "=":
+            replace(tokens[k + 1].start, tokens[k + 1].end, "")  # `auto* const q = out + i;`: `auto const q`
+            continue
         if tokens[k].text == "auto" and tokens[k + 1 + star].kind == "ident" and tokens[k + 2 + star].text == "=" \
                 and tokens[k - 1].text in (";", "{", "}", "(", "const") \
                 and (star or (tokens[k + 3].text == "&" and tokens[k + 4].kind == "ident" and tokens[k + 5].text == "[")):
