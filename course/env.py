@@ -233,12 +233,20 @@ def output_dir(*parts: str) -> Path:
 
 
 def _version(module: str) -> str:
+    """A package's version: from its distribution's metadata, else from the imported module
+    (CuPy's distribution is named cupy-cuda12x, cupy-cuda13x, ..., not cupy)."""
     try:
         from importlib.metadata import version
 
         return version(module)
     except Exception:
+        pass
+    if importlib.util.find_spec(module) is None:
         return "not installed"
+    try:
+        return str(getattr(importlib.import_module(module), "__version__", "installed (version unknown)"))
+    except Exception as error:
+        return f"installed, but import fails ({type(error).__name__})"
 
 
 def info() -> dict:

@@ -466,7 +466,7 @@ def test_endless_recursion_overflows_the_stack(name, sanitize):
         kernel(name, sanitize=sanitize)((1,), (2,), (np.zeros(2, np.int32),))
     assert info.value.thread == (0, 0, 0)
     # the recursive function's lines (with the sanitizer, the overflow may come inside its checks)
-    assert line_of("BUG: never stops") - 4 <= info.value.line <= line_of("BUG: never stops")
+    assert line_of("BUG: never stops") - 4 <= info.value.line <= line_of("BUG: never stops") + 1
     assert_alive()
 
 
@@ -1521,7 +1521,9 @@ extern "C" __global__ void guarded(const float* x, float* out, int n) {
 }
 """
     read = next(i for i, text in enumerate(source.split("\n"), 1) if text.endswith("// READ"))
-    with pytest.warns(cuda.KernelWarning, match=rf"line {read}: `sum` \(declared at line {read - 2}\) may be read "
+    # (`sum += x[i]` reads it first: some GCCs name that line, some the line after the loop)
+    with pytest.warns(cuda.KernelWarning, match=rf"line ({read - 1}|{read}): `sum` \(declared at line {read - 2}\) "
+                                                r"(may be|is) read "
                                                 r"before it is given a value.*`float sum = 0;`") as caught:
         cuda.RawKernel(source, "total", backend="cpu").compile()
     assert len([w for w in caught if issubclass(w.category, cuda.KernelWarning)]) == 1  # `best` and `v` are fine
@@ -1628,9 +1630,10 @@ def test_a_thread_that_waits_in_a_loop_for_another_threads_flag_lets_it_run(sani
     cuda.RawKernel(SPIN_WAITS, "add_under_a_lock", backend="cpu", sanitize=sanitize)(
         (2,), (64,), (total, m, np.ones(128, np.float32)))
     assert total[0] == 128 and m[0] == 0
-    # A flag that no thread sets: the wait never ends, here as on a GPU.
+    # A flag that no thread sets: the wait never ends, here as on a GPU. (2 s: on a loaded machine
+    # 1 s has run out before every thread passed the barrier, and the message named that line.)
     with pytest.raises(cuda.KernelError, match="time limit") as info:
-        cuda.RawKernel(SPIN_WAITS, "wait_for_warp_one", backend="cpu", sanitize=sanitize, time_limit=1)(
+        cuda.RawKernel(SPIN_WAITS, "wait_for_warp_one", backend="cpu", sanitize=sanitize, time_limit=2)(
             (1,), (64,), (np.zeros(1, np.float32), 0))
     assert "another thread of its own block sets" in str(info.value)
     assert info.value.line == line_of("WAIT", SPIN_WAITS)

@@ -367,7 +367,7 @@ namespace cg = cooperative_groups;
 extern "C" __global__ void nested(int* rank, int* count) {
     auto warp = cg::tiled_partition<32>(cg::this_thread_block());
     auto eight = cg::tiled_partition<8>(warp);
-    cg::thread_group four = cg::tiled_partition(warp, 4);
+    auto four = cg::tiled_partition<4>(warp);
     rank[threadIdx.x] = eight.meta_group_rank() * 100 + four.meta_group_rank();
     count[threadIdx.x] = eight.meta_group_size() * 100 + four.meta_group_size();
 }
@@ -382,3 +382,12 @@ def test_a_tile_of_a_tile_counts_its_meta_group_within_its_parent():
     lane = np.arange(64) % 32
     np.testing.assert_array_equal(rank, lane // 8 * 100 + lane // 4)
     assert (count == 4 * 100 + 8).all()
+
+
+def test_meta_group_rank_is_a_tiles_not_any_groups():
+    """CUDA's thread_group has no meta_group_rank (only thread_block_tile<N> and coalesced_group
+    do), and NVRTC refuses the call: so does the CPU backend, rather than run code a GPU will not."""
+    src = NESTED_TILES.replace("auto four = cg::tiled_partition<4>(warp);",
+                               "cg::thread_group four = cg::tiled_partition(warp, 4);")
+    with pytest.raises(cuda.CompileError, match="meta_group_rank"):
+        cuda.RawKernel(src, "nested", backend="cpu").compile()

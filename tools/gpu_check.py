@@ -2,6 +2,11 @@
 
     python tools/gpu_check.py [--part K/N] [--list] [--out DIR] [--budget MINUTES] [--notebooks NB ...]
                               [--quick] [--bench-only SECTION ...] [--skip-tests]
+    python tools/gpu_check.py --fetch-wheels [PYTHON_VERSION]
+
+A bare GPU image may lack Jupyter (the lent H200's has none, and fetches nothing): run
+``--fetch-wheels`` here first, carry the .whl/ folder it fills with the call, and the notebook
+items install what is missing from it.
 
 The work is a list of items, split into N parts of about equal (estimated) time; ``--part K/N``
 runs the K-th (default 1/1: everything), ``--list`` shows the parts without running anything:
@@ -165,6 +170,51 @@ def _failure(log: Path) -> str:
     return (errors or lines or ["no output"])[-1].strip()[:200]
 
 
+# What the notebook items need that a bare GPU image may lack (the lent H200's has torch, CuPy,
+# matplotlib and pytest, and no Jupyter): `--fetch-wheels` downloads them here into .whl/
+# (git-ignored), the call carries the folder, and the run installs them where they are missing.
+WHEELS = ROOT / ".whl"
+NOTEBOOK_PACKAGES = ["nbformat", "nbclient", "ipykernel", "ipywidgets"]
+# Of their requirements, those such images have already: not downloaded.
+IMAGE_HAS = {"attrs", "coverage", "iniconfig", "packaging", "pluggy", "psutil", "pygments", "pytest",
+             "python_dateutil", "typing_extensions", "six", "setuptools"}
+
+
+def fetch_wheels(python_version: str) -> int:
+    """Download the notebook packages and their requirements for a Linux x86-64 CPython into .whl/."""
+    platforms = [f"--platform={p}" for p in ("manylinux_2_28_x86_64", "manylinux_2_27_x86_64", "manylinux_2_26_x86_64",
+                                             "manylinux_2_17_x86_64", "manylinux2014_x86_64", "manylinux2010_x86_64",
+                                             "manylinux1_x86_64")]
+    shutil.rmtree(WHEELS, ignore_errors=True)
+    code = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--only-binary=:all:", "--implementation", "cp",
+                           "--python-version", python_version, *platforms, "-d", str(WHEELS), *NOTEBOOK_PACKAGES]).returncode
+    if code:
+        return code
+    for wheel in WHEELS.glob("*.whl"):
+        if wheel.name.split("-")[0].lower() in IMAGE_HAS:
+            wheel.unlink()
+    wheels = sorted(WHEELS.glob("*.whl"))
+    size = sum(w.stat().st_size for w in wheels) / 2**20
+    print(f"{len(wheels)} wheels, {size:.1f} MiB, in {WHEELS.relative_to(ROOT)}/: carry it with the call")
+    return 0
+
+
+def carried_packages() -> dict:
+    """Install the carried wheels where the notebook packages are missing: the environment for the
+    steps that need them ({} when nothing was needed or carried)."""
+    import importlib.util
+
+    if all(importlib.util.find_spec(name) for name in ("nbformat", "nbclient", "ipykernel")) or not WHEELS.is_dir():
+        return {}
+    target = Path(os.environ.get("TMPDIR", "/tmp")) / "course-gpu-site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-index", "--no-deps", "--no-compile",
+                    "--no-cache-dir", "--upgrade", "--target", str(target), *map(str, sorted(WHEELS.glob("*.whl")))],
+                   check=False)
+    path = os.pathsep.join(filter(None, [str(target), os.environ.get("PYTHONPATH", "")]))
+    print(f"notebook packages installed from {WHEELS.name}/ into {target}", flush=True)
+    return {"PYTHONPATH": path}
+
+
 def device_facts(gpu: bool) -> dict:
     """Device, driver, versions: what a record needs to be read later."""
     from course import env
@@ -186,11 +236,15 @@ def device_facts(gpu: bool) -> dict:
                     facts["driver"] = f"{match.group(1)} (CUDA {match.group(2)})"
             except (OSError, subprocess.TimeoutExpired):
                 pass
-    try:
-        facts["commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                                         text=True, timeout=10).stdout.strip() or "unknown"
-    except (OSError, subprocess.TimeoutExpired):
-        facts["commit"] = "unknown"
+    # A copy of the checkout on a lent machine may carry a stale .git: COURSE_COMMIT, set by the
+    # command that sends it, says which commit it is.
+    facts["commit"] = os.environ.get("COURSE_COMMIT", "")
+    if not facts["commit"]:
+        try:
+            facts["commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                                             text=True, timeout=10).stdout.strip() or "unknown"
+        except (OSError, subprocess.TimeoutExpired):
+            facts["commit"] = "unknown"
     return facts
 
 
@@ -228,7 +282,11 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true", help="bench --quick even on a GPU")
     parser.add_argument("--bench-only", nargs="*", help="bench sections to run (default: all)")
     parser.add_argument("--skip-tests", action="store_true", help="leave out the unit tests (CI runs them anyway)")
+    parser.add_argument("--fetch-wheels", metavar="PYTHON_VERSION", nargs="?", const="3.12",
+                        help="download the notebook packages for the GPU machine's Python (default 3.12) into .whl/, run nothing")
     args = parser.parse_args(argv)
+    if args.fetch_wheels:
+        return fetch_wheels(args.fetch_wheels)
 
     notebooks = args.notebooks or sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     work = items(notebooks, args.skip_tests)
@@ -265,6 +323,7 @@ def main(argv=None) -> int:
     print(banner, flush=True)
     steps, rows, executed = [], {}, []
     mode = "gpu" if gpu else "fast"
+    carried = carried_packages() if any(item.kind == "notebook" for item in mine) else {}
 
     for item in mine:
         if left() < MIN_SECONDS:
@@ -290,7 +349,7 @@ def main(argv=None) -> int:
                     "site.execute(Path(sys.argv[2]), sys.argv[3], timeout=int(float(sys.argv[4])), target_dir=Path(sys.argv[5]))")
             step = run_step(f"notebook {item.name} ({mode} mode)",
                             [python, "-c", code, str(ROOT), str(item.path.resolve()), mode, str(min(left(), 600)), str(target)],
-                            out / "notebooks.log", timeout=left())
+                            out / "notebooks.log", timeout=left(), env=carried)
             if step["status"] != "passed":
                 step["status"] += f": {_failure(out / 'notebooks.log')}"
             if (target / item.path.name).exists():

@@ -20,6 +20,7 @@ import numpy as np
 
 from . import cpu
 from .errors import CompileError, KernelError
+from .nvrtc import for_nvrtc
 from .source import Kernel, Param, Source, instantiate, parse
 
 #: Seconds a launch may run on the CPU backend before it is stopped with a KernelError.
@@ -318,7 +319,8 @@ class RawModule:
             else:
                 import cupy
 
-                module = cupy.RawModule(code=self.code, options=self.options,
+                code = self.code if self._cupy_only.get("jitify") else for_nvrtc(self.code)  # (jitify has its own)
+                module = cupy.RawModule(code=code, options=self.options,
                                         name_expressions=self.name_expressions or None, **self._cupy_only)
                 try:
                     module.compile()
@@ -653,7 +655,7 @@ class _CupyKernel:
         import cupy
 
         self.name = name
-        self.kernel = function if function is not None else cupy.RawKernel(code, name, options=tuple(options))
+        self.kernel = function if function is not None else cupy.RawKernel(for_nvrtc(code), name, options=tuple(options))
         self.prints = "printf" in code
         try:
             if hasattr(self.kernel, "compile"):

@@ -4602,15 +4602,8 @@ struct thread_group {
         return __cc_size;
     }
     unsigned num_threads() const { return size(); }
-    // (CUDA: the tile's index and count within its parent, a block or a larger tile)
-    unsigned meta_group_rank() const {
-        if (__cc_kind != __CC_TILE) return 0;
-        return (__cc_parent ? __cc_linear_tid() % __cc_parent : __cc_linear_tid()) / __cc_size;
-    }
-    unsigned meta_group_size() const {
-        if (__cc_kind != __CC_TILE) return 1;
-        return ((__cc_parent ? __cc_parent : blockDim.x * blockDim.y * blockDim.z) + __cc_size - 1) / __cc_size;
-    }
+    // (no meta_group_rank/meta_group_size: CUDA's thread_group has none, only thread_block_tile<N>
+    // and coalesced_group do, and NVRTC refuses the call)
 };
 // The size of the tile a group is, as a parent of tiles (0: a block, or coalesced threads).
 template <class G> static inline unsigned __cc_parent_size(const G& g) {
@@ -4625,6 +4618,11 @@ struct thread_block_tile : thread_group {
     static constexpr unsigned num_threads() { return N; }
     static constexpr unsigned size() { return N; }
     unsigned thread_rank() const { return __cc_linear_tid() % N; }
+    // The tile's index and count within its parent, a block or a larger tile.
+    unsigned meta_group_rank() const { return (__cc_parent ? __cc_linear_tid() % __cc_parent : __cc_linear_tid()) / N; }
+    unsigned meta_group_size() const {
+        return ((__cc_parent ? __cc_parent : blockDim.x * blockDim.y * blockDim.z) + N - 1) / N;
+    }
     template <class T> __cc_value_t<T> shfl(const T& value, int src, __CC_LINE) const {
         __cc_value_t<T> v = value;
         return __cc_warp_exchange(__CC_W_SHFL, __cc_mask(), v, src, N, __cc_line);

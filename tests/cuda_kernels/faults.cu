@@ -102,7 +102,8 @@ __device__ int deep(int n, int* trail) {
     int local[64];
     local[n % 64] = n;
     trail[0] = n;
-    return deep(n + 1, trail) + local[(n * 7) % 64];  // BUG: never stops
+    int r = deep(n + 1, trail);  // BUG: never stops
+    return local[(r + n * 7) % 64];  // (after the call: each call keeps its own frame)
 }
 
 extern "C" __global__ void recurse_forever(int* trail) {

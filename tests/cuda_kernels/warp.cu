@@ -100,7 +100,7 @@ extern "C" __global__ void tiles16(const int* x, int* out) {
     g16.sync();
     int* o = out + 8 * r;
     o[0] = mx; o[1] = mn; o[2] = (int)big; o[3] = any_neg; o[4] = all_small; o[5] = left;
-    o[6] = g16.meta_group_rank(); o[7] = t16.meta_group_rank() * 100 + (int)g16.thread_rank();
+    o[6] = (int)(block.thread_rank() / g16.size()); o[7] = t16.meta_group_rank() * 100 + (int)g16.thread_rank();
 }
 
 // Group the lanes that hold the same key (match_any), and a coalesced group inside a branch.

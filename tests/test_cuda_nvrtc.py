@@ -1,0 +1,117 @@
+"""The source CuPy's NVRTC gets (course/cuda/nvrtc.py), checked without a GPU.
+
+NVRTC has no host headers: a kernel with `#include <cfloat>`, `M_PI`, `uint` or `int64_t` compiles
+with nvcc and on the CPU backend, but not on CuPy. These tests compile ``for_nvrtc``'s output with
+g++ three ways: as NVRTC sees it (no host headers at all: `-nostdinc`), as NVRTC with headers it
+can find, and as nvcc sees it (not NVRTC: the includes as written)."""
+
+import shutil
+import subprocess
+import textwrap
+
+import numpy as np
+import pytest
+
+from course import cuda
+from course.cuda.nvrtc import for_nvrtc
+
+pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+
+# What NVRTC declares by itself, as far as these kernels use it.
+BUILTINS = r"""
+#define __global__ __attribute__((used))
+#define __device__
+#define __forceinline__ inline
+struct __nv_uint3 { unsigned x, y, z; };
+extern __nv_uint3 threadIdx, blockIdx, blockDim, gridDim;
+extern "C" int printf(const char*, ...);
+float __int_as_float(int);
+double __longlong_as_double(long long);
+void __trap();
+"""
+
+KERNEL = textwrap.dedent(r"""
+    #include <cfloat>
+    #include <climits>
+    #include <cstdint>
+    #include <cstdio>
+    #include <cmath>
+    #include <cassert>
+    #include <math_constants.h>
+    #include "cuda_runtime.h"
+    #include <device_launch_parameters.h>
+
+    extern "C" __global__ void k(float* out, int64_t* big, uint n, std::uint32_t* bits) {
+        static_assert(__LINE__ == 12, "NVRTC's messages name the learner's lines");
+        uint i = blockIdx.x * blockDim.x + threadIdx.x;
+        assert(i < n);
+        out[i] = FLT_MAX - FLT_EPSILON + (float)M_PI + CUDART_PI_F + (float)INT_MAX + INFINITY;
+        big[i] = LLONG_MAX - LONG_MAX + INT64_MAX + (int64_t)SIZE_MAX;
+        bits[i] = UINT32_MAX + (std::uint32_t)CHAR_BIT + (ushort)1 + (ulong)2;
+        std::size_t s = sizeof(float);
+        printf("%d %f\n", (int)s, (double)NAN);
+    }
+""").lstrip()
+
+
+def _compile(tmp_path, source, *flags):
+    (tmp_path / "builtins.h").write_text(BUILTINS)
+    (tmp_path / "k.cu").write_text(source)
+    (tmp_path / "headers").mkdir(exist_ok=True)  # (an include path with nothing in it)
+    done = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", "-x", "c++", *flags,
+                           "-I", str(tmp_path / "headers"), "-include", str(tmp_path / "builtins.h"), str(tmp_path / "k.cu")],
+                          capture_output=True, text=True)
+    return done.returncode, done.stderr
+
+
+def test_a_kernel_using_the_host_headers_compiles_where_there_are_none(tmp_path):
+    """As NVRTC: no <cfloat>, no <cstdint>, no math.h's M_PI, no glibc's uint."""
+    assert _compile(tmp_path, KERNEL, "-nostdinc", "-D__CUDACC_RTC__")[0] != 0  # as written: it fails
+    rc, errors = _compile(tmp_path, for_nvrtc(KERNEL), "-nostdinc", "-D__CUDACC_RTC__")
+    assert rc == 0, errors
+
+
+def test_headers_nvrtc_can_find_are_included_and_not_defined_twice(tmp_path):
+    """An NVRTC that finds <cfloat> and <cstdint> gets them, and the prelude's own definitions
+    stay out (no typedef of int64_t that differs from the header's)."""
+    rc, errors = _compile(tmp_path, for_nvrtc(KERNEL), "-D__CUDACC_RTC__", "-Werror")
+    assert rc == 0, errors
+
+
+def test_other_compilers_see_the_includes_as_written(tmp_path):
+    """CuPy's nvcc backend has host headers: the moved includes are back, nothing else added."""
+    kernel = KERNEL.replace("CUDART_PI_F", "3.14f").replace("#include <math_constants.h>", "")
+    for header in ('"cuda_runtime.h"', "<device_launch_parameters.h>"):  # (nvcc's, not here)
+        kernel = kernel.replace(f"#include {header}", "")
+    rc, errors = _compile(tmp_path, for_nvrtc(kernel), "-Werror")
+    assert rc == 0, errors
+
+
+def test_the_line_numbers_stay_the_learners():
+    prepared = for_nvrtc(KERNEL)
+    body = prepared.split("#line 1\n", 1)[1]
+    assert body.count("\n") == KERNEL.count("\n")
+    assert body.splitlines()[11] == KERNEL.splitlines()[11]
+
+
+def test_a_kernel_that_needs_nothing_is_left_alone():
+    plain = 'extern "C" __global__ void add(const float* x, float* y, int n) {\n' \
+            "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) y[i] += x[i];\n}\n"
+    assert for_nvrtc(plain) == plain
+    with_fp16 = "#include <cuda_fp16.h>\n#include <cooperative_groups.h>\n" + plain
+    assert for_nvrtc(with_fp16) == with_fp16  # CUDA's own headers: CuPy finds them
+
+
+def test_cpp_headers_fall_back_to_libcu():
+    prepared = for_nvrtc("#include <limits>\n__global__ void k(float* x) { x[0] = std::numeric_limits<float>::max(); }\n")
+    assert "#elif __has_include(<cuda/std/limits>)" in prepared
+    assert "namespace std { using namespace ::cuda::std; }" in prepared
+
+
+def test_the_same_kernel_runs_on_the_cpu_backend():
+    """The kernel above is what the CPU backend accepts as written."""
+    out, big, bits = np.zeros(4, np.float32), np.zeros(4, np.int64), np.zeros(4, np.uint32)
+    kernel = KERNEL.replace('printf("%d %f\\n", (int)s, (double)NAN);', "(void)s;")
+    cuda.RawKernel(kernel, "k", backend="cpu")((1,), (4,), (out, big, np.uint32(4), bits))
+    assert np.isinf(out).all()
+    assert (bits == (0xFFFFFFFF + 8 + 1 + 2) % 2**32).all()
