@@ -395,6 +395,12 @@ HOST_ONLY = [  # (source, what the message names): device code using host code, 
      r"line 2: .* uses rand\(\) \(a host library function\): use cuRAND"),
     ("#include <vector>\nextern \"C\" __global__ void k(float* x) { std::vector<float> v(3); x[0] = v[0]; }",
      r"uses std::vector"),
+    ("#include <algorithm>\nextern \"C\" __global__ void k(float* x) { x[threadIdx.x] = std::min(x[threadIdx.x], 1.0f); }",
+     r"line 2: .* uses std::min \(constexpr host code .*--expt-relaxed-constexpr\): use min\(a, b\)"),
+    ("#include <limits>\nextern \"C\" __global__ void k(float* x) { x[0] = std::numeric_limits<float>::max(); }",
+     r"uses std::numeric_limits .*use FLT_MAX, INT_MAX"),
+    ("extern \"C\" __global__ void k(float* x) { float a = x[0], b = x[1]; std::swap(a, b); x[0] = a; }",
+     r"uses std::swap \(host code from the C\+\+ library\): use a swap by hand"),
     ("float table[4] = {1, 2, 3, 4};\n"
      "extern \"C\" __global__ void k(float* x) { x[threadIdx.x] = table[threadIdx.x % 4]; }",
      r"uses the variable table \(line 1\), which lives in host memory.*declare it __constant__"),
@@ -473,8 +479,11 @@ def test_device_code_that_uses_host_code_is_refused_as_nvcc_refuses_it(code, mes
             np.zeros(4, np.float32),))
 
 
-def test_an_array_sized_at_run_time_says_that_sizes_are_constants():
-    code = 'extern "C" __global__ void k(float* x, int n) { float buf[n]; buf[0] = 1; x[threadIdx.x] = buf[0]; }'
+@pytest.mark.parametrize("code", [
+    'extern "C" __global__ void k(float* x, int n) { float buf[n]; buf[0] = 1; x[threadIdx.x] = buf[0]; }',
+    'extern "C" __global__ void k(float* x, int n) { float t[n]; for (int i = 0; i < n; i++) t[i] = i; x[0] = t[1]; }',
+])
+def test_an_array_sized_at_run_time_says_that_sizes_are_constants(code):
     with pytest.raises(cuda.CompileError, match=r"An array's size must be a constant the compiler knows.*"
                                                 r"extern __shared__ float s\[\];` with shared_mem=bytes"):
         cuda.RawKernel(code, "k", backend="cpu")((1,), (4,), (np.zeros(4, np.float32), np.int32(4)))
@@ -543,3 +552,15 @@ extern "C" __global__ void tile_sum(const float* x, float* out) {
             kernel((1,), (64,), (x, out), shared_mem=128 * round_)  # after a release, stacks come back
             assert out[0] == 64 * k
     assert len(released) == 4 and len({id(m) for m in released}) == 3  # each went cold and came back
+
+
+def test_std_min_is_device_code_with_relaxed_constexpr():
+    """nvcc and NVRTC take std::min and std::numeric_limits in kernels with --expt-relaxed-constexpr:
+    so does the CPU backend, and cuda::std:: always."""
+    src = ("#include <algorithm>\n#include <limits>\n#include <cuda/std/utility>\n"
+           "extern \"C\" __global__ void k(float* x) {\n"
+           "    float a = x[threadIdx.x], b = 0.5f; cuda::std::swap(a, b);\n"
+           "    x[threadIdx.x] = std::min(a, b) + 0 * std::numeric_limits<float>::max(); }")
+    x = np.ones(4, np.float32)
+    cuda.RawKernel(src, "k", backend="cpu", options=("--expt-relaxed-constexpr",))((1,), (4,), (x,))
+    np.testing.assert_array_equal(x, 0.5)

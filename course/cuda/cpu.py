@@ -521,7 +521,8 @@ def _compile(source: Source, unit: str, flags: list[str], compiler: str, target:
                    "runs too. For a size known at launch, use `extern __shared__ float s[];` with "
                    "shared_mem=bytes, or a fixed upper bound." if re.search(
                        r"variable-sized array|variable length array|storage size of \S+ isn.t constant|"
-                       r"size of array \S+ is not an integral constant", output) else "")
+                       r"size of array \S+ is not an integral constant|"
+                       r"__cc_fresh_local\(\w[^)]*\[[^\]0-9]", output) else "")  # (sanitized: float [n])
                 + _mixed_half_hint(output)
             )
         # The compiler's remarks about the learner's lines, kept beside the module (a later process

@@ -1479,7 +1479,7 @@ def parse(text: str, options=()) -> Source:
     # is the access (operators are called by `m[i]`, an access already)
     returning = {f.name for f in functions if f.returns_reference and not f.name.startswith("operator")}
     host_code = _host_code(tokens, [f.body for f in functions if f.body])
-    host_only = _host_only_uses(tokens, functions, known_types, directives)
+    host_only = _host_only_uses(tokens, functions, known_types, directives, bool(_RELAXED_CONSTEXPR & set(options)))
     nvcc_refuses = _nvcc_refusals(tokens, functions, known_types)
     _function_pointer_types(tokens, text, aliases, replace)
     kernels, problems, not_extern_c, templates = {}, {}, set(), {}
@@ -2079,6 +2079,21 @@ _HOST_STD = {
     "rand": "cuRAND (curand_kernel.h)", "random_device": "cuRAND (curand_kernel.h)",
     "mt19937": "cuRAND (curand_kernel.h)", "function": "a template parameter or a __device__ function pointer",
 }
+# Constexpr host functions of the C++ library: nvcc refuses them in device code ("calling a constexpr
+# __host__ function from a __global__ function is not allowed") unless given --expt-relaxed-constexpr,
+# and NVRTC has them only from libcu++ (cuda::std::, which kernels may use).
+_HOST_CONSTEXPR_STD = {
+    "min": "min(a, b) (CUDA's device min; fminf for floats), or cuda::std::min (#include <cuda/std/algorithm>)",
+    "max": "max(a, b) (CUDA's device max; fmaxf for floats), or cuda::std::max (#include <cuda/std/algorithm>)",
+    "clamp": "min(max(v, lo), hi)",
+    "numeric_limits": "FLT_MAX, INT_MAX, ... (<cfloat>, <climits>), or cuda::std::numeric_limits "
+                      "(#include <cuda/std/limits>)",
+}
+_HOST_STD.update({
+    "swap": "a swap by hand (float t = a; a = b; b = t;), or cuda::std::swap (#include <cuda/std/utility>)",
+    "accumulate": "a loop", "fill": "a loop", "copy": "a loop", "iota": "a loop",
+})
+_RELAXED_CONSTEXPR = {"--expt-relaxed-constexpr", "-expt-relaxed-constexpr"}
 _ACCESS = {"public", "private", "protected"}
 _ATTRIBUTE_CALLS = {"__launch_bounds__", "__align__", "__attribute__", "alignas", "__declspec", "decltype",
                     "sizeof", "alignof", "__cluster_dims__", "noexcept", "static_assert", "__builtin_offsetof"}
@@ -2124,7 +2139,7 @@ _SPACE_WORDS = {"__device__", "__global__", "__host__", "__constant__", "__share
 
 
 def _host_only_uses(tokens: list[Token], functions: list, known_types: set,
-                    directives: list[Token]) -> list[tuple[str, int, str]]:
+                    directives: list[Token], relaxed_constexpr: bool = False) -> list[tuple[str, int, str]]:
     """Host code that device code uses, which nvcc and CuPy's NVRTC refuse, though g++ compiles it:
     a function declared without __device__ (a member function or a constructor too), a library call
     such as rand() or std::vector, a file-scope variable without __device__ or __constant__.
@@ -2301,8 +2316,14 @@ def _host_only_uses(tokens: list[Token], functions: list, known_types: set,
                 if 0 < end < b - 1 and tokens[end + 1].text == "(":
                     following = "("
             what = fix = None
-            if previous == "::" and k >= 2 and tokens[k - 2].text == "std" and t.text in _HOST_STD:
+            in_std = previous == "::" and k >= 2 and tokens[k - 2].text == "std" and not (
+                k >= 4 and tokens[k - 3].text == "::" and tokens[k - 4].text == "cuda")  # (cuda::std:: is device code)
+            if in_std and t.text in _HOST_STD:
                 what, fix = f"std::{t.text} (host code from the C++ library)", f"use {_HOST_STD[t.text]}"
+            elif in_std and t.text in _HOST_CONSTEXPR_STD and not relaxed_constexpr:
+                what = (f"std::{t.text} (constexpr host code of the C++ library: nvcc allows it in device code "
+                        "only with the option --expt-relaxed-constexpr)")
+                fix = f"use {_HOST_CONSTEXPR_STD[t.text]}"
             elif previous in (".", "->") and following == "(" and t.text in host_members:
                 what = f"the member function {t.text} (line {host_members[t.text]}), which is declared without __device__"
                 fix = f"declare it __device__ {t.text}(...) (or __host__ __device__ to call it from both sides)"
