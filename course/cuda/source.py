@@ -2069,6 +2069,14 @@ _HOST_LIBRARY = {
     "fopen": "files are read on the host: pass the data in as an array", "fprintf": "printf",
     "fputs": "printf", "puts": "printf", "putchar": "printf", "scanf": "an argument passed in",
     "sleep": "__nanosleep(ns)", "usleep": "__nanosleep(ns)",
+    # <string.h> and <stdlib.h> functions CUDA's device library lacks (memcpy, memset, malloc, free are in it)
+    "strlen": "a loop up to the '\\0', or the length passed in as an argument",
+    "strcmp": "a loop comparing the characters", "strncmp": "a loop comparing the characters",
+    "strcpy": "a loop copying the characters", "strncpy": "a loop copying the characters",
+    "strcat": "a loop copying the characters", "sprintf": "printf", "snprintf": "printf",
+    "atoi": "numbers converted on the host and passed in", "atof": "numbers converted on the host and passed in",
+    "strtol": "numbers converted on the host and passed in", "strtof": "numbers converted on the host and passed in",
+    "qsort": "a sort written for the kernel (or sort on the host)", "abort": "__trap() to stop the kernel",
 }
 _HOST_STD = {
     "vector": "a fixed-size local array (float a[8];), or an argument array", "string": "a char array",
