@@ -393,3 +393,53 @@ extern "C" __global__ void map(const float* input, float* output) {
     output[threadIdx.x] = input[threadIdx.x] + 10.0f;
 }''', capsys)
     assert ok, out
+
+
+def test_code_the_compiler_never_sees_keeps_no_rule(capsys):
+    """A barrier inside `#if 0` is no barrier: the source rules read what the compiler reads."""
+    ok, out = run_check(8, r'''
+extern "C" __global__ void shared(const float* a, float* out, int n) {
+    __shared__ float buffer[32];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) buffer[threadIdx.x] = a[i];
+#if 0
+    __syncthreads();
+#endif
+    if (i < n) out[i] = buffer[threadIdx.x] + 10.0f;
+}''', capsys)
+    assert not ok and "rule broken: wait with __syncthreads()" in out
+
+
+@pytest.mark.parametrize("number, source", [
+    (8, r'''
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void shared(const float* a, float* out, int n) {
+    cg::thread_block block = cg::this_thread_block();
+    __shared__ float buffer[32];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) buffer[threadIdx.x] = a[i];
+    block.sync();
+    if (i < n) out[i] = buffer[threadIdx.x] + 10.0f;
+}'''),
+    (15, r'''
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void warp_sum(const float* a, float* out, int n) {
+    auto warp = cg::tiled_partition<32>(cg::this_thread_block());
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = i < n ? a[i] : 0.0f;
+    for (int offset = 16; offset > 0; offset /= 2) v += warp.shfl_down(v, offset);
+    if (warp.thread_rank() == 0 && i < n) out[i / 32] = v;
+}'''),
+    (15, r'''
+extern "C" __global__ void warp_sum(const float* a, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = i < n ? a[i] : 0.0f;
+    for (int mask = 16; mask > 0; mask >>= 1) v += __shfl_xor_sync(0xffffffff, v, mask);
+    if (threadIdx.x % 32 == 0 && i < n) out[i / 32] = v;
+}'''),
+])
+def test_the_cooperative_groups_and_butterfly_spellings_pass(number, source, capsys):
+    ok, out = run_check(number, source, capsys)
+    assert ok, out

@@ -68,8 +68,31 @@ class Rule:
 
 
 def _strip_comments(source: str) -> str:
-    """The source without comments and string literals (a rule's word inside "..." is no use of it)."""
-    return re.sub(r"//[^\n]*|/\*.*?\*/|\"(?:[^\"\\\n]|\\.)*\"", "", source, flags=re.S)
+    """The source without comments, string literals and `#if 0` blocks (a rule's word inside "..." or
+    in code the compiler never sees is no use of it)."""
+    code = re.sub(r"//[^\n]*|/\*.*?\*/|\"(?:[^\"\\\n]|\\.)*\"", "", source, flags=re.S)
+    kept, dead = [], []  # for each open #if: whether the branch read now is left out by the compiler
+    for line in code.split("\n"):
+        directive = re.match(r"\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b(.*)", line)
+        if directive:
+            word, condition = directive.group(1), directive.group(2).strip().strip("()").strip()
+            if word == "if":  # only `#if 0` / `#if 1` are known here: any other condition keeps both branches
+                dead.append({"0": True, "false": True, "1": False, "true": False}.get(condition, None))
+            elif word in ("ifdef", "ifndef"):
+                dead.append(None)
+            elif word == "endif" and dead:
+                dead.pop()
+            elif dead:  # #else / #elif: after `#if 0` live, after `#if 1` dead
+                dead[-1] = None if dead[-1] is None else (not dead[-1] if word == "else" else (None if dead[-1] else True))
+            continue
+        if not any(dead):
+            kept.append(line)
+    return "\n".join(kept)
+
+
+# A block-wide barrier as a kernel spells it: __syncthreads() (and its _count/_and/_or forms), a
+# cooperative group's block.sync() or cg::sync(block).
+_BLOCK_BARRIER = r"__syncthreads(_count|_and|_or)?\s*\(|\.\s*sync\s*\(|\bsync\s*\(\s*\w+\s*\)"
 
 
 def uses(token: str, text: str) -> Rule:
@@ -361,7 +384,8 @@ _add(name="shared", title="Shared",
      args=("a", "out", "n"), outputs=("out",),
      launch=lambda c: ((_blocks(c["n"], 32),), (32,), 0),
      reference=lambda c: {"out": c["a"] + 10}, sizes=(1, 32, 70, 128),
-     rules=(uses("__shared__", "use a __shared__ array"), uses("__syncthreads", "wait with __syncthreads()"),
+     rules=(uses("__shared__", "use a __shared__ array"),
+            Rule("wait with __syncthreads() (or a cooperative-groups block's sync())", source_pattern=_BLOCK_BARRIER),
             reads_at_most("a", 1), writes_at_most("out", 1), computes_from_shared("out")),
      hints=("Shared memory belongs to the block: which index does a thread use for its own slot?",
             "Declare __shared__ float buffer[32]; store a[i] at buffer[threadIdx.x] under the guard; "
@@ -408,7 +432,7 @@ _add(name="dot", title="Dot product",
      sizes=(1, 7, 64),
      rules=(reads_at_most("a", 1), reads_at_most("b", 1),
             Rule("barriers between the steps (__syncthreads(), or a cooperative-groups block's sync())",
-                 source_pattern=r"__syncthreads\s*\(|\.\s*sync\s*\(|\bsync\s*\(\s*\w+\s*\)"),
+                 source_pattern=_BLOCK_BARRIER),
             one_writer_per_block("out")),
      hints=("Sixty-four partial products, one total: how many steps if every step sums pairs?",
             "Store a[i]*b[i] (0 when i >= n) in cache[t]; for stride = 32, 16, …, 1: if t < stride, "
@@ -505,7 +529,7 @@ _add(name="matmul", title="Matrix multiply (tiled)",
 _add(name="warp_sum", title="Warp-shuffle sum",
      spec="Sum each group of 32 consecutive elements: `out[w] = sum(a[32w : 32w + 32])` (the last group may be "
           "short: missing elements count 0). Blocks of 128 threads. No shared memory: the lanes of a warp "
-          "exchange values with `__shfl_down_sync`.",
+          "exchange values with `__shfl_down_sync` (or `__shfl_xor_sync`).",
      learn="warp-level reduction with shuffles — no shared memory, no `__syncthreads()`",
      stub=_stub("warp_sum(const float* a, float* out, int n)",
                 "TODO: each lane starts from its element (0 past n)\n"
@@ -517,7 +541,9 @@ _add(name="warp_sum", title="Warp-shuffle sum",
          np.concatenate([c["a"], np.zeros((-c["n"]) % 32, np.float32)]).astype(np.float64),
          np.arange(0, _blocks(c["n"], 32) * 32, 32)).astype(np.float32)},
      sizes=(1, 32, 100, 256),
-     rules=(uses("__shfl_down_sync", "use __shfl_down_sync"), avoids(r"__shared__", "no shared memory"),
+     rules=(Rule("use __shfl_down_sync (or __shfl_xor_sync, or a cooperative-groups tile's shfl_down / shfl_xor)",
+                 source_pattern=r"__shfl_(down|xor)_sync\s*\(|\.\s*shfl_(down|xor)\s*\("),
+            avoids(r"__shared__", "no shared memory"),
             reads_at_most("a", 1)),
      hints=("A shuffle reads a register of another lane of the same warp, without memory.",
             "v = (i < n) ? a[i] : 0; for offset = 16, 8, 4, 2, 1: v += __shfl_down_sync(0xffffffff, v, offset); "
