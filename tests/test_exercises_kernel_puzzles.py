@@ -443,3 +443,21 @@ extern "C" __global__ void warp_sum(const float* a, float* out, int n) {
 def test_the_cooperative_groups_and_butterfly_spellings_pass(number, source, capsys):
     ok, out = run_check(number, source, capsys)
     assert ok, out
+
+
+def test_the_shared_puzzles_barrier_must_come_between_the_store_and_the_read(capsys):
+    """Each thread reads back its own slot, so a barrier before the store gives the right answer and
+    no race: the rule reads the order in the source."""
+    early = r'''
+extern "C" __global__ void shared(const float* a, float* out, int n) {
+    __shared__ float buffer[32];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    __syncthreads();
+    if (i < n) buffer[threadIdx.x] = a[i];
+    if (i < n) out[i] = buffer[threadIdx.x] + 10.0f;
+}'''
+    ok, out = run_check(8, early, capsys)
+    assert not ok and "after storing into the shared array and before reading it" in out
+    ok, out = run_check(8, early.replace("    __syncthreads();\n", "").replace(
+        "a[i];\n", "a[i];\n    __syncthreads();\n"), capsys)
+    assert ok, out

@@ -385,7 +385,9 @@ _add(name="shared", title="Shared",
      launch=lambda c: ((_blocks(c["n"], 32),), (32,), 0),
      reference=lambda c: {"out": c["a"] + 10}, sizes=(1, 32, 70, 128),
      rules=(uses("__shared__", "use a __shared__ array"),
-            Rule("wait with __syncthreads() (or a cooperative-groups block's sync())", source_pattern=_BLOCK_BARRIER),
+            Rule("wait with __syncthreads() (or a cooperative-groups block's sync()) after storing into the shared "
+                 "array and before reading it", source_pattern=r"(?s)__shared__[^;]*?\b(\w+)\s*\[.*?\b\1\s*\[[^\]]*\]"
+                 r"\s*=(?!=).*?(" + _BLOCK_BARRIER + r").*?\b\1\s*\["),
             reads_at_most("a", 1), writes_at_most("out", 1), computes_from_shared("out")),
      hints=("Shared memory belongs to the block: which index does a thread use for its own slot?",
             "Declare __shared__ float buffer[32]; store a[i] at buffer[threadIdx.x] under the guard; "
