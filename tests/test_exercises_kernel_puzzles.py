@@ -461,3 +461,23 @@ extern "C" __global__ void shared(const float* a, float* out, int n) {
     ok, out = run_check(8, early.replace("    __syncthreads();\n", "").replace(
         "a[i];\n", "a[i];\n    __syncthreads();\n"), capsys)
     assert ok, out
+
+
+@pytest.mark.parametrize("number, source", [
+    (4, r'''
+extern "C" __global__ void map_2d(const float* a, float* out, int n) {
+    int i = threadIdx.y * n + threadIdx.x;
+    if (i < n * n) out[i] = a[i] + 10.0f;
+}'''),
+    (7, r'''
+extern "C" __global__ void blocks_2d(const float* a, float* out, int rows, int cols) {
+    int r = blockIdx.y * blockDim.y + threadIdx.y, c = blockIdx.x * blockDim.x + threadIdx.x;
+    int i = r * cols + c;
+    if (i < rows * cols) out[i] = a[i] + 10.0f;
+}'''),
+])
+def test_a_flat_guard_in_a_2d_puzzle_is_caught(number, source, capsys):
+    """Threads past a row's end store the next row's elements again, with the same values: the
+    answer is right, and the trace shows two threads storing one element."""
+    ok, out = run_check(number, source, capsys)
+    assert not ok and "each element of `out` is written by one thread" in out and "guard each coordinate" in out

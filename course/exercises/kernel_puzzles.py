@@ -162,6 +162,35 @@ def one_writer_per_block(array: str) -> Rule:
     return Rule(f"only one thread of a block writes `{array}`", trace=check)
 
 
+def each_element_written_once(array: str) -> Rule:
+    """No element of `array` is stored by two threads. Two threads that store the same value give the
+    right answer, so only the trace shows it: a flat guard `if (i < n * n)` in a 2-D kernel, whose
+    threads past the row's end write the next row's elements again."""
+    def check(profile, case):
+        from course.cuda import transactions as tx
+
+        trace = profile.trace
+        t = trace[(trace["kind"] == tx.GLOBAL_STORE) & (trace["array"] == profile.argument_index(array))]
+        addresses, counts = np.unique(t["address"], return_counts=True)
+        if not len(t) or counts.max() <= 1:
+            return None
+        twice = t[t["address"] == addresses[counts.argmax()]]
+        bx, by = profile.block[0], profile.block[1] if len(profile.block) > 1 else 1
+
+        def thread(b, w, l):  # threadIdx as (x, y) in 2-D blocks
+            linear = int(w) * WARP + int(l)
+            at = f"({linear % bx}, {linear // bx % by})" if by > 1 else str(linear)
+            return f"thread {at} of block {int(b)}"
+
+        who = [thread(b, w, l) for b, w, l in twice[["block", "warp", "lane"]][:2]]
+        element = (int(twice["address"][0]) - int(profile.bases.get(profile.argument_index(array), 0))) \
+            // max(int(twice["size"][0]), 1)
+        return (f"{who[0]} and {who[1]} both store `{array}[{element}]` (flat index): each element belongs to one "
+                "thread (guard each coordinate on its own, not the flat index)")
+
+    return Rule(f"each element of `{array}` is written by one thread", trace=check)
+
+
 def computes_from_shared(array: str) -> Rule:
     """Every thread that writes `array` read shared memory first (it computes from the shared copy, not
     from the value it loaded into a register)."""
@@ -297,7 +326,7 @@ _add(name="zip", title="Zip",
      args=("a", "b", "out"), outputs=("out",),
      launch=lambda c: ((1,), (c["a"].size,), 0),
      reference=lambda c: {"out": c["a"] + c["b"]}, sizes=(4, 32, 100),
-     rules=(reads_at_most("a", 1), reads_at_most("b", 1), writes_at_most("out", 1)),
+     rules=(reads_at_most("a", 1), reads_at_most("b", 1), writes_at_most("out", 1), each_element_written_once("out")),
      hints=("The same index works for all three arrays.",
             "Compute the index once from threadIdx.x and use it for a, b and out."))
 
@@ -322,8 +351,9 @@ _add(name="map_2d", title="Map 2D",
      make=lambda rng, n: {"a": _f32(rng, n, n), "out": np.zeros((n, n), np.float32), "n": n},
      args=("a", "out", "n"), outputs=("out",),
      launch=lambda c: ((1,), (16, 16), 0),
-     reference=lambda c: {"out": c["a"] + 10}, sizes=(1, 5, 16),
-     rules=(reads_at_most("a", 1), writes_at_most("out", 1)),
+     # (the access rules read the last size's launch: 5 leaves threads past the row's end)
+     reference=lambda c: {"out": c["a"] + 10}, sizes=(1, 16, 5),
+     rules=(reads_at_most("a", 1), writes_at_most("out", 1), each_element_written_once("out")),
      hints=("A row-major matrix is one long array: where does row r start?",
             "The flat index is row times the row length plus the column; guard row and column against n."))
 
@@ -366,8 +396,8 @@ _add(name="blocks_2d", title="Blocks 2D",
      make=lambda rng, s: {"a": _f32(rng, *s), "out": np.zeros(s, np.float32), "rows": s[0], "cols": s[1]},
      args=("a", "out", "rows", "cols"), outputs=("out",),
      launch=lambda c: ((_blocks(c["cols"], 8), _blocks(c["rows"], 8)), (8, 8), 0),
-     reference=lambda c: {"out": c["a"] + 10}, sizes=((1, 1), (8, 8), (9, 17), (30, 5), (16, 24)),
-     rules=(reads_at_most("a", 1), writes_at_most("out", 1), coalesced("global load")),
+     reference=lambda c: {"out": c["a"] + 10}, sizes=((1, 1), (8, 8), (16, 24), (9, 17), (30, 5)),
+     rules=(reads_at_most("a", 1), writes_at_most("out", 1), each_element_written_once("out"), coalesced("global load")),
      hints=("x goes along a row (the column index), y goes down (the row index) — for blocks too.",
             "Build the column from the x indices of block and thread, the row from the y indices; guard both; "
             "index row-major."))
