@@ -1457,3 +1457,31 @@ def test_rewrite_corners_sync_named_variables_pointer_alias_casts_and_arrays_of_
     np.testing.assert_array_equal(out, expected)
     with pytest.raises(cuda.KernelError, match=r"accessed out\[64\], but out has 64 elements"):
         cuda.RawKernel(REWRITE_CORNERS, "corners", backend="cpu", sanitize=sanitize)((1,), (64,), (x, out, 32))
+
+
+SIZES = r"""
+typedef float* fptr;
+using iptr = int*;
+struct P { float x, y; };
+template <int N> __device__ int twice() { return 2 * N; }
+extern "C" __global__ void sizes(float* x, int* out) {
+    float* p = x;
+    fptr q = x;
+    const float* r = x + 1;
+    float* rows[4] = {x, x, x, x};
+    float tmp[sizeof(float4) / sizeof(float)];
+    P ps[3];
+    out[0] = sizeof(p); out[1] = sizeof q; out[2] = sizeof(fptr); out[3] = sizeof(iptr);
+    out[4] = sizeof(r); out[5] = sizeof(x); out[6] = sizeof(rows); out[7] = sizeof rows[0];
+    out[8] = sizeof tmp; out[9] = twice<sizeof(P)>(); out[10] = sizeof(ps) / sizeof *ps; out[11] = sizeof(*x);
+    out[12] = (int)(sizeof(p[0]) + sizeof(ps[1].y)) + (int)(p == r) + (int)(rows[3] == x) - 1;
+}
+"""
+
+
+def test_sizeof_is_what_a_gpu_gives():
+    """A pointer is 8 bytes on a GPU. Here a checked pointer also carries its array's bounds, and
+    sizeof still says 8: of pointer variables and parameters, pointer aliases, arrays of pointers."""
+    out = np.zeros(13, np.int32)
+    cuda.RawKernel(SIZES, "sizes", backend="cpu")((1,), (1,), (np.zeros(4, np.float32), out))
+    assert out.tolist() == [8, 8, 8, 8, 8, 8, 32, 8, 16, 16, 3, 4, 8]

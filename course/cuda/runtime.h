@@ -2109,6 +2109,17 @@ struct __cc_ptr : __cc_row_tail<T> {
 template <class I, class T, __CC_IF_INTEGER(I)>
 static inline __cc_ptr<T> operator+(I i, const __cc_ptr<T>& q) { return q + i; }
 
+// sizeof as on a GPU (source.py rewrites `sizeof(p)` of a checked pointer, of an array of them or of a
+// pointer alias to it): a pointer is 8 bytes there, where a checked pointer carries its bounds here.
+template <class T> struct __cc_gpu_size { static constexpr size_t value = sizeof(T); };
+template <class T> struct __cc_gpu_size<__cc_ptr<T>> { static constexpr size_t value = sizeof(void*); };
+template <class T> struct __cc_gpu_size<const T> : __cc_gpu_size<T> {};
+template <class T> struct __cc_gpu_size<volatile T> : __cc_gpu_size<T> {};
+template <class T> struct __cc_gpu_size<const volatile T> : __cc_gpu_size<T> {};
+template <class T> struct __cc_gpu_size<T&> : __cc_gpu_size<T> {};
+template <class T, size_t N> struct __cc_gpu_size<T[N]> { static constexpr size_t value = N * __cc_gpu_size<T>::value; };
+template <class T, size_t N> struct __cc_gpu_size<const T[N]> : __cc_gpu_size<T[N]> {};
+
 // A template __device__ function's `T* x` parameter (source.py): any pointer-like argument, its
 // element type without const or volatile as T (unless the call gave T), and a checked pointer.
 struct __cc_auto;

@@ -1575,7 +1575,7 @@ def parse(text: str, options=()) -> Source:
                     + [f' __cc_shared_scalar((void*)&{n}, sizeof {n}, "{n}");' for n in scalars]))
             array_views |= _auto_array_references(tokens, f, set(array_views) | set(used) | global_arrays)
             _rewrite_body(tokens, f, known_types | set(f.template), replace, global_arrays, type_bodies, dangling,
-                          member_arrays, array_views)
+                          member_arrays, array_views, {n for n, words in aliases.items() if "*" in words})
             named_members = _method_members(tokens, f, method_bodies)
             method_members |= named_members
             _note_accesses(tokens, f, replace, references, known_types | set(f.template),
@@ -2622,9 +2622,35 @@ def _auto_array_references(tokens: list[Token], f: _Function, views: set) -> set
     return names
 
 
+def _sizeof_operand_end(tokens: list[Token], i: int, b: int) -> int | None:
+    """The last token of sizeof's operand starting at tokens[i]: a parenthesised type or expression, or
+    a unary expression (`*p`, `x[0]`, `s.v`, `p->n`); None where it is something else."""
+    while i < b and tokens[i].text in ("*", "&", "-", "+", "!", "~"):
+        i += 1
+    if i >= b:
+        return None
+    if tokens[i].text == "(":
+        end = _matching(tokens, i)
+    elif tokens[i].kind == "ident":
+        end = i
+    else:
+        return None
+    while end + 1 < b:
+        nxt = tokens[end + 1].text
+        if nxt in ("[", "(") and tokens[end + 1].text == "[":
+            end = _matching(tokens, end + 1)
+        elif nxt in (".", "->") and end + 2 < b and tokens[end + 2].kind == "ident":
+            end += 2
+        elif nxt == "::" and end + 2 < b and tokens[end + 2].kind == "ident":
+            end += 2
+        else:
+            break
+    return end if end < b else None
+
+
 def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global_arrays=frozenset(),
                   type_bodies: dict | None = None, dangling: list | None = None,
-                  member_arrays: dict | None = None, array_views=frozenset()) -> None:
+                  member_arrays: dict | None = None, array_views=frozenset(), pointer_aliases=frozenset()) -> None:
     """Inside a function body: local pointer variables and pointer casts become checked pointers.
     A `return x;` of a local array x goes into `dangling` (nvcc warns of it too). Each subscript of
     an array member (`acc.v[i]`, `p->m[r][c]`) is checked against its extent."""
@@ -2666,14 +2692,28 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
             continue
         # sizeof(tile) / sizeof tile of an array made checked below, or of an array reference parameter
         # `float (&r)[4]` (a view): the size of the array, not of its view.
+        # Of a checked pointer (or an array of them, or a pointer alias): the 8 bytes of a GPU's pointer.
         named = i + 1 + (tokens[i + 1].text == "(") if tok.text == "sizeof" and i + 2 < b else None
-        if named is not None and named < b and tokens[named].text in arrays | array_views and (
-                tokens[named + 1].text == ")" if named == i + 2 else tokens[named + 1].text not in ("[", ".", "->")):
+        alone = named is not None and named < b and (
+            tokens[named + 1].text == ")" if named == i + 2 else tokens[named + 1].text not in ("[", ".", "->", "::", "<"))
+        if alone and tokens[named].text in arrays | array_views:
             name = tokens[named].text
-            replace(tokens[named].start, tokens[named].end,
-                    f"({name}.__cc_array())" if name in array_views else f"__cc_raw_{name}")
+            operand = f"({name}.__cc_array())" if name in array_views else f"__cc_raw_{name}"
+            replace(tok.start, tokens[named + (named == i + 2)].end,
+                    f"__cc_gpu_size<decltype({operand})>::value")
             i = named + 1
             continue
+        if tok.text == "sizeof" and i + 1 < b and tokens[i + 1].text != "...":
+            end = _sizeof_operand_end(tokens, i + 1, b)  # `sizeof(T)`, `sizeof(x)`, `sizeof p[0]`, `sizeof *q`
+            if end is not None:
+                parenthesised = tokens[i + 1].text == "(" and _matching(tokens, i + 1) == end
+                replace(tok.start, tokens[i + 1].end if parenthesised else tok.end, "__cc_gpu_size<__typeof__(")
+                if parenthesised:
+                    replace(tokens[end].start, tokens[end].end, ")>::value")
+                else:
+                    replace(tokens[end].end, tokens[end].end, ")>::value")
+                i += 1  # (what the operand holds is rewritten as anywhere: its accesses are not evaluated)
+                continue
         # `acc.v[i]`: the index checked against v's extent where the struct declares it (__cc_index).
         if tok.text in (".", "->") and member_arrays and i + 2 < b and tokens[i + 1].text in member_arrays \
                 and tokens[i + 2].text == "[" and not _address_of(tokens, i):
