@@ -51,11 +51,17 @@ discrete) (``cooperative_groups::memcpy_async`` and ``wait`` run, as a copy and 
 Device code that uses host code, which g++ would compile but nvcc and NVRTC refuse, is refused
 with the reason, so that a kernel that runs here compiles on a GPU too: a function (member
 function, constructor, template) declared without ``__device__``, host library calls (``rand()``,
-``std::vector``, ``std::cout``), a file-scope variable without ``__device__`` or ``__constant__``
+``std::vector``, ``std::cout``, ``strlen``), constexpr library code nvcc allows only with
+``--expt-relaxed-constexpr`` (``std::min``, ``std::numeric_limits``: ``min``, ``FLT_MAX`` and
+``cuda::std::`` are device code), a file-scope variable without ``__device__`` or ``__constant__``
 (``const`` scalars are fine), a ``__global__`` function called like a function; and so is what
 else nvcc refuses: a ``__shared__`` variable with an initializer, a ``__device__`` or
 ``__constant__`` variable initialized by a call (``= sqrtf(2.0f)``), an array sized at run time.
-NVRTC's ``-default-device`` option turns the host-code check off.
+NVRTC's ``-default-device`` option turns the host-code check off. On CuPy, NVRTC has none of the
+host's C headers that nvcc compiles with: ``course/cuda/nvrtc.py`` gives it what they would
+(``<cfloat>``, ``<climits>``, ``<cstdint>``, ``M_PI``, ``uint``, ``assert``, ``math_constants.h``),
+kept out where NVRTC finds the header, with the learner's line numbers. ``sizeof`` of a pointer is 8
+on both backends.
 
 A buggy kernel raises ``KernelError`` naming the kernel, block, thread and line: out-of-bounds
 accesses of argument, ``__shared__``, local and file-scope ``__constant__``/``__device__``/``__shared__`` arrays,
