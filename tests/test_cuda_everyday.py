@@ -1485,3 +1485,18 @@ def test_sizeof_is_what_a_gpu_gives():
     out = np.zeros(13, np.int32)
     cuda.RawKernel(SIZES, "sizes", backend="cpu")((1,), (1,), (np.zeros(4, np.float32), out))
     assert out.tolist() == [8, 8, 8, 8, 8, 8, 32, 8, 16, 16, 3, 4, 8]
+
+
+def test_a_store_through_an_array_of_pointers_is_seen_by_the_race_checker():
+    """`*rows[i] = v`: rows[i] is read, the element it points to written (and noted as any store)."""
+    src = r"""
+extern "C" __global__ void through(float* a, float* b) {
+    float* rows[2] = {a, b};
+    *rows[threadIdx.x % 2] = (float)threadIdx.x;   // STORE: every even thread writes a[0]
+}"""
+    a, b = np.zeros(1, np.float32), np.zeros(1, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"writes a\[0\], which thread \(0, 0, 0\) also wrote") as info:
+        cuda.RawKernel(src, "through", backend="cpu")((1,), (4,), (a, b))
+    assert info.value.line == 4
+    cuda.RawKernel(src, "through", backend="cpu")((1,), (2,), (a, b))
+    assert (a[0], b[0]) == (0.0, 1.0)

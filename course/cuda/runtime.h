@@ -1883,12 +1883,6 @@ struct __cc_store {
         ref = static_cast<V&&>(v);
         return ref;
     }
-    // `*rows[i] = v` of an array of pointers: rows[i] is read, and what it points to written
-    template <class V = U>
-    __attribute__((always_inline)) auto operator*() const -> decltype(*std::declval<V&>()) {
-        __cc_note(__builtin_addressof(ref), sizeof(T), __CC_READ + __cc_volatile_bit<T>());
-        return *ref;
-    }
 };
 template <class T>
 __attribute__((always_inline)) static inline __cc_store<typename std::remove_reference<T>::type> __cc_w(T&& x) {

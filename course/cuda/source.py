@@ -3358,6 +3358,14 @@ def _conditional_branches(tokens: list[Token], first: int, last: int) -> list[tu
     return [(question + 1, colon), (colon + 1, last)]
 
 
+def _unary_star(tokens: list[Token], i: int) -> bool:
+    """Whether the `*` at tokens[i] dereferences (`*p`, `= *rows[i]`), not multiplies."""
+    prev = tokens[i - 1]
+    return prev.text in _UNARY_BEFORE and prev.kind in ("punct", "ident") or prev.text in ("else", "do") or (
+        prev.text == ")" and _opening(tokens, i - 1) > 0
+        and tokens[_opening(tokens, i - 1) - 1].text in ("if", "for", "while", "switch"))
+
+
 def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict, types: set,
                    named_scalars: set = frozenset(), calls: set = frozenset(), members: set = frozenset(),
                    methods: set = frozenset(), bit_fields: set = frozenset()) -> None:
@@ -3517,6 +3525,8 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
             continue  # &s[i]: an address, not an access (atomics note their own)
         if method:
             wrapper = "__cc_touch"  # (an element a method works on: no read, no hazard, written from now on)
+        elif before.text == "*" and start > left and _unary_star(tokens, left):
+            wrapper = "__cc_r"  # `*rows[i] = v`: rows[i] is read; the store is through it (the `*` access)
         elif before.text in ("++", "--") or after.text in ("++", "--"):
             wrapper = "__cc_rw"
         elif after.text in _ASSIGNMENTS:
