@@ -1575,7 +1575,7 @@ def parse(text: str, options=()) -> Source:
                     + [f' __cc_shared_scalar((void*)&{n}, sizeof {n}, "{n}");' for n in scalars]))
             array_views |= _auto_array_references(tokens, f, set(array_views) | set(used) | global_arrays)
             _rewrite_body(tokens, f, known_types | set(f.template), replace, global_arrays, type_bodies, dangling,
-                          member_arrays, array_views, {n for n, words in aliases.items() if "*" in words})
+                          member_arrays, array_views)
             named_members = _method_members(tokens, f, method_bodies)
             method_members |= named_members
             _note_accesses(tokens, f, replace, references, known_types | set(f.template),
@@ -2637,7 +2637,7 @@ def _sizeof_operand_end(tokens: list[Token], i: int, b: int) -> int | None:
         return None
     while end + 1 < b:
         nxt = tokens[end + 1].text
-        if nxt in ("[", "(") and tokens[end + 1].text == "[":
+        if nxt == "[":
             end = _matching(tokens, end + 1)
         elif nxt in (".", "->") and end + 2 < b and tokens[end + 2].kind == "ident":
             end += 2
@@ -2650,7 +2650,7 @@ def _sizeof_operand_end(tokens: list[Token], i: int, b: int) -> int | None:
 
 def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global_arrays=frozenset(),
                   type_bodies: dict | None = None, dangling: list | None = None,
-                  member_arrays: dict | None = None, array_views=frozenset(), pointer_aliases=frozenset()) -> None:
+                  member_arrays: dict | None = None, array_views=frozenset()) -> None:
     """Inside a function body: local pointer variables and pointer casts become checked pointers.
     A `return x;` of a local array x goes into `dangling` (nvcc warns of it too). Each subscript of
     an array member (`acc.v[i]`, `p->m[r][c]`) is checked against its extent."""
@@ -2691,8 +2691,8 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
             i = type_bodies[i]
             continue
         # sizeof(tile) / sizeof tile of an array made checked below, or of an array reference parameter
-        # `float (&r)[4]` (a view): the size of the array, not of its view.
-        # Of a checked pointer (or an array of them, or a pointer alias): the 8 bytes of a GPU's pointer.
+        # `float (&r)[4]` (a view): the size of the array, not of its view. And every sizeof as on a GPU
+        # (runtime.h's __cc_gpu_size): a checked pointer, alone or in an array, counts a GPU's 8 bytes.
         named = i + 1 + (tokens[i + 1].text == "(") if tok.text == "sizeof" and i + 2 < b else None
         alone = named is not None and named < b and (
             tokens[named + 1].text == ")" if named == i + 2 else tokens[named + 1].text not in ("[", ".", "->", "::", "<"))
