@@ -1320,6 +1320,10 @@ def _printf_message(fault: _Fault) -> tuple[str, str]:
     return what, hint
 
 
+# A spin lock taken in a kernel: `while (atomicCAS(m, 0, 1) != 0)`, `while (atomicExch(m, 1))`.
+_LOCK_TAKEN = re.compile(r"\b(while|do)\b[^;{]*?\batomic(CAS|Exch)\s*\(|\batomicCAS\s*\([^;]*\)\s*(!=|==)\s*0")
+
+
 def _count_compared(module: Module, fault: _Fault, arrays: dict) -> bool:
     """Whether a value read back after its block's own atomic update of it (runtime.h's mask 4) is
     compared on the reading line, `if (*count == gridDim.x)`: a last block chosen so, which two blocks
@@ -2107,7 +2111,13 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             hint = (f"If the threads add to the same element, use atomicAdd(&{element}, value) (or atomicMax, ...); "
                     "if each element should have one writer, check how the index is computed.")
             loop_text = " ".join(source.line_text(n) for n in range(max(1, (line or 1) - 2), (line or 0) + 1))
-            if elements != 1 and other_block != block and re.search(r"\+=\s*blockDim\.[xyz]\s*\)", loop_text):
+            if _LOCK_TAKEN.search(source.text) and re.search(r"\batomicExch\s*\(", source.text):
+                hint = ("The update is inside a lock (taken with atomicCAS, released with atomicExch): the lock makes "
+                        "the threads take turns, but not see one another's writes. Put __threadfence() before the "
+                        "atomicExch that releases the lock (and after the loop that takes it), so that the next "
+                        f"holder reads the value this one wrote. (For a plain sum, atomicAdd(&{element}, value) needs "
+                        "no lock.)")
+            elif elements != 1 and other_block != block and re.search(r"\+=\s*blockDim\.[xyz]\s*\)", loop_text):
                 hint = ("Each element should have one writer: this grid-stride loop steps by blockDim.x only, so "
                         "every block goes over the same elements. Step by blockDim.x * gridDim.x (the whole grid).")
         elif {mine, theirs} == {1, 3}:  # a plain read of what other threads update atomically, unfinished
