@@ -21,6 +21,7 @@ pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
 BUILTINS = r"""
 #define __global__ __attribute__((used))
 #define __device__
+#define __constant__
 #define __forceinline__ inline
 struct __nv_uint3 { unsigned x, y, z; };
 extern __nv_uint3 threadIdx, blockIdx, blockDim, gridDim;
@@ -41,15 +42,17 @@ KERNEL = textwrap.dedent(r"""
     #include "cuda_runtime.h"
     #include <device_launch_parameters.h>
 
+    __constant__ float lowest = -INFINITY;
     extern "C" __global__ void k(float* out, int64_t* big, uint n, std::uint32_t* bits) {
-        static_assert(__LINE__ == 12, "NVRTC's messages name the learner's lines");
+        static_assert(__LINE__ == 13, "NVRTC's messages name the learner's lines");
+        constexpr int smallest = INT_MIN, none = CHAR_MIN;  // (defined with INT_MAX and SCHAR_MIN)
         uint i = blockIdx.x * blockDim.x + threadIdx.x;
         assert(i < n);
         out[i] = FLT_MAX - FLT_EPSILON + (float)M_PI + CUDART_PI_F + (float)INT_MAX + INFINITY;
         big[i] = LLONG_MAX - LONG_MAX + INT64_MAX + (int64_t)SIZE_MAX;
         bits[i] = UINT32_MAX + (std::uint32_t)CHAR_BIT + (ushort)1 + (ulong)2;
         std::size_t s = sizeof(float);
-        printf("%d %f\n", (int)s, (double)NAN);
+        printf("%d %f %d %f\n", (int)s, (double)NAN, (double)smallest + none, (double)lowest);
     }
 """).lstrip()
 
@@ -91,7 +94,7 @@ def test_the_line_numbers_stay_the_learners():
     prepared = for_nvrtc(KERNEL)
     body = prepared.split("#line 1\n", 1)[1]
     assert body.count("\n") == KERNEL.count("\n")
-    assert body.splitlines()[11] == KERNEL.splitlines()[11]
+    assert body.splitlines()[12] == KERNEL.splitlines()[12]
 
 
 def test_a_kernel_that_needs_nothing_is_left_alone():
@@ -111,7 +114,8 @@ def test_cpp_headers_fall_back_to_libcu():
 def test_the_same_kernel_runs_on_the_cpu_backend():
     """The kernel above is what the CPU backend accepts as written."""
     out, big, bits = np.zeros(4, np.float32), np.zeros(4, np.int64), np.zeros(4, np.uint32)
-    kernel = KERNEL.replace('printf("%d %f\\n", (int)s, (double)NAN);', "(void)s;")
+    kernel = KERNEL.replace('printf("%d %f %d %f\\n", (int)s, (double)NAN, (double)smallest + none, (double)lowest);',
+                            "(void)s;")
     cuda.RawKernel(kernel, "k", backend="cpu")((1,), (4,), (out, big, np.uint32(4), bits))
     assert np.isinf(out).all()
     assert (bits == (0xFFFFFFFF + 8 + 1 + 2) % 2**32).all()

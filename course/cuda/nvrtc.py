@@ -100,10 +100,26 @@ _MATH = """\
 #define M_2_SQRTPI 1.12837916709551257390
 #define M_SQRT2 1.41421356237309504880
 #define M_SQRT1_2 0.70710678118654752440
-#define INFINITY __int_as_float(0x7f800000)
-#define NAN __int_as_float(0x7fffffff)
+#define INFINITY __CC_INFINITY
+#define NAN __CC_NAN
 #define HUGE_VALF INFINITY
-#define HUGE_VAL __longlong_as_double(0x7ff0000000000000LL)
+#define HUGE_VAL __CC_HUGE_VAL
+"""
+# math.h's INFINITY and NAN are constant expressions (`__constant__ float c = INFINITY;`): GCC's builtins
+# where NVRTC has them, else the bit patterns CUDA's math_constants.h uses.
+_BUILTIN_CONSTANTS = """\
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_huge_valf) && __has_builtin(__builtin_nanf) && __has_builtin(__builtin_huge_val)
+#define __CC_INFINITY __builtin_huge_valf()
+#define __CC_NAN __builtin_nanf("")
+#define __CC_HUGE_VAL __builtin_huge_val()
+#endif
+#endif
+#ifndef __CC_INFINITY
+#define __CC_INFINITY __int_as_float(0x7f800000)
+#define __CC_NAN __int_as_float(0x7fffffff)
+#define __CC_HUGE_VAL __longlong_as_double(0x7ff0000000000000LL)
+#endif
 """
 _STDINT_TYPES = [
     ("int8_t", "signed char"), ("uint8_t", "unsigned char"), ("int16_t", "short"),
@@ -159,13 +175,15 @@ def _defined(text: str) -> set:
 
 
 def _guarded(block: str, words: set) -> str:
-    """The #defines of `block` that the source names, each kept out where already defined."""
-    out = []
-    for line in block.splitlines(keepends=True):
-        name = re.match(r"#define (\w+)", line)
-        if name and name.group(1) in words:
-            out.append(f"#ifndef {name.group(1)}\n{line}#endif\n")
-    return "".join(out)
+    """The #defines of `block` that the source names, and those they are defined with (INT_MIN is
+    `(-INT_MAX - 1)`), each kept out where already defined."""
+    lines = {m.group(1): line for line in block.splitlines(keepends=True) if (m := re.match(r"#define (\w+)", line))}
+    wanted, grown = set(words) & set(lines), True
+    while grown:
+        needed = {w for name in wanted for w in _WORD.findall(lines[name].split(None, 2)[-1])} & set(lines)
+        grown = not needed <= wanted
+        wanted |= needed
+    return "".join(f"#ifndef {name}\n{line}#endif\n" for name, line in lines.items() if name in wanted)
 
 
 def for_nvrtc(code: str) -> str:
@@ -204,7 +222,10 @@ def for_nvrtc(code: str) -> str:
     if words & {"LONG_MAX", "LONG_MIN", "ULONG_MAX"}:
         nvrtc.append("#ifdef _WIN32\n#define __CC_LONG_MAX 2147483647L\n#else\n"
                      "#define __CC_LONG_MAX 9223372036854775807L\n#endif\n")
-    nvrtc.append(_guarded(_FLOAT + _LIMITS + _MATH, words))
+    macros = _guarded(_FLOAT + _LIMITS + _MATH, words)
+    if "__CC_INFINITY" in macros or "__CC_NAN" in macros or "__CC_HUGE_VAL" in macros:
+        nvrtc.append(_BUILTIN_CONSTANTS)
+    nvrtc.append(macros)
     if "assert" in words:
         nvrtc.append("#ifndef assert\n" + _ASSERT + "#endif\n")
     stdint_names = {name for name, _ in _STDINT_TYPES}
@@ -212,7 +233,7 @@ def for_nvrtc(code: str) -> str:
         # Typedefs cannot be guarded by name: they are left out where a <cstdint> was found.
         nvrtc.append("#ifndef __CC_FOUND_STDINT\n" + "".join(f"typedef {c} {name};\n" for name, c in _STDINT_TYPES)
                      + "namespace std { " + " ".join(f"using ::{name};" for name, _ in _STDINT_TYPES) + " }\n"
-                     + _guarded(_STDINT_MACROS, words | {"INT32_MAX", "INT64_MAX"}) + "#endif\n")
+                     + _guarded(_STDINT_MACROS, words) + "#endif\n")
     if re.search(r"\bstd\s*::\s*(size_t|ptrdiff_t|nullptr_t)\b", code):
         nvrtc.append("#ifndef __CC_FOUND_STDDEF\nnamespace std { typedef decltype(sizeof(0)) size_t; "
                      "typedef decltype((char*)0 - (char*)0) ptrdiff_t; typedef decltype(nullptr) nullptr_t; }\n#endif\n")
