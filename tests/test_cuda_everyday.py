@@ -1500,3 +1500,38 @@ extern "C" __global__ void through(float* a, float* b) {
     assert info.value.line == 4
     cuda.RawKernel(src, "through", backend="cpu")((1,), (2,), (a, b))
     assert (a[0], b[0]) == (0.0, 1.0)
+
+
+POINTER_REFERENCES = r"""
+__device__ void swap_ptr(float*& a, float*& b) { float* t = a; a = b; b = t; }
+template <typename T> __device__ void advance(T*& p, int k) { p += k; }
+__device__ void swap(float** a, float** b) { float* t = *a; *a = *b; *b = t; }
+extern "C" __global__ void ping_pong(const float* in, float* out, int past) {
+    __shared__ float buf_a[32], buf_b[32];
+    float *src = buf_a, *dst = buf_b;
+    src[threadIdx.x] = in[threadIdx.x];
+    __syncthreads();
+    dst[threadIdx.x] = src[threadIdx.x] + src[(threadIdx.x + 1) % 32];
+    __syncthreads();
+    swap_ptr(src, dst);                       // src is buf_b now
+    float** pp = &src;
+    float* rows[2] = {out, out + 32};
+    float** r = rows;
+    swap(pp, &dst);                           // and back: src is buf_a, dst buf_b
+    float* o = r[0];
+    advance(o, threadIdx.x + past);
+    *o = dst[threadIdx.x] - **pp * 0.0f;      // PAST: o walks past out's end
+}
+"""
+
+
+def test_references_to_pointers_and_pointers_to_pointers_keep_their_bounds():
+    """`float*& p` and `T*& p` parameters take a local pointer (the ping-pong swap), and a local
+    `float** pp = &p;` or `= rows` points to checked pointers: an index past the end is still found."""
+    x = np.arange(32, dtype=np.float32)
+    out = np.zeros(32, np.float32)
+    cuda.RawKernel(POINTER_REFERENCES, "ping_pong", backend="cpu")((1,), (32,), (x, out, 0))
+    np.testing.assert_array_equal(out, x + np.roll(x, -1))
+    with pytest.raises(cuda.KernelError, match=r"out\[32\], but out has 32 elements") as info:
+        cuda.RawKernel(POINTER_REFERENCES, "ping_pong", backend="cpu")((1,), (32,), (x, out, 1))
+    assert info.value.line == 19

@@ -1996,6 +1996,13 @@ def _checked_pointer(raw: _RawParam, text: str, aliases: dict, dependent: bool =
         if dependent:  # `const T (&v)[N]`: T is deduced from a view of float, not of const float
             element = re.sub(r"\bconst\s+", "", element)
         return f"__cc_array_view<{element}{extents}> {name}"
+    pointer_reference = re.fullmatch(r"((?:const\s+|volatile\s+)*[\w\s:<>,]*?\w)\s*\*\s*(const\s+)?(?:__restrict__\s+)?&"
+                                     r"\s*(\w+)?", text[raw.start:raw.end].strip())
+    if raw.complex and double and pointer_reference:  # `float*& p`, `T*& p`: a reference to a checked pointer
+        element, const, name = pointer_reference.groups()
+        if dependent:
+            element = re.sub(r"\bconst\s+", "", element)
+        return f"{const or ''}__cc_ptr<{element}>&" + (f" {name}" if name else "")
     if raw.complex and not (raw.rows and not double):  # (a kernel's `float A[N][M]`: a checked pointer to rows)
         return None
     if raw.stars == 2 and double:
@@ -2906,6 +2913,16 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
                         f"__cc_ptr<{quals + ' ' if quals else ''}{type_text}{extents[0]}> {tokens[j + 2].text}")
                 i = extents[1]
                 continue
+            if j + 3 < b and tokens[j].text == "*" and tokens[j + 1].text == "*" and tokens[j + 2].kind == "ident" \
+                    and tokens[j + 3].text in ("=", ";") and not shared:
+                # `float** pp = &p;`: a pointer to a checked pointer (what `&p` gives, and `rows` of an array
+                # of pointers), itself checked where it points into an array
+                quals = " ".join(w for w in words if w in ("const", "volatile"))
+                replace(tokens[i].start, tokens[j + 2].end,
+                        f"__cc_ptr<__cc_ptr<{quals + ' ' if quals else ''}{type_text}>> {tokens[j + 2].text}")
+                pointers.add(tokens[j + 2].text)
+                i = j + 3
+                continue
             if j + 1 < b and tokens[j].text == "*":
                 k = j + 1
                 const_pointer = False
@@ -3479,6 +3496,8 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
         elif tok.text == "*" and (prev.text == "(" and tokens[i - 2].text in types or prev.text == ","
                                   and _declares(tokens, i, a, types)):
             continue  # `float (*rows)[16] = s;`, `float* p = x, *e = x + n;`: declarators, not accesses
+        elif tok.text == "*" and prev.text == "*" and (tokens[i - 2].text in types or tokens[i - 2].text in _TYPE_WORDS):
+            continue  # `float** pp = &p;`: a declarator
         elif tok.text == "*" and (prev.text in _UNARY_BEFORE and prev.kind in ("punct", "ident") or after_control
                                   or prev.text in ("else", "do")) and i + 1 < b:
             nxt = tokens[i + 1]
