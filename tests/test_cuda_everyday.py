@@ -344,11 +344,11 @@ def test_template_helpers_take_any_pointer_and_deduce_t_without_const(backend):
     cuda.RawKernel(TEMPLATE_HELPERS, "helpers", backend=backend)((1,), (32,), (on(backend, x), out, 4),
                                                                 shared_mem=32 * 4)
     np.testing.assert_array_equal(cuda.asnumpy(out), [6, 10, 11, 2 * 3 + 21, 8 * 6 + 10, 3 + 2])
-    if backend == "cpu":  # a const array for a T* parameter does not compile, as with nvcc, and says why
+    if backend == "cpu":  # a store through T* given a const array does not compile, as with nvcc, and says why
         source = TEMPLATE_HELPERS + "template <class T> __device__ void zero(T* s) { s[0] = 0; }\n" \
             'extern "C" __global__ void writes_const(const float* x) { zero(x); }\n'
-        with pytest.raises(cuda.CompileError, match=r"a const array \(or const pointer\) passed for a T\* parameter\? "
-                                                    r"Declare it const T\*"):
+        with pytest.raises(cuda.CompileError, match=r"The kernel stores into const data: .* a template's `T\*` "
+                                                    r"parameter given a const array \(T is then `const float`"):
             cuda.RawKernel(source, "writes_const", backend="cpu").compile()
 
 
@@ -1535,3 +1535,24 @@ def test_references_to_pointers_and_pointers_to_pointers_keep_their_bounds():
     with pytest.raises(cuda.KernelError, match=r"out\[32\], but out has 32 elements") as info:
         cuda.RawKernel(POINTER_REFERENCES, "ping_pong", backend="cpu")((1,), (32,), (x, out, 1))
     assert info.value.line == 19
+
+
+def test_casts_in_macros_and_a_t_pointer_that_deduces_const():
+    """`#define ADDR(p) reinterpret_cast<uintptr_t>(p)` (an alignment test) takes a checked pointer as
+    the cast in code does, and `template <class T> T* nth(T* p, int k)` given a `const float*` makes T
+    `const float`, as C++ deduces it."""
+    src = r"""
+#include <cstdint>
+#define ADDR(p) reinterpret_cast<uintptr_t>(p)
+#define ALIGNED(p, a) (reinterpret_cast<size_t>(p) % (a) == 0)
+template <class T> __device__ T* nth(T* p, int k) { return p + k; }
+extern "C" __global__ void k(const float* x, unsigned long long* o, float* y) {
+    o[0] = ADDR(x) % 16;
+    o[1] = ALIGNED(x, 16) + ALIGNED(x + 1, 16);
+    y[threadIdx.x] = *nth(x, threadIdx.x + 1) + *nth(y, 0) * 0.0f;
+}"""
+    x, o, y = np.arange(16, dtype=np.float32), np.zeros(2, np.uint64), np.zeros(4, np.float32)
+    cuda.RawKernel(src, "k", backend="cpu")((1,), (4,), (x, o, y))
+    address = x.ctypes.data
+    assert o.tolist() == [address % 16, int(address % 16 == 0) + int((address + 4) % 16 == 0)]
+    np.testing.assert_array_equal(y, x[1:5])

@@ -524,6 +524,10 @@ def _compile(source: Source, unit: str, flags: list[str], compiler: str, target:
                        r"size of array \S+ is not an integral constant|"
                        r"__cc_fresh_local\(\w[^)]*\[[^\]0-9]", output) else "")  # (sanitized: float [n])
                 + _mixed_half_hint(output)
+                + ("\nThe kernel stores into const data: through a `const T*` pointer, or through a template's `T*` "
+                   "parameter given a const array (T is then `const float`, as nvcc deduces it). Store through a "
+                   "pointer without const, or do not store there." if re.search(
+                       r"assignment of read-only location|__cc_store<const ", output) else "")
             )
         # The compiler's remarks about the learner's lines, kept beside the module (a later process
         # loads it from the cache and shows them too)

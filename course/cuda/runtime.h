@@ -2125,6 +2125,11 @@ template <class U> struct __cc_element_of<__cc_dynamic_shared<U>> { typedef U ty
 template <class Given, class P>
 using __cc_pick = typename std::conditional<std::is_same<Given, __cc_auto>::value,
     typename std::remove_cv<typename __cc_element_of<typename std::remove_cv<P>::type>::type>::type, Given>::type;
+// (for a `T* x` parameter, declared without const: T keeps the argument's const, as C++ deduces it, so
+// that `const float*` passed for T* makes T `const float`)
+template <class Given, class P>
+using __cc_pick_cv = typename std::conditional<std::is_same<Given, __cc_auto>::value,
+    typename __cc_element_of<typename std::remove_cv<P>::type>::type, Given>::type;
 // (the guard of an overloaded template function's pointer parameters: what has an element type, or
 // nullptr; no numbers)
 template <class P, class Q = typename std::remove_cv<P>::type>

@@ -1533,15 +1533,19 @@ def parse(text: str, options=()) -> Source:
                     replace(tokens[q].start, tokens[q].end, f"__cc_given_{tokens[q].text}{default}")
             # T comes from the first parameter of type T* that has no default (`T* also = nullptr`
             # may be left out: its type is then std::nullptr_t)
-            first = {t: min(((bool(f.raws[k].default), name) for k, (name, u) in generic.items() if u == t))[1]
+            first = {t: min(((bool(f.raws[k].default), name, k) for k, (name, u) in generic.items() if u == t))[1:]
                      for t in elements}
+            # (`const T* x` deduces T without the argument's const; `T* x` with it, as C++ does)
+            pick = {t: "__cc_pick" if f.raws[k].const_elements or f.raws[k].volatile else "__cc_pick_cv"
+                    for t, (_, k) in first.items()}
+            first = {t: name for t, (name, _) in first.items()}
             guard = "".join(f", class = __cc_if_pointer_like<{name}>" for name, _ in generic.values()) \
                 if len(same_name) > len(declarations) else ""
             replace(tokens[closing].start, tokens[closing].start,
                     "".join(f", class {name}" + (" = decltype(nullptr)" if f.raws[k].default and first_declaration
                                                  else "")
                             for k, (name, _) in generic.items())
-                    + "".join(f", class {t}" + (f" = __cc_pick<__cc_given_{t}, {first[t]}>" if first_declaration
+                    + "".join(f", class {t}" + (f" = {pick[t]}<__cc_given_{t}, {first[t]}>" if first_declaration
                                                 else "") for t in elements)
                     + (guard if first_declaration else ", class" * guard.count(", class")))
             starts = []
@@ -1631,10 +1635,16 @@ def parse(text: str, options=()) -> Source:
         elif directive and directive.group(1) == "include" and header == "cuComplex.h":
             replace(tok.start, tok.end, "__CC_CUCOMPLEX_H")  # (runtime.h: one line, the line count stays)
         guard = re.match(r"#\s*define\s+(\w+)", tok.text)
-        if guard and guard.group(1) in kernel_words and re.search(r"\breturn\s*;", tok.text):
+        macro = tok.text
+        if guard and guard.group(1) in kernel_words and re.search(r"\breturn\s*;", macro):
             # `#define GUARD(i, n) if ((i) >= (n)) return;` used in a kernel: a return, as _note_returns
-            replace(tok.start, tok.end, re.sub(r"\breturn\s*;", "{ __cc_thread_returns(__LINE__); return; }",
-                                               tok.text))
+            macro = re.sub(r"\breturn\s*;", "{ __cc_thread_returns(__LINE__); return; }", macro)
+        if guard:
+            # `#define ADDR(p) reinterpret_cast<uintptr_t>(p)`: the casts that keep a checked pointer's
+            # bounds, as in code (static_cast stays: a macro may be a constant, `static_cast<int>(256)`)
+            macro = re.sub(r"(?<![\w:])(reinterpret_cast|const_cast)\s*<", r"__cc_\1<", macro)
+        if macro != tok.text:
+            replace(tok.start, tok.end, macro)
     for i, tok in enumerate(tokens):
         if tok.text == "alignas" and i + 1 < len(tokens) and tokens[i + 1].text == "(":
             # `__shared__ alignas(16) float s[64];`: GCC takes a C++ attribute only before `static`
