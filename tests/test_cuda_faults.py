@@ -1738,3 +1738,33 @@ def test_rows_over_an_array_with_a_partial_last_row_are_checked_against_its_end(
             cuda.RawKernel(ROWS_OVER_A_PARTIAL_ARRAY, "rows", backend="cpu", sanitize=sanitize)((8,), (16,), (x, y, 128))
         assert info.value.block == (7, 0, 0) and info.value.thread == (8, 0, 0)
         assert info.value.line == line_of("ROW", ROWS_OVER_A_PARTIAL_ARRAY)
+
+
+HEAP = r'''
+extern "C" __global__ void per_thread(float* out) {
+    float* buf = (float*)malloc(64 * 1024);     // 64 KiB a thread: 256 threads hold 16 MiB at once
+    buf[0] = threadIdx.x;                       // UNCHECKED
+    out[threadIdx.x] = buf[0];
+    free(buf);
+}
+'''
+
+
+def test_the_device_heap_holds_8_mib_as_on_a_gpu(monkeypatch):
+    """A GPU's malloc returns NULL past cudaLimitMallocHeapSize (8 MiB): the threads of a block hold
+    their blocks at once there, so what they free comes back only when the block ends."""
+    from course.cuda import cpu as cuda_cpu
+
+    monkeypatch.setattr(cuda_cpu, "HEAP_BYTES", [8 << 20])
+    out = np.zeros(256, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"null pointer(?s:.*)note: in this launch malloc \(or new\) returned "
+                                               r"NULL for a request of 65,536 bytes: the device heap holds 8,388,608 "
+                                               r"bytes(?s:.*)course.cuda.set_heap_size\(bytes\)") as info:
+        cuda.RawKernel(HEAP, "per_thread", backend="cpu")((1,), (256,), (out,))
+    assert info.value.line == line_of("UNCHECKED", HEAP) and info.value.thread == (128, 0, 0)
+    cuda.RawKernel(HEAP, "per_thread", backend="cpu")((2,), (64,), (out,))  # 4 MiB a block: fine
+    cuda.set_heap_size(32 << 20)
+    cuda.RawKernel(HEAP, "per_thread", backend="cpu")((1,), (256,), (out,))
+    np.testing.assert_array_equal(out, np.arange(256))
+    with pytest.raises(ValueError, match="whole number of bytes"):
+        cuda.set_heap_size(0)

@@ -143,7 +143,7 @@ from .kernel import DEFAULT_TIME_LIMIT, RawKernel, RawModule, backend
 
 __all__ = [
     "RawKernel", "RawModule", "KernelError", "CompileError", "KernelWarning", "backend", "xp", "asnumpy", "synchronize",
-    "device_name", "benchmark", "DEFAULT_TIME_LIMIT",
+    "device_name", "benchmark", "DEFAULT_TIME_LIMIT", "set_heap_size",
 ]
 
 
@@ -156,6 +156,21 @@ def asnumpy(a):
     import numpy
 
     return numpy.asarray(a)
+
+
+def set_heap_size(bytes: int) -> None:
+    """The size of the heap that malloc and new take from in kernels (cudaLimitMallocHeapSize: 8 MiB by
+    default, on a GPU and here). Past it they return NULL, as on a GPU. On CuPy, set it before the
+    first launch of a kernel that allocates: a GPU fixes it then."""
+    if isinstance(bytes, bool) or not isinstance(bytes, int) or bytes < 1:
+        raise ValueError(f"set_heap_size takes a whole number of bytes >= 1, got {bytes!r} (e.g. 64 * 2**20)")
+    from . import cpu
+
+    cpu.HEAP_BYTES[0] = bytes
+    if backend() == "cupy":
+        import cupy
+
+        cupy.cuda.runtime.deviceSetLimit(cupy.cuda.runtime.cudaLimitMallocHeapSize, bytes)
 
 
 def synchronize() -> None:

@@ -974,6 +974,10 @@ def worker_threads() -> int:
     return count
 
 
+#: The device heap's size for malloc and new in kernels (set_heap_size): a GPU's default, 8 MiB.
+HEAP_BYTES = [8 << 20]
+
+
 def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: int,
            time_limit: float, arrays: dict, trace_limit: int | None = None):
     """Run `kernel` for every block and thread; print its printf output; raise on a fault.
@@ -1001,6 +1005,9 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
             setup.argtypes, setup.restype = [ctypes.c_size_t], None
             setup(int(trace_limit))
         # (a race whose effect only another run shows may stop this one: it can run again)
+        heap = module.library["__cc_set_heap_limit"]
+        heap.argtypes, heap.restype = [ctypes.c_longlong], None
+        heap(HEAP_BYTES[0])
         rerun = _setting(module, "__cc_set_race_rerun") if before is not None else None
         if rerun:
             rerun(4)
@@ -1039,9 +1046,18 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
     if status != OK:
         error = _explain(module, kernel, fault, time_limit, shared_mem, {**module.variables(), **arrays},
                          block_dim=tuple(block), args=args)
-        if effect:
-            error = KernelError(f"{error}\n  effect: {effect}", kernel=error.kernel, block=error.block,
-                                thread=error.thread, line=error.line)
+        refused = module.library["__cc_heap_refused_bytes"]
+        refused.argtypes, refused.restype = [], ctypes.c_longlong
+        note = ""
+        if refused():  # malloc or new gave NULL in this launch: the likely cause of what followed
+            note = (
+                f"\n  note: in this launch malloc (or new) returned NULL for a request of {refused():,} bytes: the "
+                f"device heap holds {HEAP_BYTES[0]:,} bytes, a GPU's default (cudaLimitMallocHeapSize). Check "
+                "what malloc returns, allocate less (once per block rather than per thread), or raise the limit "
+                "with course.cuda.set_heap_size(bytes).")
+        if effect or note:
+            error = KernelError(f"{error}" + (f"\n  effect: {effect}" if effect else "") + note, kernel=error.kernel,
+                                block=error.block, thread=error.thread, line=error.line)
         raise error
     if fault.length == 2:  # a shuffle read a lane outside its mask: is its undefined value in an array?
         found = _undefined_in(arrays)

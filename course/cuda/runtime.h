@@ -340,6 +340,8 @@ static inline uint8_t __cc_local_pattern(size_t offset) { return offset % 4 == 3
 
 struct __cc_worker {
     pthread_t thread;
+    size_t heap_freed;                // bytes its block freed: back in the heap when the block ends (a GPU
+                                      // runs a block's threads at once: they all hold their blocks then)
     volatile sig_atomic_t alive;      // taking part in this launch until it ends (signals may go to it)
     volatile sig_atomic_t active;     // running blocks: a stop or a crash may jump out of the kernel
     volatile sig_atomic_t unsafe;     // > 0 while in the C library (printf, malloc): jumping out
@@ -574,16 +576,48 @@ static char* __cc_heap_release(__cc_freed_block& q) {
     return base;
 }
 
-// malloc for kernel code: nullptr when libc has no memory (a GPU's malloc returns NULL too).
+// The heap's size, as a GPU's cudaLimitMallocHeapSize (8 MiB unless the host raises it: Python's
+// set_heap_size): malloc and new return NULL once the live blocks would hold more. The bytes of the
+// first request refused in a launch are kept for the message of the null pointer that follows.
+static long long __cc_heap_limit = 8ll << 20;
+static size_t __cc_heap_live_bytes;
+static long long __cc_heap_refused;  // (reset by each launch)
+static int __cc_race_rerun;  // the sanitizer's reruns (see __cc_reversed below)
+__CC_EXPORT void __cc_set_heap_limit(long long bytes) { __cc_heap_limit = bytes; }
+__CC_EXPORT long long __cc_heap_refused_bytes() { return __cc_heap_refused; }
+
+// A worker's block ended (or a launch starts): what its threads freed is back in the heap.
+static void __cc_heap_block_done(__cc_worker* w) {
+    if (!w->heap_freed) return;
+    pthread_mutex_lock(&__cc_heap_lock);
+    __cc_heap_live_bytes -= w->heap_freed;
+    w->heap_freed = 0;
+    pthread_mutex_unlock(&__cc_heap_lock);
+}
+
+// malloc for kernel code: nullptr when the heap is full, or libc has no memory.
 static void* __cc_heap_alloc(size_t bytes) {
     __cc_enter_unsafe();  // the time limit must not stop a thread inside malloc or the heap's lock
-    char* p = (char*)malloc(bytes ? bytes : 1);
+    pthread_mutex_lock(&__cc_heap_lock);
+    // (a rerun of the launch, which the sanitizer makes from the memory it started with, finds the
+    // blocks the first run left: it is not held to the limit)
+    bool full = (__cc_race_rerun < 1 || __cc_race_rerun > 3) &&
+                (long long)(__cc_heap_live_bytes + bytes) > __cc_heap_limit;
+    if (full && !__cc_heap_refused) __cc_heap_refused = (long long)(bytes ? bytes : 1);
+    if (!full) __cc_heap_live_bytes += bytes;
+    pthread_mutex_unlock(&__cc_heap_lock);
+    char* p = full ? nullptr : (char*)malloc(bytes ? bytes : 1);
     if (p) {
         pthread_mutex_lock(&__cc_heap_lock);
         __cc_heap_entry* e = __cc_heap_insert(p);
         if (e) *e = {p, bytes, 0, __CC_HEAP_LIVE};
         pthread_mutex_unlock(&__cc_heap_lock);
         if (!e) free(p), p = nullptr;
+    }
+    if (!p && !full) {
+        pthread_mutex_lock(&__cc_heap_lock);
+        __cc_heap_live_bytes -= bytes;
+        pthread_mutex_unlock(&__cc_heap_lock);
     }
     __cc_leave_unsafe();
     return p;
@@ -601,6 +635,8 @@ static void __cc_heap_free(void* raw, uint64_t site) {
     char* evicted = nullptr;
     if (state == __CC_HEAP_LIVE) {
         e->state = __CC_HEAP_FREED, e->free_site = site;
+        if (__cc_me) __cc_me->heap_freed += e->bytes;  // (the threads of the block ran one by one here)
+        else __cc_heap_live_bytes -= e->bytes;
         memset(e->base, 0xff, e->bytes);
         __cc_freed_block& q = __cc_quarantine[__cc_quarantine_next];
         evicted = __cc_heap_release(q);  // the oldest freed block goes back to libc
@@ -717,6 +753,7 @@ static inline unsigned __cc_tid() { return threadIdx.x + blockDim.x * (threadIdx
 
 static inline void __cc_new_epoch() { __cc_epoch++; }
 static inline void __cc_new_block() {
+    __cc_heap_block_done(__cc_me);
     __cc_pending_set = __cc_copy_set = false;
     __cc_me->polling = 0, __cc_me->spin_line = 0;  // (a fault in a waiting loop's condition left them set)
     __cc_block_epoch = ++__cc_epoch;
@@ -783,8 +820,7 @@ enum { __CC_NOTE_WRITE, __CC_NOTE_ATOMIC, __CC_NOTE_ATOMIC2, __CC_NOTE_READ, __C
 // counts twice there, in no order of whole threads); in each such a race is let go (the others
 // still stop the kernel). 4: the first run, which Python can run again: a plain read of an element
 // other threads update atomically stops it too (see __cc_note_global). Sanitized builds run on one
-// worker.
-static int __cc_race_rerun;
+// worker. (__cc_race_rerun is defined with the device heap, which reads it.)
 // Blocks, and each block's threads, run in the opposite order (mode 2; always false in a plain build).
 static inline bool __cc_reversed() { return __cc_sanitizing && __cc_race_rerun == 2; }
 // Mode 3: the elements that hold an old value for the read that was just noted, and the bytes to
@@ -1803,6 +1839,7 @@ __attribute__((noreturn, noinline)) static void __cc_stored_undefined(void* retu
 __attribute__((noinline)) static void __cc_note_store(const volatile void* address, size_t size, const void* value,
                                                      bool relaxed = false) {
     const void* at = (const void*)address;
+    if ((uintptr_t)at < 65536) return;  // a null pointer: the store itself faults, in the kernel's line
     __cc_put_back_stale();  // (before the element is compared)
     bool same;
     switch (size) {  // the usual sizes without a call to memcmp (fixed-size copies are single loads)
@@ -2238,7 +2275,7 @@ template <class P> static inline auto __cc_as_pointer(const P& p) {
 // bounds-checked like an argument array.
 static inline __cc_ptr<void> __cc_device_malloc(size_t bytes) {
     void* p = __cc_heap_alloc(bytes);
-    if (!p) return __cc_ptr<void>((void*)nullptr);
+    if (!p) return __cc_ptr<void>(nullptr, 0, 0, nullptr);  // (an access through it: a bounds fault, with its line)
     return __cc_ptr<void>(p, 0, bytes, p);
 }
 // Not inlined: the return address is the kernel's call, which names the line.
@@ -5105,6 +5142,8 @@ static int __cc_launch(const long long* cfg, __cc_fault* fault, void (*prepare)(
     __cc_release_allocations();
     __cc_current_launch++;
     __cc_last_site = 0;
+    __cc_heap_refused = 0;
+    for (int k = 0; k < __CC_MAX_WORKERS; k++) __cc_heap_block_done(&__cc_workers[k]);
     if (__cc_dyn_shared_bytes)
         for (int k = 0; k < __cc_worker_count; k++)
             __cc_register_allocation(__cc_workers[k].dyn_shared, __cc_dyn_shared_bytes, 0);
