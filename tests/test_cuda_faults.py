@@ -1405,9 +1405,11 @@ __device__ float first(float v) { float x[4] = {v, v, v, v}; return x[0]; }
 __device__ float* into(float* out, float v) { static float keep[4]; keep[0] = v; out[0] = v; return out; }
 __device__ const float* larger(float a, float b) { float m = a > b ? a : b; return &m; }  // SCALAR
 __device__ int* shared_count() { __shared__ int count; static int calls; (void)calls; return &count; }
+__device__ const float* bigger(float a, float b) { return a > b ? &a : &b; }  // PARAMETERS
+__device__ const float* either(const float& a, const float* b, bool f) { return f ? &a : &b[0]; }
 extern "C" __global__ void dangling(const float* m, float* out) {
     out[threadIdx.x] = filled(m[threadIdx.x])[1] + row(m, 0)[0] + first(1.0f) + into(out, 0.0f)[0];
-    if (threadIdx.x == 99) out[0] = *larger(m[0], m[1]) + *shared_count();
+    if (threadIdx.x == 99) out[0] = *larger(m[0], m[1]) + *shared_count() + *bigger(m[0], m[1]) + *either(m[0], m, 1);
 }
 """
     line = next(i for i, text in enumerate(source.split("\n"), 1) if text.endswith("// DANGLING"))
@@ -1417,10 +1419,14 @@ extern "C" __global__ void dangling(const float* m, float* out) {
         warnings.simplefilter("always")
         cuda.RawKernel(source, "dangling", backend="cpu", sanitize=False).compile()
     messages = [str(w.message) for w in caught if issubclass(w.category, cuda.KernelWarning)]
-    assert len(messages) == 2, messages  # `row`, `first`, `into` and `shared_count` return no local's address
+    # `row`, `first`, `into`, `shared_count` and `either` (a reference's address) return no local's address
+    assert len(messages) == 3, messages
     assert f"line {line}: `filled` returns the address of its local array `x`, which stops existing" in messages[0]
     assert f"line {scalar}: `larger` returns the address of its local variable `m`" in messages[1]
     assert "Return the value itself" in messages[1]
+    parameters = next(i for i, text in enumerate(source.split("\n"), 1) if text.endswith("// PARAMETERS"))
+    assert (f"line {parameters}: `bigger` returns the address of its local parameters `a` and `b`" in messages[2]
+            and "its own copy" in messages[2])
 
 
 def test_two_extern_shared_arrays_in_one_kernel_give_a_warning_that_they_are_one(monkeypatch):
@@ -1768,3 +1774,88 @@ def test_the_device_heap_holds_8_mib_as_on_a_gpu(monkeypatch):
     np.testing.assert_array_equal(out, np.arange(256))
     with pytest.raises(ValueError, match="whole number of bytes"):
         cuda.set_heap_size(0)
+
+
+BITONIC = r'''
+extern "C" __global__ void bitonic(float* x, int fixed) {
+    __shared__ float s[64];
+    int t = threadIdx.x;
+    s[t] = x[t];
+    __syncthreads();
+    for (int k = 2; k <= 64; k <<= 1)
+        for (int j = k >> 1; j > 0; j >>= 1) {
+            int p = t ^ j;
+            if (p > t) {                                                    // IF
+                bool up = (t & k) == 0;
+                if ((s[t] > s[p]) == up) { float v = s[t]; s[t] = s[p]; s[p] = v; }
+                if (!fixed) __syncthreads();                                // BUG: only the threads that swap
+            }
+            if (fixed) __syncthreads();
+        }
+    x[t] = s[t];
+}
+'''
+
+
+def test_a_barrier_inside_an_if_that_threads_take_differently_is_named():
+    """A bitonic step's `if (p > t) { swap; __syncthreads(); }`: the threads that skip the if reach the
+    barrier in a later pass, and the block's threads get out of step. The report names the if and the
+    barrier inside it, not the race that follows ("no __syncthreads() between them" would be wrong)."""
+    x = np.random.default_rng(3).random(64).astype(np.float32)
+    with pytest.raises(cuda.KernelError, match=r"meet at a __syncthreads\(\) in different passes: it sits inside the if "
+                                               r"at line 10, which thread \(\d+, 0, 0\) has tested once and gone into once, "
+                                               r"and thread \(\d+, 0, 0\) tested (twice|\d+ times)(?s:.*)move the barrier "
+                                               r"out of it"):
+        cuda.RawKernel(BITONIC, "bitonic", backend="cpu")((1,), (64,), (x.copy(), 0))
+    y = x.copy()
+    cuda.RawKernel(BITONIC, "bitonic", backend="cpu")((1,), (64,), (y, 1))  # `if (fixed)`: the same for all
+    np.testing.assert_array_equal(y, np.sort(x))
+
+
+def test_a_barrier_inside_an_if_the_whole_block_takes_alike_is_fine():
+    src = r'''
+extern "C" __global__ void halves(float* x, int n) {
+    __shared__ float s[64];
+    int t = threadIdx.x;
+    s[t] = x[blockIdx.x * 64 + t];
+    __syncthreads();
+    if (blockIdx.x % 2 == 0) {          // the same for every thread of a block (not of the grid)
+        float v = s[63 - t];
+        __syncthreads();
+        s[t] = v;
+        __syncthreads();
+    }
+    x[blockIdx.x * 64 + t] = s[t];
+}'''
+    x = np.arange(128, dtype=np.float32)
+    cuda.RawKernel(src, "halves", backend="cpu")((2,), (64,), (x, 128))
+    np.testing.assert_array_equal(x, np.concatenate([np.arange(64)[::-1], np.arange(64, 128)]))
+
+
+def test_a_value_one_lane_sets_and_a_shuffle_broadcasts_gets_no_warning(monkeypatch):
+    """NVIDIA's warp-aggregated atomic: `int base; if (rank == 0) base = atomicAdd(...); base = shfl(base, 0);`.
+    The other lanes' `base` is never used, and nvcc does not warn: neither does the course."""
+    import warnings
+
+    from course.cuda import cpu as cuda_cpu
+
+    monkeypatch.setattr(cuda_cpu, "_warned", set())
+    src = r'''
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void filter(const int* x, int* out, int* count, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && x[i] > 0) {
+        cg::coalesced_group g = cg::coalesced_threads();
+        int base;
+        if (g.thread_rank() == 0) base = atomicAdd(count, (int)g.size());
+        base = g.shfl(base, 0);
+        out[base + g.thread_rank()] = x[i];
+    }
+}'''
+    x = np.array([3, -1, 4, 1, -5, 9, 2, -6] * 8, np.int32)
+    out, count = np.zeros(64, np.int32), np.zeros(1, np.int32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", cuda.KernelWarning)
+        cuda.RawKernel(src, "filter", backend="cpu")((2,), (32,), (x, out, count, 64))
+    assert count[0] == (x > 0).sum() and sorted(out[:count[0]]) == sorted(x[x > 0])

@@ -112,7 +112,7 @@ class _Arg(ctypes.Structure):
  CRASH, STACK_OVERFLOW, ASSERT, TRAP, NO_MEMORY, NO_BARRIERS, BAD_ARGUMENT, UNSUPPORTED, WARP_EXITED,
  WARP_MISMATCH, WARP_BAD_MASK, READ_ONLY, ARRAY_OUT_OF_BOUNDS, RACE, UNINITIALIZED, GLOBAL_RACE, MISALIGNED,
  SHARED_TOO_BIG, BAD_WIDTH, LOCAL_TOO_BIG, BAD_FREE, USE_AFTER_FREE, UNINITIALIZED_LOCAL, RNG_NOT_SET_UP,
- BAD_SHIFT, BAD_CONVERSION, BAD_PRINTF) = range(34)
+ BAD_SHIFT, BAD_CONVERSION, BAD_PRINTF, BARRIER_DIVERGENT) = range(35)
 
 #: Warp-level calls by their code in runtime.h (enum __CC_W_*), as messages name them.
 WARP_OPS = dict(enumerate(
@@ -561,12 +561,20 @@ def _user_level() -> int:
 
 def _dangling_warnings(source: Source) -> list[str]:
     """`return x;` of a function's own local array (nvcc: "returning address of local variable")."""
-    found = []
-    for function, array, line, kind in source.dangling:
+    found, grouped = [], {}
+    for function, array, line, kind in source.dangling:  # (`return a > b ? &a : &b;`: one warning)
+        grouped.setdefault((function, line, kind), []).append(array)
+    for (function, line, kind), names in grouped.items():
+        array = "` and `".join(dict.fromkeys(names))
+        if len(set(names)) > 1:
+            kind += "s"
         if not 0 < line <= len(source.lines):
             continue
         fix = ("Let the caller declare the array and pass it in as a pointer parameter, or return a struct that "
-               "holds the values." if kind == "array" else
+               "holds the values." if kind.startswith("array") else
+               "A parameter passed by value is the function's own copy. Return the value itself, or take the "
+               "parameters as pointers (or references) to the caller's variables and return one of those."
+               if kind.startswith("parameter") else
                "Return the value itself (`return m;`, the function's type a value, not a pointer), or let the "
                "caller pass a pointer to where the result goes. (Here the compiler even makes the address a null "
                "pointer.)")
@@ -641,6 +649,12 @@ def _uninitialized_warnings(compiler_output: str, source: Source) -> list[str]:
                        for m in re.finditer(rf"(?<![\w.>]){re.escape(name)}\s*=(?!=)([^;]*)", between))
         if name != base and re.search(rf"(?<![\w.>]){re.escape(base)}\s*=(?!=)", between):
             continue  # the whole struct assigned (`a = make_acc();`): GCC tracks that better than a regex
+        window = "\n".join(source.lines[declared[base] - 1:line + 10])
+        if re.search(rf"shfl\w*\s*\([^;]*{word}", window) and re.search(rf"(?<![\w.>]){re.escape(name)}\s*=(?!=)", window):
+            # `if (lane == 0) base = atomicAdd(...); base = __shfl_sync(mask, base, 0);`: the lane that set
+            # it broadcasts it (the warp-aggregated atomic); the others' values are never used (GCC may
+            # name the declaration's line, or the shuffle's)
+            continue
         if not certain and (assigned or re.search(rf"&\s*{word}", between) or re.search(rf"&\s*{base}\b", between)):
             # A plain assignment comes first on some path (`if (inside) v = x[i];`): GCC cannot
             # tell whether each reading path took it, and neither can we; nvcc does not warn either
@@ -1852,6 +1866,19 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         hint = ("Every thread of a block that has not returned must reach each __syncthreads(), so a barrier "
                 "cannot sit inside an if (or a loop) that some threads skip: put it where every thread passes, "
                 "and guard only the work.")
+    elif kind == BARRIER_DIVERGENT:
+        other, if_line = _xyz(fault.other_thread), int(fault.index)
+        times = lambda n: {0: "not yet", 1: "once", 2: "twice"}.get(n, f"{n} times")  # noqa: E731
+        barrier = f"the __syncthreads() at line {fault.other_line}" if fault.other_line else "a __syncthreads()"
+        what = (f"threads of one block meet at {barrier} in different passes: it sits "
+                f"inside the if at line {if_line}, which thread {thread} has tested {times(int(fault.length))} and "
+                f"gone into {times(int(fault.count))}, and thread {other} tested {times(int(fault.address))} and went "
+                f"into {times(int(fault.element_bytes))}. The threads that skip it go on and wait at the same "
+                "barrier in a later pass, so it no longer orders what each pass writes and reads (on a GPU a barrier "
+                "that not every thread of the block reaches is undefined)")
+        hint = (f"A __syncthreads() may sit in conditional code only where the condition is the same for every "
+                f"thread of the block. Keep the work under the if at line {if_line}, and move the barrier out of "
+                "it, where every thread passes (after the if, inside the loop).")
     elif kind == BARRIER_MISMATCH:
         other = _xyz(fault.other_thread)
         what = (f"threads of one block wait at different __syncthreads(): thread {thread} at line "

@@ -270,6 +270,7 @@ enum __cc_fault_kind {
     __CC_BAD_SHIFT = 31,             // a shift by a negative count or by the type's width or more
     __CC_BAD_CONVERSION = 32,        // a floating-point value outside the integer type it is converted to
     __CC_BAD_PRINTF = 33,            // printf's format asks for another kind of value, or for more values
+    __CC_BARRIER_DIVERGENT = 34,     // threads meet at a __syncthreads() inside an if they took differently
 };
 
 struct __cc_fault {
@@ -1127,9 +1128,11 @@ static void __cc_other_thread(unsigned tid, unsigned block) {
     __cc_unflatten(f->other_block, block, gridDim);
 }
 
+static void __cc_divergent_race(unsigned other);  // (below, with the fibers)
 __attribute__((noreturn, noinline, cold)) static void __cc_shared_fault(
     int kind, const __cc_shared_region& r, size_t offset, size_t size, uint32_t site, int op,
     unsigned other, uint32_t other_site, int other_op) {
+    if (kind == __CC_RACE) __cc_divergent_race(other);  // (the race of a barrier inside a divergent if)
     __cc_fault* f = __cc_fault_out;
     f->code_offset = site;
     f->address = other_site;
@@ -3875,6 +3878,9 @@ struct __cc_fiber {
     unsigned char wvalue[32], wresult[32];  // what the lane brings, what it gets back
     char* stack_low;    // lowest usable byte of its stack (the guard page lies below)
     char* stack_high;
+    // For each `if` around a __syncthreads() (source.py: __cc_uniform_if): how often the thread tested
+    // it in this block, and how often it went in. At a barrier every thread must agree.
+    uint32_t if_tests[8], if_taken[8];
 #ifdef __CC_USE_UCONTEXT
     ucontext_t context;
 #endif
@@ -4369,6 +4375,76 @@ __attribute__((noinline)) static bool __cc_take_block(__cc_worker* w) {
     return true;
 }
 
+// `if (cond)` around a __syncthreads() (source.py wraps cond, in sanitized builds): counted for each
+// thread, so that the barrier can check that every thread took the if alike (__cc_check_uniform_ifs).
+static int __cc_uniform_sites;      // how many such ifs have been met (the first 8 of a module are checked)
+static int __cc_uniform_lines[8], __cc_uniform_ends[8];  // their first and last lines
+static inline bool __cc_uniform_if(bool taken, int site, int line, int end) {
+    __cc_fiber* f = __cc_sanitizing && site < 8 ? __cc_me->current : nullptr;
+    if (f) {
+        if (site >= __cc_uniform_sites) __cc_uniform_sites = site + 1;
+        __cc_uniform_lines[site] = line, __cc_uniform_ends[site] = end;
+        f->if_tests[site]++, f->if_taken[site] += taken;
+    }
+    return taken;
+}
+
+// `if (__cc_uniform_site{k, line} = cond)`: source.py's prefix (assignment binds looser than what a
+// condition holds), which a traced build's __cc_branch( can go around.
+struct __cc_uniform_site {
+    int site, line, end;
+    __attribute__((always_inline)) bool operator=(bool taken) const { return __cc_uniform_if(taken, site, line, end); }
+};
+// Whether the barrier at `line` lies inside the if of `site` (only its threads must agree on it).
+static inline bool __cc_uniform_holds(int site, int line) {
+    return __cc_uniform_lines[site] <= line && line <= __cc_uniform_ends[site];
+}
+
+// A race between this thread and thread `other` of its block, which took an `if` around a
+// __syncthreads() differently: the race is the barrier's (it met them in different passes), and
+// that is the fault to report. This thread went past the if more often than `other` (which waits),
+// or as often but without going in where `other` went in: it did not wait where `other` does. (One
+// that has not come to the if yet is only early: a race of its own, if any.)
+static void __cc_divergent_race(unsigned other) {
+    __cc_worker* w = __cc_me;
+    const __cc_fiber* me = w ? w->current : nullptr;
+    if (!me || !__cc_uniform_sites || other >= (unsigned)w->round_threads) return;
+    const __cc_fiber* them = &w->fibers[other];
+    if (them->state != __CC_WAITING) return;
+    for (int s = 0; s < __cc_uniform_sites; s++) {
+        if (!__cc_uniform_holds(s, them->barrier_line)) continue;  // (it waits at a barrier outside that if)
+        if (!(me->if_tests[s] > them->if_tests[s] ||
+              (me->if_tests[s] == them->if_tests[s] && me->if_taken[s] < them->if_taken[s])))
+            continue;
+        const __cc_fiber* in = me->if_taken[s] > them->if_taken[s] ? me : them;
+        const __cc_fiber* out = in == me ? them : me;
+        __cc_fault* f = __cc_fault_out;
+        f->index = __cc_uniform_lines[s];
+        f->element_bytes = (int64_t)out->if_taken[s];
+        f->length = (int64_t)in->if_tests[s], f->address = out->if_tests[s];
+        __cc_barrier_fault(__CC_BARRIER_DIVERGENT, in, out, (int)in->if_taken[s], __cc_uniform_lines[s], 0);
+    }
+}
+
+// The threads about to leave a barrier together took each `if` around a __syncthreads() the same
+// number of times: else one of them waits there in another pass than the others (an `if (partner >
+// t) { swap; __syncthreads(); }` in a loop, which the threads that skip it reach in a later pass).
+static void __cc_check_uniform_ifs(__cc_fiber* fibers, int threads, const __cc_fiber* first) {
+    for (int s = 0; s < __cc_uniform_sites; s++)
+        for (int i = 0; i < threads && __cc_uniform_holds(s, first->barrier_line); i++) {
+            const __cc_fiber* f = &fibers[i];
+            if (f->state == __CC_DONE || (f->if_tests[s] == first->if_tests[s] && f->if_taken[s] == first->if_taken[s]))
+                continue;
+            const __cc_fiber* in = f->if_taken[s] > first->if_taken[s] ? f : first;
+            __cc_fault* out = __cc_fault_out;
+            out->index = __cc_uniform_lines[s];
+            out->element_bytes = (int64_t)(in == f ? first : f)->if_taken[s];
+            out->length = (int64_t)in->if_tests[s], out->address = (in == f ? first : f)->if_tests[s];
+            __cc_barrier_fault(__CC_BARRIER_DIVERGENT, in, in == f ? first : f, (int)in->if_taken[s],
+                               __cc_uniform_lines[s], first->barrier_line);
+        }
+}
+
 // Run one block: each runnable thread runs until it waits at a barrier or a warp-level call,
 // or returns. Warp-level calls complete when their lanes meet; when all threads wait at the
 // same barrier they are released together; any other outcome is a fault.
@@ -4382,6 +4458,7 @@ static void __cc_run_block_as_fibers(__cc_worker* w, int threads) {
         f->state = __CC_RUNNABLE;
         f->returned_line = 0;
         f->spins = 0;
+        memset(f->if_tests, 0, sizeof f->if_tests), memset(f->if_taken, 0, sizeof f->if_taken);
         if (!f->parked) __cc_fiber_prepare_stack(f, __cc_fiber_entry);  // (a block that faulted left it anywhere)
     }
     w->round_threads = threads;
@@ -4425,6 +4502,7 @@ static void __cc_run_block_as_fibers(__cc_worker* w, int threads) {
             if (__cc_pending_set) __cc_report_pending();
             return;
         }
+        if (__cc_uniform_sites) __cc_check_uniform_ifs(__cc_fibers, threads, first_waiting);
         if (first_done) {
             // Since Volta a barrier waits for the threads that have not exited (sm_70+): a thread
             // that took a `return` is done with the block. One that skipped the barrier and ran to

@@ -1233,6 +1233,7 @@ def parse(text: str, options=()) -> Source:
         replacements.append((start, end, new + "\n" * text.count("\n", start, end)))
 
     branch_notes: list[tuple[int, int, str]] = []  # insertions for the traced build only
+    uniform_ifs: list[int] = []  # lines of the ifs around barriers (_note_uniform_ifs)
 
     functions: list[_Function] = []
     namespaces = _namespaces(tokens) if any(t.text == "namespace" for t in tokens) else None
@@ -1586,6 +1587,7 @@ def parse(text: str, options=()) -> Source:
                            set(global_variables) - global_arrays - constant_variables - read_only_variables
                            | set(file_shared_scalars), returning, named_members, methods, bit_fields)
             _note_branches(tokens, f, branch_notes)
+            _note_uniform_ifs(tokens, f, replace, uniform_ifs)
             for edit in spin_edits[f.body]:
                 replace(*edit)
             if f.is_global and (stray or f.name in fiber_functions):  # (threads run as fibers)
@@ -2958,12 +2960,23 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
                         i = k + 1
                         continue
         i += 1
-    # `return &m;` of a local variable m (not __shared__ or static: those outlive the call)
+    # `return &m;` of a local variable m (not __shared__ or static: those outlive the call) or of a
+    # parameter passed by value, also as a branch of `?:` (`return a > b ? &a : &b;`)
     if dangling is not None:
+        by_value = {r.name for r in f.raws if r.name and not r.stars and not r.array and not r.reference
+                    and not r.complex}
         for r in range(a + 1, b - 3):
-            if tokens[r].text == "return" and tokens[r + 1].text == "&" and tokens[r + 2].kind == "ident" \
-                    and tokens[r + 3].text == ";" and tokens[r + 2].text not in local_arrays:
-                name = tokens[r + 2].text
+            if tokens[r].text != "return":
+                continue
+            end = r + 1
+            while end < b and tokens[end].text != ";":
+                end = _matching(tokens, end) + 1 if tokens[end].text in ("(", "[") else end + 1
+            for q in range(r + 1, end - 1):
+                if not (tokens[q].text == "&" and tokens[q - 1].text in ("return", "?", ":", "(")
+                        and tokens[q + 1].kind == "ident" and tokens[q + 2].text in (";", ":", ")", "?")
+                        and tokens[q + 1].text not in local_arrays):
+                    continue
+                name = tokens[q + 1].text
                 for d in range(a + 1, r):  # its declaration in this body: `float m = ...;`, `int m;`
                     if tokens[d].text == name and tokens[d - 1].kind == "ident" and tokens[d + 1].text in ("=", ";", ",") \
                             and (tokens[d - 1].text in _TYPE_WORDS or tokens[d - 1].text in types):
@@ -2974,6 +2987,9 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
                                 and tokens[start - 1].text != "(":
                             dangling.append((f.name, name, tokens[r].line, "variable"))
                         break
+                else:
+                    if name in by_value:
+                        dangling.append((f.name, name, tokens[r].line, "parameter"))
     # `return x;`, `return x + 1;`, `return &x[0];`, `return (float*)x;` of a local array x
     if dangling is not None and local_arrays:
         for r in range(a + 1, b):
@@ -3031,6 +3047,48 @@ def _note_branches(tokens: list[Token], f: _Function, notes: list) -> None:
             continue
         notes.append((tokens[i + 1].end, tokens[i + 1].end, "__cc_branch("))
         notes.append((tokens[close].start, tokens[close].start, ")"))
+
+
+def _statement_end(tokens: list[Token], i: int, b: int) -> int:
+    """The last token of the statement that starts at tokens[i] (a block `{...}`, or up to its `;`;
+    an `if` with its `else`)."""
+    if tokens[i].text == "{":
+        return _matching(tokens, i)
+    if tokens[i].text in ("if", "for", "while", "switch") and i + 1 < b and tokens[i + 1].text == "(":
+        end = _statement_end(tokens, _matching(tokens, i + 1) + 1, b)
+        if tokens[i].text == "if" and end + 1 < b and tokens[end + 1].text == "else":
+            end = _statement_end(tokens, end + 2, b)
+        return end
+    j = i
+    while j < b and tokens[j].text != ";":
+        j = _matching(tokens, j) + 1 if tokens[j].text in ("(", "[", "{") else j + 1
+    return j
+
+
+def _note_uniform_ifs(tokens: list[Token], f: _Function, replace, sites: list) -> None:
+    """`if (c) { ...; __syncthreads(); }` → `if (__cc_uniform_site{k, line} = c)`: runtime.h counts
+    each thread's outcomes, and a barrier checks that every thread took the if alike (CUDA allows a
+    barrier in conditional code only where the condition is the same for the whole block). `sites`:
+    the lines of the ifs so far (the first 8 of a module are checked)."""
+    a, b = f.body
+    for i in range(a + 1, b - 1):
+        if tokens[i].text != "if" or tokens[i].kind != "ident" or tokens[i + 1].text != "(" or len(sites) >= 8:
+            continue
+        close = _matching(tokens, i + 1)
+        inside = tokens[i + 2:close]
+        if not inside or close + 1 >= b or inside[0].text in _TYPE_WORDS or inside[0].text in ("auto", "const") \
+                or any(t.text in (";", ",") for t in inside) or (len(inside) > 1 and inside[0].kind == "ident"
+                                                                and inside[1].kind == "ident"):
+            continue
+        end = _statement_end(tokens, close + 1, b)
+        if end + 1 < b and tokens[end + 1].text == "else":
+            end = _statement_end(tokens, end + 2, b)
+        if any(t.kind == "ident" and t.text in _BARRIERS and q + 1 < b and tokens[q + 1].text == "("
+               for q, t in enumerate(tokens[close + 1:end + 1], close + 1)):
+            # (the `(` itself is replaced: insertions at the condition's start, `__cc_r(`, go after it)
+            replace(tokens[i + 1].start, tokens[i + 1].end,
+                    f"(__cc_uniform_site{{{len(sites)}, {tokens[i].line}, {tokens[end].line}}} = ")
+            sites.append(tokens[i].line)
 
 
 def _note_returns(tokens: list[Token], f: _Function, replace) -> None:
