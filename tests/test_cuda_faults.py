@@ -1406,7 +1406,7 @@ __device__ float* into(float* out, float v) { static float keep[4]; keep[0] = v;
 __device__ const float* larger(float a, float b) { float m = a > b ? a : b; return &m; }  // SCALAR
 __device__ int* shared_count() { __shared__ int count; static int calls; (void)calls; return &count; }
 __device__ const float* bigger(float a, float b) { return a > b ? &a : &b; }  // PARAMETERS
-__device__ const float* either(const float& a, const float* b, bool f) { return f ? &a : &b[0]; }
+__device__ const float* either(const float& a, const float* b, bool f) { if (f) return &a; return &b[0]; }
 extern "C" __global__ void dangling(const float* m, float* out) {
     out[threadIdx.x] = filled(m[threadIdx.x])[1] + row(m, 0)[0] + first(1.0f) + into(out, 0.0f)[0];
     if (threadIdx.x == 99) out[0] = *larger(m[0], m[1]) + *shared_count() + *bigger(m[0], m[1]) + *either(m[0], m, 1);
@@ -1426,7 +1426,7 @@ extern "C" __global__ void dangling(const float* m, float* out) {
     assert "Return the value itself" in messages[1]
     parameters = next(i for i, text in enumerate(source.split("\n"), 1) if text.endswith("// PARAMETERS"))
     assert (f"line {parameters}: `bigger` returns the address of its local parameters `a` and `b`" in messages[2]
-            and "its own copy" in messages[2])
+            and "which stop existing" in messages[2] and "own copy" in messages[2])
 
 
 def test_two_extern_shared_arrays_in_one_kernel_give_a_warning_that_they_are_one(monkeypatch):

@@ -578,7 +578,8 @@ def _dangling_warnings(source: Source) -> list[str]:
                "Return the value itself (`return m;`, the function's type a value, not a pointer), or let the "
                "caller pass a pointer to where the result goes. (Here the compiler even makes the address a null "
                "pointer.)")
-        found.append(f"line {line}: `{function}` returns the address of its local {kind} `{array}`, which stops "
+        found.append(f"line {line}: `{function}` returns the address of its local {kind} `{array}`, which "
+                     f"{'stop' if kind.endswith('s') else 'stops'} "
                      "existing when the function returns: the caller reads memory that the next call's local "
                      f"variables reuse (on a GPU, and here). {fix}\n    {line}: {source.lines[line - 1].strip()}")
     return found
