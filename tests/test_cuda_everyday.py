@@ -1556,3 +1556,24 @@ extern "C" __global__ void k(const float* x, unsigned long long* o, float* y) {
     address = x.ctypes.data
     assert o.tolist() == [address % 16, int(address % 16 == 0) + int((address + 4) % 16 == 0)]
     np.testing.assert_array_equal(y, x[1:5])
+
+
+def test_a_kernel_declared_through_a_macro_is_found():
+    """`#define GLOBAL extern "C" __global__` and `#define KERNEL(name) extern "C" __global__ void name(...)`:
+    the kernel is where the macro is used, as the preprocessor sees it."""
+    src = r"""
+#define GLOBAL extern "C" __global__
+#define KERNEL(name) extern "C" __global__ void name(float* y, int n)
+GLOBAL void triple(float* y, int n) { int i = threadIdx.x; if (i < n) y[i] *= 3.0f; }
+KERNEL(twice) {
+    int i = threadIdx.x;
+    if (i <= n) y[i] *= 2.0f;   // BUG: <=
+}
+"""
+    y = np.ones(8, np.float32)
+    module = cuda.RawModule(code=src, backend="cpu")
+    module.get_function("triple")((1,), (8,), (y, 8))
+    np.testing.assert_array_equal(y, 3)
+    with pytest.raises(cuda.KernelError, match=r"y\[8\], but y has 8 elements") as info:
+        module.get_function("twice")((1,), (16,), (y, 8))
+    assert info.value.line == 7

@@ -1859,3 +1859,28 @@ extern "C" __global__ void filter(const int* x, int* out, int* count, int n) {
         warnings.simplefilter("error", cuda.KernelWarning)
         cuda.RawKernel(src, "filter", backend="cpu")((2,), (32,), (x, out, count, 64))
     assert count[0] == (x > 0).sum() and sorted(out[:count[0]]) == sorted(x[x > 0])
+
+
+def test_a_pointer_to_another_threads_local_array_is_reported():
+    """Thread 0 hands the address of its local array to the block through shared memory: on a GPU the
+    other threads reach their own local memory at that address, not thread 0's."""
+    src = r'''
+extern "C" __global__ void k(const float* x, float* y, int shared_copy) {
+    __shared__ float* ptr;
+    __shared__ float copy[4];
+    float local[4];
+    for (int k = 0; k < 4; k++) local[k] = x[k] + threadIdx.x;
+    if (threadIdx.x == 0) {
+        if (shared_copy) for (int k = 0; k < 4; k++) copy[k] = local[k];
+        ptr = shared_copy ? copy : local;
+    }
+    __syncthreads();
+    y[threadIdx.x] = ptr[threadIdx.x % 4];    // READ
+}'''
+    x, y = np.arange(4, dtype=np.float32), np.zeros(8, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"reads a local variable or array of thread \(0, 0, 0\) through a pointer"
+                                               r"(?s:.*)hint: Put what the threads share in __shared__ memory") as info:
+        cuda.RawKernel(src, "k", backend="cpu")((1,), (8,), (x, y, 0))
+    assert info.value.thread == (1, 0, 0) and info.value.line == line_of("READ", src)
+    cuda.RawKernel(src, "k", backend="cpu")((1,), (8,), (x, y, 1))
+    np.testing.assert_array_equal(y, np.tile(x, 2))

@@ -112,7 +112,7 @@ class _Arg(ctypes.Structure):
  CRASH, STACK_OVERFLOW, ASSERT, TRAP, NO_MEMORY, NO_BARRIERS, BAD_ARGUMENT, UNSUPPORTED, WARP_EXITED,
  WARP_MISMATCH, WARP_BAD_MASK, READ_ONLY, ARRAY_OUT_OF_BOUNDS, RACE, UNINITIALIZED, GLOBAL_RACE, MISALIGNED,
  SHARED_TOO_BIG, BAD_WIDTH, LOCAL_TOO_BIG, BAD_FREE, USE_AFTER_FREE, UNINITIALIZED_LOCAL, RNG_NOT_SET_UP,
- BAD_SHIFT, BAD_CONVERSION, BAD_PRINTF, BARRIER_DIVERGENT) = range(35)
+ BAD_SHIFT, BAD_CONVERSION, BAD_PRINTF, BARRIER_DIVERGENT, OTHER_LOCAL) = range(36)
 
 #: Warp-level calls by their code in runtime.h (enum __CC_W_*), as messages name them.
 WARP_OPS = dict(enumerate(
@@ -1804,7 +1804,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     chain = []  # the line and, inside an inlined __device__ function, the lines that called it
     if kind in (OUT_OF_BOUNDS, SHARED_OUT_OF_BOUNDS, CRASH, STACK_OVERFLOW, TIMEOUT, ARRAY_OUT_OF_BOUNDS, RACE,
                 UNINITIALIZED, GLOBAL_RACE, READ_ONLY, MISALIGNED, BAD_FREE, USE_AFTER_FREE, UNINITIALIZED_LOCAL,
-                WARP_BAD_MASK, BAD_SHIFT, BAD_CONVERSION, BAD_PRINTF):  # (WARP_BAD_MASK: a store of an undefined shuffle result)
+                WARP_BAD_MASK, BAD_SHIFT, BAD_CONVERSION, BAD_PRINTF, OTHER_LOCAL):  # (WARP_BAD_MASK: a store of an undefined shuffle result)
         chain = module.lines_at(fault.code_offset)
         # (sanitized builds) the calls of helpers that were not inlined: the frames from the one that
         # faulted outwards. A check's fault comes from a call at the faulting line itself (that frame
@@ -1867,6 +1867,14 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         hint = ("Every thread of a block that has not returned must reach each __syncthreads(), so a barrier "
                 "cannot sit inside an if (or a loop) that some threads skip: put it where every thread passes, "
                 "and guard only the work.")
+    elif kind == OTHER_LOCAL:
+        other = _xyz(fault.other_thread)
+        what = (f"{'reads' if fault.op == 1 else 'writes'} a local variable or array of thread {other} through a "
+                "pointer: local memory belongs to one thread. On a GPU each thread that follows such a pointer "
+                "(handed over in shared memory, say) reaches its own local memory at that address, not thread "
+                f"{other}'s: it reads garbage or its own values")
+        hint = ("Put what the threads share in __shared__ memory (declare the array __shared__, or copy the values "
+                "there and __syncthreads()), and hand over values, not addresses of locals.")
     elif kind == BARRIER_DIVERGENT:
         other, if_line = _xyz(fault.other_thread), int(fault.index)
         times = lambda n: {0: "not yet", 1: "once", 2: "twice"}.get(n, f"{n} times")  # noqa: E731

@@ -271,6 +271,7 @@ enum __cc_fault_kind {
     __CC_BAD_CONVERSION = 32,        // a floating-point value outside the integer type it is converted to
     __CC_BAD_PRINTF = 33,            // printf's format asks for another kind of value, or for more values
     __CC_BARRIER_DIVERGENT = 34,     // threads meet at a __syncthreads() inside an if they took differently
+    __CC_OTHER_LOCAL = 35,           // a thread reaches another thread's local memory through a pointer
 };
 
 struct __cc_fault {
@@ -1701,6 +1702,18 @@ static inline E (&__cc_fresh_local(E (&a)[N], const char* name, int line = __bui
 static void __cc_note_local(const char* p, size_t size, int kind, uint32_t site) {
     __cc_worker* w = __cc_me;
     uint32_t me = __cc_tid();
+    if (w->current && w->stack_pool && w->fiber_count && p >= w->stack_pool && p < w->stack_pool + w->stack_pool_bytes) {
+        // A fiber's stack is its thread's local memory: another thread's is out of reach on a GPU (a pointer
+        // to it, handed over in shared memory, finds the reader's own local memory there)
+        size_t owner = (size_t)(p - w->stack_pool) / (w->stack_pool_bytes / (size_t)w->fiber_count);
+        if (owner != me && owner < (size_t)w->round_threads) {
+            __cc_fault* f = __cc_fault_out;
+            f->code_offset = site;
+            f->op = kind == __CC_READ ? 1 : 2;
+            __cc_other_thread((unsigned)owner, __cc_block_linear);
+            __cc_fail(__CC_OTHER_LOCAL, 0);
+        }
+    }
     if ((int)me >= w->locals_threads) return;
     __cc_local_region* mine = w->locals + me * __CC_LOCAL_REGIONS;
     for (int n = 1; n <= __CC_LOCAL_REGIONS; n++) {  // newest first: a region reuses an old one's stack

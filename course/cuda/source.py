@@ -226,7 +226,9 @@ def _macro_of(directive: str) -> tuple[str, _Macro] | None:
         elif t.kind == "punct" and t.text in ")]}":
             depth -= 1
             ok = ok and depth >= 0
-    ok = ok and depth == 0 and any(t.text in _ACCESS_MARKS for t in body)
+    # (and a macro that declares a kernel, `#define GLOBAL extern "C" __global__`, `#define KERNEL(name)
+    # extern "C" __global__ void name(float* y, int n)`: the kernel is found where it is used)
+    ok = ok and depth == 0 and any(t.text in _ACCESS_MARKS or t.text == "__global__" for t in body)
     return m.group(1), _Macro(params, tuple(t.text for t in body), ok)
 
 
