@@ -2318,3 +2318,30 @@ def test_arrays_carved_out_of_extern_shared_memory_that_overlap_are_named():
            "overlap" in str(info.value)
     kernel("carved", CARVED.replace("OFFSET", "blockDim.x"), sanitize=True)((1,), (64,), (x, y), shared_mem=512)
     np.testing.assert_allclose(y, 3 * x, rtol=1e-6)
+
+
+def test_a_class_template_holding_a_reference_to_shared_storage_is_no_race():
+    """CUB's TempStorage idiom: `BlockLoad<4>(temp).Load(in, items)` binds the __shared__ struct to the
+    object's reference member (no read of it at the call); the method's own accesses are checked."""
+    src = r'''
+struct TempStorage { int buf[128]; };
+template <int ITEMS> struct BlockLoad {
+    TempStorage& temp;
+    __device__ BlockLoad(TempStorage& t) : temp(t) {}
+    __device__ void Load(const int* p, int* items, int barrier) {
+        for (int k = 0; k < ITEMS; ++k) temp.buf[k * 32 + threadIdx.x] = p[k * 32 + threadIdx.x];  // striped
+        if (barrier) __syncthreads();
+        for (int k = 0; k < ITEMS; ++k) items[k] = temp.buf[threadIdx.x * ITEMS + k];            // blocked
+    }
+};
+extern "C" __global__ void k(const int* in, int* out, int barrier) {
+    __shared__ TempStorage t;
+    int items[4];
+    BlockLoad<4>(t).Load(in, items, barrier);
+    out[threadIdx.x] = items[0] + items[1] + items[2] + items[3];
+}'''
+    x, y = np.arange(128, dtype=np.int32), np.zeros(32, np.int32)
+    cuda.RawKernel(src, "k", backend="cpu")((1,), (32,), (x, y, 1))
+    np.testing.assert_array_equal(y, x.reshape(32, 4).sum(1))
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory t\b.*line 9 \(in a function called at line 15\)"):
+        cuda.RawKernel(src, "k", backend="cpu")((1,), (32,), (x, y, 0))

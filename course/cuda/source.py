@@ -3408,8 +3408,15 @@ def _reference_uses(tokens: list[Token], f: _Function, references: dict, types: 
                 declaring.add(i + 1)
                 if one_chain(i + 3, _declarator_end(tokens, i + 3, b)):
                     bound.add(i + 3)
-        elif tok.kind == "ident" and tok.text in references and tokens[i + 1].text == "(":  # f(...), obj.f(...)
-            found = _call_arguments(tokens, i + 1)
+        elif tok.kind == "ident" and tok.text in references and tokens[i + 1].text in ("(", "<"):
+            # f(...), obj.f(...), and a template's: `f<4>(...)`, the constructor `BL<4>(t)`
+            open_ = i + 1
+            if tokens[open_].text == "<":
+                angle = _matching_angle(tokens, open_)
+                if angle < 0 or angle + 1 >= b or tokens[angle + 1].text != "(":
+                    continue
+                open_ = angle + 1
+            found = _call_arguments(tokens, open_)
             if found is None:
                 continue
             parts, _ = found
