@@ -1884,3 +1884,49 @@ extern "C" __global__ void k(const float* x, float* y, int shared_copy) {
     assert info.value.thread == (1, 0, 0) and info.value.line == line_of("READ", src)
     cuda.RawKernel(src, "k", backend="cpu")((1,), (8,), (x, y, 1))
     np.testing.assert_array_equal(y, np.tile(x, 2))
+
+
+def test_cas_loops_that_only_contention_breaks_get_a_warning(monkeypatch):
+    """Threads that run one after another never make atomicCAS fail, so a loop that ignores its result,
+    or never refreshes the value it compares with, gives the right answer here and loses updates (or
+    never ends) on a GPU: the source says so. CUDA's own patterns pass without a word."""
+    import warnings
+
+    from course.cuda import cpu as cuda_cpu
+
+    monkeypatch.setattr(cuda_cpu, "_warned", set())
+    src = r'''
+__device__ void add_ignoring(float* addr, float v) {
+    int* a = (int*)addr; int old = *a, assumed;
+    do { assumed = old; atomicCAS(a, assumed, __float_as_int(__int_as_float(assumed) + v)); } while (assumed != old);
+}
+__device__ void add_stale(float* addr, float v) {
+    int* a = (int*)addr; int assumed = *a; int desired = __float_as_int(__int_as_float(assumed) + v), old;
+    do { old = atomicCAS(a, assumed, desired); } while (old != assumed);
+}
+__device__ double add_double(double* address, double val) {            // the CUDA guide's
+    unsigned long long* p = (unsigned long long*)address;
+    unsigned long long old = *p, assumed;
+    do {
+        assumed = old;
+        old = atomicCAS(p, assumed, __double_as_longlong(val + __longlong_as_double(assumed)));
+    } while (assumed != old);
+    return __longlong_as_double(old);
+}
+__device__ void lock(int* m) { while (atomicCAS(m, 0, 1) != 0) { } }
+__device__ void unlock(int* m) { __threadfence(); atomicCAS(m, 1, 0); }
+extern "C" __global__ void k(float* t, double* d, int* m, int which) {
+    if (which == 0) add_ignoring(t, 1.0f);
+    if (which == 1) add_stale(t + 1, 1.0f);
+    add_double(d, 1.0);
+    lock(m); t[2] += 1.0f; unlock(m);
+}'''
+    t, d, m = np.zeros(3, np.float32), np.zeros(1), np.zeros(1, np.int32)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cuda.RawKernel(src, "k", backend="cpu", sanitize=False)((1,), (1,), (t, d, m, 0))
+    messages = [str(w.message) for w in caught if issubclass(w.category, cuda.KernelWarning)]
+    assert len(messages) == 2, messages
+    assert "line 4: the value atomicCAS returns is not used" in messages[0] and "assumed = old;" in messages[0]
+    assert "line 8: the loop around atomicCAS never refreshes `assumed`" in messages[1]
+    assert t.tolist() == [1.0, 0.0, 1.0] and d[0] == 1.0

@@ -893,8 +893,10 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
         warnings_file = target.with_suffix(".warnings")
         remarks = _uninitialized_warnings(warnings_file.read_text(encoding="utf-8"), source) \
             if warnings_file.exists() else []  # from this compile or an earlier one: shown once per process
+        cas = [f"line {line}: {what}\n    {line}: {source.lines[line - 1].strip()}" for line, what in source.cas_misuse
+               if 0 < line <= len(source.lines)]
         for message in remarks + _dangling_warnings(source) + _aliased_shared_warnings(source) \
-                + _raw_member_warnings(source):
+                + _raw_member_warnings(source) + cas:
             if message not in _warned:
                 _warned.add(message)
                 warnings.warn(f"kernel source {SOURCE_NAME}, {message}", KernelWarning, stacklevel=_user_level())

@@ -663,6 +663,7 @@ class Source:
     host_code: list = field(default_factory=list)  # (spelling, line) of host code: main, cudaMalloc, <<<...>>>
     host_only: list = field(default_factory=list)  # (what, line, fix): host functions or variables device code uses
     nvcc_refuses: list = field(default_factory=list)  # (what, line, fix): __shared__ initializers, dynamic initialization
+    cas_misuse: list = field(default_factory=list)  # (line, message): atomicCAS used so that contention breaks it
     dangling: list = field(default_factory=list)  # (function, name, line, "array"/"variable"): `return x;` of a
                                                    # local array x, `return &m;` of a local variable m
     aliased_shared: list = field(default_factory=list)  # (function, names, lines, types): 2+ extern __shared__
@@ -1484,6 +1485,7 @@ def parse(text: str, options=()) -> Source:
     host_code = _host_code(tokens, [f.body for f in functions if f.body])
     host_only = _host_only_uses(tokens, functions, known_types, directives, bool(_RELAXED_CONSTEXPR & set(options)))
     nvcc_refuses = _nvcc_refusals(tokens, functions, known_types)
+    cas_misuse = _cas_misuse(tokens, functions)
     _function_pointer_types(tokens, text, aliases, replace)
     kernels, problems, not_extern_c, templates = {}, {}, set(), {}
     constants = _numeric_defines(all_tokens, defines)
@@ -1726,6 +1728,7 @@ def parse(text: str, options=()) -> Source:
         host_only=host_only,
         nvcc_refuses=nvcc_refuses,
         dangling=dangling,
+        cas_misuse=cas_misuse,
         aliased_shared=aliased_shared,
         raw_members=raw_members,
         global_arrays=global_arrays,
@@ -2382,6 +2385,83 @@ def _host_only_uses(tokens: list[Token], functions: list, known_types: set,
                 said.add((t.text, f.name))
                 found.append((f"the {kind} {f.name} uses {what}", t.line, fix))
     return sorted(found, key=lambda item: item[1])
+
+
+def _cas_misuse(tokens: list[Token], functions: list) -> list[tuple[int, str]]:
+    """atomicCAS used in a way that only contention breaks, which threads run one after another here
+    never show (on a GPU, updates are lost or a loop never ends): (line, what and how to fix it).
+    - its result ignored, with a compare value that is no constant: when another thread changed the
+      element first, the swap does not happen, and nothing notices;
+    - a loop around it whose compare value is never read again inside the loop: after another
+      thread's change every try fails, forever (the value to compare with must be refreshed from
+      what atomicCAS returns: `assumed = old;`)."""
+    found = []
+    for f in functions:
+        if not f.body:
+            continue
+        a, b = f.body
+        for i in range(a + 1, b - 1):
+            if tokens[i].text != "atomicCAS" or tokens[i + 1].text != "(":
+                continue
+            args = _call_arguments(tokens, i + 1)
+            if args is None or len(args[0]) != 3:
+                continue
+            (c0, c1), close = args[0][1], args[1]
+            compare = tokens[c0:c1]
+            constant = all(t.kind == "number" or t.text in ("-", "(", ")") for t in compare)
+            start = tokens[i - 1].text in (";", "{", "}") or (
+                tokens[i - 1].text == ")" and _opening(tokens, i - 1) > 0
+                and tokens[_opening(tokens, i - 1) - 1].text in ("if", "for", "while")) or tokens[i - 1].text == "else"
+            if start and close + 1 < b and tokens[close + 1].text == ";" and not constant:
+                found.append((tokens[i].line,
+                              "the value atomicCAS returns is not used: when another thread has changed the element "
+                              "since it was read, the swap does not happen, and nothing notices (on a GPU, that "
+                              "update is lost). Keep the result and try again until it is the value you compared "
+                              "with: `old = atomicCAS(p, assumed, f(assumed));` in a loop `while (old != assumed)`, "
+                              "with `assumed = old;` at the top of each pass."))
+                continue
+            if constant or len(compare) != 1 or compare[0].kind != "ident":
+                continue
+            name = compare[0].text
+            loop = _enclosing_loop(tokens, i, a, b)  # (first, last) tokens of the loop statement around the call
+            if loop is None:
+                continue
+            first, last = loop
+            assigned = any(tokens[q].text == name and q + 1 <= last and tokens[q + 1].text in _ASSIGNMENTS | {"++", "--"}
+                           or tokens[q].text == name and tokens[q - 1].text in ("++", "--", "&")
+                           for q in range(first, last + 1))
+            if not assigned:
+                found.append((tokens[i].line,
+                              f"the loop around atomicCAS never refreshes `{name}`, the value it compares with: once "
+                              f"another thread has changed the element, every try fails, and the loop never ends "
+                              f"(on a GPU, under contention). Set `{name}` from what atomicCAS returned before the "
+                              f"next try: `{name} = old;` (and compute the new value from it again)."))
+    return found
+
+
+def _enclosing_loop(tokens: list[Token], i: int, a: int, b: int) -> tuple[int, int] | None:
+    """The tokens (first, last) of the innermost `for`/`while`/`do` statement around tokens[i] in the
+    body tokens[a:b], its condition and step included; None outside any loop."""
+    best = None
+    for k in range(a + 1, i):
+        if tokens[k].text not in ("for", "while", "do"):
+            continue
+        if tokens[k].text == "do":
+            body_end = _statement_end(tokens, k + 1, b)
+            end = body_end
+            if end + 1 < b and tokens[end + 1].text == "while" and tokens[end + 2].text == "(":
+                end = _matching(tokens, end + 2)
+        elif tokens[k + 1].text == "(":
+            close = _matching(tokens, k + 1)
+            if close + 1 < b and tokens[close + 1].text == ";" and tokens[k].text == "while":
+                end = close + 1  # `while (c);` (or the tail of a do-while: its `do` is found on its own)
+            else:
+                end = _statement_end(tokens, close + 1, b)
+        else:
+            continue
+        if k < i <= end:
+            best = (k, end)  # (the later one is the inner)
+    return best
 
 
 def _nvcc_refusals(tokens: list[Token], functions: list, known_types: set) -> list[tuple[str, int, str]]:
