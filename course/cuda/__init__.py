@@ -76,7 +76,8 @@ the sanitizer, any result that depends on it, an int sum or a fmaxf too: the lau
 bits there, and a result that changes is reported; a value left unused is no bug), a shift by a negative
 count or by the width of its type or more (``1u << 32``: undefined, 0 on a GPU and 1 on a CPU), a float
 converted to an integer type it does not fit (``(unsigned char)300.0f``: 255 on a GPU, 44 on a CPU; NaN),
-an integer division by zero, a ``printf`` whose format takes another kind of value than it is given
+an integer division by zero, a ``malloc`` past the device heap's 8 MiB (``set_heap_size``; the fault that follows
+says malloc returned NULL), a ``printf`` whose format takes another kind of value than it is given
 (``%d`` of a float, ``%f`` of an int, ``%s`` of a number: a GPU prints a meaningless number) or more values
 than it is given, the time limit, a crash.
 With the sanitizer on — ``RawKernel(..., sanitize=True)``, ``COURSE_CUDA_SANITIZE=1``, a learner's
@@ -99,12 +100,17 @@ theirs, is no bug; the message of one that does change them shows which element 
 a value stored (plainly or through a ``volatile`` pointer) and read by another block that waited for a
 flag or an atomic the writer set with no ``__threadfence()`` between (neither ``volatile`` nor an atomic
 orders the store: the chained scan's running sum, the last block's partial sums),
-writes into read-only arrays and ``__constant__`` memory, and uses of a block after its
-``free``; and it warns (``KernelWarning``) when blocks store the same values into the same elements
+writes into read-only arrays and ``__constant__`` memory, uses of a block after its
+``free``, a ``__syncthreads()`` inside an ``if`` the block's threads take differently (the bitonic step's
+``if (p > t) { swap; __syncthreads(); }``, whose skipping threads meet the others there in a later pass),
+and a thread reaching another thread's local array through a pointer (handed over in shared memory);
+and it warns (``KernelWarning``) when blocks store the same values into the same elements
 (32 or more) at one line, as an index without ``blockIdx`` makes them do. Blocks may not use more than 48 KiB of shared memory, a module's ``__constant__``
 variables not more than 64 KiB, and a launch may not pass a ``__launch_bounds__``. A variable read
 before it has a value (``float sum;`` then ``sum += x[i];``) and a function that returns its own
-local array's address get a ``KernelWarning`` when the kernel compiles, as nvcc warns (in a sanitized
+local array's (or a by-value parameter's) address get a ``KernelWarning`` when the kernel compiles,
+as nvcc warns, and so does an ``atomicCAS`` whose result is ignored or whose loop never refreshes the
+value it compares with (only contention breaks those: threads that run one after another never do) (in a sanitized
 launch such a variable starts as the bytes 0xFE, so ``int j;`` used as an index before it has a value
 is usually a fault whose message says so; where the compiler keeps it in a register across threads,
 it may hold the previous thread's value instead), and so do
