@@ -1577,3 +1577,20 @@ KERNEL(twice) {
     with pytest.raises(cuda.KernelError, match=r"y\[8\], but y has 8 elements") as info:
         module.get_function("twice")((1,), (16,), (y, 8))
     assert info.value.line == 7
+
+
+def test_overloads_on_const_pick_as_cpp_does():
+    """`f(float*)` and `f(const float*)`: a __shared__ element's address picks the first, a const
+    argument's the second."""
+    src = r"""
+__device__ float tag(const float* p) { return *p * 3.0f; }
+__device__ float tag(float* p) { *p = 7.0f; return 0.0f; }
+extern "C" __global__ void k(const float* x, float* y) {
+    __shared__ float s[32];
+    int i = threadIdx.x;
+    tag(&s[i]);
+    y[i] = s[i] + tag(&x[i]);
+}"""
+    x, y = np.arange(32, dtype=np.float32), np.zeros(32, np.float32)
+    cuda.RawKernel(src, "k", backend="cpu")((1,), (32,), (x, y))
+    np.testing.assert_array_equal(y, 7 + 3 * x)

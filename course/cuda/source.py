@@ -1505,6 +1505,10 @@ def parse(text: str, options=()) -> Source:
                if f.body and any(o < f.body[0] and f.body[1] < c for o, c in method_bodies.items())}
     method_members: set[str] = set()
     dangling = []
+    # Functions defined more than once (overloads): `f(&s[i])` of a __shared__ array passes them a
+    # checked pointer, which picks `f(float*)` over `f(const float*)` (a raw address would fit both).
+    defined = [g.name for g in functions if g.body]
+    overloaded = {name for name in defined if defined.count(name) > 1}
     for f in functions:
         # Checked pointers for every T* parameter. A parameter whose element type is a template
         # parameter drops its `const`, so that deduction from a checked pointer still works.
@@ -1584,7 +1588,7 @@ def parse(text: str, options=()) -> Source:
                     + [f' __cc_shared_scalar((void*)&{n}, sizeof {n}, "{n}");' for n in scalars]))
             array_views |= _auto_array_references(tokens, f, set(array_views) | set(used) | global_arrays)
             _rewrite_body(tokens, f, known_types | set(f.template), replace, global_arrays, type_bodies, dangling,
-                          member_arrays, array_views)
+                          member_arrays, array_views, overloaded)
             named_members = _method_members(tokens, f, method_bodies)
             method_members |= named_members
             _note_accesses(tokens, f, replace, references, known_types | set(f.template),
@@ -2749,9 +2753,26 @@ def _sizeof_operand_end(tokens: list[Token], i: int, b: int) -> int | None:
     return end if end < b else None
 
 
+def _called_at(tokens: list[Token], i: int, a: int) -> str | None:
+    """The name of the function whose call has tokens[i] among its arguments, or None."""
+    depth = 0
+    for k in range(i - 1, a, -1):
+        text = tokens[k].text
+        if text in (")", "]", "}"):
+            depth += 1
+        elif text in ("(", "[", "{"):
+            if depth:
+                depth -= 1
+                continue
+            return tokens[k - 1].text if text == "(" and tokens[k - 1].kind == "ident" else None
+        elif text == ";" and not depth:
+            return None
+    return None
+
+
 def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global_arrays=frozenset(),
                   type_bodies: dict | None = None, dangling: list | None = None,
-                  member_arrays: dict | None = None, array_views=frozenset()) -> None:
+                  member_arrays: dict | None = None, array_views=frozenset(), overloaded=frozenset()) -> None:
     """Inside a function body: local pointer variables and pointer casts become checked pointers.
     A `return x;` of a local array x goes into `dangling` (nvcc warns of it too). Each subscript of
     an array member (`acc.v[i]`, `p->m[r][c]`) is checked against its extent."""
@@ -2835,7 +2856,8 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
         # its end, which is fine, where s[256] would be an access. Not as a call's argument, `f(&s[i])`:
         # there the element's address is what the callee gets, its use noted at this line.)
         if _address_operator(tokens, i) and i + 2 < b and (tokens[i + 1].text in local_arrays or (
-                tokens[i + 1].text in block_arrays and tokens[i - 1].text not in ("(", ","))) \
+                tokens[i + 1].text in block_arrays and (tokens[i - 1].text not in ("(", ",")
+                                                        or _called_at(tokens, i, a) in overloaded))) \
                 and tokens[i + 2].text == "[":
             ranks = local_arrays if tokens[i + 1].text in local_arrays else block_arrays
             closes = [_matching(tokens, i + 2)]
