@@ -188,6 +188,7 @@ def test_shuffle_naming_a_lane_that_returned(sanitize):
     else:
         assert "left out[0] holding a value computed from an undefined one" in message
         assert info.value.thread == (4, 0, 0)  # lane 4 reads lane 4 + 16 first
+        assert info.value.line == line_of("WARP-SUM")  # (the store is not seen: the shuffle's line)
     assert "guard only the work" in message
 
 
@@ -201,6 +202,7 @@ def test_a_result_that_depends_on_a_returned_lanes_value_is_caught_without_a_pat
     message = str(info.value)
     assert "left out[0] holding a result that depends on an undefined value" in message
     assert f"at line {line_of('INT-SUM')}" in message and "read lane 2" in message
+    assert info.value.line == line_of("INT-SUM")
     assert f"which returned at line {line_of('BUG-INT')}" in message and "guard only the work" in message
     assert out[0] != 0  # the first run's result stays, as after any launch
     with pytest.raises(cuda.KernelError, match=r"left out\[\d+\] holding a result that depends on an undefined"):

@@ -2436,6 +2436,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             why = (f"which returned at line {fault.address}" if fault.other_op == -4 and fault.address
                    else f"which the mask {fault.mask:#010x} does not name")
             where_to = (f"left {holder[0]}[{holder[1]}] holding" if holder else "stores")
+            if line is None and holder and fault.other_line:
+                line = int(fault.other_line)  # (the result's store is gone: the line is the shuffle's)
             what = (f"{where_to} a value computed from an undefined one: at line {fault.other_line}, thread {reader} "
                     f"read lane {lane} (thread {other}) with {op}, {why}, and on a GPU that value is undefined")
             if holder and len(holder) > 2:  # _depends_on_undefined: two runs, two results
