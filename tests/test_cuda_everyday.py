@@ -1594,3 +1594,23 @@ extern "C" __global__ void k(const float* x, float* y) {
     x, y = np.arange(32, dtype=np.float32), np.zeros(32, np.float32)
     cuda.RawKernel(src, "k", backend="cpu")((1,), (32,), (x, y))
     np.testing.assert_array_equal(y, 7 + 3 * x)
+
+
+def test_template_overloads_on_const_pick_as_cpp_does():
+    """`template <class T> T* row(T* base, ...)` beside `const T* row(const T* base, ...)` (a pitched
+    matrix's row): a writable array takes the first, a const one the second."""
+    src = r"""
+template <typename T> __device__ T* row(T* base, size_t pitch, int r) {
+    return reinterpret_cast<T*>(reinterpret_cast<char*>(base) + r * pitch);
+}
+template <typename T> __device__ const T* row(const T* base, size_t pitch, int r) {
+    return reinterpret_cast<const T*>(reinterpret_cast<const char*>(base) + r * pitch);
+}
+extern "C" __global__ void k(const float* in, float* out, size_t pitch, int w) {
+    int x = threadIdx.x, y = blockIdx.x;
+    if (x < w) row(out, pitch, y)[x] = 2.0f * row(in, pitch, y)[x];
+}"""
+    a = np.arange(3 * 8, dtype=np.float32).reshape(3, 8)
+    b = np.zeros_like(a)
+    cuda.RawKernel(src, "k", backend="cpu")((3,), (8,), (a, b, np.uint64(32), np.int32(8)))
+    np.testing.assert_array_equal(b, 2 * a)

@@ -2188,6 +2188,9 @@ using __cc_pick_cv = typename std::conditional<std::is_same<Given, __cc_auto>::v
 template <class P, class Q = typename std::remove_cv<P>::type>
 using __cc_if_pointer_like = typename std::enable_if<!std::is_same<typename __cc_element_of<Q>::type, Q>::value ||
                                                      std::is_same<Q, decltype(nullptr)>::value>::type;
+// (the guard of `f(T* p)` beside `f(const T* p)`: the one whose constness the argument's element has)
+template <class P, bool Const, class E = typename __cc_element_of<typename std::remove_cv<P>::type>::type>
+using __cc_if_const_element = typename std::enable_if<std::is_const<E>::value == Const>::type;
 #define __CC_POINTER_FITS(U, V) \
     static_assert(std::is_convertible<U*, V*>::value, "this argument does not convert to the template function's " \
                   "pointer parameter: a const array (or const pointer) passed for a T* parameter? Declare it const T*")

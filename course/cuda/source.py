@@ -1522,16 +1522,10 @@ def parse(text: str, options=()) -> Source:
         # A prototype and the definition after it get the same rewrite (the template arguments'
         # defaults only in the first); overloads each get their own, and a guard that keeps a
         # call away from an overload whose pointer parameter would get a number.
-        generic = {}  # parameter position → (the parameter's type name, T)
         same_name = [g for g in functions if g.name == f.name]
         declarations = [g for g in same_name if _same_signature(g, f)]
-        if f.template_angles and not f.is_global and any(g.body for g in declarations) \
-                and not any(t.text == "..." for t in tokens[f.template_angles[0]:f.template_angles[1]]):
-            for position, raw in enumerate(f.raws):
-                if raw.stars == 1 and not raw.complex and not raw.reference and (raw.name or not f.body) \
-                        and len(raw.words) == 1 and raw.words[0] in f.template \
-                        and f.template_kinds[f.template.index(raw.words[0])] == "type":
-                    generic[position] = (f"__cc_P{position}", raw.words[0])
+        generic = {position: (f"__cc_P{position}", raw.words[0]) for position, raw in _generic_pointers(f, tokens).items()} \
+            if any(g.body for g in declarations) else {}  # parameter position → (the parameter's type name, T)
         if generic:
             opening, closing = f.template_angles
             first_declaration = declarations[0] is f
@@ -1550,6 +1544,13 @@ def parse(text: str, options=()) -> Source:
             first = {t: name for t, (name, _) in first.items()}
             guard = "".join(f", class = __cc_if_pointer_like<{name}>" for name, _ in generic.values()) \
                 if len(same_name) > len(declarations) else ""
+            # `f(T* p)` beside `f(const T* p)`: each takes the arguments C++ would pick it for (the first a
+            # non-const element, the second a const one), where both would take any pointer-like argument
+            siblings = [_generic_pointers(g, tokens) for g in same_name if not _same_signature(g, f)]
+            for position, (name, _) in generic.items():
+                const = f.raws[position].const_elements
+                if any(position in other and other[position].const_elements != const for other in siblings):
+                    guard += f", class = __cc_if_const_element<{name}, {'true' if const else 'false'}>"
             replace(tokens[closing].start, tokens[closing].start,
                     "".join(f", class {name}" + (" = decltype(nullptr)" if f.raws[k].default and first_declaration
                                                  else "")
@@ -2000,6 +2001,18 @@ _CAST_OPERAND = {"(", "&", "*", "this", "-", "+", "!", "~"}
 
 
 _DEVICE_HEAP_CALLS = {"malloc": "__cc_device_malloc", "free": "__cc_device_free"}
+
+
+def _generic_pointers(f: _Function, tokens: list[Token]) -> dict:
+    """A template __device__ function's `[const] T* x` parameters (T a type parameter of its
+    template), by position: those that take any pointer-like argument (see parse)."""
+    if not f.template_angles or f.is_global \
+            or any(t.text == "..." for t in tokens[f.template_angles[0]:f.template_angles[1]]):
+        return {}
+    return {position: raw for position, raw in enumerate(f.raws)
+            if raw.stars == 1 and not raw.complex and not raw.reference and (raw.name or not f.body)
+            and len(raw.words) == 1 and raw.words[0] in f.template
+            and f.template_kinds[f.template.index(raw.words[0])] == "type"}
 
 
 def _checked_pointer(raw: _RawParam, text: str, aliases: dict, dependent: bool = False,
