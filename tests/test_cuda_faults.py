@@ -1930,3 +1930,19 @@ extern "C" __global__ void k(float* t, double* d, int* m, int which) {
     assert "line 4: the value atomicCAS returns is not used" in messages[0] and "assumed = old;" in messages[0]
     assert "line 8: the loop around atomicCAS never refreshes `assumed`" in messages[1]
     assert t.tolist() == [1.0, 0.0, 1.0] and d[0] == 1.0
+
+
+@pytest.mark.parametrize("made, freed, message", [
+    ("new float[4]", "delete t", r"calls delete at line 3 on a block that new\[\] made(?s:.*)hint: Use delete\[\] here"),
+    ("(float*)malloc(16)", "delete[] t", r"calls delete\[\] at line 3 on a block that malloc made(?s:.*)Use free here"),
+    ("new float[4]", "free(t)", r"calls free at line 3 on a block that new\[\] made"),
+])
+def test_free_delete_and_delete_array_must_match_what_made_the_block(made, freed, message):
+    src = ('extern "C" __global__ void k(float* y) {\n    float* t = %s; t[0] = 1;\n    y[threadIdx.x] = t[0]; %s;\n}'
+           % (made, freed))
+    with pytest.raises(cuda.KernelError, match=message):
+        cuda.RawKernel(src, "k", backend="cpu")((1,), (4,), (np.zeros(4, np.float32),))
+    matching = {"new float[4]": "delete[] t", "(float*)malloc(16)": "free(t)"}[made]
+    y = np.zeros(4, np.float32)
+    cuda.RawKernel(src.replace(freed, matching), "k", backend="cpu")((1,), (4,), (y,))
+    np.testing.assert_array_equal(y, 1)

@@ -2369,6 +2369,13 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             what = (f"frees a block at line {line} that was freed already"
                     + (f" at line {first}" if first else "") + ": on a GPU a double free corrupts the device heap")
             hint = "Free each block once, after its last use (and set the pointer to nullptr if it is freed early)."
+        elif fault.op == 2:  # free / delete / delete[] of a block another of them goes with
+            made, how = ("malloc", "new", "new[]"), ("free", "delete", "delete[]")
+            what = (f"calls {how[int(fault.index)]} at line {line} on a block that {made[int(fault.count)]} made: "
+                    f"a block from {made[int(fault.count)]} goes back with {how[int(fault.count)]} (undefined otherwise, "
+                    "in CUDA as in C++)")
+            hint = (f"Use {how[int(fault.count)]} here, or make the block with {made[int(fault.index)]}: malloc goes "
+                    "with free, new with delete, new[] with delete[].")
         else:
             array = arrays.get(fault.base)
             which = f" ({array[0]}, an argument array)" if array else ""

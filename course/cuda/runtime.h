@@ -518,6 +518,7 @@ struct __cc_heap_entry {
     size_t bytes;
     uint64_t free_site;  // code offset of the free (or delete) that freed it
     int state;
+    int how;             // what made it: 0 malloc, 1 new, 2 new[] (free, delete and delete[] must match)
 };
 struct __cc_freed_block { char* base; size_t bytes; uint64_t free_site; };
 static const int __CC_QUARANTINE = 256;
@@ -598,7 +599,7 @@ static void __cc_heap_block_done(__cc_worker* w) {
 }
 
 // malloc for kernel code: nullptr when the heap is full, or libc has no memory.
-static void* __cc_heap_alloc(size_t bytes) {
+static void* __cc_heap_alloc(size_t bytes, int how = 0) {
     __cc_enter_unsafe();  // the time limit must not stop a thread inside malloc or the heap's lock
     pthread_mutex_lock(&__cc_heap_lock);
     // (a rerun of the launch, which the sanitizer makes from the memory it started with, finds the
@@ -612,7 +613,7 @@ static void* __cc_heap_alloc(size_t bytes) {
     if (p) {
         pthread_mutex_lock(&__cc_heap_lock);
         __cc_heap_entry* e = __cc_heap_insert(p);
-        if (e) *e = {p, bytes, 0, __CC_HEAP_LIVE};
+        if (e) *e = {p, bytes, 0, __CC_HEAP_LIVE, how};
         pthread_mutex_unlock(&__cc_heap_lock);
         if (!e) free(p), p = nullptr;
     }
@@ -627,14 +628,16 @@ static void* __cc_heap_alloc(size_t bytes) {
 
 // free for kernel code; `site`: where the kernel called it. A fault for a pointer that is not a
 // live block's start (op 0), or a block freed already (op 1; `address` is where).
-static void __cc_heap_free(void* raw, uint64_t site) {
+// `how`: free (0), delete (1) or delete[] (2), which must match what made the block (op 2: they do not).
+static void __cc_heap_free(void* raw, uint64_t site, int how = 0) {
     if (!raw) return;  // free(NULL) does nothing, in CUDA as in C
     __cc_enter_unsafe();
     pthread_mutex_lock(&__cc_heap_lock);
     __cc_heap_entry* e = __cc_heap_find(raw);
-    int state = e ? e->state : __CC_HEAP_EMPTY;
+    int state = e ? e->state : __CC_HEAP_EMPTY, made = e ? e->how : 0;
     uint64_t first = e ? e->free_site : 0;
     char* evicted = nullptr;
+    if (state == __CC_HEAP_LIVE && made != how) state = -1;  // (left as it is: the fault below)
     if (state == __CC_HEAP_LIVE) {
         e->state = __CC_HEAP_FREED, e->free_site = site;
         if (__cc_me) __cc_me->heap_freed += e->bytes;  // (the threads of the block ran one by one here)
@@ -653,8 +656,9 @@ static void __cc_heap_free(void* raw, uint64_t site) {
     __cc_fault* f = __cc_fault_out;
     f->code_offset = site;
     f->base = (uint64_t)(uintptr_t)raw;
-    f->op = state == __CC_HEAP_FREED ? 1 : 0;
+    f->op = state == __CC_HEAP_FREED ? 1 : state == -1 ? 2 : 0;
     f->address = state == __CC_HEAP_FREED ? first : 0;
+    f->count = made, f->index = how;
     __cc_fail(__CC_BAD_FREE, 0);
 }
 
@@ -2156,8 +2160,8 @@ struct __cc_ptr : __cc_row_tail<T> {
 template <class I, class T, __CC_IF_INTEGER(I)>
 static inline __cc_ptr<T> operator+(I i, const __cc_ptr<T>& q) { return q + i; }
 
-// sizeof as on a GPU (source.py rewrites `sizeof(p)` of a checked pointer, of an array of them or of a
-// pointer alias to it): a pointer is 8 bytes there, where a checked pointer carries its bounds here.
+// sizeof as on a GPU (source.py makes every sizeof in device code `__cc_gpu_size<__typeof__(...)>::value`):
+// a pointer is 8 bytes there, where a checked pointer carries its bounds here.
 template <class T> struct __cc_gpu_size { static constexpr size_t value = sizeof(T); };
 template <class T> struct __cc_gpu_size<__cc_ptr<T>> { static constexpr size_t value = sizeof(void*); };
 template <class T> struct __cc_gpu_size<const T> : __cc_gpu_size<T> {};
@@ -2294,7 +2298,7 @@ template <class P> static inline auto __cc_as_pointer(const P& p) {
 // bounds-checked like an argument array.
 static inline __cc_ptr<void> __cc_device_malloc(size_t bytes) {
     void* p = __cc_heap_alloc(bytes);
-    if (!p) return __cc_ptr<void>(nullptr, 0, 0, nullptr);  // (an access through it: a bounds fault, with its line)
+    if (!p) return __cc_ptr<void>((void*)nullptr);  // (an access through it: a null-pointer fault, with its line)
     return __cc_ptr<void>(p, 0, bytes, p);
 }
 // Not inlined: the return address is the kernel's call, which names the line.
@@ -2306,8 +2310,8 @@ __attribute__((noinline)) static void __cc_device_free(const T& pointer) {
 // the device heap; `delete p` and `delete[] p` become __cc_device_delete(p, false / true).
 struct __cc_heap_tag {};
 static const __cc_heap_tag __cc_heap = {};
-inline void* operator new(size_t bytes, __cc_heap_tag) { return __cc_heap_alloc(bytes); }
-inline void* operator new[](size_t bytes, __cc_heap_tag) { return __cc_heap_alloc(bytes); }
+inline void* operator new(size_t bytes, __cc_heap_tag) { return __cc_heap_alloc(bytes, 1); }
+inline void* operator new[](size_t bytes, __cc_heap_tag) { return __cc_heap_alloc(bytes, 2); }
 inline void operator delete(void* p, __cc_heap_tag) { free(p); }    // (only if a constructor throws:
 inline void operator delete[](void* p, __cc_heap_tag) { free(p); }  //  never, with -fno-exceptions)
 template <class T>
@@ -2320,13 +2324,13 @@ __attribute__((noinline)) static void __cc_device_delete(const T& pointer, bool 
         if (array) {  // new E[n] put n in front of the elements (the Itanium C++ ABI's array cookie)
             const size_t cookie = sizeof(size_t) > alignof(E) ? sizeof(size_t) : alignof(E);
             char* block = (char*)p - cookie;
-            if (!__cc_heap_is_block(block)) return __cc_heap_free(p, site);  // (the fault: not new's block)
+            if (!__cc_heap_is_block(block)) return __cc_heap_free(p, site, 2);  // (the fault: not new[]'s block)
             for (size_t i = ((size_t*)p)[-1]; i-- > 0;) p[i].~E();
-            return __cc_heap_free(block, site);
+            return __cc_heap_free(block, site, 2);
         }
         if (__cc_heap_is_block(p)) p->~E();
     }
-    __cc_heap_free(p, site);
+    __cc_heap_free(p, site, array ? 2 : 1);
 }
 
 // An argument array as the launcher receives it from Python: its bytes must hold whole elements.
@@ -4405,7 +4409,7 @@ static inline bool __cc_uniform_if(bool taken, int site, int line, int end) {
     return taken;
 }
 
-// `if (__cc_uniform_site{k, line} = cond)`: source.py's prefix (assignment binds looser than what a
+// `if (__cc_uniform_site{k, line, last line} = cond)`: source.py's prefix (assignment binds looser than what a
 // condition holds), which a traced build's __cc_branch( can go around.
 struct __cc_uniform_site {
     int site, line, end;
