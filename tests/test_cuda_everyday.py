@@ -1614,3 +1614,20 @@ extern "C" __global__ void k(const float* in, float* out, size_t pitch, int w) {
     b = np.zeros_like(a)
     cuda.RawKernel(src, "k", backend="cpu")((3,), (8,), (a, b, np.uint64(32), np.int32(8)))
     np.testing.assert_array_equal(b, 2 * a)
+
+
+def test_the_address_of_a_variable_as_a_branch_of_a_conditional():
+    """`i < n ? &x[i] : &dummy`: a checked pointer and a variable's address in one `?:` (a raw and a
+    checked pointer have no common type, so this did not compile)."""
+    src = r"""
+__device__ const float* either(const float& a, const float* b, bool f) { return f ? &a : &b[0]; }
+extern "C" __global__ void k(const float* x, float* y, int n) {
+    int i = threadIdx.x;
+    float dummy = -1.0f;
+    const float* p = i < n ? &x[i] : &dummy;
+    const float* q = i >= n ? &dummy : x + i;
+    y[i] = *p + *q + *either(x[0], x, i % 2) * 0.0f;
+}"""
+    x, y = np.arange(4, dtype=np.float32), np.zeros(8, np.float32)
+    cuda.RawKernel(src, "k", backend="cpu")((1,), (8,), (x, y, 4))
+    np.testing.assert_array_equal(y, [0, 2, 4, 6, -2, -2, -2, -2])

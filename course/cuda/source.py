@@ -2766,6 +2766,24 @@ def _sizeof_operand_end(tokens: list[Token], i: int, b: int) -> int | None:
     return end if end < b else None
 
 
+def _ternary_colon(tokens: list[Token], k: int, a: int) -> bool:
+    """Whether the `:` at tokens[k] is the one of a `?:` (not a label's, a case's or a range-for's)."""
+    depth = 0
+    for q in range(k - 1, a, -1):
+        text = tokens[q].text
+        if text in (")", "]", "}"):
+            depth += 1
+        elif text in ("(", "[", "{"):
+            if not depth:
+                return False
+            depth -= 1
+        elif text == "?" and not depth:
+            return True
+        elif text == ";" and not depth:
+            return False
+    return False
+
+
 def _called_at(tokens: list[Token], i: int, a: int) -> str | None:
     """The name of the function whose call has tokens[i] among its arguments, or None."""
     depth = 0
@@ -2859,6 +2877,15 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
                 replace(tokens[close].start, tokens[close].end,
                         f', {extents[subscript]}, ".{tokens[i + 1].text}", {subscript})]')
                 q, subscript = close + 1, subscript + 1
+            i += 2
+            continue
+        # `c ? &x[i] : &dummy`: the address of a variable as a branch of `?:` is a checked pointer too
+        # (a raw one and a checked one have no common type there)
+        if _address_operator(tokens, i) and i + 2 < b and tokens[i + 1].kind == "ident" \
+                and tokens[i + 2].text in (":", ";", ")", ",") and tokens[i + 1].text not in arrays | array_views \
+                and (tokens[i - 1].text == "?" or tokens[i - 1].text == ":" and _ternary_colon(tokens, i - 1, a)):
+            replace(tok.start, tok.start, "__cc_as_pointer(")
+            replace(tokens[i + 1].end, tokens[i + 1].end, ")")
             i += 2
             continue
         # `&x[i]` of a local array: `(x + (i))`, a checked pointer with x's bounds (a raw address into a
