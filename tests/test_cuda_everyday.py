@@ -1564,7 +1564,10 @@ def test_a_kernel_declared_through_a_macro_is_found():
     src = r"""
 #define GLOBAL extern "C" __global__
 #define KERNEL(name) extern "C" __global__ void name(float* y, int n)
+#define SCALE(T, SUFFIX, BY) extern "C" __global__ void scale_##SUFFIX(T* y, int n) { \
+    int i = threadIdx.x; if (i < n) y[i] *= BY; if (i == 0 && n < 0) printf("%s\n", #T); }
 GLOBAL void triple(float* y, int n) { int i = threadIdx.x; if (i < n) y[i] *= 3.0f; }
+SCALE(int, i32, 5)
 KERNEL(twice) {
     int i = threadIdx.x;
     if (i <= n) y[i] *= 2.0f;   // BUG: <=
@@ -1576,7 +1579,10 @@ KERNEL(twice) {
     np.testing.assert_array_equal(y, 3)
     with pytest.raises(cuda.KernelError, match=r"y\[8\], but y has 8 elements") as info:
         module.get_function("twice")((1,), (16,), (y, 8))
-    assert info.value.line == 7
+    assert info.value.line == 10
+    ints = np.arange(4, dtype=np.int32)
+    module.get_function("scale_i32")((1,), (4,), (ints, 4))  # (`##` pastes the name, `#T` is "int")
+    np.testing.assert_array_equal(ints, 5 * np.arange(4))
 
 
 def test_overloads_on_const_pick_as_cpp_does():

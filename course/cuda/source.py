@@ -212,7 +212,12 @@ def _macro_of(directive: str) -> tuple[str, _Macro] | None:
     m = re.match(r"#\s*define\s+([A-Za-z_]\w*)(\([^)]*\))?", directive)
     if not m:
         return None
-    body = tokenize(directive[m.end():].replace("\\\n", " "))
+    # `a ## b` (pasting) and `#p` (a parameter as a string) as words of their own: the tokenizer would
+    # read `#` as the start of a directive
+    parts = re.split(r"(\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*')", directive[m.end():].replace("\\\n", " "))
+    for k in range(0, len(parts), 2):  # (outside string and character literals)
+        parts[k] = re.sub(r"#\s*([A-Za-z_]\w*)", r" __CC_STRING__ \1", re.sub(r"\s*##\s*", " __CC_PASTE__ ", parts[k]))
+    body = tokenize("".join(parts))
     params = None
     ok = not any(t.kind in ("pp", "other") or t.text == "__VA_ARGS__" for t in body)
     if m.group(2) is not None:
@@ -315,8 +320,23 @@ def _expansion_at(tokens, i, text, macros, hidden, depth) -> tuple[int, str] | N
     if len(args) != len(macro.params):
         return None
     values = dict(zip(macro.params, (_expand_text(a, macros, hidden, depth + 1).replace("\n", " ") for a in args)))
-    body = " ".join(values.get(t, t) for t in macro.body)
-    return close + 1, " " + _expand_text(body, macros, inner, depth + 1) + " "
+    written = dict(zip(macro.params, (a.replace("\n", " ").strip() for a in args)))  # (`#` and `##` take them as written)
+    words, k = [], 0
+    body = macro.body
+    while k < len(body):
+        t = body[k]
+        if t == "__CC_STRING__" and k + 1 < len(body) and body[k + 1] in written:
+            words.append('"' + written[body[k + 1]].replace("\\", "\\\\").replace('"', '\\"') + '"')
+            k += 2
+            continue
+        if t == "__CC_PASTE__" and words and k + 1 < len(body):
+            words[-1] = words[-1] + written.get(body[k + 1], body[k + 1])
+            k += 2
+            continue
+        pasted = k + 1 < len(body) and body[k + 1] == "__CC_PASTE__"
+        words.append((written if pasted else values).get(t, t))
+        k += 1
+    return close + 1, " " + _expand_text(" ".join(words), macros, inner, depth + 1) + " "
 
 
 def _prepare(text: str, defines: dict) -> str:
