@@ -1637,19 +1637,3 @@ extern "C" __global__ void k(const float* x, float* y, int n) {
     x, y = np.arange(4, dtype=np.float32), np.zeros(8, np.float32)
     cuda.RawKernel(src, "k", backend="cpu")((1,), (8,), (x, y, 4))
     np.testing.assert_array_equal(y, [0, 2, 4, 6, -2, -2, -2, -2])
-
-
-def test_sizeof_a_struct_with_pointers_is_a_gpus():
-    """A struct built in device code has checked pointers for members here (bigger than a GPU's): its
-    sizeof is the GPU's all the same, for plain data structs at file scope."""
-    src = r"""
-struct Node { float* data; int n; Node* next; };
-typedef struct { const int* keys; int count; } Table;
-namespace geo { struct Span { float* p; int n; }; }
-extern "C" __global__ void sizes(int* out) {
-    Node a[2];
-    out[0] = sizeof(Node); out[1] = sizeof(Table); out[2] = sizeof a; out[3] = sizeof(geo::Span) >= 16;
-}"""
-    out = np.zeros(4, np.int32)
-    cuda.RawKernel(src, "sizes", backend="cpu")((1,), (1,), (out,))
-    assert out.tolist() == [24, 16, 48, 1]

@@ -1357,7 +1357,7 @@ def parse(text: str, options=()) -> Source:
                 if any(t.text == "=" for t in part) else None
                 for part in _split_commas(tokens[start + 2:close_angle]) if part]
 
-    raw_members = _check_struct_members(tokens, functions, aliases, replace, text)
+    raw_members = _check_struct_members(tokens, functions, aliases, replace)
 
     # `typedef float* fptr;`, `using fptr = const float*;`: the alias of a checked pointer, so that a
     # parameter `fptr x` is one (as `float* x` becomes) and a local `fptr p` keeps its array's bounds.
@@ -1858,7 +1858,7 @@ def _bit_fields(tokens: list[Token]) -> set[str]:
             for name, _, end in _member_declarators(tokens, open_, close) if end == ":"}
 
 
-def _check_struct_members(tokens: list[Token], functions: list, aliases: dict, replace, text: str = "") -> list:
+def _check_struct_members(tokens: list[Token], functions: list, aliases: dict, replace) -> list:
     """`struct View { float* data; int n; };` built in device code: its pointer members become
     checked pointers, so `v.data[i]` is bounds-checked like a pointer variable. Structs whose
     bytes come from the host keep their layout: the types of kernel parameters and of
@@ -1903,38 +1903,12 @@ def _check_struct_members(tokens: list[Token], functions: list, aliases: dict, r
             k -= 1
         if tokens[k].text == "template":
             template = set(_template_params(tokens, _matching_angle(tokens, k + 1) + 1)[0])
-        checked = False
         for first, name, words, const in _pointer_members(tokens, a, b, complete | template, aliases):
             if set(names) & host_facing:
                 raw_members.append((names[0] if names else "", name.text, name.line))
             else:
                 replace(first.start, name.end, f"{const}__cc_ptr<{' '.join(words)}> {name.text}")
-                checked = True
-        if checked and names and text and not template and not any(t.text == "(" for t in tokens[a:b]):
-            _gpu_size_twin(tokens, names, a, b, replace, text)
     return raw_members
-
-
-def _gpu_size_twin(tokens: list[Token], names: list, a: int, b: int, replace, text: str) -> None:
-    """sizeof of a struct whose pointer members became checked pointers, as a GPU has it: the struct as
-    written (raw pointers), under another name, gives runtime.h's __cc_gpu_size its size (data members
-    only: a struct with member functions keeps the CPU's size)."""
-    keyword = a
-    while keyword > 0 and tokens[keyword].text not in ("struct", "class"):
-        keyword -= 1
-    end = b + 1
-    while end < len(tokens) and tokens[end].text != ";":
-        end = _matching(tokens, end) + 1 if tokens[end].text in ("(", "[", "{") else end + 1
-    depth = sum((t.text == "{") - (t.text == "}") for t in tokens[:keyword])
-    if end >= len(tokens) or tokens[keyword].text not in ("struct", "class") or depth:
-        return  # (a specialisation of __cc_gpu_size belongs at file scope: not for a namespace's structs)
-    twin = f"__cc_gpu_twin_{names[-1]}"
-    header = re.sub(rf"\b{re.escape(names[0])}\b", "", text[tokens[keyword + 1].start:tokens[a].start]) \
-        if names[0] in {t.text for t in tokens[keyword + 1:a]} else text[tokens[keyword + 1].start:tokens[a].start]
-    body = text[tokens[a].start:tokens[b].end].replace("\n", " ")
-    specialisations = "".join(f" template <> struct __cc_gpu_size<{n}> {{ static constexpr size_t value = "
-                              f"sizeof({twin}); }};" for n in dict.fromkeys(names))
-    replace(tokens[end].end, tokens[end].end, f" struct {twin} {header.strip()} {body};{specialisations}")
 
 
 def _pointer_members(tokens: list[Token], a: int, b: int, known: set, aliases: dict):
