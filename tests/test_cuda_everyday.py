@@ -1459,33 +1459,6 @@ def test_rewrite_corners_sync_named_variables_pointer_alias_casts_and_arrays_of_
         cuda.RawKernel(REWRITE_CORNERS, "corners", backend="cpu", sanitize=sanitize)((1,), (64,), (x, out, 32))
 
 
-SIZES = r"""
-typedef float* fptr;
-using iptr = int*;
-struct P { float x, y; };
-template <int N> __device__ int twice() { return 2 * N; }
-extern "C" __global__ void sizes(float* x, int* out) {
-    float* p = x;
-    fptr q = x;
-    const float* r = x + 1;
-    float* rows[4] = {x, x, x, x};
-    float tmp[sizeof(float4) / sizeof(float)];
-    P ps[3];
-    out[0] = sizeof(p); out[1] = sizeof q; out[2] = sizeof(fptr); out[3] = sizeof(iptr);
-    out[4] = sizeof(r); out[5] = sizeof(x); out[6] = sizeof(rows); out[7] = sizeof rows[0];
-    out[8] = sizeof tmp; out[9] = twice<sizeof(P)>(); out[10] = sizeof(ps) / sizeof *ps; out[11] = sizeof(*x);
-    out[12] = (int)(sizeof(p[0]) + sizeof(ps[1].y)) + (int)(p == r) + (int)(rows[3] == x) - 1;
-}
-"""
-
-
-def test_sizeof_is_what_a_gpu_gives():
-    """A pointer is 8 bytes on a GPU. Here a checked pointer also carries its array's bounds, and
-    sizeof still says 8: of pointer variables and parameters, pointer aliases, arrays of pointers."""
-    out = np.zeros(13, np.int32)
-    cuda.RawKernel(SIZES, "sizes", backend="cpu")((1,), (1,), (np.zeros(4, np.float32), out))
-    assert out.tolist() == [8, 8, 8, 8, 8, 8, 32, 8, 16, 16, 3, 4, 8]
-
 
 def test_a_store_through_an_array_of_pointers_is_seen_by_the_race_checker():
     """`*rows[i] = v`: rows[i] is read, the element it points to written (and noted as any store)."""
@@ -1637,3 +1610,50 @@ extern "C" __global__ void k(const float* x, float* y, int n) {
     x, y = np.arange(4, dtype=np.float32), np.zeros(8, np.float32)
     cuda.RawKernel(src, "k", backend="cpu")((1,), (8,), (x, y, 4))
     np.testing.assert_array_equal(y, [0, 2, 4, 6, -2, -2, -2, -2])
+
+
+def test_x_macros_and_nested_macros_that_declare_kernels():
+    src = r"""
+#define OPS(X) X(add, +) X(sub, -)
+#define DEFINE_KERNEL(NAME, OP) \
+extern "C" __global__ void ew_##NAME(const float* a, const float* b, float* c, int n) { \
+    int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) c[i] = a[i] OP b[i]; }
+OPS(DEFINE_KERNEL)
+#define KNAME(s) scale_##s
+#define KERNEL(s) extern "C" __global__ void KNAME(s)
+KERNEL(half)(float* x, int n) { int i = threadIdx.x; if (i < n) x[i] *= 0.5f; }
+#define LIST X(one, 1) X(two, 2)
+#define X(name, v) extern "C" __global__ void set_##name(int* o) { o[threadIdx.x] = v; }
+LIST
+#undef X
+"""
+    module = cuda.RawModule(code=src, backend="cpu")
+    a, b, c = np.arange(4, dtype=np.float32), np.ones(4, np.float32), np.zeros(4, np.float32)
+    module.get_function("ew_sub")((1,), (4,), (a, b, c, 4))
+    np.testing.assert_array_equal(c, a - b)
+    module.get_function("scale_half")((1,), (4,), (a, 4))
+    np.testing.assert_array_equal(a, np.arange(4) / 2)
+    o = np.zeros(2, np.int32)
+    module.get_function("set_two")((1,), (2,), (o,))
+    assert o.tolist() == [2, 2]
+
+
+def test_pointer_arithmetic_on_local_arrays_and_const_overloads_of_one_return_type():
+    src = r"""
+template <typename T> __device__ int which(T* p) { return 1; }
+template <typename T> __device__ int which(const T* p) { return 2; }
+extern "C" __global__ void k(const float* ca, float* a, int* out) {
+    float loc[8];
+    for (int i = 0; i < 8; ++i) loc[i] = i;
+    float* p = loc + 3;
+    float* rows[2] = {a, a + 1};
+    float* const* cr = rows;
+    float b2[sizeof(loc) / sizeof(loc[0])];
+    b2[7] = 1.0f;
+    out[0] = which(a) * 10 + which(ca);
+    out[1] = (int)(p - loc) * 10 + (int)(&loc[6] - p);
+    out[2] = (int)(cr[1] - a) + (int)b2[7];
+}"""
+    a, out = np.zeros(2, np.float32), np.zeros(3, np.int32)
+    cuda.RawKernel(src, "k", backend="cpu")((1,), (1,), (a, a, out))
+    assert out.tolist() == [12, 33, 2]

@@ -2160,16 +2160,6 @@ struct __cc_ptr : __cc_row_tail<T> {
 template <class I, class T, __CC_IF_INTEGER(I)>
 static inline __cc_ptr<T> operator+(I i, const __cc_ptr<T>& q) { return q + i; }
 
-// sizeof as on a GPU (source.py makes every sizeof in device code `__cc_gpu_size<__typeof__(...)>::value`):
-// a pointer is 8 bytes there, where a checked pointer carries its bounds here.
-template <class T> struct __cc_gpu_size { static constexpr size_t value = sizeof(T); };
-template <class T> struct __cc_gpu_size<__cc_ptr<T>> { static constexpr size_t value = sizeof(void*); };
-template <class T> struct __cc_gpu_size<const T> : __cc_gpu_size<T> {};
-template <class T> struct __cc_gpu_size<volatile T> : __cc_gpu_size<T> {};
-template <class T> struct __cc_gpu_size<const volatile T> : __cc_gpu_size<T> {};
-template <class T> struct __cc_gpu_size<T&> : __cc_gpu_size<T> {};
-template <class T, size_t N> struct __cc_gpu_size<T[N]> { static constexpr size_t value = N * __cc_gpu_size<T>::value; };
-template <class T, size_t N> struct __cc_gpu_size<const T[N]> : __cc_gpu_size<T[N]> {};
 
 // A template __device__ function's `T* x` parameter (source.py): any pointer-like argument, its
 // element type without const or volatile as T (unless the call gave T), and a checked pointer.
@@ -2471,6 +2461,12 @@ struct __cc_array_view : __cc_view<typename std::remove_extent<A>::type> {
     __cc_ptr<A> operator&() const { return this->at(reinterpret_cast<A*>(this->p)); }
 };
 template <class U> struct __cc_element_of<__cc_array_view<U>> { typedef typename std::remove_extent<U>::type type; };
+// `p - loc` and `loc - p` of a checked pointer and an array (the offset of p in it): both would
+// convert to a raw pointer and to a checked one, so the difference is given here
+template <class T, class E>
+static inline ptrdiff_t operator-(const __cc_ptr<T>& q, const __cc_view<E>& v) { return q.p - v.p; }
+template <class T, class E>
+static inline ptrdiff_t operator-(const __cc_view<E>& v, const __cc_ptr<T>& q) { return v.p - q.p; }
 
 // `for (float v : s)` over a __shared__ or local array: each copy into v is a read of the element
 // (a loop by reference, `for (float& v : s)`, notes v's own uses instead: source.py).

@@ -233,7 +233,7 @@ def _macro_of(directive: str) -> tuple[str, _Macro] | None:
             ok = ok and depth >= 0
     # (and a macro that declares a kernel, `#define GLOBAL extern "C" __global__`, `#define KERNEL(name)
     # extern "C" __global__ void name(float* y, int n)`: the kernel is found where it is used)
-    ok = ok and depth == 0 and any(t.text in _ACCESS_MARKS or t.text == "__global__" for t in body)
+    ok = ok and depth == 0 and any(t.text in _ACCESS_MARKS or t.text in ("__global__", "__CC_PASTE__") for t in body)
     return m.group(1), _Macro(params, tuple(t.text for t in body), ok)
 
 
@@ -302,8 +302,14 @@ def _expansion_at(tokens, i, text, macros, hidden, depth) -> tuple[int, str] | N
     """A use of an expandable macro at tokens[i]: (the token after it, its expansion)."""
     tok = tokens[i]
     macro = macros.get(tok.text)
-    if tok.kind != "ident" or macro is None or not macro.expandable or tok.text in hidden \
-            or (i > 0 and tokens[i - 1].text in (".", "->", "::")):
+    if tok.kind != "ident" or macro is None or tok.text in hidden or (i > 0 and tokens[i - 1].text in (".", "->", "::")):
+        return None
+    if not macro.expandable and not (
+            # an X-macro: `#define OPS(X) X(add, +) X(sub, -)` calls its parameter, and `#define LIST
+            # X(a) X(b)` a macro that is expanded (one that declares a kernel, say)
+            any(t in (macro.params or ()) and k + 1 < len(macro.body) and macro.body[k + 1] == "("
+                for k, t in enumerate(macro.body))
+            or any(t != tok.text and t in macros and macros[t].expandable for t in macro.body)):
         return None
     inner = hidden | {tok.text}
     if macro.params is None:
@@ -1566,18 +1572,22 @@ def parse(text: str, options=()) -> Source:
                 if len(same_name) > len(declarations) else ""
             # `f(T* p)` beside `f(const T* p)`: each takes the arguments C++ would pick it for (the first a
             # non-const element, the second a const one), where both would take any pointer-like argument
+            # (non-type parameters whose types differ: two templates differing only in a default template
+            # argument would be one template defined twice)
             siblings = [_generic_pointers(g, tokens) for g in same_name if not _same_signature(g, f)]
+            constness = ""
             for position, (name, _) in generic.items():
                 const = f.raws[position].const_elements
                 if any(position in other and other[position].const_elements != const for other in siblings):
-                    guard += f", class = __cc_if_const_element<{name}, {'true' if const else 'false'}>"
+                    constness += f", __cc_if_const_element<{name}, {'true' if const else 'false'}>*"
+            guard += constness.replace(">*", ">* = nullptr") if first_declaration else constness
             replace(tokens[closing].start, tokens[closing].start,
                     "".join(f", class {name}" + (" = decltype(nullptr)" if f.raws[k].default and first_declaration
                                                  else "")
                             for k, (name, _) in generic.items())
                     + "".join(f", class {t}" + (f" = {pick[t]}<__cc_given_{t}, {first[t]}>" if first_declaration
                                                 else "") for t in elements)
-                    + (guard if first_declaration else ", class" * guard.count(", class")))
+                    + (guard if first_declaration else ", class" * guard.count(", class = ") + constness))
             starts = []
             for position, (name, t) in generic.items():
                 raw = f.raws[position]
@@ -2461,8 +2471,8 @@ def _cas_misuse(tokens: list[Token], functions: list) -> list[tuple[int, str]]:
                 continue
             name = compare[0].text
             loop = _enclosing_loop(tokens, i, a, b)  # (first, last) tokens of the loop statement around the call
-            if loop is None:
-                continue
+            if loop is None or not _read_from_memory(tokens, name, a, loop[0]):
+                continue  # (a constant compare value, `EMPTY` or `const int empty = -1`, is no stale read)
             first, last = loop
             assigned = any(tokens[q].text == name and q + 1 <= last and tokens[q + 1].text in _ASSIGNMENTS | {"++", "--"}
                            or tokens[q].text == name and tokens[q - 1].text in ("++", "--", "&")
@@ -2476,17 +2486,41 @@ def _cas_misuse(tokens: list[Token], functions: list) -> list[tuple[int, str]]:
     return found
 
 
+def _read_from_memory(tokens: list[Token], name: str, a: int, before: int, depth: int = 0) -> bool:
+    """Whether the variable `name` gets a value read from memory (`int assumed = *p;`, `old = a[i]`,
+    or a copy of such a variable: `assumed = old`) in tokens[a:before], and is no const."""
+    for q in range(a + 1, before):
+        if tokens[q].text != name or tokens[q + 1].text != "=":
+            continue
+        start = q
+        while start > a and tokens[start - 1].text not in (";", "{", "}"):
+            start -= 1
+        if any(tokens[w].text in ("const", "constexpr") for w in range(start, q)):
+            return False
+        end = q + 2
+        while end < before and tokens[end].text not in (";", ","):
+            end = _matching(tokens, end) + 1 if tokens[end].text in ("(", "[") else end + 1
+        value = tokens[q + 2:end]
+        if any(t.text in ("*", "[", "->") for t in value):
+            return True
+        if len(value) == 1 and value[0].kind == "ident" and value[0].text != name and depth < 3 \
+                and _read_from_memory(tokens, value[0].text, a, q, depth + 1):
+            return True
+    return False
+
+
 def _enclosing_loop(tokens: list[Token], i: int, a: int, b: int) -> tuple[int, int] | None:
     """The tokens (first, last) of the innermost `for`/`while`/`do` statement around tokens[i] in the
     body tokens[a:b], its condition and step included; None outside any loop."""
-    best = None
+    best, tails = None, set()  # tails: the `while` of each do-while
     for k in range(a + 1, i):
-        if tokens[k].text not in ("for", "while", "do"):
+        if tokens[k].text not in ("for", "while", "do") or k in tails:
             continue
         if tokens[k].text == "do":
             body_end = _statement_end(tokens, k + 1, b)
             end = body_end
             if end + 1 < b and tokens[end + 1].text == "while" and tokens[end + 2].text == "(":
+                tails.add(end + 1)
                 end = _matching(tokens, end + 2)
         elif tokens[k + 1].text == "(":
             close = _matching(tokens, k + 1)
@@ -2760,32 +2794,6 @@ def _auto_array_references(tokens: list[Token], f: _Function, views: set) -> set
     return names
 
 
-def _sizeof_operand_end(tokens: list[Token], i: int, b: int) -> int | None:
-    """The last token of sizeof's operand starting at tokens[i]: a parenthesised type or expression, or
-    a unary expression (`*p`, `x[0]`, `s.v`, `p->n`); None where it is something else."""
-    while i < b and tokens[i].text in ("*", "&", "-", "+", "!", "~"):
-        i += 1
-    if i >= b:
-        return None
-    if tokens[i].text == "(":
-        end = _matching(tokens, i)
-    elif tokens[i].kind == "ident":
-        end = i
-    else:
-        return None
-    while end + 1 < b:
-        nxt = tokens[end + 1].text
-        if nxt == "[":
-            end = _matching(tokens, end + 1)
-        elif nxt in (".", "->") and end + 2 < b and tokens[end + 2].kind == "ident":
-            end += 2
-        elif nxt == "::" and end + 2 < b and tokens[end + 2].kind == "ident":
-            end += 2
-        else:
-            break
-    return end if end < b else None
-
-
 def _ternary_colon(tokens: list[Token], k: int, a: int) -> bool:
     """Whether the `:` at tokens[k] is the one of a `?:` (not a label's, a case's or a range-for's)."""
     depth = 0
@@ -2864,29 +2872,16 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
             i = type_bodies[i]
             continue
         # sizeof(tile) / sizeof tile of an array made checked below, or of an array reference parameter
-        # `float (&r)[4]` (a view): the size of the array, not of its view. And every sizeof as on a GPU
-        # (runtime.h's __cc_gpu_size): a checked pointer, alone or in an array, counts a GPU's 8 bytes.
+        # `float (&r)[4]` (a view): the size of the array, not of its view. (Every other sizeof is the
+        # CPU's: 32 bytes for a checked pointer, which memcpy and malloc of pointers must agree with.)
         named = i + 1 + (tokens[i + 1].text == "(") if tok.text == "sizeof" and i + 2 < b else None
-        alone = named is not None and named < b and (
-            tokens[named + 1].text == ")" if named == i + 2 else tokens[named + 1].text not in ("[", ".", "->", "::", "<"))
-        if alone and tokens[named].text in arrays | array_views:
+        if named is not None and named < b and tokens[named].text in arrays | array_views and (
+                tokens[named + 1].text == ")" if named == i + 2 else tokens[named + 1].text not in ("[", ".", "->")):
             name = tokens[named].text
-            operand = f"({name}.__cc_array())" if name in array_views else f"__cc_raw_{name}"
-            replace(tok.start, tokens[named + (named == i + 2)].end,
-                    f"__cc_gpu_size<decltype({operand})>::value")
+            replace(tokens[named].start, tokens[named].end,
+                    f"({name}.__cc_array())" if name in array_views else f"__cc_raw_{name}")
             i = named + 1
             continue
-        if tok.text == "sizeof" and i + 1 < b and tokens[i + 1].text != "...":
-            end = _sizeof_operand_end(tokens, i + 1, b)  # `sizeof(T)`, `sizeof(x)`, `sizeof p[0]`, `sizeof *q`
-            if end is not None:
-                parenthesised = tokens[i + 1].text == "(" and _matching(tokens, i + 1) == end
-                replace(tok.start, tokens[i + 1].end if parenthesised else tok.end, "__cc_gpu_size<__typeof__(")
-                if parenthesised:
-                    replace(tokens[end].start, tokens[end].end, ")>::value")
-                else:
-                    replace(tokens[end].end, tokens[end].end, ")>::value")
-                i += 1  # (what the operand holds is rewritten as anywhere: its accesses are not evaluated)
-                continue
         # `acc.v[i]`: the index checked against v's extent where the struct declares it (__cc_index).
         if tok.text in (".", "->") and member_arrays and i + 2 < b and tokens[i + 1].text in member_arrays \
                 and tokens[i + 2].text == "[" and not _address_of(tokens, i):
@@ -2983,6 +2978,13 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
                         first = next(q for q in range(element[0], element[1]) if tokens[q].text not in ("__shared__", "static"))
                         replace(tokens[first].start, tokens[element[1]].end, element[2])
                     replace(tokens[j].start, tokens[j].end, f"__cc_raw_{name}")
+                    for q in range(j + 2, k):  # `float b[sizeof(a) / sizeof(a[0])]`: a's size, not its view's
+                        named = q + 1 + (tokens[q + 1].text == "(") if tokens[q].text == "sizeof" else None
+                        if named is not None and tokens[named].text in arrays | array_views \
+                                and tokens[named + 1].text not in ("[", ".", "->"):
+                            replace(tokens[named].start, tokens[named].end,
+                                    f"({tokens[named].text}.__cc_array())" if tokens[named].text in array_views
+                                    else f"__cc_raw_{tokens[named].text}")
                     raw = f"__cc_raw_{name}"
                     rank = sum(1 for q in range(j + 1, k)
                                if tokens[q].text == "[" and tokens[q - 1].text in (tokens[j].text, "]"))
@@ -3089,15 +3091,18 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
                         f"__cc_ptr<{quals + ' ' if quals else ''}{type_text}{extents[0]}> {tokens[j + 2].text}")
                 i = extents[1]
                 continue
-            if j + 3 < b and tokens[j].text == "*" and tokens[j + 1].text == "*" and tokens[j + 2].kind == "ident" \
-                    and tokens[j + 3].text in ("=", ";") and not shared:
+            inner_const = j + 1 < b and tokens[j + 1].text == "const"  # `float* const* cr = rows;`
+            at = j + inner_const
+            if at + 3 < b and tokens[j].text == "*" and tokens[at + 1].text == "*" and tokens[at + 2].kind == "ident" \
+                    and tokens[at + 3].text in ("=", ";") and not shared:
                 # `float** pp = &p;`: a pointer to a checked pointer (what `&p` gives, and `rows` of an array
                 # of pointers), itself checked where it points into an array
                 quals = " ".join(w for w in words if w in ("const", "volatile"))
-                replace(tokens[i].start, tokens[j + 2].end,
-                        f"__cc_ptr<__cc_ptr<{quals + ' ' if quals else ''}{type_text}>> {tokens[j + 2].text}")
-                pointers.add(tokens[j + 2].text)
-                i = j + 3
+                replace(tokens[i].start, tokens[at + 2].end,
+                        f"__cc_ptr<{'const ' if inner_const else ''}__cc_ptr<{quals + ' ' if quals else ''}{type_text}>> "
+                        f"{tokens[at + 2].text}")
+                pointers.add(tokens[at + 2].text)
+                i = at + 3
                 continue
             if j + 1 < b and tokens[j].text == "*":
                 k = j + 1
@@ -3735,8 +3740,10 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
         elif tok.text == "*" and (prev.text == "(" and tokens[i - 2].text in types or prev.text == ","
                                   and _declares(tokens, i, a, types)):
             continue  # `float (*rows)[16] = s;`, `float* p = x, *e = x + n;`: declarators, not accesses
-        elif tok.text == "*" and prev.text == "*" and (tokens[i - 2].text in types or tokens[i - 2].text in _TYPE_WORDS):
-            continue  # `float** pp = &p;`: a declarator
+        elif tok.text == "*" and (prev.text == "*" and (tokens[i - 2].text in types or tokens[i - 2].text in _TYPE_WORDS)
+                                  or prev.text == "const" and tokens[i - 2].text == "*"
+                                  and (tokens[i - 3].text in types or tokens[i - 3].text in _TYPE_WORDS)):
+            continue  # `float** pp = &p;`, `float* const* cr = rows;`: declarators
         elif tok.text == "*" and (prev.text in _UNARY_BEFORE and prev.kind in ("punct", "ident") or after_control
                                   or prev.text in ("else", "do")) and i + 1 < b:
             nxt = tokens[i + 1]
