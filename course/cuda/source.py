@@ -2794,38 +2794,32 @@ def _auto_array_references(tokens: list[Token], f: _Function, views: set) -> set
     return names
 
 
-def _ternary_colon(tokens: list[Token], k: int, a: int) -> bool:
-    """Whether the `:` at tokens[k] is the one of a `?:` (not a label's, a case's or a range-for's)."""
+def _outer_tokens(tokens: list[Token], k: int, a: int):
+    """The indices of the tokens before tokens[k] at its own bracket depth, nearest first, up to (and
+    with) the bracket that opens its group or the statement's `;`."""
     depth = 0
     for q in range(k - 1, a, -1):
         text = tokens[q].text
         if text in (")", "]", "}"):
             depth += 1
-        elif text in ("(", "[", "{"):
-            if not depth:
-                return False
+        elif text in ("(", "[", "{") and depth:
             depth -= 1
-        elif text == "?" and not depth:
-            return True
-        elif text == ";" and not depth:
-            return False
-    return False
+        elif not depth:
+            yield q
+            if text in ("(", "[", "{", ";"):
+                return
+
+
+def _ternary_colon(tokens: list[Token], k: int, a: int) -> bool:
+    """Whether the `:` at tokens[k] is the one of a `?:` (not a label's, a case's or a range-for's)."""
+    return any(tokens[q].text == "?" for q in _outer_tokens(tokens, k, a))
 
 
 def _called_at(tokens: list[Token], i: int, a: int) -> str | None:
     """The name of the function whose call has tokens[i] among its arguments, or None."""
-    depth = 0
-    for k in range(i - 1, a, -1):
-        text = tokens[k].text
-        if text in (")", "]", "}"):
-            depth += 1
-        elif text in ("(", "[", "{"):
-            if depth:
-                depth -= 1
-                continue
-            return tokens[k - 1].text if text == "(" and tokens[k - 1].kind == "ident" else None
-        elif text == ";" and not depth:
-            return None
+    for q in _outer_tokens(tokens, i, a):
+        if tokens[q].text == "(" and tokens[q - 1].kind == "ident":
+            return tokens[q - 1].text
     return None
 
 
