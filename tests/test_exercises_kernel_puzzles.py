@@ -481,3 +481,12 @@ def test_a_flat_guard_in_a_2d_puzzle_is_caught(number, source, capsys):
     answer is right, and the trace shows two threads storing one element."""
     ok, out = run_check(number, source, capsys)
     assert not ok and "each element of `out` is written by one thread" in out and "guard each coordinate" in out
+
+
+def test_source_rules_read_what_the_compiler_reads():
+    """`#if 0` / `#if 1` branches (and their #elif / #else) as the preprocessor takes them; any other
+    condition keeps both branches."""
+    source = "\n".join(["a", "#if 0", "x", "#else", "b", "#endif", "#if 1", "c", "#elif X", "d", "#else", "e",
+                        "#endif", "#if 0", "f", "#elif Y", "g", "#else", "h", "#endif", "#ifdef Z", "i", "#else", "j",
+                        "#endif", "#if 0", "#if 1", "k", "#endif", "#endif", "end // __syncthreads()"])
+    assert kp._strip_comments(source).split() == ["a", "b", "c", "g", "h", "i", "j", "end"]

@@ -1022,9 +1022,7 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
             setup.argtypes, setup.restype = [ctypes.c_size_t], None
             setup(int(trace_limit))
         # (a race whose effect only another run shows may stop this one: it can run again)
-        heap = module.library["__cc_set_heap_limit"]
-        heap.argtypes, heap.restype = [ctypes.c_longlong], None
-        heap(HEAP_BYTES[0])
+        _setting(module, "__cc_set_heap_limit", ctypes.c_longlong)(HEAP_BYTES[0])
         rerun = _setting(module, "__cc_set_race_rerun") if before is not None else None
         if rerun:
             rerun(4)
@@ -1063,12 +1061,12 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
     if status != OK:
         error = _explain(module, kernel, fault, time_limit, shared_mem, {**module.variables(), **arrays},
                          block_dim=tuple(block), args=args)
-        refused = module.library["__cc_heap_refused_bytes"]
-        refused.argtypes, refused.restype = [], ctypes.c_longlong
-        note = ""
-        if refused():  # malloc or new gave NULL in this launch: the likely cause of what followed
+        getter = module.library["__cc_heap_refused_bytes"]
+        getter.argtypes, getter.restype = [], ctypes.c_longlong
+        refused, note = getter(), ""
+        if refused:  # malloc or new gave NULL in this launch: the likely cause of what followed
             note = (
-                f"\n  note: in this launch malloc (or new) returned NULL for a request of {refused():,} bytes: the "
+                f"\n  note: in this launch malloc (or new) returned NULL for a request of {refused:,} bytes: the "
                 f"device heap holds {HEAP_BYTES[0]:,} bytes, a GPU's default (cudaLimitMallocHeapSize). Check "
                 "what malloc returns, allocate less (once per block rather than per thread), or raise the limit "
                 "with course.cuda.set_heap_size(bytes).")
@@ -1176,10 +1174,10 @@ def _bytes_at(address: int, count: int) -> np.ndarray:
 _READS_CLOCK = re.compile(r"\b(clock|clock64)\s*\(")
 
 
-def _setting(module: Module, name: str):
-    """One of runtime.h's exported settings for the next launch (`void name(int)`)."""
+def _setting(module: Module, name: str, kind=ctypes.c_int):
+    """One of runtime.h's exported settings for the next launch (`void name(int)`, or of `kind`)."""
     setter = module.library[name]
-    setter.argtypes, setter.restype = [ctypes.c_int], None
+    setter.argtypes, setter.restype = [kind], None
     return setter
 
 
@@ -2186,8 +2184,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 what = (f"atomically updates {element}, which {who} read{at} in this launch, {order}: the read may "
                         "come before some of the updates, and running the launch again with the blocks and threads "
                         "in another order gives other results, so on a GPU they depend on timing")
-            compared = fault.mask == 4  # a count read back after its block's own atomic and compared (below)
-            if compared:
+            if fault.mask == 4:  # a count read back after its block's own atomic and compared
                 if mine == 1:
                     what = (f"reads {element} after its block's own atomic update of it, while {who} updates it "
                             f"atomically{at} in this launch, {order}")
@@ -2196,7 +2193,6 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                             f"of it, in this launch, {order}")
                 what += (": the value read back may already include other threads' updates (or not yet), so on a GPU "
                          "two blocks can both see the last count and both act as the last one, or none can")
-            if compared:
                 hint = (f"Use the value the atomic returns, which is the thread's own: `int ticket = atomicAdd(&{element}, "
                         "1); if (ticket == gridDim.x - 1) { ... }` (exactly one block takes the last ticket; a "
                         "__threadfence() before the atomic makes the block's earlier writes visible to it).")

@@ -20,6 +20,7 @@ applies only under NVRTC (`__CUDACC_RTC__`): CuPy's nvcc backend sees the includ
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -31,8 +32,10 @@ BUILT_IN = {
     "sm_20_atomic_functions.h", "sm_32_atomic_functions.h", "sm_60_atomic_functions.h", "sm_30_intrinsics.h",
     "sm_32_intrinsics.h", "sm_35_intrinsics.h", "sm_61_intrinsics.h",
 }
-# C library headers, by what they provide (the fallback blocks below).
+# C library headers (and math_constants.h, which NVRTC may not find either), by what they provide: the
+# fallback blocks below.
 C_HEADERS = {
+    "math_constants.h": "cudart",
     "float.h": "float", "cfloat": "float", "limits.h": "limits", "climits": "limits",
     "stdint.h": "stdint", "cstdint": "stdint", "stddef.h": "stddef", "cstddef": "stddef",
     "math.h": "math", "cmath": "math", "assert.h": "assert", "cassert": "assert",
@@ -155,6 +158,7 @@ _ASSERT = """\
 """
 
 
+@functools.lru_cache(maxsize=None)
 def _math_constants() -> str:
     """math_constants.h's CUDART_ names, as runtime.h defines them for the CPU (one list), in
     spellings NVRTC has: no GCC builtins."""
@@ -194,14 +198,14 @@ def for_nvrtc(code: str) -> str:
 
     def take(match):
         header = match.group(1).strip()
-        if header in BUILT_IN or header in C_HEADERS or header in CPP_HEADERS or header == "math_constants.h":
+        if header in BUILT_IN or header in C_HEADERS or header in CPP_HEADERS:
             moved.append(match.group(0).strip())
             return ""
         return match.group(0)
 
     body = _INCLUDE.sub(take, code)
     headers = list(dict.fromkeys(_INCLUDE.match(line).group(1).strip() for line in moved))
-    kinds = {C_HEADERS.get(h) for h in headers} | ({"cudart"} if "math_constants.h" in headers else set())
+    kinds = {C_HEADERS.get(h) for h in headers}
     nvrtc = []
     for header in headers:
         if header in BUILT_IN:
@@ -212,7 +216,7 @@ def for_nvrtc(code: str) -> str:
                          f"#elif __has_include(<cuda/std/{header}>)\n#include <cuda/std/{header}>\n"
                          f"namespace std {{ using namespace ::cuda::std; }}\n#else\n#include <{header}>\n#endif\n")
             continue
-        kind = "cudart" if header == "math_constants.h" else C_HEADERS[header]
+        kind = C_HEADERS[header]
         flag = f"\n#define __CC_FOUND_{kind.upper()} 1" if kind in ("stdint", "stddef", "cudart") else ""
         nvrtc.append(f"#if __has_include(<{header}>)\n#include <{header}>{flag}\n#endif\n")
     if nvrtc:  # (__has_include: C++17, NVRTC's default; older dialects keep the fallbacks only)

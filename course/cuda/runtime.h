@@ -2169,22 +2169,22 @@ template <class U> struct __cc_element_of<U*> { typedef U type; };
 template <class U> struct __cc_element_of<__cc_ptr<U>> { typedef U type; };
 template <class U> struct __cc_element_of<__cc_view<U>> { typedef U type; };
 template <class U> struct __cc_element_of<__cc_dynamic_shared<U>> { typedef U type; };
+template <class P> using __cc_pointee = typename __cc_element_of<typename std::remove_cv<P>::type>::type;
 template <class Given, class P>
 using __cc_pick = typename std::conditional<std::is_same<Given, __cc_auto>::value,
-    typename std::remove_cv<typename __cc_element_of<typename std::remove_cv<P>::type>::type>::type, Given>::type;
+    typename std::remove_cv<__cc_pointee<P>>::type, Given>::type;
 // (for a `T* x` parameter, declared without const: T keeps the argument's const, as C++ deduces it, so
 // that `const float*` passed for T* makes T `const float`)
 template <class Given, class P>
-using __cc_pick_cv = typename std::conditional<std::is_same<Given, __cc_auto>::value,
-    typename __cc_element_of<typename std::remove_cv<P>::type>::type, Given>::type;
+using __cc_pick_cv = typename std::conditional<std::is_same<Given, __cc_auto>::value, __cc_pointee<P>, Given>::type;
 // (the guard of an overloaded template function's pointer parameters: what has an element type, or
 // nullptr; no numbers)
 template <class P, class Q = typename std::remove_cv<P>::type>
 using __cc_if_pointer_like = typename std::enable_if<!std::is_same<typename __cc_element_of<Q>::type, Q>::value ||
                                                      std::is_same<Q, decltype(nullptr)>::value>::type;
 // (the guard of `f(T* p)` beside `f(const T* p)`: the one whose constness the argument's element has)
-template <class P, bool Const, class E = typename __cc_element_of<typename std::remove_cv<P>::type>::type>
-using __cc_if_const_element = typename std::enable_if<std::is_const<E>::value == Const>::type;
+template <class P, bool Const>
+using __cc_if_const_element = typename std::enable_if<std::is_const<__cc_pointee<P>>::value == Const>::type;
 #define __CC_POINTER_FITS(U, V) \
     static_assert(std::is_convertible<U*, V*>::value, "this argument does not convert to the template function's " \
                   "pointer parameter: a const array (or const pointer) passed for a T* parameter? Declare it const T*")
@@ -4416,6 +4416,18 @@ static inline bool __cc_uniform_holds(int site, int line) {
     return __cc_uniform_lines[site] <= line && line <= __cc_uniform_ends[site];
 }
 
+// Threads `a` and `b` took the if of `site` differently (met at the barrier on `barrier_line`, 0:
+// not yet): the fault names the one that went in more often, and how often each tested it and went in.
+static void __cc_divergent_fault(int site, const __cc_fiber* a, const __cc_fiber* b, int barrier_line) {
+    const __cc_fiber* in = a->if_taken[site] > b->if_taken[site] ? a : b;
+    const __cc_fiber* out = in == a ? b : a;
+    __cc_fault* f = __cc_fault_out;
+    f->index = __cc_uniform_lines[site];
+    f->element_bytes = (int64_t)out->if_taken[site];
+    f->length = (int64_t)in->if_tests[site], f->address = out->if_tests[site];
+    __cc_barrier_fault(__CC_BARRIER_DIVERGENT, in, out, (int)in->if_taken[site], __cc_uniform_lines[site], barrier_line);
+}
+
 // A race between this thread and thread `other` of its block, which took an `if` around a
 // __syncthreads() differently: the race is the barrier's (it met them in different passes), and
 // that is the fault to report. This thread went past the if more often than `other` (which waits),
@@ -4432,13 +4444,7 @@ static void __cc_divergent_race(unsigned other) {
         if (!(me->if_tests[s] > them->if_tests[s] ||
               (me->if_tests[s] == them->if_tests[s] && me->if_taken[s] < them->if_taken[s])))
             continue;
-        const __cc_fiber* in = me->if_taken[s] > them->if_taken[s] ? me : them;
-        const __cc_fiber* out = in == me ? them : me;
-        __cc_fault* f = __cc_fault_out;
-        f->index = __cc_uniform_lines[s];
-        f->element_bytes = (int64_t)out->if_taken[s];
-        f->length = (int64_t)in->if_tests[s], f->address = out->if_tests[s];
-        __cc_barrier_fault(__CC_BARRIER_DIVERGENT, in, out, (int)in->if_taken[s], __cc_uniform_lines[s], 0);
+        __cc_divergent_fault(s, me, them, 0);
     }
 }
 
@@ -4449,15 +4455,8 @@ static void __cc_check_uniform_ifs(__cc_fiber* fibers, int threads, const __cc_f
     for (int s = 0; s < __cc_uniform_sites; s++)
         for (int i = 0; i < threads && __cc_uniform_holds(s, first->barrier_line); i++) {
             const __cc_fiber* f = &fibers[i];
-            if (f->state == __CC_DONE || (f->if_tests[s] == first->if_tests[s] && f->if_taken[s] == first->if_taken[s]))
-                continue;
-            const __cc_fiber* in = f->if_taken[s] > first->if_taken[s] ? f : first;
-            __cc_fault* out = __cc_fault_out;
-            out->index = __cc_uniform_lines[s];
-            out->element_bytes = (int64_t)(in == f ? first : f)->if_taken[s];
-            out->length = (int64_t)in->if_tests[s], out->address = (in == f ? first : f)->if_tests[s];
-            __cc_barrier_fault(__CC_BARRIER_DIVERGENT, in, in == f ? first : f, (int)in->if_taken[s],
-                               __cc_uniform_lines[s], first->barrier_line);
+            if (f->state != __CC_DONE && (f->if_tests[s] != first->if_tests[s] || f->if_taken[s] != first->if_taken[s]))
+                __cc_divergent_fault(s, f, first, first->barrier_line);
         }
 }
 

@@ -2157,6 +2157,8 @@ _HOST_STD = {
     "mutex": "atomicCAS", "sort": "a sort written for the kernel (or sort on the host)",
     "rand": "cuRAND (curand_kernel.h)", "random_device": "cuRAND (curand_kernel.h)",
     "mt19937": "cuRAND (curand_kernel.h)", "function": "a template parameter or a __device__ function pointer",
+    "swap": "a swap by hand (float t = a; a = b; b = t;), or cuda::std::swap (#include <cuda/std/utility>)",
+    "accumulate": "a loop", "fill": "a loop", "copy": "a loop", "iota": "a loop",
 }
 # Constexpr host functions of the C++ library: nvcc refuses them in device code ("calling a constexpr
 # __host__ function from a __global__ function is not allowed") unless given --expt-relaxed-constexpr,
@@ -2168,10 +2170,6 @@ _HOST_CONSTEXPR_STD = {
     "numeric_limits": "FLT_MAX, INT_MAX, ... (<cfloat>, <climits>), or cuda::std::numeric_limits "
                       "(#include <cuda/std/limits>)",
 }
-_HOST_STD.update({
-    "swap": "a swap by hand (float t = a; a = b; b = t;), or cuda::std::swap (#include <cuda/std/utility>)",
-    "accumulate": "a loop", "fill": "a loop", "copy": "a loop", "iota": "a loop",
-})
 _RELAXED_CONSTEXPR = {"--expt-relaxed-constexpr", "-expt-relaxed-constexpr"}
 _ACCESS = {"public", "private", "protected"}
 _ATTRIBUTE_CALLS = {"__launch_bounds__", "__align__", "__attribute__", "alignas", "__declspec", "decltype",
@@ -2794,6 +2792,24 @@ def _auto_array_references(tokens: list[Token], f: _Function, views: set) -> set
     return names
 
 
+def _sizeof_array(tokens: list[Token], i: int, b: int, arrays: set) -> int | None:
+    """When tokens[i] is `sizeof` of one of `arrays` as a whole (`sizeof(tile)`, `sizeof tile`, not
+    `sizeof tile[0]`), the index of the array's name."""
+    if tokens[i].text != "sizeof" or i + 2 >= b:
+        return None
+    named = i + 1 + (tokens[i + 1].text == "(")
+    if named >= b or tokens[named].text not in arrays:
+        return None
+    alone = tokens[named + 1].text == ")" if named == i + 2 else tokens[named + 1].text not in ("[", ".", "->")
+    return named if alone else None
+
+
+def _array_itself(name: str, array_views) -> str:
+    """What stands for a checked array `name` where its own bytes are meant (sizeof): its raw storage,
+    or the array an array reference's view holds."""
+    return f"({name}.__cc_array())" if name in array_views else f"__cc_raw_{name}"
+
+
 def _outer_tokens(tokens: list[Token], k: int, a: int):
     """The indices of the tokens before tokens[k] at its own bracket depth, nearest first, up to (and
     with) the bracket that opens its group or the statement's `;`."""
@@ -2868,12 +2884,9 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
         # sizeof(tile) / sizeof tile of an array made checked below, or of an array reference parameter
         # `float (&r)[4]` (a view): the size of the array, not of its view. (Every other sizeof is the
         # CPU's: 32 bytes for a checked pointer, which memcpy and malloc of pointers must agree with.)
-        named = i + 1 + (tokens[i + 1].text == "(") if tok.text == "sizeof" and i + 2 < b else None
-        if named is not None and named < b and tokens[named].text in arrays | array_views and (
-                tokens[named + 1].text == ")" if named == i + 2 else tokens[named + 1].text not in ("[", ".", "->")):
-            name = tokens[named].text
-            replace(tokens[named].start, tokens[named].end,
-                    f"({name}.__cc_array())" if name in array_views else f"__cc_raw_{name}")
+        named = _sizeof_array(tokens, i, b, arrays | array_views) if i + 2 < b else None
+        if named is not None:
+            replace(tokens[named].start, tokens[named].end, _array_itself(tokens[named].text, array_views))
             i = named + 1
             continue
         # `acc.v[i]`: the index checked against v's extent where the struct declares it (__cc_index).
@@ -2973,12 +2986,10 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
                         replace(tokens[first].start, tokens[element[1]].end, element[2])
                     replace(tokens[j].start, tokens[j].end, f"__cc_raw_{name}")
                     for q in range(j + 2, k):  # `float b[sizeof(a) / sizeof(a[0])]`: a's size, not its view's
-                        named = q + 1 + (tokens[q + 1].text == "(") if tokens[q].text == "sizeof" else None
-                        if named is not None and tokens[named].text in arrays | array_views \
-                                and tokens[named + 1].text not in ("[", ".", "->"):
+                        named = _sizeof_array(tokens, q, k, arrays | array_views)
+                        if named is not None:
                             replace(tokens[named].start, tokens[named].end,
-                                    f"({tokens[named].text}.__cc_array())" if tokens[named].text in array_views
-                                    else f"__cc_raw_{tokens[named].text}")
+                                    _array_itself(tokens[named].text, array_views))
                     raw = f"__cc_raw_{name}"
                     rank = sum(1 for q in range(j + 1, k)
                                if tokens[q].text == "[" and tokens[q - 1].text in (tokens[j].text, "]"))
@@ -3131,9 +3142,7 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
         for r in range(a + 1, b - 3):
             if tokens[r].text != "return":
                 continue
-            end = r + 1
-            while end < b and tokens[end].text != ";":
-                end = _matching(tokens, end) + 1 if tokens[end].text in ("(", "[") else end + 1
+            end = _statement_end(tokens, r, b)
             for q in range(r + 1, end - 1):
                 if not (tokens[q].text == "&" and tokens[q - 1].text in ("return", "?", ":", "(")
                         and tokens[q + 1].kind == "ident" and tokens[q + 2].text in (";", ":", ")", "?")
@@ -3200,16 +3209,25 @@ def _note_branches(tokens: list[Token], f: _Function, notes: list) -> None:
     (`if (int n = f())`, `if (init; c)`), stay as written."""
     a, b = f.body
     for i in range(a + 1, b - 1):
-        if tokens[i].text != "if" or tokens[i].kind != "ident" or tokens[i + 1].text != "(":
-            continue
-        close = _matching(tokens, i + 1)
-        inside = tokens[i + 2:close]
-        if not inside or close >= b or inside[0].text in _TYPE_WORDS or inside[0].text in ("auto", "const") \
-                or any(t.text == ";" for t in inside) or (len(inside) > 1 and inside[0].kind == "ident"
-                                                          and inside[1].kind == "ident"):
-            continue
-        notes.append((tokens[i + 1].end, tokens[i + 1].end, "__cc_branch("))
-        notes.append((tokens[close].start, tokens[close].start, ")"))
+        close = _plain_if(tokens, i, b)
+        if close is not None:
+            notes.append((tokens[i + 1].end, tokens[i + 1].end, "__cc_branch("))
+            notes.append((tokens[close].start, tokens[close].start, ")"))
+
+
+def _plain_if(tokens: list[Token], i: int, b: int) -> int | None:
+    """When tokens[i] starts `if (c)` with a plain condition, the index of its `)`: not `if constexpr`,
+    nor a condition that declares a variable (`if (int n = f())`, `if (init; c)`) or holds a comma,
+    which a call around it would read as two arguments."""
+    if tokens[i].text != "if" or tokens[i].kind != "ident" or tokens[i + 1].text != "(":
+        return None
+    close = _matching(tokens, i + 1)
+    inside = tokens[i + 2:close]
+    if not inside or close + 1 >= b or inside[0].text in _TYPE_WORDS or inside[0].text in ("auto", "const") \
+            or any(t.text in (";", ",") for t in inside) or (len(inside) > 1 and inside[0].kind == "ident"
+                                                            and inside[1].kind == "ident"):
+        return None
+    return close
 
 
 def _statement_end(tokens: list[Token], i: int, b: int) -> int:
@@ -3235,17 +3253,10 @@ def _note_uniform_ifs(tokens: list[Token], f: _Function, replace, sites: list) -
     the lines of the ifs so far (the first 8 of a module are checked)."""
     a, b = f.body
     for i in range(a + 1, b - 1):
-        if tokens[i].text != "if" or tokens[i].kind != "ident" or tokens[i + 1].text != "(" or len(sites) >= 8:
+        close = _plain_if(tokens, i, b)
+        if close is None or len(sites) >= 8:
             continue
-        close = _matching(tokens, i + 1)
-        inside = tokens[i + 2:close]
-        if not inside or close + 1 >= b or inside[0].text in _TYPE_WORDS or inside[0].text in ("auto", "const") \
-                or any(t.text in (";", ",") for t in inside) or (len(inside) > 1 and inside[0].kind == "ident"
-                                                                and inside[1].kind == "ident"):
-            continue
-        end = _statement_end(tokens, close + 1, b)
-        if end + 1 < b and tokens[end + 1].text == "else":
-            end = _statement_end(tokens, end + 2, b)
+        end = _statement_end(tokens, i, b)  # (its else included)
         if any(t.kind == "ident" and t.text in _BARRIERS and q + 1 < b and tokens[q + 1].text == "("
                for q, t in enumerate(tokens[close + 1:end + 1], close + 1)):
             # (the `(` itself is replaced: insertions at the condition's start, `__cc_r(`, go after it)
@@ -3738,8 +3749,7 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
                                   or prev.text == "const" and tokens[i - 2].text == "*"
                                   and (tokens[i - 3].text in types or tokens[i - 3].text in _TYPE_WORDS)):
             continue  # `float** pp = &p;`, `float* const* cr = rows;`: declarators
-        elif tok.text == "*" and (prev.text in _UNARY_BEFORE and prev.kind in ("punct", "ident") or after_control
-                                  or prev.text in ("else", "do")) and i + 1 < b:
+        elif tok.text == "*" and _unary_star(tokens, i) and i + 1 < b:
             nxt = tokens[i + 1]
             if nxt.text == "(":
                 end = _matching(tokens, i + 1) + 1

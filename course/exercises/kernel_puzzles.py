@@ -71,21 +71,21 @@ def _strip_comments(source: str) -> str:
     """The source without comments, string literals and `#if 0` blocks (a rule's word inside "..." or
     in code the compiler never sees is no use of it)."""
     code = re.sub(r"//[^\n]*|/\*.*?\*/|\"(?:[^\"\\\n]|\\.)*\"", "", source, flags=re.S)
-    kept, dead = [], []  # for each open #if: whether the branch read now is left out by the compiler
-    for line in code.split("\n"):
+    kept, open_ifs = [], []  # for each open #if: [the branch read now is left out, a branch was taken]
+    for line in code.split("\n"):  # (only `#if 0` / `#if 1` are known here: any other keeps both branches)
         directive = re.match(r"\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b(.*)", line)
         if directive:
             word, condition = directive.group(1), directive.group(2).strip().strip("()").strip()
-            if word == "if":  # only `#if 0` / `#if 1` are known here: any other condition keeps both branches
-                dead.append({"0": True, "false": True, "1": False, "true": False}.get(condition, None))
-            elif word in ("ifdef", "ifndef"):
-                dead.append(None)
-            elif word == "endif" and dead:
-                dead.pop()
-            elif dead:  # #else / #elif: after `#if 0` live, after `#if 1` dead
-                dead[-1] = None if dead[-1] is None else (not dead[-1] if word == "else" else (None if dead[-1] else True))
+            known = {"0": False, "false": False, "1": True, "true": True}.get(condition) if word == "if" else None
+            if word in ("if", "ifdef", "ifndef"):
+                open_ifs.append([None, None] if known is None else [not known, known])
+            elif word == "endif" and open_ifs:
+                open_ifs.pop()
+            elif open_ifs and open_ifs[-1][1] is not None:  # #else / #elif after what is known
+                taken = open_ifs[-1][1]
+                open_ifs[-1] = [True, True] if taken else ([False, True] if word == "else" else [None, None])
             continue
-        if not any(dead):
+        if not any(left_out for left_out, _ in open_ifs):
             kept.append(line)
     return "\n".join(kept)
 
@@ -118,7 +118,7 @@ def _per_thread_at_most(text: str, limit, what: str, writes: bool, array: str | 
         t = trace[sel]
         if not len(t):
             return None
-        thread = t["warp"].astype(np.int64) * WARP + t["lane"]
+        thread = _thread_in_block(t)
         keys, counts = np.unique(np.stack([t["block"], thread], axis=1), axis=0, return_counts=True)
         allowed = limit(case) if callable(limit) else limit
         worst = int(counts.argmax())
@@ -144,6 +144,11 @@ def writes_at_most(array: str, limit: int) -> Rule:
                                f"writes `{array}`", writes=True, array=array)
 
 
+def _thread_in_block(records):
+    """The thread's linear index in its block, of trace records (an array of them, or one)."""
+    return np.asarray(records["warp"]).astype(np.int64) * WARP + records["lane"]
+
+
 def one_writer_per_block(array: str) -> Rule:
     """Only one thread of each block writes `array` (the block's result, written once it is complete)."""
     def check(profile, case):
@@ -153,7 +158,7 @@ def one_writer_per_block(array: str) -> Rule:
         t = trace[np.isin(trace["kind"], (tx.GLOBAL_STORE, tx.GLOBAL_ATOMIC))
                   & (trace["array"] == profile.argument_index(array))]
         for block in np.unique(t["block"]):
-            writers = np.unique(t[t["block"] == block]["warp"].astype(np.int64) * WARP + t[t["block"] == block]["lane"])
+            writers = np.unique(_thread_in_block(t[t["block"] == block]))
             if len(writers) > 1:
                 return (f"threads {int(writers[0])} and {int(writers[1])} of block {int(block)} both write `{array}` "
                         "(only one thread writes the result, once the block has combined everyone's part)")
@@ -177,12 +182,12 @@ def each_element_written_once(array: str) -> Rule:
         twice = t[t["address"] == addresses[counts.argmax()]]
         bx, by = profile.block[0], profile.block[1] if len(profile.block) > 1 else 1
 
-        def thread(b, w, l):  # threadIdx as (x, y) in 2-D blocks
-            linear = int(w) * WARP + int(l)
+        def thread(record):  # threadIdx as (x, y) in 2-D blocks
+            linear = int(_thread_in_block(record))
             at = f"({linear % bx}, {linear // bx % by})" if by > 1 else str(linear)
-            return f"thread {at} of block {int(b)}"
+            return f"thread {at} of block {int(record['block'])}"
 
-        who = [thread(b, w, l) for b, w, l in twice[["block", "warp", "lane"]][:2]]
+        who = [thread(record) for record in twice[:2]]
         element = (int(twice["address"][0]) - int(profile.bases.get(profile.argument_index(array), 0))) \
             // max(int(twice["size"][0]), 1)
         return (f"{who[0]} and {who[1]} both store `{array}[{element}]` (flat index): each element belongs to one "
@@ -198,7 +203,7 @@ def computes_from_shared(array: str) -> Rule:
         from course.cuda import transactions as tx
 
         trace = profile.trace
-        thread = trace["block"].astype(np.int64) * 1_000_000 + trace["warp"].astype(np.int64) * WARP + trace["lane"]
+        thread = trace["block"].astype(np.int64) * 1_000_000 + _thread_in_block(trace)
         writes = (trace["kind"] == tx.GLOBAL_STORE) & (trace["array"] == profile.argument_index(array))
         readers = set(thread[trace["kind"] == tx.SHARED_LOAD].tolist())
         for who in np.unique(thread[writes]):
