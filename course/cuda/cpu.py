@@ -692,7 +692,7 @@ class Module:
         self._take_output = self.library["__cc_take_output"]
         self._take_output.restype = ctypes.c_void_p
         self._take_output.argtypes = [ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(ctypes.c_int)]
-        self._launchers = {}
+        self._launchers, self._settings = {}, {}
         self._variables = None
 
     def launcher(self, name: str):
@@ -1127,22 +1127,32 @@ def _pointer_casts(name: str) -> str:
             rf"\bconst_cast\s*<[^>]*>\s*\(\s*&?\s*{n}\b")
 
 
-def _cast_away_lines(source: Source, name: str) -> list[int]:
+def _cast_away_lines(source: Source, name: str) -> tuple[int, ...]:
     """The lines that cast `name` (a const pointer parameter) to a pointer type without const:
-    `(float*)x`, `(float4*)&x[4]`, `const_cast<float*>(x)`."""
+    `(float*)x`, `(float4*)&x[4]`, `const_cast<float*>(x)`. (Asked at every launch: kept per source.)"""
+    return _cast_away_in(tuple(source.lines), name)
+
+
+@functools.lru_cache(maxsize=256)
+def _cast_away_in(lines: tuple, name: str) -> tuple[int, ...]:
     pattern = re.compile(_pointer_casts(name))
-    return [number for number, text in enumerate(source.lines, 1)
-            if (match := pattern.search(text)) and not re.search(r"\bconst\b", match.group(0))]
+    return tuple(number for number, text in enumerate(lines, 1)
+                 if (match := pattern.search(text)) and not re.search(r"\bconst\b", match.group(0)))
 
 
-def _writing_lines(source: Source, name: str) -> list[int]:
+def _writing_lines(source: Source, name: str) -> tuple[int, ...]:
     """The lines that write the __constant__ variable `name` (an assignment, ++, an atomic, a cast to a
-    pointer; its declaration's initializer does not count)."""
+    pointer; its declaration's initializer does not count). (Asked at every launch: kept per source.)"""
+    return _writing_in(tuple(source.lines), name)
+
+
+@functools.lru_cache(maxsize=256)
+def _writing_in(lines: tuple, name: str) -> tuple[int, ...]:
     n = re.escape(name)
     lvalue = rf"\b{n}\s*(?:\[[^\]]*\]\s*|\.\s*\w+\s*)*"
     pattern = re.compile(rf"{lvalue}(?:[-+*/%&|^]|<<|>>)?=(?!=)|(?:\+\+|--)\s*{n}\b|{lvalue}(?:\+\+|--)|"
                          rf"\batomic\w*\s*\(\s*&?\s*{n}\b|{_pointer_casts(name)}")
-    return [number for number, text in enumerate(source.lines, 1) if "__constant__" not in text and pattern.search(text)]
+    return tuple(number for number, text in enumerate(lines, 1) if "__constant__" not in text and pattern.search(text))
 
 
 def _read_only_error(module: Module, kernel: Kernel, what: str, element: str, lines: list[int]) -> KernelError:
@@ -1175,9 +1185,12 @@ _READS_CLOCK = re.compile(r"\b(clock|clock64)\s*\(")
 
 
 def _setting(module: Module, name: str, kind=ctypes.c_int):
-    """One of runtime.h's exported settings for the next launch (`void name(int)`, or of `kind`)."""
-    setter = module.library[name]
-    setter.argtypes, setter.restype = [kind], None
+    """One of runtime.h's exported settings for the next launch (`void name(int)`, or of `kind`).
+    (Looked up once per module: ctypes makes a new function object at each lookup.)"""
+    setter = module._settings.get(name)
+    if setter is None:
+        setter = module._settings[name] = module.library[name]
+        setter.argtypes, setter.restype = [kind], None
     return setter
 
 
