@@ -6,6 +6,7 @@ module) still works after the fault.
 
 import re
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -1774,6 +1775,59 @@ def test_the_device_heap_holds_8_mib_as_on_a_gpu(monkeypatch):
     np.testing.assert_array_equal(out, np.arange(256))
     with pytest.raises(ValueError, match="whole number of bytes"):
         cuda.set_heap_size(0)
+
+
+LEAKS = r'''
+struct Node { Node* next; int value; };
+__device__ Node* head;
+__device__ float* saved;
+extern "C" __global__ void scratch(float* out, int release) {
+    float* tmp = (float*)malloc(8 * sizeof(float));                 // MALLOC
+    for (int k = 0; k < 8; k++) tmp[k] = threadIdx.x + k;
+    out[threadIdx.x] = tmp[7];
+    if (release) free(tmp);
+}
+extern "C" __global__ void keep(unsigned long long* handed_back) {
+    if (threadIdx.x == 0) saved = new float[4];                     // kept in a __device__ variable
+    handed_back[threadIdx.x] = (unsigned long long)malloc(16);      // kept in an argument array
+}
+extern "C" __global__ void forget() {
+    if (threadIdx.x == 0) delete[] saved;
+}
+extern "C" __global__ void list(int lose_first) {
+    if (threadIdx.x == 0) {
+        Node* a = new Node;                                         // NEW
+        Node* b = new Node;
+        a->next = b, b->next = nullptr;
+        head = lose_first ? b : a;                                  // b is found through a
+    }
+}
+'''
+
+
+def test_device_heap_leaks_are_reported_as_compute_sanitizers_leak_check_does():
+    """A launch that leaves malloc'd or new'd blocks with no pointer to them anywhere a later launch
+    could find one (argument arrays, __device__ variables, other blocks) gets a KernelWarning naming the
+    line; blocks kept for later, and blocks freed, give none."""
+    module = cuda.RawModule(code=LEAKS, backend="cpu")
+    out, handed = np.zeros(32, np.float32), np.zeros(32, np.uint64)
+    with pytest.warns(cuda.KernelWarning, match=rf"kernel 'scratch' leaks device-heap memory: 32 blocks \(1,024 bytes\) "
+                                                rf"that malloc made at line {line_of('MALLOC', LEAKS)} in this launch "
+                                                r"(?s:.*)free\(\) each block"):
+        module.get_function("scratch")((1,), (32,), (out, 1 - 1))
+    np.testing.assert_array_equal(out, np.arange(32) + 7)
+    with pytest.warns(cuda.KernelWarning, match=rf"1 block \(16 bytes\) that new made at line {line_of('NEW', LEAKS)}"
+                                                r"(?s:.*)delete each block"):
+        module.get_function("list")((1,), (32,), (1,))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        module.get_function("scratch")((1,), (32,), (out, 1))
+        module.get_function("keep")((1,), (32,), (handed,))
+        module.get_function("forget")((1,), (32,), ())
+        module.get_function("list")((1,), (32,), (0,))
+        assert np.all(handed != 0)
+        # not the sanitizer's check: a plain launch says nothing
+        cuda.RawModule(code=LEAKS, backend="cpu", sanitize=False).get_function("scratch")((1,), (32,), (out, 0))
 
 
 BITONIC = r'''

@@ -106,7 +106,9 @@ writes into read-only arrays and ``__constant__`` memory, uses of a block after 
 ``if (p > t) { swap; __syncthreads(); }``, whose skipping threads meet the others there in a later pass),
 and a thread reaching another thread's local array through a pointer (handed over in shared memory);
 and it warns (``KernelWarning``) when blocks store the same values into the same elements
-(32 or more) at one line, as an index without ``blockIdx`` makes them do. Blocks may not use more than 48 KiB of shared memory, a module's ``__constant__``
+(32 or more) at one line, as an index without ``blockIdx`` makes them do, and when a launch leaks
+device-heap memory (compute-sanitizer's ``--leak-check full``: blocks its ``malloc``/``new`` made, not freed, to
+which no pointer is left in an argument array, a ``__device__`` variable or another block; it names the line). Blocks may not use more than 48 KiB of shared memory, a module's ``__constant__``
 variables not more than 64 KiB, and a launch may not pass a ``__launch_bounds__``. A variable read
 before it has a value (``float sum;`` then ``sum += x[i];``) and a function that returns its own
 local array's (or a by-value parameter's) address get a ``KernelWarning`` when the kernel compiles,

@@ -1035,6 +1035,7 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
         text, truncated = module.take_output()
         if trace_limit is not None:
             records = module.take_trace()
+        leaked = _leaked_blocks(module, memory) if module.sanitized and status == OK else []
     if text or truncated:
         sys.stdout.write(text + ("\n[printf output past 1 MiB was dropped, as on a GPU]\n" if truncated else ""))
     changed = _restore_read_only(guarded)  # (after a fault too: the fault is the message then)
@@ -1085,7 +1086,75 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
         warnings.warn(_repeated_message(module, kernel, fault, arrays), KernelWarning, stacklevel=_user_level())
     if fault.length == 4:  # two threads set up cuRAND states with the same seed, subsequence and offset
         warnings.warn(_same_rng_message(module, kernel, fault), KernelWarning, stacklevel=_user_level())
+    if leaked:
+        warnings.warn(_leak_message(kernel, leaked), KernelWarning, stacklevel=_user_level())
     return records
+
+
+def _leaked_blocks(module: Module, memory: dict) -> list[tuple[int, int, int]]:
+    """compute-sanitizer's leak check (--leak-check full), for one launch: the device-heap blocks that
+    this launch's malloc or new made and did not free, to which no pointer is left anywhere a later
+    launch could find one: the launch's argument arrays, the module's __device__ variables, and
+    (through them) other heap blocks. (base, bytes, line of the malloc or new, which of them) each.
+    `memory`: address -> (name, elements, element size) of the argument arrays and variables.
+    A pointer counts at any 8-byte-aligned place, as a value inside a block or one past its end."""
+    function = module._settings.get("__cc_heap_live_blocks")
+    if function is None:
+        function = module._settings["__cc_heap_live_blocks"] = module.library["__cc_heap_live_blocks"]
+        function.restype, function.argtypes = ctypes.c_longlong, [ctypes.c_void_p, ctypes.c_longlong]
+    room = 64
+    while True:
+        table = np.zeros((room, 4), np.int64)
+        count = function(table.ctypes.data, room)
+        if count <= room:
+            break
+        room = count
+    table = table[:count]
+    fresh = (table[:, 3] & 1) == 1
+    if not fresh.any():
+        return []
+    table = table[np.argsort(table[:, 0], kind="stable")]
+    fresh = (table[:, 3] & 1) == 1
+    starts, ends = table[:, 0].astype(np.uint64), (table[:, 0] + table[:, 1]).astype(np.uint64)
+    reachable = ~fresh  # (blocks of earlier launches: their pointers may be anywhere the host keeps them)
+
+    def pointed_to(address: int, size: int) -> np.ndarray:
+        skip = -address % 8
+        if size <= skip:
+            return np.zeros(0, np.int64)
+        words = _bytes_at(address + skip, (size - skip) // 8 * 8).view(np.uint64)
+        at = np.searchsorted(starts, words, side="right").astype(np.int64) - 1
+        inside = (at >= 0) & (words <= ends[np.maximum(at, 0)])
+        return np.unique(at[inside])
+
+    regions = [(address, count * size) for address, (_, count, size) in memory.items()]
+    regions += [(int(b), int(n)) for (b, n, _, _), new in zip(table, fresh) if not new]
+    while regions:
+        found = np.unique(np.concatenate([pointed_to(a, n) for a, n in regions] or [np.zeros(0, np.int64)]))
+        found = found[~reachable[found]]
+        reachable[found] = True
+        regions = [(int(table[i, 0]), int(table[i, 1])) for i in found]
+    return [(int(b), int(n), int(line), ("malloc", "new", "new[]")[int(bits) >> 1 & 3])
+            for b, n, line, bits in table[~reachable]]
+
+
+def _leak_message(kernel: Kernel, leaked: list) -> str:
+    """The leak check's warning (compute-sanitizer reports leaks as errors, at the program's end)."""
+    total, lines = sum(n for _, n, _, _ in leaked), sorted({line for _, _, line, _ in leaked if line})
+    where = (f" at line{'s' * (len(lines) > 1)} {', '.join(map(str, lines[:5]))}{' ...' * (len(lines) > 5)}"
+             if lines else "")
+    makers = sorted({how for _, _, _, how in leaked})
+    release = {"malloc": "free()", "new": "delete", "new[]": "delete[]"}
+    blocks = f"{len(leaked):,} block{'s' * (len(leaked) > 1)}"
+    return (f"kernel '{kernel.name}' leaks device-heap memory: {blocks} ({total:,} bytes) that {' and '.join(makers)} "
+            f"made{where} "
+            f"in this launch {'were' if len(leaked) > 1 else 'was'} not freed, and no pointer to "
+            f"{'them' if len(leaked) > 1 else 'it'} is left in global memory. Device-heap memory lives until it "
+            f"is freed, across launches: it is lost until the program ends, and each launch takes more of the "
+            f"{HEAP_BYTES[0]:,}-byte heap until malloc returns NULL (compute-sanitizer --leak-check full reports "
+            f"it too). {' or '.join(release[how] for how in makers)} each block once the thread is done with it, or "
+            "keep the pointer in a "
+            "__device__ variable or an argument array for a later kernel to free.")
 
 
 def _read_only_snapshots(module: Module, kernel: Kernel, args, arrays: dict) -> list:

@@ -511,6 +511,7 @@ static const size_t __CC_MISALIGNED_INDEX = (size_t)3 << 61;
 
 static inline void __cc_enter_unsafe();
 static inline void __cc_leave_unsafe();
+static uint32_t __cc_current_launch;  // grows at every launch
 
 enum { __CC_HEAP_EMPTY = 0, __CC_HEAP_LIVE = 1, __CC_HEAP_FREED = 2, __CC_HEAP_GONE = 3 };
 struct __cc_heap_entry {
@@ -519,6 +520,8 @@ struct __cc_heap_entry {
     uint64_t free_site;  // code offset of the free (or delete) that freed it
     int state;
     int how;             // what made it: 0 malloc, 1 new, 2 new[] (free, delete and delete[] must match)
+    int line;            // the line of the malloc or new that made it
+    uint32_t launch;     // the launch that made it (__cc_current_launch): the leak check's
 };
 struct __cc_freed_block { char* base; size_t bytes; uint64_t free_site; };
 static const int __CC_QUARANTINE = 256;
@@ -599,7 +602,7 @@ static void __cc_heap_block_done(__cc_worker* w) {
 }
 
 // malloc for kernel code: nullptr when the heap is full, or libc has no memory.
-static void* __cc_heap_alloc(size_t bytes, int how = 0) {
+static void* __cc_heap_alloc(size_t bytes, int how = 0, int line = 0) {
     __cc_enter_unsafe();  // the time limit must not stop a thread inside malloc or the heap's lock
     pthread_mutex_lock(&__cc_heap_lock);
     // (a rerun of the launch, which the sanitizer makes from the memory it started with, finds the
@@ -613,7 +616,7 @@ static void* __cc_heap_alloc(size_t bytes, int how = 0) {
     if (p) {
         pthread_mutex_lock(&__cc_heap_lock);
         __cc_heap_entry* e = __cc_heap_insert(p);
-        if (e) *e = {p, bytes, 0, __CC_HEAP_LIVE, how};
+        if (e) *e = {p, bytes, 0, __CC_HEAP_LIVE, how, line, __cc_current_launch};
         pthread_mutex_unlock(&__cc_heap_lock);
         if (!e) free(p), p = nullptr;
     }
@@ -660,6 +663,27 @@ static void __cc_heap_free(void* raw, uint64_t site, int how = 0) {
     f->address = state == __CC_HEAP_FREED ? first : 0;
     f->count = made, f->index = how;
     __cc_fail(__CC_BAD_FREE, 0);
+}
+
+// The leak check (Python's _leaked_blocks, after a sanitized launch): the blocks not freed, as
+// (base, bytes, line, made by the last launch (bit 0) | what made it (`how`) << 1) in `out` (4 numbers
+// each, at most `room` blocks);
+// how many there are.
+__CC_EXPORT long long __cc_heap_live_blocks(long long* out, long long room) {
+    long long n = 0;
+    pthread_mutex_lock(&__cc_heap_lock);
+    for (size_t i = 0; i < __cc_heap_capacity; i++) {
+        const __cc_heap_entry& e = __cc_heap_table[i];
+        if (e.state != __CC_HEAP_LIVE) continue;
+        if (n < room) {
+            long long* o = out + 4 * n;
+            o[0] = (long long)(uintptr_t)e.base, o[1] = (long long)e.bytes, o[2] = e.line;
+            o[3] = (e.launch == __cc_current_launch) | e.how << 1;
+        }
+        n++;
+    }
+    pthread_mutex_unlock(&__cc_heap_lock);
+    return n;
 }
 
 // Whether `base` is the start of a block that malloc/new gave a kernel and that is not freed.
@@ -753,7 +777,6 @@ static const bool __cc_sanitizing = false;
 #define __cc_block_epoch (__cc_me->block_epoch)  // the epoch the running block started in
 #define __cc_warp_epoch (__cc_me->warp_epoch)    // grows when a warp-level call of that warp completes
 #define __cc_block_linear (__cc_me->block_linear)
-static uint32_t __cc_current_launch;                  // grows at every launch
 
 static inline unsigned __cc_tid() { return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); }
 
@@ -2286,8 +2309,8 @@ template <class P> static inline auto __cc_as_pointer(const P& p) {
 // malloc, free, new and delete in device code (source.py renames them; see "The device heap").
 // malloc's block comes back as a checked pointer, so `(float*)malloc(n * sizeof(float))` is
 // bounds-checked like an argument array.
-static inline __cc_ptr<void> __cc_device_malloc(size_t bytes) {
-    void* p = __cc_heap_alloc(bytes);
+static inline __cc_ptr<void> __cc_device_malloc(size_t bytes, int line = __builtin_LINE()) {
+    void* p = __cc_heap_alloc(bytes, 0, line);
     if (!p) return __cc_ptr<void>((void*)nullptr);  // (an access through it: a null-pointer fault, with its line)
     return __cc_ptr<void>(p, 0, bytes, p);
 }
@@ -2298,10 +2321,11 @@ __attribute__((noinline)) static void __cc_device_free(const T& pointer) {
 }
 // `new (__cc_heap) T[n]` (source.py adds the tag to a kernel's new-expressions) takes the block from
 // the device heap; `delete p` and `delete[] p` become __cc_device_delete(p, false / true).
-struct __cc_heap_tag {};
-static const __cc_heap_tag __cc_heap = {};
-inline void* operator new(size_t bytes, __cc_heap_tag) { return __cc_heap_alloc(bytes, 1); }
-inline void* operator new[](size_t bytes, __cc_heap_tag) { return __cc_heap_alloc(bytes, 2); }
+// (the tag holds the new-expression's line)
+struct __cc_heap_tag { int line; };
+#define __cc_heap (__cc_heap_tag{__LINE__})
+inline void* operator new(size_t bytes, __cc_heap_tag at) { return __cc_heap_alloc(bytes, 1, at.line); }
+inline void* operator new[](size_t bytes, __cc_heap_tag at) { return __cc_heap_alloc(bytes, 2, at.line); }
 inline void operator delete(void* p, __cc_heap_tag) { free(p); }    // (only if a constructor throws:
 inline void operator delete[](void* p, __cc_heap_tag) { free(p); }  //  never, with -fno-exceptions)
 template <class T>
