@@ -299,6 +299,52 @@ def test_threads_waiting_at_different_barriers():
     assert_alive()
 
 
+LOCKS = r"""
+extern "C" __global__ void keep_best(const float* x, float* best, int* lock, int early_return) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    for (bool done = false; !done;) {
+        if (atomicCAS(lock, 0, 1) == 0) {                        // SPIN
+            __threadfence();
+            if (early_return && x[i] <= *best) return;           // LEAVE
+            if (x[i] > *best) *best = x[i];
+            __threadfence();
+            atomicExch(lock, 0);                                 // RELEASE
+            done = true;
+        }
+    }
+}
+extern "C" __global__ void push(int* lock, int* count) {
+    for (bool done = false; !done;) {
+        if (atomicCAS(lock, 0, 1) == 0) {                        // SPIN2
+            *count += 1;
+            __syncwarp();                                        // WAIT
+            atomicExch(lock, 0);
+            done = true;
+        }
+    }
+}
+"""
+
+
+def test_a_lock_held_for_ever_names_the_way_out_or_the_wait_inside_it():
+    """A time limit met at an atomicCAS spin: the hint reads the locked region for a return (or break)
+    before the release, and for a barrier or warp-level call that the spinning threads never reach."""
+    x, best, lock = np.random.default_rng(1).random(32).astype(np.float32), np.full(1, -1, np.float32), np.zeros(1, np.int32)
+    cuda.RawKernel(LOCKS, "keep_best", backend="cpu", time_limit=5)((1,), (32,), (x, best, lock, 0))
+    assert best[0] == x.max()
+    best[:], lock[:] = -1, 0
+    with pytest.raises(cuda.KernelError, match=rf"time limit(?s:.*)hint: Threads spin at line {line_of('SPIN', LOCKS)} "
+                                               rf"for a lock that its holder never releases: line {line_of('LEAVE', LOCKS)} "
+                                               rf"leaves the locked region without releasing the lock \(line "
+                                               rf"{line_of('RELEASE', LOCKS)} releases it\)"):
+        cuda.RawKernel(LOCKS, "keep_best", backend="cpu", time_limit=0.3, sanitize=False)((1,), (32,), (x, best, lock, 1))
+    lock[:] = 0
+    with pytest.raises(cuda.KernelError, match=rf"time limit(?s:.*)line {line_of('WAIT', LOCKS)} waits for other threads "
+                                               rf"while holding the lock, but they spin at line {line_of('SPIN2', LOCKS)}"):
+        cuda.RawKernel(LOCKS, "push", backend="cpu", time_limit=0.3, sanitize=False)((1,), (32,), (lock, np.zeros(1, np.int32)))
+    assert_alive()
+
+
 @pytest.mark.parametrize("name", ["spin_forever", "spin_forever_at_barrier"])
 def test_endless_loop_stops_at_the_time_limit(name):
     flag = np.zeros(2, np.int32)

@@ -1391,6 +1391,45 @@ def test_a_volatile_flag_and_fences_hand_data_from_block_to_block():
     assert info.value.line == line_of("CONSUME", GLOBAL_HAZARDS) and info.value.block == (1, 0, 0)
 
 
+SHARED_LOCK = r"""
+extern "C" __global__ void block_max(const float* x, float* out, int fenced, int unlocked) {
+    __shared__ int lock;
+    __shared__ float m;
+    int t = threadIdx.x;
+    if (t == 0) { m = -1e30f; if (unlocked) lock = 0; }
+    __syncthreads();
+    for (bool done = false; !done;) {
+        if (atomicCAS(&lock, 0, 1) == 0) {                             // TAKE
+            if (fenced) __threadfence_block();
+            float v = x[blockIdx.x * blockDim.x + t];
+            if (v > m) m = v;                                          // UPDATE
+            if (fenced) __threadfence_block();
+            atomicExch(&lock, 0);
+            done = true;
+        }
+    }
+    __syncthreads();
+    if (t == 0) out[blockIdx.x] = m;
+}
+"""
+
+
+def test_a_lock_in_shared_memory_orders_its_holders_reads_and_writes():
+    """The holder reads m, fences, releases; the next holder acquires, then writes m: no race (it was
+    reported as one: only writes handed over so were known). Without the fences it is one."""
+    x, out = np.random.default_rng(3).random(128).astype(np.float32), np.zeros(2, np.float32)
+    kernel("block_max", SHARED_LOCK)((2,), (64,), (x, out, 1, 1))
+    np.testing.assert_array_equal(out, x.reshape(2, 64).max(axis=1))
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory m") as info:
+        kernel("block_max", SHARED_LOCK)((2,), (64,), (x, out, 0, 1))
+    assert info.value.line == line_of("UPDATE", SHARED_LOCK)
+    # a lock word that no thread set to 0: the CAS never succeeds, and the time limit is that initcheck report
+    with pytest.raises(cuda.KernelError, match=r"reads shared memory lock, which no thread of block \(0, 0, 0\) has "
+                                               r"written") as info:
+        kernel("block_max", SHARED_LOCK, time_limit=0.5)((2,), (64,), (x, out, 1, 0))
+    assert info.value.line == line_of("TAKE", SHARED_LOCK)
+
+
 def test_many_threads_storing_the_same_value_through_a_volatile_pointer_is_no_race():
     out = np.zeros(1, np.int32)
     kernel("volatile_found", GLOBAL_HAZARDS)((1,), (32,), (np.full(32, 7, np.float32), out, np.float32(7)))

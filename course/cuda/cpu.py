@@ -1348,6 +1348,36 @@ def _one_past_the_end(source: Source, line: int | None, index: int, length: int)
     return None
 
 
+def _lock_hint(source: Source, line: int | None) -> str:
+    """For a time limit met at an atomicCAS (a thread spinning for a lock): what keeps the lock held.
+    The region from the CAS to the release (an atomicExch, or a store or CAS of 0) is read for a way
+    out (return, break, continue, goto) and for a wait on other threads (a barrier or a warp-level call),
+    which the threads spinning at the CAS never reach."""
+    if not line or not 0 < line <= len(source.lines) or "atomicCAS" not in source.lines[line - 1]:
+        return ""
+    release = next((n for n in range(line + 1, len(source.lines) + 1)
+                    if re.search(r"\batomicExch\w*\s*\(|\batomicCAS\w*\s*\([^;]*,\s*1\s*,\s*0\s*\)", source.lines[n - 1])), None)
+    found = []
+    for n in range(line + 1, release or line + 1):
+        text = source.lines[n - 1].split("//", 1)[0]
+        if re.search(r"\b(return|break|continue|goto)\b", text):
+            found.append(f"line {n} leaves the locked region without releasing the lock (line {release} releases it), "
+                         "so every thread that comes after spins here for ever: release before leaving, or let the "
+                         "release run on every path")
+        elif re.search(r"\b__syncwarp\s*\(|\b__syncthreads\w*\s*\(|\.sync\s*\(\s*\)|\b__shfl\w*\s*\(|"
+                       r"\b__(?:all|any|ballot)_sync\s*\(", text):
+            found.append(f"line {n} waits for other threads while holding the lock, but they spin at line {line} "
+                         "for the lock and never get there: take the lock once per warp (one lane), or move the "
+                         "wait out of the locked region")
+    if found:
+        return f"Threads spin at line {line} for a lock that its holder never releases: " + "; ".join(found) + "."
+    return (f"Threads spin at line {line} for a lock that is never released: check that every way out of the "
+            "locked region releases it (a return or break inside keeps it held), that the holder does not wait "
+            "at a barrier or a warp-level call that the spinning threads never reach, and that threads taking "
+            "two locks take them in one order (the lower index first): two threads that each hold the lock the "
+            "other wants wait for ever.")
+
+
 def _always_true_unsigned(source: Source, lines) -> tuple[str, str, int, str | None] | None:
     """(the comparison, the variable, its line, what is subtracted from it or None) of the first `i >= 0`
     or `i - 1 >= 0` on `lines` whose variable is declared unsigned (size_t, uint32_t, ...): always true."""
@@ -1983,6 +2013,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             comparison, name, at, _ = always
             hint = (f"`{comparison}` (line {at}) is always true for an unsigned {name}, so a loop that waits for it "
                     f"to fail never ends: compare with `{name} > 0` (halving down to 1), or use a signed int. {hint}")
+        if (lock := _lock_hint(source, line)):
+            hint = f"{lock} {hint}"
         if module.sanitized:  # backend="cpu" and the exercise checks run the race checker by default
             hint += (" This launch ran with the race checker on (the default of backend=\"cpu\"), which makes it 20 "
                      "to 100 times slower and runs it on one core: find bugs on small sizes, and launch large ones "

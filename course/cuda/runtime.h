@@ -808,6 +808,8 @@ struct __cc_shadow_byte {
     uint16_t pw_writer;            // the last plain (not atomic) write: checked against atomics
     uint32_t pw_epoch, pw_warp, pw_site;
     uint32_t w_time;               // __cc_sync_clock at the last plain write (a handover through a fence and a flag)
+    uint32_t r_time, r2_time;      // and at the reads of `reader` and `reader2` (a lock's holder reads, fences,
+                                   // releases; the next holder acquires, then writes)
 };
 struct __cc_shared_region {
     char* base;
@@ -1191,13 +1193,17 @@ static inline bool __cc_warp_ordered(unsigned a, unsigned b, uint32_t warp_epoch
 // Another thread that read this byte in this barrier interval, unordered with thread `me` (a lane
 // of me's warp that read it before a warp-level call is ordered), or -1: a write by me now is a
 // hazard. The last two readers are kept; readers of other warps than these are known only as such.
+// (A read that its thread handed over, fencing and releasing after it, to this thread, which acquired
+// after that, is ordered too: the reads of a lock's holders, __cc_shared_handed_over.)
 static inline int __cc_unordered_reader(const __cc_shadow_byte& s, unsigned me, uint32_t epoch, uint32_t* site) {
     if (s.r_epoch != epoch) return -1;
-    if (s.reader != me && !__cc_warp_ordered(me, s.reader, s.r_warp_epoch)) return *site = s.r_site, s.reader;
-    if (s.r_many && s.reader2 != me && !__cc_warp_ordered(me, s.reader2, s.r2_warp_epoch))
+    bool first = s.reader != me && !__cc_shared_handed_over(s.reader, s.r_time);
+    bool second = s.r_many && s.reader2 != me && !__cc_shared_handed_over(s.reader2, s.r2_time);
+    if (first && !__cc_warp_ordered(me, s.reader, s.r_warp_epoch)) return *site = s.r_site, s.reader;
+    if (second && !__cc_warp_ordered(me, s.reader2, s.r2_warp_epoch))
         return *site = s.r2_site, s.reader2;
-    if (s.r_warps == -1)  // readers of two warps: one is not of me's warp (named here by a reader kept)
-        return s.reader != me ? (*site = s.r_site, s.reader) : (*site = s.r2_site, s.reader2);
+    if (s.r_warps == -1 && (first || second))  // readers of two warps: one is not of me's warp (named here by a reader kept)
+        return first ? (*site = s.r_site, s.reader) : (*site = s.r2_site, s.reader2);
     return -1;
 }
 
@@ -1222,8 +1228,11 @@ static __cc_pending_read __cc_pending;
 // it a read to report). PMPP's coarsened 3-D stencil shifts its planes so, halo corners included.
 static __cc_pending_read __cc_copy;  // (set: __cc_copy_set)
 
+// (The time limit too, after an atomic on shared memory that no thread had written: a lock word never
+// set to 0, whose atomicCAS(&lock, 0, 1) then never succeeds.)
 static inline bool __cc_pending_first(int kind) {
-    return kind != __CC_UNINITIALIZED && kind != __CC_RACE && kind != __CC_GLOBAL_RACE && kind != __CC_TIMEOUT &&
+    if (kind == __CC_TIMEOUT) return __cc_pending.kind == __CC_ATOMIC;
+    return kind != __CC_UNINITIALIZED && kind != __CC_RACE && kind != __CC_GLOBAL_RACE &&
            kind != __CC_INTERRUPTED && kind != __CC_SIGNAL && kind != __CC_STACK_OVERFLOW && kind != __CC_NO_MEMORY &&
            kind != __CC_BAD_ARGUMENT;
 }
@@ -1311,11 +1320,11 @@ static void __cc_note_shared(const __cc_shared_region& r, size_t offset, size_t 
                 s.r_epoch = epoch, s.reader = (uint16_t)me, s.r_many = 0, s.r_warps = (int16_t)(me / 32);
                 s.r_unwritten = !written;
             } else if (s.reader != me) {
-                s.reader2 = s.reader, s.r2_warp_epoch = s.r_warp_epoch, s.r2_site = s.r_site;
+                s.reader2 = s.reader, s.r2_warp_epoch = s.r_warp_epoch, s.r2_site = s.r_site, s.r2_time = s.r_time;
                 s.reader = (uint16_t)me, s.r_many = 1;
                 if (s.r_warps != (int16_t)(me / 32)) s.r_warps = -1;
             }
-            s.r_warp_epoch = wep, s.r_site = site;
+            s.r_warp_epoch = wep, s.r_site = site, s.r_time = __cc_sync_clock;
         }
     }
 }
