@@ -171,8 +171,10 @@ def test_get_global_finds_each_variable_of_one_declaration_and_keeps_const_ones_
 LIBRARY_NAMES = r"""
 __device__ int index, daylight;
 __device__ float time[4];
+__constant__ float gamma = 0.5f;                      // glibc's math.h has gamma(), signgam, fmul(), ffs()
 extern "C" __global__ void random(float* x) { x[threadIdx.x] = index + daylight + time[threadIdx.x % 4]; }
 extern "C" __global__ void write(int value) { if (threadIdx.x == 0) { index = value; daylight = 2 * value; } }
+extern "C" __global__ void fmul(const float* a, float* c, int signgam) { c[threadIdx.x] = a[threadIdx.x] * gamma * signgam; }
 """
 
 
@@ -187,6 +189,8 @@ def test_kernels_and_variables_may_have_the_c_librarys_names():
     module.get_function("random")((1,), (8,), (x,))
     np.testing.assert_array_equal(x, 9 + np.tile([0.5, 1.5, 2.5, 3.5], 2))
     assert np.ndarray((1,), np.int32, module.get_global("daylight"))[0] == 6
+    module.get_function("fmul")((1,), (8,), (np.arange(8, dtype=np.float32), x, 4))
+    np.testing.assert_array_equal(x, 2 * np.arange(8))
 
 
 def test_a_name_expression_may_leave_template_parameters_to_their_defaults():

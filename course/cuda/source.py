@@ -1794,6 +1794,9 @@ _C_LIBRARY_NAMES = frozenset("""
     crypt ctermid cuserid getlogin ttyname confstr sysconf pathconf fpathconf getcwd getwd gethostname
     sethostname getdomainname daemon getpass fdatasync syscall lockf ualarm vfork profil acct madvise
     mincore mlock munlock mlockall getpagesize getdtablesize mmap munmap mprotect msync optarg getopt swab
+    fadd faddl daddl fsub fsubl dsubl fmul fmull dmull fdiv fdivl ddivl fsqrt fsqrtl dsqrtl ffma ffmal dfmal
+    gamma gammaf gammal ffs ffsl ffsll scalb scalbf scalbl drem dremf dreml lgamma_r lgammaf_r signgam
+    finite finitef significand significandf pow10 exp10f
 """.split())
 
 
