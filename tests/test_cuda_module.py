@@ -193,6 +193,31 @@ def test_kernels_and_variables_may_have_the_c_librarys_names():
     np.testing.assert_array_equal(x, 2 * np.arange(8))
 
 
+LIBCU_STD = r"""
+#include <cuda/std/array>
+#include <cuda/std/complex>
+#include <cuda/std/tuple>
+#include <cuda/std/functional>
+#include <cuda/std/limits>
+extern "C" __global__ void mix(const float* x, float* y, int n) {
+    cuda::std::array<int, 4> w = {1, 2, 3, 4};
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    cuda::std::complex<float> z(x[i], 1.0f);
+    auto t = cuda::std::make_tuple(w[i % 4], (z * z).real());
+    y[i] = cuda::std::plus<float>()(cuda::std::get<0>(t), cuda::std::get<1>(t)) + cuda::std::numeric_limits<int>::min() * 0;
+}
+"""
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_libcuxx_standard_headers_are_the_hosts_std(sanitize):
+    """<cuda/std/array>, complex, tuple, functional (libcu++, which NVRTC finds): cuda::std:: is std:: here."""
+    x, y = np.arange(8, dtype=np.float32), np.zeros(8, np.float32)
+    cuda.RawKernel(LIBCU_STD, "mix", backend="cpu", sanitize=sanitize)((1,), (8,), (x, y, 8))
+    np.testing.assert_array_equal(y, np.tile([1, 2, 3, 4], 2) + x * x - 1)
+
+
 def test_a_name_expression_may_leave_template_parameters_to_their_defaults():
     """`k<3>` and `k<>` of `template <int S = 2, typename T = float>`: T is float (and S 2), as nvcc fills them."""
     source = r"""

@@ -351,7 +351,8 @@ def translation_unit(source: Source, extra=(), trace: bool = False) -> str:
     # The C library's names that the source declares itself (`__global__ void random(...)`), renamed
     # after runtime.h's headers: the source's own (compiler messages drop the prefix).
     renamed = "".join(f"#define {name} __cc_user_{name}\n" for name in source.renamed)
-    return f'#include "runtime.h"\n{renamed}#line 1 "{SOURCE_NAME}"\n{text}\n{_launchers(source, kernels)}'
+    headers = "".join(f"#include <{name}>\n" for name in source.std_headers)  # (<cuda/std/array>: std::array)
+    return f'#include "runtime.h"\n{headers}{renamed}#line 1 "{SOURCE_NAME}"\n{text}\n{_launchers(source, kernels)}'
 
 
 def _build_key(compiler: str, *parts: str, length: int = 40) -> str:

@@ -686,6 +686,7 @@ class Source:
     constant_globals: set = field(default_factory=set)  # those of them that are __constant__ (read-only in kernels)
     const_globals: set = field(default_factory=set)  # those of them declared const (read-only memory here)
     renamed: list = field(default_factory=list)  # names the source declares that the C library has (_C_LIBRARY_NAMES)
+    std_headers: list = field(default_factory=list)  # the host's C++ headers for its <cuda/std/...> ones (_LIBCU_STD)
     host_code: list = field(default_factory=list)  # (spelling, line) of host code: main, cudaMalloc, <<<...>>>
     host_only: list = field(default_factory=list)  # (what, line, fix): host functions or variables device code uses
     nvcc_refuses: list = field(default_factory=list)  # (what, line, fix): __shared__ initializers, dynamic initialization
@@ -813,13 +814,19 @@ _PROVIDED_HEADERS = {
     "crt/host_defines.h", "crt/math_functions.h", "crt/device_functions.h", "math_functions.h",
     "device_atomic_functions.h", "sm_32_atomic_functions.h", "sm_35_intrinsics.h", "sm_60_atomic_functions.h",
     "sm_61_intrinsics.h", "builtin_types.h", "driver_types.h", "host_defines.h", "cuda_fp16.hpp", "cuda_bf16.hpp",
-    # libcu++'s standard headers: cuda::std:: names the host's std:: here (runtime.h)
-    "cuda/std/cstdint", "cuda/std/cstddef", "cuda/std/climits", "cuda/std/cfloat", "cuda/std/limits",
-    "cuda/std/type_traits", "cuda/std/utility", "cuda/std/cmath", "cuda/std/algorithm",
+    # (libcu++'s <cuda/std/...>: _LIBCU_STD)
     # cuRAND's device API: XORWOW and Philox (runtime.h)
     "curand_kernel.h", "curand.h", "curand_philox4x32_x.h", "curand_uniform.h", "curand_normal.h",
     "curand_lognormal.h", "curand_globals.h", "curand_precalc.h",
 }
+
+# libcu++'s headers whose cuda::std:: names are the host's std:: ones here (`namespace cuda { namespace std
+# = ::std; }` in runtime.h): their #include is blanked, and the translation unit includes the host's
+# header before the source (cpu.translation_unit). (Not <cuda/std/bit> and <cuda/std/span>: C++20's.)
+_LIBCU_STD = {f"cuda/std/{name}": name for name in (
+    "array", "complex", "tuple", "functional", "numeric", "atomic", "optional", "variant", "initializer_list",
+    "iterator", "ratio", "cassert", "cstring", "cstdlib", "cstdio", "climits", "cfloat", "cstdint", "cstddef",
+    "limits", "type_traits", "utility", "cmath", "algorithm")}
 
 _BARRIERS = {"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or"}
 # Warp-level calls: like barriers, the threads of a warp meet there (they need fibers).
@@ -1669,7 +1676,8 @@ def parse(text: str, options=()) -> Source:
         header = directive.group(2) if directive else ""
         blank = directive and (
             (directive.group(1) == "pragma" and header == "unroll")
-            or (directive.group(1) == "include" and (header in _PROVIDED_HEADERS or _unsupported_header(header)))
+            or (directive.group(1) == "include" and (header in _PROVIDED_HEADERS or header in _LIBCU_STD
+                                                     or _unsupported_header(header)))
         )
         if blank:
             replace(tok.start, tok.end, "")
@@ -1774,6 +1782,8 @@ def parse(text: str, options=()) -> Source:
         constants=constants,
         method_members=method_members,
         renamed=_declared_library_names(tokens),
+        std_headers=sorted({_LIBCU_STD[h] for h in (re.match(r"#\s*include\s*[<\"]([^>\"\s]*)", t.text) for t in directives)
+                            if h and h.group(1) in _LIBCU_STD for h in [h.group(1)]}),
     )
 
 
