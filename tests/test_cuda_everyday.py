@@ -594,6 +594,25 @@ def test_intrinsics_from_the_cuda_math_api(backend):
     assert d[0] == 2.5 and d[1] == np.nextafter(1.0, 2.0) and d[2] == third and d[3] == np.nextafter(third, 1.0)
 
 
+FAST_DIVIDE = r"""
+extern "C" __global__ void fast_divide(const float* a, const float* b, float* o) {
+    int i = threadIdx.x;
+    o[i] = __fdividef(a[i], b[i]);
+}
+"""
+
+
+def test_fast_divide_is_zero_for_divisors_beyond_2_to_the_126_as_on_a_gpu():
+    """The Programming Guide: for 2^126 < |y| < 2^128, __fdividef(x, y) delivers 0, and NaN for an
+    infinite x (its reciprocal of y is 0); elsewhere it is the division (within 2 ulp on a GPU)."""
+    a = np.array([1, -1, np.inf, 6, 1e38, 1], np.float32)
+    b = np.array([1e38, 1e38, 1e38, 3, 2, 2 ** 126], np.float32)
+    o = np.zeros(6, np.float32)
+    cuda.RawKernel(FAST_DIVIDE, "fast_divide", backend="cpu")((1,), (6,), (a, b, o))
+    assert o[0] == 0 and o[1] == 0 and np.signbit(o[1]) and np.isnan(o[2])
+    assert list(o[3:]) == [2, np.float32(5e37), np.float32(2.0 ** -126)]
+
+
 CACHE_HINTS = r"""
 extern "C" __global__ void cache_hints(const float* a, float* out, int n) {
     int i = threadIdx.x;

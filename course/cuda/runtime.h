@@ -3558,6 +3558,12 @@ static inline double __hiloint2double(int hi, int lo) {
 // (exp10, sincos, C23's sinpi), and a kernel may define its own, say float normcdf(float), which
 // stays an overload beside CUDA's as it would with nvcc.
 static inline float __cc_fdividef(float a, float b) { return a / b; }
+// __fdividef: a times the reciprocal of b, whose hardware approximation is 0 for 2^126 < |b| (the
+// Programming Guide: the result is 0 there, and NaN for an infinite a); elsewhere the division (on a
+// GPU within 2 ulp of it).
+static inline float __cc_fast_divide(float a, float b) {
+    return fabsf(b) > 0x1p126f && fabsf(b) < INFINITY ? a * copysignf(0.0f, b) : a / b;
+}
 static inline float __cc_erfinvf(float x) { return (float)__cc_erfinv(x); }
 static inline float __cc_erfcinvf(float x) { return (float)__cc_erfcinv(x); }
 static inline float __cc_erfcxf(float x) { return (float)__cc_erfcx(x); }
@@ -3599,7 +3605,7 @@ static inline float __cc_cyl_bessel_i1f(float x) { return (float)__cc_cyl_bessel
 #define cyl_bessel_i1 __cc_cyl_bessel_i1
 // The intrinsics (fast, less exact on the GPU; libm's here).
 #define __saturatef(x) __cc_saturatef(x)
-#define __fdividef(a, b) ((float)(a) / (float)(b))
+#define __fdividef(a, b) __cc_fast_divide((float)(a), (float)(b))
 #define __expf(x) expf(x)
 #define __exp10f(x) __cc_exp10f(x)
 #define __logf(x) logf(x)
