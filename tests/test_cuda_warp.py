@@ -38,6 +38,29 @@ def on(backend, a):
     return np.array(a, copy=True)
 
 
+LEGACY = r"""
+extern "C" __global__ void old_sum(int* x) {
+    int v = x[threadIdx.x];
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down(v, o);     // PRE-CUDA-9
+    unsigned big = __ballot(v > 100);
+    if (threadIdx.x == 0) x[0] = v + big;
+}
+"""
+SHIM = "#define __shfl_down(v, o) __shfl_down_sync(0xffffffff, v, o)\n#define __ballot(p) __ballot_sync(0xffffffff, p)\n"
+
+
+def test_the_warp_functions_without_a_mask_are_refused_as_nvcc_refuses_them_on_sm_70_and_later():
+    """__shfl_down(v, o) and __ballot(p) (pre-CUDA 9) do not compile for any GPU since Volta: the CPU
+    refuses them too, with the _sync spelling; a source's own shim (#define ... _sync) is fine."""
+    with pytest.raises(cuda.CompileError, match=r"(?s)line 4: __shfl_down\(\) has no mask: CUDA 9 replaced it with "
+                                                r"__shfl_down_sync\(\).*write __shfl_down_sync\(0xffffffff, \.\.\.\)"
+                                                r".*line 5: __ballot\(\) has no mask"):
+        cuda.RawKernel(LEGACY, "old_sum", backend="cpu")((1,), (32,), (np.ones(32, np.int32),))
+    x = np.ones(32, np.int32)
+    cuda.RawKernel(SHIM + LEGACY, "old_sum", backend="cpu")((1,), (32,), (x,))
+    assert x[0] == 32
+
+
 def test_warp_shuffle_block_sum(backend):
     n, threads = 5000, 256
     x = np.random.default_rng(0).random(n, dtype=np.float32)

@@ -1517,7 +1517,8 @@ def parse(text: str, options=()) -> Source:
     returning = {f.name for f in functions if f.returns_reference and not f.name.startswith("operator")}
     host_code = _host_code(tokens, [f.body for f in functions if f.body])
     host_only = _host_only_uses(tokens, functions, known_types, directives, bool(_RELAXED_CONSTEXPR & set(options)))
-    nvcc_refuses = _nvcc_refusals(tokens, functions, known_types)
+    nvcc_refuses = _nvcc_refusals(tokens, functions, known_types,
+                                  {m.group(1) for t in directives for m in [re.match(r"#\s*define\s+(\w+)", t.text)] if m})
     cas_misuse = _cas_misuse(tokens, functions)
     _function_pointer_types(tokens, text, aliases, replace)
     kernels, problems, not_extern_c, templates = {}, {}, set(), {}
@@ -2546,11 +2547,13 @@ def _enclosing_loop(tokens: list[Token], i: int, a: int, b: int) -> tuple[int, i
     return best
 
 
-def _nvcc_refusals(tokens: list[Token], functions: list, known_types: set) -> list[tuple[str, int, str]]:
+def _nvcc_refusals(tokens: list[Token], functions: list, known_types: set,
+                   macros: set = frozenset()) -> list[tuple[str, int, str]]:
     """Declarations g++ compiles but nvcc refuses: a `__shared__` variable with an initializer
     (`__shared__ int count = 0;`: shared memory has no value when a block starts), and a file-scope
     `__device__`/`__constant__` variable initialized by a call (`= sqrtf(2.0f)`: dynamic
-    initialization, which would run on the host). (what, line, fix) each."""
+    initialization, which would run on the host); the warp functions without a mask (`__shfl_down`),
+    unless the source defines them (`macros`: the names it #defines). (what, line, fix) each."""
     constexpr_functions = set()
     for i, t in enumerate(tokens):
         if t.text in ("constexpr", "consteval"):
@@ -2604,7 +2607,22 @@ def _nvcc_refusals(tokens: list[Token], functions: list, known_types: set) -> li
                               f"host (module.get_global('{name}')[...] = value, or cudaMemcpyToSymbol), or "
                               "compute the value in the kernel"))
                 break
+    # The warp functions without a mask, which CUDA 9 replaced: nvcc and NVRTC refuse them for compute
+    # capability 7.0 and later (every GPU since Volta: Colab's T4, an A100, an H100), where a warp's
+    # lanes need not run together and the mask says which take part.
+    declared = {f.name for f in functions} | macros  # (a source's own shim: `#define __shfl_down(v, d) ...`)
+    for i, t in enumerate(tokens[:-1]):
+        if t.text in _LEGACY_WARP and tokens[i + 1].text == "(" and t.text not in declared \
+                and (i == 0 or tokens[i - 1].text not in (".", "->", "::")):
+            found.append((f"{t.text}() has no mask: CUDA 9 replaced it with {t.text}_sync(), and nvcc refuses it for "
+                          "GPUs of compute capability 7.0 and later (every GPU since Volta, Colab's T4 too), whose "
+                          "lanes need not run together", t.line,
+                          f"write {t.text}_sync(0xffffffff, ...) with the same arguments after the mask, which names the "
+                          "lanes that take part (all 32 here; __activemask() for the lanes that got there)"))
     return found
+
+
+_LEGACY_WARP = {"__shfl", "__shfl_up", "__shfl_down", "__shfl_xor", "__ballot", "__any", "__all"}
 
 
 def _member_declarators(tokens: list[Token], open_: int, close: int):
