@@ -4677,7 +4677,8 @@ __CC_SHFL(__shfl_sync, __CC_W_SHFL, mask, unsigned mask, const T& var, int lane,
 __CC_SHFL(__shfl_up_sync, __CC_W_UP, mask, unsigned mask, const T& var, unsigned lane, int width = 32, __CC_LINE)
 __CC_SHFL(__shfl_down_sync, __CC_W_DOWN, mask, unsigned mask, const T& var, unsigned lane, int width = 32, __CC_LINE)
 __CC_SHFL(__shfl_xor_sync, __CC_W_XOR, mask, unsigned mask, const T& var, int lane, int width = 32, __CC_LINE)
-// The pre-CUDA 9 spellings (no mask: the whole warp).
+// The pre-CUDA 9 spellings (no mask: the whole warp). source.py refuses a call of them, as nvcc does for
+// sm_70 and later, unless the source defines the name itself (a shim macro or function).
 __CC_SHFL(__shfl, __CC_W_SHFL, __CC_FULL, const T& var, int lane, int width = 32, __CC_LINE)
 __CC_SHFL(__shfl_up, __CC_W_UP, __CC_FULL, const T& var, unsigned lane, int width = 32, __CC_LINE)
 __CC_SHFL(__shfl_down, __CC_W_DOWN, __CC_FULL, const T& var, unsigned lane, int width = 32, __CC_LINE)
