@@ -1391,6 +1391,39 @@ def test_a_volatile_flag_and_fences_hand_data_from_block_to_block():
     assert info.value.line == line_of("CONSUME", GLOBAL_HAZARDS) and info.value.block == (1, 0, 0)
 
 
+TWO_CALLS = r"""
+__device__ float block_sum(float v, float* buf) {
+    int t = threadIdx.x;
+    buf[t] = v;                                                    // STORE
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) { if (t < s) buf[t] += buf[t + s]; __syncthreads(); }
+    float r = buf[0];                                              // LOAD
+    return r;
+}
+extern "C" __global__ void mean_and_square(const float* x, float* out) {
+    __shared__ float buf[64];
+    float v = x[threadIdx.x];
+    float mean = block_sum(v, buf) / 64;                           // FIRST
+    float square = block_sum(v * v, buf) / 64;                     // SECOND
+    if (threadIdx.x == 0) out[0] = square - mean * mean;
+}
+"""
+
+
+def test_a_race_between_two_calls_of_one_helper_names_both_calls_and_the_barrier_before_it_returns():
+    """block_sum called twice on one buffer, without a barrier after its last read: the write of the second
+    call races with the read of the first. The other thread's call is not known (only its line): the message
+    names the lines that call the helper, and the hint the barrier before it returns (not one between the
+    store and the read, which is there)."""
+    with pytest.raises(cuda.KernelError, match=r"race on shared memory buf\[0\]") as info:
+        kernel("mean_and_square", TWO_CALLS)((1,), (64,), (np.ones(64, np.float32), np.zeros(1, np.float32)))
+    message, lines = str(info.value), {m: line_of(m, TWO_CALLS) for m in ("STORE", "LOAD", "FIRST", "SECOND")}
+    assert (f"wrote it at line {lines['STORE']} (in block_sum, which lines {lines['FIRST']} and {lines['SECOND']} "
+            f"call)") in message
+    assert (f"hint: Add __syncthreads() after line {lines['LOAD']}, before block_sum returns (or between its calls, "
+            f"lines {lines['FIRST']} and {lines['SECOND']})") in message
+
+
 SHARED_LOCK = r"""
 extern "C" __global__ void block_max(const float* x, float* out, int fenced, int unlocked) {
     __shared__ int lock;

@@ -1817,6 +1817,30 @@ def _closing_brace(text: str, start: int) -> int:
     return end
 
 
+def _callers_of(text: str, body: tuple[int, int]) -> tuple[str, list[int]] | None:
+    """The name of the function whose body is `body` (a span of `text`) and the lines that call it
+    (not its declarations), or None."""
+    name = re.search(r"(\w+)\s*\([^()]*(?:\([^()]*\)[^()]*)*\)\s*(?:const\s*)?$", text[:body[0]])
+    if not name or name.group(1) in ("if", "for", "while", "switch"):
+        return None
+    lines = sorted({text.count("\n", 0, m.start()) + 1 for m in re.finditer(rf"\b{re.escape(name.group(1))}\s*\(", text)
+                    if not body[0] > m.start() >= name.start() and not _declares(text, m.start())})
+    return name.group(1), lines
+
+
+def _declares(text: str, at: int) -> bool:
+    """Whether the name at `at` is declared there (a type before it: `__device__ float f(`), not called."""
+    before = text[max(0, text.rfind("\n", 0, at) - 200):at].rstrip()
+    return bool(re.search(r"(?:\b(?:void|int|float|double|bool|char|unsigned|long|short|auto|half|__half)|[\w>]\s*[*&]|"
+                          r"__device__|__forceinline__|inline|static)\s*$", before))
+
+
+def _and(numbers: list[int]) -> str:
+    """1, 2 and 3."""
+    words = [str(n) for n in numbers]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
 def _function_body(text: str, line: int) -> tuple[int, int] | None:
     """The character span of the body of the function that holds line `line` of `text`: the outermost
     brace block around it that follows a parameter list's `)` (control statements' blocks lie inside
@@ -2114,16 +2138,22 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         other = _xyz(fault.other_thread)
         element = _shared_element(fault, source, line)
         other_chain = module.lines_at(fault.address)
+        helper = None  # (name, lines that call it): the function both accesses lie in, called from more than one line
         if len(other_chain) == 1 and len(chain) > 1 \
                 and (body := _function_body(source.text, other_chain[0])) is not None \
                 and body == _function_body(source.text, chain[0]):
             # The other access's callers are not recorded (only its own line): in the function this
-            # thread is in, it came through the same call (warpReduce's lines, called at line 16).
-            other_chain = other_chain + chain[1:]
+            # thread is in, it came through the same call (warpReduce's lines, called at line 16),
+            # unless the function is called from several lines (block_sum(s) then block_sum(q)).
+            helper = _callers_of(source.text, body)
+            if helper is None or len(helper[1]) < 2:
+                other_chain, helper = other_chain + chain[1:], None
         other_line = other_chain[0] if other_chain else None
         verbs = {1: ("reads", "read"), 2: ("writes", "wrote"), 3: ("atomically updates", "atomically updated")}
         first, second = verbs.get(fault.other_op, ("uses", "used"))[1], verbs.get(fault.op, ("uses", "used"))[0]
         at_other = f"line {other_line}{_called_at(other_chain)}" if other_line else "another line"
+        if helper:
+            at_other = f"line {other_line} (in {helper[0]}, which lines {_and(helper[1])} call)"
         at_mine = f"line {line}{_called_at(chain)}"
         what = (f"has a data race on shared memory {element}: thread {other} {first} it at {at_other}, and thread "
                 f"{thread} {second} it at {at_mine}, with no __syncthreads() between them, so the result "
@@ -2136,7 +2166,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         # Where a barrier can go: in the kernel's own body, so at the lines that called a helper (unless
         # both accesses lie in one call of it: then inside the helper).
         accessed_at = line, other_line
-        if chain and other_chain and chain[-1] != other_chain[-1]:
+        if chain and other_chain and chain[-1] != other_chain[-1] and not helper:
             line, other_line = chain[-1], other_chain[-1]
         if read_first and other_line and line:
             place = (f"between line {line}, where thread {thread} writes `{element}`, and line {other_line}, where "
@@ -2174,6 +2204,14 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 present = verbs.get(fault.other_op, ("uses",))[0]
                 place = (f"between line {line}, where thread {thread} {second} `{element}`, and line {other_line}, "
                          f"where thread {other} {present} it (thread {other} got there first)")
+            elif helper and not in_loop and any(barrier.match(text) for text in between):
+                # A barrier stands between the two lines already, in a function called twice: the first
+                # thread went on to the next call before the second had finished with the element.
+                done = {1: "read", 2: "written"}.get(fault.op, "used")
+                place = (f"after line {line}, before {helper[0]} returns (or between its calls, lines "
+                         f"{_and(helper[1])}): there is a barrier between line {other_line} and line {line} already, "
+                         f"but thread {other} went on to the next call of {helper[0]} and {first} `{element}` at line "
+                         f"{other_line} before thread {thread} had {done} it at line {line}")
             elif in_loop and any(barrier.match(text) for text in between):
                 # A barrier stands between the two lines already: the first thread went round the loop
                 # again before the second had finished with the element (a tile refilled too early).
