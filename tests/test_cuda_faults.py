@@ -83,6 +83,13 @@ extern "C" __global__ void shifted(const float* a, float* out, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) out[i + 1] = a[i];                      // SHIFTED
 }
+extern "C" __global__ void blur(const float* a, float* out, int n) {   // rows of 10
+    int x = threadIdx.x % 10, y = blockIdx.x * blockDim.x / 10 + threadIdx.x / 10;
+    if (y >= n / 10) return;
+    float s = 0.0f;
+    for (int dx = -1; dx <= 1; ++dx) s += a[y * 10 + min(max(x + dx, 0), 10)];  // CLAMP
+    out[y * 10 + x] = s;
+}
 """
 
 
@@ -106,6 +113,11 @@ def test_one_past_the_end_behind_a_less_or_equal_names_the_comparison(sanitize):
     with pytest.raises(cuda.KernelError, match=r"accessed out\[1000\]") as info:
         module.get_function("shifted")((4,), (256,), args)
     assert "Guard the access" in str(info.value) and "<=" not in str(info.value)
+    # a clamp to the size (min(..., 10) for indices 0 to 9), not the stencil's `dx <= 1`
+    with pytest.raises(cuda.KernelError, match=r"accessed a\[1000\]") as info:
+        module.get_function("blur")((10,), (100,), args)
+    assert (f"line {line_of('CLAMP', ONE_PAST_THE_END)} clamps with `min(max(x + dx, 0), 10)`, which lets the index "
+            "reach 10 itself: clamp to the last valid index, 10 - 1") in str(info.value)
 
 def test_out_of_bounds_through_a_device_function_pointer():
     x, out = np.ones(10, np.float32), np.zeros(10, np.float32)

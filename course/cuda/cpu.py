@@ -1342,10 +1342,40 @@ def _one_past_the_end(source: Source, line: int | None, index: int, length: int)
     if not line or not length or index != length:
         return None
     for at in range(line, max(0, line - 4), -1):
-        found = re.search(r"[\w.\[\]]*[\w\])]\s*<=\s*[\w(][\w.\->\[\]()*+ ]*?(?=\s*(?:[;)&|]|$))", source.line_text(at))
-        if found:
+        for found in re.finditer(r"[\w.\[\]]*[\w\])]\s*<=\s*([\w(][\w.\->\[\]()*+ ]*?)(?=\s*(?:[;)&|]|$))",
+                                 source.line_text(at)):
+            bound = found.group(1).strip()
+            if re.fullmatch(r"\d+[uUlL]*", bound) and int(re.match(r"\d+", bound).group()) not in (length - 1, length):
+                continue  # `dx <= 1`, a stencil's offsets: not what reaches the size
             return (f"Index {index} is one past the last element, and line {at} compares with <= "
-                    f"(`{found.group(0).strip()}`), which lets the index reach the size itself: compare with < instead.")
+                    f"(`{found.group(0).strip()}`), which lets the index reach the size itself: compare with < "
+                    f"instead, or make what it compares with one less (an inclusive bound such as a binary "
+                    f"search's hi starts at the size minus 1).")
+        clamp = _clamped_to(source.line_text(at))
+        if clamp:
+            return (f"Index {index} is one past the last element, and line {at} clamps with `{clamp[0]}`, which lets "
+                    f"the index reach {clamp[1]} itself: clamp to the last valid index, {clamp[1]} - 1.")
+    return None
+
+
+def _clamped_to(text: str) -> tuple[str, str] | None:
+    """A `min(..., n)` on a line whose last argument is a plain name or number: the call and that
+    bound (a clamp to the size, where the last index is n - 1)."""
+    for match in re.finditer(r"\b(?:min|umin|imin)\s*\(", text):
+        depth, args, start = 0, [], match.end()
+        for k in range(match.end() - 1, len(text)):
+            if text[k] == "(":
+                depth += 1
+            elif text[k] == ")":
+                depth -= 1
+                if depth == 0:
+                    args.append(text[start:k])
+                    break
+            elif text[k] == "," and depth == 1:
+                args.append(text[start:k])
+                start = k + 1
+        if len(args) == 2 and re.fullmatch(r"\s*(?:[A-Za-z_]\w*|\d+)\s*", args[1]):
+            return text[match.start():k + 1], args[1].strip()
     return None
 
 
