@@ -744,6 +744,25 @@ def test_an_access_right_after_a_preprocessor_line_is_checked_like_any_other():
     assert "hands the element over" not in str(info.value)  # a lost update: no handover to fence (the source has atomics)
 
 
+IN_PLACE = r"""
+extern "C" __global__ void normalize(float* x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] = x[i] / x[0];                   // IN-PLACE: thread 0 overwrites what all read
+}
+"""
+
+
+def test_an_in_place_update_that_reads_another_element_is_not_called_a_counter():
+    """`x[i] = x[i] / x[0]`: every thread reads x[0], and thread 0 overwrites it. That is no counter
+    kept by hand (which atomicAdd would fix): the hint says to write into another array."""
+    x = np.arange(2, 66, dtype=np.float32)  # (x[0] = 2 becomes 1: the others' results depend on when they read it)
+    with pytest.raises(cuda.KernelError, match=r"reads x\[0\], which thread \(0, 0, 0\) overwrote at line \d+ in this "
+                                               r"launch: the statement writes x\[i\] in place and reads x\[0\]") as info:
+        kernel("normalize", IN_PLACE)((2,), (32,), (x, 64))
+    assert "atomicAdd" not in str(info.value) and "Write the results into another array" in str(info.value)
+    assert info.value.line == line_of("IN-PLACE", IN_PLACE)
+
+
 UNION_AND_POINTER_ARRAYS = r"""
 extern "C" __global__ void reuse(const float* in, float* out, int barriers) {
     __shared__ union { float f[32]; int i[32]; } u;  // one buffer, two uses

@@ -1358,6 +1358,21 @@ def _one_past_the_end(source: Source, line: int | None, index: int, length: int)
     return None
 
 
+def _in_place_elsewhere(name: str, read_text: str, written_text: str) -> tuple[str, str] | None:
+    """`x[i] = x[i] / x[0]`: a store into `name[written]` where the reading line also reads `name` at
+    another index (`read_as`): an in-place update that reads an element one thread overwrites, not a
+    counter kept by hand (whose read and store name the same element). (written, read_as), or None."""
+    n = re.escape(name)
+    store = re.search(rf"\b{n}\s*\[([^\]]*)\]\s*[-+*/%&|^]?=(?!=)", written_text)
+    if not store:
+        return None
+    written = store.group(1).strip()
+    rest = read_text.replace(store.group(0), " ", 1) if read_text == written_text else read_text
+    others = [index.strip() for index in re.findall(rf"\b{n}\s*\[([^\]]*)\]", rest)]
+    different = [index for index in others if index != written]
+    return (written, different[0]) if different else None
+
+
 def _clamped_to(text: str) -> tuple[str, str] | None:
     """A `min(..., n)` on a line whose last argument is a plain name or number: the call and that
     bound (a clamp to the size, where the last index is n - 1)."""
@@ -2409,6 +2424,16 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 hint = (f"Add __threadfence() after line {other_line}, before the atomic (or the flag's store) that "
                         "tells the other blocks the value is there: an atomic orders no other access by itself, and "
                         "`volatile` makes each access go to memory but does not keep them in order.")
+            elif fault.mask == 1 and (moved := _in_place_elsewhere(name, source.line_text(line) if line else "",
+                                                                   source.line_text(other_line) if other_line else "")):
+                # `x[i] = x[i] / x[0]`: every thread reads x[0], and thread 0 overwrites it in place
+                written, read_as = moved
+                what = (f"reads {element}, which {who} overwrote{at} in this launch: the statement writes "
+                        f"{name}[{written}] in place and reads {name}[{read_as}], which one thread's write changes, "
+                        "so on a GPU the other threads may read the old value or the new one")
+                hint = (f"Write the results into another array (out[{written}] = ...), or read {name}[{read_as}] into a "
+                        "variable (a kernel argument, or a launch of its own) before any thread overwrites it: no "
+                        "barrier orders the threads of different blocks.")
             elif fault.mask == 1:  # the writer read it here first: `int slot = *count; ...; *count = slot + 1;`
                 what = (f"reads {element}, which {who} also read here and then wrote back{at} in this launch: "
                         f"a read-modify-write without an atomic (a counter or a sum kept by hand), so on a "
