@@ -119,6 +119,24 @@ def test_one_past_the_end_behind_a_less_or_equal_names_the_comparison(sanitize):
     assert (f"line {line_of('CLAMP', ONE_PAST_THE_END)} clamps with `min(max(x + dx, 0), 10)`, which lets the index "
             "reach 10 itself: clamp to the last valid index, 10 - 1") in str(info.value)
 
+OVERFLOW = r"""
+extern "C" __global__ void scatter(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int j = (i * 40503) % n;                           // PRODUCT: past 2^31 - 1 from i = 53,023
+    y[j] = x[i];
+}
+"""
+
+
+def test_a_negative_index_from_an_int_product_that_overflowed_says_so():
+    x, y = np.arange(65536, dtype=np.float32), np.zeros(65536, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"accessed y\[-\d+\]") as info:
+        cuda.RawKernel(OVERFLOW, "scatter", backend="cpu", sanitize=False)((256,), (256,), (x, y, 65536))
+    assert (f"an int product that overflowed? `(i * 40503)` (line {line_of('PRODUCT', OVERFLOW)}) past 2^31 - 1 "
+            "wraps around to a negative number") in str(info.value)
+
+
 def test_out_of_bounds_through_a_device_function_pointer():
     x, out = np.ones(10, np.float32), np.zeros(10, np.float32)
     with pytest.raises(cuda.KernelError, match=r"accessed in\[-1\]") as info:

@@ -1441,12 +1441,32 @@ def _index_hint(source: Source, line: int | None, index: int, length: int) -> st
     beside a `<=`, the fill of a variable without a value, an unsigned value wrapped below 0, a
     negative offset."""
     return (_one_past_the_end(source, line, index, length) or _uninitialized_index(index)
-            or _unsigned_count_down(source, line, index) or _negative_index(index, length))
+            or _unsigned_count_down(source, line, index) or _negative_index(index, length, source, line))
 
 
-def _negative_index(index: int, length: int) -> str | None:
-    """For an access below the first element: the hint (a neighbour at -1, a mask indexed from -R)."""
-    if index >= 0 or index < -(1 << 20):  # (far below: an unsigned or uninitialized value, hinted elsewhere)
+def _negative_index(index: int, length: int, source: Source | None = None, line: int | None = None) -> str | None:
+    """For an access below the first element: the hint (a neighbour at -1, a mask indexed from -R); far
+    below, and with a product of ints in sight, an int product that overflowed."""
+    if index >= 0:
+        return None
+    product = None
+    if source is not None and line and index < -64:  # (beyond any neighbour's offset)
+        for at in range(line, max(0, line - 4), -1):
+            product = re.search(r"\(?\s*[A-Za-z_][\w.]*\s*\*\s*(?:\d{3,}|[A-Za-z_][\w.]*)\s*\)?",
+                                source.line_text(at).split("//", 1)[0])
+            text = source.line_text(at)
+            # (a wrapped product is far below 0, or, taken % n, anywhere down to -n; a row above, y * w + x
+            # with y = -1, is a neighbour's offset)
+            if product and "long" not in text and "size_t" not in text and (index < -(1 << 20) or "%" in text):
+                break
+            product = None
+    if product:
+        text = product.group(0).strip()
+        return (f"Index {index} is below the first element: an int product that overflowed? `{text}` (line {at}) "
+                f"past 2^31 - 1 wraps around to a negative number, on "
+                f"a GPU too (C++ leaves it undefined). Compute it in 64 bits, `(long long)` on one factor, or in "
+                "unsigned arithmetic, before any % or /.")
+    if index < -(1 << 20):  # (far below: an unsigned or uninitialized value, hinted elsewhere)
         return None
     return (f"Index {index} is below the first element: an offset that reaches below 0 (a neighbour i - 1 at the "
             f"edge, a mask indexed from -R). Shift the index (mask[j + R] for j from -R to R) or guard it: "
