@@ -5,6 +5,7 @@ raises nothing), and every parity-suite and notebook kernel runs clean with all 
 import json
 import os
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -1408,6 +1409,56 @@ def test_a_volatile_flag_and_fences_hand_data_from_block_to_block():
                                                r"volatile flag, with no __threadfence\(\)") as info:
         kernel("publish", GLOBAL_HAZARDS)((2,), (32,), (data, out, flag, 0))
     assert info.value.line == line_of("CONSUME", GLOBAL_HAZARDS) and info.value.block == (1, 0, 0)
+
+
+TRANSFERS = r"""
+__device__ void lock(int* m) { while (atomicCAS(m, 0, 1) != 0) { } __threadfence(); }
+__device__ void unlock(int* m) { __threadfence(); atomicExch(m, 0); }
+extern "C" __global__ void transfer(float* balance, int* locks, int n, int ordered) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int j = (i + 1) % n;                               // each account pays the next
+    int first = ordered ? min(i, j) : i, second = ordered ? max(i, j) : j;
+    lock(&locks[first]);                               // FIRST
+    lock(&locks[second]);                              // SECOND
+    balance[i] -= 1.0f;
+    balance[j] += 1.0f;
+    unlock(&locks[second]);
+    unlock(&locks[first]);
+}
+extern "C" __global__ void two_float_sums(float* x, float* y) {   // CAS loops: updates, not locks
+    for (float* p : {x, y}) {
+        int old = *(int*)p, assumed;
+        do {
+            assumed = old;
+            old = atomicCAS((int*)p, assumed, __float_as_int(__int_as_float(assumed) + 1.0f));
+        } while (assumed != old);
+    }
+}
+"""
+
+
+def test_locks_taken_in_a_cycle_are_a_potential_deadlock_as_threadsanitizer_reports_it():
+    """Each thread locks its account, then the next one's: on a GPU every thread can hold its first lock
+    and wait for the second for ever. Here the threads ran one by one (the launch ends): the lock-order
+    graph has a cycle, and a KernelWarning names it with the caller's lines. Taking the lower index first
+    breaks the cycle; CAS loops (no lock: nothing is put back) are no locks."""
+    module = cuda.RawModule(code=TRANSFERS, backend="cpu")
+    balance, locks = np.zeros(8, np.float32), np.zeros(8, np.int32)
+    first, second = line_of("FIRST", TRANSFERS), line_of("SECOND", TRANSFERS)
+    with pytest.warns(cuda.KernelWarning, match=rf"kernel 'transfer' can deadlock on a GPU: its locks are taken in a "
+                                                rf"cycle. thread \(0, 0, 0\) of block 0 took locks\[0\] \(line {first}\) "
+                                                rf"and then, holding it, locks\[1\] \(line {second}\); thread \(1, 0, 0\)"
+                                                r"(?s:.*)and 4 more threads so: the last lock taken, locks\[0\], is the "
+                                                r"one the first thread holds(?s:.*)the lower index first"):
+        module.get_function("transfer")((1,), (8,), (balance, locks, 8, 0))
+    np.testing.assert_array_equal(balance, 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        module.get_function("transfer")((1,), (8,), (balance, locks, 8, 1))
+        x, y = np.zeros(1, np.float32), np.zeros(1, np.float32)
+        module.get_function("two_float_sums")((1,), (32,), (x, y))
+        assert x[0] == y[0] == 32
 
 
 TWO_CALLS = r"""

@@ -108,7 +108,12 @@ and a thread reaching another thread's local array through a pointer (handed ove
 and it warns (``KernelWarning``) when blocks store the same values into the same elements
 (32 or more) at one line, as an index without ``blockIdx`` makes them do, and when a launch leaks
 device-heap memory (compute-sanitizer's ``--leak-check full``: blocks its ``malloc``/``new`` made, not freed, to
-which no pointer is left in an argument array, a ``__device__`` variable or another block; it names the line). Blocks may not use more than 48 KiB of shared memory, a module's ``__constant__``
+which no pointer is left in an argument array, a ``__device__`` variable or another block; it names the line),
+and when threads take locks in a cycle (ThreadSanitizer's lock-order check: a lock is what an ``atomicCAS``
+swaps out and an ``atomicExch`` or ``atomicCAS`` puts back; thread i locking ``m[i]`` and then ``m[i + 1]``
+can deadlock on a GPU, where the threads run at once). A time limit met at an ``atomicCAS`` spin names the
+``return`` or ``break`` that leaves the locked region without releasing it, or the barrier or warp-level call
+inside it that the spinning threads never reach. Blocks may not use more than 48 KiB of shared memory, a module's ``__constant__``
 variables not more than 64 KiB, and a launch may not pass a ``__launch_bounds__``. A variable read
 before it has a value (``float sum;`` then ``sum += x[i];``) and a function that returns its own
 local array's (or a by-value parameter's) address get a ``KernelWarning`` when the kernel compiles,

@@ -1037,6 +1037,7 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
         if trace_limit is not None:
             records = module.take_trace()
         leaked = _leaked_blocks(module, memory) if module.sanitized and status == OK else []
+        cycle = _lock_cycle(module) if module.sanitized and status == OK else None
     if text or truncated:
         sys.stdout.write(text + ("\n[printf output past 1 MiB was dropped, as on a GPU]\n" if truncated else ""))
     changed = _restore_read_only(guarded)  # (after a fault too: the fault is the message then)
@@ -1089,7 +1090,90 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
         warnings.warn(_same_rng_message(module, kernel, fault), KernelWarning, stacklevel=_user_level())
     if leaked:
         warnings.warn(_leak_message(kernel, leaked), KernelWarning, stacklevel=_user_level())
+    if cycle:
+        warnings.warn(_lock_cycle_message(module, kernel, cycle, {**module.variables(), **arrays}, tuple(block)),
+                      KernelWarning, stacklevel=_user_level())
     return records
+
+
+def _lock_cycle(module: Module) -> list | None:
+    """ThreadSanitizer's lock-order-inversion check, for one launch (runtime.h's __cc_lock_update): the
+    shortest cycle of locks (each taken by a thread that held the one before) among the locks that the
+    launch released, as its edges (from, to, where each was taken (code offsets: __cc_lock_site), block,
+    thread), or None."""
+    function = module._settings.get("__cc_lock_graph")
+    if function is None:
+        function = module._settings["__cc_lock_graph"] = module.library["__cc_lock_graph"]
+        function.restype = ctypes.c_longlong
+        function.argtypes = [ctypes.c_void_p, ctypes.c_longlong, ctypes.POINTER(ctypes.c_longlong)]
+    room = 6 * 4096 + 4096
+    out, released = np.zeros(room, np.int64), ctypes.c_longlong()
+    edges = function(out.ctypes.data, room, ctypes.byref(released))
+    if edges < 2:
+        return None
+    table = out[:6 * edges].reshape(edges, 6)
+    locks = set(out[6 * edges:6 * edges + released.value].tolist())
+    graph: dict[int, list] = {}
+    for edge in table.tolist():
+        if edge[0] in locks and edge[1] in locks:
+            graph.setdefault(edge[0], []).append(edge)
+    best = None
+    for start in sorted(graph):  # breadth first from each lock: the shortest way back to it
+        paths, seen = [[edge] for edge in graph[start]], {start}
+        while paths and best is None or (paths and len(paths[0]) < len(best)):
+            following = []
+            for path in paths:
+                end = path[-1][1]
+                if end == start:
+                    if best is None or len(path) < len(best):
+                        best = path
+                    continue
+                if end in seen:
+                    continue
+                seen.add(end)
+                following += [path + [edge] for edge in graph.get(end, [])]
+            paths = following
+    return best
+
+
+def _lock_cycle_message(module: Module, kernel: Kernel, cycle: list, memory: dict, block_dim=(1, 1, 1)) -> str:
+    """The lock-order cycle's warning: which thread holds which lock and takes which next, at which line
+    (a `lock(&m[i])` helper's caller, where the atomicCAS lies in the helper)."""
+    total, cycle = len(cycle), cycle[:4]
+    sites = sorted({site for edge in cycle for site in (edge[2], edge[3])})
+    calls = module.lines_of_calls([offset for site in sites for offset in (site & 0xFFFFFFFF, site >> 32)])
+    lines = {}
+    for k, site in enumerate(sites):
+        inner, outer = calls[2 * k], calls[2 * k + 1]
+        if len(inner) > 1:  # the helper was inlined: its caller's line is in the chain
+            lines[site] = f"line {inner[-1]}"
+        elif inner and outer and (site >> 32) and _function_body(module.source.text, outer[0]) != \
+                _function_body(module.source.text, inner[0]):
+            lines[site] = f"line {outer[-1]}"
+        else:
+            lines[site] = f"line {inner[0]}" if inner else "a line"
+
+    def name(address: int) -> str:
+        for base, (array, count, size) in memory.items():
+            if base <= address < base + count * size:
+                return f"{array}[{(address - base) // size}]" if count > 1 else array
+        return f"the lock at {address:#x}"
+
+    def thread(block: int, linear: int) -> str:
+        bx, by = block_dim[0], block_dim[1] if len(block_dim) > 1 else 1
+        return f"thread ({linear % bx}, {linear // bx % by}, {linear // (bx * by)}) of block {block}"
+
+    steps = [f"{thread(block, tid)} took {name(a)} ({lines[la]}) and then, holding it, {name(b)} ({lines[lb]})"
+             for a, b, la, lb, block, tid in cycle]
+    more = f"; and {total - 4} more thread{'s' * (total > 5)} so" if total > 4 else ""
+    first = name(cycle[0][0])
+    return (f"kernel '{kernel.name}' can deadlock on a GPU: its locks are taken in a cycle. " + "; ".join(steps) + more
+            + f": the last lock taken, {first}, is the one the first thread holds. Here the "
+            "threads ran one after another, so each found its locks free; on a GPU they run at once, and each can "
+            "hold its first lock while it waits for the next, which another holds: they wait for ever. Take locks "
+            "in one order everywhere, e.g. the lower index first: `int lo = min(a, b), hi = max(a, b); lock(lo); "
+            "lock(hi);` (a thread that holds one lock and takes another needs that order), or take one lock for "
+            "the whole update.")
 
 
 def _leaked_blocks(module: Module, memory: dict) -> list[tuple[int, int, int]]:

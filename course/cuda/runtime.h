@@ -3087,6 +3087,95 @@ static inline __nv_bfloat16 __ushort_as_bfloat16(unsigned short x) { __nv_bfloat
 // compiles here compiles on a GPU.
 // ---------------------------------------------------------------------------------------
 
+// Lock order (sanitizer; ThreadSanitizer's lock-order-inversion check): an atomicCAS that swaps a
+// value out (`atomicCAS(&lock, 0, 1)` returning 0) takes a lock, an atomicExch or atomicCAS that
+// puts that value back releases it. A thread that takes lock B while it holds lock A adds the edge
+// A -> B; after the launch, Python (cpu._lock_cycle) looks for a cycle among locks that were
+// released (a CAS loop's update is never put back, so it is no lock): threads that each hold one
+// lock of the cycle and wait for the next wait for ever on a GPU, where they run at once. Here they
+// ran one after another, so the launch ended.
+struct __cc_held_lock { uintptr_t address; uint64_t unlocked; uint64_t site; };
+struct __cc_lock_edge { uintptr_t from, to; uint64_t from_site, to_site; uint32_t block; uint32_t thread; };
+static const int __CC_HELD = 4, __CC_LOCK_EDGES = 4096, __CC_RELEASED = 4096;
+static __cc_held_lock __cc_held[1024][4];            // per thread of the running block: what it holds
+static uint8_t __cc_held_count[1024];
+static uint32_t __cc_held_block = UINT32_MAX;        // the block they belong to (cleared at a new one)
+static bool __cc_held_any;
+static __cc_lock_edge __cc_lock_edges[4096];
+static int __cc_lock_edge_count;
+static uintptr_t __cc_released_locks[4096];
+static int __cc_released_count;
+static void __cc_locks_new_launch() {
+    if (__cc_held_any) memset(__cc_held_count, 0, sizeof __cc_held_count);
+    __cc_held_any = false, __cc_held_block = UINT32_MAX, __cc_lock_edge_count = __cc_released_count = 0;
+}
+// Where a lock was taken: the code offset of the atomicCAS's caller, and (sanitized builds keep frame
+// pointers) of that function's caller, 32 bits each (cpu.py names the outer line when the inner one lies
+// in a helper: `lock(&locks[i])`).
+__attribute__((noinline)) static uint64_t __cc_lock_site() {
+    uint64_t site = __cc_code_offset(__builtin_return_address(0)) & 0xffffffffu, outer = 0;
+#if defined(__CC_FRAME_POINTERS) && defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__))
+    void* const* frame = (void* const*)__builtin_frame_address(0);
+    void* const* next = frame ? (void* const*)frame[0] : nullptr;  // the frame of the function with the CAS
+    if (next && next > frame && (uintptr_t)next - (uintptr_t)frame < (1u << 20) && !((uintptr_t)next & 7)) {
+        uintptr_t back = (uintptr_t)next[1];
+        if (back >= __cc_code_low && back < __cc_code_high) outer = __cc_code_offset((void*)back) & 0xffffffffu;
+    }
+#endif
+    return site | outer << 32;
+}
+static void __cc_lock_update(const volatile void* address, uint64_t compare, uint64_t value, uint64_t old, bool cas,
+                             uint64_t site) {
+    unsigned me = __cc_tid();
+    if (me >= 1024) return;
+    if (__cc_held_block != (uint32_t)__cc_block_linear) {
+        if (__cc_held_any) memset(__cc_held_count, 0, sizeof __cc_held_count);
+        __cc_held_block = (uint32_t)__cc_block_linear;
+    }
+    uintptr_t a = (uintptr_t)address;
+    __cc_held_lock* held = __cc_held[me];
+    int n = __cc_held_count[me];
+    for (int k = 0; k < n; k++)  // putting back the value it took: a release
+        if (held[k].address == a && value == held[k].unlocked && (!cas || old == compare)) {
+            held[k] = held[--n];
+            __cc_held_count[me] = (uint8_t)n;
+            bool known = false;
+            for (int r = 0; r < __cc_released_count && !known; r++) known = __cc_released_locks[r] == a;
+            if (!known && __cc_released_count < __CC_RELEASED) __cc_released_locks[__cc_released_count++] = a;
+            return;
+        }
+    if (!cas || old != compare || value == compare) return;
+    for (int k = 0; k < n; k++) {  // taken while holding others: an edge from each
+        if (held[k].address == a) continue;
+        bool known = false;
+        for (int e = 0; e < __cc_lock_edge_count && !known; e++)
+            known = __cc_lock_edges[e].from == held[k].address && __cc_lock_edges[e].to == a;
+        if (!known && __cc_lock_edge_count < __CC_LOCK_EDGES)
+            __cc_lock_edges[__cc_lock_edge_count++] = {held[k].address, a, held[k].site, site,
+                                                       (uint32_t)__cc_block_linear, me};
+    }
+    if (n == __CC_HELD) held[0] = held[--n];  // (a CAS loop's updates, never put back: the oldest goes)
+    held[n++] = {a, compare, site};
+    __cc_held_count[me] = (uint8_t)n;
+    __cc_held_any = true;
+}
+// After a sanitized launch: its lock-order edges (6 numbers each: from, to, where each was taken
+// (__cc_lock_site), block, thread), then the locks it released (one number each); `room` numbers at most. How many
+// edges, and in *released how many released locks.
+__CC_EXPORT long long __cc_lock_graph(long long* out, long long room, long long* released) {
+    long long k = 0;
+    for (int e = 0; e < __cc_lock_edge_count && k + 6 <= room; e++) {
+        const __cc_lock_edge& g = __cc_lock_edges[e];
+        long long* o = out + k;
+        o[0] = (long long)g.from, o[1] = (long long)g.to, o[2] = (long long)g.from_site, o[3] = (long long)g.to_site;
+        o[4] = g.block, o[5] = g.thread;
+        k += 6;
+    }
+    long long edges = k / 6;
+    for (int r = 0; r < __cc_released_count && k < room; r++) out[k++] = (long long)__cc_released_locks[r];
+    *released = k - edges * 6;
+    return edges;
+}
 template <int N> struct __cc_uint_of;
 template <> struct __cc_uint_of<2> { typedef uint16_t type; };
 template <> struct __cc_uint_of<4> { typedef uint32_t type; };
@@ -3131,7 +3220,16 @@ __CC_ATOMIC(atomicAdd, float, old + val)
 __CC_ATOMIC(atomicAdd, double, old + val)
 __CC_ATOMIC_FETCH(atomicSub, int, old - val, __atomic_fetch_sub)
 __CC_ATOMIC_FETCH(atomicSub, unsigned int, old - val, __atomic_fetch_sub)
-__CC_ATOMIC_FETCH_ALL_INTS(atomicExch, val, __atomic_exchange_n)
+#define __CC_ATOMIC_EXCH(T) \
+    __attribute__((always_inline)) static inline T atomicExch(T* address, T val) { \
+        if (__cc_sanitizing) __cc_note(address, sizeof(T), __CC_ATOMIC); \
+        if (__cc_parallel) return __atomic_exchange_n(address, val, __ATOMIC_SEQ_CST); \
+        T old = *address; *address = val; \
+        if (__cc_sanitizing) __cc_lock_update(address, 0, (uint64_t)val, (uint64_t)old, false, 0); \
+        return old; }
+__CC_ATOMIC_EXCH(int)
+__CC_ATOMIC_EXCH(unsigned int)
+__CC_ATOMIC_EXCH(unsigned long long)
 __CC_ATOMIC(atomicExch, float, val)
 __CC_ATOMIC(atomicAdd, __half, old + val)
 __CC_ATOMIC(atomicAdd, __half2, old + val)
@@ -3153,7 +3251,10 @@ __CC_ATOMIC(atomicDec, unsigned int, (old == 0u || old > val) ? val : old - 1u)
         if (__cc_parallel) { \
             __atomic_compare_exchange_n(address, &compare, val, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
             return compare; } \
-        T old = *address; if (old == compare) *address = val; return old; }
+        T old = *address; if (old == compare) *address = val; \
+        if (__cc_sanitizing && old == compare) \
+            __cc_lock_update(address, (uint64_t)compare, (uint64_t)val, (uint64_t)old, true, __cc_lock_site()); \
+        return old; }
 __CC_ATOMIC_CAS(int)
 __CC_ATOMIC_CAS(unsigned int)
 __CC_ATOMIC_CAS(unsigned long long)
@@ -5275,6 +5376,7 @@ static int __cc_launch(const long long* cfg, __cc_fault* fault, void (*prepare)(
     __cc_release_allocations();
     __cc_current_launch++;
     __cc_last_site = 0;
+    __cc_locks_new_launch();
     __cc_heap_refused = 0;
     for (int k = 0; k < __CC_MAX_WORKERS; k++) __cc_heap_block_done(&__cc_workers[k]);
     if (__cc_dyn_shared_bytes)
