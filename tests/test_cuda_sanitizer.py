@@ -1461,6 +1461,29 @@ def test_locks_taken_in_a_cycle_are_a_potential_deadlock_as_threadsanitizer_repo
         assert x[0] == y[0] == 32
 
 
+LDG = r"""
+extern "C" __global__ void pairs(float* buf, const float* in, int n, int plain) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    if (i % 2 == 0) buf[i] = 2.0f * __ldg(&in[i]);          // __ldg of an input: fine
+    __syncthreads();
+    if (i % 2 == 1) buf[i] = (plain ? buf[i - 1] : __ldg(&buf[i - 1])) + 1.0f;   // LDG
+}
+"""
+
+
+def test_ldg_of_an_element_written_in_the_launch_is_reported():
+    """__ldg reads through the read-only cache, which is not coherent with the kernel's own writes: the
+    element must stay unwritten for the whole launch. A plain load after the barrier is right."""
+    buf, data = np.zeros(64, np.float32), np.arange(64, dtype=np.float32)
+    kernel("pairs", LDG)((1,), (64,), (buf, data, 64, 1))
+    np.testing.assert_array_equal(buf[1::2], 2 * data[0::2] + 1)
+    with pytest.raises(cuda.KernelError, match=r"reads buf\[0\] with __ldg, which thread \(0, 0, 0\) wrote at line "
+                                               r"\d+ in this launch: __ldg loads through the read-only") as info:
+        kernel("pairs", LDG)((1,), (64,), (buf, data, 64, 0))
+    assert info.value.line == line_of("LDG", LDG) and info.value.thread == (1, 0, 0)
+
+
 TWO_CALLS = r"""
 __device__ float block_sum(float v, float* buf) {
     int t = threadIdx.x;

@@ -104,7 +104,8 @@ orders the store: the chained scan's running sum, the last block's partial sums)
 writes into read-only arrays and ``__constant__`` memory, uses of a block after its
 ``free``, a ``__syncthreads()`` inside an ``if`` the block's threads take differently (the bitonic step's
 ``if (p > t) { swap; __syncthreads(); }``, whose skipping threads meet the others there in a later pass),
-and a thread reaching another thread's local array through a pointer (handed over in shared memory);
+a thread reaching another thread's local array through a pointer (handed over in shared memory),
+and an ``__ldg`` of an element written earlier in the launch (the read-only cache is not coherent);
 and it warns (``KernelWarning``) when blocks store the same values into the same elements
 (32 or more) at one line, as an index without ``blockIdx`` makes them do, and when a launch leaks
 device-heap memory (compute-sanitizer's ``--leak-check full``: blocks its ``malloc``/``new`` made, not freed, to

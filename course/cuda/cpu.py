@@ -112,7 +112,7 @@ class _Arg(ctypes.Structure):
  CRASH, STACK_OVERFLOW, ASSERT, TRAP, NO_MEMORY, NO_BARRIERS, BAD_ARGUMENT, UNSUPPORTED, WARP_EXITED,
  WARP_MISMATCH, WARP_BAD_MASK, READ_ONLY, ARRAY_OUT_OF_BOUNDS, RACE, UNINITIALIZED, GLOBAL_RACE, MISALIGNED,
  SHARED_TOO_BIG, BAD_WIDTH, LOCAL_TOO_BIG, BAD_FREE, USE_AFTER_FREE, UNINITIALIZED_LOCAL, RNG_NOT_SET_UP,
- BAD_SHIFT, BAD_CONVERSION, BAD_PRINTF, BARRIER_DIVERGENT, OTHER_LOCAL) = range(36)
+ BAD_SHIFT, BAD_CONVERSION, BAD_PRINTF, BARRIER_DIVERGENT, OTHER_LOCAL, LDG_WRITTEN) = range(37)
 
 #: Warp-level calls by their code in runtime.h (enum __CC_W_*), as messages name them.
 WARP_OPS = dict(enumerate(
@@ -2090,7 +2090,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     chain = []  # the line and, inside an inlined __device__ function, the lines that called it
     if kind in (OUT_OF_BOUNDS, SHARED_OUT_OF_BOUNDS, CRASH, STACK_OVERFLOW, TIMEOUT, ARRAY_OUT_OF_BOUNDS, RACE,
                 UNINITIALIZED, GLOBAL_RACE, READ_ONLY, MISALIGNED, BAD_FREE, USE_AFTER_FREE, UNINITIALIZED_LOCAL,
-                WARP_BAD_MASK, BAD_SHIFT, BAD_CONVERSION, BAD_PRINTF, OTHER_LOCAL):  # (WARP_BAD_MASK: a store of an undefined shuffle result)
+                WARP_BAD_MASK, BAD_SHIFT, BAD_CONVERSION, BAD_PRINTF, OTHER_LOCAL, LDG_WRITTEN):  # (WARP_BAD_MASK: a store of an undefined shuffle result)
         chain = module.lines_at(fault.code_offset)
         # (sanitized builds) the calls of helpers that were not inlined: the frames from the one that
         # faulted outwards. A check's fault comes from a call at the faulting line itself (that frame
@@ -2153,6 +2153,19 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         hint = ("Every thread of a block that has not returned must reach each __syncthreads(), so a barrier "
                 "cannot sit inside an if (or a loop) that some threads skip: put it where every thread passes, "
                 "and guard only the work.")
+    elif kind == LDG_WRITTEN:
+        name, elements, itemsize = arrays.get(fault.base, ("an argument array", 0, 0))
+        other, other_block = _xyz(fault.other_thread), _xyz(fault.other_block)
+        other_chain = module.lines_at(fault.address)
+        who = f"thread {other}" + (f" of block {other_block}" if other_block != block else "")
+        at = f" at line {other_chain[0]}{_called_at(other_chain)}" if other_chain else ""
+        element = f"{name}[{index}]"
+        what = (f"reads {element} with __ldg, which {who} wrote{at} in this launch: __ldg loads through the "
+                "read-only (non-coherent) cache, which is for data that no thread writes while the kernel runs, so "
+                "on a GPU it may return the value from before the write")
+        hint = (f"Read it with a plain load ({element.split('[')[0]}[...]), or keep __ldg for arrays the kernel "
+                "only reads (a `const float* __restrict__` input); a value written in this launch needs a plain "
+                "load after the barrier (or a second launch).")
     elif kind == OTHER_LOCAL:
         other = _xyz(fault.other_thread)
         what = (f"{'reads' if fault.op == 1 else 'writes'} a local variable or array of thread {other} through a "

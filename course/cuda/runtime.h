@@ -272,6 +272,7 @@ enum __cc_fault_kind {
     __CC_BAD_PRINTF = 33,            // printf's format asks for another kind of value, or for more values
     __CC_BARRIER_DIVERGENT = 34,     // threads meet at a __syncthreads() inside an if they took differently
     __CC_OTHER_LOCAL = 35,           // a thread reaches another thread's local memory through a pointer
+    __CC_LDG_WRITTEN = 36,           // __ldg of an element written in this launch (the read-only cache is not coherent)
 };
 
 struct __cc_fault {
@@ -1831,6 +1832,28 @@ static void __cc_note_at(const volatile void* address, size_t size, int kind, ui
     }
     if (__cc_quarantined && kind != __CC_TOUCH) __cc_heap_check_freed(p, size, kind, site);  // device malloc's blocks
     __cc_note_local(p, size, kind, site);
+}
+// __ldg (sanitizer): a load through the read-only cache (ld.global.nc), valid only for data that no
+// thread writes while the kernel runs. A fault when a thread wrote the element earlier in this launch
+// (the write note of the race checker); the read itself is noted as any read (__cc_note).
+__attribute__((noinline)) static void __cc_ldg_check(const volatile void* address, size_t size) {
+    const __cc_allocation* a = __cc_find_allocation(address);
+    if (!a || !a->shadow_count || !a->notes[__CC_NOTE_WRITE]) return;
+    size_t offset = (size_t)((const char*)address - a->base);
+    size_t word = a->item_shift >= 0 ? offset >> a->item_shift : offset / a->item;
+    size_t last = a->item_shift >= 0 ? (offset + size + a->item - 1) >> a->item_shift : (offset + size + a->item - 1) / a->item;
+    for (; word < last && word < a->shadow_count; word++) {
+        const __cc_global_note& n = a->notes[__CC_NOTE_WRITE][word];
+        if (n.launch != __cc_current_launch) continue;
+        __cc_fault* f = __cc_fault_out;
+        f->code_offset = __cc_code_offset(__builtin_return_address(0));
+        f->address = n.site;
+        f->base = (uint64_t)(uintptr_t)a->base;
+        f->index = (int64_t)word, f->element_bytes = (int64_t)a->item;
+        f->op = __CC_READ, f->other_op = __CC_WRITE;
+        __cc_other_thread(n.tid, n.block);
+        __cc_fail(__CC_LDG_WRITTEN, 0);
+    }
 }
 __attribute__((noinline)) static void __cc_note(const volatile void* address, size_t size, int kind) {
     __cc_note_at(address, size, kind, (uint32_t)__cc_code_offset(__builtin_return_address(0)));
@@ -3929,7 +3952,19 @@ static inline unsigned int __isGlobal(const volatile void* p) {
     return !__isShared(p) && !__cc_in_constant(p) && __cc_find_allocation(p) != nullptr;
 }
 static inline unsigned int __isLocal(const volatile void* p) { return !__isShared(p) && !__isConstant(p) && !__isGlobal(p); }
-#define __ldg(p) (*(p))
+// __ldg(p): a load through the read-only cache; the sanitizer checks that no thread wrote the element
+// in this launch (and, as for any read, races), __cc_ldg_check.
+template <class P>
+__attribute__((always_inline)) static inline auto __cc_ldg(const P& p) -> __cc_value_t<decltype(*p)> {
+    __cc_value_t<decltype(*p)> v = *p;  // (the bounds check)
+    if (__cc_sanitizing) {
+        const volatile void* at = (const volatile void*)&*p;
+        __cc_note(at, sizeof v, __CC_READ);
+        __cc_ldg_check(at, sizeof v);
+    }
+    return v;
+}
+#define __ldg(p) __cc_ldg(p)
 // The other cache-hinted loads and stores (cache global, streaming, last use, volatile; write-back,
 // write-through): one memory here, so a plain load or store.
 #define __ldcg(p) (*(p))
