@@ -3128,8 +3128,15 @@ static __cc_lock_edge __cc_lock_edges[4096];
 static int __cc_lock_edge_count;
 static uintptr_t __cc_released_locks[4096];
 static int __cc_released_count;
+// (open addressing over both, so that a kernel with many CAS updates stays fast: 1 + the index, 0 empty)
+static uint16_t __cc_edge_slots[8192], __cc_released_slots[8192];
+static inline size_t __cc_lock_hash(uintptr_t a, uintptr_t b) {
+    return (size_t)((a * 0x9E3779B97F4A7C15ull ^ (b + 0x7F4A7C15ull) * 0xC2B2AE3D27D4EB4Full) >> 51);  // 13 bits
+}
 static void __cc_locks_new_launch() {
     if (__cc_held_any) memset(__cc_held_count, 0, sizeof __cc_held_count);
+    if (__cc_lock_edge_count) memset(__cc_edge_slots, 0, sizeof __cc_edge_slots);
+    if (__cc_released_count) memset(__cc_released_slots, 0, sizeof __cc_released_slots);
     __cc_held_any = false, __cc_held_block = UINT32_MAX, __cc_lock_edge_count = __cc_released_count = 0;
 }
 // Where a lock was taken: the code offset of the atomicCAS's caller, and (sanitized builds keep frame
@@ -3162,20 +3169,31 @@ static void __cc_lock_update(const volatile void* address, uint64_t compare, uin
         if (held[k].address == a && value == held[k].unlocked && (!cas || old == compare)) {
             held[k] = held[--n];
             __cc_held_count[me] = (uint8_t)n;
-            bool known = false;
-            for (int r = 0; r < __cc_released_count && !known; r++) known = __cc_released_locks[r] == a;
-            if (!known && __cc_released_count < __CC_RELEASED) __cc_released_locks[__cc_released_count++] = a;
+            if (__cc_released_count < __CC_RELEASED)
+                for (size_t h = __cc_lock_hash(a, 0);; h = (h + 1) & 8191) {
+                    uint16_t slot = __cc_released_slots[h];
+                    if (slot && __cc_released_locks[slot - 1] == a) break;
+                    if (!slot) {
+                        __cc_released_locks[__cc_released_count++] = a;
+                        __cc_released_slots[h] = (uint16_t)__cc_released_count;
+                        break;
+                    }
+                }
             return;
         }
     if (!cas || old != compare || value == compare) return;
-    for (int k = 0; k < n; k++) {  // taken while holding others: an edge from each
-        if (held[k].address == a) continue;
-        bool known = false;
-        for (int e = 0; e < __cc_lock_edge_count && !known; e++)
-            known = __cc_lock_edges[e].from == held[k].address && __cc_lock_edges[e].to == a;
-        if (!known && __cc_lock_edge_count < __CC_LOCK_EDGES)
-            __cc_lock_edges[__cc_lock_edge_count++] = {held[k].address, a, held[k].site, site,
-                                                       (uint32_t)__cc_block_linear, me};
+    for (int k = 0; k < n && __cc_lock_edge_count < __CC_LOCK_EDGES; k++) {  // taken while holding others: an edge from each
+        uintptr_t from = held[k].address;
+        if (from == a) continue;
+        for (size_t h = __cc_lock_hash(from, a);; h = (h + 1) & 8191) {
+            uint16_t slot = __cc_edge_slots[h];
+            if (slot && __cc_lock_edges[slot - 1].from == from && __cc_lock_edges[slot - 1].to == a) break;
+            if (!slot) {
+                __cc_lock_edges[__cc_lock_edge_count++] = {from, a, held[k].site, site, (uint32_t)__cc_block_linear, me};
+                __cc_edge_slots[h] = (uint16_t)__cc_lock_edge_count;
+                break;
+            }
+        }
     }
     if (n == __CC_HELD) held[0] = held[--n];  // (a CAS loop's updates, never put back: the oldest goes)
     held[n++] = {a, compare, site};
