@@ -2510,3 +2510,12 @@ extern "C" __global__ void k(const int* in, int* out, int barrier) {
     np.testing.assert_array_equal(y, x.reshape(32, 4).sum(1))
     with pytest.raises(cuda.KernelError, match=r"data race on shared memory t\b.*line 9 \(in a function called at line 15\)"):
         cuda.RawKernel(src, "k", backend="cpu")((1,), (32,), (x, y, 0))
+    # through a type alias (`using Load = BlockLoad<4>;`, `typedef`), of a member of a union of storages
+    aliased = src.replace("__shared__ TempStorage t;", "using Load = BlockLoad<4>;\n    typedef BlockLoad<4> Loader;\n"
+                          "    __shared__ union { TempStorage load; int other[8]; } t;") \
+        .replace("BlockLoad<4>(t).Load(in, items, barrier);", "if (barrier < 2) Load(t.load).Load(in, items, barrier);"
+                 " else Loader(t.load).Load(in, items, 1);")
+    for barrier in (1, 2):
+        y[:] = 0
+        cuda.RawKernel(aliased, "k", backend="cpu")((1,), (32,), (x, y, barrier))
+        np.testing.assert_array_equal(y, x.reshape(32, 4).sum(1))

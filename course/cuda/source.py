@@ -3579,6 +3579,26 @@ def _reference_uses(tokens: list[Token], f: _Function, references: dict, types: 
     # A lambda's reference parameters, `auto set = [](float& v, float x) { v = x; };`, are references
     # too, and a call `set(s[t], t)` binds the element, as a __device__ function's call does.
     references = dict(references)
+    # A type alias of a class whose constructor takes references, `using Load = cub::BlockLoad<int, 128>;`
+    # (or `typedef ... Load;`): `Load(temp_storage.load)` is that constructor.
+    for i, tok in enumerate(tokens[:-3]):
+        if tok.text == "using" and tokens[i + 1].kind == "ident" and tokens[i + 2].text == "=":
+            alias, k = tokens[i + 1].text, i + 3
+        elif tok.text == "typedef":
+            alias, k = None, i + 1
+        else:
+            continue
+        end = k
+        while end < len(tokens) and tokens[end].text != ";":
+            end += 1
+        if alias is None:
+            if end - 1 <= k or tokens[end - 1].kind != "ident":
+                continue
+            alias = tokens[end - 1].text
+        named = next((tokens[q].text for q in range(k, end) if tokens[q].kind == "ident" and tokens[q].text in references
+                      and (q + 1 >= end or tokens[q + 1].text in ("<", ";")) and tokens[q].text != alias), None)
+        if named and alias not in references:
+            references[alias] = references[named]
     for i in range(a + 1, b - 2):
         if tokens[i].text != "[" or tokens[i - 1].text not in ("=", "(", ",", "return"):
             continue
