@@ -594,6 +594,29 @@ def test_intrinsics_from_the_cuda_math_api(backend):
     assert d[0] == 2.5 and d[1] == np.nextafter(1.0, 2.0) and d[2] == third and d[3] == np.nextafter(third, 1.0)
 
 
+TRAITS = r"""
+template <typename T> struct is_ptr { static constexpr bool value = false; };
+template <typename T> struct is_ptr<T*> { static constexpr bool value = true; };
+extern "C" __global__ void traits(const float* x, float* y) {
+    int i = threadIdx.x;
+    const float* p = x + i;
+    decltype(p) q = p;
+    static_assert(is_ptr<decltype(p)>::value && !is_ptr<float>::value, "a pointer's type is a pointer");
+    static_assert(std::is_same<decltype(q), const float*>::value, "decltype names the declared type");
+    y[i] = *q + (is_ptr<decltype(q)>::value ? 1.0f : 0.0f);
+}
+"""
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_a_trait_of_decltype_of_a_pointer_sees_the_declared_pointer_type(sanitize):
+    """A pointer variable is a checked pointer here; as a template argument, decltype(p) is the type the
+    source declared (`const float*`), so a user's is_ptr<T*> specialization and std::is_same work as on a GPU."""
+    x, y = np.arange(8, dtype=np.float32), np.zeros(8, np.float32)
+    cuda.RawKernel(TRAITS, "traits", backend="cpu", sanitize=sanitize)((1,), (8,), (x, y))
+    np.testing.assert_array_equal(y, x + 1)
+
+
 FAST_DIVIDE = r"""
 extern "C" __global__ void fast_divide(const float* a, const float* b, float* o) {
     int i = threadIdx.x;

@@ -2215,6 +2215,15 @@ struct __cc_ptr : __cc_row_tail<T> {
 template <class I, class T, __CC_IF_INTEGER(I)>
 static inline __cc_ptr<T> operator+(I i, const __cc_ptr<T>& q) { return q + i; }
 
+// `decltype(p)` as a template argument (source.py): the pointer type the source declared, so that a
+// trait (`is_ptr<decltype(p)>`, std::is_same) sees it rather than the checked pointer.
+template <class T> struct __cc_plain { typedef T type; };
+template <class U> struct __cc_plain<__cc_ptr<U>> { typedef U* type; };
+template <class U> struct __cc_plain<const __cc_ptr<U>> { typedef U* const type; };
+template <class U> struct __cc_plain<__cc_ptr<U>&> { typedef U*& type; };
+template <class U> struct __cc_plain<const __cc_ptr<U>&> { typedef U* const& type; };
+template <class T> using __cc_plain_t = typename __cc_plain<T>::type;
+
 
 // A template __device__ function's `T* x` parameter (source.py): any pointer-like argument, its
 // element type without const or volatile as T (unless the call gave T), and a checked pointer.

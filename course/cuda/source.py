@@ -1696,6 +1696,14 @@ def parse(text: str, options=()) -> Source:
         if macro != tok.text:
             replace(tok.start, tok.end, macro)
     for i, tok in enumerate(tokens):
+        if tok.text == "decltype" and 0 < i and i + 1 < len(tokens) and tokens[i + 1].text == "(" \
+                and tokens[i - 1].text in ("<", ","):
+            # `is_ptr<decltype(p)>`, `std::is_same<decltype(p), const float*>`: a trait sees the pointer
+            # type the source declared, not the checked pointer that stands for it here
+            close = _matching(tokens, i + 1)
+            if 0 < close + 1 < len(tokens) and tokens[close + 1].text in (">", ",", ">>"):
+                replace(tok.start, tok.start, "__cc_plain_t<")
+                replace(tokens[close].end, tokens[close].end, ">")
         if tok.text == "alignas" and i + 1 < len(tokens) and tokens[i + 1].text == "(":
             # `__shared__ alignas(16) float s[64];`: GCC takes a C++ attribute only before `static`
             # (what __shared__ is here), a GNU one anywhere
