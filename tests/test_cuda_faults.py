@@ -1870,6 +1870,13 @@ extern "C" __global__ void keep(unsigned long long* handed_back) {
 extern "C" __global__ void forget() {
     if (threadIdx.x == 0) delete[] saved;
 }
+__device__ unsigned long long* registry;
+struct Slots { unsigned long long* slots; int n; };
+extern "C" __global__ void remember(unsigned long long* r) { registry = r; }
+extern "C" __global__ void fill() { registry[threadIdx.x] = (unsigned long long)malloc(16); }
+extern "C" __global__ void fill_through(Slots s) {
+    if (threadIdx.x < s.n) s.slots[threadIdx.x] = (unsigned long long)malloc(16);
+}
 extern "C" __global__ void list(int lose_first) {
     if (threadIdx.x == 0) {
         Node* a = new Node;                                         // NEW
@@ -1904,6 +1911,14 @@ def test_device_heap_leaks_are_reported_as_compute_sanitizers_leak_check_does():
         assert np.all(handed != 0)
         # not the sanitizer's check: a plain launch says nothing
         cuda.RawModule(code=LEAKS, backend="cpu", sanitize=False).get_function("scratch")((1,), (32,), (out, 0))
+        # pointers kept in memory the check cannot look through (an array that is no argument of this
+        # launch, reached through a __device__ pointer or a struct argument): nothing is reported
+        registry = np.zeros(32, np.uint64)
+        module.get_function("remember")((1,), (1,), (registry,))
+        module.get_function("fill")((1,), (32,), ())
+        assert np.all(registry != 0)
+        params = np.array((registry.ctypes.data, 32), np.dtype([("slots", np.uint64), ("n", np.int32)], align=True))
+        module.get_function("fill_through")((1,), (32,), (params[()],))
 
 
 BITONIC = r'''

@@ -193,6 +193,26 @@ def test_kernels_and_variables_may_have_the_c_librarys_names():
     np.testing.assert_array_equal(x, 2 * np.arange(8))
 
 
+NAMESPACED_VARIABLES = r"""
+namespace cfg { __device__ int counter; __constant__ float scale = 2.0f; }
+namespace pool { __device__ float table[4]; }
+extern "C" __global__ void bump(float* out) {
+    atomicAdd(&cfg::counter, 1);
+    pool::table[threadIdx.x % 4] = cfg::scale;
+    out[threadIdx.x] = cfg::scale * threadIdx.x;
+}
+"""
+
+
+def test_device_and_constant_variables_in_a_namespace():
+    """`namespace cfg { __device__ int counter; }`: the launcher names it cfg::counter (it did not compile)."""
+    module = cuda.RawModule(code=NAMESPACED_VARIABLES, backend="cpu")
+    out = np.zeros(8, np.float32)
+    module.get_function("bump")((1,), (8,), (out,))
+    np.testing.assert_array_equal(out, 2 * np.arange(8))
+    assert np.ndarray((1,), np.int32, module.get_global("counter"))[0] == 8
+
+
 LIBCU_STD = r"""
 #include <cuda/std/array>
 #include <cuda/std/complex>

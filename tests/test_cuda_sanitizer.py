@@ -1426,6 +1426,46 @@ extern "C" __global__ void transfer(float* balance, int* locks, int n, int order
     unlock(&locks[second]);
     unlock(&locks[first]);
 }
+extern "C" __global__ void try_both(int* locks, int* degree, const int* u, const int* v) {  // backs off: no deadlock
+    int a = u[threadIdx.x], b = v[threadIdx.x];
+    for (bool done = false; !done;) {
+        if (atomicCAS(&locks[a], 0, 1) == 0) {
+            if (atomicCAS(&locks[b], 0, 1) == 0) {
+                degree[a] += 1, degree[b] += 1;
+                __threadfence();
+                atomicExch(&locks[b], 0);
+                done = true;
+            }
+            __threadfence();
+            atomicExch(&locks[a], 0);
+        }
+    }
+}
+extern "C" __global__ void up_and_down(int* count) {   // CAS counters put back what they read: no locks
+    int a = threadIdx.x % 2, b = 1 - a;
+    for (int step : {1, -1}) {
+        int* first = step > 0 ? &count[a] : &count[b];
+        int* second = step > 0 ? &count[b] : &count[a];
+        for (int* c : {first, second}) {
+            int old = *c, seen;
+            do { seen = old; old = atomicCAS(c, seen, seen + step); } while (old != seen);
+        }
+    }
+}
+extern "C" __global__ void shared_lock_global_data(float* total, const float* x) {
+    __shared__ int lock;
+    if (threadIdx.x == 0) lock = 0;
+    __syncthreads();
+    for (bool done = false; !done;) {
+        if (atomicCAS(&lock, 0, 1) == 0) {
+            __threadfence_block();
+            total[blockIdx.x] += x[blockIdx.x * blockDim.x + threadIdx.x];   // global data, one block's lock
+            __threadfence_block();
+            atomicExch(&lock, 0);
+            done = true;
+        }
+    }
+}
 extern "C" __global__ void two_float_sums(float* x, float* y) {   // CAS loops: updates, not locks
     for (float* p : {x, y}) {
         int old = *(int*)p, assumed;
@@ -1459,6 +1499,15 @@ def test_locks_taken_in_a_cycle_are_a_potential_deadlock_as_threadsanitizer_repo
         x, y = np.zeros(1, np.float32), np.zeros(1, np.float32)
         module.get_function("two_float_sums")((1,), (32,), (x, y))
         assert x[0] == y[0] == 32
+        u, v, degree = np.arange(8, dtype=np.int32), (np.arange(8, dtype=np.int32) + 1) % 8, np.zeros(8, np.int32)
+        module.get_function("try_both")((1,), (8,), (np.zeros(8, np.int32), degree, u, v))
+        assert list(degree) == [2] * 8
+        count = np.zeros(2, np.int32)
+        module.get_function("up_and_down")((1,), (32,), (count,))
+        assert list(count) == [0, 0]
+        total = np.zeros(2, np.float32)
+        module.get_function("shared_lock_global_data")((2,), (64,), (total, np.ones(128, np.float32)))
+        assert list(total) == [64, 64]
 
 
 LDG = r"""
@@ -1468,6 +1517,11 @@ extern "C" __global__ void pairs(float* buf, const float* in, int n, int plain) 
     if (i % 2 == 0) buf[i] = 2.0f * __ldg(&in[i]);          // __ldg of an input: fine
     __syncthreads();
     if (i % 2 == 1) buf[i] = (plain ? buf[i - 1] : __ldg(&buf[i - 1])) + 1.0f;   // LDG
+}
+extern "C" __global__ void counted(int* count, int* seen) {
+    atomicAdd(&count[0], 1);
+    __syncthreads();
+    seen[threadIdx.x] = __ldg(&count[0]);                    // COUNT
 }
 """
 
@@ -1482,6 +1536,10 @@ def test_ldg_of_an_element_written_in_the_launch_is_reported():
                                                r"\d+ in this launch: __ldg loads through the read-only") as info:
         kernel("pairs", LDG)((1,), (64,), (buf, data, 64, 0))
     assert info.value.line == line_of("LDG", LDG) and info.value.thread == (1, 0, 0)
+    with pytest.raises(cuda.KernelError, match=r"reads count\[0\] with __ldg, which thread \(\d+, 0, 0\) updated "
+                                               r"atomically at line \d+ in this launch") as info:
+        kernel("counted", LDG)((1,), (32,), (np.zeros(1, np.int32), np.zeros(32, np.int32)))
+    assert info.value.line == line_of("COUNT", LDG)
 
 
 TWO_CALLS = r"""

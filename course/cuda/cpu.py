@@ -277,7 +277,7 @@ def _launchers(source: Source, kernels=None) -> str:
     # a __device__ one's elements get the global race checks (`total += x` in every thread).
     code.append("static void __cc_register_globals() {")
     for name in sorted(source.globals):
-        storage = f"__cc_raw_{name}" if name in source.global_arrays else name
+        storage = source.global_scopes.get(name, "") + (f"__cc_raw_{name}" if name in source.global_arrays else name)
         read_only = "(1ull << 32) | " if name in source.constant_globals else ""
         code.append(f"    __cc_register_allocation((void*)&{storage}, sizeof({storage}), {read_only}"
                     f"__cc_global_bits<decltype({storage})>());")
@@ -285,7 +285,7 @@ def _launchers(source: Source, kernels=None) -> str:
     code.append("static bool __cc_in_constant(const volatile void* p) {")
     code.append("    const char* c = (const char*)p;")
     for name in sorted(source.constant_globals):
-        storage = f"__cc_raw_{name}" if name in source.global_arrays else name
+        storage = source.global_scopes.get(name, "") + (f"__cc_raw_{name}" if name in source.global_arrays else name)
         code.append(f"    if (c >= (const char*)&{storage} && c < (const char*)&{storage} + sizeof({storage})) return true;")
     code.append("    (void)c;")
     code.append("    return false;")
@@ -329,7 +329,7 @@ def _launchers(source: Source, kernels=None) -> str:
         code.append("}")
     for name in source.globals:  # __constant__ and __device__ variables, for get_global
         symbol = _symbol(name)
-        storage = f"__cc_raw_{name}" if name in source.global_arrays else name
+        storage = source.global_scopes.get(name, "") + (f"__cc_raw_{name}" if name in source.global_arrays else name)
         code.append(f"__CC_EXPORT void* __cc_global_{symbol}(size_t* bytes) "
                     f"{{ *bytes = sizeof({storage}); return (void*)&{storage}; }}")
         code.append(f"__CC_EXPORT size_t __cc_global_item_{symbol}() "
@@ -1036,7 +1036,9 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
         text, truncated = module.take_output()
         if trace_limit is not None:
             records = module.take_trace()
-        leaked = _leaked_blocks(module, memory) if module.sanitized and status == OK else []
+        structs = [(args[i].data, args[i].count) for i, p in enumerate(kernel.params)
+                   if p.by_value_struct and i < len(args) and args[i].data]
+        leaked = _leaked_blocks(module, memory, structs) if module.sanitized and status == OK else []
         cycle = _lock_cycle(module) if module.sanitized and status == OK else None
     if text or truncated:
         sys.stdout.write(text + ("\n[printf output past 1 MiB was dropped, as on a GPU]\n" if truncated else ""))
@@ -1113,9 +1115,12 @@ def _lock_cycle(module: Module) -> list | None:
         return None
     table = out[:6 * edges].reshape(edges, 6)
     locks = set(out[6 * edges:6 * edges + released.value].tolist())
+    table = [edge for edge in table.tolist() if edge[0] in locks and edge[1] in locks]
+    sites = sorted({edge[k] & 0xFFFFFFFF for edge in table for k in (2, 3)})
+    lines = dict(zip(sites, module.lines_of_calls(sites))) if table else {}
     graph: dict[int, list] = {}
-    for edge in table.tolist():
-        if edge[0] in locks and edge[1] in locks:
+    for edge in table:
+        if _waits_for(module.source, lines.get(edge[3] & 0xFFFFFFFF), lines.get(edge[2] & 0xFFFFFFFF)):
             graph.setdefault(edge[0], []).append(edge)
     best = None
     for start in sorted(graph):  # breadth first from each lock: the shortest way back to it
@@ -1134,6 +1139,24 @@ def _lock_cycle(module: Module) -> list | None:
                 following += [path + [edge] for edge in graph.get(end, [])]
             paths = following
     return best
+
+
+def _waits_for(source: Source, taking: list | None, holding: list | None) -> bool:
+    """Whether the atomicCAS at `taking` (its line, innermost first) waits for its lock, while the lock
+    taken at `holding` stays held: it spins (`while (atomicCAS(...) != 0)`, or a loop around it), and
+    that loop does not take the held lock again (a try-lock that gives the first lock back and tries
+    both again cannot deadlock)."""
+    if not taking:
+        return False
+    line = taking[0]
+    if re.search(r"\b(?:while|for)\s*\(.*\batomicCAS", source.line_text(line)):
+        return True
+    loop = _innermost_loop(source.text, line, line)
+    if loop is None:
+        return False  # one try: `if (atomicCAS(&b, 0, 1) == 0) { ... }`
+    held = holding[0] if holding else None
+    return not (held and loop[0] <= held <= loop[1]
+                and _function_body(source.text, held) == _function_body(source.text, line))
 
 
 def _lock_cycle_message(module: Module, kernel: Kernel, cycle: list, memory: dict, block_dim=(1, 1, 1)) -> str:
@@ -1176,13 +1199,17 @@ def _lock_cycle_message(module: Module, kernel: Kernel, cycle: list, memory: dic
             "the whole update.")
 
 
-def _leaked_blocks(module: Module, memory: dict) -> list[tuple[int, int, int]]:
+def _leaked_blocks(module: Module, memory: dict, structs=()) -> list[tuple[int, int, int, str]]:
     """compute-sanitizer's leak check (--leak-check full), for one launch: the device-heap blocks that
     this launch's malloc or new made and did not free, to which no pointer is left anywhere a later
     launch could find one: the launch's argument arrays, the module's __device__ variables, and
     (through them) other heap blocks. (base, bytes, line of the malloc or new, which of them) each.
-    `memory`: address -> (name, elements, element size) of the argument arrays and variables.
-    A pointer counts at any 8-byte-aligned place, as a value inside a block or one past its end."""
+    `memory`: address -> (name, elements, element size) of the argument arrays and variables;
+    `structs`: (address, bytes) of the launch's by-value struct arguments.
+    A pointer counts at any 8-byte-aligned place, as a value inside a block or one past its end.
+    When a __device__ variable or a struct argument holds the address of other memory (an array that
+    is no argument of this launch: `registry = r;` in an earlier launch), the blocks may be found from
+    there, which cannot be looked through: then nothing is reported."""
     function = module._settings.get("__cc_heap_live_blocks")
     if function is None:
         function = module._settings["__cc_heap_live_blocks"] = module.library["__cc_heap_live_blocks"]
@@ -1213,6 +1240,11 @@ def _leaked_blocks(module: Module, memory: dict) -> list[tuple[int, int, int]]:
         return np.unique(at[inside])
 
     regions = [(address, count * size) for address, (_, count, size) in memory.items()]
+    known = sorted(regions + [(int(b), max(1, int(n))) for b, n, _, _ in table])
+    variables = [(address, count * size) for address, (_, count, size) in module.variables().items()]
+    if _points_elsewhere(variables + list(structs), known):
+        return []
+    regions += list(structs)
     regions += [(int(b), int(n)) for (b, n, _, _), new in zip(table, fresh) if not new]
     while regions:
         found = np.unique(np.concatenate([pointed_to(a, n) for a, n in regions] or [np.zeros(0, np.int64)]))
@@ -1221,6 +1253,42 @@ def _leaked_blocks(module: Module, memory: dict) -> list[tuple[int, int, int]]:
         regions = [(int(table[i, 0]), int(table[i, 1])) for i in found]
     return [(int(b), int(n), int(line), ("malloc", "new", "new[]")[int(bits) >> 1 & 3])
             for b, n, line, bits in table[~reachable]]
+
+
+def _points_elsewhere(roots: list, known: list) -> bool:
+    """Whether one of `roots` ((address, bytes): __device__ variables, struct arguments) holds, at an
+    8-byte-aligned place, the address of mapped memory outside the `known` regions (sorted (address,
+    bytes)): memory the leak check cannot look through."""
+    mapped = _mapped_regions()
+    starts = np.array([a for a, _ in known], np.uint64)
+    ends = np.array([a + n for a, n in known], np.uint64)
+    for address, size in roots:
+        skip = -address % 8
+        if size - skip < 8:
+            continue
+        words = _bytes_at(address + skip, (size - skip) // 8 * 8).view(np.uint64)
+        words = words[(words >= 1 << 16) & (words < 1 << 48)]
+        if not len(words):
+            continue
+        if len(starts):
+            at = np.searchsorted(starts, words, side="right").astype(np.int64) - 1
+            inside = (at >= 0) & (words <= ends[np.maximum(at, 0)])
+            words = words[~inside]
+        for word in words.tolist():
+            if mapped is None or any(low <= word < high for low, high in mapped):
+                return True
+    return False
+
+
+def _mapped_regions() -> list | None:
+    """The process's readable memory mappings ((low, high) each) from /proc/self/maps, or None where
+    there is none (then every address-like value counts as mapped)."""
+    try:
+        with open("/proc/self/maps", encoding="ascii") as maps:
+            return [tuple(int(x, 16) for x in line.split(None, 1)[0].split("-")) for line in maps
+                    if len(line.split()) > 1 and line.split()[1].startswith("r")]
+    except OSError:
+        return None
 
 
 def _leak_message(kernel: Kernel, leaked: list) -> str:
@@ -2160,7 +2228,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         who = f"thread {other}" + (f" of block {other_block}" if other_block != block else "")
         at = f" at line {other_chain[0]}{_called_at(other_chain)}" if other_chain else ""
         element = f"{name}[{index}]"
-        what = (f"reads {element} with __ldg, which {who} wrote{at} in this launch: __ldg loads through the "
+        wrote = "updated atomically" if fault.other_op == 3 else "wrote"
+        what = (f"reads {element} with __ldg, which {who} {wrote}{at} in this launch: __ldg loads through the "
                 "read-only (non-coherent) cache, which is for data that no thread writes while the kernel runs, so "
                 "on a GPU it may return the value from before the write")
         hint = (f"Read it with a plain load ({element.split('[')[0]}[...]), or keep __ldg for arrays the kernel "

@@ -981,11 +981,15 @@ static inline size_t __cc_note_thread(const __cc_global_note& n) {
 }
 // Y's write (w) is ordered before this thread's: Y fenced and released after it, and this thread
 // acquired after that.
+// (Between threads of one block, block scope is enough: a lock in shared memory, fenced with
+// __threadfence_block(), orders the global data it guards for the block's threads.)
 static inline bool __cc_handed_over(const __cc_global_note& w) {
     if (!__cc_sync_ready(false)) return false;
     size_t y = __cc_note_thread(w);
     if (y >= __cc_sync_threads) return false;
-    return __cc_released_to(__cc_sync[y].device, __cc_sync[__cc_global_tid()].device, w.time);
+    const __cc_sync_times &writer = __cc_sync[y], &me = __cc_sync[__cc_global_tid()];
+    return __cc_released_to(writer.device, me.device, w.time) ||
+           (w.block == (uint32_t)__cc_block_linear && __cc_released_to(writer.block, me.block, w.time));
 }
 
 // Thread Y, who made note `n` (a store), published something after it (an atomic, a volatile store:
@@ -1838,21 +1842,24 @@ static void __cc_note_at(const volatile void* address, size_t size, int kind, ui
 // (the write note of the race checker); the read itself is noted as any read (__cc_note).
 __attribute__((noinline)) static void __cc_ldg_check(const volatile void* address, size_t size) {
     const __cc_allocation* a = __cc_find_allocation(address);
-    if (!a || !a->shadow_count || !a->notes[__CC_NOTE_WRITE]) return;
+    if (!a || !a->shadow_count) return;
     size_t offset = (size_t)((const char*)address - a->base);
-    size_t word = a->item_shift >= 0 ? offset >> a->item_shift : offset / a->item;
+    size_t first = a->item_shift >= 0 ? offset >> a->item_shift : offset / a->item;
     size_t last = a->item_shift >= 0 ? (offset + size + a->item - 1) >> a->item_shift : (offset + size + a->item - 1) / a->item;
-    for (; word < last && word < a->shadow_count; word++) {
-        const __cc_global_note& n = a->notes[__CC_NOTE_WRITE][word];
-        if (n.launch != __cc_current_launch) continue;
-        __cc_fault* f = __cc_fault_out;
-        f->code_offset = __cc_code_offset(__builtin_return_address(0));
-        f->address = n.site;
-        f->base = (uint64_t)(uintptr_t)a->base;
-        f->index = (int64_t)word, f->element_bytes = (int64_t)a->item;
-        f->op = __CC_READ, f->other_op = __CC_WRITE;
-        __cc_other_thread(n.tid, n.block);
-        __cc_fail(__CC_LDG_WRITTEN, 0);
+    for (int kind : {__CC_NOTE_WRITE, __CC_NOTE_ATOMIC}) {  // a plain store, or an atomic update
+        if (!a->notes[kind]) continue;
+        for (size_t word = first; word < last && word < a->shadow_count; word++) {
+            const __cc_global_note& n = a->notes[kind][word];
+            if (n.launch != __cc_current_launch) continue;
+            __cc_fault* f = __cc_fault_out;
+            f->code_offset = __cc_code_offset(__builtin_return_address(0));
+            f->address = n.site;
+            f->base = (uint64_t)(uintptr_t)a->base;
+            f->index = (int64_t)word, f->element_bytes = (int64_t)a->item;
+            f->op = __CC_READ, f->other_op = kind == __CC_NOTE_WRITE ? __CC_WRITE : __CC_ATOMIC;
+            __cc_other_thread(n.tid, n.block);
+            __cc_fail(__CC_LDG_WRITTEN, 0);
+        }
     }
 }
 __attribute__((noinline)) static void __cc_note(const volatile void* address, size_t size, int kind) {
@@ -3163,7 +3170,9 @@ __attribute__((noinline)) static uint64_t __cc_lock_site() {
 #endif
     return site | outer << 32;
 }
-static void __cc_lock_update(const volatile void* address, uint64_t compare, uint64_t value, uint64_t old, bool cas,
+// `cas`: 0 an atomicExch, 1 an atomicCAS, 2 an atomicCAS whose compare value is a constant (`0`, as a
+// lock's is: a CAS loop's compare value is what it read, so its updates, put back or not, take no lock).
+static void __cc_lock_update(const volatile void* address, uint64_t compare, uint64_t value, uint64_t old, int cas,
                              uint64_t site) {
     unsigned me = __cc_tid();
     if (me >= 1024) return;
@@ -3190,7 +3199,7 @@ static void __cc_lock_update(const volatile void* address, uint64_t compare, uin
                 }
             return;
         }
-    if (!cas || old != compare || value == compare) return;
+    if (cas != 2 || old != compare || value == compare) return;
     for (int k = 0; k < n && __cc_lock_edge_count < __CC_LOCK_EDGES; k++) {  // taken while holding others: an edge from each
         uintptr_t from = held[k].address;
         if (from == a) continue;
@@ -3275,7 +3284,7 @@ __CC_ATOMIC_FETCH(atomicSub, unsigned int, old - val, __atomic_fetch_sub)
         if (__cc_sanitizing) __cc_note(address, sizeof(T), __CC_ATOMIC); \
         if (__cc_parallel) return __atomic_exchange_n(address, val, __ATOMIC_SEQ_CST); \
         T old = *address; *address = val; \
-        if (__cc_sanitizing) __cc_lock_update(address, 0, (uint64_t)val, (uint64_t)old, false, 0); \
+        if (__cc_sanitizing) __cc_lock_update(address, 0, (uint64_t)val, (uint64_t)old, 0, 0); \
         return old; }
 __CC_ATOMIC_EXCH(int)
 __CC_ATOMIC_EXCH(unsigned int)
@@ -3303,7 +3312,8 @@ __CC_ATOMIC(atomicDec, unsigned int, (old == 0u || old > val) ? val : old - 1u)
             return compare; } \
         T old = *address; if (old == compare) *address = val; \
         if (__cc_sanitizing && old == compare) \
-            __cc_lock_update(address, (uint64_t)compare, (uint64_t)val, (uint64_t)old, true, __cc_lock_site()); \
+            __cc_lock_update(address, (uint64_t)compare, (uint64_t)val, (uint64_t)old, \
+                             __builtin_constant_p(compare) ? 2 : 1, __cc_lock_site()); \
         return old; }
 __CC_ATOMIC_CAS(int)
 __CC_ATOMIC_CAS(unsigned int)
@@ -3322,7 +3332,8 @@ __CC_ATOMIC_CHECKED(atomicMin) __CC_ATOMIC_CHECKED(atomicMax) __CC_ATOMIC_CHECKE
 __CC_ATOMIC_CHECKED(atomicOr) __CC_ATOMIC_CHECKED(atomicXor) __CC_ATOMIC_CHECKED(atomicInc)
 __CC_ATOMIC_CHECKED(atomicDec)
 template <class T, class V, class W>
-static inline auto atomicCAS(const __cc_ptr<T>& p, V c, W v) -> decltype(atomicCAS(p.p, c, v)) {
+__attribute__((always_inline)) static inline auto atomicCAS(const __cc_ptr<T>& p, V c, W v)
+        -> decltype(atomicCAS(p.p, c, v)) {
     p.check(0);
     return atomicCAS(p.p, c, v);
 }
@@ -4840,19 +4851,12 @@ __CC_SHFL(__shfl_sync, __CC_W_SHFL, mask, unsigned mask, const T& var, int lane,
 __CC_SHFL(__shfl_up_sync, __CC_W_UP, mask, unsigned mask, const T& var, unsigned lane, int width = 32, __CC_LINE)
 __CC_SHFL(__shfl_down_sync, __CC_W_DOWN, mask, unsigned mask, const T& var, unsigned lane, int width = 32, __CC_LINE)
 __CC_SHFL(__shfl_xor_sync, __CC_W_XOR, mask, unsigned mask, const T& var, int lane, int width = 32, __CC_LINE)
-// The pre-CUDA 9 spellings (no mask: the whole warp). source.py refuses a call of them, as nvcc does for
-// sm_70 and later, unless the source defines the name itself (a shim macro or function).
-__CC_SHFL(__shfl, __CC_W_SHFL, __CC_FULL, const T& var, int lane, int width = 32, __CC_LINE)
-__CC_SHFL(__shfl_up, __CC_W_UP, __CC_FULL, const T& var, unsigned lane, int width = 32, __CC_LINE)
-__CC_SHFL(__shfl_down, __CC_W_DOWN, __CC_FULL, const T& var, unsigned lane, int width = 32, __CC_LINE)
-__CC_SHFL(__shfl_xor, __CC_W_XOR, __CC_FULL, const T& var, int lane, int width = 32, __CC_LINE)
+// (No pre-CUDA 9 spellings, __shfl_down(v, d) without a mask: nvcc declares none for sm_70 and later, and
+// source.py refuses a call of them unless the source defines the name itself, a shim macro or function.)
 static inline unsigned __ballot_sync(unsigned mask, int p, __CC_LINE) { return __cc_warp_vote(__CC_W_BALLOT, mask, p != 0, __cc_line); }
 static inline int __any_sync(unsigned mask, int p, __CC_LINE) { return (int)__cc_warp_vote(__CC_W_ANY, mask, p != 0, __cc_line); }
 static inline int __all_sync(unsigned mask, int p, __CC_LINE) { return (int)__cc_warp_vote(__CC_W_ALL, mask, p != 0, __cc_line); }
 static inline int __uni_sync(unsigned mask, int p, __CC_LINE) { return (int)__cc_warp_vote(__CC_W_UNI, mask, p != 0, __cc_line); }
-static inline unsigned __ballot(int p, __CC_LINE) { return __cc_warp_vote(__CC_W_BALLOT, __CC_FULL, p != 0, __cc_line); }
-static inline int __any(int p, __CC_LINE) { return (int)__cc_warp_vote(__CC_W_ANY, __CC_FULL, p != 0, __cc_line); }
-static inline int __all(int p, __CC_LINE) { return (int)__cc_warp_vote(__CC_W_ALL, __CC_FULL, p != 0, __cc_line); }
 static inline unsigned __activemask(__CC_LINE) { return __cc_warp_vote(__CC_W_ACTIVE, 0, 0, __cc_line); }
 static inline void __syncwarp(unsigned mask = __CC_FULL, __CC_LINE) { __cc_warp_vote(__CC_W_SYNC, mask, 0, __cc_line); }
 static inline unsigned __reduce_add_sync(unsigned mask, unsigned v, __CC_LINE) { return __cc_warp_vote(__CC_W_ADD, mask, v, __cc_line); }

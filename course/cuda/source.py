@@ -682,6 +682,7 @@ class Source:
     lines: list[str] = field(default_factory=list)
     templates: dict = field(default_factory=dict)  # kernel name → _Function (template or C++ name)
     globals: dict = field(default_factory=dict)  # __constant__/__device__ variable → line
+    global_scopes: dict = field(default_factory=dict)  # those of them in a namespace → `ns::`
     global_arrays: set = field(default_factory=set)  # those of them that are arrays (stored as __cc_raw_NAME)
     constant_globals: set = field(default_factory=set)  # those of them that are __constant__ (read-only in kernels)
     const_globals: set = field(default_factory=set)  # those of them declared const (read-only memory here)
@@ -1274,6 +1275,7 @@ def parse(text: str, options=()) -> Source:
     functions: list[_Function] = []
     namespaces = _namespaces(tokens) if any(t.text == "namespace" for t in tokens) else None
     global_variables: dict[str, int] = {}
+    global_scopes: dict[str, str] = {}  # (`ns::` of one declared in a namespace)
     constant_variables: set[str] = set()
     read_only_variables: set[str] = set()  # `__device__ const int N = 4;`: no stores to note
     array_candidates: list[tuple[int, int]] = []  # (name token, 2 __constant__ / 3 __device__) of file-scope arrays
@@ -1318,6 +1320,8 @@ def parse(text: str, options=()) -> Source:
                     k -= 1
                 if not any(t.text == "(" for t in tokens[k + 1:i]):  # not inside a parameter list
                     global_variables.setdefault(tokens[j - 1].text, tokens[j - 1].line)
+                    if namespaces and namespaces[j - 1]:
+                        global_scopes.setdefault(tokens[j - 1].text, namespaces[j - 1])
                     if any(t.text in ("const", "constexpr") for t in tokens[k + 1:j - 1]):
                         read_only_variables.add(tokens[j - 1].text)  # (sizes: `__shared__ float s[N];`)
                     if tok.text == "__constant__":
@@ -1774,6 +1778,7 @@ def parse(text: str, options=()) -> Source:
         lines=original.split("\n"),
         templates=templates,
         globals=global_variables,
+        global_scopes=global_scopes,
         constant_globals=constant_variables,
         const_globals=read_only_variables,
         host_code=host_code,
