@@ -343,6 +343,17 @@ extern "C" __global__ void keep_best(const float* x, float* best, int* lock, int
         }
     }
 }
+extern "C" __global__ void wrong_release(int* locks, int* data, const int* v) {
+    while (atomicCAS(&locks[0], 0, 1) != 0) { }                  // TAKES
+    for (int j = 0; j < 8; ++j) { if (v[j] < 0) break; data[0] += v[j]; }   // (a break of its own loop)
+    __threadfence();
+    atomicExch(&locks[1], 0);                                    // PUTS
+}
+extern "C" __global__ void stale(int* counter) {
+    int old = *counter;
+    __syncthreads();
+    while (atomicCAS(counter, old, old + 1) != old) { }          // STALE: never reloads old
+}
 extern "C" __global__ void push(int* lock, int* count) {
     for (bool done = false; !done;) {
         if (atomicCAS(lock, 0, 1) == 0) {                        // SPIN2
@@ -360,7 +371,8 @@ def test_a_lock_held_for_ever_names_the_way_out_or_the_wait_inside_it():
     """A time limit met at an atomicCAS spin: the hint reads the locked region for a return (or break)
     before the release, and for a barrier or warp-level call that the spinning threads never reach."""
     x, best, lock = np.random.default_rng(1).random(32).astype(np.float32), np.full(1, -1, np.float32), np.zeros(1, np.int32)
-    cuda.RawKernel(LOCKS, "keep_best", backend="cpu", time_limit=5)((1,), (32,), (x, best, lock, 0))
+    with pytest.warns(cuda.KernelWarning, match=r"never refreshes `old`(?s:.*)if \(seen == old\) break; old = seen;"):
+        cuda.RawKernel(LOCKS, "keep_best", backend="cpu", time_limit=5)((1,), (32,), (x, best, lock, 0))  # (compiles)
     assert best[0] == x.max()
     best[:], lock[:] = -1, 0
     with pytest.raises(cuda.KernelError, match=rf"time limit(?s:.*)hint: Threads spin at line {line_of('SPIN', LOCKS)} "
@@ -372,6 +384,15 @@ def test_a_lock_held_for_ever_names_the_way_out_or_the_wait_inside_it():
     with pytest.raises(cuda.KernelError, match=rf"time limit(?s:.*)line {line_of('WAIT', LOCKS)} waits for other threads "
                                                rf"while holding the lock, but they spin at line {line_of('SPIN2', LOCKS)}"):
         cuda.RawKernel(LOCKS, "push", backend="cpu", time_limit=0.3, sanitize=False)((1,), (32,), (lock, np.zeros(1, np.int32)))
+    locks = np.zeros(2, np.int32)
+    with pytest.raises(cuda.KernelError, match=rf"line {line_of('PUTS', LOCKS)} puts back `&locks\[1\]`, but line "
+                                               rf"{line_of('TAKES', LOCKS)} took `&locks\[0\]`") as info:
+        cuda.RawKernel(LOCKS, "wrong_release", backend="cpu", time_limit=0.3, sanitize=False)(
+            (1,), (2,), (locks, np.zeros(1, np.int32), np.array([1, 2, -1, 3, 4, 5, 6, 7], np.int32)))
+    assert "leaves the locked region" not in str(info.value)  # (the break leaves only its own loop)
+    with pytest.raises(cuda.KernelError, match=rf"spin at line {line_of('STALE', LOCKS)} in an atomicCAS loop that "
+                                               r"compares with `old`"):
+        cuda.RawKernel(LOCKS, "stale", backend="cpu", time_limit=0.3)((1,), (2,), (np.zeros(1, np.int32),))
     assert_alive()
 
 

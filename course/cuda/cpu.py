@@ -1548,17 +1548,34 @@ def _clamped_to(text: str) -> tuple[str, str] | None:
 
 def _lock_hint(source: Source, line: int | None) -> str:
     """For a time limit met at an atomicCAS (a thread spinning for a lock): what keeps the lock held.
-    The region from the CAS to the release (an atomicExch, or a store or CAS of 0) is read for a way
-    out (return, break, continue, goto) and for a wait on other threads (a barrier or a warp-level call),
-    which the threads spinning at the CAS never reach."""
+    The region from the CAS to the release (an atomicExch, or a CAS of 1 back to 0, in the same
+    function) is read for a way out (return, break, continue or goto, not one of a loop inside the
+    region) and for a wait on other threads (a barrier or a warp-level call), which the threads spinning
+    at the CAS never reach; a release of another lock than the one taken is named. A CAS whose compare
+    value is a variable is no lock: a loop that must refresh it."""
     if not line or not 0 < line <= len(source.lines) or "atomicCAS" not in source.lines[line - 1]:
         return ""
-    release = next((n for n in range(line + 1, len(source.lines) + 1)
+    taken = re.search(r"\batomicCAS\w*\s*\(\s*([^,]+?)\s*,\s*([^,]+?)\s*,", source.lines[line - 1])
+    if taken and not re.fullmatch(r"-?\s*(?:\d+[uUlL]*|0x[0-9a-fA-F]+[uUlL]*|[A-Z][A-Z0-9_]*)", taken.group(2)):
+        return (f"Threads spin at line {line} in an atomicCAS loop that compares with `{taken.group(2)}`: once "
+                "another thread has changed the element, a compare value that is not refreshed from what atomicCAS "
+                "returns never matches again. Give it atomicCAS's result before each new try.")
+    body = _function_body(source.text, line)
+    last = source.text.count("\n", 0, body[1]) + 1 if body else len(source.lines)
+    release = next((n for n in range(line + 1, last + 1)
                     if re.search(r"\batomicExch\w*\s*\(|\batomicCAS\w*\s*\([^;]*,\s*1\s*,\s*0\s*\)", source.lines[n - 1])), None)
     found = []
+    if release and taken:
+        put = re.search(r"\batomic(?:Exch|CAS)\w*\s*\(\s*([^,]+?)\s*,", source.lines[release - 1])
+        same = lambda text: re.sub(r"\s+|^&|^\(|\)$", "", text)  # noqa: E731
+        if put and same(put.group(1)) != same(taken.group(1)):
+            found.append(f"line {release} puts back `{put.group(1)}`, but line {line} took `{taken.group(1)}`: "
+                         "release the lock the thread took")
     for n in range(line + 1, release or line + 1):
         text = source.lines[n - 1].split("//", 1)[0]
-        if re.search(r"\b(return|break|continue|goto)\b", text):
+        inner_loop = any(re.search(r"\b(?:for|while)\s*\(|\bdo\b", source.lines[q - 1].split("//", 1)[0])
+                         for q in range(line + 1, n + 1))
+        if re.search(r"\b(return|goto)\b", text) or (re.search(r"\b(break|continue)\b", text) and not inner_loop):
             found.append(f"line {n} leaves the locked region without releasing the lock (line {release} releases it), "
                          "so every thread that comes after spins here for ever: release before leaving, or let the "
                          "release run on every path")

@@ -2506,8 +2506,9 @@ def _cas_misuse(tokens: list[Token], functions: list) -> list[tuple[int, str]]:
                 found.append((tokens[i].line,
                               f"the loop around atomicCAS never refreshes `{name}`, the value it compares with: once "
                               f"another thread has changed the element, every try fails, and the loop never ends "
-                              f"(on a GPU, under contention). Set `{name}` from what atomicCAS returned before the "
-                              f"next try: `{name} = old;` (and compute the new value from it again)."))
+                              f"(on a GPU, under contention). Give `{name}` what atomicCAS returned before the next "
+                              f"try, and compute the new value from it again: `int seen = atomicCAS(p, {name}, "
+                              f"f({name})); if (seen == {name}) break; {name} = seen;`."))
     return found
 
 
