@@ -83,6 +83,11 @@ extern "C" __global__ void shifted(const float* a, float* out, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) out[i + 1] = a[i];                      // SHIFTED
 }
+extern "C" __global__ void unrelated_clamp(const float* a, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int capped = min(i, n);
+    if (i < n) out[i] = a[i + 1] + capped;
+}
 extern "C" __global__ void blur(const float* a, float* out, int n) {   // rows of 10
     int x = threadIdx.x % 10, y = blockIdx.x * blockDim.x / 10 + threadIdx.x / 10;
     if (y >= n / 10) return;
@@ -118,6 +123,10 @@ def test_one_past_the_end_behind_a_less_or_equal_names_the_comparison(sanitize):
         module.get_function("blur")((10,), (100,), args)
     assert (f"line {line_of('CLAMP', ONE_PAST_THE_END)} clamps with `min(max(x + dx, 0), 10)`, which lets the index "
             "reach 10 itself: clamp to the last valid index, 10 - 1") in str(info.value)
+    # a clamp of something else than the index is not blamed
+    with pytest.raises(cuda.KernelError, match=r"accessed a\[1000\]") as info:
+        module.get_function("unrelated_clamp")((4,), (256,), args)
+    assert "clamps" not in str(info.value)
 
 OVERFLOW = r"""
 extern "C" __global__ void scatter(const float* x, float* y, int n) {
@@ -135,6 +144,13 @@ def test_a_negative_index_from_an_int_product_that_overflowed_says_so():
         cuda.RawKernel(OVERFLOW, "scatter", backend="cpu", sanitize=False)((256,), (256,), (x, y, 65536))
     assert (f"an int product that overflowed? `(i * 40503)` (line {line_of('PRODUCT', OVERFLOW)}) past 2^31 - 1 "
             "wraps around to a negative number") in str(info.value)
+    # a small table (the index only a little below 0), and a subscripted factor
+    small = OVERFLOW.replace("(i * 40503) % n", "(x[i] * 40503) % 50").replace("y[j] = x[i];", "y[j] = 1.0f;")
+    x[:] = np.arange(65536)
+    with pytest.raises(cuda.KernelError, match=r"accessed y\[-\d\d?\](?s:.*)an int product that overflowed\? "
+                                               r"`\(x\[i\] \* 40503\)`"):
+        cuda.RawKernel(small.replace("const float* x", "const int* x"), "scatter", backend="cpu", sanitize=False)(
+            (256,), (256,), (np.arange(65536, dtype=np.int32), y, 65536))
 
 
 def test_out_of_bounds_through_a_device_function_pointer():

@@ -1504,6 +1504,10 @@ def _one_past_the_end(source: Source, line: int | None, index: int, length: int)
                     f"instead, or make what it compares with one less (an inclusive bound such as a binary "
                     f"search's hi starts at the size minus 1).")
         clamp = _clamped_to(source.line_text(at))
+        if clamp and at != line:  # a clamp on an earlier line: of a variable that the faulting line uses
+            assigned = re.search(rf"(\w+)\s*=\s*{re.escape(clamp[0])}", source.line_text(at))
+            if not assigned or not re.search(rf"\[[^\]]*\b{assigned.group(1)}\b[^\]]*\]", source.line_text(line)):
+                clamp = None
         if clamp:
             return (f"Index {index} is one past the last element, and line {at} clamps with `{clamp[0]}`, which lets "
                     f"the index reach {clamp[1]} itself: clamp to the last valid index, {clamp[1]} - 1.")
@@ -1619,14 +1623,16 @@ def _negative_index(index: int, length: int, source: Source | None = None, line:
     if index >= 0:
         return None
     product = None
-    if source is not None and line and index < -64:  # (beyond any neighbour's offset)
+    if source is not None and line:
+        factor = r"[A-Za-z_][\w.]*(?:\s*\[[^\]]*\])?"
         for at in range(line, max(0, line - 4), -1):
-            product = re.search(r"\(?\s*[A-Za-z_][\w.]*\s*\*\s*(?:\d{3,}|[A-Za-z_][\w.]*)\s*\)?",
-                                source.line_text(at).split("//", 1)[0])
-            text = source.line_text(at)
+            text = source.line_text(at).split("//", 1)[0]
+            product = re.search(rf"\(?\s*{factor}\s*\*\s*(?:\d{{3,}}|{factor})\s*\)?", text)
             # (a wrapped product is far below 0, or, taken % n, anywhere down to -n; a row above, y * w + x
             # with y = -1, is a neighbour's offset)
-            if product and "long" not in text and "size_t" not in text and (index < -(1 << 20) or "%" in text):
+            if product and "long" not in text and "size_t" not in text and (
+                    index < -(1 << 20) or re.search(r"\)\s*%|\*[^;%]*%", text)) and (
+                    index < -64 or re.search(r"\d{4,}", product.group(0))):  # (near 0: a hash's large constant)
                 break
             product = None
     if product:
