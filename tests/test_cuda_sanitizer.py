@@ -1510,6 +1510,50 @@ def test_locks_taken_in_a_cycle_are_a_potential_deadlock_as_threadsanitizer_repo
         assert list(total) == [64, 64]
 
 
+ATOMIC_REF = r"""
+#include <cuda/atomic>
+#include <cuda/std/atomic>
+extern "C" __global__ void count(int* c, float* f, unsigned long long* u) {
+    cuda::atomic_ref<int, cuda::thread_scope_device> r(c[0]);
+    r.fetch_add(1, cuda::std::memory_order_relaxed);
+    cuda::std::atomic_ref<float> g(f[0]);
+    g.fetch_add(0.5f);
+    cuda::atomic_ref<unsigned long long, cuda::thread_scope_block> m(u[blockIdx.x]);
+    m.fetch_max((unsigned long long)threadIdx.x);
+    int expected = 0;
+    if (cuda::atomic_ref<int>(c[1]).compare_exchange_strong(expected, 7)) c[2] += 1;
+}
+extern "C" __global__ void publish(int* data, int* flag, int* out, int ordered) {
+    cuda::atomic_ref<int, cuda::thread_scope_device> f(flag[0]);
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        data[0] = 42;
+        f.store(1, ordered ? cuda::std::memory_order_release : cuda::std::memory_order_relaxed);
+    }
+    if (blockIdx.x == 1 && threadIdx.x == 0 && f.load(cuda::std::memory_order_acquire) == 1)
+        out[0] = data[0];                                            // CONSUME
+}
+"""
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_libcuxx_atomic_ref_with_memory_orders(sanitize):
+    """cuda::atomic_ref<T, scope> (<cuda/atomic>) and cuda::std::atomic_ref: fetch_add on int and float,
+    fetch_max, compare_exchange; a release store and an acquire load hand data from block to block
+    (the sanitizer sees their fences), and a relaxed store does not."""
+    module = cuda.RawModule(code=ATOMIC_REF, backend="cpu", sanitize=sanitize)
+    c, f, u = np.zeros(3, np.int32), np.zeros(1, np.float32), np.zeros(2, np.uint64)
+    module.get_function("count")((2,), (64,), (c, f, u))
+    assert list(c) == [128, 7, 1] and f[0] == 64 and list(u) == [63, 63]
+    data, flag, out = np.zeros(1, np.int32), np.zeros(1, np.int32), np.zeros(1, np.int32)
+    module.get_function("publish")((2,), (32,), (data, flag, out, 1))
+    assert out[0] == 42
+    if sanitize:
+        data[:], flag[:] = 0, 0
+        with pytest.raises(cuda.KernelError, match=r"no __threadfence\(\)") as info:
+            module.get_function("publish")((2,), (32,), (data, flag, out, 0))
+        assert info.value.line == line_of("CONSUME", ATOMIC_REF)
+
+
 LDG = r"""
 extern "C" __global__ void pairs(float* buf, const float* in, int n, int plain) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;

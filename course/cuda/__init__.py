@@ -60,7 +60,9 @@ else nvcc refuses: a ``__shared__`` variable with an initializer, a ``__device__
 NVRTC's ``-default-device`` option turns the host-code check off. On CuPy, NVRTC has none of the
 host's C headers that nvcc compiles with: ``course/cuda/nvrtc.py`` gives it what they would
 (``<cfloat>``, ``<climits>``, ``<cstdint>``, ``M_PI``, ``uint``, ``assert``, ``math_constants.h``),
-kept out where NVRTC finds the header, with the learner's line numbers. One difference stays: a
+kept out where NVRTC finds the header, with the learner's line numbers. libcu++'s ``<cuda/atomic>``
+(``cuda::atomic_ref<T, scope>``, whose memory orders fence as PTX's do) and its C++17 ``<cuda/std/...>``
+headers (``cuda::std`` is the host's ``std``) compile too. One difference stays: a
 pointer variable is a checked pointer here, so ``sizeof(p)`` (and of a struct holding pointers) is
 larger than a GPU's 8 bytes a pointer; byte counts made with it match the memory here.
 

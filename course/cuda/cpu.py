@@ -442,8 +442,9 @@ def _missing_header(header: str) -> str:
     """What to do about an #include the compiler did not find."""
     if re.match(r"(cuda/|cuda_|sm_\d|crt/|nv/|device_|cublas|cusparse|cufft|nvtx|cooperative_groups/)", header):
         return (f"\n{header} is a CUDA header that the CPU backend does not provide: write what the kernel "
-                "uses from it in plain CUDA C (atomicAdd and __threadfence() for cuda::atomic_ref, for one), "
-                "or run the kernel on a GPU")
+                "uses from it in plain CUDA C (a __shared__ array and __syncthreads() for cuda::pipeline's "
+                "staging, for one), or run the kernel on a GPU. (It has <cuda/atomic> and libcu++'s C++17 "
+                "<cuda/std/...> headers: array, complex, tuple, functional, atomic, optional, limits, ...)")
     return (f"\n{header} is not part of CUDA (helper_math.h and helper_cuda.h, for one, come with "
             "NVIDIA's cuda-samples), and a kernel's source cannot include files of its own: paste the "
             "functions it needs from that file into the source string")

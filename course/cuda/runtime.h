@@ -59,6 +59,7 @@
 #include <limits.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -4895,6 +4896,108 @@ static inline unsigned __lanemask_ge() { return ~__lanemask_lt(); }
 
 // libcu++'s cuda::std:: (numeric_limits, min, is_same, ...) is the host's std:: here.
 namespace cuda { namespace std = ::std; }
+
+// libcu++'s cuda::atomic_ref<T, Scope> (<cuda/atomic>) and cuda::std::atomic_ref: atomic operations on
+// an element, with a memory order that fences as PTX's acquire/release do (block scope:
+// __threadfence_block; device and system: __threadfence), so that the sanitizer's handover rules see
+// what the order promises. Loads are volatile reads and stores atomicExch where CUDA has one (the
+// sanitizer counts both as relaxed atomics of global memory).
+namespace cuda {
+enum thread_scope { thread_scope_system = 0, thread_scope_device = 1, thread_scope_block = 2, thread_scope_thread = 3 };
+template <class T, thread_scope Scope = thread_scope_system>
+struct atomic_ref {
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "cuda::atomic_ref here takes 4- and 8-byte types");
+    T* __cc_p;
+    static constexpr bool is_always_lock_free = true;
+    static constexpr size_t required_alignment = sizeof(T);
+    template <class R>
+    __attribute__((always_inline)) explicit atomic_ref(R&& element) : __cc_p((T*)&element) {}
+    atomic_ref(const atomic_ref&) = default;
+    atomic_ref& operator=(const atomic_ref&) = delete;
+    static void __cc_before(std::memory_order o) {
+        if (o == std::memory_order_release || o == std::memory_order_acq_rel || o == std::memory_order_seq_cst) __cc_fence();
+    }
+    static void __cc_after(std::memory_order o) {
+        if (o == std::memory_order_acquire || o == std::memory_order_consume || o == std::memory_order_acq_rel ||
+            o == std::memory_order_seq_cst) __cc_fence();
+    }
+    static void __cc_fence() {
+        if (Scope == thread_scope_block) __threadfence_block();
+        else if (Scope != thread_scope_thread) __threadfence();
+    }
+    bool is_lock_free() const { return true; }
+    T load(std::memory_order o = std::memory_order_seq_cst) const {
+        if (__cc_sanitizing) __cc_note(__cc_p, sizeof(T), __CC_READ + __CC_VOLATILE);
+        T v = __cc_parallel ? __atomic_load_n(__cc_p, __ATOMIC_SEQ_CST) : *(volatile T*)__cc_p;
+        __cc_after(o);
+        return v;
+    }
+    operator T() const { return load(); }
+    void store(T v, std::memory_order o = std::memory_order_seq_cst) const {
+        __cc_before(o);
+        exchange(v, std::memory_order_relaxed);
+    }
+    T operator=(T v) const { store(v); return v; }
+    template <class F>
+    T __cc_update(F f, std::memory_order o) const {  // a CAS loop on the element's bits
+        __cc_before(o);
+        typedef typename __cc_uint_of<sizeof(T)>::type U;
+        typedef typename std::conditional<sizeof(T) == 4, unsigned int, unsigned long long>::type C;
+        U* word = (U*)(void*)__cc_p;
+        U seen;
+        memcpy(&seen, (const void*)__cc_p, sizeof seen);  // (the CAS checks what this read)
+        for (;;) {
+            T old, next;
+            memcpy((void*)&old, &seen, sizeof old);
+            next = f(old);
+            U wanted;
+            memcpy(&wanted, (const void*)&next, sizeof wanted);
+            U got = (U)atomicCAS((C*)word, (C)seen, (C)wanted);
+            if (got == seen) { __cc_after(o); return old; }
+            seen = got;
+        }
+    }
+    T exchange(T v, std::memory_order o = std::memory_order_seq_cst) const {
+        return __cc_update([v](T) { return v; }, o);
+    }
+    bool compare_exchange_strong(T& expected, T desired, std::memory_order o = std::memory_order_seq_cst) const {
+        __cc_before(o);
+        typedef typename std::conditional<sizeof(T) == 4, unsigned int, unsigned long long>::type C;
+        C e, d;
+        memcpy(&e, (const void*)&expected, sizeof e);
+        memcpy(&d, (const void*)&desired, sizeof d);
+        C got = atomicCAS((C*)(void*)__cc_p, e, d);
+        __cc_after(o);
+        if (got == e) return true;
+        memcpy((void*)&expected, &got, sizeof got);
+        return false;
+    }
+    bool compare_exchange_strong(T& expected, T desired, std::memory_order s, std::memory_order) const {
+        return compare_exchange_strong(expected, desired, s);
+    }
+    bool compare_exchange_weak(T& expected, T desired, std::memory_order o = std::memory_order_seq_cst) const {
+        return compare_exchange_strong(expected, desired, o);
+    }
+    bool compare_exchange_weak(T& expected, T desired, std::memory_order s, std::memory_order) const {
+        return compare_exchange_strong(expected, desired, s);
+    }
+    T fetch_add(T v, std::memory_order o = std::memory_order_seq_cst) const { return __cc_update([v](T x) { return (T)(x + v); }, o); }
+    T fetch_sub(T v, std::memory_order o = std::memory_order_seq_cst) const { return __cc_update([v](T x) { return (T)(x - v); }, o); }
+    T fetch_and(T v, std::memory_order o = std::memory_order_seq_cst) const { return __cc_update([v](T x) { return (T)(x & v); }, o); }
+    T fetch_or(T v, std::memory_order o = std::memory_order_seq_cst) const { return __cc_update([v](T x) { return (T)(x | v); }, o); }
+    T fetch_xor(T v, std::memory_order o = std::memory_order_seq_cst) const { return __cc_update([v](T x) { return (T)(x ^ v); }, o); }
+    T fetch_min(T v, std::memory_order o = std::memory_order_seq_cst) const { return __cc_update([v](T x) { return v < x ? v : x; }, o); }
+    T fetch_max(T v, std::memory_order o = std::memory_order_seq_cst) const { return __cc_update([v](T x) { return v > x ? v : x; }, o); }
+    T operator++() const { return fetch_add(1) + 1; }
+    T operator++(int) const { return fetch_add(1); }
+    T operator--() const { return fetch_sub(1) - 1; }
+    T operator--(int) const { return fetch_sub(1); }
+    T operator+=(T v) const { return fetch_add(v) + v; }
+    T operator-=(T v) const { return fetch_sub(v) - v; }
+};
+}  // namespace cuda
+// (cuda::std::atomic_ref: C++20's, which this C++17 library lacks; cuda::std is std here)
+namespace std { template <class T> using atomic_ref = ::cuda::atomic_ref<T, ::cuda::thread_scope_system>; }
 
 namespace cooperative_groups {
 

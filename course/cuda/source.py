@@ -815,7 +815,8 @@ _PROVIDED_HEADERS = {
     "crt/host_defines.h", "crt/math_functions.h", "crt/device_functions.h", "math_functions.h",
     "device_atomic_functions.h", "sm_32_atomic_functions.h", "sm_35_intrinsics.h", "sm_60_atomic_functions.h",
     "sm_61_intrinsics.h", "builtin_types.h", "driver_types.h", "host_defines.h", "cuda_fp16.hpp", "cuda_bf16.hpp",
-    # (libcu++'s <cuda/std/...>: _LIBCU_STD)
+    # (libcu++'s <cuda/std/...>: _LIBCU_STD; its cuda::atomic_ref: runtime.h)
+    "cuda/atomic",
     # cuRAND's device API: XORWOW and Philox (runtime.h)
     "curand_kernel.h", "curand.h", "curand_philox4x32_x.h", "curand_uniform.h", "curand_normal.h",
     "curand_lognormal.h", "curand_globals.h", "curand_precalc.h",
