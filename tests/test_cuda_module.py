@@ -238,6 +238,26 @@ def test_libcuxx_standard_headers_are_the_hosts_std(sanitize):
     np.testing.assert_array_equal(y, np.tile([1, 2, 3, 4], 2) + x * x - 1)
 
 
+COMPLEX_ARRAYS = r"""
+#include <cuda/std/complex>
+extern "C" __global__ void rotate(const cuda::std::complex<float>* a, cuda::std::complex<float>* b, int n) {
+    int i = threadIdx.x;
+    if (i < n) b[i] = a[i] * cuda::std::complex<float>(0.0f, 1.0f) + 1.0f;      // ROTATE
+}
+"""
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_complex_number_arrays_pass_as_complex64_and_are_bounds_checked(sanitize):
+    """A `const cuda::std::complex<float>*` parameter takes a complex64 array (as a float2* does), checked."""
+    kernel = cuda.RawKernel(COMPLEX_ARRAYS, "rotate", backend="cpu", sanitize=sanitize)
+    a, b = np.arange(8).astype(np.complex64), np.zeros(8, np.complex64)
+    kernel((1,), (8,), (a, b, 8))
+    np.testing.assert_array_equal(b, 1 + 1j * np.arange(8))
+    with pytest.raises(cuda.KernelError, match=r"accessed a\[8\], but a has 8 elements"):
+        kernel((1,), (16,), (a, b, 16))
+
+
 def test_a_name_expression_may_leave_template_parameters_to_their_defaults():
     """`k<3>` and `k<>` of `template <int S = 2, typename T = float>`: T is float (and S 2), as nvcc fills them."""
     source = r"""

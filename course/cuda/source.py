@@ -1145,6 +1145,14 @@ def _resolve(words: list[str], aliases: dict[str, list[str]]) -> list[str]:
     return words
 
 
+def _complex_number(raw: _RawParam) -> tuple[str, str] | None:
+    """A pointer to libcu++'s, the C++ library's or Thrust's complex<float> (or <double>): its type as
+    written without const, and float or double."""
+    spelled = "".join(w for w in raw.words if w != "const")
+    found = re.fullmatch(r"(?:(?:::)?(?:cuda::std|std|thrust|cuda)::)?complex<\s*(float|double)\s*>", spelled)
+    return (spelled, found.group(1)) if found and raw.stars == 1 and not raw.rows and not raw.reference else None
+
+
 def _kernel_param(raw: _RawParam, aliases, kernel: str, types: set, position: int = 0) -> tuple[Param | None, str | None]:
     """A Param (checked when its type is known), or why this parameter cannot be passed. A parameter
     without a name (`int` of `void k(float* x, int)`, unused) is named by its `position` (from 1)."""
@@ -1160,6 +1168,11 @@ def _kernel_param(raw: _RawParam, aliases, kernel: str, types: set, position: in
                       f"(const float* x, or a template's const scalar_t* x) with its sizes as int parameters, and "
                       f"index it as x[row * cols + col]. A tensor passes straight to such a kernel; "
                       f"torch.utils.cpp_extension.load_inline builds the extension as written, on a GPU.")
+    complex_number = _complex_number(raw)
+    if complex_number:  # `cuda::std::complex<float>* z`: complex64 elements, as a float2* takes them
+        spelled, part = complex_number
+        dtype, lanes = _element_dtype("float2" if part == "float" else "double2")
+        return Param(raw.name, spelled, True, raw.const_elements, dtype, lanes, spelled), None
     if (raw.complex and not raw.rows) or raw.stars > 1:
         return None, f"{where} has a type the course cannot pass ({' '.join(raw.words)} with " \
                      f"{raw.stars} '*'): pass each array as its own T* parameter"
@@ -2095,6 +2108,9 @@ def _checked_pointer(raw: _RawParam, text: str, aliases: dict, dependent: bool =
         if dependent:
             element = re.sub(r"\bconst\s+", "", element)
         return f"{const or ''}__cc_ptr<{element}>&" + (f" {name}" if name else "")
+    if (complex_number := _complex_number(raw)) and raw.name:  # `const cuda::std::complex<float>* z`
+        element = ("const " if raw.const_elements and not dependent else "") + ("volatile " if raw.volatile else "")
+        return f"{'const ' if raw.const_pointer else ''}__cc_ptr<{element}{complex_number[0]}> {raw.name}"
     if raw.complex and not (raw.rows and not double):  # (a kernel's `float A[N][M]`: a checked pointer to rows)
         return None
     if raw.stars == 2 and double:
