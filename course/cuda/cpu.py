@@ -1828,12 +1828,18 @@ def _repeated_message(module: Module, kernel: Kernel, fault: _Fault, arrays: dic
     index = fault.index * fault.element_bytes // itemsize if itemsize else fault.index
     line = module.line_of(fault.code_offset)
     where = f" at line {line}: {module.source.line_text(line).strip()}" if line else ""
+    body = _function_body(module.source.text, kernel.line + 1) if kernel.line else None
+    text = module.source.text[body[0]:body[1]] if body else module.source.text
+    fix = ("If each block should do its own part, the index needs the block's offset: int i = blockIdx.x * "
+           "blockDim.x + threadIdx.x; (and a grid-stride loop steps by blockDim.x * gridDim.x).")
+    if "blockIdx" in text:  # the offset is there: its factors, or the guard, let blocks meet
+        fix = ("The index does use blockIdx, so check what multiplies it (block b starts at b * blockDim.x, "
+               "not gridDim.x; in 2-D, x goes with blockDim.x and y with blockDim.y) and the guard (a flat "
+               "`i < rows * cols` lets the threads past a row's end write into the next row).")
     return (f"kernel '{kernel.name}': {fault.count} elements of {name} were each stored by more than one block, "
             f"with the same value{where} (first {name}[{index}], by block {_xyz(fault.block)} after block "
             f"{_xyz(fault.other_block)}). The blocks repeat one another's work, and the elements no block "
-            "reaches keep their old values. If each block should do its own part, the index needs the block's "
-            "offset: int i = blockIdx.x * blockDim.x + threadIdx.x; (and a grid-stride loop steps by "
-            "blockDim.x * gridDim.x).")
+            f"reaches keep their old values. {fix}")
 
 
 def _same_rng_message(module: Module, kernel: Kernel, fault: _Fault) -> str:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import warnings
 from typing import Callable
 
 import numpy as np
@@ -291,7 +292,9 @@ class Puzzle:
 
 
 def _f32(rng, *shape):
-    return rng.integers(-9, 10, size=shape).astype(np.float32)  # small integers: sums are exact
+    """Quarters from -9 to 9 (-9.0, -8.75, ..., 9.0): sums and products of them are exact in float32 at these
+    sizes, and a kernel that cuts them to int (`int v = a[i];`, a `__shared__ int` buffer) is wrong."""
+    return (rng.integers(-36, 37, size=shape) / 4).astype(np.float32)
 
 
 def _blocks(n, threads):
@@ -420,9 +423,11 @@ _add(name="shared", title="Shared",
      launch=lambda c: ((_blocks(c["n"], 32),), (32,), 0),
      reference=lambda c: {"out": c["a"] + 10}, sizes=(1, 32, 70, 128),
      rules=(uses("__shared__", "use a __shared__ array"),
+            # (a store into an element after the declaration, through the array or a pointer to it, `buf[0][t]`
+            # or `s[t]` with `float* s = buf;`, then the barrier, then a read of an element)
             Rule("wait with __syncthreads() (or a cooperative-groups block's sync()) after storing into the shared "
-                 "array and before reading it", source_pattern=r"(?s)__shared__[^;]*?\b(\w+)\s*\[.*?\b\1\s*\[[^\]]*\]"
-                 r"\s*=(?!=).*?(" + _BLOCK_BARRIER + r").*?\b\1\s*\["),
+                 "array and before reading it", source_pattern=r"(?s)__shared__[^;]*?\b\w+\s*\[.*?\b\w+\s*"
+                 r"(?:\[[^\]]*\]\s*)+=(?!=).*?(" + _BLOCK_BARRIER + r").*?\b\w+\s*\["),
             reads_at_most("a", 1), writes_at_most("out", 1), computes_from_shared("out")),
      hints=("Shared memory belongs to the block: which index does a thread use for its own slot?",
             "Declare __shared__ float buffer[32]; store a[i] at buffer[threadIdx.x] under the guard; "
@@ -532,7 +537,7 @@ _add(name="axis_sum", title="Axis sum",
      args=("a", "out", "rows", "cols"), outputs=("out",),
      launch=lambda c: ((c["rows"],), (128,), 0),
      reference=lambda c: {"out": c["a"].astype(np.float64).sum(axis=1).astype(np.float32)},
-     sizes=((1, 1), (3, 128), (4, 300), (2, 1000), (1, 1300)),
+     sizes=((1, 1), (3, 128), (4, 300), (2, 1000), (1, 1300), (1, 2900)),
      rules=(coalesced("global load"),
             _per_thread_at_most("each thread reads each of its elements of `a` once",
                                 lambda c: _blocks(c["cols"], 128), "reads `a`", writes=False, array="a"),
@@ -556,7 +561,7 @@ _add(name="matmul", title="Matrix multiply (tiled)",
      args=("A", "B", "C", "m", "k", "n"), outputs=("C",),
      launch=lambda c: ((_blocks(c["n"], 16), _blocks(c["m"], 16)), (16, 16), 0),
      reference=lambda c: {"C": (c["A"].astype(np.float64) @ c["B"]).astype(np.float32)},
-     sizes=((1, 1, 1), (16, 16, 16), (20, 33, 17), (40, 8, 50)),
+     sizes=((1, 1, 1), (16, 16, 16), (20, 33, 17), (40, 8, 50), (9, 70, 7)),  # (k = 70: 5 tiles)
      rules=(global_reads_at_most(lambda c: 2 * _blocks(c["k"], 16), "at most 2 global reads per thread per tile"),
             writes_at_most("C", 1)),
      hints=("Each element of a tile is needed by 16 threads: load it once, share it.",
@@ -589,11 +594,15 @@ _add(name="warp_sum", title="Warp-shuffle sum",
 
 
 def _softmax_input(rng, shape):
-    """Values up to about ±90, and from the second row on, one row far below 0 (about -200): exp of every
-    value there underflows to 0, so a running max that starts at 0 (not -INFINITY) gives 0/0."""
+    """Values up to about ±90; from the second row on, one row far below 0 (about -400): exp of every value
+    there underflows to 0, so a running max that starts at 0, or at -100 (not -INFINITY), gives 0/0; and
+    from the third row on, in a row longer than a block, one value 150 above the rest past column 128: a
+    max taken over part of the row overflows exp there."""
     x = (rng.standard_normal(shape) * 30).astype(np.float32)
     if shape[0] > 1:
-        x[1] = np.clip(x[1], -90, 90) - 200
+        x[1] = np.clip(x[1], -90, 90) - 400
+    if shape[0] > 2 and shape[1] > 128:
+        x[2, 128 + int(rng.integers(0, shape[1] - 128))] = x[2].max() + 150
     return x
 
 
@@ -709,7 +718,7 @@ _add(name="matmul_reg", title="Matrix multiply with register tiling",
      args=("A", "B", "C", "m", "k", "n"), outputs=("C",),
      launch=lambda c: ((_blocks(c["n"], 32), _blocks(c["m"], 32)), (16, 16), 0),
      reference=lambda c: {"C": (c["A"].astype(np.float64) @ c["B"]).astype(np.float32)},
-     sizes=((1, 1, 1), (32, 32, 32), (40, 33, 50)),
+     sizes=((1, 1, 1), (32, 32, 32), (40, 33, 50), (6, 101, 10)),  # (k = 101: 4 tiles)
      rules=(writes_at_most("C", 4), global_reads_at_most(lambda c: 8 * _blocks(c["k"], 32),
                                                          "at most 8 global reads per thread per 32-wide tile")),
      hints=("A 2 × 2 patch needs 2 values from a row of A's tile and 2 from a column of B's tile per step.",
@@ -771,15 +780,44 @@ def check(key: int | str, source: str) -> bool:
     """Check a puzzle's kernel: every size right on the CPU backend, the source rules, the access rules.
 
     Prints ✅ or ❌ with the first wrong element or the rule broken (thread and line); never raises.
-    On a GPU the kernel also runs with CuPy and must give the same answers.
+    On a GPU the kernel also runs with CuPy and must give the same answers. The emulator's warnings
+    (a variable read before it has a value, say) come after the verdict, pointing at the learner's
+    cell; not the one about blocks that repeat each other's work, which the wrong elements show, and
+    which would spell out the answer of the blocks puzzles.
     """
     from course import cuda
 
-    p = puzzle(key)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", cuda.KernelWarning)
+        verdict = _check(key, source)
+    shown = set()
+    for warning in caught:
+        text = str(warning.message)
+        if issubclass(warning.category, cuda.KernelWarning) and "stored by more than one block" in text:
+            continue
+        if text not in shown:
+            shown.add(text)
+            warnings.warn(text, warning.category, stacklevel=2)
+    return verdict
+
+
+def _check(key: int | str, source: str) -> bool:
+    from course import cuda
+
+    try:
+        p = puzzle(key)
+    except ValueError as error:
+        return checks._report(f"puzzle {key!r}", False, str(error))
     name = f"puzzle {p.number} ({p.name})"
     checks.register_hints(name, list(p.hints))
-    if not isinstance(source, str) or "__global__" not in source or _is_stub(p, source):
+    if isinstance(source, bytes):
+        return checks._report(name, False, "the source is bytes: pass it as a str (a Python string of CUDA C, "
+                                           "e.g. r\"\"\"extern \"C\" __global__ void ...\"\"\"), not b\"...\"")
+    if not isinstance(source, str) or _is_stub(p, source) or not source.strip():
         return checks.not_attempted(name)
+    if "__global__" not in source:
+        return checks._report(name, False, f"no kernel in the source: it needs `extern \"C\" __global__ void "
+                                           f"{p.name}(...)` (CUDA C, not Python), as the stub above has it")
     for rule in p.rules:
         broken = rule.broken_in_source(source)
         if broken:
@@ -800,7 +838,12 @@ def check(key: int | str, source: str) -> bool:
                         _picture_after_run(p, source)
                         return result
             except Exception as error:  # the learner's kernel: compile errors, faults, races
-                return checks._report(name, False, f"{type(error).__name__}: {error}")
+                text = f"{type(error).__name__}: {error}"
+                if "shared_mem" in text and re.search(r"\bextern\s+__shared__", source) \
+                        and not p.launch(p.case(p.sizes[-1], 0))[2]:
+                    text += ("\n(The puzzle launches the kernel itself, without dynamic shared memory: declare an "
+                             "array of fixed size, `__shared__ float buffer[32];`, instead of `extern __shared__`.)")
+                return checks._report(name, False, text)
     try:
         broken = _trace_rules(p, source)
     except Exception as error:  # the profiled launch faulted (its case differs from the ones above)
