@@ -490,3 +490,76 @@ def test_source_rules_read_what_the_compiler_reads():
                         "#endif", "#if 0", "f", "#elif Y", "g", "#else", "h", "#endif", "#ifdef Z", "i", "#else", "j",
                         "#endif", "#if 0", "#if 1", "k", "#endif", "#endif", "end // __syncthreads()"])
     assert kp._strip_comments(source).split() == ["a", "b", "c", "g", "h", "i", "j", "end"]
+
+
+def test_the_shared_puzzles_barrier_rule_takes_a_pointer_and_a_2d_array(capsys):
+    """Correct kernels that store through `float* s = buffer[0];` (or into buffer[0][t]) keep the rule."""
+    through_pointer = r'''
+extern "C" __global__ void shared(const float* a, float* out, int n) {
+    __shared__ float buffer[1][32];
+    float* s = buffer[0];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) s[threadIdx.x] = a[i];
+    __syncthreads();
+    if (i < n) out[i] = s[threadIdx.x] + 10.0f;
+}'''
+    ok, out = run_check(8, through_pointer, capsys)
+    assert ok, out
+    ok, out = run_check(8, through_pointer.replace("s[threadIdx.x] = a[i]", "buffer[0][threadIdx.x] = a[i]"), capsys)
+    assert ok, out
+
+
+def test_float_puzzles_use_fractions_so_an_int_on_the_way_is_wrong(capsys):
+    """The inputs are quarters: a kernel that keeps a value in an int (a copied `__shared__ int` buffer)
+    gives a wrong element, which integer-valued inputs never showed."""
+    assert np.any(kp.puzzle(1).case(100)["a"] % 1 != 0)
+    ok, out = run_check(1, r'''
+extern "C" __global__ void map(const float* a, float* out) {
+    int v = a[threadIdx.x];
+    out[threadIdx.x] = v + 10;
+}''', capsys)
+    assert not ok and "elements of `out` are wrong" in out
+
+
+@pytest.mark.parametrize("number, sizes", [(13, (1, 2900)), (14, (9, 70, 7)), (20, (6, 101, 10))])
+def test_tiled_puzzles_have_a_size_past_a_few_tiles(number, sizes):
+    """A kernel that loops over a fixed number of tiles (or rows unrolled to a fixed length) fails somewhere."""
+    assert sizes in kp.puzzle(number).sizes
+
+
+def test_softmax_data_catches_a_max_that_starts_too_high_or_sees_part_of_the_row():
+    case = kp.puzzle(16).case((3, 300), 0)
+    x = case["x"]
+    assert x[1].max() < -200  # a running max that starts at -100 gives 0/0 there
+    assert x[2, 128:].max() > x[2, :128].max() + 100  # a max over the first 128 columns overflows exp
+
+
+def test_check_explains_bad_input_instead_of_calling_it_not_attempted(capsys):
+    assert kp.check(21, "x") is False and "no puzzle 21" in capsys.readouterr().out
+    assert kp.check(1, b'extern "C" __global__ void map() {}') is False
+    assert "pass it as a str" in capsys.readouterr().out
+    assert kp.check(1, "def map(a):\n    return a + 10") is False
+    assert "no kernel in the source" in capsys.readouterr().out
+    ok, out = run_check(8, r'''
+extern "C" __global__ void shared(const float* a, float* out, int n) {
+    extern __shared__ float buffer[];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) buffer[threadIdx.x] = a[i];
+    __syncthreads();
+    if (i < n) out[i] = buffer[threadIdx.x] + 10.0f;
+}''', capsys)
+    assert not ok and "declare an array of fixed size" in out
+
+
+def test_the_repeated_blocks_warning_is_not_shown_by_the_grader(capsys):
+    """The wrong elements say it, and the warning's fix would spell out the blocks puzzle's answer."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ok, out = run_check(6, r'''
+extern "C" __global__ void blocks(const float* a, float* out, int n) {
+    int i = threadIdx.x;
+    if (i < n) out[i] = a[i] + 10.0f;
+}''', capsys)
+    assert not ok and not [w for w in caught if "more than one block" in str(w.message)]
