@@ -1931,6 +1931,10 @@ extern "C" __global__ void any_above(const float* x, int* found, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n && x[i] > 0.5f) *found = 1;
 }
+extern "C" __global__ void wrong_factor(const float* x, float* y, int n) {
+    int i = blockIdx.x * 32 + threadIdx.x;                      // blocks of 256 overlap
+    if (i < n) y[i] = 2.0f * x[i];
+}
 """
 
 
@@ -1947,6 +1951,10 @@ def test_blocks_that_store_the_same_values_in_the_same_elements_get_a_warning_th
     assert "first y[0], by block (1, 0, 0) after block (0, 0, 0)" in message
     assert "int i = blockIdx.x * blockDim.x + threadIdx.x;" in message
     assert (y[256:] == 0).all()
+    # the offset is there, with the wrong factor: the warning says what to check, not to add blockIdx
+    with pytest.warns(cuda.KernelWarning, match=r"'wrong_factor'(?s:.*)The index does use blockIdx, so check what "
+                                                r"multiplies it"):
+        kernel("wrong_factor", BLOCKS_THAT_REPEAT, sanitize=True)((4,), (256,), (x, y, 1000))
     # The twins: each block its own part; and a flag that many threads of many blocks set (one element).
     import warnings
     with warnings.catch_warnings():
