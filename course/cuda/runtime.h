@@ -4938,24 +4938,20 @@ struct atomic_ref {
         exchange(v, std::memory_order_relaxed);
     }
     T operator=(T v) const { store(v); return v; }
-    template <class F>
-    T __cc_update(F f, std::memory_order o) const {  // a CAS loop on the element's bits
+    template <class F>  // (as atomicAdd's overloads: the element noted as an atomic, the update a CAS loop on
+                        //  its bits when blocks run at once)
+    __attribute__((always_inline)) T __cc_update(F f, std::memory_order o) const {
         __cc_before(o);
-        typedef typename __cc_uint_of<sizeof(T)>::type U;
-        typedef typename std::conditional<sizeof(T) == 4, unsigned int, unsigned long long>::type C;
-        U* word = (U*)(void*)__cc_p;
-        U seen;
-        memcpy(&seen, (const void*)__cc_p, sizeof seen);  // (the CAS checks what this read)
-        for (;;) {
-            T old, next;
-            memcpy((void*)&old, &seen, sizeof old);
-            next = f(old);
-            U wanted;
-            memcpy(&wanted, (const void*)&next, sizeof wanted);
-            U got = (U)atomicCAS((C*)word, (C)seen, (C)wanted);
-            if (got == seen) { __cc_after(o); return old; }
-            seen = got;
+        if (__cc_sanitizing) __cc_note(__cc_p, sizeof(T), __CC_ATOMIC);
+        T old;
+        if (__cc_parallel) {
+            old = __cc_atomic_update(__cc_p, f);
+        } else {
+            old = *__cc_p;
+            *__cc_p = f(old);
         }
+        __cc_after(o);
+        return old;
     }
     T exchange(T v, std::memory_order o = std::memory_order_seq_cst) const {
         return __cc_update([v](T) { return v; }, o);

@@ -3662,19 +3662,30 @@ def _reference_uses(tokens: list[Token], f: _Function, references: dict, types: 
                 declaring.add(i + 1)
                 if one_chain(i + 3, _declarator_end(tokens, i + 3, b)):
                     bound.add(i + 3)
-        elif tok.kind == "ident" and tok.text in references and tokens[i + 1].text in ("(", "<"):
-            # f(...), obj.f(...), and a template's: `f<4>(...)`, the constructor `BL<4>(t)`
+        elif tok.kind == "ident" and (tok.text in references or tok.text == "atomic_ref") \
+                and tokens[i + 1].text in ("(", "<"):
+            # f(...), obj.f(...), and a template's: `f<4>(...)`, the constructor `BL<4>(t)`; and
+            # libcu++'s `cuda::atomic_ref<int, scope> r(x[i]);` (or a temporary), which binds x[i]
             open_ = i + 1
             if tokens[open_].text == "<":
                 angle = _matching_angle(tokens, open_)
-                if angle < 0 or angle + 1 >= b or tokens[angle + 1].text != "(":
+                if angle >= 0 and tok.text == "atomic_ref" and angle + 2 < b and tokens[angle + 1].kind == "ident" \
+                        and tokens[angle + 2].text in ("(", "{"):
+                    angle += 1  # the declaration `atomic_ref<int> r(x[i])`: its variable's name
+                if angle < 0 or angle + 1 >= b or tokens[angle + 1].text not in ("(", "{"):
                     continue
                 open_ = angle + 1
+            if tokens[open_].text == "{":
+                close_brace = _matching(tokens, open_)
+                inner = (open_ + 1, close_brace)
+                if tok.text == "atomic_ref" and one_chain(*inner):
+                    bound.add(inner[0])
+                continue
             found = _call_arguments(tokens, open_)
             if found is None:
                 continue
             parts, _ = found
-            for position in references[tok.text]:
+            for position in references.get(tok.text, {0}):
                 if position < len(parts) and one_chain(*parts[position]):
                     bound.add(parts[position][0])
     return names, declaring, bound
