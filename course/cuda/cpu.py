@@ -1109,11 +1109,12 @@ def _lock_cycle(module: Module) -> list | None:
         function = module._settings["__cc_lock_graph"] = module.library["__cc_lock_graph"]
         function.restype = ctypes.c_longlong
         function.argtypes = [ctypes.c_void_p, ctypes.c_longlong, ctypes.POINTER(ctypes.c_longlong)]
-    room = 6 * 4096 + 4096
-    out, released = np.zeros(room, np.int64), ctypes.c_longlong()
-    edges = function(out.ctypes.data, room, ctypes.byref(released))
-    if edges < 2:
+    released = ctypes.c_longlong()
+    edges = function(None, 0, ctypes.byref(released))  # (how many: most launches take no lock)
+    if edges < 2 or released.value < 2:
         return None
+    out = np.zeros(6 * edges + released.value, np.int64)
+    function(out.ctypes.data, out.size, ctypes.byref(released))
     table = out[:6 * edges].reshape(edges, 6)
     locks = set(out[6 * edges:6 * edges + released.value].tolist())
     table = [edge for edge in table.tolist() if edge[0] in locks and edge[1] in locks]

@@ -3220,21 +3220,21 @@ static void __cc_lock_update(const volatile void* address, uint64_t compare, uin
     __cc_held_any = true;
 }
 // After a sanitized launch: its lock-order edges (6 numbers each: from, to, where each was taken
-// (__cc_lock_site), block, thread), then the locks it released (one number each); `room` numbers at most. How many
-// edges, and in *released how many released locks.
+// (__cc_lock_site), block, thread), then the locks it released (one number each), in `room` numbers at
+// most; *released: how many locks. Returns how many edges the launch made (room 0: only that).
 __CC_EXPORT long long __cc_lock_graph(long long* out, long long room, long long* released) {
     long long k = 0;
-    for (int e = 0; e < __cc_lock_edge_count && k + 6 <= room; e++) {
+    *released = __cc_released_count;
+    if (room < 6LL * __cc_lock_edge_count + __cc_released_count) return __cc_lock_edge_count;
+    for (int e = 0; e < __cc_lock_edge_count; e++) {
         const __cc_lock_edge& g = __cc_lock_edges[e];
         long long* o = out + k;
         o[0] = (long long)g.from, o[1] = (long long)g.to, o[2] = (long long)g.from_site, o[3] = (long long)g.to_site;
         o[4] = g.block, o[5] = g.thread;
         k += 6;
     }
-    long long edges = k / 6;
-    for (int r = 0; r < __cc_released_count && k < room; r++) out[k++] = (long long)__cc_released_locks[r];
-    *released = k - edges * 6;
-    return edges;
+    for (int r = 0; r < __cc_released_count; r++) out[k++] = (long long)__cc_released_locks[r];
+    return __cc_lock_edge_count;
 }
 template <int N> struct __cc_uint_of;
 template <> struct __cc_uint_of<2> { typedef uint16_t type; };
