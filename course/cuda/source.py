@@ -1810,8 +1810,8 @@ def parse(text: str, options=()) -> Source:
         constants=constants,
         method_members=method_members,
         renamed=_declared_library_names(tokens),
-        std_headers=sorted({_LIBCU_STD[h] for h in (re.match(r"#\s*include\s*[<\"]([^>\"\s]*)", t.text) for t in directives)
-                            if h and h.group(1) in _LIBCU_STD for h in [h.group(1)]}),
+        std_headers=sorted({_LIBCU_STD[m.group(1)] for t in directives
+                            if (m := re.match(r"#\s*include\s*[<\"]([^>\"\s]*)", t.text)) and m.group(1) in _LIBCU_STD}),
     )
 
 
