@@ -1426,6 +1426,18 @@ extern "C" __global__ void transfer(float* balance, int* locks, int n, int order
     unlock(&locks[second]);
     unlock(&locks[first]);
 }
+extern "C" __global__ void transfer_stored(float* balance, volatile int* locks, int n) {   // released by a store
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int j = (i + 1) % n;
+    while (atomicCAS((int*)&locks[i], 0, 1) != 0) { }
+    while (atomicCAS((int*)&locks[j], 0, 1) != 0) { }
+    balance[i] -= 1.0f;
+    balance[j] += 1.0f;
+    __threadfence();
+    locks[j] = 0;
+    locks[i] = 0;
+}
 extern "C" __global__ void try_both(int* locks, int* degree, const int* u, const int* v) {  // backs off: no deadlock
     int a = u[threadIdx.x], b = v[threadIdx.x];
     for (bool done = false; !done;) {
@@ -1493,6 +1505,8 @@ def test_locks_taken_in_a_cycle_are_a_potential_deadlock_as_threadsanitizer_repo
                                                 r"one the first thread holds(?s:.*)the lower index first"):
         module.get_function("transfer")((1,), (8,), (balance, locks, 8, 0))
     np.testing.assert_array_equal(balance, 0)
+    with pytest.warns(cuda.KernelWarning, match=r"kernel 'transfer_stored' can deadlock on a GPU"):  # (`locks[j] = 0;`)
+        module.get_function("transfer_stored")((1,), (8,), (balance, locks, 8))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         module.get_function("transfer")((1,), (8,), (balance, locks, 8, 1))

@@ -1916,6 +1916,12 @@ __attribute__((noreturn, noinline)) static void __cc_stored_undefined(void* retu
     __cc_fail(__CC_WARP_BAD_MASK, 0);
 }
 
+// (The lock-order check, __cc_lock_update: a plain or volatile store of the value a lock's holder took
+// it from, `*lock = 0;`, releases it too.)
+static bool __cc_held_any;  // some thread of the running block holds a lock
+static void __cc_lock_update(const volatile void* address, uint64_t compare, uint64_t value, uint64_t old, int cas,
+                             uint64_t site);
+
 // A plain store `x = v`, told the value it will write: storing the bytes x holds already (every
 // thread that finds a match sets `found = 1`) cannot change the result, whichever thread is last,
 // so it is no write-write hazard (compute-sanitizer ranks these lowest too).
@@ -1937,6 +1943,11 @@ __attribute__((noinline)) static void __cc_note_store(const volatile void* addre
     if (__cc_me->undefined.set && __cc_is_undefined(value, size)) __cc_stored_undefined(__builtin_return_address(0));
     __cc_note_at(address, size, (same ? __CC_WRITE_SAME : __CC_WRITE) + (relaxed ? __CC_VOLATILE : 0),
                  (uint32_t)__cc_code_offset(__builtin_return_address(0)));
+    if (__cc_held_any && (size == 4 || size == 8)) {
+        uint64_t v = 0;
+        memcpy(&v, value, size);
+        __cc_lock_update(address, 0, v, 0, 0, 0);
+    }
 }
 
 __attribute__((noinline)) static bool __cc_note_branch(bool taken) {
@@ -3140,7 +3151,6 @@ static const int __CC_HELD = 4, __CC_LOCK_EDGES = 4096, __CC_RELEASED = 4096;
 static __cc_held_lock __cc_held[1024][4];            // per thread of the running block: what it holds
 static uint8_t __cc_held_count[1024];
 static uint32_t __cc_held_block = UINT32_MAX;        // the block they belong to (cleared at a new one)
-static bool __cc_held_any;
 static __cc_lock_edge __cc_lock_edges[4096];
 static int __cc_lock_edge_count;
 static uintptr_t __cc_released_locks[4096];
