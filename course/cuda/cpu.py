@@ -645,9 +645,16 @@ def _uninitialized_warnings(compiler_output: str, source: Source) -> list[str]:
             continue  # (a variable of the emulator's, or one the learner's source does not declare)
         if not 0 < declared[base] <= line or "::" in name:
             continue
+        word = rf"\b{re.escape(name)}\b"
+        if line == declared[base]:  # GCC (12, some builds) names the declaration: the line is the first read
+            for k in range(line + 1, min(len(source.lines), line + 30) + 1):  # after it (not a plain `v = ...`)
+                text = source.lines[k - 1].split("//", 1)[0]
+                if re.search(word, text) and not re.search(
+                        rf"(?<![\w.>]){re.escape(name)}\s*=(?!=)(?![^;]*{word})", text):
+                    line = k
+                    break
         between = "\n".join(source.lines[declared[base] - 1:line])
         between = between.split(base, 1)[1] if base in between else ""  # after the declaration
-        word = rf"\b{re.escape(name)}\b"
         assigned = any(not re.search(word, m.group(1))  # `v = x[i];`, not `m = fmaxf(m, x[i]);`
                        for m in re.finditer(rf"(?<![\w.>]){re.escape(name)}\s*=(?!=)([^;]*)", between))
         if name != base and re.search(rf"(?<![\w.>]){re.escape(base)}\s*=(?!=)", between):
@@ -899,8 +906,11 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
                if 0 < line <= len(source.lines)]
         for message in remarks + _dangling_warnings(source) + _aliased_shared_warnings(source) \
                 + _raw_member_warnings(source) + cas:
-            if message not in _warned:
-                _warned.add(message)
+            # (once per process, whichever line a build's compiler named: the plain and the sanitized
+            # build may name different reads of one variable)
+            once = re.sub(r"^line \d+: |\n    \d+: .*$", "", message) if message in remarks else message
+            if once not in _warned:
+                _warned.add(once)
                 warnings.warn(f"kernel source {SOURCE_NAME}, {message}", KernelWarning, stacklevel=_user_level())
         with _lock:
             _modules[key] = module
