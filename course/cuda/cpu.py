@@ -701,8 +701,17 @@ class Module:
         self._take_output = self.library["__cc_take_output"]
         self._take_output.restype = ctypes.c_void_p
         self._take_output.argtypes = [ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(ctypes.c_int)]
-        self._launchers, self._settings = {}, {}
+        self._launchers, self._exports = {}, {}
         self._variables = None
+
+    def export(self, name: str, restype, *argtypes):
+        """runtime.h's exported function `name`, with its C types (looked up once: ctypes makes a new
+        function object at each lookup)."""
+        function = self._exports.get(name)
+        if function is None:
+            function = self._exports[name] = self.library[name]
+            function.restype, function.argtypes = restype, list(argtypes)
+        return function
 
     def launcher(self, name: str):
         if name not in self._launchers:
@@ -1047,9 +1056,9 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
         text, truncated = module.take_output()
         if trace_limit is not None:
             records = module.take_trace()
-        structs = [(args[i].data, args[i].count) for i, p in enumerate(kernel.params)
-                   if p.by_value_struct and i < len(args) and args[i].data]
-        leaked = _leaked_blocks(module, memory, structs) if module.sanitized and status == OK else []
+        leaked = _leaked_blocks(module, memory, [(args[i].data, args[i].count) for i, p in enumerate(kernel.params)
+                                                 if p.by_value_struct and i < len(args) and args[i].data]) \
+            if module.sanitized and status == OK else []
         cycle = _lock_cycle(module) if module.sanitized and status == OK else None
     if text or truncated:
         sys.stdout.write(text + ("\n[printf output past 1 MiB was dropped, as on a GPU]\n" if truncated else ""))
@@ -1077,9 +1086,7 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
     if status != OK:
         error = _explain(module, kernel, fault, time_limit, shared_mem, {**module.variables(), **arrays},
                          block_dim=tuple(block), args=args)
-        getter = module.library["__cc_heap_refused_bytes"]
-        getter.argtypes, getter.restype = [], ctypes.c_longlong
-        refused, note = getter(), ""
+        refused, note = module.export("__cc_heap_refused_bytes", ctypes.c_longlong)(), ""
         if refused:  # malloc or new gave NULL in this launch: the likely cause of what followed
             note = (
                 f"\n  note: in this launch malloc (or new) returned NULL for a request of {refused:,} bytes: the "
@@ -1104,21 +1111,18 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
     if leaked:
         warnings.warn(_leak_message(kernel, leaked), KernelWarning, stacklevel=_user_level())
     if cycle:
-        warnings.warn(_lock_cycle_message(module, kernel, cycle, {**module.variables(), **arrays}, tuple(block)),
+        warnings.warn(_lock_cycle_message(kernel, cycle, {**module.variables(), **arrays}, tuple(block)),
                       KernelWarning, stacklevel=_user_level())
     return records
 
 
-def _lock_cycle(module: Module) -> list | None:
+def _lock_cycle(module: Module) -> tuple[list, dict] | None:
     """ThreadSanitizer's lock-order-inversion check, for one launch (runtime.h's __cc_lock_update): the
     shortest cycle of locks (each taken by a thread that held the one before) among the locks that the
     launch released, as its edges (from, to, where each was taken (code offsets: __cc_lock_site), block,
-    thread), or None."""
-    function = module._settings.get("__cc_lock_graph")
-    if function is None:
-        function = module._settings["__cc_lock_graph"] = module.library["__cc_lock_graph"]
-        function.restype = ctypes.c_longlong
-        function.argtypes = [ctypes.c_void_p, ctypes.c_longlong, ctypes.POINTER(ctypes.c_longlong)]
+    thread), with where each was taken (_lock_places); or None."""
+    function = module.export("__cc_lock_graph", ctypes.c_longlong, ctypes.c_void_p, ctypes.c_longlong,
+                             ctypes.POINTER(ctypes.c_longlong))
     released = ctypes.c_longlong()
     edges = function(None, 0, ctypes.byref(released))  # (how many: most launches take no lock)
     if edges < 2 or released.value < 2:
@@ -1128,11 +1132,10 @@ def _lock_cycle(module: Module) -> list | None:
     table = out[:6 * edges].reshape(edges, 6)
     locks = set(out[6 * edges:6 * edges + released.value].tolist())
     table = [edge for edge in table.tolist() if edge[0] in locks and edge[1] in locks]
-    sites = sorted({edge[k] & 0xFFFFFFFF for edge in table for k in (2, 3)})
-    lines = dict(zip(sites, module.lines_of_calls(sites))) if table else {}
+    places = _lock_places(module, {edge[k] for edge in table for k in (2, 3)})
     graph: dict[int, list] = {}
     for edge in table:
-        if _waits_for(module.source, lines.get(edge[3] & 0xFFFFFFFF), lines.get(edge[2] & 0xFFFFFFFF)):
+        if _waits_for(module.source, places[edge[3]][0], places[edge[2]][0]):
             graph.setdefault(edge[0], []).append(edge)
     best = None
     for start in sorted(graph):  # breadth first from each lock: the shortest way back to it
@@ -1150,7 +1153,26 @@ def _lock_cycle(module: Module) -> list | None:
                 seen.add(end)
                 following += [path + [edge] for edge in graph.get(end, [])]
             paths = following
-    return best
+    return (best, places) if best else None
+
+
+def _lock_places(module: Module, sites) -> dict:
+    """Where locks were taken (__cc_lock_site's code offsets: the atomicCAS's, and its function's
+    caller's), in one run of addr2line: site -> (the CAS's lines, innermost first; "line N" for the
+    message, which is a `lock(&m[i])` helper's caller where the CAS lies in the helper)."""
+    sites = sorted(sites)
+    calls = module.lines_of_calls([offset for site in sites for offset in (site & 0xFFFFFFFF, site >> 32)])
+    text, places = module.source.text, {}
+    for k, site in enumerate(sites):
+        inner, outer = calls[2 * k], calls[2 * k + 1]
+        if len(inner) > 1:  # the helper was inlined: its caller's line is in the chain
+            said = f"line {inner[-1]}"
+        elif inner and outer and site >> 32 and _function_body(text, outer[0]) != _function_body(text, inner[0]):
+            said = f"line {outer[-1]}"
+        else:
+            said = f"line {inner[0]}" if inner else "a line"
+        places[site] = (inner, said)
+    return places
 
 
 def _waits_for(source: Source, taking: list | None, holding: list | None) -> bool:
@@ -1171,22 +1193,11 @@ def _waits_for(source: Source, taking: list | None, holding: list | None) -> boo
                 and _function_body(source.text, held) == _function_body(source.text, line))
 
 
-def _lock_cycle_message(module: Module, kernel: Kernel, cycle: list, memory: dict, block_dim=(1, 1, 1)) -> str:
-    """The lock-order cycle's warning: which thread holds which lock and takes which next, at which line
-    (a `lock(&m[i])` helper's caller, where the atomicCAS lies in the helper)."""
+def _lock_cycle_message(kernel: Kernel, found: tuple, memory: dict, block_dim=(1, 1, 1)) -> str:
+    """The lock-order cycle's warning (`found`: _lock_cycle's): which thread holds which lock and takes
+    which next, at which line."""
+    cycle, places = found
     total, cycle = len(cycle), cycle[:4]
-    sites = sorted({site for edge in cycle for site in (edge[2], edge[3])})
-    calls = module.lines_of_calls([offset for site in sites for offset in (site & 0xFFFFFFFF, site >> 32)])
-    lines = {}
-    for k, site in enumerate(sites):
-        inner, outer = calls[2 * k], calls[2 * k + 1]
-        if len(inner) > 1:  # the helper was inlined: its caller's line is in the chain
-            lines[site] = f"line {inner[-1]}"
-        elif inner and outer and (site >> 32) and _function_body(module.source.text, outer[0]) != \
-                _function_body(module.source.text, inner[0]):
-            lines[site] = f"line {outer[-1]}"
-        else:
-            lines[site] = f"line {inner[0]}" if inner else "a line"
 
     def name(address: int) -> str:
         for base, (array, count, size) in memory.items():
@@ -1198,7 +1209,7 @@ def _lock_cycle_message(module: Module, kernel: Kernel, cycle: list, memory: dic
         bx, by = block_dim[0], block_dim[1] if len(block_dim) > 1 else 1
         return f"thread ({linear % bx}, {linear // bx % by}, {linear // (bx * by)}) of block {block}"
 
-    steps = [f"{thread(block, tid)} took {name(a)} ({lines[la]}) and then, holding it, {name(b)} ({lines[lb]})"
+    steps = [f"{thread(block, tid)} took {name(a)} ({places[la][1]}) and then, holding it, {name(b)} ({places[lb][1]})"
              for a, b, la, lb, block, tid in cycle]
     more = f"; and {total - 4} more thread{'s' * (total > 5)} so" if total > 4 else ""
     first = name(cycle[0][0])
@@ -1222,10 +1233,7 @@ def _leaked_blocks(module: Module, memory: dict, structs=()) -> list[tuple[int, 
     When a __device__ variable or a struct argument holds the address of other memory (an array that
     is no argument of this launch: `registry = r;` in an earlier launch), the blocks may be found from
     there, which cannot be looked through: then nothing is reported."""
-    function = module._settings.get("__cc_heap_live_blocks")
-    if function is None:
-        function = module._settings["__cc_heap_live_blocks"] = module.library["__cc_heap_live_blocks"]
-        function.restype, function.argtypes = ctypes.c_longlong, [ctypes.c_void_p, ctypes.c_longlong]
+    function = module.export("__cc_heap_live_blocks", ctypes.c_longlong, ctypes.c_void_p, ctypes.c_longlong)
     room = 64
     while True:
         table = np.zeros((room, 4), np.int64)
@@ -1243,13 +1251,8 @@ def _leaked_blocks(module: Module, memory: dict, structs=()) -> list[tuple[int, 
     reachable = ~fresh  # (blocks of earlier launches: their pointers may be anywhere the host keeps them)
 
     def pointed_to(address: int, size: int) -> np.ndarray:
-        skip = -address % 8
-        if size <= skip:
-            return np.zeros(0, np.int64)
-        words = _bytes_at(address + skip, (size - skip) // 8 * 8).view(np.uint64)
-        at = np.searchsorted(starts, words, side="right").astype(np.int64) - 1
-        inside = (at >= 0) & (words <= ends[np.maximum(at, 0)])
-        return np.unique(at[inside])
+        at = _region_of(_words_at(address, size), starts, ends)
+        return np.unique(at[at >= 0])
 
     regions = [(address, count * size) for address, (_, count, size) in memory.items()]
     known = sorted(regions + [(int(b), max(1, int(n))) for b, n, _, _ in table])
@@ -1275,21 +1278,28 @@ def _points_elsewhere(roots: list, known: list) -> bool:
     starts = np.array([a for a, _ in known], np.uint64)
     ends = np.array([a + n for a, n in known], np.uint64)
     for address, size in roots:
-        skip = -address % 8
-        if size - skip < 8:
-            continue
-        words = _bytes_at(address + skip, (size - skip) // 8 * 8).view(np.uint64)
-        words = words[(words >= 1 << 16) & (words < 1 << 48)]
-        if not len(words):
-            continue
-        if len(starts):
-            at = np.searchsorted(starts, words, side="right").astype(np.int64) - 1
-            inside = (at >= 0) & (words <= ends[np.maximum(at, 0)])
-            words = words[~inside]
-        for word in words.tolist():
-            if mapped is None or any(low <= word < high for low, high in mapped):
-                return True
+        words = _words_at(address, size)
+        words = words[(words >= 1 << 16) & (words < 1 << 48) & (_region_of(words, starts, ends) < 0)]
+        if any(mapped is None or any(low <= word < high for low, high in mapped) for word in words.tolist()):
+            return True
     return False
+
+
+def _words_at(address: int, size: int) -> np.ndarray:
+    """The 8-byte-aligned words of the `size` bytes at `address` (where pointers are kept), as uint64."""
+    skip = -address % 8
+    if size - skip < 8:
+        return np.zeros(0, np.uint64)
+    return _bytes_at(address + skip, (size - skip) // 8 * 8).view(np.uint64)
+
+
+def _region_of(words: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """For each word, the index of the region (sorted `starts`, their `ends`) it points into or one past,
+    else -1."""
+    if not len(starts) or not len(words):
+        return np.full(len(words), -1, np.int64)
+    at = np.searchsorted(starts, words, side="right").astype(np.int64) - 1
+    return np.where((at >= 0) & (words <= ends[np.maximum(at, 0)]), at, -1)
 
 
 def _mapped_regions() -> list | None:
@@ -1297,8 +1307,8 @@ def _mapped_regions() -> list | None:
     there is none (then every address-like value counts as mapped)."""
     try:
         with open("/proc/self/maps", encoding="ascii") as maps:
-            return [tuple(int(x, 16) for x in line.split(None, 1)[0].split("-")) for line in maps
-                    if len(line.split()) > 1 and line.split()[1].startswith("r")]
+            fields = [line.split() for line in maps]
+        return [tuple(int(x, 16) for x in f[0].split("-")) for f in fields if len(f) > 1 and f[1].startswith("r")]
     except OSError:
         return None
 
@@ -1419,13 +1429,8 @@ _READS_CLOCK = re.compile(r"\b(clock|clock64)\s*\(")
 
 
 def _setting(module: Module, name: str, kind=ctypes.c_int):
-    """One of runtime.h's exported settings for the next launch (`void name(int)`, or of `kind`).
-    (Looked up once per module: ctypes makes a new function object at each lookup.)"""
-    setter = module._settings.get(name)
-    if setter is None:
-        setter = module._settings[name] = module.library[name]
-        setter.argtypes, setter.restype = [kind], None
-    return setter
+    """One of runtime.h's exported settings for the next launch (`void name(int)`, or of `kind`)."""
+    return module.export(name, None, kind)
 
 
 def _run_again(module: Module, kernel: Kernel, config, packed, before: dict, setting: str, mode: int):

@@ -3160,6 +3160,12 @@ static uint16_t __cc_edge_slots[8192], __cc_released_slots[8192];
 static inline size_t __cc_lock_hash(uintptr_t a, uintptr_t b) {
     return (size_t)((a * 0x9E3779B97F4A7C15ull ^ (b + 0x7F4A7C15ull) * 0xC2B2AE3D27D4EB4Full) >> 51);  // 13 bits
 }
+// The slot of such a table, from hash `h` on, that holds the item `same(index)` is, or the empty one to put it in.
+template <class Same>
+static inline uint16_t* __cc_lock_slot(uint16_t* slots, size_t h, Same same) {
+    for (;; h = (h + 1) & 8191)
+        if (!slots[h] || same(slots[h] - 1)) return &slots[h];
+}
 static void __cc_locks_new_launch() {
     if (__cc_held_any) memset(__cc_held_count, 0, sizeof __cc_held_count);
     if (__cc_lock_edge_count) memset(__cc_edge_slots, 0, sizeof __cc_edge_slots);
@@ -3198,30 +3204,22 @@ static void __cc_lock_update(const volatile void* address, uint64_t compare, uin
         if (held[k].address == a && value == held[k].unlocked && (!cas || old == compare)) {
             held[k] = held[--n];
             __cc_held_count[me] = (uint8_t)n;
-            if (__cc_released_count < __CC_RELEASED)
-                for (size_t h = __cc_lock_hash(a, 0);; h = (h + 1) & 8191) {
-                    uint16_t slot = __cc_released_slots[h];
-                    if (slot && __cc_released_locks[slot - 1] == a) break;
-                    if (!slot) {
-                        __cc_released_locks[__cc_released_count++] = a;
-                        __cc_released_slots[h] = (uint16_t)__cc_released_count;
-                        break;
-                    }
-                }
+            uint16_t* slot = __cc_lock_slot(__cc_released_slots, __cc_lock_hash(a, 0),
+                                            [a](int i) { return __cc_released_locks[i] == a; });
+            if (!*slot && __cc_released_count < __CC_RELEASED)
+                __cc_released_locks[__cc_released_count++] = a, *slot = (uint16_t)__cc_released_count;
             return;
         }
     if (cas != 2 || old != compare || value == compare) return;
     for (int k = 0; k < n && __cc_lock_edge_count < __CC_LOCK_EDGES; k++) {  // taken while holding others: an edge from each
         uintptr_t from = held[k].address;
         if (from == a) continue;
-        for (size_t h = __cc_lock_hash(from, a);; h = (h + 1) & 8191) {
-            uint16_t slot = __cc_edge_slots[h];
-            if (slot && __cc_lock_edges[slot - 1].from == from && __cc_lock_edges[slot - 1].to == a) break;
-            if (!slot) {
-                __cc_lock_edges[__cc_lock_edge_count++] = {from, a, held[k].site, site, (uint32_t)__cc_block_linear, me};
-                __cc_edge_slots[h] = (uint16_t)__cc_lock_edge_count;
-                break;
-            }
+        uint16_t* slot = __cc_lock_slot(__cc_edge_slots, __cc_lock_hash(from, a), [from, a](int i) {
+            return __cc_lock_edges[i].from == from && __cc_lock_edges[i].to == a;
+        });
+        if (!*slot) {
+            __cc_lock_edges[__cc_lock_edge_count++] = {from, a, held[k].site, site, (uint32_t)__cc_block_linear, me};
+            *slot = (uint16_t)__cc_lock_edge_count;
         }
     }
     if (n == __CC_HELD) held[0] = held[--n];  // (a CAS loop's updates, never put back: the oldest goes)
@@ -3266,11 +3264,19 @@ __attribute__((always_inline)) static inline T __cc_atomic_update(T* address, F 
     }
 }
 
+// An atomic read-modify-write of *address by `update` (old value -> new one), noted as an atomic for the
+// sanitizer; the old value. (Always inlined: the note's return address is the caller's line.)
+template <class T, class F>
+__attribute__((always_inline)) static inline T __cc_atomic_apply(T* address, F update) {
+    if (__cc_sanitizing) __cc_note(address, sizeof(T), __CC_ATOMIC);
+    if (__cc_parallel) return __cc_atomic_update(address, update);
+    T old = *address;
+    *address = update(old);
+    return old;
+}
 #define __CC_ATOMIC(NAME, T, UPDATE) \
     __attribute__((always_inline)) static inline T NAME(T* address, T val) { \
-        if (__cc_sanitizing) __cc_note(address, sizeof(T), __CC_ATOMIC); \
-        if (__cc_parallel) return __cc_atomic_update(address, [&](T old) -> T { return (UPDATE); }); \
-        T old = *address; *address = (UPDATE); return old; }
+        return __cc_atomic_apply(address, [&](T old) -> T { return (UPDATE); }); }
 #define __CC_ATOMIC_FETCH(NAME, T, UPDATE, BUILTIN) \
     __attribute__((always_inline)) static inline T NAME(T* address, T val) { \
         if (__cc_sanitizing) __cc_note(address, sizeof(T), __CC_ATOMIC); \
@@ -4948,18 +4954,10 @@ struct atomic_ref {
         exchange(v, std::memory_order_relaxed);
     }
     T operator=(T v) const { store(v); return v; }
-    template <class F>  // (as atomicAdd's overloads: the element noted as an atomic, the update a CAS loop on
-                        //  its bits when blocks run at once)
+    template <class F>  // (as atomicAdd's overloads do, with the order's fences around)
     __attribute__((always_inline)) T __cc_update(F f, std::memory_order o) const {
         __cc_before(o);
-        if (__cc_sanitizing) __cc_note(__cc_p, sizeof(T), __CC_ATOMIC);
-        T old;
-        if (__cc_parallel) {
-            old = __cc_atomic_update(__cc_p, f);
-        } else {
-            old = *__cc_p;
-            *__cc_p = f(old);
-        }
+        T old = __cc_atomic_apply(__cc_p, f);
         __cc_after(o);
         return old;
     }

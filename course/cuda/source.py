@@ -1536,7 +1536,7 @@ def parse(text: str, options=()) -> Source:
     host_code = _host_code(tokens, [f.body for f in functions if f.body])
     host_only = _host_only_uses(tokens, functions, known_types, directives, bool(_RELAXED_CONSTEXPR & set(options)))
     nvcc_refuses = _nvcc_refusals(tokens, functions, known_types,
-                                  {m.group(1) for t in directives for m in [re.match(r"#\s*define\s+(\w+)", t.text)] if m})
+                                  {macro[0] for macro in (_macro_of(t.text) for t in directives) if macro})
     cas_misuse = _cas_misuse(tokens, functions)
     _function_pointer_types(tokens, text, aliases, replace)
     kernels, problems, not_extern_c, templates = {}, {}, set(), {}
