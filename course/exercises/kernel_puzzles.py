@@ -282,6 +282,9 @@ class Puzzle:
     rules: tuple = ()
     hints: tuple = ()
     tolerance: float = 1e-5   # relative tolerance for floats (0: exact)
+    # (pattern, replacement): the emulator's hints that would spell out this puzzle's answer (the guard
+    # puzzle's "Guard the access (e.g. `if (i < n)`)"), replaced in its verdict by a question
+    spoilers: tuple = ()
 
     @property
     def variable(self) -> str:
@@ -349,7 +352,9 @@ _add(name="guard", title="Guard",
      reference=lambda c: {"out": c["a"] + 10}, sizes=(1, 10, 63, 64),
      rules=(reads_at_most("a", 1), writes_at_most("out", 1)),
      hints=("What happens to the threads whose index is n or more?",
-            "Wrap the read and the write in a test that the index is smaller than n."))
+            "Wrap the read and the write in a test that the index is smaller than n."),
+     spoilers=((r"Guard the access \(e\.g\. `if \(i < n\)`\) or check how the index is computed\.",
+                "Which threads have an element of the array, and what should the others do?"),))
 
 _add(name="map_2d", title="Map 2D",
      spec="`a` is an `n × n` matrix stored row by row; `out[r][c] = a[r][c] + 10`. One block of 16 × 16 threads, "
@@ -843,6 +848,8 @@ def _check(key: int | str, source: str) -> bool:
                         and not p.launch(p.case(p.sizes[-1], 0))[2]:
                     text += ("\n(The puzzle launches the kernel itself, without dynamic shared memory: declare an "
                              "array of fixed size, `__shared__ float buffer[32];`, instead of `extern __shared__`.)")
+                for pattern, question in p.spoilers:
+                    text = re.sub(pattern, question, text)
                 return checks._report(name, False, text)
     try:
         broken = _trace_rules(p, source)
