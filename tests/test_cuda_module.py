@@ -238,6 +238,39 @@ def test_libcuxx_standard_headers_are_the_hosts_std(sanitize):
     np.testing.assert_array_equal(y, np.tile([1, 2, 3, 4], 2) + x * x - 1)
 
 
+LIBCU_BIT = r"""
+#include <cuda/std/bit>
+#include <cuda/std/cstdint>
+extern "C" __global__ void bits(const float* x, unsigned* out, int n) {
+    int i = threadIdx.x;
+    if (i >= n) return;
+    unsigned u = cuda::std::bit_cast<unsigned>(x[i]);
+    out[6 * i] = u;
+    out[6 * i + 1] = cuda::std::popcount(u);
+    out[6 * i + 2] = cuda::std::countl_zero(u) + 100 * cuda::std::countr_zero((uint8_t)i);
+    out[6 * i + 3] = cuda::std::bit_width((unsigned)i) + 100 * cuda::std::has_single_bit((unsigned short)i);
+    out[6 * i + 4] = (unsigned)cuda::std::bit_ceil((uint64_t)i + 1) + 1000 * cuda::std::bit_floor((unsigned)i);
+    out[6 * i + 5] = cuda::std::rotl(u, i) + (cuda::std::rotr(u, -i) != cuda::std::rotl(u, i));
+}
+"""
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_libcuxx_bit_header_has_cpp20s_functions(sanitize):
+    """<cuda/std/bit> (libcu++ has it in C++17 too; the build's C++17 <bit> has none of them): bit_cast,
+    popcount, countl_zero, bit_ceil, rotl, ... on unsigned integers, as C++20 defines them."""
+    x, out = np.array([0, 1, -2.5, 3e-39, 7, 1e30, 0.5, -0.0], np.float32), np.zeros(48, np.uint32)
+    cuda.RawKernel(LIBCU_BIT, "bits", backend="cpu", sanitize=sanitize)((1,), (8,), (x, out, 8))
+    got = out.reshape(8, 6)
+    for i, u in enumerate(int(v) for v in x.view(np.uint32)):
+        width, up = i.bit_length(), i + 1
+        expected = [u, bin(u).count("1"), 32 - u.bit_length() + 100 * ((i & -i).bit_length() - 1 if i else 8),
+                    width + 100 * (i > 0 and i & (i - 1) == 0),
+                    (up if up & i == 0 else 1 << up.bit_length()) + 1000 * (1 << width - 1 if i else 0),
+                    ((u << i) | (u >> (32 - i))) & 0xFFFFFFFF if i else u]
+        assert list(got[i]) == expected, (i, list(got[i]), expected)
+
+
 COMPLEX_ARRAYS = r"""
 #include <cuda/std/complex>
 extern "C" __global__ void rotate(const cuda::std::complex<float>* a, cuda::std::complex<float>* b, int n) {

@@ -62,7 +62,7 @@ host's C headers that nvcc compiles with: ``course/cuda/nvrtc.py`` gives it what
 (``<cfloat>``, ``<climits>``, ``<cstdint>``, ``M_PI``, ``uint``, ``assert``, ``math_constants.h``),
 kept out where NVRTC finds the header, with the learner's line numbers. libcu++'s ``<cuda/atomic>``
 (``cuda::atomic_ref<T, scope>``, whose memory orders fence as PTX's do) and its C++17 ``<cuda/std/...>``
-headers (``cuda::std`` is the host's ``std``) compile too. One difference stays: a
+headers (``cuda::std`` is the host's ``std``; ``<cuda/std/bit>``'s ``bit_cast``, ``popcount``, ... are added) compile too. One difference stays: a
 pointer variable is a checked pointer here, so ``sizeof(p)`` (and of a struct holding pointers) is
 larger than a GPU's 8 bytes a pointer; byte counts made with it match the memory here.
 

@@ -337,6 +337,44 @@ def _launchers(source: Source, kernels=None) -> str:
     return "\n".join(code) + "\n"
 
 
+#: libcu++'s <cuda/std/bit> (C++20's <bit>, for C++17): cuda::std::bit_cast, popcount, countl_zero, ...
+#: (cuda::std is std here; the names C++20's <bit> would declare, on unsigned integer types as there).
+CUDA_STD_BIT = r"""#if !defined(__cpp_lib_bitops) || !defined(__cpp_lib_bit_cast)
+namespace std {
+template <class T> using __cc_if_unsigned = typename enable_if<is_integral<T>::value && is_unsigned<T>::value &&
+                                                               !is_same<T, bool>::value, T>::type;
+template <class To, class From, class = typename enable_if<sizeof(To) == sizeof(From) &&
+                                                           is_trivially_copyable<To>::value &&
+                                                           is_trivially_copyable<From>::value>::type>
+inline To bit_cast(const From& from) { To to; memcpy((void*)&to, (const void*)&from, sizeof(To)); return to; }
+template <class T> constexpr int __cc_digits() { return numeric_limits<T>::digits; }
+template <class T> constexpr int countl_zero(T x, __cc_if_unsigned<T>* = nullptr) {
+    return x == 0 ? __cc_digits<T>() : sizeof(T) <= 4 ? __builtin_clz((unsigned)x) - (32 - __cc_digits<T>())
+                                                      : __builtin_clzll((unsigned long long)x) - (64 - __cc_digits<T>());
+}
+template <class T> constexpr int countr_zero(T x, __cc_if_unsigned<T>* = nullptr) {
+    return x == 0 ? __cc_digits<T>() : __builtin_ctzll((unsigned long long)x);
+}
+template <class T> constexpr int countl_one(T x, __cc_if_unsigned<T>* = nullptr) { return countl_zero<T>((T)~x); }
+template <class T> constexpr int countr_one(T x, __cc_if_unsigned<T>* = nullptr) { return countr_zero<T>((T)~x); }
+template <class T> constexpr int popcount(T x, __cc_if_unsigned<T>* = nullptr) {
+    return __builtin_popcountll((unsigned long long)x);
+}
+template <class T> constexpr bool has_single_bit(T x, __cc_if_unsigned<T>* = nullptr) { return x && !(x & (x - 1)); }
+template <class T> constexpr int bit_width(T x, __cc_if_unsigned<T>* = nullptr) { return __cc_digits<T>() - countl_zero<T>(x); }
+template <class T> constexpr T bit_floor(T x, __cc_if_unsigned<T>* = nullptr) { return x ? (T)((T)1 << (bit_width<T>(x) - 1)) : 0; }
+template <class T> constexpr T bit_ceil(T x, __cc_if_unsigned<T>* = nullptr) { return x <= 1 ? (T)1 : (T)((T)1 << bit_width<T>((T)(x - 1))); }
+template <class T> constexpr T rotl(T x, int s, __cc_if_unsigned<T>* = nullptr) {
+    const int n = __cc_digits<T>(), r = s % n;
+    return r == 0 ? x : r > 0 ? (T)((x << r) | (x >> (n - r))) : (T)((x >> -r) | (x << (n + r)));
+}
+template <class T> constexpr T rotr(T x, int s, __cc_if_unsigned<T>* = nullptr) { return rotl<T>(x, -(s % __cc_digits<T>())); }
+enum class endian { little = __ORDER_LITTLE_ENDIAN__, big = __ORDER_BIG_ENDIAN__, native = __BYTE_ORDER__ };
+}  // namespace std
+#endif
+"""
+
+
 def _symbol(name: str) -> str:
     """A C identifier for a kernel's name expression: 'reduce<float, 256>' → 'reduce_3cfloat_2c_20256_3e'."""
     return re.sub(r"[^A-Za-z0-9_]", lambda m: f"_{ord(m.group()):02x}", name)
@@ -351,7 +389,8 @@ def translation_unit(source: Source, extra=(), trace: bool = False) -> str:
     # The C library's names that the source declares itself (`__global__ void random(...)`), renamed
     # after runtime.h's headers: the source's own (compiler messages drop the prefix).
     renamed = "".join(f"#define {name} __cc_user_{name}\n" for name in source.renamed)
-    headers = "".join(f"#include <{name}>\n" for name in source.std_headers)  # (<cuda/std/array>: std::array)
+    headers = "".join(f"#include <{name}>\n" + (CUDA_STD_BIT if name == "bit" else "")
+                      for name in source.std_headers)  # (<cuda/std/array>: std::array)
     return f'#include "runtime.h"\n{headers}{renamed}#line 1 "{SOURCE_NAME}"\n{text}\n{_launchers(source, kernels)}'
 
 

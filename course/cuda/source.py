@@ -824,11 +824,12 @@ _PROVIDED_HEADERS = {
 
 # libcu++'s headers whose cuda::std:: names are the host's std:: ones here (`namespace cuda { namespace std
 # = ::std; }` in runtime.h): their #include is blanked, and the translation unit includes the host's
-# header before the source (cpu.translation_unit). (Not <cuda/std/bit> and <cuda/std/span>: C++20's.)
+# header before the source (cpu.translation_unit). <cuda/std/bit> is C++20's <bit>, which the C++17 of this
+# build lacks: cpu.CUDA_STD_BIT defines its functions. (Not <cuda/std/span>.)
 _LIBCU_STD = {f"cuda/std/{name}": name for name in (
     "array", "complex", "tuple", "functional", "numeric", "atomic", "optional", "variant", "initializer_list",
     "iterator", "ratio", "cassert", "cstring", "cstdlib", "cstdio", "climits", "cfloat", "cstdint", "cstddef",
-    "limits", "type_traits", "utility", "cmath", "algorithm")}
+    "limits", "type_traits", "utility", "cmath", "algorithm", "bit")}
 
 _BARRIERS = {"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or"}
 # Warp-level calls: like barriers, the threads of a warp meet there (they need fibers).
