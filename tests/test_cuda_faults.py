@@ -246,6 +246,44 @@ def test_dynamic_shared_memory_viewed_as_another_type_names_the_byte():
     assert info.value.thread == (0, 0, 0)
 
 
+LARGEST_FIRST_CARVE = r"""
+// Doubles first, then floats, then one int: each array aligned for its type, 1540 bytes in all.
+extern "C" __global__ void carve(int* out, int doubles, int floats) {
+    extern __shared__ char smem[];
+    double* d = (double*)smem;
+    float* f = (float*)(d + doubles);
+    int* count = (int*)(f + floats);
+    if (threadIdx.x == 0) *count = 7;   // COUNT
+    __syncthreads();
+    out[threadIdx.x] = *count;
+}
+extern "C" __global__ void tail(const char* x, unsigned char* out) {
+    const int* words = (const int*)x;            // 10 bytes: 2 whole ints
+    const char* rest = (const char*)(words + 2); // bytes 8 and 9 are x's all the same
+    out[threadIdx.x] = rest[threadIdx.x];        // TAIL
+}
+"""
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_a_cast_keeps_the_bytes_its_source_type_did_not_fill(sanitize):
+    """(double*)smem of 1540 bytes holds 192 doubles (1536 bytes); a float* made from it still reaches the
+    last 4 bytes, as on a GPU (a false 'accessed 4-byte element 384 ... which holds 1540 bytes' before)."""
+    module = cuda.RawModule(code=LARGEST_FIRST_CARVE, backend="cpu", sanitize=sanitize)
+    out = np.zeros(32, np.int32)
+    module.get_function("carve")((1,), (32,), (out, 128, 128), shared_mem=1540)
+    assert (out == 7).all()
+    with pytest.raises(cuda.KernelError, match=r"element 385 \(bytes 1540 to 1543\).*holds 1540 bytes") as info:
+        module.get_function("carve")((1,), (32,), (out, 128, 129), shared_mem=1540)
+    assert info.value.line == line_of("COUNT", LARGEST_FIRST_CARVE)
+    x, got = np.arange(10, dtype=np.uint8), np.zeros(3, np.uint8)
+    module.get_function("tail")((1,), (2,), (x, got))
+    assert list(got[:2]) == [8, 9]
+    with pytest.raises(cuda.KernelError, match=r"accessed x\[10\], but x has 10 elements") as info:
+        module.get_function("tail")((1,), (3,), (x, got))
+    assert info.value.line == line_of("TAIL", LARGEST_FIRST_CARVE) and info.value.thread == (2, 0, 0)
+
+
 GUIDE_DYNAMIC_SHARED = r"""
 // The CUDA C Programming Guide's three arrays in one extern __shared__ buffer.
 extern "C" __global__ void three_arrays(float* out, int skew) {

@@ -2643,3 +2643,63 @@ extern "C" __global__ void k(const int* in, int* out, int barrier) {
         y[:] = 0
         cuda.RawKernel(aliased, "k", backend="cpu")((1,), (32,), (x, y, barrier))
         np.testing.assert_array_equal(y, x.reshape(32, 4).sum(1))
+
+
+HINTS_FROM_PROBES = r"""
+extern "C" __global__ void claim(const int* next, unsigned* level, unsigned* found, int n, unsigned depth) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        int v = next[i];
+        if (level[v] == 0xFFFFFFFFu) {          // TEST
+            level[v] = depth;                   // SET
+            atomicAdd(found, 1u);
+        }
+    }
+}
+__device__ void order(unsigned& a, unsigned& b) { if (a > b) { unsigned t = a; a = b; b = t; } }   // ORDER
+extern "C" __global__ void pairs(unsigned* keys) {
+    __shared__ unsigned s[64];
+    s[threadIdx.x] = keys[threadIdx.x];
+    s[threadIdx.x + 32] = keys[threadIdx.x + 32];
+    __syncthreads();
+    unsigned pos = 2 * threadIdx.x - (threadIdx.x & 1);   // (threadIdx.x & 0): pairs of their own
+    order(s[pos], s[pos + 1]);                            // PAIR
+    __syncthreads();
+    keys[threadIdx.x] = s[threadIdx.x];
+}
+extern "C" __global__ void scale(const float* in, float* out, int w, int h) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (y * w + x < w * h) out[y * w + x] = in[y * w + x] * x;   // STORE (a flat guard)
+}
+"""
+
+
+def test_hints_for_a_claimed_flag_an_overlapping_pair_and_a_column_past_the_row():
+    """Three races whose usual hints misled (probe 11): a BFS level claimed by a test and a store of a variable
+    (atomicCAS, not "a counter kept by hand"), a compare-and-swap whose pairs overlap in one statement (no
+    barrier fits inside one call), and a 2-D store whose x runs past the row into the next one."""
+    with pytest.raises(cuda.KernelError, match=r"check-then-set without an atomic") as info:
+        kernel("claim", HINTS_FROM_PROBES, sanitize=True)(
+            (1,), (32,), (np.array([5, 5] * 16, np.int32), np.full(8, 0xFFFFFFFF, np.uint32), np.zeros(1, np.uint32),
+                          32, np.uint32(3)))
+    assert info.value.line == line_of("TEST", HINTS_FROM_PROBES)
+    assert "`if (atomicCAS(&level[v], 0xFFFFFFFFu, depth) == 0xFFFFFFFFu) { ... }`" in str(info.value)
+    assert "atomicAdd(&level" not in str(info.value)
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory s\[1\]") as info:
+        kernel("pairs", HINTS_FROM_PROBES, sanitize=True)((1,), (32,), (np.arange(64, dtype=np.uint32)[::-1].copy(),))
+    text = str(info.value)
+    order, pair = line_of("ORDER", HINTS_FROM_PROBES), line_of("PAIR", HINTS_FROM_PROBES)
+    assert text.count(f"at line {order} (in a function called at line {pair})") >= 3  # both threads, and where
+    assert f"hint: Both accesses are at line {order} (in a function called at line {pair})" in text
+    assert "no barrier can go between them" in text and "check how the index is computed" in text
+    assert f"between line {order}" not in text and "atomicAdd" not in text
+    fixed = HINTS_FROM_PROBES.replace("(threadIdx.x & 1);", "(threadIdx.x & 0);")
+    keys = np.arange(64, dtype=np.uint32)[::-1].copy()
+    kernel("pairs", fixed, sanitize=True)((1,), (32,), (keys,))
+    np.testing.assert_array_equal(keys[:32], [62 - t if t % 2 == 0 else 64 - t for t in range(32)])  # pairs sorted
+    image = np.ones((20, 20), np.float32)
+    with pytest.raises(cuda.KernelError, match=r"writes out\[20\]") as info:
+        kernel("scale", HINTS_FROM_PROBES, sanitize=True)((3, 3), (8, 8), (image, np.zeros_like(image), 20, 20))
+    assert info.value.line == line_of("STORE", HINTS_FROM_PROBES)
+    assert "a row 20 wide: the thread at column 20, row 0 is past the row's end" in str(info.value)
+    assert "`if (x < w && y < h)`" in str(info.value)

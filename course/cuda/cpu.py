@@ -1530,17 +1530,28 @@ _PRINTF_IS = {"i": "an integer of 4 bytes or fewer (int, unsigned, char, short, 
               "p": "a pointer to numbers", "c": "a char pointer", "v": "a pointer"}
 
 
-def _check_then_set(source: Source, name: str, line: int | None, other_line: int | None) -> tuple[str, str] | None:
+def _check_then_set(source: Source, name: str, line: int | None,
+                    other_line: int | None) -> tuple[str, str, str | None] | None:
     """When `line` tests the array `name` in a condition (`if (!seen[v])`, `if (owner[u] == -1)`,
-    `while (...)`) and `other_line` stores a constant into it (`seen[v] = 1;`): (the constant, the
-    element as the store writes it); else None."""
+    `while (...)`) and `other_line` stores a value into it that is not computed from it (`seen[v] = 1;`,
+    `level[v] = depth;`): (the value, the element as the store writes it, the "unset" value the test
+    compares with: 0 for `!seen[v]`, None when the test does not say); else None."""
     if not line or not other_line:
         return None
     n = re.escape(name)
+    element = r"(?:[^\[\]]|\[[^\[\]]*\])*"
     tested = re.search(rf"\b(?:if|while)\s*\(.*\b{n}\s*\[", source.line_text(line))
-    stored = re.search(rf"\b({n}\s*\[(?:[^\[\]]|\[[^\[\]]*\])*\])\s*=\s*(-?\d+[uU]?|true|false)\s*;",
-                       source.line_text(other_line))
-    return (stored.group(2), re.sub(r"\s+", "", stored.group(1))) if tested and stored else None
+    stored = re.search(rf"\b({n}\s*\[{element}\])\s*=(?!=)\s*([^;]+?)\s*;", source.line_text(other_line))
+    if not tested or not stored or re.search(rf"\b{n}\b", stored.group(2)):
+        return None
+    unset = None
+    test = source.line_text(line)
+    if compared := (re.search(rf"\b{n}\s*\[{element}\]\s*==\s*(-?[\w.]+)", test)
+                    or re.search(rf"(-?[\w.]+)\s*==\s*{n}\s*\[", test)):
+        unset = compared.group(1)
+    elif re.search(rf"!\s*{n}\s*\[", test):
+        unset = "0"
+    return stored.group(2), re.sub(r"\s+", "", stored.group(1)), unset
 
 
 def _one_past_the_end(source: Source, line: int | None, index: int, length: int) -> str | None:
@@ -2154,11 +2165,17 @@ def _function_body(text: str, line: int) -> tuple[int, int] | None:
             opened.append(match.start())
         elif opened:
             opened.pop()
+    follows_parameters = lambda start: re.sub(r"(\s|\b(const|noexcept|override|final|volatile)\b)+$", "",
+                                              text[:start]).endswith(")")
     for start in opened:  # outermost first
-        before = re.sub(r"(\s|\b(const|noexcept|override|final|volatile)\b)+$", "", text[:start])
-        if before.endswith(")"):
+        if follows_parameters(start):
             found = (start, _closing_brace(text, start))
             break
+    if found is None and not any(map(follows_parameters, opened)):  # a function on one line: `void f() { ... }`
+        end = text.find("\n", offset)
+        for match in re.finditer(r"\{", text[offset:end if end >= 0 else len(text)]):
+            if follows_parameters(offset + match.start()):
+                return offset + match.start(), _closing_brace(text, offset + match.start())
     return found
 
 
@@ -2212,6 +2229,28 @@ def _overlapping_carves(source: Source, line: int | None, other_line: int | None
             "overlap, so one thread's element of one is another thread's element of the other, and no barrier makes "
             "that right. Start each array after the end of the one before (`b = a + the number of elements of a`), "
             "and launch with shared_mem covering them all.")
+
+
+def _row_wrap(fault: _Fault, block_dim, text: str) -> str | None:
+    """Two threads of a 2-D launch that wrote one element `y * w + x` (`text`, the store's line): when
+    their global coordinates make that one element only with a width w that one of their x reaches
+    (x = 20 on a row of 20), that thread's column is past the row's end and it wrote into the next row
+    (a grid rounded up to whole blocks, without a guard on x): the hint that says so, or None."""
+    if not re.search(r"\[\s*\(?\s*\w+\s*\*\s*\w+\s*\)?\s*\+\s*\w+\s*\]", text):  # `[y * w + x]`
+        return None
+    coordinates = [(b[0] * block_dim[0] + t[0], b[1] * block_dim[1] + t[1])
+                   for b, t in ((fault.block, fault.thread), (fault.other_block, fault.other_thread))]
+    (x1, y1), (x2, y2) = coordinates
+    if y1 == y2 or (x2 - x1) % (y1 - y2):
+        return None
+    width = (x2 - x1) // (y1 - y2)  # y1 * w + x1 == y2 * w + x2
+    past = [(x, y) for x, y in coordinates if x >= width]
+    if width <= 0 or not past:
+        return None
+    x, y = past[0]
+    return (f"If the index is row * width + column, this looks like a row {width} wide: the thread at column {x}, row "
+            f"{y} is past the row's end and wrote into the next row, where another thread writes too (the grid is "
+            "rounded up to whole blocks). Guard both coordinates, `if (x < w && y < h)`, before any access.")
 
 
 def _same_warp(fault: _Fault, block_dim) -> bool:
@@ -2538,6 +2577,11 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                          f"{line}")
         else:
             place = "between the two accesses"
+        # One statement (one call of a helper), run by both threads in the same step, not in a loop: no barrier
+        # goes inside it
+        one_statement = bool(line and line == other_line and chain == other_chain and place.startswith("between line")
+                             and not _in_one_loop(source.text, line, line,
+                                                  kernel.line if 0 < kernel.line <= line else 1))
         spelling = " (`block.sync()` with cooperative groups)" if "this_thread_block" in source.text else ""
         hint = (f"Add __syncthreads(){spelling} {place}, where every thread of the block reaches it (not inside an "
                 "if). ")
@@ -2547,12 +2591,20 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             hint += (f"__syncwarp() orders only the lanes of one warp, and threads {thread} and {other} are in "
                      "different warps.")
         hint = hint.rstrip()
+        if one_statement:  # `Comparator(s[pos], s[pos + stride])` with pairs that overlap
+            hint = (f"Both accesses are at line {line}{_called_at(chain)}, in one step that threads {other} and "
+                    f"{thread} run at the same time, so no barrier can go between them. If each thread should have "
+                    f"elements of its own in a step (a compare-and-swap of a pair), check how the index is computed: "
+                    f"both threads reach `{element}`. If a thread reads a neighbour's element (a scan's `x[t] += "
+                    "x[t - stride]`), read it into a variable, then __syncthreads(), then write.")
         line, other_line = accessed_at
         overlap = _overlapping_carves(source, line, other_line) if fault.op == 2 == fault.other_op else None
         if overlap:  # `float* a = sm; float* b = sm + blockDim.x / 2;`: a barrier would hide a wrong layout
             hint = overlap
         array = re.match(r"\w+", element)
-        neighbours = bool(array and line and len(re.findall(rf"\b{array.group(0)}\s*\[", source.line_text(line))) >= 2)
+        # (a line that accesses two elements of the array: itself, or the call of a helper that holds it)
+        neighbours = bool(array and line and any(len(re.findall(rf"\b{array.group(0)}\s*\[", source.line_text(at))) >= 2
+                                                 for at in (line, *(chain[-1:] if one_statement else ()))))
         stores_only = fault.op == 2 and not re.search(r"(\+\+|--|[-+*/%|&^]=|<<=|>>=)",
                                                       source.line_text(line) if line else "")
         if other_line == line and fault.other_op == 2 and stores_only and not neighbours:
@@ -2645,6 +2697,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             elif elements != 1 and other_block != block and re.search(r"\+=\s*blockDim\.[xyz]\s*\)", loop_text):
                 hint = ("Each element should have one writer: this grid-stride loop steps by blockDim.x only, so "
                         "every block goes over the same elements. Step by blockDim.x * gridDim.x (the whole grid).")
+            elif wrapped := _row_wrap(fault, block_dim, source.line_text(line) if line else ""):
+                hint = wrapped
         elif {mine, theirs} == {1, 3}:  # a plain read of what other threads update atomically, unfinished
             what = (f"reads {element}, which {who} updates atomically{at} in this launch, {order}: the read may "
                     "come before some of the updates, and running the launch again with the blocks and threads in "
@@ -2732,13 +2786,23 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                             "is >= 0).")
                 elif (found := _check_then_set(source, name, line, other_line)) is not None:
                     # `if (!seen[v]) { seen[v] = 1; count++; }`: a flag tested, then set
-                    flag, written = found
+                    flag, written, unset = found
                     what = (f"reads {element}, which {who} also tested here and then set{at} in this launch: a "
                             "check-then-set without an atomic, so on a GPU two threads can both find it unset and "
                             "both go on")
-                    hint = (f"Test and set in one atomic, so that exactly one thread gets through: "
-                            f"`if (atomicExch(&{written}, {flag}) != {flag}) {{ ... }}` (or `atomicCAS(&{written}, "
-                            f"unset, {flag}) == unset`). A flag's type must be int or unsigned for these.")
+                    constant = re.fullmatch(r"-?(?:0[xX][\da-fA-F]+|\d+)[uUlL]*|true|false", flag)
+                    if constant:  # `if (!seen[v]) seen[v] = 1;`
+                        hint = (f"Test and set in one atomic, so that exactly one thread gets through: "
+                                f"`if (atomicExch(&{written}, {flag}) != {flag}) {{ ... }}` (or `atomicCAS(&{written}, "
+                                f"{unset or 'unset'}, {flag}) == {unset or 'unset'}`).")
+                    elif unset is not None:  # `if (level[v] == NONE) level[v] = depth;`: claim it with atomicCAS
+                        hint = (f"Test and set in one atomic, so that exactly one thread gets through: `if (atomicCAS("
+                                f"&{written}, {unset}, {flag}) == {unset}) {{ ... }}` stores {flag} only where the "
+                                f"element still holds {unset}, and tells the one thread that did so.")
+                    else:
+                        hint = (f"Test and set in one atomic, so that exactly one thread gets through: `atomicCAS("
+                                f"&{written}, unset, {flag}) == unset` (unset: the value the test looks for).")
+                    hint += " The element's type must be int, unsigned or unsigned long long for these."
             elif other_line == line:  # one statement in two threads: `y[i] = a * x[i] + y[i]`, `a[i] = a[i + 1]`
                 hint = ("One statement, run by two threads, reads and writes the same element: if each element "
                         "should belong to one thread, check how the index is computed (a grid-stride loop steps by "

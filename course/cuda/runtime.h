@@ -495,6 +495,10 @@ static inline const __cc_poisoned* __cc_find_shared_array(const volatile void* r
     return nullptr;
 }
 
+// The bytes of the argument array or __shared__ array (dynamic shared memory included) that starts at
+// `base`; `otherwise` for any other (a local array, a device-heap block).
+static inline size_t __cc_region_bytes(const void* base, size_t otherwise);
+
 // A checked pointer made by a cast to a type whose alignment its address does not have
 // (`(float4*)(a + 1)`): on a GPU every access through it stops the kernel with "misaligned
 // address". Its index is __CC_MISALIGNED_INDEX, so that the one bounds comparison fails on
@@ -1032,6 +1036,12 @@ static inline const __cc_allocation* __cc_find_allocation(const volatile void* r
         if (p >= a.base && p < a.base + a.bytes) return &a;
     }
     return nullptr;
+}
+
+static inline size_t __cc_region_bytes(const void* base, size_t otherwise) {
+    if (const __cc_allocation* a = __cc_find_allocation(base)) return a->base == (const char*)base ? a->bytes : otherwise;
+    const __cc_poisoned* shared = __cc_find_shared_array(base);
+    return shared && shared->base == base ? shared->bytes : otherwise;
 }
 
 static inline void __cc_enter_unsafe();
@@ -2114,7 +2124,14 @@ struct __cc_ptr : __cc_row_tail<T> {
             index = __CC_UNCHECKED, count = SIZE_MAX, array = nullptr;
             return;
         }
-        locate(o.array, (size_t)((const char*)o.p - (const char*)o.array), o.bytes());
+        size_t offset = (size_t)((const char*)o.p - (const char*)o.array), bytes = o.bytes(), skew = offset % __cc_size;
+        // o's bounds are whole U elements: an array's last bytes that do not fill one (a dynamic shared
+        // memory of 1540 bytes seen as doubles, 1536 of them) are the array's all the same, and may hold a
+        // T (the float after them): its true size, where that could make a difference (a lookup)
+        constexpr size_t from = __cc_ptr<U>::__cc_size;
+        if (from > 1 && offset <= bytes && (bytes + from - 1 - skew) / __cc_size != (bytes - skew) / __cc_size)
+            bytes = __cc_region_bytes(o.array, bytes);
+        locate(o.array, offset, bytes);
     }
     template <class I, __CC_IF_INTEGER(I)>
     explicit __cc_ptr(I address) : p((T*)(uintptr_t)address) { adopt((const volatile void*)p); }
