@@ -1874,6 +1874,70 @@ extern "C" __global__ void differences(const float* x, float* y, unsigned n) {
     assert y.tolist() == list(range(7, -1, -1))
 
 
+UNSIGNED_AND_CHAR_INDICES = r"""
+extern "C" __global__ void add_sums(float* y, const float* sums, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] += sums[blockIdx.x - 1];                 // PREVIOUS
+}
+extern "C" __global__ void histogram(const char* pixels, unsigned* bins, int n) {
+    __shared__ unsigned s[64];
+    s[threadIdx.x] = 0;
+    __syncthreads();
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomicAdd(&s[pixels[i] >> 2], 1u);           // BIN
+    __syncthreads();
+    atomicAdd(&bins[threadIdx.x], s[threadIdx.x]);
+}
+"""
+
+
+def test_an_index_below_zero_in_unsigned_arithmetic_and_one_from_a_signed_char_are_explained():
+    """`sums[blockIdx.x - 1]` in block 0 reads index 2^32 - 1 (blockIdx is unsigned); `s[pixels[i] >> 2]` of a
+    char array reads s[-2] for a byte of 250 (char is signed): each hint names its cause."""
+    module = cuda.RawModule(code=UNSIGNED_AND_CHAR_INDICES, backend="cpu")
+    with pytest.raises(cuda.KernelError, match=r"accessed sums\[4294967295\]") as info:
+        module.get_function("add_sums")((2,), (32,), (np.zeros(64, np.float32), np.ones(2, np.float32), 64))
+    assert info.value.line == line_of("PREVIOUS", UNSIGNED_AND_CHAR_INDICES)
+    assert "Index 4294967295 is -1 computed in unsigned arithmetic: blockIdx.x is unsigned" in str(info.value)
+    assert "2^32 - 1" in str(info.value) and "`(int)blockIdx.x - 1`" in str(info.value)
+    pixels = np.array([3, 250, 100, 7] * 16, np.uint8).view(np.int8)
+    with pytest.raises(cuda.KernelError, match=r"accessed s\[-2\]") as info:
+        module.get_function("histogram")((1,), (64,), (pixels, np.zeros(64, np.uint32), 64))
+    assert info.value.line == line_of("BIN", UNSIGNED_AND_CHAR_INDICES) and info.value.thread == (1, 0, 0)
+    assert "comes from `pixels`, an array of char, which is signed" in str(info.value)
+    bins = np.zeros(64, np.uint32)
+    fixed = UNSIGNED_AND_CHAR_INDICES.replace("const char* pixels", "const unsigned char* pixels")
+    cuda.RawModule(code=fixed, backend="cpu").get_function("histogram")((1,), (64,), (pixels.view(np.uint8), bins, 64))
+    assert bins[0] == bins[1] == bins[62] == bins[25] == 16 and bins.sum() == 64  # 3, 7, 250, 100 >> 2
+
+
+PITCHED_ROWS = r"""
+extern "C" __global__ void gain(float* image, size_t pitch, int width, int height, float g) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < width && y < height) {
+        float* row = image + y * pitch;
+        row[x] *= g;                                          // ROW
+    }
+}
+"""
+
+
+def test_a_pitch_in_bytes_added_to_a_float_pointer_is_explained():
+    """cudaMallocPitch's pitch (a NumPy array's strides[0]) counts bytes: `image + y * pitch` on a float* runs
+    4 times too far, and the hint says to step through a char*."""
+    image = np.ones((20, 64), np.float32)
+    kernel = cuda.RawKernel(PITCHED_ROWS, "gain", backend="cpu")
+    with pytest.raises(cuda.KernelError, match=r"accessed image\[1280\]") as info:
+        kernel((4, 2), (16, 16), (image, np.uint64(image.strides[0]), 50, 20, np.float32(2)))
+    assert info.value.line == line_of("ROW", PITCHED_ROWS)
+    assert "`(float*)((char*)image + y * pitch)`" in str(info.value) and "counts bytes" in str(info.value)
+    fixed = PITCHED_ROWS.replace("float* row = image + y * pitch;", "float* row = (float*)((char*)image + y * pitch);")
+    image[...] = 1  # (the faulting launch's stores before the fault stay, as on a GPU)
+    cuda.RawKernel(fixed, "gain", backend="cpu")((4, 2), (16, 16), (image, np.uint64(image.strides[0]), 50, 20,
+                                                                     np.float32(2)))
+    assert (image[:, :50] == 2).all() and (image[:, 50:] == 1).all()
+
+
 ROWS_OVER_A_PARTIAL_ARRAY = r"""
 extern "C" __global__ void rows(const float* x, float* y, int total) {
     const float (*m)[16] = (const float (*)[16])x;

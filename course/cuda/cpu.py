@@ -1681,7 +1681,68 @@ def _index_hint(source: Source, line: int | None, index: int, length: int) -> st
     beside a `<=`, the fill of a variable without a value, an unsigned value wrapped below 0, a
     negative offset."""
     return (_one_past_the_end(source, line, index, length) or _uninitialized_index(index)
-            or _unsigned_count_down(source, line, index) or _negative_index(index, length, source, line))
+            or _unsigned_count_down(source, line, index) or _unsigned_below_zero(source, line, index)
+            or _signed_char_index(source, line, index) or _negative_index(index, length, source, line)
+            or _pitch_in_elements(source, index, length))
+
+
+def _pitch_in_elements(source: Source, index: int, length: int) -> str | None:
+    """For an index past the end in a kernel that steps rows by a pitch (`float* row = img + y * pitch;`,
+    cudaMallocPitch's, which counts bytes) on a pointer that is not a char's: the hint that says so."""
+    if index < length:
+        return None
+    chars = set(re.findall(r"\bchar\s*\*\s*\)?\s*\(?\s*(\w+)", source.text))
+    for found in re.finditer(r"\b(\w+)\s*\+\s*\(?\s*(\w+)\s*\*\s*(\w*pitch\w*)\b", source.text, re.IGNORECASE):
+        pointer, row, pitch = found.groups()
+        if pointer not in chars:
+            declared = re.search(rf"\b(\w+)\s*\*\s*(?:const\s+)?(?:__restrict__\s+)?{re.escape(pointer)}\b", source.text)
+            item = declared.group(1) if declared and declared.group(1) not in ("const", "return") else "T"
+            return (f"Index {index} is past the end: `{found.group(0)}` adds {pitch} in elements of {pointer}, but a "
+                    f"pitch (cudaMallocPitch's, or a NumPy array's strides) counts bytes. Step through bytes, "
+                    f"`({item}*)((char*){pointer} + {row} * {pitch})`, or pass the pitch in elements ({pitch} / "
+                    f"sizeof({item})).")
+    return None
+
+
+def _unsigned_below_zero(source: Source, line: int | None, index: int) -> str | None:
+    """For an index just below 2^32 (or 2^64): a negative number computed in unsigned arithmetic, where
+    `line` subtracts from an unsigned built-in (`S[blockIdx.x - 1]` in block 0): the hint that says so."""
+    if not line:
+        return None
+    for top in (2**32, 2**64):
+        if top - (1 << 16) <= index < top:
+            below = index - top
+            break
+    else:
+        return None
+    text = source.line_text(line).split("//", 1)[0]
+    found = re.search(r"\b((?:threadIdx|blockIdx|blockDim|gridDim)\.[xyz])\s*-\s*(\w+)", text)
+    if not found:
+        return None
+    built_in, subtracted = found.groups()
+    first = {"threadIdx": "thread", "blockIdx": "block"}.get(built_in.split(".")[0])
+    skip = f"leave out the first {first} (`if ({built_in} > 0)`, or `>= {subtracted}`) or " if first else ""
+    return (f"Index {index} is {below} computed in unsigned arithmetic: {built_in} is unsigned, so `{built_in} - "
+            f"{subtracted}` (line {line}) below 0 wraps around to 2^{top.bit_length() - 1} - {-below} instead of "
+            f"{below}. To fix it, "
+            f"{skip}compute in int: `(int){built_in} - {subtracted}`.")
+
+
+def _signed_char_index(source: Source, line: int | None, index: int) -> str | None:
+    """For a negative index on a line that reads a `char` (or int8_t) array in its subscript: char is
+    signed (on a GPU too), so bytes 128 to 255 read as -128 to -1: the hint that says so."""
+    if not line or not -256 <= index < 0:
+        return None
+    chars = set(re.findall(r"(?<!unsigned)(?<!unsigned )\b(?:signed\s+)?(?:char|int8_t)\s*(?:const\s*)?\*\s*"
+                           r"(?:const\s+)?(?:__restrict__\s+)?(\w+)", source.text))
+    text = source.line_text(line).split("//", 1)[0]
+    subscripts = re.findall(r"\[([^\[\]]*\[[^\[\]]*\][^\[\]]*)\]", text)  # a subscript holding another access
+    name = next((n for n in chars for sub in subscripts if re.search(rf"\b{re.escape(n)}\s*\[", sub)), None)
+    if name is None:
+        return None
+    return (f"Index {index} comes from `{name}`, an array of char, which is signed (on a GPU too): bytes 128 to 255 "
+            f"read as -128 to -1. Declare it `unsigned char` (`const unsigned char* {name}`), or read "
+            f"`(unsigned char){name}[i]`.")
 
 
 def _negative_index(index: int, length: int, source: Source | None = None, line: int | None = None) -> str | None:
