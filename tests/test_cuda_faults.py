@@ -1888,12 +1888,20 @@ extern "C" __global__ void histogram(const char* pixels, unsigned* bins, int n) 
     __syncthreads();
     atomicAdd(&bins[threadIdx.x], s[threadIdx.x]);
 }
+extern "C" __global__ void picked(const float* scores, const int* labels, float* out, int n) {
+    int row = threadIdx.x;
+    if (row < n) {
+        int label = labels[row];
+        out[row] = scores[label];                             // LABEL
+    }
+}
 """
 
 
 def test_an_index_below_zero_in_unsigned_arithmetic_and_one_from_a_signed_char_are_explained():
     """`sums[blockIdx.x - 1]` in block 0 reads index 2^32 - 1 (blockIdx is unsigned); `s[pixels[i] >> 2]` of a
-    char array reads s[-2] for a byte of 250 (char is signed): each hint names its cause."""
+    char array reads s[-2] for a byte of 250 (char is signed); `scores[label]` with a label of -100 read from
+    data: each hint names its cause."""
     module = cuda.RawModule(code=UNSIGNED_AND_CHAR_INDICES, backend="cpu")
     with pytest.raises(cuda.KernelError, match=r"accessed sums\[4294967295\]") as info:
         module.get_function("add_sums")((2,), (32,), (np.zeros(64, np.float32), np.ones(2, np.float32), 64))
@@ -1905,6 +1913,11 @@ def test_an_index_below_zero_in_unsigned_arithmetic_and_one_from_a_signed_char_a
         module.get_function("histogram")((1,), (64,), (pixels, np.zeros(64, np.uint32), 64))
     assert info.value.line == line_of("BIN", UNSIGNED_AND_CHAR_INDICES) and info.value.thread == (1, 0, 0)
     assert "comes from `pixels`, an array of char, which is signed" in str(info.value)
+    with pytest.raises(cuda.KernelError, match=r"accessed scores\[-100\]") as info:  # PyTorch's ignore_index
+        module.get_function("picked")((1,), (4,), (np.ones(8, np.float32), np.array([1, -100, 3, 0], np.int32),
+                                                   np.zeros(4, np.float32), 4))
+    assert info.value.line == line_of("LABEL", UNSIGNED_AND_CHAR_INDICES)
+    assert "the index `label` is a value read from data, `labels[row]`" in str(info.value)
     bins = np.zeros(64, np.uint32)
     fixed = UNSIGNED_AND_CHAR_INDICES.replace("const char* pixels", "const unsigned char* pixels")
     cuda.RawModule(code=fixed, backend="cpu").get_function("histogram")((1,), (64,), (pixels.view(np.uint8), bins, 64))

@@ -1771,6 +1771,16 @@ def _negative_index(index: int, length: int, source: Source | None = None, line:
                 "unsigned arithmetic, before any % or /.")
     if index < -(1 << 20):  # (far below: an unsigned or uninitialized value, hinted elsewhere)
         return None
+    if source is not None and line:  # `z[y]` with `int y = labels[row];`: a value from data
+        text = source.line_text(line).split("//", 1)[0]
+        for name in dict.fromkeys(re.findall(r"\w\s*\[\s*([A-Za-z_]\w*)\s*\]", text)):
+            for at in range(line, max(0, line - 12), -1):
+                read = re.search(rf"\b{re.escape(name)}\s*=\s*(\w+\s*\[[^\]]*\])\s*;", source.line_text(at))
+                if read:
+                    return (f"Index {index} is below the first element, and the index `{name}` is a value read from "
+                            f"data, `{read.group(1)}` (line {at}): data can hold negative values (a label of -100, "
+                            "PyTorch's ignore_index, or a padding marker). Test the value before using it as an index "
+                            f"(`if ({name} < 0) ...`), as the data's convention says.")
     return (f"Index {index} is below the first element: an offset that reaches below 0 (a neighbour i - 1 at the "
             f"edge, a mask indexed from -R). Shift the index (mask[j + R] for j from -R to R) or guard it: "
             f"`if (k >= 0 && k < {length})`.")
