@@ -594,6 +594,60 @@ def test_intrinsics_from_the_cuda_math_api(backend):
     assert d[0] == 2.5 and d[1] == np.nextafter(1.0, 2.0) and d[2] == third and d[3] == np.nextafter(third, 1.0)
 
 
+EDGES_OF_THE_MATH_API = r"""
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+extern "C" __global__ void edges(const float* f, const double* d, float* o, double* od, unsigned short* h) {
+    const float big = f[0], tiny = f[1], one = f[2], nan = f[3], inf = f[4];   // FLT_MAX, 2^-149, 1, NaN, inf
+    o[0] = __fadd_rz(big, big);           // FLT_MAX: overflow rounded toward zero is the largest finite value
+    o[1] = __fadd_rd(one, -one);          // -0: an exact zero sum rounded down
+    o[2] = __fmul_rz(1.5f, tiny);         // 2^-149: a subnormal product rounded toward zero
+    o[3] = __fmaf_ru(one, 1e30f, one);    // the float after 1e30: the small term still rounds up
+    o[4] = __fmaf_rz(0.0f, 0.0f, inf);    // inf: exact
+    o[5] = __saturatef(nan);              // +0 (PTX's .sat)
+    o[6] = min(nan, one);                 // 1: CUDA's min of floats is fminf
+    o[7] = max(nan, one);
+    o[8] = rhypotf(big, big);             // 2.078e-39, not 0
+    o[9] = rnorm3df(3e38f, 3e38f, 3e38f);
+    od[0] = __fma_rz(d[0], d[1], d[2]);   // (1 + 3u)^2 - 2^-60 toward zero: 1 + 5u, where nearest gives 1 + 6u
+    od[1] = __dsub_rd(d[0], d[0]);
+    od[2] = erfinv(d[3]);
+    od[3] = cyl_bessel_i0(d[4]);
+    h[0] = __half_as_ushort(__double2half(d[5]));      // 1 + 2^-11 + 2^-40: above the tie, rounded up
+    h[1] = __half_as_ushort(__hfma(__ushort_as_half(0x3c01), __ushort_as_half(0x3bff), __ushort_as_half(0x0009)));
+    h[2] = __half_as_ushort(__hmax(__float2half(0.0f), __float2half(-0.0f)));   // +0 either way round
+    h[3] = __half_as_ushort(__hmin(__float2half(0.0f), __float2half(-0.0f)));   // -0
+    h[4] = __bfloat16_as_ushort(__int2bfloat16_rn(16842753));                   // 2^24 + 2^16 + 1: up
+    __half_raw raw = __float2half(2.0f);                                        // cuda_fp16.hpp's raw bits
+    __half back = raw;
+    h[5] = raw.x + __half_as_ushort(back);
+    float1 v1 = make_float1(one);
+    long2 l2 = make_long2(3, 4);
+    o[10] = v1.x + (float)(l2.x * l2.y) + __low2float(h2rint(__floats2half2_rn(2.4f, 0.0f)));
+}
+"""
+
+
+def test_the_math_apis_edge_cases_are_rounded_as_on_a_gpu():
+    """Directed rounding at overflow, for exact zeros, subnormals and an fma's far-apart terms (fesetround: the
+    CPU's own IEEE rounding modes), __saturatef(NaN), min/max of a NaN, rhypotf of huge values, erfinv near 1,
+    I0, a double rounded once to half, __hfma rounded once, __hmax/__hmin of ±0, a large int to bfloat16, the
+    raw bits of a half, and the 1-lane and long vector types (probe 12: each was wrong or missing)."""
+    f = np.array([np.finfo(np.float32).max, 2.0 ** -149, 1, np.nan, np.inf], np.float32)
+    d = np.array([1 + 3 * 2.0 ** -52, 1 + 3 * 2.0 ** -52, -2.0 ** -60, 0.9999, 10.0, 1 + 2.0 ** -11 + 2.0 ** -40])
+    o, od, h = np.zeros(11, np.float32), np.zeros(4), np.zeros(6, np.uint16)
+    cuda.RawKernel(EDGES_OF_THE_MATH_API, "edges", backend="cpu")((1,), (1,), (f, d, o, od, h))
+    assert o[0] == f[0] and np.signbit(o[1]) and o[1] == 0 and o[2] == np.float32(2.0 ** -149)
+    assert o[3] == np.nextafter(np.float32(1e30), np.float32(np.inf)) and o[4] == np.inf
+    assert o[5] == 0 and not np.signbit(o[5]) and o[6] == 1 and o[7] == 1
+    assert o[8].view(np.uint32) == 0x0016A09E and o[9].view(np.uint32) == 0x0014F4BA
+    assert od[0] == 1 + 5 * 2.0 ** -52 and d[0] * d[1] + d[2] == 1 + 6 * 2.0 ** -52  # toward zero; nearest is up
+    assert np.signbit(od[1]) and od[1] == 0
+    assert od[2] == 2.7510639057120800 and od[3] == 2815.7166284662544
+    assert list(h[:5]) == [0x3C01, 0x3C01, 0x0000, 0x8000, 0x4B81]
+    assert h[5] == 2 * 0x4000 and o[10] == 1 + 12 + 2
+
+
 TRAITS = r"""
 template <typename T> struct is_ptr { static constexpr bool value = false; };
 template <typename T> struct is_ptr<T*> { static constexpr bool value = true; };

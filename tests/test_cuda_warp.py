@@ -416,3 +416,25 @@ def test_meta_group_rank_is_a_tiles_not_any_groups():
                                "cg::thread_group four = cg::tiled_partition(warp, 4);")
     with pytest.raises(cuda.CompileError, match="meta_group_rank"):
         cuda.RawKernel(src, "nested", backend="cpu").compile()
+
+
+XOR_PAST_THE_GROUP = r"""
+extern "C" __global__ void xor_across(const int* x, int* out, int lane_mask, int width) {
+    int v = x[threadIdx.x];
+    out[threadIdx.x] = __shfl_xor_sync(0xffffffffu, v, lane_mask, width);
+}
+"""
+
+
+@pytest.mark.parametrize("lane_mask, width", [(8, 8), (16, 8), (4, 4), (24, 16), (1, 8)])
+def test_xor_shuffle_reads_earlier_groups_but_not_later_ones(lane_mask, width):
+    """The Programming Guide: with width < 32 a lane may read lanes of earlier groups (lane ^ laneMask below its
+    own group) and gets its own value for a later group (PTX shfl.bfly: the source lane is valid up to the end
+    of the lane's own group)."""
+    x = np.arange(100, 132, dtype=np.int32)
+    out = np.zeros(32, np.int32)
+    cuda.RawKernel(XOR_PAST_THE_GROUP, "xor_across", backend="cpu")((1,), (32,), (x, out, lane_mask, width))
+    expected = [x[k ^ lane_mask] if k ^ lane_mask < k // width * width + width else x[k] for k in range(32)]
+    np.testing.assert_array_equal(out, expected)
+    if lane_mask == 8 and width == 8:
+        assert out[8] == x[0] and out[0] == x[0]  # lane 8 reads lane 0 (earlier); lane 0 keeps its own

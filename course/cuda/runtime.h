@@ -35,6 +35,7 @@
 //
 // Names starting with __cc_ belong to the emulator; everything else is the CUDA API.
 
+#include <fenv.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -168,7 +169,10 @@
 #define __CC_VEC4(T, N, A) \
     struct __attribute__((aligned(A))) N##4 { T x, y, z, w; }; \
     static inline N##4 make_##N##4(T x, T y, T z, T w) { return {x, y, z, w}; }
-#define __CC_VECS(T, N, A2, A4) __CC_VEC2(T, N, A2) __CC_VEC3(T, N) __CC_VEC4(T, N, A4)
+#define __CC_VEC1(T, N) \
+    struct N##1 { T x; }; \
+    static inline N##1 make_##N##1(T x) { return {x}; }
+#define __CC_VECS(T, N, A2, A4) __CC_VEC1(T, N) __CC_VEC2(T, N, A2) __CC_VEC3(T, N) __CC_VEC4(T, N, A4)
 __CC_VECS(float, float, 8, 16)
 __CC_VECS(double, double, 16, 16)
 __CC_VECS(int, int, 8, 16)
@@ -179,6 +183,8 @@ __CC_VECS(signed char, char, 2, 4)
 __CC_VECS(unsigned char, uchar, 2, 4)
 __CC_VECS(long long, longlong, 16, 16)
 __CC_VECS(unsigned long long, ulonglong, 16, 16)
+__CC_VECS(long, long, 2 * sizeof(long), 16)
+__CC_VECS(unsigned long, ulong, 2 * sizeof(long), 16)
 
 struct dim3 {
     unsigned int x, y, z;
@@ -2953,19 +2959,61 @@ static inline float __cc_bf16_bits_to_float(unsigned short b) {
     return f;
 }
 
+// A double or an integer as a float rounded to odd: toward zero, with the last bit set when that was inexact.
+// Rounded again to a half or a bfloat16 (fewer than 22 bits), that gives the value rounded once, as the
+// GPU's cvt from f64 does: through a float rounded to nearest, 1 + 2^-11 + 2^-40 would be 1 + 2^-11, a tie,
+// rounded to 1 instead of up.
+static inline float __cc_odd_float(long double x) {
+    float f = (float)x;
+    if (x != x || (long double)f == x) return f;
+    if (fabsl((long double)f) > fabsl(x)) f = nextafterf(f, 0.0f);  // (inf, for a value past FLT_MAX: FLT_MAX)
+    uint32_t bits;
+    memcpy(&bits, &f, 4);
+    bits |= 1u;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+// a * b + c rounded once to odd in double (fma toward zero, the last bit set where it was inexact): a half's
+// or a bfloat16's fma rounded from it is rounded once, as the GPU's fma.rn.f16 is.
+static inline double __cc_fma_odd(double a, double b, double c) {
+    const int saved = fegetround();
+    fesetround(FE_TOWARDZERO);
+    feclearexcept(FE_INEXACT);
+    __asm__ volatile("" : "+m"(a), "+m"(b), "+m"(c) : : "memory");
+    double r = fma(a, b, c);
+    __asm__ volatile("" : "+m"(r) : : "memory");
+    const bool inexact = fetestexcept(FE_INEXACT) != 0;
+    fesetround(saved);
+    if (inexact && r == r && !isinf(r)) {
+        uint64_t bits;
+        memcpy(&bits, &r, 8);
+        bits |= 1u;
+        memcpy(&r, &bits, 8);
+    }
+    return r;
+}
+
+struct __half_raw { unsigned short x; };
+struct __half2_raw { unsigned short x, y; };
+struct __nv_bfloat16_raw { unsigned short x; };
+struct __nv_bfloat162_raw { unsigned short x, y; };
+
 template <class I> static inline I __cc_half_to_integer(float v);  // (after __cc_to_integer)
 #define __CC_HALF_TYPE(H, N, TO_BITS, TO_FLOAT) \
     struct H { \
         unsigned short __x; \
         H() = default; \
         H(float f) : __x(TO_BITS(f)) {} \
-        H(double d) : __x(TO_BITS((float)d)) {} \
-        H(int i) : __x(TO_BITS((float)i)) {} \
-        H(unsigned int i) : __x(TO_BITS((float)i)) {} \
-        H(long long i) : __x(TO_BITS((float)i)) {} \
-        H(unsigned long long i) : __x(TO_BITS((float)i)) {} \
+        H(double d) : __x(TO_BITS(__cc_odd_float(d))) {} \
+        H(int i) : __x(TO_BITS(__cc_odd_float(i))) {} \
+        H(unsigned int i) : __x(TO_BITS(__cc_odd_float(i))) {} \
+        H(long long i) : __x(TO_BITS(__cc_odd_float(i))) {} \
+        H(unsigned long long i) : __x(TO_BITS(__cc_odd_float(i))) {} \
         H(short i) : __x(TO_BITS((float)i)) {} \
         H(unsigned short i) : __x(TO_BITS((float)i)) {} \
+        H(const H##_raw& r) : __x(r.x) {}  /* cuda_fp16.hpp's conversions from and to the raw bits */ \
+        operator H##_raw() const { H##_raw r; r.x = __x; return r; } \
+        H& operator=(const H##_raw& r) { __x = r.x; return *this; } \
         operator float() const { return TO_FLOAT(__x); } \
         /* int i = h, (int)h: CUDA's conversion operators, rounded toward zero and saturating (NaN \
            gives 0), not C++'s float-to-integer conversion. As in cuda_fp16.hpp, those to short, int, \
@@ -2982,7 +3030,7 @@ template <class I> static inline I __cc_half_to_integer(float v);  // (after __c
                                                            !std::is_same<I, bool>::value>::type> \
         explicit operator I() const { return __cc_half_to_integer<I>(TO_FLOAT(__x)); } \
         H& operator=(float f) { __x = TO_BITS(f); return *this; } \
-        H& operator=(double d) { __x = TO_BITS((float)d); return *this; } \
+        H& operator=(double d) { __x = TO_BITS(__cc_odd_float(d)); return *this; } \
         volatile H& operator=(const H& o) volatile { __x = o.__x; return *this; } \
         H& operator=(const H& o) { __x = o.__x; return *this; } \
         H(const volatile H& o) : __x(o.__x) {} \
@@ -3011,6 +3059,8 @@ template <class I> static inline I __cc_half_to_integer(float v);  // (after __c
         H x, y; \
         H##2() = default; \
         H##2(H a, H b) : x(a), y(b) {} \
+        H##2(const H##2_raw& r) { x.__x = r.x, y.__x = r.y; } \
+        operator H##2_raw() const { H##2_raw r; r.x = x.__x, r.y = y.__x; return r; } \
         H##2(const volatile H##2& o) : x(o.x), y(o.y) {} \
         H##2(const H##2& o) = default; \
         H##2& operator=(const H##2& o) = default; \
@@ -3030,11 +3080,16 @@ template <class I> static inline I __cc_half_to_integer(float v);  // (after __c
     static inline H __hsub(H a, H b) { return a - b; } \
     static inline H __hmul(H a, H b) { return a * b; } \
     static inline H __hdiv(H a, H b) { return a / b; } \
-    static inline H __hfma(H a, H b, H c) { return H((float)((double)(float)a * (float)b + (float)c)); } \
+    static inline H __hfma(H a, H b, H c) { return H(__cc_fma_odd((float)a, (float)b, (float)c)); } \
     static inline H __hneg(H a) { return -a; } \
     static inline H __habs(H a) { H r = a; r.__x &= 0x7fffu; return r; } \
-    static inline H __hmax(H a, H b) { return (float)a != (float)a ? b : (float)b != (float)b ? a : (a > b ? a : b); } \
-    static inline H __hmin(H a, H b) { return (float)a != (float)a ? b : (float)b != (float)b ? a : (a < b ? a : b); } \
+    /* (of +0 and -0: +0 is the larger, either way round) */ \
+    static inline H __hmax(H a, H b) { \
+        return (float)a != (float)a ? b : (float)b != (float)b ? a : (a > b || (a == b && !(a.__x & 0x8000u)) ? a : b); \
+    } \
+    static inline H __hmin(H a, H b) { \
+        return (float)a != (float)a ? b : (float)b != (float)b ? a : (a < b || (a == b && (a.__x & 0x8000u)) ? a : b); \
+    } \
     static inline H __cc_sat(H a) { float f = a; return H(f != f ? 0.0f : f < 0.0f ? 0.0f : f > 1.0f ? 1.0f : f); } \
     static inline H __hadd_sat(H a, H b) { return __cc_sat(a + b); } \
     static inline H __hsub_sat(H a, H b) { return __cc_sat(a - b); } \
@@ -3062,6 +3117,11 @@ template <class I> static inline I __cc_half_to_integer(float v);  // (after __c
     static inline H hceil(H a) { return H(ceilf((float)a)); } \
     static inline H htrunc(H a) { return H(truncf((float)a)); } \
     static inline H hrint(H a) { return H(nearbyintf((float)a)); } \
+    static inline H hlog10(H a) { return H(log10f((float)a)); } \
+    static inline H hexp10(H a) { return H(powf(10.0f, (float)a)); } \
+    static inline H __hadd_rn(H a, H b) { return a + b; }  /* (_rn: never contracted into an fma; nothing is here) */ \
+    static inline H __hsub_rn(H a, H b) { return a - b; } \
+    static inline H __hmul_rn(H a, H b) { return a * b; } \
     static inline H##2 __hadd2(H##2 a, H##2 b) { return a + b; } \
     static inline H##2 __hsub2(H##2 a, H##2 b) { return a - b; } \
     static inline H##2 __hmul2(H##2 a, H##2 b) { return a * b; } \
@@ -3073,6 +3133,30 @@ template <class I> static inline I __cc_half_to_integer(float v);  // (after __c
     static inline H##2 __hmin2(H##2 a, H##2 b) { return H##2(__hmin(a.x, b.x), __hmin(a.y, b.y)); } \
     static inline H##2 __hadd2_sat(H##2 a, H##2 b) { return H##2(__hadd_sat(a.x, b.x), __hadd_sat(a.y, b.y)); } \
     static inline H##2 __hmul2_sat(H##2 a, H##2 b) { return H##2(__hmul_sat(a.x, b.x), __hmul_sat(a.y, b.y)); } \
+    static inline H##2 __hsub2_sat(H##2 a, H##2 b) { return H##2(__hsub_sat(a.x, b.x), __hsub_sat(a.y, b.y)); } \
+    static inline H##2 __hfma2_sat(H##2 a, H##2 b, H##2 c) { return H##2(__hfma_sat(a.x, b.x, c.x), __hfma_sat(a.y, b.y, c.y)); } \
+    static inline H##2 __hfma2_relu(H##2 a, H##2 b, H##2 c) { \
+        return H##2(__hfma_relu(a.x, b.x, c.x), __hfma_relu(a.y, b.y, c.y)); \
+    } \
+    static inline H##2 __hadd2_rn(H##2 a, H##2 b) { return a + b; } \
+    static inline H##2 __hsub2_rn(H##2 a, H##2 b) { return a - b; } \
+    static inline H##2 __hmul2_rn(H##2 a, H##2 b) { return a * b; } \
+    /* complex a * b + c, the real parts in x, the imaginary in y */ \
+    static inline H##2 __hcmadd(H##2 a, H##2 b, H##2 c) { \
+        double ax = (float)a.x, ay = (float)a.y, bx = (float)b.x, by = (float)b.y; \
+        return H##2(H(ax * bx - ay * by + (float)c.x), H(ax * by + ay * bx + (float)c.y)); \
+    } \
+    static inline H##2 h2rsqrt(H##2 a) { return H##2(hrsqrt(a.x), hrsqrt(a.y)); } \
+    static inline H##2 h2exp2(H##2 a) { return H##2(hexp2(a.x), hexp2(a.y)); } \
+    static inline H##2 h2exp10(H##2 a) { return H##2(hexp10(a.x), hexp10(a.y)); } \
+    static inline H##2 h2log2(H##2 a) { return H##2(hlog2(a.x), hlog2(a.y)); } \
+    static inline H##2 h2log10(H##2 a) { return H##2(hlog10(a.x), hlog10(a.y)); } \
+    static inline H##2 h2sin(H##2 a) { return H##2(hsin(a.x), hsin(a.y)); } \
+    static inline H##2 h2cos(H##2 a) { return H##2(hcos(a.x), hcos(a.y)); } \
+    static inline H##2 h2floor(H##2 a) { return H##2(hfloor(a.x), hfloor(a.y)); } \
+    static inline H##2 h2ceil(H##2 a) { return H##2(hceil(a.x), hceil(a.y)); } \
+    static inline H##2 h2trunc(H##2 a) { return H##2(htrunc(a.x), htrunc(a.y)); } \
+    static inline H##2 h2rint(H##2 a) { return H##2(hrint(a.x), hrint(a.y)); } \
     static inline H##2 h2sqrt(H##2 a) { return H##2(hsqrt(a.x), hsqrt(a.y)); } \
     static inline H##2 h2exp(H##2 a) { return H##2(hexp(a.x), hexp(a.y)); } \
     static inline H##2 h2log(H##2 a) { return H##2(hlog(a.x), hlog(a.y)); } \
@@ -3119,12 +3203,9 @@ typedef __half half;
 typedef __half2 half2;
 typedef __nv_bfloat16 nv_bfloat16;
 typedef __nv_bfloat162 nv_bfloat162;
-struct __half_raw { unsigned short x; };
-struct __half2_raw { unsigned short x, y; };
-
 static inline __half __float2half(float f) { return __half(f); }
 static inline __half __float2half_rn(float f) { return __half(f); }
-static inline __half __double2half(double d) { return __half((float)d); }
+static inline __half __double2half(double d) { return __half(d); }
 static inline float __half2float(__half h) { return (float)h; }
 static inline __half2 __float2half2_rn(float f) { return __half2(__half(f), __half(f)); }
 static inline __half2 __floats2half2_rn(float a, float b) { return __half2(__half(a), __half(b)); }
@@ -3138,7 +3219,7 @@ static inline __half __ushort_as_half(unsigned short x) { __half h; h.__x = x; r
 static inline __half __short_as_half(short x) { __half h; h.__x = (unsigned short)x; return h; }
 static inline __nv_bfloat16 __float2bfloat16(float f) { return __nv_bfloat16(f); }
 static inline __nv_bfloat16 __float2bfloat16_rn(float f) { return __nv_bfloat16(f); }
-static inline __nv_bfloat16 __double2bfloat16(double d) { return __nv_bfloat16((float)d); }
+static inline __nv_bfloat16 __double2bfloat16(double d) { return __nv_bfloat16(d); }
 static inline float __bfloat162float(__nv_bfloat16 b) { return (float)b; }
 static inline __nv_bfloat162 __float2bfloat162_rn(float f) { return __nv_bfloat162(__nv_bfloat16(f), __nv_bfloat16(f)); }
 static inline __nv_bfloat162 __floats2bfloat162_rn(float a, float b) { return __nv_bfloat162(__nv_bfloat16(a), __nv_bfloat16(b)); }
@@ -3146,6 +3227,8 @@ static inline __nv_bfloat162 __float22bfloat162_rn(float2 v) { return __nv_bfloa
 static inline float2 __bfloat1622float2(__nv_bfloat162 h) { return make_float2((float)h.x, (float)h.y); }
 static inline unsigned short __bfloat16_as_ushort(__nv_bfloat16 h) { return h.__x; }
 static inline __nv_bfloat16 __ushort_as_bfloat16(unsigned short x) { __nv_bfloat16 h; h.__x = x; return h; }
+static inline short __bfloat16_as_short(__nv_bfloat16 h) { return (short)h.__x; }
+static inline __nv_bfloat16 __short_as_bfloat16(short x) { __nv_bfloat16 h; h.__x = (unsigned short)x; return h; }
 
 // ---------------------------------------------------------------------------------------
 // Atomics: with one worker, threads run one at a time and a plain read-modify-write is
@@ -3377,14 +3460,19 @@ __attribute__((always_inline)) static inline auto atomicCAS(const __cc_ptr<T>& p
 // ---------------------------------------------------------------------------------------
 
 // min/max of any two numbers, with C's usual conversions (min(2u, 3) is unsigned, like CUDA).
+// Of floats they are fminf/fmaxf, as CUDA's overloads are: a NaN gives the other value.
 template <class A, class B>
 static inline auto min(A a, B b) -> decltype(a + b) {
     decltype(a + b) x = a, y = b;
+    if constexpr (std::is_floating_point<decltype(a + b)>::value)
+        if (x != x) return y;
     return y < x ? y : x;
 }
 template <class A, class B>
 static inline auto max(A a, B b) -> decltype(a + b) {
     decltype(a + b) x = a, y = b;
+    if constexpr (std::is_floating_point<decltype(a + b)>::value)
+        if (x != x) return y;
     return y > x ? y : x;
 }
 static inline unsigned int umin(unsigned int a, unsigned int b) { return a < b ? a : b; }
@@ -3413,9 +3501,12 @@ static inline double __cc_sinpi(double x) { return __cc_pi_turn(x, false); }
 static inline double __cc_cospi(double x) { return __cc_pi_turn(x, true); }
 static inline float __cc_sinpif(float x) { return (float)__cc_pi_turn(x, false); }
 static inline float __cc_cospif(float x) { return (float)__cc_pi_turn(x, true); }
-static inline float __cc_saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
+static inline float __cc_saturatef(float x) { return x != x || x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }  // (NaN: +0, as PTX's .sat)
 static inline float __cc_rcbrtf(float x) { return 1.0f / cbrtf(x); }
-static inline float __cc_rhypotf(float a, float b) { return 1.0f / hypotf(a, b); }
+static inline float __cc_rhypotf(float a, float b) {  // (in double: 1 / hypotf(FLT_MAX, FLT_MAX) would be 0)
+    if (isinf(a) || isinf(b)) return 0.0f;
+    return (float)(1.0 / sqrt((double)a * a + (double)b * b));
+}
 
 template <class To, class From>
 static inline To __cc_bits(From x) {
@@ -3461,8 +3552,11 @@ static inline double __cc_erfinv_guess(double y, double w) {
 static inline double __cc_erfinv(double y) {
     if (y <= -1.0 || y >= 1.0) return y == -1.0 ? -HUGE_VAL : (y == 1.0 ? HUGE_VAL : NAN);
     double x = __cc_erfinv_guess(y, -log((1.0 - y) * (1.0 + y)));
-    for (int i = 0; i < 2; i++) x -= (erf(x) - y) / (1.1283791670955126 * exp(-x * x));
-    return x;
+    // (in long double, and near |y| = 1 from erfc: erf(x) - y of two numbers near 1 loses the digits)
+    long double lx = fabs(x), ly = fabs(y), tail = 1.0L - ly;
+    for (int i = 0; i < 2; i++)
+        lx -= (ly > 0.5L ? tail - erfcl(lx) : erfl(lx) - ly) / (1.1283791670955125739L * expl(-lx * lx));
+    return y < 0 ? -(double)lx : (double)lx;
 }
 // erfcinv(z) = erfinv(1 - z), but for z near 0 or 2 (the far tails, where 1 - z loses every digit)
 // Newton steps on erfc itself, from the same first guess (w computed from z) or, beyond w = 20,
@@ -3520,25 +3614,52 @@ template <class P> static inline float __cc_normf(int dim, const P& p) {
     }
     return nan ? NAN : (float)sqrt(sum);
 }
+// One over the norm, of floats in double (the sum of squares of floats fits), of doubles scaled by the
+// largest (1 / norm of 1e300s would be 0 where the true value is a representable 1e-301).
+template <class P> static inline float __cc_rnormf(int dim, const P& p) {
+    double sum = 0.0;
+    bool nan = false;
+    for (int i = 0; i < dim; i++) {
+        double a = (float)p[i];
+        if (isinf(a)) return 0.0f;
+        if (a != a) nan = true;
+        sum += a * a;
+    }
+    return nan ? NAN : (float)(1.0 / sqrt(sum));
+}
+template <class P> static inline double __cc_rnorm(int dim, const P& p) {
+    double big = 0.0;
+    bool nan = false;
+    for (int i = 0; i < dim; i++) {
+        double a = fabs((double)p[i]);
+        if (isinf(a)) return 0.0;
+        if (a != a) nan = true;
+        else if (a > big) big = a;
+    }
+    if (nan) return NAN;
+    if (big == 0.0) return HUGE_VAL;
+    double sum = 0.0;
+    for (int i = 0; i < dim; i++) { double a = (double)p[i] / big; sum += a * a; }
+    return (1.0 / big) / sqrt(sum);
+}
 // (Functions, not macros: a kernel may define its own norm(float3), an overload.)
 static inline float norm3df(float a, float b, float c) { const float v[3] = {a, b, c}; return __cc_normf(3, v); }
-static inline float rnorm3df(float a, float b, float c) { return 1.0f / norm3df(a, b, c); }
+static inline float rnorm3df(float a, float b, float c) { const float v[3] = {a, b, c}; return __cc_rnormf(3, v); }
 static inline float norm4df(float a, float b, float c, float d) { const float v[4] = {a, b, c, d}; return __cc_normf(4, v); }
-static inline float rnorm4df(float a, float b, float c, float d) { return 1.0f / norm4df(a, b, c, d); }
+static inline float rnorm4df(float a, float b, float c, float d) { const float v[4] = {a, b, c, d}; return __cc_rnormf(4, v); }
 static inline double norm3d(double a, double b, double c) { const double v[3] = {a, b, c}; return __cc_norm(3, v); }
-static inline double rnorm3d(double a, double b, double c) { return 1.0 / norm3d(a, b, c); }
+static inline double rnorm3d(double a, double b, double c) { const double v[3] = {a, b, c}; return __cc_rnorm(3, v); }
 static inline double norm4d(double a, double b, double c, double d) { const double v[4] = {a, b, c, d}; return __cc_norm(4, v); }
-static inline double rnorm4d(double a, double b, double c, double d) { return 1.0 / norm4d(a, b, c, d); }
+static inline double rnorm4d(double a, double b, double c, double d) { const double v[4] = {a, b, c, d}; return __cc_rnorm(4, v); }
 template <class P> static inline float normf(int dim, const P& p) { return __cc_normf(dim, p); }
-template <class P> static inline float rnormf(int dim, const P& p) { return 1.0f / __cc_normf(dim, p); }
+template <class P> static inline float rnormf(int dim, const P& p) { return __cc_rnormf(dim, p); }
 template <class P> static inline double norm(int dim, const P& p) { return __cc_norm(dim, p); }
-template <class P> static inline double rnorm(int dim, const P& p) { return 1.0 / __cc_norm(dim, p); }
-static inline double rhypot(double a, double b) { return 1.0 / hypot(a, b); }
-static inline double rcbrt(double x) { return 1.0 / cbrt(x); }
+template <class P> static inline double rnorm(int dim, const P& p) { return __cc_rnorm(dim, p); }
+static inline double rhypot(double a, double b) { const double v[2] = {a, b}; return __cc_rnorm(2, v); }
+static inline double rcbrt(double x) { return (double)(1.0L / cbrtl(x)); }  // (1.0 / cbrt(x): two roundings, 1.5 ulp)
 
-// Directed rounding (_rz, _ru, _rd): the round-to-nearest result, moved one step when the exact
-// error (TwoSum, or an fma for products, quotients and roots) says the exact value lies on the
-// other side. mode: 0 nearest, 1 toward zero, 2 up, 3 down.
+// Directed rounding of conversions (__cc_narrow): the round-to-nearest result, moved one step when the
+// exact error says the exact value lies on the other side. mode: 0 nearest, 1 toward zero, 2 up, 3 down.
 static inline float __cc_next(float x, float toward) { return nextafterf(x, toward); }
 static inline double __cc_next(double x, double toward) { return nextafter(x, toward); }
 template <class T>
@@ -3548,20 +3669,36 @@ static inline T __cc_directed(T r, T err, int mode) {  // err: the exact value m
     bool down = (mode == 3 && err < 0) || (mode == 1 && err < 0 && r > 0);
     return up ? __cc_next(r, (T)INFINITY) : (down ? __cc_next(r, -(T)INFINITY) : r);
 }
+// The arithmetic intrinsics with a rounding mode (__fadd_rz, __fmaf_ru, __dsqrt_rd, ...): the operation done
+// by the CPU in that mode (fesetround), which IEEE 754 defines exactly as PTX's .rz, .rp and .rm do: the
+// largest finite value toward zero on overflow, -0 for an exact zero sum rounded down, subnormal results, an
+// fma's single rounding however far apart its terms are. The operands pass through an empty asm after the
+// mode is set, and the result before it is restored: the compiler can neither fold the operation at compile
+// time nor move it out of the mode (it does not see fesetround's effect on arithmetic).
+template <class T, class Op> static inline T __cc_in_mode(int mode, T a, T b, T c, Op op) {
+    static const int modes[4] = {FE_TONEAREST, FE_TOWARDZERO, FE_UPWARD, FE_DOWNWARD};
+    const int saved = fegetround();
+    fesetround(modes[mode]);
+    __asm__ volatile("" : "+m"(a), "+m"(b), "+m"(c) : : "memory");
+    T r = op(a, b, c);
+    __asm__ volatile("" : "+m"(r) : : "memory");
+    fesetround(saved);
+    return r;
+}
 template <class T> static inline T __cc_add_dir(T a, T b, int mode) {
-    T s = a + b, bb = s - a, err = (a - (s - bb)) + (b - bb);
-    return __cc_directed(s, err, mode);
+    return __cc_in_mode(mode, a, b, (T)0, [](T x, T y, T) { return x + y; });
 }
-template <class T> static inline T __cc_mul_dir(T a, T b, int mode) { T p = a * b; return __cc_directed(p, (T)fma(a, b, -p), mode); }
+template <class T> static inline T __cc_mul_dir(T a, T b, int mode) {
+    return __cc_in_mode(mode, a, b, (T)0, [](T x, T y, T) { return x * y; });
+}
 template <class T> static inline T __cc_div_dir(T a, T b, int mode) {
-    T q = a / b, rem = (T)fma(-q, b, a);
-    return __cc_directed(q, b < 0 ? -rem : rem, mode);
+    return __cc_in_mode(mode, a, b, (T)0, [](T x, T y, T) { return x / y; });
 }
-template <class T> static inline T __cc_sqrt_dir(T x, int mode) { T r = (T)sqrt(x); return __cc_directed(r, (T)fma(-r, r, x), mode); }
-static inline float __cc_fmaf_dir(float a, float b, float c, int mode) {
-    float r = fmaf(a, b, c);
-    long double exact = (long double)a * b + c;  // 64-bit significand: the sign of the error is right
-    return __cc_directed(r, (float)(exact - r) != 0 ? (exact > r ? 1.0f : -1.0f) : 0.0f, mode);
+template <class T> static inline T __cc_sqrt_dir(T x, int mode) {
+    return __cc_in_mode(mode, x, (T)0, (T)0, [](T v, T, T) { return (T)std::sqrt(v); });
+}
+template <class T> static inline T __cc_fma_dir(T a, T b, T c, int mode) {  // (libm's fma rounds in the current mode)
+    return __cc_in_mode(mode, a, b, c, [](T x, T y, T z) { return (T)std::fma(x, y, z); });
 }
 
 // Integer intrinsics: halving adds, byte permutes, funnel shifts, the halves of a double.
@@ -3765,9 +3902,18 @@ static inline float __cc_erfcinvf(float x) { return (float)__cc_erfcinv(x); }
 static inline float __cc_erfcxf(float x) { return (float)__cc_erfcx(x); }
 static inline float __cc_normcdff(float x) { return (float)__cc_normcdf(x); }
 static inline float __cc_normcdfinvf(float x) { return (float)__cc_normcdfinv(x); }
-// (std::cyl_bessel_i takes x >= 0: I0 is even, I1 odd.)
-static inline double __cc_cyl_bessel_i0(double x) { return std::cyl_bessel_i(0.0, fabs(x)); }
-static inline double __cc_cyl_bessel_i1(double x) { return copysign(std::cyl_bessel_i(1.0, fabs(x)), x); }
+// I0 and I1 from their power series in long double: every term is positive, so the sum keeps its digits
+// (libstdc++'s std::cyl_bessel_i was 7 to 16 ulp off for x from 5 to 80; CUDA's bound is 6). Past 713
+// they overflow a double. (I0 is even, I1 odd.)
+static inline double __cc_bessel_i_series(double x, int order) {
+    long double h = fabsl((long double)x) / 2, term = order ? h : 1.0L, sum = term, q = h * h;
+    if (x != x) return x;
+    if (fabs(x) > 713.987) return HUGE_VAL;
+    for (int k = 1; k < 2000 && term > sum * 1e-21L; k++) term *= q / ((long double)k * (k + order)), sum += term;
+    return (double)sum;
+}
+static inline double __cc_cyl_bessel_i0(double x) { return __cc_bessel_i_series(x, 0); }
+static inline double __cc_cyl_bessel_i1(double x) { return copysign(__cc_bessel_i_series(x, 1), x); }
 static inline float __cc_cyl_bessel_i0f(float x) { return (float)__cc_cyl_bessel_i0(x); }
 static inline float __cc_cyl_bessel_i1f(float x) { return (float)__cc_cyl_bessel_i1(x); }
 #define rsqrtf __cc_rsqrtf
@@ -3819,7 +3965,8 @@ static inline float __cc_cyl_bessel_i1f(float x) { return (float)__cc_cyl_bessel
     static inline float __fdiv_##SUFFIX(float a, float b) { return __cc_div_dir(a, b, MODE); } \
     static inline float __frcp_##SUFFIX(float x) { return __cc_div_dir(1.0f, x, MODE); } \
     static inline float __fsqrt_##SUFFIX(float x) { return __cc_sqrt_dir(x, MODE); } \
-    static inline float __fmaf_##SUFFIX(float a, float b, float c) { return __cc_fmaf_dir(a, b, c, MODE); } \
+    static inline float __fmaf_##SUFFIX(float a, float b, float c) { return __cc_fma_dir(a, b, c, MODE); } \
+    static inline double __fma_##SUFFIX(double a, double b, double c) { return __cc_fma_dir(a, b, c, MODE); } \
     static inline double __dadd_##SUFFIX(double a, double b) { return __cc_add_dir(a, b, MODE); } \
     static inline double __dsub_##SUFFIX(double a, double b) { return __cc_add_dir(a, -b, MODE); } \
     static inline double __dmul_##SUFFIX(double a, double b) { return __cc_mul_dir(a, b, MODE); } \
@@ -3909,7 +4056,7 @@ template <class H> static inline H __cc_half_step(H r, bool up) {
     return s;
 }
 template <class H> static inline H __cc_to_half(long double x, int mode) {
-    H r = H((float)x);
+    H r = H(__cc_odd_float(x));  // rounded to nearest (once)
     long double got = (long double)(float)r;
     if (mode == 0 || x != x || got == x) return r;
     if (mode == 1) return (got > x) == (x > 0) ? __cc_half_step(r, x < 0) : r;  // toward zero
@@ -4548,7 +4695,9 @@ static bool __cc_resolve_warps(int threads, bool converge) {
                     case __CC_W_SHFL: source = segment + ((g->warg % width) + width) % width; break;
                     case __CC_W_UP: source = k - segment >= g->warg ? k - g->warg : k; break;
                     case __CC_W_DOWN: source = k - segment + g->warg < width ? k + g->warg : k; break;
-                    case __CC_W_XOR: source = (k ^ g->warg) / width * width == segment ? k ^ g->warg : k; break;
+                    // (PTX's shfl.bfly: a lane of an earlier group of `width` lanes is read too; one of a later
+                    // group gives the lane its own value)
+                    case __CC_W_XOR: source = (k ^ (g->warg & 31)) < segment + width ? k ^ (g->warg & 31) : k; break;
                 }
                 if (op >= __CC_W_SHFL && op <= __CC_W_XOR) {
                     if (source >= 32 || !(mask >> source & 1) || (exited >> source & 1)) {
