@@ -64,7 +64,9 @@ kept out where NVRTC finds the header, with the learner's line numbers. libcu++'
 (``cuda::atomic_ref<T, scope>``, whose memory orders fence as PTX's do) and its C++17 ``<cuda/std/...>``
 headers (``cuda::std`` is the host's ``std``; ``<cuda/std/bit>``'s ``bit_cast``, ``popcount``, ... are added) compile too. One difference stays: a
 pointer variable is a checked pointer here, so ``sizeof(p)`` (and of a struct holding pointers) is
-larger than a GPU's 8 bytes a pointer; byte counts made with it match the memory here.
+larger than a GPU's 8 bytes a pointer; byte counts made with it match the memory here. And ``a * b + c``
+is two roundings here, where nvcc and NVRTC (``--fmad=true``, their default) fuse it into one FMA: results
+may differ from a GPU's in the last bit (compare with a tolerance; ``__fmaf_rn(a, b, c)`` is one rounding on both).
 
 A buggy kernel raises ``KernelError`` naming the kernel, block, thread and line: out-of-bounds
 accesses of argument, ``__shared__``, local and file-scope ``__constant__``/``__device__``/``__shared__`` arrays,
