@@ -127,6 +127,38 @@ def test_options_define_macros():
     assert (x == 5.5).all()
 
 
+def test_short_macro_names_in_options_do_not_reach_the_runtime_header():
+    """-DN=4, -DT=float, -DB: NVRTC's common options, with names that runtime.h's templates use as parameters,
+    come after it (as #define lines), so they mean only what the kernel means by them."""
+    source = r"""
+extern "C" __global__ void fill(T* x) { if (threadIdx.x < N) x[threadIdx.x] = (T)(B + S); }
+"""
+    x = np.zeros(8, np.float32)
+    options = ("-DN=4", "-DT=float", "-DB", "-D", "S=2", "-DA=1", "-DW=1", "-DH=1", "-DR=1", "-DD=1", "-DF=1", "-DC=1")
+    for sanitize in (False, True):
+        cuda.RawKernel(source, "fill", backend="cpu", options=options, sanitize=sanitize)(1, 8, (x,))
+        assert x.tolist() == [3, 3, 3, 3, 0, 0, 0, 0]
+
+
+def test_the_constructors_arguments_are_checked_with_messages_that_say_what_to_write():
+    with pytest.raises(TypeError, match=r"options must be a tuple of strings, e\.g\. options=\('-DN=4',\)"):
+        cuda.RawKernel(ADD, "add_one", backend="cpu", options="-DN=4")
+    with pytest.raises(TypeError, match=r"options must be a tuple of strings.*got 4 in it"):
+        cuda.RawModule(code=ADD, backend="cpu", options=("-DN=4", 4))
+    with pytest.raises(TypeError, match=r"the CUDA C source comes first, then the kernel's name"):
+        cuda.RawKernel("add_one", ADD, backend="cpu")
+    for bad in (-1, 0, "abc", float("nan"), True):
+        with pytest.raises(ValueError, match=r"time_limit must be a positive number of seconds"):
+            cuda.RawKernel(ADD, "add_one", backend="cpu", time_limit=bad)
+        with pytest.raises(ValueError, match=r"time_limit must be a positive number of seconds"):
+            cuda.RawModule(code=ADD, backend="cpu", time_limit=bad)
+    assert cuda.RawModule(code=ADD, backend="cpu", time_limit=2.5).get_function("add_one").time_limit == 2.5
+    with pytest.raises(TypeError, match=r"args must be a tuple .*got ndarray \(one argument is a tuple with a comma: "
+                                        r"\(x,\)"):
+        cuda.RawKernel("extern \"C\" __global__ void one(float* x) { x[0] = 1; }", "one", backend="cpu")(
+            1, 1, (np.zeros(2, np.float32)))
+
+
 def test_launch_from_another_thread_including_a_fault():
     k = cuda.RawKernel(ADD, "add_one", backend="cpu")
     results = []

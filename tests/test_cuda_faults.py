@@ -727,7 +727,12 @@ def test_float_for_an_int_parameter(backend, xp):
 def test_array_for_a_scalar_and_scalar_for_a_pointer(backend, xp):
     args = good_args(xp)
     args[3] = xp.zeros(1, xp.int32)
-    with pytest.raises(TypeError, match=r"parameter 'n' .*is a scalar, but got an array"):
+    with pytest.raises(TypeError, match=r"parameter 'n' .*is a scalar, but got a one-element array; pass a number: "
+                                        r"a\.item\(\)"):
+        launch_all(backend, args)
+    args[3] = xp.zeros(3, xp.int32)
+    with pytest.raises(TypeError, match=r"is a scalar, but got an array; pass a number: one of its elements, "
+                                        r"a\[0\]\.item\(\)"):
         launch_all(backend, args)
     args = good_args(xp)
     args[0] = 1.0
@@ -2254,3 +2259,83 @@ def test_free_delete_and_delete_array_must_match_what_made_the_block(made, freed
     y = np.zeros(4, np.float32)
     cuda.RawKernel(src.replace(freed, matching), "k", backend="cpu")((1,), (4,), (y,))
     np.testing.assert_array_equal(y, 1)
+
+
+ARRAYS_IN_CLASSES = r"""
+struct Vec4 {
+    float v[4];
+    __device__ float& operator[](int i) { return v[i]; }                  // OPERATOR
+    __device__ void set(int i, float f) { v[i] = f; }                      // SET
+};
+template <typename T, int N> struct Array {
+    T data[N];
+    __device__ T& operator[](int i) { return data[i]; }                    // TEMPLATE
+};
+template <int N> struct Rows { float m[2][N]; };
+__device__ Vec4 global_vec;
+extern "C" __global__ void classes(const float* x, float* out, int last, int which) {
+    Vec4 w;
+    Array<float, 4> a;
+    Rows<4> r;
+    __shared__ Vec4 s;
+    float taps[] = {x[0], x[1], x[2]};                                       // SIZED BY ITS INITIALIZER
+    float sum = 0;
+    for (int k = 0; k <= last; ++k) {
+        if (which == 0) w[k] = x[k];
+        if (which == 1) w.set(k, 1.0f);
+        if (which == 2) a[k] = x[k];
+        if (which == 3) r.m[1][k] = x[k];                                    // ROWS
+        if (which == 4) s[k] = x[k];
+        if (which == 5) global_vec[k] = x[k];
+        if (which == 6) sum += taps[k];                                      // TAPS
+    }
+    out[threadIdx.x] = sum;
+}
+"""
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_array_members_are_checked_inside_methods_and_in_template_structs(sanitize):
+    """`v[i]` named bare in a method (operator[], set), a template struct's member (`Array<T, N>::data`,
+    `Rows<4>::m[1][k]`), on the stack, in __shared__ and __device__ objects, and a local array sized by its
+    initializer: each index past the end is a fault at the line that made it (probe 13 found them unchecked)."""
+    kernel = cuda.RawKernel(ARRAYS_IN_CLASSES, "classes", backend="cpu", sanitize=sanitize)
+    x, out = np.arange(8, dtype=np.float32), np.zeros(1, np.float32)
+    for which in range(7):
+        kernel(1, 1, (x, out, 2, which))  # in bounds everywhere
+    expected = {0: ("v[4]", "OPERATOR", 4), 1: ("v[4]", "SET", 4), 2: ("data[4]", "TEMPLATE", 4),
+                3: (r"r\.m\[\.\.\.\]\[4\]", "ROWS", 4), 4: ("v[4]", "OPERATOR", 4), 5: ("v[4]", "OPERATOR", 4),
+                6: ("taps[3]", "TAPS", 3)}
+    for which, (element, marker, extent) in expected.items():
+        with pytest.raises(cuda.KernelError, match=rf"accessed {element if which == 3 else re.escape(element)}.*has "
+                                                   rf"{extent} elements") as info:
+            kernel(1, 1, (x, out, extent, which))
+        assert info.value.line == line_of(marker, ARRAYS_IN_CLASSES), which
+
+
+UNSET_RESULT = r"""
+enum Op { ADD, MUL, NEG };
+__device__ float apply(Op op, float a, float b) {
+    float r;
+    switch (op) { case ADD: r = a + b; break; case MUL: r = a * b; break; }
+    return r;
+}
+extern "C" __global__ void ops(const float* x, float* out, int n, int op) {
+    int i = threadIdx.x;
+    if (i < n) out[i] = apply((Op)op, x[i], 2.0f);                         // STORE
+}
+"""
+
+
+def test_a_stored_float_that_is_the_fill_of_a_variable_without_a_value_is_reported():
+    """`float r;` set in some cases of a switch: GCC only says it "may" be unset (so no warning), but a sanitized
+    launch fills it with bytes 0xFE, and a store of exactly that float names the line and the fix."""
+    kernel = cuda.RawKernel(UNSET_RESULT, "ops", backend="cpu")
+    x, out = np.arange(8, dtype=np.float32), np.zeros(8, np.float32)
+    kernel(1, 8, (x, out, 8, 1))
+    assert out.tolist() == (2 * x).tolist()
+    with pytest.raises(cuda.KernelError, match=r"stores -1\.6947e38 into out\[0\]: the bytes 0xFE that a sanitized "
+                                               r"launch puts in a local variable before it has a value") as info:
+        kernel(1, 8, (x, out, 8, 2))
+    assert info.value.line == line_of("STORE", UNSET_RESULT) and info.value.thread == (0, 0, 0)
+    assert "a `default:` in the switch" in str(info.value)

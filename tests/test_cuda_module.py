@@ -303,3 +303,34 @@ __global__ void scaled(const T* x, T* y) { y[threadIdx.x] = S * x[threadIdx.x]; 
         y = np.zeros(4, np.float32)
         module.get_function(expression)((1,), (4,), (x, y))
         assert y.tolist() == (factor * x).tolist()
+
+
+TEMPLATE_DEFAULT_OF_A_TEMPLATE = r"""
+template <typename T = float, int K = 3> struct Taps { T v[K]; };
+template <typename S = Taps<>> __global__ void taps(float* x) {
+    S s;
+    for (int k = 0; k < sizeof(s.v) / sizeof(s.v[0]); k++) s.v[k] = k + 1;
+    float sum = 0;
+    for (int k = 0; k < sizeof(s.v) / sizeof(s.v[0]); k++) sum += s.v[k];
+    x[threadIdx.x] = sum;
+}
+template <typename T> __global__ void fill(T* x, T v) { x[threadIdx.x] = v; }
+"""
+
+
+def test_template_defaults_that_end_in_two_closing_brackets_and_name_expression_mistakes():
+    """`template <typename S = Taps<>>`: the `>>` closes two brackets (C++11). A name expression with a typo
+    in a type (`fill<flaot>`) says so, and get_function('fill') of a template names an instance to write."""
+    module = cuda.RawModule(code=TEMPLATE_DEFAULT_OF_A_TEMPLATE, backend="cpu",
+                            name_expressions=["taps<>", "taps<Taps<float, 5>>"])
+    x = np.zeros(2, np.float32)
+    module.get_function("taps<>")(1, 2, (x,))
+    assert x.tolist() == [6, 6]
+    module.get_function("taps<Taps<float, 5>>")(1, 2, (x,))
+    assert x.tolist() == [15, 15]
+    with pytest.raises(cuda.CompileError, match=r"name expression 'fill<flaot>': 'flaot' is not a type \(did you mean "
+                                               r"'float'\?\)"):
+        cuda.RawModule(code=TEMPLATE_DEFAULT_OF_A_TEMPLATE, backend="cpu", name_expressions=["fill<flaot>"])
+    with pytest.raises(cuda.CompileError, match=r"'fill' is a template kernel: name one of its instances, e\.g\. "
+                                               r"RawModule\(\.\.\., name_expressions=\['fill<float>'\]\)"):
+        module.get_function("fill")

@@ -112,7 +112,7 @@ class _Arg(ctypes.Structure):
  CRASH, STACK_OVERFLOW, ASSERT, TRAP, NO_MEMORY, NO_BARRIERS, BAD_ARGUMENT, UNSUPPORTED, WARP_EXITED,
  WARP_MISMATCH, WARP_BAD_MASK, READ_ONLY, ARRAY_OUT_OF_BOUNDS, RACE, UNINITIALIZED, GLOBAL_RACE, MISALIGNED,
  SHARED_TOO_BIG, BAD_WIDTH, LOCAL_TOO_BIG, BAD_FREE, USE_AFTER_FREE, UNINITIALIZED_LOCAL, RNG_NOT_SET_UP,
- BAD_SHIFT, BAD_CONVERSION, BAD_PRINTF, BARRIER_DIVERGENT, OTHER_LOCAL, LDG_WRITTEN) = range(37)
+ BAD_SHIFT, BAD_CONVERSION, BAD_PRINTF, BARRIER_DIVERGENT, OTHER_LOCAL, LDG_WRITTEN, STORED_FILL) = range(38)
 
 #: Warp-level calls by their code in runtime.h (enum __CC_W_*), as messages name them.
 WARP_OPS = dict(enumerate(
@@ -255,6 +255,19 @@ _UNDEFINED = f"-fsanitize={_UNDEFINED_CHECKS}"
 _FRAME_POINTERS = ("-fno-omit-frame-pointer", "-D__CC_FRAME_POINTERS")
 
 
+def _user_defines(flags: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
+    """`flags` split into those the command line keeps (runtime.h's own switches, -D__CC_...) and the
+    learner's -DNAME=VALUE as (name, value) pairs for translation_unit (-DNAME: value 1, as NVRTC)."""
+    kept, defines = [], []
+    for flag in flags:
+        name, equals, value = flag[2:].partition("=")
+        if name.startswith("__CC_") or not re.fullmatch(r"[A-Za-z_]\w*", name.strip()):
+            kept.append(flag)
+        else:
+            defines.append((name.strip(), value if equals else "1"))
+    return kept, defines
+
+
 def _compiler_flags(options) -> list[str]:
     """NVRTC options that mean something on the CPU (-DNAME=VALUE); the rest are GPU-only."""
     flags, options = [], list(options)
@@ -380,10 +393,12 @@ def _symbol(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_]", lambda m: f"_{ord(m.group()):02x}", name)
 
 
-def translation_unit(source: Source, extra=(), trace: bool = False) -> str:
+def translation_unit(source: Source, extra=(), trace: bool = False, defines=()) -> str:
     """The C++ file the compiler sees; `#line` keeps the learner's line numbers. `extra`: kernels
     named by name expressions (template instances), which get launchers too. `trace`: the build
-    of kernel.profile, whose `if` conditions report each thread's outcome."""
+    of kernel.profile, whose `if` conditions report each thread's outcome. `defines`: the options'
+    -DNAME=VALUE, as #define lines after runtime.h and the standard headers (on the command line, a
+    `-DN=4` would rewrite runtime.h's own template parameters named N)."""
     kernels = list(source.kernels.values()) + [k for k in extra if k.name not in source.kernels]
     text = source.trace_text if trace and source.trace_text else source.cpu_text
     # The C library's names that the source declares itself (`__global__ void random(...)`), renamed
@@ -391,7 +406,8 @@ def translation_unit(source: Source, extra=(), trace: bool = False) -> str:
     renamed = "".join(f"#define {name} __cc_user_{name}\n" for name in source.renamed)
     headers = "".join(f"#include <{name}>\n" + (CUDA_STD_BIT if name == "bit" else "")
                       for name in source.std_headers)  # (<cuda/std/array>: std::array)
-    return f'#include "runtime.h"\n{headers}{renamed}#line 1 "{SOURCE_NAME}"\n{text}\n{_launchers(source, kernels)}'
+    macros = "".join(f"#define {name} {value}\n" for name, value in defines)
+    return f'#include "runtime.h"\n{headers}{renamed}{macros}#line 1 "{SOURCE_NAME}"\n{text}\n{_launchers(source, kernels)}'
 
 
 def _build_key(compiler: str, *parts: str, length: int = 40) -> str:
@@ -926,13 +942,14 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
         if host_only or source.nvcc_refuses:
             raise CompileError(refused_message(host_only, source.nvcc_refuses))
         compiler = find_compiler()
-        unit = translation_unit(source, extra, trace)
+        kept, defines = _user_defines(_compiler_flags(options))
+        unit = translation_unit(source, extra, trace, defines)
         # A sanitized build at -O1: it compiles about a fifth faster (an exercise check's wait is mostly
         # its compile) and runs its instrumented accesses up to 1.4x slower (make bench measures both).
         # (and with frame pointers, so that a fault inside a helper that -O1 did not inline names the
         # lines that called it: runtime.h's __cc_note_callers)
         sanitizing = ["-D__CC_SANITIZE", "-O1", *_FRAME_POINTERS, *_pattern_flags(compiler)] if sanitize else []
-        flags = (_compiler_flags(options) + sanitizing
+        flags = (kept + sanitizing
                  + (["-D__CC_TRACE"] if trace else []) + _platform_flags(compiler))
         target = cache_dir() / f"{_cache_key(unit, flags, compiler)}.so"
         if target.exists() and (target.is_symlink() or target.stat().st_uid != os.getuid()):
@@ -2353,7 +2370,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     chain = []  # the line and, inside an inlined __device__ function, the lines that called it
     if kind in (OUT_OF_BOUNDS, SHARED_OUT_OF_BOUNDS, CRASH, STACK_OVERFLOW, TIMEOUT, ARRAY_OUT_OF_BOUNDS, RACE,
                 UNINITIALIZED, GLOBAL_RACE, READ_ONLY, MISALIGNED, BAD_FREE, USE_AFTER_FREE, UNINITIALIZED_LOCAL,
-                WARP_BAD_MASK, BAD_SHIFT, BAD_CONVERSION, BAD_PRINTF, OTHER_LOCAL, LDG_WRITTEN):  # (WARP_BAD_MASK: a store of an undefined shuffle result)
+                WARP_BAD_MASK, BAD_SHIFT, BAD_CONVERSION, BAD_PRINTF, OTHER_LOCAL, LDG_WRITTEN, STORED_FILL):  # (WARP_BAD_MASK: a store of an undefined shuffle result)
         chain = module.lines_at(fault.code_offset)
         # (sanitized builds) the calls of helpers that were not inlined: the frames from the one that
         # faulted outwards. A check's fault comes from a call at the faulting line itself (that frame
@@ -2416,6 +2433,15 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         hint = ("Every thread of a block that has not returned must reach each __syncthreads(), so a barrier "
                 "cannot sit inside an if (or a loop) that some threads skip: put it where every thread passes, "
                 "and guard only the work.")
+    elif kind == STORED_FILL:
+        name = arrays.get(fault.base, (None,))[0]
+        element = f"{name}[{fault.index}]" if name else "an element of shared or local memory"
+        value = "-1.6947e38" if fault.element_bytes == 4 else "-5.4e303"
+        what = (f"stores {value} into {element}: the bytes 0xFE that a sanitized launch puts in a local variable "
+                "before it has a value. The value stored is such a variable's (or was copied from one), read before "
+                "anything was stored in it on this thread's path; on a GPU it would be whatever its register held")
+        hint = ("Give the variable a value on every path before it is read: an initial value where it is declared "
+                "(`float r = 0.0f;`), a `default:` in the switch, or an `else` after the ifs that set it.")
     elif kind == LDG_WRITTEN:
         name, elements, itemsize = arrays.get(fault.base, ("an argument array", 0, 0))
         other, other_block = _xyz(fault.other_thread), _xyz(fault.other_block)

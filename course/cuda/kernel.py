@@ -21,7 +21,7 @@ import numpy as np
 from . import cpu
 from .errors import CompileError, KernelError
 from .nvrtc import for_nvrtc
-from .source import Kernel, Param, Source, instantiate, parse
+from .source import Kernel, Param, Source, instantiate, parse, template_example
 
 #: Seconds a launch may run on the CPU backend before it is stopped with a KernelError.
 DEFAULT_TIME_LIMIT = 5.0
@@ -58,6 +58,31 @@ def backend() -> str:
 
 
 @functools.lru_cache(maxsize=256)
+def _options(options) -> tuple:
+    """NVRTC options as a tuple of str: a single str would be read one character at a time."""
+    if isinstance(options, (str, bytes)):
+        raise TypeError(f"options must be a tuple of strings, e.g. options=({options!r},) (with the comma): a single "
+                        "string would be read one character at a time")
+    options = tuple(options)
+    wrong = next((o for o in options if not isinstance(o, str)), None)
+    if wrong is not None:
+        raise TypeError(f"options must be a tuple of strings, e.g. ('-DN=4', '-std=c++17'); got {wrong!r} in it")
+    return options
+
+
+def _time_limit(value) -> float:
+    """Seconds a CPU launch may run: `value`, or COURSE_CUDA_TIME_LIMIT, or the default; a positive number."""
+    limit = value if value is not None else os.environ.get("COURSE_CUDA_TIME_LIMIT", DEFAULT_TIME_LIMIT)
+    where = "time_limit" if value is not None else "COURSE_CUDA_TIME_LIMIT"
+    try:
+        seconds = float(limit)
+    except (TypeError, ValueError):
+        seconds = float("nan")
+    if not seconds > 0 or isinstance(limit, bool):
+        raise ValueError(f"{where} must be a positive number of seconds (e.g. 10), got {limit!r}")
+    return seconds
+
+
 def _parse(text: str, options: tuple = ()) -> Source:
     source = parse(text, options)
     if source.host_code:
@@ -111,13 +136,13 @@ class RawKernel:
         if not isinstance(name, str):
             raise TypeError(f"name must be the kernel's name as a str, got {type(name).__name__}")
         code = code.removeprefix("\ufeff")  # a byte-order mark (a file saved on Windows): no C
-        self.code, self.name, self.options = code, name, tuple(options)
+        if "__global__" in name or ("\n" in name and "__global__" not in code):
+            raise TypeError("RawKernel(code, name): the CUDA C source comes first, then the kernel's name, e.g. "
+                            "RawKernel(SOURCE, 'vector_add')")
+        self.code, self.name, self.options = code, name, _options(options)
         self.backend = _choose_backend(backend)
         self.sanitize = choose_sanitize(sanitize, backend)
-        limit = time_limit if time_limit is not None else os.environ.get("COURSE_CUDA_TIME_LIMIT", DEFAULT_TIME_LIMIT)
-        self.time_limit = float(limit)
-        if not self.time_limit > 0:
-            raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+        self.time_limit = _time_limit(time_limit)
         self._source = _parse(code, self.options)
         self._module = None
         self._unchecked = False
@@ -258,11 +283,11 @@ class RawModule:
         code = code.removeprefix("\ufeff")  # a byte-order mark (a file saved on Windows): no C
         if isinstance(name_expressions, str):
             raise TypeError("name_expressions must be a list of names, e.g. ['reduce<float, 256>']")
-        self.code, self.options = code, tuple(options)
+        self.code, self.options = code, _options(options)
         self.name_expressions = tuple(name_expressions or ())
         self.backend = _choose_backend(backend)
         self.sanitize = choose_sanitize(sanitize, backend)
-        self.time_limit = time_limit
+        self.time_limit = _time_limit(time_limit)  # (checked now: each get_function's kernel takes it)
         self._cupy_only = cupy_only  # e.g. jitify=True: passed to CuPy, meaningless on the CPU
         self._source = _parse(code, self.options)
         self._instances = {expression: instantiate(self._source, expression) for expression in self.name_expressions}
@@ -281,6 +306,11 @@ class RawModule:
         else:
             if name.split("<")[0].strip() not in self._source.templates:
                 self._source.kernel(name)  # raises: says which kernels the source defines
+            if "<" not in name and self._source.templates[name].template:  # `get_function('fill')` of a template
+                example = template_example(self._source.templates[name])
+                raise CompileError(
+                    f"'{name}' is a template kernel: name one of its instances, e.g. RawModule(..., name_expressions="
+                    f"['{example}']), then get_function('{example}') (as with CuPy)")
             raise CompileError(
                 f"'{name}' is not among this module's name_expressions {list(self.name_expressions)}: "
                 f"pass RawModule(..., name_expressions=['{name}']) (as with CuPy), then get_function('{name}')")
@@ -290,9 +320,7 @@ class RawModule:
         function.code, function.name, function.options = self.code, name, self.options
         function.backend, function._source, function._kernel = self.backend, self._source, kernel
         function.sanitize = self.sanitize
-        limit = self.time_limit if self.time_limit is not None else os.environ.get("COURSE_CUDA_TIME_LIMIT",
-                                                                                   DEFAULT_TIME_LIMIT)
-        function.time_limit = float(limit)
+        function.time_limit = self.time_limit
         function._module, function._compiled, function._unchecked = self, None, False
         return function
 
@@ -403,8 +431,10 @@ def _is_cupy_array(value) -> bool:
 def check_args(kernel: Kernel, args, backend_name: str) -> list:
     """The arguments, checked against the kernel's parameters; scalars converted to their exact type."""
     if not isinstance(args, (tuple, list)):
+        one = (" (one argument is a tuple with a comma: (x,), since (x) is just x)"
+               if len(kernel.params) == 1 or isinstance(args, np.ndarray) or _is_cupy_array(args) else "")
         raise TypeError(f"kernel '{kernel.name}': args must be a tuple of its arguments, e.g. "
-                        f"(x, y, n), got {type(args).__name__}")
+                        f"(x, y, n), got {type(args).__name__}{one}")
     if len(args) != len(kernel.params):
         raise TypeError(f"kernel '{kernel.name}' takes {len(kernel.params)} argument(s), "
                         f"{kernel.signature()}, but {len(args)} were given")
@@ -591,8 +621,13 @@ def _check_scalar(kernel: Kernel, p: Param, a):
             raise TypeError(f"{where}: needs a number, got {type(a).__name__}")
         return _bfloat16_bits(float(a))
     dtype, low, high = _dtype(p.dtype)
-    if isinstance(a, np.ndarray) or _is_cupy_array(a):
-        raise TypeError(f"{where}: is a scalar, but got an array; pass a number (e.g. int(a[0]))")
+    if isinstance(a, np.ndarray) or _is_cupy_array(a) or type(a).__module__.startswith("torch"):
+        one = getattr(a, "size", None)
+        one = one() if callable(one) else one
+        single = one == 1 or (hasattr(a, "numel") and a.numel() == 1)
+        raise TypeError(f"{where}: is a scalar, but got {'a one-element array' if single else 'an array'}; pass a "
+                        f"number: {'a.item()' if single else 'one of its elements, a[0].item()'} (a Python number), or "
+                        f"np.{dtype.name}(...)")
     if isinstance(a, (bool, np.bool_)):
         value = bool(a)
     elif isinstance(a, (int, np.integer)):

@@ -280,6 +280,7 @@ enum __cc_fault_kind {
     __CC_BARRIER_DIVERGENT = 34,     // threads meet at a __syncthreads() inside an if they took differently
     __CC_OTHER_LOCAL = 35,           // a thread reaches another thread's local memory through a pointer
     __CC_LDG_WRITTEN = 36,           // __ldg of an element written in this launch (the read-only cache is not coherent)
+    __CC_STORED_FILL = 37,           // a float stored that is the fill of a local variable read before it had a value
 };
 
 struct __cc_fault {
@@ -1938,13 +1939,34 @@ static bool __cc_held_any;  // some thread of the running block holds a lock
 static void __cc_lock_update(const volatile void* address, uint64_t compare, uint64_t value, uint64_t old, int cas,
                              uint64_t site);
 
+// A float or double store of exactly the bytes 0xFE that a sanitized build puts in a local variable before
+// it has a value (-ftrivial-auto-var-init=pattern: -1.6947e38, -5.4e303): the stored value is such a
+// variable's, read before anything was stored in it on this thread's path (`float r; switch (op) { case
+// ADD: r = ...; } out[i] = r;` with another op). No computation gives these bytes by chance.
+static inline bool __cc_is_fill(const void* value, size_t size) {
+    if (size == 4) { uint32_t v; memcpy(&v, value, 4); return v == 0xFEFEFEFEu; }
+    if (size == 8) { uint64_t v; memcpy(&v, value, 8); return v == 0xFEFEFEFEFEFEFEFEull; }
+    return false;
+}
+__attribute__((noreturn, noinline)) static void __cc_stored_fill(const volatile void* address, size_t size,
+                                                                 void* return_address) {
+    __cc_fault* out = __cc_fault_out;
+    out->code_offset = (uint64_t)__cc_code_offset(return_address);
+    const __cc_allocation* a = __cc_find_allocation(address);
+    out->base = a ? (uint64_t)(uintptr_t)a->base : 0;
+    out->index = a ? (int64_t)(((const char*)address - a->base) / (ptrdiff_t)size) : -1;
+    out->element_bytes = (int64_t)size;
+    __cc_fail(__CC_STORED_FILL, 0);
+}
+
 // A plain store `x = v`, told the value it will write: storing the bytes x holds already (every
 // thread that finds a match sets `found = 1`) cannot change the result, whichever thread is last,
 // so it is no write-write hazard (compute-sanitizer ranks these lowest too).
 __attribute__((noinline)) static void __cc_note_store(const volatile void* address, size_t size, const void* value,
-                                                     bool relaxed = false) {
+                                                     bool relaxed = false, bool floating = false) {
     const void* at = (const void*)address;
     if ((uintptr_t)at < 65536) return;  // a null pointer: the store itself faults, in the kernel's line
+    if (floating && __cc_is_fill(value, size)) __cc_stored_fill(address, size, __builtin_return_address(0));
     __cc_put_back_stale();  // (before the element is compared)
     bool same;
     switch (size) {  // the usual sizes without a call to memcmp (fixed-size copies are single loads)
@@ -2020,7 +2042,8 @@ struct __cc_store {
     T& ref;
     typedef typename std::remove_cv<T>::type U;
     __attribute__((always_inline)) T& operator=(U v) const {  // by value: the load happens in the kernel's code
-        __cc_note_store(__builtin_addressof(ref), sizeof(T), __builtin_addressof(v), std::is_volatile<T>::value);
+        __cc_note_store(__builtin_addressof(ref), sizeof(T), __builtin_addressof(v), std::is_volatile<T>::value,
+                        std::is_floating_point<U>::value);
         ref = v;
         return ref;
     }
@@ -2494,6 +2517,17 @@ __attribute__((always_inline)) static inline I __cc_index(I i, long long extent,
     if (__builtin_expect((unsigned long long)(long long)i >= (unsigned long long)extent, 0))
         __cc_array_out_of_bounds(member, 4, (long long)i, extent, subscript);
     return i;
+}
+
+// `w.v[i]` of a template struct's member, `v[i]` named bare in a method (source.py): checked against the
+// extent of the member's type A (decltype), when it is an array; a pointer member checks itself.
+template <class A, class I>
+__attribute__((always_inline)) static inline I __cc_member_index(I i, const char* member, int subscript) {
+    typedef typename std::remove_reference<A>::type T;
+    if constexpr (std::is_array<T>::value && std::extent<T>::value > 0)
+        return __cc_index(i, (long long)std::extent<T>::value, member, subscript);
+    else
+        return i;
 }
 
 template <class E>

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
+import difflib
 import re
 from dataclasses import dataclass, field
 
@@ -929,6 +930,20 @@ def _matching(tokens: list[Token], i: int) -> int:
     raise CompileError(f"line {tokens[i].line}: '{opening}' is never closed")
 
 
+def _matching_open(tokens: list[Token], j: int) -> int | None:
+    """Index of the `(` or `[` that the `)` or `]` at tokens[j] closes (or None)."""
+    closing = tokens[j].text
+    opening, depth = {")": "(", "]": "["}[closing], 0
+    for k in range(j, -1, -1):
+        if tokens[k].text == closing:
+            depth += 1
+        elif tokens[k].text == opening:
+            depth -= 1
+            if depth == 0:
+                return k
+    return None
+
+
 def _opening(tokens: list[Token], j: int) -> int:
     """Index of the `(` that the `)` at tokens[j] closes (or -1)."""
     depth = 0
@@ -1228,6 +1243,35 @@ def _template_params(tokens: list[Token], decl_start: int) -> tuple[list[str], l
     return names, kinds, j - 1
 
 
+def _split_template_closers(tokens: list[Token]) -> list[Token]:
+    """`template <typename S = Sm<>>`: a `>>` that closes two angle brackets of a template header (outside
+    parentheses, where it would be a shift) as the two `>` it is (C++11), so that the header's end is found."""
+    out, depth, parens = [], 0, 0
+    for i, tok in enumerate(tokens):
+        if depth == 0:
+            if tok.text == "<" and out and out[-1].text == "template":
+                depth, parens = 1, 0
+            out.append(tok)
+            continue
+        if tok.text in ("(", "["):
+            parens += 1
+        elif tok.text in (")", "]"):
+            parens -= 1
+        elif tok.text in (";", "{", "}"):
+            depth = 0
+        elif parens == 0 and tok.text == "<":
+            depth += 1
+        elif parens == 0 and tok.text == ">":
+            depth -= 1
+        elif parens == 0 and tok.text == ">>":
+            out += [Token("punct", ">", tok.start, tok.start + 1, tok.line),
+                    Token("punct", ">", tok.start + 1, tok.end, tok.line)]
+            depth = max(0, depth - 2)
+            continue
+        out.append(tok)
+    return out
+
+
 def _namespaces(tokens: list) -> list[str]:
     """Per token, `outer::inner::` when it lies in named namespaces (`namespace a { ...`, `namespace
     a::b { ...`, `inline namespace v1 { ...`; an anonymous one adds nothing), else ''."""
@@ -1251,7 +1295,7 @@ def parse(text: str, options=()) -> Source:
     """Read a kernel source: its kernels and their parameters, and what the CPU backend needs."""
     defines = {**PREDEFINED, **_define_options(options)}
     original, text = text, _prepare(text, defines)
-    all_tokens = tokenize(text)
+    all_tokens = _split_template_closers(tokenize(text))
     live = _live_tokens(all_tokens, defines)
     live_tokens = [t for t, alive in zip(all_tokens, live) if alive]
     # A directive is a line of its own that C's grammar never sees: what comes after `#endif` follows
@@ -1544,6 +1588,7 @@ def parse(text: str, options=()) -> Source:
     constants = _numeric_defines(all_tokens, defines)
     type_bodies = {open_: close for _, open_, close in _struct_definitions(tokens, ("struct", "class", "union"))}
     member_arrays = _member_arrays(tokens, type_bodies, constants)
+    array_members = _array_member_names(tokens, type_bodies)
     # Member functions defined in the source's structs: their bodies note what they do to the
     # members (`sum += v;`), so a call on an element (`acc[t].add(v)`) is no access of its own.
     # Only structs that live in shared or global memory (`__shared__ Acc acc[8];`, `Particle* ps`): a
@@ -1645,8 +1690,10 @@ def parse(text: str, options=()) -> Source:
                     [f' auto {n} = __cc_make_view(__cc_raw_{n}, "{n}", 1);' for n in used]
                     + [f' __cc_shared_scalar((void*)&{n}, sizeof {n}, "{n}");' for n in scalars]))
             array_views |= _auto_array_references(tokens, f, set(array_views) | set(used) | global_arrays)
+            method = any(o < f.body[0] and f.body[1] < c for o, c in type_bodies.items()) \
+                or f.qualifier.rstrip(":").rsplit("::", 1)[-1] in structs
             _rewrite_body(tokens, f, known_types | set(f.template), replace, global_arrays, type_bodies, dangling,
-                          member_arrays, array_views, overloaded)
+                          member_arrays, array_views, overloaded, array_members, method)
             named_members = _method_members(tokens, f, method_bodies)
             method_members |= named_members
             _note_accesses(tokens, f, replace, references, known_types | set(f.template),
@@ -2022,6 +2069,32 @@ def _constant(expression: str, names: dict) -> int | None:
     return value if isinstance(value, int) and value > 0 else None
 
 
+def template_example(f) -> str:
+    """A name expression for the template kernel `f`: its defaults, else float for a type, 256 for a value."""
+    defaults = f.template_defaults or [None] * len(f.template)
+    values = [d.strip() if d else ("float" if kind == "type" else "256") for d, kind in zip(defaults, f.template_kinds)]
+    return f"{f.qualifier}{f.name}<{', '.join(values)}>"
+
+
+#: Type names a template argument may be (besides the source's own): for the typo check of a name expression.
+_BUILTIN_TYPES = ("float", "double", "int", "unsigned", "char", "short", "long", "bool", "half", "__half",
+                  "__nv_bfloat16", "float2", "float4", "int2", "int4", "double2", "uint", "size_t")
+
+
+def _unknown_type(source: Source, value: str) -> str | None:
+    """For a type argument of a name expression that is one word the source never uses and that is
+    close to a built-in type's name (`flaot`): the message that says so; else None."""
+    words = value.split()
+    if len(words) != 1 or not re.fullmatch(r"[A-Za-z_]\w*", words[0]):
+        return None
+    word = words[0]
+    known = set(_TYPE_WORDS) | set(SCALAR_DTYPES) | set(VECTOR_TYPES) | set(HALF_TYPES) | set(source.aliases)
+    if word in known or re.search(rf"\b{re.escape(word)}\b", source.text):
+        return None
+    close = difflib.get_close_matches(word, _BUILTIN_TYPES + tuple(sorted(known)), n=1, cutoff=0.7)
+    return f"'{word}' is not a type (did you mean '{close[0]}'?)" if close else None
+
+
 def instantiate(source: Source, expression: str) -> Kernel:
     """The kernel a CuPy name expression names: 'reduce<float, 256>' (a template kernel with its
     arguments), or the plain name of a kernel that is not extern "C"."""
@@ -2046,6 +2119,9 @@ def instantiate(source: Source, expression: str) -> Kernel:
     if len(values) > len(f.template) or (f.template and arguments is None):
         raise CompileError(f"name expression {expression!r}: '{name}' takes {len(f.template)} template "
                            f"argument(s) <{', '.join(f.template)}>, got {len(values)}")
+    for v, kind in zip(values, f.template_kinds):
+        if kind == "type" and (unknown := _unknown_type(source, v)):
+            raise CompileError(f"name expression {expression!r}: {unknown}")
     substitution = {t: v.split() for t, v, kind in zip(f.template, values, f.template_kinds) if kind == "type"}
     params, problems = [], []
     for position, raw in enumerate(f.raws, 1):
@@ -2728,6 +2804,44 @@ def _method_members(tokens: list[Token], f, type_bodies: dict) -> set[str]:
     return members - hidden
 
 
+def _array_member_names(tokens: list[Token], type_bodies: dict) -> set[str]:
+    """Names declared as array members in any of the source's structs (`float v[N];`, templates too)."""
+    names = set()
+    for open_, close in type_bodies.items():
+        k = open_ + 1
+        while k < close:
+            if tokens[k].text in ("{", "("):  # a method's body or parameters, a nested type
+                k = _matching(tokens, k) + 1
+                continue
+            if tokens[k].kind == "ident" and tokens[k + 1].text == "[" and tokens[k - 1].text not in (".", "->", "::") \
+                    and (tokens[k - 1].kind == "ident" or tokens[k - 1].text in ("*", ",", ">")):
+                names.add(tokens[k].text)
+            k += 1
+    return names
+
+
+def _object_start(tokens: list[Token], dot: int, a: int) -> int | None:
+    """The first token of the object expression before the `.` or `->` at tokens[dot] (`w`, `ps[i]`,
+    `get(i)`, `s.inner`, `(*p)`, `this`), or None where it is not one of these."""
+    k = dot - 1
+    while k > a:
+        if tokens[k].text in ("]", ")"):
+            k = _matching_open(tokens, k)
+            if k is None:
+                return None
+            if tokens[k].text == "(" and tokens[k - 1].kind != "ident":  # `(*p).v`: the parenthesis is the start
+                return k
+            k -= 1
+            continue
+        if tokens[k].kind == "ident":
+            if tokens[k - 1].text in (".", "->", "::"):
+                k -= 2
+                continue
+            return k
+        return None
+    return None
+
+
 def _member_arrays(tokens: list[Token], type_bodies: dict, constants: dict) -> dict[str, list[int]]:
     """Array members of the source's structs and unions (`float v[TILE];` → {"v": [16]}), by name,
     with their extents' values (`constants`: the macros and -D options). A name that is also a member
@@ -2904,10 +3018,12 @@ def _called_at(tokens: list[Token], i: int, a: int) -> str | None:
 
 def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global_arrays=frozenset(),
                   type_bodies: dict | None = None, dangling: list | None = None,
-                  member_arrays: dict | None = None, array_views=frozenset(), overloaded=frozenset()) -> None:
+                  member_arrays: dict | None = None, array_views=frozenset(), overloaded=frozenset(),
+                  array_members=frozenset(), method: bool = False) -> None:
     """Inside a function body: local pointer variables and pointer casts become checked pointers.
     A `return x;` of a local array x goes into `dangling` (nvcc warns of it too). Each subscript of
-    an array member (`acc.v[i]`, `p->m[r][c]`) is checked against its extent."""
+    an array member (`acc.v[i]`, `p->m[r][c]`) is checked against its extent; in a method, so is one
+    of a member named bare (`v[i]`), and of a template struct's member (its extent from its type)."""
     a, b = f.body
     arrays = set(global_arrays)
     local_arrays = {}  # the function's own arrays (not __shared__, not static) → rank: gone when it returns
@@ -2964,6 +3080,26 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
                 q, subscript = close + 1, subscript + 1
             i += 2
             continue
+        # `w.v[i]` of a member array whose extent is not one number here (a template struct's `float v[N]`),
+        # and `v[i]` named bare in a method (`operator[](int i) { return v[i]; }`): checked against the
+        # extent of the member's type, `decltype(w.v)` (nothing for a member that is a pointer there)
+        bare = method and tok.kind == "ident" and tok.text in array_members \
+            and tokens[i - 1].text not in (".", "->", "::") and i + 1 < b and tokens[i + 1].text == "[" \
+            and not _address_operator(tokens, i - 1)
+        if bare or (tok.text in (".", "->") and i + 2 < b and tokens[i + 1].text in array_members
+                    and tokens[i + 2].text == "[" and not _address_of(tokens, i)):
+            name_at = i if bare else i + 1
+            start = name_at if bare else _object_start(tokens, i, a)
+            if start is not None:
+                whole = " ".join(t.text for t in tokens[start:name_at + 1])
+                q, subscript = name_at + 1, 0
+                while q < b and tokens[q].text == "[" and subscript < 4:
+                    close = _matching(tokens, q)
+                    replace(tokens[q].start, tokens[q].end, f"[__cc_member_index<decltype({whole}{'[0]' * subscript})>(")
+                    replace(tokens[close].start, tokens[close].end, f', ".{tokens[name_at].text}", {subscript})]')
+                    q, subscript = close + 1, subscript + 1
+                i = name_at + 1
+                continue
         # `c ? &x[i] : &dummy`: the address of a variable as a branch of `?:` is a checked pointer too
         # (a raw one and a checked one have no common type there)
         if _address_operator(tokens, i) and i + 2 < b and tokens[i + 1].kind == "ident" \
@@ -3041,7 +3177,8 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
                 end = k
                 if end < b and tokens[end].text == "=" and end + 1 < b and tokens[end + 1].text == "{":
                     end = _matching(tokens, end + 1) + 1
-                if end < b and tokens[end].text == ";" and tokens[j + 2].text != "]":
+                # (`float a[] = {...}`: the size comes from the initializer, which the view's type deduces)
+                if end < b and tokens[end].text == ";" and (tokens[j + 2].text != "]" or end != k):
                     name = tokens[j].text
                     shared = int(any(t.text == "__shared__" for t in tokens[i:j]))
                     if element:
