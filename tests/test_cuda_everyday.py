@@ -93,6 +93,26 @@ def test_a_struct_of_the_wrong_size_is_explained():
         k((1,), (4,), (x, x.copy(), 4, 0, 0, np.zeros(1, bad)[0]))
 
 
+def test_a_structs_fields_in_another_order_or_of_other_kinds_are_named():
+    """A structured argument of the struct's size is read member by member: fields named as the members but in
+    another order, or ints where it has floats, are refused with the members listed (probe 13: silently read)."""
+    k = cuda.RawKernel(TYPES, "typed", backend="cpu", options=("-DREAL=float",))
+    x = np.arange(4, dtype=np.float32)
+    swapped = np.dtype([("shift", np.int32), ("scale", np.float32), ("unused", np.float64)], align=True)
+    with pytest.raises(TypeError, match=r"parameter 'a' \(Affine a\): the struct's members are \(scale float, shift "
+                                        r"int, unused double\), in this order, but the argument's fields come in "
+                                        r"another order \(shift, scale, unused\)"):
+        k((1,), (4,), (x, x.copy(), 4, 0, 0, np.array((3, 2.0, 0.0), swapped)[()]))
+    ints = np.dtype("i4,i4,f8", align=True)
+    with pytest.raises(TypeError, match=r"but the argument's fields are \(f0 int, f1 int, f2 double\): its bytes "
+                                        r"would be read as other numbers"):
+        k((1,), (4,), (x, x.copy(), 4, 0, 0, np.array((2, 3, 0.0), ints)[()]))
+    y = np.zeros(4, np.float32)
+    renamed = np.dtype([("s", np.float32), ("t", np.int32), ("u", np.float64)], align=True)  # names of its own
+    k((1,), (4,), (x, y, 4, 0, 0, np.array((2.0, 3, 0.0), renamed)[()]))
+    assert y.tolist() == (2 * x + 3).tolist()
+
+
 RECORDS = r"""
 struct __align__(16) RGB { unsigned int r, g, b; };   // 16 bytes: 12 of fields and 4 of padding
 struct Pixel { unsigned char r, g, b; float weight; };  // 8 bytes: the float is 4-aligned

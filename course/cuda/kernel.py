@@ -13,6 +13,7 @@ import contextlib
 import functools
 import math
 import os
+import re
 import sys
 import tempfile
 
@@ -491,10 +492,51 @@ def _check_struct(kernel: Kernel, p: Param, a, backend_name: str):
     if isinstance(a, (np.void, np.ndarray)) and (a.dtype.names is not None or a.dtype.kind == "V"):
         if a.size != 1:
             raise ValueError(f"{where}: is one struct, but got {a.size} of them")
+        if p.fields and a.dtype.names is not None:
+            _check_fields(where, p, a.dtype)
         return np.frombuffer(np.ascontiguousarray(a).tobytes(), np.uint8)
     raise TypeError(f"{where}: a struct passed by value needs a NumPy structured scalar, e.g. "
                     "np.array((1.0, 3), dtype=np.dtype([('scale', np.float32), ('n', np.int32)], align=True))[()]"
                     f", or its bytes; got {type(a).__name__}")
+
+
+def _check_fields(where: str, p: Param, dtype: np.dtype) -> None:
+    """A structured argument's fields against the struct's members (Param.fields): the same kinds of number
+    in the same order (its bytes are read member by member); fields named as the members are but in another
+    order are named as such."""
+    def flat(dt):  # (name, kind and size, count) per field, nested records and subarrays flattened
+        out = []
+        for name in dt.names:
+            field = dt.fields[name][0]
+            base, count = (field.base, int(np.prod(field.shape))) if field.shape else (field, 1)
+            if base.names is not None:
+                out += [(f"{name}.{n}", k, c * count) for n, k, c in flat(base)]
+            else:
+                out.append((name, base.str[1:], count))
+        return out
+    want = [(name, np.dtype(kind).str[1:] if kind != "bfloat16" else "u2", count) for name, kind, count in p.fields]
+    natural = np.dtype([(n, k, (c,)) if c > 1 else (n, k) for n, k, c in want], align=True)
+    if dtype.itemsize != natural.itemsize:
+        return  # (a struct of another size: the launch says how many bytes it takes)
+    got = flat(dtype)
+    described = lambda fields: ", ".join(f"{n} {_C_NAMES.get(k, k)}{f'[{c}]' if c > 1 else ''}" for n, k, c in fields)
+    names_given = not all(re.fullmatch(r"f\d+", n) for n, _, _ in got)
+    if names_given and sorted(n for n, _, _ in got) == sorted(n for n, _, _ in want) and \
+            [n for n, _, _ in got] != [n for n, _, _ in want]:
+        raise TypeError(f"{where}: the struct's members are ({described(want)}), in this order, but the argument's "
+                        f"fields come in another order ({', '.join(n for n, _, _ in got)}): its bytes are read member "
+                        "by member, so list the fields in the struct's order")
+    expand = lambda fields: [k for _, k, c in fields for _ in range(c)]
+    if expand(got) != expand(want):  # (other names in the same order: the learner's own, harmless)
+        raise TypeError(f"{where}: the struct's members are ({described(want)}), but the argument's fields are "
+                        f"({described(got)}): its bytes would be read as other numbers. Give the dtype the same "
+                        f"fields, e.g. np.dtype([{', '.join(repr((n, np.dtype(k).name)) if c == 1 else repr((n, np.dtype(k).name, (c,))) for n, k, c in want)}], align=True)")
+
+
+#: C names of NumPy's kinds, for messages about struct members.
+_C_NAMES = {"f4": "float", "f8": "double", "i4": "int", "u4": "unsigned int", "i8": "long long",
+            "u8": "unsigned long long", "i2": "short", "u2": "unsigned short", "i1": "signed char", "u1": "unsigned char",
+            "f2": "__half", "b1": "bool"}
 
 
 @functools.lru_cache(maxsize=None)

@@ -621,6 +621,9 @@ class Param:
     cpp_type: str = ""  # the C++ type the CPU launcher declares (typedefs resolved by the compiler)
     rows: str = ""  # `float A[N][M]`: "[M]", each element of the array A points into is a row of M floats
     row_shape: tuple = ()  # the row's extents as numbers, (M,), where the source's constants give them
+    # a struct passed by value whose members are all numbers: ((member, NumPy dtype name, count), ...) in
+    # their order, to compare with a structured argument's fields (kernel.py); () when unknown
+    fields: tuple = ()
 
     @property
     def by_value_struct(self) -> bool:
@@ -1589,6 +1592,7 @@ def parse(text: str, options=()) -> Source:
     type_bodies = {open_: close for _, open_, close in _struct_definitions(tokens, ("struct", "class", "union"))}
     member_arrays = _member_arrays(tokens, type_bodies, constants)
     array_members = _array_member_names(tokens, type_bodies)
+    struct_fields = _struct_fields(tokens, aliases)
     # Member functions defined in the source's structs: their bodies note what they do to the
     # members (`sum += v;`), so a call on an element (`acc[t].add(v)`) is no access of its own.
     # Only structs that live in shared or global memory (`__shared__ Acc acc[8];`, `Particle* ps`): a
@@ -1732,6 +1736,8 @@ def parse(text: str, options=()) -> Source:
                                         "CuPy (like the CPU backend) finds a kernel by its name: remove `static`")
         # (an extern "C" kernel in a namespace keeps its C name for CuPy; the launcher calls it by its C++ one)
         call = f.qualifier + f.name
+        params = [dataclasses.replace(q, fields=struct_fields[q.ctype]) if q.by_value_struct and q.lanes == 1
+                  and q.ctype in struct_fields else q for q in params]
         kernels[f.name] = Kernel(f.name, tuple(params), f.line, stray or f.name in fiber_functions,
                                  unsupported_users.get(f.name), call, _constant(f.launch_bounds, constants))
 
@@ -1949,6 +1955,38 @@ def _struct_definitions(tokens: list[Token], kinds=("struct", "class")):
         if i and tokens[i - 1].text == "typedef" and close + 1 < len(tokens) and tokens[close + 1].kind == "ident":
             names.append(tokens[close + 1].text)
         yield names, j, close
+
+
+def _struct_fields(tokens: list[Token], aliases: dict) -> dict[str, tuple]:
+    """Per struct name, its data members when every one is a number or an array of numbers of a known
+    size: ((member, NumPy dtype name, count), ...) in declaration order (vector types as their lanes)."""
+    layouts = {}
+    for names, open_, close in _struct_definitions(tokens, ("struct", "class")):
+        fields, words, known = [], [], True
+        for name, declarator, end in _member_declarators(tokens, open_, close):
+            own = [t.text for t in declarator[:-1] if t.text not in _QUALIFIERS and t.text != "__align__"]
+            words = own or words  # `float lo, hi;`: hi has lo's type
+            dtype, lanes = _element_dtype(_type_name(_resolve(words, aliases)) if words else "")
+            if dtype is None or any(t.text in ("*", "&") for t in declarator) or end == ":":
+                known = False
+                break
+            count = lanes
+            if end == "[":  # `float v[4];`: its extents, when they are numbers
+                k = next(q for q in range(open_, close) if tokens[q] is declarator[-1]) + 1
+                while k < close and tokens[k].text == "[":
+                    extent = tokens[k + 1].text if tokens[k + 2].text == "]" else ""
+                    if not extent.isdigit():
+                        known = False
+                        break
+                    count *= int(extent)
+                    k += 3
+            if not known:
+                break
+            fields.append((name, dtype, count))
+        if known and fields:
+            for n in names:
+                layouts[n] = tuple(fields)
+    return layouts
 
 
 def _bit_fields(tokens: list[Token]) -> set[str]:
