@@ -246,6 +246,24 @@ def test_fortran_ordered_arrays_are_raw_memory(backend):
     np.testing.assert_allclose(cuda.asnumpy(c_dev), a @ b, rtol=1e-4, atol=1e-4)
 
 
+def test_a_transposed_view_is_raw_memory_with_a_warning():
+    """`rowsum(m.T, ...)` with a row-major kernel reads m's memory as it lies (as CuPy does): the data before the
+    transpose. A KernelWarning says so and what to pass; an array made column-major on purpose gets none."""
+    source = r"""
+extern "C" __global__ void rowsum(const float* m, float* out, int rows, int cols) {
+    int r = threadIdx.x;
+    if (r < rows) { float s = 0; for (int c = 0; c < cols; c++) s += m[r * cols + c]; out[r] = s; }
+}"""
+    m, out = np.arange(6, dtype=np.float32).reshape(2, 3), np.zeros(3, np.float32)
+    kernel = cuda.RawKernel(source, "rowsum", backend="cpu")
+    with pytest.warns(cuda.KernelWarning, match=r"parameter 'm' .*column-major .*a transposed view such as m\.T.*pass "
+                                                r"xp\.ascontiguousarray\(a\)"):
+        kernel(1, 3, (m.T, out, 3, 2))
+    assert out.tolist() == [1, 5, 9]  # rows of the memory as it lies, not of m.T
+    kernel(1, 3, (np.ascontiguousarray(m.T), out, 3, 2))
+    assert out.tolist() == [3, 5, 7]
+
+
 CASTS = r"""
 extern "C" __global__ void copy_float4(const float* in, float* out, int n4) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -16,11 +16,12 @@ import os
 import re
 import sys
 import tempfile
+import warnings
 
 import numpy as np
 
 from . import cpu
-from .errors import CompileError, KernelError
+from .errors import CompileError, KernelError, KernelWarning
 from .nvrtc import for_nvrtc
 from .source import Kernel, Param, Source, instantiate, parse, template_example
 
@@ -604,6 +605,14 @@ def _check_array(kernel: Kernel, p: Param, a, backend_name: str):
         raise ValueError(f"{where}: the array is not contiguous (a strided view such as a[::2] or a[:, 1:]?); "
                          "a kernel sees raw memory, so pass a contiguous copy: xp.ascontiguousarray(a) "
                          "(row-major) or xp.asfortranarray(a) (column-major), whichever your kernel indexes")
+    if a.ndim > 1 and a.flags.f_contiguous and not a.flags.c_contiguous and a.base is not None:
+        # `m.T`, a transposed tensor: a view whose memory the kernel reads as it lies, column by column; most
+        # kernels index row by row (y * width + x) and would read the untransposed data. (An array made
+        # column-major on purpose, np.asfortranarray(...), owns its memory: no warning.)
+        warnings.warn(f"{where}: the array is column-major (Fortran order; a transposed view such as m.T?), so the "
+                      f"kernel reads its memory column by column: an index y * width + x meets the data as it was "
+                      f"before the transpose. If the kernel indexes row by row, pass xp.ascontiguousarray(a).",
+                      KernelWarning, stacklevel=cpu._user_level())
     if backend_name == "cpu" and not p.const and not a.flags.writeable:
         raise ValueError(f"{where}: the array is read-only, but the parameter is not const; pass "
                          f"a.copy(), or declare the parameter `const {p.ctype}*` if the kernel only reads it")
