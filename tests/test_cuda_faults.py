@@ -2339,3 +2339,23 @@ def test_a_stored_float_that_is_the_fill_of_a_variable_without_a_value_is_report
         kernel(1, 8, (x, out, 8, 2))
     assert info.value.line == line_of("STORE", UNSET_RESULT) and info.value.thread == (0, 0, 0)
     assert "a `default:` in the switch" in str(info.value)
+
+
+NULL_FUNCTION_POINTER = r"""
+__device__ float twice(float v) { return 2 * v; }
+typedef float (*op_t)(float);
+extern "C" __global__ void pick(const float* x, float* out, int n) {
+    int i = threadIdx.x;
+    op_t f = i < 2 ? twice : nullptr;
+    if (i < n) out[i] = f(x[i]);                                            // CALL
+}
+"""
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_a_call_through_a_null_function_pointer_names_the_calling_line(sanitize):
+    """The pc is 0 there, which no line has: the line is the one the call returns to (probe 13: no line)."""
+    with pytest.raises(cuda.KernelError, match=r"called a function through a null function pointer") as info:
+        cuda.RawKernel(NULL_FUNCTION_POINTER, "pick", backend="cpu", sanitize=sanitize)(
+            1, 4, (np.ones(4, np.float32), np.zeros(4, np.float32), 4))
+    assert info.value.line == line_of("CALL", NULL_FUNCTION_POINTER) and info.value.thread == (2, 0, 0)

@@ -2523,6 +2523,11 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     f"at address {fault.address:#x})")
             hint = ("A pointer that is nullptr (or 0), or was never set on this thread's path, was read or written "
                     "through: set it before use, or guard the access with `if (p != nullptr)`.")
+            if fault.op == 7:  # the pc was the bad address: a call through a function pointer
+                what = f"crashed: it called a function through a null function pointer (address {fault.address:#x})"
+                hint = ("The function pointer called here is nullptr (or 0), or was never set on this thread's path: "
+                        "give it a __device__ function on every path before the call, or test it first "
+                        "(`if (f != nullptr)`).")
         elif fault.signal == signal.SIGFPE:
             hint = ("An integer division or remainder by zero (or INT_MIN / -1). A GPU does not stop there but gives "
                     "a meaningless number, so the bug would go unnoticed: guard the divisor (`if (d != 0)`).")

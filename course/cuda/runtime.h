@@ -5523,6 +5523,16 @@ static void __cc_on_crash(int signal, siginfo_t* info, void* context) {
     f->address = address;
     const __cc_registers at = __cc_registers_of(context);
     f->code_offset = __cc_code_offset((void*)(at.pc + 1));  // +1: Python subtracts 1
+    if (at.pc < 65536 && at.pc == address && at.sp) {
+        // A call through a null (or small) function pointer: the pc is the bad address, and the line is
+        // the caller's, where the call returns to (x86-64: on top of the stack; arm64: the link register).
+        f->op = 7;  // (the message says "called")
+#if defined(__linux__) && defined(__aarch64__)
+        f->code_offset = __cc_code_offset((void*)((ucontext_t*)context)->uc_mcontext.regs[30]);
+#elif defined(__x86_64__)
+        f->code_offset = __cc_code_offset(*(void* const*)at.sp);
+#endif
+    }
     uintptr_t sp = at.sp;
     bool near_sp = sp && address < sp + 4096 && address + 256 * 1024 > sp;
     bool overflow = (signal == SIGSEGV || signal == SIGBUS) && (__cc_in_guard_page(address) || near_sp);
