@@ -6091,7 +6091,7 @@ static inline bool __cc_rng_blank(const curandStatePhilox4_32_10* s) {
 // checked one (states + i, or &states[i]) is checked here, and the sanitizer sees the generator
 // read and write it (two threads drawing from one state in global or shared memory is a race, as
 // on a GPU), or curand_init write it.
-template <class S> static inline S* __cc_rng(S* state, int line, bool set_up = true) {
+template <class S> __attribute__((always_inline)) static inline S* __cc_rng(S* state, int line, bool set_up = true) {
     if (__cc_sanitizing) {
         if (set_up) __cc_rw(*state);
         else __cc_note(state, sizeof *state, __CC_WRITE);
@@ -6132,35 +6132,37 @@ static inline void __cc_note_rng_setup(unsigned long long seed, unsigned long lo
         __atomic_store_n(&r.other_set, launch, __ATOMIC_RELEASE);
     }
 }
+// (The generators' functions are always inlined: the sanitizer's note of the state's read or write must lie
+// in the kernel's code, where it has the kernel's line; at -O1 GCC may leave them out of line.)
 #define __CC_RNG_TEMPLATE template <class P, class S = typename std::remove_pointer<decltype(__cc_rng(std::declval<P>(), 0))>::type>
 #define __CC_IS_RNG(S) (std::is_same<S, curandStateXORWOW>::value || std::is_same<S, curandStatePhilox4_32_10>::value)
 #define __CC_IS_PHILOX(S) std::is_same<S, curandStatePhilox4_32_10>::value
 
-__CC_RNG_TEMPLATE static inline auto curand_init(unsigned long long seed, unsigned long long subsequence,
+__CC_RNG_TEMPLATE __attribute__((always_inline)) static inline auto curand_init(unsigned long long seed, unsigned long long subsequence,
                                                  unsigned long long offset, const P& state, __CC_LINE)
     -> typename std::enable_if<__CC_IS_RNG(S)>::type {
     __cc_curand_init(seed, subsequence, offset, __cc_rng(state, __cc_line, false));
     __cc_note_rng_setup(seed, subsequence, offset, __cc_line);
 }
-__CC_RNG_TEMPLATE static inline auto curand(const P& state, __CC_LINE)
+__CC_RNG_TEMPLATE __attribute__((always_inline)) static inline auto curand(const P& state, __CC_LINE)
     -> typename std::enable_if<__CC_IS_RNG(S), unsigned int>::type {
     return __cc_curand(__cc_rng(state, __cc_line));
 }
-__CC_RNG_TEMPLATE static inline auto curand4(const P& state, __CC_LINE)
+__CC_RNG_TEMPLATE __attribute__((always_inline)) static inline auto curand4(const P& state, __CC_LINE)
     -> typename std::enable_if<__CC_IS_PHILOX(S), uint4>::type {
     return __cc_curand4(__cc_rng(state, __cc_line));
 }
 #define __CC_SKIP(NAME) \
-    __CC_RNG_TEMPLATE static inline auto NAME(unsigned long long n, const P& state, __CC_LINE) \
+    __CC_RNG_TEMPLATE __attribute__((always_inline)) static inline auto NAME(unsigned long long n, const P& state, __CC_LINE) \
         -> typename std::enable_if<__CC_IS_RNG(S)>::type { __cc_##NAME(n, __cc_rng(state, __cc_line)); }
 __CC_SKIP(skipahead)
 __CC_SKIP(skipahead_sequence)
 #undef __CC_SKIP
 
-__CC_RNG_TEMPLATE static inline auto curand_uniform(const P& state, __CC_LINE) -> typename std::enable_if<__CC_IS_RNG(S), float>::type {
+__CC_RNG_TEMPLATE __attribute__((always_inline)) static inline auto curand_uniform(const P& state, __CC_LINE) -> typename std::enable_if<__CC_IS_RNG(S), float>::type {
     return __cc_curand_float(__cc_curand(__cc_rng(state, __cc_line)));
 }
-__CC_RNG_TEMPLATE static inline auto curand_uniform_double(const P& state, __CC_LINE)
+__CC_RNG_TEMPLATE __attribute__((always_inline)) static inline auto curand_uniform_double(const P& state, __CC_LINE)
     -> typename std::enable_if<__CC_IS_RNG(S), double>::type {
     S* s = __cc_rng(state, __cc_line);
     if constexpr (__CC_IS_PHILOX(S)) {
@@ -6171,11 +6173,11 @@ __CC_RNG_TEMPLATE static inline auto curand_uniform_double(const P& state, __CC_
         return __cc_curand_double(x, y);
     }
 }
-__CC_RNG_TEMPLATE static inline auto curand_uniform4(const P& state, __CC_LINE) -> typename std::enable_if<__CC_IS_PHILOX(S), float4>::type {
+__CC_RNG_TEMPLATE __attribute__((always_inline)) static inline auto curand_uniform4(const P& state, __CC_LINE) -> typename std::enable_if<__CC_IS_PHILOX(S), float4>::type {
     uint4 x = __cc_curand4(__cc_rng(state, __cc_line));
     return {__cc_curand_float(x.x), __cc_curand_float(x.y), __cc_curand_float(x.z), __cc_curand_float(x.w)};
 }
-__CC_RNG_TEMPLATE static inline auto curand_uniform2_double(const P& state, __CC_LINE)
+__CC_RNG_TEMPLATE __attribute__((always_inline)) static inline auto curand_uniform2_double(const P& state, __CC_LINE)
     -> typename std::enable_if<__CC_IS_PHILOX(S), double2>::type {
     uint4 x = __cc_curand4(__cc_rng(state, __cc_line));
     return {__cc_curand_double(x.x, x.y), __cc_curand_double(x.z, x.w)};
@@ -6203,13 +6205,13 @@ template <class S> static inline double2 __cc_normal2_double(S* s) {
         return __cc_box_muller_double(x0, x1, y0, y1);
     }
 }
-__CC_RNG_TEMPLATE static inline auto curand_normal2(const P& state, __CC_LINE) -> typename std::enable_if<__CC_IS_RNG(S), float2>::type {
+__CC_RNG_TEMPLATE __attribute__((always_inline)) static inline auto curand_normal2(const P& state, __CC_LINE) -> typename std::enable_if<__CC_IS_RNG(S), float2>::type {
     return __cc_normal2(__cc_rng(state, __cc_line));
 }
-__CC_RNG_TEMPLATE static inline auto curand_normal4(const P& state, __CC_LINE) -> typename std::enable_if<__CC_IS_PHILOX(S), float4>::type {
+__CC_RNG_TEMPLATE __attribute__((always_inline)) static inline auto curand_normal4(const P& state, __CC_LINE) -> typename std::enable_if<__CC_IS_PHILOX(S), float4>::type {
     return __cc_normal4(__cc_rng(state, __cc_line));
 }
-__CC_RNG_TEMPLATE static inline auto curand_normal2_double(const P& state, __CC_LINE)
+__CC_RNG_TEMPLATE __attribute__((always_inline)) static inline auto curand_normal2_double(const P& state, __CC_LINE)
     -> typename std::enable_if<__CC_IS_RNG(S), double2>::type {
     return __cc_normal2_double(__cc_rng(state, __cc_line));
 }
@@ -6235,38 +6237,38 @@ static inline float2 __cc_log_normal(float2 v, float mean, float stddev) {
 static inline double2 __cc_log_normal(double2 v, double mean, double stddev) {
     return {exp(mean + (stddev * v.x)), exp(mean + (stddev * v.y))};
 }
-__CC_RNG_TEMPLATE static inline auto curand_normal(const P& state, __CC_LINE) -> typename std::enable_if<__CC_IS_RNG(S), float>::type {
+__CC_RNG_TEMPLATE __attribute__((always_inline)) static inline auto curand_normal(const P& state, __CC_LINE) -> typename std::enable_if<__CC_IS_RNG(S), float>::type {
     S* s = __cc_rng(state, __cc_line);
     return __cc_one_of_two<false>(s, EXTRA_FLAG_NORMAL, [&] { return __cc_normal2(s); });
 }
-__CC_RNG_TEMPLATE static inline auto curand_normal_double(const P& state, __CC_LINE)
+__CC_RNG_TEMPLATE __attribute__((always_inline)) static inline auto curand_normal_double(const P& state, __CC_LINE)
     -> typename std::enable_if<__CC_IS_RNG(S), double>::type {
     S* s = __cc_rng(state, __cc_line);
     return __cc_one_of_two<true>(s, EXTRA_FLAG_NORMAL, [&] { return __cc_normal2_double(s); });
 }
-__CC_RNG_TEMPLATE static inline auto curand_log_normal(const P& state, float mean, float stddev, __CC_LINE)
+__CC_RNG_TEMPLATE __attribute__((always_inline)) static inline auto curand_log_normal(const P& state, float mean, float stddev, __CC_LINE)
     -> typename std::enable_if<__CC_IS_RNG(S), float>::type {
     S* s = __cc_rng(state, __cc_line);
     return __cc_one_of_two<false>(s, EXTRA_FLAG_LOG_NORMAL,
                                   [&] { return __cc_log_normal(__cc_normal2(s), mean, stddev); });
 }
-__CC_RNG_TEMPLATE static inline auto curand_log_normal_double(const P& state, double mean, double stddev, __CC_LINE)
+__CC_RNG_TEMPLATE __attribute__((always_inline)) static inline auto curand_log_normal_double(const P& state, double mean, double stddev, __CC_LINE)
     -> typename std::enable_if<__CC_IS_RNG(S), double>::type {
     S* s = __cc_rng(state, __cc_line);
     return __cc_one_of_two<true>(s, EXTRA_FLAG_LOG_NORMAL,
                                   [&] { return __cc_log_normal(__cc_normal2_double(s), mean, stddev); });
 }
-__CC_RNG_TEMPLATE static inline auto curand_log_normal2(const P& state, float mean, float stddev, __CC_LINE)
+__CC_RNG_TEMPLATE __attribute__((always_inline)) static inline auto curand_log_normal2(const P& state, float mean, float stddev, __CC_LINE)
     -> typename std::enable_if<__CC_IS_RNG(S), float2>::type {
     return __cc_log_normal(__cc_normal2(__cc_rng(state, __cc_line)), mean, stddev);
 }
-__CC_RNG_TEMPLATE static inline auto curand_log_normal4(const P& state, float mean, float stddev, __CC_LINE)
+__CC_RNG_TEMPLATE __attribute__((always_inline)) static inline auto curand_log_normal4(const P& state, float mean, float stddev, __CC_LINE)
     -> typename std::enable_if<__CC_IS_PHILOX(S), float4>::type {
     float4 v = __cc_normal4(__cc_rng(state, __cc_line));
     float2 a = __cc_log_normal(make_float2(v.x, v.y), mean, stddev), b = __cc_log_normal(make_float2(v.z, v.w), mean, stddev);
     return {a.x, a.y, b.x, b.y};
 }
-__CC_RNG_TEMPLATE static inline auto curand_log_normal2_double(const P& state, double mean, double stddev, __CC_LINE)
+__CC_RNG_TEMPLATE __attribute__((always_inline)) static inline auto curand_log_normal2_double(const P& state, double mean, double stddev, __CC_LINE)
     -> typename std::enable_if<__CC_IS_RNG(S), double2>::type {
     return __cc_log_normal(__cc_normal2_double(__cc_rng(state, __cc_line)), mean, stddev);
 }
