@@ -4,6 +4,7 @@ Every fault test ends by launching a good kernel, which proves the process (and 
 module) still works after the fault.
 """
 
+import os
 import re
 import time
 import warnings
@@ -2008,6 +2009,34 @@ def test_the_device_heap_holds_8_mib_as_on_a_gpu(monkeypatch):
     np.testing.assert_array_equal(out, np.arange(256))
     with pytest.raises(ValueError, match="whole number of bytes"):
         cuda.set_heap_size(0)
+
+
+BIG_BLOCKS = r"""
+extern "C" __global__ void churn(float* out, unsigned long long bytes) {
+    float* block = (float*)malloc(bytes);    // one block per thread block: freed, it is back when the block ends
+    block[0] = blockIdx.x, block[bytes / sizeof(float) - 1] = 1;
+    out[blockIdx.x] = block[0] + block[bytes / sizeof(float) - 1];
+    free(block);
+}
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="reads the process's resident memory (Linux)")
+def test_freed_device_blocks_are_not_kept_past_a_byte_budget(monkeypatch):
+    """Freed blocks wait in a quarantine (a use after free is named), but at most 256 MiB of them: a kernel
+    that frees gigabytes does not keep them resident (probe 13: 10 GB freed grew the process by 3.6 GB)."""
+    from course.cuda import cpu as cuda_cpu
+
+    monkeypatch.setattr(cuda_cpu, "HEAP_BYTES", [1 << 30])
+    resident = lambda: int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    out = np.zeros(48, np.float32)
+    kernel = cuda.RawKernel(BIG_BLOCKS, "churn", backend="cpu", sanitize=False)
+    kernel(1, 1, (out, np.uint64(1 << 20)))
+    before = resident()
+    kernel(48, 1, (out, np.uint64(24 << 20)))  # 1.1 GiB freed, 24 MiB at a time
+    assert out.tolist() == list(range(1, 49))
+    kernel(2, 1, (out, np.uint64(300 << 20)))  # blocks larger than the whole budget
+    assert resident() - before < 400 << 20 and out[1] == 2
 
 
 LEAKS = r'''

@@ -538,6 +538,11 @@ struct __cc_heap_entry {
 };
 struct __cc_freed_block { char* base; size_t bytes; uint64_t free_site; };
 static const int __CC_QUARANTINE = 256;
+// ... and at most this many of their bytes: a kernel that frees gigabytes must not keep them resident (the
+// oldest go back to libc first; a block larger than this is not kept). The 0xFF fill of a freed block
+// stops after its first __CC_FILL_BYTES (the time limit cannot stop a free, which holds the heap's lock).
+static const size_t __CC_QUARANTINE_BYTES = (size_t)256 << 20, __CC_FILL_BYTES = (size_t)16 << 20;
+static size_t __cc_quarantine_bytes;
 static pthread_mutex_t __cc_heap_lock = PTHREAD_MUTEX_INITIALIZER;
 static __cc_heap_entry* __cc_heap_table;  // open addressing by base address
 static size_t __cc_heap_capacity, __cc_heap_used;  // slots, and slots not empty (tombstones count)
@@ -652,21 +657,35 @@ static void __cc_heap_free(void* raw, uint64_t site, int how = 0) {
     __cc_heap_entry* e = __cc_heap_find(raw);
     int state = e ? e->state : __CC_HEAP_EMPTY, made = e ? e->how : 0;
     uint64_t first = e ? e->free_site : 0;
-    char* evicted = nullptr;
+    char* evicted[__CC_QUARANTINE + 1];
+    int evictions = 0;
     if (state == __CC_HEAP_LIVE && made != how) state = -1;  // (left as it is: the fault below)
     if (state == __CC_HEAP_LIVE) {
         e->state = __CC_HEAP_FREED, e->free_site = site;
         if (__cc_me) __cc_me->heap_freed += e->bytes;  // (the threads of the block ran one by one here)
         else __cc_heap_live_bytes -= e->bytes;
-        memset(e->base, 0xff, e->bytes);
-        __cc_freed_block& q = __cc_quarantine[__cc_quarantine_next];
-        evicted = __cc_heap_release(q);  // the oldest freed block goes back to libc
-        q = {e->base, e->bytes, site};
-        __cc_quarantine_next = (__cc_quarantine_next + 1) % __CC_QUARANTINE;
-        if (__cc_quarantined < __CC_QUARANTINE) __cc_quarantined = __cc_quarantined + 1;
+        memset(e->base, 0xff, e->bytes < __CC_FILL_BYTES ? e->bytes : __CC_FILL_BYTES);
+        if (e->bytes > __CC_QUARANTINE_BYTES) {
+            e->state = __CC_HEAP_GONE;  // too large to keep: back to libc now
+            evicted[evictions++] = e->base;
+        } else {
+            // the oldest freed blocks go back to libc: the one in the next slot, and more while the
+            // quarantine would hold too many bytes (slots fill in turn: from the next one on, oldest first)
+            for (int k = 0; k < __CC_QUARANTINE; k++) {
+                __cc_freed_block& old = __cc_quarantine[(__cc_quarantine_next + k) % __CC_QUARANTINE];
+                if (k && __cc_quarantine_bytes + e->bytes <= __CC_QUARANTINE_BYTES) break;
+                if (!old.base) continue;
+                __cc_quarantine_bytes -= old.bytes;
+                evicted[evictions++] = __cc_heap_release(old);
+            }
+            __cc_quarantine[__cc_quarantine_next] = {e->base, e->bytes, site};
+            __cc_quarantine_bytes += e->bytes;
+            __cc_quarantine_next = (__cc_quarantine_next + 1) % __CC_QUARANTINE;
+            if (__cc_quarantined < __CC_QUARANTINE) __cc_quarantined = __cc_quarantined + 1;
+        }
     }
     pthread_mutex_unlock(&__cc_heap_lock);
-    if (evicted) free(evicted);
+    for (int k = 0; k < evictions; k++) free(evicted[k]);
     __cc_leave_unsafe();
     if (state == __CC_HEAP_LIVE) return;
     __cc_fault* f = __cc_fault_out;
@@ -6329,7 +6348,7 @@ __CC_EXPORT void __cc_release_memory() {
     __cc_shared_region_count = 0;
     pthread_mutex_lock(&__cc_heap_lock);
     for (int i = 0; i < __cc_quarantined; i++) free(__cc_heap_release(__cc_quarantine[i]));
-    __cc_quarantined = 0, __cc_quarantine_next = 0;
+    __cc_quarantined = 0, __cc_quarantine_next = 0, __cc_quarantine_bytes = 0;
     pthread_mutex_unlock(&__cc_heap_lock);
 }
 
