@@ -143,6 +143,7 @@ extern "C" __global__ void fill(T* x) { if (threadIdx.x < N) x[threadIdx.x] = (T
 def test_the_constructors_arguments_are_checked_with_messages_that_say_what_to_write():
     with pytest.raises(TypeError, match=r"options must be a tuple of strings, e\.g\. options=\('-DN=4',\)"):
         cuda.RawKernel(ADD, "add_one", backend="cpu", options="-DN=4")
+    assert cuda.RawKernel(ADD, "add_one", backend="cpu", options=["-DN=4"]).options == ("-DN=4",)  # a list too
     with pytest.raises(TypeError, match=r"options must be a tuple of strings.*got 4 in it"):
         cuda.RawModule(code=ADD, backend="cpu", options=("-DN=4", 4))
     with pytest.raises(TypeError, match=r"the CUDA C source comes first, then the kernel's name"):

@@ -59,7 +59,6 @@ def backend() -> str:
     return forced
 
 
-@functools.lru_cache(maxsize=256)
 def _options(options) -> tuple:
     """NVRTC options as a tuple of str: a single str would be read one character at a time."""
     if isinstance(options, (str, bytes)):
@@ -85,6 +84,7 @@ def _time_limit(value) -> float:
     return seconds
 
 
+@functools.lru_cache(maxsize=256)
 def _parse(text: str, options: tuple = ()) -> Source:
     source = parse(text, options)
     if source.host_code:
