@@ -2295,6 +2295,7 @@ struct Vec4 {
     float v[4];
     __device__ float& operator[](int i) { return v[i]; }                  // OPERATOR
     __device__ void set(int i, float f) { v[i] = f; }                      // SET
+    __device__ float local(int n) const { float v[2] = {1, 2}; return v[n] + this->v[0]; }  // LOCAL NAMED V
 };
 template <typename T, int N> struct Array {
     T data[N];
@@ -2318,6 +2319,7 @@ extern "C" __global__ void classes(const float* x, float* out, int last, int whi
         if (which == 5) global_vec[k] = x[k];
         if (which == 6) sum += taps[k];                                      // TAPS
     }
+    if (which == 7) sum += w.local(last);
     out[threadIdx.x] = sum;
 }
 """
@@ -2330,11 +2332,11 @@ def test_array_members_are_checked_inside_methods_and_in_template_structs(saniti
     initializer: each index past the end is a fault at the line that made it (probe 13 found them unchecked)."""
     kernel = cuda.RawKernel(ARRAYS_IN_CLASSES, "classes", backend="cpu", sanitize=sanitize)
     x, out = np.arange(8, dtype=np.float32), np.zeros(1, np.float32)
-    for which in range(7):
-        kernel(1, 1, (x, out, 2, which))  # in bounds everywhere
+    for which in range(8):
+        kernel(1, 1, (x, out, 1 if which == 7 else 2, which))  # in bounds everywhere
     expected = {0: ("v[4]", "OPERATOR", 4), 1: ("v[4]", "SET", 4), 2: ("data[4]", "TEMPLATE", 4),
                 3: (r"r\.m\[\.\.\.\]\[4\]", "ROWS", 4), 4: ("v[4]", "OPERATOR", 4), 5: ("v[4]", "OPERATOR", 4),
-                6: ("taps[3]", "TAPS", 3)}
+                6: ("taps[3]", "TAPS", 3), 7: ("v[2]", "LOCAL NAMED V", 2)}
     for which, (element, marker, extent) in expected.items():
         with pytest.raises(cuda.KernelError, match=rf"accessed {element if which == 3 else re.escape(element)}.*has "
                                                    rf"{extent} elements") as info:

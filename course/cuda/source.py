@@ -1250,7 +1250,7 @@ def _split_template_closers(tokens: list[Token]) -> list[Token]:
     """`template <typename S = Sm<>>`: a `>>` that closes two angle brackets of a template header (outside
     parentheses, where it would be a shift) as the two `>` it is (C++11), so that the header's end is found."""
     out, depth, parens = [], 0, 0
-    for i, tok in enumerate(tokens):
+    for tok in tokens:
         if depth == 0:
             if tok.text == "<" and out and out[-1].text == "template":
                 depth, parens = 1, 0
@@ -3123,7 +3123,9 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
         # extent of the member's type, `decltype(w.v)` (nothing for a member that is a pointer there)
         bare = method and tok.kind == "ident" and tok.text in array_members \
             and tokens[i - 1].text not in (".", "->", "::") and i + 1 < b and tokens[i + 1].text == "[" \
-            and not _address_operator(tokens, i - 1)
+            and not _address_operator(tokens, i - 1) \
+            and not (tokens[i - 1].kind == "ident" and tokens[i - 1].text not in ("return", "case", "else", "do"))
+        # (not a declaration, `float v[8];` of a local named as the member)
         if bare or (tok.text in (".", "->") and i + 2 < b and tokens[i + 1].text in array_members
                     and tokens[i + 2].text == "[" and not _address_of(tokens, i)):
             name_at = i if bare else i + 1
