@@ -2304,7 +2304,7 @@ template <typename T, int N> struct Array {
 template <int N> struct Rows { float m[2][N]; };
 __device__ Vec4 global_vec;
 extern "C" __global__ void classes(const float* x, float* out, int last, int which) {
-    Vec4 w;
+    Vec4 w = {};
     Array<float, 4> a;
     Rows<4> r;
     __shared__ Vec4 s;
