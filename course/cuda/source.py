@@ -933,27 +933,14 @@ def _matching(tokens: list[Token], i: int) -> int:
     raise CompileError(f"line {tokens[i].line}: '{opening}' is never closed")
 
 
-def _matching_open(tokens: list[Token], j: int) -> int | None:
-    """Index of the `(` or `[` that the `)` or `]` at tokens[j] closes (or None)."""
+def _opening(tokens: list[Token], j: int) -> int:
+    """Index of the `(` that the `)` at tokens[j] closes, or the `[` of a `]` (or -1)."""
     closing = tokens[j].text
-    opening, depth = {")": "(", "]": "["}[closing], 0
+    opening, depth = "[" if closing == "]" else "(", 0
     for k in range(j, -1, -1):
         if tokens[k].text == closing:
             depth += 1
         elif tokens[k].text == opening:
-            depth -= 1
-            if depth == 0:
-                return k
-    return None
-
-
-def _opening(tokens: list[Token], j: int) -> int:
-    """Index of the `(` that the `)` at tokens[j] closes (or -1)."""
-    depth = 0
-    for k in range(j, -1, -1):
-        if tokens[k].text == ")":
-            depth += 1
-        elif tokens[k].text == "(":
             depth -= 1
             if depth == 0:
                 return k
@@ -2864,8 +2851,8 @@ def _object_start(tokens: list[Token], dot: int, a: int) -> int | None:
     k = dot - 1
     while k > a:
         if tokens[k].text in ("]", ")"):
-            k = _matching_open(tokens, k)
-            if k is None:
+            k = _opening(tokens, k)
+            if k < 0:
                 return None
             if tokens[k].text == "(" and tokens[k - 1].kind != "ident":  # `(*p).v`: the parenthesis is the start
                 return k
