@@ -409,6 +409,19 @@ extern "C" __global__ void stale(int* counter) {
     __syncthreads();
     while (atomicCAS(counter, old, old + 1) != old) { }          // STALE: never reloads old
 }
+struct Lock {
+    int* m;
+    __device__ void lock() { while (atomicCAS(m, 0, 1) != 0) { } }    // HELPER SPIN
+    __device__ void unlock() { __threadfence(); atomicExch(m, 0); }
+};
+extern "C" __global__ void guarded(const float* x, float* total, int* mutex) {
+    if (threadIdx.x != 0) return;
+    Lock l{mutex};
+    l.lock();
+    if (x[blockIdx.x] < 0.0f) return;                            // HELPER LEAVE
+    *total += x[blockIdx.x];
+    l.unlock();                                                  // HELPER RELEASE
+}
 extern "C" __global__ void push(int* lock, int* count) {
     for (bool done = false; !done;) {
         if (atomicCAS(lock, 0, 1) == 0) {                        // SPIN2
@@ -445,6 +458,13 @@ def test_a_lock_held_for_ever_names_the_way_out_or_the_wait_inside_it():
         cuda.RawKernel(LOCKS, "wrong_release", backend="cpu", time_limit=0.3, sanitize=False)(
             (1,), (2,), (locks, np.zeros(1, np.int32), np.array([1, 2, -1, 3, 4, 5, 6, 7], np.int32)))
     assert "leaves the locked region" not in str(info.value)  # (the break leaves only its own loop)
+    # a lock taken and released by helpers (`l.lock()`, `l.unlock()`): the region lies between their calls
+    with pytest.raises(cuda.KernelError, match=rf"spin at line {line_of('HELPER SPIN', LOCKS)} for a lock that its "
+                                               rf"holder never releases: line {line_of('HELPER LEAVE', LOCKS)} leaves the "
+                                               rf"locked region without releasing the lock \(line "
+                                               rf"{line_of('HELPER RELEASE', LOCKS)} releases it\)"):
+        cuda.RawKernel(LOCKS, "guarded", backend="cpu", time_limit=0.3, sanitize=False)(
+            (4,), (32,), (np.array([1, -1, 2, 3], np.float32), np.zeros(1, np.float32), np.zeros(1, np.int32)))
     with pytest.raises(cuda.KernelError, match=rf"spin at line {line_of('STALE', LOCKS)} in an atomicCAS loop that "
                                                r"compares with `old`"):
         cuda.RawKernel(LOCKS, "stale", backend="cpu", time_limit=0.3)((1,), (2,), (np.zeros(1, np.int32),))

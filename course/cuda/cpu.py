@@ -1659,19 +1659,34 @@ def _lock_hint(source: Source, line: int | None) -> str:
         if put and same(put.group(1)) != same(taken.group(1)):
             found.append(f"line {release} puts back `{put.group(1)}`, but line {line} took `{taken.group(1)}`: "
                          "release the lock the thread took")
-    for n in range(line + 1, release or line + 1):
-        text = source.lines[n - 1].split("//", 1)[0]
-        inner_loop = any(re.search(r"\b(?:for|while)\s*\(|\bdo\b", source.lines[q - 1].split("//", 1)[0])
-                         for q in range(line + 1, n + 1))
-        if re.search(r"\b(return|goto)\b", text) or (re.search(r"\b(break|continue)\b", text) and not inner_loop):
-            found.append(f"line {n} leaves the locked region without releasing the lock (line {release} releases it), "
-                         "so every thread that comes after spins here for ever: release before leaving, or let the "
-                         "release run on every path")
-        elif re.search(r"\b__syncwarp\s*\(|\b__syncthreads\w*\s*\(|\.sync\s*\(\s*\)|\b__shfl\w*\s*\(|"
-                       r"\b__(?:all|any|ballot)_sync\s*\(", text):
-            found.append(f"line {n} waits for other threads while holding the lock, but they spin at line {line} "
-                         "for the lock and never get there: take the lock once per warp (one lane), or move the "
-                         "wait out of the locked region")
+    def leaves(start: int, release: int | None, spin: int) -> None:
+        """What leaves, or waits inside, the locked region from line `start` (the acquire) to `release`."""
+        for n in range(start + 1, release or start + 1):
+            text = source.lines[n - 1].split("//", 1)[0]
+            inner_loop = any(re.search(r"\b(?:for|while)\s*\(|\bdo\b", source.lines[q - 1].split("//", 1)[0])
+                             for q in range(start + 1, n + 1))
+            if re.search(r"\b(return|goto)\b", text) or (re.search(r"\b(break|continue)\b", text) and not inner_loop):
+                found.append(f"line {n} leaves the locked region without releasing the lock (line {release} releases "
+                             "it), so every thread that comes after spins here for ever: release before leaving, or let "
+                             "the release run on every path")
+            elif re.search(r"\b__syncwarp\s*\(|\b__syncthreads\w*\s*\(|\.sync\s*\(\s*\)|\b__shfl\w*\s*\(|"
+                           r"\b__(?:all|any|ballot)_sync\s*\(", text):
+                found.append(f"line {n} waits for other threads while holding the lock, but they spin at line {spin} "
+                             "for the lock and never get there: take the lock once per warp (one lane), or move the "
+                             "wait out of the locked region")
+
+    leaves(line, release, line)
+    helper = _callers_of(source.text, body) if body and release is None else None
+    if helper:  # `l.lock();` ... `l.unlock();`: the region lies between the calls of lock and unlock helpers
+        releasers = {m.group(1) for m in re.finditer(r"(\w+)\s*\([^()]*\)\s*(?:const\s*)?\{[^{}]*\batomicExch\w*\s*\(",
+                                                     source.text)}
+        freeing = re.compile(r"\batomicExch\w*\s*\(" + "".join(rf"|\b{re.escape(r)}\s*\(" for r in releasers))
+        for call in helper[1]:
+            caller = _function_body(source.text, call)
+            end = source.text.count("\n", 0, caller[1]) + 1 if caller else len(source.lines)
+            release_at = next((n for n in range(call + 1, end + 1)
+                               if freeing.search(source.lines[n - 1].split("//", 1)[0])), None)
+            leaves(call, release_at, line)
     if found:
         return f"Threads spin at line {line} for a lock that its holder never releases: " + "; ".join(found) + "."
     return (f"Threads spin at line {line} for a lock that is never released: check that every way out of the "
