@@ -189,7 +189,25 @@ def test_grid_stride_without_a_loop_misses_the_tail(capsys):
 
 def test_transpose_through_the_tile_without_swapping_is_still_rejected(capsys):
     assert ex.check_transpose(TRANSPOSE_DETOUR) is False
-    assert "same indices as the load" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "the values are right, but line" in out and "sectors per request, where a coalesced access moves 4" in out
+    assert "indices it was filled with" in out
+
+
+@pytest.mark.parametrize("variant", [
+    # a 1-D tile with padding, the load through a register, parameters named src and dst (probe 14: each was
+    # rejected by a rule that read one way of writing the kernel; the rule now reads the access profile)
+    TRANSPOSE_OK.replace("tile[TILE][TILE + 1]", "tile[TILE * (TILE + 1)]")
+                .replace("tile[threadIdx.y][threadIdx.x]", "tile[threadIdx.y * (TILE + 1) + threadIdx.x]")
+                .replace("tile[threadIdx.x][threadIdx.y]", "tile[threadIdx.x * (TILE + 1) + threadIdx.y]"),
+    TRANSPOSE_OK.replace("if (row < rows && col < cols) tile[threadIdx.y][threadIdx.x] = in[row * cols + col];",
+                         "float v = 0.0f;\n    if (row < rows && col < cols) v = in[row * cols + col];\n"
+                         "    tile[threadIdx.y][threadIdx.x] = v;"),
+    TRANSPOSE_OK.replace("const float* in, float* out", "const float* src, float* dst")
+                .replace("in[", "src[").replace("out[", "dst["),
+])
+def test_transposes_written_other_ways_are_accepted(variant, capsys):
+    assert ex.check_transpose(variant) is True, capsys.readouterr().out
 
 
 def test_transpose_right_only_on_square_matrices_reports_the_values(capsys):
@@ -217,3 +235,35 @@ def test_hints_are_progressive_and_never_code(capsys):
     assert "hint 1 of 2" in first and "hint 2 of 2" in second
     for text in (first, second):
         assert "out[" not in text and "tile[" not in text and " = " not in text
+
+
+MAX_COOPERATIVE_GROUPS = kernel(MAX_SIG, """
+    namespace cg = cooperative_groups;
+    __shared__ float warps[THREADS / 32];
+    cg::thread_block block = cg::this_thread_block();
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = i < n ? x[i] : __int_as_float(0xff800000);
+    for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, warp.shfl_down(v, o));
+    if (warp.thread_rank() == 0) warps[threadIdx.x / 32] = v;
+    block.sync();
+    if (threadIdx.x < 32) {
+        v = threadIdx.x < THREADS / 32 ? warps[threadIdx.x] : __int_as_float(0xff800000);
+        for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, warp.shfl_down(v, o));
+        if (threadIdx.x == 0) partial[blockIdx.x] = v;
+    }""", "#include <cooperative_groups.h>\n#define THREADS 256")
+DOT_ONE_ATOMIC_PER_ELEMENT = kernel(DOT_SIG, """
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomicAdd(result, x[i] * y[i]);""")
+
+
+def test_a_cooperative_groups_shuffle_is_a_warp_shuffle(capsys):
+    """probe 14: `warp.shfl_down(v, o)` of a thread_block_tile<32> was refused as "uses no warp shuffle"."""
+    assert ex.check_block_max(MAX_COOPERATIVE_GROUPS) is True, capsys.readouterr().out
+
+
+def test_a_dot_product_without_a_block_reduction_is_rejected(capsys):
+    """One atomicAdd per element gives the right value, but the exercise is the block reduction (probe 14)."""
+    assert ex.check_dot(DOT_ONE_ATOMIC_PER_ELEMENT) is False
+    assert "makes 256 atomic updates of result: the exercise asks for one per block" in capsys.readouterr().out
+    assert ex.check_dot(DOT_OK) is True

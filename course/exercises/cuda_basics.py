@@ -206,7 +206,8 @@ def check_block_max(source) -> bool:
     if _untouched(source, name):
         checks.register_hints(name, hints)
         return checks.not_attempted(name)
-    if "__shfl" not in _strip_comments(source):  # the kernel or a __device__ helper must shuffle
+    # the kernel or a __device__ helper must shuffle: __shfl_*_sync, or a cooperative-groups tile's .shfl_down()
+    if not re.search(r"__shfl|\.\s*shfl(?:_down|_up|_xor)?\s*\(|\breduce\s*\(", _strip_comments(source)):
         return checks.check_true(lambda: False, name=name, hints=hints,
                                  fail="the kernel uses no warp shuffle (__shfl_down_sync or __shfl_xor_sync): this "
                                       "exercise is about exchanging registers inside a warp, not through shared memory")
@@ -231,19 +232,17 @@ def run_transpose(kernel, a):
     return _numpy(out)
 
 
-def _index_key(text: str) -> str:
-    return re.sub(r"\s+", "", text)
-
-
 def transpose_rule_broken(source: str) -> str | None:
     """Which rule of the tiled transpose ``source`` breaks, or None when it keeps them all.
 
-    The values of a naive transpose are right, so only the source can show the difference: the
-    kernel must (1) declare a ``__shared__`` tile, (2) load ``in`` into it, (3) wait with
-    ``__syncthreads()``, (4) write ``out`` from the tile, not from ``in``, and (5) read the tile
-    with its two indices swapped relative to the load, so that the thread that writes
-    ``out[k]`` is not the one that read the element: consecutive threads then write consecutive
-    addresses of ``out`` (a coalesced store).
+    The values of a naive transpose are right, so something else must show the difference: the
+    kernel must (1) declare a ``__shared__`` tile and (2) wait with ``__syncthreads()`` between
+    filling it and reading it (read from the source), and (3) read ``in`` and write ``out`` coalesced:
+    in the access profile of one launch (``kernel.profile``, the CPU backend's model of the memory
+    transactions), no global load or store of a warp moves more than twice the sectors a coalesced
+    one does. A naive transpose's store jumps a whole row of ``out`` between neighbouring threads; so
+    does one that reads the tile back with the indices it filled it with. Any tile layout (2-D, 1-D
+    with padding), parameter names and loads through a register are fine.
     """
     body = _body(source, "transpose")
     if body is None:
@@ -253,25 +252,36 @@ def transpose_rule_broken(source: str) -> str | None:
         return ("the kernel declares no __shared__ tile: without one, either the reads of `in` or the writes "
                 "of `out` jump a whole row between neighbouring threads (not coalesced)")
     tile = shared[0]
-    loads = re.findall(re.escape(tile) + r"\s*\[([^\]]+)\]\s*\[([^\]]+)\]\s*=(?!=)([^;]*)", body)
-    loads = [(i, j) for i, j, rhs in loads if re.search(r"\bin\s*\[", rhs)]
-    if not loads:
-        return f"nothing copies `in` into the shared tile `{tile}` (expected `{tile}[…][…] = … in[…] …`)"
     if "__syncthreads" not in body:
         return (f"no __syncthreads() between filling `{tile}` and reading it: a thread would read slots other "
                 "threads have not written yet")
-    stores = re.findall(r"\bout\s*\[[^;]*?\]\s*=(?!=)([^;]*)", body)
-    if not stores:
-        return "the kernel never writes `out`"
-    if any(re.search(r"\bin\s*\[", rhs) for rhs in stores) or not any(tile in rhs for rhs in stores):
-        return (f"the store to `out` takes its value straight from `in`, not from the tile `{tile}`: that is "
-                "the naive transpose, whose writes jump a whole row of `out` between neighbouring threads")
-    reads = [m for rhs in stores for m in re.findall(re.escape(tile) + r"\s*\[([^\]]+)\]\s*\[([^\]]+)\]", rhs)]
-    load_keys = {(_index_key(i), _index_key(j)) for i, j in loads}
-    if reads and all((_index_key(i), _index_key(j)) in load_keys for i, j in reads):
-        return (f"the store reads `{tile}` with the same indices as the load, so each thread writes back the "
-                "element it loaded itself: consecutive threads still write addresses a whole row of `out` "
-                "apart (the naive store, with a detour through shared memory)")
+    return _uncoalesced(source, tile)
+
+
+def _uncoalesced(source: str, tile: str) -> str | None:
+    """The first global load or store of the transpose, in a profiled 64 × 48 launch, that moves more than
+    8 sectors per request (coalesced 16-float rows of a 16 × 16 block: 4), as the rule's message; None when
+    all are coalesced, or when the launch fails (the values' check then names the fault)."""
+    from course import cuda
+
+    rows, cols = 64, 48
+    a = np.arange(rows * cols, dtype=np.float32).reshape(rows, cols)
+    out = np.zeros((cols, rows), np.float32)
+    try:
+        kernel = cuda.RawKernel(source, "transpose", backend="cpu")
+        profile = kernel.profile(((cols + 15) // 16, (rows + 15) // 16), (16, 16), (a, out, np.int32(rows),
+                                                                                     np.int32(cols)))
+    except Exception:
+        return None
+    for kind, what in (("global store", "writes"), ("global load", "reads")):
+        lines = [s for s in profile.lines if s.kind == kind]
+        worst = max(lines, key=lambda s: s.sectors_per_request, default=None)
+        if worst is not None and worst.sectors_per_request > 8:
+            detour = (f" (reading `{tile}` back with the indices it was filled with makes each thread write the "
+                      "element it loaded itself: the naive store with a detour through shared memory)"
+                      if kind == "global store" else "")
+            return (f"line {worst.line} {what} {worst.sectors_per_request:.0f} sectors per request, where a "
+                    f"coalesced access moves 4: neighbouring threads touch addresses a whole row apart{detour}")
     return None
 
 
@@ -388,6 +398,31 @@ def run_dot(kernel, x, y):
     return _numpy(result)[0]
 
 
+def _atomics_per_block(source: str) -> str | None:
+    """In a profiled launch of ``dot`` (n = 1000, 4 blocks): a block that makes more than one atomic update of
+    global memory (one per element: no block reduction), as the rule's message; None otherwise, or when the
+    launch fails (the values' check then names the fault)."""
+    from course import cuda
+    from course.cuda import transactions as tx
+
+    n = 1000
+    x = np.ones(n, np.float32)
+    try:
+        kernel = cuda.RawKernel(source, "dot", backend="cpu")
+        profile = kernel.profile(((n + 255) // 256,), (256,), (x, x.copy(), np.zeros(1, np.float32), np.int32(n)))
+    except Exception:
+        return None
+    atomics = profile.trace[profile.trace["kind"] == tx.GLOBAL_ATOMIC]
+    if not len(atomics):
+        return None
+    blocks, counts = np.unique(atomics["block"], return_counts=True)
+    if counts.max() <= 1:
+        return None
+    return (f"block {int(blocks[counts.argmax()])} makes {int(counts.max())} atomic updates of result: the exercise "
+            "asks for one per block, after the block's own reduction (atomics on one address run one after "
+            "another, so one per element makes the whole grid queue up)")
+
+
 def dot_rule_broken(source: str) -> str | None:
     """Why ``source`` would lose updates of ``result`` on a GPU, or None.
 
@@ -420,7 +455,7 @@ def check_dot(source) -> bool:
         return checks.not_attempted(name)
     rng = np.random.default_rng(4)
     cases = [tuple(rng.standard_normal(n, dtype=np.float32) for _ in range(2)) for n in (1, 256, 1000, 5000)]
-    plain = dot_rule_broken(source)
+    plain = dot_rule_broken(source) or _atomics_per_block(source)
     if plain is not None:
         return checks.check_true(lambda: False, name=name, fail=plain, hints=hints)
 
