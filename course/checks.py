@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import traceback
+import warnings
+from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
@@ -171,7 +174,9 @@ def _learner_error(name: str, case_text: str, error: BaseException) -> bool:
     if isinstance(error, NotImplementedError):
         return not_attempted(name)
     last = traceback.extract_tb(error.__traceback__)[-1:] if error.__traceback__ else []
-    where = f" (line {last[0].lineno})" if last else ""
+    # (the line of the learner's own Python; not one inside the course's package, where course.cuda raises)
+    ours = last and Path(last[0].filename).resolve().is_relative_to(Path(__file__).resolve().parent)
+    where = f" (line {last[0].lineno})" if last and not ours else ""
     return _report(name, False, f"{case_text} raised {type(error).__name__}{where}: {error}")
 
 
@@ -237,6 +242,19 @@ def check_true(condition_fn: Callable[[], bool], *, name: str, fail: str, succes
     return _report(name, ok, success if ok else fail)
 
 
+def not_cuda_source(source, kernel_name: str) -> str | None:
+    """What is wrong with a submission that is no CUDA C kernel (Python code, a function, text without a
+    kernel), as a verdict's text; None for an empty one (not attempted yet)."""
+    if callable(source):
+        return (f"this is a Python function; the exercise takes the kernel's CUDA C source as a string: "
+                f'r"""extern "C" __global__ void {kernel_name}(...) {{ ... }}"""')
+    if not isinstance(source, str) or not source.strip() or "__global__" in source:
+        return None  # (empty, or a kernel: a stub is not attempted, anything else is checked)
+    python = re.search(r"^\s*(def |import |from \w+ import|@)|\bprint\(|\bnp\.", source, re.M)
+    return ((f"this is Python code; the exercise takes CUDA C: " if python else "the source has no kernel: ")
+            + f'it needs `extern "C" __global__ void {kernel_name}(...)`, as the stub above has it')
+
+
 def check_kernel(source: str, kernel_name: str, run: Callable, reference: Callable, cases: Iterable[tuple], *,
                  name: str | None = None, rtol: float = 1e-5, atol: float = 1e-6,
                  hints: Sequence[str] | str | None = None) -> bool:
@@ -255,7 +273,8 @@ def check_kernel(source: str, kernel_name: str, run: Callable, reference: Callab
     register_hints(name, hints)
     cases = list(cases)
     if not isinstance(source, str) or "__global__" not in source:
-        return not_attempted(name)
+        wrong = not_cuda_source(source, kernel_name)
+        return _report(name, False, wrong) if wrong else not_attempted(name)
     backends = ["cpu"] + (["cupy"] if cuda.backend() == "cupy" else [])
     for backend_name in backends:
         with _kernel_backend(backend_name):
@@ -266,7 +285,18 @@ def check_kernel(source: str, kernel_name: str, run: Callable, reference: Callab
                 return _report(name, False, f"does not compile: {error}")
 
             def launch(*args, kernel=kernel):
-                return run(kernel, *args)
+                # Elements stored by more than one block (with the same value, so the values come out right):
+                # the blocks repeat one another's work, and a kernel that does is no solution. The
+                # emulator's warning says why; it becomes the verdict. Other warnings pass through.
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    result = run(kernel, *args)
+                for warning in caught:
+                    if issubclass(warning.category, cuda.KernelWarning) and "stored by more than one block" in str(
+                            warning.message):
+                        raise warning.message
+                    warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
+                return result
 
             where = "" if len(backends) == 1 else f" [{'CPU backend, every check on' if backend_name == 'cpu' else 'GPU (CuPy)'}]"
             if not check_function(launch, reference, cases, name=f"{name}{where}", rtol=rtol, atol=atol,

@@ -267,3 +267,21 @@ def test_a_dot_product_without_a_block_reduction_is_rejected(capsys):
     assert ex.check_dot(DOT_ONE_ATOMIC_PER_ELEMENT) is False
     assert "makes 256 atomic updates of result: the exercise asks for one per block" in capsys.readouterr().out
     assert ex.check_dot(DOT_OK) is True
+
+
+MATRIX_FLAT_GUARD = kernel("matrix_add(const float* a, const float* b, float* c, int rows, int cols)", """
+    int col = blockIdx.x * blockDim.x + threadIdx.x, row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row * cols + col < rows * cols) c[row * cols + col] = a[row * cols + col] + b[row * cols + col];""")
+
+
+def test_python_instead_of_cuda_and_blocks_that_repeat_each_others_work_are_verdicts(capsys):
+    """Python code (or a function) is told what the exercise takes, not "not attempted" (probe 14); a flat
+    guard, whose threads past a row's end store the next row's elements again (right values), is ❌ with the
+    emulator's warning as the reason, not ✅ followed by the warning."""
+    assert ex.check_saxpy("def saxpy(a, x, y):\n    return a * x + y") is False
+    assert "this is Python code; the exercise takes CUDA C" in capsys.readouterr().out
+    assert ex.check_saxpy(lambda a, x, y: a * x + y) is False
+    assert "this is a Python function" in capsys.readouterr().out
+    assert ex.check_matrix_add(MATRIX_FLAT_GUARD) is False
+    out = capsys.readouterr().out
+    assert "❌" in out and "stored by more than one block" in out and "(line " not in out.split("KernelWarning")[0]

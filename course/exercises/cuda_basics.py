@@ -59,6 +59,16 @@ def _untouched(source, kernel: str) -> bool:
     return all(s.startswith("__shared__") for s in statements)
 
 
+def _not_ready(source, name: str, hints) -> bool | None:
+    """The verdict for a stub (not attempted yet) or for a submission that is no CUDA C kernel (Python code,
+    a function: ❌ saying what the exercise takes); None when there is a kernel to check."""
+    if not _untouched(source, name):
+        return None
+    checks.register_hints(name, hints)
+    wrong = checks.not_cuda_source(source, name)
+    return checks._report(name, False, wrong) if wrong else checks.not_attempted(name)
+
+
 def _xp():
     from course import cuda
 
@@ -92,9 +102,8 @@ def check_saxpy(source) -> bool:
         "The element number is (blocks before mine) × (threads per block) + (my number in the block). "
         "Compare it with n before the thread reads x or writes y.",
     ]
-    if _untouched(source, name):
-        checks.register_hints(name, hints)
-        return checks.not_attempted(name)
+    if (verdict := _not_ready(source, name, hints)) is not None:
+        return verdict
     rng = np.random.default_rng(1)
     cases = [(a, rng.standard_normal(n, dtype=np.float32), rng.standard_normal(n, dtype=np.float32))
              for a, n in [(2.0, 1), (-1.5, 255), (0.5, 256), (3.0, 257), (2.0, 1000)]]
@@ -125,9 +134,8 @@ def check_matrix_add(source) -> bool:
         "Build the column from the .x built-ins and the row from the .y built-ins, the same way as the "
         "1D index; guard each against its own limit, then turn (row, column) into a row-major offset.",
     ]
-    if _untouched(source, name):
-        checks.register_hints(name, hints)
-        return checks.not_attempted(name)
+    if (verdict := _not_ready(source, name, hints)) is not None:
+        return verdict
     rng = np.random.default_rng(2)
     cases = [tuple(rng.standard_normal(shape, dtype=np.float32) for _ in range(2))
              for shape in [(1, 1), (16, 16), (17, 33), (40, 7), (3, 100), (32, 64)]]  # (32, 64): whole blocks
@@ -157,9 +165,8 @@ def check_saxpy_grid_stride(source) -> bool:
         "Start at the thread's global index, as before, and repeat while the index is below n, stepping each "
         "time by the number of threads in the whole grid (blocks in the grid × threads per block).",
     ]
-    if _untouched(source, name):
-        checks.register_hints(name, hints)
-        return checks.not_attempted(name)
+    if (verdict := _not_ready(source, name, hints)) is not None:
+        return verdict
     rng = np.random.default_rng(5)
     cases = []
     for n in (1, 100, 128, 129, 1000, 5000):
@@ -203,9 +210,8 @@ def check_block_max(source) -> bool:
         "value replaced by one that loses to every float (minus infinity; __int_as_float can build it from its "
         "bits on every backend); keep the one barrier between the warps' results and the final warp.",
     ]
-    if _untouched(source, name):
-        checks.register_hints(name, hints)
-        return checks.not_attempted(name)
+    if (verdict := _not_ready(source, name, hints)) is not None:
+        return verdict
     # the kernel or a __device__ helper must shuffle: __shfl_*_sync, or a cooperative-groups tile's .shfl_down()
     if not re.search(r"__shfl|\.\s*shfl(?:_down|_up|_xor)?\s*\(|\breduce\s*\(", _strip_comments(source)):
         return checks.check_true(lambda: False, name=name, hints=hints,
@@ -298,9 +304,8 @@ def check_transpose(source) -> bool:
         "two block indices, and it fetches its value from the tile with the two tile indices swapped. "
         "Guard the load with in's shape and the store with out's shape.",
     ]
-    if _untouched(source, name):
-        checks.register_hints(name, hints)
-        return checks.not_attempted(name)
+    if (verdict := _not_ready(source, name, hints)) is not None:
+        return verdict
     rng = np.random.default_rng(3)
     cases = [(rng.standard_normal(shape, dtype=np.float32),) for shape in TRANSPOSE_SHAPES]
     broken = transpose_rule_broken(source)
@@ -450,9 +455,8 @@ def check_dot(source) -> bool:
         "exactly one thread per block adds the block's total into result[0] with an operation that cannot lose "
         "another block's update (section 6).",
     ]
-    if _untouched(source, name):
-        checks.register_hints(name, hints)
-        return checks.not_attempted(name)
+    if (verdict := _not_ready(source, name, hints)) is not None:
+        return verdict
     rng = np.random.default_rng(4)
     cases = [tuple(rng.standard_normal(n, dtype=np.float32) for _ in range(2)) for n in (1, 256, 1000, 5000)]
     plain = dot_rule_broken(source) or _atomics_per_block(source)

@@ -166,9 +166,10 @@ def check_clamped(source) -> bool:
         "yy = min(max(y + dy, 0), height - 1) (and xx likewise); weight index (dy + 1) * 3 + (dx + 1); "
         "store rintf(fminf(fmaxf(sum, 0.0f), 255.0f)).",
     ]
-    if not isinstance(source, str) or _strip(source) == _strip(CLAMPED_STUB):
+    if not isinstance(source, str) or _strip(source) == _strip(CLAMPED_STUB) or "__global__" not in source:
         checks.register_hints("sharpen_clamped", hints)
-        return checks.not_attempted("sharpen_clamped")
+        wrong = checks.not_cuda_source(source, "sharpen_clamped")
+        return checks._report("sharpen_clamped", False, wrong) if wrong else checks.not_attempted("sharpen_clamped")
     return checks.check_kernel(source, "sharpen_clamped", _run_clamped, sharpen.sharpen_reference, cases,
                                name="sharpen_clamped", hints=hints)
 
@@ -217,9 +218,10 @@ def check_tile(source) -> bool:
         "tile[(threadIdx.y + dy) * tile_width + threadIdx.x + dx] for dy, dx in 0..2.",
     ]
     name = "sharpen_tile"
-    if not isinstance(source, str) or _strip(source) == _strip(TILE_STUB):
+    if not isinstance(source, str) or _strip(source) == _strip(TILE_STUB) or "__global__" not in source:
         checks.register_hints(name, hints)
-        return checks.not_attempted(name)
+        wrong = checks.not_cuda_source(source, "sharpen_tile")
+        return checks._report(name, False, wrong) if wrong else checks.not_attempted(name)
     rule = _tile_rules(source)
     if rule:
         checks.register_hints(name, hints)
