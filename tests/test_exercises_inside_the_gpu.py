@@ -121,3 +121,18 @@ def test_occupancy_answers_that_ignore_ties_or_limits_fail(capsys):
 
     ok, out = run(ex.check_smallest_full_block, largest_best, capsys)
     assert not ok
+
+
+def test_a_guard_one_too_far_and_hard_coded_sizes_are_caught(capsys):
+    """probe 14: `i <= n / 4` (a float4 past the end) passed because the grid had exactly n / 4 threads, and
+    kernels that hard-code the check's one size passed; the checks now launch a spare block and a second size."""
+    ok, out = run(ex.check_vectorised_copy, SOLUTIONS["COPY4"].replace("if (i < n / 4)", "if (i <= n / 4)"), capsys)
+    assert not ok and "accessed in[" in out and "float4" not in out.split("❌")[0], out
+    hard = SOLUTIONS["COPY4"].replace("if (i < n / 4)", "if (i < 1024)").replace("(n / 4) * 4 + i", "4096 + i") \
+        .replace("if (i < n % 4)", "if (i < 3)")
+    ok, out = run(ex.check_vectorised_copy, hard, capsys)
+    assert not ok and "n = 1201" in out, out
+    ok, out = run(ex.check_coalesced, SOLUTIONS["SCALE"].replace("r * cols + c", "r * 256 + c"), capsys)
+    assert not ok and "37 × 384" in out, out
+    ok, out = run(ex.check_no_bank_conflicts, SOLUTIONS["TRANSPOSE32"].replace("* n +", "* 64 +"), capsys)
+    assert not ok and "96 × 96" in out, out

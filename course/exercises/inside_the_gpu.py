@@ -86,6 +86,16 @@ def _run(name, kernel, grid, block, args, shared_mem=0):
         return None, checks._report(name, False, f"{type(error).__name__}: {error}")
 
 
+def _also_right(name, kernel, grid, block, args, expected, what) -> bool | None:
+    """A second launch on other sizes (a kernel that hard-codes the first one's, or that is right only with
+    an exact grid, shows there): None when `args[1]` comes out as `expected`, else the reported ❌."""
+    try:
+        kernel(grid, block, args)
+    except Exception as error:
+        return checks._report(name, False, f"on {what}: {type(error).__name__}: {error}")
+    return _wrong(name, args[1], expected, f"out on {what}")
+
+
 def _wrong(name, got, expected, what) -> bool | None:
     bad = ~np.isclose(got, expected, rtol=1e-5, atol=1e-5)
     if bad.any():
@@ -113,6 +123,10 @@ def check_coalesced(source: str) -> bool:
     if profile is None:
         return failed
     if (w := _wrong(name, out, 2 * a, "out")) is not None:
+        return w
+    b = np.random.default_rng(1).standard_normal((37, 384)).astype(np.float32)
+    if (w := _also_right(name, kernel, (384 // 128,), (128,), (b, np.zeros_like(b), np.int32(37), np.int32(384)),
+                         2 * b, "a 37 × 384 matrix")) is not None:
         return w
     loads = [s for s in profile.lines if s.kind == "global load"]
     worst = max(loads, key=lambda s: s.sectors_per_request, default=None)
@@ -142,6 +156,10 @@ def check_no_bank_conflicts(source: str) -> bool:
     if profile is None:
         return failed
     if (w := _wrong(name, out, a.T, "out")) is not None:
+        return w
+    b = np.arange(96 * 96, dtype=np.float32).reshape(96, 96)
+    if (w := _also_right(name, kernel, (3, 3), (32, 8), (b, np.zeros_like(b), np.int32(96)), b.T,
+                         "a 96 × 96 matrix")) is not None:
         return w
     shared = [s for s in profile.lines if s.kind.startswith("shared")]
     if not shared:
@@ -217,10 +235,16 @@ def check_vectorised_copy(source: str) -> bool:
     n = 4 * 1024 + 3
     x = np.random.default_rng(2).standard_normal(n).astype(np.float32)
     out = np.zeros_like(x)
-    profile, failed = _run(name, kernel, ((n // 4 + 255) // 256,), (256,), (x, out, np.int32(n)))
+    # (a block more than the float4s need: threads past the end must do nothing, as on a GPU with a rounded-up grid)
+    profile, failed = _run(name, kernel, ((n // 4 + 255) // 256 + 1,), (256,), (x, out, np.int32(n)))
     if profile is None:
         return failed
     if (w := _wrong(name, out, x, "out")) is not None:
+        return w
+    m = 4 * 300 + 1
+    y = np.random.default_rng(3).standard_normal(m).astype(np.float32)
+    if (w := _also_right(name, kernel, ((m // 4 + 255) // 256 + 1,), (256,), (y, np.zeros_like(y), np.int32(m)), y,
+                         f"n = {m}")) is not None:
         return w
     requests = sum(s.requests for s in profile.lines if s.kind == "global load")
     scalar = -(-n // 32)
