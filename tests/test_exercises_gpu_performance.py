@@ -67,6 +67,34 @@ def bias_relu_right(x_ptr, bias_ptr, out_ptr, n_cols, BLOCK_SIZE: tl.constexpr):
     tl.store(out_ptr + row * n_cols + cols, tl.maximum(x + b, 0.0), mask=mask)
 
 
+@triton.jit
+def bias_relu_unmasked_store(x_ptr, bias_ptr, out_ptr, n_cols, BLOCK_SIZE: tl.constexpr):
+    row = tl.program_id(axis=0)
+    cols = tl.arange(0, BLOCK_SIZE)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * n_cols + cols, mask=mask, other=0.0)
+    b = tl.load(bias_ptr + cols, mask=mask, other=0.0)
+    tl.store(out_ptr + row * n_cols + cols, tl.maximum(x + b, 0.0))
+
+
+@triton.jit
+def bias_relu_no_masks(x_ptr, bias_ptr, out_ptr, n_cols, BLOCK_SIZE: tl.constexpr):
+    row = tl.program_id(axis=0)
+    cols = tl.arange(0, BLOCK_SIZE)
+    x = tl.load(x_ptr + row * n_cols + cols)
+    b = tl.load(bias_ptr + cols)
+    tl.store(out_ptr + row * n_cols + cols, tl.maximum(x + b, 0.0))
+
+
+def test_a_triton_store_without_its_mask_is_caught_in_a_guard_zone(capsys):
+    """Triton checks no bounds: an unmasked store ran past `out` into other memory (probe 14: the process
+    died, or passed and corrupted the heap). The check's tensors lie between guard zones, which say so."""
+    for kernel in (bias_relu_unmasked_store, bias_relu_no_masks):
+        assert not ex.check_bias_relu(kernel)
+        out = capsys.readouterr().out
+        assert "the kernel stored outside `out`" in out and "element(s) after its last" in out, out
+
+
 def test_bias_relu(capsys):
     assert not ex.check_bias_relu(bias_relu_stub)
     assert "not attempted" in capsys.readouterr().out

@@ -66,9 +66,32 @@ def run_bias_relu(kernel, x, bias):
 
     from course import kernels_triton
 
-    out = torch.full_like(x, float("nan"))  # NaN: an element the kernel never wrote shows up
-    block = kernels_triton.triton.next_power_of_2(x.shape[1])
-    kernel[(x.shape[0],)](x, bias, out, x.shape[1], BLOCK_SIZE=block)
+    rows, cols = x.shape
+    block = kernels_triton.triton.next_power_of_2(cols)
+    # Each tensor lies in a larger buffer, between guard zones of a sentinel value: Triton checks no bounds (its
+    # interpreter on the CPU neither), so a store without the columns' mask, or with a wrong row stride, would
+    # land in whatever memory follows (and crash Python later); here it lands in a guard zone, and says so.
+    guard = 2 * rows * block + block
+    sentinel = 1234.5
+
+    def guarded(values):
+        buffer = torch.full((values.numel() + 2 * guard,), sentinel, dtype=values.dtype, device=values.device)
+        inside = buffer[guard:guard + values.numel()].view(values.shape)
+        inside.copy_(values)
+        return buffer, inside
+
+    (x_buffer, x_in), (bias_buffer, bias_in) = guarded(x), guarded(bias)
+    out_buffer, out = guarded(torch.full_like(x, float("nan")))  # NaN: an element the kernel never wrote shows up
+    kernel[(rows,)](x_in, bias_in, out, cols, BLOCK_SIZE=block)
+    for buffer, what in ((out_buffer, "out"), (x_buffer, "x"), (bias_buffer, "bias")):
+        outside = torch.cat([buffer[:guard], buffer[buffer.numel() - guard:]]).cpu()
+        touched = torch.nonzero(outside != sentinel).flatten()
+        if len(touched):
+            first = int(touched[0])
+            where = (f"{guard - first} element(s) before its first" if first < guard
+                     else f"{first - guard + 1} element(s) after its last")
+            raise IndexError(f"the kernel stored outside `{what}` ({where}): a store needs the same mask as the "
+                             f"loads (the columns past n_cols), and each row starts at row × n_cols")
     return out
 
 
