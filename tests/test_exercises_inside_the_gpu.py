@@ -136,3 +136,26 @@ def test_a_guard_one_too_far_and_hard_coded_sizes_are_caught(capsys):
     assert not ok and "37 × 384" in out, out
     ok, out = run(ex.check_no_bank_conflicts, SOLUTIONS["TRANSPOSE32"].replace("* n +", "* 64 +"), capsys)
     assert not ok and "96 × 96" in out, out
+
+
+def test_a_reduction_that_finishes_with_warp_shuffles_is_divergence_free(capsys):
+    """The tree down to 32, then one warp's shuffles and one writer: the writer's `if (t == 0)`, reached by that
+    warp only, diverges there in every block, which is no divergence to remove (probe 14: refused)."""
+    finish = r'''
+extern "C" __global__ void block_sum(const float* x, float* out, int n) {
+    __shared__ float s[256];
+    int t = threadIdx.x, i = blockIdx.x * blockDim.x + t;
+    s[t] = i < n ? x[i] : 0.0f;
+    __syncthreads();
+    for (int stride = blockDim.x / 2; stride >= 32; stride >>= 1) {
+        if (t < stride) s[t] += s[t + stride];
+        __syncthreads();
+    }
+    if (t < 32) {
+        float v = s[t];
+        for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+        if (t == 0) out[blockIdx.x] = v;
+    }
+}'''
+    ok, out = run(ex.check_divergence_free_reduction, finish, capsys)
+    assert ok, out

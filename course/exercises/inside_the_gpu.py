@@ -215,8 +215,12 @@ def check_divergence_free_reduction(source: str) -> bool:
     expected = x.reshape(blocks, threads).astype(np.float64).sum(axis=1).astype(np.float32)
     if (w := _wrong(name, out, expected, "out")) is not None:
         return w
-    worst = max(profile.divergence, key=lambda b: b.divergent_fraction, default=None)
-    if worst is not None and worst.divergent_fraction > 1 / 8 + 1e-9:
+    # A branch fails when it diverges in more than 1 warp in 8 of those that reach it, unless that is one warp
+    # execution a block: the single writer at the end (`if (t == 0)` inside `if (t < 32)`), which only one warp
+    # reaches, diverges there in every reduction (probe 14 found such a warp-shuffle finish refused)
+    failing = [b for b in profile.divergence if b.divergent_fraction > 1 / 8 + 1e-9 and b.divergent > blocks]
+    worst = max(failing, key=lambda b: b.divergent_fraction, default=None)
+    if worst is not None:
         return checks._report(name, False, f"right sums, but the branch at line {worst.line} diverges in "
                               f"{worst.divergent_fraction:.0%} of the warps that reach it (goal: at most 1 in 8)")
     return checks._report(name, True, "right sums; no branch diverges in more than 1 warp in 8.")
