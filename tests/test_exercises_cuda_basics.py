@@ -285,3 +285,13 @@ def test_python_instead_of_cuda_and_blocks_that_repeat_each_others_work_are_verd
     assert ex.check_matrix_add(MATRIX_FLAT_GUARD) is False
     out = capsys.readouterr().out
     assert "❌" in out and "stored by more than one block" in out and "(line " not in out.split("KernelWarning")[0]
+
+
+def test_a_grid_stride_loop_that_starts_at_thread_idx_is_told_where_to_start(capsys):
+    """probe 14: the blocks met on y[0] and the hint said to make the update an atomic; the fix is the start."""
+    every_block_from_zero = kernel("saxpy_grid_stride(float a, const float* x, float* y, int n)", """
+    for (int i = threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        y[i] = a * x[i] + y[i];""")
+    assert ex.check_saxpy_grid_stride(every_block_from_zero) is False
+    out = capsys.readouterr().out
+    assert "Every block starts the grid-stride loop at `i = threadIdx.x`" in out and "atomicAdd" not in out

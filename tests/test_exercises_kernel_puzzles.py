@@ -39,7 +39,7 @@ extern "C" __global__ void guard(const float* a, float* out, int n) {
 }''', capsys)
     assert not ok and "KernelError" in out and "thread" in out and "hint()" in out
     # the emulator's usual hint for an index past the end spells out this puzzle's answer: a question instead
-    assert "if (i < n)" not in out and "Guard the access" not in out and "what should the others do?" in out
+    assert "if (i < n)" not in out and "guard the access" not in out and "what should the others do?" in out
 
 
 def test_block_index_forgotten_gives_the_first_wrong_element(capsys):

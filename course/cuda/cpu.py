@@ -2356,6 +2356,19 @@ def _row_wrap(fault: _Fault, block_dim, text: str) -> str | None:
             "rounded up to whole blocks). Guard both coordinates, `if (x < w && y < h)`, before any access.")
 
 
+def _grid_stride_start(source: Source, line: int | None) -> str | None:
+    """For two blocks that met on one element: a grid-stride loop on `line` or the lines before it that starts
+    at threadIdx alone (every block then goes over the same elements), as the hint; else None."""
+    for at in range(line or 0, max(0, (line or 0) - 4), -1):
+        loop = re.search(r"\bfor\s*\(\s*(?:\w+\s+)?(\w+)\s*=\s*([^;]*);[^;]*;\s*\1\s*\+=\s*([^)]*)\)",
+                         source.line_text(at))
+        if loop and "threadIdx" in loop.group(2) and "blockIdx" not in loop.group(2) and "gridDim" in loop.group(3):
+            return (f"Every block starts the grid-stride loop at `{loop.group(1)} = {loop.group(2).strip()}` (line {at}), "
+                    "so the blocks go over the same elements: start at the thread's index in the whole grid, "
+                    "blockIdx.x * blockDim.x + threadIdx.x, and keep the step of the whole grid.")
+    return None
+
+
 def _same_warp(fault: _Fault, block_dim) -> bool:
     """Whether the two threads a race names (of one block) are in one warp."""
     linear = lambda t: t[0] + t[1] * block_dim[0] + t[2] * block_dim[0] * block_dim[1]
@@ -2430,7 +2443,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 what = (f"accessed {name}[{index // items}]{''.join(f'[{k}]' for k in place)}, but {name} has {rows} "
                         f"row{'s' * (rows != 1)} (valid first indices 0 to {rows - 1})")
         hint = (_index_hint(source, line, index, length)
-                or "Guard the access (e.g. `if (i < n)`) or check how the index is computed.")
+                or "Check how the index is computed; where threads past the end are expected (the last block's, "
+                   "in a grid rounded up to whole blocks), guard the access: `if (i < n)`.")
     elif kind == SHARED_OUT_OF_BOUNDS:
         names, item, size = source.dynamic_shared_name or "extern __shared__", source.dynamic_shared_item, fault.element_bytes
         if not size or item == size:  # (an unknown or mixed declared type: the bytes say it surely)
@@ -2802,8 +2816,9 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 what = (f"updates {element} (reads it and writes it back), which {who} also wrote{at} in this "
                         "launch, without an atomic: on a GPU both threads can read the same old value, and one "
                         "update is lost")
-            hint = (f"If the threads add to the same element, use atomicAdd(&{element}, value) (or atomicMax, ...); "
-                    "if each element should have one writer, check how the index is computed.")
+            hint = (f"If each element should have one writer, check how the index is computed: two threads reach "
+                    f"{element}. If the threads mean to add into it, use atomicAdd(&{element}, value) (or atomicMax, "
+                    "...).")
             loop_text = " ".join(source.line_text(n) for n in range(max(1, (line or 1) - 2), (line or 0) + 1))
             if _LOCK_TAKEN.search(source.text) and re.search(r"\batomicExch\s*\(", source.text):
                 hint = ("The update is inside a lock (taken with atomicCAS, released with atomicExch): the lock makes "
@@ -2939,6 +2954,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             if warp_step:  # `v[tid] += v[tid + 16]` (volatile v) by the lanes of one warp
                 hint = ("The threads of a warp do not run in lockstep (since Volta), so `volatile` alone does not "
                         f"order them: put __syncwarp() between one thread's read and the other's write. {_WARP_STEP_FIX}")
+        if other_block != block and (start := _grid_stride_start(source, line)):
+            hint = start  # `for (int i = threadIdx.x; i < n; i += blockDim.x * gridDim.x)`: every block from 0
         drawn = re.search(rf"\b(curand\w*|skipahead\w*)\s*\([^;]*\b{re.escape(name)}\b",
                           source.line_text(line) if line else "")
         handed = mine != theirs and 3 not in (mine, theirs) and fault.mask == 0  # a read of another's write

@@ -283,7 +283,7 @@ class Puzzle:
     hints: tuple = ()
     tolerance: float = 1e-5   # relative tolerance for floats (0: exact)
     # (pattern, replacement): the emulator's hints that would spell out this puzzle's answer (the guard
-    # puzzle's "Guard the access (e.g. `if (i < n)`)"), replaced in its verdict by a question
+    # puzzle's "guard the access: `if (i < n)`"), replaced in its verdict by a question
     spoilers: tuple = ()
 
     @property
@@ -353,7 +353,8 @@ _add(name="guard", title="Guard",
      rules=(reads_at_most("a", 1), writes_at_most("out", 1)),
      hints=("What happens to the threads whose index is n or more?",
             "Wrap the read and the write in a test that the index is smaller than n."),
-     spoilers=((r"Guard the access \(e\.g\. `if \(i < n\)`\) or check how the index is computed\.",
+     spoilers=((r"Check how the index is computed; where threads past the end are expected \(the last block's, "
+                r"in a grid rounded up to whole blocks\), guard the access: `if \(i < n\)`\.",
                 "Which threads have an element of the array, and what should the others do?"),))
 
 _add(name="map_2d", title="Map 2D",
