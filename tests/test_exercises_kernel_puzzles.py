@@ -565,3 +565,10 @@ extern "C" __global__ void blocks(const float* a, float* out, int n) {
     if (i < n) out[i] = a[i] + 10.0f;
 }''', capsys)
     assert not ok and not [w for w in caught if "more than one block" in str(w.message)]
+
+
+@pytest.mark.parametrize("number", [8, 9, 10, 15, 17])
+def test_the_second_hint_is_the_method_not_the_code(number):
+    """probe 14: these second hints were the solution line by line (`__shared__ float buffer[32]; ...`)."""
+    method = kp.puzzle(number).hints[1]
+    assert not any(code in method for code in ("[", "+=", "==", "__", "(0x", "i < n", "threadIdx")), method

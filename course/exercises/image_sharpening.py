@@ -162,9 +162,10 @@ def check_clamped(source) -> bool:
     hints = [
         "Three rules: a thread whose (x, y) is outside the image must do nothing; a neighbour outside the "
         "image is read from the nearest pixel inside; the sum is clipped before it becomes a uint8.",
-        "First `if (x >= width || y >= height) return;`. Then two loops, dy and dx from -1 to 1, with "
-        "yy = min(max(y + dy, 0), height - 1) (and xx likewise); weight index (dy + 1) * 3 + (dx + 1); "
-        "store rintf(fminf(fmaxf(sum, 0.0f), 255.0f)).",
+        "Leave first if the pixel is outside the image. Then visit the 3 × 3 neighbours with two loops over "
+        "the offsets -1 to 1; clamp each neighbour's row and column into the image (between 0 and the last "
+        "one) before reading it, and pair it with the weight at the same place in the 3 × 3 grid. Round the "
+        "sum to the nearest integer and keep it between 0 and 255 before storing it.",
     ]
     if not isinstance(source, str) or _strip(source) == _strip(CLAMPED_STUB) or "__global__" not in source:
         checks.register_hints("sharpen_clamped", hints)
@@ -212,10 +213,10 @@ def check_tile(source) -> bool:
         "The tile is (16 + 2) × (16 + 2) pixels but the block has only 16 × 16 threads, so some threads load "
         "more than one pixel; tile cell (ty, tx) holds image pixel (y0 + ty, x0 + tx), clamped into the image. "
         "Every thread must reach the barrier — where does the guard go?",
-        "Two strided loops: for (ty = threadIdx.y; ty < tile_height; ty += blockDim.y), the same for tx; clamp "
-        "the row and column like in the previous exercise; store the pixel as float in tile[ty * tile_width + tx]. "
-        "Then __syncthreads(); then the guard, and the sum of weights[dy * 3 + dx] * "
-        "tile[(threadIdx.y + dy) * tile_width + threadIdx.x + dx] for dy, dx in 0..2.",
+        "Let the block's threads sweep the tile together: each starts at its own (y, x) in the tile and steps by "
+        "the block's height and width, clamping each pixel into the image as in the previous exercise and "
+        "storing it as a float. After the barrier, a thread inside the image sums its 3 × 3 neighbourhood from "
+        "the tile, where its own pixel sits one row and one column in from the tile's corner.",
     ]
     name = "sharpen_tile"
     if not isinstance(source, str) or _strip(source) == _strip(TILE_STUB) or "__global__" not in source:

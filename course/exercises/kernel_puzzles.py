@@ -436,8 +436,9 @@ _add(name="shared", title="Shared",
                  r"(?:\[[^\]]*\]\s*)+=(?!=).*?(" + _BLOCK_BARRIER + r").*?\b\w+\s*\["),
             reads_at_most("a", 1), writes_at_most("out", 1), computes_from_shared("out")),
      hints=("Shared memory belongs to the block: which index does a thread use for its own slot?",
-            "Declare __shared__ float buffer[32]; store a[i] at buffer[threadIdx.x] under the guard; "
-            "__syncthreads() outside any if; then read buffer[threadIdx.x] under the guard."))
+            "Three phases: every thread puts its element into a shared array as big as the block (guarded, as "
+            "before); then all threads meet at one barrier that no `if` hides; then each reads its slot back and "
+            "writes the result."))
 
 
 def _pool(a):
@@ -462,8 +463,9 @@ _add(name="pooling", title="Pooling",
      rules=(uses("__shared__", "use a __shared__ tile"), global_reads_at_most(2, "at most 2 global reads per thread"),
             writes_at_most("out", 1)),
      hints=("Element i needs i-1 and i-2; for the first two threads of a block those belong to the previous block.",
-            "Make the tile 32 + 2 long; thread t stores a[i] at tile[t + 2]; threads 0 and 1 also store "
-            "a[i - 2] at tile[t] (0 before the start); sync; sum tile[t], tile[t+1], tile[t+2]."))
+            "Give the shared tile room for the block's elements and for the two that come before the block's "
+            "first one; let two threads fetch those extra elements (zero before the array's start), meet at a "
+            "barrier, and sum three neighbouring slots."))
 
 _add(name="dot", title="Dot product",
      spec="`out[0] = sum(a[i] * b[i])` for `n` elements with one block of 64 threads (`n ≤ 64`). Each thread "
@@ -483,8 +485,9 @@ _add(name="dot", title="Dot product",
                  source_pattern=_BLOCK_BARRIER),
             one_writer_per_block("out")),
      hints=("Sixty-four partial products, one total: how many steps if every step sums pairs?",
-            "Store a[i]*b[i] (0 when i >= n) in cache[t]; for stride = 32, 16, …, 1: if t < stride, "
-            "cache[t] += cache[t + stride]; __syncthreads() after each step (outside the if); thread 0 writes cache[0]."))
+            "Each thread stores its product (zero past the end) in a shared slot; then halve the number of active"
+            " threads each step, the lower half adding in the upper half's slots, with a barrier that every "
+            "thread reaches between steps; the first slot ends up holding the block's total."))
 
 
 def _conv(a, b):
@@ -594,9 +597,9 @@ _add(name="warp_sum", title="Warp-shuffle sum",
             avoids(r"__shared__", "no shared memory"),
             reads_at_most("a", 1)),
      hints=("A shuffle reads a register of another lane of the same warp, without memory.",
-            "v = (i < n) ? a[i] : 0; for offset = 16, 8, 4, 2, 1: v += __shfl_down_sync(0xffffffff, v, offset); "
-            "lane 0 (threadIdx.x % 32 == 0) writes out[i / 32] when the warp has elements. Every lane must reach "
-            "the shuffles: guard the load, not the shuffle."))
+            "Give a lane past the end a value that changes no sum, let every lane take part in each shuffle "
+            "(halving the distance from 16 down to 1, each lane adding what the lane that far above it holds), "
+            "and let one lane per warp write the warp's total."))
 
 
 def _softmax_input(rng, shape):
@@ -656,8 +659,9 @@ _add(name="histogram", title="Histogram with privatisation",
      rules=(uses("atomicAdd", "use atomicAdd"), uses("__shared__", "a shared-memory histogram per block"),
             global_atomics_per_block_at_most(16)),
      hints=("Thousands of threads adding to 16 global counters queue up; 128 threads on 16 shared counters much less.",
-            "__shared__ unsigned int local[16]; threads t < 16 zero local[t]; sync; atomicAdd(&local[a[i]], 1u) "
-            "when i < n; sync; threads t < 16 atomicAdd(&bins[t], local[t]) (skip zeros if you like)."))
+            "Keep a small histogram per block in shared memory: clear it, barrier, count each element into it "
+            "with a shared-memory atomic, barrier, then let one thread per bin add the block's count into the "
+            "global bin."))
 
 
 def _laplace(a):
