@@ -227,12 +227,12 @@ def check_tile(source) -> bool:
     if rule:
         checks.register_hints(name, hints)
         return checks.check_true(lambda: False, name=name, fail=rule)
-    if not checks.check_kernel(source, name, _run_tile, sharpen.sharpen_reference, cases, name=name, hints=hints):
-        return False
-    # a second block shape: the loads must stride by blockDim, not assume 16
-    small_block = lambda kernel, img, w: _run_tile(kernel, img, w, block=(8, 4))
-    return checks.check_kernel(source, name, small_block, sharpen.sharpen_reference, cases[:1],
-                               name=f"{name} (8×4 blocks)", hints=hints)
+    # 16 × 16 blocks, and a second block shape (the last case): the loads must stride by blockDim, not assume 16.
+    # One check, one verdict (the block shape is the last item of each case it names).
+    blocked = [(img, w, (16, 16)) for img, w in cases] + [(cases[0][0], cases[0][1], (8, 4))]
+    return checks.check_kernel(source, name, lambda kernel, img, w, block: _run_tile(kernel, img, w, block=block),
+                               lambda img, w, block: sharpen.sharpen_reference(img, w), blocked, name=name,
+                               hints=hints)
 
 
 # --- Exercise 5: unsharp masking ----------------------------------------------------------------
