@@ -174,3 +174,11 @@ def test_rounding_the_blur_is_rejected(capsys):
 
     assert not ex.check_unsharp(round_blur)
     assert "values differ; first at index" in capsys.readouterr().out
+
+
+def test_a_tile_of_fixed_width_is_told_to_follow_blockdim_not_to_change_the_launch(capsys):
+    """probe 14: the emulator's advice ("pass shared_mem=... to the launch") is about a launch the check makes."""
+    fixed = TILE.replace("int tile_width = blockDim.x + 2", "int tile_width = 18")
+    assert fixed != TILE and not ex.check_tile(fixed)
+    out = capsys.readouterr().out
+    assert "size and index the tile from blockDim" in out and "pass shared_mem=" not in out, out

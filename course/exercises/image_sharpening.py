@@ -183,9 +183,21 @@ def _run_tile(kernel, image, weights, block=(16, 16)):
     xp = cuda.xp
     image_xp, out_xp = xp.ascontiguousarray(xp.asarray(image)), xp.zeros(image.shape, dtype=xp.uint8)
     height, width = image.shape
-    kernel((math.ceil(width / block[0]), math.ceil(height / block[1])), block,
-           (image_xp, out_xp, xp.asarray(weights, dtype=xp.float32).ravel(), height, width),
-           shared_mem=(block[0] + 2) * (block[1] + 2) * 4)
+    try:
+        kernel((math.ceil(width / block[0]), math.ceil(height / block[1])), block,
+               (image_xp, out_xp, xp.asarray(weights, dtype=xp.float32).ravel(), height, width),
+               shared_mem=(block[0] + 2) * (block[1] + 2) * 4)
+    except cuda.KernelError as error:
+        # (the emulator's advice for dynamic shared memory is about the launch, which the check makes here)
+        text = re.sub(r"hint: The launch passed shared_mem=\d+ bytes: pass shared_mem=<elements × element size> to "
+                      r"the launch, or index less\.",
+                      f"hint: The check launches {block[0]} × {block[1]} blocks with room for ({block[0]} + 2) × "
+                      f"({block[1]} + 2) floats: size and index the tile from blockDim (tile_width = blockDim.x + 2), "
+                      "not from a fixed 16 or 18.", str(error))
+        if text == str(error):
+            raise
+        raise cuda.KernelError(text, kernel=error.kernel, block=error.block, thread=error.thread,
+                               line=error.line) from None
     return cuda.asnumpy(out_xp)
 
 
