@@ -438,3 +438,30 @@ def test_xor_shuffle_reads_earlier_groups_but_not_later_ones(lane_mask, width):
     np.testing.assert_array_equal(out, expected)
     if lane_mask == 8 and width == 8:
         assert out[8] == x[0] and out[0] == x[0]  # lane 8 reads lane 0 (earlier); lane 0 keeps its own
+
+
+AGGREGATED_APPEND = r"""
+extern "C" __global__ void append_odd(const int* x, int* out, int* count) {
+    int v = x[threadIdx.x];
+    if (v & 1) {
+        unsigned active = __activemask();
+        int leader = 0;                                          // the first active lane is __ffs(active) - 1
+        int base = 0;
+        if ((threadIdx.x & 31) == leader) base = atomicAdd(count, __popc(active));
+        base = __shfl_sync(active, base, leader);
+        out[base + __popc(active & ((1u << (threadIdx.x & 31)) - 1))] = v;   // SLOT
+    }
+}
+"""
+
+
+def test_an_index_from_a_shuffle_of_a_lane_outside_the_mask_is_explained():
+    """probe 15: the leader hard-coded as lane 0, which is not active (even values): the broadcast reads a lane
+    outside the mask, whose undefined value (0x7FC0DEAD here) became an index, with a hint to guard it."""
+    x = np.arange(32, dtype=np.int32)
+    with pytest.raises(cuda.KernelError, match=r"accessed out\[2143346349\]") as info:
+        cuda.RawKernel(AGGREGATED_APPEND, "append_odd", backend="cpu")(
+            (1,), (32,), (x, np.zeros(32, np.int32), np.zeros(1, np.int32)))
+    text = str(info.value)
+    assert "is 0x7FC0DEAD, what a shuffle here gives a lane whose source lane is not in the shuffle's mask" in text
+    assert "__ffs(mask) - 1" in text and "if (i < n)" not in text

@@ -1712,7 +1712,7 @@ def _index_hint(source: Source, line: int | None, index: int, length: int) -> st
     """What an out-of-bounds index says about its cause, when it says something: one past the end
     beside a `<=`, the fill of a variable without a value, an unsigned value wrapped below 0, a
     negative offset."""
-    return (_one_past_the_end(source, line, index, length) or _uninitialized_index(index)
+    return (_one_past_the_end(source, line, index, length) or _uninitialized_index(index) or _undefined_index(index)
             or _unsigned_count_down(source, line, index) or _unsigned_below_zero(source, line, index)
             or _signed_char_index(source, line, index) or _negative_index(index, length, source, line)
             or _pitch_in_elements(source, index, length))
@@ -1734,6 +1734,19 @@ def _pitch_in_elements(source: Source, index: int, length: int) -> str | None:
                     f"`({item}*)((char*){pointer} + {row} * {pitch})`, or pass the pitch in elements ({pitch} / "
                     f"sizeof({item})).")
     return None
+
+
+def _undefined_index(index: int) -> str | None:
+    """For an index at (or near: a slot base + rank) the bits a shuffle gives a lane whose source lane is
+    outside the mask (runtime.h's undefined result, 0x7FC0DEAD): the hint that says where it came from."""
+    near = next((p for p in _UNDEFINED32 if abs(index % 2**32 - p) <= 4096), None)
+    if near is None:
+        return None
+    return (f"Index {index} is {'near ' * (index % 2**32 != near)}0x{near:X}, what a shuffle here gives a lane whose "
+            "source lane is not in the shuffle's mask (or has returned): on a GPU that value is undefined. The index "
+            "comes from such a __shfl_*_sync: make its source lane one of the mask's lanes (the first active lane "
+            "is __ffs(mask) - 1, not lane 0 when lane 0 is absent), or shuffle with the mask of the lanes that "
+            "reach it (__activemask()).")
 
 
 def _unsigned_below_zero(source: Source, line: int | None, index: int) -> str | None:
