@@ -1791,3 +1791,14 @@ extern "C" __global__ void k(const float* ca, float* a, int* out) {
     a, out = np.zeros(2, np.float32), np.zeros(3, np.int32)
     cuda.RawKernel(src, "k", backend="cpu")((1,), (1,), (a, a, out))
     assert out.tolist() == [12, 33, 2]
+
+
+@pytest.mark.parametrize("register, c", [("lanemask_lt", "(1u << lane) - 1"), ("laneid", "threadIdx.x % 32"),
+                                         ("warpid", "threadIdx.x / 32")])
+def test_inline_asm_reading_a_special_register_is_refused_with_its_cuda_c(register, c):
+    """probe 15: the Pro Tip's `asm("mov.u32 %0, %%lanemask_lt;" ...)`: the refusal names the C that reads the same."""
+    source = (f'__device__ unsigned special() {{ unsigned m; asm("mov.u32 %0, %%{register};" : "=r"(m)); return m; }}\n'
+              'extern "C" __global__ void k(unsigned* x) { x[threadIdx.x] = special(); }')
+    with pytest.raises(cuda.CompileError, match=rf"inline PTX assembly(?s:.*)read %{register} in CUDA C: `"
+                                               rf"{re.escape(c)}"):
+        cuda.RawKernel(source, "k", backend="cpu")

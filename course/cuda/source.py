@@ -754,6 +754,20 @@ class Source:
 _PTX = ("inline PTX assembly",
         "write the operation in CUDA C (most PTX instructions have an intrinsic: __popc, __brev, "
         "__funnelshift_l, atomicAdd, __shfl_sync, ...), or run on a GPU")
+# PTX's special registers that kernels read with inline asm, and their CUDA C (lane = threadIdx.x % 32 for a
+# block whose x is a multiple of 32; in general the thread's index in the block % 32)
+_PTX_REGISTERS = {
+    "lanemask_lt": "`(1u << lane) - 1` with `unsigned lane = threadIdx.x % 32` (the lanes below this one)",
+    "lanemask_le": "`(2u << lane) - 1` with `unsigned lane = threadIdx.x % 32`",
+    "lanemask_gt": "`~((2u << lane) - 1)` with `unsigned lane = threadIdx.x % 32`",
+    "lanemask_ge": "`~((1u << lane) - 1)` with `unsigned lane = threadIdx.x % 32`",
+    "lanemask_eq": "`1u << lane` with `unsigned lane = threadIdx.x % 32`",
+    "laneid": "`threadIdx.x % 32` (the thread's index in the block, % 32)",
+    "warpid": "`threadIdx.x / 32` (the thread's index in the block, / 32)",
+    "globaltimer": "clock64() counts cycles on the device; time a launch from Python (course.timing)",
+    "clock64": "clock64()",
+    "clock": "clock()",
+}
 _TEXTURE = ("texture or surface memory",
             "pass the image as a plain `const float*` array and index it yourself (clamp the "
             "coordinates with min/max; tex2D's linear filtering is (1-a)*p0 + a*p1), or run on a GPU")
@@ -876,6 +890,11 @@ def _unsupported_at(tokens: list[Token], i: int):
         return None
     if i > 0 and tokens[i - 1].text in (".", "->"):  # a member called `asm`, say
         return None
+    if what is _PTX:  # a special register read in the asm: its CUDA C
+        text = " ".join(t.text for t in tokens[i:i + 12] if t.kind == "string")
+        register = next((r for r in _PTX_REGISTERS if f"%{r}" in text), None)
+        if register:
+            what = (what[0], f"read %{register} in CUDA C: {_PTX_REGISTERS[register]}")
     return (tok.text, tok.line) + what
 
 
