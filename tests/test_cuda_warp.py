@@ -465,3 +465,29 @@ def test_an_index_from_a_shuffle_of_a_lane_outside_the_mask_is_explained():
     text = str(info.value)
     assert "is 0x7FC0DEAD, what a shuffle here gives a lane whose source lane is not in the shuffle's mask" in text
     assert "__ffs(mask) - 1" in text and "if (i < n)" not in text
+
+
+ENDLESS_SHUFFLES = r"""
+__device__ float warp_sum(float v) {
+    for (int offset = 16; offset >= 0; offset >>= 1)               // offset stays 0: for ever
+        v += __shfl_down_sync(0xffffffffu, v, offset);              // SHUFFLE
+    return v;
+}
+extern "C" __global__ void sums(const float* in, float* out, int n) {
+    float sum = 0.0f;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        sum += in[i];                                               // LAST ACCESS
+    sum = warp_sum(sum);
+    if ((threadIdx.x & 31) == 0) atomicAdd(out, sum);
+}
+"""
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_an_endless_loop_of_shuffles_names_the_shuffle_not_the_last_access(sanitize):
+    """probe 15: the time limit named `sum += in[i]`, the last access before a loop that makes none."""
+    line = next(i for i, text in enumerate(ENDLESS_SHUFFLES.split("\n"), 1) if "// SHUFFLE" in text)
+    with pytest.raises(cuda.KernelError, match=r"ran longer than its time limit") as info:
+        cuda.RawKernel(ENDLESS_SHUFFLES, "sums", backend="cpu", time_limit=0.3, sanitize=sanitize)(
+            1, 64, (np.ones(64, np.float32), np.zeros(1, np.float32), 64))
+    assert info.value.line == line

@@ -384,6 +384,7 @@ struct __cc_worker {
     int warp_waiting;                 // fibers waiting at a warp-level call
     int round_threads;                // threads of the block it runs
     int last_barrier_line;            // where fibers last met: a place to name on a timeout
+    int warp_line;                    // the last warp-level call (a timeout's line if no access came after it)
     int exited_count, exited_line, exited_barrier;  // this block's threads that returned before a barrier
     uint3 exited_thread;              // (the first time; see __cc_run_block_as_fibers)
     void (*body)(void*);              // the kernel call each fiber makes
@@ -2766,7 +2767,9 @@ static volatile sig_atomic_t __cc_stop;     // why the launch must stop: __CC_TI
 static volatile sig_atomic_t __cc_launching;
 
 // The line a stop names when the pc does not: the waiting loop a thread is in, or the last barrier.
-static inline int __cc_stop_line(const __cc_worker* w) { return w->spin_line ? w->spin_line : w->last_barrier_line; }
+static inline int __cc_stop_line(const __cc_worker* w) {
+    return w->spin_line ? w->spin_line : w->warp_line && !__cc_last_site ? w->warp_line : w->last_barrier_line;
+}
 // Whether worker `w` must stop now: the time limit or Ctrl-C, or an earlier block faulted.
 static inline void __cc_check_stop(__cc_worker* w) {
     if (__cc_stop) __cc_fail(__cc_stop, __cc_stop_line(w));
@@ -4595,6 +4598,9 @@ static void __cc_warp_meet(int op, unsigned mask, const void* value, int size, i
     __cc_fiber* f = w->current;
     if (!f) __cc_fail(__CC_NO_BARRIERS, line);  // source.py missed this call
     f->state = __CC_AT_WARP;
+    // (an endless loop of shuffles makes no access: a timeout then names this call, not the last access
+    // before the loop, which __cc_last_site would; an access after it sets that again)
+    w->warp_line = line, __cc_last_site = 0;
     w->warp_waiting++;  // the scheduler looks at warp-level calls only when some fiber waits at one
     f->wop = op, f->wmask = mask, f->warg = arg, f->wwidth = width, f->wsize = size;
     f->barrier_line = line;
@@ -4982,7 +4988,7 @@ static void __cc_run_block_as_fibers(__cc_worker* w, int threads) {
         }
         w->barrier_count = count;
         w->barrier_waiting = waiting;
-        w->last_barrier_line = first_waiting->barrier_line;
+        w->last_barrier_line = first_waiting->barrier_line, w->warp_line = 0;
         if (__cc_pending_set) __cc_report_pending();
         __cc_barrier_shares_acquires(threads);
         __cc_new_epoch();
@@ -5615,7 +5621,7 @@ static void __cc_work(__cc_worker* w) {
     if (__cc_dyn_shared_bytes)
         __cc_register_shared(w->dyn_shared, __cc_dyn_shared_bytes, 0, __cc_dyn_shared_name, true);
     w->block = -1, w->chunk_next = w->chunk_end = 0;
-    w->current = nullptr, w->unsafe = 0, w->last_barrier_line = 0, w->undefined.set = 0;
+    w->current = nullptr, w->unsafe = 0, w->last_barrier_line = 0, w->warp_line = 0, w->undefined.set = 0;
     w->poisoned_count = 0;  // a new thread's __shared__ arrays lie elsewhere
     if (sigsetjmp(w->env, 1) == 0) {
         w->active = 1;
