@@ -284,7 +284,9 @@ def check_kernel(source: str, kernel_name: str, run: Callable, reference: Callab
             except Exception as error:
                 return _report(name, False, f"does not compile: {error}")
 
-            def launch(*args, kernel=kernel):
+            shown = set()  # (each of the kernel's other warnings once, not once per case and size)
+
+            def launch(*args, kernel=kernel, shown=shown):
                 # Elements stored by more than one block (with the same value, so the values come out right):
                 # the blocks repeat one another's work, and a kernel that does is no solution. The
                 # emulator's warning says why; it becomes the verdict. Other warnings pass through.
@@ -295,7 +297,10 @@ def check_kernel(source: str, kernel_name: str, run: Callable, reference: Callab
                     if issubclass(warning.category, cuda.KernelWarning) and "stored by more than one block" in str(
                             warning.message):
                         raise warning.message
-                    warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
+                    key = re.sub(r"[\d,]+", "#", str(warning.message))  # (the same warning with other counts)
+                    if key not in shown:
+                        shown.add(key)
+                        warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
                 return result
 
             where = "" if len(backends) == 1 else f" [{'CPU backend, every check on' if backend_name == 'cpu' else 'GPU (CuPy)'}]"

@@ -3,6 +3,7 @@ exercise is ❌ with a specific diagnosis, and the reference passes (on the CPU 
 
 import json
 import pathlib
+import warnings
 
 import pytest
 
@@ -295,3 +296,18 @@ def test_a_grid_stride_loop_that_starts_at_thread_idx_is_told_where_to_start(cap
     assert ex.check_saxpy_grid_stride(every_block_from_zero) is False
     out = capsys.readouterr().out
     assert "Every block starts the grid-stride loop at `i = threadIdx.x`" in out and "atomicAdd" not in out
+
+
+def test_a_warning_of_the_kernel_is_shown_once_for_all_the_check_cases(capsys):
+    """check_kernel records the launches' warnings (a repeated-blocks one becomes the verdict); the others pass
+    through, each once, not once per case."""
+    leaky = kernel(SAXPY_SIG, """
+    float* scratch = (float*)malloc(sizeof(float));
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+    if (i == 0) scratch[0] = 0.0f;""")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert ex.check_saxpy(leaky) is True, capsys.readouterr().out
+    leaks = [w for w in caught if "malloc" in str(w.message) or "leak" in str(w.message).lower()]
+    assert len(leaks) == 1, [str(w.message)[:80] for w in caught]
