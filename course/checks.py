@@ -244,15 +244,22 @@ def check_true(condition_fn: Callable[[], bool], *, name: str, fail: str, succes
 
 def not_cuda_source(source, kernel_name: str) -> str | None:
     """What is wrong with a submission that is no CUDA C kernel (Python code, a function, text without a
-    kernel), as a verdict's text; None for an empty one (not attempted yet)."""
+    kernel), as a verdict's text; None for an empty one (not attempted yet) or one with a kernel."""
+    needs = f'it needs `extern "C" __global__ void {kernel_name}(...)`, as the stub above has it'
     if callable(source):
-        return (f"this is a Python function; the exercise takes the kernel's CUDA C source as a string: "
-                f'r"""extern "C" __global__ void {kernel_name}(...) {{ ... }}"""')
+        return ("no kernel in the source: this is a Python function, and the exercise takes the kernel's CUDA C "
+                f"source as a string; {needs}")
     if not isinstance(source, str) or not source.strip() or "__global__" in source:
-        return None  # (empty, or a kernel: a stub is not attempted, anything else is checked)
+        return None
     python = re.search(r"^\s*(def |import |from \w+ import|@)|\bprint\(|\bnp\.", source, re.M)
-    return ((f"this is Python code; the exercise takes CUDA C: " if python else "the source has no kernel: ")
-            + f'it needs `extern "C" __global__ void {kernel_name}(...)`, as the stub above has it')
+    return "no kernel in the source: " + ("this is Python code, and the exercise takes CUDA C; " if python else "") + needs
+
+
+def not_a_kernel(name: str, source, kernel_name: str) -> bool:
+    """The verdict for a submission without a kernel: ❌ saying what the exercise takes (Python code, a function,
+    other text), or "not attempted yet" for an empty one."""
+    wrong = not_cuda_source(source, kernel_name)
+    return _report(name, False, wrong) if wrong else not_attempted(name)
 
 
 def check_kernel(source: str, kernel_name: str, run: Callable, reference: Callable, cases: Iterable[tuple], *,
@@ -273,8 +280,7 @@ def check_kernel(source: str, kernel_name: str, run: Callable, reference: Callab
     register_hints(name, hints)
     cases = list(cases)
     if not isinstance(source, str) or "__global__" not in source:
-        wrong = not_cuda_source(source, kernel_name)
-        return _report(name, False, wrong) if wrong else not_attempted(name)
+        return not_a_kernel(name, source, kernel_name)
     backends = ["cpu"] + (["cupy"] if cuda.backend() == "cupy" else [])
     for backend_name in backends:
         with _kernel_backend(backend_name):

@@ -280,7 +280,7 @@ def test_python_instead_of_cuda_and_blocks_that_repeat_each_others_work_are_verd
     guard, whose threads past a row's end store the next row's elements again (right values), is ❌ with the
     emulator's warning as the reason, not ✅ followed by the warning."""
     assert ex.check_saxpy("def saxpy(a, x, y):\n    return a * x + y") is False
-    assert "this is Python code; the exercise takes CUDA C" in capsys.readouterr().out
+    assert "this is Python code, and the exercise takes CUDA C" in capsys.readouterr().out
     assert ex.check_saxpy(lambda a, x, y: a * x + y) is False
     assert "this is a Python function" in capsys.readouterr().out
     assert ex.check_matrix_add(MATRIX_FLAT_GUARD) is False

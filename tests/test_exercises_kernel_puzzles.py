@@ -26,6 +26,17 @@ def test_untouched_stub_is_not_attempted(number, capsys):
     assert "not attempted yet" in out and "hint" not in out.lower()
 
 
+def shared_puzzle(declaration="__shared__ float buffer[32];", between="    __syncthreads();\n") -> str:
+    """Puzzle 8's kernel (each thread stores its element, a barrier, reads it back) with another declaration
+    of the buffer, or something else between the store and the read."""
+    return ('extern "C" __global__ void shared(const float* a, float* out, int n) {\n'
+            f"    {declaration}\n"
+            "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    if (i < n) buffer[threadIdx.x] = a[i];\n"
+            f"{between}"
+            "    if (i < n) out[i] = buffer[threadIdx.x] + 10.0f;\n}\n")
+
+
 def run_check(number, source, capsys):
     ok = kp.check(number, source)
     return ok, capsys.readouterr().out
@@ -399,16 +410,7 @@ extern "C" __global__ void map(const float* input, float* output) {
 
 def test_code_the_compiler_never_sees_keeps_no_rule(capsys):
     """A barrier inside `#if 0` is no barrier: the source rules read what the compiler reads."""
-    ok, out = run_check(8, r'''
-extern "C" __global__ void shared(const float* a, float* out, int n) {
-    __shared__ float buffer[32];
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) buffer[threadIdx.x] = a[i];
-#if 0
-    __syncthreads();
-#endif
-    if (i < n) out[i] = buffer[threadIdx.x] + 10.0f;
-}''', capsys)
+    ok, out = run_check(8, shared_puzzle(between="#if 0\n    __syncthreads();\n#endif\n"), capsys)
     assert not ok and "rule broken: wait with __syncthreads()" in out
 
 
@@ -542,14 +544,7 @@ def test_check_explains_bad_input_instead_of_calling_it_not_attempted(capsys):
     assert "pass it as a str" in capsys.readouterr().out
     assert kp.check(1, "def map(a):\n    return a + 10") is False
     assert "no kernel in the source" in capsys.readouterr().out
-    ok, out = run_check(8, r'''
-extern "C" __global__ void shared(const float* a, float* out, int n) {
-    extern __shared__ float buffer[];
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) buffer[threadIdx.x] = a[i];
-    __syncthreads();
-    if (i < n) out[i] = buffer[threadIdx.x] + 10.0f;
-}''', capsys)
+    ok, out = run_check(8, shared_puzzle(declaration="extern __shared__ float buffer[];"), capsys)
     assert not ok and "declare an array of fixed size" in out
 
 

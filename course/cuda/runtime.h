@@ -3029,17 +3029,31 @@ static inline float __cc_odd_float(long double x) {
     memcpy(&f, &bits, 4);
     return f;
 }
+
+// The arithmetic intrinsics with a rounding mode (__fadd_rz, __fmaf_ru, __dsqrt_rd, ...): the operation done
+// by the CPU in that mode (fesetround), which IEEE 754 defines exactly as PTX's .rz, .rp and .rm do: the
+// largest finite value toward zero on overflow, -0 for an exact zero sum rounded down, subnormal results, an
+// fma's single rounding however far apart its terms are. The operands pass through an empty asm after the
+// mode is set, and the result before it is restored: the compiler can neither fold the operation at compile
+// time nor move it out of the mode (it does not see fesetround's effect on arithmetic).
+// `inexact`: set to whether the result was rounded (the FE_INEXACT flag of just this operation).
+template <class T, class Op> static inline T __cc_in_mode(int mode, T a, T b, T c, Op op, bool* inexact = nullptr) {
+    static const int modes[4] = {FE_TONEAREST, FE_TOWARDZERO, FE_UPWARD, FE_DOWNWARD};
+    const int saved = fegetround();
+    fesetround(modes[mode]);
+    if (inexact) feclearexcept(FE_INEXACT);
+    __asm__ volatile("" : "+m"(a), "+m"(b), "+m"(c) : : "memory");
+    T r = op(a, b, c);
+    __asm__ volatile("" : "+m"(r) : : "memory");
+    if (inexact) *inexact = fetestexcept(FE_INEXACT) != 0;
+    fesetround(saved);
+    return r;
+}
 // a * b + c rounded once to odd in double (fma toward zero, the last bit set where it was inexact): a half's
 // or a bfloat16's fma rounded from it is rounded once, as the GPU's fma.rn.f16 is.
 static inline double __cc_fma_odd(double a, double b, double c) {
-    const int saved = fegetround();
-    fesetround(FE_TOWARDZERO);
-    feclearexcept(FE_INEXACT);
-    __asm__ volatile("" : "+m"(a), "+m"(b), "+m"(c) : : "memory");
-    double r = fma(a, b, c);
-    __asm__ volatile("" : "+m"(r) : : "memory");
-    const bool inexact = fetestexcept(FE_INEXACT) != 0;
-    fesetround(saved);
+    bool inexact;
+    double r = __cc_in_mode(1, a, b, c, [](double x, double y, double z) { return fma(x, y, z); }, &inexact);
     if (inexact && r == r && !isinf(r)) {
         uint64_t bits;
         memcpy(&bits, &r, 8);
@@ -3724,22 +3738,6 @@ static inline T __cc_directed(T r, T err, int mode) {  // err: the exact value m
     bool up = (mode == 2 && err > 0) || (mode == 1 && err > 0 && r < 0);
     bool down = (mode == 3 && err < 0) || (mode == 1 && err < 0 && r > 0);
     return up ? __cc_next(r, (T)INFINITY) : (down ? __cc_next(r, -(T)INFINITY) : r);
-}
-// The arithmetic intrinsics with a rounding mode (__fadd_rz, __fmaf_ru, __dsqrt_rd, ...): the operation done
-// by the CPU in that mode (fesetround), which IEEE 754 defines exactly as PTX's .rz, .rp and .rm do: the
-// largest finite value toward zero on overflow, -0 for an exact zero sum rounded down, subnormal results, an
-// fma's single rounding however far apart its terms are. The operands pass through an empty asm after the
-// mode is set, and the result before it is restored: the compiler can neither fold the operation at compile
-// time nor move it out of the mode (it does not see fesetround's effect on arithmetic).
-template <class T, class Op> static inline T __cc_in_mode(int mode, T a, T b, T c, Op op) {
-    static const int modes[4] = {FE_TONEAREST, FE_TOWARDZERO, FE_UPWARD, FE_DOWNWARD};
-    const int saved = fegetround();
-    fesetround(modes[mode]);
-    __asm__ volatile("" : "+m"(a), "+m"(b), "+m"(c) : : "memory");
-    T r = op(a, b, c);
-    __asm__ volatile("" : "+m"(r) : : "memory");
-    fesetround(saved);
-    return r;
 }
 template <class T> static inline T __cc_add_dir(T a, T b, int mode) {
     return __cc_in_mode(mode, a, b, (T)0, [](T x, T y, T) { return x + y; });

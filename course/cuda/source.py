@@ -1596,8 +1596,7 @@ def parse(text: str, options=()) -> Source:
     kernels, problems, not_extern_c, templates = {}, {}, set(), {}
     constants = _numeric_defines(all_tokens, defines)
     type_bodies = {open_: close for _, open_, close in _struct_definitions(tokens, ("struct", "class", "union"))}
-    member_arrays = _member_arrays(tokens, type_bodies, constants)
-    array_members = _array_member_names(tokens, type_bodies)
+    member_arrays, array_members = _member_arrays(tokens, type_bodies, constants)
     struct_fields = _struct_fields(tokens, aliases)
     # Member functions defined in the source's structs: their bodies note what they do to the
     # members (`sum += v;`), so a call on an element (`acc[t].add(v)`) is no access of its own.
@@ -2848,22 +2847,6 @@ def _method_members(tokens: list[Token], f, type_bodies: dict) -> set[str]:
     return members - hidden
 
 
-def _array_member_names(tokens: list[Token], type_bodies: dict) -> set[str]:
-    """Names declared as array members in any of the source's structs (`float v[N];`, templates too)."""
-    names = set()
-    for open_, close in type_bodies.items():
-        k = open_ + 1
-        while k < close:
-            if tokens[k].text in ("{", "("):  # a method's body or parameters, a nested type
-                k = _matching(tokens, k) + 1
-                continue
-            if tokens[k].kind == "ident" and tokens[k + 1].text == "[" and tokens[k - 1].text not in (".", "->", "::") \
-                    and (tokens[k - 1].kind == "ident" or tokens[k - 1].text in ("*", ",", ">")):
-                names.add(tokens[k].text)
-            k += 1
-    return names
-
-
 def _object_start(tokens: list[Token], dot: int, a: int) -> int | None:
     """The first token of the object expression before the `.` or `->` at tokens[dot] (`w`, `ps[i]`,
     `get(i)`, `s.inner`, `(*p)`, `this`), or None where it is not one of these."""
@@ -2886,12 +2869,13 @@ def _object_start(tokens: list[Token], dot: int, a: int) -> int | None:
     return None
 
 
-def _member_arrays(tokens: list[Token], type_bodies: dict, constants: dict) -> dict[str, list[int]]:
+def _member_arrays(tokens: list[Token], type_bodies: dict,
+                   constants: dict) -> tuple[dict[str, list[int]], set[str]]:
     """Array members of the source's structs and unions (`float v[TILE];` → {"v": [16]}), by name,
     with their extents' values (`constants`: the macros and -D options). A name that is also a member
     of another kind, or an array of other extents, in some struct is left out: `x.v[i]` must mean one
-    thing."""
-    found, other = {}, set()
+    thing. And the names of every array member (templates' too, whatever their extents)."""
+    found, other, arrays = {}, set(), set()
     for open_, close in type_bodies.items():
         start = open_ - 1
         while start > 0 and tokens[start].text not in (";", "{", "}"):
@@ -2906,6 +2890,7 @@ def _member_arrays(tokens: list[Token], type_bodies: dict, constants: dict) -> d
             if tokens[k].kind == "ident" and tokens[k - 1].text not in (".", "->", "::") and k + 1 < close:
                 after = tokens[k + 1].text
                 if after == "[" and (tokens[k - 1].kind == "ident" or tokens[k - 1].text in ("*", ",", ">")):
+                    arrays.add(text)
                     extents, q = [], k + 1
                     while q < close and tokens[q].text == "[":
                         end = _matching(tokens, q)
@@ -2936,7 +2921,7 @@ def _member_arrays(tokens: list[Token], type_bodies: dict, constants: dict) -> d
         values = [_constant(extent, names) for extent in extents]
         if name not in other and all(value is not None and value > 0 for value in values):
             sized[name] = values
-    return sized
+    return sized, arrays
 
 
 def _address_of(tokens: list[Token], dot: int) -> bool:

@@ -65,8 +65,7 @@ def _not_ready(source, name: str, hints) -> bool | None:
     if not _untouched(source, name):
         return None
     checks.register_hints(name, hints)
-    wrong = checks.not_cuda_source(source, name)
-    return checks._report(name, False, wrong) if wrong else checks.not_attempted(name)
+    return checks.not_a_kernel(name, source, name)
 
 
 def _xp():

@@ -169,8 +169,7 @@ def check_clamped(source) -> bool:
     ]
     if not isinstance(source, str) or _strip(source) == _strip(CLAMPED_STUB) or "__global__" not in source:
         checks.register_hints("sharpen_clamped", hints)
-        wrong = checks.not_cuda_source(source, "sharpen_clamped")
-        return checks._report("sharpen_clamped", False, wrong) if wrong else checks.not_attempted("sharpen_clamped")
+        return checks.not_a_kernel("sharpen_clamped", source, "sharpen_clamped")
     return checks.check_kernel(source, "sharpen_clamped", _run_clamped, sharpen.sharpen_reference, cases,
                                name="sharpen_clamped", hints=hints)
 
@@ -233,8 +232,7 @@ def check_tile(source) -> bool:
     name = "sharpen_tile"
     if not isinstance(source, str) or _strip(source) == _strip(TILE_STUB) or "__global__" not in source:
         checks.register_hints(name, hints)
-        wrong = checks.not_cuda_source(source, "sharpen_tile")
-        return checks._report(name, False, wrong) if wrong else checks.not_attempted(name)
+        return checks.not_a_kernel(name, source, "sharpen_tile")
     rule = _tile_rules(source)
     if rule:
         checks.register_hints(name, hints)

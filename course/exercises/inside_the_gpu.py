@@ -70,8 +70,7 @@ def _kernel(name: str, source, kernel_name: str):
     from course import cuda
 
     if not isinstance(source, str) or "__global__" not in source or _same_code(source, STARTERS[kernel_name]):
-        wrong = None if isinstance(source, str) and "__global__" in source else checks.not_cuda_source(source, kernel_name)
-        return None, (checks._report(name, False, wrong) if wrong else checks.not_attempted(name))
+        return None, checks.not_a_kernel(name, source, kernel_name)  # (a starter left as it is: not attempted)
     try:
         return cuda.RawKernel(source, kernel_name, backend="cpu"), None
     except Exception as error:

@@ -823,11 +823,10 @@ def _check(key: int | str, source: str) -> bool:
     if isinstance(source, bytes):
         return checks._report(name, False, "the source is bytes: pass it as a str (a Python string of CUDA C, "
                                            "e.g. r\"\"\"extern \"C\" __global__ void ...\"\"\"), not b\"...\"")
-    if not isinstance(source, str) or _is_stub(p, source) or not source.strip():
+    if isinstance(source, str) and (_is_stub(p, source) or not source.strip()):
         return checks.not_attempted(name)
-    if "__global__" not in source:
-        return checks._report(name, False, f"no kernel in the source: it needs `extern \"C\" __global__ void "
-                                           f"{p.name}(...)` (CUDA C, not Python), as the stub above has it")
+    if not isinstance(source, str) or "__global__" not in source:  # Python code, a function, other text
+        return checks.not_a_kernel(name, source, p.name)
     for rule in p.rules:
         broken = rule.broken_in_source(source)
         if broken:
