@@ -979,6 +979,11 @@ def test_array_parameters_are_checked_pointers_to_rows(backend, sanitize):
         cuda.RawKernel(ARRAY_PARAMETERS, "MatAdd", backend="cpu", sanitize=sanitize)(
             (1,), (16, 16), (a[:15, :15].copy(), b, np.zeros((16, 16), np.float32)))
     assert "shape (rows, 16)" in str(info.value)
+    # the rows' length a `const int` (or constexpr) names: the fault names a row, not a flat index
+    named = ARRAY_PARAMETERS.replace("#define N 16", "const int N = 16;")
+    with pytest.raises(cuda.KernelError, match=r"accessed out\[16\]\[0\], but out has 16 rows"):
+        cuda.RawKernel(named, "twice", backend="cpu", sanitize=sanitize)(
+            (17,), (16,), (np.zeros((17, 16), np.float32), np.zeros((16, 16), np.float32)))
 
 
 # Template __device__ functions declared before the kernel and defined after it, and overloads.

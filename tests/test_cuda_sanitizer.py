@@ -1351,6 +1351,50 @@ extern "C" __global__ void tile_sums(const float* x, float* out) {
     assert "Add __syncthreads() (`block.sync()` with cooperative groups) between line 10" in str(info.value)
 
 
+@pytest.mark.parametrize("declaration, name", [("cg::thread_group cta = cg::this_thread_block();", "cta"),
+                                               ("auto g = cooperative_groups::this_thread_block();", "g")])
+def test_a_race_hint_names_the_kernels_own_block_group(declaration, name):
+    """The hint spells the barrier with the name the kernel gave its thread block (a `thread_group g`
+    too), not with another name."""
+    source = r"""
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void shift(const float* x, float* out) {
+    DECLARATION
+    __shared__ float s[64];
+    s[threadIdx.x] = x[threadIdx.x];
+    out[threadIdx.x] = s[(threadIdx.x + 1) % 64];
+}""".replace("DECLARATION", declaration)
+    with pytest.raises(cuda.KernelError, match="data race on shared memory s") as info:
+        kernel("shift", source)((1,), (64,), (np.ones(64, np.float32), np.zeros(64, np.float32)))
+    assert f"Add __syncthreads() (`{name}.sync()` with cooperative groups) between line 7" in str(info.value)
+
+
+def test_a_race_in_a_helper_of_a_thread_group_names_its_sync():
+    """The CG blog's reduce_sum(thread_group g, ...) without its first g.sync(): the hint names g.sync()."""
+    source = r"""
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__device__ int reduce_sum(cg::thread_group g, int* temp, int val) {
+    int lane = g.thread_rank();
+    for (int i = g.size() / 2; i > 0; i /= 2) {
+        temp[lane] = val;
+        if (lane < i) val += temp[lane + i];
+        g.sync();
+    }
+    return val;
+}
+extern "C" __global__ void total(const int* x, int* out) {
+    extern __shared__ int temp[];
+    auto block = cg::this_thread_block();
+    int sum = reduce_sum(block, temp, x[threadIdx.x]);
+    if (block.thread_rank() == 0) out[0] = sum;
+}"""
+    with pytest.raises(cuda.KernelError, match="data race on shared memory") as info:
+        kernel("total", source)((1,), (64,), (np.ones(64, np.int32), np.zeros(1, np.int32)), shared_mem=256)
+    assert "(with cooperative groups `g.sync()`, if g is the whole block)" in str(info.value)
+
+
 WARP_STEPS = r"""
 extern "C" __global__ void two_steps(const float* x, float* out) {
     __shared__ float s[64];

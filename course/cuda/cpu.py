@@ -2299,8 +2299,24 @@ def _block_groups(text: str) -> list[str]:
     """The names of cooperative-groups objects that stand for a whole thread block (`cg::thread_block
     block = cg::this_thread_block();`), whose .sync() is __syncthreads(); a tile's .sync() is a warp's."""
     names = re.findall(r"\bthread_block\s+(\w+)\s*[=;(]", text)
-    names += re.findall(r"\bauto\s+(\w+)\s*=\s*(?:\w+::)*this_thread_block\s*\(", text)
+    names += re.findall(r"\b(?:auto|thread_group)\s+(\w+)\s*=\s*(?:\w+::)*this_thread_block\s*\(", text)
     return sorted(set(names))
+
+
+def _block_sync_spelling(text: str, line: int | None) -> str:
+    """How the code at `line` would write __syncthreads() with cooperative groups, for a race hint: the
+    `.sync()` of a group parameter of its function (`reduce_sum(thread_group g, ...)`: g may be a tile,
+    so only if it is the block), else of the kernel's thread block object, else none."""
+    body = _function_body(text, line) if line else None
+    if body:
+        header = text[max(text.rfind(";", 0, body[0]), text.rfind("}", 0, body[0])) + 1:body[0]]
+        for kind, name in re.findall(r"\b(thread_group|thread_block)\s*(?:const\s*)?&?\s*(\w+)\s*[,)]", header):
+            return (f" (`{name}.sync()` with cooperative groups)" if kind == "thread_block"
+                    else f" (with cooperative groups `{name}.sync()`, if {name} is the whole block)")
+    groups = _block_groups(text)
+    if groups:
+        return f" (`{groups[0]}.sync()` with cooperative groups)"
+    return " (`this_thread_block().sync()` with cooperative groups)" if "this_thread_block" in text else ""
 
 
 def _shared_element(fault: _Fault, source: Source, line: int | None) -> str:
@@ -2726,7 +2742,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         one_statement = bool(line and line == other_line and chain == other_chain and place.startswith("between line")
                              and not _in_one_loop(source.text, line, line,
                                                   kernel.line if 0 < kernel.line <= line else 1))
-        spelling = " (`block.sync()` with cooperative groups)" if "this_thread_block" in source.text else ""
+        spelling = _block_sync_spelling(source.text, line)
         hint = (f"Add __syncthreads(){spelling} {place}, where every thread of the block reaches it (not inside an "
                 "if). ")
         if _same_warp(fault, block_dim):

@@ -1596,6 +1596,7 @@ def parse(text: str, options=()) -> Source:
     kernels, problems, not_extern_c, templates = {}, {}, set(), {}
     constants = _numeric_defines(all_tokens, defines)
     type_bodies = {open_: close for _, open_, close in _struct_definitions(tokens, ("struct", "class", "union"))}
+    constants = _integer_constants(tokens, type_bodies, constants)
     member_arrays, array_members = _member_arrays(tokens, type_bodies, constants)
     struct_fields = _struct_fields(tokens, aliases)
     # Member functions defined in the source's structs: their bodies note what they do to the
@@ -2869,10 +2870,25 @@ def _object_start(tokens: list[Token], dot: int, a: int) -> int | None:
     return None
 
 
+def _integer_constants(tokens: list[Token], type_bodies: dict, constants: dict) -> dict[str, str]:
+    """`constants` (the macros and -D options) and the source's `const int N = 20;` / `constexpr` integer
+    names outside a struct (a struct's template parameter or its `static const int N` stays unknown):
+    what an array's extent may name."""
+    inside = set()
+    for open_, close in type_bodies.items():
+        inside.update(range(open_, close + 1))
+    text = " ".join(tok.text for k, tok in enumerate(tokens) if k not in inside)
+    names = dict(constants)
+    for match in re.finditer(r"\b(?:constexpr|const)\s+(?:static\s+)?(?:int|unsigned|long|size_t|auto)\s+(\w+)\s*=\s*"
+                             r"([^;]+);", text):
+        names.setdefault(match.group(1), match.group(2))
+    return names
+
+
 def _member_arrays(tokens: list[Token], type_bodies: dict,
                    constants: dict) -> tuple[dict[str, list[int]], set[str]]:
     """Array members of the source's structs and unions (`float v[TILE];` → {"v": [16]}), by name,
-    with their extents' values (`constants`: the macros and -D options). A name that is also a member
+    with their extents' values (`constants`: _integer_constants). A name that is also a member
     of another kind, or an array of other extents, in some struct is left out: `x.v[i]` must mean one
     thing. And the names of every array member (templates' too, whatever their extents)."""
     found, other, arrays = {}, set(), set()
@@ -2907,18 +2923,9 @@ def _member_arrays(tokens: list[Token], type_bodies: dict,
                     other.add(text)
             k += 1
     # An extent needs a value that holds at every use: numbers, macros, and constants declared
-    # outside a struct (a struct's template parameter or its `static const int N` stays unknown).
-    inside = set()
-    for open_, close in type_bodies.items():
-        inside.update(range(open_, close + 1))
-    text = " ".join(tok.text for k, tok in enumerate(tokens) if k not in inside)
-    names = dict(constants)
-    for match in re.finditer(r"\b(?:constexpr|const)\s+(?:static\s+)?(?:int|unsigned|long|size_t|auto)\s+(\w+)\s*=\s*"
-                             r"([^;]+);", text):
-        names.setdefault(match.group(1), match.group(2))
     sized = {}
     for name, extents in found.items():
-        values = [_constant(extent, names) for extent in extents]
+        values = [_constant(extent, constants) for extent in extents]
         if name not in other and all(value is not None and value > 0 for value in values):
             sized[name] = values
     return sized, arrays
