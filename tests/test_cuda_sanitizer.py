@@ -68,6 +68,34 @@ def test_shared_memory_is_never_silently_zero_or_the_previous_blocks():
     assert "which no thread of block (1, 0, 0) has written in this launch" in str(info.value)
 
 
+def test_an_unwritten_shared_read_points_at_the_writes_that_should_have_filled_it():
+    """A block reduction whose per-warp partial is stored by thread 0 alone (`threadIdx.x == 0` for
+    `lane == 0`): the fault is the read of partial[1]; the hint points at the write of line 7."""
+    source = r"""
+extern "C" __global__ void block_sum(const float* x, float* out) {
+    __shared__ float partial[8];
+    int lane = threadIdx.x % 32, wid = threadIdx.x / 32;
+    float v = x[blockIdx.x * blockDim.x + threadIdx.x];
+    for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffff, v, o);
+    if (threadIdx.x == 0) partial[wid] = v;
+    __syncthreads();
+    if (wid == 0) {
+        v = lane < blockDim.x / 32 ? partial[lane] : 0;
+        for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffff, v, o);
+        if (lane == 0) out[blockIdx.x] = v;
+    }
+}"""
+    with pytest.raises(cuda.KernelError, match=r"reads shared memory partial\[1\], which no thread") as info:
+        kernel("block_sum", source)((2,), (256,), (np.ones(512, np.float32), np.zeros(2, np.float32)))
+    assert info.value.line == 10
+    assert ("The kernel writes partial at line 7 (`if (threadIdx.x == 0) partial[wid] = v;`): check which threads "
+            "of the block reach that write and which elements they write; none wrote partial[1].") in str(info.value)
+    fixed = source.replace("threadIdx.x == 0", "lane == 0")
+    out = np.zeros(2, np.float32)
+    kernel("block_sum", fixed)((2,), (256,), (np.ones(512, np.float32), out))
+    assert out.tolist() == [256, 256]
+
+
 def test_two_threads_writing_one_global_element_without_an_atomic():
     values = np.array([3, 1, 3, 2] * 16, np.int32)
     with pytest.raises(cuda.KernelError) as info:

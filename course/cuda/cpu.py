@@ -2809,6 +2809,13 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 "shared memory starts with whatever the previous block left there")
         hint = ("Write every element before any thread reads it (e.g. fill the array, then __syncthreads()), "
                 "or make the reads stay within the elements the block wrote.")
+        name = re.split(r"[\[.]", element, maxsplit=1)[0]
+        writes = [number for number in _writing_lines(source, name) if number != line][:3]
+        if writes and not fault.address:  # where the element should have come from: which threads reach it
+            at = _and([f"line {number} (`{source.line_text(number)}`)" for number in writes])
+            hint += (f" The kernel writes {name} at {at}: check which threads of the block reach "
+                     f"{'that write' if len(writes) == 1 else 'those writes'} and which elements they write; "
+                     f"none wrote {element}.")
         if fault.address:  # it holds a copy (`s[i] = t[j];`) of an element no thread had written
             copy_line = module.line_of(fault.address)
             what = (f"reads shared memory {element}, which thread {_xyz(fault.other_thread)} set"
