@@ -273,6 +273,10 @@ class RawModule:
     ``__device__`` variable, to fill from the host on either backend::
 
         xp.ndarray((25,), xp.float32, module.get_global("mask"))[...] = weights
+
+    As in CuPy, which loads one module per source and options in a process, two RawModules of the
+    same source share their compiled module, so its globals too: a value set through one is seen by
+    the other.
     """
 
     def __init__(self, code: str | None = None, *, path=None, options=(), name_expressions=None,
