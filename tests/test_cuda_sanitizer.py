@@ -2775,3 +2775,62 @@ def test_hints_for_a_claimed_flag_an_overlapping_pair_and_a_column_past_the_row(
     assert info.value.line == line_of("STORE", HINTS_FROM_PROBES)
     assert "a row 20 wide: the thread at column 20, row 0 is past the row's end" in str(info.value)
     assert "`if (x < w && y < h)`" in str(info.value)
+
+
+CAS_LOOPS = r"""
+__device__ double add_double(double* address, double val) {  // the Programming Guide's atomicAdd for double
+    unsigned long long* word = (unsigned long long*)address;
+    unsigned long long old = *word, assumed;
+    do {
+        assumed = old;
+        old = atomicCAS(word, assumed, __double_as_longlong(val + __longlong_as_double(assumed)));
+    } while (assumed != old);
+    return __longlong_as_double(old);
+}
+__device__ void max_float(float* address, float v) {  // a CAS loop that stops once the value is larger
+    int* word = (int*)address;
+    int old = *word, assumed;
+    do {
+        assumed = old;
+        if (__int_as_float(assumed) >= v) break;
+        old = atomicCAS(word, assumed, __float_as_int(v));
+    } while (assumed != old);
+}
+extern "C" __global__ void sums_and_maxima(const float* x, double* sums, float* maxima) {
+    __shared__ double sum;
+    __shared__ float largest;
+    __shared__ int seen[64];
+    if (threadIdx.x == 0) sum = 0.0, largest = -1e30f;
+    atomicExch(&seen[threadIdx.x], 1);        // an exchange into unwritten memory is a write
+    __syncthreads();
+    float v = x[blockIdx.x * blockDim.x + threadIdx.x];
+    add_double(&sum, v);
+    max_float(&largest, v);
+    __syncthreads();
+    if (threadIdx.x == 0) sums[blockIdx.x] = sum + seen[63] - 1, maxima[blockIdx.x] = largest;
+}
+extern "C" __global__ void max_then_reset(const float* x, float* maxima) {
+    __shared__ float largest;
+    if (threadIdx.x == 0) largest = -1e30f;
+    __syncthreads();
+    max_float(&largest, x[threadIdx.x]);
+    if (threadIdx.x == 63) largest = 0;   // no barrier after the other threads' updates
+    __syncthreads();
+    maxima[0] = largest;
+}
+"""
+
+
+def test_cas_loops_on_shared_memory_are_no_race_and_an_exchange_is_a_write():
+    """A CAS loop's plain first read beside other threads' atomicCAS is no hazard in shared memory,
+    as in global memory (the Guide's atomicAdd for double; a float max that stops early); an
+    atomicExch into unwritten shared memory counts as writing it."""
+    x = np.random.default_rng(3).random(128).astype(np.float32)
+    sums, maxima = np.zeros(2), np.zeros(2, np.float32)
+    kernel("sums_and_maxima", CAS_LOOPS)((2,), (64,), (x, sums, maxima))
+    np.testing.assert_allclose(sums, x.reshape(2, 64).sum(1, dtype=np.float64), rtol=1e-12)
+    np.testing.assert_array_equal(maxima, x.reshape(2, 64).max(1))
+    # a plain write beside the CAS updates is still a race (the first thread's CAS found its value)
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory largest"):
+        kernel("max_then_reset", CAS_LOOPS)(
+            (1,), (64,), (x[:64], np.zeros(1, np.float32)))

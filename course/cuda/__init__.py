@@ -88,9 +88,10 @@ than it is given, the time limit, a crash.
 With the sanitizer on — ``RawKernel(..., sanitize=True)``, ``COURSE_CUDA_SANITIZE=1``, a learner's
 ``backend="cpu"`` and every ``course.checks.check_kernel`` — it also catches data races on shared memory (between barriers,
 and between warp-level calls for lanes of one warp; a plain access beside another thread's
-atomic counts, many threads storing the same value does not; a thread that read an element
+atomic counts, an ``atomicCAS`` loop's first read beside other threads' ``atomicCAS`` does not (the CAS
+checks it), nor does many threads storing the same value; a thread that read an element
 before another thread wrote it is that race, with the place for the missing ``__syncthreads()``),
-reads of shared memory no thread of the block wrote, reads of a local array's element its thread
+reads of shared memory no thread of the block wrote (an ``atomicExch`` into it writes it), reads of a local array's element its thread
 never wrote, two threads of one launch using one element of global memory (an argument array or
 a ``__device__`` variable) without an atomic,
 unordered, while one of them writes it (two writes of different values, a read of another

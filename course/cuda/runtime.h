@@ -792,6 +792,8 @@ enum { __CC_READ = 1, __CC_WRITE = 2, __CC_ATOMIC = 3, __CC_TOUCH = 4,
        __CC_UPDATE = 32,       // added to a volatile read or write: those of `x += v` (__cc_rw)
        __CC_COPY = 64,         // added to the read of `s[i] = t[j];` (__cc_rc): its value is only copied
        __CC_CAS = 128,         // added to the atomic of atomicCAS: a CAS loop's plain read is checked by it
+       __CC_EXCHANGE = 256,    // added to the atomic of atomicExch: what it stores does not depend on the old
+                               // value (initcheck: a write, `atomicExch(&s[t], v)` into unwritten memory)
        __CC_VOLATILE = 16 };   // added to a kind: through a volatile lvalue, which in global memory is a
                                // relaxed atomic (PTX's memory model: a flag one block sets and another polls),
                                // in shared memory a plain access
@@ -833,6 +835,7 @@ struct __cc_shadow_byte {
     uint32_t r2_warp_epoch, r2_site;
     int16_t r_warps;               // the warp all readers of this epoch belong to, or -1
     uint8_t w_atomic, r_many;      // w_atomic: 1 an atomic, 2 a struct member's touch (never a hazard)
+    uint8_t w_cas;                 // the last atomic was an atomicCAS (a CAS loop's plain read beside it is no hazard)
     uint8_t a_many;                // atomics of two threads in this epoch: a_other is the one before writer
     uint8_t r_unwritten;           // the first reader of this epoch read it before any thread of the block wrote it
     uint8_t w_copied_unwritten;    // the last write copied an element that no thread had written (`s[i] = t[j];`):
@@ -1293,7 +1296,8 @@ static void __cc_report_pending() {
 }
 
 static void __cc_note_shared(const __cc_shared_region& r, size_t offset, size_t size, int kind, uint32_t site,
-                             bool copy = false, bool copied_unwritten = false) {
+                             bool copy = false, bool copied_unwritten = false, bool cas = false,
+                             bool exchange = false) {
     unsigned me = __cc_tid();
     uint32_t epoch = __cc_epoch, wep = __cc_warp_epoch[(me / 32) & 31];
     // A whole struct element read into a local (`P v = s[j];`) with some of its bytes written: the
@@ -1314,7 +1318,7 @@ static void __cc_note_shared(const __cc_shared_region& r, size_t offset, size_t 
             continue;
         }
         bool& kept = copy ? __cc_copy_set : __cc_pending_set;  // (a copy's read waits for its store)
-        if ((kind == __CC_READ || kind == __CC_ATOMIC) && !written && !kept) {
+        if ((kind == __CC_READ || (kind == __CC_ATOMIC && !exchange)) && !written && !kept) {
             bool copied = s.w_epoch >= __cc_block_epoch;  // it holds a copy of an unwritten element
             (copy ? __cc_copy : __cc_pending) = {&r, offset, size, site, kind, me, copied ? s.writer : 0u,
                                                  copied ? s.w_site : 0u};
@@ -1327,13 +1331,18 @@ static void __cc_note_shared(const __cc_shared_region& r, size_t offset, size_t 
             // before the atomicAdds, or a read of the count with no barrier after them).
             if (s.pw_epoch == epoch && s.pw_writer != me && !__cc_warp_ordered(me, s.pw_writer, s.pw_warp))
                 __cc_shared_fault(__CC_RACE, r, offset, size, site, __CC_ATOMIC, s.pw_writer, s.pw_site, __CC_WRITE);
+            // A plain read beside an atomicCAS is a CAS loop's first guess (`old = *addr; do { assumed = old;
+            // old = atomicCAS(addr, assumed, f(assumed)); } while (assumed != old);`, the Programming Guide's
+            // atomicAdd for double, or a float max that stops early), which the CAS checks: no hazard, as in
+            // global memory (__cc_note_global).
             uint32_t read_site = 0;
-            int reader = __cc_unordered_reader(s, me, epoch, &read_site);
+            int reader = cas ? -1 : __cc_unordered_reader(s, me, epoch, &read_site);
             if (reader >= 0)
                 __cc_shared_fault(__CC_RACE, r, offset, size, site, __CC_ATOMIC, (unsigned)reader, read_site, __CC_READ);
             if (this_epoch && s.w_atomic == 1 && s.writer != me) s.a_many = 1, s.a_other = s.writer;
             else if (!(this_epoch && s.w_atomic == 1)) s.a_many = 0;
             s.w_epoch = epoch, s.writer = (uint16_t)me, s.w_warp = wep, s.w_site = site, s.w_atomic = 1;
+            s.w_cas = cas;
             s.w_copied_unwritten = 0;
             continue;
         }
@@ -1341,6 +1350,7 @@ static void __cc_note_shared(const __cc_shared_region& r, size_t offset, size_t 
         // The last writer, or (when it is this thread) another thread whose atomic came before.
         unsigned other = s.writer != me ? s.writer : (s.w_atomic == 1 && s.a_many ? s.a_other : me);
         bool write_race = !same && this_epoch && other != me && s.w_atomic != 2 &&
+                          !(kind == __CC_READ && s.w_atomic == 1 && s.w_cas) &&
                           !__cc_warp_ordered(me, s.writer, s.w_warp) &&
                           !(other == s.writer && !s.w_atomic && __cc_shared_handed_over(other, s.w_time));
         if (write_race)
@@ -1834,8 +1844,8 @@ static void __cc_note_at(const volatile void* address, size_t size, int kind, ui
     __cc_last_site = site;
     const char* p = (const char*)address;
     bool relaxed = kind & __CC_VOLATILE, update = kind & __CC_UPDATE, copy = kind & __CC_COPY;
-    bool cas = kind & __CC_CAS;
-    kind &= ~(__CC_VOLATILE | __CC_UPDATE | __CC_COPY | __CC_CAS);
+    bool cas = kind & __CC_CAS, exchange = kind & __CC_EXCHANGE;
+    kind &= ~(__CC_VOLATILE | __CC_UPDATE | __CC_COPY | __CC_CAS | __CC_EXCHANGE);
     // The store of a copy whose bytes no thread wrote (see __cc_copy)
     bool copied_unwritten = false;
     if (__cc_copy_set && kind != __CC_READ && kind != __CC_READ_UPDATE && kind != __CC_TOUCH)
@@ -1852,7 +1862,7 @@ static void __cc_note_at(const volatile void* address, size_t size, int kind, ui
             // (ready == 0)`): that read is how the threads meet, not a hazard (still initchecked).
             if (relaxed && kind == __CC_READ && __cc_me->polling) return __cc_note_polled(r, (size_t)(p - r.base), size, site);
             return __cc_note_shared(r, (size_t)(p - r.base), size, kind, site, copy,
-                                    copied_unwritten && (kind == __CC_WRITE || kind == __CC_WRITE_SAME));
+                                    copied_unwritten && (kind == __CC_WRITE || kind == __CC_WRITE_SAME), cas, exchange);
         }
     }
     if (copied_unwritten && !__cc_pending_set)  // copied out of shared memory: it is a read of garbage after all
@@ -3437,8 +3447,8 @@ __attribute__((always_inline)) static inline T __cc_atomic_update(T* address, F 
 // An atomic read-modify-write of *address by `update` (old value -> new one), noted as an atomic for the
 // sanitizer; the old value. (Always inlined: the note's return address is the caller's line.)
 template <class T, class F>
-__attribute__((always_inline)) static inline T __cc_atomic_apply(T* address, F update) {
-    if (__cc_sanitizing) __cc_note(address, sizeof(T), __CC_ATOMIC);
+__attribute__((always_inline)) static inline T __cc_atomic_apply(T* address, F update, int note = __CC_ATOMIC) {
+    if (__cc_sanitizing) __cc_note(address, sizeof(T), note);
     if (__cc_parallel) return __cc_atomic_update(address, update);
     T old = *address;
     *address = update(old);
@@ -3468,7 +3478,7 @@ __CC_ATOMIC_FETCH(atomicSub, int, old - val, __atomic_fetch_sub)
 __CC_ATOMIC_FETCH(atomicSub, unsigned int, old - val, __atomic_fetch_sub)
 #define __CC_ATOMIC_EXCH(T) \
     __attribute__((always_inline)) static inline T atomicExch(T* address, T val) { \
-        if (__cc_sanitizing) __cc_note(address, sizeof(T), __CC_ATOMIC); \
+        if (__cc_sanitizing) __cc_note(address, sizeof(T), __CC_ATOMIC + __CC_EXCHANGE); \
         if (__cc_parallel) return __atomic_exchange_n(address, val, __ATOMIC_SEQ_CST); \
         T old = *address; *address = val; \
         if (__cc_sanitizing) __cc_lock_update(address, 0, (uint64_t)val, (uint64_t)old, 0, 0); \
@@ -3476,7 +3486,9 @@ __CC_ATOMIC_FETCH(atomicSub, unsigned int, old - val, __atomic_fetch_sub)
 __CC_ATOMIC_EXCH(int)
 __CC_ATOMIC_EXCH(unsigned int)
 __CC_ATOMIC_EXCH(unsigned long long)
-__CC_ATOMIC(atomicExch, float, val)
+__attribute__((always_inline)) static inline float atomicExch(float* address, float val) {
+    return __cc_atomic_apply(address, [&](float) -> float { return val; }, __CC_ATOMIC + __CC_EXCHANGE);
+}
 __CC_ATOMIC(atomicAdd, __half, old + val)
 __CC_ATOMIC(atomicAdd, __half2, old + val)
 __CC_ATOMIC(atomicAdd, __nv_bfloat16, old + val)
