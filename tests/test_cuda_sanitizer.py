@@ -2834,3 +2834,68 @@ def test_cas_loops_on_shared_memory_are_no_race_and_an_exchange_is_a_write():
     with pytest.raises(cuda.KernelError, match=r"data race on shared memory largest"):
         kernel("max_then_reset", CAS_LOOPS)(
             (1,), (64,), (x[:64], np.zeros(1, np.float32)))
+
+
+SUB_MASKS = r"""
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void halves(const int* x, int* out) {   // one warp
+    __shared__ int s[32];
+    int lane = threadIdx.x;
+    if (lane >= 16) s[lane - 16] = x[lane];        // the upper half writes for the lower half
+    if (lane < 16) {
+        __syncwarp(0x0000ffff);                    // orders only the lower half: the writers are not in it
+        out[lane] = s[lane];
+    }
+}
+extern "C" __global__ void tile_partials(const int* x, int* out) {   // one warp of two tiles of 16
+    __shared__ int part[2];
+    cg::thread_block_tile<16> t16 = cg::tiled_partition<16>(cg::this_thread_block());
+    int v = cg::reduce(t16, x[threadIdx.x], cg::plus<int>());
+    if (t16.thread_rank() == 0) part[t16.meta_group_rank()] = v;
+    t16.sync();                                    // the other tile's part may not be there
+    if (threadIdx.x == 0) out[0] = part[0] + part[1];
+}
+extern "C" __global__ void same_half(const int* x, int* out) {   // one warp: ordered within the half
+    __shared__ int s[32];
+    int lane = threadIdx.x;
+    s[lane] = x[lane];
+    __syncwarp(lane < 16 ? 0x0000ffffu : 0xffff0000u);
+    out[lane] = s[lane ^ 1];
+}
+"""
+
+
+@pytest.mark.parametrize("name, line", [("halves", 7), ("tile_partials", 17)])
+def test_a_warp_call_of_a_sub_mask_orders_only_its_lanes(name, line):
+    """`__syncwarp(0xffff)` and a tile<16>'s sync() order the lanes they name, not the whole warp."""
+    x = np.arange(32, dtype=np.int32)
+    with pytest.raises(cuda.KernelError, match="data race on shared memory") as info:
+        kernel(name, SUB_MASKS)((1,), (32,), (x, np.zeros(32, np.int32)))
+    assert line in (info.value.line, int(re.search(r"at line (\d+)", str(info.value)).group(1)))
+    out = np.zeros(32, np.int32)
+    kernel("same_half", SUB_MASKS)((1,), (32,), (x, out))   # each lane reads a lane of its own half
+    np.testing.assert_array_equal(out, x ^ 1)
+
+
+EXCHANGES = r"""
+extern "C" __global__ void flags(const int* x, int* out) {
+    __shared__ int seen[64];
+    atomicExch(&seen[threadIdx.x], x[threadIdx.x] > 0);     // a statement: a write of an unwritten element
+    __syncthreads();
+    out[threadIdx.x] = seen[63 - threadIdx.x];
+}
+extern "C" __global__ void swaps(const int* x, int* out) {
+    __shared__ int slot[64];
+    out[threadIdx.x] = atomicExch(&slot[threadIdx.x], x[threadIdx.x]);   // the old value: never written
+}
+"""
+
+
+def test_an_exchange_statement_writes_and_an_exchanges_old_value_is_read():
+    x = np.arange(-32, 32, dtype=np.int32)
+    out = np.zeros(64, np.int32)
+    kernel("flags", EXCHANGES)((1,), (64,), (x, out))
+    np.testing.assert_array_equal(out, (x > 0)[::-1])
+    with pytest.raises(cuda.KernelError, match=r"reads shared memory slot\[0\], which no thread"):
+        kernel("swaps", EXCHANGES)((1,), (64,), (x, out))

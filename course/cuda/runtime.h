@@ -398,6 +398,9 @@ struct __cc_worker {
     char* signal_stack;               // a crash (a stack overflow, say) is handled on this stack
     uint32_t epoch, block_epoch;      // the sanitizer's clock, see __cc_new_block
     uint32_t warp_epoch[32];
+    bool exchange_store;              // the next atomicExch is a statement: its old value unused (see __CC_EXCHANGE)
+    uint32_t warp_full[32];           // warp_epoch after the last warp-level call of all the warp's lanes
+    uint32_t (*warp_pairs)[32][32];   // [warp][a][b]: after the last call of a sub-mask with lanes a and b
     uint32_t block_linear;
     __cc_poisoned poisoned[__CC_MAX_SHARED_ARRAYS];  // its static __shared__ arrays, filled with 0xFF once per block
     size_t static_shared;             // bytes of them declared in launch static_shared_launch
@@ -793,7 +796,7 @@ enum { __CC_READ = 1, __CC_WRITE = 2, __CC_ATOMIC = 3, __CC_TOUCH = 4,
        __CC_COPY = 64,         // added to the read of `s[i] = t[j];` (__cc_rc): its value is only copied
        __CC_CAS = 128,         // added to the atomic of atomicCAS: a CAS loop's plain read is checked by it
        __CC_EXCHANGE = 256,    // added to the atomic of atomicExch: what it stores does not depend on the old
-                               // value (initcheck: a write, `atomicExch(&s[t], v)` into unwritten memory)
+                               // value, and as a statement (__cc_exchange_store) it is a write to initcheck
        __CC_VOLATILE = 16 };   // added to a kind: through a volatile lvalue, which in global memory is a
                                // relaxed atomic (PTX's memory model: a flag one block sets and another polls),
                                // in shared memory a plain access
@@ -1231,9 +1234,34 @@ __attribute__((noreturn, noinline, cold)) static void __cc_shared_fault(
     __cc_fail(kind, 0);
 }
 
-// Two accesses of lanes of one warp are ordered when a warp-level call completed in between.
+// Two accesses of lanes of one warp are ordered when a warp-level call of both lanes completed in
+// between: one of the whole warp, or of a mask with both (`__syncwarp(0xffff)`, a tile<16>'s sync,
+// orders only its lanes).
 static inline bool __cc_warp_ordered(unsigned a, unsigned b, uint32_t warp_epoch_then) {
-    return a / 32 == b / 32 && __cc_warp_epoch[(a / 32) & 31] != warp_epoch_then;
+    if (a / 32 != b / 32) return false;
+    unsigned w = (a / 32) & 31;
+    if ((int32_t)(__cc_me->warp_full[w] - warp_epoch_then) > 0) return true;
+    return __cc_me->warp_pairs && (int32_t)(__cc_me->warp_pairs[w][a % 32][b % 32] - warp_epoch_then) > 0;
+}
+
+// A warp-level call of the lanes in `mask` (of `lanes` in the warp; `exited`: lanes that returned)
+// completed: it orders their accesses before it with theirs after it.
+static void __cc_warp_call_done(int base, unsigned mask, unsigned exited, int lanes) {
+    unsigned w = (unsigned)(base / 32) & 31;
+    uint32_t now = ++__cc_warp_epoch[w];
+    unsigned all = lanes >= 32 ? ~0u : (1u << lanes) - 1;
+    if (((mask | exited) & all) == all) {
+        __cc_me->warp_full[w] = now;
+        return;
+    }
+    if (!__cc_me->warp_pairs) {
+        __cc_me->warp_pairs = (uint32_t(*)[32][32])calloc(32, sizeof *__cc_me->warp_pairs);
+        if (!__cc_me->warp_pairs) return;  // (no memory: such lanes stay unordered)
+    }
+    for (int a = 0; a < 32; a++)
+        if (mask >> a & 1)
+            for (int b = 0; b < 32; b++)
+                if (mask >> b & 1) __cc_me->warp_pairs[w][a][b] = now;
 }
 
 // Another thread that read this byte in this barrier interval, unordered with thread `me` (a lane
@@ -1844,7 +1872,8 @@ static void __cc_note_at(const volatile void* address, size_t size, int kind, ui
     __cc_last_site = site;
     const char* p = (const char*)address;
     bool relaxed = kind & __CC_VOLATILE, update = kind & __CC_UPDATE, copy = kind & __CC_COPY;
-    bool cas = kind & __CC_CAS, exchange = kind & __CC_EXCHANGE;
+    bool cas = kind & __CC_CAS, exchange = (kind & __CC_EXCHANGE) && __cc_me->exchange_store;
+    if (kind & __CC_EXCHANGE) __cc_me->exchange_store = false;
     kind &= ~(__CC_VOLATILE | __CC_UPDATE | __CC_COPY | __CC_CAS | __CC_EXCHANGE);
     // The store of a copy whose bytes no thread wrote (see __cc_copy)
     bool copied_unwritten = false;
@@ -3530,6 +3559,12 @@ __CC_ATOMIC_CHECKED(atomicAdd) __CC_ATOMIC_CHECKED(atomicSub) __CC_ATOMIC_CHECKE
 __CC_ATOMIC_CHECKED(atomicMin) __CC_ATOMIC_CHECKED(atomicMax) __CC_ATOMIC_CHECKED(atomicAnd)
 __CC_ATOMIC_CHECKED(atomicOr) __CC_ATOMIC_CHECKED(atomicXor) __CC_ATOMIC_CHECKED(atomicInc)
 __CC_ATOMIC_CHECKED(atomicDec)
+// `atomicExch(&s[t], v);`, its old value unused (source.py renames such a statement's atomicExch):
+// initcheck takes it for a write of an element no thread wrote, not for a read of it.
+template <class... A> __attribute__((always_inline)) static inline void __cc_exchange_store(A&&... a) {
+    if (__cc_sanitizing) __cc_me->exchange_store = true;
+    (void)atomicExch(std::forward<A>(a)...);
+}
 template <class T, class V, class W>
 __attribute__((always_inline)) static inline auto atomicCAS(const __cc_ptr<T>& p, V c, W v)
         -> decltype(atomicCAS(p.p, c, v)) {
@@ -4719,7 +4754,7 @@ static bool __cc_resolve_warps(int threads, bool converge) {
                         __cc_fibers[base + k].state = __CC_RUNNABLE;
                         w->warp_waiting--;
                     }
-                __cc_warp_epoch[(base / 32) & 31]++;
+                __cc_warp_call_done(base, active, 0, lanes);
                 progress = true;
                 continue;
             }
@@ -4826,7 +4861,7 @@ static bool __cc_resolve_warps(int threads, bool converge) {
                 for (int k = 0; k < 32 && base + k < 1024; k++)
                     if (mask >> k & 1) __cc_warp_met[base + k] = met;
             }
-            __cc_warp_epoch[(base / 32) & 31]++;
+            __cc_warp_call_done(base, mask, exited, lanes);
             progress = true;
         }
     }

@@ -1592,6 +1592,7 @@ def parse(text: str, options=()) -> Source:
     nvcc_refuses = _nvcc_refusals(tokens, functions, known_types,
                                   {macro[0] for macro in (_macro_of(t.text) for t in directives) if macro})
     cas_misuse = _cas_misuse(tokens, functions)
+    _exchange_stores(tokens, functions, replace)
     _function_pointer_types(tokens, text, aliases, replace)
     kernels, problems, not_extern_c, templates = {}, {}, set(), {}
     constants = _numeric_defines(all_tokens, defines)
@@ -2619,10 +2620,7 @@ def _cas_misuse(tokens: list[Token], functions: list) -> list[tuple[int, str]]:
             (c0, c1), close = args[0][1], args[1]
             compare = tokens[c0:c1]
             constant = all(t.kind == "number" or t.text in ("-", "(", ")") for t in compare)
-            start = tokens[i - 1].text in (";", "{", "}") or (
-                tokens[i - 1].text == ")" and _opening(tokens, i - 1) > 0
-                and tokens[_opening(tokens, i - 1) - 1].text in ("if", "for", "while")) or tokens[i - 1].text == "else"
-            if start and close + 1 < b and tokens[close + 1].text == ";" and not constant:
+            if _result_unused(tokens, i, close, b) and not constant:
                 found.append((tokens[i].line,
                               "the value atomicCAS returns is not used: when another thread has changed the element "
                               "since it was read, the swap does not happen, and nothing notices (on a GPU, that "
@@ -2648,6 +2646,30 @@ def _cas_misuse(tokens: list[Token], functions: list) -> list[tuple[int, str]]:
                               f"try, and compute the new value from it again: `int seen = atomicCAS(p, {name}, "
                               f"f({name})); if (seen == {name}) break; {name} = seen;`."))
     return found
+
+
+def _result_unused(tokens: list[Token], i: int, close: int, end: int) -> bool:
+    """Whether the call whose name is tokens[i] and whose `)` is tokens[close] is a statement of its
+    own (`atomicCAS(p, a, b);` after a `;`, a brace, an `if (...)` or an `else`): its value unused."""
+    start = tokens[i - 1].text in (";", "{", "}", "else") or (
+        tokens[i - 1].text == ")" and _opening(tokens, i - 1) > 0
+        and tokens[_opening(tokens, i - 1) - 1].text in ("if", "for", "while"))
+    return start and close + 1 < end and tokens[close + 1].text == ";"
+
+
+def _exchange_stores(tokens: list[Token], functions: list, replace) -> None:
+    """`atomicExch(&s[t], v);` as a statement of its own, the old value unused: runtime.h's
+    __cc_exchange_store, which initcheck takes for a write (setting a flag or a slot that no thread
+    wrote before is no read of it; `old = atomicExch(...)` of such an element still is)."""
+    for f in functions:
+        if not f.body:
+            continue
+        a, b = f.body
+        for i in range(a + 1, b - 1):
+            if tokens[i].text == "atomicExch" and tokens[i + 1].text == "(" and tokens[i - 1].text not in (".", "->", "::"):
+                args = _call_arguments(tokens, i + 1)
+                if args is not None and _result_unused(tokens, i, args[1], b):
+                    replace(tokens[i].start, tokens[i].end, "__cc_exchange_store")
 
 
 def _read_from_memory(tokens: list[Token], name: str, a: int, before: int, depth: int = 0) -> bool:
