@@ -2899,3 +2899,33 @@ def test_an_exchange_statement_writes_and_an_exchanges_old_value_is_read():
     np.testing.assert_array_equal(out, (x > 0)[::-1])
     with pytest.raises(cuda.KernelError, match=r"reads shared memory slot\[0\], which no thread"):
         kernel("swaps", EXCHANGES)((1,), (64,), (x, out))
+
+
+LOCAL_ATOMICS = r"""
+extern "C" __global__ void count_positive(const int* x, int* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int count = 0;
+    if (i < n && x[i] > 0) atomicAdd(&count, 1);      // each thread's own count
+    if (i < n) out[i] = count;
+}
+extern "C" __global__ void block_total(const float* x, float* out) {
+    __shared__ float s[64];
+    float total = 0.0f;
+    s[threadIdx.x] = x[threadIdx.x];
+    __syncthreads();
+    atomicAdd(&total, s[63 - threadIdx.x]);
+    out[threadIdx.x] = total;
+}
+"""
+
+
+@pytest.mark.parametrize("name, line, variable", [("count_positive", 5, "count"), ("block_total", 13, "total")])
+def test_an_atomic_on_a_local_variable_is_reported(name, line, variable):
+    """CUDA's atomics work on global and shared memory: one on a thread's local variable shares nothing
+    (the learner meant a __shared__ or global counter). Loops and fibers (a kernel with a barrier) alike."""
+    args = ((np.ones(64, np.int32), np.zeros(64, np.int32), 64) if name == "count_positive"
+            else (np.ones(64, np.float32), np.zeros(64, np.float32)))
+    with pytest.raises(cuda.KernelError, match=rf"calls atomicAdd on a local variable `{variable}` of thread "
+                                               r"\(0, 0, 0\): CUDA's atomic functions work on global and shared") as info:
+        kernel(name, LOCAL_ATOMICS)((1,), (64,), args)
+    assert info.value.line == line and "declare it `__shared__`" in str(info.value)

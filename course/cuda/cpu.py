@@ -112,7 +112,8 @@ class _Arg(ctypes.Structure):
  CRASH, STACK_OVERFLOW, ASSERT, TRAP, NO_MEMORY, NO_BARRIERS, BAD_ARGUMENT, UNSUPPORTED, WARP_EXITED,
  WARP_MISMATCH, WARP_BAD_MASK, READ_ONLY, ARRAY_OUT_OF_BOUNDS, RACE, UNINITIALIZED, GLOBAL_RACE, MISALIGNED,
  SHARED_TOO_BIG, BAD_WIDTH, LOCAL_TOO_BIG, BAD_FREE, USE_AFTER_FREE, UNINITIALIZED_LOCAL, RNG_NOT_SET_UP,
- BAD_SHIFT, BAD_CONVERSION, BAD_PRINTF, BARRIER_DIVERGENT, OTHER_LOCAL, LDG_WRITTEN, STORED_FILL) = range(38)
+ BAD_SHIFT, BAD_CONVERSION, BAD_PRINTF, BARRIER_DIVERGENT, OTHER_LOCAL, LDG_WRITTEN, STORED_FILL,
+ LOCAL_ATOMIC) = range(39)
 
 #: Warp-level calls by their code in runtime.h (enum __CC_W_*), as messages name them.
 WARP_OPS = dict(enumerate(
@@ -2427,7 +2428,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     chain = []  # the line and, inside an inlined __device__ function, the lines that called it
     if kind in (OUT_OF_BOUNDS, SHARED_OUT_OF_BOUNDS, CRASH, STACK_OVERFLOW, TIMEOUT, ARRAY_OUT_OF_BOUNDS, RACE,
                 UNINITIALIZED, GLOBAL_RACE, READ_ONLY, MISALIGNED, BAD_FREE, USE_AFTER_FREE, UNINITIALIZED_LOCAL,
-                WARP_BAD_MASK, BAD_SHIFT, BAD_CONVERSION, BAD_PRINTF, OTHER_LOCAL, LDG_WRITTEN, STORED_FILL):  # (WARP_BAD_MASK: a store of an undefined shuffle result)
+                WARP_BAD_MASK, BAD_SHIFT, BAD_CONVERSION, BAD_PRINTF, OTHER_LOCAL, LDG_WRITTEN, STORED_FILL,
+                LOCAL_ATOMIC):  # (WARP_BAD_MASK: a store of an undefined shuffle result)
         chain = module.lines_at(fault.code_offset)
         # (sanitized builds) the calls of helpers that were not inlined: the frames from the one that
         # faulted outwards. A check's fault comes from a call at the faulting line itself (that frame
@@ -2522,6 +2524,15 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 f"{other}'s: it reads garbage or its own values")
         hint = ("Put what the threads share in __shared__ memory (declare the array __shared__, or copy the values "
                 "there and __syncthreads()), and hand over values, not addresses of locals.")
+    elif kind == LOCAL_ATOMIC:
+        call = re.search(r"\b(atomic\w*)\s*\(\s*&?\s*([\w.]+)", source.line_text(line) if line else "")
+        function, variable = (call.group(1), f" `{call.group(2)}`") if call else ("an atomic function", "")
+        what = (f"calls {function} on a local variable{variable} of thread {thread}: CUDA's atomic functions work on "
+                "global and shared memory. Each thread has its own copy of a local variable, so no other thread "
+                "adds to it (on a GPU the result is undefined)")
+        hint = ("For a count or a sum of the whole block, declare it `__shared__` (one thread sets it to 0, then "
+                "__syncthreads() before the atomics and again before reading it); for the whole grid, use an element "
+                "of an argument array or a __device__ variable. A thread's own running total needs no atomic: `+=`.")
     elif kind == BARRIER_DIVERGENT:
         other, if_line = _xyz(fault.other_thread), int(fault.index)
         times = lambda n: {0: "not yet", 1: "once", 2: "twice"}.get(n, f"{n} times")  # noqa: E731

@@ -281,6 +281,7 @@ enum __cc_fault_kind {
     __CC_OTHER_LOCAL = 35,           // a thread reaches another thread's local memory through a pointer
     __CC_LDG_WRITTEN = 36,           // __ldg of an element written in this launch (the read-only cache is not coherent)
     __CC_STORED_FILL = 37,           // a float stored that is the fill of a local variable read before it had a value
+    __CC_LOCAL_ATOMIC = 38,          // an atomic function on a thread's own local variable (sanitizer)
 };
 
 struct __cc_fault {
@@ -1912,6 +1913,13 @@ static void __cc_note_at(const volatile void* address, size_t size, int kind, ui
         }
     }
     if (__cc_quarantined && kind != __CC_TOUCH) __cc_heap_check_freed(p, size, kind, site);  // device malloc's blocks
+    // An atomic on the thread's own stack: a local variable (`int cnt = 0; atomicAdd(&cnt, 1);`). CUDA's
+    // atomics work on global and shared memory; a local is each thread's own, nothing is shared
+    uintptr_t frame = (uintptr_t)__builtin_frame_address(0);
+    if (kind == __CC_ATOMIC && (uintptr_t)p > frame && (uintptr_t)p - frame < ((size_t)1 << 24)) {
+        __cc_fault_out->code_offset = site;
+        __cc_fail(__CC_LOCAL_ATOMIC, 0);
+    }
     __cc_note_local(p, size, kind, site);
 }
 // __ldg (sanitizer): a load through the read-only cache (ld.global.nc), valid only for data that no
