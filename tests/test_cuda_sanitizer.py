@@ -1602,6 +1602,8 @@ ATOMIC_REF = r"""
 extern "C" __global__ void count(int* c, float* f, unsigned long long* u) {
     cuda::atomic_ref<int, cuda::thread_scope_device> r(c[0]);
     r.fetch_add(1, cuda::std::memory_order_relaxed);
+    cuda::memory_order relaxed = cuda::memory_order_relaxed;   // <cuda/atomic>'s own names too
+    r.fetch_sub(1, relaxed), r.fetch_add(1, cuda::memory_order_relaxed);
     cuda::std::atomic_ref<float> g(f[0]);
     g.fetch_add(0.5f);
     cuda::atomic_ref<unsigned long long, cuda::thread_scope_block> m(u[blockIdx.x]);

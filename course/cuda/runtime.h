@@ -5198,6 +5198,14 @@ namespace cuda { namespace std = ::std; }
 // sanitizer counts both as relaxed atomics of global memory).
 namespace cuda {
 enum thread_scope { thread_scope_system = 0, thread_scope_device = 1, thread_scope_block = 2, thread_scope_thread = 3 };
+// (<cuda/atomic> declares cuda::memory_order and its values too, besides cuda::std::'s)
+using ::std::memory_order;
+using ::std::memory_order_relaxed;
+using ::std::memory_order_consume;
+using ::std::memory_order_acquire;
+using ::std::memory_order_release;
+using ::std::memory_order_acq_rel;
+using ::std::memory_order_seq_cst;
 template <class T, thread_scope Scope = thread_scope_system>
 struct atomic_ref {
     static_assert(sizeof(T) == 4 || sizeof(T) == 8, "cuda::atomic_ref here takes 4- and 8-byte types");
