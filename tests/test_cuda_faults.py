@@ -2414,3 +2414,69 @@ def test_a_call_through_a_null_function_pointer_names_the_calling_line(sanitize)
         cuda.RawKernel(NULL_FUNCTION_POINTER, "pick", backend="cpu", sanitize=sanitize)(
             1, 4, (np.ones(4, np.float32), np.zeros(4, np.float32), 4))
     assert info.value.line == line_of("CALL", NULL_FUNCTION_POINTER) and info.value.thread == (2, 0, 0)
+
+
+GUARDED_BUT_PAST_THE_END = r"""
+extern "C" __global__ void conv_valid(const float* x, const float* k, float* y, int n, int w) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {                                  // guards i, not i + j
+        float s = 0.0f;
+        for (int j = 0; j < w; j++) s += x[i + j] * k[j];
+        y[i] = s;
+    }
+}
+extern "C" __global__ void frontier(const int* f, int* out, int size) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i > size) return;                         // lets i reach size
+    out[i] = f[i];
+}
+extern "C" __global__ void unguarded(const float* x, float* y) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    y[i] = x[i];
+}
+"""
+
+
+def test_an_index_past_the_end_under_a_guard_names_the_guard_not_a_new_one():
+    """"Guard the access" would not help where a guard is there already: an index of more than the guarded
+    variable (a 'valid' convolution's x[i + j]), an early return with `>` that lets i reach the size; a
+    kernel without a guard (after the others in the source) still gets the general hint."""
+    kernel = lambda name: cuda.RawKernel(GUARDED_BUT_PAST_THE_END, name, backend="cpu")  # noqa: E731
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("conv_valid")((3,), (128,), (np.ones(300, np.float32), np.ones(5, np.float32),
+                                            np.zeros(300, np.float32), 300, 5))
+    assert ("The index here is `i + j`, and line 4 checks `i` (`if (i < n)`): that check alone does not keep "
+            "`i + j` inside x, which has 300 elements (i + j = 300 here).") in str(info.value)
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("frontier")((1,), (128,), (np.ones(100, np.int32), np.zeros(100, np.int32), 100))
+    assert ("line 12 returns only when `i > size`, which lets i reach the size itself: return when `i >= size`"
+            in str(info.value))
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("unguarded")((1,), (128,), (np.ones(100, np.float32), np.zeros(100, np.float32)))
+    assert "guard the access: `if (i < n)`" in str(info.value)
+
+
+def test_every_lane_storing_a_warp_reductions_result_is_told_to_let_lane_0_store():
+    """CSR SpMV, one warp a row: after the shuffles only lane 0 holds the row's sum; every lane storing
+    y[warp] is a write collision whose hint is the lane guard (an atomicAdd would add partial sums)."""
+    source = r"""
+extern "C" __global__ void spmv_vector(const int* rowptr, const int* col, const float* val, const float* x,
+                                       float* y, int rows) {
+    int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
+    if (warp >= rows) return;
+    float s = 0.0f;
+    for (int k = rowptr[warp] + lane; k < rowptr[warp + 1]; k += 32) s += val[k] * x[col[k]];
+    for (int o = 16; o > 0; o /= 2) s += __shfl_down_sync(0xffffffff, s, o);
+    y[warp] = s;
+}"""
+    rows = 4
+    rowptr = np.arange(0, 33 * (rows + 1), 33, dtype=np.int32)
+    col = np.arange(rowptr[-1], dtype=np.int32) % 64
+    args = [rowptr, col, np.ones(rowptr[-1], np.float32), np.ones(64, np.float32), np.zeros(rows, np.float32), rows]
+    with pytest.raises(cuda.KernelError, match=r"writes y\[0\], which thread \(0, 0, 0\) also wrote") as info:
+        cuda.RawKernel(source, "spmv_vector", backend="cpu")((1,), (128,), args)
+    assert "only the lane that holds the whole of it should store it" in str(info.value)
+    assert "atomicAdd" not in str(info.value)
+    fixed = source.replace("    y[warp] = s;", "    if (lane == 0) y[warp] = s;")
+    cuda.RawKernel(fixed, "spmv_vector", backend="cpu")((1,), (128,), args)
+    assert args[4].tolist() == [33.0] * rows

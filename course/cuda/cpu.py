@@ -1719,6 +1719,44 @@ def _index_hint(source: Source, line: int | None, index: int, length: int) -> st
             or _pitch_in_elements(source, index, length))
 
 
+_BUILT_IN_NAMES = {"threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "x", "y", "z"}
+
+
+def _guarded_index(source: Source, line: int | None, name: str, index: int, length: int) -> str | None:
+    """For an index past the end of `name` at `line` that a guard of the kernel was meant to keep inside
+    (the guard is there already, so "guard the access" would not help): an index made of more than the
+    guarded variable (`x[i + j]` under `if (i < n)`, a partner `i ^ j`), or an early return that lets the
+    variable reach the size (`if (i > n) return;`). None otherwise."""
+    if not line or not name:
+        return None
+    subscript = re.search(rf"\b{re.escape(name)}\s*\[([^\[\]]+)\]", source.line_text(line))
+    if not subscript:
+        return None
+    expression = subscript.group(1).strip()
+    variables = [v for v in dict.fromkeys(re.findall(r"\b[A-Za-z_]\w*\b", expression)) if v not in _BUILT_IN_NAMES]
+    body = _function_body(source.text, line)
+    start = max(1, line - 15, source.text.count("\n", 0, body[0]) + 1 if body else 1)
+    for at in range(line, start - 1, -1):
+        text = source.line_text(at)
+        for variable in variables:
+            v = re.escape(variable)
+            if index == length and len(variables) == 1 and expression == variable and (
+                    returned := re.search(rf"\bif\s*\(\s*{v}\s*>\s*([^=)][^)]*)\)\s*return", text)):
+                return (f"Index {index} is one past the last element, and line {at} returns only when `{variable} > "
+                        f"{returned.group(1).strip()}`, which lets {variable} reach the size itself: return when "
+                        f"`{variable} >= {returned.group(1).strip()}`.")
+            guard = re.search(rf"\b(?:if|while)\s*\((?:[^;]*[(&|!\s])?{v}\s*(<|<=|>=|>)\s*[^;]*\)", text)
+            if guard and expression != variable:
+                checked = [u for u in variables if re.search(rf"\b{re.escape(u)}\s*(<|<=|>=|>)", guard.group(0))]
+                named = _and([f"`{u}`" for u in checked])
+                return (f"The index here is `{expression}`, and line {at} checks {named} "
+                        f"(`{guard.group(0).strip()}`): that check alone does not keep `{expression}` "
+                        f"inside {name}, which has {length} element{'s' * (length != 1)} ({expression} = {index} "
+                        "here). Bound the whole index (the largest value it takes must stay below the size), or "
+                        "give the output only as many threads as it has elements.")
+    return None
+
+
 def _pitch_in_elements(source: Source, index: int, length: int) -> str | None:
     """For an index past the end in a kernel that steps rows by a pitch (`float* row = img + y * pitch;`,
     cudaMallocPitch's, which counts bytes) on a pointer that is not a char's: the hint that says so."""
@@ -2473,7 +2511,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 rows = length // items
                 what = (f"accessed {name}[{index // items}]{''.join(f'[{k}]' for k in place)}, but {name} has {rows} "
                         f"row{'s' * (rows != 1)} (valid first indices 0 to {rows - 1})")
-        hint = (_index_hint(source, line, index, length)
+        hint = (_index_hint(source, line, index, length) or _guarded_index(source, line, name, index, length)
                 or "Check how the index is computed; where threads past the end are expected (the last block's, "
                    "in a grid rounded up to whole blocks), guard the access: `if (i < n)`.")
     elif kind == SHARED_OUT_OF_BOUNDS:
@@ -2878,6 +2916,12 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                         "every block goes over the same elements. Step by blockDim.x * gridDim.x (the whole grid).")
             elif wrapped := _row_wrap(fault, block_dim, source.line_text(line) if line else ""):
                 hint = wrapped
+            elif other_block == block and _same_warp(fault, block_dim) and re.search(r"shfl|\breduce\s*\(", source.text):
+                hint = (f"Threads {other} and {thread} are lanes of one warp, and the kernel exchanges values with warp "
+                        f"shuffles: if {element} is the warp's result, only the lane that holds the whole of it "
+                        "should store it (after __shfl_down_sync steps, lane 0: `if (lane == 0)`, with lane = "
+                        "threadIdx.x % 32); the other lanes hold partial values. If each lane should have its own "
+                        "element, check how the index is computed.")
         elif {mine, theirs} == {1, 3}:  # a plain read of what other threads update atomically, unfinished
             what = (f"reads {element}, which {who} updates atomically{at} in this launch, {order}: the read may "
                     "come before some of the updates, and running the launch again with the blocks and threads in "
