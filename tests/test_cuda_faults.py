@@ -115,10 +115,11 @@ def test_one_past_the_end_behind_a_less_or_equal_names_the_comparison(sanitize):
         assert info.value.line == line
         assert f"one past the last element, and line {line} compares with <= (`{compared}`)" in str(info.value)
         assert "compare with < instead" in str(info.value)
-    # one past the end with no <= in sight keeps the general hint
+    # one past the end with no <= in sight: the guard there checks i, not the index i + 1
     with pytest.raises(cuda.KernelError, match=r"accessed out\[1000\]") as info:
         module.get_function("shifted")((4,), (256,), args)
-    assert "Check how the index is computed; where threads past the end are expected" in str(info.value)
+    shifted = line_of('SHIFTED', ONE_PAST_THE_END)
+    assert f"The index here is `i + 1`, and line {shifted} checks `i` (`if (i < n)`)" in str(info.value)
     assert "<=" not in str(info.value)
     # a clamp to the size (min(..., 10) for indices 0 to 9), not the stencil's `dx <= 1`
     with pytest.raises(cuda.KernelError, match=r"accessed a\[1000\]") as info:

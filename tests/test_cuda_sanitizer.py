@@ -282,8 +282,9 @@ extern "C" __global__ void block_sums(const float* x, float* out) {
 
 
 def test_a_race_between_two_lines_of_one_call_of_a_helper_puts_the_barrier_inside_it():
-    """The pre-Volta reduction sample's warp_reduce: both accesses lie in one call of the helper,
-    so the place for the barrier is between its lines, not at the kernel's line that calls it."""
+    """The pre-Volta reduction sample's warp_reduce: both accesses lie in one call of the helper, so
+    the hint names its lines, not the kernel's line that calls it (and, these being one warp's
+    volatile steps, the warp-synchronous fix: a __syncthreads() cannot go inside `if (t < 32)`)."""
     with pytest.raises(cuda.KernelError) as info:
         cuda.RawKernel(WARP_REDUCE, "block_sums", backend="cpu", sanitize=True)(
             (2,), (128,), (np.ones(256, np.float32), np.zeros(2, np.float32)))
@@ -291,7 +292,7 @@ def test_a_race_between_two_lines_of_one_call_of_a_helper_puts_the_barrier_insid
     called = f"(in a function called at line {line('CALL')})"
     assert f"read it at line {line('SECOND')} {called}" in message
     assert f"writes it at line {line('FIRST')} {called}" in message
-    assert f"between line {line('FIRST')}, where thread" in message and f"and line {line('SECOND')}, where" in message
+    assert f"running lines {line('FIRST')} and {line('SECOND')} as warp-synchronous steps" in message
 
 
 def test_course_helpers_time_plain_kernels():
@@ -2931,3 +2932,32 @@ def test_an_atomic_on_a_local_variable_is_reported(name, line, variable):
                                                r"\(0, 0, 0\): CUDA's atomic functions work on global and shared") as info:
         kernel(name, LOCAL_ATOMICS)((1,), (64,), args)
     assert info.value.line == line and "declare it `__shared__`" in str(info.value)
+
+
+def test_the_classic_volatile_warp_reduce_is_told_to_split_its_steps_with_syncwarp():
+    """The unrolled last warp of the old reductions (volatile, no __syncwarp): a race between two of its
+    lines, whose hint is the warp-synchronous fix (a __syncthreads() cannot go inside `if (t < 32)`)."""
+    source = r"""
+__device__ void warp_reduce(volatile float* s, int t) {
+    s[t] += s[t + 32];
+    s[t] += s[t + 16];
+    s[t] += s[t + 8];
+    s[t] += s[t + 4];
+    s[t] += s[t + 2];
+    s[t] += s[t + 1];
+}
+extern "C" __global__ void total(const float* x, float* y) {
+    __shared__ float s[128];
+    int t = threadIdx.x;
+    s[t] = x[blockIdx.x * 128 + t];
+    __syncthreads();
+    if (t < 64) s[t] += s[t + 64];
+    __syncthreads();
+    if (t < 32) warp_reduce(s, t);
+    if (t == 0) y[blockIdx.x] = s[0];
+}"""
+    with pytest.raises(cuda.KernelError, match="data race on shared memory s") as info:
+        kernel("total", source)((2,), (128,), (np.ones(256, np.float32), np.zeros(2, np.float32)))
+    message = str(info.value)
+    assert "as warp-synchronous steps, with no __syncwarp() between them" in message
+    assert "Add __syncthreads()" not in message

@@ -2827,7 +2827,9 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             hint = (f"If the threads mean to add into the same `{element}` (a sum, a counter), no barrier can "
                     f"help: use atomicAdd(&{element}, value), or let each thread keep its own partial "
                     f"result and reduce them after a __syncthreads(). Otherwise: {hint[0].lower()}{hint[1:]}")
-        if other_line == line and {fault.op, fault.other_op} <= {1, 2} and _same_warp(fault, block_dim):
+        steps = other_line == line or (line and other_line and all(  # (or two steps of the unrolled warp)
+            re.search(r"(\w+)\s*\[[^\]]*\]\s*\+?=.*\b\1\s*\[", source.line_text(n)) for n in (line, other_line)))
+        if steps and {fault.op, fault.other_op} <= {1, 2} and _same_warp(fault, block_dim):
             # `v[tid] += v[tid + 16]` by the lanes of one warp (the unrolled last warp of old reductions):
             # an array read twice on the line, through a volatile alias or beside __syncwarp (not a
             # block-wide scan's step)
@@ -2838,8 +2840,11 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             function_text = "\n".join(source.line_text(n) for n in range(start, line + 1))
             if twice and ("__syncwarp" in source.line_text(line)
                           or re.search(rf"\bvolatile\b[^;]*\b{re.escape(twice[0])}\b", function_text)):
-                hint = ("Both threads are in one warp, running this line as a warp-synchronous step: the lanes of a "
-                        f"warp do not run in lockstep (since Volta), and `volatile` does not order them. {_WARP_STEP_FIX}")
+                run = ("this line as a warp-synchronous step" if other_line == line else
+                       f"lines {min(line, other_line)} and {max(line, other_line)} as warp-synchronous steps, with no "
+                       "__syncwarp() between them")
+                hint = (f"Both threads are in one warp, running {run}: the lanes of a warp do not run in lockstep "
+                        f"(since Volta), and `volatile` does not order them. {_WARP_STEP_FIX}")
         if {fault.op, fault.other_op} == {2, 3}:  # a plain store beside another thread's atomic
             atomic_line, store_line = (line, other_line) if fault.op == 3 else (other_line, line)
             hint = (f"Other threads update `{element}` with atomics (line {atomic_line or '?'}), and a plain store "
@@ -2916,7 +2921,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                         "every block goes over the same elements. Step by blockDim.x * gridDim.x (the whole grid).")
             elif wrapped := _row_wrap(fault, block_dim, source.line_text(line) if line else ""):
                 hint = wrapped
-            elif other_block == block and _same_warp(fault, block_dim) and re.search(r"shfl|\breduce\s*\(", source.text):
+            elif (fault.op != 6 and other_block == block and _same_warp(fault, block_dim)
+                  and re.search(r"shfl|\breduce\s*\(", source.text)):
                 hint = (f"Threads {other} and {thread} are lanes of one warp, and the kernel exchanges values with warp "
                         f"shuffles: if {element} is the warp's result, only the lane that holds the whole of it "
                         "should store it (after __shfl_down_sync steps, lane 0: `if (lane == 0)`, with lane = "
