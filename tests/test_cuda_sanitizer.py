@@ -2961,3 +2961,35 @@ extern "C" __global__ void total(const float* x, float* y) {
     message = str(info.value)
     assert "as warp-synchronous steps, with no __syncwarp() between them" in message
     assert "Add __syncthreads()" not in message
+
+
+HAND_KEPT = r"""
+extern "C" __global__ void largest(const float* x, float* out) {
+    __shared__ float m;
+    if (threadIdx.x == 0) m = 0.0f;
+    __syncthreads();
+    float v = fabsf(x[threadIdx.x]);
+    if (v > m) m = v;                          // a maximum kept by hand
+    __syncthreads();
+    if (threadIdx.x == 0) out[0] = m;
+}
+extern "C" __global__ void byte_counts(const unsigned char* x, unsigned char* out) {
+    __shared__ unsigned char h[16];
+    if (threadIdx.x < 16) h[threadIdx.x] = 0;
+    __syncthreads();
+    h[x[threadIdx.x] % 16]++;                   // 8-bit counts: CUDA has no 8-bit atomicAdd
+    __syncthreads();
+    if (threadIdx.x < 16) out[threadIdx.x] = h[threadIdx.x];
+}
+"""
+
+
+def test_a_hand_kept_maximum_and_8_bit_counts_get_hints_that_fit_them():
+    """Not atomicAdd for a maximum kept with `if (v > m) m = v;` (atomicMax, a CAS loop for floats), and
+    not an 8-bit atomicAdd, which CUDA lacks (count in ints)."""
+    with pytest.raises(cuda.KernelError, match="data race on shared memory m") as info:
+        kernel("largest", HAND_KEPT)((1,), (64,), (np.linspace(0, 1, 64, dtype=np.float32), np.zeros(1, np.float32)))
+    assert "keep the largest (or smallest) value in `m`" in str(info.value) and "atomicMax(&m, v)" in str(info.value)
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory h\[") as info:
+        kernel("byte_counts", HAND_KEPT)((1,), (64,), (np.arange(64, dtype=np.uint8), np.zeros(16, np.uint8)))
+    assert "CUDA has no atomicAdd for 8-bit integers: count in an array of int" in str(info.value)

@@ -2816,11 +2816,29 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                                                  for at in (line, *(chain[-1:] if one_statement else ()))))
         stores_only = fault.op == 2 and not re.search(r"(\+\+|--|[-+*/%|&^]=|<<=|>>=)",
                                                       source.line_text(line) if line else "")
-        if other_line == line and fault.other_op == 2 and stores_only and not neighbours:
+        base = re.escape(re.split(r"[\[.]", element, maxsplit=1)[0])
+        text = source.line_text(line) if line else ""
+        kept_by_hand = re.search(rf"[<>]=?\s*{base}\b[^;]*\)\s*\{{?\s*{base}\b[^=;]*=(?!=)|"
+                                 rf"\b{base}\b[^;=]*=\s*f?(?:max|min)f?\s*\(", text)
+        if other_line == line and not neighbours and kept_by_hand and {fault.op, fault.other_op} <= {1, 2}:
+            # `if (v > m) m = v;`, `m = fmaxf(m, v)`: a maximum kept by hand
+            hint = (f"If the threads mean to keep the largest (or smallest) value in `{element}`, no barrier can "
+                    f"help: use atomicMax(&{element}, v) (atomicMin) for an int, and for a float atomicMax on its "
+                    "int bits (__float_as_int, for values that are not negative) or an atomicCAS loop; or let "
+                    f"each thread keep its own and reduce them after a __syncthreads(). Otherwise: "
+                    f"{hint[0].lower()}{hint[1:]}")
+        elif other_line == line and fault.other_op == 2 and stores_only and not neighbours:
             # `s[t / 2] = x[t]`: two plain stores of one element, in one statement
             hint = (f"Two threads store into `{element}` at line {line}, so which value stays depends on their "
                     "order: if each element should have one writer, check how the index is computed; if one value "
                     f"should win, choose it on purpose (one writer thread, or atomicMax(&{element}, v)).")
+        elif other_line == line and fault.other_op == 2 and not neighbours and 0 < fault.element_bytes < 4:
+            # `unsigned char h[256]; h[b]++`: CUDA has no 8- or 16-bit atomicAdd
+            hint = (f"If the threads mean to add into the same `{element}` (a count), no barrier can help, and "
+                    f"CUDA has no atomicAdd for {8 * fault.element_bytes}-bit integers: count in an array of int "
+                    f"or unsigned int (`__shared__ unsigned int {re.split(r'[.[]', element, maxsplit=1)[0]}"
+                    "[...]`) with atomicAdd, and narrow the counts when you store them. Otherwise: "
+                    f"{hint[0].lower()}{hint[1:]}")
         elif other_line == line and fault.other_op == 2 and not neighbours:
             # one statement, run by several threads, that updates one element: `sum += x`, `count++`
             # (not `XY[t] += XY[t - stride]`, where each thread reads a neighbour's element)
