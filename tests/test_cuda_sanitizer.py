@@ -2993,3 +2993,35 @@ def test_a_hand_kept_maximum_and_8_bit_counts_get_hints_that_fit_them():
     with pytest.raises(cuda.KernelError, match=r"data race on shared memory h\[") as info:
         kernel("byte_counts", HAND_KEPT)((1,), (64,), (np.arange(64, dtype=np.uint8), np.zeros(16, np.uint8)))
     assert "CUDA has no atomicAdd for 8-bit integers: count in an array of int" in str(info.value)
+
+
+def test_a_flag_set_without_a_fence_is_told_to_fence_before_the_flag():
+    """Producer lanes write, __syncwarp(), lane 0 sets a volatile flag with no fence; the consumer warp
+    waits for it and reads: the hint is the fence before the flag (a __syncthreads() would not fit the
+    protocol), and with the fence the kernel is silent."""
+    source = r"""
+extern "C" __global__ void hand_over(const float* x, float* y) {
+    __shared__ float data[32];
+    __shared__ volatile int ready;
+    int t = threadIdx.x;
+    if (t == 0) ready = 0;
+    __syncthreads();
+    if (t < 32) {
+        data[t] = x[t] * 3.0f;
+        __syncwarp();
+        if (t == 0) ready = 1;
+    } else {
+        while (ready == 0) { }
+        __threadfence_block();
+        y[t - 32] = data[63 - t];
+    }
+}"""
+    x = np.arange(32, dtype=np.float32)
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory data\[\d+\]") as info:
+        kernel("hand_over", source)((1,), (64,), (x, np.zeros(32, np.float32)))
+    assert ("The reading thread waited for `ready` (line 13), which line 11 sets: a flag hands over only what was "
+            "written before a fence. Put __threadfence_block()") in str(info.value)
+    y = np.zeros(32, np.float32)
+    kernel("hand_over", source.replace("if (t == 0) ready = 1;", "__threadfence_block(); if (t == 0) ready = 1;"))(
+        (1,), (64,), (x, y))
+    np.testing.assert_array_equal(y, 3 * x[::-1])

@@ -2358,6 +2358,33 @@ def _block_sync_spelling(text: str, line: int | None) -> str:
     return " (`this_thread_block().sync()` with cooperative groups)" if "this_thread_block" in text else ""
 
 
+def _unfenced_flag(source: Source, read_line: int | None) -> str | None:
+    """For a race whose read at `read_line` follows a loop that waits for a flag (`while (ready == 0) {}`)
+    that the kernel sets with no fence just before (`ready = 1;`): the hint that a flag hands data over
+    only after a fence (the data's writes, __threadfence_block(), then the flag). None otherwise."""
+    if not read_line:
+        return None
+    for at in range(read_line - 1, max(0, read_line - 8), -1):
+        wait = re.search(r"\bwhile\s*\(\s*(!\s*)?(\w+)\s*(?:[=!]=\s*[\w.]+\s*)?\)\s*(?:;|\{\s*(?:__nanosleep\s*\([^)]*\)\s*;\s*)?\})",
+                         source.line_text(at))  # (a loop that only waits)
+        if wait:
+            break
+    else:
+        return None
+    flag = wait.group(2)
+    for number, text in enumerate(source.lines, 1):
+        if number != at and re.search(rf"\b{re.escape(flag)}\s*=(?!=)", text) and not re.search(
+                rf"\b{re.escape(flag)}\s*=\s*0\b", text):
+            before = " ".join(source.line_text(n) for n in range(max(1, number - 2), number + 1))
+            if "__threadfence" in before.split(flag)[0]:
+                return None
+            return (f"The reading thread waited for `{flag}` (line {at}), which line {number} sets: a flag hands "
+                    "over only what was written before a fence. Put __threadfence_block() (__threadfence() between "
+                    f"blocks) just before line {number}, after the data's writes (and a __syncwarp() or barrier "
+                    "first when other threads wrote the data), so that the data is there before the flag says so.")
+    return None
+
+
 def _shared_element(fault: _Fault, source: Source, line: int | None) -> str:
     """The element of shared memory a race or an uninitialised read names: `s[3]`, `tile[1][2]` as
     runtime.h wrote it, with the member (`acc.sum`, `u.i[1]`) when it is a __shared__ struct or union
@@ -2810,6 +2837,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         overlap = _overlapping_carves(source, line, other_line) if fault.op == 2 == fault.other_op else None
         if overlap:  # `float* a = sm; float* b = sm + blockDim.x / 2;`: a barrier would hide a wrong layout
             hint = overlap
+        elif handover := _unfenced_flag(source, line if fault.op == 1 else other_line):
+            hint = handover
         array = re.match(r"\w+", element)
         # (a line that accesses two elements of the array: itself, or the call of a helper that holds it)
         neighbours = bool(array and line and any(len(re.findall(rf"\b{array.group(0)}\s*\[", source.line_text(at))) >= 2
