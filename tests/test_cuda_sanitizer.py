@@ -3025,3 +3025,26 @@ extern "C" __global__ void hand_over(const float* x, float* y) {
     kernel("hand_over", source.replace("if (t == 0) ready = 1;", "__threadfence_block(); if (t == 0) ready = 1;"))(
         (1,), (64,), (x, y))
     np.testing.assert_array_equal(y, 3 * x[::-1])
+
+
+def test_a_wait_for_a_flag_that_is_not_volatile_names_the_flag_at_the_time_limit():
+    source = r"""
+extern "C" __global__ void hand_over(const float* x, float* y) {
+    __shared__ float data[32];
+    __shared__ int ready;
+    int t = threadIdx.x;
+    if (t == 0) ready = 0;
+    __syncthreads();
+    if (t < 32) {
+        data[t] = x[t];
+        __syncwarp();
+        if (t == 0) { __threadfence_block(); ready = 1; }
+    } else {
+        while (ready == 0) { }
+        __threadfence_block();
+        y[t - 32] = data[63 - t];
+    }
+}"""
+    with pytest.raises(cuda.KernelError, match="ran longer than its time limit") as info:
+        kernel("hand_over", source, time_limit=1)((1,), (64,), (np.ones(32, np.float32), np.zeros(32, np.float32)))
+    assert "The loop at line 13 waits for `ready`, which is not volatile" in str(info.value)

@@ -2385,6 +2385,24 @@ def _unfenced_flag(source: Source, read_line: int | None) -> str | None:
     return None
 
 
+def _plain_wait(source: Source) -> str | None:
+    """A loop that only waits for a variable (`while (ready == 0) {}`) that is neither volatile nor read
+    atomically: the compiler may load it once, and the loop then never sees another thread's store (on a
+    GPU as here). The hint that says so, or None."""
+    for number, text in enumerate(source.lines, 1):
+        wait = re.search(r"\bwhile\s*\(\s*!?\s*(\w+)\s*(?:[=!<>]=?\s*[\w.]+\s*)?\)\s*(?:;|\{\s*\})", text)
+        if not wait:
+            continue
+        flag = re.escape(wait.group(1))
+        declared = re.search(rf"^[^;(]*\b(?:__shared__|__device__)\b[^;(]*\b{flag}\b\s*(?:=[^;]*)?;", source.text, re.M)
+        if declared and "volatile" not in declared.group(0) and "atomic" not in declared.group(0):
+            return (f"The loop at line {number} waits for `{wait.group(1)}`, which is not volatile: the compiler may "
+                    "read it once and never again, so the loop does not see another thread's store. Declare it "
+                    f"`volatile` (or read it with atomicAdd(&{wait.group(1)}, 0), or cuda::atomic_ref's load), and "
+                    "set it after a __threadfence_block() (__threadfence() between blocks).")
+    return None
+
+
 def _shared_element(fault: _Fault, source: Source, line: int | None) -> str:
     """The element of shared memory a race or an uninitialised read names: `s[3]`, `tile[1][2]` as
     runtime.h wrote it, with the member (`acc.sum`, `u.i[1]`) when it is a __shared__ struct or union
@@ -2626,6 +2644,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     f"to fail never ends: compare with `{name} > 0` (halving down to 1), or use a signed int. {hint}")
         if (lock := _lock_hint(source, line)):
             hint = f"{lock} {hint}"
+        elif (plain := _plain_wait(source)):
+            hint = f"{plain} {hint}"
         if module.sanitized:  # backend="cpu" and the exercise checks run the race checker by default
             hint += (" This launch ran with the race checker on (the default of backend=\"cpu\"), which makes it 20 "
                      "to 100 times slower and runs it on one core: find bugs on small sizes, and launch large ones "
