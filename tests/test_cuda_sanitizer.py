@@ -3048,3 +3048,23 @@ extern "C" __global__ void hand_over(const float* x, float* y) {
     with pytest.raises(cuda.KernelError, match="ran longer than its time limit") as info:
         kernel("hand_over", source, time_limit=1)((1,), (64,), (np.ones(32, np.float32), np.zeros(32, np.float32)))
     assert "The loop at line 13 waits for `ready`, which is not volatile" in str(info.value)
+
+
+def test_a_race_names_a_reader_the_writer_is_not_ordered_with():
+    """Every thread reads s[0]; warp 0's reads are ordered before thread 0's write by its __syncwarp()s,
+    warp 1's are not: the message names a thread of warp 1 (the last two readers kept were of warp 0)."""
+    source = r"""
+extern "C" __global__ void reread(const int* x, int* y) {
+    __shared__ int s[1];
+    int t = threadIdx.x;
+    if (t == 0) s[0] = x[0];
+    __syncthreads();
+    if (t < 32) __syncwarp();
+    int v = s[0];
+    if (t < 32) __syncwarp();
+    if (t == 0) s[0] = x[1];
+    y[t] = v;
+}"""
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory s\[0\]: thread \((3[2-9]|[4-5]\d|6[0-3]), 0, 0\) "
+                                               r"read it at line 8, and thread \(0, 0, 0\) writes it at line 10"):
+        kernel("reread", source)((1,), (64,), (np.array([5, 7], np.int32), np.zeros(64, np.int32)))

@@ -850,6 +850,9 @@ struct __cc_shadow_byte {
     uint32_t w_time;               // __cc_sync_clock at the last plain write (a handover through a fence and a flag)
     uint32_t r_time, r2_time;      // and at the reads of `reader` and `reader2` (a lock's holder reads, fences,
                                    // releases; the next holder acquires, then writes)
+    uint16_t reader3;              // (r_has3) the last reader of another warp than the reader after it: the
+    uint8_t r_has3;                // one to name when the last two, of one warp, are ordered by its __syncwarp
+    uint32_t r3_warp_epoch, r3_site, r3_time;
 };
 struct __cc_shared_region {
     char* base;
@@ -1277,6 +1280,9 @@ static inline int __cc_unordered_reader(const __cc_shadow_byte& s, unsigned me, 
     if (first && !__cc_warp_ordered(me, s.reader, s.r_warp_epoch)) return *site = s.r_site, s.reader;
     if (second && !__cc_warp_ordered(me, s.reader2, s.r2_warp_epoch))
         return *site = s.r2_site, s.reader2;
+    if (s.r_has3 && s.reader3 != me && !__cc_shared_handed_over(s.reader3, s.r3_time) &&
+        !__cc_warp_ordered(me, s.reader3, s.r3_warp_epoch))
+        return *site = s.r3_site, s.reader3;
     if (s.r_warps == -1 && (first || second))  // readers of two warps: one is not of me's warp (named here by a reader kept)
         return first ? (*site = s.r_site, s.reader) : (*site = s.r2_site, s.reader2);
     return -1;
@@ -1400,8 +1406,11 @@ static void __cc_note_shared(const __cc_shared_region& r, size_t offset, size_t 
         } else {
             if (s.r_epoch != epoch) {
                 s.r_epoch = epoch, s.reader = (uint16_t)me, s.r_many = 0, s.r_warps = (int16_t)(me / 32);
-                s.r_unwritten = !written;
+                s.r_unwritten = !written, s.r_has3 = 0;
             } else if (s.reader != me) {
+                if (s.reader / 32 != me / 32)
+                    s.reader3 = s.reader, s.r3_warp_epoch = s.r_warp_epoch, s.r3_site = s.r_site, s.r3_time = s.r_time,
+                    s.r_has3 = 1;
                 s.reader2 = s.reader, s.r2_warp_epoch = s.r_warp_epoch, s.r2_site = s.r_site, s.r2_time = s.r_time;
                 s.reader = (uint16_t)me, s.r_many = 1;
                 if (s.r_warps != (int16_t)(me / 32)) s.r_warps = -1;
