@@ -1344,6 +1344,25 @@ def test_a_const_parameter_written_through_a_cast_is_caught_without_the_sanitize
         assert x.tolist() == [0, 1, 2, 3]
 
 
+def test_a_const_parameter_cast_to_read_in_place_is_no_write_through_it():
+    """`k(x, x)`: the kernel reads `in` through a float4 cast and writes `out`, the same array. Without
+    the sanitizer the comparison after the launch would take the writes through `out` for writes
+    through the cast: no report, and the results stay."""
+    source = r"""
+extern "C" __global__ void scale4(const float* in, float* out, int n4) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n4) {
+        float4 v = ((float4*)in)[i];
+        v.x *= 2; v.y *= 2; v.z *= 2; v.w *= 2;
+        ((float4*)out)[i] = v;
+    }
+}"""
+    for sanitize in (False, True):
+        x = np.arange(16, dtype=np.float32)
+        cuda.RawKernel(source, "scale4", backend="cpu", sanitize=sanitize)((1,), (4,), (x, x, 4))
+        np.testing.assert_array_equal(x, 2 * np.arange(16, dtype=np.float32))
+
+
 def test_a_float4_view_of_an_argument_that_starts_off_its_boundary_is_misaligned():
     source = r"""
 extern "C" __global__ void quads(const float* a, float* out) {

@@ -1402,8 +1402,13 @@ def _read_only_snapshots(module: Module, kernel: Kernel, args, arrays: dict) -> 
         element = items.get(name, 1) if name in source.global_arrays else 0  # (0: a scalar, or a struct)
         guarded.append(("constant", name, element, _writing_lines(source, name), memory, memory.copy()))
     if not module.sanitized:
+        # (not one that shares memory with a pointer parameter without const, `k(x, x, n)` in place: writes
+        # through that one change it too, and a comparison cannot tell them from writes through the cast)
+        writable = [(a.data, a.data + a.count) for q, a in zip(kernel.params, args) if q.pointer and not q.const
+                    and a.data]
         for p, arg in zip(kernel.params, args):
-            if p.pointer and p.const and arg.data and (lines := _cast_away_lines(source, p.name)):
+            shared = any(start < arg.data + arg.count and arg.data < end for start, end in writable) if arg.data else False
+            if p.pointer and p.const and arg.data and not shared and (lines := _cast_away_lines(source, p.name)):
                 memory = _bytes_at(arg.data, arg.count)
                 guarded.append(("parameter", p.name, arrays[arg.data][2], lines, memory, memory.copy()))
     return guarded
