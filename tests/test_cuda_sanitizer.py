@@ -3068,3 +3068,22 @@ extern "C" __global__ void reread(const int* x, int* y) {
     with pytest.raises(cuda.KernelError, match=r"data race on shared memory s\[0\]: thread \((3[2-9]|[4-5]\d|6[0-3]), 0, 0\) "
                                                r"read it at line 8, and thread \(0, 0, 0\) writes it at line 10"):
         kernel("reread", source)((1,), (64,), (np.array([5, 7], np.int32), np.zeros(64, np.int32)))
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_elements_of_pointer_arrays_take_null_pointer_constants(sanitize):
+    """`p[i] = 0;`, `= NULL`, `= 0L` into __device__, __shared__ and local arrays of pointers compile in a
+    sanitized build too (its store wrapper took the 0 for an int)."""
+    source = r"""
+__device__ int* kept[64];
+extern "C" __global__ void nulls(int* out) {
+    __shared__ int* sp[64];
+    int* loc[2];
+    kept[threadIdx.x] = 0;
+    sp[threadIdx.x] = NULL;
+    loc[0] = 0L; loc[1] = 0;
+    out[threadIdx.x] = (kept[threadIdx.x] == nullptr) + (sp[threadIdx.x] == 0) + (loc[1] == 0) + (loc[0] == 0);
+}"""
+    out = np.zeros(64, np.int32)
+    kernel("nulls", source, sanitize=sanitize)((1,), (64,), (out,))
+    assert (out == 4).all()

@@ -2111,6 +2111,7 @@ __attribute__((always_inline)) static inline T&& __cc_rc(T&& x) {
         __cc_note(__builtin_addressof(x), sizeof x, __CC_READ + __CC_COPY + __cc_volatile_bit<T>());
     return static_cast<T&&>(x);
 }
+template <class U, class = void> struct __cc_is_checked;  // (a checked pointer: __cc_ptr, below)
 #ifdef __CC_SANITIZE
 // `__cc_w(s[i]) = v` in a sanitized build: the store sees v before it writes it (__cc_note_store).
 template <class T>
@@ -2123,7 +2124,11 @@ struct __cc_store {
         ref = v;
         return ref;
     }
-    template <class V, class = typename std::enable_if<!std::is_convertible<V&&, const U&>::value>::type>
+    // (not an integer into a pointer: `p[i] = 0;`, `= NULL` are null pointer constants, which only the
+    // operator above, taking a U, converts)
+    template <class V, class = typename std::enable_if<!std::is_convertible<V&&, const U&>::value &&
+                                                       !((std::is_pointer<U>::value || __cc_is_checked<U>::value) &&
+                                                         std::is_integral<typename std::remove_reference<V>::type>::value)>::type>
     __attribute__((always_inline)) T& operator=(V&& v) const {  // a type with its own operator=
         __cc_note(__builtin_addressof(ref), sizeof(T), __CC_WRITE + __cc_volatile_bit<T>());
         ref = static_cast<V&&>(v);
@@ -2168,7 +2173,7 @@ __attribute__((always_inline)) static inline T& __cc_element(T* p) { return *p; 
 static const size_t __CC_UNCHECKED = (size_t)1 << 63;
 
 // The emulator's own pointer-like classes, which convert to checked pointers themselves.
-template <class U, class = void> struct __cc_is_checked : std::false_type {};
+template <class U, class> struct __cc_is_checked : std::false_type {};
 template <class U> struct __cc_is_checked<U, typename std::conditional<false, typename U::__cc_checked, void>::type>
     : std::true_type {};
 
