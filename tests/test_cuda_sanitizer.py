@@ -3087,3 +3087,19 @@ extern "C" __global__ void nulls(int* out) {
     out = np.zeros(64, np.int32)
     kernel("nulls", source, sanitize=sanitize)((1,), (64,), (out,))
     assert (out == 4).all()
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_a_loop_waiting_on_an_atomic_ref_load_lets_the_setting_thread_run(sanitize):
+    """`while (f.load(acquire) == 0) {}` for a flag thread 63 sets: a waiting loop, like one on a
+    volatile flag (it spun for ever: the other threads of the block never got to run)."""
+    source = r"""
+#include <cuda/atomic>
+extern "C" __global__ void wait_for_63(int* flag, int* data, int* out) {
+    cuda::atomic_ref<int, cuda::thread_scope_block> f(flag[0]);
+    if (threadIdx.x == 63) { data[0] = 7; f.store(1, cuda::std::memory_order_release); }
+    else if (threadIdx.x == 0) { while (f.load(cuda::std::memory_order_acquire) == 0) {} out[0] = data[0]; }
+}"""
+    flag, data, out = np.zeros(1, np.int32), np.zeros(1, np.int32), np.zeros(1, np.int32)
+    kernel("wait_for_63", source, sanitize=sanitize, time_limit=5)((1,), (64,), (flag, data, out))
+    assert out[0] == 7

@@ -3564,15 +3564,22 @@ def _volatile_names(tokens: list[Token]) -> set[str]:
     return names
 
 
+#: libcu++'s atomic_ref / atomic methods that read the value: a loop whose condition calls one waits.
+_ATOMIC_METHODS = {"load", "exchange", "compare_exchange_strong", "compare_exchange_weak", "fetch_add", "fetch_sub",
+                   "fetch_and", "fetch_or", "fetch_xor", "fetch_min", "fetch_max", "test", "test_and_set"}
+
+
 def _spin_loops(tokens: list[Token], f: _Function, volatile_names: set[str]) -> list[tuple[int, int, str]]:
     """The loops of a function's body that wait for other threads: their condition reads a volatile
     or an atomic value (`while (flag == 0)` of a volatile flag, `while (atomicCAS(&lock, 0, 1))`).
     Each condition gets `__cc_spin_point(line) && __cc_polled((...))`, so that a waiting thread lets the
     others of its block run now and then, and its reads of the flag are not hazards (runtime.h).
     Edits (start, end, new text)."""
-    def waits(first: int, last: int) -> bool:
+    def waits(first: int, last: int) -> bool:  # (an atomic_ref's or cuda::atomic's `f.load(...)` too)
         return any(t.text == "volatile" or t.text in volatile_names or
-                   (t.kind == "ident" and t.text.startswith("atomic")) for t in tokens[first:last])
+                   (t.kind == "ident" and (t.text.startswith("atomic") or
+                                           (t.text in _ATOMIC_METHODS and tokens[q - 1].text in (".", "->"))))
+                   for q, t in enumerate(tokens[first:last], first))
     a, b = f.body
     edits = []
     for j in range(a + 1, b):
