@@ -304,6 +304,25 @@ def test_printf_lines_come_in_block_order(threads, capsys):
             assert capsys.readouterr().out == expected
 
 
+def test_printf_past_its_mib_keeps_the_same_first_lines_on_any_number_of_workers(threads, capsys):
+    """128 × 128 lines of 70 bytes (1.1 MiB): the output is the serial run's first MiB up to its last whole
+    line, with the note, whichever worker ran which block (the workers took the MiB's room as they
+    came, and the text had gaps)."""
+    source = r"""
+extern "C" __global__ void chatty(int* dummy) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    printf("%06d 0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmn\n", i);
+}"""
+    line = lambda i: f"{i:06d} 0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmn\n"  # noqa: E731
+    whole = (1 << 20) // len(line(0))
+    expected = "".join(line(i) for i in range(whole)) + "\n[printf output past 1 MiB was dropped, as on a GPU]\n"
+    chatty = cuda.RawKernel(source, "chatty", backend="cpu", sanitize=False)
+    for count in (1, 2, 1, 2):
+        threads(count)
+        chatty((128,), (128,), (np.zeros(1, np.int32),))
+        assert capsys.readouterr().out == expected
+
+
 def test_printf_after_a_fault_stops_at_the_faulting_block(threads, capsys):
     threads(2)
     out = np.zeros(4, np.int32)

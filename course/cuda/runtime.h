@@ -394,6 +394,7 @@ struct __cc_worker {
     size_t dyn_capacity;
     char* out;                        // its printf text, block by block
     size_t out_len, out_cap;
+    bool out_full;                    // a printf of this launch did not fit in its 1 MiB: the rest is dropped
     __cc_out_segment* segments;
     size_t segment_count, segment_cap;
     char* signal_stack;               // a crash (a stack overflow, say) is handled on this stack
@@ -2939,7 +2940,6 @@ static void __cc_watch_end() {
 static char* __cc_out;                 // the launch's text, for Python
 static size_t __cc_out_len, __cc_out_cap;
 static int __cc_out_truncated;
-static size_t __cc_out_total;          // bytes printed by all workers in this launch
 static const size_t __CC_OUT_MAX = 1 << 20;  // CUDA's printf buffer is 1 MiB too
 
 static bool __cc_grow(char** buffer, size_t* capacity, size_t wanted) {
@@ -2958,10 +2958,12 @@ static int __cc_vprintf(const char* format, va_list args) {
     va_list again;
     va_copy(again, args);
     int n = vsnprintf(local, sizeof local, format, args);
-    if (n >= 0 && __atomic_add_fetch(&__cc_out_total, (size_t)n, __ATOMIC_RELAXED) > __CC_OUT_MAX) {
-        __atomic_sub_fetch(&__cc_out_total, (size_t)n, __ATOMIC_RELAXED);
-        __cc_out_truncated = 1;
-    } else if (n > 0) {
+    // Each worker keeps the first 1 MiB of its blocks' text (blocks come to a worker in launch order, so
+    // that holds all its part of the launch's first MiB); __cc_collect_output cuts the whole at 1 MiB,
+    // after a whole line: the same text however many workers ran the blocks.
+    size_t room = w->out_full ? 0 : __CC_OUT_MAX - w->out_len;
+    if (n > 0 && (size_t)n > room) w->out_full = true, __cc_out_truncated = 1;
+    if (n > 0 && room > 0) {
         bool new_segment = !w->segment_count || w->segments[w->segment_count - 1].block != w->block;
         if (new_segment && w->segment_count == w->segment_cap) {
             size_t cap = w->segment_cap ? 2 * w->segment_cap : 64;
@@ -2974,8 +2976,9 @@ static int __cc_vprintf(const char* format, va_list args) {
                 memcpy(w->out + w->out_len, local, (size_t)n);
             else  // longer than the local buffer: format again, straight into the output
                 vsnprintf(w->out + w->out_len, (size_t)n + 1, format, again);
-            w->out_len += (size_t)n;
-            w->segments[w->segment_count - 1].length += (size_t)n;
+            size_t kept = (size_t)n < room ? (size_t)n : room;
+            w->out_len += kept;
+            w->segments[w->segment_count - 1].length += kept;
         }
     }
     va_end(again);
@@ -3008,12 +3011,19 @@ static void __cc_collect_output(long long last) {
         }
         if (best < 0) break;
         const __cc_out_segment& g = __cc_workers[best].segments[next[best]++];
-        if (__cc_grow(&__cc_out, &__cc_out_cap, __cc_out_len + g.length + 1)) {
-            memcpy(__cc_out + __cc_out_len, __cc_workers[best].out + g.start, g.length);
-            __cc_out_len += g.length;
+        size_t length = g.length;
+        const char* text = __cc_workers[best].out + g.start;
+        if (__cc_out_len + length > __CC_OUT_MAX) length = __CC_OUT_MAX - __cc_out_len, __cc_out_truncated = 1;
+        if (length && __cc_grow(&__cc_out, &__cc_out_cap, __cc_out_len + length + 1)) {
+            memcpy(__cc_out + __cc_out_len, text, length);
+            __cc_out_len += length;
         }
+        if (length < g.length) break;
     }
-    for (int k = 0; k < __cc_worker_count; k++) __cc_workers[k].out_len = __cc_workers[k].segment_count = 0;
+    if (__cc_out_truncated)  // the first MiB, up to its last whole line
+        while (__cc_out_len > 0 && __cc_out[__cc_out_len - 1] != '\n') __cc_out_len--;
+    for (int k = 0; k < __cc_worker_count; k++)
+        __cc_workers[k].out_len = __cc_workers[k].segment_count = 0, __cc_workers[k].out_full = false;
 }
 
 // Python takes the text after each launch (and after a fault: what was printed so far).
@@ -5845,7 +5855,7 @@ static int __cc_launch(const long long* cfg, __cc_fault* fault, void (*prepare)(
         memset(&w->fault, 0, sizeof w->fault);
         w->exited_count = 0;
         w->fault_block = -1, w->active = 0, w->unsafe = 0;
-        w->out_len = w->segment_count = 0;
+        w->out_len = w->segment_count = 0, w->out_full = false;
         if (__cc_dyn_shared_bytes > w->dyn_capacity) {
             free(w->dyn_shared);
             w->dyn_shared = (char*)aligned_alloc(64, (__cc_dyn_shared_bytes + 63) / 64 * 64);
@@ -5873,7 +5883,6 @@ static int __cc_launch(const long long* cfg, __cc_fault* fault, void (*prepare)(
 #endif
     }
     __cc_stop = 0;
-    __cc_out_total = 0;
     __cc_fault_min = LLONG_MAX;
     __cc_next_block = 0;
     __cc_block_total = total;
