@@ -548,3 +548,18 @@ def test_a_forked_child_launches_without_the_parents_worker_threads(threads):
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, f"the child failed: status {status}"
     assert (out == 1.0).all()  # the child's memory is its own
     assert_alive()
+
+
+def test_a_block_waiting_for_a_later_block_is_explained_by_the_workers_that_ran(threads):
+    """Block 0 waits for a flag the last block sets: on one worker it never ends, and the hint says why
+    in terms of this launch (one worker thread), not of the sanitizer, which was off."""
+    source = r"""
+extern "C" __global__ void wait_for_last(int* flag, int* data) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) { while (atomicAdd(flag, 0) == 0) {} data[0] = 7; }
+    if (blockIdx.x == gridDim.x - 1 && threadIdx.x == 0) atomicExch(flag, 1);
+}"""
+    threads(1)
+    with pytest.raises(cuda.KernelError, match="time limit") as info:
+        cuda.RawKernel(source, "wait_for_last", backend="cpu", sanitize=False, time_limit=1)(
+            (2,), (32,), (np.zeros(1, np.int32), np.zeros(1, np.int32)))
+    assert "blocks run one at a time here on one worker thread (COURSE_CUDA_THREADS=1)" in str(info.value)

@@ -2657,8 +2657,12 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                      "with sanitize=False.")
         if re.search(r"\b(while|for)\b", source.text) and re.search(r"\bvolatile\b|\batomic\w+\s*\(", source.text):
             # spinning on a flag or a counter: another block's, perhaps
-            hint += (" If a block waits in a loop for a flag or a count that another block sets: blocks run one at "
-                     "a time here when the sanitizer is on, and a GPU promises no order between blocks either, so "
+            workers = 1 if module.sanitized else worker_threads()
+            alone = ("one at a time here when the sanitizer is on" if module.sanitized else
+                     "one at a time here on one worker thread (COURSE_CUDA_THREADS=1)" if workers == 1 else
+                     f"{workers} at a time here (one per worker thread)")
+            hint += (" If a block waits in a loop for a flag or a count that another block sets: blocks run "
+                     f"{alone}, and a GPU promises no order between blocks either, so "
                      "the wait may never end. Split the work into two launches, or let the last block to finish "
                      "do it (an atomic ticket, as in NVIDIA's threadFenceReduction). If a thread waits for a flag "
                      "that another thread of its own block sets, that thread must be able to get there: not "
