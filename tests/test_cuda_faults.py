@@ -2500,3 +2500,20 @@ extern "C" __global__ void spmv_vector(const int* rowptr, const int* col, const 
     fixed = source.replace("    y[warp] = s;", "    if (lane == 0) y[warp] = s;")
     cuda.RawKernel(fixed, "spmv_vector", backend="cpu")((1,), (128,), args)
     assert args[4].tolist() == [33.0] * rows
+
+
+def test_a_1d_kernel_launched_with_a_2d_block_or_grid_is_told_it_ignores_that_axis():
+    source = r"""
+extern "C" __global__ void saxpy(float a, const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}"""
+    args = (np.float32(2), np.ones(128, np.float32), np.ones(128, np.float32), 128)
+    saxpy = cuda.RawKernel(source, "saxpy", backend="cpu")
+    with pytest.raises(cuda.KernelError) as info:
+        saxpy((4,), (32, 32), args)
+    assert ("differ only in threadIdx.y, which the kernel never reads, so the 32 threads along y compute the same "
+            "index") in str(info.value)
+    with pytest.raises(cuda.KernelError) as info:
+        saxpy((4, 4), (32,), args)
+    assert "differ only in blockIdx.y, which the kernel never reads" in str(info.value)

@@ -2408,6 +2408,32 @@ def _plain_wait(source: Source) -> str | None:
     return None
 
 
+def _ignored_axis(fault: _Fault, kernel: Kernel, source: Source, block_dim) -> str | None:
+    """Two threads whose index differs only in an axis the kernel never reads (a 1-D kernel launched with
+    block (32, 32): threads (0, 0, 0) and (0, 1, 0) compute the same index): the hint that says so, or None."""
+    mine, theirs = _xyz(fault.thread), _xyz(fault.other_thread)
+    my_block, their_block = _xyz(fault.block), _xyz(fault.other_block)
+    if fault.kind == RACE:
+        their_block = my_block  # (one block)
+    for axis, name in enumerate("xyz"):
+        for built_in, me, them, shape in (("threadIdx", mine, theirs, block_dim), ("blockIdx", my_block, their_block, None)):
+            if me[axis] == them[axis] or any(me[k] != them[k] for k in range(3) if k != axis):
+                continue
+            other_one = my_block != their_block if built_in == "threadIdx" else mine != theirs
+            if other_one or re.search(rf"\b{built_in}\s*\.\s*{name}\b|\bthis_thread_block\b|\bthis_grid\b|"
+                                      rf"\bthread_rank\b|\bthread_index\b|\bgroup_index\b", source.text):
+                continue
+            if built_in == "threadIdx":
+                along = f"the {shape[axis]} threads along {name}" if shape else f"threads along {name}"
+                return (f"Threads {them} and {me} differ only in threadIdx.{name}, which the kernel never reads, so "
+                        f"{along} compute the same index. Launch a block with 1 on that axis (and the same number of "
+                        f"threads in x), or use threadIdx.{name} in the index.")
+            return (f"Blocks {their_block} and {my_block} differ only in blockIdx.{name}, which the kernel never "
+                    f"reads, so they compute the same indices. Launch a grid with 1 on that axis, or use "
+                    f"blockIdx.{name} in the index.")
+    return None
+
+
 def _shared_element(fault: _Fault, source: Source, line: int | None) -> str:
     """The element of shared memory a race or an uninitialised read names: `s[3]`, `tile[1][2]` as
     runtime.h wrote it, with the member (`acc.sum`, `u.i[1]`) when it is a __shared__ struct or union
@@ -3343,6 +3369,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     else:
         what, hint = f"stopped with an unknown fault (kind {kind})", ""
 
+    if kind in (RACE, GLOBAL_RACE) and (ignored := _ignored_axis(fault, kernel, source, block_dim)):
+        hint = ignored
     if fault.exited_count and kind in (UNINITIALIZED, RACE, GLOBAL_RACE, UNINITIALIZED_LOCAL, WARP_EXITED):
         returned = _xyz(fault.exited_thread)
         hint += (f" Also: {fault.exited_count} thread(s) of this block (the first is thread {returned}) returned at "
