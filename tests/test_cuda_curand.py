@@ -550,3 +550,28 @@ def test_states_live_wherever_cuda_code_keeps_them(place, sanitize):
     kernel_ = cuda.RawKernel(source, "k", backend="cpu", sanitize=sanitize)
     kernel_((1,), (32,), (np.zeros(32 * 48, np.uint8), out), shared_mem=32 * 48)
     assert len(set(out.tolist())) == 32 and np.isfinite(out).all()
+
+
+def test_a_state_copied_from_the_wrong_element_and_stored_back_is_the_curand_race():
+    """cuRAND's own examples copy a state into a local, draw, and store it back: with `st[threadIdx.x]`
+    for `st[i]`, blocks share states, and the message is the cuRAND one (it said a counter kept by hand)."""
+    source = r"""
+#include <curand_kernel.h>
+extern "C" __global__ void setup(curandState* st, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) curand_init(1234, i, 0, &st[i]);
+}
+extern "C" __global__ void mc_pi(curandState* st, unsigned* hits, int n, int draws) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    curandState s = st[threadIdx.x];
+    unsigned h = 0;
+    for (int k = 0; k < draws; k++) { float x = curand_uniform(&s), y = curand_uniform(&s); h += x * x + y * y <= 1.0f; }
+    st[threadIdx.x] = s;
+    atomicAdd(hits, h);
+}"""
+    states = np.zeros(64 * 48, np.uint8)
+    cuda.RawKernel(source, "setup", backend="cpu")((2,), (32,), (states, 64))
+    with pytest.raises(cuda.KernelError) as info:
+        cuda.RawKernel(source, "mc_pi", backend="cpu")((2,), (32,), (states, np.zeros(1, np.uint32), 64, 4))
+    assert "the cuRAND state st[" in str(info.value) and "Give each thread its own state" in str(info.value)

@@ -2408,9 +2408,14 @@ def _plain_wait(source: Source) -> str | None:
     return None
 
 
-def _ignored_axis(fault: _Fault, kernel: Kernel, source: Source, block_dim) -> str | None:
-    """Two threads whose index differs only in an axis the kernel never reads (a 1-D kernel launched with
-    block (32, 32): threads (0, 0, 0) and (0, 1, 0) compute the same index): the hint that says so, or None."""
+def _ignored_axis(fault: _Fault, module: Module, source: Source, line: int | None, block_dim) -> str | None:
+    """Two threads that met at one line and whose index differs only in an axis the kernel never reads (a
+    1-D kernel launched with block (32, 32): threads (0, 0, 0) and (0, 1, 0) compute the same index): the
+    hint that says so, or None. (Not a handover between lines: a chained scan's blocks take their place
+    from an atomic ticket, not from blockIdx.)"""
+    other = module.lines_at(fault.address) if fault.address else []
+    if not line or not other or other[0] != line:
+        return None
     mine, theirs = _xyz(fault.thread), _xyz(fault.other_thread)
     my_block, their_block = _xyz(fault.block), _xyz(fault.other_block)
     if fault.kind == RACE:
@@ -3158,8 +3163,12 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         drawn = re.search(rf"\b(curand\w*|skipahead\w*)\s*\([^;]*\b{re.escape(name)}\b",
                           source.line_text(line) if line else "")
         handed = mine != theirs and 3 not in (mine, theirs) and fault.mask == 0  # a read of another's write
-        if drawn and 3 not in (mine, theirs):  # two threads draw from one cuRAND state
-            verb = "sets up" if drawn.group(1) == "curand_init" else "draws random numbers from"
+        # (or copy one into a local, draw from it and store it back: `curandState s = st[t]; ... st[t] = s;`)
+        state_copy = not drawn and any(p.name == name and re.search(r"\bcurandState", p.cpp_type or p.ctype or "")
+                                       for p in kernel.params)
+        if (drawn or state_copy) and 3 not in (mine, theirs):  # two threads draw from one cuRAND state
+            verb = ("uses (through a copy that it stores back)" if state_copy else
+                    "sets up" if drawn.group(1) == "curand_init" else "draws random numbers from")
             what = (f"{verb} the cuRAND state {element.split('.')[0]}, which {who} also used{at} in this launch: "
                     "each call writes the state (and a draw reads it first), so on a GPU two threads can get the "
                     "same numbers, and set-ups or draws are lost")
@@ -3369,7 +3378,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     else:
         what, hint = f"stopped with an unknown fault (kind {kind})", ""
 
-    if kind in (RACE, GLOBAL_RACE) and (ignored := _ignored_axis(fault, kernel, source, block_dim)):
+    if kind in (RACE, GLOBAL_RACE) and not (kind == GLOBAL_RACE and _grid_stride_start(source, line)) \
+            and (ignored := _ignored_axis(fault, module, source, line, block_dim)):
         hint = ignored
     if fault.exited_count and kind in (UNINITIALIZED, RACE, GLOBAL_RACE, UNINITIALIZED_LOCAL, WARP_EXITED):
         returned = _xyz(fault.exited_thread)
