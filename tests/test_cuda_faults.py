@@ -2517,3 +2517,18 @@ extern "C" __global__ void saxpy(float a, const float* x, float* y, int n) {
     with pytest.raises(cuda.KernelError) as info:
         saxpy((4, 4), (32,), args)
     assert "differ only in blockIdx.y, which the kernel never reads" in str(info.value)
+
+
+def test_a_wrap_around_with_percent_below_zero_says_that_c_keeps_the_sign():
+    source = r"""
+extern "C" __global__ void blur_wrap(const float* in, float* out, int W) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    if (x >= W) return;
+    float s = 0.0f;
+    for (int dx = -1; dx <= 1; dx++) s += in[(x + dx) % W];
+    out[x] = s / 3;
+}"""
+    with pytest.raises(cuda.KernelError, match=r"accessed in\[-1\]") as info:
+        cuda.RawKernel(source, "blur_wrap", backend="cpu")((1,), (64,), (np.ones(64, np.float32), np.zeros(64, np.float32), 64))
+    assert ("C's % keeps the sign of a negative left side (-1 % W is -1, not W - 1). Add W before taking %: "
+            "`(x + dx + W) % W`") in str(info.value)

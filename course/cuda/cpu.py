@@ -1860,6 +1860,13 @@ def _negative_index(index: int, length: int, source: Source | None = None, line:
                 "unsigned arithmetic, before any % or /.")
     if index < -(1 << 20):  # (far below: an unsigned or uninitialized value, hinted elsewhere)
         return None
+    if source is not None and line:  # `(x + dx) % W` with x + dx = -1: C's % keeps the sign
+        for at in range(line, max(0, line - 4), -1):
+            wrap = re.search(r"\(([^()]*-?[^()]*)\)\s*%\s*([\w.]+)", source.line_text(at).split("//", 1)[0])
+            if wrap and re.search(r"[-+]", wrap.group(1)):
+                return (f"Index {index} is below the first element, and line {at} wraps with `{wrap.group(0)}`: C's % "
+                        f"keeps the sign of a negative left side (-1 % {wrap.group(2)} is -1, not {wrap.group(2)} - 1). "
+                        f"Add {wrap.group(2)} before taking %: `({wrap.group(1)} + {wrap.group(2)}) % {wrap.group(2)}`.")
     if source is not None and line:  # `z[y]` with `int y = labels[row];`: a value from data
         text = source.line_text(line).split("//", 1)[0]
         for name in dict.fromkeys(re.findall(r"\w\s*\[\s*([A-Za-z_]\w*)\s*\]", text)):
