@@ -1091,6 +1091,12 @@ def test_in_place_updates_that_read_other_threads_elements():
     assert (f"reads a[0], which thread (0, 0, 0) wrote at line {write} in this launch, with no __syncthreads() "
             f"between them") in str(info.value) and info.value.line == read
     assert f"Add __syncthreads() between line {write} (the write) and line {read}" in str(info.value)
+    # with several blocks, a barrier cannot reach the neighbours at a block's edge: two arrays first
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("neighbours_in_place", GLOBAL_HAZARDS)((2,), (16,), (np.ones(32, np.float32), 32, 0))
+    assert str(info.value).split("hint: ")[1].startswith(
+        "If each thread needs its neighbours' old values (a stencil, the Game of Life, a Jacobi step), read from one "
+        "array and write to another (swap them between launches)")
     a = np.ones(32, np.float32)
     kernel("neighbours_in_place", GLOBAL_HAZARDS)((1,), (32,), (a, 32, 1))  # the twin: one block, a barrier between
     np.testing.assert_array_equal(a, [1] + [2] * 31)

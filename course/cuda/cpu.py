@@ -1142,7 +1142,7 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
             effect = found
     if status != OK:
         error = _explain(module, kernel, fault, time_limit, shared_mem, {**module.variables(), **arrays},
-                         block_dim=tuple(block), args=args)
+                         block_dim=tuple(block), args=args, grid_dim=tuple(grid))
         refused, note = module.export("__cc_heap_refused_bytes", ctypes.c_longlong)(), ""
         if refused:  # malloc or new gave NULL in this launch: the likely cause of what followed
             note = (
@@ -2544,7 +2544,8 @@ def _called_at(chain: list[int]) -> str:
 
 
 def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, shared_mem: int,
-             arrays: dict, holder: tuple[str, int] | None = None, block_dim=(1, 1, 1), args=()) -> KernelError:
+             arrays: dict, holder: tuple[str, int] | None = None, block_dim=(1, 1, 1), args=(),
+             grid_dim=(1, 1, 1)) -> KernelError:
     """A KernelError whose message says what went wrong, where, and what to try. `holder`: the array
     element that holds an undefined shuffle result after a plain launch (launch); `block_dim`: the
     launch's block; `args`: its packed arguments (which of them share memory)."""
@@ -3159,6 +3160,14 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 written, read = (other_line, line) if mine == 1 else (line, other_line)
                 hint = (f"Add __syncthreads() between line {written} (the write) and line {read} (the read), where "
                         "every thread of the block reaches it, or read from one array and write to another.")
+                subscripts = [re.findall(rf"\b{re.escape(name)}\s*\[([^\]]*)\]", source.line_text(n)) for n in (written, read)]
+                if all(subscripts) and not set(subscripts[0]) & set(subscripts[1]) and math.prod(grid_dim) > 1:
+                    # a thread reads its neighbours' elements in place (a stencil, the Game of Life, Jacobi)
+                    hint = ("If each thread needs its neighbours' old values (a stencil, the Game of Life, a Jacobi "
+                            "step), read from one array and write to another (swap them between launches): a "
+                            "__syncthreads() orders only the threads of one block, and the neighbours at a block's "
+                            f"edge belong to other blocks. (Within one block: __syncthreads() between line {read}, "
+                            f"the read, and line {written}, the write.)")
             else:
                 hint = ("Blocks cannot wait for each other inside a launch: read from one array and write to "
                         "another (swap them between launches), or split the work into two launches.")
