@@ -3109,3 +3109,42 @@ extern "C" __global__ void wait_for_63(int* flag, int* data, int* out) {
     flag, data, out = np.zeros(1, np.int32), np.zeros(1, np.int32), np.zeros(1, np.int32)
     kernel("wait_for_63", source, sanitize=sanitize, time_limit=5)((1,), (64,), (flag, data, out))
     assert out[0] == 7
+
+
+def test_an_in_place_relaxation_is_told_to_read_atomically_and_then_is_silent():
+    """Bellman-Ford in place: plain reads of dist beside other threads' atomicMin are a race; the hint
+    offers the atomic read for an algorithm that takes whichever value is there, which is then silent."""
+    source = r"""
+extern "C" __global__ void sssp(const int* eu, const int* ev, const int* ew, int* dist, int* changed, int m, int inf) {
+    int e = blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= m) return;
+    int du = READ;
+    if (du == inf) return;
+    int nd = du + ew[e];
+    if (nd < atomicMin(&dist[ev[e]], nd)) *changed = 1;
+}"""
+    rng = np.random.default_rng(1)
+    vertices, edges, inf = 40, 160, 1 << 29
+    eu, ev = (rng.integers(0, vertices, edges).astype(np.int32) for _ in range(2))
+    ew = rng.integers(1, 10, edges).astype(np.int32)
+
+    def relax(read):
+        dist = np.full(vertices, inf, np.int32)
+        dist[0] = 0
+        for _ in range(vertices):
+            changed = np.zeros(1, np.int32)
+            kernel("sssp", source.replace("READ", read))((2,), (128,), (eu, ev, ew, dist, changed, edges, inf))
+            if not changed[0]:
+                return dist
+
+    with pytest.raises(cuda.KernelError) as info:
+        relax("dist[eu[e]]")
+    assert "say so with an atomic read: `atomicAdd(&dist[...], 0)`" in str(info.value)
+    dist = relax("atomicAdd(&dist[eu[e]], 0)")
+    expected = np.full(vertices, inf, np.int64)
+    expected[0] = 0
+    for _ in range(vertices):
+        for u, v, w in zip(eu, ev, ew):
+            if expected[u] < inf:
+                expected[v] = min(expected[v], expected[u] + w)
+    np.testing.assert_array_equal(dist, expected)

@@ -3072,6 +3072,11 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 updates, read = (other_line, line) if mine == 1 else (line, other_line)
                 hint = (f"Add __syncthreads() between the atomic updates (line {updates}) and the read (line {read}), "
                         "where every thread of the block reaches it: the updates of the block's threads are then done.")
+            if fault.mask != 4 and re.search(r"\batomic(Min|Max)\s*\(", source.text):
+                # Bellman-Ford in place: a relaxation that any value read (old or new) leaves right in the end
+                hint += (f" If the algorithm is meant to read whichever value is there (a relaxation repeated until "
+                         f"nothing changes, as Bellman-Ford's in place), say so with an atomic read: "
+                         f"`atomicAdd(&{element.split('[')[0]}[...], 0)`, or a read through a volatile pointer.")
         elif 3 in (mine, theirs) and 2 in (mine, theirs):
             verb = "atomically updates" if mine == 3 else "writes"
             done = "wrote (a plain write)" if theirs == 2 else "updated atomically"
