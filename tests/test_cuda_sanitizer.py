@@ -3148,3 +3148,33 @@ extern "C" __global__ void sssp(const int* eu, const int* ev, const int* ew, int
             if expected[u] < inf:
                 expected[v] = min(expected[v], expected[u] + w)
     np.testing.assert_array_equal(dist, expected)
+
+
+SHARED_POINTER = r"""
+extern "C" __global__ void pick(const float* x, float* y, int which) {
+    __shared__ float A[64], B[64];
+    __shared__ float* buffer;                       // one thread chooses, the others follow
+    int t = threadIdx.x;
+    if (t == 0) buffer = which ? B : A;
+    BARRIER
+    float* p = buffer;
+    __syncthreads();
+    p[t] = x[t];
+    __syncthreads();
+    y[t] = p[63 - t];
+}
+"""
+
+
+def test_a_shared_pointer_variable_is_race_and_init_checked_like_a_shared_scalar():
+    x, y = np.arange(64, dtype=np.float32), np.zeros(64, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory buffer: thread \(0, 0, 0\) wrote it at "
+                                               r"line 6, and thread \(1, 0, 0\) reads it at line 8"):
+        kernel("pick", SHARED_POINTER.replace("BARRIER", ""))((1,), (64,), (x, y, 1))
+    with pytest.raises(cuda.KernelError, match=r"reads shared memory buffer, which no thread of block"):
+        kernel("pick", SHARED_POINTER.replace("BARRIER", "").replace("if (t == 0) buffer", "if (t == 64) buffer"))(
+            (1,), (64,), (x, y, 1))
+    for sanitize in (True, False):
+        y[:] = 0
+        kernel("pick", SHARED_POINTER.replace("BARRIER", "__syncthreads();"), sanitize=sanitize)((1,), (64,), (x, y, 1))
+        np.testing.assert_array_equal(y, x[::-1])

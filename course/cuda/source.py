@@ -3215,6 +3215,9 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
             end = i + 1
             while tokens[end].text != ";":
                 end = _matching(tokens, end) + 1 if tokens[end].text == "{" else end + 1
+            if tokens[end - 2].text == "*":  # `__shared__ float* buffer;`: a checked pointer, as any pointer
+                words = " ".join(t.text for t in tokens[i + 1:end - 2])
+                replace(tokens[i + 1].start, tokens[end - 2].end, f"__cc_ptr<{words}>")
             replace(tokens[end].start, tokens[end].end,
                     f'; __cc_shared_scalar((void*)&{name}, sizeof {name}, "{name}");')
             i = end + 1
@@ -3687,6 +3690,13 @@ def _shared_scalar_at(tokens: list[Token], i: int, b: int) -> str | None:
                 return tokens[close + 1].text
             return None
     start = j
+    # `__shared__ float* buffer;`: a pointer that one thread sets for the others (its reads and writes
+    # are checked as a scalar's; `float* a[4];`, an array of pointers, is not this)
+    q = j
+    while q < b and (tokens[q].text in _TYPE_WORDS or tokens[q].text in ("const", "unsigned", "signed")):
+        q += 1
+    if q > j and q + 2 < b and tokens[q].text == "*" and tokens[q + 1].kind == "ident" and tokens[q + 2].text == ";":
+        return tokens[q + 1].text
     j = _declaration_name(tokens, start, b)  # (`__shared__ Acc<int> count;`: after __shared__ a name is a type)
     depth, words, q = 0, [], start
     while q < j:  # the type's words, without its template arguments and alignment specifiers
