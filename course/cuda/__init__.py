@@ -111,6 +111,8 @@ writes into read-only arrays and ``__constant__`` memory, uses of a block after 
 ``free``, a ``__syncthreads()`` inside an ``if`` the block's threads take differently (the bitonic step's
 ``if (p > t) { swap; __syncthreads(); }``, whose skipping threads meet the others there in a later pass),
 a thread reaching another thread's local array through a pointer (handed over in shared memory),
+an atomic function on a thread's own local variable (``int c = 0; atomicAdd(&c, 1);``: atomics work on
+global and shared memory),
 and an ``__ldg`` of an element written earlier in the launch (the read-only cache is not coherent);
 and it warns (``KernelWarning``) when blocks store the same values into the same elements
 (32 or more) at one line, as an index without ``blockIdx`` makes them do, and when a launch leaks
