@@ -2532,3 +2532,19 @@ extern "C" __global__ void blur_wrap(const float* in, float* out, int W) {
         cuda.RawKernel(source, "blur_wrap", backend="cpu")((1,), (64,), (np.ones(64, np.float32), np.zeros(64, np.float32), 64))
     assert ("C's % keeps the sign of a negative left side (-1 % W is -1, not W - 1). Add W before taking %: "
             "`(x + dx + W) % W`") in str(info.value)
+
+
+def test_the_guard_a_local_or_shared_array_fault_suggests_uses_the_kernels_own_index():
+    source = r"""
+extern "C" __global__ void hist(const int* x, int* out) {
+    __shared__ int bins[16];
+    if (threadIdx.x < 16) bins[threadIdx.x] = 0;
+    __syncthreads();
+    int p = x[threadIdx.x];
+    atomicAdd(&bins[p], 1);
+    __syncthreads();
+    if (threadIdx.x < 16) out[threadIdx.x] = bins[threadIdx.x];
+}"""
+    with pytest.raises(cuda.KernelError, match=r"accessed bins\[16\]") as info:
+        cuda.RawKernel(source, "hist", backend="cpu")((1,), (64,), (np.arange(64, dtype=np.int32), np.zeros(16, np.int32)))
+    assert "Guard the access (`if (p < 16)`;" in str(info.value)

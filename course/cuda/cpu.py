@@ -2789,8 +2789,12 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         subscript = "" if fault.count == 0 else f" (subscript {fault.count + 1})"
         what = (f"accessed {name}{'[...]' * fault.count}[{index}]{subscript}, but that dimension of the {where_kind} "
                 f"{name} has {length} element{'s' * (length != 1)} (valid indices 0 to {length - 1})")
+        base = re.split(r"\.|->", name)[-1]
+        found = re.search(rf"\b{re.escape(base)}\s*((?:\[[^\[\]]*\]\s*)+)", source.line_text(line) if line else "")
+        subscripts = re.findall(r"\[([^\[\]]*)\]", found.group(1)) if found else []
+        k = subscripts[fault.count].strip() if len(subscripts) > fault.count else "index"  # (the learner's own index)
         hint = (_index_hint(source, line, index, length)
-                or f"Guard the access (`if (k < {length})`; an index computed from data, a bin or a slot, needs its "
+                or f"Guard the access (`if ({k} < {length})`; an index computed from data, a bin or a slot, needs its "
                    f"values out of range clamped or skipped), or make the array as large as the indices that reach "
                    f"it (e.g. [blockDim.x] elements when each thread has one: a #define or template constant).")
     elif kind == RACE:
