@@ -563,3 +563,19 @@ extern "C" __global__ void wait_for_last(int* flag, int* data) {
         cuda.RawKernel(source, "wait_for_last", backend="cpu", sanitize=False, time_limit=1)(
             (2,), (32,), (np.zeros(1, np.int32), np.zeros(1, np.int32)))
     assert "blocks run one at a time here on one worker thread (COURSE_CUDA_THREADS=1)" in str(info.value)
+
+
+@pytest.mark.parametrize("body", [r'printf("%d\n", k++);', "int* p = (int*)malloc(16); free(p);"])
+def test_a_time_limit_met_inside_printf_or_malloc_names_the_kernels_line(body, capsys):
+    """The stop waits until printf or malloc is done (a thread must not stop inside them), and then names
+    the line that called them (it named none)."""
+    source = r"""
+extern "C" __global__ void spin(int* out) {
+    int k = 0;
+    while (out[0] == 0) { BODY }
+}""".replace("BODY", body)
+    for sanitize in (False, True):
+        with pytest.raises(cuda.KernelError, match="time limit") as info:
+            cuda.RawKernel(source, "spin", backend="cpu", sanitize=sanitize, time_limit=0.5)((1,), (1,), (np.zeros(1, np.int32),))
+        assert info.value.line == 4
+    capsys.readouterr()

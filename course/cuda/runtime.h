@@ -395,6 +395,8 @@ struct __cc_worker {
     char* out;                        // its printf text, block by block
     size_t out_len, out_cap;
     bool out_full;                    // a printf of this launch did not fit in its 1 MiB: the rest is dropped
+    uint64_t unsafe_site;             // where the kernel called printf or malloc (a stop there names that line)
+    int unsafe_line;                  // (malloc's line, which it is given)
     __cc_out_segment* segments;
     size_t segment_count, segment_cap;
     char* signal_stack;               // a crash (a stack overflow, say) is handled on this stack
@@ -528,7 +530,7 @@ static const size_t __CC_MISALIGNED_INDEX = (size_t)3 << 61;
 //   instead of the old ones, and the sanitizer names it (__cc_heap_check_freed).
 // ---------------------------------------------------------------------------------------
 
-static inline void __cc_enter_unsafe();
+__attribute__((always_inline)) static inline void __cc_enter_unsafe();
 static inline void __cc_leave_unsafe();
 static uint32_t __cc_current_launch;  // grows at every launch
 
@@ -628,6 +630,7 @@ static void __cc_heap_block_done(__cc_worker* w) {
 // malloc for kernel code: nullptr when the heap is full, or libc has no memory.
 static void* __cc_heap_alloc(size_t bytes, int how = 0, int line = 0) {
     __cc_enter_unsafe();  // the time limit must not stop a thread inside malloc or the heap's lock
+    if (__cc_me->unsafe == 1 && line) __cc_me->unsafe_line = line;
     pthread_mutex_lock(&__cc_heap_lock);
     // (a rerun of the launch, which the sanitizer makes from the memory it started with, finds the
     // blocks the first run left: it is not held to the limit)
@@ -659,6 +662,7 @@ static void* __cc_heap_alloc(size_t bytes, int how = 0, int line = 0) {
 static void __cc_heap_free(void* raw, uint64_t site, int how = 0) {
     if (!raw) return;  // free(NULL) does nothing, in CUDA as in C
     __cc_enter_unsafe();
+    if (__cc_me->unsafe == 1 && site) __cc_me->unsafe_site = site;  // (free's call in the kernel)
     pthread_mutex_lock(&__cc_heap_lock);
     __cc_heap_entry* e = __cc_heap_find(raw);
     int state = e ? e->state : __CC_HEAP_EMPTY, made = e ? e->how : 0;
@@ -916,7 +920,7 @@ static inline void __cc_put_back_stale() {
 // lock in global memory). Per thread of the launch: its last fence, the first global atomic after
 // it (the release), and its last global atomic (what it has acquired). Sanitized builds only,
 // kept once a launch uses __threadfence().
-static inline void __cc_enter_unsafe();
+__attribute__((always_inline)) static inline void __cc_enter_unsafe();
 static inline void __cc_leave_unsafe();
 static uint32_t __cc_sync_clock;
 // Per thread of the launch (sanitizer), in one scope: when it last fenced, released (its first
@@ -1082,7 +1086,7 @@ static inline size_t __cc_region_bytes(const void* base, size_t otherwise) {
     return shared && shared->base == base ? shared->bytes : otherwise;
 }
 
-static inline void __cc_enter_unsafe();
+__attribute__((always_inline)) static inline void __cc_enter_unsafe();
 static inline void __cc_leave_unsafe();
 
 // The flags of a __constant__ or __device__ variable of type V: its element's size as the race
@@ -2837,11 +2841,21 @@ static inline void __cc_check_stop(__cc_worker* w) {
     if (__cc_stop) __cc_fail(__cc_stop, __cc_stop_line(w));
     if (w->block > __atomic_load_n(&__cc_fault_min, __ATOMIC_SEQ_CST)) __cc_cancel(w);
 }
-static inline void __cc_enter_unsafe() { __cc_worker* w = __cc_me; w->unsafe = w->unsafe + 1; }
+// (Always inlined: the return address is that of the runtime function's caller, printf's or malloc's
+// call in the kernel, which a time limit met inside names.)
+__attribute__((always_inline)) static inline void __cc_enter_unsafe() {
+    __cc_worker* w = __cc_me;
+    if (w->unsafe == 0) w->unsafe_site = __cc_code_offset(__builtin_return_address(0)), w->unsafe_line = 0;
+    w->unsafe = w->unsafe + 1;
+}
 static inline void __cc_leave_unsafe() {  // a stop that came meanwhile takes effect now
     __cc_worker* w = __cc_me;
     w->unsafe = w->unsafe - 1;
-    if (w->unsafe == 0 && w->active) __cc_check_stop(w);
+    if (w->unsafe == 0 && w->active) {
+        if (__cc_stop) w->fault.code_offset = w->unsafe_site;
+        if (__cc_stop && w->unsafe_line) __cc_fail(__cc_stop, w->unsafe_line);
+        __cc_check_stop(w);
+    }
 }
 
 // Send `signal` to every worker of the launch that may still run blocks (but not to `except`).
