@@ -2377,13 +2377,10 @@ def _unfenced_flag(source: Source, read_line: int | None) -> str | None:
     if not read_line:
         return None
     for at in range(read_line - 1, max(0, read_line - 8), -1):
-        wait = re.search(r"\bwhile\s*\(\s*(!\s*)?(\w+)\s*(?:[=!]=\s*[\w.]+\s*)?\)\s*(?:;|\{\s*(?:__nanosleep\s*\([^)]*\)\s*;\s*)?\})",
-                         source.line_text(at))  # (a loop that only waits)
-        if wait:
+        if flag := _waited_for(source.line_text(at)):
             break
     else:
         return None
-    flag = wait.group(2)
     for number, text in enumerate(source.lines, 1):
         if number != at and re.search(rf"\b{re.escape(flag)}\s*=(?!=)", text) and not re.search(
                 rf"\b{re.escape(flag)}\s*=\s*0\b", text):
@@ -2402,17 +2399,24 @@ def _plain_wait(source: Source) -> str | None:
     atomically: the compiler may load it once, and the loop then never sees another thread's store (on a
     GPU as here). The hint that says so, or None."""
     for number, text in enumerate(source.lines, 1):
-        wait = re.search(r"\bwhile\s*\(\s*!?\s*(\w+)\s*(?:[=!<>]=?\s*[\w.]+\s*)?\)\s*(?:;|\{\s*\})", text)
-        if not wait:
+        if not (flag := _waited_for(text)):
             continue
-        flag = re.escape(wait.group(1))
-        declared = re.search(rf"^[^;(]*\b(?:__shared__|__device__)\b[^;(]*\b{flag}\b\s*(?:=[^;]*)?;", source.text, re.M)
+        declared = re.search(rf"^[^;(]*\b(?:__shared__|__device__)\b[^;(]*\b{re.escape(flag)}\b\s*(?:=[^;]*)?;",
+                             source.text, re.M)
         if declared and "volatile" not in declared.group(0) and "atomic" not in declared.group(0):
-            return (f"The loop at line {number} waits for `{wait.group(1)}`, which is not volatile: the compiler may "
-                    "read it once and never again, so the loop does not see another thread's store. Declare it "
-                    f"`volatile` (or read it with atomicAdd(&{wait.group(1)}, 0), or cuda::atomic_ref's load), and "
-                    "set it after a __threadfence_block() (__threadfence() between blocks).")
+            return (f"The loop at line {number} waits for `{flag}`, which is not volatile: the compiler may read it "
+                    "once and never again, so the loop does not see another thread's store. Declare it `volatile` "
+                    f"(or read it with atomicAdd(&{flag}, 0), or cuda::atomic_ref's load), and set it after a "
+                    "__threadfence_block() (__threadfence() between blocks).")
     return None
+
+
+def _waited_for(text: str) -> str | None:
+    """The variable that a loop on this line does nothing but wait for (`while (ready == 0) {}`, `while
+    (!done);`, a body of one __nanosleep), or None."""
+    wait = re.search(r"\bwhile\s*\(\s*!?\s*(\w+)\s*(?:[=!<>]=?\s*[\w.]+\s*)?\)\s*"
+                     r"(?:;|\{\s*(?:__nanosleep\s*\([^)]*\)\s*;\s*)?\})", text)
+    return wait.group(1) if wait else None
 
 
 def _ignored_axis(fault: _Fault, module: Module, source: Source, line: int | None, block_dim) -> str | None:
@@ -2917,7 +2921,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                                                  for at in (line, *(chain[-1:] if one_statement else ()))))
         stores_only = fault.op == 2 and not re.search(r"(\+\+|--|[-+*/%|&^]=|<<=|>>=)",
                                                       source.line_text(line) if line else "")
-        base = re.escape(re.split(r"[\[.]", element, maxsplit=1)[0])
+        base = re.escape(array.group(0)) if array else "(?!)"
         text = source.line_text(line) if line else ""
         kept_by_hand = re.search(rf"[<>]=?\s*{base}\b[^;]*\)\s*\{{?\s*{base}\b[^=;]*=(?!=)|"
                                  rf"\b{base}\b[^;=]*=\s*f?(?:max|min)f?\s*\(", text)
@@ -2937,7 +2941,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             # `unsigned char h[256]; h[b]++`: CUDA has no 8- or 16-bit atomicAdd
             hint = (f"If the threads mean to add into the same `{element}` (a count), no barrier can help, and "
                     f"CUDA has no atomicAdd for {8 * fault.element_bytes}-bit integers: count in an array of int "
-                    f"or unsigned int (`__shared__ unsigned int {re.split(r'[.[]', element, maxsplit=1)[0]}"
+                    f"or unsigned int (`__shared__ unsigned int {array.group(0) if array else 'counts'}"
                     "[...]`) with atomicAdd, and narrow the counts when you store them. Otherwise: "
                     f"{hint[0].lower()}{hint[1:]}")
         elif other_line == line and fault.other_op == 2 and not neighbours:
