@@ -2894,6 +2894,22 @@ def test_an_exchange_statement_writes_and_an_exchanges_old_value_is_read():
     np.testing.assert_array_equal(out, (x > 0)[::-1])
     with pytest.raises(cuda.KernelError, match=r"reads shared memory slot\[0\], which no thread"):
         kernel("swaps", EXCHANGES)((1,), (64,), (x, out))
+    # a source with an atomicExch of its own (for double) keeps calling it
+    own = r"""
+__device__ double atomicExch(double* address, double val) {
+    unsigned long long* p = (unsigned long long*)address;
+    return __longlong_as_double(atomicExch(p, (unsigned long long)__double_as_longlong(val)));
+}
+extern "C" __global__ void set(double* out) {
+    __shared__ int flag;
+    atomicExch(&out[threadIdx.x], 2.0);
+    atomicExch(&flag, 1);
+    __syncthreads();
+    out[threadIdx.x] += flag;
+}"""
+    doubles = np.zeros(4)
+    kernel("set", own)((1,), (4,), (doubles,))
+    assert doubles.tolist() == [3.0] * 4
 
 
 LOCAL_ATOMICS = r"""

@@ -402,7 +402,7 @@ struct __cc_worker {
     char* signal_stack;               // a crash (a stack overflow, say) is handled on this stack
     uint32_t epoch, block_epoch;      // the sanitizer's clock, see __cc_new_block
     uint32_t warp_epoch[32];
-    bool exchange_store;              // the next atomicExch is a statement: its old value unused (see __CC_EXCHANGE)
+    bool exchange_store;              // the next atomicExch is a statement: its old value unused (see __cc_exchange_next)
     uint32_t warp_full[32];           // warp_epoch after the last warp-level call of all the warp's lanes
     uint32_t (*warp_pairs)[32][32];   // [warp][a][b]: after the last call of a sub-mask with lanes a and b
     uint32_t block_linear;
@@ -802,7 +802,7 @@ enum { __CC_READ = 1, __CC_WRITE = 2, __CC_ATOMIC = 3, __CC_TOUCH = 4,
        __CC_COPY = 64,         // added to the read of `s[i] = t[j];` (__cc_rc): its value is only copied
        __CC_CAS = 128,         // added to the atomic of atomicCAS: a CAS loop's plain read is checked by it
        __CC_EXCHANGE = 256,    // added to the atomic of atomicExch: what it stores does not depend on the old
-                               // value, and as a statement (__cc_exchange_store) it is a write to initcheck
+                               // value, and as a statement (__cc_exchange_next) it is a write to initcheck
        __CC_VOLATILE = 16 };   // added to a kind: through a volatile lvalue, which in global memory is a
                                // relaxed atomic (PTX's memory model: a flag one block sets and another polls),
                                // in shared memory a plain access
@@ -1888,7 +1888,7 @@ static void __cc_note_at(const volatile void* address, size_t size, int kind, ui
     const char* p = (const char*)address;
     bool relaxed = kind & __CC_VOLATILE, update = kind & __CC_UPDATE, copy = kind & __CC_COPY;
     bool cas = kind & __CC_CAS, exchange = (kind & __CC_EXCHANGE) && __cc_me->exchange_store;
-    if (kind & __CC_EXCHANGE) __cc_me->exchange_store = false;
+    if ((kind & ~(__CC_VOLATILE | __CC_CAS | __CC_EXCHANGE)) == __CC_ATOMIC) __cc_me->exchange_store = false;
     kind &= ~(__CC_VOLATILE | __CC_UPDATE | __CC_COPY | __CC_CAS | __CC_EXCHANGE);
     // The store of a copy whose bytes no thread wrote (see __cc_copy)
     bool copied_unwritten = false;
@@ -3605,11 +3605,11 @@ __CC_ATOMIC_CHECKED(atomicAdd) __CC_ATOMIC_CHECKED(atomicSub) __CC_ATOMIC_CHECKE
 __CC_ATOMIC_CHECKED(atomicMin) __CC_ATOMIC_CHECKED(atomicMax) __CC_ATOMIC_CHECKED(atomicAnd)
 __CC_ATOMIC_CHECKED(atomicOr) __CC_ATOMIC_CHECKED(atomicXor) __CC_ATOMIC_CHECKED(atomicInc)
 __CC_ATOMIC_CHECKED(atomicDec)
-// `atomicExch(&s[t], v);`, its old value unused (source.py renames such a statement's atomicExch):
-// initcheck takes it for a write of an element no thread wrote, not for a read of it.
-template <class... A> __attribute__((always_inline)) static inline void __cc_exchange_store(A&&... a) {
+// `atomicExch(&s[t], v);`, its old value unused (source.py puts `__cc_exchange_next(), ` before such a
+// statement's call): initcheck takes the exchange for a write of an element no thread wrote, not for a
+// read of it. (The next atomic's note clears it.)
+__attribute__((always_inline)) static inline void __cc_exchange_next() {
     if (__cc_sanitizing) __cc_me->exchange_store = true;
-    (void)atomicExch(std::forward<A>(a)...);
 }
 template <class T, class V, class W>
 __attribute__((always_inline)) static inline auto atomicCAS(const __cc_ptr<T>& p, V c, W v)

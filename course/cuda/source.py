@@ -2659,8 +2659,9 @@ def _result_unused(tokens: list[Token], i: int, close: int, end: int) -> bool:
 
 def _exchange_stores(tokens: list[Token], functions: list, replace) -> None:
     """`atomicExch(&s[t], v);` as a statement of its own, the old value unused: runtime.h's
-    __cc_exchange_store, which initcheck takes for a write (setting a flag or a slot that no thread
-    wrote before is no read of it; `old = atomicExch(...)` of such an element still is)."""
+    __cc_exchange_next() before it makes initcheck take it for a write (setting a flag or a slot that no thread
+    wrote before is no read of it; `old = atomicExch(...)` of such an element still is). The call itself
+    stays (`__cc_exchange_next(), atomicExch(...);`): the source's own atomicExch for double is called too."""
     for f in functions:
         if not f.body:
             continue
@@ -2669,7 +2670,7 @@ def _exchange_stores(tokens: list[Token], functions: list, replace) -> None:
             if tokens[i].text == "atomicExch" and tokens[i + 1].text == "(" and tokens[i - 1].text not in (".", "->", "::"):
                 args = _call_arguments(tokens, i + 1)
                 if args is not None and _result_unused(tokens, i, args[1], b):
-                    replace(tokens[i].start, tokens[i].end, "__cc_exchange_store")
+                    replace(tokens[i].start, tokens[i].end, "__cc_exchange_next(), atomicExch")
 
 
 def _read_from_memory(tokens: list[Token], name: str, a: int, before: int, depth: int = 0) -> bool:
