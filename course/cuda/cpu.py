@@ -1580,7 +1580,7 @@ def _check_then_set(source: Source, name: str, line: int | None,
 def _one_past_the_end(source: Source, line: int | None, index: int, length: int) -> str | None:
     """For an access one past the last element: the hint that names the nearest `i <= n` on `line`
     or the three lines before it (an `if` guard or a loop's condition that lets the index reach the
-    size); None for another index, or with no such comparison in sight."""
+    size, or an early `if (i > n) return;`); None for another index, or with no such comparison in sight."""
     if not line or not length or index != length:
         return None
     for at in range(line, max(0, line - 4), -1):
@@ -1593,6 +1593,12 @@ def _one_past_the_end(source: Source, line: int | None, index: int, length: int)
                     f"(`{found.group(0).strip()}`), which lets the index reach the size itself: compare with < "
                     f"instead, or make what it compares with one less (an inclusive bound such as a binary "
                     f"search's hi starts at the size minus 1).")
+        # the same off-by-one as an early return: `if (i > n) return;` lets i reach n
+        returned = re.search(r"\bif\s*\(\s*(\w+)\s*>\s*([^=)][^)]*)\)\s*return", source.line_text(at))
+        if returned and re.search(rf"\[\s*{returned.group(1)}\s*\]", source.line_text(line)):
+            variable, bound = returned.group(1), returned.group(2).strip()
+            return (f"Index {index} is one past the last element, and line {at} returns only when `{variable} > "
+                    f"{bound}`, which lets {variable} reach the size itself: return when `{variable} >= {bound}`.")
         clamp = _clamped_to(source.line_text(at))
         if clamp and at != line:  # a clamp on an earlier line: of a variable that the faulting line uses
             assigned = re.search(rf"(\w+)\s*=\s*{re.escape(clamp[0])}", source.line_text(at))
@@ -1730,8 +1736,8 @@ _BUILT_IN_NAMES = {"threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "
 def _guarded_index(source: Source, line: int | None, name: str, index: int, length: int) -> str | None:
     """For an index past the end of `name` at `line` that a guard of the kernel was meant to keep inside
     (the guard is there already, so "guard the access" would not help): an index made of more than the
-    guarded variable (`x[i + j]` under `if (i < n)`, a partner `i ^ j`), or an early return that lets the
-    variable reach the size (`if (i > n) return;`). None otherwise."""
+    guarded variable (`x[i + j]` under `if (i < n)`, a partner `i ^ j`). None otherwise. (An early return
+    that lets the variable reach the size, `if (i > n) return;`, is _one_past_the_end's.)"""
     if not line or not name:
         return None
     subscript = re.search(rf"\b{re.escape(name)}\s*\[([^\[\]]+)\]", source.line_text(line))
@@ -1745,11 +1751,6 @@ def _guarded_index(source: Source, line: int | None, name: str, index: int, leng
         text = source.line_text(at)
         for variable in variables:
             v = re.escape(variable)
-            if index == length and len(variables) == 1 and expression == variable and (
-                    returned := re.search(rf"\bif\s*\(\s*{v}\s*>\s*([^=)][^)]*)\)\s*return", text)):
-                return (f"Index {index} is one past the last element, and line {at} returns only when `{variable} > "
-                        f"{returned.group(1).strip()}`, which lets {variable} reach the size itself: return when "
-                        f"`{variable} >= {returned.group(1).strip()}`.")
             guard = re.search(rf"\b(?:if|while)\s*\((?:[^;]*[(&|!\s])?{v}\s*(<|<=|>=|>)\s*[^;]*\)", text)
             if guard and expression != variable:
                 checked = [u for u in variables if re.search(rf"\b{re.escape(u)}\s*(<|<=|>=|>)", guard.group(0))]
@@ -2419,6 +2420,25 @@ def _waited_for(text: str) -> str | None:
     return wait.group(1) if wait else None
 
 
+def _kept_by_hand(name: str, read_text: str, written_text: str) -> bool:
+    """Whether the read of `name` (on `read_text`) and its write (on `written_text`) keep a running maximum
+    or minimum by hand: `if (x[i] > m[0]) m[0] = x[i];`, `float cur = *m;` then `if (x[i] > cur) *m = x[i];`,
+    `*m = fmaxf(*m, x[i]);`."""
+    n = re.escape(name)
+    if re.search(rf"(?:[<>]=?\s*\*?\s*{n}\b|\b{n}\s*(?:\[[^\]]*\])?\s*[<>])", read_text):
+        return True
+    held = re.search(rf"(\w+)\s*=[^=][^;]*\b{n}\b", read_text)
+    return bool((held and re.search(rf"(?<![-<>])[<>]=?\s*{held.group(1)}\b|\b{held.group(1)}\s*[<>](?![<>])",
+                                    written_text))
+                or re.search(r"\b(?:fmaxf?|fminf?|max|min)\s*\(", written_text + read_text))
+
+
+def _by_hand_maximum(element: str) -> str:
+    """The fix for a maximum (or minimum) kept by hand in `element` by many threads."""
+    return (f"Use atomicMax(&{element}, v) (or atomicMin) on int or unsigned values; for floats, an atomicCAS loop "
+            "on the value's bits (or atomicMax on __float_as_int(v) when every value is >= 0).")
+
+
 def _ignored_axis(fault: _Fault, module: Module, source: Source, line: int | None, block_dim) -> str | None:
     """Two threads that met at one line and whose index differs only in an axis the kernel never reads (a
     1-D kernel launched with block (32, 32): threads (0, 0, 0) and (0, 1, 0) compute the same index): the
@@ -2921,17 +2941,12 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                                                  for at in (line, *(chain[-1:] if one_statement else ()))))
         stores_only = fault.op == 2 and not re.search(r"(\+\+|--|[-+*/%|&^]=|<<=|>>=)",
                                                       source.line_text(line) if line else "")
-        base = re.escape(array.group(0)) if array else "(?!)"
         text = source.line_text(line) if line else ""
-        kept_by_hand = re.search(rf"[<>]=?\s*{base}\b[^;]*\)\s*\{{?\s*{base}\b[^=;]*=(?!=)|"
-                                 rf"\b{base}\b[^;=]*=\s*f?(?:max|min)f?\s*\(", text)
-        if other_line == line and not neighbours and kept_by_hand and {fault.op, fault.other_op} <= {1, 2}:
-            # `if (v > m) m = v;`, `m = fmaxf(m, v)`: a maximum kept by hand
+        if other_line == line and not neighbours and array and _kept_by_hand(array.group(0), text, text) \
+                and {fault.op, fault.other_op} <= {1, 2}:  # `if (v > m) m = v;`, `m = fmaxf(m, v)`
             hint = (f"If the threads mean to keep the largest (or smallest) value in `{element}`, no barrier can "
-                    f"help: use atomicMax(&{element}, v) (atomicMin) for an int, and for a float atomicMax on its "
-                    "int bits (__float_as_int, for values that are not negative) or an atomicCAS loop; or let "
-                    f"each thread keep its own and reduce them after a __syncthreads(). Otherwise: "
-                    f"{hint[0].lower()}{hint[1:]}")
+                    f"help. {_by_hand_maximum(element)} Or let each thread keep its own and reduce them after a "
+                    f"__syncthreads(). Otherwise: {hint[0].lower()}{hint[1:]}")
         elif other_line == line and fault.other_op == 2 and stores_only and not neighbours:
             # `s[t / 2] = x[t]`: two plain stores of one element, in one statement
             hint = (f"Two threads store into `{element}` at line {line}, so which value stays depends on their "
@@ -3126,21 +3141,10 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     hint = ("If each element should belong to one thread, check how the index is computed (a "
                             "grid-stride loop steps by blockDim.x * gridDim.x). If the threads share it on purpose "
                             f"(a counter, a sum): {hint[0].lower()}{hint[1:]}")
-                base_name = re.escape(name)
-                compared = re.search(rf"(?:[<>]=?\s*\*?\s*{base_name}\b|\b{base_name}\s*(?:\[[^\]]*\])?\s*[<>])",
-                                     source.line_text(line) if line else "")
-                read_text = source.line_text(line) if line else ""
-                written_text = source.line_text(other_line) if other_line else ""
-                # `float cur = *m;` then `if (x[i] > cur) *m = x[i];`, or `*m = fmaxf(*m, x[i]);`
-                held = re.search(rf"(\w+)\s*=[^=][^;]*\b{base_name}\b", read_text)
-                compared = compared or (held and re.search(
-                    rf"(?<![-<>])[<>]=?\s*{held.group(1)}\b|\b{held.group(1)}\s*[<>](?![<>])", written_text)) \
-                    or re.search(r"\b(?:fmaxf?|fminf?|max|min)\s*\(", written_text + read_text)
-                if compared:  # `if (x[i] > m[0]) m[0] = x[i];`: a running maximum (or minimum) kept by hand
+                if _kept_by_hand(name, source.line_text(line) if line else "",
+                                 source.line_text(other_line) if other_line else ""):
                     what = what.replace("(a counter or a sum kept by hand)", "(a maximum or minimum kept by hand)")
-                    hint = (f"Use atomicMax(&{element}, v) (or atomicMin) on int or unsigned values; for floats, "
-                            "an atomicCAS loop on the value's bits (or atomicMax on __float_as_int(v) when every value "
-                            "is >= 0).")
+                    hint = _by_hand_maximum(element)
                 elif (found := _check_then_set(source, name, line, other_line)) is not None:
                     # `if (!seen[v]) { seen[v] = 1; count++; }`: a flag tested, then set
                     flag, written, unset = found

@@ -394,7 +394,6 @@ struct __cc_worker {
     size_t dyn_capacity;
     char* out;                        // its printf text, block by block
     size_t out_len, out_cap;
-    bool out_full;                    // a printf of this launch did not fit in its 1 MiB: the rest is dropped
     uint64_t unsafe_site;             // where the kernel called printf or malloc (a stop there names that line)
     int unsafe_line;                  // (malloc's line, which it is given)
     __cc_out_segment* segments;
@@ -2974,9 +2973,10 @@ static int __cc_vprintf(const char* format, va_list args) {
     int n = vsnprintf(local, sizeof local, format, args);
     // Each worker keeps the first 1 MiB of its blocks' text (blocks come to a worker in launch order, so
     // that holds all its part of the launch's first MiB); __cc_collect_output cuts the whole at 1 MiB,
-    // after a whole line: the same text however many workers ran the blocks.
-    size_t room = w->out_full ? 0 : __CC_OUT_MAX - w->out_len;
-    if (n > 0 && (size_t)n > room) w->out_full = true, __cc_out_truncated = 1;
+    // after a whole line: the same text however many workers ran the blocks. (A text that does not fit
+    // fills the MiB to its last byte: nothing after it fits either.)
+    size_t room = __CC_OUT_MAX - w->out_len;
+    if (n > 0 && (size_t)n > room) __cc_out_truncated = 1;
     if (n > 0 && room > 0) {
         bool new_segment = !w->segment_count || w->segments[w->segment_count - 1].block != w->block;
         if (new_segment && w->segment_count == w->segment_cap) {
@@ -3037,7 +3037,7 @@ static void __cc_collect_output(long long last) {
     if (__cc_out_truncated)  // the first MiB, up to its last whole line
         while (__cc_out_len > 0 && __cc_out[__cc_out_len - 1] != '\n') __cc_out_len--;
     for (int k = 0; k < __cc_worker_count; k++)
-        __cc_workers[k].out_len = __cc_workers[k].segment_count = 0, __cc_workers[k].out_full = false;
+        __cc_workers[k].out_len = __cc_workers[k].segment_count = 0;
 }
 
 // Python takes the text after each launch (and after a fault: what was printed so far).
@@ -5869,7 +5869,7 @@ static int __cc_launch(const long long* cfg, __cc_fault* fault, void (*prepare)(
         memset(&w->fault, 0, sizeof w->fault);
         w->exited_count = 0;
         w->fault_block = -1, w->active = 0, w->unsafe = 0;
-        w->out_len = w->segment_count = 0, w->out_full = false;
+        w->out_len = w->segment_count = 0;
         if (__cc_dyn_shared_bytes > w->dyn_capacity) {
             free(w->dyn_shared);
             w->dyn_shared = (char*)aligned_alloc(64, (__cc_dyn_shared_bytes + 63) / 64 * 64);
