@@ -1666,6 +1666,43 @@ extern "C" __global__ void one(const float* a, float* out) {
     assert out[1] != 3  # (what a GPU does too: ys[1] overwrote xs[1], so out[1] is not 1 + 2)
 
 
+PHASED = r"""
+extern "C" __global__ void phases(const float* x, int* y) {
+    extern __shared__ float sf[];
+    extern __shared__ int si[];
+    int t = threadIdx.x;
+    sf[t] = x[t];
+    __syncthreads();
+    float v = sf[(t + 1) % blockDim.x];
+    __syncthreads();
+    si[t] = (int)(v * 100.0f);
+    __syncthreads();
+    y[t] = si[blockDim.x - 1 - t];
+}
+"""
+
+
+@pytest.mark.parametrize("phased", [True, False])
+def test_two_extern_shared_arrays_used_in_phases_on_purpose_get_no_warning(phased):
+    """The same bytes as floats, a barrier, then as ints: deliberate reuse (a barrier between the two
+    phases); without that barrier (or with both in one loop) the warning stays."""
+    source = PHASED if phased else PHASED.replace("    __syncthreads();\n    si[t]", "    si[t]")
+    if not phased:
+        source = source.replace("float v = sf", "for (int r = 0; r < 2; ++r) {\n    float v = sf").replace(
+            "y[t] = si[blockDim.x - 1 - t];", "y[t] = si[blockDim.x - 1 - t];\n    }")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        kernel = cuda.RawKernel(source, "phases", backend="cpu")
+        x, y = np.random.rand(64).astype(np.float32), np.zeros(64, np.int32)
+        if phased:
+            kernel((1,), (64,), (x, y), shared_mem=256)
+            np.testing.assert_array_equal(y, (np.roll(x, -1) * np.float32(100)).astype(np.int32)[::-1])
+        else:
+            kernel.compile()
+    messages = [str(w.message) for w in caught if issubclass(w.category, cuda.KernelWarning)]
+    assert (messages == []) if phased else any("extern __shared__ arrays `sf`" in m for m in messages), messages
+
+
 def test_a_pointer_inside_a_struct_from_the_host_is_named_as_unchecked():
     # The struct's bytes come from NumPy, so its pointer is a raw address whose array nothing here
     # knows; a struct built in the kernel (View) holds a checked pointer, and says nothing.

@@ -1314,6 +1314,27 @@ extern "C" __global__ void bitmap(unsigned char* ptr) {
     assert info.value.line == line_of("READ", source) and "converted" not in str(info.value)
 
 
+@pytest.mark.parametrize("dims", [3, 4])
+def test_a_race_on_an_array_of_three_or_four_dimensions_names_every_subscript(dims):
+    """`s[4][8][8]`: the element is s[1][2][5] (it was named s[1][21], a row's flat index)."""
+    outer = "[2]" if dims == 4 else ""
+    source = f"""
+extern "C" __global__ void k(const float* in, float* out) {{
+    __shared__ float s{outer}[4][8][8];
+    int x = threadIdx.x, y = threadIdx.y, z = threadIdx.z;
+    s{"[1]" if dims == 4 else ""}[z][(y + 2) & 7][(x + 5) & 7] = in[(z * 8 + y) * 8 + x];  // WRITE
+    float up = s{"[1]" if dims == 4 else ""}[(z + 1) & 3][y ^ 1][x ^ 3];    // READ
+    __syncthreads();
+    out[(z * 8 + y) * 8 + x] = up;
+}}
+"""
+    # thread (6, 3, 0) reads s[1][2][5] (z + 1, y ^ 1, x ^ 3) before thread (0, 0, 1) writes it
+    named = "s[1][1][2][5]" if dims == 4 else "s[1][2][5]"
+    with pytest.raises(cuda.KernelError, match=rf"data race on shared memory {re.escape(named)}: thread "
+                                               r"\(6, 3, 0\) read it at line 6 before thread \(0, 0, 1\) wrote it"):
+        kernel("k", source)((1,), (8, 8, 4), (np.ones(256, np.float32), np.zeros(256, np.float32)))
+
+
 ALIASED = r"""
 extern "C" __global__ void shift_right(const float* in, float* out, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -2688,6 +2709,36 @@ def test_arrays_carved_out_of_extern_shared_memory_that_overlap_are_named():
            "overlap" in str(info.value)
     kernel("carved", CARVED.replace("OFFSET", "blockDim.x"), sanitize=True)((1,), (64,), (x, y), shared_mem=512)
     np.testing.assert_allclose(y, 3 * x, rtol=1e-6)
+
+
+def test_a_counter_carved_into_a_halo_is_named_as_an_overlap():
+    """`int* cnt = (int*)(sm + blockDim.x + 1)` over a halo of blockDim.x + 2 floats: thread 0's
+    `*cnt = 0` and the last thread's halo store meet in one element; the fix is the carve's offset."""
+    source = r"""
+extern "C" __global__ void halo(const float* x, float* y, int* counts) {
+    extern __shared__ float sm[];
+    float* h = sm;
+    int* cnt = (int*)(sm + blockDim.x + OFFSET);
+    int t = threadIdx.x;
+    if (t == 0) *cnt = 0;
+    h[t + 1] = x[t];
+    if (t == 0) h[0] = x[blockDim.x - 1];
+    if (t == blockDim.x - 1) h[t + 2] = x[0];  // (a ring)
+    __syncthreads();
+    y[t] = h[t] + h[t + 1] + h[t + 2];
+    if (y[t] > 1.0f) atomicAdd(cnt, 1);
+    __syncthreads();
+    if (t == 0) counts[0] = *cnt;
+}
+"""
+    x, y, counts = np.random.default_rng(3).random(64).astype(np.float32), np.zeros(64, np.float32), np.zeros(1, np.int32)
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory sm\[65\]") as info:
+        kernel("halo", source.replace("OFFSET", "1"), sanitize=True)((1,), (64,), (x, y, counts), shared_mem=66 * 4 + 4)
+    assert "line 7 stores through `cnt` and line 10 through `h`, both carved out of the extern __shared__ memory " \
+           "(`cnt = sm + blockDim.x + 1`, `h = sm`)" in str(info.value).replace("Line", "line")
+    kernel("halo", source.replace("OFFSET", "2"), sanitize=True)((1,), (64,), (x, y, counts), shared_mem=66 * 4 + 4)
+    padded = np.concatenate([x[-1:], x, x[:1]])
+    assert counts[0] == np.count_nonzero(padded[:-2] + padded[1:-1] + padded[2:] > 1)
 
 
 def test_a_class_template_holding_a_reference_to_shared_storage_is_no_race():

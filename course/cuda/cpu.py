@@ -2503,10 +2503,14 @@ def _overlapping_carves(source: Source, line: int | None, other_line: int | None
         if m.group(3) in source.dynamic_shared or m.group(3) in carved:  # (`(float*)(buf + 64)`: without the cast)
             rest = m.group(4).strip()
             carved[m.group(1)] = (m.group(3) + " " + (rest[:-1] if m.group(2) and rest.endswith(")") else rest)).strip()
-    stored = [re.search(r"\b(\w+)\s*\[[^\]]*\]\s*(?:[-+*/%|&^]?=)(?!=)", source.line_text(n)) for n in (other_line, line)]
-    if not all(stored) or stored[0].group(1) == stored[1].group(1) or not all(s.group(1) in carved for s in stored):
+    # (`a[i] = v` or `*count = 0`)
+    stored = [re.search(r"\b(\w+)\s*\[[^\]]*\]\s*(?:[-+*/%|&^]?=)(?!=)|(?:^|[;{)]|\belse\b)\s*\*\s*(\w+)\s*"
+                        r"(?:[-+*/%|&^]?=)(?!=)", source.line_text(n)) for n in (other_line, line)]
+    if not all(stored):
         return None
-    first, second = (s.group(1) for s in stored)
+    first, second = (s.group(1) or s.group(2) for s in stored)
+    if first == second or first not in carved or second not in carved:
+        return None
     return (f"Line {other_line} stores through `{first}` and line {line} through `{second}`, both carved out of the "
             f"extern __shared__ memory (`{first} = {carved[first]}`, `{second} = {carved[second]}`): the two arrays "
             "overlap, so one thread's element of one is another thread's element of the other, and no barrier makes "

@@ -865,6 +865,7 @@ struct __cc_shared_region {
     __cc_shadow_byte* shadow;
     bool dynamic;                  // the launch's extern __shared__ buffer
     size_t item;                   // an element's bytes (a struct's, in an array of structs), 0 if unknown
+    uint32_t inner[3];             // a row's own extents (s[4][8][8]: 8, 8), to name s[1][2][3]; 0: none
 };
 static const size_t __CC_SCALAR = ~(size_t)0;  // the row_bytes of a `__shared__ int n;`
 static __cc_shared_region __cc_shared_regions[__CC_MAX_SHARED_ARRAYS];  // (sanitized builds only: one worker)
@@ -1184,7 +1185,9 @@ static void __cc_release_allocations() {
 }
 
 static inline void __cc_register_shared(void* base, size_t bytes, size_t row_bytes, const char* name,
-                                        bool dynamic = false, size_t item = 0) {
+                                        bool dynamic = false, size_t item = 0, const uint32_t* inner = nullptr) {
+    uint32_t extents[3] = {0, 0, 0};
+    for (int k = 0; inner && k < 3; k++) extents[k] = inner[k];
     if (!__cc_sanitizing || !base || !bytes) return;
     for (int i = 0; i < __cc_shared_region_count; i++) {
         __cc_shared_region& r = __cc_shared_regions[i];
@@ -1199,6 +1202,7 @@ static inline void __cc_register_shared(void* base, size_t bytes, size_t row_byt
                 r.base = (char*)base, r.bytes = bytes;
             }
             r.row_bytes = row_bytes, r.name = name, r.item = item;
+            memcpy(r.inner, extents, sizeof extents);
             return;
         }
     }
@@ -1206,7 +1210,8 @@ static inline void __cc_register_shared(void* base, size_t bytes, size_t row_byt
     __cc_enter_unsafe();
     __cc_shadow_byte* shadow = (__cc_shadow_byte*)calloc(bytes, sizeof(__cc_shadow_byte));
     __cc_leave_unsafe();
-    __cc_shared_regions[__cc_shared_region_count++] = {(char*)base, bytes, row_bytes, name, shadow, dynamic, item};
+    __cc_shared_regions[__cc_shared_region_count++] = {(char*)base, bytes, row_bytes, name, shadow, dynamic, item,
+                                                       {extents[0], extents[1], extents[2]}};
 }
 
 static void __cc_other_thread(unsigned tid, unsigned block) {
@@ -1234,9 +1239,15 @@ __attribute__((noreturn, noinline, cold)) static void __cc_shared_fault(
         snprintf(f->text, sizeof f->text, "%s", r.name ? r.name : "shared");
         f->length = (int64_t)offset;   // the byte in it
     }
-    else if (r.row_bytes && r.row_bytes % unit == 0)
-        snprintf(f->text, sizeof f->text, "%s[%zu][%zu]", r.name ? r.name : "shared", offset / r.row_bytes,
-                 offset % r.row_bytes / unit);
+    else if (r.row_bytes && r.row_bytes % unit == 0) {
+        size_t rest = offset % r.row_bytes / unit, at = 0, subscripts[3] = {rest, 0, 0};
+        int rank = r.inner[1] && unit == r.item ? (r.inner[2] ? 3 : 2) : 1;  // (s[4][8][8]: a row is 8 × 8)
+        for (int k = rank - 1; k >= 0; k--) subscripts[k] = rest % r.inner[k], rest /= r.inner[k];
+        if (rank == 1) subscripts[0] = offset % r.row_bytes / unit;
+        at += snprintf(f->text, sizeof f->text, "%s[%zu]", r.name ? r.name : "shared", offset / r.row_bytes);
+        for (int k = 0; k < rank && at < sizeof f->text; k++)
+            at += snprintf(f->text + at, sizeof f->text - at, "[%zu]", subscripts[k]);
+    }
     else
         snprintf(f->text, sizeof f->text, "%s[%zu]", r.name ? r.name : "shared", offset / unit);
     __cc_fail(kind, 0);
@@ -2761,6 +2772,14 @@ static inline void __cc_poison_once(void* base, size_t bytes, const char* name, 
     }
 }
 
+// The extents of E, an array's row (`float[8][8]` of `s[4][8][8]`): 8, 8, 0 (none past 4 dimensions).
+struct __cc_extents { uint32_t n[3]; };
+template <class E>
+static inline __cc_extents __cc_inner_extents() {
+    if (std::rank<E>::value > 3) return {{0, 0, 0}};
+    return {{(uint32_t)std::extent<E, 0>::value, (uint32_t)std::extent<E, 1>::value, (uint32_t)std::extent<E, 2>::value}};
+}
+
 template <class E, size_t N>
 static inline __cc_array_view<E[N]> __cc_make_view(E (&a)[N], const char* name, int shared, int line = __builtin_LINE()) {
     E* p = a;
@@ -2769,7 +2788,7 @@ static inline __cc_array_view<E[N]> __cc_make_view(E (&a)[N], const char* name, 
         __cc_poison_once((void*)a, sizeof a, name, line);
         if (__cc_sanitizing)
             __cc_register_shared((void*)a, sizeof a, std::is_array<E>::value ? sizeof(E) : 0, name, false,
-                                 sizeof(typename std::remove_all_extents<E>::type));
+                                 sizeof(typename std::remove_all_extents<E>::type), __cc_inner_extents<E>().n);
 #ifndef __CC_SERIAL_BUILD
         // A static __shared__ array is thread_local (one per worker): hide where p comes from,
         // or the compiler finds the array's address again (a call) after every barrier.

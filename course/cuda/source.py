@@ -966,6 +966,36 @@ def _opening(tokens: list[Token], j: int) -> int:
     return -1
 
 
+def _used_in_phases(tokens: list[Token], body: tuple[int, int], names) -> bool:
+    """Whether the names (arrays over the same memory) are used in phases in the body (token indices of its
+    braces): in some order, every use of each comes after a barrier that follows every use of the one
+    before, and no loop holds uses of two of them (its next round would start a phase before the last ended)."""
+    first, last = body
+    declared = lambda k: tokens[k + 1].text == "[" and tokens[k + 2].text == "]"  # (`sf[]` of its declaration)
+    uses = {n: [k for k in range(first, last) if tokens[k].text == n and not declared(k)] for n in names}
+    if not all(uses.values()):
+        return False
+    barriers = [k for k in range(first, last) if tokens[k].text in _BARRIERS or (
+        tokens[k].text == "sync" and k >= 2 and tokens[k - 1].text == "." and k + 1 < last and tokens[k + 1].text == "(")]
+    phases = sorted(uses.values(), key=lambda found: found[0])
+    for before, after in zip(phases, phases[1:]):
+        if not any(before[-1] < b < after[0] for b in barriers):
+            return False
+    for k in range(first, last):
+        if tokens[k].text in ("for", "while", "do"):
+            end = k + 1
+            if tokens[k].text != "do":  # past the header's parentheses
+                end = _matching(tokens, k + 1) + 1 if end < last and tokens[end].text == "(" else end
+            if end < last and tokens[end].text == "{":
+                end = _matching(tokens, end)
+            else:
+                while end < last and tokens[end].text != ";":
+                    end += 1
+            if sum(any(k < u <= end for u in found) for found in uses.values()) > 1:
+                return False
+    return True
+
+
 def _matching_angle(tokens: list[Token], i: int) -> int:
     """Index of the `>` closing the template `<` at tokens[i] (or -1)."""
     depth = 0
@@ -1815,10 +1845,12 @@ def parse(text: str, options=()) -> Source:
 
     # Two extern __shared__ arrays in one function both start at the start of the dynamic shared
     # memory: `ys` overwrites `xs` (a learner's classic; nvcc says nothing).
+    # (Not when the function uses them in phases, on purpose: every use of one before a __syncthreads()
+    # that comes before every use of the other, and no loop around uses of both.)
     aliased_shared = []
     for f in functions:
         used = sorted({n for n in dynamic_shared if n in bodies.get(f.name, ())}, key=lambda n: dynamic_lines[n][0])
-        if f.body and len(used) > 1:
+        if f.body and len(used) > 1 and not _used_in_phases(tokens, f.body, used):
             aliased_shared.append((f.name, tuple(used), tuple(dynamic_lines[n][0] for n in used),
                                    tuple(dynamic_lines[n][1] for n in used)))
 
