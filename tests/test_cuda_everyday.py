@@ -1798,6 +1798,24 @@ extern "C" __global__ void k(const float* ca, float* a, int* out) {
     assert out.tolist() == [12, 33, 2]
 
 
+def test_sizeof_a_row_of_a_two_dimensional_array_is_the_rows():
+    """`sizeof(m[0]) / sizeof(m[0][0])`, the columns of `float m[3][5]`: 5, local or __shared__ (a row of a
+    checked array is a view, 48 bytes, which gave 12 columns and reads past the row)."""
+    src = r"""
+extern "C" __global__ void k(int* out) {
+    float m[3][5];
+    __shared__ double s[4][6];
+    const int columns = sizeof(m[0]) / sizeof(m[0][0]);
+    for (int c = 0; c < columns; ++c) m[2][c] = c;
+    s[0][0] = m[2][4];
+    out[0] = columns, out[1] = sizeof s[1] / sizeof s[1][0], out[2] = sizeof(*m), out[3] = sizeof(*s);
+    out[4] = sizeof(m) / sizeof(m[0]), out[5] = (int)s[0][0];
+}"""
+    out = np.zeros(6, np.int32)
+    cuda.RawKernel(src, "k", backend="cpu")((1,), (1,), (out,))
+    assert out.tolist() == [5, 6, 20, 48, 3, 4]
+
+
 @pytest.mark.parametrize("register, c", [("lanemask_lt", "(1u << lane) - 1"), ("laneid", "threadIdx.x % 32"),
                                          ("warpid", "threadIdx.x / 32")])
 def test_inline_asm_reading_a_special_register_is_refused_with_its_cuda_c(register, c):

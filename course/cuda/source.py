@@ -3061,15 +3061,20 @@ def _auto_array_references(tokens: list[Token], f: _Function, views: set) -> set
 
 
 def _sizeof_array(tokens: list[Token], i: int, b: int, arrays: set) -> int | None:
-    """When tokens[i] is `sizeof` of one of `arrays` as a whole (`sizeof(tile)`, `sizeof tile`, not
-    `sizeof tile[0]`), the index of the array's name."""
+    """When tokens[i] is `sizeof` of one of `arrays` (`sizeof(tile)`, `sizeof tile`) or of a row of it
+    (`sizeof(tile[0])`, `sizeof tile[0]`, `sizeof(*tile)`), the index of the array's name: sizeof does not
+    evaluate its operand, so the array's own storage can stand there (a row of a view is a view)."""
     if tokens[i].text != "sizeof" or i + 2 >= b:
         return None
     named = i + 1 + (tokens[i + 1].text == "(")
-    if named >= b or tokens[named].text not in arrays:
+    starred = named + 1 < b and tokens[named].text == "*" and named == i + 2
+    named += starred
+    if named + 1 >= b or tokens[named].text not in arrays:
         return None
-    alone = tokens[named + 1].text == ")" if named == i + 2 else tokens[named + 1].text not in ("[", ".", "->")
-    return named if alone else None
+    after = tokens[named + 1].text
+    if starred:
+        return named if after == ")" else None
+    return named if after in (")", "[") or (named == i + 1 and after not in (".", "->")) else None
 
 
 def _array_itself(name: str, array_views) -> str:
