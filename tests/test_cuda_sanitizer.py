@@ -3214,3 +3214,143 @@ def test_a_shared_pointer_variable_is_race_and_init_checked_like_a_shared_scalar
         y[:] = 0
         kernel("pick", SHARED_POINTER.replace("BARRIER", "__syncthreads();"), sanitize=sanitize)((1,), (64,), (x, y, 1))
         np.testing.assert_array_equal(y, x[::-1])
+
+
+# probe 20: global memory between blocks and threads.
+@pytest.mark.parametrize("statement", ["if (x[i] < 0.5f) (*count)++;", "if (x[i] < 0.5f) (count[0])++;",
+                                       "for (int r = 0; r < 1; ++r) (*count)--;",
+                                       "if (x[i] > 2.0f) count[1] = 0; else (*count)++;"])
+def test_a_counter_updated_in_parentheses_after_an_if_or_a_loop_header_is_race_checked(statement):
+    """`if (c) (*count)++;`: the parentheses after a statement's header were taken for a call's, and the
+    update went unnoted (the braced form was caught)."""
+    source = f"""
+extern "C" __global__ void k(const float* x, int* count) {{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    {statement}  // COUNT
+}}
+"""
+    with pytest.raises(cuda.KernelError, match=r"count\[0\] \(reads it and writes it back\).*without an atomic") as info:
+        kernel("k", source)((2,), (32,), (np.zeros(64, np.float32), np.zeros(2, np.int32)))
+    assert info.value.line == line_of("COUNT", source)
+
+
+TILES = r"""
+extern "C" __global__ void last_block_sums(const float* x, float* tiles, unsigned* count, float* out) {
+    __shared__ bool last;
+    int t = threadIdx.x, b = blockIdx.x;
+    BODY
+    if (last) {
+        float s = 0.0f;
+        for (int j = 0; j < gridDim.x; j++) s += tiles[j * 32 + t];  // READ
+        out[t] = s;
+    }
+}
+"""
+TILE_PUBLISHED = """tiles[b * 32 + t] = 2.0f * x[b * 32 + t];
+    __syncthreads();
+    if (t == 0) { __threadfence(); last = atomicInc(count, gridDim.x) == gridDim.x - 1; }
+    __syncthreads();"""
+
+
+@pytest.mark.parametrize("how", ["a barrier, then thread 0 fences", "without the barrier", "without the fence"])
+def test_a_tile_written_by_every_thread_and_handed_over_by_thread_0_after_a_barrier(how):
+    """Every thread writes its part, __syncthreads(), then thread 0 fences and takes the last-block ticket:
+    the barrier orders the other threads' writes before thread 0's fence (PTX causality order), so the last
+    block reads them safely. Without the barrier, or without the fence, it is a race."""
+    body = {"a barrier, then thread 0 fences": TILE_PUBLISHED,
+            "without the barrier": TILE_PUBLISHED.replace("__syncthreads();\n    if (t == 0) { __threadfence();",
+                                                          "if (t == 0) { __threadfence();"),
+            "without the fence": TILE_PUBLISHED.replace("__threadfence(); ", "")}[how]
+    source = TILES.replace("BODY", body)
+    x, out = np.random.default_rng(4).random(128).astype(np.float32), np.zeros(32, np.float32)
+    args = (x, np.zeros(128, np.float32), np.zeros(1, np.uint32), out)
+    if how.startswith("a barrier"):
+        kernel("last_block_sums", source)((4,), (32,), args)
+        np.testing.assert_allclose(out, 2 * x.reshape(4, 32).sum(0), rtol=1e-6)
+        return
+    with pytest.raises(cuda.KernelError, match=r"reads tiles\[\d+\], which thread \(\d+, 0, 0\) of block \(0, 0, 0\)") as info:
+        kernel("last_block_sums", source)((4,), (32,), args)
+    assert info.value.line == line_of("READ", source)
+
+
+def test_lanes_handing_global_data_to_another_warp_through_lane_0s_flag_after_syncwarp():
+    """Lanes write, __syncwarp(), lane 0 fences and sets a flag that another warp of the block waits for:
+    as with a __shared__ buffer, no race (the warp-level call orders the lanes before lane 0's fence)."""
+    source = r"""
+extern "C" __global__ void k(const float* x, float* buf, int* flag, float* y) {
+    int t = threadIdx.x;
+    if (t < 32) {
+        buf[t] = 3.0f * x[t];
+        __syncwarp();
+        if (t == 0) { __threadfence_block(); atomicExch(flag, 1); }
+    } else {
+        while (*(volatile int*)flag == 0) { }
+        __threadfence_block();
+        y[t - 32] = buf[(t - 31) % 32];
+    }
+}
+"""
+    x, y = np.random.default_rng(5).random(32).astype(np.float32), np.zeros(32, np.float32)
+    kernel("k", source)((1,), (64,), (x, np.zeros(32, np.float32), np.zeros(1, np.int32), y))
+    np.testing.assert_allclose(y, 3 * np.roll(x, -1), rtol=1e-6)
+
+
+@pytest.mark.parametrize("case", ["broadcast", "bit set", "float4 part", "lock", "slot", "stack push"])
+def test_global_races_get_the_fix_that_fits_them(case):
+    """The hint of a global race names the fix of its kind of bug, not the counter's atomicAdd."""
+    source, setup, wanted = {
+        "broadcast": (r"""
+__device__ float scale;
+extern "C" __global__ void k(const float* x, float* y, const float* p) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i == 0) scale = p[0] / p[1];
+    y[i] = x[i] * scale;
+}""", lambda: ((2,), (32,), (np.ones(64, np.float32), np.zeros(64, np.float32), np.array([3, 2], np.float32))),
+            ["which thread (0, 0, 0) set at line 5", "compute it before the launch and pass it as an argument"]),
+        "bit set": (r"""
+extern "C" __global__ void k(const int* v, unsigned* bits) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    bits[v[i] >> 5] |= 1u << (v[i] & 31);
+}""", lambda: ((1,), (64,), (np.arange(64, dtype=np.int32) % 8, np.zeros(1, np.uint32))),
+            ["`atomicOr(&bits[0], 1u << (v[i] & 31));`"]),
+        "float4 part": (r"""
+extern "C" __global__ void k(const float* s, float4* v) {
+    int t = threadIdx.x;
+    float4 a = v[t / 2];
+    if (t % 2 == 0) a.x = s[t]; else a.y = s[t];
+    v[t / 2] = a;
+}""", lambda: ((1,), (64,), (np.ones(64, np.float32), np.zeros(128, np.float32))),
+            ["wrote back whole at line 6", "let each thread store only its own part"]),
+        "lock": (r"""
+extern "C" __global__ void k(const float* x, int* lock, float* best) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    bool done = false;
+    while (!done) {
+        if (atomicCAS(lock, 0, 1) == 0) {
+            if (x[i] < best[0]) best[0] = x[i];
+            atomicExch(lock, 0);
+            done = true;
+        }
+    }
+}""", lambda: ((2,), (32,), (np.random.default_rng(6).random(64).astype(np.float32), np.zeros(1, np.int32),
+                              np.full(1, 9, np.float32))),
+            ["Put __threadfence() before the atomicExch that releases the lock"]),
+        "slot": (r"""
+extern "C" __global__ void k(const float* x, float* out, int* count) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (x[i] > 0.5f) { out[*count] = x[i]; atomicAdd(count, 1); }
+}""", lambda: ((2,), (32,), (np.linspace(1, 2, 64, dtype=np.float32), np.zeros(64, np.float32), np.zeros(1, np.int32))),
+            ["`out[atomicAdd(count, 1)] = ...;`"]),
+        "stack push": (r"""
+extern "C" __global__ void k(int* head, int* next) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    next[i] = *head;
+    *head = i;
+}""", lambda: ((1,), (64,), (np.array([-1], np.int32), np.zeros(64, np.int32))),
+            ["`old = atomicExch(head, new_value);`"]),
+    }[case]
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("k", source)(*setup())
+    for text in wanted:
+        assert text in str(info.value)
+    assert "atomicAdd(&" not in str(info.value).split("hint:")[1] or case == "lock"

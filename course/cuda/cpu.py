@@ -1947,6 +1947,17 @@ def _printf_message(fault: _Fault) -> tuple[str, str]:
 _LOCK_TAKEN = re.compile(r"\b(while|do)\b[^;{]*?\batomic(CAS|Exch)\s*\(|\batomicCAS\s*\([^;]*\)\s*(!=|==)\s*0")
 
 
+_LOCK_HINT = ("The update is inside a lock (taken with atomicCAS, released with atomicExch): the lock makes the "
+              "threads take turns, but not see one another's writes. Put __threadfence() before the atomicExch that "
+              "releases the lock (and after the loop that takes it), so that the next holder reads the value this one "
+              "wrote. (For a plain sum, atomicAdd(&{element}, value) needs no lock.)")
+
+
+def _in_a_lock(source: Source) -> bool:
+    """Whether the kernel takes a lock with atomicCAS (or atomicExch) and releases it with atomicExch."""
+    return bool(_LOCK_TAKEN.search(source.text) and re.search(r"\batomicExch\s*\(", source.text))
+
+
 def _count_compared(module: Module, fault: _Fault, arrays: dict) -> bool:
     """Whether a value read back after its block's own atomic update of it (runtime.h's mask 4) is
     compared on the reading line, `if (*count == gridDim.x)`: a last block chosen so, which two blocks
@@ -2468,6 +2479,25 @@ def _ignored_axis(fault: _Fault, module: Module, source: Source, line: int | Non
                     f"reads, so they compute the same indices. Launch a grid with 1 on that axis, or use "
                     f"blockIdx.{name} in the index.")
     return None
+
+
+def _bitwise_update(name: str, text: str) -> str | None:
+    """The atomic call for a bitwise update of `name` on a line (`bits[w] |= 1u << b`: `atomicOr(&{element},
+    1u << b)`, with `{element}` to fill in), else None."""
+    found = re.search(rf"\b{re.escape(name)}\s*(?:\[.*\]\s*)?([|&^])=(?!=)|\*\s*{re.escape(name)}\s*([|&^])=(?!=)", text)
+    if not found:
+        return None
+    operand = re.match(r"\s*([^;]+?)\s*;", text[found.end():])
+    return ({"|": "atomicOr", "&": "atomicAnd", "^": "atomicXor"}[found.group(1) or found.group(2)]
+            + f"(&{{element}}, {operand.group(1) if operand else 'bits'})")
+
+
+def _reads_element(name: str, text: str) -> bool:
+    """Whether a line reads `name` besides storing into it: `*count = slot + 1` does not, `x[i] += v`,
+    `m = max(m, v)` do."""
+    n = re.escape(name)
+    text = re.sub(rf"(?:\*\s*{n}\b|\b{n}\s*(?:\[[^\]]*\]\s*)*)\s*=(?!=)", "", text, count=1)  # the store's target
+    return re.search(rf"\b{n}\b", text) is not None
 
 
 def _shared_element(fault: _Fault, source: Source, line: int | None) -> str:
@@ -3051,13 +3081,14 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             hint = (f"If each element should have one writer, check how the index is computed: two threads reach "
                     f"{element}. If the threads mean to add into it, use atomicAdd(&{element}, value) (or atomicMax, "
                     "...).")
+            if fault.op == 6 and (bitwise := _bitwise_update(name, source.line_text(line) if line else "")):
+                hint = (f"If each element should have one writer, check how the index is computed: two threads reach "
+                        f"{element}. If the threads mean to combine bits into it (a bit set, flags), make the update "
+                        f"one atomic: `{bitwise.format(element=element)};` (atomicAdd would add a bit that is set "
+                        "twice).")
             loop_text = " ".join(source.line_text(n) for n in range(max(1, (line or 1) - 2), (line or 0) + 1))
-            if _LOCK_TAKEN.search(source.text) and re.search(r"\batomicExch\s*\(", source.text):
-                hint = ("The update is inside a lock (taken with atomicCAS, released with atomicExch): the lock makes "
-                        "the threads take turns, but not see one another's writes. Put __threadfence() before the "
-                        "atomicExch that releases the lock (and after the loop that takes it), so that the next "
-                        f"holder reads the value this one wrote. (For a plain sum, atomicAdd(&{element}, value) needs "
-                        "no lock.)")
+            if _in_a_lock(source):
+                hint = _LOCK_HINT.format(element=element)
             elif elements != 1 and other_block != block and re.search(r"\+=\s*blockDim\.[xyz]\s*\)", loop_text):
                 hint = ("Each element should have one writer: this grid-stride loop steps by blockDim.x only, so "
                         "every block goes over the same elements. Step by blockDim.x * gridDim.x (the whole grid).")
@@ -3099,7 +3130,16 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 updates, read = (other_line, line) if mine == 1 else (line, other_line)
                 hint = (f"Add __syncthreads() between the atomic updates (line {updates}) and the read (line {read}), "
                         "where every thread of the block reaches it: the updates of the block's threads are then done.")
-            if fault.mask != 4 and re.search(r"\batomic(Min|Max)\s*\(", source.text):
+            plain_line = line if mine == 1 else other_line
+            if (slot := re.search(rf"\b(\w+)\s*\[\s*\*\s*{re.escape(name)}\s*\]|\b(\w+)\s*\[\s*{re.escape(name)}"
+                                  rf"\s*\[\s*0\s*\]\s*\]", source.line_text(plain_line) if plain_line else "")) and re.search(
+                    rf"\batomicAdd\s*\(\s*&?\s*{re.escape(name)}\b", source.text):
+                # `out[*count] = v; atomicAdd(count, 1);`: the slot read apart from the atomic that takes it
+                array = slot.group(1) or slot.group(2)
+                hint = (f"The slot is read (`{array}[*{name}]`) apart from the atomicAdd that takes it, so two "
+                        f"threads can get the same one: take it with the atomic's own return value, "
+                        f"`{array}[atomicAdd({name}, 1)] = ...;` (each thread gets its own old value).")
+            elif fault.mask != 4 and re.search(r"\batomic(Min|Max)\s*\(", source.text):
                 # Bellman-Ford in place: a relaxation that any value read (old or new) leaves right in the end
                 hint += (f" If the algorithm is meant to read whichever value is there (a relaxation repeated until "
                          f"nothing changes, as Bellman-Ford's in place), say so with an atomic read: "
@@ -3135,6 +3175,17 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 hint = (f"Write the results into another array (out[{written}] = ...), or read {name}[{read_as}] into a "
                         "variable (a kernel argument, or a launch of its own) before any thread overwrites it: no "
                         "barrier orders the threads of different blocks.")
+            elif fault.mask == 1 and line and other_line and other_line < line and not _in_one_loop(
+                    source.text, other_line, line) and not _reads_element(name, source.line_text(other_line)):
+                # `if (i == 0) g_scale = p[0] / p[1];` then `y[i] = x[i] * g_scale;`: one thread sets, all read
+                what = (f"reads {element}, which {who} set{at} in this launch (and read after it): the other threads "
+                        "may read it before that store or after it, so on a GPU they may see the old value")
+                hint = (f"A value that one thread sets for the others: compute it before the launch and pass it as an "
+                        f"argument (or set {name} from the host), or set it in a kernel of its own launched first"
+                        + ("; __syncthreads() between the store and the reads would order only the threads of one "
+                           "block, and the blocks run in any order." if other_block == block else
+                           ": no barrier orders the threads of different blocks.")
+                        + " (Or let every thread compute it for itself, if that is cheap.)")
             elif fault.mask == 1:  # the writer read it here first: `int slot = *count; ...; *count = slot + 1;`
                 what = (f"reads {element}, which {who} also read here and then wrote back{at} in this launch: "
                         f"a read-modify-write without an atomic (a counter or a sum kept by hand), so on a "
@@ -3145,6 +3196,28 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     hint = ("If each element should belong to one thread, check how the index is computed (a "
                             "grid-stride loop steps by blockDim.x * gridDim.x). If the threads share it on purpose "
                             f"(a counter, a sum): {hint[0].lower()}{hint[1:]}")
+                read_text = source.line_text(line) if line else ""
+                write_text = source.line_text(other_line) if other_line else ""
+                if re.search(rf"=\s*\*\s*{re.escape(name)}\s*;|=\s*{re.escape(name)}\s*\[\s*0\s*\]\s*;", read_text) \
+                        and re.search(rf"(?:\*\s*{re.escape(name)}|\b{re.escape(name)}\s*\[\s*0\s*\])\s*=\s*\w+\s*;",
+                                      write_text) and not re.search(r"\+\s*1\b|\+\+", write_text):
+                    # `next[i] = *head; *head = i;`: a list's head replaced by each thread (a stack push)
+                    hint = (f"Each thread replaces `{name}` with its own value after reading the old one (a list's "
+                            f"head, a stack push): do both in one atomic, `old = atomicExch({name}, new_value);` (or an "
+                            f"atomicCAS loop, when the new value depends on the old).")
+                elif itemsize > 4 and re.search(rf"\b{re.escape(name)}\s*\[[^\]]*\]\s*=(?!=)", write_text) and (
+                        fields := re.findall(r"\.\s*(x|y|z|w|\w+)\s*=(?!=)", " ".join(
+                            source.line_text(n) for n in range(min(line, other_line), max(line, other_line) + 1)))):
+                    # `float4 a = v[t >> 2]; a.y = s[t]; v[t >> 2] = a;`: a whole element copied, one field changed
+                    what = (f"reads {element}, which {who} also read here and then wrote back whole{at} in this launch, "
+                            "to change one part of it: on a GPU one thread's store of the whole element can undo the "
+                            "part another thread changed")
+                    parts = ", ".join(f"`.{f}`" for f in dict.fromkeys(fields[:4]))
+                    hint = (f"Each thread reads the whole of {element}, changes one part ({parts}) and stores the "
+                            "whole element back, so it also stores the parts other threads changed, with their old "
+                            f"values: let each thread store only its own part (`{name}[...].{fields[0]} = ...`, or "
+                            "through a pointer to the element's members), or let one thread gather the parts and "
+                            "store the element once.")
                 if _kept_by_hand(name, source.line_text(line) if line else "",
                                  source.line_text(other_line) if other_line else ""):
                     what = what.replace("(a counter or a sum kept by hand)", "(a maximum or minimum kept by hand)")
@@ -3168,6 +3241,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                         hint = (f"Test and set in one atomic, so that exactly one thread gets through: `atomicCAS("
                                 f"&{written}, unset, {flag}) == unset` (unset: the value the test looks for).")
                     hint += " The element's type must be int, unsigned or unsigned long long for these."
+                if _in_a_lock(source):  # a maximum kept by hand inside a lock: the lock lacks its fences
+                    hint = _LOCK_HINT.format(element=element)
             elif other_line == line:  # one statement in two threads: `y[i] = a * x[i] + y[i]`, `a[i] = a[i + 1]`
                 hint = ("One statement, run by two threads, reads and writes the same element: if each element "
                         "should belong to one thread, check how the index is computed (a grid-stride loop steps by "

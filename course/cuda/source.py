@@ -4130,10 +4130,15 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
         if start is None or start in bound or addresses.get(start) == end:
             continue
         # Look through parentheses around the access: (s[i]) = v, &(s[i]), (*(float4*)p) = v.
+        # (Not the parentheses of a call or a cast, `f(s[i])`, `(int)(s[i])`; those after a statement's
+        # keyword or an if/for/while header are: `if (c) (*count)++;`, `return (*p)++;`.)
         left, right = start - 1, end
         while left > a and right < b and tokens[left].text == "(" and tokens[right].text == ")" \
-                and _matching(tokens, left) == right and tokens[left - 1].kind != "ident" \
-                and tokens[left - 1].text not in (")", "]", ">"):
+                and _matching(tokens, left) == right and (
+                    tokens[left - 1].kind != "ident" and tokens[left - 1].text not in (")", "]", ">")
+                    or tokens[left - 1].text in ("else", "return", "do", "case")
+                    or tokens[left - 1].text == ")" and tokens[_opening(tokens, left - 1) - 1].text in (
+                        "if", "for", "while", "switch")):
             left, right = left - 1, right + 1
         before, after = tokens[left], tokens[right] if right < b else tokens[b]
         if _address_operator(tokens, left):
