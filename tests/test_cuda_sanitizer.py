@@ -3354,3 +3354,23 @@ extern "C" __global__ void k(int* head, int* next) {
     for text in wanted:
         assert text in str(info.value)
     assert "atomicAdd(&" not in str(info.value).split("hint:")[1] or case == "lock"
+
+
+def test_a_block_scope_atomic_on_an_element_several_blocks_update_is_a_race():
+    """atomicAdd_block is atomic only among one block's threads: on a total that every block updates, two
+    blocks' updates can meet. On an element of the block's own (partial sums by blockIdx), it is right."""
+    source = r"""
+extern "C" __global__ void k(const int* x, int* totals, int per_block) {
+    int slot = per_block ? blockIdx.x : 0;
+    atomicAdd_block(&totals[slot], x[blockIdx.x * blockDim.x + threadIdx.x]);  // ADD
+}
+"""
+    x, totals = np.arange(256, dtype=np.int32), np.zeros(4, np.int32)
+    with pytest.raises(cuda.KernelError, match=r"updates totals\[0\] atomically, and so does thread \(63, 0, 0\) of "
+                                               r"block \(0, 0, 0\).*atomicAdd_block, atomic only among the threads of "
+                                               r"one block") as info:
+        kernel("k", source)((4,), (64,), (x, totals, np.int32(0)))
+    assert info.value.line == line_of("ADD", source) and "Use atomicAdd (device scope)" in str(info.value)
+    totals[:] = 0
+    kernel("k", source)((4,), (64,), (x, totals, np.int32(1)))
+    np.testing.assert_array_equal(totals, x.reshape(4, 64).sum(1))

@@ -3071,7 +3071,16 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         warp_step = fault.mask == 2 and other_block == block and _same_warp(fault, block_dim)  # volatile update, read
         if warp_step:
             order = "with no __syncwarp() (or __syncthreads()) between them"
-        if mine == 2 and theirs == 2:
+        if fault.mask in (5, 6):  # an atomic of block scope (atomicAdd_block) and another block's atomic
+            scoped_line = line if fault.mask == 5 else other_line
+            call = re.search(r"\b(atomic\w+?)_block\b", source.line_text(scoped_line) if scoped_line else "")
+            call = call.group(1) if call else "atomicAdd"
+            what = (f"updates {element} atomically, and so does {who}{at} in this launch, but "
+                    f"{'this' if fault.mask == 5 else 'that'} update is {call}_block, atomic only among the threads of "
+                    "one block: on a GPU two blocks' updates can meet, and one is lost")
+            hint = (f"Use {call} (device scope) for an element that threads of several blocks update; {call}_block is "
+                    "for __shared__ memory, or for a global element that only one block's threads touch.")
+        elif mine == 2 and theirs == 2:
             what = (f"writes {element}, which {who} also wrote{at} in this launch, without an atomic: on a GPU one "
                     "of the two writes is lost")
             if fault.op == 6:

@@ -402,6 +402,7 @@ struct __cc_worker {
     uint32_t epoch, block_epoch;      // the sanitizer's clock, see __cc_new_block
     uint32_t warp_epoch[32];
     bool exchange_store;              // the next atomicExch is a statement: its old value unused (see __cc_exchange_next)
+    bool block_scope_next;            // the next atomic is an atomicAdd_block (...): atomic among the block's threads only
     uint32_t warp_full[32];           // warp_epoch after the last warp-level call of all the warp's lanes
     uint32_t (*warp_pairs)[32][32];   // [warp][a][b]: after the last call of a sub-mask with lanes a and b
     uint32_t block_linear;
@@ -888,6 +889,7 @@ struct __cc_global_note {
     uint8_t volatile_store : 1;    // an atomic note that was a volatile store (`result[b] = sum;`, or the write of `+=`)
     uint8_t cas : 1;               // an atomic note that was an atomicCAS
     uint8_t has_old : 1;           // a write note: `old` holds the element's bytes before the write
+    uint8_t block_scope : 1;       // an atomic note that was an atomicAdd_block (...), atomic only within its block
     uint8_t volatile_read;         // an atomic note that was a volatile read (for the message)
     uint64_t old;                  //   (elements of at most 8 bytes; for __cc_race_rerun's stale reads)
 };
@@ -1518,7 +1520,7 @@ static inline const __cc_global_note* __cc_unordered_in(const __cc_allocation& a
 }
 static inline void __cc_keep_note(__cc_allocation& a, int k, int k2, size_t word, unsigned me, uint32_t site,
                                   bool same = false, bool volatile_read = false, bool volatile_write = false,
-                                  bool volatile_store = false, bool cas = false) {
+                                  bool volatile_store = false, bool cas = false, bool block_scope = false) {
     __cc_global_note* notes = __cc_notes_of(a, k);
     if (!notes) return;
     __cc_global_note& n = notes[word];
@@ -1540,7 +1542,7 @@ static inline void __cc_keep_note(__cc_allocation& a, int k, int k2, size_t word
     n.tid = (uint16_t)me, n.same = same, n.repeated = 0, n.volatile_read = volatile_read;
     n.has_old = k == __CC_NOTE_WRITE && a.item <= 8;  // (before the store: the element holds the old bytes)
     if (n.has_old) memcpy(&n.old, a.base + word * a.item, a.item);
-    n.volatile_write = volatile_write, n.volatile_store = volatile_store, n.cas = cas;
+    n.volatile_write = volatile_write, n.volatile_store = volatile_store, n.cas = cas, n.block_scope = block_scope;
     n.warp = __cc_warp_epoch[(me / 32) & 31];
     n.time = __cc_sync_launch == __cc_current_launch ? ++__cc_sync_clock : 0;  // 0: before any fence
 }
@@ -1596,7 +1598,7 @@ static inline bool __cc_atomic_before(const __cc_allocation& a, size_t word, uin
 // `observed`: for a read, when this thread last did a global atomic or volatile read before it (0:
 // never, or no handover is tracked in this launch).
 static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int kind, uint32_t site, int said,
-                             int relaxed = 0, uint32_t observed = 0, bool cas = false) {
+                             int relaxed = 0, uint32_t observed = 0, bool cas = false, bool block_scope = false) {
     if (kind == __CC_TOUCH) return;
     if (a.read_only && kind != __CC_READ) {
         __cc_fault* f = __cc_fault_out;
@@ -1616,7 +1618,17 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
     for (size_t word = first; word < last && word < a.shadow_count; word++) {  // a float4 covers four floats
         const __cc_global_note* other = nullptr;
         int other_kind = __CC_WRITE;
-        if (!same) other = __cc_unordered_in(a, __CC_NOTE_WRITE, -1, word, me, kind == __CC_READ);
+        bool scoped = false;  // an atomic of block scope (atomicAdd_block) meets another block's atomic
+        if (kind == __CC_ATOMIC && !relaxed)
+            for (int slot : {__CC_NOTE_ATOMIC, __CC_NOTE_ATOMIC2}) {
+                const __cc_global_note* n = a.notes[slot] ? &a.notes[slot][word] : nullptr;
+                if (n && n->launch == __cc_current_launch && n->block != __cc_block_linear && (block_scope || n->block_scope)
+                    && !n->volatile_read && !n->volatile_write && !n->volatile_store) {
+                    other = n, other_kind = __CC_ATOMIC, scoped = true;
+                    break;
+                }
+            }
+        if (!same && !other) other = __cc_unordered_in(a, __CC_NOTE_WRITE, -1, word, me, kind == __CC_READ);
         if (!other && (kind == __CC_WRITE || same)) {
             // After this thread's own atomic, the newest on the element, the others' atomics came before
             // it (an element's atomics happen in one order) and so before this write: the last block of
@@ -1708,6 +1720,7 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
             f->other_op = other_kind;
             f->mask = volatile_pair ? 2 : unfenced ? 3 : 0;  // 2: a volatile update and a volatile read of one
                                                              // block, 3: a volatile store handed over unfenced (cpu.py)
+            if (scoped) f->mask = 5 + !block_scope;  // 5: this atomic is of block scope, 6: the other one was
             if (kind == __CC_READ && other_kind == __CC_WRITE && !unfenced && __cc_read_back_by(a, word, *other, site))
                 f->mask = 1;
             if ((kind == __CC_ATOMIC && other_kind == __CC_READ && !relaxed && other->block != __cc_block_linear &&
@@ -1721,7 +1734,7 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
         if (kind == __CC_READ) __cc_keep_note(a, __CC_NOTE_READ, __CC_NOTE_READ2, word, me, site);
         else if (kind == __CC_ATOMIC)
             __cc_keep_note(a, __CC_NOTE_ATOMIC, __CC_NOTE_ATOMIC2, word, me, site, false, said == __CC_READ, update,
-                           relaxed == 2 || relaxed == 3, cas);
+                           relaxed == 2 || relaxed == 3, cas, block_scope);
         else __cc_keep_note(a, __CC_NOTE_WRITE, -1, word, me, site, same);
     }
 }
@@ -1921,7 +1934,9 @@ static void __cc_note_at(const volatile void* address, size_t size, int kind, ui
     const char* p = (const char*)address;
     bool relaxed = kind & __CC_VOLATILE, update = kind & __CC_UPDATE, copy = kind & __CC_COPY;
     bool cas = kind & __CC_CAS, exchange = (kind & __CC_EXCHANGE) && __cc_me->exchange_store;
-    if ((kind & ~(__CC_VOLATILE | __CC_CAS | __CC_EXCHANGE)) == __CC_ATOMIC) __cc_me->exchange_store = false;
+    bool block_scope = false;
+    if ((kind & ~(__CC_VOLATILE | __CC_CAS | __CC_EXCHANGE)) == __CC_ATOMIC)
+        block_scope = __cc_me->block_scope_next, __cc_me->exchange_store = __cc_me->block_scope_next = false;
     kind &= ~(__CC_VOLATILE | __CC_UPDATE | __CC_COPY | __CC_CAS | __CC_EXCHANGE);
     // The store of a copy whose bytes no thread wrote (see __cc_copy)
     bool copied_unwritten = false;
@@ -1956,7 +1971,7 @@ static void __cc_note_at(const volatile void* address, size_t size, int kind, ui
             return __cc_note_global(a, (size_t)(p - a.base), size, relaxed && !a.read_only ? __CC_ATOMIC : kind, site,
                                     said, relaxed && !a.read_only && !polled
                                               ? (kind == __CC_READ ? (update ? 4 : 1) : update ? 3 : 2) : 0,
-                                    polled ? 0 : observed, cas);
+                                    polled ? 0 : observed, cas, block_scope);
         }
     }
     if (__cc_quarantined && kind != __CC_TOUCH) __cc_heap_check_freed(p, size, kind, site);  // device malloc's blocks
@@ -4169,7 +4184,11 @@ __CC_DIRECTED(rd, 3)
 #define __ddiv_rn(a, b) ((double)(a) / (double)(b))
 #define __drcp_rn(x) (1.0 / (double)(x))
 #define __dsqrt_rn(x) sqrt((double)(x))
-#define __CC_SCOPED_ATOMICS(NAME) template <class... A> __attribute__((always_inline)) static inline auto NAME##_block(A&&... a) -> decltype(NAME(static_cast<A&&>(a)...)) { return NAME(static_cast<A&&>(a)...); } \
+// (NAME_block: the sanitizer takes note that the atomic is of block scope, atomic only among the threads of
+// one block; two blocks' updates of one global element so are a race)
+#define __CC_SCOPED_ATOMICS(NAME) template <class... A> __attribute__((always_inline)) static inline auto NAME##_block(A&&... a) -> decltype(NAME(static_cast<A&&>(a)...)) { \
+        if (__cc_sanitizing) __cc_me->block_scope_next = true; \
+        return NAME(static_cast<A&&>(a)...); } \
     template <class... A> __attribute__((always_inline)) static inline auto NAME##_system(A&&... a) -> decltype(NAME(static_cast<A&&>(a)...)) { return NAME(static_cast<A&&>(a)...); }
 __CC_SCOPED_ATOMICS(atomicAdd) __CC_SCOPED_ATOMICS(atomicSub) __CC_SCOPED_ATOMICS(atomicExch)
 __CC_SCOPED_ATOMICS(atomicMin) __CC_SCOPED_ATOMICS(atomicMax) __CC_SCOPED_ATOMICS(atomicInc)
