@@ -3374,3 +3374,63 @@ extern "C" __global__ void k(const int* x, int* totals, int per_block) {
     totals[:] = 0
     kernel("k", source)((4,), (64,), (x, totals, np.int32(1)))
     np.testing.assert_array_equal(totals, x.reshape(4, 64).sum(1))
+
+
+@pytest.mark.parametrize("wait, warned", [("while (flag[0] == 0) { }", True), ("while (*flag == 0);", True),
+                                          ("do { __nanosleep(32); } while (flag[0] == 0);", True),
+                                          ("while (*(volatile int*)flag == 0) { }", False),
+                                          ("while (atomicAdd(flag, 0) == 0) { }", False)])
+def test_a_loop_waiting_on_a_plain_read_is_warned_about(wait, warned):
+    """`while (flag[0] == 0) { }`: nvcc reads the flag once and spins forever; here the block that sets it ran
+    first, so the loop never even waited. A volatile or atomic read is the fix, and is silent."""
+    source = f"""
+extern "C" __global__ void k(float* data, int* flag, int* tickets, float* y) {{
+    __shared__ int ticket;
+    if (threadIdx.x == 0) ticket = atomicAdd(tickets, 1);
+    __syncthreads();
+    if (threadIdx.x != 0) return;
+    if (ticket == 0) {{ data[0] = 42.0f; __threadfence(); atomicExch(flag, 1); }}
+    else {{ {wait} __threadfence(); y[ticket] = data[0]; }}  // WAIT
+}}
+"""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        y = np.zeros(3, np.float32)
+        kernel("k", source)((3,), (32,), (np.zeros(1, np.float32), np.zeros(1, np.int32), np.zeros(1, np.int32), y))
+    assert y.tolist() == [0, 42, 42]
+    messages = [str(w.message) for w in caught if issubclass(w.category, cuda.KernelWarning)]
+    if warned:
+        assert len(messages) == 1 and f"line {line_of('WAIT', source)}: the loop waits for" in messages[0], messages
+        assert "with a plain read" in messages[0] and "volatile" in messages[0]
+    else:
+        assert messages == []
+
+
+@pytest.mark.parametrize("uses_ticket", [False, True])
+def test_a_last_block_picked_by_its_index_instead_of_its_ticket_is_warned_about(uses_ticket):
+    source = """
+extern "C" __global__ void sum(const float* x, float* part, unsigned* count, float* out) {
+    if (threadIdx.x != 0) return;
+    part[blockIdx.x] = x[blockIdx.x];
+    __threadfence();
+    TICKET
+        float total = 0.0f;
+        for (int b = 0; b < gridDim.x; b++) total += part[b];
+        out[0] = total;
+    }
+}
+""".replace("TICKET", "if (atomicInc(count, gridDim.x) == gridDim.x - 1) {" if uses_ticket else
+            "atomicInc(count, gridDim.x);  // TICKET\n    if (blockIdx.x == gridDim.x - 1) {")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = np.zeros(1, np.float32)
+        kernel("sum", source)((6,), (32,), (np.arange(6, dtype=np.float32), np.zeros(6, np.float32),
+                                            np.zeros(1, np.uint32), out))
+    assert out[0] == 15
+    messages = [str(w.message) for w in caught if issubclass(w.category, cuda.KernelWarning)]
+    if uses_ticket:
+        assert messages == []
+    else:
+        assert len(messages) == 1 and f"line {line_of('TICKET', source)}: atomicInc takes a ticket whose value is " \
+                                      "not used" in messages[0]
+        assert "`unsigned ticket = atomicInc(count, gridDim.x); if (ticket == gridDim.x - 1)" in messages[0]

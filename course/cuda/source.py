@@ -1621,7 +1621,8 @@ def parse(text: str, options=()) -> Source:
     host_only = _host_only_uses(tokens, functions, known_types, directives, bool(_RELAXED_CONSTEXPR & set(options)))
     nvcc_refuses = _nvcc_refusals(tokens, functions, known_types,
                                   {macro[0] for macro in (_macro_of(t.text) for t in directives) if macro})
-    cas_misuse = _cas_misuse(tokens, functions)
+    cas_misuse = (_cas_misuse(tokens, functions) + _plain_waits(tokens, functions, _volatile_names(tokens))
+                  + _unused_tickets(tokens, functions))
     _exchange_stores(tokens, functions, replace)
     _function_pointer_types(tokens, text, aliases, replace)
     kernels, problems, not_extern_c, templates = {}, {}, set(), {}
@@ -2678,6 +2679,94 @@ def _cas_misuse(tokens: list[Token], functions: list) -> list[tuple[int, str]]:
                               f"try, and compute the new value from it again: `int seen = atomicCAS(p, {name}, "
                               f"f({name})); if (seen == {name}) break; {name} = seen;`."))
     return found
+
+
+_IDLE_CALLS = {"__nanosleep", "__threadfence", "__threadfence_block", "__threadfence_system"}
+
+
+def _plain_waits(tokens: list[Token], functions: list, volatile_names: set) -> list[tuple[int, str]]:
+    """Loops that wait for another thread with a plain read: `while (flag[0] == 0) { }` (or `;`, a
+    `do { } while`, a body of __nanosleep or fences only). Nothing in the loop changes what its condition
+    reads, so a compiler may read it once, and the loop never ends on a GPU (nvcc hoists the load), even
+    when another thread sets it; here threads and blocks take turns, so it may never even wait.
+    (line, what and how to fix it)."""
+    found = []
+    for f in functions:
+        if not f.body:
+            continue
+        a, b = f.body
+        for j in range(a + 1, b - 1):
+            if tokens[j].text != "while" or tokens[j + 1].text != "(":
+                continue
+            close = _matching(tokens, j + 1)
+            condition = tokens[j + 2:close]
+            if tokens[j - 1].text == "}":  # `do { ... } while (c);`: the body before it
+                start = _opening_brace(tokens, j - 1)
+                if start is None or tokens[start - 1].text != "do":
+                    continue
+                body = tokens[start + 1:j - 1]
+            elif close + 1 < b and tokens[close + 1].text == ";":
+                body = []
+            elif close + 1 < b and tokens[close + 1].text == "{":
+                body = tokens[close + 2:_matching(tokens, close + 1)]
+            else:
+                continue
+            idle = all(t.text in _IDLE_CALLS or t.text in ("(", ")", ";") or t.kind == "number" for t in body)
+            reads = any(t.text in ("[", "->") or t.text == "*" and _unary_star(tokens, q)
+                        for q, t in enumerate(condition, j + 2))
+            changes = any(t.text in _ASSIGNMENTS | {"++", "--", "volatile"} or t.text in volatile_names
+                          or t.kind == "ident" and q + 1 < close and tokens[q + 1].text in ("(", "<", ".")
+                          for q, t in enumerate(condition, j + 2))
+            if idle and reads and not changes:
+                what = " ".join(t.text for t in condition).replace(" [ ", "[").replace(" ]", "]").replace("* ", "*")
+                found.append((tokens[j].line,
+                              f"the loop waits for `{what}` to change, with a plain read: nothing in the loop changes "
+                              "it, so the compiler may read it once, and then the loop never ends on a GPU (nvcc does "
+                              "so), even after another thread sets it. Read it through a volatile pointer "
+                              "(`*(volatile int*)&flag` for a flag `flag`) or with an atomic (`atomicAdd(&flag, 0)`, "
+                              "cuda::atomic_ref's load()), and let the thread that sets it do so with an atomic "
+                              "after __threadfence()."))
+    return found
+
+
+def _unused_tickets(tokens: list[Token], functions: list) -> list[tuple[int, str]]:
+    """A last-block ticket taken but not used (`atomicInc(count, gridDim.x);` as a statement) and then the
+    last block picked by its index (`if (blockIdx.x == gridDim.x - 1)`): blocks run in any order, so that block
+    may run before the others are done; here they run in launch order, which never shows it. (line, what)."""
+    found = []
+    for f in functions:
+        if not f.body:
+            continue
+        a, b = f.body
+        for i in range(a + 1, b - 1):
+            if tokens[i].text not in ("atomicInc", "atomicAdd") or tokens[i + 1].text != "(":
+                continue
+            close = _matching(tokens, i + 1)
+            if not _result_unused(tokens, i, close, b):
+                continue
+            for k in range(close, b - 11):
+                window = "".join(t.text for t in tokens[k:k + 12])
+                if tokens[k].text == "if" and re.match(r"if\(blockIdx\.x==gridDim\.x-1\)|if\(gridDim\.x-1==blockIdx\.x\)",
+                                                       window):
+                    found.append((tokens[i].line,
+                                  f"{tokens[i].text} takes a ticket whose value is not used, and line {tokens[k].line} "
+                                  "picks the last block by its index: blocks run in any order, so block gridDim.x - 1 "
+                                  "may run before the others have written their parts (here blocks run in launch "
+                                  "order, which never shows it). Let the ticket pick the block: `unsigned ticket = "
+                                  "atomicInc(count, gridDim.x); if (ticket == gridDim.x - 1) { ... }` (after "
+                                  "__threadfence(), as before)."))
+                    break
+    return found
+
+
+def _opening_brace(tokens: list[Token], j: int) -> int | None:
+    """Index of the `{` that the `}` at tokens[j] closes, or None."""
+    depth = 0
+    for k in range(j, -1, -1):
+        depth += {"}": 1, "{": -1}.get(tokens[k].text, 0)
+        if depth == 0:
+            return k
+    return None
 
 
 def _result_unused(tokens: list[Token], i: int, close: int, end: int) -> bool:
