@@ -3434,3 +3434,104 @@ extern "C" __global__ void sum(const float* x, float* part, unsigned* count, flo
         assert len(messages) == 1 and f"line {line_of('TICKET', source)}: atomicInc takes a ticket whose value is " \
                                       "not used" in messages[0]
         assert "`unsigned ticket = atomicInc(count, gridDim.x); if (ticket == gridDim.x - 1)" in messages[0]
+
+
+# probe 19 (mutants of correct kernels): messages that named the right bug but the wrong fix.
+def test_a_private_histogram_merged_without_atomics_gets_the_atomic_not_a_grid_stride_step():
+    """`for (b = threadIdx.x; b < BINS; b += blockDim.x) hist[b] += h[b];`: every block is meant to add into
+    every bin (a block-stride loop from threadIdx alone), so the fix is atomicAdd, not a grid-wide step."""
+    source = r"""
+#define BINS 64
+extern "C" __global__ void k(const unsigned char* data, unsigned int* hist, int n) {
+    __shared__ unsigned int h[BINS];
+    for (int b = threadIdx.x; b < BINS; b += blockDim.x) h[b] = 0;
+    __syncthreads();
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        atomicAdd(&h[data[i] % BINS], 1u);
+    __syncthreads();
+    for (int b = threadIdx.x; b < BINS; b += blockDim.x)
+        hist[b] += h[b];  // MERGE
+}
+"""
+    data = np.random.default_rng(7).integers(0, 256, 3001).astype(np.uint8)
+    with pytest.raises(cuda.KernelError, match=r"updates hist\[0\]") as info:
+        kernel("k", source)((5,), (32,), (data, np.zeros(64, np.uint32), np.int32(3001)))
+    assert "use atomicAdd(&hist[0], value)" in str(info.value) and "gridDim" not in str(info.value).split("hint:")[1]
+
+
+def test_a_wrapping_ticket_counter_kept_by_hand_is_a_counter_not_a_maximum():
+    source = r"""
+__device__ unsigned int count = 0;
+extern "C" __global__ void k(unsigned int* tickets) {
+    if (threadIdx.x == 0) {
+        unsigned int ticket = count;
+        count = (ticket >= gridDim.x - 1) ? 0 : ticket + 1;
+        tickets[blockIdx.x] = ticket;
+    }
+}
+"""
+    with pytest.raises(cuda.KernelError, match=r"\(a counter or a sum kept by hand\)") as info:
+        kernel("k", source)((8,), (32,), (np.zeros(8, np.uint32),))
+    assert "atomicAdd(&count, 1)" in str(info.value) and "atomicMax" not in str(info.value)
+
+
+def test_a_barrier_inside_an_if_of_straight_line_code_is_not_said_to_be_in_a_loop():
+    source = r"""
+#include <climits>
+extern "C" __global__ void k(const int* x, int* result, int n) {
+    __shared__ int block_max;
+    if (threadIdx.x == 0) { block_max = INT_MIN; __syncthreads(); }  // IF
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomicMax(&block_max, x[i]);
+    __syncthreads();
+    if (threadIdx.x == 0) atomicMax(result, block_max);
+}
+"""
+    with pytest.raises(cuda.KernelError, match=r"do not all reach .*inside the if at line 5, which thread \(0, 0, 0\) "
+                                               r"went into and thread \(1, 0, 0\) did not") as info:
+        kernel("k", source)((2,), (64,), (np.arange(100, dtype=np.int32), np.zeros(1, np.int32), np.int32(100)))
+    assert "different passes" not in str(info.value) and "loop" not in str(info.value)
+
+
+@pytest.mark.parametrize("declared, index, said", [("t[B + 1][B + 2]", "t[B + 1][tx]", "B + 1 is 17 for every thread"),
+                                                   ("t[B + 2][B + 2]", "t[tx + 18][0]", "tx + 18 is 18 or more")])
+def test_an_index_no_thread_can_keep_inside_the_array_gets_no_guard(declared, index, said):
+    """`t[B + 1][tx]` of `t[B + 1][B + 2]`: a guard `if (B + 1 < 17)` would never be true; the array is too small
+    (or the index wrong)."""
+    source = f"""
+#define B 16
+extern "C" __global__ void k(float* out) {{
+    __shared__ float {declared};
+    int tx = threadIdx.x;
+    if (threadIdx.y == B - 1) {index} = 0.0f;
+    __syncthreads();
+    out[0] = 1.0f;
+}}
+"""
+    with pytest.raises(cuda.KernelError, match="No thread can reach") as info:
+        kernel("k", source)((1,), (16, 16), (np.zeros(1, np.float32),))
+    assert said in str(info.value) and "Guard the access" not in str(info.value)
+
+
+def test_an_unwritten_shared_key_is_reported_before_the_collision_it_causes():
+    """A rank sort whose keys were stored one place off (`s[t + 1] = x[t]`): thread 0 reads s[0], which no
+    thread wrote, and its rank then collides with another thread's store into y. The read is the bug."""
+    source = r"""
+extern "C" __global__ void rank_sort(const float* x, float* y, int n) {
+    __shared__ float s[128];
+    int t = threadIdx.x;
+    if (t < n) s[t + 1] = x[t];
+    __syncthreads();
+    if (t < n) {
+        float v = s[t];  // KEY
+        int r = 0;
+        for (int j = 0; j < n; j++)
+            if (s[j] < v || (s[j] == v && j < t)) r++;
+        y[r] = v;
+    }
+}
+"""
+    x = np.random.default_rng(8).permutation(100).astype(np.float32)
+    with pytest.raises(cuda.KernelError, match=r"reads shared memory s\[0\], which no thread of block") as info:
+        kernel("rank_sort", source)((1,), (128,), (x, np.zeros(100, np.float32), np.int32(100)))
+    assert info.value.line == line_of("KEY", source)

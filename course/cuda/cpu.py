@@ -2436,9 +2436,13 @@ def _kept_by_hand(name: str, read_text: str, written_text: str) -> bool:
     or minimum by hand: `if (x[i] > m[0]) m[0] = x[i];`, `float cur = *m;` then `if (x[i] > cur) *m = x[i];`,
     `*m = fmaxf(*m, x[i]);`."""
     n = re.escape(name)
+    held = re.search(rf"(\w+)\s*=[^=][^;]*\b{n}\b", read_text)
+    # (not a counter that wraps: `count = (ticket >= n - 1) ? 0 : ticket + 1`, or `*c = *c < n ? *c + 1 : 0`)
+    if re.search(rf"(?:\*\s*)?\b(?:{n}{'|' + re.escape(held.group(1)) if held else ''})\b\s*(?:\[[^\]]*\])?\s*[-+]\s*\d",
+                 written_text):
+        return False
     if re.search(rf"(?:[<>]=?\s*\*?\s*{n}\b|\b{n}\s*(?:\[[^\]]*\])?\s*[<>])", read_text):
         return True
-    held = re.search(rf"(\w+)\s*=[^=][^;]*\b{n}\b", read_text)
     return bool((held and re.search(rf"(?<![-<>])[<>]=?\s*{held.group(1)}\b|\b{held.group(1)}\s*[<>](?![<>])",
                                     written_text))
                 or re.search(r"\b(?:fmaxf?|fminf?|max|min)\s*\(", written_text + read_text))
@@ -2731,6 +2735,14 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         hint = (f"A __syncthreads() may sit in conditional code only where the condition is the same for every "
                 f"thread of the block. Keep the work under the if at line {if_line}, and move the barrier out of "
                 "it, where every thread passes (after the if, inside the loop).")
+        if if_line and not _in_one_loop(source.text, if_line, if_line):  # straight-line code: no passes
+            what = (f"threads of one block do not all reach {barrier}: it sits inside the if at line {if_line}, which "
+                    f"thread {thread} went into and thread {other} did not, so thread {other} went on past it (to a "
+                    "later barrier, or to the kernel's end) and the barrier no longer orders what the threads write "
+                    "and read around it (on a GPU a barrier that not every thread of the block reaches is undefined)")
+            hint = (f"A __syncthreads() may sit in conditional code only where the condition is the same for every "
+                    f"thread of the block. Keep the work under the if at line {if_line}, and move the barrier out of "
+                    "it, after the if, where every thread passes.")
     elif kind == BARRIER_MISMATCH:
         other = _xyz(fault.other_thread)
         what = (f"threads of one block wait at different __syncthreads(): thread {thread} at line "
@@ -2855,6 +2867,15 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 or f"Guard the access (`if ({k} < {length})`; an index computed from data, a bin or a slot, needs its "
                    f"values out of range clamped or skipped), or make the array as large as the indices that reach "
                    f"it (e.g. [blockDim.x] elements when each thread has one: a #define or template constant).")
+        offset = re.fullmatch(r"\w+\s*\+\s*(\d+)", k)
+        constant = all(word in source.constants or word.isdigit() or word == "sizeof"
+                       for word in re.findall(r"\b\w+\b", k))
+        if hint.startswith("Guard the access") and (constant or offset and int(offset.group(1)) >= length):
+            # `t[B + 1][tx]` of `t[B + 1][B + 2]`, `s[t + 128]` of `s[128]`: no thread's guard would be true
+            hint = (f"No thread can reach {name}{'[...]' * fault.count}[{k}] inside the array: "
+                    + (f"{k} is {index} for every thread" if constant else f"{k} is {length} or more for every thread")
+                    + f", and that dimension has {length} elements. Make the array as large as the indices that reach "
+                    "it (a halo needs its extra rows and columns in the declaration), or fix the index.")
     elif kind == RACE:
         other = _xyz(fault.other_thread)
         element = _shared_element(fault, source, line)
@@ -3098,7 +3119,11 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             loop_text = " ".join(source.line_text(n) for n in range(max(1, (line or 1) - 2), (line or 0) + 1))
             if _in_a_lock(source):
                 hint = _LOCK_HINT.format(element=element)
-            elif elements != 1 and other_block != block and re.search(r"\+=\s*blockDim\.[xyz]\s*\)", loop_text):
+            elif elements != 1 and other_block != block and re.search(
+                    r"=[^;]*\bblockIdx\b[^;]*;[^;]*;[^)]*\+=\s*blockDim\.[xyz]\s*\)", loop_text):
+                # (a loop from the thread's index in the grid that steps by a block: not a block-stride loop from
+                # threadIdx alone, `for (b = threadIdx.x; b < BINS; b += blockDim.x) hist[b] += h[b];`, where every
+                # block is meant to reach every element: the atomicAdd above is its fix)
                 hint = ("Each element should have one writer: this grid-stride loop steps by blockDim.x only, so "
                         "every block goes over the same elements. Step by blockDim.x * gridDim.x (the whole grid).")
             elif wrapped := _row_wrap(fault, block_dim, source.line_text(line) if line else ""):

@@ -1353,7 +1353,9 @@ static __cc_pending_read __cc_copy;  // (set: __cc_copy_set)
 // set to 0, whose atomicCAS(&lock, 0, 1) then never succeeds.)
 static inline bool __cc_pending_first(int kind) {
     if (kind == __CC_TIMEOUT) return __cc_pending.kind == __CC_ATOMIC;
-    return kind != __CC_UNINITIALIZED && kind != __CC_RACE && kind != __CC_GLOBAL_RACE &&
+    // (a global race after it too: the unwritten value read can be its cause, a rank sort's garbage key
+    // that two threads then store at one place)
+    return kind != __CC_UNINITIALIZED && kind != __CC_RACE &&
            kind != __CC_INTERRUPTED && kind != __CC_SIGNAL && kind != __CC_STACK_OVERFLOW && kind != __CC_NO_MEMORY &&
            kind != __CC_BAD_ARGUMENT;
 }
