@@ -111,6 +111,8 @@ writes into read-only arrays and ``__constant__`` memory, uses of a block after 
 ``free``, a ``__syncthreads()`` inside an ``if`` the block's threads take differently (the bitonic step's
 ``if (p > t) { swap; __syncthreads(); }``, whose skipping threads meet the others there in a later pass),
 a thread reaching another thread's local array through a pointer (handed over in shared memory),
+an ``atomicAdd_block`` (or another ``_block`` atomic) on a global element that other blocks update too (it is
+atomic only among one block's threads),
 an atomic function on a thread's own local variable (``int c = 0; atomicAdd(&c, 1);``: atomics work on
 global and shared memory),
 and an ``__ldg`` of an element written earlier in the launch (the read-only cache is not coherent);
@@ -127,11 +129,15 @@ variables not more than 64 KiB, and a launch may not pass a ``__launch_bounds__`
 before it has a value (``float sum;`` then ``sum += x[i];``) and a function that returns its own
 local array's (or a by-value parameter's) address get a ``KernelWarning`` when the kernel compiles,
 as nvcc warns, and so does an ``atomicCAS`` whose result is ignored or whose loop never refreshes the
-value it compares with (only contention breaks those: threads that run one after another never do) (in a sanitized
+value it compares with (only contention breaks those: threads that run one after another never do), a loop that
+waits on a plain read (``while (flag[0] == 0) { }``: nvcc reads it once and spins forever), and a last block
+picked by ``blockIdx.x == gridDim.x - 1`` after a ticket whose value is unused (blocks run in launch order here,
+which never shows either) (in a sanitized
 launch such a variable starts as the bytes 0xFE, so ``int j;`` used as an index before it has a value
 is usually a fault whose message says so; where the compiler keeps it in a register across threads,
 it may hold the previous thread's value instead), and so do
-two ``extern __shared__`` arrays in one kernel (they are one array), and a pointer inside a struct
+two ``extern __shared__`` arrays in one kernel (they are one array; not when they are used in phases split by a
+``__syncthreads()``), and a pointer inside a struct
 whose bytes come from the host (what it points to cannot be bounds-checked); host code pasted with the kernels (``main``, ``cudaMalloc``,
 ``<<<...>>>``) is refused with what Python does instead. Accesses through references
 (``__device__ void add(float& total, float v)``) and inside ``#define`` macros are checked where
