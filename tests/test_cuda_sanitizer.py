@@ -3295,7 +3295,8 @@ extern "C" __global__ void k(const float* x, float* buf, int* flag, float* y) {
     np.testing.assert_allclose(y, 3 * np.roll(x, -1), rtol=1e-6)
 
 
-@pytest.mark.parametrize("case", ["broadcast", "bit set", "float4 part", "lock", "slot", "stack push"])
+@pytest.mark.parametrize("case", ["broadcast", "bit set", "float4 part", "lock", "slot", "stack push", "bits packed",
+                                  "plain += beside atomics"])
 def test_global_races_get_the_fix_that_fits_them(case):
     """The hint of a global race names the fix of its kind of bug, not the counter's atomicAdd."""
     source, setup, wanted = {
@@ -3348,12 +3349,27 @@ extern "C" __global__ void k(int* head, int* next) {
     *head = i;
 }""", lambda: ((1,), (64,), (np.array([-1], np.int32), np.zeros(64, np.int32))),
             ["`old = atomicExch(head, new_value);`"]),
+        "bits packed": (r"""
+extern "C" __global__ void k(const int* flags, unsigned* words) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned w = words[i >> 2];
+    w |= (unsigned)(flags[i] & 0xff) << (8 * (i & 3));
+    words[i >> 2] = w;
+}""", lambda: ((1,), (64,), (np.arange(64, dtype=np.int32), np.zeros(16, np.uint32))),
+            ["`atomicOr(&words[0], (unsigned)(flags[i] & 0xff) << (8 * (i & 3)));`"]),
+        "plain += beside atomics": (r"""
+extern "C" __global__ void k(const int* bin, const int* w, int* h) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (w[i] == 1) atomicAdd(&h[bin[i]], 1);
+    else h[bin[i]] += w[i];
+}""", lambda: ((1,), (64,), (np.zeros(64, np.int32), np.arange(64, dtype=np.int32) % 2 + 1, np.zeros(1, np.int32))),
+            ["with a plain `+=` while other threads update it atomically", "`atomicAdd(&h[0], value)`"]),
     }[case]
     with pytest.raises(cuda.KernelError) as info:
         kernel("k", source)(*setup())
     for text in wanted:
         assert text in str(info.value)
-    assert "atomicAdd(&" not in str(info.value).split("hint:")[1] or case == "lock"
+    assert "atomicAdd(&" not in str(info.value).split("hint:")[1] or case in ("lock", "plain += beside atomics")
 
 
 def test_a_block_scope_atomic_on_an_element_several_blocks_update_is_a_race():

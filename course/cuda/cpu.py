@@ -2496,6 +2496,21 @@ def _bitwise_update(name: str, text: str) -> str | None:
             + f"(&{{element}}, {operand.group(1) if operand else 'bits'})")
 
 
+def _bits_into_copy(name: str, element: str, source: Source, line: int | None) -> str | None:
+    """`unsigned w = words[k]; w |= b << s; words[k] = w;` ending at `line`: bits combined into a copy of the
+    element and stored back (undoing other threads' bits): the hint with the atomic, else None."""
+    if not line:
+        return None
+    lines = [source.line_text(n) for n in range(max(1, line - 4), line + 1)]
+    for k, text in enumerate(lines):
+        held = re.search(rf"(\w+)\s*=[^=][^;]*\b{re.escape(name)}\b", text)
+        if held and (bitwise := _bitwise_update(held.group(1), " ".join(lines[k + 1:]))) \
+                and re.search(rf"\b{re.escape(name)}\b[^;]*=\s*{held.group(1)}\s*;", lines[-1]):
+            return (f"Each thread combines its bits into a copy of {element} and stores the copy back, undoing the "
+                    f"bits other threads stored meanwhile: make it one atomic, `{bitwise.format(element=element)};`.")
+    return None
+
+
 def _reads_element(name: str, text: str) -> bool:
     """Whether a line reads `name` besides storing into it: `*count = slot + 1` does not, `x[i] += v`,
     `m = max(m, v)` do."""
@@ -3111,7 +3126,9 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             hint = (f"If each element should have one writer, check how the index is computed: two threads reach "
                     f"{element}. If the threads mean to add into it, use atomicAdd(&{element}, value) (or atomicMax, "
                     "...).")
-            if fault.op == 6 and (bitwise := _bitwise_update(name, source.line_text(line) if line else "")):
+            if bits := _bits_into_copy(name, element, source, line):
+                hint = bits
+            elif fault.op == 6 and (bitwise := _bitwise_update(name, source.line_text(line) if line else "")):
                 hint = (f"If each element should have one writer, check how the index is computed: two threads reach "
                         f"{element}. If the threads mean to combine bits into it (a bit set, flags), make the update "
                         f"one atomic: `{bitwise.format(element=element)};` (atomicAdd would add a bit that is set "
@@ -3187,6 +3204,14 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                       else "z[:] = 0, or cudaMemset")
             hint = (f"Set {name} before the launch ({before}) instead of in the kernel, or keep "
                     "every update of the element atomic (atomicExch for a store).")
+            store_line = line if mine == 2 else other_line
+            updated = re.search(rf"\b{re.escape(name)}\s*(?:\[.*\]\s*)?([-+|&^])=(?!=)",
+                                source.line_text(store_line) if store_line else "")
+            if updated:  # `h[b] += w` beside other threads' atomicAdd(&h[b], 1)
+                call = {"+": "atomicAdd", "-": "atomicSub", "|": "atomicOr", "&": "atomicAnd", "^": "atomicXor"}[
+                    updated.group(1)]
+                hint = (f"Line {store_line} updates {element} with a plain `{updated.group(1)}=` while other threads "
+                        f"update it atomically: make that update atomic too, `{call}(&{element}, value)`.")
         else:  # a plain read and a plain write
             what = (f"{'reads' if mine == 1 else 'writes'} {element}, which {who} "
                     f"{'wrote' if theirs == 2 else 'read'}{at} in this launch, {order}: on a GPU the read "
@@ -3252,6 +3277,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                             f"values: let each thread store only its own part (`{name}[...].{fields[0]} = ...`, or "
                             "through a pointer to the element's members), or let one thread gather the parts and "
                             "store the element once.")
+                if bits := _bits_into_copy(name, element, source, max(line or 0, other_line or 0)):
+                    hint = bits
                 if _kept_by_hand(name, source.line_text(line) if line else "",
                                  source.line_text(other_line) if other_line else ""):
                     what = what.replace("(a counter or a sum kept by hand)", "(a maximum or minimum kept by hand)")

@@ -2744,10 +2744,12 @@ def _unused_tickets(tokens: list[Token], functions: list) -> list[tuple[int, str
             close = _matching(tokens, i + 1)
             if not _result_unused(tokens, i, close, b):
                 continue
-            for k in range(close, b - 11):
-                window = "".join(t.text for t in tokens[k:k + 12])
-                if tokens[k].text == "if" and re.match(r"if\(blockIdx\.x==gridDim\.x-1\)|if\(gridDim\.x-1==blockIdx\.x\)",
-                                                       window):
+            for k in range(close, b - 2):
+                if tokens[k].text != "if" or tokens[k + 1].text != "(":
+                    continue
+                condition = "".join(t.text for t in tokens[k + 2:_matching(tokens, k + 1)])
+                if re.search(r"(?<![\w.])blockIdx\.x==gridDim\.x-1(?![\w.(])|(?<![\w.])gridDim\.x-1==blockIdx\.x(?![\w.(])",
+                             condition):
                     found.append((tokens[i].line,
                                   f"{tokens[i].text} takes a ticket whose value is not used, and line {tokens[k].line} "
                                   "picks the last block by its index: blocks run in any order, so block gridDim.x - 1 "
