@@ -2585,3 +2585,16 @@ extern "C" __global__ void hist(const int* x, int* out) {
     with pytest.raises(cuda.KernelError, match=r"accessed bins\[16\]") as info:
         cuda.RawKernel(source, "hist", backend="cpu")((1,), (64,), (np.arange(64, dtype=np.int32), np.zeros(16, np.int32)))
     assert "Guard the access (`if (p < 16)`;" in str(info.value)
+
+
+def test_a_loop_that_runs_to_a_size_in_bytes_over_elements_is_named():
+    """`i < n * sizeof(float)` over a float array (probe 20): the bound counts bytes."""
+    source = r"""
+extern "C" __global__ void clear(float* p, int n) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n * sizeof(float); i += blockDim.x * gridDim.x)
+        p[i] = 0.0f;
+}
+"""
+    with pytest.raises(cuda.KernelError, match=r"accessed p\[\d+\], but p has 300 elements") as info:
+        cuda.RawKernel(source, "clear", backend="cpu")((2,), (128,), (np.ones(300, np.float32), np.int32(300)))
+    assert "The loop at line 3 runs to `n * sizeof(float)`, a size in bytes" in str(info.value)

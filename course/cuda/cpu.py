@@ -1727,7 +1727,19 @@ def _index_hint(source: Source, line: int | None, index: int, length: int) -> st
     return (_one_past_the_end(source, line, index, length) or _uninitialized_index(index) or _undefined_index(index)
             or _unsigned_count_down(source, line, index) or _unsigned_below_zero(source, line, index)
             or _signed_char_index(source, line, index) or _negative_index(index, length, source, line)
-            or _pitch_in_elements(source, index, length))
+            or _pitch_in_elements(source, index, length) or _bytes_as_elements(source, line))
+
+
+def _bytes_as_elements(source: Source, line: int | None) -> str | None:
+    """An index whose loop (on `line` or the two lines before it) runs to a size in bytes, `i < n *
+    sizeof(float)`, over an array's elements: the hint, else None."""
+    for at in range(line or 0, max(0, (line or 0) - 3), -1):
+        loop = re.search(r"\bfor\s*\([^;]*;\s*\w+\s*<=?\s*([^;]*\bsizeof\s*\(?[^;]*?);", source.line_text(at))
+        if loop and "/" not in loop.group(1):  # (`sizeof(a) / sizeof(a[0])` counts elements)
+            return (f"The loop at line {at} runs to `{loop.group(1).strip()}`, a size in bytes, but the index counts "
+                    "elements: compare with the number of elements (sizeof is for malloc, memcpy and memset, which "
+                    "count bytes).")
+    return None
 
 
 _BUILT_IN_NAMES = {"threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "x", "y", "z"}
