@@ -2631,6 +2631,16 @@ def _host_only_uses(tokens: list[Token], functions: list, known_types: set,
     return sorted(found, key=lambda item: item[1])
 
 
+def _calls_in_bodies(tokens: list[Token], functions: list, names: set):
+    """Each `name (` in a function body with `name` one of `names` (a call, or a `while (`): its token
+    index and the body's braces (token indices)."""
+    for f in functions:
+        if f.body:
+            a, b = f.body
+            yield from ((i, f.body) for i in range(a + 1, b - 1)
+                        if tokens[i].text in names and tokens[i + 1].text == "(")
+
+
 def _cas_misuse(tokens: list[Token], functions: list) -> list[tuple[int, str]]:
     """atomicCAS used in a way that only contention breaks, which threads run one after another here
     never show (on a GPU, updates are lost or a loop never ends): (line, what and how to fix it).
@@ -2640,44 +2650,38 @@ def _cas_misuse(tokens: list[Token], functions: list) -> list[tuple[int, str]]:
       thread's change every try fails, forever (the value to compare with must be refreshed from
       what atomicCAS returns: `assumed = old;`)."""
     found = []
-    for f in functions:
-        if not f.body:
+    for i, (a, b) in _calls_in_bodies(tokens, functions, {"atomicCAS"}):
+        args = _call_arguments(tokens, i + 1)
+        if args is None or len(args[0]) != 3:
             continue
-        a, b = f.body
-        for i in range(a + 1, b - 1):
-            if tokens[i].text != "atomicCAS" or tokens[i + 1].text != "(":
-                continue
-            args = _call_arguments(tokens, i + 1)
-            if args is None or len(args[0]) != 3:
-                continue
-            (c0, c1), close = args[0][1], args[1]
-            compare = tokens[c0:c1]
-            constant = all(t.kind == "number" or t.text in ("-", "(", ")") for t in compare)
-            if _result_unused(tokens, i, close, b) and not constant:
-                found.append((tokens[i].line,
-                              "the value atomicCAS returns is not used: when another thread has changed the element "
-                              "since it was read, the swap does not happen, and nothing notices (on a GPU, that "
-                              "update is lost). Keep the result and try again until it is the value you compared "
-                              "with: `old = atomicCAS(p, assumed, f(assumed));` in a loop `while (old != assumed)`, "
-                              "with `assumed = old;` at the top of each pass."))
-                continue
-            if constant or len(compare) != 1 or compare[0].kind != "ident":
-                continue
-            name = compare[0].text
-            loop = _enclosing_loop(tokens, i, a, b)  # (first, last) tokens of the loop statement around the call
-            if loop is None or not _read_from_memory(tokens, name, a, loop[0]):
-                continue  # (a constant compare value, `EMPTY` or `const int empty = -1`, is no stale read)
-            first, last = loop
-            assigned = any(tokens[q].text == name and q + 1 <= last and tokens[q + 1].text in _ASSIGNMENTS | {"++", "--"}
-                           or tokens[q].text == name and tokens[q - 1].text in ("++", "--", "&")
-                           for q in range(first, last + 1))
-            if not assigned:
-                found.append((tokens[i].line,
-                              f"the loop around atomicCAS never refreshes `{name}`, the value it compares with: once "
-                              f"another thread has changed the element, every try fails, and the loop never ends "
-                              f"(on a GPU, under contention). Give `{name}` what atomicCAS returned before the next "
-                              f"try, and compute the new value from it again: `int seen = atomicCAS(p, {name}, "
-                              f"f({name})); if (seen == {name}) break; {name} = seen;`."))
+        (c0, c1), close = args[0][1], args[1]
+        compare = tokens[c0:c1]
+        constant = all(t.kind == "number" or t.text in ("-", "(", ")") for t in compare)
+        if _result_unused(tokens, i, close, b) and not constant:
+            found.append((tokens[i].line,
+                          "the value atomicCAS returns is not used: when another thread has changed the element "
+                          "since it was read, the swap does not happen, and nothing notices (on a GPU, that "
+                          "update is lost). Keep the result and try again until it is the value you compared "
+                          "with: `old = atomicCAS(p, assumed, f(assumed));` in a loop `while (old != assumed)`, "
+                          "with `assumed = old;` at the top of each pass."))
+            continue
+        if constant or len(compare) != 1 or compare[0].kind != "ident":
+            continue
+        name = compare[0].text
+        loop = _enclosing_loop(tokens, i, a, b)  # (first, last) tokens of the loop statement around the call
+        if loop is None or not _read_from_memory(tokens, name, a, loop[0]):
+            continue  # (a constant compare value, `EMPTY` or `const int empty = -1`, is no stale read)
+        first, last = loop
+        assigned = any(tokens[q].text == name and q + 1 <= last and tokens[q + 1].text in _ASSIGNMENTS | {"++", "--"}
+                       or tokens[q].text == name and tokens[q - 1].text in ("++", "--", "&")
+                       for q in range(first, last + 1))
+        if not assigned:
+            found.append((tokens[i].line,
+                          f"the loop around atomicCAS never refreshes `{name}`, the value it compares with: once "
+                          f"another thread has changed the element, every try fails, and the loop never ends "
+                          f"(on a GPU, under contention). Give `{name}` what atomicCAS returned before the next "
+                          f"try, and compute the new value from it again: `int seen = atomicCAS(p, {name}, "
+                          f"f({name})); if (seen == {name}) break; {name} = seen;`."))
     return found
 
 
@@ -2691,41 +2695,35 @@ def _plain_waits(tokens: list[Token], functions: list, volatile_names: set) -> l
     when another thread sets it; here threads and blocks take turns, so it may never even wait.
     (line, what and how to fix it)."""
     found = []
-    for f in functions:
-        if not f.body:
+    for j, (a, b) in _calls_in_bodies(tokens, functions, {"while"}):
+        close = _matching(tokens, j + 1)
+        condition = tokens[j + 2:close]
+        if tokens[j - 1].text == "}":  # `do { ... } while (c);`: the body before it
+            start = _opening_brace(tokens, j - 1)
+            if start is None or tokens[start - 1].text != "do":
+                continue
+            body = tokens[start + 1:j - 1]
+        elif close + 1 < b and tokens[close + 1].text == ";":
+            body = []
+        elif close + 1 < b and tokens[close + 1].text == "{":
+            body = tokens[close + 2:_matching(tokens, close + 1)]
+        else:
             continue
-        a, b = f.body
-        for j in range(a + 1, b - 1):
-            if tokens[j].text != "while" or tokens[j + 1].text != "(":
-                continue
-            close = _matching(tokens, j + 1)
-            condition = tokens[j + 2:close]
-            if tokens[j - 1].text == "}":  # `do { ... } while (c);`: the body before it
-                start = _opening_brace(tokens, j - 1)
-                if start is None or tokens[start - 1].text != "do":
-                    continue
-                body = tokens[start + 1:j - 1]
-            elif close + 1 < b and tokens[close + 1].text == ";":
-                body = []
-            elif close + 1 < b and tokens[close + 1].text == "{":
-                body = tokens[close + 2:_matching(tokens, close + 1)]
-            else:
-                continue
-            idle = all(t.text in _IDLE_CALLS or t.text in ("(", ")", ";") or t.kind == "number" for t in body)
-            reads = any(t.text in ("[", "->") or t.text == "*" and _unary_star(tokens, q)
-                        for q, t in enumerate(condition, j + 2))
-            changes = any(t.text in _ASSIGNMENTS | {"++", "--", "volatile"} or t.text in volatile_names
-                          or t.kind == "ident" and q + 1 < close and tokens[q + 1].text in ("(", "<", ".")
-                          for q, t in enumerate(condition, j + 2))
-            if idle and reads and not changes:
-                what = " ".join(t.text for t in condition).replace(" [ ", "[").replace(" ]", "]").replace("* ", "*")
-                found.append((tokens[j].line,
-                              f"the loop waits for `{what}` to change, with a plain read: nothing in the loop changes "
-                              "it, so the compiler may read it once, and then the loop never ends on a GPU (nvcc does "
-                              "so), even after another thread sets it. Read it through a volatile pointer "
-                              "(`*(volatile int*)&flag` for a flag `flag`) or with an atomic (`atomicAdd(&flag, 0)`, "
-                              "cuda::atomic_ref's load()), and let the thread that sets it do so with an atomic "
-                              "after __threadfence()."))
+        idle = all(t.text in _IDLE_CALLS or t.text in ("(", ")", ";") or t.kind == "number" for t in body)
+        reads = any(t.text in ("[", "->") or t.text == "*" and _unary_star(tokens, q)
+                    for q, t in enumerate(condition, j + 2))
+        changes = any(t.text in _ASSIGNMENTS | {"++", "--", "volatile"} or t.text in volatile_names
+                      or t.kind == "ident" and q + 1 < close and tokens[q + 1].text in ("(", "<", ".")
+                      for q, t in enumerate(condition, j + 2))
+        if idle and reads and not changes:
+            what = " ".join(t.text for t in condition).replace(" [ ", "[").replace(" ]", "]").replace("* ", "*")
+            found.append((tokens[j].line,
+                          f"the loop waits for `{what}` to change, with a plain read: nothing in the loop changes "
+                          "it, so the compiler may read it once, and then the loop never ends on a GPU (nvcc does "
+                          "so), even after another thread sets it. Read it through a volatile pointer "
+                          "(`*(volatile int*)&flag` for a flag `flag`) or with an atomic (`atomicAdd(&flag, 0)`, "
+                          "cuda::atomic_ref's load()), and let the thread that sets it do so with an atomic "
+                          "after __threadfence()."))
     return found
 
 
@@ -2734,30 +2732,24 @@ def _unused_tickets(tokens: list[Token], functions: list) -> list[tuple[int, str
     last block picked by its index (`if (blockIdx.x == gridDim.x - 1)`): blocks run in any order, so that block
     may run before the others are done; here they run in launch order, which never shows it. (line, what)."""
     found = []
-    for f in functions:
-        if not f.body:
+    for i, (a, b) in _calls_in_bodies(tokens, functions, {"atomicInc", "atomicAdd"}):
+        close = _matching(tokens, i + 1)
+        if not _result_unused(tokens, i, close, b):
             continue
-        a, b = f.body
-        for i in range(a + 1, b - 1):
-            if tokens[i].text not in ("atomicInc", "atomicAdd") or tokens[i + 1].text != "(":
+        for k in range(close, b - 2):
+            if tokens[k].text != "if" or tokens[k + 1].text != "(":
                 continue
-            close = _matching(tokens, i + 1)
-            if not _result_unused(tokens, i, close, b):
-                continue
-            for k in range(close, b - 2):
-                if tokens[k].text != "if" or tokens[k + 1].text != "(":
-                    continue
-                condition = "".join(t.text for t in tokens[k + 2:_matching(tokens, k + 1)])
-                if re.search(r"(?<![\w.])blockIdx\.x==gridDim\.x-1(?![\w.(])|(?<![\w.])gridDim\.x-1==blockIdx\.x(?![\w.(])",
-                             condition):
-                    found.append((tokens[i].line,
-                                  f"{tokens[i].text} takes a ticket whose value is not used, and line {tokens[k].line} "
-                                  "picks the last block by its index: blocks run in any order, so block gridDim.x - 1 "
-                                  "may run before the others have written their parts (here blocks run in launch "
-                                  "order, which never shows it). Let the ticket pick the block: `unsigned ticket = "
-                                  "atomicInc(count, gridDim.x); if (ticket == gridDim.x - 1) { ... }` (after "
-                                  "__threadfence(), as before)."))
-                    break
+            condition = "".join(t.text for t in tokens[k + 2:_matching(tokens, k + 1)])
+            if re.search(r"(?<![\w.])blockIdx\.x==gridDim\.x-1(?![\w.(])|(?<![\w.])gridDim\.x-1==blockIdx\.x(?![\w.(])",
+                         condition):
+                found.append((tokens[i].line,
+                              f"{tokens[i].text} takes a ticket whose value is not used, and line {tokens[k].line} "
+                              "picks the last block by its index: blocks run in any order, so block gridDim.x - 1 "
+                              "may run before the others have written their parts (here blocks run in launch "
+                              "order, which never shows it). Let the ticket pick the block: `unsigned ticket = "
+                              "atomicInc(count, gridDim.x); if (ticket == gridDim.x - 1) { ... }` (after "
+                              "__threadfence(), as before)."))
+                break
     return found
 
 
