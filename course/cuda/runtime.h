@@ -824,14 +824,12 @@ static const bool __cc_sanitizing = false;
 
 static inline unsigned __cc_tid() { return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); }
 
-static uint32_t __cc_barrier_clock;  // sanitizer: the running block's last barrier, on __cc_sync_clock (0: none yet)
 static inline void __cc_new_epoch() { __cc_epoch++; }
 static inline void __cc_new_block() {
     __cc_heap_block_done(__cc_me);
     __cc_pending_set = __cc_copy_set = false;
     __cc_me->polling = 0, __cc_me->spin_line = 0;  // (a fault in a waiting loop's condition left them set)
     __cc_block_epoch = ++__cc_epoch;
-    if (__cc_sanitizing) __cc_barrier_clock = 0;
     __cc_block_linear = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
     if (__cc_dyn_shared_bytes) memset(__cc_dyn_shared, 0xff, __cc_dyn_shared_bytes);  // never silently zero
 }
@@ -935,12 +933,12 @@ struct __cc_sync_scope { uint32_t fence, release, acquire; };
 // between threads of one block through shared memory.
 // `published`: its last global atomic or volatile store (what may tell another block that a value
 // is there), `observed`: its last global atomic or volatile read (what may have seen such news).
-// `covered`: at its last device-scope fence, the clock of its block's last barrier before it (0: none):
-// the fence orders the writes of every thread of the block made before that barrier too.
-// `pub_covered`, `pub_release` (the block's first thread only): the newest such barrier that a thread of the
-// block fenced after and then released (an atomic, a volatile store: thread 0's ticket after the block
+// `covered`: the sanitizer's epoch (__cc_epoch) at its last device-scope fence: the fence orders the
+// writes that every thread of the block made in an earlier epoch too, before a barrier that came before it.
+// `pub_covered`, `pub_release` (the block's first thread only): the newest such epoch that a thread of the
+// block fenced in and then released (an atomic, a volatile store: thread 0's ticket after the block
 // wrote its tile, a barrier, and a __threadfence()), and when it first did: a handover of the whole block's
-// writes made before that barrier.
+// writes made before that epoch.
 struct __cc_sync_times {
     __cc_sync_scope device, block;
     uint32_t published, observed;
@@ -978,7 +976,7 @@ static void __cc_note_fence(bool device) {
     __cc_sync_times& me = __cc_sync[__cc_global_tid()];
     uint32_t now = ++__cc_sync_clock;
     me.block = {now, 0, me.block.acquire};
-    if (device) me.device = {now, 0, me.device.acquire}, me.covered = __cc_barrier_clock;
+    if (device) me.device = {now, 0, me.device.acquire}, me.covered = __cc_epoch;
 }
 static inline void __cc_scope_sync(__cc_sync_scope& scope, uint32_t now) {
     if (scope.fence && !scope.release) scope.release = now;
@@ -1059,7 +1057,7 @@ static inline bool __cc_handed_over(const __cc_global_note& w) {
         return true;
     // another thread of the writer's block fenced after a barrier that came after the write, and released
     const __cc_sync_times& block = __cc_sync[y - w.tid];
-    if (block.pub_covered > w.time && me.device.acquire > block.pub_release) return true;
+    if (block.pub_covered > w.epoch && me.device.acquire > block.pub_release) return true;
     // (the writer's block: a lane that met the writer at a warp-level call after the write fenced and released)
     return w.block == (uint32_t)__cc_block_linear && __cc_shared_handed_over(w.tid, w.time);
 }
@@ -5144,7 +5142,6 @@ static void __cc_run_block_as_fibers(__cc_worker* w, int threads) {
         w->barrier_waiting = waiting;
         w->last_barrier_line = first_waiting->barrier_line, w->warp_line = 0;
         if (__cc_pending_set) __cc_report_pending();
-        if (__cc_sanitizing) __cc_barrier_clock = ++__cc_sync_clock;
         __cc_barrier_shares_acquires(threads);
         __cc_new_epoch();
     }
