@@ -3253,7 +3253,7 @@ TILE_PUBLISHED = """tiles[b * 32 + t] = 2.0f * x[b * 32 + t];
 
 
 @pytest.mark.parametrize("how", ["a barrier, then thread 0 fences", "without the barrier", "without the fence",
-                                 "a barrier before the writes only"])
+                                 "only a barrier before the writes"])
 def test_a_tile_written_by_every_thread_and_handed_over_by_thread_0_after_a_barrier(how):
     """Every thread writes its part, __syncthreads(), then thread 0 fences and takes the last-block ticket:
     the barrier orders the other threads' writes before thread 0's fence (PTX causality order), so the last
@@ -3262,7 +3262,7 @@ def test_a_tile_written_by_every_thread_and_handed_over_by_thread_0_after_a_barr
             "without the barrier": TILE_PUBLISHED.replace("__syncthreads();\n    if (t == 0) { __threadfence();",
                                                           "if (t == 0) { __threadfence();"),
             "without the fence": TILE_PUBLISHED.replace("__threadfence(); ", ""),
-            "a barrier before the writes only": "__syncthreads();\n    " + TILE_PUBLISHED.replace(
+            "only a barrier before the writes": "__syncthreads();\n    " + TILE_PUBLISHED.replace(
                 "__syncthreads();\n    if (t == 0) { __threadfence();", "if (t == 0) { __threadfence();", 1)}[how]
     source = TILES.replace("BODY", body)
     x, out = np.random.default_rng(4).random(128).astype(np.float32), np.zeros(32, np.float32)
