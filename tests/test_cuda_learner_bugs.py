@@ -1,0 +1,407 @@
+"""course.cuda's sanitizer on kernels written the way learners write them (probe 22): each bug
+beside its fixed twin. The buggy one raises KernelError naming the array and the kind of bug; the
+fixed one raises nothing (no false alarm), and its results are checked.
+
+The bugs: a warp-synchronous reduction tail without __syncwarp, an in-place Hillis-Steele scan, a
+transpose that reads its tile before the barrier, every thread storing the block's result, a
+grid-stride loop to `<= n`, a shared counter read before the barrier, a reused tile without the
+second barrier, a shared histogram with `++`, a shared cache filled only in part, a stencil without
+its halo guard, a shared cache smaller than the row, a shuffle whose mask leaves out lanes that call
+it, a global total reset inside the kernel, overlapping carves of extern __shared__ memory, a loop to
+blockDim.x over a tile of 16, an in-place shift, an early return before the barrier, `counter++` on
+a __device__ variable, a shared total set without a barrier, a shared struct read before the barrier,
+__syncwarp() between warps, a bitonic sort without barriers, a barrier in a loop whose trip count
+differs between threads, a local array written to `<= 5`, and an accumulator never given a value.
+"""
+
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+import course.cuda as cuda
+
+f32, i32 = np.float32, np.int32
+
+
+def zeros(n, dtype=f32):
+    return np.zeros(n, dtype)
+
+
+def rand(n):
+    return np.random.default_rng(n).random(n).astype(f32)
+
+
+CASES = {}
+
+
+def case(name, template, bug, fix, kernel, grid, block, args, expect, check=None, shared=0):
+    """`template % bug` is the learner's kernel, `template % fix` the fixed one; `expect`: regular
+    expressions the buggy kernel's message must match; `check(args)`: the fixed kernel's results."""
+    CASES[name] = dict(template=template, bug=bug, fix=fix, kernel=kernel, grid=grid, block=block, args=args,
+                       expect=expect, check=check, shared=shared)
+
+
+WARP_TAIL = r"""
+extern "C" __global__ void red(const float* x, float* out) {
+    __shared__ float s[64];
+    int t = threadIdx.x;
+    s[t] = x[blockIdx.x * 64 + t];
+    __syncthreads();
+    if (t < 32) {
+        s[t] += s[t + 32]; %s
+        if (t < 16) s[t] += s[t + 16]; %s
+        if (t < 8) s[t] += s[t + 8]; %s
+        if (t < 4) s[t] += s[t + 4]; %s
+        if (t < 2) s[t] += s[t + 2]; %s
+        if (t < 1) s[t] += s[t + 1];
+    }
+    if (t == 0) out[blockIdx.x] = s[0];
+}"""
+case("warp tail without __syncwarp", WARP_TAIL, ("",) * 5, ("__syncwarp();",) * 5, "red", 2, 64,
+     lambda: (rand(128), zeros(2)), [r"data race on shared memory s\[\d+\]", r"__syncwarp\(\)"],
+     lambda a: np.allclose(a[1], a[0].reshape(2, 64).sum(1), rtol=1e-5))
+
+SCAN = r"""
+extern "C" __global__ void scan(const float* x, float* y, int n) {
+    __shared__ float t[128];
+    int i = threadIdx.x;
+    t[i] = i < n ? x[i] : 0.0f;
+    __syncthreads();
+    for (int off = 1; off < 128; off *= 2) {
+        %s
+        __syncthreads();
+    }
+    if (i < n) y[i] = t[i];
+}"""
+case("in-place Hillis-Steele scan", SCAN, "if (i >= off) t[i] += t[i - off];",
+     "float v = i >= off ? t[i - off] : 0.0f; __syncthreads(); t[i] += v;", "scan", 1, 128,
+     lambda: (rand(100), zeros(100), i32(100)), [r"data race on shared memory t\[\d+\]", r"same pass through the loop"],
+     lambda a: np.allclose(a[1], np.cumsum(a[0]), rtol=1e-5))
+
+TRANSPOSE = r"""
+#define T 16
+extern "C" __global__ void tr(const float* a, float* b, int n) {
+    __shared__ float tile[T][T + 1];
+    int x = blockIdx.x * T + threadIdx.x, y = blockIdx.y * T + threadIdx.y;
+    if (x < n && y < n) tile[threadIdx.y][threadIdx.x] = a[y * n + x];
+    %s
+    x = blockIdx.y * T + threadIdx.x; y = blockIdx.x * T + threadIdx.y;
+    if (x < n && y < n) b[y * n + x] = tile[threadIdx.x][threadIdx.y];
+}"""
+case("transpose reads its tile before the barrier", TRANSPOSE, "", "__syncthreads();", "tr", (2, 2), (16, 16),
+     lambda: (rand(32 * 32), zeros(32 * 32), i32(32)), [r"data race on shared memory tile\[\d+\]\[\d+\]"],
+     lambda a: np.array_equal(a[1].reshape(32, 32), a[0].reshape(32, 32).T))
+case("transpose of a ragged matrix", TRANSPOSE, None, "__syncthreads();", "tr", (2, 2), (16, 16),
+     lambda: (rand(20 * 20), zeros(20 * 20), i32(20)), [],
+     lambda a: np.array_equal(a[1].reshape(20, 20), a[0].reshape(20, 20).T))
+
+BLOCK_SUM = r"""
+extern "C" __global__ void bsum(const float* x, float* out, int n) {
+    __shared__ float s[256];
+    int t = threadIdx.x, i = blockIdx.x * 256 + t;
+    s[t] = i < n ? x[i] : 0.0f;
+    __syncthreads();
+    for (int k = 128; k > 0; k >>= 1) { if (t < k) s[t] += s[t + k]; __syncthreads(); }
+    %s
+}"""
+case("every thread stores the block's result", BLOCK_SUM, "out[blockIdx.x] = s[t];",
+     "if (t == 0) out[blockIdx.x] = s[0];", "bsum", 2, 256, lambda: (rand(512), zeros(2), i32(512)),
+     [r"writes out\[0\], which thread \(\d+, 0, 0\) also wrote", r"without an atomic"],
+     lambda a: np.allclose(a[1], a[0].reshape(2, 256).sum(1), rtol=1e-5))
+
+GRID_STRIDE = r"""
+extern "C" __global__ void scale(float* x, float a, int n) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i %s n; i += blockDim.x * gridDim.x) x[i] *= a;
+}"""
+case("grid-stride loop to <= n", GRID_STRIDE, "<=", "<", "scale", 4, 64, lambda: (np.ones(1000, f32), f32(2), i32(1000)),
+     [r"x\[1000\], but x has 1000 elements"], lambda a: (a[0] == 2).all())
+
+COUNT = r"""
+extern "C" __global__ void compact(const float* x, int* total, int n) {
+    __shared__ int count;
+    if (threadIdx.x == 0) count = 0;
+    __syncthreads();
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && x[i] > 0.5f) atomicAdd(&count, 1);
+    %s
+    if (threadIdx.x == 0) atomicAdd(total, count);
+}"""
+case("shared counter read before the barrier", COUNT, "", "__syncthreads();", "compact", 2, 128,
+     lambda: (rand(256), zeros(1, i32), i32(256)), [r"data race on shared memory count", r"atomically updates"],
+     lambda a: a[1][0] == (a[0] > 0.5).sum())
+
+TILE_REUSE = r"""
+extern "C" __global__ void conv(const float* x, float* y, int n) {
+    __shared__ float tile[64];
+    int t = threadIdx.x;
+    float acc = 0.0f;
+    for (int base = 0; base < n; base += 64) {
+        tile[t] = x[base + t];
+        __syncthreads();
+        acc += tile[(t + 1) %% 64];
+        %s
+    }
+    y[t] = acc;
+}"""
+case("reused tile without the second barrier", TILE_REUSE, "", "__syncthreads();", "conv", 1, 64,
+     lambda: (rand(256), zeros(64), i32(256)), [r"data race on shared memory tile\[\d+\]", r"end of the loop"],
+     lambda a: np.allclose(a[1], np.roll(a[0].reshape(4, 64), -1, axis=1).sum(0), rtol=1e-5))
+
+HISTOGRAM = r"""
+extern "C" __global__ void hist(const unsigned char* x, unsigned* h, int n) {
+    __shared__ unsigned s[16];
+    if (threadIdx.x < 16) s[threadIdx.x] = 0;
+    __syncthreads();
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) %s;
+    __syncthreads();
+    if (threadIdx.x < 16) atomicAdd(&h[threadIdx.x], s[threadIdx.x]);
+}"""
+case("shared histogram with ++", HISTOGRAM, "s[x[i] % 16]++", "atomicAdd(&s[x[i] % 16], 1u)", "hist", 2, 64,
+     lambda: ((np.arange(128) % 16).astype(np.uint8), zeros(16, np.uint32), i32(128)),
+     [r"data race on shared memory s\[\d+\]"], lambda a: (a[1] == 8).all())
+
+PARTIAL_INIT = r"""
+extern "C" __global__ void k(const float* w, const float* x, float* y, int n) {
+    __shared__ float sw[128];
+    for (int j = threadIdx.x; j < %s; j += blockDim.x) sw[j] = w[j];
+    __syncthreads();
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[i] * sw[i %% 128];
+}"""
+case("shared cache filled in part", PARTIAL_INIT, "64", "128", "k", 4, 32, lambda: (rand(128), rand(128), zeros(128), i32(128)),
+     [r"reads shared memory sw\[64\], which no thread of block \(2, 0, 0\) has written"],
+     lambda a: np.allclose(a[2], a[1] * a[0]))
+
+HALO = r"""
+extern "C" __global__ void blur(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (%s) y[i] = (x[i - 1] + x[i] + x[i + 1]) / 3.0f;
+}"""
+case("stencil without its halo guard", HALO, "i < n", "i > 0 && i < n - 1", "blur", 2, 64,
+     lambda: (rand(128), zeros(128), i32(128)), [r"x\[-1\], but x has 128 elements"],
+     lambda a: np.allclose(a[1][1:-1], (a[0][:-2] + a[0][1:-1] + a[0][2:]) / 3, rtol=1e-5))
+
+MATVEC = r"""
+extern "C" __global__ void mv(const float* A, const float* x, float* y, int rows, int cols) {
+    __shared__ float xs[64];
+    for (int j = threadIdx.x; j < cols; j += blockDim.x) xs[j] = x[j];
+    __syncthreads();
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r < rows) { float s = 0; for (int j = 0; j < cols; j++) s += A[r * cols + j] * xs[j]; y[r] = s; }
+}%s"""
+case("shared cache smaller than the row", MATVEC, "", None, "mv", 1, 32,
+     lambda: (rand(32 * 80), rand(80), zeros(32), i32(32), i32(80)), [r"xs\[64\], but .*xs has 64 elements"])
+case("shared cache that holds the row", MATVEC, None, "", "mv", 1, 32,
+     lambda: (rand(32 * 60), rand(60), zeros(32), i32(32), i32(60)), [],
+     lambda a: np.allclose(a[2], a[0].reshape(32, 60) @ a[1], rtol=1e-4))
+
+SHUFFLE = r"""
+extern "C" __global__ void ws(const float* x, float* out) {
+    float v = x[threadIdx.x];
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(%s, v, o);
+    if (threadIdx.x == 0) out[0] = v;
+}"""
+case("shuffle with half a mask", SHUFFLE, "0x0000ffffu", "0xffffffffu", "ws", 1, 32, lambda: (rand(32), zeros(1)),
+     [r"__shfl_down_sync at line 4 with mask 0x0000ffff, which does not name its own lane 16"],
+     lambda a: np.isclose(a[1][0], a[0].sum(), rtol=1e-5))
+
+RESET = r"""
+extern "C" __global__ void s(const float* x, float* total, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    %s
+    if (i < n) atomicAdd(total, x[i]);
+}"""
+case("total reset inside the kernel", RESET, "if (threadIdx.x == 0) *total = 0.0f;", "", "s", 4, 64,
+     lambda: (rand(256), zeros(1), i32(256)), [r"atomically updates total\[0\], which thread \(0, 0, 0\) wrote",
+                                               r"before the launch"],
+     lambda a: np.isclose(a[1][0], a[0].sum(), rtol=1e-5))
+
+CARVE = r"""
+extern "C" __global__ void two(const float* a, const int* b, float* o, int n) {
+    extern __shared__ char smem[];
+    float* fa = (float*)smem;
+    int* ib = (int*)(smem + %s);
+    int t = threadIdx.x;
+    fa[t] = a[t]; ib[t] = b[t];
+    __syncthreads();
+    o[t] = fa[(t + 1) %% n] + ib[(t + 1) %% n];
+}"""
+case("overlapping carves of extern __shared__", CARVE, "n * sizeof(int) / 2", "n * sizeof(float)", "two", 1, 32,
+     lambda: (rand(32), np.arange(32, dtype=i32), zeros(32), i32(32)), [r"data race on shared memory smem\["],
+     lambda a: np.allclose(a[2], np.roll(a[0], -1) + np.roll(a[1], -1)), shared=256)
+
+TILE_LOOP = r"""
+#define TILE 16
+extern "C" __global__ void dot(const float* a, const float* b, float* o) {
+    __shared__ float ta[TILE], tb[TILE];
+    int t = threadIdx.x;
+    if (t < TILE) { ta[t] = a[t]; tb[t] = b[t]; }
+    __syncthreads();
+    if (t == 0) { float s = 0; for (int k = 0; k < %s; k++) s += ta[k] * tb[k]; o[0] = s; }
+}"""
+case("loop to blockDim.x over a tile of 16", TILE_LOOP, "blockDim.x", "TILE", "dot", 1, 32,
+     lambda: (rand(16), rand(16), zeros(1)), [r"ta\[16\], but .*ta has 16 elements"],
+     lambda a: np.isclose(a[2][0], a[0] @ a[1], rtol=1e-5))
+
+SHIFT = r"""
+extern "C" __global__ void shift(float* x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    %s
+}"""
+case("in-place shift", SHIFT, "if (i + 1 < n) x[i + 1] = x[i];", "if (i < n) x[i] = 2.0f * x[i];", "shift", 2, 64,
+     lambda: (np.arange(128, dtype=f32), i32(128)), [r"x\[\d+\]"], lambda a: (a[0] == 2 * np.arange(128)).all())
+
+EARLY = r"""
+extern "C" __global__ void k(const float* x, float* y, int n) {
+    __shared__ float s[64];
+    int i = blockIdx.x * 64 + threadIdx.x;
+    %s
+    s[threadIdx.x] = i < n ? x[i] : 0.0f;
+    __syncthreads();
+    if (i < n) y[i] = s[63 - threadIdx.x];
+}"""
+case("early return before the barrier", EARLY, "if (i >= n) return;", "", "k", 2, 64,
+     lambda: (rand(100), zeros(100), i32(100)), [r"no thread of block \(1, 0, 0\) has written", r"returned at line 5"],
+     lambda a: np.array_equal(a[1][:64], a[0][:64][::-1]))
+
+DEVICE_COUNTER = r"""
+__device__ int counter;
+extern "C" __global__ void k(const float* x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && x[i] > 0.5f) %s;
+}"""
+case("counter++ on a __device__ variable", DEVICE_COUNTER, "counter++", "atomicAdd(&counter, 1)", "k", 2, 64,
+     lambda: (rand(128), i32(128)), [r"updates counter \(reads it and writes it back\)", r"atomicAdd\(&counter"])
+
+SHARED_TOTAL = r"""
+extern "C" __global__ void k(const float* x, float* out) {
+    __shared__ float total;
+    if (threadIdx.x == 0) total = 0.0f;
+    %s
+    atomicAdd(&total, x[threadIdx.x]);
+    __syncthreads();
+    if (threadIdx.x == 0) out[blockIdx.x] = total;
+}"""
+case("shared total set without a barrier", SHARED_TOTAL, "", "__syncthreads();", "k", 1, 64,
+     lambda: (rand(64), zeros(1)), [r"shared memory total"], lambda a: np.isclose(a[1][0], a[0].sum(), rtol=1e-5))
+
+SHARED_STRUCT = r"""
+struct Params { float scale; int count; };
+extern "C" __global__ void k(const float* x, float* y) {
+    __shared__ Params p;
+    if (threadIdx.x == 0) { p.scale = x[0]; p.count = 3; }
+    %s
+    y[threadIdx.x] = p.scale * p.count;
+}"""
+case("shared struct read before the barrier", SHARED_STRUCT, "", "__syncthreads();", "k", 1, 32,
+     lambda: (rand(32), zeros(32)), [r"data race on shared memory p\.(scale|count)"],
+     lambda a: np.allclose(a[1], 3 * a[0][0]))
+
+ACROSS_WARPS = r"""
+extern "C" __global__ void k(const float* x, float* y) {
+    __shared__ float s[64];
+    int t = threadIdx.x;
+    s[t] = x[t];
+    %s
+    y[t] = s[63 - t];
+}"""
+case("__syncwarp between warps", ACROSS_WARPS, "__syncwarp();", "__syncthreads();", "k", 1, 64,
+     lambda: (rand(64), zeros(64)), [r"data race on shared memory s\[\d+\]", r"in different warps"],
+     lambda a: np.array_equal(a[1], a[0][::-1]))
+
+BITONIC = r"""
+extern "C" __global__ void sort(float* v) {
+    __shared__ float s[64];
+    unsigned t = threadIdx.x;
+    s[t] = v[t];
+    __syncthreads();
+    for (unsigned k = 2; k <= 64; k <<= 1)
+        for (unsigned j = k >> 1; j > 0; j >>= 1) {
+            unsigned p = t ^ j;
+            if (p > t) {
+                bool up = (t & k) == 0;
+                float a = s[t], b = s[p];
+                if ((a > b) == up) { s[t] = b; s[p] = a; }
+            }
+            %s
+        }
+    v[t] = s[t];
+}"""
+case("bitonic sort without barriers", BITONIC, "", "__syncthreads();", "sort", 1, 64, lambda: (rand(64),),
+     [r"data race on shared memory s\[\d+\]"], lambda a: (np.diff(a[0]) >= 0).all())
+
+DIVERGENT_LOOP = r"""
+extern "C" __global__ void k(const int* len, float* y) {
+    __shared__ float s[32];
+    int t = threadIdx.x;
+    s[t] = 0.0f;
+    for (int j = 0; j < %s; j++) { s[t] += 1.0f; __syncthreads(); }
+    y[t] = s[t];
+}"""
+case("barrier in a loop whose trip count differs", DIVERGENT_LOOP, "len[t]", "len[0]", "k", 1, 32,
+     lambda: ((np.arange(32) % 3 + 1).astype(i32), zeros(32)), [r"__syncthreads\(\) at line 6 is not reached by every thread"],
+     lambda a: (a[1] == a[0][0]).all())
+
+LOCAL_ARRAY = r"""
+extern "C" __global__ void k(const float* x, float* y) {
+    float w[5];
+    for (int j = 0; j %s 5; j++) w[j] = x[j];
+    float s = 0;
+    for (int j = 0; j < 5; j++) s += w[j];
+    y[threadIdx.x] = s;
+}"""
+case("local array written to <= 5", LOCAL_ARRAY, "<=", "<", "k", 1, 4, lambda: (rand(8), zeros(4)), [r"w\[5\]"],
+     lambda a: np.allclose(a[1], a[0][:5].sum(), rtol=1e-5))
+
+ACCUMULATOR = r"""
+extern "C" __global__ void k(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float acc%s;
+    for (int j = 0; j < 4; j++) acc += x[(i + j) %% n];
+    if (i < n) y[i] = acc;
+}"""
+case("accumulator never given a value", ACCUMULATOR, "", " = 0.0f", "k", 1, 32, lambda: (rand(32), zeros(32), i32(32)),
+     [r"stores -1\.69\d*e\+?38 into y\[0\]", r"0xFE"],
+     lambda a: np.allclose(a[1], sum(np.roll(a[0], -j) for j in range(4)), rtol=1e-5))
+
+
+def launch(c, fill):
+    source = c["template"] % fill
+    args = c["args"]()
+    kernel = cuda.RawKernel(source, c["kernel"], backend="cpu", sanitize=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", cuda.KernelWarning)  # (the accumulator's compiler warning)
+        kernel(c["grid"], c["block"], args, shared_mem=c["shared"])
+    return args
+
+
+BUGS = [name for name, c in CASES.items() if c["bug"] is not None]
+FIXES = [name for name, c in CASES.items() if c["fix"] is not None]
+
+
+@pytest.mark.parametrize("name", BUGS)
+def test_the_bug_is_caught_and_named(name):
+    c = CASES[name]
+    with pytest.raises(cuda.KernelError) as info:
+        launch(c, c["bug"])
+    message = str(info.value)
+    for pattern in c["expect"]:
+        assert re.search(pattern, message), f"{pattern!r} not in:\n{message}"
+    assert "hint:" in message or "where:" in message
+
+
+@pytest.mark.parametrize("name", FIXES)
+def test_the_fixed_kernel_raises_nothing_and_is_right(name):
+    c = CASES[name]
+    args = launch(c, c["fix"])
+    if c["check"] is not None:
+        assert c["check"](args)
+
+
+def test_every_bug_has_a_twin():
+    # (the ragged transpose and the shared cache that fits are fixed twins of another case's bug)
+    assert set(BUGS) - set(FIXES) == {"shared cache smaller than the row"}
+    assert len(BUGS) >= 24
