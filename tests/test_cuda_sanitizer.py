@@ -3395,6 +3395,35 @@ extern "C" __global__ void k(const int* x, int* totals, int per_block) {
     np.testing.assert_array_equal(totals, x.reshape(4, 64).sum(1))
 
 
+@pytest.mark.parametrize("update", ["ref.fetch_add(x[i])", "ref += x[i]",
+                                    "int seen = ref.load(); while (!ref.compare_exchange_weak(seen, seen + x[i])) { }"])
+def test_an_atomic_ref_of_block_scope_on_an_element_several_blocks_update_is_a_race(update):
+    """cuda::atomic_ref<T, cuda::thread_scope_block> is atomic among one block's threads only, as
+    atomicAdd_block: two blocks' updates of one global total can meet; on the block's own slot it is right."""
+    source = r"""
+#include <cuda/atomic>
+extern "C" __global__ void k(const int* x, int* totals, int per_block) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    cuda::atomic_ref<int, cuda::thread_scope_block> ref(totals[per_block ? blockIdx.x : 0]);
+    UPDATE;  // ADD
+}
+""".replace("UPDATE", update)
+    x, totals = np.arange(256, dtype=np.int32), np.zeros(4, np.int32)
+    with pytest.raises(cuda.KernelError, match=r"updates totals\[0\] atomically, and so does thread \(\d+, 0, 0\) of "
+                                               r"block \(0, 0, 0\).*made through a cuda::atomic_ref of "
+                                               r"cuda::thread_scope_block, atomic only among the threads of one block") as info:
+        kernel("k", source)((4,), (64,), (x, totals, np.int32(0)))
+    assert info.value.line == line_of("ADD", source)
+    assert "Use cuda::thread_scope_device (cuda::atomic_ref<T, cuda::thread_scope_device>)" in str(info.value)
+    totals[:] = 0
+    kernel("k", source)((4,), (64,), (x, totals, np.int32(1)))
+    np.testing.assert_array_equal(totals, x.reshape(4, 64).sum(1))
+    device = source.replace("thread_scope_block", "thread_scope_device")
+    totals[:] = 0
+    kernel("k", device)((4,), (64,), (x, totals, np.int32(0)))
+    assert totals[0] == x.sum()
+
+
 @pytest.mark.parametrize("wait, warned", [("while (flag[0] == 0) { }", True), ("while (*flag == 0);", True),
                                           ("do { __nanosleep(32); } while (flag[0] == 0);", True),
                                           ("while (*(volatile int*)flag == 0) { }", False),

@@ -3122,12 +3122,17 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         if fault.mask in (5, 6):  # an atomic of block scope (atomicAdd_block) and another block's atomic
             scoped_line = line if fault.mask == 5 else other_line
             call = re.search(r"\b(atomic\w+?)_block\b", source.line_text(scoped_line) if scoped_line else "")
+            reference = not call and "thread_scope_block" in source.text  # cuda::atomic_ref<T, thread_scope_block>
             call = call.group(1) if call else "atomicAdd"
+            scoped, device = ((f"{call}_block", f"{call} (device scope)") if not reference else
+                              ("made through a cuda::atomic_ref of cuda::thread_scope_block",
+                               "cuda::thread_scope_device (cuda::atomic_ref<T, cuda::thread_scope_device>)"))
             what = (f"updates {element} atomically, and so does {who}{at} in this launch, but "
-                    f"{'this' if fault.mask == 5 else 'that'} update is {call}_block, atomic only among the threads of "
+                    f"{'this' if fault.mask == 5 else 'that'} update is {scoped}, atomic only among the threads of "
                     "one block: on a GPU two blocks' updates can meet, and one is lost")
-            hint = (f"Use {call} (device scope) for an element that threads of several blocks update; {call}_block is "
-                    "for __shared__ memory, or for a global element that only one block's threads touch.")
+            hint = (f"Use {device} for an element that threads of several blocks update; "
+                    f"{'thread_scope_block' if reference else call + '_block'} is for __shared__ memory, or for a "
+                    "global element that only one block's threads touch.")
         elif mine == 2 and theirs == 2:
             what = (f"writes {element}, which {who} also wrote{at} in this launch, without an atomic: on a GPU one "
                     "of the two writes is lost")

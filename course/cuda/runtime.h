@@ -5339,9 +5339,15 @@ struct atomic_ref {
         exchange(v, std::memory_order_relaxed);
     }
     T operator=(T v) const { store(v); return v; }
+    // (thread_scope_block: atomic only among one block's threads, as atomicAdd_block; the sanitizer takes
+    // note, and two blocks' updates of one global element are a race)
+    static void __cc_scope() {
+        if (Scope == thread_scope_block && __cc_sanitizing) __cc_me->block_scope_next = true;
+    }
     template <class F>  // (as atomicAdd's overloads do, with the order's fences around)
     __attribute__((always_inline)) T __cc_update(F f, std::memory_order o) const {
         __cc_before(o);
+        __cc_scope();
         T old = __cc_atomic_apply(__cc_p, f);
         __cc_after(o);
         return old;
@@ -5355,6 +5361,7 @@ struct atomic_ref {
         C e, d;
         memcpy(&e, (const void*)&expected, sizeof e);
         memcpy(&d, (const void*)&desired, sizeof d);
+        __cc_scope();
         C got = atomicCAS((C*)(void*)__cc_p, e, d);
         __cc_after(o);
         if (got == e) return true;
