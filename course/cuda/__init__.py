@@ -111,8 +111,8 @@ writes into read-only arrays and ``__constant__`` memory, uses of a block after 
 ``free``, a ``__syncthreads()`` inside an ``if`` the block's threads take differently (the bitonic step's
 ``if (p > t) { swap; __syncthreads(); }``, whose skipping threads meet the others there in a later pass),
 a thread reaching another thread's local array through a pointer (handed over in shared memory),
-an ``atomicAdd_block`` (or another ``_block`` atomic) on a global element that other blocks update too (it is
-atomic only among one block's threads),
+an ``atomicAdd_block`` (or another ``_block`` atomic, or a ``cuda::atomic_ref`` of ``thread_scope_block``) on a
+global element that other blocks update too (it is atomic only among one block's threads),
 an atomic function on a thread's own local variable (``int c = 0; atomicAdd(&c, 1);``: atomics work on
 global and shared memory),
 and an ``__ldg`` of an element written earlier in the launch (the read-only cache is not coherent);
