@@ -2038,6 +2038,59 @@ def test_a_pitch_in_bytes_added_to_a_float_pointer_is_explained():
     assert (image[:, :50] == 2).all() and (image[:, 50:] == 1).all()
 
 
+@pytest.mark.parametrize("index", ["y * pitch + x", "pitch * y + x"])
+def test_a_pitch_in_bytes_in_a_subscript_is_explained(index):
+    """`img[y * pitch + x]` (probe 23): the subscript steps a pitch of bytes in floats; the hint shows the row
+    found through a char*, or the pitch in elements."""
+    source = r"""
+extern "C" __global__ void k(float* img, size_t pitch, int w, int h) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < w && y < h) img[INDEX] = 1.0f;  // STORE
+}
+""".replace("INDEX", index)
+    image = np.zeros((32, 32), np.float32)
+    with pytest.raises(cuda.KernelError, match=r"accessed img\[1024\]") as info:
+        cuda.RawKernel(source, "k", backend="cpu")((2, 2), (16, 16), (image, np.uint64(image.strides[0]), 32, 32))
+    assert info.value.line == line_of("STORE", source)
+    message = str(info.value)
+    assert f"`img[{index.replace(' + x', '')} + ...]` steps pitch elements of img per row" in message
+    assert "`float* r = (float*)((char*)img + y * pitch);` then r[x]" in message and "(pitch / sizeof(float))" in message
+    fixed = source.replace(index, "y * (pitch / sizeof(float)) + x")
+    cuda.RawKernel(fixed, "k", backend="cpu")((2, 2), (16, 16), (image, np.uint64(image.strides[0]), 32, 32))
+    assert (image == 1).all()
+
+
+def test_memset_past_a_local_array_says_its_count_is_in_bytes():
+    source = r"""
+extern "C" __global__ void k(float* y) {
+    float buf[8];
+    memset(buf, 0, COUNT);  // MEMSET
+    buf[threadIdx.x % 8] = 1.0f;
+    y[threadIdx.x] = buf[0] + buf[7];
+}
+"""
+    y = np.zeros(8, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"local array buf \(declared at line 3\), which holds 8 elements") as info:
+        cuda.RawKernel(source.replace("COUNT", "16 * sizeof(float)"), "k", backend="cpu")((1,), (8,), (y,))
+    assert info.value.line == line_of("MEMSET", source)
+    assert "memset's last argument is a count of bytes" in str(info.value) and "`sizeof(buf)`" in str(info.value)
+    cuda.RawKernel(source.replace("COUNT", "sizeof(buf)"), "k", backend="cpu")((1,), (8,), (y,))
+    np.testing.assert_array_equal(y, [1, 0, 0, 0, 0, 0, 0, 1])
+
+
+def test_a_syncthreads_count_some_threads_skip_is_named_as_written():
+    source = r"""
+extern "C" __global__ void k(const float* x, int* out) {
+    int t = threadIdx.x, c = 0;
+    if (t < 16) c = __syncthreads_count(x[t] > 0.5f);  // COUNT
+    if (t == 0) out[0] = c;
+}
+"""
+    with pytest.raises(cuda.KernelError, match=r"__syncthreads_count\(\) at line 4 is not reached by every thread") as info:
+        cuda.RawKernel(source, "k", backend="cpu")((1,), (64,), (np.ones(64, np.float32), np.zeros(1, np.int32)))
+    assert info.value.line == line_of("COUNT", source)
+
+
 ROWS_OVER_A_PARTIAL_ARRAY = r"""
 extern "C" __global__ void rows(const float* x, float* y, int total) {
     const float (*m)[16] = (const float (*)[16])x;

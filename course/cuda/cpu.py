@@ -1727,7 +1727,19 @@ def _index_hint(source: Source, line: int | None, index: int, length: int) -> st
     return (_one_past_the_end(source, line, index, length) or _uninitialized_index(index) or _undefined_index(index)
             or _unsigned_count_down(source, line, index) or _unsigned_below_zero(source, line, index)
             or _signed_char_index(source, line, index) or _negative_index(index, length, source, line)
-            or _pitch_in_elements(source, index, length) or _bytes_as_elements(source, line))
+            or _pitch_in_elements(source, index, length) or _bytes_as_elements(source, line)
+            or _byte_count(source, line))
+
+
+def _byte_count(source: Source, line: int | None) -> str | None:
+    """For an index past the end on a line that calls memset, memcpy or memmove: their count is in bytes,
+    from the pointer on (the hint that says so)."""
+    call = re.search(r"\b(memset|memcpy|memmove)\s*\(", source.line_text(line) if line else "")
+    if not call:
+        return None
+    return (f"{call.group(1)}'s last argument is a count of bytes, and all of them must lie in the array from the "
+            "pointer on: pass the size in bytes (`sizeof(buf)` for an array declared in the kernel, `count * "
+            "sizeof(float)` for count floats), no more than the bytes from the pointer to the array's end.")
 
 
 def _bytes_as_elements(source: Source, line: int | None) -> str | None:
@@ -1781,6 +1793,18 @@ def _pitch_in_elements(source: Source, index: int, length: int) -> str | None:
     if index < length:
         return None
     chars = set(re.findall(r"\bchar\s*\*\s*\)?\s*\(?\s*(\w+)", source.text))
+    subscript = re.search(r"\b(\w+)\s*\[\s*\(?\s*(?:(\w+)\s*\*\s*(\w*pitch\w*)|(\w*pitch\w*)\s*\*\s*(\w+))\s*[+\]]",
+                          source.text, re.IGNORECASE)
+    if subscript and subscript.group(1) not in chars:  # img[y * pitch + x]
+        pointer, row, pitch = subscript.group(1), subscript.group(2) or subscript.group(5), \
+            subscript.group(3) or subscript.group(4)
+        declared = re.search(rf"\b(\w+)\s*\*\s*(?:const\s+)?(?:__restrict__\s+)?{re.escape(pointer)}\b", source.text)
+        item = declared.group(1) if declared and declared.group(1) not in ("const", "return") else "T"
+        shown = f"{pointer}[{row} * {pitch} + ...]" if subscript.group(2) else f"{pointer}[{pitch} * {row} + ...]"
+        return (f"Index {index} is past the end: `{shown}` steps {pitch} elements "
+                f"of {pointer} per row, but a pitch (cudaMallocPitch's, or a NumPy array's strides) counts bytes. "
+                f"Find the row in bytes, `{item}* r = ({item}*)((char*){pointer} + {row} * {pitch});` then r[x], or "
+                f"pass the pitch in elements ({pitch} / sizeof({item})).")
     for found in re.finditer(r"\b(\w+)\s*\+\s*\(?\s*(\w+)\s*\*\s*(\w*pitch\w*)\b", source.text, re.IGNORECASE):
         pointer, row, pitch = found.groups()
         if pointer not in chars:
@@ -2378,6 +2402,13 @@ def _block_groups(text: str) -> list[str]:
     return sorted(set(names))
 
 
+def _barrier_name(source: Source, line: int | None) -> str:
+    """The barrier a fault's line calls, as the learner wrote it: __syncthreads_count() (_and, _or) where
+    the line has one, else __syncthreads() (cooperative groups' block.sync() is one too)."""
+    found = re.search(r"\b__syncthreads_(count|and|or)\s*\(", source.line_text(line) if line else "")
+    return f"__syncthreads_{found.group(1)}()" if found else "__syncthreads()"
+
+
 def _block_sync_spelling(text: str, line: int | None) -> str:
     """How the code at `line` would write __syncthreads() with cooperative groups, for a race hint: the
     `.sync()` of a group parameter of its function (`reduce_sum(thread_group g, ...)`: g may be a tile,
@@ -2703,7 +2734,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 "element size> to the launch, or index less.")
     elif kind == BARRIER_EXITED:
         other = _xyz(fault.other_thread)
-        what = (f"__syncthreads() at line {fault.line} is not reached by every thread of the block: "
+        what = (f"{_barrier_name(source, fault.line)} at line {fault.line} is not reached by every thread of the block: "
                 f"thread {thread} went past it without waiting and finished the kernel, while others wait there "
                 f"(e.g. thread {other})")
         hint = ("Every thread of a block that has not returned must reach each __syncthreads(), so a barrier "
@@ -2752,7 +2783,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     elif kind == BARRIER_DIVERGENT:
         other, if_line = _xyz(fault.other_thread), int(fault.index)
         times = lambda n: {0: "not yet", 1: "once", 2: "twice"}.get(n, f"{n} times")  # noqa: E731
-        barrier = f"the __syncthreads() at line {fault.other_line}" if fault.other_line else "a __syncthreads()"
+        barrier = (f"the {_barrier_name(source, fault.other_line)} at line {fault.other_line}" if fault.other_line
+                   else "a __syncthreads()")
         what = (f"threads of one block meet at {barrier} in different passes: it sits "
                 f"inside the if at line {if_line}, which thread {thread} has tested {times(int(fault.length))} and "
                 f"gone into {times(int(fault.count))}, and thread {other} tested {times(int(fault.address))} and went "
