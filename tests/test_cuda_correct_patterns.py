@@ -1,0 +1,283 @@
+"""course.cuda's sanitizer on correct kernels that synchronise in the ways real code does (probe 24):
+ping-pong buffers with one barrier a step, a chained scan whose blocks wait on the previous block's flag,
+warp-aggregated atomics, cooperative groups' reduce, a __syncthreads_or loop, a shared queue filled through
+atomicAdd, the CUDA guide's last-block sum (__threadfence + atomicInc), a radix split with
+__syncthreads_count, a register-tiled matmul, per-warp histograms and a block scan made of warp shuffles.
+Each runs sanitized (racecheck, initcheck, memcheck: no report) and plain on every worker thread, and
+gives the right answer both ways.
+"""
+
+import numpy as np
+import pytest
+
+import course.cuda as cuda
+
+f32, i32 = np.float32, np.int32
+
+PINGPONG = r"""
+extern "C" __global__ void jacobi(const float* x, float* y, int iters) {
+    __shared__ float buf[2][66];
+    int t = threadIdx.x + 1;
+    buf[0][t] = x[threadIdx.x];
+    if (threadIdx.x == 0) { buf[0][0] = buf[1][0] = 0.0f; buf[0][65] = buf[1][65] = 0.0f; }
+    __syncthreads();
+    int cur = 0;
+    for (int k = 0; k < iters; k++) {
+        buf[1 - cur][t] = 0.5f * (buf[cur][t - 1] + buf[cur][t + 1]);
+        __syncthreads();
+        cur = 1 - cur;
+    }
+    y[threadIdx.x] = buf[cur][t];
+}
+"""
+
+CHAINED = r"""
+extern "C" __global__ void chained(const int* x, int* out, int* sums, volatile int* flags) {
+    __shared__ int s[64];
+    __shared__ int carry;
+    int t = threadIdx.x, b = blockIdx.x;
+    s[t] = x[b * 64 + t];
+    __syncthreads();
+    for (int off = 1; off < 64; off *= 2) {
+        int v = t >= off ? s[t - off] : 0;
+        __syncthreads();
+        s[t] += v;
+        __syncthreads();
+    }
+    if (t == 0) {
+        int prev = 0;
+        if (b > 0) {
+            while (flags[b - 1] == 0) { }
+            __threadfence();
+            prev = sums[b - 1];
+        }
+        carry = prev;
+        sums[b] = prev + s[63];
+        __threadfence();
+        flags[b] = 1;
+    }
+    __syncthreads();
+    out[b * 64 + t] = s[t] + carry;
+}
+"""
+
+WAGG = r"""
+extern "C" __global__ void compact(const float* x, float* out, int* count, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    bool keep = i < n && x[i] > 0.5f;
+    unsigned mask = __ballot_sync(0xffffffff, keep);
+    int lane = threadIdx.x & 31, leader = __ffs(mask) - 1;
+    int base = 0;
+    if (lane == leader) base = atomicAdd(count, __popc(mask));
+    base = __shfl_sync(0xffffffff, base, leader < 0 ? 0 : leader);
+    if (keep) out[base + __popc(mask & ((1u << lane) - 1))] = x[i];
+}
+"""
+
+CGRED = r"""
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void k(const float* x, float* out) {
+    cg::thread_block block = cg::this_thread_block();
+    auto tile = cg::tiled_partition<32>(block);
+    float v = cg::reduce(tile, x[block.thread_rank()], cg::plus<float>());
+    __shared__ float partial[2];
+    if (tile.thread_rank() == 0) partial[tile.meta_group_rank()] = v;
+    block.sync();
+    if (block.thread_rank() == 0) out[0] = partial[0] + partial[1];
+}
+"""
+
+SYNCOR = r"""
+extern "C" __global__ void k(int* v) {
+    __shared__ int s[64];
+    int t = threadIdx.x;
+    s[t] = v[t];
+    __syncthreads();
+    int changed = 1;
+    while (__syncthreads_or(changed)) {
+        changed = 0;
+        int left = t > 0 ? s[t - 1] : 0;
+        __syncthreads();
+        if (left > s[t]) { s[t] = left; changed = 1; }
+    }
+    v[t] = s[t];
+}
+"""
+
+QUEUE = r"""
+extern "C" __global__ void k(const int* x, int* out) {
+    __shared__ int q[64];
+    __shared__ int tail;
+    if (threadIdx.x == 0) tail = 0;
+    __syncthreads();
+    int v = x[threadIdx.x];
+    if (v % 2 == 0) q[atomicAdd(&tail, 1)] = v;
+    __syncthreads();
+    if (threadIdx.x < tail) atomicAdd(out, q[threadIdx.x]);
+}
+"""
+
+LASTBLOCK = r"""
+__device__ unsigned int count = 0;
+extern "C" __global__ void sum(const float* x, float* partial, float* total) {
+    __shared__ bool isLast;
+    __shared__ float s[64];
+    int t = threadIdx.x;
+    s[t] = x[blockIdx.x * 64 + t];
+    __syncthreads();
+    for (int k = 32; k > 0; k >>= 1) { if (t < k) s[t] += s[t + k]; __syncthreads(); }
+    if (t == 0) {
+        partial[blockIdx.x] = s[0];
+        __threadfence();
+        unsigned int value = atomicInc(&count, gridDim.x);
+        isLast = (value == (gridDim.x - 1));
+    }
+    __syncthreads();
+    if (isLast && t == 0) {
+        float acc = 0;
+        for (int b = 0; b < gridDim.x; b++) acc += partial[b];
+        *total = acc;
+        count = 0;
+    }
+}
+"""
+
+RADIX = r"""
+extern "C" __global__ void split(const unsigned* x, unsigned* y, int bit) {
+    __shared__ unsigned s[64];
+    int t = threadIdx.x;
+    unsigned v = x[t];
+    int zero = ((v >> bit) & 1) == 0;
+    int zeros = __syncthreads_count(zero);
+    s[t] = zero;
+    __syncthreads();
+    for (int off = 1; off < 64; off <<= 1) {
+        unsigned a = t >= off ? s[t - off] : 0;
+        __syncthreads();
+        s[t] += a;
+        __syncthreads();
+    }
+    int before = s[t] - zero;
+    int pos = zero ? before : zeros + t - before;
+    y[pos] = v;
+}
+"""
+
+REGTILE = r"""
+#define TS 16
+extern "C" __global__ void mm(const float* A, const float* B, float* C, int n) {
+    __shared__ float As[TS][TS], Bs[TS][TS];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int row = blockIdx.y * TS + ty * 2, col = blockIdx.x * TS + tx;
+    float c0 = 0, c1 = 0;
+    for (int k0 = 0; k0 < n; k0 += TS) {
+        As[ty * 2][tx] = A[row * n + k0 + tx];
+        As[ty * 2 + 1][tx] = A[(row + 1) * n + k0 + tx];
+        Bs[ty * 2][tx] = B[(k0 + ty * 2) * n + col];
+        Bs[ty * 2 + 1][tx] = B[(k0 + ty * 2 + 1) * n + col];
+        __syncthreads();
+        for (int k = 0; k < TS; k++) { c0 += As[ty * 2][k] * Bs[k][tx]; c1 += As[ty * 2 + 1][k] * Bs[k][tx]; }
+        __syncthreads();
+    }
+    C[row * n + col] = c0; C[(row + 1) * n + col] = c1;
+}
+"""
+
+WARPHIST = r"""
+extern "C" __global__ void hist(const unsigned char* x, unsigned* h, int n) {
+    __shared__ unsigned sh[2][16];
+    int w = threadIdx.x / 32;
+    if (threadIdx.x < 32) sh[threadIdx.x / 16][threadIdx.x % 16] = 0;
+    __syncthreads();
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        atomicAdd(&sh[w][x[i] % 16], 1u);
+    __syncthreads();
+    if (threadIdx.x < 16) atomicAdd(&h[threadIdx.x], sh[0][threadIdx.x] + sh[1][threadIdx.x]);
+}
+"""
+
+SHFLSCAN = r"""
+extern "C" __global__ void scan(const int* x, int* y) {
+    __shared__ int warp_sums[4];
+    int t = threadIdx.x, lane = t & 31, w = t >> 5;
+    int v = x[t];
+    for (int o = 1; o < 32; o <<= 1) { int u = __shfl_up_sync(0xffffffff, v, o); if (lane >= o) v += u; }
+    if (lane == 31) warp_sums[w] = v;
+    __syncthreads();
+    if (w == 0) {
+        int s = lane < 4 ? warp_sums[lane] : 0;
+        for (int o = 1; o < 4; o <<= 1) { int u = __shfl_up_sync(0xffffffff, s, o); if (lane >= o) s += u; }
+        if (lane < 4) warp_sums[lane] = s;
+    }
+    __syncthreads();
+    if (w > 0) v += warp_sums[w - 1];
+    y[t] = v;
+}
+"""
+
+
+def jacobi_reference(x, steps):
+    v = np.concatenate([[0], x, [0]]).astype(f32)
+    for _ in range(steps):
+        v = np.concatenate([[0], f32(0.5) * (v[:-2] + v[2:]), [0]]).astype(f32)
+    return v[1:-1]
+
+
+def radix_reference(x):
+    return np.concatenate([x[(x & 1) == 0], x[(x & 1) == 1]])
+
+
+def compacted(args):
+    x, out, count = args[0], args[1], args[2][0]
+    return count == (x > 0.5).sum() and np.array_equal(np.sort(out[:count]), np.sort(x[x > 0.5]))
+
+
+rng = np.random.default_rng(24)
+CASES = {
+    "ping-pong buffers, one barrier a step": (
+        PINGPONG, "jacobi", 1, 64, lambda: (rng.random(64, f32), np.zeros(64, f32), i32(5)),
+        lambda a: np.allclose(a[1], jacobi_reference(a[0], 5))),
+    "chained scan: each block waits for the previous block's flag": (
+        CHAINED, "chained", 4, 64, lambda: (np.arange(256, dtype=i32) % 7, np.zeros(256, i32), np.zeros(4, i32),
+                                            np.zeros(4, i32)),
+        lambda a: np.array_equal(a[1], np.cumsum(a[0]))),
+    "warp-aggregated atomics": (
+        WAGG, "compact", 2, 64, lambda: (rng.random(128, f32), np.zeros(128, f32), np.zeros(1, i32), i32(128)), compacted),
+    "cooperative groups reduce": (
+        CGRED, "k", 1, 64, lambda: (rng.random(64, f32), np.zeros(1, f32)),
+        lambda a: np.isclose(a[1][0], a[0].sum(), rtol=1e-5)),
+    "__syncthreads_or loop": (
+        SYNCOR, "k", 1, 64, lambda: ((np.arange(64) * 37 % 11).astype(i32),),
+        lambda a: np.array_equal(a[0], np.maximum.accumulate(np.arange(64) * 37 % 11))),
+    "shared queue filled through atomicAdd": (
+        QUEUE, "k", 1, 64, lambda: (np.arange(64, dtype=i32), np.zeros(1, i32)),
+        lambda a: a[1][0] == np.arange(0, 64, 2).sum()),
+    "the CUDA guide's last-block sum": (
+        LASTBLOCK, "sum", 4, 64, lambda: (rng.random(256, f32), np.zeros(4, f32), np.zeros(1, f32)),
+        lambda a: np.isclose(a[2][0], a[0].sum(), rtol=1e-5) and np.allclose(a[1], a[0].reshape(4, 64).sum(1))),
+    "radix split with __syncthreads_count": (
+        RADIX, "split", 1, 64, lambda: ((np.arange(64) * 2654435761 % 1000).astype(np.uint32), np.zeros(64, np.uint32),
+                                        i32(0)),
+        lambda a: np.array_equal(a[1], radix_reference(a[0]))),
+    "register-tiled matmul": (
+        REGTILE, "mm", (2, 2), (16, 8), lambda: (rng.random(1024, f32), rng.random(1024, f32), np.zeros(1024, f32),
+                                                 i32(32)),
+        lambda a: np.allclose(a[2].reshape(32, 32), a[0].reshape(32, 32) @ a[1].reshape(32, 32), rtol=1e-4)),
+    "per-warp shared histograms": (
+        WARPHIST, "hist", 2, 64, lambda: ((np.arange(1000) % 16).astype(np.uint8), np.zeros(16, np.uint32), i32(1000)),
+        lambda a: np.array_equal(a[1], np.bincount(a[0] % 16, minlength=16))),
+    "block scan from warp shuffles": (
+        SHFLSCAN, "scan", 1, 128, lambda: (np.arange(128, dtype=i32), np.zeros(128, i32)),
+        lambda a: np.array_equal(a[1], np.cumsum(a[0]))),
+}
+
+
+@pytest.mark.parametrize("sanitize", [True, False], ids=["sanitized", "plain"])
+@pytest.mark.parametrize("name", list(CASES))
+def test_a_correct_kernel_is_not_reported_and_is_right(name, sanitize):
+    source, kernel, grid, block, make, right = CASES[name]
+    args = make()
+    cuda.RawKernel(source, kernel, backend="cpu", sanitize=sanitize)(grid, block, args)
+    assert right(args)
