@@ -1511,6 +1511,73 @@ def test_a_volatile_flag_and_fences_hand_data_from_block_to_block():
     assert info.value.line == line_of("CONSUME", GLOBAL_HAZARDS) and info.value.block == (1, 0, 0)
 
 
+CHAINED_SUMS = r"""
+extern "C" __global__ void chained(const int* x, int* sums, volatile int* flags, int wait_first) {
+    __shared__ int total;
+    int t = threadIdx.x, b = blockIdx.x;
+    if (t == 0) total = 0;
+    __syncthreads();
+    atomicAdd(&total, x[b * 64 + t]);
+    __syncthreads();
+    if (t == 0) {
+        if (b > 0) {
+            while (flags[wait_first ? 0 : b - 1] == 0) { }
+            __threadfence();
+        }
+        int prev = b > 0 ? sums[b - 1] : 0;  // PREV
+        sums[b] = prev + total;              // SUM
+        __threadfence();
+        flags[b] = 1;
+    }
+}
+"""
+
+
+def test_a_wait_on_another_blocks_flag_does_not_hand_over_what_a_later_flag_released():
+    """A chained sum whose blocks all wait for block 0's flag, then read block b - 1's sum: block b - 1 fenced
+    and set its own flag after storing it, but block b never waited for that flag, so on a GPU it may read
+    the sum before it is there. (A wait hands over what was released up to the value it sees.)"""
+    x, flags = np.arange(256, dtype=np.int32), np.zeros(4, np.int32)
+    sums = np.zeros(4, np.int32)
+    kernel("chained", CHAINED_SUMS)((4,), (64,), (x, sums, flags, np.int32(0)))
+    np.testing.assert_array_equal(sums, np.cumsum(x.reshape(4, 64).sum(1)))
+    flags[:], sums[:] = 0, 0  # (a store of the value an element holds already would be no hazard)
+    with pytest.raises(cuda.KernelError, match=r"(?s)reads sums\[1\], which thread \(0, 0, 0\) of block \(1, 0, 0\) "
+                                               r"stored at line \d+ in this launch and then handed over to other blocks "
+                                               r"\(a __threadfence\(\), then an atomic or a volatile flag\), but this "
+                                               r"thread did not wait for that handover") as info:
+        kernel("chained", CHAINED_SUMS)((4,), (64,), (x, sums, flags, np.int32(1)))
+    assert info.value.line == line_of("PREV", CHAINED_SUMS) and info.value.block == (2, 0, 0)
+    assert f"that thread (0, 0, 0) of block (1, 0, 0) sets after line {line_of('SUM', CHAINED_SUMS)}" in str(info.value)
+
+
+def test_a_wait_for_a_first_handover_does_not_cover_what_was_written_after_it():
+    """Block 0 hands over two phases, each with a fence and its own flag; a reader that waits for the first flag
+    may not read the second phase's data."""
+    source = r"""
+extern "C" __global__ void k(int* data, volatile int* flags, int* out, int wait) {
+    if (blockIdx.x == 0) {
+        data[threadIdx.x] = threadIdx.x + 1;
+        __syncthreads();
+        if (threadIdx.x == 0) { __threadfence(); flags[0] = 1; }
+        data[32 + threadIdx.x] = threadIdx.x + 100;
+        __syncthreads();
+        if (threadIdx.x == 0) { __threadfence(); flags[1] = 1; }
+    } else {
+        if (threadIdx.x == 0) { while (flags[wait] == 0) { } __threadfence(); }
+        __syncthreads();
+        out[threadIdx.x] = data[32 + threadIdx.x];  // READ
+    }
+}
+"""
+    out = np.zeros(32, np.int32)
+    kernel("k", source)((2,), (32,), (np.zeros(64, np.int32), np.zeros(2, np.int32), out, np.int32(1)))
+    np.testing.assert_array_equal(out, np.arange(32) + 100)
+    with pytest.raises(cuda.KernelError, match=r"reads data\[32\], .*did not wait for that handover") as info:
+        kernel("k", source)((2,), (32,), (np.zeros(64, np.int32), np.zeros(2, np.int32), out, np.int32(0)))
+    assert info.value.line == line_of("READ", source)
+
+
 TRANSFERS = r"""
 __device__ void lock(int* m) { while (atomicCAS(m, 0, 1) != 0) { } __threadfence(); }
 __device__ void unlock(int* m) { __threadfence(); atomicExch(m, 0); }

@@ -3265,7 +3265,16 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             what = (f"{'reads' if mine == 1 else 'writes'} {element}, which {who} "
                     f"{'wrote' if theirs == 2 else 'read'}{at} in this launch, {order}: on a GPU the read "
                     "may see the old value or the new one")
-            if fault.mask == 3:  # a volatile store, then the writer's atomic or flag, with no fence between
+            if fault.mask == 7:  # fenced and handed over, but the reader waited on another flag or an earlier value
+                what = (f"reads {element}, which {who} stored{at} in this launch and then handed over to other blocks "
+                        "(a __threadfence(), then an atomic or a volatile flag), but this thread did not wait for that "
+                        "handover: the atomic or volatile read it waited on saw a value written before it (another "
+                        "flag, or this flag before that store was handed over), so on a GPU the read may come before "
+                        "the store and see the old value")
+                hint = (f"Wait for the flag (or the ticket, or the counter) that {who} sets after line {other_line} "
+                        "(for block b - 1's value, block b - 1's flag), then __threadfence(), then read: a wait hands "
+                        "over only what was written before the value it sees.")
+            elif fault.mask == 3:  # a volatile store, then the writer's atomic or flag, with no fence between
                 what = (f"reads {element}, which {who} stored{at} in this launch and then handed over to other "
                         "blocks through an atomic or a volatile flag, with no __threadfence() between the store "
                         "and the handover: on a GPU other blocks can see the handover before the store, so the "

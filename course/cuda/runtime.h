@@ -982,15 +982,42 @@ static inline void __cc_scope_sync(__cc_sync_scope& scope, uint32_t now) {
     if (scope.fence && !scope.release) scope.release = now;
     scope.acquire = now;
 }
+// Per element of global memory that atomics or volatile stores wrote in this launch: when the latest
+// did (a small open-addressing table by address; sanitized launches run on one worker). A thread that
+// reads the element atomically acquires what was released up to that write, not whatever any thread
+// released before now: `while (flags[0] == 0);` does not hand over what block 1 released through
+// flags[1]. (A table that is full gives the old answer, now: a handover missed, never a false report.)
+struct __cc_release_slot { uintptr_t address; uint32_t launch, time; };
+static __cc_release_slot __cc_releases[4096];
+static __cc_release_slot* __cc_release_of(const volatile void* p) {
+    uintptr_t address = (uintptr_t)p;
+    size_t h = (size_t)((address >> 2) * 0x9E3779B97F4A7C15ull >> 52);  // 12 bits
+    for (int probe = 0; probe < 32; probe++) {
+        __cc_release_slot& slot = __cc_releases[(h + probe) & 4095];
+        if (slot.launch != __cc_current_launch) {  // free (a slot of an earlier launch)
+            slot = {address, __cc_current_launch, 0};
+            return &slot;
+        }
+        if (slot.address == address) return &slot;
+    }
+    return nullptr;
+}
 // An atomic or volatile access (`kind`: __CC_READ, a store, or __CC_ATOMIC): of global memory
-// (`device`), which a block's threads see too, or of shared memory.
-static void __cc_note_atomic(bool device, int kind) {
+// (`device`, at `p`), which a block's threads see too, or of shared memory.
+static void __cc_note_atomic(bool device, int kind, const volatile void* p = nullptr) {
     if (!__cc_sync_ready(device ? 2 : 0)) return;
     __cc_sync_times& me = __cc_sync[__cc_global_tid()];
     uint32_t now = ++__cc_sync_clock;
     __cc_scope_sync(me.block, now);
     if (!device) return;
+    uint32_t acquired = me.device.acquire;
     __cc_scope_sync(me.device, now);
+    if (__cc_release_slot* slot = p ? __cc_release_of(p) : nullptr) {
+        // a read (or the read of an atomic update) acquires up to the latest write it sees; a store, nothing
+        if ((kind == __CC_READ || kind == __CC_ATOMIC) && slot->time) acquired = std::max(acquired, slot->time + 1);
+        me.device.acquire = acquired;
+        if (kind != __CC_READ && kind != __CC_TOUCH) slot->time = now;
+    }
     if (kind != __CC_READ && kind != __CC_TOUCH) {
         me.published = now;
         __cc_sync_times& block = __cc_sync[__cc_global_tid() - __cc_tid()];
@@ -1060,6 +1087,16 @@ static inline bool __cc_handed_over(const __cc_global_note& w) {
     if (block.pub_covered > w.epoch && me.device.acquire > block.pub_release) return true;
     // (the writer's block: a lane that met the writer at a warp-level call after the write fenced and released)
     return w.block == (uint32_t)__cc_block_linear && __cc_shared_handed_over(w.tid, w.time);
+}
+
+// Thread Y's write (w) was fenced and released (by Y, or by a thread of Y's block after a barrier): a
+// handover that this thread did not wait for when it is not handed over (it read a flag written before
+// that release, or another thread's flag).
+static inline bool __cc_fenced_and_released(const __cc_global_note& w) {
+    size_t y = __cc_note_thread(w);
+    if (!__cc_sync_ready(false) || y >= __cc_sync_threads) return false;
+    const __cc_sync_scope& writer = __cc_sync[y].device;
+    return (writer.fence > w.time && writer.release > writer.fence) || __cc_sync[y - w.tid].pub_covered > w.epoch;
 }
 
 // Thread Y, who made note `n` (a store), published something after it (an atomic, a volatile store:
@@ -1656,7 +1693,7 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
                     break;
                 }
             }
-        bool unfenced = false;
+        bool unfenced = false, missed = false;  // missed: fenced and released, but not what this thread waited for
         if (!other && observed && (kind == __CC_READ || reading))
             // A volatile store handed over without a fence: thread Y of another block stored the element,
             // then published something (an atomic, a volatile store: a ticket, a flag), and this thread
@@ -1673,6 +1710,7 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
                     continue;
                 if (__cc_published_to(*n, observed)) {
                     other = n, other_kind = __CC_WRITE, op = __CC_READ, unfenced = true;
+                    missed = __cc_fenced_and_released(*n);
                     break;
                 }
             }
@@ -1681,7 +1719,7 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
             // A plain store handed over without a fence, the same way (the chained scan's running sum
             // stored, then its flag set with an atomic, and no __threadfence() between). (A store made
             // before the launch's first atomic, when no times were kept yet, has time 0.)
-            unfenced = __cc_published_to(*other, observed);
+            unfenced = __cc_published_to(*other, observed), missed = unfenced && __cc_fenced_and_released(*other);
         if (!other && kind == __CC_ATOMIC && !relaxed && !cas && __cc_race_rerun == 4)  // (the same, the other way round)
             other = __cc_unordered_in(a, __CC_NOTE_READ, __CC_NOTE_READ2, word, me), other_kind = __CC_READ;
         if (!other && kind == __CC_READ && !said && !relaxed && __cc_race_rerun == 4) {
@@ -1721,6 +1759,7 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
             f->mask = volatile_pair ? 2 : unfenced ? 3 : 0;  // 2: a volatile update and a volatile read of one
                                                              // block, 3: a volatile store handed over unfenced (cpu.py)
             if (scoped) f->mask = 5 + !block_scope;  // 5: this atomic is of block scope, 6: the other one was
+            if (missed) f->mask = 7;  // 7: a store fenced and handed over, but this thread waited for something else
             if (kind == __CC_READ && other_kind == __CC_WRITE && !unfenced && __cc_read_back_by(a, word, *other, site))
                 f->mask = 1;
             if ((kind == __CC_ATOMIC && other_kind == __CC_READ && !relaxed && other->block != __cc_block_linear &&
@@ -1938,6 +1977,9 @@ static void __cc_note_at(const volatile void* address, size_t size, int kind, ui
     if ((kind & ~(__CC_VOLATILE | __CC_CAS | __CC_EXCHANGE)) == __CC_ATOMIC)
         block_scope = __cc_me->block_scope_next, __cc_me->exchange_store = __cc_me->block_scope_next = false;
     kind &= ~(__CC_VOLATILE | __CC_UPDATE | __CC_COPY | __CC_CAS | __CC_EXCHANGE);
+    // (a waiting loop's condition that reads a flag without volatile, `while (flag[0] == 0) { }`, warned
+    // about at compile time: read as the flag's wait is meant, a volatile one)
+    if (kind == __CC_READ && __cc_me->polling) relaxed = true;
     // The store of a copy whose bytes no thread wrote (see __cc_copy)
     bool copied_unwritten = false;
     if (__cc_copy_set && kind != __CC_READ && kind != __CC_READ_UPDATE && kind != __CC_TOUCH)
@@ -1962,7 +2004,7 @@ static void __cc_note_at(const volatile void* address, size_t size, int kind, ui
     // Not shared memory: an argument array or a __device__ variable (where a volatile access is an atomic)
     if (relaxed && kind != __CC_READ && kind != __CC_TOUCH) __cc_sync_ready(true);  // a volatile store: handovers tracked
     uint32_t observed = kind == __CC_READ && __cc_sync_ready(false) ? __cc_sync[__cc_global_tid()].observed : 0;
-    if (kind == __CC_ATOMIC || relaxed) __cc_note_atomic(true, kind);
+    if (kind == __CC_ATOMIC || relaxed) __cc_note_atomic(true, kind, p);
     for (int i = 0; i < __cc_allocation_count; i++) {
         __cc_allocation& a = __cc_allocations[i];
         if (p >= a.base && p < a.base + a.bytes) {

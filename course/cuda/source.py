@@ -3706,13 +3706,20 @@ def _spin_loops(tokens: list[Token], f: _Function, volatile_names: set[str]) -> 
                    for q, t in enumerate(tokens[first:last], first))
     a, b = f.body
     edits = []
+    # (a loop that waits with a plain read, `while (flag[0] == 0) { }`, is warned about at compile time:
+    # its reads are a wait's too, as the learner means them, not a second report)
+    plain = {line for line, _ in _plain_waits(tokens, [f], volatile_names)}
     for j in range(a + 1, b):
         if tokens[j].text not in ("while", "for") or j + 1 >= b or tokens[j + 1].text != "(":
             continue
         close = _matching(tokens, j + 1)
         body_end = _matching(tokens, close + 1) if close + 1 < b and tokens[close + 1].text == "{" else close + 1
         if tokens[j].text == "while":
-            if close == j + 3 and tokens[j + 2].text in ("true", "1") and waits(close + 1, body_end):
+            if tokens[j].line in plain and close > j + 2:
+                edits.append((tokens[j + 1].start, tokens[j + 1].end,
+                              f"(__cc_spin_point({tokens[j].line}) && __cc_polled(("))
+                edits.append((tokens[close].start, tokens[close].end, ")))"))
+            elif close == j + 3 and tokens[j + 2].text in ("true", "1") and waits(close + 1, body_end):
                 # `while (true) { if (flag) break; }`: a loop whose body waits and breaks out
                 edits.append((tokens[j + 2].start, tokens[j + 2].end, f"__cc_spin_point({tokens[j].line}, false)"))
                 edits += _polled_exits(tokens, close + 1, body_end, waits)
