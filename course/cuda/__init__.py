@@ -106,7 +106,9 @@ as it was, such as the breadth-first search that marks a vertex's level while ot
 theirs, is no bug; the message of one that does change them shows which element and how),
 a value stored (plainly or through a ``volatile`` pointer) and read by another block that waited for a
 flag or an atomic the writer set with no ``__threadfence()`` between (neither ``volatile`` nor an atomic
-orders the store: the chained scan's running sum, the last block's partial sums),
+orders the store: the chained scan's running sum, the last block's partial sums), or that waited for
+another flag than the one set after the store (a wait hands over what was released up to the value it
+sees: every block waiting for block 0's flag, then reading block b - 1's sum),
 writes into read-only arrays and ``__constant__`` memory, uses of a block after its
 ``free``, a ``__syncthreads()`` inside an ``if`` the block's threads take differently (the bitonic step's
 ``if (p > t) { swap; __syncthreads(); }``, whose skipping threads meet the others there in a later pass),
