@@ -1551,6 +1551,41 @@ def test_a_wait_on_another_blocks_flag_does_not_hand_over_what_a_later_flag_rele
     assert f"that thread (0, 0, 0) of block (1, 0, 0) sets after line {line_of('SUM', CHAINED_SUMS)}" in str(info.value)
 
 
+LOOK_BACK = r"""
+extern "C" __global__ void look_back(const int* x, int* agg, volatile int* flags, int* out, int all) {
+    if (threadIdx.x != 0) return;
+    int b = blockIdx.x;
+    agg[b] = x[b];                                           // AGG
+    __threadfence();
+    flags[b] = 1;
+    int total = 0;
+    if (all) {
+        for (int p = 0; p < b; p++) { while (flags[p] == 0) { } __threadfence(); total += agg[p]; }
+    } else {
+        if (b > 0) { while (flags[0] == 0) { } __threadfence(); }
+        for (int p = 0; p < b; p++) total += agg[p];         // SUM
+    }
+    out[b] = total + x[b];
+}
+"""
+
+
+def test_a_look_back_that_waits_for_each_predecessor_is_no_race_and_one_that_waits_for_block_0_is():
+    """Each block publishes its value (store, fence, flag), then waits for every predecessor's flag, fencing
+    after each: its own later fences do not take back the handover its readers wait for. Waiting for block
+    0's flag only and reading every predecessor's value is the race."""
+    x = np.arange(1, 6, dtype=np.int32)
+    agg, flags, out = np.zeros(5, np.int32), np.zeros(5, np.int32), np.zeros(5, np.int32)
+    kernel("look_back", LOOK_BACK)((5,), (32,), (x, agg, flags, out, np.int32(1)))
+    np.testing.assert_array_equal(out, np.cumsum(x))
+    agg[:], flags[:] = 0, 0
+    with pytest.raises(cuda.KernelError, match=r"reads agg\[1\], which thread \(0, 0, 0\) of block \(1, 0, 0\) stored "
+                                               r"at line \d+ .*did not wait for that handover") as info:
+        kernel("look_back", LOOK_BACK)((5,), (32,), (x, agg, flags, out, np.int32(0)))
+    assert info.value.line == line_of("SUM", LOOK_BACK) and info.value.block == (2, 0, 0)
+    assert f"sets after line {line_of('AGG', LOOK_BACK)}" in str(info.value)
+
+
 def test_a_wait_for_a_first_handover_does_not_cover_what_was_written_after_it():
     """Block 0 hands over two phases, each with a fence and its own flag; a reader that waits for the first flag
     may not read the second phase's data."""

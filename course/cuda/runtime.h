@@ -939,10 +939,14 @@ struct __cc_sync_scope { uint32_t fence, release, acquire; };
 // block fenced in and then released (an atomic, a volatile store: thread 0's ticket after the block
 // wrote its tile, a barrier, and a __threadfence()), and when it first did: a handover of the whole block's
 // writes made before that epoch.
+// `prev_fence`, `prev_release`: the device-scope fence and release before the last fence, when that
+// fence was released (a block of a look-back scan stores its sum, fences, sets its flag, and then fences
+// again after each predecessor's flag it waits for: the first pair is what its readers wait for).
 struct __cc_sync_times {
     __cc_sync_scope device, block;
     uint32_t published, observed;
     uint32_t covered, pub_covered, pub_release;
+    uint32_t prev_fence, prev_release;
 };
 static __cc_sync_times* __cc_sync;
 static size_t __cc_sync_threads;
@@ -976,10 +980,15 @@ static void __cc_note_fence(bool device) {
     __cc_sync_times& me = __cc_sync[__cc_global_tid()];
     uint32_t now = ++__cc_sync_clock;
     me.block = {now, 0, me.block.acquire};
-    if (device) me.device = {now, 0, me.device.acquire}, me.covered = __cc_epoch;
+    if (device) {
+        if (me.device.release) me.prev_fence = me.device.fence, me.prev_release = me.device.release;
+        me.device = {now, 0, me.device.acquire}, me.covered = __cc_epoch;
+    }
 }
-static inline void __cc_scope_sync(__cc_sync_scope& scope, uint32_t now) {
-    if (scope.fence && !scope.release) scope.release = now;
+// (a release is a write: an atomic update or a volatile store after the fence; a read after a fence is
+// an acquire's fence, `while (flag == 0); __threadfence();`, which releases nothing)
+static inline void __cc_scope_sync(__cc_sync_scope& scope, uint32_t now, bool write) {
+    if (write && scope.fence && !scope.release) scope.release = now;
     scope.acquire = now;
 }
 // Per element of global memory that atomics or volatile stores wrote in this launch: when the latest
@@ -1008,10 +1017,11 @@ static void __cc_note_atomic(bool device, int kind, const volatile void* p = nul
     if (!__cc_sync_ready(device ? 2 : 0)) return;
     __cc_sync_times& me = __cc_sync[__cc_global_tid()];
     uint32_t now = ++__cc_sync_clock;
-    __cc_scope_sync(me.block, now);
+    bool write = kind != __CC_READ && kind != __CC_TOUCH;
+    __cc_scope_sync(me.block, now, write);
     if (!device) return;
     uint32_t acquired = me.device.acquire;
-    __cc_scope_sync(me.device, now);
+    __cc_scope_sync(me.device, now, write);
     if (__cc_release_slot* slot = p ? __cc_release_of(p) : nullptr) {
         // a read (or the read of an atomic update) acquires up to the latest write it sees; a store, nothing
         if ((kind == __CC_READ || kind == __CC_ATOMIC) && slot->time) acquired = std::max(acquired, slot->time + 1);
@@ -1080,6 +1090,7 @@ static inline bool __cc_handed_over(const __cc_global_note& w) {
     if (y >= __cc_sync_threads) return false;
     const __cc_sync_times &writer = __cc_sync[y], &me = __cc_sync[__cc_global_tid()];
     if (__cc_released_to(writer.device, me.device, w.time) ||
+        (writer.prev_fence > w.time && me.device.acquire > writer.prev_release) ||
         (w.block == (uint32_t)__cc_block_linear && __cc_released_to(writer.block, me.block, w.time)))
         return true;
     // another thread of the writer's block fenced after a barrier that came after the write, and released
@@ -1096,7 +1107,8 @@ static inline bool __cc_fenced_and_released(const __cc_global_note& w) {
     size_t y = __cc_note_thread(w);
     if (!__cc_sync_ready(false) || y >= __cc_sync_threads) return false;
     const __cc_sync_scope& writer = __cc_sync[y].device;
-    return (writer.fence > w.time && writer.release > writer.fence) || __cc_sync[y - w.tid].pub_covered > w.epoch;
+    return (writer.fence > w.time && writer.release > writer.fence) || __cc_sync[y].prev_fence > w.time ||
+           __cc_sync[y - w.tid].pub_covered > w.epoch;
 }
 
 // Thread Y, who made note `n` (a store), published something after it (an atomic, a volatile store:
