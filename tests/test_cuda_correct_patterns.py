@@ -2,7 +2,9 @@
 ping-pong buffers with one barrier a step, a chained scan whose blocks wait on the previous block's flag,
 warp-aggregated atomics, cooperative groups' reduce, a __syncthreads_or loop, a shared queue filled through
 atomicAdd, the CUDA guide's last-block sum (__threadfence + atomicInc), a radix split with
-__syncthreads_count, a register-tiled matmul, per-warp histograms and a block scan made of warp shuffles.
+__syncthreads_count, a register-tiled matmul, per-warp histograms, a block scan made of warp shuffles,
+and handovers between blocks: a queue's tail counter, a flag waited for with atomicCAS, a cuda::atomic_ref
+flag with release and acquire orders, and a handover relayed through a second block's flag.
 Each runs sanitized (racecheck, initcheck, memcheck: no report) and plain on every worker thread, and
 gives the right answer both ways.
 """
@@ -218,6 +220,50 @@ extern "C" __global__ void scan(const int* x, int* y) {
 """
 
 
+COUNTER_QUEUE = r"""
+extern "C" __global__ void k(float* items, int* tail, float* out) {
+    if (threadIdx.x != 0) return;
+    int b = blockIdx.x;
+    if (b < 2) {
+        items[b] = 10.0f + b;
+        __threadfence();
+        atomicAdd(tail, 1);
+    } else {
+        while (atomicAdd(tail, 0) < 2) { }
+        __threadfence();
+        out[0] = items[0] + items[1];
+    }
+}
+"""
+
+CAS_FLAG = r"""
+extern "C" __global__ void k(float* data, int* flag, float* out) {
+    if (threadIdx.x != 0) return;
+    if (blockIdx.x == 0) { data[0] = 5.0f; __threadfence(); atomicExch(flag, 1); }
+    else { while (atomicCAS(flag, 1, 1) != 1) { } __threadfence(); out[0] = data[0]; }
+}
+"""
+
+ATOMIC_REF_FLAG = r"""
+#include <cuda/atomic>
+extern "C" __global__ void k(float* data, int* flag, float* out) {
+    if (threadIdx.x != 0) return;
+    cuda::atomic_ref<int, cuda::thread_scope_device> f(*flag);
+    if (blockIdx.x == 0) { data[0] = 5.0f; f.store(1, cuda::memory_order_release); }
+    else { while (f.load(cuda::memory_order_acquire) == 0) { } out[0] = data[0]; }
+}
+"""
+
+RELAY = r"""
+extern "C" __global__ void k(float* data, volatile int* flags, float* out) {
+    if (threadIdx.x != 0) return;
+    if (blockIdx.x == 0) { data[0] = 7.0f; __threadfence(); flags[0] = 1; }
+    else if (blockIdx.x == 1) { while (flags[0] == 0) { } __threadfence(); flags[1] = 1; }
+    else { while (flags[1] == 0) { } __threadfence(); out[0] = data[0]; }
+}
+"""
+
+
 def jacobi_reference(x, steps):
     v = np.concatenate([[0], x, [0]]).astype(f32)
     for _ in range(steps):
@@ -271,6 +317,14 @@ CASES = {
     "block scan from warp shuffles": (
         SHFLSCAN, "scan", 1, 128, lambda: (np.arange(128, dtype=i32), np.zeros(128, i32)),
         lambda a: np.array_equal(a[1], np.cumsum(a[0]))),
+    "a queue's items handed over through its tail counter": (
+        COUNTER_QUEUE, "k", 3, 32, lambda: (np.zeros(2, f32), np.zeros(1, i32), np.zeros(1, f32)), lambda a: a[2][0] == 21),
+    "a flag waited for with atomicCAS": (
+        CAS_FLAG, "k", 2, 32, lambda: (np.zeros(1, f32), np.zeros(1, i32), np.zeros(1, f32)), lambda a: a[2][0] == 5),
+    "a cuda::atomic_ref flag, release and acquire": (
+        ATOMIC_REF_FLAG, "k", 2, 32, lambda: (np.zeros(1, f32), np.zeros(1, i32), np.zeros(1, f32)), lambda a: a[2][0] == 5),
+    "a handover relayed through a second block's flag": (
+        RELAY, "k", 3, 32, lambda: (np.zeros(1, f32), np.zeros(2, i32), np.zeros(1, f32)), lambda a: a[2][0] == 7),
 }
 
 
