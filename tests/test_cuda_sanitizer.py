@@ -1611,6 +1611,12 @@ extern "C" __global__ void k(int* data, volatile int* flags, int* out, int wait)
     with pytest.raises(cuda.KernelError, match=r"reads data\[32\], .*did not wait for that handover") as info:
         kernel("k", source)((2,), (32,), (np.zeros(64, np.int32), np.zeros(2, np.int32), out, np.int32(0)))
     assert info.value.line == line_of("READ", source)
+    # the first phase's data after the first phase's flag is no race, though the block handed over again since
+    first = source.replace("data[32 + threadIdx.x];  // READ", "data[threadIdx.x];  // READ")
+    for wait in (0, 1):
+        out[:] = 0
+        kernel("k", first)((2,), (32,), (np.zeros(64, np.int32), np.zeros(2, np.int32), out, np.int32(wait)))
+        np.testing.assert_array_equal(out, np.arange(32) + 1)
 
 
 TRANSFERS = r"""

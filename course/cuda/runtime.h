@@ -947,6 +947,7 @@ struct __cc_sync_times {
     uint32_t published, observed;
     uint32_t covered, pub_covered, pub_release;
     uint32_t prev_fence, prev_release;
+    uint32_t prev_pub_covered, prev_pub_release;  // (the block's first thread) the handover before the newest
 };
 static __cc_sync_times* __cc_sync;
 static size_t __cc_sync_threads;
@@ -1031,7 +1032,10 @@ static void __cc_note_atomic(bool device, int kind, const volatile void* p = nul
     if (kind != __CC_READ && kind != __CC_TOUCH) {
         me.published = now;
         __cc_sync_times& block = __cc_sync[__cc_global_tid() - __cc_tid()];
-        if (me.covered > block.pub_covered) block.pub_covered = me.covered, block.pub_release = now;
+        if (me.covered > block.pub_covered) {  // (a block that hands over in phases: the phase before stays)
+            if (block.pub_release) block.prev_pub_covered = block.pub_covered, block.prev_pub_release = block.pub_release;
+            block.pub_covered = me.covered, block.pub_release = now;
+        }
     }
     if (kind == __CC_READ || kind == __CC_ATOMIC) me.observed = now;
 }
@@ -1096,6 +1100,7 @@ static inline bool __cc_handed_over(const __cc_global_note& w) {
     // another thread of the writer's block fenced after a barrier that came after the write, and released
     const __cc_sync_times& block = __cc_sync[y - w.tid];
     if (block.pub_covered > w.epoch && me.device.acquire > block.pub_release) return true;
+    if (block.prev_pub_covered > w.epoch && me.device.acquire > block.prev_pub_release) return true;
     // (the writer's block: a lane that met the writer at a warp-level call after the write fenced and released)
     return w.block == (uint32_t)__cc_block_linear && __cc_shared_handed_over(w.tid, w.time);
 }
