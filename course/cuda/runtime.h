@@ -373,6 +373,7 @@ struct __cc_worker {
         uint3 reader, source_tid, block;
     } undefined;
     int spin_line;                    // the waiting loop a thread is in (a timeout's line in a plain build)
+    int call_line;                    // the kernel's line of the printf or malloc being run (a stop's line there)
     char* stack_pool;                 // their stacks, each above a guard page
     size_t stack_pool_bytes;
     __cc_fiber* current;              // the fiber running now (nullptr: loop mode)
@@ -828,7 +829,8 @@ static inline void __cc_new_epoch() { __cc_epoch++; }
 static inline void __cc_new_block() {
     __cc_heap_block_done(__cc_me);
     __cc_pending_set = __cc_copy_set = false;
-    __cc_me->polling = 0, __cc_me->spin_line = 0;  // (a fault in a waiting loop's condition left them set)
+    __cc_me->polling = 0, __cc_me->spin_line = 0, __cc_me->call_line = 0;  // (a fault in a waiting loop's
+                                                                            // condition left them set)
     __cc_block_epoch = ++__cc_epoch;
     __cc_block_linear = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
     if (__cc_dyn_shared_bytes) memset(__cc_dyn_shared, 0xff, __cc_dyn_shared_bytes);  // never silently zero
@@ -2609,7 +2611,9 @@ template <class P> static inline auto __cc_as_pointer(const P& p) {
 // malloc's block comes back as a checked pointer, so `(float*)malloc(n * sizeof(float))` is
 // bounds-checked like an argument array.
 static inline __cc_ptr<void> __cc_device_malloc(size_t bytes, int line = __builtin_LINE()) {
+    __cc_me->call_line = line;  // (a stop anywhere inside names the call's line)
     void* p = __cc_heap_alloc(bytes, 0, line);
+    __cc_me->call_line = 0;
     if (!p) return __cc_ptr<void>((void*)nullptr);  // (an access through it: a null-pointer fault, with its line)
     return __cc_ptr<void>(p, 0, bytes, p);
 }
@@ -2949,7 +2953,7 @@ static volatile sig_atomic_t __cc_launching;
 
 // The line a stop names when the pc does not: the waiting loop a thread is in, or the last barrier.
 static inline int __cc_stop_line(const __cc_worker* w) {
-    return w->spin_line ? w->spin_line : w->warp_line && !__cc_last_site ? w->warp_line : w->last_barrier_line;
+    return w->call_line ? w->call_line : w->spin_line ? w->spin_line : w->warp_line && !__cc_last_site ? w->warp_line : w->last_barrier_line;
 }
 // Whether worker `w` must stop now: the time limit or Ctrl-C, or an earlier block faulted.
 static inline void __cc_check_stop(__cc_worker* w) {
@@ -6674,6 +6678,15 @@ template <class... A> __attribute__((always_inline)) static inline int __cc_prin
     __cc_printf_check(format, kinds, (int)sizeof...(A));
     return __cc_printf(format, __cc_printf_arg(values)...);
 }
+// (`line`: a stop that comes anywhere inside, the format's check included, names the call's line)
+template <class... A> __attribute__((always_inline)) static inline int __cc_printf_at(int line, const char* format, A... values) {
+    __cc_me->call_line = line;
+    int n = __cc_printf_values(format, values...);
+    __cc_me->call_line = 0;
+    return n;
+}
+// (source.py writes a call in a kernel's body as __cc_printf_at(__LINE__, ...); the macro serves the rest,
+// a kernel's own declaration of printf included)
 #define printf(...) __cc_printf_values(__VA_ARGS__)
 // memset/memcpy in a kernel write (and read) memory too: n bytes from a checked pointer must lie
 // inside its array (the fault names the last element they reach), and the sanitizer hears of it.

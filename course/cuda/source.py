@@ -3396,6 +3396,12 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
         # malloc, free, new and delete use runtime.h's device heap, which knows each block: malloc
         # returns a checked pointer (`(float*)malloc(n * 4)` is bounds-checked), and a double free or
         # the free of a pointer no malloc returned is a fault with its line, not a crash of the process.
+        # printf with its line: a time limit that stops the thread anywhere inside names it (runtime.h)
+        if tok.text == "printf" and i + 2 < b and tokens[i + 1].text == "(" and tokens[i + 2].text != ")" \
+                and tokens[i - 1].text not in (".", "->", "::"):
+            replace(tok.start, tokens[i + 1].end, "__cc_printf_at(__LINE__, ")
+            i += 2
+            continue
         if tok.text in _DEVICE_HEAP_CALLS and i + 1 < b and tokens[i + 1].text == "(" \
                 and tokens[i - 1].text not in (".", "->", "::"):
             replace(tok.start, tok.end, _DEVICE_HEAP_CALLS[tok.text])
