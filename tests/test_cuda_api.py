@@ -243,6 +243,20 @@ def test_a_kernel_may_declare_printf_itself(declaration, capsys):
     assert capsys.readouterr().out == "block 0\nblock 1\n"
 
 
+def test_a_kernel_or_a_variable_may_be_named_clock_and_clock_still_reads_the_time():
+    """clock() and clock64() are CUDA's, but `clock` is no reserved word: a kernel (or a local) of that name
+    compiles, and clock() (also after <ctime>) still gives a time that grows."""
+    x = np.zeros(4, np.float32)
+    cuda.RawKernel('extern "C" __global__ void clock(float* x) { int clock = 2; x[threadIdx.x] = clock; }', "clock",
+                   backend="cpu")((1,), (4,), (x,))
+    assert (x == 2).all()
+    t = np.zeros(3, np.int64)
+    source = r"""#include <ctime>
+extern "C" __global__ void times(long long* t) { t[0] = clock64(); clock_t c = clock(); t[1] = c; t[2] = clock64(); }"""
+    cuda.RawKernel(source, "times", backend="cpu")((1,), (1,), (t,))
+    assert 0 < t[0] <= t[1] <= t[2]
+
+
 @pytest.mark.parametrize("sanitize", [False, True])
 def test_printf_takes_strings_and_pointers_from_arguments_and_arrays(sanitize, capsys):
     """%s of a `const char*` parameter, of a local and of a __shared__ char array, %p of an argument:

@@ -54,6 +54,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <ctime>  // (now: its #undef clock, in a kernel's own #include <ctime>, would undo CUDA's clock())
 #include <unistd.h>
 
 #include <float.h>
@@ -4469,8 +4470,11 @@ __attribute__((always_inline)) static inline auto __cc_ldg(const P& p) -> __cc_v
 #define __threadfence() (__cc_sanitizing ? __cc_note_fence(true) : __cc_parallel ? __atomic_thread_fence(__ATOMIC_SEQ_CST) : (void)0)  // blocks on other workers
 #define __threadfence_block() (__cc_sanitizing ? __cc_note_fence(false) : (void)0)  // (a block runs on one worker)
 #define __threadfence_system() __threadfence()
-#define clock64() ((long long)__cc_now_ns())
-#define clock() ((long long)__cc_now_ns())
+// (object-like macros: a function-like one would take a kernel or a variable named clock for a call)
+static inline long long __cc_clock() { return __cc_now_ns(); }
+static inline long long __cc_clock64() { return __cc_now_ns(); }
+#define clock64 __cc_clock64
+#define clock __cc_clock
 #define __trap() __cc_fail(__CC_TRAP, __LINE__)
 #define __nanosleep(ns) ((void)(ns))  // a thread that sleeps: nothing to wait for here
 #define __cc_unsupported_body() __cc_fail(__CC_UNSUPPORTED, __LINE__)
