@@ -11,7 +11,9 @@ it, a global total reset inside the kernel, overlapping carves of extern __share
 blockDim.x over a tile of 16, an in-place shift, an early return before the barrier, `counter++` on
 a __device__ variable, a shared total set without a barrier, a shared struct read before the barrier,
 __syncwarp() between warps, a barrier in a loop whose trip count
-differs between threads, a local array written to `<= 5`, and an accumulator never given a value.
+differs between threads, a local array written to `<= 5`, an accumulator never given a value, a race
+through a __shared__ pointer passed to a helper, a shared union reused without a barrier, a 3-D block
+indexed without z, a shared atomic accumulator never set, and __constant__ taps read past their end.
 """
 
 import re
@@ -345,6 +347,74 @@ extern "C" __global__ void k(const float* x, float* y, int n) {
 case("accumulator never given a value", ACCUMULATOR, "", " = 0.0f", "k", 1, 32, lambda: (rand(32), zeros(32), i32(32)),
      [r"stores -1\.69\d*e\+?38 into y\[0\]", r"0xFE"],
      lambda a: np.allclose(a[1], sum(np.roll(a[0], -j) for j in range(4)), rtol=1e-5))
+
+
+HELPER_POINTER = r"""
+__device__ void smooth(float* s, int t) {
+    s[t] = s[t] * 0.5f;
+    %s
+}
+extern "C" __global__ void k(const float* x, float* y) {
+    __shared__ float s[64];
+    s[threadIdx.x] = x[threadIdx.x];
+    __syncthreads();
+    smooth(s, threadIdx.x);
+    __syncthreads();
+    y[threadIdx.x] = s[threadIdx.x];
+}"""
+case("race through a __shared__ pointer passed to a helper", HELPER_POINTER, "if (t + 1 < 64) s[t] += s[t + 1];",
+     "__syncthreads(); float right = t + 1 < 64 ? s[t + 1] : 0.0f; __syncthreads(); s[t] += right;", "k", 1, 64,
+     lambda: (rand(64), zeros(64)), [r"data race on shared memory s\[\d+\].*in a function called at line 10"],
+     lambda a: np.allclose(a[1], 0.5 * a[0] + 0.5 * np.append(a[0][1:], 0), rtol=1e-6))
+
+UNION = r"""
+extern "C" __global__ void k(const float* x, int* y) {
+    __shared__ union { float f[64]; int i[64]; } u;
+    int t = threadIdx.x;
+    u.f[t] = x[t];
+    __syncthreads();
+    float v = u.f[63 - t];
+    %s
+    u.i[t] = (int)(v * 100.0f);
+    __syncthreads();
+    y[t] = u.i[63 - t];
+}"""
+case("union in shared memory reused without a barrier", UNION, "", "__syncthreads();", "k", 1, 64,
+     lambda: (rand(64), zeros(64, i32)), [r"data race on shared memory u\.f\[\d+\]"],
+     lambda a: np.array_equal(a[1], (a[0] * 100).astype(i32)))
+
+INDEX_3D = r"""
+extern "C" __global__ void k(float* y) {
+    int idx = threadIdx.x + threadIdx.y * blockDim.x%s;
+    y[idx] = (float)(threadIdx.z * 100 + idx);
+}"""
+case("3-D block indexed without z", INDEX_3D, "", " + threadIdx.z * blockDim.x * blockDim.y", "k", 1, (4, 4, 2),
+     lambda: (zeros(32),), [r"writes y\[0\], which thread \(0, 0, 0\) also wrote"],
+     lambda a: np.array_equal(a[0], np.arange(32) + 100 * (np.arange(32) // 16)))
+
+SHARED_ACCUMULATOR = r"""
+extern "C" __global__ void k(const float* x, float* y) {
+    __shared__ float acc;
+    %s
+    atomicAdd(&acc, x[threadIdx.x]);
+    __syncthreads();
+    if (threadIdx.x == 0) y[blockIdx.x] = acc;
+}"""
+case("shared atomic accumulator never set", SHARED_ACCUMULATOR, "", "if (threadIdx.x == 0) acc = 0.0f; __syncthreads();",
+     "k", 2, 32, lambda: (rand(32), zeros(2)), [r"reads shared memory acc, which no thread of block \(0, 0, 0\) has written"],
+     lambda a: np.allclose(a[1], a[0].sum(), rtol=1e-5))
+
+CONSTANT_TAPS = r"""
+__constant__ float w[5] = {1, 2, 3, 2, 1};
+extern "C" __global__ void k(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float s = 0;
+    for (int j = -2; j <= %s; j++) s += w[j + 2] * x[min(max(i + j, 0), n - 1)];
+    y[i] = s;
+}"""
+case("__constant__ taps read past their end", CONSTANT_TAPS, "3", "2", "k", 1, 32, lambda: (np.ones(32, f32), zeros(32), i32(32)),
+     [r"w\[5\], but .*__constant__ array w has 5 elements"], lambda a: (a[1] == 9).all())
 
 
 def launch(c, fill):
