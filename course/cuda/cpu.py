@@ -1793,27 +1793,30 @@ def _pitch_in_elements(source: Source, index: int, length: int) -> str | None:
     if index < length:
         return None
     chars = set(re.findall(r"\bchar\s*\*\s*\)?\s*\(?\s*(\w+)", source.text))
+
+    def item(pointer: str) -> str:  # the element type the pointer was declared with
+        declared = re.search(rf"\b(\w+)\s*\*\s*(?:const\s+)?(?:__restrict__\s+)?{re.escape(pointer)}\b", source.text)
+        return declared.group(1) if declared and declared.group(1) not in ("const", "return") else "T"
+
     subscript = re.search(r"\b(\w+)\s*\[\s*\(?\s*(?:(\w+)\s*\*\s*(\w*pitch\w*)|(\w*pitch\w*)\s*\*\s*(\w+))\s*[+\]]",
                           source.text, re.IGNORECASE)
     if subscript and subscript.group(1) not in chars:  # img[y * pitch + x]
         pointer, row, pitch = subscript.group(1), subscript.group(2) or subscript.group(5), \
             subscript.group(3) or subscript.group(4)
-        declared = re.search(rf"\b(\w+)\s*\*\s*(?:const\s+)?(?:__restrict__\s+)?{re.escape(pointer)}\b", source.text)
-        item = declared.group(1) if declared and declared.group(1) not in ("const", "return") else "T"
         shown = f"{pointer}[{row} * {pitch} + ...]" if subscript.group(2) else f"{pointer}[{pitch} * {row} + ...]"
+        t = item(pointer)
         return (f"Index {index} is past the end: `{shown}` steps {pitch} elements "
                 f"of {pointer} per row, but a pitch (cudaMallocPitch's, or a NumPy array's strides) counts bytes. "
-                f"Find the row in bytes, `{item}* r = ({item}*)((char*){pointer} + {row} * {pitch});` then r[x], or "
-                f"pass the pitch in elements ({pitch} / sizeof({item})).")
+                f"Find the row in bytes, `{t}* r = ({t}*)((char*){pointer} + {row} * {pitch});` then r[x], or "
+                f"pass the pitch in elements ({pitch} / sizeof({t})).")
     for found in re.finditer(r"\b(\w+)\s*\+\s*\(?\s*(\w+)\s*\*\s*(\w*pitch\w*)\b", source.text, re.IGNORECASE):
         pointer, row, pitch = found.groups()
         if pointer not in chars:
-            declared = re.search(rf"\b(\w+)\s*\*\s*(?:const\s+)?(?:__restrict__\s+)?{re.escape(pointer)}\b", source.text)
-            item = declared.group(1) if declared and declared.group(1) not in ("const", "return") else "T"
+            t = item(pointer)
             return (f"Index {index} is past the end: `{found.group(0)}` adds {pitch} in elements of {pointer}, but a "
                     f"pitch (cudaMallocPitch's, or a NumPy array's strides) counts bytes. Step through bytes, "
-                    f"`({item}*)((char*){pointer} + {row} * {pitch})`, or pass the pitch in elements ({pitch} / "
-                    f"sizeof({item})).")
+                    f"`({t}*)((char*){pointer} + {row} * {pitch})`, or pass the pitch in elements ({pitch} / "
+                    f"sizeof({t})).")
     return None
 
 
@@ -2528,6 +2531,10 @@ def _ignored_axis(fault: _Fault, module: Module, source: Source, line: int | Non
     return None
 
 
+#: The atomic function that makes a compound assignment `x OP= v` one atomic update.
+_ATOMIC_UPDATES = {"+": "atomicAdd", "-": "atomicSub", "|": "atomicOr", "&": "atomicAnd", "^": "atomicXor"}
+
+
 def _bitwise_update(name: str, text: str) -> str | None:
     """The atomic call for a bitwise update of `name` on a line (`bits[w] |= 1u << b`: `atomicOr(&{element},
     1u << b)`, with `{element}` to fill in), else None."""
@@ -2535,7 +2542,7 @@ def _bitwise_update(name: str, text: str) -> str | None:
     if not found:
         return None
     operand = re.match(r"\s*([^;]+?)\s*;", text[found.end():])
-    return ({"|": "atomicOr", "&": "atomicAnd", "^": "atomicXor"}[found.group(1) or found.group(2)]
+    return (_ATOMIC_UPDATES[found.group(1) or found.group(2)]
             + f"(&{{element}}, {operand.group(1) if operand else 'bits'})")
 
 
@@ -3257,8 +3264,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             updated = re.search(rf"\b{re.escape(name)}\s*(?:\[.*\]\s*)?([-+|&^])=(?!=)",
                                 source.line_text(store_line) if store_line else "")
             if updated:  # `h[b] += w` beside other threads' atomicAdd(&h[b], 1)
-                call = {"+": "atomicAdd", "-": "atomicSub", "|": "atomicOr", "&": "atomicAnd", "^": "atomicXor"}[
-                    updated.group(1)]
+                call = _ATOMIC_UPDATES[updated.group(1)]
                 hint = (f"Line {store_line} updates {element} with a plain `{updated.group(1)}=` while other threads "
                         f"update it atomically: make that update atomic too, `{call}(&{element}, value)`.")
         else:  # a plain read and a plain write

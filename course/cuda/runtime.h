@@ -374,7 +374,7 @@ struct __cc_worker {
         uint3 reader, source_tid, block;
     } undefined;
     int spin_line;                    // the waiting loop a thread is in (a timeout's line in a plain build)
-    int call_line;                    // the kernel's line of the printf or malloc being run (a stop's line there)
+    int call_line;                    // the kernel's line of the printf, malloc or new being run (a stop's line there)
     char* stack_pool;                 // their stacks, each above a guard page
     size_t stack_pool_bytes;
     __cc_fiber* current;              // the fiber running now (nullptr: loop mode)
@@ -397,7 +397,6 @@ struct __cc_worker {
     char* out;                        // its printf text, block by block
     size_t out_len, out_cap;
     uint64_t unsafe_site;             // where the kernel called printf or malloc (a stop there names that line)
-    int unsafe_line;                  // (malloc's line, which it is given)
     __cc_out_segment* segments;
     size_t segment_count, segment_cap;
     char* signal_stack;               // a crash (a stack overflow, say) is handled on this stack
@@ -632,7 +631,6 @@ static void __cc_heap_block_done(__cc_worker* w) {
 // malloc for kernel code: nullptr when the heap is full, or libc has no memory.
 static void* __cc_heap_alloc(size_t bytes, int how = 0, int line = 0) {
     __cc_enter_unsafe();  // the time limit must not stop a thread inside malloc or the heap's lock
-    if (__cc_me->unsafe == 1 && line) __cc_me->unsafe_line = line;
     pthread_mutex_lock(&__cc_heap_lock);
     // (a rerun of the launch, which the sanitizer makes from the memory it started with, finds the
     // blocks the first run left: it is not held to the limit)
@@ -1030,9 +1028,9 @@ static void __cc_note_atomic(bool device, int kind, const volatile void* p = nul
         // a read (or the read of an atomic update) acquires up to the latest write it sees; a store, nothing
         if ((kind == __CC_READ || kind == __CC_ATOMIC) && slot->time) acquired = std::max(acquired, slot->time + 1);
         me.device.acquire = acquired;
-        if (kind != __CC_READ && kind != __CC_TOUCH) slot->time = now;
+        if (write) slot->time = now;
     }
-    if (kind != __CC_READ && kind != __CC_TOUCH) {
+    if (write) {
         me.published = now;
         __cc_sync_times& block = __cc_sync[__cc_global_tid() - __cc_tid()];
         if (me.covered > block.pub_covered) {  // (a block that hands over in phases: the phase before stays)
@@ -1091,32 +1089,41 @@ static inline size_t __cc_note_thread(const __cc_global_note& n) {
 // (Between threads of one block, block scope is enough: a lock in shared memory, fenced with
 // __threadfence_block(), orders the global data it guards for the block's threads.)
 static inline bool __cc_shared_handed_over(unsigned writer, uint32_t time);
+// The earliest release (by the sync clock) that hands over thread Y's write `w` to other blocks, 0 if
+// none: Y fenced after the write and then released (at its last fence, or the one before), or a thread
+// of Y's block fenced after a barrier that came after the write and then released (the block's newest
+// handover, or the one before). A thread that acquired after it has been handed the write.
+static inline uint32_t __cc_release_for(const __cc_global_note& w) {
+    size_t y = __cc_note_thread(w);
+    const __cc_sync_times &writer = __cc_sync[y], &block = __cc_sync[y - w.tid];
+    uint32_t first = 0;
+    auto take = [&first](bool covers, uint32_t release) {
+        if (covers && release && (!first || release < first)) first = release;
+    };
+    take(writer.device.fence > w.time && writer.device.release > writer.device.fence, writer.device.release);
+    take(writer.prev_fence > w.time, writer.prev_release);
+    take(block.pub_covered > w.epoch, block.pub_release);
+    take(block.prev_pub_covered > w.epoch, block.prev_pub_release);
+    return first;
+}
 static inline bool __cc_handed_over(const __cc_global_note& w) {
     if (!__cc_sync_ready(false)) return false;
     size_t y = __cc_note_thread(w);
     if (y >= __cc_sync_threads) return false;
     const __cc_sync_times &writer = __cc_sync[y], &me = __cc_sync[__cc_global_tid()];
-    if (__cc_released_to(writer.device, me.device, w.time) ||
-        (writer.prev_fence > w.time && me.device.acquire > writer.prev_release) ||
+    uint32_t release = __cc_release_for(w);
+    if ((release && me.device.acquire > release) ||
         (w.block == (uint32_t)__cc_block_linear && __cc_released_to(writer.block, me.block, w.time)))
         return true;
-    // another thread of the writer's block fenced after a barrier that came after the write, and released
-    const __cc_sync_times& block = __cc_sync[y - w.tid];
-    if (block.pub_covered > w.epoch && me.device.acquire > block.pub_release) return true;
-    if (block.prev_pub_covered > w.epoch && me.device.acquire > block.prev_pub_release) return true;
     // (the writer's block: a lane that met the writer at a warp-level call after the write fenced and released)
     return w.block == (uint32_t)__cc_block_linear && __cc_shared_handed_over(w.tid, w.time);
 }
 
-// Thread Y's write (w) was fenced and released (by Y, or by a thread of Y's block after a barrier): a
-// handover that this thread did not wait for when it is not handed over (it read a flag written before
-// that release, or another thread's flag).
+// Thread Y's write (w) was fenced and released (see __cc_release_for): a handover that this thread did
+// not wait for when it is not handed over (it read a flag written before that release, or another
+// thread's flag).
 static inline bool __cc_fenced_and_released(const __cc_global_note& w) {
-    size_t y = __cc_note_thread(w);
-    if (!__cc_sync_ready(false) || y >= __cc_sync_threads) return false;
-    const __cc_sync_scope& writer = __cc_sync[y].device;
-    return (writer.fence > w.time && writer.release > writer.fence) || __cc_sync[y].prev_fence > w.time ||
-           __cc_sync[y - w.tid].pub_covered > w.epoch;
+    return __cc_sync_ready(false) && __cc_note_thread(w) < __cc_sync_threads && __cc_release_for(w) != 0;
 }
 
 // Thread Y, who made note `n` (a store), published something after it (an atomic, a volatile store:
@@ -2611,10 +2618,16 @@ template <class P> static inline auto __cc_as_pointer(const P& p) {
 // malloc, free, new and delete in device code (source.py renames them; see "The device heap").
 // malloc's block comes back as a checked pointer, so `(float*)malloc(n * sizeof(float))` is
 // bounds-checked like an argument array.
-static inline __cc_ptr<void> __cc_device_malloc(size_t bytes, int line = __builtin_LINE()) {
-    __cc_me->call_line = line;  // (a stop anywhere inside names the call's line)
-    void* p = __cc_heap_alloc(bytes, 0, line);
+// (the kernel's line is the worker's call_line meanwhile: a stop anywhere inside, before the heap's own
+// unsafe part too, names it)
+static inline void* __cc_heap_alloc_at(size_t bytes, int how, int line) {
+    __cc_me->call_line = line;
+    void* p = __cc_heap_alloc(bytes, how, line);
     __cc_me->call_line = 0;
+    return p;
+}
+static inline __cc_ptr<void> __cc_device_malloc(size_t bytes, int line = __builtin_LINE()) {
+    void* p = __cc_heap_alloc_at(bytes, 0, line);
     if (!p) return __cc_ptr<void>((void*)nullptr);  // (an access through it: a null-pointer fault, with its line)
     return __cc_ptr<void>(p, 0, bytes, p);
 }
@@ -2628,8 +2641,8 @@ __attribute__((noinline)) static void __cc_device_free(const T& pointer) {
 // (the tag holds the new-expression's line)
 struct __cc_heap_tag { int line; };
 #define __cc_heap (__cc_heap_tag{__LINE__})
-inline void* operator new(size_t bytes, __cc_heap_tag at) { return __cc_heap_alloc(bytes, 1, at.line); }
-inline void* operator new[](size_t bytes, __cc_heap_tag at) { return __cc_heap_alloc(bytes, 2, at.line); }
+inline void* operator new(size_t bytes, __cc_heap_tag at) { return __cc_heap_alloc_at(bytes, 1, at.line); }
+inline void* operator new[](size_t bytes, __cc_heap_tag at) { return __cc_heap_alloc_at(bytes, 2, at.line); }
 inline void operator delete(void* p, __cc_heap_tag) { free(p); }    // (only if a constructor throws:
 inline void operator delete[](void* p, __cc_heap_tag) { free(p); }  //  never, with -fno-exceptions)
 template <class T>
@@ -2965,7 +2978,7 @@ static inline void __cc_check_stop(__cc_worker* w) {
 // call in the kernel, which a time limit met inside names.)
 __attribute__((always_inline)) static inline void __cc_enter_unsafe() {
     __cc_worker* w = __cc_me;
-    if (w->unsafe == 0) w->unsafe_site = __cc_code_offset(__builtin_return_address(0)), w->unsafe_line = 0;
+    if (w->unsafe == 0) w->unsafe_site = __cc_code_offset(__builtin_return_address(0));
     w->unsafe = w->unsafe + 1;
 }
 static inline void __cc_leave_unsafe() {  // a stop that came meanwhile takes effect now
@@ -2973,7 +2986,6 @@ static inline void __cc_leave_unsafe() {  // a stop that came meanwhile takes ef
     w->unsafe = w->unsafe - 1;
     if (w->unsafe == 0 && w->active) {
         if (__cc_stop) w->fault.code_offset = w->unsafe_site;
-        if (__cc_stop && w->unsafe_line) __cc_fail(__cc_stop, w->unsafe_line);
         __cc_check_stop(w);
     }
 }
@@ -4250,8 +4262,11 @@ __CC_DIRECTED(rd, 3)
 #define __dsqrt_rn(x) sqrt((double)(x))
 // (NAME_block: the sanitizer takes note that the atomic is of block scope, atomic only among the threads of
 // one block; two blocks' updates of one global element so are a race)
+static inline void __cc_block_scope_next() {
+    if (__cc_sanitizing) __cc_me->block_scope_next = true;
+}
 #define __CC_SCOPED_ATOMICS(NAME) template <class... A> __attribute__((always_inline)) static inline auto NAME##_block(A&&... a) -> decltype(NAME(static_cast<A&&>(a)...)) { \
-        if (__cc_sanitizing) __cc_me->block_scope_next = true; \
+        __cc_block_scope_next(); \
         return NAME(static_cast<A&&>(a)...); } \
     template <class... A> __attribute__((always_inline)) static inline auto NAME##_system(A&&... a) -> decltype(NAME(static_cast<A&&>(a)...)) { return NAME(static_cast<A&&>(a)...); }
 __CC_SCOPED_ATOMICS(atomicAdd) __CC_SCOPED_ATOMICS(atomicSub) __CC_SCOPED_ATOMICS(atomicExch)
@@ -5409,7 +5424,7 @@ struct atomic_ref {
     // (thread_scope_block: atomic only among one block's threads, as atomicAdd_block; the sanitizer takes
     // note, and two blocks' updates of one global element are a race)
     static void __cc_scope() {
-        if (Scope == thread_scope_block && __cc_sanitizing) __cc_me->block_scope_next = true;
+        if (Scope == thread_scope_block) __cc_block_scope_next();
     }
     template <class F>  // (as atomicAdd's overloads do, with the order's fences around)
     __attribute__((always_inline)) T __cc_update(F f, std::memory_order o) const {

@@ -953,9 +953,9 @@ def _matching(tokens: list[Token], i: int) -> int:
 
 
 def _opening(tokens: list[Token], j: int) -> int:
-    """Index of the `(` that the `)` at tokens[j] closes, or the `[` of a `]` (or -1)."""
+    """Index of the `(` that the `)` at tokens[j] closes, or the `[` of a `]`, the `{` of a `}` (or -1)."""
     closing = tokens[j].text
-    opening, depth = "[" if closing == "]" else "(", 0
+    opening, depth = {"]": "[", "}": "{"}.get(closing, "("), 0
     for k in range(j, -1, -1):
         if tokens[k].text == closing:
             depth += 1
@@ -994,6 +994,15 @@ def _used_in_phases(tokens: list[Token], body: tuple[int, int], names) -> bool:
             if sum(any(k < u <= end for u in found) for found in uses.values()) > 1:
                 return False
     return True
+
+
+def _after_header(tokens: list[Token], i: int) -> bool:
+    """Whether tokens[i] comes right after the `)` of an if, for, while or switch header: it starts the
+    statement that the header governs (`if (c) (*count)++;`, `if (c) *p = v;`)."""
+    if tokens[i - 1].text != ")":
+        return False
+    opening = _opening(tokens, i - 1)
+    return opening > 0 and tokens[opening - 1].text in ("if", "for", "while", "switch")
 
 
 def _matching_angle(tokens: list[Token], i: int) -> int:
@@ -1585,7 +1594,9 @@ def parse(text: str, options=()) -> Source:
             uses = grown
 
     volatile_names = _volatile_names(tokens)
-    spin_edits = {f.body: _spin_loops(tokens, f, volatile_names) for f in functions if f.body}
+    plain_waits = _plain_waits(tokens, functions, volatile_names)  # (warned about; their loops wait all the same)
+    waiting = {line for line, _ in plain_waits}
+    spin_edits = {f.body: _spin_loops(tokens, f, volatile_names, waiting) for f in functions if f.body}
     for f in functions:  # a function that waits for other threads needs them to run meanwhile: fibers
         if f.body and spin_edits[f.body]:
             bodies[f.name].add("__cc_spin_point")
@@ -1621,8 +1632,7 @@ def parse(text: str, options=()) -> Source:
     host_only = _host_only_uses(tokens, functions, known_types, directives, bool(_RELAXED_CONSTEXPR & set(options)))
     nvcc_refuses = _nvcc_refusals(tokens, functions, known_types,
                                   {macro[0] for macro in (_macro_of(t.text) for t in directives) if macro})
-    cas_misuse = (_cas_misuse(tokens, functions) + _plain_waits(tokens, functions, _volatile_names(tokens))
-                  + _unused_tickets(tokens, functions))
+    cas_misuse = _cas_misuse(tokens, functions) + plain_waits + _unused_tickets(tokens, functions)
     _exchange_stores(tokens, functions, replace)
     _function_pointer_types(tokens, text, aliases, replace)
     kernels, problems, not_extern_c, templates = {}, {}, set(), {}
@@ -2699,8 +2709,8 @@ def _plain_waits(tokens: list[Token], functions: list, volatile_names: set) -> l
         close = _matching(tokens, j + 1)
         condition = tokens[j + 2:close]
         if tokens[j - 1].text == "}":  # `do { ... } while (c);`: the body before it
-            start = _opening_brace(tokens, j - 1)
-            if start is None or tokens[start - 1].text != "do":
+            start = _opening(tokens, j - 1)
+            if start < 1 or tokens[start - 1].text != "do":
                 continue
             body = tokens[start + 1:j - 1]
         elif close + 1 < b and tokens[close + 1].text == ";":
@@ -2753,22 +2763,10 @@ def _unused_tickets(tokens: list[Token], functions: list) -> list[tuple[int, str
     return found
 
 
-def _opening_brace(tokens: list[Token], j: int) -> int | None:
-    """Index of the `{` that the `}` at tokens[j] closes, or None."""
-    depth = 0
-    for k in range(j, -1, -1):
-        depth += {"}": 1, "{": -1}.get(tokens[k].text, 0)
-        if depth == 0:
-            return k
-    return None
-
-
 def _result_unused(tokens: list[Token], i: int, close: int, end: int) -> bool:
     """Whether the call whose name is tokens[i] and whose `)` is tokens[close] is a statement of its
     own (`atomicCAS(p, a, b);` after a `;`, a brace, an `if (...)` or an `else`): its value unused."""
-    start = tokens[i - 1].text in (";", "{", "}", "else") or (
-        tokens[i - 1].text == ")" and _opening(tokens, i - 1) > 0
-        and tokens[_opening(tokens, i - 1) - 1].text in ("if", "for", "while"))
+    start = tokens[i - 1].text in (";", "{", "}", "else") or _after_header(tokens, i)
     return start and close + 1 < end and tokens[close + 1].text == ";"
 
 
@@ -3699,9 +3697,12 @@ _ATOMIC_METHODS = {"load", "exchange", "compare_exchange_strong", "compare_excha
                    "fetch_and", "fetch_or", "fetch_xor", "fetch_min", "fetch_max", "test", "test_and_set"}
 
 
-def _spin_loops(tokens: list[Token], f: _Function, volatile_names: set[str]) -> list[tuple[int, int, str]]:
+def _spin_loops(tokens: list[Token], f: _Function, volatile_names: set[str],
+                plain_waits: set[int]) -> list[tuple[int, int, str]]:
     """The loops of a function's body that wait for other threads: their condition reads a volatile
-    or an atomic value (`while (flag == 0)` of a volatile flag, `while (atomicCAS(&lock, 0, 1))`).
+    or an atomic value (`while (flag == 0)` of a volatile flag, `while (atomicCAS(&lock, 0, 1))`), or
+    is one of `plain_waits` (the lines of loops that wait with a plain read, `while (flag[0] == 0) { }`:
+    warned about at compile time, and their reads are a wait's too, as the learner means them).
     Each condition gets `__cc_spin_point(line) && __cc_polled((...))`, so that a waiting thread lets the
     others of its block run now and then, and its reads of the flag are not hazards (runtime.h).
     Edits (start, end, new text)."""
@@ -3712,16 +3713,13 @@ def _spin_loops(tokens: list[Token], f: _Function, volatile_names: set[str]) -> 
                    for q, t in enumerate(tokens[first:last], first))
     a, b = f.body
     edits = []
-    # (a loop that waits with a plain read, `while (flag[0] == 0) { }`, is warned about at compile time:
-    # its reads are a wait's too, as the learner means them, not a second report)
-    plain = {line for line, _ in _plain_waits(tokens, [f], volatile_names)}
     for j in range(a + 1, b):
         if tokens[j].text not in ("while", "for") or j + 1 >= b or tokens[j + 1].text != "(":
             continue
         close = _matching(tokens, j + 1)
         body_end = _matching(tokens, close + 1) if close + 1 < b and tokens[close + 1].text == "{" else close + 1
         if tokens[j].text == "while":
-            if tokens[j].line in plain and close > j + 2:
+            if tokens[j].line in plain_waits and close > j + 2:
                 edits.append((tokens[j + 1].start, tokens[j + 1].end,
                               f"(__cc_spin_point({tokens[j].line}) && __cc_polled(("))
                 edits.append((tokens[close].start, tokens[close].end, ")))"))
@@ -4069,9 +4067,8 @@ def _conditional_branches(tokens: list[Token], first: int, last: int) -> list[tu
 def _unary_star(tokens: list[Token], i: int) -> bool:
     """Whether the `*` at tokens[i] dereferences (`*p`, `= *rows[i]`), not multiplies."""
     prev = tokens[i - 1]
-    return prev.text in _UNARY_BEFORE and prev.kind in ("punct", "ident") or prev.text in ("else", "do") or (
-        prev.text == ")" and _opening(tokens, i - 1) > 0
-        and tokens[_opening(tokens, i - 1) - 1].text in ("if", "for", "while", "switch"))
+    return prev.text in _UNARY_BEFORE and prev.kind in ("punct", "ident") or prev.text in ("else", "do") or \
+        _after_header(tokens, i)
 
 
 def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict, types: set,
@@ -4121,8 +4118,7 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
             replace(tokens[i + 1].start, tokens[i + 1].start, "__cc_each(")
             replace(tokens[close - 1].end, tokens[close - 1].end, ")")
             continue
-        after_control = prev.text == ")" and _opening(tokens, i - 1) > 0 and \
-            tokens[_opening(tokens, i - 1) - 1].text in ("if", "for", "while", "switch")
+        after_control = _after_header(tokens, i)
         cast = _reference_cast(tokens, i, b, types) if tok.text == "(" and prev.kind != "ident" \
             and prev.text not in (")", "]") else None
         if cast:  # (float4&)s[4 * i]: reinterpret_cast<float4&>(s[4 * i]) (see the reference casts below)
@@ -4232,9 +4228,7 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
         while left > a and right < b and tokens[left].text == "(" and tokens[right].text == ")" \
                 and _matching(tokens, left) == right and (
                     tokens[left - 1].kind != "ident" and tokens[left - 1].text not in (")", "]", ">")
-                    or tokens[left - 1].text in ("else", "return", "do", "case")
-                    or tokens[left - 1].text == ")" and tokens[_opening(tokens, left - 1) - 1].text in (
-                        "if", "for", "while", "switch")):
+                    or tokens[left - 1].text in ("else", "return", "do", "case") or _after_header(tokens, left)):
             left, right = left - 1, right + 1
         before, after = tokens[left], tokens[right] if right < b else tokens[b]
         if _address_operator(tokens, left):
