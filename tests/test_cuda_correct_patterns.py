@@ -4,7 +4,8 @@ warp-aggregated atomics, cooperative groups' reduce, a __syncthreads_or loop, a 
 atomicAdd, the CUDA guide's last-block sum (__threadfence + atomicInc), a radix split with
 __syncthreads_count, a register-tiled matmul, per-warp histograms, a block scan made of warp shuffles,
 and handovers between blocks: a queue's tail counter, a flag waited for with atomicCAS, a cuda::atomic_ref
-flag with release and acquire orders, and a handover relayed through a second block's flag.
+flag with release and acquire orders, a handover relayed through a second block's flag, and PMPP's
+register-tiled 3-D stencil (which stores unset values into shared elements that no thread reads).
 Each runs sanitized (racecheck, initcheck, memcheck: no report) and plain on every worker thread, and
 gives the right answer both ways.
 """
@@ -263,6 +264,56 @@ extern "C" __global__ void k(float* data, volatile int* flags, float* out) {
 }
 """
 
+# PMPP's register-tiled 3-D stencil (coarsened along z): a thread past the grid's edge never sets inNext, and
+# stores it into the shared plane all the same, at an element that no thread then reads.
+STENCIL3D = r"""
+#define IN_TILE_DIM 8
+#define OUT_TILE_DIM 6
+extern "C" __global__ void stencil3d(const float* in, float* out, unsigned int N, float c0, float c1, float c2, float c3, float c4, float c5, float c6) {
+    int iStart = blockIdx.z * OUT_TILE_DIM;
+    int j = blockIdx.y * OUT_TILE_DIM + threadIdx.y - 1;
+    int k = blockIdx.x * OUT_TILE_DIM + threadIdx.x - 1;
+    float inPrev;
+    __shared__ float inCurr_s[IN_TILE_DIM][IN_TILE_DIM];
+    float inCurr;
+    float inNext;
+    if (iStart - 1 >= 0 && iStart - 1 < N && j >= 0 && j < N && k >= 0 && k < N)
+        inPrev = in[(iStart - 1) * N * N + j * N + k];
+    if (iStart >= 0 && iStart < N && j >= 0 && j < N && k >= 0 && k < N) {
+        inCurr = in[iStart * N * N + j * N + k];
+        inCurr_s[threadIdx.y][threadIdx.x] = inCurr;
+    }
+    for (int i = iStart; i < iStart + OUT_TILE_DIM; ++i) {
+        if (i + 1 >= 0 && i + 1 < N && j >= 0 && j < N && k >= 0 && k < N)
+            inNext = in[(i + 1) * N * N + j * N + k];
+        __syncthreads();
+        if (i >= 1 && i < N - 1 && j >= 1 && j < N - 1 && k >= 1 && k < N - 1) {
+            if (threadIdx.y >= 1 && threadIdx.y < IN_TILE_DIM - 1 && threadIdx.x >= 1 && threadIdx.x < IN_TILE_DIM - 1) {
+                out[i * N * N + j * N + k] = c0 * inCurr + c1 * inCurr_s[threadIdx.y][threadIdx.x - 1]
+                    + c2 * inCurr_s[threadIdx.y][threadIdx.x + 1] + c3 * inCurr_s[threadIdx.y + 1][threadIdx.x]
+                    + c4 * inCurr_s[threadIdx.y - 1][threadIdx.x] + c5 * inPrev + c6 * inNext;
+            }
+        }
+        __syncthreads();
+        inPrev = inCurr;
+        inCurr = inNext;
+        inCurr_s[threadIdx.y][threadIdx.x] = inNext;
+    }
+}
+"""
+
+
+def stencil3d_reference(a, c):
+    out = np.zeros_like(a)
+    out[1:-1, 1:-1, 1:-1] = (c[0] * a[1:-1, 1:-1, 1:-1] + c[1] * a[1:-1, 1:-1, :-2] + c[2] * a[1:-1, 1:-1, 2:]
+                             + c[3] * a[1:-1, 2:, 1:-1] + c[4] * a[1:-1, :-2, 1:-1] + c[5] * a[:-2, 1:-1, 1:-1]
+                             + c[6] * a[2:, 1:-1, 1:-1])
+    return out
+
+
+STENCIL_TAPS = tuple(f32(c) for c in (0.4, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1))
+
+
 
 def jacobi_reference(x, steps):
     v = np.concatenate([[0], x, [0]]).astype(f32)
@@ -323,6 +374,10 @@ CASES = {
         CAS_FLAG, "k", 2, 32, lambda: (np.zeros(1, f32), np.zeros(1, i32), np.zeros(1, f32)), lambda a: a[2][0] == 5),
     "a cuda::atomic_ref flag, release and acquire": (
         ATOMIC_REF_FLAG, "k", 2, 32, lambda: (np.zeros(1, f32), np.zeros(1, i32), np.zeros(1, f32)), lambda a: a[2][0] == 5),
+    "PMPP's register-tiled 3-D stencil, unset values stored where no thread reads": (
+        STENCIL3D, "stencil3d", (3, 3, 3), (8, 8, 1),
+        lambda: (rng.random((14, 14, 14), f32), np.zeros((14, 14, 14), f32), np.uint32(14), *STENCIL_TAPS),
+        lambda a: np.allclose(a[1], stencil3d_reference(a[0], STENCIL_TAPS), atol=1e-5)),
     "a handover relayed through a second block's flag": (
         RELAY, "k", 3, 32, lambda: (np.zeros(1, f32), np.zeros(2, i32), np.zeros(1, f32)), lambda a: a[2][0] == 7),
 }

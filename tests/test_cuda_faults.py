@@ -2506,6 +2506,33 @@ def test_a_stored_float_that_is_the_fill_of_a_variable_without_a_value_is_report
     assert "a `default:` in the switch" in str(info.value)
 
 
+UNSET_INTO_SHARED = r"""
+extern "C" __global__ void shift(const float* x, float* out, int n, int reach) {
+    __shared__ float s[32];
+    float v;
+    if (threadIdx.x < n) v = x[threadIdx.x];
+    s[threadIdx.x] = v;                                                      // STORE
+    __syncthreads();
+    if (threadIdx.x + 1 < reach) out[threadIdx.x] = s[threadIdx.x + 1];     // READ
+}
+"""
+
+
+def test_an_unset_variable_stored_into_shared_memory_is_reported_where_a_thread_reads_it():
+    """The fill stored into shared memory only passes garbage on (as a copy of an unwritten element does): silent
+    while no thread reads those elements, and an initcheck report at the read, naming the store, when one does."""
+    kernel = cuda.RawKernel(UNSET_INTO_SHARED, "shift", backend="cpu")
+    x, out = np.arange(32, dtype=np.float32), np.zeros(32, np.float32)
+    kernel(1, 32, (x, out, 20, 20))  # threads 20..31 store garbage into s[20..31], which no thread reads
+    assert out[:19].tolist() == x[1:20].tolist()
+    with pytest.raises(cuda.KernelError, match=r"reads shared memory s\[20\], which thread \(20, 0, 0\) set at line "
+                                               rf"{line_of('STORE', UNSET_INTO_SHARED)} to the value of a local variable "
+                                               r"that had none") as info:
+        kernel(1, 32, (x, out, 20, 22))
+    assert info.value.line == line_of("READ", UNSET_INTO_SHARED) and info.value.thread == (19, 0, 0)
+    assert "give the variable a value on every path" in str(info.value)
+
+
 NULL_FUNCTION_POINTER = r"""
 __device__ float twice(float v) { return 2 * v; }
 typedef float (*op_t)(float);

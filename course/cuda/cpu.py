@@ -2749,7 +2749,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 "and guard only the work.")
     elif kind == STORED_FILL:
         name = arrays.get(fault.base, (None,))[0]
-        element = f"{name}[{fault.index}]" if name else "an element of shared or local memory"
+        element = f"{name}[{fault.index}]" if name else "an element of a local array or __device__ variable"
         value = "-1.6947e38" if fault.element_bytes == 4 else "-5.4e303"
         what = (f"stores {value} into {element}: the bytes 0xFE that a sanitized launch puts in a local variable "
                 "before it has a value. The value stored is such a variable's (or was copied from one), read before "
@@ -3129,7 +3129,17 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             hint += (f" The kernel writes {name} at {at}: check which threads of the block reach "
                      f"{'that write' if len(writes) == 1 else 'those writes'} and which elements they write; "
                      f"none wrote {element}.")
-        if fault.address:  # it holds a copy (`s[i] = t[j];`) of an element no thread had written
+        if fault.address and fault.other_op == 2:  # it holds a local variable's value that it never had
+            copy_line = module.line_of(fault.address)
+            what = (f"reads shared memory {element}, which thread {_xyz(fault.other_thread)} set"
+                    + (f" at line {copy_line}" if copy_line else "") + " to the value of a local variable that had "
+                    "none: on that thread's path nothing was stored in the variable before it was read (a sanitized "
+                    "launch fills such a variable with the bytes 0xFE; on a GPU it holds whatever its register held)")
+            hint = (f"Storing it is harmless while no thread reads the element (line {copy_line or '?'}), but this "
+                    "read uses the garbage: give the variable a value on every path (an initial value where it is "
+                    "declared, `float v = 0.0f;`, or an `else` after the if that sets it), or read only elements "
+                    "that hold values.")
+        elif fault.address:  # it holds a copy (`s[i] = t[j];`) of an element no thread had written
             copy_line = module.line_of(fault.address)
             what = (f"reads shared memory {element}, which thread {_xyz(fault.other_thread)} set"
                     + (f" at line {copy_line}" if copy_line else "") + " to a copy of an element that no thread of "

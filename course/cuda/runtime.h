@@ -436,6 +436,7 @@ static inline uint64_t __cc_code_offset(const void* pc) {
 // Record who faulted and jump back to the worker's start. Never returns.
 static bool __cc_pending_set;  // a read of unwritten shared memory, not reported yet (see __cc_report_pending)
 static bool __cc_copy_set;     // a copy's read of unwritten shared memory, for the store that follows (__cc_copy)
+static bool __cc_fill_set;     // the store that follows puts an unset local's fill into shared memory (__cc_note_store)
 static void __cc_report_pending();
 static inline bool __cc_pending_first(int kind);
 
@@ -827,7 +828,7 @@ static inline unsigned __cc_tid() { return threadIdx.x + blockDim.x * (threadIdx
 static inline void __cc_new_epoch() { __cc_epoch++; }
 static inline void __cc_new_block() {
     __cc_heap_block_done(__cc_me);
-    __cc_pending_set = __cc_copy_set = false;
+    __cc_pending_set = __cc_copy_set = __cc_fill_set = false;
     __cc_me->polling = 0, __cc_me->spin_line = 0, __cc_me->call_line = 0;  // (a fault in a waiting loop's
                                                                             // condition left them set)
     __cc_block_epoch = ++__cc_epoch;
@@ -848,8 +849,9 @@ struct __cc_shadow_byte {
     uint8_t w_cas;                 // the last atomic was an atomicCAS (a CAS loop's plain read beside it is no hazard)
     uint8_t a_many;                // atomics of two threads in this epoch: a_other is the one before writer
     uint8_t r_unwritten;           // the first reader of this epoch read it before any thread of the block wrote it
-    uint8_t w_copied_unwritten;    // the last write copied an element that no thread had written (`s[i] = t[j];`):
-                                   // it holds no value either (w_site names the copy)
+    uint8_t w_copied_unwritten;    // the last write copied an element that no thread had written (`s[i] = t[j];`),
+                                   // 1, or stored a local variable that had no value (its fill), 2: it holds no
+                                   // value either (w_site names the copy)
     uint16_t a_other;
     uint16_t pw_writer;            // the last plain (not atomic) write: checked against atomics
     uint32_t pw_epoch, pw_warp, pw_site;
@@ -1271,6 +1273,12 @@ static void __cc_release_allocations() {
     __cc_allocation_count = 0;
 }
 
+static inline bool __cc_in_shared(const void* address) {
+    const char* p = (const char*)address;
+    for (int i = 0; i < __cc_shared_region_count; i++)
+        if (p >= __cc_shared_regions[i].base && p < __cc_shared_regions[i].base + __cc_shared_regions[i].bytes) return true;
+    return false;
+}
 static inline void __cc_register_shared(void* base, size_t bytes, size_t row_bytes, const char* name,
                                         bool dynamic = false, size_t item = 0, const uint32_t* inner = nullptr) {
     uint32_t extents[3] = {0, 0, 0};
@@ -1403,6 +1411,7 @@ struct __cc_pending_read {
     unsigned tid;
     unsigned copier;      // a copy of an unwritten element was read: the thread that copied it,
     uint32_t copy_site;   // and where (0: none)
+    int fill;             // (the copy was of an unset local variable: 2)
 };
 static __cc_pending_read __cc_pending;
 // `s[i] = t[j];` copies the bytes of t[j] without using them, as a GPU would whether or not a
@@ -1431,11 +1440,11 @@ static void __cc_report_pending() {
     memset(f, 0, sizeof *f);
     // (a copy's bytes: the copier and the copy's line name where they came from)
     __cc_shared_fault(__CC_UNINITIALIZED, *p.region, p.offset, p.size, p.site, p.kind, p.copy_site ? p.copier : p.tid,
-                      p.copy_site, 0);
+                      p.copy_site, p.copy_site ? p.fill : 0);
 }
 
 static void __cc_note_shared(const __cc_shared_region& r, size_t offset, size_t size, int kind, uint32_t site,
-                             bool copy = false, bool copied_unwritten = false, bool cas = false,
+                             bool copy = false, int copied_unwritten = 0, bool cas = false,
                              bool exchange = false) {
     unsigned me = __cc_tid();
     uint32_t epoch = __cc_epoch, wep = __cc_warp_epoch[(me / 32) & 31];
@@ -1460,7 +1469,7 @@ static void __cc_note_shared(const __cc_shared_region& r, size_t offset, size_t 
         if ((kind == __CC_READ || (kind == __CC_ATOMIC && !exchange)) && !written && !kept) {
             bool copied = s.w_epoch >= __cc_block_epoch;  // it holds a copy of an unwritten element
             (copy ? __cc_copy : __cc_pending) = {&r, offset, size, site, kind, me, copied ? s.writer : 0u,
-                                                 copied ? s.w_site : 0u};
+                                                 copied ? s.w_site : 0u, copied ? s.w_copied_unwritten : 0};
             kept = true;
         }
         bool this_epoch = s.w_epoch == epoch;
@@ -2008,9 +2017,11 @@ static void __cc_note_at(const volatile void* address, size_t size, int kind, ui
     // about at compile time: read as the flag's wait is meant, a volatile one)
     if (kind == __CC_READ && __cc_me->polling) relaxed = true;
     // The store of a copy whose bytes no thread wrote (see __cc_copy)
-    bool copied_unwritten = false;
+    int copied_unwritten = 0;
     if (__cc_copy_set && kind != __CC_READ && kind != __CC_READ_UPDATE && kind != __CC_TOUCH)
-        copied_unwritten = true, __cc_copy_set = false;
+        copied_unwritten = 1, __cc_copy_set = false;
+    if (__cc_fill_set && kind != __CC_READ && kind != __CC_READ_UPDATE && kind != __CC_TOUCH)
+        copied_unwritten = 2, __cc_fill_set = false;
     int said = kind == __CC_READ_UPDATE ? __CC_READ_UPDATE : relaxed && kind == __CC_READ ? __CC_READ : 0;
     if (kind == __CC_READ_UPDATE) kind = __CC_READ;
     int recorded = kind == __CC_WRITE_SAME ? __CC_WRITE : kind;
@@ -2023,10 +2034,10 @@ static void __cc_note_at(const volatile void* address, size_t size, int kind, ui
             // (ready == 0)`): that read is how the threads meet, not a hazard (still initchecked).
             if (relaxed && kind == __CC_READ && __cc_me->polling) return __cc_note_polled(r, (size_t)(p - r.base), size, site);
             return __cc_note_shared(r, (size_t)(p - r.base), size, kind, site, copy,
-                                    copied_unwritten && (kind == __CC_WRITE || kind == __CC_WRITE_SAME), cas, exchange);
+                                    kind == __CC_WRITE || kind == __CC_WRITE_SAME ? copied_unwritten : 0, cas, exchange);
         }
     }
-    if (copied_unwritten && !__cc_pending_set)  // copied out of shared memory: it is a read of garbage after all
+    if (copied_unwritten == 1 && !__cc_pending_set)  // copied out of shared memory: it is a read of garbage after all
         __cc_pending = __cc_copy, __cc_pending_set = true;
     // Not shared memory: an argument array or a __device__ variable (where a volatile access is an atomic)
     if (relaxed && kind != __CC_READ && kind != __CC_TOUCH) __cc_sync_ready(true);  // a volatile store: handovers tracked
@@ -2140,7 +2151,10 @@ static void __cc_lock_update(const volatile void* address, uint64_t compare, uin
 // A float or double store of exactly the bytes 0xFE that a sanitized build puts in a local variable before
 // it has a value (-ftrivial-auto-var-init=pattern: -1.6947e38, -5.4e303): the stored value is such a
 // variable's, read before anything was stored in it on this thread's path (`float r; switch (op) { case
-// ADD: r = ...; } out[i] = r;` with another op). No computation gives these bytes by chance.
+// ADD: r = ...; } out[i] = r;` with another op). No computation gives these bytes by chance. Into shared
+// memory, the store only passes the garbage on, as a copy of an unwritten element does (__cc_copy): the
+// element holds no value, and a thread that reads it is reported (PMPP's register-tiled 3-D stencil
+// stores its next plane's value, unset past the grid's edge, into elements no thread then reads).
 static inline bool __cc_is_fill(const void* value, size_t size) {
     if (size == 4) { uint32_t v; memcpy(&v, value, 4); return v == 0xFEFEFEFEu; }
     if (size == 8) { uint64_t v; memcpy(&v, value, 8); return v == 0xFEFEFEFEFEFEFEFEull; }
@@ -2164,7 +2178,14 @@ __attribute__((noinline)) static void __cc_note_store(const volatile void* addre
                                                      bool relaxed = false, bool floating = false) {
     const void* at = (const void*)address;
     if ((uintptr_t)at < 65536) return;  // a null pointer: the store itself faults, in the kernel's line
-    if (floating && __cc_is_fill(value, size)) __cc_stored_fill(address, size, __builtin_return_address(0));
+    if (floating && __cc_is_fill(value, size)) {
+        if (__cc_in_shared(at)) __cc_fill_set = true;
+        else {
+            // (`out[i] = s[j];` of such an element: the read, which names the store into s, is the report)
+            if (__cc_copy_set && !__cc_pending_set) __cc_pending = __cc_copy, __cc_pending_set = true;
+            __cc_stored_fill(address, size, __builtin_return_address(0));
+        }
+    }
     __cc_put_back_stale();  // (before the element is compared)
     bool same;
     switch (size) {  // the usual sizes without a call to memcmp (fixed-size copies are single loads)
