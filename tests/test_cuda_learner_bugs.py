@@ -13,7 +13,8 @@ a __device__ variable, a shared total set without a barrier, a shared struct rea
 __syncwarp() between warps, a barrier in a loop whose trip count
 differs between threads, a local array written to `<= 5`, an accumulator never given a value, a race
 through a __shared__ pointer passed to a helper, a shared union reused without a barrier, a 3-D block
-indexed without z, a shared atomic accumulator never set, and __constant__ taps read past their end.
+indexed without z, a shared atomic accumulator never set, __constant__ taps read past their end, and a
+shared total kept inside a spin lock whose holder releases it without a fence.
 """
 
 import re
@@ -415,6 +416,27 @@ extern "C" __global__ void k(const float* x, float* y, int n) {
 }"""
 case("__constant__ taps read past their end", CONSTANT_TAPS, "3", "2", "k", 1, 32, lambda: (np.ones(32, f32), zeros(32), i32(32)),
      [r"w\[5\], but .*__constant__ array w has 5 elements"], lambda a: (a[1] == 9).all())
+
+SHARED_LOCK = r"""
+extern "C" __global__ void k(const int* x, int* out) {
+    __shared__ int lock, total;
+    if (threadIdx.x == 0) { lock = 0; total = 0; }
+    __syncthreads();
+    for (bool done = false; !done; ) {
+        if (atomicCAS(&lock, 0, 1) == 0) {
+            total += x[threadIdx.x];
+            %s
+            atomicExch(&lock, 0);
+            done = true;
+        }
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) out[blockIdx.x] = total;
+}"""
+case("shared total in a lock without a fence", SHARED_LOCK, "", "__threadfence_block();", "k", 2, 64,
+     lambda: (np.arange(64, dtype=i32), zeros(2, i32)),
+     [r"data race on shared memory total", r"inside a lock .* Put __threadfence_block\(\) before the atomicExch"],
+     lambda a: (a[1] == a[0].sum()).all())
 
 
 def launch(c, fill):

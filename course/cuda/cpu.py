@@ -3086,6 +3086,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             hint = (f"If the threads mean to add into the same `{element}` (a sum, a counter), no barrier can "
                     f"help: use atomicAdd(&{element}, value), or let each thread keep its own partial "
                     f"result and reduce them after a __syncthreads(). Otherwise: {hint[0].lower()}{hint[1:]}")
+        if _in_a_lock(source) and {fault.op, fault.other_op} <= {1, 2}:  # a shared total kept inside a lock
+            hint = _LOCK_HINT.replace("__threadfence()", "__threadfence_block()").format(element=element)
         steps = other_line == line or (line and other_line and all(  # (or two steps of the unrolled warp)
             re.search(r"(\w+)\s*\[[^\]]*\]\s*\+?=.*\b\1\s*\[", source.line_text(n)) for n in (line, other_line)))
         if steps and {fault.op, fault.other_op} <= {1, 2} and _same_warp(fault, block_dim):
