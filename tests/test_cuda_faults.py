@@ -2506,6 +2506,58 @@ def test_a_stored_float_that_is_the_fill_of_a_variable_without_a_value_is_report
     assert "a `default:` in the switch" in str(info.value)
 
 
+UNSET_INDEX = r"""
+extern "C" __global__ void argmax_over(const int* x, int* best_at, int limit) {
+    int best;
+    for (int j = 0; j < 4; j++)
+        if (x[threadIdx.x * 4 + j] > limit) best = j;
+    best_at[threadIdx.x] = best;                                             // STORE
+}
+"""
+
+BYTE_MASKS = r"""
+extern "C" __global__ void masks(unsigned* out, int* signed_out) {
+    out[threadIdx.x] = ~0x01010101u;
+    signed_out[threadIdx.x] = (int)~0x01010101u;
+}
+"""
+
+
+def test_an_unset_integer_stored_is_reported_and_the_same_bits_computed_are_not():
+    """An int's fill (-16843010) stored is the unset variable's too (GCC does not warn for this loop), in a kernel
+    that declares an integer without a value; one whose variables all start with values can compute those bits."""
+    kernel = cuda.RawKernel(UNSET_INDEX, "argmax_over", backend="cpu")
+    x, out = np.arange(16, dtype=np.int32), np.zeros(4, np.int32)
+    kernel(1, 4, (x, out, np.int32(-1)))
+    assert out.tolist() == [3, 3, 3, 3]
+    with pytest.raises(cuda.KernelError, match=r"stores -16843010 into best_at\[0\]: the bytes 0xFE") as info:
+        kernel(1, 4, (x, out, np.int32(100)))
+    assert info.value.line == line_of("STORE", UNSET_INDEX) and "`int best = -1;`" in str(info.value)
+    out, signed = np.zeros(4, np.uint32), np.zeros(4, np.int32)
+    cuda.RawKernel(BYTE_MASKS, "masks", backend="cpu")(1, 4, (out, signed))
+    assert (out == 0xFEFEFEFE).all() and (signed == -16843010).all()
+
+
+HEAP_UNSET = r"""
+extern "C" __global__ void k(float* y, int n) {
+    float* buf = new float[n]%s;
+    y[threadIdx.x] = buf[n - 1];                                             // READ
+    delete[] buf;
+}
+"""
+
+
+def test_a_block_from_new_holds_no_values_until_stored():
+    """A sanitized launch fills a new heap block with the bytes of an unset variable: copying an element that no
+    thread stored is reported, naming the heap; `new float[n]()` starts at 0."""
+    with pytest.raises(cuda.KernelError, match=r"stores -1\.6947e38 into y\[0\].*\(or a block from malloc or new\)") as info:
+        cuda.RawKernel(HEAP_UNSET % "", "k", backend="cpu")(1, 4, (np.ones(4, np.float32), np.int32(8)))
+    assert info.value.line == line_of("READ", HEAP_UNSET) and "`new float[n]()` starts them at 0" in str(info.value)
+    y = np.ones(4, np.float32)
+    cuda.RawKernel(HEAP_UNSET % "()", "k", backend="cpu")(1, 4, (y, np.int32(8)))
+    assert (y == 0).all()
+
+
 UNSET_INTO_SHARED = r"""
 extern "C" __global__ void shift(const float* x, float* out, int n, int reach) {
     __shared__ float s[32];

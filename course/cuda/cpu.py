@@ -282,6 +282,14 @@ def _compiler_flags(options) -> list[str]:
     return flags
 
 
+# A local integer declared without a value (`int best;`, `unsigned a, b;`, a struct's `int n;` member):
+# runtime.h's __cc_int_fills, which reports a store of such a variable's fill.
+_UNSET_INTEGER = re.compile(
+    r"(?:^\s*|[;{}(]\s*|\n\s*)(?:const\s+)?(?:(?:unsigned|signed|long|short|int|char)\s+)*"
+    r"(?:int|unsigned|long|short|size_t|ptrdiff_t|u?int(?:8|16|32|64)_t)\s+\w+\s*(?:\[[^\]]*\]\s*)*"
+    r"(?:,\s*\w+\s*(?:\[[^\]]*\]\s*)*)*;")
+
+
 def _launchers(source: Source, kernels=None) -> str:
     """C++ for one exported launcher per kernel: a `prepare` that checks and registers the
     arguments (once per launch), a `run` that unpacks them and runs blocks (on every worker)."""
@@ -328,7 +336,9 @@ def _launchers(source: Source, kernels=None) -> str:
         base = (kernel.call or kernel.name).split("<", 1)[0]
         scope = [f"    using namespace {base.rsplit('::', 1)[0].lstrip(':')};"] if "::" in base.lstrip(":") else []
         code.append(f"static void __cc_prepare_{index}(const __cc_arg* args) {{")
-        code += scope + prepare + ["    __cc_register_globals();", "    (void)args;", "}"]
+        unset = "true" if _UNSET_INTEGER.search(source.text) else "false"
+        code += scope + prepare + ["    __cc_register_globals();", f"    __cc_int_fills = {unset};", "    (void)args;",
+                                   "}"]
         code.append(f"static void __cc_run_{index}(const __cc_arg* args) {{")
         code += scope + unpack
         run = "__cc_run_with_fibers" if kernel.uses_barriers else "__cc_run_in_loops"
@@ -2750,12 +2760,20 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     elif kind == STORED_FILL:
         name = arrays.get(fault.base, (None,))[0]
         element = f"{name}[{fault.index}]" if name else "an element of a local array or __device__ variable"
-        value = "-1.6947e38" if fault.element_bytes == 4 else "-5.4e303"
+        value = {1: "-1.6947e38" if fault.element_bytes == 4 else "-5.4e303",
+                 2: "-16843010" if fault.element_bytes == 4 else "-72340172838076674",
+                 3: "4278124286 (0xFEFEFEFE)" if fault.element_bytes == 4 else "0xFEFEFEFEFEFEFEFE"}.get(fault.op, "0xFE bytes")
+        heap = "malloc" in source.text or re.search(r"\bnew\b", source.text)
         what = (f"stores {value} into {element}: the bytes 0xFE that a sanitized launch puts in a local variable "
-                "before it has a value. The value stored is such a variable's (or was copied from one), read before "
-                "anything was stored in it on this thread's path; on a GPU it would be whatever its register held")
+                + ("(or a block from malloc or new) " if heap else "")
+                + "before it has a value. The value stored is such a variable's (or was copied from one), read before "
+                "anything was stored in it on this thread's path; on a GPU it would be whatever its register "
+                + ("(or the heap) " if heap else "") + "held")
+        example = "`float r = 0.0f;`" if fault.op in (0, 1) else "`int best = -1;`, a value that means none yet"
         hint = ("Give the variable a value on every path before it is read: an initial value where it is declared "
-                "(`float r = 0.0f;`), a `default:` in the switch, or an `else` after the ifs that set it.")
+                f"({example}), a `default:` in the switch, or an `else` after the ifs that set it."
+                + (" A block from malloc or new holds no values either: store into its elements before reading them "
+                   "(`new float[n]()` starts them at 0)." if heap else ""))
     elif kind == LDG_WRITTEN:
         name, elements, itemsize = arrays.get(fault.base, ("an argument array", 0, 0))
         other, other_block = _xyz(fault.other_thread), _xyz(fault.other_block)

@@ -647,6 +647,12 @@ static void* __cc_heap_alloc(size_t bytes, int how = 0, int line = 0) {
         if (e) *e = {p, bytes, 0, __CC_HEAP_LIVE, how, line, __cc_current_launch};
         pthread_mutex_unlock(&__cc_heap_lock);
         if (!e) free(p), p = nullptr;
+#ifdef __CC_SANITIZE
+        // A sanitized launch fills a new block as it fills a local variable without a value (0xFE bytes):
+        // a read of what no thread stored there gives -1.6947e38 (whose store __cc_note_store reports), not
+        // libc's zeros or the last launch's values.
+        if (p) memset(p, 0xfe, bytes < __CC_FILL_BYTES ? bytes : __CC_FILL_BYTES);
+#endif
     }
     if (!p && !full) {
         pthread_mutex_lock(&__cc_heap_lock);
@@ -2155,19 +2161,24 @@ static void __cc_lock_update(const volatile void* address, uint64_t compare, uin
 // memory, the store only passes the garbage on, as a copy of an unwritten element does (__cc_copy): the
 // element holds no value, and a thread that reads it is reported (PMPP's register-tiled 3-D stencil
 // stores its next plane's value, unset past the grid's edge, into elements no thread then reads).
+// Integers too (`int best; for (...) if (x[j] > m) best = j; out[i] = best;`, which GCC does not warn about),
+// in kernels that declare an integer variable without a value (the launcher sets __cc_int_fills): an int's
+// fill is -16843010, a value bit tricks can make (~0x01010101) where every variable starts with one.
+static bool __cc_int_fills;
 static inline bool __cc_is_fill(const void* value, size_t size) {
     if (size == 4) { uint32_t v; memcpy(&v, value, 4); return v == 0xFEFEFEFEu; }
     if (size == 8) { uint64_t v; memcpy(&v, value, 8); return v == 0xFEFEFEFEFEFEFEFEull; }
     return false;
 }
 __attribute__((noreturn, noinline)) static void __cc_stored_fill(const volatile void* address, size_t size,
-                                                                 void* return_address) {
+                                                                 void* return_address, int kind) {
     __cc_fault* out = __cc_fault_out;
     out->code_offset = (uint64_t)__cc_code_offset(return_address);
     const __cc_allocation* a = __cc_find_allocation(address);
     out->base = a ? (uint64_t)(uintptr_t)a->base : 0;
     out->index = a ? (int64_t)(((const char*)address - a->base) / (ptrdiff_t)size) : -1;
     out->element_bytes = (int64_t)size;
+    out->op = kind;
     __cc_fail(__CC_STORED_FILL, 0);
 }
 
@@ -2175,15 +2186,15 @@ __attribute__((noreturn, noinline)) static void __cc_stored_fill(const volatile 
 // thread that finds a match sets `found = 1`) cannot change the result, whichever thread is last,
 // so it is no write-write hazard (compute-sanitizer ranks these lowest too).
 __attribute__((noinline)) static void __cc_note_store(const volatile void* address, size_t size, const void* value,
-                                                     bool relaxed = false, bool floating = false) {
+                                                     bool relaxed = false, int fill = 0) {
     const void* at = (const void*)address;
     if ((uintptr_t)at < 65536) return;  // a null pointer: the store itself faults, in the kernel's line
-    if (floating && __cc_is_fill(value, size)) {
+    if (fill && (fill == 1 || __cc_int_fills) && __cc_is_fill(value, size)) {
         if (__cc_in_shared(at)) __cc_fill_set = true;
         else {
             // (`out[i] = s[j];` of such an element: the read, which names the store into s, is the report)
             if (__cc_copy_set && !__cc_pending_set) __cc_pending = __cc_copy, __cc_pending_set = true;
-            __cc_stored_fill(address, size, __builtin_return_address(0));
+            __cc_stored_fill(address, size, __builtin_return_address(0), fill);
         }
     }
     __cc_put_back_stale();  // (before the element is compared)
@@ -2263,7 +2274,8 @@ struct __cc_store {
     typedef typename std::remove_cv<T>::type U;
     __attribute__((always_inline)) T& operator=(U v) const {  // by value: the load happens in the kernel's code
         __cc_note_store(__builtin_addressof(ref), sizeof(T), __builtin_addressof(v), std::is_volatile<T>::value,
-                        std::is_floating_point<U>::value);
+                        std::is_floating_point<U>::value ? 1 : !std::is_integral<U>::value || std::is_same<U, bool>::value
+                        ? 0 : std::is_signed<U>::value ? 2 : 3);
         ref = v;
         return ref;
     }
@@ -2655,7 +2667,9 @@ static inline __cc_ptr<void> __cc_device_malloc(size_t bytes, int line = __built
 // Not inlined: the return address is the kernel's call, which names the line.
 template <class T>
 __attribute__((noinline)) static void __cc_device_free(const T& pointer) {
+    __cc_enter_unsafe();  // (free(NULL) too, which returns at once: a stop met in here names the call's line)
     __cc_heap_free((void*)(const void*)pointer, __cc_code_offset(__builtin_return_address(0)));
+    __cc_leave_unsafe();
 }
 // `new (__cc_heap) T[n]` (source.py adds the tag to a kernel's new-expressions) takes the block from
 // the device heap; `delete p` and `delete[] p` become __cc_device_delete(p, false / true).
@@ -2671,7 +2685,11 @@ __attribute__((noinline)) static void __cc_device_delete(const T& pointer, bool 
     typedef typename std::remove_cv<typename std::remove_pointer<decltype(&*pointer)>::type>::type E;
     E* p = (E*)(const void*)pointer;
     uint64_t site = __cc_code_offset(__builtin_return_address(0));
-    if (!p) return;
+    if (!p) {
+        __cc_enter_unsafe();  // (a stop met here names the delete's line: see __cc_device_free)
+        __cc_leave_unsafe();
+        return;
+    }
     if constexpr (!std::is_trivially_destructible<E>::value) {
         if (array) {  // new E[n] put n in front of the elements (the Itanium C++ ABI's array cookie)
             const size_t cookie = sizeof(size_t) > alignof(E) ? sizeof(size_t) : alignof(E);

@@ -2357,6 +2357,15 @@ _HOST_LIBRARY = {
     "atoi": "numbers converted on the host and passed in", "atof": "numbers converted on the host and passed in",
     "strtol": "numbers converted on the host and passed in", "strtof": "numbers converted on the host and passed in",
     "qsort": "a sort written for the kernel (or sort on the host)", "abort": "__trap() to stop the kernel",
+    # the CUDA runtime's host API (a kernel's own allocation comes from the device heap)
+    "cudaMalloc": "an array allocated on the host (np.zeros, or xp.zeros for the GPU) and passed in, or malloc(bytes) "
+                  "in the kernel (the device heap)",
+    "cudaMallocManaged": "an array allocated on the host and passed in, or malloc(bytes) in the kernel",
+    "cudaFree": "free(p) for what malloc gave the kernel (arrays passed in are freed by Python)",
+    "cudaMemcpy": "memcpy(dst, src, bytes) in the kernel, or a copy on the host before or after the launch",
+    "cudaMemcpyAsync": "memcpy(dst, src, bytes) in the kernel, or a copy on the host",
+    "cudaMemset": "memset(p, value, bytes) in the kernel, or arrays filled on the host",
+    "cudaDeviceSynchronize": "__syncthreads() within a block; across the grid, end the kernel and launch the next one",
 }
 _HOST_STD = {
     "vector": "a fixed-size local array (float a[8];), or an argument array", "string": "a char array",
