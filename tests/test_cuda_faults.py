@@ -2515,6 +2515,29 @@ extern "C" __global__ void argmax_over(const int* x, int* best_at, int limit) {
 }
 """
 
+UNSET_COUNT = r"""
+extern "C" __global__ void count_positive(const float* x, int* count, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int one;
+    if (i < n && x[i] > 0) one = 1;
+    atomicAdd(count, one);                                                   // ADD
+}
+"""
+
+
+def test_an_unset_variable_passed_to_an_atomic_is_reported_though_its_only_value_is_a_constant():
+    """`one` is 1 on the path that sets it: GCC's value numbering took the unset path's fill for "undefined"
+    and made it 1 everywhere (every thread counted), until sanitized builds kept the fill (-fno-tree-fre)."""
+    x, count = np.linspace(-1, 1, 64, dtype=np.float32), np.zeros(1, np.int32)
+    with pytest.raises(cuda.KernelError, match=r"passes -16843010 to an atomic function on count\[0\]") as info:
+        cuda.RawKernel(UNSET_COUNT, "count_positive", backend="cpu")(2, 32, (x, count, np.int32(64)))
+    assert info.value.line == line_of("ADD", UNSET_COUNT) and info.value.thread == (0, 0, 0)
+    fixed = UNSET_COUNT.replace("int one;", "int one = 0;")
+    count[:] = 0
+    cuda.RawKernel(fixed, "count_positive", backend="cpu")(2, 32, (x, count, np.int32(64)))
+    assert count[0] == (x > 0).sum()
+
+
 BYTE_MASKS = r"""
 extern "C" __global__ void masks(unsigned* out, int* signed_out) {
     out[threadIdx.x] = ~0x01010101u;
@@ -2532,7 +2555,7 @@ def test_an_unset_integer_stored_is_reported_and_the_same_bits_computed_are_not(
     assert out.tolist() == [3, 3, 3, 3]
     with pytest.raises(cuda.KernelError, match=r"stores -16843010 into best_at\[0\]: the bytes 0xFE") as info:
         kernel(1, 4, (x, out, np.int32(100)))
-    assert info.value.line == line_of("STORE", UNSET_INDEX) and "`int best = -1;`" in str(info.value)
+    assert info.value.line == line_of("STORE", UNSET_INDEX) and "or -1 for an index that means none yet" in str(info.value)
     out, signed = np.zeros(4, np.uint32), np.zeros(4, np.int32)
     cuda.RawKernel(BYTE_MASKS, "masks", backend="cpu")(1, 4, (out, signed))
     assert (out == 0xFEFEFEFE).all() and (signed == -16843010).all()

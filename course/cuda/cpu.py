@@ -231,7 +231,11 @@ def _pattern_flags(compiler: str) -> list[str]:
     0xFE (GCC 12+, clang), not whatever the stack had: `int j; if (i < n / 2) j = 2 * i; x[j]` then
     reads x[-16843010], a fault whose hint names the cause (_uninitialized_index), where the stack's
     leftovers would often give an index in range, silently (a GPU's leftover register does too)."""
-    return ["-ftrivial-auto-var-init=pattern"] if _accepts(compiler, "-ftrivial-auto-var-init=pattern") else []
+    if not _accepts(compiler, "-ftrivial-auto-var-init=pattern"):
+        return []
+    # GCC's value numbering (FRE) takes the fill for "undefined" and folds it away where the variable's only
+    # value is a constant (`int one; if (x[i] > 0) one = 1;` became 1 on every path): without it, the fill stays
+    return ["-ftrivial-auto-var-init=pattern"] + (["-fno-tree-fre"] if _accepts(compiler, "-fno-tree-fre") else [])
 
 
 #: What -ftrivial-auto-var-init=pattern leaves in an int, an unsigned, a long long never given a value.
@@ -2764,12 +2768,13 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                  2: "-16843010" if fault.element_bytes == 4 else "-72340172838076674",
                  3: "4278124286 (0xFEFEFEFE)" if fault.element_bytes == 4 else "0xFEFEFEFEFEFEFEFE"}.get(fault.op, "0xFE bytes")
         heap = "malloc" in source.text or re.search(r"\bnew\b", source.text)
-        what = (f"stores {value} into {element}: the bytes 0xFE that a sanitized launch puts in a local variable "
+        does = f"passes {value} to an atomic function on {element}" if fault.mask == 1 else f"stores {value} into {element}"
+        what = (f"{does}: the bytes 0xFE that a sanitized launch puts in a local variable "
                 + ("(or a block from malloc or new) " if heap else "")
-                + "before it has a value. The value stored is such a variable's (or was copied from one), read before "
+                + "before it has a value. The value is such a variable's (or was copied from one), read before "
                 "anything was stored in it on this thread's path; on a GPU it would be whatever its register "
                 + ("(or the heap) " if heap else "") + "held")
-        example = "`float r = 0.0f;`" if fault.op in (0, 1) else "`int best = -1;`, a value that means none yet"
+        example = "`float r = 0.0f;`" if fault.op in (0, 1) else "`int k = 0;`, or -1 for an index that means none yet"
         hint = ("Give the variable a value on every path before it is read: an initial value where it is declared "
                 f"({example}), a `default:` in the switch, or an `else` after the ifs that set it."
                 + (" A block from malloc or new holds no values either: store into its elements before reading them "

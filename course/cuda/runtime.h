@@ -3701,11 +3701,26 @@ __attribute__((always_inline)) static inline T __cc_atomic_apply(T* address, F u
     *address = update(old);
     return old;
 }
+// (sanitized: an atomic's operand that is an unset variable's fill, `int one; if (x[i] > 0) one = 1;
+// atomicAdd(count, one);`, is reported as its store would be: __cc_stored_fill)
+__attribute__((noinline, cold)) static void __cc_atomic_fill(const void* address, size_t size, int kind) {
+    __cc_fault_out->mask = 1;  // (an atomic's operand)
+    __cc_stored_fill(address, size, __builtin_return_address(0), kind);
+}
+template <class T>
+__attribute__((always_inline)) static inline void __cc_atomic_operand(const T* address, const T& val) {
+    constexpr int kind = std::is_floating_point<T>::value ? 1 : std::is_signed<T>::value ? 2 : 3;
+    if (__cc_sanitizing && (sizeof(T) == 4 || sizeof(T) == 8) && (kind == 1 || __cc_int_fills) &&
+        __builtin_expect(__cc_is_fill(&val, sizeof(T)), 0))
+        __cc_atomic_fill(address, sizeof(T), kind);
+}
 #define __CC_ATOMIC(NAME, T, UPDATE) \
     __attribute__((always_inline)) static inline T NAME(T* address, T val) { \
+        __cc_atomic_operand(address, val); \
         return __cc_atomic_apply(address, [&](T old) -> T { return (UPDATE); }); }
 #define __CC_ATOMIC_FETCH(NAME, T, UPDATE, BUILTIN) \
     __attribute__((always_inline)) static inline T NAME(T* address, T val) { \
+        __cc_atomic_operand(address, val); \
         if (__cc_sanitizing) __cc_note(address, sizeof(T), __CC_ATOMIC); \
         if (__cc_parallel) return BUILTIN(address, val, __ATOMIC_SEQ_CST); \
         T old = *address; *address = (UPDATE); return old; }
@@ -3725,6 +3740,7 @@ __CC_ATOMIC_FETCH(atomicSub, int, old - val, __atomic_fetch_sub)
 __CC_ATOMIC_FETCH(atomicSub, unsigned int, old - val, __atomic_fetch_sub)
 #define __CC_ATOMIC_EXCH(T) \
     __attribute__((always_inline)) static inline T atomicExch(T* address, T val) { \
+        __cc_atomic_operand(address, val); \
         if (__cc_sanitizing) __cc_note(address, sizeof(T), __CC_ATOMIC + __CC_EXCHANGE); \
         if (__cc_parallel) return __atomic_exchange_n(address, val, __ATOMIC_SEQ_CST); \
         T old = *address; *address = val; \
@@ -3734,6 +3750,7 @@ __CC_ATOMIC_EXCH(int)
 __CC_ATOMIC_EXCH(unsigned int)
 __CC_ATOMIC_EXCH(unsigned long long)
 __attribute__((always_inline)) static inline float atomicExch(float* address, float val) {
+    __cc_atomic_operand(address, val);
     return __cc_atomic_apply(address, [&](float) -> float { return val; }, __CC_ATOMIC + __CC_EXCHANGE);
 }
 __CC_ATOMIC(atomicAdd, __half, old + val)
