@@ -13,8 +13,9 @@ a __device__ variable, a shared total set without a barrier, a shared struct rea
 __syncwarp() between warps, a barrier in a loop whose trip count
 differs between threads, a local array written to `<= 5`, an accumulator never given a value, a race
 through a __shared__ pointer passed to a helper, a shared union reused without a barrier, a 3-D block
-indexed without z, a shared atomic accumulator never set, __constant__ taps read past their end, and a
-shared total kept inside a spin lock whose holder releases it without a fence.
+indexed without z, a shared atomic accumulator never set, __constant__ taps read past their end, a
+shared total kept inside a spin lock whose holder releases it without a fence, and a resampling kernel that
+guards its output index but reads through another one.
 """
 
 import re
@@ -437,6 +438,18 @@ case("shared total in a lock without a fence", SHARED_LOCK, "", "__threadfence_b
      lambda: (np.arange(64, dtype=i32), zeros(2, i32)),
      [r"data race on shared memory total", r"inside a lock .* Put __threadfence_block\(\) before the atomicExch"],
      lambda a: (a[1] == a[0].sum()).all())
+
+SCALED_INDEX = r"""
+extern "C" __global__ void resample(const float* x, float* y, int n, float scale) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int j = (int)(i * scale);
+    if (i < n%s) y[i] = x[j];
+}"""
+case("guard on the output index, not the one read", SCALED_INDEX, "", " && j < n", "resample", 1, 64,
+     lambda: (np.arange(64, dtype=f32), zeros(64), i32(64), f32(1.5)),
+     [r"accessed x\[64\]", r"The index here is `j`, made at line 4 .* line 5 checks `i`.* Check the index that is used "
+                              r"\(`j < n`\)"],
+     lambda a: np.array_equal(a[1][:43], np.floor(np.arange(43) * 1.5)))
 
 
 def launch(c, fill):

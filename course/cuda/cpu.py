@@ -1798,6 +1798,28 @@ def _guarded_index(source: Source, line: int | None, name: str, index: int, leng
                         f"inside {name}, which has {length} element{'s' * (length != 1)} ({expression} = {index} "
                         "here). Bound the whole index (the largest value it takes must stay below the size), or "
                         "give the output only as many threads as it has elements.")
+    # `int j = (int)(i * scale); if (i < n) y[i] = x[j];`: the guard checks what the index was made from
+    for variable in variables:
+        v = re.escape(variable)
+        for at in range(line, start - 1, -1):
+            made = re.search(rf"\b{v}\s*=(?!=)\s*([^;]+);", source.line_text(at))
+            if not made:
+                continue
+            sources = [u for u in dict.fromkeys(re.findall(r"\b[A-Za-z_]\w*\b", made.group(1)))
+                       if u not in _BUILT_IN_NAMES and u != variable]
+            for checked_at in range(line, at - 1, -1):
+                text = source.line_text(checked_at)
+                for u in sources:
+                    guard = re.search(rf"\b(?:if|while)\s*\((?:[^;]*[(&|!\s])?{re.escape(u)}\s*(<|<=|>=|>)\s*[^;]*?\)", text)
+                    if guard:
+                        bound = re.search(r"[<>]=?\s*(\w+)", guard.group(0))
+                        limit = bound.group(1) if bound else length
+                        return (f"The index here is `{expression}`, made at line {at} (`{made.group(0).strip()}`), "
+                                f"and line {checked_at} checks `{u}` (`{guard.group(0).strip()}`), not the index: "
+                                f"`{expression}` reaches {index} for a value of `{u}` that passes, and {name} has {length} "
+                                f"element{'s' * (length != 1)}. Check the index that is used (`{expression} < "
+                                f"{limit}`), or compute it so that it stays below the size.")
+            break
     return None
 
 
