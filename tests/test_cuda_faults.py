@@ -2668,6 +2668,28 @@ def test_an_index_past_the_end_under_a_guard_names_the_guard_not_a_new_one():
     assert "guard the access: `if (i < n)`" in str(info.value)
 
 
+SWAPPED_2D = r"""
+extern "C" __global__ void scale2d(const float* a, float* b, int w, int h) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < w && y < h) b[x * w + y] = 2.0f * a[x * w + y];
+}
+"""
+
+
+def test_a_row_major_index_with_row_and_column_swapped_is_named():
+    """`a[x * w + y]` under `if (x < w && y < h)` (a kernel's own x and y, not blockIdx's members): x stays below
+    the width yet is multiplied by it; the hint gives `y * w + x`."""
+    a = np.ones((8, 32), np.float32)
+    with pytest.raises(cuda.KernelError) as info:
+        cuda.RawKernel(SWAPPED_2D, "scale2d", backend="cpu")((2, 1), (16, 8), (a, np.zeros(256, np.float32), 32, 8))
+    assert "line 5 checks `x < w`: `x` counts columns" in str(info.value)
+    assert "is `y * w + x` (row times width, plus column)" in str(info.value)
+    b = np.zeros((32, 32), np.float32)  # (square: no fault, and the transposed result)
+    cuda.RawKernel(SWAPPED_2D, "scale2d", backend="cpu")((2, 4), (16, 8), (np.ones((32, 32), np.float32), b, 32, 32))
+    assert (b == 2).all()
+
+
 def test_every_lane_storing_a_warp_reductions_result_is_told_to_let_lane_0_store():
     """CSR SpMV, one warp a row: after the shuffles only lane 0 holds the row's sum; every lane storing
     y[warp] is a write collision whose hint is the lane guard (an atomicAdd would add partial sums)."""

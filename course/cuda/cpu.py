@@ -1768,7 +1768,14 @@ def _bytes_as_elements(source: Source, line: int | None) -> str | None:
     return None
 
 
-_BUILT_IN_NAMES = {"threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "x", "y", "z"}
+_BUILT_IN_NAMES = {"threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize"}
+
+
+def _names_in(expression: str) -> list[str]:
+    """The variables an expression uses, once each: not the built-ins, nor members (`blockIdx.x`'s x, `p.n`'s
+    n), nor numbers' suffixes; a kernel's own x and y are variables."""
+    expression = re.sub(r"(\.|->)\s*[A-Za-z_]\w*", " ", expression)
+    return [v for v in dict.fromkeys(re.findall(r"(?<![\w.])[A-Za-z_]\w*\b", expression)) if v not in _BUILT_IN_NAMES]
 
 
 def _guarded_index(source: Source, line: int | None, name: str, index: int, length: int) -> str | None:
@@ -1782,7 +1789,7 @@ def _guarded_index(source: Source, line: int | None, name: str, index: int, leng
     if not subscript:
         return None
     expression = subscript.group(1).strip()
-    variables = [v for v in dict.fromkeys(re.findall(r"\b[A-Za-z_]\w*\b", expression)) if v not in _BUILT_IN_NAMES]
+    variables = _names_in(expression)
     body = _function_body(source.text, line)
     start = max(1, line - 15, source.text.count("\n", 0, body[0]) + 1 if body else 1)
     for at in range(line, start - 1, -1):
@@ -1791,6 +1798,18 @@ def _guarded_index(source: Source, line: int | None, name: str, index: int, leng
             v = re.escape(variable)
             guard = re.search(rf"\b(?:if|while)\s*\((?:[^;]*[(&|!\s])?{v}\s*(<|<=|>=|>)\s*[^;]*\)", text)
             if guard and expression != variable:
+                # `a[x * w + y]` under `if (x < w && ...)`: x counts columns (it stays below the width) but is
+                # multiplied by the width, as a row is: row and column swapped
+                swapped = re.fullmatch(r"\s*(\w+)\s*\*\s*(\w+)\s*\+\s*(\w+)\s*", expression)
+                if swapped and re.search(rf"\b{re.escape(swapped.group(1))}\s*<\s*{re.escape(swapped.group(2))}\b",
+                                         guard.group(0)):
+                    column, width, other = swapped.groups()
+                    return (f"The index here is `{expression}`, and line {at} checks `{column} < {width}`: `{column}` "
+                            f"counts columns (it stays below the width {width}), yet it is multiplied by {width}, as "
+                            f"the row is. In a row-major array, rows of {width} elements, the element at row `{other}` "
+                            f"and column `{column}` is `{other} * {width} + {column}` (row times width, plus column); "
+                            f"with the two swapped, the index runs past the end whenever the rows and the columns "
+                            "differ in number.")
                 checked = [u for u in variables if re.search(rf"\b{re.escape(u)}\s*(<|<=|>=|>)", guard.group(0))]
                 named = _and([f"`{u}`" for u in checked])
                 return (f"The index here is `{expression}`, and line {at} checks {named} "
@@ -1805,8 +1824,7 @@ def _guarded_index(source: Source, line: int | None, name: str, index: int, leng
             made = re.search(rf"\b{v}\s*=(?!=)\s*([^;]+);", source.line_text(at))
             if not made:
                 continue
-            sources = [u for u in dict.fromkeys(re.findall(r"\b[A-Za-z_]\w*\b", made.group(1)))
-                       if u not in _BUILT_IN_NAMES and u != variable]
+            sources = [u for u in _names_in(made.group(1)) if u != variable]
             for checked_at in range(line, at - 1, -1):
                 text = source.line_text(checked_at)
                 for u in sources:
