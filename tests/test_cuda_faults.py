@@ -2668,6 +2668,49 @@ def test_an_index_past_the_end_under_a_guard_names_the_guard_not_a_new_one():
     assert "guard the access: `if (i < n)`" in str(info.value)
 
 
+ARRAY_HINTS = r"""
+#define T 16
+extern "C" __global__ void blur(const float* in, float* out, int w) {
+    __shared__ float tile[T][T];
+    int x = blockIdx.x * T + threadIdx.x, y = blockIdx.y * T + threadIdx.y;
+    tile[threadIdx.y + 1][threadIdx.x + 1] = in[y * w + x];
+    __syncthreads();
+    out[y * w + x] = tile[threadIdx.y + 1][threadIdx.x + 1];
+}
+extern "C" __global__ void stage(const float* x, float* y, int n) {
+    __shared__ float s[128];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    s[i] = i < n ? x[i] : 0;
+    __syncthreads();
+    if (i < n) y[i] = s[i];
+}
+extern "C" __global__ void window(const float* x, float* y) {
+    float taps[5];
+    for (int d = -2; d <= 2; d++) taps[d] = x[(threadIdx.x + d + 32) % 32];
+    y[threadIdx.x] = taps[0] + taps[4];
+}
+"""
+
+
+def test_shared_and_local_array_faults_name_their_learner_causes():
+    """A tile as large as the block indexed `threadIdx.x + 1` lacks its halo; a grid-wide index into a block's
+    shared array wants threadIdx.x; a loop from -2 indexes a local array below 0 (the `% 32` on the line is
+    another subscript's, whose hint it got)."""
+    kernel = lambda name: cuda.RawKernel(ARRAY_HINTS, name, backend="cpu")  # noqa: E731
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("blur")((2, 2), (16, 16), (np.ones(1024, np.float32), np.zeros(1024, np.float32), 32))
+    assert "a tile with a halo of 1 needs 16 + 2 elements there (1 on each side)" in str(info.value)
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("stage")((4,), (128,), (np.ones(512, np.float32), np.zeros(512, np.float32), 512))
+    assert ("`i` counts threads across the whole grid (line 12: `i = blockIdx.x * blockDim.x + threadIdx.x;`), but "
+            "each block has its own s, with 128 elements: index it with the thread's place in its block, "
+            "`s[threadIdx.x]`") in str(info.value)
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("window")((1,), (32,), (np.ones(32, np.float32), np.zeros(32, np.float32)))
+    assert "accessed taps[-2]" in str(info.value) and "% keeps the sign" not in str(info.value)
+    assert "guard it: `if (d >= 0 && d < 5)`" in str(info.value)
+
+
 SWAPPED_2D = r"""
 extern "C" __global__ void scale2d(const float* a, float* b, int w, int h) {
     int x = blockIdx.x * blockDim.x + threadIdx.x;

@@ -1734,13 +1734,13 @@ def _always_true_unsigned(source: Source, lines) -> tuple[str, str, int, str | N
     return None
 
 
-def _index_hint(source: Source, line: int | None, index: int, length: int) -> str | None:
+def _index_hint(source: Source, line: int | None, index: int, length: int, subscript: str | None = None) -> str | None:
     """What an out-of-bounds index says about its cause, when it says something: one past the end
     beside a `<=`, the fill of a variable without a value, an unsigned value wrapped below 0, a
-    negative offset."""
+    negative offset. `subscript`: the faulting access's index expression, where known."""
     return (_one_past_the_end(source, line, index, length) or _uninitialized_index(index) or _undefined_index(index)
             or _unsigned_count_down(source, line, index) or _unsigned_below_zero(source, line, index)
-            or _signed_char_index(source, line, index) or _negative_index(index, length, source, line)
+            or _signed_char_index(source, line, index) or _negative_index(index, length, source, line, subscript)
             or _pitch_in_elements(source, index, length) or _bytes_as_elements(source, line)
             or _byte_count(source, line))
 
@@ -1769,6 +1769,25 @@ def _bytes_as_elements(source: Source, line: int | None) -> str | None:
 
 
 _BUILT_IN_NAMES = {"threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize"}
+
+
+def _from_block_index(source: Source, line: int | None, expression: str) -> tuple[int, str] | None:
+    """Where `expression`, or a variable it uses, is made from blockIdx (a thread's index in the grid):
+    (line, that statement), or None."""
+    if not line:
+        return None
+    if "blockIdx" in expression:
+        return line, source.line_text(line).strip()
+    body = _function_body(source.text, line)
+    start = max(1, source.text.count("\n", 0, body[0]) + 1 if body else line - 30)
+    for variable in _names_in(expression):
+        for at in range(line, start - 1, -1):
+            made = re.search(rf"\b{re.escape(variable)}\s*=(?!=)[^;]*;", source.line_text(at))
+            if made:
+                if "blockIdx" in made.group(0):
+                    return at, made.group(0).strip()
+                break
+    return None
 
 
 def _names_in(expression: str) -> list[str]:
@@ -1928,7 +1947,8 @@ def _signed_char_index(source: Source, line: int | None, index: int) -> str | No
             f"`(unsigned char){name}[i]`.")
 
 
-def _negative_index(index: int, length: int, source: Source | None = None, line: int | None = None) -> str | None:
+def _negative_index(index: int, length: int, source: Source | None = None, line: int | None = None,
+                    subscript: str | None = None) -> str | None:
     """For an access below the first element: the hint (a neighbour at -1, a mask indexed from -R); far
     below, and with a product of ints in sight, an int product that overflowed."""
     if index >= 0:
@@ -1956,8 +1976,12 @@ def _negative_index(index: int, length: int, source: Source | None = None, line:
         return None
     if source is not None and line:  # `(x + dx) % W` with x + dx = -1: C's % keeps the sign
         for at in range(line, max(0, line - 4), -1):
-            wrap = re.search(r"\(([^()]*-?[^()]*)\)\s*%\s*([\w.]+)", source.line_text(at).split("//", 1)[0])
-            if wrap and re.search(r"[-+]", wrap.group(1)):
+            text = source.line_text(at).split("//", 1)[0]
+            wrap = re.search(r"\(([^()]*-?[^()]*)\)\s*%\s*([\w.]+)", text)
+            # (the wrap must make the faulting index: `window[d] = x[(t + d + 32) % 32]` faults at window[d])
+            wrapped = subscript is None or "%" in subscript or any(
+                re.search(rf"\b{re.escape(v)}\s*=(?!=)[^;]*%", text) for v in _names_in(subscript))
+            if wrap and wrapped and re.search(r"[-+]", wrap.group(1)):
                 return (f"Index {index} is below the first element, and line {at} wraps with `{wrap.group(0)}`: C's % "
                         f"keeps the sign of a negative left side (-1 % {wrap.group(2)} is -1, not {wrap.group(2)} - 1). "
                         f"Add {wrap.group(2)} before taking %: `({wrap.group(1)} + {wrap.group(2)}) % {wrap.group(2)}`.")
@@ -1971,9 +1995,10 @@ def _negative_index(index: int, length: int, source: Source | None = None, line:
                             f"data, `{read.group(1)}` (line {at}): data can hold negative values (a label of -100, "
                             "PyTorch's ignore_index, or a padding marker). Test the value before using it as an index "
                             f"(`if ({name} < 0) ...`), as the data's convention says.")
+    named = subscript if subscript and re.fullmatch(r"[A-Za-z_]\w*", subscript) else "k"  # (the index's own name)
     return (f"Index {index} is below the first element: an offset that reaches below 0 (a neighbour i - 1 at the "
             f"edge, a mask indexed from -R). Shift the index (mask[j + R] for j from -R to R) or guard it: "
-            f"`if (k >= 0 && k < {length})`.")
+            f"`if ({named} >= 0 && {named} < {length})`.")
 
 
 def _unsigned_count_down(source: Source, line: int | None, index: int) -> str | None:
@@ -2992,7 +3017,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         found = re.search(rf"\b{re.escape(base)}\s*((?:\[[^\[\]]*\]\s*)+)", source.line_text(line) if line else "")
         subscripts = re.findall(r"\[([^\[\]]*)\]", found.group(1)) if found else []
         k = subscripts[fault.count].strip() if len(subscripts) > fault.count else "index"  # (the learner's own index)
-        hint = (_index_hint(source, line, index, length)
+        hint = (_index_hint(source, line, index, length, k if found else None)
                 or f"Guard the access (`if ({k} < {length})`; an index computed from data, a bin or a slot, needs its "
                    f"values out of range clamped or skipped), or make the array as large as the indices that reach "
                    f"it (e.g. [blockDim.x] elements when each thread has one: a #define or template constant).")
@@ -3005,6 +3030,21 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     + (f"{k} is {index} for every thread" if constant else f"{k} is {length} or more for every thread")
                     + f", and that dimension has {length} elements. Make the array as large as the indices that reach "
                     "it (a halo needs its extra rows and columns in the declaration), or fix the index.")
+        halo = re.fullmatch(r"threadIdx\.([xyz])\s*\+\s*(\d+)", k)
+        if halo and hint.startswith("Guard") and block_dim and length == block_dim["xyz".index(halo.group(1))]:
+            # `tile[ty + 1][tx + 1]` of a tile as large as the block: no room for the halo
+            r = int(halo.group(2))
+            hint = (f"`{k}` reaches {length - 1 + r} in the block's last thread, and that dimension of {name} has "
+                    f"{length} elements, one a thread: a tile with a halo of {r} needs {length} + {2 * r} elements there "
+                    f"({r} on each side), as in `[{length} + {2 * r}]` (a #define such as `TILE + 2 * R`).")
+        made = _from_block_index(source, line, k) if fault.op == 1 and found and hint.startswith("Guard") else None
+        if made:  # `s[i]` with i = blockIdx.x * blockDim.x + threadIdx.x: a grid-wide index into a block's array
+            at, text = made
+            where = "" if at == line else f" (line {at}: `{text}`)"
+            hint = (f"`{k}` counts threads across the whole grid{where}, but each block has its own {name}, with "
+                    f"{length} elements: index it with the thread's place in its block, `{name}[threadIdx.x]` "
+                    "(`threadIdx.y * blockDim.x + threadIdx.x` in 2-D), and keep the grid-wide index for the arrays "
+                    "in global memory.")
     elif kind == RACE:
         other = _xyz(fault.other_thread)
         element = _shared_element(fault, source, line)
