@@ -3141,7 +3141,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         spelling = _block_sync_spelling(source.text, line)
         hint = (f"Add __syncthreads(){spelling} {place}, where every thread of the block reaches it (not inside an "
                 "if). ")
-        if _same_warp(fault, block_dim):
+        if _same_warp(fault, block_dim) and 3 not in (fault.op, fault.other_op):
+            # (not beside an atomic update: the read waits for every thread's update, of every warp)
             hint += "Threads of one warp can use __syncwarp() instead."
         elif "__syncwarp" in source.text:  # (the two threads are lanes of different warps)
             hint += (f"__syncwarp() orders only the lanes of one warp, and threads {thread} and {other} are in "
