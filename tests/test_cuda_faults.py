@@ -2711,6 +2711,36 @@ def test_shared_and_local_array_faults_name_their_learner_causes():
     assert "guard it: `if (d >= 0 && d < 5)`" in str(info.value)
 
 
+DATA_INDEX = r"""
+extern "C" __global__ void gather(const int* idx, const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[idx[i]];
+}
+extern "C" __global__ void lookup(const int* labels, const float* w, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int c = labels[i];
+    y[i] = w[c];
+}
+"""
+
+
+def test_an_index_read_from_data_past_the_end_blames_the_data_not_the_guard():
+    """`x[idx[i]]` under `if (i < n)`, and `int c = labels[i]; w[c]`: the value comes from data, so the hint asks
+    for the data's range (or a test of the value), not for the guard that is there."""
+    kernel = lambda name: cuda.RawKernel(DATA_INDEX, name, backend="cpu")  # noqa: E731
+    idx = np.array([0, 1, 2, 3, 4, 5, 6, 99], np.int32)
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("gather")((1,), (8,), (idx, np.ones(8, np.float32), np.zeros(8, np.float32), 8))
+    assert ("The index `idx[i]` is a value read from data, and here it is 99, but x has 8 elements" in str(info.value)
+            and "`int j = idx[i]; if (j >= 0 && j < 8) ... x[j]`" in str(info.value))
+    labels = np.array([0, 1, 2, 9, 1, 0, 2, 1], np.int32)
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("lookup")((1,), (8,), (labels, np.ones(3, np.float32), np.zeros(8, np.float32), 8))
+    assert "The index `c` is a value read from data, `labels[i]` (line 9), and here it is 9" in str(info.value)
+    assert "guard the access: `if (i < n)`" not in str(info.value)
+
+
 SWAPPED_2D = r"""
 extern "C" __global__ void scale2d(const float* a, float* b, int w, int h) {
     int x = blockIdx.x * blockDim.x + threadIdx.x;

@@ -1771,6 +1771,42 @@ def _bytes_as_elements(source: Source, line: int | None) -> str | None:
 _BUILT_IN_NAMES = {"threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize"}
 
 
+def _data_index(source: Source, line: int | None, name: str, index: int, length: int) -> str | None:
+    """For an index past the end that is a value read from data (`x[idx[i]]`, or `int j = idx[i]; x[j]`): the
+    hint that says the data decides it, or None."""
+    if not line or not name:
+        return None
+    text = source.line_text(line).split("//", 1)[0]
+    subscript = re.search(rf"\b{re.escape(name)}\s*\[((?:[^\[\]]|\[[^\[\]]*\])+)\]", text)
+    if not subscript:
+        return None
+    expression, read, at = subscript.group(1).strip(), None, line
+    inner = re.fullmatch(r"\(?\s*(?:\(\s*\w+\s*\)\s*)?(\w+\s*\[[^\[\]]+\])\s*\)?", expression)
+    if inner:
+        read = inner.group(1)
+    elif re.fullmatch(r"[A-Za-z_]\w*", expression):
+        body = _function_body(source.text, line)
+        start = max(1, source.text.count("\n", 0, body[0]) + 1 if body else line - 12)
+        for at in range(line, start - 1, -1):
+            made = re.search(rf"\b{re.escape(expression)}\s*=(?!=)\s*(?:\(\s*\w+\s*\)\s*)?(\w+\s*\[[^\]]*\])\s*;",
+                             source.line_text(at))
+            if made:
+                read = made.group(1)
+                break
+            if re.search(rf"\b{re.escape(expression)}\s*(=(?!=)|\+=|-=|\+\+|--)", source.line_text(at)):
+                return None  # (made some other way)
+    if not read:
+        return None
+    where = "" if at == line else f" (line {at})"
+    source_of = f"is a value read from data, `{read}`{where}," if read != expression else "is a value read from data,"
+    skip = (f"`if ({expression} >= 0 && {expression} < {length})`" if read != expression else
+            f"`int j = {read}; if (j >= 0 && j < {length}) ... {name}[j]`")
+    return (f"The index `{expression}` {source_of} and here it is {index}, but {name} has {length} "
+            f"element{'s' * (length != 1)}: the data holds a value out of range (an id past the table's end, a label "
+            f"for a class that does not exist, padding). Check the data on the host (its values must be 0 to "
+            f"{length - 1}), or skip such values in the kernel: {skip}.")
+
+
 def _from_block_index(source: Source, line: int | None, expression: str) -> tuple[int, str] | None:
     """Where `expression`, or a variable it uses, is made from blockIdx (a thread's index in the grid):
     (line, that statement), or None."""
@@ -2807,6 +2843,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 what = (f"accessed {name}[{index // items}]{''.join(f'[{k}]' for k in place)}, but {name} has {rows} "
                         f"row{'s' * (rows != 1)} (valid first indices 0 to {rows - 1})")
         hint = (_index_hint(source, line, index, length) or _guarded_index(source, line, name, index, length)
+                or _data_index(source, line, name, index, length)
                 or "Check how the index is computed; where threads past the end are expected (the last block's, "
                    "in a grid rounded up to whole blocks), guard the access: `if (i < n)`.")
     elif kind == SHARED_OUT_OF_BOUNDS:
