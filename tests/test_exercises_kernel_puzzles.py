@@ -567,3 +567,38 @@ def test_the_second_hint_is_the_method_not_the_code(number):
     """probe 14: these second hints were the solution line by line (`__shared__ float buffer[32]; ...`)."""
     method = kp.puzzle(number).hints[1]
     assert not any(code in method for code in ("[", "+=", "==", "__", "(0x", "i < n", "threadIdx")), method
+
+
+SPOILING_FAULTS = [
+    (8, r'''
+extern "C" __global__ void shared(const float* a, float* out, int n) {
+    __shared__ float s[32];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) s[i] = a[i];
+    __syncthreads();
+    if (i < n) out[i] = s[i] + 10;
+}''', "each block has its own s", "s[threadIdx.x]", "which index tells a thread's place within its own block"),
+    (7, r'''
+extern "C" __global__ void blocks_2d(const float* a, float* out, int rows, int cols) {
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r < rows && c < cols) out[c * cols + r] = a[c * cols + r] + 10;
+}''', "`c` counts columns", "r * cols + c", "which of your two indices says which row?"),
+    (18, r'''
+extern "C" __global__ void stencil(const float* a, float* out, int rows, int cols) {
+    __shared__ float tile[16][16];
+    int r = blockIdx.y * 16 + threadIdx.y, c = blockIdx.x * 16 + threadIdx.x;
+    tile[threadIdx.y + 1][threadIdx.x + 1] = (r < rows && c < cols) ? a[r * cols + c] : 0.0f;
+    __syncthreads();
+    if (r < rows && c < cols) out[r * cols + c] = 4 * tile[threadIdx.y + 1][threadIdx.x + 1];
+}''', "`threadIdx.x + 1` reaches 16", "16 + 2", "how many extra elements does a halo of 1 add"),
+]
+
+
+@pytest.mark.parametrize("number, source, diagnosis, answer, question", SPOILING_FAULTS, ids=["shared", "blocks_2d", "stencil"])
+def test_fault_hints_that_spell_out_an_answer_keep_the_diagnosis_and_ask_instead(number, source, diagnosis, answer,
+                                                                                 question, capsys):
+    """The emulator's hints for a grid-wide index into shared memory, a row-major index with row and column
+    swapped, and a tile without room for its halo say the fix in code; the grader keeps what is wrong and asks."""
+    ok, out = run_check(number, source, capsys)
+    assert not ok and diagnosis in out and question in out and answer not in out

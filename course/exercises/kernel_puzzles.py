@@ -811,6 +811,25 @@ def check(key: int | str, source: str) -> bool:
     return verdict
 
 
+# The emulator's hints that would spell out a puzzle's answer, for every puzzle: the diagnosis stays, the
+# fix becomes a question (a puzzle's own `spoilers` come first).
+_SPOILERS = (
+    # a grid-wide index into a block's __shared__ array (the shared-memory puzzles)
+    (r"index it with the thread's place in its block, `\w+\[threadIdx\.x\]` \(`threadIdx\.y \* blockDim\.x \+ "
+     r"threadIdx\.x` in 2-D\), and keep the grid-wide index for the arrays in global memory\.",
+     "which index tells a thread's place within its own block, and which one its element of the whole array?"),
+    # row and column swapped in a row-major index (the 2-D puzzles)
+    (r"In a row-major array, rows of \w+ elements, the element at row `[^`]+` and column `[^`]+` is `[^`]+` \(row "
+     r"times width, plus column\); with the two swapped, the index runs past the end whenever the rows and the "
+     r"columns differ in number\.",
+     "In a row-major array, where does a row start, and which of your two indices says which row?"),
+    # a tile as large as the block with a halo (the stencil puzzle)
+    (r"a tile with a halo of (\d+) needs \d+ \+ \d+ elements there \(\d+ on each side\), as in `\[[^\]]+\]` \(a "
+     r"#define such as `TILE \+ 2 \* R`\)\.",
+     r"how many extra elements does a halo of \1 add to each dimension of the tile?"),
+)
+
+
 def _check(key: int | str, source: str) -> bool:
     from course import cuda
 
@@ -852,7 +871,7 @@ def _check(key: int | str, source: str) -> bool:
                         and not p.launch(p.case(p.sizes[-1], 0))[2]:
                     text += ("\n(The puzzle launches the kernel itself, without dynamic shared memory: declare an "
                              "array of fixed size, `__shared__ float buffer[32];`, instead of `extern __shared__`.)")
-                for pattern, question in p.spoilers:
+                for pattern, question in (*p.spoilers, *_SPOILERS):
                     text = re.sub(pattern, question, text)
                 return checks._report(name, False, text)
     try:
