@@ -1407,6 +1407,25 @@ extern "C" __global__ void tile_sums(const float* x, float* out) {
     assert "Add __syncthreads() (`block.sync()` with cooperative groups) between line 10" in str(info.value)
 
 
+
+def test_a_tiles_sync_used_as_the_blocks_barrier_is_named():
+    """t32.sync() between a store and another warp's read: the hint says it orders only its tile's threads."""
+    source = r"""
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void mirror(const float* x, float* y) {
+    cg::thread_block b = cg::this_thread_block();
+    auto t32 = cg::tiled_partition<32>(b);
+    __shared__ float s[64];
+    s[threadIdx.x] = x[threadIdx.x];
+    t32.sync();
+    y[threadIdx.x] = s[63 - threadIdx.x];
+}"""
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory s\[63\]") as info:
+        kernel("mirror", source)((1,), (64,), (np.ones(64, np.float32), np.zeros(64, np.float32)))
+    assert "t32.sync() orders only the 32 threads of one tile, and threads (0, 0, 0) and (63, 0, 0) are in " \
+           "different tiles." in str(info.value)
+
 @pytest.mark.parametrize("declaration, name", [("cg::thread_group cta = cg::this_thread_block();", "cta"),
                                                ("auto g = cooperative_groups::this_thread_block();", "g")])
 def test_a_race_hint_names_the_kernels_own_block_group(declaration, name):

@@ -3184,6 +3184,11 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         elif "__syncwarp" in source.text:  # (the two threads are lanes of different warps)
             hint += (f"__syncwarp() orders only the lanes of one warp, and threads {thread} and {other} are in "
                      "different warps.")
+        elif tile := re.search(r"\b(\w+)\s*=\s*(?:cg::|cooperative_groups::)?tiled_partition\s*<\s*(\d+)\s*>",
+                               source.text):
+            if re.search(rf"\b{re.escape(tile.group(1))}\s*\.\s*sync\s*\(", source.text):
+                hint += (f"{tile.group(1)}.sync() orders only the {tile.group(2)} threads of one tile, and threads "
+                         f"{thread} and {other} are in different tiles.")
         hint = hint.rstrip()
         if one_statement:  # `Comparator(s[pos], s[pos + stride])` with pairs that overlap
             hint = (f"Both accesses are at line {line}{_called_at(chain)}, in one step that threads {other} and "
