@@ -136,8 +136,10 @@ waits on a plain read (``while (flag[0] == 0) { }``: nvcc reads it once and spin
 picked by ``blockIdx.x == gridDim.x - 1`` after a ticket whose value is unused (blocks run in launch order here,
 which never shows either) (in a sanitized
 launch such a variable starts as the bytes 0xFE, so ``int j;`` used as an index before it has a value
-is usually a fault whose message says so; where the compiler keeps it in a register across threads,
-it may hold the previous thread's value instead), and so do
+is usually a fault whose message says so, and its value stored into an array or passed to an atomic is
+reported: a float's always, an int's in a kernel that declares an integer without a value, and, stored into
+shared memory, where a thread reads it; a block from ``malloc``/``new`` starts as those bytes too; where the
+compiler keeps it in a register across threads, it may hold the previous thread's value instead), and so do
 two ``extern __shared__`` arrays in one kernel (they are one array; not when they are used in phases split by a
 ``__syncthreads()``), and a pointer inside a struct
 whose bytes come from the host (what it points to cannot be bounds-checked); host code pasted with the kernels (``main``, ``cudaMalloc``,
