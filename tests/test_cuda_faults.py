@@ -2711,6 +2711,26 @@ def test_shared_and_local_array_faults_name_their_learner_causes():
     assert "guard it: `if (d >= 0 && d < 5)`" in str(info.value)
 
 
+HALO_LOAD = r"""
+#define R 3
+extern "C" __global__ void conv1d(const float* in, float* out, int n) {
+    __shared__ float tile[64 + 2 * R];
+    int i = blockIdx.x * 64 + threadIdx.x;
+    tile[threadIdx.x + R] = in[i];
+    if (threadIdx.x < R) tile[threadIdx.x] = in[i - R];
+    __syncthreads();
+    out[i] = tile[threadIdx.x] + tile[threadIdx.x + 2 * R];
+}
+"""
+
+
+def test_a_halo_load_below_the_first_element_names_its_own_index_in_the_guard():
+    with pytest.raises(cuda.KernelError) as info:
+        cuda.RawKernel(HALO_LOAD, "conv1d", backend="cpu")((2,), (64,), (np.ones(128, np.float32),
+                                                                       np.zeros(128, np.float32), 128))
+    assert "accessed in[-3]" in str(info.value) and "guard it: `if ((i - R) >= 0 && (i - R) < 128)`" in str(info.value)
+
+
 DATA_INDEX = r"""
 extern "C" __global__ void gather(const int* idx, const float* x, float* y, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;

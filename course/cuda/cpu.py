@@ -2031,7 +2031,9 @@ def _negative_index(index: int, length: int, source: Source | None = None, line:
                             f"data, `{read.group(1)}` (line {at}): data can hold negative values (a label of -100, "
                             "PyTorch's ignore_index, or a padding marker). Test the value before using it as an index "
                             f"(`if ({name} < 0) ...`), as the data's convention says.")
-    named = subscript if subscript and re.fullmatch(r"[A-Za-z_]\w*", subscript) else "k"  # (the index's own name)
+    # (the learner's own index: a name, or an expression in parentheses)
+    named = subscript if subscript and re.fullmatch(r"[A-Za-z_]\w*", subscript) else \
+        f"({subscript})" if subscript and "[" not in subscript and len(subscript) <= 40 else "k"
     return (f"Index {index} is below the first element: an offset that reaches below 0 (a neighbour i - 1 at the "
             f"edge, a mask indexed from -R). Shift the index (mask[j + R] for j from -R to R) or guard it: "
             f"`if ({named} >= 0 && {named} < {length})`.")
@@ -2842,7 +2844,9 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 rows = length // items
                 what = (f"accessed {name}[{index // items}]{''.join(f'[{k}]' for k in place)}, but {name} has {rows} "
                         f"row{'s' * (rows != 1)} (valid first indices 0 to {rows - 1})")
-        hint = (_index_hint(source, line, index, length) or _guarded_index(source, line, name, index, length)
+        used = re.search(rf"\b{re.escape(name)}\s*\[([^\[\]]+)\]", source.line_text(line) if line and name else "")
+        hint = (_index_hint(source, line, index, length, used.group(1).strip() if used else None)
+                or _guarded_index(source, line, name, index, length)
                 or _data_index(source, line, name, index, length)
                 or "Check how the index is computed; where threads past the end are expected (the last block's, "
                    "in a grid rounded up to whole blocks), guard the access: `if (i < n)`.")
