@@ -297,7 +297,9 @@ def test_float4_casts_copy_and_stay_bounds_checked(backend):
     cuda.RawKernel(CASTS, "copy_float4", backend=backend)((1,), (32,), (on(backend, x), y, 16))
     np.testing.assert_array_equal(cuda.asnumpy(y), x)
     if backend == "cpu":
-        with pytest.raises(cuda.KernelError, match=r"in\[16\] as 16-byte elements .*, but in holds 16 of them") as info:
+        with pytest.raises(cuda.KernelError, match=r"in\[64\] to in\[67\] in one 16-byte access \(element 16 of in "
+                                                   r"seen through a 16-byte type.*\), but in has 64 elements: 16 whole "
+                                                   r"16-byte elements \(valid indices 0 to 15\)\.") as info:
             cuda.RawKernel(CASTS, "copy_float4_past_end", backend="cpu")((1,), (32,), (x, np.zeros(64, np.float32), 16))
         assert info.value.thread == (16, 0, 0) and info.value.line == 9
 

@@ -2761,6 +2761,26 @@ def test_an_index_read_from_data_past_the_end_blames_the_data_not_the_guard():
     assert "guard the access: `if (i < n)`" not in str(info.value)
 
 
+FLOAT4_TAIL = r"""
+extern "C" __global__ void copy4(const float* in, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < (n + 3) / 4) ((float4*)out)[i] = ((const float4*)in)[i];
+}
+"""
+
+
+def test_a_float4_past_the_last_whole_one_names_the_floats_and_the_tail():
+    """n = 4099 floats: (n + 3) / 4 float4s reach floats 4096..4099 of 4099; the message counts in floats too and
+    the hint says the 3 left over need plain accesses."""
+    with pytest.raises(cuda.KernelError) as info:
+        cuda.RawKernel(FLOAT4_TAIL, "copy4", backend="cpu")((5,), (256,), (np.ones(4099, np.float32),
+                                                                       np.zeros(4099, np.float32), 4099))
+    text = str(info.value)
+    assert "accessed in[4096] to in[4099] in one 16-byte access" in text
+    assert "in has 4099 elements: 1024 whole 16-byte elements (valid indices 0 to 1023) and 3 after them" in text
+    assert "The last 3 elements of in do not fill a whole 16-byte element" in text
+
+
 SWAPPED_2D = r"""
 extern "C" __global__ void scale2d(const float* a, float* b, int w, int h) {
     int x = blockIdx.x * blockDim.x + threadIdx.x;

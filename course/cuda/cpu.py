@@ -2821,6 +2821,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
 
     if kind == OUT_OF_BOUNDS:
         name, shared = _array_name(fault, arrays)
+        tail = None  # (the hint for a vector access past the last whole vector)
         itemsize = arrays[fault.base][2] if fault.base in arrays else fault.element_bytes
         valid = f" (valid indices 0 to {length - 1})" if length else ""
         if fault.op == 2 and fault.base not in arrays:  # `(float*)malloc(n)` in device code
@@ -2832,6 +2833,22 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         elif fault.base not in arrays and not fault.text:  # a pointer made from a local or __device__ array
             what = (f"accessed element {index} through a pointer made from {_unnamed_array(source, length)}, which "
                     f"holds {length} element{'s' * (length != 1)}{valid}")
+        elif fault.element_bytes and itemsize and fault.element_bytes != itemsize and \
+                fault.element_bytes % itemsize == 0 and fault.element_bytes // itemsize <= 4 and fault.base in arrays \
+                and index >= 0:
+            # a float4 (float2, int4, ...) view of an array of its items: name the items it reached, and what is left
+            # past the whole vectors (not a struct over raw bytes, a curandState's 48: its own elements say more)
+            per, items = fault.element_bytes // itemsize, arrays[fault.base][1]
+            first, rest = index * per, items - length * per
+            what = (f"accessed {name}[{first}] to {name}[{first + per - 1}] in one {fault.element_bytes}-byte access "
+                    f"(element {index} of {name} seen through a {fault.element_bytes}-byte type, a float4 or a struct, "
+                    f"say), but {name} has {items} element{'s' * (items != 1)}: {length} whole {fault.element_bytes}-byte "
+                    f"element{'s' * (length != 1)}{valid}" + (f" and {rest} after them" if rest else ""))
+            if rest and index == length:
+                tail = (f"The last {rest} element{'s' * (rest != 1)} of {name} do{'es' * (rest == 1)} not fill a whole "
+                        f"{fault.element_bytes}-byte element, so no vector access may reach {'them' if rest > 1 else 'it'}: "
+                        f"let the vector accesses stop at {length} (the whole ones, n / {per}) and copy the last "
+                        f"n % {per} with plain accesses.")
         elif fault.element_bytes and fault.element_bytes != itemsize:
             what = (f"accessed {name}[{index}] as {fault.element_bytes}-byte elements (the pointer's type, a float4 "
                     f"or a struct, say, over {itemsize}-byte items), but {name} holds {length} of them{valid}")
@@ -2845,7 +2862,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 what = (f"accessed {name}[{index // items}]{''.join(f'[{k}]' for k in place)}, but {name} has {rows} "
                         f"row{'s' * (rows != 1)} (valid first indices 0 to {rows - 1})")
         used = re.search(rf"\b{re.escape(name)}\s*\[([^\[\]]+)\]", source.line_text(line) if line and name else "")
-        hint = (_index_hint(source, line, index, length, used.group(1).strip() if used else None)
+        hint = (tail or _index_hint(source, line, index, length, used.group(1).strip() if used else None)
                 or _guarded_index(source, line, name, index, length)
                 or _data_index(source, line, name, index, length)
                 or "Check how the index is computed; where threads past the end are expected (the last block's, "
