@@ -182,3 +182,15 @@ def test_a_tile_of_fixed_width_is_told_to_follow_blockdim_not_to_change_the_laun
     assert fixed != TILE and not ex.check_tile(fixed)
     out = capsys.readouterr().out
     assert "size and index the tile from blockDim" in out and "pass shared_mem=" not in out, out
+
+
+def test_the_tile_rules_follow_the_learners_own_names(capsys):
+    """The stub names the shared array `tile` and the image `image`; a learner's `cache` and `img` are the same
+    kernel (the rule that looked for `tile[` after the barrier rejected it), and reading `img[...]` again after
+    the barrier still breaks the rule."""
+    renamed = (TILE.replace("tile", "cache").replace("sharpen_cache", "sharpen_tile")
+               .replace("const unsigned char* image", "const unsigned char* img").replace("image[", "img["))
+    assert ex.check_tile(renamed), capsys.readouterr().out
+    rereads = renamed.replace("sum += weights[dy * 3 + dx] * cache[", "sum += weights[dy * 3 + dx] * img[0] * cache[")
+    assert not ex.check_tile(rereads)
+    assert "reads `img[...]` in 2 places" in capsys.readouterr().out

@@ -201,16 +201,24 @@ def _run_tile(kernel, image, weights, block=(16, 16)):
 
 
 def _tile_rules(source: str) -> str | None:
+    """The source rules of the tiled kernel, with the learner's own names for the image parameter and the
+    shared tile (the stub's `image` and `tile`, or any others)."""
     body = _strip(source)
     if "__syncthreads" not in body:
         return ("the kernel has no __syncthreads(): a thread may read a tile cell before the thread that "
                 "loads it has written it. Wait for the whole tile between loading and computing.")
-    reads = len(re.findall(r"\bimage\s*\[", body))
+    parameter = re.search(r"\bsharpen_tile\s*\(\s*(?:const\s+)?unsigned\s+char\s*(?:const\s*)?\*\s*"
+                          r"(?:const\s+)?(?:__restrict__\s+)?(\w+)", body)
+    image = parameter.group(1) if parameter else "image"
+    reads = len(re.findall(rf"\b{re.escape(image)}\s*\[", body))
+    tiles = re.findall(r"__shared__\s+(?:\w+\s+)*?(\w+)\s*\[", body) or ["tile"]
+    tile = tiles[0]
     if reads > 1:
-        return (f"the kernel reads `image[...]` in {reads} places: load each pixel once into the tile, and after "
-                "the barrier read the nine neighbours from `tile`, not from global memory.")
-    if not re.search(r"__syncthreads\s*\(\s*\)\s*;.*\btile\s*\[", body):
-        return "after the barrier, compute from `tile[...]`: that is the point of the shared-memory tile."
+        return (f"the kernel reads `{image}[...]` in {reads} places: load each pixel once into the tile, and after "
+                f"the barrier read the nine neighbours from `{tile}`, not from global memory.")
+    after = body.split("__syncthreads", 1)[1]
+    if not any(re.search(rf"\b{re.escape(name)}\s*\[", after) for name in tiles):
+        return f"after the barrier, compute from `{tile}[...]`: that is the point of the shared-memory tile."
     return None
 
 
