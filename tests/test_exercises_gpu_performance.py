@@ -229,6 +229,11 @@ def test_leaky_relu_backward(capsys):
     assert not ex.check_leaky_relu_backward(forgot_grad_y, "cpu")
     assert "values differ" in capsys.readouterr().out
     assert ex.check_leaky_relu_backward(BACKWARD_RIGHT, "cpu")
+    # the learner's own name for the output (it was "not attempted" unless the output was called grad_x)
+    renamed = BACKWARD_RIGHT.replace("grad_x", "dx")
+    assert ex.check_leaky_relu_backward(renamed, "cpu"), capsys.readouterr().out
+    assert not ex.check_leaky_relu_backward(renamed.replace("grad_y[i] * ", ""), "cpu")
+    assert "values differ" in capsys.readouterr().out
 
 
 def test_hints_are_registered_and_never_printed_by_a_check(capsys):

@@ -412,7 +412,13 @@ def check_leaky_relu_backward(backward_source, device=None, slope: float = 0.1) 
     ]
     checks.register_hints(name, hints)
     without_comments = re.sub(r"//[^\n]*|/\*.*?\*/", "", backward_source or "", flags=re.S)
-    if not re.search(r"grad_x\s*\[[^\]]*\]\s*=", without_comments):
+    # (the output is the third parameter, whatever the learner calls it; a store into it is an attempt)
+    signature = re.search(r"\bleaky_relu_backward\s*\(([^)]*)\)", without_comments)
+    parameters = signature.group(1).split(",") if signature else []
+    output = re.findall(r"\w+", parameters[2])[-1] if len(parameters) > 2 and re.findall(r"\w+", parameters[2]) \
+        else "grad_x"
+    if not re.search(rf"\b{re.escape(output)}\s*\[[^\]]*\]\s*([-+*/]?=(?!=))|\*\s*\(\s*{re.escape(output)}\b",
+                     without_comments):
         return checks.not_attempted(name)
     device = gpu.parse_device(device)
     try:
