@@ -252,7 +252,7 @@ def transpose_rule_broken(source: str) -> str | None:
     body = _body(source, "transpose")
     if body is None:
         return "no kernel named transpose was found"
-    shared = re.findall(r"__shared__\s+\w+\s+(\w+)\s*\[", body)
+    shared = re.findall(r"__shared__\s+(?:[\w()]+\s+)*?(\w+)\s*\[", body)  # (`volatile float`, `__align__(16) float`)
     if not shared:
         return ("the kernel declares no __shared__ tile: without one, either the reads of `in` or the writes "
                 "of `out` jump a whole row between neighbouring threads (not coalesced)")
