@@ -14,8 +14,8 @@ __syncwarp() between warps, a barrier in a loop whose trip count
 differs between threads, a local array written to `<= 5`, an accumulator never given a value, a race
 through a __shared__ pointer passed to a helper, a shared union reused without a barrier, a 3-D block
 indexed without z, a shared atomic accumulator never set, __constant__ taps read past their end, a
-shared total kept inside a spin lock whose holder releases it without a fence, and a resampling kernel that
-guards its output index but reads through another one.
+shared total kept inside a spin lock whose holder releases it without a fence, a resampling kernel that
+guards its output index but reads through another one, and a __device__ counter that every thread resets.
 """
 
 import re
@@ -450,6 +450,20 @@ case("guard on the output index, not the one read", SCALED_INDEX, "", " && j < n
      [r"accessed x\[64\]", r"The index here is `j`, made at line 4 .* line 5 checks `i`.* Check the index that is used "
                               r"\(`j < n`\)"],
      lambda a: np.array_equal(a[1][:43], np.floor(np.arange(43) * 1.5)))
+
+DEVICE_COUNTER = r"""
+__device__ int counter;
+extern "C" __global__ void count(const float* x, int* out, int n) {
+    %s
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && x[i] > 0.5f) atomicAdd(&counter, 1);
+    __syncthreads();
+    if (i == 0) out[0] = 1;
+}"""
+case("every thread resets a __device__ counter", DEVICE_COUNTER, "counter = 0;", "", "count", 4, 64,
+     lambda: (rand(256), zeros(1, i32), i32(256)),
+     [r"writes counter, which thread \(\d+, 0, 0\) updated atomically at line 6", r"Set counter before the launch"],
+     lambda a: a[1][0] == 1)
 
 
 def launch(c, fill):

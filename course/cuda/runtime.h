@@ -1707,16 +1707,19 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
                     break;
                 }
             }
-        if (!same && !other) other = __cc_unordered_in(a, __CC_NOTE_WRITE, -1, word, me, kind == __CC_READ);
-        if (!other && (kind == __CC_WRITE || same)) {
-            // After this thread's own atomic, the newest on the element, the others' atomics came before
-            // it (an element's atomics happen in one order) and so before this write: the last block of
-            // NVIDIA's threadFenceReduction resets its ticket so.
+        // Another thread's atomic on the element, unordered with this store. (After this thread's own atomic,
+        // the newest on the element, the others' atomics came before it (an element's atomics happen in one
+        // order) and so before this write: the last block of NVIDIA's threadFenceReduction resets its ticket so.)
+        auto atomic_before = [&]() {
             const __cc_global_note* last = a.notes[__CC_NOTE_ATOMIC] ? &a.notes[__CC_NOTE_ATOMIC][word] : nullptr;
             bool mine = last && last->launch == __cc_current_launch && last->block == __cc_block_linear && last->tid == me;
-            other = __cc_unordered_in(a, __CC_NOTE_ATOMIC, mine ? -1 : __CC_NOTE_ATOMIC2, word, me);
-            other_kind = __CC_ATOMIC;
-        }
+            return __cc_unordered_in(a, __CC_NOTE_ATOMIC, mine ? -1 : __CC_NOTE_ATOMIC2, word, me);
+        };
+        // (a plain store is named with another thread's atomic before its plain store: `counter = 0;` in every
+        // thread, then atomicAdd(&counter, 1), is a reset racing the updates, not two stores of 0)
+        if (!other && kind == __CC_WRITE && (other = atomic_before())) other_kind = __CC_ATOMIC;
+        if (!same && !other) other = __cc_unordered_in(a, __CC_NOTE_WRITE, -1, word, me, kind == __CC_READ);
+        if (!other && same && (other = atomic_before())) other_kind = __CC_ATOMIC;
         if (!other && kind == __CC_WRITE)
             other = __cc_unordered_in(a, __CC_NOTE_READ, __CC_NOTE_READ2, word, me), other_kind = __CC_READ;
         int op = said ? said : same ? __CC_WRITE : kind;
