@@ -1771,32 +1771,47 @@ def _bytes_as_elements(source: Source, line: int | None) -> str | None:
 _BUILT_IN_NAMES = {"threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize"}
 
 
+def _subscript(source: Source, line: int | None, name: str, nested: bool = False) -> str | None:
+    """The index expression of `name[...]` at `line` (comments dropped), or None; `nested`: one that holds
+    another subscript too (`x[idx[i]]`)."""
+    if not line or not name:
+        return None
+    inside = r"(?:[^\[\]]|\[[^\[\]]*\])+" if nested else r"[^\[\]]+"
+    found = re.search(rf"\b{re.escape(name)}\s*\[({inside})\]", source.line_text(line).split("//", 1)[0])
+    return found.group(1).strip() if found else None
+
+
+def _made_at(source: Source, line: int, variable: str) -> tuple[int, str] | None:
+    """Where `variable` last got its value before (or at) `line`, in the function around it: (line, the
+    assigned expression) for `variable = ...;`, None when nothing assigns it there or an update (`+=`, `++`)
+    comes first."""
+    body = _function_body(source.text, line)
+    start = max(1, source.text.count("\n", 0, body[0]) + 1 if body else line - 15)
+    v = re.escape(variable)
+    for at in range(line, start - 1, -1):
+        text = source.line_text(at)
+        made = re.search(rf"\b{v}\s*=(?!=)\s*([^;]+);", text)
+        if made:
+            return at, made.group(1).strip()
+        if re.search(rf"\b{v}\s*([-+*/%|&^]=|\+\+|--)|(\+\+|--)\s*{v}\b", text):
+            return None
+    return None
+
+
 def _data_index(source: Source, line: int | None, name: str, index: int, length: int) -> str | None:
     """For an index past the end that is a value read from data (`x[idx[i]]`, or `int j = idx[i]; x[j]`): the
     hint that says the data decides it, or None."""
-    if not line or not name:
+    expression = _subscript(source, line, name, nested=True)
+    if expression is None:
         return None
-    text = source.line_text(line).split("//", 1)[0]
-    subscript = re.search(rf"\b{re.escape(name)}\s*\[((?:[^\[\]]|\[[^\[\]]*\])+)\]", text)
-    if not subscript:
-        return None
-    expression, read, at = subscript.group(1).strip(), None, line
-    inner = re.fullmatch(r"\(?\s*(?:\(\s*\w+\s*\)\s*)?(\w+\s*\[[^\[\]]+\])\s*\)?", expression)
-    if inner:
-        read = inner.group(1)
-    elif re.fullmatch(r"[A-Za-z_]\w*", expression):
-        body = _function_body(source.text, line)
-        start = max(1, source.text.count("\n", 0, body[0]) + 1 if body else line - 12)
-        for at in range(line, start - 1, -1):
-            made = re.search(rf"\b{re.escape(expression)}\s*=(?!=)\s*(?:\(\s*\w+\s*\)\s*)?(\w+\s*\[[^\]]*\])\s*;",
-                             source.line_text(at))
-            if made:
-                read = made.group(1)
-                break
-            if re.search(rf"\b{re.escape(expression)}\s*(=(?!=)|\+=|-=|\+\+|--)", source.line_text(at)):
-                return None  # (made some other way)
+    element = r"\(?\s*(?:\(\s*\w+\s*\)\s*)?(\w+\s*\[[^\[\]]+\])\s*\)?"  # (`idx[i]`, `(int)idx[i]`)
+    read, at = re.fullmatch(element, expression), line
+    if not read and re.fullmatch(r"[A-Za-z_]\w*", expression) and (made := _made_at(source, line, expression)):
+        at, value = made
+        read = re.fullmatch(element, value)
     if not read:
         return None
+    read = read.group(1)
     where = "" if at == line else f" (line {at})"
     source_of = f"is a value read from data, `{read}`{where}," if read != expression else "is a value read from data,"
     skip = (f"`if ({expression} >= 0 && {expression} < {length})`" if read != expression else
@@ -1814,15 +1829,10 @@ def _from_block_index(source: Source, line: int | None, expression: str) -> tupl
         return None
     if "blockIdx" in expression:
         return line, source.line_text(line).strip()
-    body = _function_body(source.text, line)
-    start = max(1, source.text.count("\n", 0, body[0]) + 1 if body else line - 30)
     for variable in _names_in(expression):
-        for at in range(line, start - 1, -1):
-            made = re.search(rf"\b{re.escape(variable)}\s*=(?!=)[^;]*;", source.line_text(at))
-            if made:
-                if "blockIdx" in made.group(0):
-                    return at, made.group(0).strip()
-                break
+        made = _made_at(source, line, variable)
+        if made and "blockIdx" in made[1]:
+            return made[0], f"{variable} = {made[1]};"
     return None
 
 
@@ -1838,12 +1848,9 @@ def _guarded_index(source: Source, line: int | None, name: str, index: int, leng
     (the guard is there already, so "guard the access" would not help): an index made of more than the
     guarded variable (`x[i + j]` under `if (i < n)`, a partner `i ^ j`). None otherwise. (An early return
     that lets the variable reach the size, `if (i > n) return;`, is _one_past_the_end's.)"""
-    if not line or not name:
+    expression = _subscript(source, line, name)
+    if expression is None:
         return None
-    subscript = re.search(rf"\b{re.escape(name)}\s*\[([^\[\]]+)\]", source.line_text(line))
-    if not subscript:
-        return None
-    expression = subscript.group(1).strip()
     variables = _names_in(expression)
     body = _function_body(source.text, line)
     start = max(1, line - 15, source.text.count("\n", 0, body[0]) + 1 if body else 1)
@@ -1874,25 +1881,22 @@ def _guarded_index(source: Source, line: int | None, name: str, index: int, leng
                         "give the output only as many threads as it has elements.")
     # `int j = (int)(i * scale); if (i < n) y[i] = x[j];`: the guard checks what the index was made from
     for variable in variables:
-        v = re.escape(variable)
-        for at in range(line, start - 1, -1):
-            made = re.search(rf"\b{v}\s*=(?!=)\s*([^;]+);", source.line_text(at))
-            if not made:
-                continue
-            sources = [u for u in _names_in(made.group(1)) if u != variable]
-            for checked_at in range(line, at - 1, -1):
-                text = source.line_text(checked_at)
-                for u in sources:
-                    guard = re.search(rf"\b(?:if|while)\s*\((?:[^;]*[(&|!\s])?{re.escape(u)}\s*(<|<=|>=|>)\s*[^;]*?\)", text)
-                    if guard:
-                        bound = re.search(r"[<>]=?\s*(\w+)", guard.group(0))
-                        limit = bound.group(1) if bound else length
-                        return (f"The index here is `{expression}`, made at line {at} (`{made.group(0).strip()}`), "
-                                f"and line {checked_at} checks `{u}` (`{guard.group(0).strip()}`), not the index: "
-                                f"`{expression}` reaches {index} for a value of `{u}` that passes, and {name} has {length} "
-                                f"element{'s' * (length != 1)}. Check the index that is used (`{expression} < "
-                                f"{limit}`), or compute it so that it stays below the size.")
-            break
+        if not (made := _made_at(source, line, variable)):
+            continue
+        at, value = made
+        sources = [u for u in _names_in(value) if u != variable]
+        for checked_at in range(line, at - 1, -1):
+            text = source.line_text(checked_at)
+            for u in sources:
+                guard = re.search(rf"\b(?:if|while)\s*\((?:[^;]*[(&|!\s])?{re.escape(u)}\s*(<|<=|>=|>)\s*[^;]*?\)", text)
+                if guard:
+                    bound = re.search(r"[<>]=?\s*(\w+)", guard.group(0))
+                    limit = bound.group(1) if bound else length
+                    return (f"The index here is `{expression}`, made at line {at} (`{variable} = {value};`), "
+                            f"and line {checked_at} checks `{u}` (`{guard.group(0).strip()}`), not the index: "
+                            f"`{expression}` reaches {index} for a value of `{u}` that passes, and {name} has {length} "
+                            f"element{'s' * (length != 1)}. Check the index that is used (`{expression} < "
+                            f"{limit}`), or compute it so that it stays below the size.")
     return None
 
 
@@ -2104,7 +2108,7 @@ _LOCK_TAKEN = re.compile(r"\b(while|do)\b[^;{]*?\batomic(CAS|Exch)\s*\(|\batomic
 
 
 _LOCK_HINT = ("The update is inside a lock (taken with atomicCAS, released with atomicExch): the lock makes the "
-              "threads take turns, but not see one another's writes. Put __threadfence() before the atomicExch that "
+              "threads take turns, but not see one another's writes. Put {fence} before the atomicExch that "
               "releases the lock (and after the loop that takes it), so that the next holder reads the value this one "
               "wrote. (For a plain sum, atomicAdd(&{element}, value) needs no lock.)")
 
@@ -2861,8 +2865,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 rows = length // items
                 what = (f"accessed {name}[{index // items}]{''.join(f'[{k}]' for k in place)}, but {name} has {rows} "
                         f"row{'s' * (rows != 1)} (valid first indices 0 to {rows - 1})")
-        used = re.search(rf"\b{re.escape(name)}\s*\[([^\[\]]+)\]", source.line_text(line) if line and name else "")
-        hint = (tail or _index_hint(source, line, index, length, used.group(1).strip() if used else None)
+        hint = (tail or _index_hint(source, line, index, length, _subscript(source, line, name))
                 or _guarded_index(source, line, name, index, length)
                 or _data_index(source, line, name, index, length)
                 or "Check how the index is computed; where threads past the end are expected (the last block's, "
@@ -3254,7 +3257,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     f"help: use atomicAdd(&{element}, value), or let each thread keep its own partial "
                     f"result and reduce them after a __syncthreads(). Otherwise: {hint[0].lower()}{hint[1:]}")
         if _in_a_lock(source) and {fault.op, fault.other_op} <= {1, 2}:  # a shared total kept inside a lock
-            hint = _LOCK_HINT.replace("__threadfence()", "__threadfence_block()").format(element=element)
+            hint = _LOCK_HINT.format(element=element, fence="__threadfence_block()")
         steps = other_line == line or (line and other_line and all(  # (or two steps of the unrolled warp)
             re.search(r"(\w+)\s*\[[^\]]*\]\s*\+?=.*\b\1\s*\[", source.line_text(n)) for n in (line, other_line)))
         if steps and {fault.op, fault.other_op} <= {1, 2} and _same_warp(fault, block_dim):
@@ -3370,7 +3373,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                         "twice).")
             loop_text = " ".join(source.line_text(n) for n in range(max(1, (line or 1) - 2), (line or 0) + 1))
             if _in_a_lock(source):
-                hint = _LOCK_HINT.format(element=element)
+                hint = _LOCK_HINT.format(element=element, fence="__threadfence()")
             elif elements != 1 and other_block != block and re.search(
                     r"=[^;]*\bblockIdx\b[^;]*;[^;]*;[^)]*\+=\s*blockDim\.[xyz]\s*\)", loop_text):
                 # (a loop from the thread's index in the grid that steps by a block: not a block-stride loop from
@@ -3546,7 +3549,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                                 f"&{written}, unset, {flag}) == unset` (unset: the value the test looks for).")
                     hint += " The element's type must be int, unsigned or unsigned long long for these."
                 if _in_a_lock(source):  # a maximum kept by hand inside a lock: the lock lacks its fences
-                    hint = _LOCK_HINT.format(element=element)
+                    hint = _LOCK_HINT.format(element=element, fence="__threadfence()")
             elif other_line == line:  # one statement in two threads: `y[i] = a * x[i] + y[i]`, `a[i] = a[i + 1]`
                 hint = ("One statement, run by two threads, reads and writes the same element: if each element "
                         "should belong to one thread, check how the index is computed (a grid-stride loop steps by "

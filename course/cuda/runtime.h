@@ -1279,11 +1279,12 @@ static void __cc_release_allocations() {
     __cc_allocation_count = 0;
 }
 
-static inline bool __cc_in_shared(const void* address) {
+// The shared region (__shared__ array, or the dynamic buffer) that holds `address`: its index, or -1.
+static inline int __cc_shared_region_at(const volatile void* address) {
     const char* p = (const char*)address;
     for (int i = 0; i < __cc_shared_region_count; i++)
-        if (p >= __cc_shared_regions[i].base && p < __cc_shared_regions[i].base + __cc_shared_regions[i].bytes) return true;
-    return false;
+        if (p >= __cc_shared_regions[i].base && p < __cc_shared_regions[i].base + __cc_shared_regions[i].bytes) return i;
+    return -1;
 }
 static inline void __cc_register_shared(void* base, size_t bytes, size_t row_bytes, const char* name,
                                         bool dynamic = false, size_t item = 0, const uint32_t* inner = nullptr) {
@@ -2034,17 +2035,16 @@ static void __cc_note_at(const volatile void* address, size_t size, int kind, ui
     int said = kind == __CC_READ_UPDATE ? __CC_READ_UPDATE : relaxed && kind == __CC_READ ? __CC_READ : 0;
     if (kind == __CC_READ_UPDATE) kind = __CC_READ;
     int recorded = kind == __CC_WRITE_SAME ? __CC_WRITE : kind;
-    for (int i = 0; i < __cc_shared_region_count; i++) {
-        __cc_shared_region& r = __cc_shared_regions[i];
-        if (p >= r.base && p < r.base + r.bytes) {
-            if (__cc_tracing && kind != __CC_TOUCH) __cc_record((uint64_t)(p - r.base), site, recorded, size, i);
-            if (kind == __CC_ATOMIC || relaxed) __cc_note_atomic(false, kind);
-            // A waiting loop's condition polls a volatile flag that another thread sets (`while
-            // (ready == 0)`): that read is how the threads meet, not a hazard (still initchecked).
-            if (relaxed && kind == __CC_READ && __cc_me->polling) return __cc_note_polled(r, (size_t)(p - r.base), size, site);
-            return __cc_note_shared(r, (size_t)(p - r.base), size, kind, site, copy,
-                                    kind == __CC_WRITE || kind == __CC_WRITE_SAME ? copied_unwritten : 0, cas, exchange);
-        }
+    int region = __cc_shared_region_at(p);
+    if (region >= 0) {
+        __cc_shared_region& r = __cc_shared_regions[region];
+        if (__cc_tracing && kind != __CC_TOUCH) __cc_record((uint64_t)(p - r.base), site, recorded, size, region);
+        if (kind == __CC_ATOMIC || relaxed) __cc_note_atomic(false, kind);
+        // A waiting loop's condition polls a volatile flag that another thread sets (`while
+        // (ready == 0)`): that read is how the threads meet, not a hazard (still initchecked).
+        if (relaxed && kind == __CC_READ && __cc_me->polling) return __cc_note_polled(r, (size_t)(p - r.base), size, site);
+        return __cc_note_shared(r, (size_t)(p - r.base), size, kind, site, copy,
+                                kind == __CC_WRITE || kind == __CC_WRITE_SAME ? copied_unwritten : 0, cas, exchange);
     }
     if (copied_unwritten == 1 && !__cc_pending_set)  // copied out of shared memory: it is a read of garbage after all
         __cc_pending = __cc_copy, __cc_pending_set = true;
@@ -2168,6 +2168,12 @@ static void __cc_lock_update(const volatile void* address, uint64_t compare, uin
 // in kernels that declare an integer variable without a value (the launcher sets __cc_int_fills): an int's
 // fill is -16843010, a value bit tricks can make (~0x01010101) where every variable starts with one.
 static bool __cc_int_fills;
+// What a store or an atomic of a U checks for the fill: 1 a float or double, 2 a signed integer, 3 an unsigned
+// one (bool and other types: 0, none).
+template <class U> static constexpr int __cc_fill_kind() {
+    return std::is_floating_point<U>::value ? 1 : !std::is_integral<U>::value || std::is_same<U, bool>::value ? 0
+           : std::is_signed<U>::value ? 2 : 3;
+}
 static inline bool __cc_is_fill(const void* value, size_t size) {
     if (size == 4) { uint32_t v; memcpy(&v, value, 4); return v == 0xFEFEFEFEu; }
     if (size == 8) { uint64_t v; memcpy(&v, value, 8); return v == 0xFEFEFEFEFEFEFEFEull; }
@@ -2193,7 +2199,7 @@ __attribute__((noinline)) static void __cc_note_store(const volatile void* addre
     const void* at = (const void*)address;
     if ((uintptr_t)at < 65536) return;  // a null pointer: the store itself faults, in the kernel's line
     if (fill && (fill == 1 || __cc_int_fills) && __cc_is_fill(value, size)) {
-        if (__cc_in_shared(at)) __cc_fill_set = true;
+        if (__cc_shared_region_at(at) >= 0) __cc_fill_set = true;
         else {
             // (`out[i] = s[j];` of such an element: the read, which names the store into s, is the report)
             if (__cc_copy_set && !__cc_pending_set) __cc_pending = __cc_copy, __cc_pending_set = true;
@@ -2277,8 +2283,7 @@ struct __cc_store {
     typedef typename std::remove_cv<T>::type U;
     __attribute__((always_inline)) T& operator=(U v) const {  // by value: the load happens in the kernel's code
         __cc_note_store(__builtin_addressof(ref), sizeof(T), __builtin_addressof(v), std::is_volatile<T>::value,
-                        std::is_floating_point<U>::value ? 1 : !std::is_integral<U>::value || std::is_same<U, bool>::value
-                        ? 0 : std::is_signed<U>::value ? 2 : 3);
+                        __cc_fill_kind<U>());
         ref = v;
         return ref;
     }
@@ -3712,8 +3717,8 @@ __attribute__((noinline, cold)) static void __cc_atomic_fill(const void* address
 }
 template <class T>
 __attribute__((always_inline)) static inline void __cc_atomic_operand(const T* address, const T& val) {
-    constexpr int kind = std::is_floating_point<T>::value ? 1 : std::is_signed<T>::value ? 2 : 3;
-    if (__cc_sanitizing && (sizeof(T) == 4 || sizeof(T) == 8) && (kind == 1 || __cc_int_fills) &&
+    constexpr int kind = __cc_fill_kind<T>();
+    if (__cc_sanitizing && kind && (sizeof(T) == 4 || sizeof(T) == 8) && (kind == 1 || __cc_int_fills) &&
         __builtin_expect(__cc_is_fill(&val, sizeof(T)), 0))
         __cc_atomic_fill(address, sizeof(T), kind);
 }
@@ -4546,8 +4551,7 @@ __attribute__((always_inline)) static inline auto __cc_ldg(const P& p) -> __cc_v
 #define __threadfence_system() __threadfence()
 // (object-like macros: a function-like one would take a kernel or a variable named clock for a call)
 static inline long long __cc_clock() { return __cc_now_ns(); }
-static inline long long __cc_clock64() { return __cc_now_ns(); }
-#define clock64 __cc_clock64
+#define clock64 __cc_clock
 #define clock __cc_clock
 #define __trap() __cc_fail(__CC_TRAP, __LINE__)
 #define __nanosleep(ns) ((void)(ns))  // a thread that sleeps: nothing to wait for here
