@@ -2178,7 +2178,45 @@ extern "C" __global__ void wrong_factor(const float* x, float* y, int n) {
     int i = blockIdx.x * 32 + threadIdx.x;                      // blocks of 256 overlap
     if (i < n) y[i] = 2.0f * x[i];
 }
+extern "C" __global__ void stride_of_one_block(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int stride = blockDim.x;                                   // BUG: one block's threads, not the grid's
+    while (i < n) {
+        y[i] = 2.0f * x[i];
+        i += stride;
+    }
+}
+extern "C" __global__ void grid_stride(const float* x, float* y, int n) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) y[i] = 2.0f * x[i];
+}
+extern "C" __global__ void block_stride(const float* x, float* y, int n) {
+    for (int k = threadIdx.x; k < n; k += blockDim.x) y[k] = 2.0f * x[k];   // BUG: every block, every element
+}
 """
+
+
+def test_a_grid_stride_loop_that_steps_by_one_block_is_named_in_the_warning():
+    # Block 0's second pass does block 1's part, with the same values: the warning says the step is
+    # the bug (not the block offset, which is there), and how a grid-stride loop steps.
+    x = np.arange(1, 1001, dtype=np.float32)
+    y = np.zeros_like(x)
+    with pytest.warns(cuda.KernelWarning, match=r"'stride_of_one_block': 936 elements of y") as caught:
+        kernel("stride_of_one_block", BLOCKS_THAT_REPEAT, sanitize=True)((4,), (64,), (x, y, 1000))
+    message = str(caught[0].message)
+    assert "The loop steps by blockDim.x (`i += stride`)" in message
+    assert "i += blockDim.x * gridDim.x" in message and "does use blockIdx" not in message
+    np.testing.assert_array_equal(y, 2 * x)
+    y[:] = 0
+    with pytest.warns(cuda.KernelWarning, match=r"'block_stride'(?s:.*)The loop steps by blockDim.x \(`k \+= "
+                                                r"blockDim.x`\), one block's threads and starts without blockIdx"
+                                                r"(?s:.*)k = blockIdx.x \* blockDim.x \+ threadIdx.x"):
+        kernel("block_stride", BLOCKS_THAT_REPEAT, sanitize=True)((4,), (64,), (x, y, 1000))
+    y[:] = 0
+    import warnings
+    with warnings.catch_warnings():  # the twin: each element once
+        warnings.simplefilter("error", cuda.KernelWarning)
+        kernel("grid_stride", BLOCKS_THAT_REPEAT, sanitize=True)((4,), (64,), (x, y, 1000))
+    np.testing.assert_array_equal(y, 2 * x)
 
 
 def test_blocks_that_store_the_same_values_in_the_same_elements_get_a_warning_that_names_the_block_offset():

@@ -2237,7 +2237,16 @@ def _repeated_message(module: Module, kernel: Kernel, fault: _Fault, arrays: dic
     text = module.source.text[body[0]:body[1]] if body else module.source.text
     fix = ("If each block should do its own part, the index needs the block's offset: int i = blockIdx.x * "
            "blockDim.x + threadIdx.x; (and a grid-stride loop steps by blockDim.x * gridDim.x).")
-    if "blockIdx" in text:  # the offset is there: its factors, or the guard, let blocks meet
+    loop = _innermost_loop(module.source.text, line, line, kernel.line or 1) if line else None
+    step = _block_only_step(text, "\n".join(module.source.lines[loop[0] - 1:loop[1]])) if loop else None
+    if step:  # a grid-stride loop that steps by one block: block b's second pass is block b + 1's part
+        start = "" if "blockIdx" in text else (
+            f" and starts without blockIdx, so every block does the whole range; it should start at "
+            f"{step[2]} = blockIdx.x * blockDim.x + threadIdx.x")
+        fix = (f"The loop steps by {step[1]} (`{step[0]}`), one block's threads{start}. With that step block "
+               f"0's second pass does block 1's part: a grid-stride loop steps by all the grid's threads, "
+               f"{step[2]} += blockDim.x * gridDim.x.")
+    elif "blockIdx" in text:  # the offset is there: its factors, or the guard, let blocks meet
         fix = ("The index does use blockIdx, so check what multiplies it (block b starts at b * blockDim.x, "
                "not gridDim.x; in 2-D, x goes with blockDim.x and y with blockDim.y) and the guard (a flat "
                "`i < rows * cols` lets the threads past a row's end write into the next row).")
@@ -2245,6 +2254,19 @@ def _repeated_message(module: Module, kernel: Kernel, fault: _Fault, arrays: dic
             f"with the same value{where} (first {name}[{index}], by block {_xyz(fault.block)} after block "
             f"{_xyz(fault.other_block)}). The blocks repeat one another's work, and the elements no block "
             f"reaches keep their old values. {fix}")
+
+
+def _block_only_step(text: str, loop: str) -> tuple[str, str, str] | None:
+    """The step of the loop `loop` (a kernel's, whose whole body is `text`) where it steps its index by
+    blockDim alone (`i += blockDim.x`, or by a variable set to it), which a grid-stride loop does by
+    blockDim.x * gridDim.x: (the step as written, the step's value, the index); or None."""
+    plain = {m.group(1): m.group(2) for m in re.finditer(
+        r"\b(\w+)\s*=\s*(blockDim\.[xyz])\s*[;,]", text)}  # `int stride = blockDim.x;`
+    for m in re.finditer(r"\b(\w+)\s*\+=\s*([\w.]+)\s*(?=[;)])", loop):
+        value = m.group(2) if re.fullmatch(r"blockDim\.[xyz]", m.group(2)) else plain.get(m.group(2))
+        if value and m.group(1) not in plain:
+            return re.sub(r"\s+", " ", m.group(0)), value, m.group(1)
+    return None
 
 
 def _same_rng_message(module: Module, kernel: Kernel, fault: _Fault) -> str:
