@@ -167,6 +167,21 @@ case("shared histogram with ++", HISTOGRAM, "s[x[i] % 16]++", "atomicAdd(&s[x[i]
      lambda: ((np.arange(128) % 16).astype(np.uint8), zeros(16, np.uint32), i32(128)),
      [r"data race on shared memory s\[\d+\]"], lambda a: (a[1] == 8).all())
 
+HISTOGRAM_BINS = r"""
+extern "C" __global__ void hist(const unsigned char* x, unsigned* h, int n) {
+    __shared__ unsigned bins[16];
+    %s
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomicAdd(&bins[x[i] %% 16], 1u);
+    __syncthreads();
+    if (threadIdx.x < 16) atomicAdd(&h[threadIdx.x], bins[threadIdx.x]);
+}"""
+case("shared bins never set to zero", HISTOGRAM_BINS, "",
+     "for (int k = threadIdx.x; k < 16; k += blockDim.x) bins[k] = 0; __syncthreads();", "hist", 2, 64,
+     lambda: ((np.arange(128) % 16).astype(np.uint8), zeros(16, np.uint32), i32(128)),
+     [r"reads shared memory bins\[\d+\], which no thread", r"atomicAdd starts from the value the element holds",
+      r"for \(int k = threadIdx.x; k < 16; k \+= blockDim.x\) bins\[k\] = 0;"], lambda a: (a[1] == 8).all())
+
 PARTIAL_INIT = r"""
 extern "C" __global__ void k(const float* w, const float* x, float* y, int n) {
     __shared__ float sw[128];

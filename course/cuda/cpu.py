@@ -3318,7 +3318,14 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 "or make the reads stay within the elements the block wrote.")
         name = re.split(r"[\[.]", element, maxsplit=1)[0]
         writes = [number for number in _writing_lines(source, name) if number != line][:3]
-        if writes and not fault.address:  # where the element should have come from: which threads reach it
+        atomic = re.search(rf"\b(atomic\w+)\s*\(\s*&\s*{re.escape(name)}\b", source.line_text(line)) if line else None
+        if atomic and not writes and not fault.address:  # `atomicAdd(&bins[v], 1)` into bins never set to 0
+            size = re.search(rf"__shared__[^;]*\b{re.escape(name)}\s*\[([^\]]+)\]", source.text)
+            hint = (f"{atomic.group(1)} starts from the value the element holds, and shared memory holds none at "
+                    f"the start of a block (it is not zeroed): set every element first, e.g. `for (int k = "
+                    f"threadIdx.x; k < {size.group(1).strip() if size else 'count'}; k += blockDim.x) {name}[k] = 0;` "
+                    "then __syncthreads(), before the atomics.")
+        elif writes and not fault.address:  # where the element should have come from: which threads reach it
             at = _and([f"line {number} (`{source.line_text(number)}`)" for number in writes])
             hint += (f" The kernel writes {name} at {at}: check which threads of the block reach "
                      f"{'that write' if len(writes) == 1 else 'those writes'} and which elements they write; "
