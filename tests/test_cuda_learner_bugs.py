@@ -182,6 +182,32 @@ case("shared bins never set to zero", HISTOGRAM_BINS, "",
      [r"reads shared memory bins\[\d+\], which no thread", r"atomicAdd starts from the value the element holds",
       r"for \(int k = threadIdx.x; k < 16; k \+= blockDim.x\) bins\[k\] = 0;"], lambda a: (a[1] == 8).all())
 
+EDGE_TILES = r"""
+#define TILE 8
+extern "C" __global__ void mm(const float* A, const float* B, float* C, int n) {
+    __shared__ float As[TILE][TILE], Bs[TILE][TILE];
+    int row = blockIdx.y * TILE + threadIdx.y, col = blockIdx.x * TILE + threadIdx.x;
+    float acc = 0.0f;
+    for (int t = 0; t < (n + TILE - 1) / TILE; ++t) {
+        int ax = t * TILE + threadIdx.x, by = t * TILE + threadIdx.y;
+        %s
+        __syncthreads();
+        for (int k = 0; k < TILE; ++k) acc += As[threadIdx.y][k] * Bs[k][threadIdx.x];
+        __syncthreads();
+    }
+    if (row < n && col < n) C[row * n + col] = acc;
+}"""
+_EDGE_A, _EDGE_B = np.random.default_rng(3).random((2, 12, 12)).astype(f32)
+case("tiled matmul whose edge tiles are loaded only inside the matrix", EDGE_TILES,
+     "if (row < n && ax < n) As[threadIdx.y][threadIdx.x] = A[row * n + ax];\n"
+     "        if (by < n && col < n) Bs[threadIdx.y][threadIdx.x] = B[by * n + col];",
+     "As[threadIdx.y][threadIdx.x] = row < n && ax < n ? A[row * n + ax] : 0.0f;\n"
+     "        Bs[threadIdx.y][threadIdx.x] = by < n && col < n ? B[by * n + col] : 0.0f;", "mm", (2, 2), (8, 8),
+     lambda: (_EDGE_A.copy(), _EDGE_B.copy(), zeros((12, 12)), i32(12)),
+     [r"reads shared memory (As|Bs)\[\d+\]\[\d+\], which no thread", r"Where the if at line \d+ is false the "
+      r"element gets no value, yet it is read", r"0 for a tile past the matrix's edge"],
+     lambda a: np.allclose(a[2], a[0] @ a[1], rtol=1e-5))
+
 PARTIAL_INIT = r"""
 extern "C" __global__ void k(const float* w, const float* x, float* y, int n) {
     __shared__ float sw[128];

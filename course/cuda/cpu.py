@@ -3330,6 +3330,15 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             hint += (f" The kernel writes {name} at {at}: check which threads of the block reach "
                      f"{'that write' if len(writes) == 1 else 'those writes'} and which elements they write; "
                      f"none wrote {element}.")
+            sizes = [p.name for p in kernel.params if not p.pointer]  # (`n`, `rows`: a bound on the data)
+            guarded = [number for number in writes if re.match(r"\s*if\s*\(", source.line_text(number))
+                       and any(re.search(rf"[<>]=?\s*{re.escape(size)}\b", source.line_text(number)) for size in sizes)
+                       and not re.match(r"\s*(\}\s*)?else\b", source.line_text(number + 1) if number < len(source.lines)
+                                        else "")]
+            if len(guarded) == len(writes):  # `if (row < n && ...) As[ty][tx] = A[...];` with no else: a tile's edge
+                hint += (f" Where the if at line {guarded[0]} is false the element gets no value, yet it is read: store "
+                         f"a value there too (0 for a tile past the matrix's edge: `{name}[...] = cond ? ... : 0.0f;`, "
+                         "or an else).")
         if fault.address and fault.other_op == 2:  # it holds a local variable's value that it never had
             copy_line = module.line_of(fault.address)
             what = (f"reads shared memory {element}, which thread {_xyz(fault.other_thread)} set"
