@@ -952,6 +952,12 @@ extern "C" __global__ void neighbours_in_place(float* a, int n, int barrier) {
     if (barrier) __syncthreads();
     if (i < n) a[i] += left;                          // NEIGHBOUR-WRITE
 }
+extern "C" __global__ void scratch_then_neighbour(const float* x, float* tmp, float* y, int barrier) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    tmp[i] = 2.0f * x[i];                             // SCRATCH-WRITE
+    if (barrier) __syncthreads();
+    y[i] = tmp[blockIdx.x * blockDim.x + (threadIdx.x + 1) % blockDim.x];   // SCRATCH-READ: within the block
+}
 extern "C" __global__ void publish(float* data, float* out, int* flag, int fence) {
     if (threadIdx.x != 0) return;
     if (blockIdx.x == 0) {
@@ -1100,6 +1106,17 @@ def test_in_place_updates_that_read_other_threads_elements():
     a = np.ones(32, np.float32)
     kernel("neighbours_in_place", GLOBAL_HAZARDS)((1,), (32,), (a, 32, 1))  # the twin: one block, a barrier between
     np.testing.assert_array_equal(a, [1] + [2] * 31)
+    # The code writes a scratch array, then reads what other threads of the block wrote there: the barrier
+    # between the two lines is the fix, even with several blocks (a second launch when the reads cross blocks)
+    x, tmp, y = np.arange(64, dtype=np.float32), np.zeros(64, np.float32), np.zeros(64, np.float32)
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("scratch_then_neighbour", GLOBAL_HAZARDS)((2,), (32,), (x, tmp, y, 0))
+    write, read = line_of("SCRATCH-WRITE", GLOBAL_HAZARDS), line_of("SCRATCH-READ", GLOBAL_HAZARDS)
+    assert str(info.value).split("hint: ")[1].startswith(
+        f"Add __syncthreads() between line {write} (the write) and line {read} (the read)")
+    assert "read it in a second launch" in str(info.value) and "a stencil" not in str(info.value)
+    kernel("scratch_then_neighbour", GLOBAL_HAZARDS)((2,), (32,), (x, tmp, y, 1))  # the twin
+    np.testing.assert_array_equal(y, 2 * x.reshape(2, 32)[:, (np.arange(32) + 1) % 32].ravel())
 
 
 
