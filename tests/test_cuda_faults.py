@@ -635,6 +635,25 @@ def test_wild_pointer_crash():
 
 
 @pytest.mark.parametrize("sanitize", [False, True])
+def test_a_pointer_made_from_an_integer_one_past_an_arrays_end_is_that_arrays(sanitize):
+    # (uintptr_t)a + 4 * (i + 1): the last thread's pointer is a's end, the out-of-bounds read of a[32]
+    # (the memory after a NumPy array is no other array's: compute-sanitizer names the nearest one too)
+    source = r"""
+#include <cstdint>
+extern "C" __global__ void next(const float* a, float* y) {
+    const float* p = (const float*)((uintptr_t)a + 4 * (threadIdx.x + 1));
+    y[threadIdx.x] = *p;
+}
+"""
+    a, y = np.arange(32, dtype=np.float32), np.zeros(32, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"accessed a\[32\], but a has 32 elements") as info:
+        cuda.RawKernel(source, "next", backend="cpu", sanitize=sanitize)((1,), (32,), (a, y))
+    assert info.value.thread == (31, 0, 0)
+    cuda.RawKernel(source, "next", backend="cpu", sanitize=sanitize)((1,), (31,), (a, y))  # the twin
+    np.testing.assert_array_equal(y[:31], a[1:])
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
 @pytest.mark.parametrize("name", ["recurse_forever", "recurse_forever_in_block"])
 def test_endless_recursion_overflows_the_stack(name, sanitize):
     with pytest.raises(cuda.KernelError, match="stack") as info:

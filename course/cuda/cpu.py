@@ -325,7 +325,8 @@ def _launchers(source: Source, kernels=None) -> str:
             names.append(name)
             cpp = p.cpp_type or p.ctype
             if p.pointer:
-                prepare.append(f"    __cc_register_allocation(args[{i}].data, (size_t)args[{i}].count, args[{i}].bits);")
+                prepare.append(f"    __cc_register_allocation(args[{i}].data, (size_t)args[{i}].count, "
+                               f"args[{i}].bits | (1ull << 33));")  # (an argument)
             if p.pointer and cpp == "void":
                 unpack.append(f"    void* {name} = args[{i}].data;")
             elif p.pointer:

@@ -1152,6 +1152,7 @@ struct __cc_allocation {
     size_t bytes;
     size_t item;                   // the race shadow's unit: the NumPy itemsize, 4 bytes in a record array
     bool read_only;
+    bool argument;                 // a kernel argument's array (a NumPy array's memory)
     __cc_global_note* notes[__CC_NOTE_KINDS];  // sanitizer only: each made at its first use
     size_t shadow_count;           // elements (of `item` bytes)
     int item_shift;                // log2(item) when item is a power of two (shifts, not divisions), else -1
@@ -1171,6 +1172,17 @@ static inline const __cc_allocation* __cc_find_allocation(const volatile void* r
     for (int i = 0; i < __cc_allocation_count; i++) {
         const __cc_allocation& a = __cc_allocations[i];
         if (p >= a.base && p < a.base + a.bytes) return &a;
+    }
+    return nullptr;
+}
+// The argument array that ends exactly at `raw`: a pointer one past its end, made from an integer
+// (`(float*)((uintptr_t)a + 4 * n)`), is that array's, so that reading through it is its
+// out-of-bounds access. (Only arguments: a NumPy array's memory is never followed directly by other
+// memory a kernel may use, as a __device__ variable may be by a string literal.)
+static inline const __cc_allocation* __cc_allocation_ending_at(const volatile void* raw) {
+    for (int i = 0; i < __cc_allocation_count; i++) {
+        const __cc_allocation& a = __cc_allocations[i];
+        if (a.argument && (const char*)raw == a.base + a.bytes) return &a;
     }
     return nullptr;
 }
@@ -1201,7 +1213,7 @@ template <class V> static inline uint64_t __cc_global_bits() {
 // into a read-only array. It is read-only only if all of them are; its race unit divides theirs.
 static inline void __cc_register_allocation(void* base, size_t bytes, uint64_t flags = 0) {
     if (!base || !bytes) return;
-    bool read_only = (flags >> 32) & 1;
+    bool read_only = (flags >> 32) & 1, argument = (flags >> 33) & 1;
     size_t item = (size_t)(flags & 0xffffffffu);
     item = item ? item : 1;
     char *low = (char*)base, *high = low + bytes;
@@ -1213,6 +1225,7 @@ static inline void __cc_register_allocation(void* base, size_t bytes, uint64_t f
         }
         item = std::gcd(item, std::gcd(a.item, (size_t)(a.base > low ? a.base - low : low - a.base)));
         read_only = read_only && a.read_only;
+        argument = argument || a.argument;
         low = a.base < low ? a.base : low;
         high = a.base + a.bytes > high ? a.base + a.bytes : high;
         for (int k = 0; k < __CC_NOTE_KINDS; k++) free(a.notes[k]);  // (none yet: made at first use)
@@ -1220,7 +1233,7 @@ static inline void __cc_register_allocation(void* base, size_t bytes, uint64_t f
     }
     if (__cc_allocation_count >= (int)(sizeof __cc_allocations / sizeof __cc_allocations[0])) return;
     base = low, bytes = (size_t)(high - low);
-    __cc_allocation a = {(char*)base, bytes, item, read_only, {}, 0, -1};
+    __cc_allocation a = {(char*)base, bytes, item, read_only, argument, {}, 0, -1};
     if (!(a.item & (a.item - 1))) a.item_shift = __builtin_ctzll(a.item);
     if (__cc_sanitizing && !read_only && item) a.shadow_count = bytes / a.item;  // (notes made when used)
     __cc_allocations[__cc_allocation_count++] = a;
@@ -2426,8 +2439,12 @@ struct __cc_ptr : __cc_row_tail<T> {
         const __cc_allocation* a = raw ? __cc_find_allocation(raw) : nullptr;
         const char* base = a ? a->base : nullptr;
         size_t bytes = a ? a->bytes : 0;
-        if (raw && !a)
-            if (const __cc_poisoned* shared = __cc_find_shared_array(raw)) base = (const char*)shared->base, bytes = shared->bytes;
+        if (raw && !a) {
+            if (const __cc_poisoned* shared = __cc_find_shared_array(raw))
+                base = (const char*)shared->base, bytes = shared->bytes;
+            else if (const __cc_allocation* before = __cc_allocation_ending_at(raw))
+                base = before->base, bytes = before->bytes;  // (located one past its end)
+        }
         if (base)
             locate(base, (size_t)((const char*)raw - base), bytes);
         else
