@@ -351,7 +351,7 @@ struct __cc_local_region {
 enum { __CC_LOCAL_REGIONS = 8 };  // per thread, newest first (an older one is forgotten: no report)
 static inline uint8_t __cc_local_pattern(size_t offset) { return offset % 4 == 3 ? 0x7f : 0xa5; }
 
-struct __cc_worker {
+struct alignas(64) __cc_worker {  // (a cache line of its own: workers write theirs at every block)
     pthread_t thread;
     size_t heap_freed;                // bytes its block freed: back in the heap when the block ends (a GPU
                                       // runs a block's threads at once: they all hold their blocks then)
@@ -834,7 +834,8 @@ static inline unsigned __cc_tid() { return threadIdx.x + blockDim.x * (threadIdx
 static inline void __cc_new_epoch() { __cc_epoch++; }
 static inline void __cc_new_block() {
     __cc_heap_block_done(__cc_me);
-    __cc_pending_set = __cc_copy_set = __cc_fill_set = false;
+    if (__cc_sanitizing)  // (one worker then: in a plain launch, workers writing these shared flags at
+        __cc_pending_set = __cc_copy_set = __cc_fill_set = false;  // every block slowed each other down)
     __cc_me->polling = 0, __cc_me->spin_line = 0, __cc_me->call_line = 0;  // (a fault in a waiting loop's
                                                                             // condition left them set)
     __cc_block_epoch = ++__cc_epoch;
