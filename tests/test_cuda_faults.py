@@ -2684,7 +2684,33 @@ def test_an_index_past_the_end_under_a_guard_names_the_guard_not_a_new_one():
             in str(info.value))
     with pytest.raises(cuda.KernelError) as info:
         kernel("unguarded")((1,), (128,), (np.ones(100, np.float32), np.zeros(100, np.float32)))
-    assert "guard the access: `if (i < n)`" in str(info.value)
+    # (the learner's index; no size parameter here: the length, and a word on passing one)
+    assert ("guard the access: `if (i < 100)` (100: the length of x in this launch; better a size the kernel is "
+            "given)") in str(info.value)
+
+
+def test_the_guard_a_hint_offers_is_written_with_the_kernels_own_names():
+    # A 2-D index without a guard: each coordinate against its own size (a flat `r * cols + c < rows * cols`
+    # would let a column past the edge into the next row); a 1-D one against the size parameter.
+    source = r"""
+extern "C" __global__ void scale2d(const float* x, float* y, int rows, int cols) {
+    int r = blockIdx.y * blockDim.y + threadIdx.y, c = blockIdx.x * blockDim.x + threadIdx.x;
+    y[r * cols + c] = 2.0f * x[r * cols + c];
+}
+extern "C" __global__ void scale(const float* x, float* y, int n) {
+    int k = blockIdx.x * blockDim.x + threadIdx.x;
+    y[k] = 2.0f * x[k];
+}
+"""
+    x = np.ones((20, 20), np.float32)
+    with pytest.raises(cuda.KernelError) as info:
+        cuda.RawKernel(source, "scale2d", backend="cpu")((2, 2), (16, 16), (x, np.zeros_like(x), 20, 20))
+    assert ("guard the access: `if (r < rows && c < cols)`, each coordinate against its own size"
+            in str(info.value))
+    with pytest.raises(cuda.KernelError) as info:
+        cuda.RawKernel(source, "scale", backend="cpu")((2,), (64,), (np.ones(100, np.float32),
+                                                                     np.zeros(100, np.float32), 100))
+    assert "guard the access: `if (k < n)`, if n is the length of x (100 here)" in str(info.value)
 
 
 ARRAY_HINTS = r"""

@@ -569,6 +569,7 @@ def test_the_second_hint_is_the_method_not_the_code(number):
     assert not any(code in method for code in ("[", "+=", "==", "__", "(0x", "i < n", "threadIdx")), method
 
 
+MAP_2D = kp.puzzle("map_2d").number
 SPOILING_FAULTS = [
     (8, r'''
 extern "C" __global__ void shared(const float* a, float* out, int n) {
@@ -592,10 +593,16 @@ extern "C" __global__ void stencil(const float* a, float* out, int rows, int col
     __syncthreads();
     if (r < rows && c < cols) out[r * cols + c] = 4 * tile[threadIdx.y + 1][threadIdx.x + 1];
 }''', "`threadIdx.x + 1` reaches 16", "16 + 2", "how many extra elements does a halo of 1 add"),
+    (MAP_2D, r'''
+extern "C" __global__ void map_2d(const float* a, float* out, int n) {
+    int r = threadIdx.y, c = threadIdx.x;
+    out[r * n + c] = a[r * n + c] + 10.0f;
+}''', "but a has 1 element", "r < n && c < n", "which rows and columns lie inside the array"),
 ]
 
 
-@pytest.mark.parametrize("number, source, diagnosis, answer, question", SPOILING_FAULTS, ids=["shared", "blocks_2d", "stencil"])
+@pytest.mark.parametrize("number, source, diagnosis, answer, question", SPOILING_FAULTS,
+                         ids=["shared", "blocks_2d", "stencil", "map_2d"])
 def test_fault_hints_that_spell_out_an_answer_keep_the_diagnosis_and_ask_instead(number, source, diagnosis, answer,
                                                                                  question, capsys):
     """The emulator's hints for a grid-wide index into shared memory, a row-major index with row and column

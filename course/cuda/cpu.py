@@ -1782,6 +1782,31 @@ def _subscript(source: Source, line: int | None, name: str, nested: bool = False
     return found.group(1).strip() if found else None
 
 
+_SIZE_NAMES = ("n", "N", "size", "len", "length", "count", "num", "numElements", "num_elements", "elements")
+
+
+def _guard_text(source: Source, kernel: Kernel, line: int | None, name: str, length: int) -> str:
+    """The guard for an access to `name` at `line` in the learner's own words: its subscript compared with
+    the kernel's size parameter (`if (i + 1 < n)`), or with the array's length where none is plain."""
+    subscript = _subscript(source, line, name)
+    if not subscript or len(subscript) > 40 or re.search(r"[?:=<>]", subscript):
+        return "`if (index < size)`, with the index this line uses and the array's size"
+    index = subscript if re.fullmatch(r"[\w.]+", subscript) else f"({subscript})" \
+        if re.search(r"[&|^]", subscript) else subscript
+    scalars = [p.name for p in kernel.params if not p.pointer and p.dtype and "int" in p.dtype]
+    flat = re.fullmatch(r"\(?\s*(\w+)\s*\)?\s*\*\s*(\w+)\s*\+\s*(\w+)", subscript)  # `r * cols + c`
+    if flat and flat.group(2) in scalars and len(scalars) <= 2:  # (one size: a square, `r * n + c`)
+        row, width, column = flat.groups()
+        height = next((s for s in scalars if s != width), width)
+        return (f"`if ({row} < {height} && {column} < {width})`, each coordinate against its own size (a 2-D grid "
+                f"rounded up to whole blocks has threads past both edges, and a {column} past {width} alone would "
+                "land in the next row)")
+    sizes = [p.name for p in kernel.params if not p.pointer and p.name in _SIZE_NAMES]
+    if len(sizes) == 1:
+        return f"`if ({index} < {sizes[0]})`, if {sizes[0]} is the length of {name} ({length} here)"
+    return f"`if ({index} < {length})` ({length}: the length of {name} in this launch; better a size the kernel is given)"
+
+
 def _made_at(source: Source, line: int, variable: str) -> tuple[int, str] | None:
     """Where `variable` last got its value before (or at) `line`, in the function around it: (line, the
     assigned expression) for `variable = ...;`, None when nothing assigns it there or an update (`+=`, `++`)
@@ -2892,7 +2917,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 or _guarded_index(source, line, name, index, length)
                 or _data_index(source, line, name, index, length)
                 or "Check how the index is computed; where threads past the end are expected (the last block's, "
-                   "in a grid rounded up to whole blocks), guard the access: `if (i < n)`.")
+                   f"in a grid rounded up to whole blocks), guard the access: {_guard_text(source, kernel, line, name, length)}.")
     elif kind == SHARED_OUT_OF_BOUNDS:
         names, item, size = source.dynamic_shared_name or "extern __shared__", source.dynamic_shared_item, fault.element_bytes
         if not size or item == size:  # (an unknown or mixed declared type: the bytes say it surely)

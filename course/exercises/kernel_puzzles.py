@@ -354,7 +354,7 @@ _add(name="guard", title="Guard",
      hints=("What happens to the threads whose index is n or more?",
             "Wrap the read and the write in a test that the index is smaller than n."),
      spoilers=((r"Check how the index is computed; where threads past the end are expected \(the last block's, "
-                r"in a grid rounded up to whole blocks\), guard the access: `if \(i < n\)`\.",
+                r"in a grid rounded up to whole blocks\), guard the access: [^\n]*",
                 "Which threads have an element of the array, and what should the others do?"),))
 
 _add(name="map_2d", title="Map 2D",
@@ -823,6 +823,9 @@ _SPOILERS = (
      r"times width, plus column\); with the two swapped, the index runs past the end whenever the rows and the "
      r"columns differ in number\.",
      "In a row-major array, where does a row start, and which of your two indices says which row?"),
+    # a 2-D index without a guard (the 2-D puzzles): the guard on both coordinates is the answer
+    (r"guard the access: `if \(\w+ < \w+ && \w+ < \w+\)`, each coordinate against its own size[^\n]*",
+     "guard the access: which rows and columns lie inside the array, and what should the other threads do?"),
     # a tile as large as the block with a halo (the stencil puzzle)
     (r"a tile with a halo of (\d+) needs \d+ \+ \d+ elements there \(\d+ on each side\), as in `\[[^\]]+\]` \(a "
      r"#define such as `TILE \+ 2 \* R`\)\.",
