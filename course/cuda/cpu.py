@@ -3628,15 +3628,14 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 hint = (f"Add __syncthreads() between line {written} (the write) and line {read} (the read), where "
                         "every thread of the block reaches it, or read from one array and write to another.")
                 subscripts = [re.findall(rf"\b{re.escape(name)}\s*\[([^\]]*)\]", source.line_text(n)) for n in (written, read)]
-                if all(subscripts) and not set(subscripts[0]) & set(subscripts[1]) and math.prod(grid_dim) > 1 \
-                        and written < read and not _in_one_loop(source.text, written, read, kernel.line or 1):
+                others = all(subscripts) and not set(subscripts[0]) & set(subscripts[1]) and math.prod(grid_dim) > 1
+                if others and written < read and not _in_one_loop(source.text, written, read, kernel.line or 1):
                     # `tmp[i] = ...; y[i] = tmp[j];`: the code writes first, then reads the others' writes
                     hint = (f"Add __syncthreads() between line {written} (the write) and line {read} (the read), where "
                             "every thread of the block reaches it: that is enough when the elements a thread reads "
                             "are written by threads of its own block. An element another block writes is ready "
                             "only when the launch ends: read it in a second launch.")
-                elif all(subscripts) and not set(subscripts[0]) & set(subscripts[1]) and math.prod(grid_dim) > 1:
-                    # a thread reads its neighbours' elements in place (a stencil, the Game of Life, Jacobi)
+                elif others:  # a thread reads its neighbours' elements in place (a stencil, the Game of Life, Jacobi)
                     hint = ("If each thread needs its neighbours' old values (a stencil, the Game of Life, a Jacobi "
                             "step), read from one array and write to another (swap them between launches): a "
                             "__syncthreads() orders only the threads of one block, and the neighbours at a block's "
