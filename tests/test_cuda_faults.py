@@ -2144,6 +2144,7 @@ extern "C" __global__ void per_thread(float* out) {
 '''
 
 
+@pytest.mark.filterwarnings("ignore:.*The blocks repeat one another's work")  # (two blocks of out[threadIdx.x])
 def test_the_device_heap_holds_8_mib_as_on_a_gpu(monkeypatch):
     """A GPU's malloc returns NULL past cudaLimitMallocHeapSize (8 MiB): the threads of a block hold
     their blocks at once there, so what they free comes back only when the block ends."""

@@ -2249,6 +2249,9 @@ def test_blocks_that_store_the_same_values_in_the_same_elements_get_a_warning_th
     assert "first y[0], by block (1, 0, 0) after block (0, 0, 0)" in message
     assert "int i = blockIdx.x * blockDim.x + threadIdx.x;" in message
     assert (y[256:] == 0).all()
+    # run again on its own output (a notebook cell run twice): y[0:256] holds the values already, still a warning
+    with pytest.warns(cuda.KernelWarning, match=r"'no_block_offset': 256 elements of y were each stored by more "):
+        kernel("no_block_offset", BLOCKS_THAT_REPEAT, sanitize=True)((4,), (256,), (x, y, 1000))
     # the offset is there, with the wrong factor: the warning says what to check, not to add blockIdx
     with pytest.warns(cuda.KernelWarning, match=r"'wrong_factor'(?s:.*)The index does use blockIdx, so check what "
                                                 r"multiplies it"):

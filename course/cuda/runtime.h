@@ -1618,7 +1618,9 @@ static inline void __cc_keep_note(__cc_allocation& a, int k, int k2, size_t word
     __cc_global_note* notes = __cc_notes_of(a, k);
     if (!notes) return;
     __cc_global_note& n = notes[word];
-    if (same && n.launch == __cc_current_launch && !n.same) {  // the write that set the value stays
+    // The first write of the value in this launch stays (it set the value, or the element held it already:
+    // a rerun of a launch on its own output)
+    if (same && n.launch == __cc_current_launch) {
         if (k == __CC_NOTE_WRITE && n.site == site && n.block != __cc_block_linear && !n.repeated) {
             n.repeated = 1;  // (elements are counted, not stores: `*found = 1` by every block is one)
             if (!a.repeated++) {
