@@ -1486,6 +1486,40 @@ extern "C" __global__ void fine(float* out) {
 
 
 @pytest.mark.parametrize("sanitize", [False, True])
+def test_pointers_to_a_local_structs_member_array_keep_the_members_bounds(sanitize):
+    # `&b.data[0]` handed to a helper, and `q = s.v;`: raw addresses into a thread's stack, which no allocation
+    # holds, were unchecked (a write past the member overwrote the struct's next member, or other locals)
+    source = r"""
+typedef struct { float data[8]; int used; } Buf;
+struct Pair { float v[4]; };
+__device__ void fill(float* d, int n) { for (int k = 0; k < n; ++k) d[k] = k; }   // FILL
+extern "C" __global__ void buffer(float* y, int n) {
+    Buf b;
+    b.used = 0;
+    fill(&b.data[0], n);
+    y[threadIdx.x] = b.data[threadIdx.x % 8] + b.used;
+}
+extern "C" __global__ void decayed(float* y) {
+    Pair s = {{1, 2, 3, 4}};
+    const float* q = s.v;
+    y[threadIdx.x] = q[threadIdx.x];                                              // DECAYED
+}
+"""
+    module = cuda.RawModule(code=source, backend="cpu", sanitize=sanitize)
+    y = np.zeros(8, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"accessed element 8 through a pointer made from the local array data "
+                                               r"\(declared at line 2\), which holds 8 elements") as info:
+        module.get_function("buffer")((1,), (8,), (y, 9))
+    assert info.value.line == line_of("FILL", source)
+    module.get_function("buffer")((1,), (8,), (y, 8))  # the twin
+    np.testing.assert_array_equal(y, np.arange(8))
+    with pytest.raises(cuda.KernelError, match=r"accessed element 4 through a pointer made from the local array v"):
+        module.get_function("decayed")((1,), (5,), (y,))
+    module.get_function("decayed")((1,), (4,), (y,))
+    np.testing.assert_array_equal(y[:4], [1, 2, 3, 4])
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
 def test_array_members_of_structs_and_addresses_in_2d_local_arrays_are_checked(sanitize):
     source = r"""
 #define BINS 4

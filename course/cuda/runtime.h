@@ -2544,6 +2544,13 @@ struct __cc_ptr : __cc_row_tail<T> {
 template <class I, class T, __CC_IF_INTEGER(I)>
 static inline __cc_ptr<T> operator+(I i, const __cc_ptr<T>& q) { return q + i; }
 
+// `&p.v[k]` and `q = p.v;` of a member array of a local struct (source.py): a checked pointer with the
+// member's bounds (no allocation holds a thread's stack, so a raw address there would go unchecked)
+template <class E, size_t N, class I>
+static inline __cc_ptr<E> __cc_member_pointer(E (&a)[N], I k) {
+    return __cc_ptr<E>(a + k, (size_t)(long long)k, N, (const void*)a);
+}
+
 // `decltype(p)` as a template argument (source.py): the pointer type the source declared, so that a
 // trait (`is_ptr<decltype(p)>`, std::is_same) sees it rather than the checked pointer.
 template <class T> struct __cc_plain { typedef T type; };

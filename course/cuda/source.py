@@ -3202,6 +3202,11 @@ def _called_at(tokens: list[Token], i: int, a: int) -> str | None:
     return None
 
 
+#: Words that may stand where a declaration's type would, before a name and `;` (`return x;`, `goto end;`).
+_NOT_A_TYPE = {"return", "goto", "case", "delete", "throw", "else", "do", "typedef", "using", "new", "co_return",
+               "co_yield", "sizeof", "__shared__", "static", "extern", "__device__", "__constant__"}
+
+
 def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global_arrays=frozenset(),
                   type_bodies: dict | None = None, dangling: list | None = None,
                   member_arrays: dict | None = None, array_views=frozenset(), overloaded=frozenset(),
@@ -3240,11 +3245,36 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
                 replace(tokens[k - 1].start, tokens[k - 1].end, "")
             replace(tokens[k + 2 + star].start, tokens[k + 2 + star].end, "= __cc_as_pointer(")
             replace(tokens[end].start, tokens[end].end, ");")
+    # Local variables of a struct type (`Particle p;`, not __shared__ or static): `&p.v[k]` and `q = p.v;` of
+    # their member arrays become checked pointers with the member's bounds (a raw address into the stack
+    # would be unchecked: no allocation holds it)
+    local_structs = set()
+    for k in range(a + 1, b - 2):
+        if tokens[k].kind == "ident" and tokens[k].text not in _NOT_A_TYPE and tokens[k + 1].kind == "ident" \
+                and tokens[k + 2].text in (";", "=", "{", ",") \
+                and tokens[k - 1 - (tokens[k - 1].text in ("const", "struct"))].text in (";", "{", "}", ")"):
+            local_structs.add(tokens[k + 1].text)
     i = a + 1
     while i < b:
         tok = tokens[i]
         if i in type_bodies:  # a struct or union defined in the function: its members stay as written
             i = type_bodies[i]
+            continue
+        one_extent = tok.text == "." and i + 2 < b and tokens[i - 1].text in local_structs and member_arrays \
+            and len(member_arrays.get(tokens[i + 1].text, ())) == 1
+        if one_extent and tokens[i + 2].text == "[" and _address_operator(tokens, i - 2):
+            close = _matching(tokens, i + 2)  # `&p.v[k]` → `__cc_member_pointer(p.v, k)`
+            if close < b and tokens[close + 1].text not in ("[", ".", "->", "(", "++", "--"):
+                replace(tokens[i - 2].start, tokens[i - 2].end, "__cc_member_pointer(")
+                replace(tokens[i + 2].start, tokens[i + 2].end, ", ")
+                replace(tokens[close].start, tokens[close].end, ")")
+                i = close + 1
+                continue
+        if one_extent and tokens[i + 2].text == ";" and tokens[i - 2].text == "=" and tokens[i - 3].kind == "ident" \
+                and tokens[i - 4].text not in ("&", "&&"):  # `float* q = p.v;` (not `auto& r = p.v;`)
+            replace(tokens[i - 1].start, tokens[i - 1].start, "__cc_member_pointer(")
+            replace(tokens[i + 1].end, tokens[i + 1].end, ", 0)")
+            i += 2
             continue
         # sizeof(tile) / sizeof tile of an array made checked below, or of an array reference parameter
         # `float (&r)[4]` (a view): the size of the array, not of its view. (Every other sizeof is the
