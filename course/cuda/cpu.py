@@ -1782,6 +1782,10 @@ def _subscript(source: Source, line: int | None, name: str, nested: bool = False
     return found.group(1).strip() if found else None
 
 
+#: The vector types of each size, to name a view of an array through one (`(float4*)x`, `(__half2*)h`).
+_VECTOR_OF_BYTES = {2: "char2", 4: "half2, char4", 8: "float2, int2", 16: "float4, int4, double2", 32: "double4"}
+
+
 _SIZE_NAMES = ("n", "N", "size", "len", "length", "count", "num", "numElements", "num_elements", "elements")
 
 
@@ -2893,8 +2897,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             per, items = fault.element_bytes // itemsize, arrays[fault.base][1]
             first, rest = index * per, items - length * per
             what = (f"accessed {name}[{first}] to {name}[{first + per - 1}] in one {fault.element_bytes}-byte access "
-                    f"(element {index} of {name} seen through a {fault.element_bytes}-byte type, a float4 or a struct, "
-                    f"say), but {name} has {items} element{'s' * (items != 1)}: {length} whole {fault.element_bytes}-byte "
+                    f"(element {index} of {name} seen through a {fault.element_bytes}-byte type such as "
+                    f"{_VECTOR_OF_BYTES.get(fault.element_bytes, 'a vector type')} or a struct), but {name} has {items} element{'s' * (items != 1)}: {length} whole {fault.element_bytes}-byte "
                     f"element{'s' * (length != 1)}{valid}" + (f" and {rest} after them" if rest else ""))
             if rest and index == length:
                 tail = (f"The last {rest} element{'s' * (rest != 1)} of {name} do{'es' * (rest == 1)} not fill a whole "
