@@ -2859,6 +2859,22 @@ def test_a_float4_past_the_last_whole_one_names_the_floats_and_the_tail():
     assert "accessed in[4096] to in[4099] in one 16-byte access" in text
     assert "in has 4099 elements: 1024 whole 16-byte elements (valid indices 0 to 1023) and 3 after them" in text
     assert "The last 3 elements of in do not fill a whole 16-byte element" in text
+    assert "seen through a 16-byte type such as float4, int4, double2 or a struct" in text
+    # halves read two at a time (half2) over an odd count: the 4-byte types, and the one half left over
+    source = r"""
+#include <cuda_fp16.h>
+extern "C" __global__ void pairs(const __half* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const __half2* x2 = reinterpret_cast<const __half2*>(x);
+    if (i < (n + 1) / 2) { float2 f = __half22float2(x2[i]); y[i] = f.x + f.y; }
+}
+"""
+    with pytest.raises(cuda.KernelError) as info:
+        cuda.RawKernel(source, "pairs", backend="cpu")((1,), (64,), (np.ones(101, np.float16), np.zeros(64, np.float32),
+                                                                     101))
+    text = str(info.value)
+    assert "accessed x[100] to x[101] in one 4-byte access" in text and "such as half2, char4 or a struct" in text
+    assert "The last 1 element of x does not fill a whole 4-byte element" in text
 
 
 SWAPPED_2D = r"""
