@@ -1168,6 +1168,34 @@ def test_device_malloc_blocks_are_bounds_checked_and_shuffle_widths_must_be_powe
     assert_alive()
 
 
+def test_a_device_malloc_sized_in_elements_not_bytes_is_explained():
+    # The CUDA Programming Guide's per-block allocation, with its size in elements: malloc counts bytes
+    source = r"""
+extern "C" __global__ void per_block(int* out) {
+    __shared__ int* data;
+    if (threadIdx.x == 0) {
+        size_t size = blockDim.x * 64;
+        data = (int*)malloc(size);
+    }
+    __syncthreads();
+    for (int i = 0; i < 64; ++i) data[i * blockDim.x + threadIdx.x] = threadIdx.x;
+    __syncthreads();
+    out[blockIdx.x * blockDim.x + threadIdx.x] = data[63 * blockDim.x + threadIdx.x];
+    __syncthreads();
+    if (threadIdx.x == 0) free(data);
+}
+"""
+    out = np.zeros(32, np.int32)
+    with pytest.raises(cuda.KernelError) as info:
+        cuda.RawKernel(source, "per_block", backend="cpu")((2,), (16,), (out,))
+    assert ("hint: malloc counts bytes: malloc(size) at line 6 asks for size (= blockDim.x * 64) bytes, which hold "
+            "256 elements of 4 bytes. For that many elements, ask for the count times their size: malloc(count * "
+            "sizeof(int)).") in str(info.value)
+    fixed = source.replace("blockDim.x * 64;", "blockDim.x * 64 * sizeof(int);")
+    cuda.RawKernel(fixed, "per_block", backend="cpu")((2,), (16,), (out,))  # the twin
+    np.testing.assert_array_equal(out, np.tile(np.arange(16), 2))
+
+
 HEAP_MISUSE = r"""
 struct Counter {
     int* hits;

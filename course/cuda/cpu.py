@@ -1782,6 +1782,21 @@ def _subscript(source: Source, line: int | None, name: str, nested: bool = False
     return found.group(1).strip() if found else None
 
 
+def _malloc_in_bytes(source: Source, item: int, length: int) -> str | None:
+    """The hint for an access past a block from the kernel's one malloc whose size has no sizeof: malloc
+    counts bytes (`malloc(blockDim.x * 64)` for 64 ints a thread holds a quarter of them)."""
+    calls = re.findall(r"(?:\(\s*((?:const\s+)?\w+)\s*\*\s*\)\s*)?\bmalloc\s*\(([^;]*)\)\s*;", source.text)
+    if len(calls) != 1 or item < 2 or "sizeof" in calls[0][1] or re.search(rf"(?<![\w.]){item}(?![\w.])", calls[0][1]):
+        return None  # (`malloc(4 * n)`: bytes, counted by hand)
+    cast, size = calls[0][0] or "the element type", calls[0][1].strip()
+    line = next((n for n in range(1, len(source.lines) + 1) if re.search(r"\bmalloc\s*\(", source.line_text(n))), None)
+    named = re.fullmatch(r"\w+", size) and line and _made_at(source, line, size)
+    count = f"{size} (= {named[1]})" if named else size
+    return (f"malloc counts bytes: malloc({size}) at line {line} asks for {count} bytes, which hold {length} "
+            f"elements of {item} bytes. For that many elements, ask for the count times their size: "
+            f"malloc(count * sizeof({cast})).")
+
+
 #: The vector types of each size, to name a view of an array through one (`(float4*)x`, `(__half2*)h`).
 _VECTOR_OF_BYTES = {2: "char2", 4: "half2, char4", 8: "float2, int2", 16: "float4, int4, double2", 32: "double4"}
 
@@ -2883,6 +2898,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         if fault.op == 2 and fault.base not in arrays:  # `(float*)malloc(n)` in device code
             what = (f"accessed element {index} of a block that malloc returned in the kernel, which holds {length} "
                     f"{fault.element_bytes}-byte element{'s' * (length != 1)}{valid}")
+            tail = _malloc_in_bytes(source, fault.element_bytes, length) if 0 <= index < length * fault.element_bytes \
+                else None  # (an index the bytes would hold, had they been elements)
         elif shared:  # a static __shared__ array reached through a pointer (`&tile[0][0] + k`)
             what = (f"accessed {name}[{index}] through a pointer into the __shared__ array {name}, which holds "
                     f"{length} {fault.element_bytes}-byte element{'s' * (length != 1)}{valid}")
