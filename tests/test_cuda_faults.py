@@ -1513,6 +1513,43 @@ extern "C" __global__ void fine(float* out) {
         one((1,), (4,), (out, 1))  # one array of 4 elements in the source: named
 
 
+def test_an_access_through_a_pointer_made_from_an_argument_names_the_whole_index():
+    # A column-major tiled GEMM that loads through `pa = A + offset` without a guard (the pattern of CuPy's old
+    # SGEMM example): past A's end in the last, partial tile; the hint adds the offset to the subscript
+    source = r"""
+#define TS 16
+extern "C" __global__ void gemm_cm(int M, int N, int K, const float* A, const float* B, float* C) {
+    __shared__ float sA[TS][TS + 1], sB[TS][TS + 1];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    const float* pa = A + blockIdx.x * TS + ty * M + tx;
+    const float* pb = B + blockIdx.y * TS * K + ty * K + tx;
+    float acc = 0.0f;
+    for (int kk = 0; kk < K; kk += TS) {
+        sA[ty][tx] = pa[kk * M];                                    // LOAD
+        sB[ty][tx] = pb[kk];
+        __syncthreads();
+        for (int k = 0; k < TS && kk + k < K; ++k) acc += sA[k][tx] * sB[ty][k];
+        __syncthreads();
+    }
+    int row = blockIdx.x * TS + tx, col = blockIdx.y * TS + ty;
+    if (row < M && col < N) C[col * M + row] = acc;
+}
+"""
+    m, n, k = 50, 40, 30
+    a, b = np.asfortranarray(np.ones((m, k), np.float32)), np.asfortranarray(np.ones((k, n), np.float32))
+    c = np.zeros((m, n), np.float32, order="F")
+    with pytest.raises(cuda.KernelError) as info:
+        cuda.RawKernel(source, "gemm_cm", backend="cpu")((4, 3), (16, 16), (m, n, k, a, b, c))
+    assert info.value.line == line_of("LOAD", source)
+    assert ("hint: `pa` is A + blockIdx.x * TS + ty * M + tx (line 6), so `pa[kk * M]` is A[blockIdx.x * TS + ty * "
+            "M + tx + kk * M], 1500 here, and A has 1500 elements.") in str(info.value)
+    m, n, k = 64, 48, 32  # whole tiles: right, and no report
+    a, b = np.asfortranarray(np.random.rand(m, k).astype(np.float32)), np.asfortranarray(np.random.rand(k, n).astype(np.float32))
+    c = np.zeros((m, n), np.float32, order="F")
+    cuda.RawKernel(source, "gemm_cm", backend="cpu")((4, 3), (16, 16), (m, n, k, a, b, c))
+    np.testing.assert_allclose(c, a @ b, rtol=1e-4)
+
+
 @pytest.mark.parametrize("sanitize", [False, True])
 def test_pointers_to_a_local_structs_member_array_keep_the_members_bounds(sanitize):
     # `&b.data[0]` handed to a helper, and `q = s.v;`: raw addresses into a thread's stack, which no allocation

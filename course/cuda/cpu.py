@@ -1888,6 +1888,24 @@ def _names_in(expression: str) -> list[str]:
     return [v for v in dict.fromkeys(re.findall(r"(?<![\w.])[A-Za-z_]\w*\b", expression)) if v not in _BUILT_IN_NAMES]
 
 
+def _through_offset_pointer(source: Source, line: int | None, name: str, index: int, length: int) -> str | None:
+    """For an access past the end of `name` through a pointer the kernel made from it, `p = name + offset`
+    (`pa[kk * M]` with `const float* pa = A + blockIdx.x * TS + ty * M + tx;`): the index in `name` is the
+    offset plus the subscript, which a guard must bound. None where the line has no such pointer."""
+    if not line or _subscript(source, line, name) is not None:
+        return None
+    for pointer, subscript in re.findall(r"\b(\w+)\s*\[([^\[\]]+)\]", source.line_text(line).split("//", 1)[0]):
+        made = _made_at(source, line, pointer)
+        offset = re.fullmatch(rf"(?:\([^()]*\)\s*)?{re.escape(name)}\s*\+\s*(.+)", made[1]) if made else None
+        if offset and made[0] != line:
+            return (f"`{pointer}` is {name} + {offset.group(1).strip()} (line {made[0]}), so `{pointer}[{subscript.strip()}]` "
+                    f"is {name}[{offset.group(1).strip()} + {subscript.strip()}], {index} here, and {name} has {length} "
+                    f"elements. Guard the access with that whole index (for a tile at the matrix's edge, load 0 "
+                    f"where the row or column is past the end: `cond ? {pointer}[{subscript.strip()}] : 0.0f`), or "
+                    "keep the offset inside the array.")
+    return None
+
+
 def _guarded_index(source: Source, line: int | None, name: str, index: int, length: int) -> str | None:
     """For an index past the end of `name` at `line` that a guard of the kernel was meant to keep inside
     (the guard is there already, so "guard the access" would not help): an index made of more than the
@@ -2937,6 +2955,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         hint = (tail or _index_hint(source, line, index, length, _subscript(source, line, name))
                 or _guarded_index(source, line, name, index, length)
                 or _data_index(source, line, name, index, length)
+                or _through_offset_pointer(source, line, name, index, length)
                 or "Check how the index is computed; where threads past the end are expected (the last block's, "
                    f"in a grid rounded up to whole blocks), guard the access: {_guard_text(source, kernel, line, name, length)}.")
     elif kind == SHARED_OUT_OF_BOUNDS:
