@@ -2811,6 +2811,12 @@ extern "C" __global__ void scale(const float* x, float* y, int n) {
         cuda.RawKernel(source, "scale", backend="cpu")((2,), (64,), (np.ones(100, np.float32),
                                                                      np.zeros(100, np.float32), 100))
     assert "guard the access: `if (k < n)`, if n is the length of x (100 here)" in str(info.value)
+    # several sizes (a matrix's M and N): none of them is named as the array's length
+    two = source.replace("scale(const float* x, float* y, int n)", "scale(const float* x, float* y, int M, int N)")
+    with pytest.raises(cuda.KernelError) as info:
+        cuda.RawKernel(two, "scale", backend="cpu")((2,), (64,), (np.ones(100, np.float32), np.zeros(100, np.float32),
+                                                                  10, 10))
+    assert "guard the access: `if (k < 100)` (100: the length of x in this launch" in str(info.value)
 
 
 ARRAY_HINTS = r"""

@@ -1820,8 +1820,8 @@ def _guard_text(source: Source, kernel: Kernel, line: int | None, name: str, len
         return (f"`if ({row} < {height} && {column} < {width})`, each coordinate against its own size (a 2-D grid "
                 f"rounded up to whole blocks has threads past both edges, and a {column} past {width} alone would "
                 "land in the next row)")
-    sizes = [p.name for p in kernel.params if not p.pointer and p.name in _SIZE_NAMES]
-    if len(sizes) == 1:
+    sizes = [name for name in scalars if name in _SIZE_NAMES]
+    if len(sizes) == 1 and len(scalars) == 1:  # (the kernel's one size; in a GEMM's M, N, K, N is no length)
         return f"`if ({index} < {sizes[0]})`, if {sizes[0]} is the length of {name} ({length} here)"
     return f"`if ({index} < {length})` ({length}: the length of {name} in this launch; better a size the kernel is given)"
 
@@ -2957,7 +2957,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 or _data_index(source, line, name, index, length)
                 or _through_offset_pointer(source, line, name, index, length)
                 or "Check how the index is computed; where threads past the end are expected (the last block's, "
-                   f"in a grid rounded up to whole blocks), guard the access: {_guard_text(source, kernel, line, name, length)}.")
+                   f"in a grid rounded up to whole blocks), guard the access: "
+                   f"{_guard_text(source, kernel, line, name, arrays[fault.base][1] if fault.base in arrays else length)}.")
     elif kind == SHARED_OUT_OF_BOUNDS:
         names, item, size = source.dynamic_shared_name or "extern __shared__", source.dynamic_shared_item, fault.element_bytes
         if not size or item == size:  # (an unknown or mixed declared type: the bytes say it surely)
