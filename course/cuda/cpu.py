@@ -1898,10 +1898,11 @@ def _through_offset_pointer(source: Source, line: int | None, name: str, index: 
         made = _made_at(source, line, pointer)
         offset = re.fullmatch(rf"(?:\([^()]*\)\s*)?{re.escape(name)}\s*\+\s*(.+)", made[1]) if made else None
         if offset and made[0] != line:
-            return (f"`{pointer}` is {name} + {offset.group(1).strip()} (line {made[0]}), so `{pointer}[{subscript.strip()}]` "
-                    f"is {name}[{offset.group(1).strip()} + {subscript.strip()}], {index} here, and {name} has {length} "
+            base, sub = offset.group(1).strip(), subscript.strip()
+            return (f"`{pointer}` is {name} + {base} (line {made[0]}), so `{pointer}[{sub}]` "
+                    f"is {name}[{base} + {sub}], {index} here, and {name} has {length} "
                     f"elements. Guard the access with that whole index (for a tile at the matrix's edge, load 0 "
-                    f"where the row or column is past the end: `cond ? {pointer}[{subscript.strip()}] : 0.0f`), or "
+                    f"where the row or column is past the end: `cond ? {pointer}[{sub}] : 0.0f`), or "
                     "keep the offset inside the array.")
     return None
 
@@ -2933,7 +2934,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             first, rest = index * per, items - length * per
             what = (f"accessed {name}[{first}] to {name}[{first + per - 1}] in one {fault.element_bytes}-byte access "
                     f"(element {index} of {name} seen through a {fault.element_bytes}-byte type such as "
-                    f"{_VECTOR_OF_BYTES.get(fault.element_bytes, 'a vector type')} or a struct), but {name} has {items} element{'s' * (items != 1)}: {length} whole {fault.element_bytes}-byte "
+                    f"{_VECTOR_OF_BYTES.get(fault.element_bytes, 'a vector type')} or a struct), but {name} has "
+                    f"{items} element{'s' * (items != 1)}: {length} whole {fault.element_bytes}-byte "
                     f"element{'s' * (length != 1)}{valid}" + (f" and {rest} after them" if rest else ""))
             if rest and index == length:
                 tail = (f"The last {rest} element{'s' * (rest != 1)} of {name} do{'es' * (rest == 1)} not fill a whole "
@@ -3066,8 +3068,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             hint = f"{plain} {hint}"
         if module.sanitized:  # backend="cpu" and the exercise checks run the race checker by default
             hint += (" This launch ran with the race checker on (the default of backend=\"cpu\"), which makes it 50 "
-                     "to 150 times slower than a plain launch on every core (make bench measures it): find bugs on small sizes, and launch large ones "
-                     "with sanitize=False.")
+                     "to 150 times slower than a plain launch on every core (make bench measures it): find bugs on "
+                     "small sizes, and launch large ones with sanitize=False.")
         if re.search(r"\b(while|for)\b", source.text) and re.search(r"\bvolatile\b|\batomic\w+\s*\(", source.text):
             # spinning on a flag or a counter: another block's, perhaps
             workers = 1 if module.sanitized else worker_threads()
