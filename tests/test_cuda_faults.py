@@ -1543,6 +1543,23 @@ extern "C" __global__ void gemm_cm(int M, int N, int K, const float* A, const fl
     assert info.value.line == line_of("LOAD", source)
     assert ("hint: `pa` is A + blockIdx.x * TS + ty * M + tx (line 6), so `pa[kk * M]` is A[blockIdx.x * TS + ty * "
             "M + tx + kk * M], 1500 here, and A has 1500 elements.") in str(info.value)
+    assert "(a tile at the matrix's edge: load 0 where the row or column is past the end" in str(info.value)
+    # a row pointer made with &x[...] (no tile: the guard alone)
+    rows = r"""
+extern "C" __global__ void rowmax(const float* in, float* out, int rows, int cols) {
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= rows) return;
+    const float* row = &in[r * cols];
+    float m = row[0];
+    for (int c = 0; c < cols; ++c) m = fmaxf(m, row[c + 1]);
+    out[r] = m;
+}
+"""
+    with pytest.raises(cuda.KernelError) as info:
+        cuda.RawKernel(rows, "rowmax", backend="cpu")((1,), (32,), (np.ones(80, np.float32), np.zeros(10, np.float32),
+                                                                   10, 8))
+    assert ("hint: `row` is in + r * cols (line 5), so `row[c + 1]` is in[r * cols + c + 1], 80 here, and in has 80 "
+            "elements. Guard the access with that whole index, or keep the offset inside the array.") in str(info.value)
     m, n, k = 64, 48, 32  # whole tiles: right, and no report
     a, b = np.asfortranarray(np.random.rand(m, k).astype(np.float32)), np.asfortranarray(np.random.rand(k, n).astype(np.float32))
     c = np.zeros((m, n), np.float32, order="F")

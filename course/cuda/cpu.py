@@ -1896,14 +1896,17 @@ def _through_offset_pointer(source: Source, line: int | None, name: str, index: 
         return None
     for pointer, subscript in re.findall(r"\b(\w+)\s*\[([^\[\]]+)\]", source.line_text(line).split("//", 1)[0]):
         made = _made_at(source, line, pointer)
-        offset = re.fullmatch(rf"(?:\([^()]*\)\s*)?{re.escape(name)}\s*\+\s*(.+)", made[1]) if made else None
+        offset = (re.fullmatch(rf"(?:\([^()]*\)\s*)?{re.escape(name)}\s*\+\s*(.+)", made[1])  # `x + row * n`
+                  or re.fullmatch(rf"&\s*{re.escape(name)}\s*\[(.+)\]", made[1])) if made else None  # `&x[row * n]`
         if offset and made[0] != line:
             base, sub = offset.group(1).strip(), subscript.strip()
-            return (f"`{pointer}` is {name} + {base} (line {made[0]}), so `{pointer}[{sub}]` "
-                    f"is {name}[{base} + {sub}], {index} here, and {name} has {length} "
-                    f"elements. Guard the access with that whole index (for a tile at the matrix's edge, load 0 "
-                    f"where the row or column is past the end: `cond ? {pointer}[{sub}] : 0.0f`), or "
-                    "keep the offset inside the array.")
+            target = re.match(r"\s*(\w+)\s*\[[^=]*\]\s*=[^=]", source.line_text(line))
+            tile = target and re.search(rf"__shared__[^;]*\b{re.escape(target.group(1))}\s*\[", source.text)
+            edge = (f" (a tile at the matrix's edge: load 0 where the row or column is past the end, `cond ? "
+                    f"{pointer}[{sub}] : 0.0f`)") if tile else ""
+            return (f"`{pointer}` is {name} + {base} (line {made[0]}), so `{pointer}[{sub}]` is {name}[{base} + {sub}], "
+                    f"{index} here, and {name} has {length} elements. Guard the access with that whole index{edge}, "
+                    "or keep the offset inside the array.")
     return None
 
 
