@@ -1560,6 +1560,20 @@ extern "C" __global__ void rowmax(const float* in, float* out, int rows, int col
                                                                    10, 8))
     assert ("hint: `row` is in + r * cols (line 5), so `row[c + 1]` is in[r * cols + c + 1], 80 here, and in has 80 "
             "elements. Guard the access with that whole index, or keep the offset inside the array.") in str(info.value)
+    # a row of a 2-D __shared__ tile (`&tile[ty][0]`): no offset to add in one index, the general hint
+    tile = r"""
+extern "C" __global__ void shift(const float* x, float* y) {
+    __shared__ float tile[8][8];
+    tile[threadIdx.y][threadIdx.x] = x[threadIdx.y * 8 + threadIdx.x];
+    __syncthreads();
+    float* rowp = &tile[threadIdx.y][0];
+    y[threadIdx.y * 8 + threadIdx.x] = rowp[threadIdx.x + 1];
+}
+"""
+    with pytest.raises(cuda.KernelError) as info:
+        cuda.RawKernel(tile, "shift", backend="cpu")((1,), (8, 8), (np.ones(64, np.float32), np.zeros(64, np.float32)))
+    assert "accessed tile[64] through a pointer into the __shared__ array tile" in str(info.value)
+    assert "`rowp` is" not in str(info.value) and "guard the access" in str(info.value)
     m, n, k = 64, 48, 32  # whole tiles: right, and no report
     a, b = np.asfortranarray(np.random.rand(m, k).astype(np.float32)), np.asfortranarray(np.random.rand(k, n).astype(np.float32))
     c = np.zeros((m, n), np.float32, order="F")

@@ -1897,7 +1897,7 @@ def _through_offset_pointer(source: Source, line: int | None, name: str, index: 
     for pointer, subscript in re.findall(r"\b(\w+)\s*\[([^\[\]]+)\]", source.line_text(line).split("//", 1)[0]):
         made = _made_at(source, line, pointer)
         offset = (re.fullmatch(rf"(?:\([^()]*\)\s*)?{re.escape(name)}\s*\+\s*(.+)", made[1])  # `x + row * n`
-                  or re.fullmatch(rf"&\s*{re.escape(name)}\s*\[(.+)\]", made[1])) if made else None  # `&x[row * n]`
+                  or re.fullmatch(rf"&\s*{re.escape(name)}\s*\[([^\[\]]+)\]", made[1])) if made else None  # `&x[r * n]`
         if offset and made[0] != line:
             base, sub = offset.group(1).strip(), subscript.strip()
             target = re.match(r"\s*(\w+)\s*\[[^=]*\]\s*=[^=]", source.line_text(line))
