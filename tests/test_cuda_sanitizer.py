@@ -3768,3 +3768,42 @@ extern "C" __global__ void rank_sort(const float* x, float* y, int n) {
     with pytest.raises(cuda.KernelError, match=r"reads shared memory s\[0\], which no thread of block") as info:
         kernel("rank_sort", source)((1,), (128,), (x, np.zeros(100, np.float32), np.int32(100)))
     assert info.value.line == line_of("KEY", source)
+
+
+FLAG_HANDOVER = r"""
+extern "C" __global__ void handover(const float* x, float* y, int fence, int everyone) {
+    __shared__ float buf[32];
+    __shared__ volatile int ready;
+    if (threadIdx.x == 0) ready = 0;
+    __syncthreads();
+    if (threadIdx.x < 32 && (everyone || threadIdx.x == 0)) {
+        for (int j = everyone ? threadIdx.x : 0; j < (everyone ? threadIdx.x + 1 : 32); ++j) buf[j] = 2.0f * x[j];
+        if (fence) __threadfence_block();
+        if (threadIdx.x == 0) ready = 1;
+    } else if (threadIdx.x >= 32) {
+        while (!ready) { }
+        y[threadIdx.x - 32] = buf[threadIdx.x - 32];                // READ
+    }
+}
+"""
+
+
+def test_a_flag_hands_over_only_its_setters_stores_after_a_fence():
+    # One thread stores the whole buffer, fences, sets the flag: the waiting threads read it, no report.
+    # Without the fence, or with other threads storing too (the flag is set by thread 0 alone), the read
+    # races, and the hint says why the flag did not order it.
+    x, y = np.arange(32, dtype=np.float32), np.zeros(32, np.float32)
+    kernel("handover", FLAG_HANDOVER, sanitize=True)((1,), (64,), (x, y, 1, 0))
+    np.testing.assert_array_equal(y, 2 * x)
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("handover", FLAG_HANDOVER, sanitize=True)((1,), (64,), (x, y, 0, 0))
+    assert info.value.line == line_of("READ", FLAG_HANDOVER)
+    assert "hint: The reading thread waited for `ready` first, but a flag hands over only what the thread that " \
+           "sets it stored before setting it, with __threadfence_block() between" in str(info.value)
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("handover", FLAG_HANDOVER, sanitize=True)((1,), (64,), (x, y, 1, 1))
+    assert "stores by other threads (the rest of the producers) are not covered" in str(info.value)
+    no_fence = FLAG_HANDOVER.replace("        if (fence) __threadfence_block();\n", "")
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("handover", no_fence, sanitize=True)((1,), (64,), (x, y, 0, 0))
+    assert "nothing orders the stores before the flag: put __threadfence_block() between them" in str(info.value)
