@@ -3771,39 +3771,37 @@ extern "C" __global__ void rank_sort(const float* x, float* y, int n) {
 
 
 FLAG_HANDOVER = r"""
-extern "C" __global__ void handover(const float* x, float* y, int fence, int everyone) {
+extern "C" __global__ void handover(const float* x, float* y, int everyone) {
     __shared__ float buf[32];
     __shared__ volatile int ready;
     if (threadIdx.x == 0) ready = 0;
     __syncthreads();
     if (threadIdx.x < 32 && (everyone || threadIdx.x == 0)) {
         for (int j = everyone ? threadIdx.x : 0; j < (everyone ? threadIdx.x + 1 : 32); ++j) buf[j] = 2.0f * x[j];
-        if (fence) __threadfence_block();
-        if (threadIdx.x == 0) ready = 1;
+        __threadfence_block();
+        if (threadIdx.x == 0) ready = 1;                            // SET
     } else if (threadIdx.x >= 32) {
-        while (!ready) { }
-        y[threadIdx.x - 32] = buf[threadIdx.x - 32];                // READ
+        while (!ready) { } y[threadIdx.x - 32] = buf[threadIdx.x - 32];   // READ
     }
 }
 """
 
 
 def test_a_flag_hands_over_only_its_setters_stores_after_a_fence():
-    # One thread stores the whole buffer, fences, sets the flag: the waiting threads read it, no report.
-    # Without the fence, or with other threads storing too (the flag is set by thread 0 alone), the read
-    # races, and the hint says why the flag did not order it.
+    # One thread stores the whole buffer, fences, sets the flag: the waiting threads read it, no report. With
+    # other threads storing too (the flag is set by thread 0 alone), or without the fence, the read races,
+    # and the hint says why the flag did not order it (the wait and the read on one line here).
     x, y = np.arange(32, dtype=np.float32), np.zeros(32, np.float32)
-    kernel("handover", FLAG_HANDOVER, sanitize=True)((1,), (64,), (x, y, 1, 0))
+    kernel("handover", FLAG_HANDOVER, sanitize=True)((1,), (64,), (x, y, 0))
     np.testing.assert_array_equal(y, 2 * x)
+    read, set_ = line_of("READ", FLAG_HANDOVER), line_of("SET", FLAG_HANDOVER)
     with pytest.raises(cuda.KernelError) as info:
-        kernel("handover", FLAG_HANDOVER, sanitize=True)((1,), (64,), (x, y, 0, 0))
-    assert info.value.line == line_of("READ", FLAG_HANDOVER)
-    assert "hint: The reading thread waited for `ready` first, but a flag hands over only what the thread that " \
-           "sets it stored before setting it, with __threadfence_block() between" in str(info.value)
+        kernel("handover", FLAG_HANDOVER, sanitize=True)((1,), (64,), (x, y, 1))
+    assert info.value.line == read
+    assert (f"hint: The reading thread waited for `ready` (line {read}), which line {set_} sets after a fence, but a "
+            "flag hands over only the stores of the thread that sets it") in str(info.value)
+    no_fence = FLAG_HANDOVER.replace("        __threadfence_block();\n", "")
     with pytest.raises(cuda.KernelError) as info:
-        kernel("handover", FLAG_HANDOVER, sanitize=True)((1,), (64,), (x, y, 1, 1))
-    assert "stores by other threads (the rest of the producers) are not covered" in str(info.value)
-    no_fence = FLAG_HANDOVER.replace("        if (fence) __threadfence_block();\n", "")
-    with pytest.raises(cuda.KernelError) as info:
-        kernel("handover", no_fence, sanitize=True)((1,), (64,), (x, y, 0, 0))
-    assert "nothing orders the stores before the flag: put __threadfence_block() between them" in str(info.value)
+        kernel("handover", no_fence, sanitize=True)((1,), (64,), (x, y, 0))
+    assert (f"hint: The reading thread waited for `ready` (line {read - 1}), which line {set_ - 1} sets: a flag hands "
+            "over only what was written before a fence") in str(info.value)

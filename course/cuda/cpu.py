@@ -2644,7 +2644,7 @@ def _unfenced_flag(source: Source, read_line: int | None) -> str | None:
     only after a fence (the data's writes, __threadfence_block(), then the flag). None otherwise."""
     if not read_line:
         return None
-    for at in range(read_line - 1, max(0, read_line - 8), -1):
+    for at in range(read_line, max(0, read_line - 8), -1):  # (the wait may share the read's line)
         if flag := _waited_for(source.line_text(at)):
             break
     else:
@@ -2654,7 +2654,12 @@ def _unfenced_flag(source: Source, read_line: int | None) -> str | None:
                 rf"\b{re.escape(flag)}\s*=\s*0\b", text):
             before = " ".join(source.line_text(n) for n in range(max(1, number - 2), number + 1))
             if "__threadfence" in before.split(flag)[0]:
-                return None
+                # fenced, and still a race: the write was another thread's than the one that sets the flag
+                return (f"The reading thread waited for `{flag}` (line {at}), which line {number} sets after a "
+                        "fence, but a flag hands over only the stores of the thread that sets it: other threads' "
+                        "stores (the rest of the producers) are not covered. Simplest: a __syncthreads() between "
+                        "the stores and the reads, where every thread of the block reaches it; or order the "
+                        f"producers first (__syncwarp() or a barrier among them, then the fence and `{flag}`).")
             return (f"The reading thread waited for `{flag}` (line {at}), which line {number} sets: a flag hands "
                     "over only what was written before a fence. Put __threadfence_block() (__threadfence() between "
                     f"blocks) just before line {number}, after the data's writes (and a __syncwarp() or barrier "
@@ -3377,26 +3382,6 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     "lost. If the store must come before or after all of them (a reset, a final value), put "
                     f"__syncthreads() between; if it is part of the same protocol (a clamp, a flag), make it atomic "
                     f"too: atomicExch(&{element}, v), or atomicMin/atomicMax.")
-        read_line = line if fault.op == 1 else other_line if fault.other_op == 1 else None
-        waited = next((flag for n in range(max(1, (read_line or 1) - 3), (read_line or 0) + 1)
-                       if (flag := _waited_for(source.line_text(n)))), None)
-        if waited and {fault.op, fault.other_op} == {1, 2} and not _in_a_lock(source):
-            # `while (!ready) {}` then a read of what other threads stored: a flag hands over only its setter's
-            # stores, and only those before a fence
-            if not re.search(r"__threadfence", source.text):
-                hint = (f"The reading thread waited for `{waited}` first, but nothing orders the stores before the "
-                        f"flag: put __threadfence_block() between them and the store that sets `{waited}` "
-                        f"(__threadfence() between blocks). A flag also hands over only the stores of the thread "
-                        f"that sets it: if other threads store too, all must be done before it is set. Simplest, "
-                        f"where every thread of the block gets there: a __syncthreads() between the stores and the "
-                        f"reads.")
-            else:
-                hint = (f"The reading thread waited for `{waited}` first, but a flag hands over only what the thread "
-                        f"that sets it stored before setting it, with __threadfence_block() between the stores and "
-                        f"the flag; stores by other threads (the rest of the producers) are not covered. Simplest: a "
-                        f"__syncthreads() between the stores and the reads, where every thread of the block reaches "
-                        f"it. Otherwise every producer must be done before the flag is set (count them with "
-                        f"atomicAdd, the last one fences and sets `{waited}`).")
         copies = [n for n in (line, other_line) if n and "memcpy_async" in source.line_text(n)]
         if copies:  # the group's copy, read before cg::wait
             hint = (f"The copy that memcpy_async starts at line {copies[0]} is finished only after "
