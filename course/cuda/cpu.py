@@ -2638,10 +2638,11 @@ def _block_sync_spelling(text: str, line: int | None) -> str:
     return " (`this_thread_block().sync()` with cooperative groups)" if "this_thread_block" in text else ""
 
 
-def _unfenced_flag(source: Source, read_line: int | None) -> str | None:
-    """For a race whose read at `read_line` follows a loop that waits for a flag (`while (ready == 0) {}`)
-    that the kernel sets with no fence just before (`ready = 1;`): the hint that a flag hands data over
-    only after a fence (the data's writes, __threadfence_block(), then the flag). None otherwise."""
+def _flag_handover(source: Source, read_line: int | None) -> str | None:
+    """For a race whose read at `read_line` follows a loop that waits for a flag (`while (ready == 0) {}`, on
+    that line or one of the lines before it): the hint that a flag hands data over only after a fence (the
+    data's writes, __threadfence_block(), then the flag), or, where the kernel fences before setting it,
+    only the stores of the thread that sets it. None otherwise."""
     if not read_line:
         return None
     for at in range(read_line, max(0, read_line - 8), -1):  # (the wait may share the read's line)
@@ -3323,7 +3324,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         overlap = _overlapping_carves(source, line, other_line) if fault.op == 2 == fault.other_op else None
         if overlap:  # `float* a = sm; float* b = sm + blockDim.x / 2;`: a barrier would hide a wrong layout
             hint = overlap
-        elif handover := _unfenced_flag(source, line if fault.op == 1 else other_line):
+        elif handover := _flag_handover(source, line if fault.op == 1 else other_line):
             hint = handover
         array = re.match(r"\w+", element)
         # (a line that accesses two elements of the array: itself, or the call of a helper that holds it)

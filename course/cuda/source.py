@@ -3202,11 +3202,6 @@ def _called_at(tokens: list[Token], i: int, a: int) -> str | None:
     return None
 
 
-#: Words that may stand where a declaration's type would, before a name and `;` (`return x;`, `goto end;`).
-_NOT_A_TYPE = {"return", "goto", "case", "delete", "throw", "else", "do", "typedef", "using", "new", "co_return",
-               "co_yield", "sizeof", "__shared__", "static", "extern", "__device__", "__constant__"}
-
-
 def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global_arrays=frozenset(),
                   type_bodies: dict | None = None, dangling: list | None = None,
                   member_arrays: dict | None = None, array_views=frozenset(), overloaded=frozenset(),
@@ -3250,9 +3245,9 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
     # would be unchecked: no allocation holds it)
     local_structs = set()
     for k in range(a + 1, b - 2):
-        if tokens[k].kind == "ident" and tokens[k].text not in _NOT_A_TYPE and tokens[k + 1].kind == "ident" \
+        if tokens[k].kind == "ident" and tokens[k].text not in _NOT_DECLARATION and tokens[k + 1].kind == "ident" \
                 and tokens[k + 2].text in (";", "=", "{", ",") \
-                and tokens[k - 1 - (tokens[k - 1].text in ("const", "struct"))].text in (";", "{", "}", ")"):
+                and tokens[k - 1 - (tokens[k - 1].text in ("const", "struct"))].text in _STATEMENT_START | {")"}:
             local_structs.add(tokens[k + 1].text)
     i = a + 1
     while i < b:
