@@ -89,6 +89,12 @@ extern "C" __global__ void unrelated_clamp(const float* a, float* out, int n) {
     int capped = min(i, n);
     if (i < n) out[i] = a[i + 1] + capped;
 }
+extern "C" __global__ void smooth_rows(const float* a, float* out, int w) {   // no x < w before the store
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+    float sum = 0.0f;
+    for (int j = -1; j <= 1; j++) sum += a[y * w + min(max(x + j, 0), w - 1)];
+    out[y * w + x] = sum;                              // ROWS
+}
 extern "C" __global__ void blur(const float* a, float* out, int n) {   // rows of 10
     int x = threadIdx.x % 10, y = blockIdx.x * blockDim.x / 10 + threadIdx.x / 10;
     if (y >= n / 10) return;
@@ -126,6 +132,11 @@ def test_one_past_the_end_behind_a_less_or_equal_names_the_comparison(sanitize):
         module.get_function("blur")((10,), (100,), args)
     assert (f"line {line_of('CLAMP', ONE_PAST_THE_END)} clamps with `min(max(x + dx, 0), 10)`, which lets the index "
             "reach 10 itself: clamp to the last valid index, 10 - 1") in str(info.value)
+    # a loop's `j <= 1` on the line before is not what lets `y * w + x` reach the size
+    with pytest.raises(cuda.KernelError, match=r"accessed out\[1000\]") as info:
+        module.get_function("smooth_rows")((2, 25), (32,), (np.ones(1000, np.float32), np.zeros(1000, np.float32), 40))
+    assert info.value.line == line_of("ROWS", ONE_PAST_THE_END)
+    assert "<=" not in str(info.value) and "if (y < " in str(info.value)
     # a clamp of something else than the index is not blamed
     with pytest.raises(cuda.KernelError, match=r"accessed a\[1000\]") as info:
         module.get_function("unrelated_clamp")((4,), (256,), args)
@@ -154,6 +165,16 @@ def test_a_negative_index_from_an_int_product_that_overflowed_says_so():
                                                r"`\(x\[i\] \* 40503\)`"):
         cuda.RawKernel(small.replace("const float* x", "const int* x"), "scatter", backend="cpu", sanitize=False)(
             (256,), (256,), (np.arange(65536, dtype=np.int32), y, 65536))
+    # the product the index is made of, not the guard's on the faulting line
+    offset = r"""
+extern "C" __global__ void rows(float* out, int rows, int cols) {
+    int r = blockIdx.x, c = threadIdx.x;
+    int idx = r * cols * 1024 * 1024 + c;              // INDEX
+    if (idx < rows * cols) out[idx] = 1.0f;
+}"""
+    with pytest.raises(cuda.KernelError, match=r"accessed out\[-2147483648\]") as info:
+        cuda.RawKernel(offset, "rows", backend="cpu", sanitize=False)((4,), (64,), (np.zeros(4096, np.float32), 4, 1024))
+    assert f"an int product that overflowed? `r * cols` (line {line_of('INDEX', offset)})" in str(info.value)
 
 
 def test_out_of_bounds_through_a_device_function_pointer():
@@ -623,6 +644,38 @@ def test_a_fault_inside_helpers_names_the_kernel_line_that_called_them(sanitize)
         module.get_function("follow")((1,), (8,), (a, out, np.int64(16)))
     assert info.value.line == line_of("DEREF", HELPERS) and info.value.thread == (3, 0, 0)
     assert f"(in a function called at line {line_of('FOLLOW', HELPERS)})" in str(info.value)
+    assert_alive()
+
+
+UNSET_POINTER = r"""
+__device__ void put(float* q, float v) {
+    q[1] = v;                                      // PUT
+}
+extern "C" __global__ void store(float* out) {
+    float* p;
+    if (threadIdx.x == 3) p[0] = 1.0f;             // STORE
+    out[threadIdx.x] = 1.0f;
+}
+extern "C" __global__ void helper(float* out) {
+    float* p;
+    if (threadIdx.x == 2) put(p, 1.0f);            // HELPER
+    out[threadIdx.x] = 1.0f;
+}
+"""
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_a_store_through_a_pointer_never_set_is_a_null_pointer_crash(sanitize):
+    """`float* p; p[0] = v;`: the compiler knows p is null and may delete the store (a sanitized build
+    did, and the kernel ran on silently); the store is reported where it is, by the thread that made it."""
+    module = cuda.RawModule(code=UNSET_POINTER, backend="cpu", sanitize=sanitize)
+    with pytest.raises(cuda.KernelError, match="null pointer") as info:
+        module.get_function("store")((1,), (4,), (np.zeros(4, np.float32),))
+    assert info.value.line == line_of("STORE", UNSET_POINTER) and info.value.thread == (3, 0, 0)
+    with pytest.raises(cuda.KernelError, match=r"null pointer(?s:.*)address 0x4") as info:
+        module.get_function("helper")((1,), (4,), (np.zeros(4, np.float32),))
+    assert info.value.line == line_of("PUT", UNSET_POINTER) and info.value.thread == (2, 0, 0)
+    assert f"(in a function called at line {line_of('HELPER', UNSET_POINTER)})" in str(info.value)
     assert_alive()
 
 
@@ -2709,6 +2762,41 @@ def test_an_unset_integer_stored_is_reported_and_the_same_bits_computed_are_not(
     out, signed = np.zeros(4, np.uint32), np.zeros(4, np.int32)
     cuda.RawKernel(BYTE_MASKS, "masks", backend="cpu")(1, 4, (out, signed))
     assert (out == 0xFEFEFEFE).all() and (signed == -16843010).all()
+
+
+UNSET_LANE = r"""
+extern "C" __global__ void pack(const float* a, float4* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float4 v;
+    v.x = a[4 * i]; v.y = a[4 * i + 1]; v.z = a[4 * i + 2];
+    out[i] = v;                                                              // STORE
+}
+extern "C" __global__ void pack_ints(const int* a, int* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int4 v;
+    v.x = a[4 * i]; v.y = a[4 * i + 1]; v.w = a[4 * i + 3];
+    reinterpret_cast<int4*>(out)[i] = v;                                     // INTS
+}
+"""
+
+
+def test_a_vector_stored_with_a_lane_never_set_is_reported_with_that_lane():
+    """`float4 v;` with .w never set, stored whole: the lane holds the fill (each lane is checked, as a float
+    or an int); with every lane set, the same kernel runs."""
+    module = cuda.RawModule(code=UNSET_LANE, backend="cpu", sanitize=True)
+    with pytest.raises(cuda.KernelError, match=r"stores -1\.6947e38 into out\[0\]\.w: the bytes 0xFE") as info:
+        module.get_function("pack")(1, 8, (np.ones(32, np.float32), np.zeros(32, np.float32), np.int32(8)))
+    assert info.value.line == line_of("STORE", UNSET_LANE)
+    with pytest.raises(cuda.KernelError, match=r"stores -16843010 into out\[2\]: the bytes 0xFE") as info:
+        module.get_function("pack_ints")(1, 8, (np.ones(32, np.int32), np.zeros(32, np.int32), np.int32(8)))
+    assert info.value.line == line_of("INTS", UNSET_LANE)
+    fixed = UNSET_LANE.replace("v.z = a[4 * i + 2];", "v.z = a[4 * i + 2]; v.w = a[4 * i + 3];")
+    out = np.zeros(32, np.float32)
+    cuda.RawModule(code=fixed, backend="cpu", sanitize=True).get_function("pack")(
+        1, 8, (np.arange(32, dtype=np.float32), out, np.int32(8)))
+    assert (out == np.arange(32)).all()
 
 
 HEAP_UNSET = r"""

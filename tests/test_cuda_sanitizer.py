@@ -293,6 +293,11 @@ def test_a_race_between_two_lines_of_one_call_of_a_helper_puts_the_barrier_insid
     assert f"read it at line {line('SECOND')} {called}" in message
     assert f"writes it at line {line('FIRST')} {called}" in message
     assert f"running lines {line('FIRST')} and {line('SECOND')} as warp-synchronous steps" in message
+    # copied without its volatile: the same steps, the same fix (not a __syncthreads() inside `if (t < 32)`)
+    with pytest.raises(cuda.KernelError) as info:
+        cuda.RawKernel(WARP_REDUCE.replace("volatile float* s", "float* s"), "block_sums", backend="cpu",
+                       sanitize=True)((2,), (128,), (np.ones(256, np.float32), np.zeros(2, np.float32)))
+    assert "as warp-synchronous steps" in str(info.value) and "Add __syncthreads()" not in str(info.value)
 
 
 def test_course_helpers_time_plain_kernels():
@@ -3744,6 +3749,16 @@ extern "C" __global__ void k(float* out) {{
     with pytest.raises(cuda.KernelError, match="No thread can reach") as info:
         kernel("k", source)((1,), (16, 16), (np.zeros(1, np.float32),))
     assert said in str(info.value) and "Guard the access" not in str(info.value)
+
+
+def test_a_kernel_on_one_line_has_its_hint_from_the_access_not_the_declaration():
+    """`__shared__ float t[4][4]; t[threadIdx.y][threadIdx.x] = 1;` on one line: the hint is about the
+    access's threadIdx.x, not the declaration's 4 (which said "4 is 4 for every thread")."""
+    source = (r'extern "C" __global__ void k(float* out) { __shared__ float t[4][4]; t[threadIdx.y][threadIdx.x] = 1; '
+              r'__syncthreads(); out[threadIdx.y * 8 + threadIdx.x] = t[threadIdx.y][threadIdx.x]; }')
+    with pytest.raises(cuda.KernelError, match=r"accessed t\[\.\.\.\]\[4\]") as info:
+        kernel("k", source)((1,), (8, 4), (np.zeros(64, np.float32),))
+    assert "if (threadIdx.x < 4)" in str(info.value) and "every thread" not in str(info.value)
 
 
 def test_an_unwritten_shared_key_is_reported_before_the_collision_it_causes():

@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import CompileError, KernelError, KernelWarning
-from .source import _GRID_SYNC, Kernel, Source
+from .source import _GRID_SYNC, _TYPE_WORDS, Kernel, Source
 
 RUNTIME_HEADER = Path(__file__).with_name("runtime.h")
 MAX_SHARED_BYTES = 48 * 1024  # shared memory a block may use without an opt-in (runtime.h's __CC_MAX_SHARED)
@@ -290,7 +290,8 @@ def _compiler_flags(options) -> list[str]:
 # runtime.h's __cc_int_fills, which reports a store of such a variable's fill.
 _UNSET_INTEGER = re.compile(
     r"(?:^\s*|[;{}(]\s*|\n\s*)(?:const\s+)?(?:(?:unsigned|signed|long|short|int|char)\s+)*"
-    r"(?:int|unsigned|long|short|size_t|ptrdiff_t|u?int(?:8|16|32|64)_t)\s+\w+\s*(?:\[[^\]]*\]\s*)*"
+    r"(?:int|unsigned|long|short|size_t|ptrdiff_t|u?int(?:8|16|32|64)_t|(?:u?int|u?long|u?longlong)[1-4])\s+\w+\s*"
+    r"(?:\[[^\]]*\]\s*)*"
     r"(?:,\s*\w+\s*(?:\[[^\]]*\]\s*)*)*;")
 
 
@@ -1592,18 +1593,35 @@ def _check_then_set(source: Source, name: str, line: int | None,
     return stored.group(2), re.sub(r"\s+", "", stored.group(1)), unset
 
 
+def _index_names(source: Source, line: int) -> set[str]:
+    """The names the subscripts on `line` are made of, with those of the assignments on the four lines
+    before it that set them (`mid = (lo + hi) / 2;` before `a[mid]` adds lo and hi); empty where the
+    line has no subscript."""
+    names = {name for inner in re.findall(r"\[([^\[\]]*)\]", source.line_text(line))
+             for name in re.findall(r"[A-Za-z_]\w*", inner)}
+    for at in range(line, max(0, line - 5), -1):
+        for target, value in re.findall(r"\b([A-Za-z_]\w*)\s*(?:[-+*/]?=)(?!=)\s*([^;,]+)", source.line_text(at)):
+            if target in names:
+                names |= set(re.findall(r"[A-Za-z_]\w*", value))
+    return names
+
+
 def _one_past_the_end(source: Source, line: int | None, index: int, length: int) -> str | None:
     """For an access one past the last element: the hint that names the nearest `i <= n` on `line`
     or the three lines before it (an `if` guard or a loop's condition that lets the index reach the
     size, or an early `if (i > n) return;`); None for another index, or with no such comparison in sight."""
     if not line or not length or index != length:
         return None
+    indexed = _index_names(source, line)
     for at in range(line, max(0, line - 4), -1):
         for found in re.finditer(r"[\w.\[\]]*[\w\])]\s*<=\s*([\w(][\w.\->\[\]()*+ ]*?)(?=\s*(?:[;)&|]|$))",
                                  source.line_text(at)):
             bound = found.group(1).strip()
             if re.fullmatch(r"\d+[uUlL]*", bound) and int(re.match(r"\d+", bound).group()) not in (length - 1, length):
                 continue  # `dx <= 1`, a stencil's offsets: not what reaches the size
+            compared = set(re.findall(r"[A-Za-z_]\w*", found.group(0)[:found.start(1) - found.start()]))
+            if indexed and not compared & indexed:
+                continue  # `j <= R` of a loop before `dst[y * w + x]`: not what the index is made of
             return (f"Index {index} is one past the last element, and line {at} compares with <= "
                     f"(`{found.group(0).strip()}`), which lets the index reach the size itself: compare with < "
                     f"instead, or make what it compares with one less (an inclusive bound such as a binary "
@@ -1778,8 +1796,19 @@ def _subscript(source: Source, line: int | None, name: str, nested: bool = False
     if not line or not name:
         return None
     inside = r"(?:[^\[\]]|\[[^\[\]]*\])+" if nested else r"[^\[\]]+"
-    found = re.search(rf"\b{re.escape(name)}\s*\[({inside})\]", source.line_text(line).split("//", 1)[0])
+    text = source.line_text(line).split("//", 1)[0]
+    found = _first_use(rf"\b{re.escape(name)}\s*\[({inside})\]", text)
     return found.group(1).strip() if found else None
+
+
+def _first_use(pattern: str, text: str) -> re.Match | None:
+    """The first match of `pattern` in `text` that is not a declaration (`__shared__ int s[8];` before the
+    access `s[i]`, in a kernel written on one line)."""
+    for found in re.finditer(pattern, text):
+        before = re.search(r"(\w+)\s*\**\s*$", text[:found.start()])
+        if not before or before.group(1) not in _TYPE_WORDS | {"__shared__", "__device__", "__constant__"}:
+            return found
+    return None
 
 
 def _malloc_in_bytes(source: Source, item: int, length: int) -> str | None:
@@ -2063,16 +2092,31 @@ def _negative_index(index: int, length: int, source: Source | None = None, line:
     product = None
     if source is not None and line:
         factor = r"[A-Za-z_][\w.]*(?:\s*\[[^\]]*\])?"
+        subscripts = re.findall(r"\[([^\[\]]*)\]", source.line_text(line).split("//", 1)[0])
+        direct = {name for inner in subscripts for name in re.findall(r"[A-Za-z_]\w*", inner)}
+        indexed = _index_names(source, line)
+        best = -1
         for at in range(line, max(0, line - 4), -1):
             text = source.line_text(at).split("//", 1)[0]
-            product = re.search(rf"\(?\s*{factor}\s*\*\s*(?:\d{{3,}}|{factor})\s*\)?", text)
-            # (a wrapped product is far below 0, or, taken % n, anywhere down to -n; a row above, y * w + x
-            # with y = -1, is a neighbour's offset)
-            if product and "long" not in text and "size_t" not in text and (
-                    index < -(1 << 20) or re.search(r"\)\s*%|\*[^;%]*%", text)) and (
-                    index < -64 or re.search(r"\d{4,}", product.group(0))):  # (near 0: a hash's large constant)
-                break
-            product = None
+            assigned = set(re.findall(r"\b([A-Za-z_]\w*)\s*=(?!=)", text))
+            for found in re.finditer(rf"\(?\s*{factor}\s*\*\s*(?:\d{{3,}}|{factor})\s*\)?", text):
+                # (a wrapped product is far below 0, or, taken % n, anywhere down to -n; a row above, y * w + x
+                # with y = -1, is a neighbour's offset)
+                if "long" in text or "size_t" in text or not (
+                        index < -(1 << 20) or re.search(r"\)\s*%|\*[^;%]*%", text)) or not (
+                        index < -64 or re.search(r"\d{4,}", found.group(0))):  # (near 0: a hash's large constant)
+                    continue
+                if re.match(r"\(?\s*(\w+)", found.group(0)).group(1) in _TYPE_WORDS:
+                    continue  # `float* out`, a declaration
+                # the product the index is made of first: in the subscript, or where a variable of it is set
+                # (`int idx = r * cols * 1024;` before `if (idx < rows * cols) out[idx] = 1;`), then one of
+                # its names, then any
+                names = set(re.findall(r"[A-Za-z_]\w*", found.group(0)))
+                score = (2 if (at == line and any(found.group(0).strip(" ()") in inner for inner in subscripts))
+                         or assigned & direct else 1 if names & indexed else 0)
+                if score > best:
+                    best, product, product_line = score, found, at
+        at = product_line if product else line
     if product:
         text = product.group(0).strip()
         return (f"Index {index} is below the first element: an int product that overflowed? `{text}` (line {at}) "
@@ -2988,8 +3032,13 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 "cannot sit inside an if (or a loop) that some threads skip: put it where every thread passes, "
                 "and guard only the work.")
     elif kind == STORED_FILL:
-        name = arrays.get(fault.base, (None,))[0]
-        element = f"{name}[{fault.index}]" if name else "an element of a local array or __device__ variable"
+        name, _, itemsize = arrays.get(fault.base, (None, 0, 0))
+        stored = f"[{fault.index}]"
+        if name and itemsize and itemsize != fault.element_bytes:  # (a lane of a float4 store, an int4 array)
+            lanes, lane = divmod(fault.index * fault.element_bytes, itemsize)
+            stored = f"[{lanes}]" + (f".{'xyzw'[lane // fault.element_bytes]}"
+                                     if itemsize > fault.element_bytes and itemsize // fault.element_bytes <= 4 else "")
+        element = f"{name}{stored}" if name else "an element of a local array or __device__ variable"
         value = {1: "-1.6947e38" if fault.element_bytes == 4 else "-5.4e303",
                  2: "-16843010" if fault.element_bytes == 4 else "-72340172838076674",
                  3: "4278124286 (0xFEFEFEFE)" if fault.element_bytes == 4 else "0xFEFEFEFEFEFEFEFE"}.get(fault.op, "0xFE bytes")
@@ -3175,7 +3224,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         what = (f"accessed {name}{'[...]' * fault.count}[{index}]{subscript}, but that dimension of the {where_kind} "
                 f"{name} has {length} element{'s' * (length != 1)} (valid indices 0 to {length - 1})")
         base = re.split(r"\.|->", name)[-1]
-        found = re.search(rf"\b{re.escape(base)}\s*((?:\[[^\[\]]*\]\s*)+)", source.line_text(line) if line else "")
+        found = _first_use(rf"\b{re.escape(base)}\s*((?:\[[^\[\]]*\]\s*)+)", source.line_text(line) if line else "")
         subscripts = re.findall(r"\[([^\[\]]*)\]", found.group(1)) if found else []
         k = subscripts[fault.count].strip() if len(subscripts) > fault.count else "index"  # (the learner's own index)
         hint = (_index_hint(source, line, index, length, k if found else None)
@@ -3369,7 +3418,11 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             start = max((n for n in range(1, line + 1) if re.search(r"__global__|__device__", source.line_text(n))),
                         default=1)
             function_text = "\n".join(source.line_text(n) for n in range(start, line + 1))
-            if twice and ("__syncwarp" in source.line_text(line)
+            # (or steps of a fixed width within a warp, `s[t] += s[t + 16];` ... `s[t] += s[t + 1];`, which
+            # copied without their volatile)
+            fixed = all(re.search(r"\[\s*\w+\s*\+\s*(?:[1-9]|[12]\d|3[0-2])\s*\]", source.line_text(n) or "")
+                        for n in (line, other_line))
+            if twice and ("__syncwarp" in source.line_text(line) or fixed
                           or re.search(rf"\bvolatile\b[^;]*\b{re.escape(twice[0])}\b", function_text)):
                 run = ("this line as a warp-synchronous step" if other_line == line else
                        f"lines {min(line, other_line)} and {max(line, other_line)} as warp-synchronous steps, with no "

@@ -161,17 +161,23 @@
 // ---------------------------------------------------------------------------------------
 
 // Vector types (float4, uchar4, uint3, ...) with CUDA's sizes and alignments, and make_float4(...).
+// __cc_lane_of<float4>::type is float (void for other types).
+template <class U> struct __cc_lane_of { typedef void type; };
 #define __CC_VEC2(T, N, A) \
     struct __attribute__((aligned(A))) N##2 { T x, y; }; \
+    template <> struct __cc_lane_of<N##2> { typedef T type; }; \
     static inline N##2 make_##N##2(T x, T y) { return {x, y}; }
 #define __CC_VEC3(T, N) \
     struct N##3 { T x, y, z; }; \
+    template <> struct __cc_lane_of<N##3> { typedef T type; }; \
     static inline N##3 make_##N##3(T x, T y, T z) { return {x, y, z}; }
 #define __CC_VEC4(T, N, A) \
     struct __attribute__((aligned(A))) N##4 { T x, y, z, w; }; \
+    template <> struct __cc_lane_of<N##4> { typedef T type; }; \
     static inline N##4 make_##N##4(T x, T y, T z, T w) { return {x, y, z, w}; }
 #define __CC_VEC1(T, N) \
     struct N##1 { T x; }; \
+    template <> struct __cc_lane_of<N##1> { typedef T type; }; \
     static inline N##1 make_##N##1(T x) { return {x}; }
 #define __CC_VECS(T, N, A2, A4) __CC_VEC1(T, N) __CC_VEC2(T, N, A2) __CC_VEC3(T, N) __CC_VEC4(T, N, A4)
 __CC_VECS(float, float, 8, 16)
@@ -2114,7 +2120,22 @@ __attribute__((noinline)) static void __cc_ldg_check(const volatile void* addres
         }
     }
 }
+// An access through a null (or small) pointer that a sanitized build notes: the crash the access would give,
+// at the kernel's line. (The compiler may delete a store through a pointer it knows is null, `float* p;
+// p[0] = v;`, and then nothing else faults.) `back`: the note's return address; `frame`: its frame.
+__attribute__((noreturn, noinline, cold)) static void __cc_null_access(const volatile void* at, void* back, void* frame) {
+    __cc_fault* f = __cc_fault_out;
+    f->signal = SIGSEGV, f->address = (uint64_t)(uintptr_t)at;
+    f->code_offset = __cc_code_offset(back);
+#if defined(__CC_FRAME_POINTERS)
+    __cc_note_callers(f, *(void* const* const*)frame);  // from the frame of the function that made the access
+#else
+    (void)frame;
+#endif
+    __cc_fail(__CC_SIGNAL, 0);
+}
 __attribute__((noinline)) static void __cc_note(const volatile void* address, size_t size, int kind) {
+    if ((uintptr_t)address < 65536) __cc_null_access(address, __builtin_return_address(0), __builtin_frame_address(0));
     __cc_note_at(address, size, kind, (uint32_t)__cc_code_offset(__builtin_return_address(0)));
 }
 // What a shuffle from a lane outside its mask gives here: a quiet NaN with a payload that a
@@ -2185,15 +2206,30 @@ static void __cc_lock_update(const volatile void* address, uint64_t compare, uin
 // fill is -16843010, a value bit tricks can make (~0x01010101) where every variable starts with one.
 static bool __cc_int_fills;
 // What a store or an atomic of a U checks for the fill: 1 a float or double, 2 a signed integer, 3 an unsigned
-// one (bool and other types: 0, none).
+// one (bool and other types: 0, none); a vector type (float4, int2), what its lanes are.
 template <class U> static constexpr int __cc_fill_kind() {
-    return std::is_floating_point<U>::value ? 1 : !std::is_integral<U>::value || std::is_same<U, bool>::value ? 0
-           : std::is_signed<U>::value ? 2 : 3;
+    if constexpr (!std::is_void<typename __cc_lane_of<U>::type>::value)
+        return __cc_fill_kind<typename __cc_lane_of<U>::type>();
+    else
+        return std::is_floating_point<U>::value ? 1 : !std::is_integral<U>::value || std::is_same<U, bool>::value ? 0
+               : std::is_signed<U>::value ? 2 : 3;
+}
+// The bytes of one value that __cc_fill_kind checks: a vector type's lane, else the whole value.
+template <class U> static constexpr size_t __cc_fill_bytes() {
+    if constexpr (!std::is_void<typename __cc_lane_of<U>::type>::value) return sizeof(typename __cc_lane_of<U>::type);
+    else return sizeof(U);
 }
 static inline bool __cc_is_fill(const void* value, size_t size) {
     if (size == 4) { uint32_t v; memcpy(&v, value, 4); return v == 0xFEFEFEFEu; }
     if (size == 8) { uint64_t v; memcpy(&v, value, 8); return v == 0xFEFEFEFEFEFEFEFEull; }
     return false;
+}
+// The first `lane`-byte part of a `size`-byte value that holds the fill (a float4 whose .w was never set), or -1.
+static inline int __cc_filled_lane(const void* value, size_t size, size_t lane) {
+    if (lane != 4 && lane != 8) return -1;
+    for (size_t k = 0; k + lane <= size; k += lane)
+        if (__cc_is_fill((const char*)value + k, lane)) return (int)(k / lane);
+    return -1;
 }
 __attribute__((noreturn, noinline)) static void __cc_stored_fill(const volatile void* address, size_t size,
                                                                  void* return_address, int kind) {
@@ -2210,16 +2246,19 @@ __attribute__((noreturn, noinline)) static void __cc_stored_fill(const volatile 
 // A plain store `x = v`, told the value it will write: storing the bytes x holds already (every
 // thread that finds a match sets `found = 1`) cannot change the result, whichever thread is last,
 // so it is no write-write hazard (compute-sanitizer ranks these lowest too).
+// `fill`: __cc_fill_kind of the value's type; `lane`: its __cc_fill_bytes (0: size).
 __attribute__((noinline)) static void __cc_note_store(const volatile void* address, size_t size, const void* value,
-                                                     bool relaxed = false, int fill = 0) {
+                                                     bool relaxed = false, int fill = 0, size_t lane = 0) {
     const void* at = (const void*)address;
-    if ((uintptr_t)at < 65536) return;  // a null pointer: the store itself faults, in the kernel's line
-    if (fill && (fill == 1 || __cc_int_fills) && __cc_is_fill(value, size)) {
+    if ((uintptr_t)at < 65536) __cc_null_access(at, __builtin_return_address(0), __builtin_frame_address(0));
+    int filled = fill && (fill == 1 || __cc_int_fills) ? __cc_filled_lane(value, size, lane ? lane : size) : -1;
+    if (filled >= 0) {
         if (__cc_shared_region_at(at) >= 0) __cc_fill_set = true;
         else {
             // (`out[i] = s[j];` of such an element: the read, which names the store into s, is the report)
             if (__cc_copy_set && !__cc_pending_set) __cc_pending = __cc_copy, __cc_pending_set = true;
-            __cc_stored_fill(address, size, __builtin_return_address(0), fill);
+            size_t bytes = lane ? lane : size;  // (a vector's lane: the element of the array it lands in)
+            __cc_stored_fill((const char*)at + filled * bytes, bytes, __builtin_return_address(0), fill);
         }
     }
     __cc_put_back_stale();  // (before the element is compared)
@@ -2299,7 +2338,7 @@ struct __cc_store {
     typedef typename std::remove_cv<T>::type U;
     __attribute__((always_inline)) T& operator=(U v) const {  // by value: the load happens in the kernel's code
         __cc_note_store(__builtin_addressof(ref), sizeof(T), __builtin_addressof(v), std::is_volatile<T>::value,
-                        __cc_fill_kind<U>());
+                        __cc_fill_kind<U>(), __cc_fill_bytes<U>());
         ref = v;
         return ref;
     }
