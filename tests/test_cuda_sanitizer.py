@@ -3751,6 +3751,41 @@ extern "C" __global__ void k(float* out) {{
     assert said in str(info.value) and "Guard the access" not in str(info.value)
 
 
+HALVING_REDUCTION = r"""
+extern "C" __global__ void block_sum(const float* x, float* out, int n) {
+    extern __shared__ float s[];
+    int t = threadIdx.x, i = blockIdx.x * blockDim.x + t;
+    s[t] = i < n ? x[i] : 0.0f;
+    __syncthreads();
+    for (unsigned int stride = blockDim.x / 2; stride > 0; stride >>= 1) {   // HALVING
+        if (t < stride) s[t] += s[t + stride];
+        __syncthreads();
+    }
+    if (t == 0) atomicAdd(out, s[0]);
+}
+"""
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_a_halving_reduction_in_a_block_that_is_not_a_power_of_two_gets_a_warning(sanitize):
+    """`stride = blockDim.x / 2; stride >>= 1` with 48 threads: 24, 12, 6, 3, then 1 adds s[1] and s[2] is never
+    added. No access is wrong (no sanitizer can see it), the sum is: a KernelWarning at the launch says why, once
+    per block size; a power-of-two block gets none."""
+    kernel = cuda.RawKernel(HALVING_REDUCTION, "block_sum", backend="cpu", sanitize=sanitize)
+    x, out = np.ones(96, np.float32), np.zeros(1, np.float32)
+    with pytest.warns(cuda.KernelWarning, match=r"blockDim\.x = 48 is not a power of two, and the loop at line "
+                                                 rf"{line_of('HALVING', HALVING_REDUCTION)} \(`stride = blockDim\.x / 2`"
+                                                 r".*at 3 elements \(stride 1\).*element 2 is never added"):
+        kernel((2,), (48,), (x, out, np.int32(96)), shared_mem=48 * 4)
+    assert out[0] == 64  # (what the warning explains)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        kernel((2,), (48,), (x, out, np.int32(96)), shared_mem=48 * 4)  # (said once)
+        out[0] = 0
+        kernel((3,), (32,), (x, out, np.int32(96)), shared_mem=32 * 4)
+    assert out[0] == 96
+
+
 def test_a_kernel_on_one_line_has_its_hint_from_the_access_not_the_declaration():
     """`__shared__ float t[4][4]; t[threadIdx.y][threadIdx.x] = 1;` on one line: the hint is about the
     access's threadIdx.x, not the declaration's 4 (which said "4 is 4 for every thread")."""

@@ -137,13 +137,17 @@ picked by ``blockIdx.x == gridDim.x - 1`` after a ticket whose value is unused (
 which never shows either) (in a sanitized
 launch such a variable starts as the bytes 0xFE, so ``int j;`` used as an index before it has a value
 is usually a fault whose message says so, and its value stored into an array or passed to an atomic is
-reported: a float's always, an int's in a kernel that declares an integer without a value, and, stored into
+reported: a float's always, an int's in a kernel that declares an integer without a value, each lane of a
+vector such as a ``float4`` whose ``.w`` was never set, and, stored into
 shared memory, where a thread reads it; a block from ``malloc``/``new`` starts as those bytes too; where the
 compiler keeps it in a register across threads, it may hold the previous thread's value instead), and so do
 two ``extern __shared__`` arrays in one kernel (they are one array; not when they are used in phases split by a
 ``__syncthreads()``), and a pointer inside a struct
 whose bytes come from the host (what it points to cannot be bounds-checked); host code pasted with the kernels (``main``, ``cudaMalloc``,
-``<<<...>>>``) is refused with what Python does instead. Accesses through references
+``<<<...>>>``) is refused with what Python does instead. A launch whose ``blockDim.x`` is not a power of two gets
+a ``KernelWarning`` (on either backend) where the kernel has a loop that halves it (a tree reduction's
+``s = blockDim.x / 2; s > 0; s >>= 1``, which then leaves values out, with no access that a sanitizer could
+call wrong). Accesses through references
 (``__device__ void add(float& total, float v)``) and inside ``#define`` macros are checked where
 they happen. The sanitizer costs 20 to 80 times the run time (``make bench`` measures it), so plain (``backend="auto"``)
 launches, the ones you time, run without it; they still catch a kernel that changes ``__constant__``

@@ -159,6 +159,7 @@ class RawKernel:
         if self.backend == "cpu" and self._kernel.unsupported:
             raise CompileError(unsupported_message(self._kernel))
         self._compiled = None
+        self._halving_warned: set[int] = set()  # block sizes that _halving_loop_message warned about
 
     @property
     def params(self) -> tuple[Param, ...]:
@@ -261,6 +262,11 @@ class RawKernel:
         if shared_mem > MAX_DYNAMIC_SHARED:
             raise ValueError(f"kernel '{self.name}': shared_mem={shared_mem} bytes, but a block gets at most "
                              f"{MAX_DYNAMIC_SHARED} bytes (48 KiB) of dynamic shared memory")
+        if block3[0] & (block3[0] - 1) and block3[0] not in self._halving_warned:
+            message = _halving_loop_message(self._source, self._kernel, block3[0])
+            if message:
+                self._halving_warned.add(block3[0])
+                warnings.warn(message, KernelWarning, stacklevel=cpu._user_level())
         return grid3, block3
 
 
@@ -328,6 +334,7 @@ class RawModule:
         function.sanitize = self.sanitize
         function.time_limit = self.time_limit
         function._module, function._compiled, function._unchecked = self, None, False
+        function._halving_warned = set()
         return function
 
     def compile(self):
@@ -404,6 +411,41 @@ def _choose_backend(wanted: str) -> str:
     if wanted == "cupy" and not _cupy_usable():
         raise RuntimeError("backend='cupy' needs CuPy and a usable GPU; use backend='auto' or 'cpu' here")
     return wanted
+
+
+# A loop that halves blockDim.x: `for (unsigned s = blockDim.x / 2; s > 0; s >>= 1)` (a tree reduction with
+# sequential addressing)
+_HALVING = re.compile(r"\b(\w+)\s*=\s*\(?\s*blockDim\.x\s*(?:/\s*2|>>\s*1)\s*\)?\s*;\s*\1\s*(?:>\s*0[uU]?|>=\s*1[uU]?|"
+                      r"!=\s*0[uU]?)?\s*;\s*\1\s*(?:>>=\s*1|/=\s*2|=\s*\1\s*(?:/\s*2|>>\s*1))")
+
+
+def _halving_loop_message(source, kernel, width: int) -> str | None:
+    """For a block `width` threads wide that is not a power of two: the warning for the kernel's loop that
+    halves blockDim.x (the tree reduction's `s = blockDim.x / 2; s > 0; s >>= 1`), which then leaves an
+    element out at the first odd count, or None where the kernel has no such loop."""
+    lines = source.lines
+    following = [n for n in range(kernel.line + 1, len(lines) + 1) if "__global__" in lines[n - 1]]
+    end = following[0] - 1 if following else len(lines)
+    text = "\n".join(lines[kernel.line - 1:end])
+    found = _HALVING.search(text)
+    if not found:
+        helpers = "\n".join(lines[:kernel.line - 1])  # (a __device__ helper above the kernel: a block reduce)
+        found = _HALVING.search(helpers) if "__device__" in helpers else None
+        if not found:
+            return None
+        line = helpers.count("\n", 0, found.start()) + 1
+    else:
+        line = kernel.line + text.count("\n", 0, found.start())
+    count = width
+    while count % 2 == 0:
+        count //= 2
+    stride = count // 2
+    return (f"kernel '{kernel.name}': blockDim.x = {width} is not a power of two, and the loop at line {line} "
+            f"(`{found.group(1)} = blockDim.x / 2`, halved each step) needs one: in a tree reduction, at {count} "
+            f"elements (stride {stride}) the threads below {stride} add the {stride} above them, and element "
+            f"{count - 1} is never added, on a GPU as here. Launch a power-of-two block (32, 64, ..., 1024), or start "
+            f"{found.group(1)} at the power of two at or above blockDim.x / 2 and guard the read: "
+            f"`if (t < {found.group(1)} && t + {found.group(1)} < blockDim.x)`.")
 
 
 def _dims(value, what: str, limits, kernel: str) -> tuple[int, int, int]:
