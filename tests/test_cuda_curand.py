@@ -457,7 +457,7 @@ def test_drawing_from_a_state_curand_init_never_set_up_is_reported(sanitize):
     message = str(info.value)
     assert "curand_init never set up" in message and "curand_init(seed, id, 0, &states[id])" in message
     with pytest.raises(cuda.KernelError, match=f"line {line('zeros')} from a cuRAND state that curand_init never"):
-        bug("local_not_set_up", sanitize=sanitize)((1,), (32,), (out, np.int32(n)))
+        bug("local_not_set_up", sanitize=sanitize)((2,), (32,), (out, np.int32(n)))
 
 
 @pytest.mark.parametrize("sanitize", [False, True])

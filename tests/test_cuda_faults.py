@@ -116,7 +116,7 @@ def test_one_past_the_end_behind_a_less_or_equal_names_the_comparison(sanitize):
             ("tile", 64, r"accessed s\[32\], but that dimension of the __shared__ array s has 32 elements",
              "threadIdx.x <= 32")]:
         with pytest.raises(cuda.KernelError, match=message) as info:
-            module.get_function(name)((4,), (block,), args)
+            module.get_function(name)((-(-1000 // block),), (block,), args)  # (a thread for each of the 1000)
         line = line_of(name.upper(), ONE_PAST_THE_END)
         assert info.value.line == line
         assert f"one past the last element, and line {line} compares with <= (`{compared}`)" in str(info.value)

@@ -3786,6 +3786,54 @@ def test_a_halving_reduction_in_a_block_that_is_not_a_power_of_two_gets_a_warnin
     assert out[0] == 96
 
 
+UNCOVERED = r"""
+extern "C" __global__ void add(const float* a, float* c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + 1.0f;                                          // GUARD
+}
+extern "C" __global__ void copy2d(const float* in, float* out, int w, int h) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= w || y >= h) return;                                           // RETURN
+    out[y * w + x] = in[y * w + x];
+}
+extern "C" __global__ void strided(const float* a, float* c, int n) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) c[i] = a[i];
+}
+"""
+
+
+@pytest.mark.parametrize("backend_sanitize", [False, True])
+def test_a_grid_rounded_down_gets_a_warning_naming_the_indices_without_a_thread(backend_sanitize):
+    """`grid = n // 256`: the last n % 256 elements get no thread, and no access is wrong (no sanitizer sees it).
+    A KernelWarning names the guard and the indices left out; a grid rounded up, or a grid-stride loop, gets none."""
+    module = cuda.RawModule(code=UNCOVERED, backend="cpu", sanitize=backend_sanitize)
+    a, c = np.ones(1000, np.float32), np.zeros(1000, np.float32)
+    with pytest.warns(cuda.KernelWarning, match=rf"kernel 'add': the launch has 768 threads along x \(grid\.x = 3 "
+                                                 rf"blocks of 256\), but the guard at line {line_of('GUARD', UNCOVERED)} "
+                                                 r"\(`i < n`\) lets n = 1,000 of them work, so i = 768 to 999 gets no "
+                                                 r"thread.*\(n \+ 255\) // 256 blocks"):
+        module.get_function("add")((1000 // 256,), (256,), (a, c, 1000))
+    assert (c[768:] == 0).all() and (c[:768] == 2).all()
+    image, out = np.ones((50, 70), np.float32), np.zeros((50, 70), np.float32)
+    with pytest.warns(cuda.KernelWarning, match=rf"the guard at line {line_of('RETURN', UNCOVERED)} \(`x >= w`\) lets "
+                                                 r"w = 70 of them work, so x = 64 to 69 gets no thread; and 48 threads "
+                                                 r"along y.*\(w \+ 15\) // 16 and \(h \+ 15\) // 16 blocks"):
+        module.get_function("copy2d")((70 // 16, 50 // 16), (16, 16), (image, out, 70, 50))
+    stencil = UNCOVERED.replace("x >= w || y >= h", "x < 1 || x >= w - 1 || y >= h")
+    with pytest.warns(cuda.KernelWarning, match=r"\(`x >= w - 1`\) lets w - 1 = 69 of them work, so x = 64 to 68 gets no "
+                                                 r"thread; and 48 threads along y .*so y = 48 to 49 gets no thread"):
+        cuda.RawKernel(stencil, "copy2d", backend="cpu", sanitize=backend_sanitize)(
+            (70 // 16, 50 // 16), (16, 16), (image, out, 70, 50))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        module.get_function("add")(((1000 + 255) // 256,), (256,), (a, c, 1000))
+        assert (c == 2).all()
+        module.get_function("copy2d")((5, 4), (16, 16), (image, out, 70, 50))
+        module.get_function("strided")((2,), (64,), (a, c, 1000))
+    assert (c == 1).all() and (out == 1).all()
+
+
 def test_a_kernel_on_one_line_has_its_hint_from_the_access_not_the_declaration():
     """`__shared__ float t[4][4]; t[threadIdx.y][threadIdx.x] = 1;` on one line: the hint is about the
     access's threadIdx.x, not the declaration's 4 (which said "4 is 4 for every thread")."""

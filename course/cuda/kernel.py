@@ -159,7 +159,7 @@ class RawKernel:
         if self.backend == "cpu" and self._kernel.unsupported:
             raise CompileError(unsupported_message(self._kernel))
         self._compiled = None
-        self._halving_warned: set[int] = set()  # block sizes that _halving_loop_message warned about
+        self._warned: set = set()  # what launches of this kernel warned about (each said once)
 
     @property
     def params(self) -> tuple[Param, ...]:
@@ -184,6 +184,11 @@ class RawKernel:
         """Launch on ``grid`` blocks of ``block`` threads (ints or 1–3 tuples) with ``args``."""
         grid3, block3 = self._launch_shape(grid, block, shared_mem)
         values = list(args) if self._unchecked else check_args(self._kernel, args, self.backend)
+        if not self._unchecked:
+            message = _uncovered_message(self._source, self._kernel, grid3, block3, values)
+            if message and message not in self._warned:
+                self._warned.add(message)
+                warnings.warn(message, KernelWarning, stacklevel=cpu._user_level())
         if self.backend == "cpu":
             cpu.worker_threads()  # a bad COURSE_CUDA_THREADS fails now, not after compiling
         self.compile()
@@ -262,10 +267,10 @@ class RawKernel:
         if shared_mem > MAX_DYNAMIC_SHARED:
             raise ValueError(f"kernel '{self.name}': shared_mem={shared_mem} bytes, but a block gets at most "
                              f"{MAX_DYNAMIC_SHARED} bytes (48 KiB) of dynamic shared memory")
-        if block3[0] & (block3[0] - 1) and block3[0] not in self._halving_warned:
+        if block3[0] & (block3[0] - 1) and block3[0] not in self._warned:
             message = _halving_loop_message(self._source, self._kernel, block3[0])
             if message:
-                self._halving_warned.add(block3[0])
+                self._warned.add(block3[0])
                 warnings.warn(message, KernelWarning, stacklevel=cpu._user_level())
         return grid3, block3
 
@@ -334,7 +339,7 @@ class RawModule:
         function.sanitize = self.sanitize
         function.time_limit = self.time_limit
         function._module, function._compiled, function._unchecked = self, None, False
-        function._halving_warned = set()
+        function._warned = set()
         return function
 
     def compile(self):
@@ -419,14 +424,70 @@ _HALVING = re.compile(r"\b(\w+)\s*=\s*\(?\s*blockDim\.x\s*(?:/\s*2|>>\s*1)\s*\)?
                       r"!=\s*0[uU]?)?\s*;\s*\1\s*(?:>>=\s*1|/=\s*2|=\s*\1\s*(?:/\s*2|>>\s*1))")
 
 
+def _kernel_text(source, kernel) -> tuple[str, int]:
+    """The kernel's lines, from its first to the line before the next __global__ function, and its first line."""
+    lines = source.lines
+    following = [n for n in range(kernel.line + 1, len(lines) + 1) if "__global__" in lines[n - 1]]
+    end = following[0] - 1 if following else len(lines)
+    return "\n".join(line.split("//", 1)[0] for line in lines[kernel.line - 1:end]), kernel.line
+
+
+def _uncovered_message(source, kernel, grid3, block3, values) -> str | None:
+    """The warning for a one-thread-per-element launch whose grid is too small: `i = blockIdx.x * blockDim.x +
+    threadIdx.x` guarded by `i < n` (or `if (i >= n || ...) return;`), with fewer threads in that dimension than
+    the argument n, and no loop that moves i on (a grid-stride loop covers any n): the indices from grid * block
+    on get no thread (a grid of n // 256 blocks, rounded down). None where that is not so."""
+    text, first = _kernel_text(source, kernel)
+    sizes = {p.name: v for p, v in zip(kernel.params, values)
+             if not p.pointer and p.dtype and p.lanes == 1 and isinstance(v, (int, np.integer))}
+    short = []
+    for found in re.finditer(r"\b(\w+)\s*=(?!=)\s*([\w.\s*+()]+?)\s*[;,]", text):  # (`int x = ..., y = ...;`)
+        index, value = found.group(1), re.sub(r"[\s()]", "", found.group(2))
+        axis = next((a for a in "xyz" if value in (f"blockIdx.{a}*blockDim.{a}+threadIdx.{a}",
+                                                   f"blockDim.{a}*blockIdx.{a}+threadIdx.{a}",
+                                                   f"threadIdx.{a}+blockIdx.{a}*blockDim.{a}",
+                                                   f"threadIdx.{a}+blockDim.{a}*blockIdx.{a}")), None)
+        if axis is None:
+            continue
+        rest = text[found.end():]
+        if re.search(rf"\b{index}\s*(?:[-+*/]?=(?!=)|\+\+|--)|(?:\+\+|--)\s*{index}\b", rest):
+            continue  # (moved on: a grid-stride loop, or a second element per thread)
+        # (the size alone: `i < n`, not `i < n / 4` or `i < n % 4`, which a thread of several elements compares)
+        # (`i < n`, `x >= w - 1) return`: the size alone, or less a constant; not `i < n / 4`, which a thread
+        # of several elements compares)
+        guards = re.finditer(rf"\b{index}\s*<\s*(\w+)(?:\s*-\s*(\d+))?(?=\s*(?:\)|&&|\|\||;))|"
+                             rf"\b{index}\s*>=\s*(\w+)(?:\s*-\s*(\d+))?(?=\s*(?:\)|&&|\|\|))"
+                             rf"(?=[^;{{}}]*\)\s*return\b)", rest)
+        guard = next((g for g in guards if (g.group(1) or g.group(3)) in sizes), None)  # (not `x < 1`)
+        if not guard:
+            continue
+        size, less = guard.group(1) or guard.group(3), int(guard.group(2) or guard.group(4) or 0)
+        k = "xyz".index(axis)
+        threads, n = grid3[k] * block3[k], int(sizes[size]) - less
+        if threads < n:
+            line = first + text.count("\n", 0, found.end() + guard.start())
+            short.append((index, axis, size + (f" - {less}" if less else ""), n, threads, block3[k], grid3[k], line,
+                          guard.group(0).strip()))
+    if not short:
+        return None
+    parts, fixes = [], []
+    for index, axis, size, n, threads, width, blocks, line, guard in short:
+        parts.append(f"{threads:,} threads along {axis} (grid.{axis} = {blocks:,} blocks of {width}), but the guard "
+                     f"at line {line} (`{guard}`) lets {size} = {n:,} of them work, so {index} = {threads:,}"
+                     + (f" to {n - 1:,}" if n - 1 > threads else "") + " gets no thread")
+        fixes.append(f"({size.split(' - ')[0]} + {width - 1}) // {width}")
+    return (f"kernel '{kernel.name}': the launch has " + "; and ".join(parts) + ": what those threads would "
+            f"compute keeps its old values, on a GPU as here. Round the grid up, " + " and ".join(fixes)
+            + " blocks (a division that rounds down leaves the rest out), or loop: `for (...; i < n; i += "
+            "blockDim.x * gridDim.x)`.")
+
+
 def _halving_loop_message(source, kernel, width: int) -> str | None:
     """For a block `width` threads wide that is not a power of two: the warning for the kernel's loop that
     halves blockDim.x (the tree reduction's `s = blockDim.x / 2; s > 0; s >>= 1`), which then leaves an
     element out at the first odd count, or None where the kernel has no such loop."""
     lines = source.lines
-    following = [n for n in range(kernel.line + 1, len(lines) + 1) if "__global__" in lines[n - 1]]
-    end = following[0] - 1 if following else len(lines)
-    text = "\n".join(lines[kernel.line - 1:end])
+    text, _ = _kernel_text(source, kernel)
     found = _HALVING.search(text)
     if not found:
         helpers = "\n".join(lines[:kernel.line - 1])  # (a __device__ helper above the kernel: a block reduce)
