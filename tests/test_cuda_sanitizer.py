@@ -3025,6 +3025,13 @@ def test_hints_for_a_claimed_flag_an_overlapping_pair_and_a_column_past_the_row(
     assert info.value.line == line_of("STORE", HINTS_FROM_PROBES)
     assert "a row 20 wide: the thread at column 20, row 0 is past the row's end" in str(info.value)
     assert "`if (x < w && y < h)`" in str(info.value)
+    # a guard with <= (`x <= w`): it is there, and lets the column equal to the width through
+    inclusive = HINTS_FROM_PROBES.replace("if (y * w + x < w * h)", "if (x <= w && y < h)")
+    assert inclusive != HINTS_FROM_PROBES
+    with pytest.raises(cuda.KernelError, match=r"writes out\[20\]") as info:
+        kernel("scale", inclusive, sanitize=True)((3, 3), (8, 8), (image, np.zeros_like(image), 20, 20))
+    assert "the guard `x <= w` lets it through (column 20 is one past the last, 19). Compare with <: `x < w`" \
+        in str(info.value)
 
 
 CAS_LOOPS = GLOBAL_HAZARDS + r"""

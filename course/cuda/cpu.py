@@ -1614,7 +1614,8 @@ def _one_past_the_end(source: Source, line: int | None, index: int, length: int)
         return None
     indexed = _index_names(source, line)
     for at in range(line, max(0, line - 4), -1):
-        for found in re.finditer(r"[\w.\[\]]*[\w\])]\s*<=\s*([\w(][\w.\->\[\]()*+ ]*?)(?=\s*(?:[;)&|]|$))",
+        for found in re.finditer(r"(?:[\w.\[\]]+\s*[-+*/%]\s*)*[\w.\[\]]*[\w\])]\s*<=\s*"
+                                 r"([\w(][\w.\->\[\]()*+ ]*?)(?=\s*(?:[;)&|]|$))",
                                  source.line_text(at)):
             bound = found.group(1).strip()
             if re.fullmatch(r"\d+[uUlL]*", bound) and int(re.match(r"\d+", bound).group()) not in (length - 1, length):
@@ -2894,9 +2895,15 @@ def _row_wrap(fault: _Fault, block_dim, text: str) -> str | None:
     if width <= 0 or not past:
         return None
     x, y = past[0]
-    return (f"If the index is row * width + column, this looks like a row {width} wide: the thread at column {x}, row "
-            f"{y} is past the row's end and wrote into the next row, where another thread writes too (the grid is "
-            "rounded up to whole blocks). Guard both coordinates, `if (x < w && y < h)`, before any access.")
+    said = (f"If the index is row * width + column, this looks like a row {width} wide: the thread at column {x}, row "
+            f"{y} is past the row's end and wrote into the next row, where another thread writes too")
+    # the guard is there, with <= (`col <= n`): it lets the column equal to the width through
+    inclusive = re.search(r"\b(\w+)\s*<=\s*(\w+)\b(?!\s*[-+*/(\[.])", text)
+    if inclusive and x == width:
+        return (f"{said}: the guard `{inclusive.group(0)}` lets it through (column {width} is one past the last, "
+                f"{width - 1}). Compare with <: `{inclusive.group(1)} < {inclusive.group(2)}`.")
+    return (f"{said} (the grid is rounded up to whole blocks). Guard both coordinates, `if (x < w && y < h)`, before "
+            "any access.")
 
 
 def _grid_stride_start(source: Source, line: int | None) -> str | None:
