@@ -3841,6 +3841,25 @@ def test_a_grid_rounded_down_gets_a_warning_naming_the_indices_without_a_thread(
     assert (c == 1).all() and (out == 1).all()
 
 
+def test_a_global_index_that_adds_another_axis_threadidx_gets_a_warning():
+    """`blockIdx.x * blockDim.x + threadIdx.y` in a 1-D launch: threadIdx.y is 0, every thread of a block gets one
+    index and stores the same value there (no race, no bad access). A 2-D block, or a flat thread index
+    (threadIdx.y * blockDim.x + threadIdx.x), gets no warning."""
+    source = UNCOVERED.replace("int i = blockIdx.x * blockDim.x + threadIdx.x;", "int i = blockIdx.x * blockDim.x + threadIdx.y;")
+    a, c = np.ones(64, np.float32), np.zeros(64, np.float32)
+    with pytest.warns(cuda.KernelWarning, match=r"kernel 'add', line 3: `blockIdx\.x \* blockDim\.x \+ threadIdx\.y` adds "
+                                                 r"threadIdx\.y, which is 0 for every thread of this launch's blocks "
+                                                 r"\(blockDim\.y = 1\): the 32 threads of a block all get the same index"
+                                                 r".*Use threadIdx\.x"):
+        cuda.RawKernel(source, "add", backend="cpu")((2,), (32,), (a, c, 64))
+    assert np.count_nonzero(c) == 2
+    flat = UNCOVERED.replace("int i = blockIdx.x * blockDim.x + threadIdx.x;", "int i = threadIdx.y * blockDim.x + threadIdx.x;")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cuda.RawKernel(source, "add", backend="cpu")((2,), (32, 2), (a, c, 64))
+        cuda.RawKernel(flat, "add", backend="cpu")((1,), (32,), (a, c, 32))
+
+
 def test_a_kernel_on_one_line_has_its_hint_from_the_access_not_the_declaration():
     """`__shared__ float t[4][4]; t[threadIdx.y][threadIdx.x] = 1;` on one line: the hint is about the
     access's threadIdx.x, not the declaration's 4 (which said "4 is 4 for every thread")."""

@@ -149,7 +149,9 @@ a ``KernelWarning`` (on either backend) where the kernel has a loop that halves 
 ``s = blockDim.x / 2; s > 0; s >>= 1``, which then leaves values out, with no access that a sanitizer could
 call wrong), and so does a one-thread-per-element launch whose grid is too small for its guard
 (``i = blockIdx.x * blockDim.x + threadIdx.x`` with ``if (i < n)``, launched on ``n // 256`` blocks: the last
-elements get no thread). Accesses through references
+elements get no thread), and a global index that adds another axis's thread index in a launch with one thread
+along it (``blockIdx.x * blockDim.x + threadIdx.y`` in a 1-D block: every thread of a block gets the same
+index). Accesses through references
 (``__device__ void add(float& total, float v)``) and inside ``#define`` macros are checked where
 they happen. The sanitizer costs 20 to 80 times the run time (``make bench`` measures it), so plain (``backend="auto"``)
 launches, the ones you time, run without it; they still catch a kernel that changes ``__constant__``

@@ -185,10 +185,11 @@ class RawKernel:
         grid3, block3 = self._launch_shape(grid, block, shared_mem)
         values = list(args) if self._unchecked else check_args(self._kernel, args, self.backend)
         if not self._unchecked:
-            message = _uncovered_message(self._source, self._kernel, grid3, block3, values)
-            if message and message not in self._warned:
-                self._warned.add(message)
-                warnings.warn(message, KernelWarning, stacklevel=cpu._user_level())
+            for message in (_mixed_axes_message(self._source, self._kernel, block3),
+                            _uncovered_message(self._source, self._kernel, grid3, block3, values)):
+                if message and message not in self._warned:
+                    self._warned.add(message)
+                    warnings.warn(message, KernelWarning, stacklevel=cpu._user_level())
         if self.backend == "cpu":
             cpu.worker_threads()  # a bad COURSE_CUDA_THREADS fails now, not after compiling
         self.compile()
@@ -430,6 +431,27 @@ def _kernel_text(source, kernel) -> tuple[str, int]:
     following = [n for n in range(kernel.line + 1, len(lines) + 1) if "__global__" in lines[n - 1]]
     end = following[0] - 1 if following else len(lines)
     return "\n".join(line.split("//", 1)[0] for line in lines[kernel.line - 1:end]), kernel.line
+
+
+def _mixed_axes_message(source, kernel, block3) -> str | None:
+    """The warning for a global index that mixes axes, `blockIdx.x * blockDim.x + threadIdx.y`, in a launch whose
+    blocks have one thread along the threadIdx axis: every thread of a block then gets the same index (a typo
+    that no sanitizer sees: the threads store the same values). None where there is none."""
+    text, first = _kernel_text(source, kernel)
+    for found in re.finditer(r"\b(?:blockIdx\.([xyz])\s*\*\s*blockDim\.\1|blockDim\.([xyz])\s*\*\s*blockIdx\.\2)"
+                             r"\s*\+\s*threadIdx\.([xyz])\b|\bthreadIdx\.([xyz])\s*\+\s*(?:blockIdx\.([xyz])\s*\*\s*"
+                             r"blockDim\.\5|blockDim\.([xyz])\s*\*\s*blockIdx\.\6)\b", text):
+        axis = found.group(1) or found.group(2) or found.group(5) or found.group(6)
+        other = found.group(3) or found.group(4)
+        if other == axis or block3["xyz".index(other)] != 1 or block3["xyz".index(axis)] == 1:
+            continue
+        line = first + text.count("\n", 0, found.start())
+        threads = block3["xyz".index(axis)]
+        return (f"kernel '{kernel.name}', line {line}: `{found.group(0)}` adds threadIdx.{other}, which is 0 for every "
+                f"thread of this launch's blocks (blockDim.{other} = 1): the {threads} threads of a block all get the "
+                f"same index, and the elements between get no thread. Use threadIdx.{axis}, the axis of blockIdx.{axis} "
+                f"and blockDim.{axis}.")
+    return None
 
 
 def _uncovered_message(source, kernel, grid3, block3, values) -> str | None:
