@@ -2149,7 +2149,7 @@ def test_a_grid_stride_loop_that_steps_by_one_block_is_told_to_step_by_the_grid(
             y[i] *= 2.0f;
     }'''
     y = np.random.default_rng(1).random(1000).astype(np.float32)
-    with pytest.raises(cuda.KernelError) as info:
+    with pytest.raises(cuda.KernelError) as info, pytest.warns(cuda.KernelWarning, match="steps by one block"):
         cuda.RawKernel(src, "scale", backend="cpu", sanitize=True)((4,), (128,), (y, 1000))
     message = str(info.value)
     assert "updates y[128]" in message and "blockDim.x * gridDim.x" in message and "atomicAdd" not in message
@@ -3858,6 +3858,44 @@ def test_a_global_index_that_adds_another_axis_threadidx_gets_a_warning():
         warnings.simplefilter("error")
         cuda.RawKernel(source, "add", backend="cpu")((2,), (32, 2), (a, c, 64))
         cuda.RawKernel(flat, "add", backend="cpu")((1,), (32,), (a, c, 32))
+
+
+BLOCK_STEP = r"""
+extern "C" __global__ void hist(const int* v, int* bins, int n) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x)   // LOOP
+        atomicAdd(&bins[v[i]], 1);
+}
+extern "C" __global__ void scale(float* y, int n) {
+    int stride = blockDim.x;
+    for (int i = threadIdx.x + blockIdx.x * blockDim.x; i < n; i += stride) y[i] *= 2.0f;   // SCALE
+}
+"""
+
+
+def test_a_grid_stride_loop_that_steps_by_one_block_warns_at_launch_even_with_atomics():
+    """Block b starts at b * blockDim.x and steps by blockDim.x: it goes over every later block's elements. With
+    atomics nothing is a race (the counts are just too high): the launch warns; a one-block launch or a step of the
+    whole grid does not. A plain update through a step variable (`int stride = blockDim.x;`) is a race, whose hint
+    says the same."""
+    module = cuda.RawModule(code=BLOCK_STEP, backend="cpu")
+    v, bins = np.zeros(1000, np.int32), np.zeros(4, np.int32)
+    with pytest.warns(cuda.KernelWarning, match=rf"kernel 'hist', line {line_of('LOOP', BLOCK_STEP)}: the loop starts i "
+                                                 r"at the thread's index in the whole grid .* steps by one block "
+                                                 r"\(`i \+= blockDim\.x`\), and this launch has 4 blocks along x.*"
+                                                 r"`i \+= blockDim\.x \* gridDim\.x`"):
+        module.get_function("hist")((4,), (128,), (v, bins, 1000))
+    assert bins[0] > 1000
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        bins[:] = 0
+        module.get_function("hist")((1,), (128,), (v, bins, 1000))
+        assert bins[0] == 1000
+        fixed = BLOCK_STEP.replace("i += blockDim.x)", "i += blockDim.x * gridDim.x)")
+        cuda.RawKernel(fixed, "hist", backend="cpu")((4,), (128,), (v, bins, 1000))
+    with pytest.warns(cuda.KernelWarning, match=r"steps by one block \(`i \+= stride`\)"), \
+            pytest.raises(cuda.KernelError, match=r"updates y\[128\]") as info:
+        cuda.RawKernel(BLOCK_STEP, "scale", backend="cpu", sanitize=True)((4,), (128,), (np.ones(1000, np.float32), 1000))
+    assert "this grid-stride loop steps by blockDim.x only" in str(info.value)
 
 
 def test_a_kernel_on_one_line_has_its_hint_from_the_access_not_the_declaration():

@@ -3551,7 +3551,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             if _in_a_lock(source):
                 hint = _LOCK_HINT.format(element=element, fence="__threadfence()")
             elif elements != 1 and other_block != block and re.search(
-                    r"=[^;]*\bblockIdx\b[^;]*;[^;]*;[^)]*\+=\s*blockDim\.[xyz]\s*\)", loop_text):
+                    r"=[^;]*\bblockIdx\b[^;]*;[^;]*;[^)]*\+=\s*[\w.]+\s*\)", loop_text) and _block_only_step(
+                    source.text, loop_text):  # (`i += blockDim.x`, or `i += stride` with `int stride = blockDim.x;`)
                 # (a loop from the thread's index in the grid that steps by a block: not a block-stride loop from
                 # threadIdx alone, `for (b = threadIdx.x; b < BINS; b += blockDim.x) hist[b] += h[b];`, where every
                 # block is meant to reach every element: the atomicAdd above is its fix)

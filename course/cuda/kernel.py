@@ -186,7 +186,8 @@ class RawKernel:
         values = list(args) if self._unchecked else check_args(self._kernel, args, self.backend)
         if not self._unchecked:
             for message in (_mixed_axes_message(self._source, self._kernel, block3),
-                            _uncovered_message(self._source, self._kernel, grid3, block3, values)):
+                            _uncovered_message(self._source, self._kernel, grid3, block3, values),
+                            _block_stride_message(self._source, self._kernel, grid3)):
                 if message and message not in self._warned:
                     self._warned.add(message)
                     warnings.warn(message, KernelWarning, stacklevel=cpu._user_level())
@@ -451,6 +452,34 @@ def _mixed_axes_message(source, kernel, block3) -> str | None:
                 f"thread of this launch's blocks (blockDim.{other} = 1): the {threads} threads of a block all get the "
                 f"same index, and the elements between get no thread. Use threadIdx.{axis}, the axis of blockIdx.{axis} "
                 f"and blockDim.{axis}.")
+    return None
+
+
+def _block_stride_message(source, kernel, grid3) -> str | None:
+    """The warning for a grid-stride loop that starts at the thread's global index but steps by one block,
+    `for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x)`, in a launch of several
+    blocks along that axis: block b starts at element b * blockDim.x and then goes over every later block's
+    elements too, so elements are done more than once (atomics add them again, and no store is wrong: no
+    sanitizer sees it). None where there is none."""
+    text, first = _kernel_text(source, kernel)
+    steps = {m.group(1): m.group(2) for m in re.finditer(r"\b(\w+)\s*=\s*blockDim\.([xyz])\s*[;,]", text)}
+    for found in re.finditer(r"\bfor\s*\(\s*(?:[\w\s]+\s)?(\w+)\s*=\s*([\w.\s*+()]+?)\s*;[^;]*;\s*\1\s*\+=\s*([\w.]+)\s*\)",
+                             text):
+        index, start, step = found.group(1), re.sub(r"[\s()]", "", found.group(2)), found.group(3)
+        axis = next((a for a in "xyz" if start in (f"blockIdx.{a}*blockDim.{a}+threadIdx.{a}",
+                                                   f"blockDim.{a}*blockIdx.{a}+threadIdx.{a}",
+                                                   f"threadIdx.{a}+blockIdx.{a}*blockDim.{a}",
+                                                   f"threadIdx.{a}+blockDim.{a}*blockIdx.{a}")), None)
+        step_axis = step[-1] if re.fullmatch(r"blockDim\.[xyz]", step) else steps.get(step)
+        if axis is None or step_axis != axis or grid3["xyz".index(axis)] == 1:
+            continue
+        line = first + text.count("\n", 0, found.start())
+        return (f"kernel '{kernel.name}', line {line}: the loop starts {index} at the thread's index in the whole grid "
+                f"(blockIdx.{axis} * blockDim.{axis} + threadIdx.{axis}) but steps by one block (`{index} += {step}`), "
+                f"and this launch has {grid3['xyz'.index(axis)]:,} blocks along {axis}: block 1 starts where block 0's "
+                f"second step lands and goes on over every later block's elements, so most elements are done by "
+                f"several blocks (added again by atomics, or stored again). Step by the whole grid, "
+                f"`{index} += blockDim.{axis} * gridDim.{axis}`, or start at threadIdx.{axis} in a one-block launch.")
     return None
 
 
