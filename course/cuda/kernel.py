@@ -10,6 +10,7 @@ parameter is sent as a 4-byte int32, and a wrong dtype is a TypeError instead of
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import math
 import os
@@ -160,6 +161,7 @@ class RawKernel:
             raise CompileError(unsupported_message(self._kernel))
         self._compiled = None
         self._warned: set = set()  # what launches of this kernel warned about (each said once)
+        self._rules: _LaunchRules | None = None  # what the source says about its launches (read at the first)
 
     @property
     def params(self) -> tuple[Param, ...]:
@@ -185,10 +187,10 @@ class RawKernel:
         grid3, block3 = self._launch_shape(grid, block, shared_mem)
         values = list(args) if self._unchecked else check_args(self._kernel, args, self.backend)
         if not self._unchecked:
-            for message in (_mixed_axes_message(self._source, self._kernel, block3),
-                            _uncovered_message(self._source, self._kernel, grid3, block3, values),
-                            _block_stride_message(self._source, self._kernel, grid3)):
-                if message and message not in self._warned:
+            if self._rules is None:
+                self._rules = _launch_rules(self._source, self._kernel)
+            for message in launch_warnings(self._rules, self._kernel.params, grid3, block3, values):
+                if message not in self._warned:  # (each once per kernel)
                     self._warned.add(message)
                     warnings.warn(message, KernelWarning, stacklevel=cpu._user_level())
         if self.backend == "cpu":
@@ -269,11 +271,6 @@ class RawKernel:
         if shared_mem > MAX_DYNAMIC_SHARED:
             raise ValueError(f"kernel '{self.name}': shared_mem={shared_mem} bytes, but a block gets at most "
                              f"{MAX_DYNAMIC_SHARED} bytes (48 KiB) of dynamic shared memory")
-        if block3[0] & (block3[0] - 1) and block3[0] not in self._warned:
-            message = _halving_loop_message(self._source, self._kernel, block3[0])
-            if message:
-                self._warned.add(block3[0])
-                warnings.warn(message, KernelWarning, stacklevel=cpu._user_level())
         return grid3, block3
 
 
@@ -341,7 +338,7 @@ class RawModule:
         function.sanitize = self.sanitize
         function.time_limit = self.time_limit
         function._module, function._compiled, function._unchecked = self, None, False
-        function._warned = set()
+        function._warned, function._rules = set(), None
         return function
 
     def compile(self):
@@ -434,47 +431,104 @@ def _kernel_text(source, kernel) -> tuple[str, int]:
     return "\n".join(line.split("//", 1)[0] for line in lines[kernel.line - 1:end]), kernel.line
 
 
-def _mixed_axes_message(source, kernel, block3) -> str | None:
-    """The warning for a global index that mixes axes, `blockIdx.x * blockDim.x + threadIdx.y`, in a launch whose
-    blocks have one thread along the threadIdx axis: every thread of a block then gets the same index (a typo
-    that no sanitizer sees: the threads store the same values). None where there is none."""
+def _global_index_axis(expression: str) -> str | None:
+    """The axis of `blockIdx.x * blockDim.x + threadIdx.x` (in any order, with or without parentheses), else None."""
+    value = re.sub(r"[\s()]", "", expression)
+    return next((a for a in "xyz" if value in (f"blockIdx.{a}*blockDim.{a}+threadIdx.{a}",
+                                               f"blockDim.{a}*blockIdx.{a}+threadIdx.{a}",
+                                               f"threadIdx.{a}+blockIdx.{a}*blockDim.{a}",
+                                               f"threadIdx.{a}+blockDim.{a}*blockIdx.{a}")), None)
+
+
+@dataclasses.dataclass
+class _LaunchRules:
+    """What a kernel's source says about the launches it needs, read once per kernel (launch_warnings uses it at
+    every launch): the bugs no sanitizer sees, since no access is wrong."""
+    name: str
+    # `blockIdx.x * blockDim.x + threadIdx.y`: (axis of blockIdx, axis of threadIdx, line, text)
+    mixed: list = dataclasses.field(default_factory=list)
+    # a loop from the global index stepping by one block: (index, axis, step as written, line)
+    block_steps: list = dataclasses.field(default_factory=list)
+    # one element per thread behind a guard: (index, axis, size parameter, constant subtracted, line, guard text)
+    guards: list = dataclasses.field(default_factory=list)
+    # the loop that halves blockDim.x: (line, variable), or None
+    halving: tuple | None = None
+
+
+def _launch_rules(source, kernel) -> _LaunchRules:
     text, first = _kernel_text(source, kernel)
+    line_at = lambda offset: first + text.count("\n", 0, offset)
+    rules = _LaunchRules(kernel.name)
     for found in re.finditer(r"\b(?:blockIdx\.([xyz])\s*\*\s*blockDim\.\1|blockDim\.([xyz])\s*\*\s*blockIdx\.\2)"
                              r"\s*\+\s*threadIdx\.([xyz])\b|\bthreadIdx\.([xyz])\s*\+\s*(?:blockIdx\.([xyz])\s*\*\s*"
                              r"blockDim\.\5|blockDim\.([xyz])\s*\*\s*blockIdx\.\6)\b", text):
         axis = found.group(1) or found.group(2) or found.group(5) or found.group(6)
         other = found.group(3) or found.group(4)
-        if other == axis or block3["xyz".index(other)] != 1 or block3["xyz".index(axis)] == 1:
+        if other != axis:
+            rules.mixed.append((axis, other, line_at(found.start()), found.group(0)))
+    steps = {m.group(1): m.group(2) for m in re.finditer(r"\b(\w+)\s*=\s*blockDim\.([xyz])\s*[;,]", text)}
+    for found in re.finditer(r"\bfor\s*\(\s*(?:[\w\s]+\s)?(\w+)\s*=\s*([\w.\s*+()]+?)\s*;[^;]*;\s*\1\s*\+=\s*([\w.]+)\s*\)",
+                             text):
+        index, axis, step = found.group(1), _global_index_axis(found.group(2)), found.group(3)
+        step_axis = step[-1] if re.fullmatch(r"blockDim\.[xyz]", step) else steps.get(step)
+        if axis is not None and step_axis == axis:
+            rules.block_steps.append((index, axis, step, line_at(found.start())))
+    for found in re.finditer(r"\b(\w+)\s*=(?!=)\s*([\w.\s*+()]+?)\s*[;,]", text):  # (`int x = ..., y = ...;`)
+        index, axis = found.group(1), _global_index_axis(found.group(2))
+        if axis is None:
             continue
-        line = first + text.count("\n", 0, found.start())
+        rest = text[found.end():]
+        if re.search(rf"\b{index}\s*(?:[-+*/]?=(?!=)|\+\+|--)|(?:\+\+|--)\s*{index}\b", rest):
+            continue  # (moved on: a grid-stride loop, or a second element per thread)
+        # (`i < n`, `x >= w - 1) return`: the size alone, or less a constant; not `i < n / 4`, which a thread
+        # of several elements compares)
+        for guard in re.finditer(rf"\b{index}\s*<\s*(\w+)(?:\s*-\s*(\d+))?(?=\s*(?:\)|&&|\|\||;))|"
+                                 rf"\b{index}\s*>=\s*(\w+)(?:\s*-\s*(\d+))?(?=\s*(?:\)|&&|\|\|))"
+                                 rf"(?=[^;{{}}]*\)\s*return\b)", rest):
+            rules.guards.append((index, axis, guard.group(1) or guard.group(3), int(guard.group(2) or guard.group(4) or 0),
+                                 line_at(found.end() + guard.start()), guard.group(0).strip()))
+    found = _HALVING.search(text)
+    if found:
+        rules.halving = (line_at(found.start()), found.group(1))
+    else:
+        helpers = "\n".join(source.lines[:kernel.line - 1])  # (a __device__ helper above the kernel: a block reduce)
+        found = _HALVING.search(helpers) if "__device__" in helpers else None
+        if found:
+            rules.halving = (helpers.count("\n", 0, found.start()) + 1, found.group(1))
+    return rules
+
+
+def launch_warnings(rules: _LaunchRules, params, grid3, block3, values) -> list[str]:
+    """The warnings for one launch of the kernel that `rules` describes (_launch_rules): each a bug that gives
+    wrong results with no access that a sanitizer could call wrong."""
+    return [m for m in (_mixed_axes_message(rules, block3), _uncovered_message(rules, params, grid3, block3, values),
+                        _block_stride_message(rules, grid3), _halving_loop_message(rules, block3[0])) if m]
+
+
+def _mixed_axes_message(rules: _LaunchRules, block3) -> str | None:
+    """A global index that mixes axes, `blockIdx.x * blockDim.x + threadIdx.y`, in a launch whose blocks have
+    one thread along the threadIdx axis: every thread of a block then gets the same index (a typo that no
+    sanitizer sees: the threads store the same values)."""
+    for axis, other, line, text in rules.mixed:
+        if block3["xyz".index(other)] != 1 or block3["xyz".index(axis)] == 1:
+            continue
         threads = block3["xyz".index(axis)]
-        return (f"kernel '{kernel.name}', line {line}: `{found.group(0)}` adds threadIdx.{other}, which is 0 for every "
+        return (f"kernel '{rules.name}', line {line}: `{text}` adds threadIdx.{other}, which is 0 for every "
                 f"thread of this launch's blocks (blockDim.{other} = 1): the {threads} threads of a block all get the "
                 f"same index, and the elements between get no thread. Use threadIdx.{axis}, the axis of blockIdx.{axis} "
                 f"and blockDim.{axis}.")
     return None
 
 
-def _block_stride_message(source, kernel, grid3) -> str | None:
-    """The warning for a grid-stride loop that starts at the thread's global index but steps by one block,
-    `for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x)`, in a launch of several
-    blocks along that axis: block b starts at element b * blockDim.x and then goes over every later block's
-    elements too, so elements are done more than once (atomics add them again, and no store is wrong: no
-    sanitizer sees it). None where there is none."""
-    text, first = _kernel_text(source, kernel)
-    steps = {m.group(1): m.group(2) for m in re.finditer(r"\b(\w+)\s*=\s*blockDim\.([xyz])\s*[;,]", text)}
-    for found in re.finditer(r"\bfor\s*\(\s*(?:[\w\s]+\s)?(\w+)\s*=\s*([\w.\s*+()]+?)\s*;[^;]*;\s*\1\s*\+=\s*([\w.]+)\s*\)",
-                             text):
-        index, start, step = found.group(1), re.sub(r"[\s()]", "", found.group(2)), found.group(3)
-        axis = next((a for a in "xyz" if start in (f"blockIdx.{a}*blockDim.{a}+threadIdx.{a}",
-                                                   f"blockDim.{a}*blockIdx.{a}+threadIdx.{a}",
-                                                   f"threadIdx.{a}+blockIdx.{a}*blockDim.{a}",
-                                                   f"threadIdx.{a}+blockDim.{a}*blockIdx.{a}")), None)
-        step_axis = step[-1] if re.fullmatch(r"blockDim\.[xyz]", step) else steps.get(step)
-        if axis is None or step_axis != axis or grid3["xyz".index(axis)] == 1:
+def _block_stride_message(rules: _LaunchRules, grid3) -> str | None:
+    """A grid-stride loop that starts at the thread's global index but steps by one block, `for (int i =
+    blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x)`, in a launch of several blocks along that
+    axis: block b starts at element b * blockDim.x and then goes over every later block's elements too, so
+    elements are done more than once (atomics add them again, and no store is wrong: no sanitizer sees it)."""
+    for index, axis, step, line in rules.block_steps:
+        if grid3["xyz".index(axis)] == 1:
             continue
-        line = first + text.count("\n", 0, found.start())
-        return (f"kernel '{kernel.name}', line {line}: the loop starts {index} at the thread's index in the whole grid "
+        return (f"kernel '{rules.name}', line {line}: the loop starts {index} at the thread's index in the whole grid "
                 f"(blockIdx.{axis} * blockDim.{axis} + threadIdx.{axis}) but steps by one block (`{index} += {step}`), "
                 f"and this launch has {grid3['xyz'.index(axis)]:,} blocks along {axis}: block 1 starts where block 0's "
                 f"second step lands and goes on over every later block's elements, so most elements are done by "
@@ -483,42 +537,25 @@ def _block_stride_message(source, kernel, grid3) -> str | None:
     return None
 
 
-def _uncovered_message(source, kernel, grid3, block3, values) -> str | None:
-    """The warning for a one-thread-per-element launch whose grid is too small: `i = blockIdx.x * blockDim.x +
-    threadIdx.x` guarded by `i < n` (or `if (i >= n || ...) return;`), with fewer threads in that dimension than
-    the argument n, and no loop that moves i on (a grid-stride loop covers any n): the indices from grid * block
-    on get no thread (a grid of n // 256 blocks, rounded down). None where that is not so."""
-    text, first = _kernel_text(source, kernel)
-    sizes = {p.name: v for p, v in zip(kernel.params, values)
+def _uncovered_message(rules: _LaunchRules, params, grid3, block3, values) -> str | None:
+    """A one-thread-per-element launch whose grid is too small: `i = blockIdx.x * blockDim.x + threadIdx.x`
+    guarded by `i < n` (or `if (i >= n || ...) return;`), with fewer threads in that dimension than the argument
+    n, and no loop that moves i on (a grid-stride loop covers any n): the indices from grid * block on get no
+    thread (a grid of n // 256 blocks, rounded down)."""
+    if not rules.guards:
+        return None
+    sizes = {p.name: v for p, v in zip(params, values)
              if not p.pointer and p.dtype and p.lanes == 1 and isinstance(v, (int, np.integer))}
-    short = []
-    for found in re.finditer(r"\b(\w+)\s*=(?!=)\s*([\w.\s*+()]+?)\s*[;,]", text):  # (`int x = ..., y = ...;`)
-        index, value = found.group(1), re.sub(r"[\s()]", "", found.group(2))
-        axis = next((a for a in "xyz" if value in (f"blockIdx.{a}*blockDim.{a}+threadIdx.{a}",
-                                                   f"blockDim.{a}*blockIdx.{a}+threadIdx.{a}",
-                                                   f"threadIdx.{a}+blockIdx.{a}*blockDim.{a}",
-                                                   f"threadIdx.{a}+blockDim.{a}*blockIdx.{a}")), None)
-        if axis is None:
-            continue
-        rest = text[found.end():]
-        if re.search(rf"\b{index}\s*(?:[-+*/]?=(?!=)|\+\+|--)|(?:\+\+|--)\s*{index}\b", rest):
-            continue  # (moved on: a grid-stride loop, or a second element per thread)
-        # (the size alone: `i < n`, not `i < n / 4` or `i < n % 4`, which a thread of several elements compares)
-        # (`i < n`, `x >= w - 1) return`: the size alone, or less a constant; not `i < n / 4`, which a thread
-        # of several elements compares)
-        guards = re.finditer(rf"\b{index}\s*<\s*(\w+)(?:\s*-\s*(\d+))?(?=\s*(?:\)|&&|\|\||;))|"
-                             rf"\b{index}\s*>=\s*(\w+)(?:\s*-\s*(\d+))?(?=\s*(?:\)|&&|\|\|))"
-                             rf"(?=[^;{{}}]*\)\s*return\b)", rest)
-        guard = next((g for g in guards if (g.group(1) or g.group(3)) in sizes), None)  # (not `x < 1`)
-        if not guard:
-            continue
-        size, less = guard.group(1) or guard.group(3), int(guard.group(2) or guard.group(4) or 0)
+    short, seen = [], set()
+    for index, axis, size, less, line, guard in rules.guards:
+        if size not in sizes or index in seen:
+            continue  # (not `x < 1`; the first guard of each index that compares it with a size)
+        seen.add(index)
         k = "xyz".index(axis)
         threads, n = grid3[k] * block3[k], int(sizes[size]) - less
         if threads < n:
-            line = first + text.count("\n", 0, found.end() + guard.start())
             short.append((index, axis, size + (f" - {less}" if less else ""), n, threads, block3[k], grid3[k], line,
-                          guard.group(0).strip()))
+                          guard))
     if not short:
         return None
     parts, fixes = [], []
@@ -527,37 +564,29 @@ def _uncovered_message(source, kernel, grid3, block3, values) -> str | None:
                      f"at line {line} (`{guard}`) lets {size} = {n:,} of them work, so {index} = {threads:,}"
                      + (f" to {n - 1:,}" if n - 1 > threads else "") + " gets no thread")
         fixes.append(f"({size.split(' - ')[0]} + {width - 1}) // {width}")
-    return (f"kernel '{kernel.name}': the launch has " + "; and ".join(parts) + ": what those threads would "
+    return (f"kernel '{rules.name}': the launch has " + "; and ".join(parts) + ": what those threads would "
             f"compute keeps its old values, on a GPU as here. Round the grid up, " + " and ".join(fixes)
             + " blocks (a division that rounds down leaves the rest out), or loop: `for (...; i < n; i += "
             "blockDim.x * gridDim.x)`.")
 
 
-def _halving_loop_message(source, kernel, width: int) -> str | None:
-    """For a block `width` threads wide that is not a power of two: the warning for the kernel's loop that
-    halves blockDim.x (the tree reduction's `s = blockDim.x / 2; s > 0; s >>= 1`), which then leaves an
-    element out at the first odd count, or None where the kernel has no such loop."""
-    lines = source.lines
-    text, _ = _kernel_text(source, kernel)
-    found = _HALVING.search(text)
-    if not found:
-        helpers = "\n".join(lines[:kernel.line - 1])  # (a __device__ helper above the kernel: a block reduce)
-        found = _HALVING.search(helpers) if "__device__" in helpers else None
-        if not found:
-            return None
-        line = helpers.count("\n", 0, found.start()) + 1
-    else:
-        line = kernel.line + text.count("\n", 0, found.start())
+def _halving_loop_message(rules: _LaunchRules, width: int) -> str | None:
+    """For a block `width` threads wide that is not a power of two: the kernel's loop that halves blockDim.x
+    (the tree reduction's `s = blockDim.x / 2; s > 0; s >>= 1`) then leaves an element out at the first odd
+    count."""
+    if rules.halving is None or not width & (width - 1):
+        return None
+    line, variable = rules.halving
     count = width
     while count % 2 == 0:
         count //= 2
     stride = count // 2
-    return (f"kernel '{kernel.name}': blockDim.x = {width} is not a power of two, and the loop at line {line} "
-            f"(`{found.group(1)} = blockDim.x / 2`, halved each step) needs one: in a tree reduction, at {count} "
+    return (f"kernel '{rules.name}': blockDim.x = {width} is not a power of two, and the loop at line {line} "
+            f"(`{variable} = blockDim.x / 2`, halved each step) needs one: in a tree reduction, at {count} "
             f"elements (stride {stride}) the threads below {stride} add the {stride} above them, and element "
             f"{count - 1} is never added, on a GPU as here. Launch a power-of-two block (32, 64, ..., 1024), or start "
-            f"{found.group(1)} at the power of two at or above blockDim.x / 2 and guard the read: "
-            f"`if (t < {found.group(1)} && t + {found.group(1)} < blockDim.x)`.")
+            f"{variable} at the power of two at or above blockDim.x / 2 and guard the read: "
+            f"`if (t < {variable} && t + {variable} < blockDim.x)`.")
 
 
 def _dims(value, what: str, limits, kernel: str) -> tuple[int, int, int]:
