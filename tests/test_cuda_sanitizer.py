@@ -3827,6 +3827,13 @@ def test_a_grid_rounded_down_gets_a_warning_naming_the_indices_without_a_thread(
                                                  r"w = 70 of them work, so x = 64 to 69 gets no thread; and 48 threads "
                                                  r"along y.*\(w \+ 15\) // 16 and \(h \+ 15\) // 16 blocks"):
         module.get_function("copy2d")((70 // 16, 50 // 16), (16, 16), (image, out, 70, 50))
+    # the axes the other way round from the launch's (a column from blockIdx.y): the launch has the threads
+    swapped = UNCOVERED.replace("int x = blockIdx.x * blockDim.x + threadIdx.x;", "int x = blockIdx.y * blockDim.y + threadIdx.y;"
+                                ).replace("int y = blockIdx.y * blockDim.y + threadIdx.y;", "int y = blockIdx.x * blockDim.x + threadIdx.x;")
+    with pytest.warns(cuda.KernelWarning, match=r"so x = 64 to 69 gets no thread.*Or are the kernel's axes the other way "
+                                                 r"round from the launch's\? It would take x from blockIdx\.x and "
+                                                 r"threadIdx\.x \(the launch has 80 threads along x\)"):
+        cuda.RawKernel(swapped, "copy2d", backend="cpu")((5, 4), (16, 16), (image, out, 70, 50))
     stencil = UNCOVERED.replace("x >= w || y >= h", "x < 1 || x >= w - 1 || y >= h")
     with pytest.warns(cuda.KernelWarning, match=r"\(`x >= w - 1`\) lets w - 1 = 69 of them work, so x = 64 to 68 gets no "
                                                  r"thread; and 48 threads along y .*so y = 48 to 49 gets no thread"):

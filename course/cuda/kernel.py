@@ -546,28 +546,38 @@ def _uncovered_message(rules: _LaunchRules, params, grid3, block3, values) -> st
         return None
     sizes = {p.name: v for p, v in zip(params, values)
              if not p.pointer and p.dtype and p.lanes == 1 and isinstance(v, (int, np.integer))}
-    short, seen = [], set()
+    short, seen, needs = [], set(), {}
     for index, axis, size, less, line, guard in rules.guards:
         if size not in sizes or index in seen:
             continue  # (not `x < 1`; the first guard of each index that compares it with a size)
         seen.add(index)
         k = "xyz".index(axis)
         threads, n = grid3[k] * block3[k], int(sizes[size]) - less
+        needs[axis] = max(needs.get(axis, 0), n)
         if threads < n:
             short.append((index, axis, size + (f" - {less}" if less else ""), n, threads, block3[k], grid3[k], line,
                           guard))
     if not short:
         return None
-    parts, fixes = [], []
+    parts, fixes, swapped = [], [], []
     for index, axis, size, n, threads, width, blocks, line, guard in short:
         parts.append(f"{threads:,} threads along {axis} (grid.{axis} = {blocks:,} blocks of {width}), but the guard "
                      f"at line {line} (`{guard}`) lets {size} = {n:,} of them work, so {index} = {threads:,}"
                      + (f" to {n - 1:,}" if n - 1 > threads else "") + " gets no thread")
         fixes.append(f"({size.split(' - ')[0]} + {width - 1}) // {width}")
+        # another axis of the launch has the threads this one lacks: the kernel may have its axes the other way
+        # round (a column from blockIdx.y and threadIdx.y, in a grid whose x runs along the columns)
+        wide = [a for a in "xyz" if a != axis and grid3["xyz".index(a)] * block3["xyz".index(a)] >= n
+                and block3["xyz".index(a)] > 1 and needs.get(a, 0) <= threads]  # (both would fit, swapped)
+        if wide:
+            swapped.append(f"{index} from blockIdx.{wide[0]} and threadIdx.{wide[0]} (the launch has "
+                           f"{grid3['xyz'.index(wide[0])] * block3['xyz'.index(wide[0])]:,} threads along {wide[0]})")
     return (f"kernel '{rules.name}': the launch has " + "; and ".join(parts) + ": what those threads would "
             f"compute keeps its old values, on a GPU as here. Round the grid up, " + " and ".join(fixes)
             + " blocks (a division that rounds down leaves the rest out), or loop: `for (...; i < n; i += "
-            "blockDim.x * gridDim.x)`.")
+            "blockDim.x * gridDim.x)`."
+            + (" Or are the kernel's axes the other way round from the launch's? It would take "
+               + " and ".join(swapped) + "." if swapped else ""))
 
 
 def _halving_loop_message(rules: _LaunchRules, width: int) -> str | None:
