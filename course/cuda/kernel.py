@@ -456,6 +456,7 @@ class _LaunchRules:
 
 
 def _launch_rules(source, kernel) -> _LaunchRules:
+    """Read the kernel's source for _LaunchRules (once per kernel: each launch only compares numbers)."""
     text, first = _kernel_text(source, kernel)
     line_at = lambda offset: first + text.count("\n", 0, offset)
     rules = _LaunchRules(kernel.name)
@@ -466,13 +467,11 @@ def _launch_rules(source, kernel) -> _LaunchRules:
         other = found.group(3) or found.group(4)
         if other != axis:
             rules.mixed.append((axis, other, line_at(found.start()), found.group(0)))
-    steps = {m.group(1): m.group(2) for m in re.finditer(r"\b(\w+)\s*=\s*blockDim\.([xyz])\s*[;,]", text)}
-    for found in re.finditer(r"\bfor\s*\(\s*(?:[\w\s]+\s)?(\w+)\s*=\s*([\w.\s*+()]+?)\s*;[^;]*;\s*\1\s*\+=\s*([\w.]+)\s*\)",
-                             text):
-        index, axis, step = found.group(1), _global_index_axis(found.group(2)), found.group(3)
-        step_axis = step[-1] if re.fullmatch(r"blockDim\.[xyz]", step) else steps.get(step)
-        if axis is not None and step_axis == axis:
-            rules.block_steps.append((index, axis, step, line_at(found.start())))
+    for found in re.finditer(r"\bfor\s*\(\s*(?:[\w\s]+\s)?(\w+)\s*=\s*([\w.\s*+()]+?)\s*;[^;]*;[^;)]*\)", text):
+        index, axis = found.group(1), _global_index_axis(found.group(2))
+        step = cpu._block_only_step(text, found.group(0)) if axis else None  # (`i += blockDim.x`, `i += stride`)
+        if step and step[2] == index and step[1] == f"blockDim.{axis}":
+            rules.block_steps.append((index, axis, step[0].split("+=", 1)[1].strip(), line_at(found.start())))
     for found in re.finditer(r"\b(\w+)\s*=(?!=)\s*([\w.\s*+()]+?)\s*[;,]", text):  # (`int x = ..., y = ...;`)
         index, axis = found.group(1), _global_index_axis(found.group(2))
         if axis is None:
