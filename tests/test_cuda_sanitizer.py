@@ -3850,8 +3850,9 @@ def test_a_grid_rounded_down_gets_a_warning_naming_the_indices_without_a_thread(
 
 def test_a_global_index_that_adds_another_axis_threadidx_gets_a_warning():
     """`blockIdx.x * blockDim.x + threadIdx.y` in a 1-D launch: threadIdx.y is 0, every thread of a block gets one
-    index and stores the same value there (no race, no bad access). A 2-D block, or a flat thread index
-    (threadIdx.y * blockDim.x + threadIdx.x), gets no warning."""
+    index and stores the same value there (no race, no bad access); in a block with fewer threads along y than
+    along x, the last indices of each block get none. A square block (a transpose's tile may mean it), or a flat
+    thread index (threadIdx.y * blockDim.x + threadIdx.x), gets no warning."""
     source = UNCOVERED.replace("int i = blockIdx.x * blockDim.x + threadIdx.x;", "int i = blockIdx.x * blockDim.x + threadIdx.y;")
     a, c = np.ones(64, np.float32), np.zeros(64, np.float32)
     with pytest.warns(cuda.KernelWarning, match=r"kernel 'add', line 3: `blockIdx\.x \* blockDim\.x \+ threadIdx\.y` adds "
@@ -3860,10 +3861,15 @@ def test_a_global_index_that_adds_another_axis_threadidx_gets_a_warning():
                                                  r".*Use threadIdx\.x"):
         cuda.RawKernel(source, "add", backend="cpu")((2,), (32,), (a, c, 64))
     assert np.count_nonzero(c) == 2
+    # fewer threads along y than the block's share along x: the last indices of each block get none
+    with pytest.warns(cuda.KernelWarning, match=r"threadIdx\.y, which runs from 0 to 7 in this launch \(blockDim\.y = "
+                                                 r"8\), while each block's share along x is blockDim\.x = 32 wide: the "
+                                                 r"last 24 of each block's indices get no thread"):
+        cuda.RawKernel(source, "add", backend="cpu")((2,), (32, 8), (a, c, 64))
     flat = UNCOVERED.replace("int i = blockIdx.x * blockDim.x + threadIdx.x;", "int i = threadIdx.y * blockDim.x + threadIdx.x;")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        cuda.RawKernel(source, "add", backend="cpu")((2,), (32, 2), (a, c, 64))
+        cuda.RawKernel(source, "add", backend="cpu")((2,), (8, 8), (a, c, 64))  # (square: a transpose may mean it)
         cuda.RawKernel(flat, "add", backend="cpu")((1,), (32,), (a, c, 32))
 
 

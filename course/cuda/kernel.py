@@ -505,17 +505,25 @@ def launch_warnings(rules: _LaunchRules, params, grid3, block3, values) -> list[
 
 
 def _mixed_axes_message(rules: _LaunchRules, block3) -> str | None:
-    """A global index that mixes axes, `blockIdx.x * blockDim.x + threadIdx.y`, in a launch whose blocks have
-    one thread along the threadIdx axis: every thread of a block then gets the same index (a typo that no
-    sanitizer sees: the threads store the same values)."""
+    """A global index that mixes axes, `blockIdx.x * blockDim.x + threadIdx.y`, in a launch whose blocks are not
+    as wide along the threadIdx axis as along the block's: with one thread along it every thread of a block gets
+    the same index, with fewer the last indices of each block get none, with more they run into the next block's
+    (a typo that no sanitizer sees: the threads store the same values). A square block is left alone: a transpose
+    may mean `blockIdx.y * blockDim.y + threadIdx.x`."""
     for axis, other, line, text in rules.mixed:
-        if block3["xyz".index(other)] != 1 or block3["xyz".index(axis)] == 1:
-            continue
-        threads = block3["xyz".index(axis)]
-        return (f"kernel '{rules.name}', line {line}: `{text}` adds threadIdx.{other}, which is 0 for every "
-                f"thread of this launch's blocks (blockDim.{other} = 1): the {threads} threads of a block all get the "
-                f"same index, and the elements between get no thread. Use threadIdx.{axis}, the axis of blockIdx.{axis} "
-                f"and blockDim.{axis}.")
+        width, reach = block3["xyz".index(axis)], block3["xyz".index(other)]
+        if width == reach:
+            continue  # (a square block: a transpose's `blockIdx.y * blockDim.y + threadIdx.x` may mean it)
+        fix = f"Use threadIdx.{axis}, the axis of blockIdx.{axis} and blockDim.{axis}."
+        if reach == 1:
+            return (f"kernel '{rules.name}', line {line}: `{text}` adds threadIdx.{other}, which is 0 for every "
+                    f"thread of this launch's blocks (blockDim.{other} = 1): the {width} threads of a block all get "
+                    f"the same index, and the elements between get no thread. {fix}")
+        return (f"kernel '{rules.name}', line {line}: `{text}` adds threadIdx.{other}, which runs from 0 to "
+                f"{reach - 1} in this launch (blockDim.{other} = {reach}), while each block's share along {axis} is "
+                f"blockDim.{axis} = {width} wide: "
+                + (f"the last {width - reach} of each block's indices get no thread" if reach < width else
+                   f"each block's indices run {reach - width} into the next block's") + f". {fix}")
     return None
 
 
