@@ -138,7 +138,8 @@ which never shows either) (in a sanitized
 launch such a variable starts as the bytes 0xFE, so ``int j;`` used as an index before it has a value
 is usually a fault whose message says so, and its value stored into an array or passed to an atomic is
 reported: a float's always, an int's in a kernel that declares an integer without a value, each lane of a
-vector such as a ``float4`` whose ``.w`` was never set, and, stored into
+vector such as a ``float4`` whose ``.w`` was never set, each 4-byte word of one of the source's structs
+stored whole (its padding left out) in a kernel that declares such a struct without a value, and, stored into
 shared memory, where a thread reads it; a block from ``malloc``/``new`` starts as those bytes too; where the
 compiler keeps it in a register across threads, it may hold the previous thread's value instead), and so do
 two ``extern __shared__`` arrays in one kernel (they are one array; not when they are used in phases split by a

@@ -295,6 +295,22 @@ _UNSET_INTEGER = re.compile(
     r"(?:,\s*\w+\s*(?:\[[^\]]*\]\s*)*)*;")
 
 
+def _unset_struct(text: str) -> bool:
+    """Whether the source declares a local of one of its own structs (or classes) without a value (`Particle p;`,
+    `Pair best[4];`) or takes memory from malloc or new: runtime.h's __cc_struct_fills, which checks a struct stored
+    whole for a member that holds such a variable's fill."""
+    return bool(re.search(r"\bmalloc\s*\(|\bnew\s+\w", text)) or _unset_struct_local(text)
+
+
+def _unset_struct_local(text: str) -> bool:
+    """Whether the source declares a local of one of its own structs (or classes) without a value."""
+    names = set(re.findall(r"\b(?:struct|class)\s+(\w+)\s*(?::[^{;]*)?\{", text))
+    names |= set(re.findall(r"\btypedef\s+struct\s*\w*\s*\{[^}]*\}\s*(\w+)\s*;", text))
+    alternatives = "|".join(map(re.escape, sorted(names)))
+    return bool(names) and bool(re.search(
+        rf"(?:^|[;{{}}(]|\n)\s*(?:struct\s+)?(?:{alternatives})\s+\w+\s*(?:\[[^\]]*\]\s*)*;", text))
+
+
 def _launchers(source: Source, kernels=None) -> str:
     """C++ for one exported launcher per kernel: a `prepare` that checks and registers the
     arguments (once per launch), a `run` that unpacks them and runs blocks (on every worker)."""
@@ -343,8 +359,9 @@ def _launchers(source: Source, kernels=None) -> str:
         scope = [f"    using namespace {base.rsplit('::', 1)[0].lstrip(':')};"] if "::" in base.lstrip(":") else []
         code.append(f"static void __cc_prepare_{index}(const __cc_arg* args) {{")
         unset = "true" if _UNSET_INTEGER.search(source.text) else "false"
-        code += scope + prepare + ["    __cc_register_globals();", f"    __cc_int_fills = {unset};", "    (void)args;",
-                                   "}"]
+        structs = "true" if _unset_struct(source.text) else "false"
+        code += scope + prepare + ["    __cc_register_globals();", f"    __cc_int_fills = {unset};",
+                                   f"    __cc_struct_fills = {structs};", "    (void)args;", "}"]
         code.append(f"static void __cc_run_{index}(const __cc_arg* args) {{")
         code += scope + unpack
         run = "__cc_run_with_fibers" if kernel.uses_barriers else "__cc_run_in_loops"
@@ -980,6 +997,11 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
             except OSError:
                 pass
         module = Module(target, source, sanitize)
+        if sanitize and not trace and _unset_struct_local(source.text):
+            # A sanitized build notes every access to a struct's members (`__cc_r(a.count)` takes the member's
+            # address), which hides from GCC a member read before it has a value: the plain build's compile
+            # finds it (`Acc a; a.sum = x; out = a.sum / a.count;`), and its warning is shown (once) from there.
+            load(source, options, kernel, extra, sanitize=False)
         _check_constant_memory(module, kernel)
         warnings_file = target.with_suffix(".warnings")
         remarks = _uninitialized_warnings(warnings_file.read_text(encoding="utf-8"), source) \
@@ -3043,12 +3065,17 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         stored = f"[{fault.index}]"
         if name and itemsize and itemsize != fault.element_bytes:  # (a lane of a float4 store, an int4 array)
             lanes, lane = divmod(fault.index * fault.element_bytes, itemsize)
-            stored = f"[{lanes}]" + (f".{'xyzw'[lane // fault.element_bytes]}"
-                                     if itemsize > fault.element_bytes and itemsize // fault.element_bytes <= 4 else "")
+            if fault.op == 4:  # a struct's word: where in the element
+                stored = (f"[{lanes}] (bytes {lane} to {lane + fault.element_bytes - 1} of the {itemsize}-byte "
+                          "struct: a member that was never set)")
+            else:
+                stored = f"[{lanes}]" + (f".{'xyzw'[lane // fault.element_bytes]}" if itemsize > fault.element_bytes
+                                         and itemsize // fault.element_bytes <= 4 else "")
         element = f"{name}{stored}" if name else "an element of a local array or __device__ variable"
         value = {1: "-1.6947e38" if fault.element_bytes == 4 else "-5.4e303",
                  2: "-16843010" if fault.element_bytes == 4 else "-72340172838076674",
-                 3: "4278124286 (0xFEFEFEFE)" if fault.element_bytes == 4 else "0xFEFEFEFEFEFEFEFE"}.get(fault.op, "0xFE bytes")
+                 3: "4278124286 (0xFEFEFEFE)" if fault.element_bytes == 4 else "0xFEFEFEFEFEFEFEFE",
+                 4: "the bytes 0xFEFEFEFE (-1.6947e38 as a float)"}.get(fault.op, "0xFE bytes")
         heap = "malloc" in source.text or re.search(r"\bnew\b", source.text)
         does = f"passes {value} to an atomic function on {element}" if fault.mask == 1 else f"stores {value} into {element}"
         what = (f"{does}: the bytes 0xFE that a sanitized launch puts in a local variable "
@@ -3061,6 +3088,12 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 f"({example}), a `default:` in the switch, or an `else` after the ifs that set it."
                 + (" A block from malloc or new holds no values either: store into its elements before reading them "
                    "(`new float[n]()` starts them at 0)." if heap else ""))
+        if fault.op == 4:  # a struct stored whole, one of its members never set
+            struct_type = next((p.ctype for p in kernel.params if p.name == name and p.pointer), None) or "T"
+            hint = (f"Give every member of the struct a value before it is stored: `{struct_type} v = {{}};` starts "
+                    "them all at 0, or set the member at those bytes on every path."
+                    + (" A block from malloc or new holds no values either: store into its elements before reading "
+                       "them." if heap else ""))
     elif kind == LDG_WRITTEN:
         name, elements, itemsize = arrays.get(fault.base, ("an argument array", 0, 0))
         other, other_block = _xyz(fault.other_thread), _xyz(fault.other_block)

@@ -484,7 +484,8 @@ def _launch_rules(source, kernel) -> _LaunchRules:
         for guard in re.finditer(rf"\b{index}\s*<\s*(\w+)(?:\s*-\s*(\d+))?(?=\s*(?:\)|&&|\|\||;))|"
                                  rf"\b{index}\s*>=\s*(\w+)(?:\s*-\s*(\d+))?(?=\s*(?:\)|&&|\|\|))"
                                  rf"(?=[^;{{}}]*\)\s*return\b)", rest):
-            rules.guards.append((index, axis, guard.group(1) or guard.group(3), int(guard.group(2) or guard.group(4) or 0),
+            less = int(guard.group(2) or guard.group(4) or 0)
+            rules.guards.append((index, axis, guard.group(1) or guard.group(3), less,
                                  line_at(found.end() + guard.start()), guard.group(0).strip()))
     found = _HALVING.search(text)
     if found:

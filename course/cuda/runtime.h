@@ -2123,7 +2123,8 @@ __attribute__((noinline)) static void __cc_ldg_check(const volatile void* addres
 // An access through a null (or small) pointer that a sanitized build notes: the crash the access would give,
 // at the kernel's line. (The compiler may delete a store through a pointer it knows is null, `float* p;
 // p[0] = v;`, and then nothing else faults.) `back`: the note's return address; `frame`: its frame.
-__attribute__((noreturn, noinline, cold)) static void __cc_null_access(const volatile void* at, void* back, void* frame) {
+__attribute__((noreturn, noinline, cold))
+static void __cc_null_access(const volatile void* at, void* back, void* frame) {
     __cc_fault* f = __cc_fault_out;
     f->signal = SIGSEGV, f->address = (uint64_t)(uintptr_t)at;
     f->code_offset = __cc_code_offset(back);
@@ -2205,6 +2206,10 @@ static void __cc_lock_update(const volatile void* address, uint64_t compare, uin
 // in kernels that declare an integer variable without a value (the launcher sets __cc_int_fills): an int's
 // fill is -16843010, a value bit tricks can make (~0x01010101) where every variable starts with one.
 static bool __cc_int_fills;
+// A struct (not a CUDA vector type) stored whole is checked word by word, its padding left out, in kernels that
+// declare a local of one of the source's structs without a value or take memory from malloc/new (the launcher
+// sets __cc_struct_fills): `Particle p; p.x = ...; out[i] = p;` stores p.y's fill.
+static bool __cc_struct_fills;
 // What a store or an atomic of a U checks for the fill: 1 a float or double, 2 a signed integer, 3 an unsigned
 // one (bool and other types: 0, none); a vector type (float4, int2), what its lanes are.
 template <class U> static constexpr int __cc_fill_kind() {
@@ -2246,6 +2251,30 @@ __attribute__((noreturn, noinline)) static void __cc_stored_fill(const volatile 
 // A plain store `x = v`, told the value it will write: storing the bytes x holds already (every
 // thread that finds a match sets `found = 1`) cannot change the result, whichever thread is last,
 // so it is no write-write hazard (compute-sanitizer ranks these lowest too).
+// The first 4-byte word of a struct value `v` that holds the fill, its padding left out (-1: none).
+template <class U>
+static int __cc_filled_struct_word(const U& v) {
+    if constexpr (std::is_class<U>::value && std::is_void<typename __cc_lane_of<U>::type>::value &&
+                  std::is_trivially_copyable<U>::value && sizeof(U) % 4 == 0 && sizeof(U) <= 256) {
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_clear_padding)
+        if (!__cc_struct_fills) return -1;
+        U copy;
+        memcpy((void*)&copy, (const void*)&v, sizeof(U));
+        __builtin_clear_padding(&copy);
+        return __cc_filled_lane(&copy, sizeof(U), 4);
+#endif
+#endif
+    }
+    (void)v;
+    return -1;
+}
+// The store of a struct whose word `word` holds the fill (__cc_filled_struct_word): reported as such (kind 4),
+// unless it goes to shared memory, where a thread that reads it is reported.
+__attribute__((noinline)) static void __cc_struct_fill(const volatile void* address, int word) {
+    if (__cc_shared_region_at(address) >= 0) return;
+    __cc_stored_fill((const char*)address + 4 * word, 4, __builtin_return_address(0), 4);
+}
 // `fill`: __cc_fill_kind of the value's type; `lane`: its __cc_fill_bytes (0: size).
 __attribute__((noinline)) static void __cc_note_store(const volatile void* address, size_t size, const void* value,
                                                      bool relaxed = false, int fill = 0, size_t lane = 0) {
@@ -2337,6 +2366,8 @@ struct __cc_store {
     T& ref;
     typedef typename std::remove_cv<T>::type U;
     __attribute__((always_inline)) T& operator=(U v) const {  // by value: the load happens in the kernel's code
+        int word = __cc_filled_struct_word(v);  // (a struct with a member never set)
+        if (word >= 0) __cc_struct_fill(__builtin_addressof(ref), word);
         __cc_note_store(__builtin_addressof(ref), sizeof(T), __builtin_addressof(v), std::is_volatile<T>::value,
                         __cc_fill_kind<U>(), __cc_fill_bytes<U>());
         ref = v;
