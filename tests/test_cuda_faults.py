@@ -2817,6 +2817,11 @@ extern "C" __global__ void start(const float* pos, Particle* out, int n) {
     p.x = pos[2 * i]; p.y = pos[2 * i + 1]; p.vx = 0.0f;
     out[i] = p;                                                              // STORE
 }
+struct Pair { float a, b; __device__ Pair(float x) : a(x), b(2 * x) {} };   // (no default constructor)
+extern "C" __global__ void made(Pair* out) {
+    Pair p(1.0f);
+    out[threadIdx.x] = p;
+}
 extern "C" __global__ void padded(Mixed* out, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -2840,6 +2845,9 @@ def test_a_struct_stored_with_a_member_never_set_is_reported_and_its_padding_is_
     mixed = np.zeros(8, np.dtype([("d", np.float64), ("k", np.int32), ("pad", np.int32)]))
     module.get_function("padded")(1, 8, (mixed, np.int32(8)))
     assert (mixed["k"] == np.arange(8)).all() and (mixed["d"] == 1.5).all()
+    pairs = np.zeros(4, np.dtype([("a", np.float32), ("b", np.float32)]))
+    module.get_function("made")(1, 4, (pairs,))
+    assert (pairs["a"] == 1).all() and (pairs["b"] == 2).all()
 
 
 HEAP_UNSET = r"""

@@ -2248,9 +2248,6 @@ __attribute__((noreturn, noinline)) static void __cc_stored_fill(const volatile 
     __cc_fail(__CC_STORED_FILL, 0);
 }
 
-// A plain store `x = v`, told the value it will write: storing the bytes x holds already (every
-// thread that finds a match sets `found = 1`) cannot change the result, whichever thread is last,
-// so it is no write-write hazard (compute-sanitizer ranks these lowest too).
 // The first 4-byte word of a struct value `v` that holds the fill, its padding left out (-1: none).
 template <class U>
 static int __cc_filled_struct_word(const U& v) {
@@ -2259,10 +2256,10 @@ static int __cc_filled_struct_word(const U& v) {
 #if defined(__has_builtin)
 #if __has_builtin(__builtin_clear_padding)
         if (!__cc_struct_fills) return -1;
-        U copy;
-        memcpy((void*)&copy, (const void*)&v, sizeof(U));
-        __builtin_clear_padding(&copy);
-        return __cc_filled_lane(&copy, sizeof(U), 4);
+        alignas(U) unsigned char copy[sizeof(U)];  // (U may have no default constructor)
+        memcpy(copy, (const void*)&v, sizeof(U));
+        __builtin_clear_padding((U*)copy);
+        return __cc_filled_lane(copy, sizeof(U), 4);
 #endif
 #endif
     }
@@ -2272,9 +2269,12 @@ static int __cc_filled_struct_word(const U& v) {
 // The store of a struct whose word `word` holds the fill (__cc_filled_struct_word): reported as such (kind 4),
 // unless it goes to shared memory, where a thread that reads it is reported.
 __attribute__((noinline)) static void __cc_struct_fill(const volatile void* address, int word) {
-    if (__cc_shared_region_at(address) >= 0) return;
+    if ((uintptr_t)address < 65536 || __cc_shared_region_at(address) >= 0) return;  // (null: __cc_note_store)
     __cc_stored_fill((const char*)address + 4 * word, 4, __builtin_return_address(0), 4);
 }
+// A plain store `x = v`, told the value it will write: storing the bytes x holds already (every
+// thread that finds a match sets `found = 1`) cannot change the result, whichever thread is last,
+// so it is no write-write hazard (compute-sanitizer ranks these lowest too).
 // `fill`: __cc_fill_kind of the value's type; `lane`: its __cc_fill_bytes (0: size).
 __attribute__((noinline)) static void __cc_note_store(const volatile void* address, size_t size, const void* value,
                                                      bool relaxed = false, int fill = 0, size_t lane = 0) {
