@@ -3911,6 +3911,28 @@ def test_a_grid_stride_loop_that_steps_by_one_block_warns_at_launch_even_with_at
     assert "this grid-stride loop steps by blockDim.x only" in str(info.value)
 
 
+def test_a_block_total_that_every_thread_adds_gets_a_warning():
+    """`atomicAdd(out, s[0])` after a reduction, with the `if (t == 0)` before it forgotten: every thread adds the
+    block's total (atomics are no race, no access is wrong). A KernelWarning asks which thread should; with a test
+    of the thread's index (`if (t == 0)`, `if (!t)`, or one enclosing the call in braces) there is none."""
+    source = HALVING_REDUCTION.replace("if (t == 0) atomicAdd(out, s[0]);", "atomicAdd(out, s[0]);   // TOTAL")
+    assert source != HALVING_REDUCTION
+    x, out = np.ones(256, np.float32), np.zeros(1, np.float32)
+    with pytest.warns(cuda.KernelWarning, match=rf"kernel 'block_sum', line {line_of('TOTAL', source)}: `atomicAdd\(out, "
+                                                 r"s\[0\]\)` is made by more than one thread of each block \(no test "
+                                                 r"before it keeps it to one of the 128\): s\[0\] is one value for the "
+                                                 r"whole block"):
+        cuda.RawKernel(source, "block_sum", backend="cpu")((2,), (128,), (x, out, np.int32(256)), shared_mem=512)
+    assert out[0] == 256 * 128
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for guarded in ("if (!t) atomicAdd(out, s[0]);", "if (threadIdx.x == 0) {\n        atomicAdd(out, s[0]);\n    }"):
+            out[0] = 0
+            cuda.RawKernel(source.replace("atomicAdd(out, s[0]);   // TOTAL", guarded), "block_sum", backend="cpu")(
+                (2,), (128,), (x, out, np.int32(256)), shared_mem=512)
+            assert out[0] == 256
+
+
 def test_a_kernel_on_one_line_has_its_hint_from_the_access_not_the_declaration():
     """`__shared__ float t[4][4]; t[threadIdx.y][threadIdx.x] = 1;` on one line: the hint is about the
     access's threadIdx.x, not the declaration's 4 (which said "4 is 4 for every thread")."""

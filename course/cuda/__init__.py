@@ -153,8 +153,9 @@ call wrong), and so does a one-thread-per-element launch whose grid is too small
 elements get no thread), and a global index that adds another axis's thread index in a block that is not
 square (``blockIdx.x * blockDim.x + threadIdx.y`` in a 1-D block: every thread of a block gets the same
 index), and a loop that starts at the thread's index in the grid but steps by one block
-(``i += blockDim.x`` with several blocks: blocks go over each other's elements, which atomics add again).
-Accesses through references
+(``i += blockDim.x`` with several blocks: blocks go over each other's elements, which atomics add again),
+and an atomic of one ``__shared__`` element (``atomicAdd(out, s[0])``, a block's total) that no test of the
+thread's index keeps to one thread. Accesses through references
 (``__device__ void add(float& total, float v)``) and inside ``#define`` macros are checked where
 they happen. The sanitizer costs 20 to 80 times the run time (``make bench`` measures it), so plain (``backend="auto"``)
 launches, the ones you time, run without it; they still catch a kernel that changes ``__constant__``

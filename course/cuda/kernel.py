@@ -453,6 +453,9 @@ class _LaunchRules:
     guards: list = dataclasses.field(default_factory=list)
     # the loop that halves blockDim.x: (line, variable), or None
     halving: tuple | None = None
+    # an atomic of one element of a __shared__ array (`atomicAdd(out, s[0])`, the block's total) that no test of
+    # the thread's index guards: (line, call text, array element)
+    block_totals: list = dataclasses.field(default_factory=list)
 
 
 def _launch_rules(source, kernel) -> _LaunchRules:
@@ -487,6 +490,11 @@ def _launch_rules(source, kernel) -> _LaunchRules:
             less = int(guard.group(2) or guard.group(4) or 0)
             rules.guards.append((index, axis, guard.group(1) or guard.group(3), less,
                                  line_at(found.end() + guard.start()), guard.group(0).strip()))
+    shared = set(re.findall(r"__shared__\s+[\w:<>\s]+?\b(\w+)\s*\[", source.text))
+    for found in re.finditer(r"\b(atomic(?:Add|Sub|Max|Min|Or|And|Xor)\w*)\s*\(([^;]*?),\s*(\w+)\s*\[\s*(\d+)\s*\]\s*\)",
+                             text):
+        if found.group(3) in shared and not _under_one_thread(text, found.start()):
+            rules.block_totals.append((line_at(found.start()), found.group(0), f"{found.group(3)}[{found.group(4)}]"))
     found = _HALVING.search(text)
     if found:
         rules.halving = (line_at(found.start()), found.group(1))
@@ -498,11 +506,50 @@ def _launch_rules(source, kernel) -> _LaunchRules:
     return rules
 
 
+def _under_one_thread(text: str, at: int) -> bool:
+    """Whether the statement at offset `at` of a kernel's text lies under an `if` (its own, or one whose braces
+    enclose it) that tests an index against 0 or 1 (`if (t == 0)`, `if (!lane)`, `if (threadIdx.x < 1)`): one
+    thread of the block, or of each warp, gets there, not all of them."""
+    one = re.compile(r"\b\w+(?:\.[xyz])?\s*(?:==\s*0|==\s*1\b|<\s*1\b|<=\s*0)|!\s*\(?\s*\w+(?:\.[xyz])?\s*\)?(?!\s*=)"
+                     r"|\b0\s*==\s*\w+")
+    start = max(text.rfind(";", 0, at), text.rfind("{", 0, at), text.rfind("}", 0, at)) + 1
+    if re.search(r"\bif\s*\(", text[start:at]) and one.search(text[start:at]):
+        return True
+    depth, k = 0, at
+    while k > 0:  # the `if (...) {` heads of the blocks that enclose the statement
+        k -= 1
+        if text[k] == "}":
+            depth += 1
+        elif text[k] == "{":
+            if depth:
+                depth -= 1
+                continue
+            head_start = max(text.rfind(";", 0, k), text.rfind("{", 0, k), text.rfind("}", 0, k)) + 1
+            head = text[head_start:k]
+            if re.search(r"\bif\s*\(", head) and one.search(head):
+                return True
+    return False
+
+
 def launch_warnings(rules: _LaunchRules, params, grid3, block3, values) -> list[str]:
     """The warnings for one launch of the kernel that `rules` describes (_launch_rules): each a bug that gives
     wrong results with no access that a sanitizer could call wrong."""
     return [m for m in (_mixed_axes_message(rules, block3), _uncovered_message(rules, params, grid3, block3, values),
-                        _block_stride_message(rules, grid3), _halving_loop_message(rules, block3[0])) if m]
+                        _block_stride_message(rules, grid3), _halving_loop_message(rules, block3[0]),
+                        _block_total_message(rules, block3)) if m]
+
+
+def _block_total_message(rules: _LaunchRules, block3) -> str | None:
+    """An atomic of one shared element (`atomicAdd(out, s[0])`, the block's total after a reduction) that every
+    thread of the block makes: the total goes in blockDim times (atomics are no race, and no access is wrong)."""
+    threads = block3[0] * block3[1] * block3[2]
+    if threads == 1 or not rules.block_totals:
+        return None
+    line, call, element = rules.block_totals[0]
+    return (f"kernel '{rules.name}', line {line}: `{call}` is made by more than one thread of each block (no test "
+            f"before it keeps it to one of the {threads}): {element} is one value for the whole block (a total?), and "
+            "each of those threads adds it again, so the result counts it that many times (atomics are no race, and "
+            "no access is wrong). If one thread should pass it on, which one makes the call?")
 
 
 def _mixed_axes_message(rules: _LaunchRules, block3) -> str | None:
