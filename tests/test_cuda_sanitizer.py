@@ -3924,9 +3924,14 @@ def test_a_block_total_that_every_thread_adds_gets_a_warning():
                                                  r"whole block"):
         cuda.RawKernel(source, "block_sum", backend="cpu")((2,), (128,), (x, out, np.int32(256)), shared_mem=512)
     assert out[0] == 256 * 128
+    copied = source.replace("atomicAdd(out, s[0]);   // TOTAL", "float total = s[0];\n    atomicAdd(out, total);")
+    with pytest.warns(cuda.KernelWarning, match=r"`atomicAdd\(out, total\)` is made by more than one thread of each "
+                                                 r"block .*: total \(= s\[0\]\) is one value for the whole block"):
+        cuda.RawKernel(copied, "block_sum", backend="cpu")((2,), (128,), (x, out, np.int32(256)), shared_mem=512)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        for guarded in ("if (!t) atomicAdd(out, s[0]);", "if (threadIdx.x == 0) {\n        atomicAdd(out, s[0]);\n    }"):
+        for guarded in ("if (!t) atomicAdd(out, s[0]);", "if (threadIdx.x == 0) {\n        atomicAdd(out, s[0]);\n    }",
+                        "float total = 0.0f;\n    if (t == 0) total = s[0];\n    atomicAdd(out, total);"):
             out[0] = 0
             cuda.RawKernel(source.replace("atomicAdd(out, s[0]);   // TOTAL", guarded), "block_sum", backend="cpu")(
                 (2,), (128,), (x, out, np.int32(256)), shared_mem=512)

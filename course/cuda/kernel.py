@@ -491,10 +491,22 @@ def _launch_rules(source, kernel) -> _LaunchRules:
             rules.guards.append((index, axis, guard.group(1) or guard.group(3), less,
                                  line_at(found.end() + guard.start()), guard.group(0).strip()))
     shared = set(re.findall(r"__shared__\s+[\w:<>\s]+?\b(\w+)\s*\[", source.text))
-    for found in re.finditer(r"\b(atomic(?:Add|Sub|Max|Min|Or|And|Xor)\w*)\s*\(([^;]*?),\s*(\w+)\s*\[\s*(\d+)\s*\]\s*\)",
-                             text):
-        if found.group(3) in shared and not _under_one_thread(text, found.start()):
-            rules.block_totals.append((line_at(found.start()), found.group(0), f"{found.group(3)}[{found.group(4)}]"))
+    # (or a copy of one made by every thread: `float total = s[0];`)
+    copies = {m.group(1): (m.start(), f"{m.group(2)}[{m.group(3)}]") for m in re.finditer(
+        r"\b(\w+)\s*=\s*(\w+)\s*\[\s*(\d+)\s*\]\s*;", text)
+        if m.group(2) in shared and not _under_one_thread(text, m.start())}
+    for found in re.finditer(r"\b(atomic(?:Add|Sub|Max|Min|Or|And|Xor)\w*)\s*\(([^;]*?),\s*(\w+)\s*"
+                             r"(?:\[\s*(\d+)\s*\]\s*)?\)", text):
+        operand = found.group(3)
+        if found.group(4) is not None:
+            element = f"{operand}[{found.group(4)}]" if operand in shared else None
+        else:
+            copy = copies.get(operand)  # (made before the call, and not changed since)
+            since = text[text.index(";", copy[0]) + 1:found.start()] if copy and copy[0] < found.start() else None
+            changed = since is not None and re.search(rf"\b{operand}\s*(?:[-+*/%|&^]?=(?!=)|\+\+|--)", since)
+            element = f"{operand} (= {copy[1]})" if since is not None and not changed else None
+        if element and not _under_one_thread(text, found.start()):
+            rules.block_totals.append((line_at(found.start()), found.group(0), element))
     found = _HALVING.search(text)
     if found:
         rules.halving = (line_at(found.start()), found.group(1))
