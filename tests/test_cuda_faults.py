@@ -2818,9 +2818,18 @@ extern "C" __global__ void start(const float* pos, Particle* out, int n) {
     out[i] = p;                                                              // STORE
 }
 struct Pair { float a, b; __device__ Pair(float x) : a(x), b(2 * x) {} };   // (no default constructor)
+struct Pair2 { float a, b; };
 extern "C" __global__ void made(Pair* out) {
     Pair p(1.0f);
     out[threadIdx.x] = p;
+}
+extern "C" __global__ void shared(float* out) {   // (through shared memory: the read of the unset member)
+    __shared__ Pair2 s[32];
+    Pair2 p;
+    p.a = 1.0f;
+    s[threadIdx.x] = p;
+    __syncthreads();
+    out[threadIdx.x] = s[(threadIdx.x + 1) % 32].b;                          // READ
 }
 extern "C" __global__ void padded(Mixed* out, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -2845,6 +2854,10 @@ def test_a_struct_stored_with_a_member_never_set_is_reported_and_its_padding_is_
     mixed = np.zeros(8, np.dtype([("d", np.float64), ("k", np.int32), ("pad", np.int32)]))
     module.get_function("padded")(1, 8, (mixed, np.int32(8)))
     assert (mixed["k"] == np.arange(8)).all() and (mixed["d"] == 1.5).all()
+    with pytest.raises(cuda.KernelError, match=r"reads shared memory s\[1\]\.b, which thread \(1, 0, 0\) set at line "
+                                               rf"{line_of('READ', UNSET_MEMBER) - 2} to the value of a local variable "
+                                               "that had none"):
+        module.get_function("shared")(1, 32, (np.zeros(32, np.float32),))
     pairs = np.zeros(4, np.dtype([("a", np.float32), ("b", np.float32)]))
     module.get_function("made")(1, 4, (pairs,))
     assert (pairs["a"] == 1).all() and (pairs["b"] == 2).all()

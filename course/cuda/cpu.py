@@ -1615,12 +1615,16 @@ def _check_then_set(source: Source, name: str, line: int | None,
     return stored.group(2), re.sub(r"\s+", "", stored.group(1)), unset
 
 
+def _subscript_names(text: str) -> set[str]:
+    """The names the subscripts in `text` are made of (`y` and `w` and `x` of `out[y * w + x]`)."""
+    return {name for inner in re.findall(r"\[([^\[\]]*)\]", text) for name in re.findall(r"[A-Za-z_]\w*", inner)}
+
+
 def _index_names(source: Source, line: int) -> set[str]:
     """The names the subscripts on `line` are made of, with those of the assignments on the four lines
     before it that set them (`mid = (lo + hi) / 2;` before `a[mid]` adds lo and hi); empty where the
     line has no subscript."""
-    names = {name for inner in re.findall(r"\[([^\[\]]*)\]", source.line_text(line))
-             for name in re.findall(r"[A-Za-z_]\w*", inner)}
+    names = _subscript_names(source.line_text(line))
     for at in range(line, max(0, line - 5), -1):
         for target, value in re.findall(r"\b([A-Za-z_]\w*)\s*(?:[-+*/]?=)(?!=)\s*([^;,]+)", source.line_text(at)):
             if target in names:
@@ -2116,8 +2120,7 @@ def _negative_index(index: int, length: int, source: Source | None = None, line:
     if source is not None and line:
         factor = r"[A-Za-z_][\w.]*(?:\s*\[[^\]]*\])?"
         subscripts = re.findall(r"\[([^\[\]]*)\]", source.line_text(line).split("//", 1)[0])
-        direct = {name for inner in subscripts for name in re.findall(r"[A-Za-z_]\w*", inner)}
-        indexed = _index_names(source, line)
+        direct, indexed = _subscript_names(source.line_text(line).split("//", 1)[0]), _index_names(source, line)
         best = -1
         for at in range(line, max(0, line - 4), -1):
             text = source.line_text(at).split("//", 1)[0]
@@ -3083,17 +3086,19 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 + "before it has a value. The value is such a variable's (or was copied from one), read before "
                 "anything was stored in it on this thread's path; on a GPU it would be whatever its register "
                 + ("(or the heap) " if heap else "") + "held")
-        example = "`float r = 0.0f;`" if fault.op in (0, 1) else "`int k = 0;`, or -1 for an index that means none yet"
-        hint = ("Give the variable a value on every path before it is read: an initial value where it is declared "
-                f"({example}), a `default:` in the switch, or an `else` after the ifs that set it."
-                + (" A block from malloc or new holds no values either: store into its elements before reading them "
-                   "(`new float[n]()` starts them at 0)." if heap else ""))
         if fault.op == 4:  # a struct stored whole, one of its members never set
             struct_type = next((p.ctype for p in kernel.params if p.name == name and p.pointer), None) or "T"
             hint = (f"Give every member of the struct a value before it is stored: `{struct_type} v = {{}};` starts "
                     "them all at 0, or set the member at those bytes on every path."
                     + (" A block from malloc or new holds no values either: store into its elements before reading "
                        "them." if heap else ""))
+        else:
+            example = ("`float r = 0.0f;`" if fault.op in (0, 1)
+                       else "`int k = 0;`, or -1 for an index that means none yet")
+            hint = ("Give the variable a value on every path before it is read: an initial value where it is declared "
+                    f"({example}), a `default:` in the switch, or an `else` after the ifs that set it."
+                    + (" A block from malloc or new holds no values either: store into its elements before reading "
+                       "them (`new float[n]()` starts them at 0)." if heap else ""))
     elif kind == LDG_WRITTEN:
         name, elements, itemsize = arrays.get(fault.base, ("an argument array", 0, 0))
         other, other_block = _xyz(fault.other_thread), _xyz(fault.other_block)

@@ -2210,18 +2210,36 @@ static bool __cc_int_fills;
 // declare a local of one of the source's structs without a value or take memory from malloc/new (the launcher
 // sets __cc_struct_fills): `Particle p; p.x = ...; out[i] = p;` stores p.y's fill.
 static bool __cc_struct_fills;
+// A struct of the source's (not a CUDA vector type) that a store checks word by word, its padding left out.
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_clear_padding)
+#define __CC_CLEAR_PADDING 1
+#endif
+#endif
+template <class U> static constexpr bool __cc_checked_struct() {
+#ifdef __CC_CLEAR_PADDING
+    return std::is_class<U>::value && std::is_void<typename __cc_lane_of<U>::type>::value &&
+           std::is_trivially_copyable<U>::value && sizeof(U) % 4 == 0 && sizeof(U) <= 256;
+#else
+    return false;
+#endif
+}
 // What a store or an atomic of a U checks for the fill: 1 a float or double, 2 a signed integer, 3 an unsigned
-// one (bool and other types: 0, none); a vector type (float4, int2), what its lanes are.
+// one (bool and other types: 0, none); a vector type (float4, int2), what its lanes are; 4 a struct's words.
 template <class U> static constexpr int __cc_fill_kind() {
     if constexpr (!std::is_void<typename __cc_lane_of<U>::type>::value)
         return __cc_fill_kind<typename __cc_lane_of<U>::type>();
+    else if constexpr (__cc_checked_struct<U>())
+        return 4;
     else
         return std::is_floating_point<U>::value ? 1 : !std::is_integral<U>::value || std::is_same<U, bool>::value ? 0
                : std::is_signed<U>::value ? 2 : 3;
 }
-// The bytes of one value that __cc_fill_kind checks: a vector type's lane, else the whole value.
+// The bytes of one part of a value that __cc_fill_kind checks: a vector type's lane, a struct's word, else the
+// whole value.
 template <class U> static constexpr size_t __cc_fill_bytes() {
     if constexpr (!std::is_void<typename __cc_lane_of<U>::type>::value) return sizeof(typename __cc_lane_of<U>::type);
+    else if constexpr (__cc_checked_struct<U>()) return 4;
     else return sizeof(U);
 }
 static inline bool __cc_is_fill(const void* value, size_t size) {
@@ -2248,39 +2266,18 @@ __attribute__((noreturn, noinline)) static void __cc_stored_fill(const volatile 
     __cc_fail(__CC_STORED_FILL, 0);
 }
 
-// The first 4-byte word of a struct value `v` that holds the fill, its padding left out (-1: none).
-template <class U>
-static int __cc_filled_struct_word(const U& v) {
-    if constexpr (std::is_class<U>::value && std::is_void<typename __cc_lane_of<U>::type>::value &&
-                  std::is_trivially_copyable<U>::value && sizeof(U) % 4 == 0 && sizeof(U) <= 256) {
-#if defined(__has_builtin)
-#if __has_builtin(__builtin_clear_padding)
-        if (!__cc_struct_fills) return -1;
-        alignas(U) unsigned char copy[sizeof(U)];  // (U may have no default constructor)
-        memcpy(copy, (const void*)&v, sizeof(U));
-        __builtin_clear_padding((U*)copy);
-        return __cc_filled_lane(copy, sizeof(U), 4);
-#endif
-#endif
-    }
-    (void)v;
-    return -1;
-}
-// The store of a struct whose word `word` holds the fill (__cc_filled_struct_word): reported as such (kind 4),
-// unless it goes to shared memory, where a thread that reads it is reported.
-__attribute__((noinline)) static void __cc_struct_fill(const volatile void* address, int word) {
-    if ((uintptr_t)address < 65536 || __cc_shared_region_at(address) >= 0) return;  // (null: __cc_note_store)
-    __cc_stored_fill((const char*)address + 4 * word, 4, __builtin_return_address(0), 4);
-}
 // A plain store `x = v`, told the value it will write: storing the bytes x holds already (every
 // thread that finds a match sets `found = 1`) cannot change the result, whichever thread is last,
 // so it is no write-write hazard (compute-sanitizer ranks these lowest too).
-// `fill`: __cc_fill_kind of the value's type; `lane`: its __cc_fill_bytes (0: size).
+// `fill`: __cc_fill_kind of the value's type; `lane`: its __cc_fill_bytes (0: size); `checked`: the bytes to look
+// for the fill in, where they are not the value's (a struct's, with its padding cleared).
 __attribute__((noinline)) static void __cc_note_store(const volatile void* address, size_t size, const void* value,
-                                                     bool relaxed = false, int fill = 0, size_t lane = 0) {
+                                                     bool relaxed = false, int fill = 0, size_t lane = 0,
+                                                     const void* checked = nullptr) {
     const void* at = (const void*)address;
     if ((uintptr_t)at < 65536) __cc_null_access(at, __builtin_return_address(0), __builtin_frame_address(0));
-    int filled = fill && (fill == 1 || __cc_int_fills) ? __cc_filled_lane(value, size, lane ? lane : size) : -1;
+    bool on = fill == 1 || (fill == 4 ? __cc_struct_fills : fill && __cc_int_fills);
+    int filled = on ? __cc_filled_lane(checked ? checked : value, size, lane ? lane : size) : -1;
     if (filled >= 0) {
         if (__cc_shared_region_at(at) >= 0) __cc_fill_set = true;
         else {
@@ -2366,10 +2363,17 @@ struct __cc_store {
     T& ref;
     typedef typename std::remove_cv<T>::type U;
     __attribute__((always_inline)) T& operator=(U v) const {  // by value: the load happens in the kernel's code
-        int word = __cc_filled_struct_word(v);  // (a struct with a member never set)
-        if (word >= 0) __cc_struct_fill(__builtin_addressof(ref), word);
+        const void* checked = nullptr;
+        alignas(U) unsigned char cleared[__cc_checked_struct<U>() ? sizeof(U) : 1];
+        if constexpr (__cc_checked_struct<U>()) {  // (a struct's padding holds the fill whatever its members hold)
+#ifdef __CC_CLEAR_PADDING
+            memcpy(cleared, (const void*)__builtin_addressof(v), sizeof(U));  // (U may have no default constructor)
+            __builtin_clear_padding((U*)cleared);
+            checked = cleared;
+#endif
+        }
         __cc_note_store(__builtin_addressof(ref), sizeof(T), __builtin_addressof(v), std::is_volatile<T>::value,
-                        __cc_fill_kind<U>(), __cc_fill_bytes<U>());
+                        __cc_fill_kind<U>(), __cc_fill_bytes<U>(), checked);
         ref = v;
         return ref;
     }
