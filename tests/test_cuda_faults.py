@@ -2873,11 +2873,13 @@ extern "C" __global__ void k(float* y, int n) {
 
 
 def test_a_block_from_new_holds_no_values_until_stored():
-    """A sanitized launch fills a new heap block with the bytes of an unset variable: copying an element that no
-    thread stored is reported, naming the heap; `new float[n]()` starts at 0."""
-    with pytest.raises(cuda.KernelError, match=r"stores -1\.6947e38 into y\[0\].*\(or a block from malloc or new\)") as info:
+    """A sanitized launch fills a new heap block with the bytes of an unset variable: reading an element that no
+    thread stored is reported (initcheck), naming the heap and the line that made the block; `new float[n]()`
+    starts at 0."""
+    with pytest.raises(cuda.KernelError, match=r"reads element 7 \(4 bytes each\) of the 32-byte block that malloc or "
+                                               r"new made at line 3, which holds -1\.6947e38") as info:
         cuda.RawKernel(HEAP_UNSET % "", "k", backend="cpu")(1, 4, (np.ones(4, np.float32), np.int32(8)))
-    assert info.value.line == line_of("READ", HEAP_UNSET) and "`new float[n]()` starts them at 0" in str(info.value)
+    assert info.value.line == line_of("READ", HEAP_UNSET) and "`new float[n]()`, which starts every" in str(info.value)
     y = np.ones(4, np.float32)
     cuda.RawKernel(HEAP_UNSET % "()", "k", backend="cpu")(1, 4, (y, np.int32(8)))
     assert (y == 0).all()

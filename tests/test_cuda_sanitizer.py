@@ -3936,6 +3936,27 @@ def test_a_block_total_that_every_thread_adds_gets_a_warning():
             cuda.RawKernel(source.replace("atomicAdd(out, s[0]);   // TOTAL", guarded), "block_sum", backend="cpu")(
                 (2,), (128,), (x, out, np.int32(256)), shared_mem=512)
             assert out[0] == 256
+    # one thread of each warp (a lane's test, `lane = t % 32` or `t & 31`): 4 warps add it, unless the block is one warp
+    for per_warp in ("int lane = t % 32;\n    if (lane == 0) atomicAdd(out, s[0]);", "if ((t & 31) == 0) atomicAdd(out, s[0]);"):
+        out[0] = 0
+        with pytest.warns(cuda.KernelWarning, match=r"is made by one thread of each warp .* each of the 4 warps of a "
+                                                     r"128-thread block makes it: s\[0\] is one value .* counts it 4 "
+                                                     r"times .*\(`threadIdx\.x == 0`\), not its lane"):
+            cuda.RawKernel(source.replace("atomicAdd(out, s[0]);   // TOTAL", per_warp), "block_sum", backend="cpu")(
+                (2,), (128,), (x, out, np.int32(256)), shared_mem=512)
+        assert out[0] == 4 * 256
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for guarded in ("int lane = t % 32, warp = t / 32;\n    if (warp == 0 && lane == 0) atomicAdd(out, s[0]);",
+                        "int lane = t & 31;\n    if (t < 32) { if (!lane) atomicAdd(out, s[0]); }"):
+            out[0] = 0
+            cuda.RawKernel(source.replace("atomicAdd(out, s[0]);   // TOTAL", guarded), "block_sum", backend="cpu")(
+                (2,), (128,), (x, out, np.int32(256)), shared_mem=512)
+            assert out[0] == 256
+        out[0] = 0
+        cuda.RawKernel(source.replace("atomicAdd(out, s[0]);   // TOTAL", "if (t % 32 == 0) atomicAdd(out, s[0]);"),
+                       "block_sum", backend="cpu")((8,), (32,), (x, out, np.int32(256)), shared_mem=512)
+        assert out[0] == 256  # (a block of one warp)
 
 
 def test_a_kernel_on_one_line_has_its_hint_from_the_access_not_the_declaration():
@@ -4007,3 +4028,119 @@ def test_a_flag_hands_over_only_its_setters_stores_after_a_fence():
         kernel("handover", no_fence, sanitize=True)((1,), (64,), (x, y, 0))
     assert (f"hint: The reading thread waited for `ready` (line {read - 1}), which line {set_ - 1} sets: a flag hands "
             "over only what was written before a fence") in str(info.value)
+
+
+INTO = r"""
+extern "C" __global__ void add_into(const float* a, float* c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] += a[i];  // READ: c never cleared
+}
+extern "C" __global__ void add(const float* a, const float* b, float* c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i];
+}
+extern "C" __global__ void histogram(const int* x, unsigned int* bins, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomicAdd(&bins[x[i]], 1u);  // ATOMIC: bins never cleared
+}
+extern "C" __global__ void scale4(const float4* a, float4* out) {
+    int i = threadIdx.x;
+    float4 v = out[i];  // VECTOR
+    out[i] = make_float4(v.x * a[i].x, v.y * a[i].y, v.z * a[i].z, 0.0f);
+}
+"""
+
+
+def test_xp_empty_holds_garbage_as_cupy_empty_does_and_its_reads_are_initchecks():
+    xp = cuda.xp
+    # NumPy's own, but a new array's bytes are 0xFE (a large np.empty is zeroed pages: c[i] += ... would pass)
+    assert xp.float32 is np.float32 and xp.asarray is np.asarray and "empty" in dir(xp)
+    assert (xp.empty(4, xp.float32).view(np.uint32) == 0xFEFEFEFE).all()
+    assert (xp.empty_like(np.zeros((2, 3), np.int32)) == -16843010).all()
+    assert (xp.empty(3, np.dtype([("x", np.float32), ("k", np.int32)])).view(np.uint8) == 0xFE).all()
+    assert xp.empty(3, object).tolist() == [None] * 3 and xp.empty(0, np.float32).size == 0
+    a = np.arange(1, 301, dtype=np.float32)
+    add_into = kernel("add_into", INTO)
+    with pytest.raises(cuda.KernelError) as info:
+        add_into((2,), (256,), (a, xp.empty_like(a), np.int32(300)))
+    message = str(info.value)
+    assert "reads c[0], which holds -1.6947e38: the bytes 0xFE that course.cuda.xp.empty fills" in message
+    assert "compute-sanitizer's initcheck" in message and "`c.fill(0)`" in message and "rather than `c[i] += ...`" in message
+    assert info.value.line == line_of("READ: c never cleared", INTO) and info.value.thread == (0, 0, 0)
+    plain = xp.empty_like(a)  # unchecked, the garbage is there to see, as on a GPU
+    kernel("add_into", INTO, sanitize=False)((2,), (256,), (a, plain, np.int32(300)))
+    assert (plain < -1e38).all()
+    # the twins: an output from xp.zeros, one the host filled, a view of one filled, np.empty (unknown), writes only
+    for c in (xp.zeros_like(a), xp.full_like(a, 2.0), np.empty_like(a)):
+        c[:] = 2.0
+        add_into((2,), (256,), (a, c, np.int32(300)))
+        assert np.array_equal(c, a + 2)
+    c = xp.empty(400, np.float32)
+    c[50:350] = 0
+    add_into((2,), (256,), (a, c[50:350], np.int32(300)))
+    assert np.array_equal(c[50:350], a)
+    with pytest.raises(cuda.KernelError, match=r"reads c\[0\], which holds -1.6947e38"):
+        add_into((2,), (256,), (a, c[10:310], np.int32(300)))  # (a view of the unwritten part)
+    c = xp.empty_like(a)
+    kernel("add", INTO)((2,), (256,), (a, a, c, np.int32(300)))
+    assert np.array_equal(c, 2 * a)
+    b = xp.empty_like(a)
+    b[:299] = 1.0  # an input the host filled but for its last element
+    with pytest.raises(cuda.KernelError, match=r"(?s)reads b\[299\], which holds -1\.6947e38.*`b` is only read: give it its "
+                                               r"values before the launch"):
+        kernel("add", INTO)((2,), (256,), (a, b, c, np.int32(300)))
+    # an atomic reads the old value: a histogram's bins never cleared
+    x = np.random.default_rng(0).integers(0, 16, 500).astype(np.int32)
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("histogram", INTO)((2,), (256,), (x, xp.empty(16, np.uint32), np.int32(500)))
+    assert re.search(r"calls atomicAdd on bins\[\d+\], whose old value is 4278124286 \(0xFEFEFEFE\)", str(info.value))
+    assert "`bins.fill(0)`" in str(info.value) and info.value.line == line_of("ATOMIC: bins never cleared", INTO)
+    bins = xp.zeros(16, np.uint32)
+    kernel("histogram", INTO)((2,), (256,), (x, bins, np.int32(500)))
+    assert np.array_equal(bins, np.bincount(x, minlength=16))
+    # a vector: reported when no part of it was written; a lane the host left unset (padding) is no read of garbage
+    scale4 = kernel("scale4", INTO)
+    out = xp.empty((8, 4), np.float32)
+    out[:, :3] = 2.0
+    scale4((1,), (8,), (np.ones((8, 4), np.float32), out))
+    assert (out[:, :3] == 2).all()
+    out[5] = xp.empty(4, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"reads out\[5\], every byte of which is 0xFE: the bytes") as info:
+        scale4((1,), (8,), (np.ones((8, 4), np.float32), out))
+    assert info.value.line == line_of("VECTOR", INTO) and info.value.thread == (5, 0, 0)
+
+
+def test_a_read_of_a_heap_element_nothing_stored_is_an_initcheck_too():
+    source = r"""
+    struct Counter { int hits; float total; };
+    extern "C" __global__ void partial_fill(float* out, int n, int all) {
+        float* buf = (float*)malloc(n * sizeof(float));  // MALLOC
+        for (int j = 0; j < n - 1 + all; j++) buf[j] = j;
+        float s = 0.0f;
+        for (int j = 0; j < n; j++) s += buf[j];  // SUM
+        out[threadIdx.x] = s;
+        free(buf);
+    }
+    extern "C" __global__ void count(const float* x, int* out, int zeroed) {
+        Counter* c = zeroed ? new Counter() : new Counter;
+        c->hits += x[threadIdx.x] > 0.5f;  // HITS
+        out[threadIdx.x] = c->hits;
+        delete c;
+    }"""
+    out = np.zeros(4, np.float32)
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("partial_fill", source)((1,), (4,), (out, np.int32(8), np.int32(0)))
+    message = str(info.value)
+    assert (f"reads element 7 (4 bytes each) of the 32-byte block that malloc or new made at line "
+            f"{line_of('MALLOC', source)}, which holds -1.6947e38") in message
+    assert "`new float[n]()`" in message and info.value.line == line_of("SUM", source)
+    kernel("partial_fill", source)((1,), (4,), (out, np.int32(8), np.int32(1)))
+    assert (out == 28).all()
+    x = np.linspace(0, 1, 4, dtype=np.float32)
+    with pytest.raises(cuda.KernelError, match=r"reads element 0 \(4 bytes each\) of the 8-byte block .* which holds "
+                                               r"-16843010") as info:
+        kernel("count", source)((1,), (4,), (x, np.zeros(4, np.int32), np.int32(0)))
+    assert info.value.line == line_of("HITS", source)
+    hits = np.zeros(4, np.int32)
+    kernel("count", source)((1,), (4,), (x, hits, np.int32(1)))
+    assert list(hits) == [0, 0, 1, 1]

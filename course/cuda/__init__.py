@@ -13,7 +13,7 @@ CPU with the system C++ compiler and run for every block and thread (shared memo
         int i = blockIdx.x * blockDim.x + threadIdx.x;
         if (i < n) c[i] = a[i] + b[i];
     }''', "add")
-    xp = cuda.xp                                   # cupy on a GPU, numpy on the CPU
+    xp = cuda.xp                                   # cupy on a GPU, numpy on the CPU (see course.cuda.host)
     a = xp.arange(1000, dtype=xp.float32); b = 2 * a; c = xp.empty_like(a)
     add((4,), (256,), (a, b, c, 1000))             # grid, block, args — as cupy.RawKernel
     cuda.asnumpy(c)
@@ -93,7 +93,10 @@ atomic counts, an ``atomicCAS`` loop's first read beside other threads' ``atomic
 checks it), nor does many threads storing the same value; a thread that read an element
 before another thread wrote it is that race, with the place for the missing ``__syncthreads()``),
 reads of shared memory no thread of the block wrote (an ``atomicExch`` into it writes it), reads of a local array's element its thread
-never wrote, two threads of one launch using one element of global memory (an argument array or
+never wrote, reads of global memory that nothing wrote (compute-sanitizer's initcheck: an element of an array
+from ``xp.empty`` or ``xp.empty_like``, which on the CPU backend holds the bytes 0xFE as a GPU's holds garbage
+(``c[i] += a[i]`` into an output never cleared, a histogram's bins), or of a block from ``malloc``/``new``;
+an atomic's old value counts, a vector or struct only when no part of it was written), two threads of one launch using one element of global memory (an argument array or
 a ``__device__`` variable) without an atomic,
 unordered, while one of them writes it (two writes of different values, a read of another
 thread's element in an in-place stencil or scan, a plain store beside other threads' atomics, a
@@ -155,7 +158,7 @@ square (``blockIdx.x * blockDim.x + threadIdx.y`` in a 1-D block: every thread o
 index), and a loop that starts at the thread's index in the grid but steps by one block
 (``i += blockDim.x`` with several blocks: blocks go over each other's elements, which atomics add again),
 and an atomic of one ``__shared__`` element (``atomicAdd(out, s[0])``, a block's total) that no test of the
-thread's index keeps to one thread. Accesses through references
+thread's index keeps to one thread (or that a lane's test, ``if (lane == 0)``, keeps to one thread of each warp). Accesses through references
 (``__device__ void add(float& total, float v)``) and inside ``#define`` macros are checked where
 they happen. The sanitizer costs 20 to 80 times the run time (``make bench`` measures it), so plain (``backend="auto"``)
 launches, the ones you time, run without it; they still catch a kernel that changes ``__constant__``
@@ -247,9 +250,9 @@ def __getattr__(name):
             import cupy
 
             return cupy
-        import numpy
+        from . import host  # NumPy, whose empty arrays hold garbage as a GPU's do
 
-        return numpy
+        return host
     if name == "benchmark":
         from course.timing import benchmark
 

@@ -113,7 +113,7 @@ class _Arg(ctypes.Structure):
  WARP_MISMATCH, WARP_BAD_MASK, READ_ONLY, ARRAY_OUT_OF_BOUNDS, RACE, UNINITIALIZED, GLOBAL_RACE, MISALIGNED,
  SHARED_TOO_BIG, BAD_WIDTH, LOCAL_TOO_BIG, BAD_FREE, USE_AFTER_FREE, UNINITIALIZED_LOCAL, RNG_NOT_SET_UP,
  BAD_SHIFT, BAD_CONVERSION, BAD_PRINTF, BARRIER_DIVERGENT, OTHER_LOCAL, LDG_WRITTEN, STORED_FILL,
- LOCAL_ATOMIC) = range(39)
+ LOCAL_ATOMIC, READ_FILL) = range(40)
 
 #: Warp-level calls by their code in runtime.h (enum __CC_W_*), as messages name them.
 WARP_OPS = dict(enumerate(
@@ -2465,6 +2465,38 @@ def _xyz(values) -> tuple:
     return tuple(int(v) for v in values)
 
 
+def _filled_element(fault: _Fault, arrays: dict) -> tuple[str, str]:
+    """The element (a vector's lane, a struct's bytes) that a stored or read fill is in, and the fill's value
+    as its type shows it (STORED_FILL and READ_FILL: `op` is runtime.h's __cc_fill_kind, `element_bytes` the
+    part's size)."""
+    name, _, itemsize = arrays.get(fault.base, (None, 0, 0))
+    at = f"[{fault.index}]"
+    if name and itemsize and fault.op == 5 and itemsize < fault.element_bytes:  # (a float4 view of a float array)
+        first = fault.index * fault.element_bytes // itemsize
+        at = f"[{first}] to {name}[{first + fault.element_bytes // itemsize - 1}] (one {fault.element_bytes}-byte read)"
+    elif name and itemsize and itemsize != fault.element_bytes:  # (a lane of a float4 store, an int4 array)
+        elements, lane = divmod(fault.index * fault.element_bytes, itemsize)
+        if fault.op == 4:  # a struct's word: where in the element
+            at = (f"[{elements}] (bytes {lane} to {lane + fault.element_bytes - 1} of the {itemsize}-byte "
+                  "struct: a member that was never set)")
+        else:
+            at = f"[{elements}]" + (f".{'xyzw'[lane // fault.element_bytes]}" if itemsize > fault.element_bytes
+                                    and itemsize // fault.element_bytes <= 4 else "")
+    if name:
+        element = f"{name}{at}"
+    elif fault.kind == READ_FILL and fault.other_op == 1:
+        made = f" at line {fault.other_line}" if fault.other_line else ""
+        element = (f"element {fault.index} ({fault.element_bytes} bytes each) of the {fault.length}-byte block that "
+                   f"malloc or new made{made}")
+    else:
+        element = "an element of a local array or __device__ variable"
+    value = {1: "-1.6947e38" if fault.element_bytes == 4 else "-5.4e303",
+             2: "-16843010" if fault.element_bytes == 4 else "-72340172838076674",
+             3: "4278124286 (0xFEFEFEFE)" if fault.element_bytes == 4 else "0xFEFEFEFEFEFEFEFE",
+             4: "the bytes 0xFEFEFEFE (-1.6947e38 as a float)"}.get(fault.op, "0xFE bytes")
+    return element, value
+
+
 def _array_name(fault: _Fault, arrays: dict) -> tuple[str, bool]:
     """The name of the array a bad access went into, and whether it is a static __shared__ array
     (runtime.h writes those names into the fault's text; arguments are known by address)."""
@@ -2975,7 +3007,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     if kind in (OUT_OF_BOUNDS, SHARED_OUT_OF_BOUNDS, CRASH, STACK_OVERFLOW, TIMEOUT, ARRAY_OUT_OF_BOUNDS, RACE,
                 UNINITIALIZED, GLOBAL_RACE, READ_ONLY, MISALIGNED, BAD_FREE, USE_AFTER_FREE, UNINITIALIZED_LOCAL,
                 WARP_BAD_MASK, BAD_SHIFT, BAD_CONVERSION, BAD_PRINTF, OTHER_LOCAL, LDG_WRITTEN, STORED_FILL,
-                LOCAL_ATOMIC):  # (WARP_BAD_MASK: a store of an undefined shuffle result)
+                LOCAL_ATOMIC, READ_FILL):  # (WARP_BAD_MASK: a store of an undefined shuffle result)
         chain = module.lines_at(fault.code_offset)
         # (sanitized builds) the calls of helpers that were not inlined: the frames from the one that
         # faulted outwards. A check's fault comes from a call at the faulting line itself (that frame
@@ -3063,22 +3095,40 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         hint = ("Every thread of a block that has not returned must reach each __syncthreads(), so a barrier "
                 "cannot sit inside an if (or a loop) that some threads skip: put it where every thread passes, "
                 "and guard only the work.")
-    elif kind == STORED_FILL:
-        name, _, itemsize = arrays.get(fault.base, (None, 0, 0))
-        stored = f"[{fault.index}]"
-        if name and itemsize and itemsize != fault.element_bytes:  # (a lane of a float4 store, an int4 array)
-            lanes, lane = divmod(fault.index * fault.element_bytes, itemsize)
-            if fault.op == 4:  # a struct's word: where in the element
-                stored = (f"[{lanes}] (bytes {lane} to {lane + fault.element_bytes - 1} of the {itemsize}-byte "
-                          "struct: a member that was never set)")
+    elif kind == READ_FILL:
+        element, value = _filled_element(fault, arrays)
+        function = re.search(r"\b(atomic\w*)\s*\(", source.line_text(line) if line else "")
+        holds = "every byte of which is 0xFE" if fault.op == 5 else f"which holds {value}"  # (5: a vector or struct)
+        reads = (f"calls {function.group(1) if function else 'an atomic function'} on {element}, whose old value is "
+                 f"{value}" if fault.mask else f"reads {element}, {holds}")
+        if fault.other_op == 1:  # a block from malloc/new
+            what = (f"{reads}: the bytes 0xFE that a sanitized launch fills such a block with. Nothing stored into "
+                    "this element before the read; on a GPU it would hold whatever the heap held")
+            hint = ("Store into a block's elements before reading them (a loop that sets each one, or memset), or "
+                    "make it with `new float[n]()`, which starts every element at 0.")
+        else:
+            array = element.split("[")[0]
+            what = (f"{reads}: the bytes 0xFE that course.cuda.xp.empty fills a new array with, so nothing (no kernel, "
+                    "no host code) wrote this element before the kernel read it (compute-sanitizer's initcheck). On a "
+                    "GPU, cupy.empty's memory holds whatever it held before, often the last array's values: the "
+                    "result would be garbage")
+            param = next((p for p in kernel.params if p.name == array and p.pointer), None)
+            if fault.mask:  # an atomic's old value: a total, a count, a lock
+                hint = (f"Give `{array}` its starting value before the launch: `{array}.fill(0)` (or `xp.zeros(...)`) for "
+                        "a sum, a count or a lock that is free at 0, the smallest value for a maximum; the atomics then "
+                        "update it.")
+            elif param is not None and param.const:  # an input: the host was to fill it
+                hint = (f"`{array}` is only read: give it its values before the launch (`xp.asarray(data)`, or set the "
+                        f"part the kernel reads), or read only the elements that hold data (`i < n ? {array}[i] : 0.0f` "
+                        "reads nothing past n).")
             else:
-                stored = f"[{lanes}]" + (f".{'xyzw'[lane // fault.element_bytes]}" if itemsize > fault.element_bytes
-                                         and itemsize // fault.element_bytes <= 4 else "")
-        element = f"{name}{stored}" if name else "an element of a local array or __device__ variable"
-        value = {1: "-1.6947e38" if fault.element_bytes == 4 else "-5.4e303",
-                 2: "-16843010" if fault.element_bytes == 4 else "-72340172838076674",
-                 3: "4278124286 (0xFEFEFEFE)" if fault.element_bytes == 4 else "0xFEFEFEFEFEFEFEFE",
-                 4: "the bytes 0xFEFEFEFE (-1.6947e38 as a float)"}.get(fault.op, "0xFE bytes")
+                hint = (f"Give `{array}` its starting values before the launch (`xp.zeros(...)`, `xp.full(...)`, or "
+                        f"`{array}.fill(0)`), or have the kernel write each element before anything reads it: "
+                        "`c[i] = a[i] + b[i];` rather than `c[i] += ...`, a sum kept in a local variable and stored "
+                        "once.")
+    elif kind == STORED_FILL:
+        element, value = _filled_element(fault, arrays)
+        name = arrays.get(fault.base, (None,))[0]
         heap = "malloc" in source.text or re.search(r"\bnew\b", source.text)
         does = f"passes {value} to an atomic function on {element}" if fault.mask == 1 else f"stores {value} into {element}"
         what = (f"{does}: the bytes 0xFE that a sanitized launch puts in a local variable "

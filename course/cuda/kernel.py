@@ -197,7 +197,7 @@ class RawKernel:
             cpu.worker_threads()  # a bad COURSE_CUDA_THREADS fails now, not after compiling
         self.compile()
         if self.backend == "cpu":
-            packed, arrays, keep = _pack_for_cpu(self._kernel, values)
+            packed, arrays, keep = _pack_for_cpu(self._kernel, values, self.sanitize)
             cpu.launch(self._compiled, self._kernel, grid3, block3, packed, int(shared_mem),
                        self.time_limit, arrays)
             del keep
@@ -231,7 +231,7 @@ class RawKernel:
         values = check_args(self._kernel, host, "cpu")
         extra = tuple(self._module._instances.values()) if self._module is not None else ()
         module = cpu.load(self._source, self.options, self.name, extra, trace=True)
-        packed, arrays, keep = _pack_for_cpu(self._kernel, values)
+        packed, arrays, keep = _pack_for_cpu(self._kernel, values, True)
         records, full = cpu.launch(module, self._kernel, grid3, block3, packed, int(shared_mem),
                                    max(self.time_limit, 60.0), arrays, trace_limit=int(max_accesses))
         if full:
@@ -505,8 +505,9 @@ def _launch_rules(source, kernel) -> _LaunchRules:
             since = text[text.index(";", copy[0]) + 1:found.start()] if copy and copy[0] < found.start() else None
             changed = since is not None and re.search(rf"\b{operand}\s*(?:[-+*/%|&^]?=(?!=)|\+\+|--)", since)
             element = f"{operand} (= {copy[1]})" if since is not None and not changed else None
-        if element and not _under_one_thread(text, found.start()):
-            rules.block_totals.append((line_at(found.start()), found.group(0), element))
+        guard = _under_one_thread(text, found.start()) if element else "block"
+        if guard != "block":  # ("warp": one thread of each warp makes the call)
+            rules.block_totals.append((line_at(found.start()), found.group(0), element, guard == "warp"))
     found = _HALVING.search(text)
     if found:
         rules.halving = (line_at(found.start()), found.group(1))
@@ -518,15 +519,34 @@ def _launch_rules(source, kernel) -> _LaunchRules:
     return rules
 
 
-def _under_one_thread(text: str, at: int) -> bool:
+def _under_one_thread(text: str, at: int) -> str:
     """Whether the statement at offset `at` of a kernel's text lies under an `if` (its own, or one whose braces
-    enclose it) that tests an index against 0 or 1 (`if (t == 0)`, `if (!lane)`, `if (threadIdx.x < 1)`): one
-    thread of the block, or of each warp, gets there, not all of them."""
-    one = re.compile(r"\b\w+(?:\.[xyz])?\s*(?:==\s*0|==\s*1\b|<\s*1\b|<=\s*0)|!\s*\(?\s*\w+(?:\.[xyz])?\s*\)?(?!\s*=)"
-                     r"|\b0\s*==\s*\w+")
+    enclose it) that tests an index against 0 or 1 (`if (t == 0)`, `if (!lane)`, `if (threadIdx.x < 1)`): "block"
+    when one thread of the block gets there, "warp" when every such test is of a lane (`lane = t % 32`,
+    `t & 31`): one thread of each warp; "" when none keeps the statement from any thread."""
+    one = re.compile(r"\b(\w+(?:\.[xyz])?)\s*(?:==\s*0|==\s*1\b|<\s*1\b|<=\s*0)|!\s*\(?\s*(\w+(?:\.[xyz])?)\s*\)?(?!\s*=)"
+                     r"|\b0\s*==\s*(\w+)")
+    per_lane = r"(?:%\s*(?:32|warpSize)\b|&\s*(?:31|0x1[fF]|\(\s*warpSize\s*-\s*1\s*\)))"
+    lanes = set(re.findall(rf"\b(\w+)\s*=\s*[^;=]*{per_lane}\s*;", text))
+
+    def tested(head: str) -> str:  # "block", "warp" or "" for one statement's or block's head
+        if not re.search(r"\bif\s*\(", head):
+            return ""
+        kinds = []
+        for m in one.finditer(head):
+            name = next((g for g in m.groups() if g), "")
+            lane = name in lanes or re.search(rf"{per_lane}\s*(?:==\s*0|<\s*1)\s*$", head[:m.end()])
+            kinds.append("warp" if lane else "block")
+        kinds += ["warp" for _ in re.finditer(rf"{per_lane}\s*\)\s*==\s*0", head)]  # (`(t & 31) == 0`)
+        if re.search(r"\b\w+(?:\.[xyz])?\s*<\s*(?:32|warpSize)\b", head):
+            kinds.append("first warp")  # (`if (t < 32)`: with a lane's test inside, one thread)
+        return "block" if "block" in kinds or {"warp", "first warp"} <= set(kinds) else "warp" if "warp" in kinds \
+            else "first warp" if kinds else ""
+
     start = max(text.rfind(";", 0, at), text.rfind("{", 0, at), text.rfind("}", 0, at)) + 1
-    if re.search(r"\bif\s*\(", text[start:at]) and one.search(text[start:at]):
-        return True
+    found = {tested(text[start:at])}
+    if "block" in found:
+        return "block"
     depth, k = 0, at
     while k > 0:  # the `if (...) {` heads of the blocks that enclose the statement
         k -= 1
@@ -537,10 +557,10 @@ def _under_one_thread(text: str, at: int) -> bool:
                 depth -= 1
                 continue
             head_start = max(text.rfind(";", 0, k), text.rfind("{", 0, k), text.rfind("}", 0, k)) + 1
-            head = text[head_start:k]
-            if re.search(r"\bif\s*\(", head) and one.search(head):
-                return True
-    return False
+            found.add(tested(text[head_start:k]))
+            if "block" in found or {"warp", "first warp"} <= found:
+                return "block"
+    return "warp" if "warp" in found else ""
 
 
 def launch_warnings(rules: _LaunchRules, params, grid3, block3, values) -> list[str]:
@@ -557,7 +577,16 @@ def _block_total_message(rules: _LaunchRules, block3) -> str | None:
     threads = block3[0] * block3[1] * block3[2]
     if threads == 1 or not rules.block_totals:
         return None
-    line, call, element = rules.block_totals[0]
+    line, call, element, per_warp = rules.block_totals[0]
+    if per_warp:
+        warps = -(-threads // 32)
+        if warps == 1:
+            return None
+        return (f"kernel '{rules.name}', line {line}: `{call}` is made by one thread of each warp (the test before it "
+                f"is of a lane, an index within a warp), so each of the {warps} warps of a {threads}-thread block makes "
+                f"it: {element} is one value for the whole block (a total?), and the result counts it {warps} times "
+                "(atomics are no race, and no access is wrong). To pass it on once per block, test the thread's index "
+                "in the block (`threadIdx.x == 0`), not its lane.")
     return (f"kernel '{rules.name}', line {line}: `{call}` is made by more than one thread of each block (no test "
             f"before it keeps it to one of the {threads}): {element} is one value for the whole block (a total?), and "
             "each of those threads adds it again, so the result counts it that many times (atomics are no race, and "
@@ -970,9 +999,12 @@ def _check_scalar(kernel: Kernel, p: Param, a):
     return dtype.type(value)
 
 
-def _pack_for_cpu(kernel: Kernel, values: list) -> tuple[list, dict, list]:
+def _pack_for_cpu(kernel: Kernel, values: list, sanitized: bool = False) -> tuple[list, dict, list]:
     """(data address, byte count, scalar bits) per parameter, the arrays by address (for
-    messages), and the objects the packed addresses point into (kept alive for the launch)."""
+    messages), and the objects the packed addresses point into (kept alive for the launch).
+    `sanitized`: mark the arrays that ``xp.empty`` filled (their reads are checked for the fill)."""
+    from . import host
+
     packed, arrays, keep = [], {}, []
     for p, v in zip(kernel.params, values):
         if p.pointer or p.by_value_struct:
@@ -983,7 +1015,9 @@ def _pack_for_cpu(kernel: Kernel, values: list) -> tuple[list, dict, list]:
             unit = math.gcd(v.itemsize, 4) if v.dtype.fields is not None or v.itemsize > 8 else v.itemsize
             # (and a record array's itemsize: runtime.h checks it against the struct's sizeof)
             record = v.itemsize if v.dtype.fields is not None and v.itemsize < 1 << 23 else 0
-            packed.append(cpu._Arg(address, v.nbytes, unit | (read_only << 32) | (record << 40) if p.pointer else 0))
+            unwritten = sanitized and p.pointer and host.unwritten_from_empty(address, v.nbytes)
+            packed.append(cpu._Arg(address, v.nbytes, unit | (read_only << 32) | (unwritten << 34) | (record << 40)
+                                   if p.pointer else 0))
             keep.append(v)
             if p.pointer:
                 arrays.setdefault(address, (p.name, v.size // p.lanes, v.itemsize * p.lanes))

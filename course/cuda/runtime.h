@@ -289,6 +289,7 @@ enum __cc_fault_kind {
     __CC_LDG_WRITTEN = 36,           // __ldg of an element written in this launch (the read-only cache is not coherent)
     __CC_STORED_FILL = 37,           // a float stored that is the fill of a local variable read before it had a value
     __CC_LOCAL_ATOMIC = 38,          // an atomic function on a thread's own local variable (sanitizer)
+    __CC_READ_FILL = 39,             // a read of global memory nothing wrote: xp.empty's or malloc's 0xFE bytes (sanitizer)
 };
 
 struct __cc_fault {
@@ -753,6 +754,24 @@ static bool __cc_heap_is_block(const void* base) {
     return live;
 }
 
+// The live block from malloc/new that holds `p` (a copy; state EMPTY when none). Sanitizer only, and only
+// when a read found the fill (__cc_read_fill): a walk over the whole table.
+static __cc_heap_entry __cc_heap_containing(const volatile void* p) {
+    __cc_heap_entry found = {};
+    __cc_enter_unsafe();
+    pthread_mutex_lock(&__cc_heap_lock);
+    for (size_t i = 0; i < __cc_heap_capacity; i++) {
+        const __cc_heap_entry& e = __cc_heap_table[i];
+        if (e.state == __CC_HEAP_LIVE && (const char*)p >= e.base && (const char*)p < e.base + e.bytes) {
+            found = e;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&__cc_heap_lock);
+    __cc_leave_unsafe();
+    return found;
+}
+
 // The sanitizer, for an access to memory that is neither shared nor an argument: a fault when it
 // lies in a freed block still in quarantine (use after free).
 static void __cc_heap_check_freed(const char* p, size_t size, int kind, uint32_t site) {
@@ -1160,6 +1179,7 @@ struct __cc_allocation {
     size_t item;                   // the race shadow's unit: the NumPy itemsize, 4 bytes in a record array
     bool read_only;
     bool argument;                 // a kernel argument's array (a NumPy array's memory)
+    bool unwritten;                // made by course.cuda.xp.empty, its bytes 0xFE until written (sanitizer: __cc_read_fill)
     __cc_global_note* notes[__CC_NOTE_KINDS];  // sanitizer only: each made at its first use
     size_t shadow_count;           // elements (of `item` bytes)
     int item_shift;                // log2(item) when item is a power of two (shifts, not divisions), else -1
@@ -1213,14 +1233,15 @@ template <class V> static inline uint64_t __cc_global_bits() {
     return (uint64_t)item | ((uint64_t)std::is_const<E>::value << 32);
 }
 
-// `flags`: the element size (low 32 bits) and 1 << 32 when the array is read-only.
+// `flags`: the element size (low 32 bits), 1 << 32 when the array is read-only, 1 << 33 for an argument,
+// 1 << 34 for memory that course.cuda.xp.empty filled (sanitized launches only).
 // Arrays that share memory (one array passed twice, `k(x, x)`, or two views of one array, x[:-1] and
 // x[1:]) become one allocation: the race checker then sees a thread write through one parameter
 // and another thread read through the other, and a write through the writable one is no write
 // into a read-only array. It is read-only only if all of them are; its race unit divides theirs.
 static inline void __cc_register_allocation(void* base, size_t bytes, uint64_t flags = 0) {
     if (!base || !bytes) return;
-    bool read_only = (flags >> 32) & 1, argument = (flags >> 33) & 1;
+    bool read_only = (flags >> 32) & 1, argument = (flags >> 33) & 1, unwritten = (flags >> 34) & 1;
     size_t item = (size_t)(flags & 0xffffffffu);
     item = item ? item : 1;
     char *low = (char*)base, *high = low + bytes;
@@ -1233,6 +1254,7 @@ static inline void __cc_register_allocation(void* base, size_t bytes, uint64_t f
         item = std::gcd(item, std::gcd(a.item, (size_t)(a.base > low ? a.base - low : low - a.base)));
         read_only = read_only && a.read_only;
         argument = argument || a.argument;
+        unwritten = unwritten || a.unwritten;
         low = a.base < low ? a.base : low;
         high = a.base + a.bytes > high ? a.base + a.bytes : high;
         for (int k = 0; k < __CC_NOTE_KINDS; k++) free(a.notes[k]);  // (none yet: made at first use)
@@ -1240,7 +1262,7 @@ static inline void __cc_register_allocation(void* base, size_t bytes, uint64_t f
     }
     if (__cc_allocation_count >= (int)(sizeof __cc_allocations / sizeof __cc_allocations[0])) return;
     base = low, bytes = (size_t)(high - low);
-    __cc_allocation a = {(char*)base, bytes, item, read_only, argument, {}, 0, -1};
+    __cc_allocation a = {(char*)base, bytes, item, read_only, argument, unwritten, {}, 0, -1};
     if (!(a.item & (a.item - 1))) a.item_shift = __builtin_ctzll(a.item);
     if (__cc_sanitizing && !read_only && item) a.shadow_count = bytes / a.item;  // (notes made when used)
     __cc_allocations[__cc_allocation_count++] = a;
@@ -2135,9 +2157,57 @@ static void __cc_null_access(const volatile void* at, void* back, void* frame) {
 #endif
     __cc_fail(__CC_SIGNAL, 0);
 }
+// Whether a 4- or 8-byte value is the fill (the bytes 0xFE) of a variable before it has a value.
+static inline bool __cc_is_fill(const void* value, size_t size) {
+    if (size == 4) { uint32_t v; memcpy(&v, value, 4); return v == 0xFEFEFEFEu; }
+    if (size == 8) { uint64_t v; memcpy(&v, value, 8); return v == 0xFEFEFEFEFEFEFEFEull; }
+    return false;
+}
+// initcheck for global memory (compute-sanitizer's): a read, or an atomic's read of the old value, of a float,
+// an integer or a vector's lane that holds the bytes 0xFE in memory that started with them — an argument array
+// that course.cuda.xp.empty made (cudaMalloc's memory holds garbage; on the CPU it is that fill), or a block from
+// malloc/new (a sanitized launch fills them) — was never written by the host or a kernel: the kernel reads
+// garbage (`c[i] += a[i];` into an output never cleared; a histogram's bins from xp.empty). Elsewhere (another
+// argument array, shared or local memory, which initcheck and the local check cover) the bytes are left alone.
+// `size`: the bytes read; `kind`: their __cc_fill_kind (5: a vector or struct, every part the fill); `atomic`: an
+// atomic's old value; `return_address`: in the kernel's code, at the read.
+__attribute__((noinline, cold)) static void __cc_read_fill(const volatile void* part, size_t lane, int kind, bool atomic,
+                                                           void* return_address) {
+    const __cc_allocation* a = __cc_find_allocation(part);
+    __cc_fault* out = __cc_fault_out;
+    if (a && a->argument && a->unwritten) {
+        out->base = (uint64_t)(uintptr_t)a->base;
+        out->index = (int64_t)(((const char*)part - a->base) / (ptrdiff_t)lane);
+        out->other_op = 0;
+    } else if (!a && __cc_shared_region_at(part) < 0) {
+        __cc_heap_entry block = __cc_heap_containing(part);
+        if (block.state != __CC_HEAP_LIVE) return;
+        out->base = (uint64_t)(uintptr_t)block.base;
+        out->index = (int64_t)(((const char*)part - block.base) / (ptrdiff_t)lane);
+        out->length = (int64_t)block.bytes;
+        out->other_line = block.line;
+        out->other_op = 1;
+    } else {
+        return;
+    }
+    out->code_offset = (uint64_t)__cc_code_offset(return_address);
+    out->element_bytes = (int64_t)lane;
+    out->op = kind;
+    out->mask = atomic;
+    __cc_fail(__CC_READ_FILL, 0);
+}
 __attribute__((noinline)) static void __cc_note(const volatile void* address, size_t size, int kind) {
     if ((uintptr_t)address < 65536) __cc_null_access(address, __builtin_return_address(0), __builtin_frame_address(0));
+    const int check = kind >> 12;  // (a read's __cc_read_check)
+    kind &= 0xfff;
     __cc_note_at(address, size, kind, (uint32_t)__cc_code_offset(__builtin_return_address(0)));
+    if (check) {
+        const size_t lane = check & 8 ? 8 : 4;
+        bool all = true;
+        for (size_t k = 0; k < size && all; k += lane) all = __cc_is_fill((const char*)address + k, lane);
+        if (__builtin_expect(all, 0))
+            __cc_read_fill(address, size, check & 7, (kind & 15) == __CC_ATOMIC, __builtin_return_address(0));
+    }
 }
 // What a shuffle from a lane outside its mask gives here: a quiet NaN with a payload that a
 // float or double computed from it keeps (x86 and arm64 pass a NaN operand's payload on), so a
@@ -2242,11 +2312,6 @@ template <class U> static constexpr size_t __cc_fill_bytes() {
     else if constexpr (__cc_checked_struct<U>()) return 4;
     else return sizeof(U);
 }
-static inline bool __cc_is_fill(const void* value, size_t size) {
-    if (size == 4) { uint32_t v; memcpy(&v, value, 4); return v == 0xFEFEFEFEu; }
-    if (size == 8) { uint64_t v; memcpy(&v, value, 8); return v == 0xFEFEFEFEFEFEFEFEull; }
-    return false;
-}
 // The first `lane`-byte part of a `size`-byte value that holds the fill (a float4 whose .w was never set), or -1.
 static inline int __cc_filled_lane(const void* value, size_t size, size_t lane) {
     if (lane != 4 && lane != 8) return -1;
@@ -2264,6 +2329,19 @@ __attribute__((noreturn, noinline)) static void __cc_stored_fill(const volatile 
     out->element_bytes = (int64_t)size;
     out->op = kind;
     __cc_fail(__CC_STORED_FILL, 0);
+}
+
+// What __cc_note checks a read of a U for (added to its kind, bits 12 and up): the fill's __cc_fill_kind for a
+// float, double or integer, 5 for a vector (float4) or a struct, which is checked only when all its parts hold the
+// fill (nothing wrote any of it: a float4 whose unused .w the host never set is padding, not a bug, until it is
+// used), plus 8 when the parts are 8 bytes. 0: nothing (a char, a half, a pointer).
+template <class U> static constexpr int __cc_read_check() {
+    constexpr int kind = __cc_fill_kind<U>();
+    constexpr size_t lane = __cc_fill_bytes<U>();
+    if constexpr (kind >= 1 && (lane == 4 || lane == 8) && sizeof(U) % lane == 0)
+        return ((sizeof(U) == lane ? kind : 5) + (lane == 8 ? 8 : 0)) << 12;
+    else
+        return 0;
 }
 
 // A plain store `x = v`, told the value it will write: storing the bytes x holds already (every
@@ -2328,8 +2406,9 @@ template <class T>
 __attribute__((always_inline)) static inline T&& __cc_r(T&& x) {
     // (`(*op)(a, b)` through a function pointer: *op names a function, no memory)
     if constexpr (!std::is_function<typename std::remove_reference<T>::type>::value)
-        if (__cc_sanitizing)
-            __cc_note(__builtin_addressof(x), sizeof x, __CC_READ + __cc_volatile_bit<T>());
+        if (__cc_sanitizing) {
+            __cc_note(__builtin_addressof(x), sizeof x, __CC_READ + __cc_volatile_bit<T>() + __cc_read_check<__cc_value_t<T>>());
+        }
     return static_cast<T&&>(x);
 }
 // `acc[t].add(v)`: a method is called on an element. For the source's structs that live in shared
@@ -2351,8 +2430,10 @@ __attribute__((always_inline)) static inline T&& __cc_wbits(T&& x) {
 // `s[i] = t[j];`: the read of t[j] is a copy (__cc_copy).
 template <class T>
 __attribute__((always_inline)) static inline T&& __cc_rc(T&& x) {
-    if (__cc_sanitizing)
-        __cc_note(__builtin_addressof(x), sizeof x, __CC_READ + __CC_COPY + __cc_volatile_bit<T>());
+    if (__cc_sanitizing) {
+        __cc_note(__builtin_addressof(x), sizeof x,
+                  __CC_READ + __CC_COPY + __cc_volatile_bit<T>() + __cc_read_check<__cc_value_t<T>>());
+    }
     return static_cast<T&&>(x);
 }
 template <class U, class = void> struct __cc_is_checked;  // (a checked pointer: __cc_ptr, below)
@@ -2401,7 +2482,8 @@ __attribute__((always_inline)) static inline T&& __cc_rw(T&& x) {
     if (__cc_sanitizing) {
         // (a volatile `x += v` is two relaxed atomics: between blocks no message; within a block, see __cc_note_global)
         const int relaxed = __cc_volatile_bit<T>();
-        __cc_note(__builtin_addressof(x), sizeof x, relaxed ? __CC_READ + relaxed + __CC_UPDATE : __CC_READ_UPDATE);
+        __cc_note(__builtin_addressof(x), sizeof x,
+                  (relaxed ? __CC_READ + relaxed + __CC_UPDATE : __CC_READ_UPDATE) + __cc_read_check<__cc_value_t<T>>());
         __cc_note(__builtin_addressof(x), sizeof x, __CC_WRITE + relaxed + (relaxed ? __CC_UPDATE : 0));
     }
     return static_cast<T&&>(x);
@@ -3804,7 +3886,8 @@ __attribute__((always_inline)) static inline T __cc_atomic_update(T* address, F 
 // sanitizer; the old value. (Always inlined: the note's return address is the caller's line.)
 template <class T, class F>
 __attribute__((always_inline)) static inline T __cc_atomic_apply(T* address, F update, int note = __CC_ATOMIC) {
-    if (__cc_sanitizing) __cc_note(address, sizeof(T), note);
+    // (an exchange's old value is not what it stores: no read to check)
+    if (__cc_sanitizing) __cc_note(address, sizeof(T), note + (note & __CC_EXCHANGE ? 0 : __cc_read_check<T>()));
     if (__cc_parallel) return __cc_atomic_update(address, update);
     T old = *address;
     *address = update(old);
@@ -3830,7 +3913,7 @@ __attribute__((always_inline)) static inline void __cc_atomic_operand(const T* a
 #define __CC_ATOMIC_FETCH(NAME, T, UPDATE, BUILTIN) \
     __attribute__((always_inline)) static inline T NAME(T* address, T val) { \
         __cc_atomic_operand(address, val); \
-        if (__cc_sanitizing) __cc_note(address, sizeof(T), __CC_ATOMIC); \
+        if (__cc_sanitizing) __cc_note(address, sizeof(T), __CC_ATOMIC + __cc_read_check<T>()); \
         if (__cc_parallel) return BUILTIN(address, val, __ATOMIC_SEQ_CST); \
         T old = *address; *address = (UPDATE); return old; }
 #define __CC_ATOMIC_ALL_INTS(NAME, UPDATE) \
@@ -3878,7 +3961,7 @@ __CC_ATOMIC(atomicDec, unsigned int, (old == 0u || old > val) ? val : old - 1u)
 
 #define __CC_ATOMIC_CAS(T) \
     __attribute__((always_inline)) static inline T atomicCAS(T* address, T compare, T val) { \
-        if (__cc_sanitizing) __cc_note(address, sizeof(T), __CC_ATOMIC + __CC_CAS); \
+        if (__cc_sanitizing) __cc_note(address, sizeof(T), __CC_ATOMIC + __CC_CAS + __cc_read_check<T>()); \
         if (__cc_parallel) { \
             __atomic_compare_exchange_n(address, &compare, val, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
             return compare; } \
@@ -4630,7 +4713,7 @@ __attribute__((always_inline)) static inline auto __cc_ldg(const P& p) -> __cc_v
     __cc_value_t<decltype(*p)> v = *p;  // (the bounds check)
     if (__cc_sanitizing) {
         const volatile void* at = (const volatile void*)&*p;
-        __cc_note(at, sizeof v, __CC_READ);
+        __cc_note(at, sizeof v, __CC_READ + __cc_read_check<decltype(v)>());
         __cc_ldg_check(at, sizeof v);
     }
     return v;
@@ -5574,7 +5657,7 @@ struct atomic_ref {
     }
     bool is_lock_free() const { return true; }
     T load(std::memory_order o = std::memory_order_seq_cst) const {
-        if (__cc_sanitizing) __cc_note(__cc_p, sizeof(T), __CC_READ + __CC_VOLATILE);
+        if (__cc_sanitizing) __cc_note(__cc_p, sizeof(T), __CC_READ + __CC_VOLATILE + __cc_read_check<T>());
         T v = __cc_parallel ? __atomic_load_n(__cc_p, __ATOMIC_SEQ_CST) : *(volatile T*)__cc_p;
         __cc_after(o);
         return v;
