@@ -3839,8 +3839,16 @@ def test_a_grid_rounded_down_gets_a_warning_naming_the_indices_without_a_thread(
                                                  r"thread; and 48 threads along y .*so y = 48 to 49 gets no thread"):
         cuda.RawKernel(stencil, "copy2d", backend="cpu", sanitize=backend_sanitize)(
             (70 // 16, 50 // 16), (16, 16), (image, out, 70, 50))
+    # the index from a __device__ helper (`int i = global_id();`)
+    helper = UNCOVERED.replace("int i = blockIdx.x * blockDim.x + threadIdx.x;", "int i = global_id();").replace(
+        'extern "C" __global__ void add(', "__device__ inline int global_id() { return blockIdx.x * blockDim.x + "
+                                           'threadIdx.x; }\nextern "C" __global__ void add(')
+    with pytest.warns(cuda.KernelWarning, match=r"kernel 'add': the launch has 768 threads along x .*\(`i < n`\) lets "
+                                                 r"n = 1,000 of them work, so i = 768 to 999 gets no thread"):
+        cuda.RawKernel(helper, "add", backend="cpu", sanitize=backend_sanitize)((1000 // 256,), (256,), (a, c, 1000))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        cuda.RawKernel(helper, "add", backend="cpu", sanitize=backend_sanitize)((4,), (256,), (a, c, 1000))
         module.get_function("add")(((1000 + 255) // 256,), (256,), (a, c, 1000))
         assert (c == 2).all()
         module.get_function("copy2d")((5, 4), (16, 16), (image, out, 70, 50))

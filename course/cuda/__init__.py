@@ -152,8 +152,8 @@ whose bytes come from the host (what it points to cannot be bounds-checked); hos
 a ``KernelWarning`` (on either backend) where the kernel has a loop that halves it (a tree reduction's
 ``s = blockDim.x / 2; s > 0; s >>= 1``, which then leaves values out, with no access that a sanitizer could
 call wrong), and so does a one-thread-per-element launch whose grid is too small for its guard
-(``i = blockIdx.x * blockDim.x + threadIdx.x`` with ``if (i < n)``, launched on ``n // 256`` blocks: the last
-elements get no thread), and a global index that adds another axis's thread index in a block that is not
+(``i = blockIdx.x * blockDim.x + threadIdx.x``, or a ``__device__`` helper that returns it, with ``if (i < n)``,
+launched on ``n // 256`` blocks: the last elements get no thread), and a global index that adds another axis's thread index in a block that is not
 square (``blockIdx.x * blockDim.x + threadIdx.y`` in a 1-D block: every thread of a block gets the same
 index), and a loop that starts at the thread's index in the grid but steps by one block
 (``i += blockDim.x`` with several blocks: blocks go over each other's elements, which atomics add again),

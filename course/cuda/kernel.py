@@ -431,8 +431,19 @@ def _kernel_text(source, kernel) -> tuple[str, int]:
     return "\n".join(line.split("//", 1)[0] for line in lines[kernel.line - 1:end]), kernel.line
 
 
-def _global_index_axis(expression: str) -> str | None:
-    """The axis of `blockIdx.x * blockDim.x + threadIdx.x` (in any order, with or without parentheses), else None."""
+# A __device__ function without parameters that returns an expression (`__device__ int gid() { return blockIdx.x *
+# blockDim.x + threadIdx.x; }`): the global index's helper
+_INDEX_HELPER = re.compile(r"__device__\s+(?:(?:__forceinline__|inline|static|const|__host__)\s+)*(?:unsigned\s+int|"
+                           r"unsigned|int|long\s+long|long|size_t|u?int(?:32|64)_t)\s+(\w+)\s*\(\s*(?:void)?\s*\)\s*"
+                           r"\{\s*return\s+([^;{}]+);\s*\}")
+
+
+def _global_index_axis(expression: str, helpers: dict | None = None) -> str | None:
+    """The axis of `blockIdx.x * blockDim.x + threadIdx.x` (in any order, with or without parentheses), or of a
+    call of a helper that returns it (`helpers`: name -> axis), else None."""
+    call = re.fullmatch(r"\s*(\w+)\s*\(\s*\)\s*", expression)
+    if call and helpers:
+        return helpers.get(call.group(1))
     value = re.sub(r"[\s()]", "", expression)
     return next((a for a in "xyz" if value in (f"blockIdx.{a}*blockDim.{a}+threadIdx.{a}",
                                                f"blockDim.{a}*blockIdx.{a}+threadIdx.{a}",
@@ -463,6 +474,8 @@ def _launch_rules(source, kernel) -> _LaunchRules:
     text, first = _kernel_text(source, kernel)
     line_at = lambda offset: first + text.count("\n", 0, offset)
     rules = _LaunchRules(kernel.name)
+    helpers = {m.group(1): axis for m in _INDEX_HELPER.finditer(source.text)
+               if (axis := _global_index_axis(m.group(2)))}
     for found in re.finditer(r"\b(?:blockIdx\.([xyz])\s*\*\s*blockDim\.\1|blockDim\.([xyz])\s*\*\s*blockIdx\.\2)"
                              r"\s*\+\s*threadIdx\.([xyz])\b|\bthreadIdx\.([xyz])\s*\+\s*(?:blockIdx\.([xyz])\s*\*\s*"
                              r"blockDim\.\5|blockDim\.([xyz])\s*\*\s*blockIdx\.\6)\b", text):
@@ -471,12 +484,12 @@ def _launch_rules(source, kernel) -> _LaunchRules:
         if other != axis:
             rules.mixed.append((axis, other, line_at(found.start()), found.group(0)))
     for found in re.finditer(r"\bfor\s*\(\s*(?:[\w\s]+\s)?(\w+)\s*=\s*([\w.\s*+()]+?)\s*;[^;]*;[^;)]*\)", text):
-        index, axis = found.group(1), _global_index_axis(found.group(2))
+        index, axis = found.group(1), _global_index_axis(found.group(2), helpers)
         step = cpu._block_only_step(text, found.group(0)) if axis else None  # (`i += blockDim.x`, `i += stride`)
         if step and step[2] == index and step[1] == f"blockDim.{axis}":
             rules.block_steps.append((index, axis, step[0].split("+=", 1)[1].strip(), line_at(found.start())))
     for found in re.finditer(r"\b(\w+)\s*=(?!=)\s*([\w.\s*+()]+?)\s*[;,]", text):  # (`int x = ..., y = ...;`)
-        index, axis = found.group(1), _global_index_axis(found.group(2))
+        index, axis = found.group(1), _global_index_axis(found.group(2), helpers)
         if axis is None:
             continue
         rest = text[found.end():]
