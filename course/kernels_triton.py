@@ -290,11 +290,22 @@ def _cuda_c_kernel(name: str):
     return cuda.RawKernel(CUDA_C_SOURCE, name)
 
 
-def cuda_c_add(x, y):
-    """``x + y`` by the CUDA C ``vector_add`` (``course.cuda.xp`` float32 arrays)."""
+def _output(like, shape=None):
+    """An uninitialised output array for the timed CUDA C helpers: ``cupy.empty`` on a GPU, ``numpy.empty`` on the
+    CPU backend (not ``course.cuda.xp.empty``, whose fill of every new array is a debugging aid that a GPU does not
+    pay for, and the kernels write every element)."""
     from course import cuda
 
-    out = cuda.xp.empty_like(x)
+    if cuda.backend() == "cupy":
+        return cuda.xp.empty_like(like) if shape is None else cuda.xp.empty(shape, like.dtype)
+    import numpy
+
+    return numpy.empty_like(like) if shape is None else numpy.empty(shape, like.dtype)
+
+
+def cuda_c_add(x, y):
+    """``x + y`` by the CUDA C ``vector_add`` (``course.cuda.xp`` float32 arrays)."""
+    out = _output(x)
     n = x.size
     _cuda_c_kernel("vector_add")(((n + CUDA_C_BLOCK - 1) // CUDA_C_BLOCK,), (CUDA_C_BLOCK,), (x, y, out, n))
     return out
@@ -302,9 +313,7 @@ def cuda_c_add(x, y):
 
 def cuda_c_softmax(x):
     """Row-wise softmax of a 2D float32 ``course.cuda.xp`` array by the CUDA C ``softmax_rows``."""
-    from course import cuda
-
-    out = cuda.xp.empty_like(x)
+    out = _output(x)
     rows, cols = x.shape
     if x.size:
         _cuda_c_kernel("softmax_rows")((rows,), (CUDA_C_BLOCK,), (x, out, cols))
@@ -313,11 +322,9 @@ def cuda_c_softmax(x):
 
 def cuda_c_matmul(a, b):
     """``a @ b`` of 2D float32 ``course.cuda.xp`` arrays by the CUDA C ``matmul_tiled``."""
-    from course import cuda
-
     M, K = a.shape
     N = b.shape[1]
-    c = cuda.xp.empty((M, N), dtype=a.dtype)
+    c = _output(a, (M, N))
     grid = ((N + CUDA_C_TILE - 1) // CUDA_C_TILE, (M + CUDA_C_TILE - 1) // CUDA_C_TILE)
     _cuda_c_kernel("matmul_tiled")(grid, (CUDA_C_TILE, CUDA_C_TILE), (a, b, c, M, N, K))
     return c
