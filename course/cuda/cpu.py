@@ -2490,7 +2490,7 @@ def _filled_element(fault: _Fault, arrays: dict) -> tuple[str, str]:
                    f"malloc or new made{made}")
     else:
         element = "an element of a local array or __device__ variable"
-    value = {1: "-1.6947e38" if fault.element_bytes == 4 else "-5.4e303",
+    value = {1: "-1.6947e38" if fault.element_bytes == 4 else "-5.314e303",
              2: "-16843010" if fault.element_bytes == 4 else "-72340172838076674",
              3: "4278124286 (0xFEFEFEFE)" if fault.element_bytes == 4 else "0xFEFEFEFEFEFEFEFE",
              4: "the bytes 0xFEFEFEFE (-1.6947e38 as a float)"}.get(fault.op, "0xFE bytes")

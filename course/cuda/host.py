@@ -38,16 +38,15 @@ def _fill(array: _np.ndarray) -> _np.ndarray:
     return array
 
 
-def empty(shape, dtype=float, order="C", *, like=None):
+def empty(shape, dtype=float, order="C", **keywords):
     """``numpy.empty``, its bytes 0xFE: garbage, as ``cupy.empty`` gives on a GPU (see the module's text)."""
-    if like is not None:
-        return _np.empty(shape, dtype, order, like=like)
-    return _fill(_np.empty(shape, dtype, order))
+    made = _np.empty(shape, dtype, order, **keywords)
+    return _fill(made) if type(made) is _np.ndarray else made  # (not an array of another library: like=...)
 
 
-def empty_like(prototype, dtype=None, order="K", subok=True, shape=None):
+def empty_like(prototype, dtype=None, order="K", subok=True, shape=None, **keywords):
     """``numpy.empty_like``, its bytes 0xFE (see ``empty``)."""
-    made = _np.empty_like(prototype, dtype, order, subok, shape)
+    made = _np.empty_like(prototype, dtype, order, subok, shape, **keywords)
     return _fill(made) if type(made) is _np.ndarray else made
 
 

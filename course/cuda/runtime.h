@@ -2266,7 +2266,7 @@ static void __cc_lock_update(const volatile void* address, uint64_t compare, uin
                              uint64_t site);
 
 // A float or double store of exactly the bytes 0xFE that a sanitized build puts in a local variable before
-// it has a value (-ftrivial-auto-var-init=pattern: -1.6947e38, -5.4e303): the stored value is such a
+// it has a value (-ftrivial-auto-var-init=pattern: -1.6947e38, -5.314e303): the stored value is such a
 // variable's, read before anything was stored in it on this thread's path (`float r; switch (op) { case
 // ADD: r = ...; } out[i] = r;` with another op). No computation gives these bytes by chance. Into shared
 // memory, the store only passes the garbage on, as a copy of an unwritten element does (__cc_copy): the
