@@ -2273,6 +2273,113 @@ def test_blocks_that_store_the_same_values_in_the_same_elements_get_a_warning_th
     assert found[0] == 1
 
 
+THREADS_THAT_REPEAT = r"""
+extern "C" __global__ void rows_by_warp(const float* x, float* out, int rows, int cols) {
+    int row = blockIdx.x * (blockDim.x / 32) + threadIdx.y / 32;   // BUG: threadIdx.y in a 1-D block
+    int lane = threadIdx.x % 32;
+    if (row >= rows) return;
+    for (int c = lane; c < cols; c += 32) out[row * cols + c] = 2.0f * x[row * cols + c];   // STORE
+}
+extern "C" __global__ void column_per_block(const float* a, float* out, int w) {
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    int row = blockIdx.y;                                           // a 2-D block's threadIdx.y never used
+    out[row * w + col] = a[row * w + col] + 1.0f;
+}
+extern "C" __global__ void mark_neighbours(const int* row_ptr, const int* cols, int* visited, int* level, int depth) {
+    int v = threadIdx.x;                                            // a dense graph: threads share neighbours
+    for (int e = row_ptr[v]; e < row_ptr[v + 1]; e++) {
+        visited[cols[e]] = 1;
+        level[cols[e]] = depth;
+    }
+}
+extern "C" __global__ void block_sum(const float* x, float* out) {
+    __shared__ float s[64];
+    int t = threadIdx.x;
+    s[t] = x[blockIdx.x * 64 + t];
+    __syncthreads();
+    for (int h = 32; h > 0; h >>= 1) { if (t < h) s[t] += s[t + h]; __syncthreads(); }
+    out[blockIdx.x] = s[0];                                         // every thread stores its block's one result
+}
+"""
+
+
+def test_threads_of_a_block_that_store_the_same_values_in_the_same_elements_get_a_warning():
+    """The block-level warning's twin inside a block: a warp-per-row kernel that takes its warp from threadIdx.y in
+    a 1-D block gives every warp row 0 (the 4 warps store the same values; rows 1 to 3 of each block are never
+    written), and a kernel that ignores threadIdx.y in a 2-D block has its 16 rows of threads store the same
+    elements. No store races (the values agree) and none is out of bounds: a KernelWarning names the axis."""
+    x, out = np.ones((12, 50), np.float32), np.zeros((12, 50), np.float32)
+    line = line_of("STORE", THREADS_THAT_REPEAT)
+    with pytest.warns(cuda.KernelWarning, match=rf"'rows_by_warp': 150 elements of out were each stored by more than "
+                                                rf"one thread of a block, with the same value at line {line}") as caught:
+        kernel("rows_by_warp", THREADS_THAT_REPEAT, sanitize=True)((3,), (128,), (x, out, 12, 50))
+    message = str(caught[0].message)
+    assert "(first out[0], by thread (32, 0, 0) after thread (0, 0, 0) of block (0, 0, 0))" in message
+    assert "uses threadIdx.y, which is 0 for every thread of this launch's blocks (blockDim = (128, 1, 1))" in message
+    assert (out[1:4] == 0).all() and (out[0] == 2).all()
+    a, out = np.arange(1, 257, dtype=np.float32), np.zeros(256, np.float32)
+    with pytest.warns(cuda.KernelWarning, match=r"'column_per_block': 256 elements of out were each stored by more "
+                                                r"than one thread of a block.* by thread \(0, 1, 0\) after thread "
+                                                r"\(0, 0, 0\).*never uses threadIdx\.y.*threadIdx\.y;\), or launch "
+                                                r"blocks without that axis"):
+        kernel("column_per_block", THREADS_THAT_REPEAT, sanitize=True)((2, 8), (16, 16), (a, out, 32))
+    import warnings
+    with warnings.catch_warnings():  # the twins: each warp its row, a 1-D block; many threads setting one flag
+        warnings.simplefilter("error", cuda.KernelWarning)
+        out = np.zeros((12, 50), np.float32)
+        kernel("rows_by_warp", THREADS_THAT_REPEAT.replace("threadIdx.y / 32", "threadIdx.x / 32"), sanitize=True)(
+            (3,), (128,), (x, out, 12, 50))
+        assert (out == 2).all()
+        out = np.zeros(256, np.float32)
+        kernel("column_per_block", THREADS_THAT_REPEAT, sanitize=True)((2, 8), (16, 1), (a, out, 32))
+        assert np.array_equal(out, a + 1)
+        found = np.zeros(1, np.int32)
+        kernel("any_above", BLOCKS_THAT_REPEAT, sanitize=True)((1,), (256,), (np.ones(256, np.float32), found, 256))
+        assert found[0] == 1
+        # a search's threads that mark the neighbours they share: stores after one thread here, another there
+        rng = np.random.default_rng(0)
+        neighbours = [np.unique(rng.integers(0, 400, 40)) for _ in range(200)]
+        row_ptr = np.cumsum([0] + [len(n) for n in neighbours]).astype(np.int32)
+        visited, level = np.zeros(400, np.int32), np.zeros(400, np.int32)
+        kernel("mark_neighbours", THREADS_THAT_REPEAT, sanitize=True)(
+            (1,), (200,), (row_ptr, np.concatenate(neighbours).astype(np.int32), visited, level, 3))
+        assert visited.sum() == len(np.unique(np.concatenate(neighbours))) and level.max() == 3
+        sums = np.zeros(64, np.float32)  # every thread storing its block's one result: one element a block
+        kernel("block_sum", THREADS_THAT_REPEAT, sanitize=True)((64,), (64,), (np.ones(64 * 64, np.float32), sums))
+        assert (sums == 64).all()
+
+
+def test_a_block_whose_threads_the_code_cannot_tell_apart_gets_a_warning_at_launch():
+    """`int t = threadIdx.y;` in a 1-D block, or no threadIdx at all in a block of 32: every thread of a block
+    does the same work (the same stores, the same atomics again), which no sanitizer calls wrong. A KernelWarning
+    at the launch (either backend) says so; the same kernels launched along the axis they use, one thread a block,
+    or told apart by cooperative groups, get none."""
+    only_y = 'extern "C" __global__ void k(const float* x, float* out) { int t = threadIdx.y; out[t] = 2 * x[t]; }'
+    x, out = np.ones(64, np.float32), np.zeros(64, np.float32)
+    with pytest.warns(cuda.KernelWarning, match=r"kernel 'k' uses threadIdx\.y but its blocks have threads only along "
+                                                 r"x: threadIdx\.y is 0 for every thread of this launch's blocks "
+                                                 r"\(blockDim = \(64, 1, 1\)\), so all 64 threads of a block do the "
+                                                 r"same work.*\(threadIdx\.x\), or launch blocks along y"):
+        cuda.RawKernel(only_y, "k", backend="cpu", sanitize=False)((1,), (64,), (x, out))
+    assert out[0] == 2 and (out[1:] == 0).all()
+    counter = 'extern "C" __global__ void count(int* total, int n) { for (int i = 0; i < n; i++) atomicAdd(total, 1); }'
+    total = np.zeros(1, np.int32)
+    with pytest.warns(cuda.KernelWarning, match=r"'count' never uses threadIdx, and this launch has 32 threads in "
+                                                 r"each block, so all 32 threads .* the same atomics again"):
+        cuda.RawKernel(counter, "count", backend="cpu")((1,), (32,), (total, 10))
+    assert total[0] == 320
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", cuda.KernelWarning)
+        cuda.RawKernel(only_y, "k", backend="cpu")((1,), (1, 64), (x, out))
+        cuda.RawKernel(counter, "count", backend="cpu")((4,), (1,), (total, 10))
+        ranked = ('#include <cooperative_groups.h>\n'
+                  'extern "C" __global__ void k(float* out) { '
+                  'out[cooperative_groups::this_thread_block().thread_rank()] = 1.0f; }')
+        cuda.RawKernel(ranked, "k", backend="cpu")((1,), (64,), (out,))
+    assert (out == 1).all()
+
+
 PRIVATE_QUEUE = r"""
 #define CAPACITY 16
 // A block-private queue that spills to a global one when full (PMPP's BFS frontier): the

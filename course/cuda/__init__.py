@@ -122,7 +122,10 @@ an atomic function on a thread's own local variable (``int c = 0; atomicAdd(&c, 
 global and shared memory),
 and an ``__ldg`` of an element written earlier in the launch (the read-only cache is not coherent);
 and it warns (``KernelWarning``) when blocks store the same values into the same elements
-(32 or more) at one line, as an index without ``blockIdx`` makes them do, and when a launch leaks
+(32 or more) at one line, as an index without ``blockIdx`` makes them do, and when threads of one block do
+(a thread repeating another's stores one after another, 8 or more elements in a block: an index without
+``threadIdx``, or with ``threadIdx.y`` in a 1-D block; not threads marking the neighbours they share, nor every
+thread storing its block's one result), and when a launch leaks
 device-heap memory (compute-sanitizer's ``--leak-check full``: blocks its ``malloc``/``new`` made, not freed, to
 which no pointer is left in an argument array, a ``__device__`` variable or another block; it names the line),
 and when threads take locks in a cycle (ThreadSanitizer's lock-order check: a lock is what an ``atomicCAS``
@@ -153,7 +156,9 @@ a ``KernelWarning`` (on either backend) where the kernel has a loop that halves 
 ``s = blockDim.x / 2; s > 0; s >>= 1``, which then leaves values out, with no access that a sanitizer could
 call wrong), and so does a one-thread-per-element launch whose grid is too small for its guard
 (``i = blockIdx.x * blockDim.x + threadIdx.x``, or a ``__device__`` helper that returns it, with ``if (i < n)``,
-launched on ``n // 256`` blocks: the last elements get no thread), and a global index that adds another axis's thread index in a block that is not
+launched on ``n // 256`` blocks: the last elements get no thread), and a block whose threads the code cannot
+tell apart (only ``threadIdx.y`` in a 1-D block, or no ``threadIdx`` at all, with several threads a block: they
+all do the same work), and a global index that adds another axis's thread index in a block that is not
 square (``blockIdx.x * blockDim.x + threadIdx.y`` in a 1-D block: every thread of a block gets the same
 index), and a loop that starts at the thread's index in the grid but steps by one block
 (``i += blockDim.x`` with several blocks: blocks go over each other's elements, which atomics add again),

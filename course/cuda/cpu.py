@@ -1200,7 +1200,9 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
             fault.kind = WARP_BAD_MASK
             raise _explain(module, kernel, fault, time_limit, shared_mem, memory, found, block_dim=tuple(block))
     if fault.length == 3 and fault.count >= REPEATED_ELEMENTS:
-        warnings.warn(_repeated_message(module, kernel, fault, arrays), KernelWarning, stacklevel=_user_level())
+        message = (_redone_message(module, kernel, fault, arrays, tuple(block)) if fault.mask == 1
+                   else _repeated_message(module, kernel, fault, arrays))
+        warnings.warn(message, KernelWarning, stacklevel=_user_level())
     if fault.length == 4:  # two threads set up cuRAND states with the same seed, subsequence and offset
         warnings.warn(_same_rng_message(module, kernel, fault), KernelWarning, stacklevel=_user_level())
     if leaked:
@@ -2391,6 +2393,38 @@ def _repeated_message(module: Module, kernel: Kernel, fault: _Fault, arrays: dic
             f"with the same value{where} (first {name}[{index}], by block {_xyz(fault.block)} after block "
             f"{_xyz(fault.other_block)}). The blocks repeat one another's work, and the elements no block "
             f"reaches keep their old values. {fix}")
+
+
+def _redone_message(module: Module, kernel: Kernel, fault: _Fault, arrays: dict, block_dim: tuple) -> str:
+    """The warning for threads of one block that store the same values in the same elements (runtime.h
+    __cc_describe_repeated, mask 1): an index that leaves out threadIdx, or uses an axis the block does not have."""
+    name, _, itemsize = arrays.get(fault.base, ("an argument array", 0, 0))
+    index = fault.index * fault.element_bytes // itemsize if itemsize else fault.index
+    line = module.line_of(fault.code_offset)
+    code = module.source.line_text(line).strip() if line else ""
+    thread, other = _xyz(fault.thread), _xyz(fault.other_thread)
+    differ = [a for a, p, q in zip("xyz", thread, other) if p != q]
+    body = _function_body(module.source.text, kernel.line + 1) if kernel.line else None
+    text = module.source.text[body[0]:body[1]] if body else module.source.text
+    text = re.sub(r"//[^\n]*|/\*.*?\*/", " ", text, flags=re.S)  # (what the code uses, not its comments)
+    unused = [f"threadIdx.{a}" for a in differ if f"threadIdx.{a}" not in text]
+    flat = [a for a, size in zip("xyz", block_dim) if size == 1 and re.search(rf"\bthreadIdx\.{a}\b", text)]
+    if flat and len(flat) < 3 and any(size > 1 for size in block_dim):
+        fix = (f"The kernel uses {' and '.join(f'threadIdx.{a}' for a in flat)}, which is 0 for every thread of this "
+               f"launch's blocks (blockDim = {tuple(block_dim)}): is the index made of the axis the block has "
+               f"(threadIdx.{'xyz'[max(range(3), key=lambda k: block_dim[k])]})?")
+    elif unused:
+        a = unused[0][-1]
+        fix = (f"The kernel never uses {' or '.join(unused)}, so threads that differ only there compute the same "
+               f"index: each thread's part needs it (int i = blockIdx.{a} * blockDim.{a} + threadIdx.{a};), or "
+               "launch blocks without that axis.")
+    else:
+        fix = (f"Threads that differ only in {' and '.join(f'threadIdx.{a}' for a in differ)} compute the same index "
+               "at that line: check that it depends on every axis the block has.")
+    return (f"kernel '{kernel.name}': {fault.count} elements of {name} were each stored by more than one thread of a "
+            f"block, with the same value" + (f" at line {line}: {code}" if line else "") + f" (first {name}[{index}], "
+            f"by thread {thread} after thread {other} of block {_xyz(fault.block)}). The threads repeat one another's "
+            f"work, and any element no thread reaches keeps its old value. {fix}")
 
 
 def _block_only_step(text: str, loop: str) -> tuple[str, str, str] | None:

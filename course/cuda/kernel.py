@@ -186,16 +186,16 @@ class RawKernel:
         """Launch on ``grid`` blocks of ``block`` threads (ints or 1–3 tuples) with ``args``."""
         grid3, block3 = self._launch_shape(grid, block, shared_mem)
         values = list(args) if self._unchecked else check_args(self._kernel, args, self.backend)
-        if not self._unchecked:
+        if self.backend == "cpu":
+            cpu.worker_threads()  # a bad COURSE_CUDA_THREADS fails now, not after compiling
+        self.compile()
+        if not self._unchecked:  # (after compiling: a kernel that does not compile has no launch to warn about)
             if self._rules is None:
                 self._rules = _launch_rules(self._source, self._kernel)
             for message in launch_warnings(self._rules, self._kernel.params, grid3, block3, values):
                 if message not in self._warned:  # (each once per kernel)
                     self._warned.add(message)
                     warnings.warn(message, KernelWarning, stacklevel=cpu._user_level())
-        if self.backend == "cpu":
-            cpu.worker_threads()  # a bad COURSE_CUDA_THREADS fails now, not after compiling
-        self.compile()
         if self.backend == "cpu":
             packed, arrays, keep = _pack_for_cpu(self._kernel, values, self.sanitize)
             cpu.launch(self._compiled, self._kernel, grid3, block3, packed, int(shared_mem),
@@ -467,6 +467,9 @@ class _LaunchRules:
     # an atomic of one element of a __shared__ array (`atomicAdd(out, s[0])`, the block's total) that no test of
     # the thread's index guards: (line, call text, array element)
     block_totals: list = dataclasses.field(default_factory=list)
+    # the axes of threadIdx that the module's code uses (all three when it also has another way to tell threads
+    # apart: cooperative groups' thread_rank, a lane id from inline PTX)
+    thread_axes: str = "xyz"
 
 
 def _launch_rules(source, kernel) -> _LaunchRules:
@@ -474,6 +477,9 @@ def _launch_rules(source, kernel) -> _LaunchRules:
     text, first = _kernel_text(source, kernel)
     line_at = lambda offset: first + text.count("\n", 0, offset)
     rules = _LaunchRules(kernel.name)
+    code = re.sub(r"//[^\n]*|/\*.*?\*/", " ", source.text, flags=re.S)
+    if not re.search(r"\b(?:thread_rank|thread_index|meta_group_rank|laneid|asm)\b", code):
+        rules.thread_axes = "".join(a for a in "xyz" if re.search(rf"\bthreadIdx\.{a}\b", code))
     helpers = {m.group(1): axis for m in _INDEX_HELPER.finditer(source.text)
                if (axis := _global_index_axis(m.group(2)))}
     for found in re.finditer(r"\b(?:blockIdx\.([xyz])\s*\*\s*blockDim\.\1|blockDim\.([xyz])\s*\*\s*blockIdx\.\2)"
@@ -579,9 +585,32 @@ def _under_one_thread(text: str, at: int) -> str:
 def launch_warnings(rules: _LaunchRules, params, grid3, block3, values) -> list[str]:
     """The warnings for one launch of the kernel that `rules` describes (_launch_rules): each a bug that gives
     wrong results with no access that a sanitizer could call wrong."""
-    return [m for m in (_mixed_axes_message(rules, block3), _uncovered_message(rules, params, grid3, block3, values),
+    return [m for m in (_same_threads_message(rules, block3), _mixed_axes_message(rules, block3),
+                        _uncovered_message(rules, params, grid3, block3, values),
                         _block_stride_message(rules, grid3), _halving_loop_message(rules, block3[0]),
                         _block_total_message(rules, block3)) if m]
+
+
+def _same_threads_message(rules: _LaunchRules, block3) -> str | None:
+    """A block whose threads the code cannot tell apart: it uses only threadIdx axes along which the launch's block
+    has one thread (`threadIdx.y` in a 1-D block, or no threadIdx at all), so every thread of a block does the same
+    work (same values into the same places: no race, no access is wrong)."""
+    threads = block3[0] * block3[1] * block3[2]
+    if threads == 1 or any(block3["xyz".index(a)] > 1 for a in rules.thread_axes):
+        return None
+    has = [a for a in "xyz" if block3["xyz".index(a)] > 1]
+    if rules.thread_axes:
+        uses = " and ".join(f"threadIdx.{a}" for a in rules.thread_axes)
+        said = (f"uses {uses} but its blocks have threads only along {' and '.join(has)}: {uses} is 0 for every "
+                f"thread of this launch's blocks (blockDim = {tuple(block3)})")
+        fix = (f"Take the thread's index from the axis the block has (threadIdx.{has[0]}), or launch blocks along "
+               f"{' and '.join(rules.thread_axes)}.")
+    else:
+        said = f"never uses threadIdx, and this launch has {threads} threads in each block"
+        fix = ("Give each thread its part (int i = blockIdx.x * blockDim.x + threadIdx.x;), or launch one thread a "
+               "block if one is meant to do it all.")
+    return (f"kernel '{rules.name}' {said}, so all {threads} threads of a block do the same work: the same stores "
+            f"into the same places, the same atomics again (no race, and no access is wrong). {fix}")
 
 
 def _block_total_message(rules: _LaunchRules, block3) -> str | None:

@@ -918,6 +918,7 @@ struct __cc_global_note {
     uint16_t tid;
     uint8_t same : 1;              // a write of the value the element held already
     uint8_t repeated : 1;          // another block stored the same value again at the same line
+    uint8_t redone : 1;            // another thread of the writer's block stored the same value again at the same line
     uint8_t volatile_write : 1;    // an atomic note that was a volatile update (`v[tid] += v[tid + 16]`)
     uint8_t volatile_store : 1;    // an atomic note that was a volatile store (`result[b] = sum;`, or the write of `+=`)
     uint8_t cas : 1;               // an atomic note that was an atomicCAS
@@ -1173,6 +1174,7 @@ static inline bool __cc_published_to(const __cc_global_note& n, uint32_t observe
 // The memory a launch knows: its argument arrays and its dynamic shared memory. A raw pointer
 // that points into one of them (made with `&a[i]` or a C cast, say) gets that allocation's
 // bounds back when it becomes a checked pointer.
+struct __cc_redo_after { uint32_t launch, block; uint16_t tid; };  // (see __cc_allocation::redo_after)
 struct __cc_allocation {
     char* base;
     size_t bytes;
@@ -1190,8 +1192,20 @@ struct __cc_allocation {
     uint32_t repeated_site;
     unsigned repeated_block, repeated_other_block;
     uint16_t repeated_tid;
+    // The same within a block (sanitizer): elements that a thread stored the value in that another thread of its
+    // block had stored at the same line: threads that repeat each other's work, as an index without threadIdx
+    // (or with the axis the block does not have) makes them do. How many, and the first.
+    size_t redone, redone_word;
+    size_t redo_stores, redo_alike; // such stores, and those after the thread the storing thread's previous one was after
+    __cc_redo_after* redo_after;   // per thread of a block: the thread it last came after here (made at first use)
+    size_t redone_here, redone_most; // elements redone in the block running (redone_block_now), and most in one block
+    unsigned redone_block_now;
+    uint32_t redone_site;
+    unsigned redone_block;
+    uint16_t redone_tid, redone_other_tid;
 };
-static __cc_allocation __cc_allocations[64 + __CC_MAX_WORKERS];  // arguments, and each worker's dynamic shared memory
+static __cc_allocation __cc_allocations[64 + __CC_MAX_WORKERS];
+  // arguments, and each worker's dynamic shared memory
 static int __cc_allocation_count;
 
 static inline const __cc_allocation* __cc_find_allocation(const volatile void* raw) {
@@ -1258,6 +1272,7 @@ static inline void __cc_register_allocation(void* base, size_t bytes, uint64_t f
         low = a.base < low ? a.base : low;
         high = a.base + a.bytes > high ? a.base + a.bytes : high;
         for (int k = 0; k < __CC_NOTE_KINDS; k++) free(a.notes[k]);  // (none yet: made at first use)
+        free(a.redo_after);
         a = __cc_allocations[--__cc_allocation_count];
     }
     if (__cc_allocation_count >= (int)(sizeof __cc_allocations / sizeof __cc_allocations[0])) return;
@@ -1297,13 +1312,33 @@ static bool __cc_describe_rng_setup(__cc_fault* fault) {
 
 // After a launch without a fault (sanitizer), into a zeroed record: the array whose elements most
 // often got, from a block, the value another block had stored there at the same line
-// (fault->length 3: a warning Python gives if there are many).
+// (fault->length 3: a warning Python gives if there are many); when no block repeated another's, the array
+// whose elements most often got it from two threads of one block (fault->mask 1, other_thread the first), where a
+// thread mostly repeats one other thread's stores (redo_alike: a search that marks the neighbours its threads
+// share, `visited[v] = 1`, repeats stores of one thread here and another there) and some block repeated 8 or more
+// elements (every thread storing its block's one result, `out[blockIdx.x] = s[0];`, repeats one).
 static void __cc_describe_repeated(__cc_fault* fault) {
     const __cc_allocation* most = nullptr;
     for (int i = 0; i < __cc_allocation_count; i++)
         if (__cc_allocations[i].repeated && (!most || __cc_allocations[i].repeated > most->repeated))
             most = &__cc_allocations[i];
-    if (!most) return;
+    if (!most) {
+        for (int i = 0; i < __cc_allocation_count; i++) {
+            const __cc_allocation& a = __cc_allocations[i];
+            if (a.redone_most >= 8 && 2 * a.redo_alike >= a.redo_stores && (!most || a.redone > most->redone)) most = &a;
+        }
+        if (!most) return;
+        fault->length = 3, fault->mask = 1;
+        fault->count = most->redone > 0x7fffffff ? 0x7fffffff : (int32_t)most->redone;
+        fault->base = (uint64_t)(uintptr_t)most->base;
+        fault->index = (int64_t)most->redone_word;
+        fault->element_bytes = (int64_t)most->item;
+        fault->code_offset = most->redone_site;
+        __cc_unflatten(fault->block, most->redone_block, gridDim);
+        __cc_unflatten(fault->thread, most->redone_tid, blockDim);
+        __cc_unflatten(fault->other_thread, most->redone_other_tid, blockDim);
+        return;
+    }
     fault->length = 3;
     fault->count = most->repeated > 0x7fffffff ? 0x7fffffff : (int32_t)most->repeated;
     fault->base = (uint64_t)(uintptr_t)most->base;
@@ -1316,8 +1351,10 @@ static void __cc_describe_repeated(__cc_fault* fault) {
 }
 
 static void __cc_release_allocations() {
-    for (int i = 0; i < __cc_allocation_count; i++)
+    for (int i = 0; i < __cc_allocation_count; i++) {
         for (int k = 0; k < __CC_NOTE_KINDS; k++) free(__cc_allocations[i].notes[k]);
+        free(__cc_allocations[i].redo_after);
+    }
     __cc_allocation_count = 0;
 }
 
@@ -1655,6 +1692,25 @@ static inline void __cc_keep_note(__cc_allocation& a, int k, int k2, size_t word
                 a.repeated_word = word, a.repeated_site = site, a.repeated_tid = (uint16_t)me;
                 a.repeated_block = __cc_block_linear, a.repeated_other_block = n.block;
             }
+        } else if (k == __CC_NOTE_WRITE && n.site == site && n.block == __cc_block_linear && n.tid != me) {
+            // (a thread that repeats another's work repeats it store after store; threads that mark the neighbours
+            // they share, `visited[v] = 1` in a search, come after one thread here and another there)
+            if (!a.redo_after) a.redo_after = (__cc_redo_after*)calloc(1024, sizeof(__cc_redo_after));
+            if (a.redo_after) {
+                __cc_redo_after& last = a.redo_after[me & 1023];
+                bool fresh = last.launch != __cc_current_launch || last.block != __cc_block_linear;
+                a.redo_stores++;
+                a.redo_alike += fresh || last.tid == n.tid;
+                last = {__cc_current_launch, __cc_block_linear, n.tid};
+            }
+            if (n.redone) return;
+            n.redone = 1;
+            if (a.redone_block_now != __cc_block_linear || !a.redone) a.redone_block_now = __cc_block_linear, a.redone_here = 0;
+            if (++a.redone_here > a.redone_most) a.redone_most = a.redone_here;
+            if (!a.redone++) {
+                a.redone_word = word, a.redone_site = site, a.redone_tid = (uint16_t)me;
+                a.redone_other_tid = n.tid, a.redone_block = __cc_block_linear;
+            }
         }
         return;
     }
@@ -1663,7 +1719,7 @@ static inline void __cc_keep_note(__cc_allocation& a, int k, int k2, size_t word
         if (before) before[word] = n;
     }
     n.launch = __cc_current_launch, n.block = __cc_block_linear, n.epoch = __cc_epoch, n.site = site;
-    n.tid = (uint16_t)me, n.same = same, n.repeated = 0, n.volatile_read = volatile_read;
+    n.tid = (uint16_t)me, n.same = same, n.repeated = 0, n.redone = 0, n.volatile_read = volatile_read;
     n.has_old = k == __CC_NOTE_WRITE && a.item <= 8;  // (before the store: the element holds the old bytes)
     if (n.has_old) memcpy(&n.old, a.base + word * a.item, a.item);
     n.volatile_write = volatile_write, n.volatile_store = volatile_store, n.cas = cas, n.block_scope = block_scope;
