@@ -1322,32 +1322,23 @@ static void __cc_describe_repeated(__cc_fault* fault) {
     for (int i = 0; i < __cc_allocation_count; i++)
         if (__cc_allocations[i].repeated && (!most || __cc_allocations[i].repeated > most->repeated))
             most = &__cc_allocations[i];
-    if (!most) {
-        for (int i = 0; i < __cc_allocation_count; i++) {
-            const __cc_allocation& a = __cc_allocations[i];
-            if (a.redone_most >= 8 && 2 * a.redo_alike >= a.redo_stores && (!most || a.redone > most->redone)) most = &a;
-        }
-        if (!most) return;
-        fault->length = 3, fault->mask = 1;
-        fault->count = most->redone > 0x7fffffff ? 0x7fffffff : (int32_t)most->redone;
-        fault->base = (uint64_t)(uintptr_t)most->base;
-        fault->index = (int64_t)most->redone_word;
-        fault->element_bytes = (int64_t)most->item;
-        fault->code_offset = most->redone_site;
-        __cc_unflatten(fault->block, most->redone_block, gridDim);
-        __cc_unflatten(fault->thread, most->redone_tid, blockDim);
-        __cc_unflatten(fault->other_thread, most->redone_other_tid, blockDim);
-        return;
+    bool in_block = !most;
+    for (int i = 0; i < __cc_allocation_count && in_block; i++) {
+        const __cc_allocation& a = __cc_allocations[i];
+        if (a.redone_most >= 8 && 2 * a.redo_alike >= a.redo_stores && (!most || a.redone > most->redone)) most = &a;
     }
-    fault->length = 3;
-    fault->count = most->repeated > 0x7fffffff ? 0x7fffffff : (int32_t)most->repeated;
+    if (!most) return;
+    size_t count = in_block ? most->redone : most->repeated;
+    fault->length = 3, fault->mask = in_block;
+    fault->count = count > 0x7fffffff ? 0x7fffffff : (int32_t)count;
     fault->base = (uint64_t)(uintptr_t)most->base;
-    fault->index = (int64_t)most->repeated_word;
+    fault->index = (int64_t)(in_block ? most->redone_word : most->repeated_word);
     fault->element_bytes = (int64_t)most->item;
-    fault->code_offset = most->repeated_site;
-    __cc_unflatten(fault->block, most->repeated_block, gridDim);
-    __cc_unflatten(fault->other_block, most->repeated_other_block, gridDim);
-    __cc_unflatten(fault->thread, most->repeated_tid, blockDim);
+    fault->code_offset = in_block ? most->redone_site : most->repeated_site;
+    __cc_unflatten(fault->block, in_block ? most->redone_block : most->repeated_block, gridDim);
+    __cc_unflatten(fault->thread, in_block ? most->redone_tid : most->repeated_tid, blockDim);
+    if (in_block) __cc_unflatten(fault->other_thread, most->redone_other_tid, blockDim);
+    else __cc_unflatten(fault->other_block, most->repeated_other_block, gridDim);
 }
 
 static void __cc_release_allocations() {
