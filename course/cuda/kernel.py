@@ -465,7 +465,8 @@ class _LaunchRules:
     # the loop that halves blockDim.x: (line, variable), or None
     halving: tuple | None = None
     # an atomic of one element of a __shared__ array (`atomicAdd(out, s[0])`, the block's total) that no test of
-    # the thread's index guards: (line, call text, array element)
+    # the thread's index keeps to one thread: (line, call text, array element, whether a lane's test keeps it to
+    # one thread of each warp)
     block_totals: list = dataclasses.field(default_factory=list)
     # the axes of threadIdx that the module's code uses (all three when it also has another way to tell threads
     # apart: cooperative groups' thread_rank, a lane id from inline PTX)
