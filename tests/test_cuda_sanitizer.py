@@ -2377,7 +2377,9 @@ def test_a_block_whose_threads_the_code_cannot_tell_apart_gets_a_warning_at_laun
                   'extern "C" __global__ void k(float* out) { '
                   'out[cooperative_groups::this_thread_block().thread_rank()] = 1.0f; }')
         cuda.RawKernel(ranked, "k", backend="cpu")((1,), (64,), (out,))
-    assert (out == 1).all()
+        whole = 'extern "C" __global__ void k(float* out) { dim3 t = threadIdx; out[t.x] = 2.0f; }'
+        cuda.RawKernel(whole, "k", backend="cpu")((1,), (64,), (out,))
+    assert (out == 2).all()
 
 
 PRIVATE_QUEUE = r"""

@@ -468,8 +468,8 @@ class _LaunchRules:
     # the thread's index keeps to one thread: (line, call text, array element, whether a lane's test keeps it to
     # one thread of each warp)
     block_totals: list = dataclasses.field(default_factory=list)
-    # the axes of threadIdx that the module's code uses (all three when it also has another way to tell threads
-    # apart: cooperative groups' thread_rank, a lane id from inline PTX)
+    # the axes of threadIdx that the module's code uses (all three when it uses threadIdx whole or has another way
+    # to tell threads apart: cooperative groups' thread_rank, a lane id from inline PTX)
     thread_axes: str = "xyz"
 
 
@@ -479,7 +479,8 @@ def _launch_rules(source, kernel) -> _LaunchRules:
     line_at = lambda offset: first + text.count("\n", 0, offset)
     rules = _LaunchRules(kernel.name)
     code = re.sub(r"//[^\n]*|/\*.*?\*/", " ", source.text, flags=re.S)
-    if not re.search(r"\b(?:thread_rank|thread_index|meta_group_rank|laneid|asm)\b", code):
+    # (not when threadIdx is used whole, `dim3 t = threadIdx;`, or threads are told apart another way)
+    if not re.search(r"\b(?:thread_rank|thread_index|meta_group_rank|laneid|asm)\b|\bthreadIdx\b(?!\s*\.\s*[xyz]\b)", code):
         rules.thread_axes = "".join(a for a in "xyz" if re.search(rf"\bthreadIdx\.{a}\b", code))
     helpers = {m.group(1): axis for m in _INDEX_HELPER.finditer(source.text)
                if (axis := _global_index_axis(m.group(2)))}
