@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import CompileError, KernelError, KernelWarning
-from .source import _GRID_SYNC, _TYPE_WORDS, Kernel, Source
+from .source import _GRID_SYNC, _TYPE_WORDS, Kernel, Source, without_comments
 
 RUNTIME_HEADER = Path(__file__).with_name("runtime.h")
 MAX_SHARED_BYTES = 48 * 1024  # shared memory a block may use without an opt-in (runtime.h's __CC_MAX_SHARED)
@@ -2121,8 +2121,9 @@ def _negative_index(index: int, length: int, source: Source | None = None, line:
     product = None
     if source is not None and line:
         factor = r"[A-Za-z_][\w.]*(?:\s*\[[^\]]*\])?"
-        subscripts = re.findall(r"\[([^\[\]]*)\]", source.line_text(line).split("//", 1)[0])
-        direct, indexed = _subscript_names(source.line_text(line).split("//", 1)[0]), _index_names(source, line)
+        code = source.line_text(line).split("//", 1)[0]
+        subscripts = re.findall(r"\[([^\[\]]*)\]", code)
+        direct, indexed = _subscript_names(code), _index_names(source, line)
         best = -1
         for at in range(line, max(0, line - 4), -1):
             text = source.line_text(at).split("//", 1)[0]
@@ -2405,8 +2406,7 @@ def _redone_message(module: Module, kernel: Kernel, fault: _Fault, arrays: dict,
     thread, other = _xyz(fault.thread), _xyz(fault.other_thread)
     differ = [a for a, p, q in zip("xyz", thread, other) if p != q]
     body = _function_body(module.source.text, kernel.line + 1) if kernel.line else None
-    text = module.source.text[body[0]:body[1]] if body else module.source.text
-    text = re.sub(r"//[^\n]*|/\*.*?\*/", " ", text, flags=re.S)  # (what the code uses, not its comments)
+    text = without_comments(module.source.text[body[0]:body[1]] if body else module.source.text)
     unused = [f"threadIdx.{a}" for a in differ if f"threadIdx.{a}" not in text]
     flat = [a for a, size in zip("xyz", block_dim) if size == 1 and re.search(rf"\bthreadIdx\.{a}\b", text)]
     if flat and len(flat) < 3 and any(size > 1 for size in block_dim):
@@ -2499,10 +2499,10 @@ def _xyz(values) -> tuple:
     return tuple(int(v) for v in values)
 
 
-def _filled_element(fault: _Fault, arrays: dict) -> tuple[str, str]:
-    """The element (a vector's lane, a struct's bytes) that a stored or read fill is in, and the fill's value
-    as its type shows it (STORED_FILL and READ_FILL: `op` is runtime.h's __cc_fill_kind, `element_bytes` the
-    part's size)."""
+def _filled_element(fault: _Fault, arrays: dict) -> tuple[str | None, str, str]:
+    """The argument array (None: another memory) and the element (a vector's lane, a struct's bytes) that a stored
+    or read fill is in, and the fill's value as its type shows it (STORED_FILL and READ_FILL: `op` is runtime.h's
+    __cc_fill_kind, `element_bytes` the part's size)."""
     name, _, itemsize = arrays.get(fault.base, (None, 0, 0))
     at = f"[{fault.index}]"
     if name and itemsize and fault.op == 5 and itemsize < fault.element_bytes:  # (a float4 view of a float array)
@@ -2528,7 +2528,7 @@ def _filled_element(fault: _Fault, arrays: dict) -> tuple[str, str]:
              2: "-16843010" if fault.element_bytes == 4 else "-72340172838076674",
              3: "4278124286 (0xFEFEFEFE)" if fault.element_bytes == 4 else "0xFEFEFEFEFEFEFEFE",
              4: "the bytes 0xFEFEFEFE (-1.6947e38 as a float)"}.get(fault.op, "0xFE bytes")
-    return element, value
+    return name, element, value
 
 
 def _array_name(fault: _Fault, arrays: dict) -> tuple[str, bool]:
@@ -3130,7 +3130,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 "cannot sit inside an if (or a loop) that some threads skip: put it where every thread passes, "
                 "and guard only the work.")
     elif kind == READ_FILL:
-        element, value = _filled_element(fault, arrays)
+        array, element, value = _filled_element(fault, arrays)
         function = re.search(r"\b(atomic\w*)\s*\(", source.line_text(line) if line else "")
         holds = "every byte of which is 0xFE" if fault.op == 5 else f"which holds {value}"  # (5: a vector or struct)
         reads = (f"calls {function.group(1) if function else 'an atomic function'} on {element}, whose old value is "
@@ -3141,7 +3141,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             hint = ("Store into a block's elements before reading them (a loop that sets each one, or memset), or "
                     "make it with `new float[n]()`, which starts every element at 0.")
         else:
-            array = element.split("[")[0]
+            array = array or "the array"
             what = (f"{reads}: the bytes 0xFE that course.cuda.xp.empty fills a new array with, so nothing (no kernel, "
                     "no host code) wrote this element before the kernel read it (compute-sanitizer's initcheck). On a "
                     "GPU, cupy.empty's memory holds whatever it held before, often the last array's values: the "
@@ -3161,8 +3161,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                         "`c[i] = a[i] + b[i];` rather than `c[i] += ...`, a sum kept in a local variable and stored "
                         "once.")
     elif kind == STORED_FILL:
-        element, value = _filled_element(fault, arrays)
-        name = arrays.get(fault.base, (None,))[0]
+        name, element, value = _filled_element(fault, arrays)
         heap = "malloc" in source.text or re.search(r"\bnew\b", source.text)
         does = f"passes {value} to an atomic function on {element}" if fault.mask == 1 else f"stores {value} into {element}"
         what = (f"{does}: the bytes 0xFE that a sanitized launch puts in a local variable "

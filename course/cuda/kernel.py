@@ -21,10 +21,10 @@ import warnings
 
 import numpy as np
 
-from . import cpu
+from . import cpu, host
 from .errors import CompileError, KernelError, KernelWarning
 from .nvrtc import for_nvrtc
-from .source import Kernel, Param, Source, instantiate, parse, template_example
+from .source import Kernel, Param, Source, instantiate, parse, template_example, without_comments
 
 #: Seconds a launch may run on the CPU backend before it is stopped with a KernelError.
 DEFAULT_TIME_LIMIT = 5.0
@@ -428,7 +428,7 @@ def _kernel_text(source, kernel) -> tuple[str, int]:
     lines = source.lines
     following = [n for n in range(kernel.line + 1, len(lines) + 1) if "__global__" in lines[n - 1]]
     end = following[0] - 1 if following else len(lines)
-    return "\n".join(line.split("//", 1)[0] for line in lines[kernel.line - 1:end]), kernel.line
+    return without_comments("\n".join(lines[kernel.line - 1:end])), kernel.line
 
 
 # A __device__ function without parameters that returns an expression (`__device__ int gid() { return blockIdx.x *
@@ -478,12 +478,12 @@ def _launch_rules(source, kernel) -> _LaunchRules:
     text, first = _kernel_text(source, kernel)
     line_at = lambda offset: first + text.count("\n", 0, offset)
     rules = _LaunchRules(kernel.name)
-    code = re.sub(r"//[^\n]*|/\*.*?\*/", " ", source.text, flags=re.S)
+    code = without_comments(source.text)
     # (not when threadIdx is used whole, `dim3 t = threadIdx;`, or threads are told apart another way)
     if not re.search(r"\b(?:thread_rank|thread_index|meta_group_rank|laneid|asm)\b|\bthreadIdx\b(?!\s*\.\s*[xyz]\b)", code):
         rules.thread_axes = "".join(a for a in "xyz" if re.search(rf"\bthreadIdx\.{a}\b", code))
-    helpers = {m.group(1): axis for m in _INDEX_HELPER.finditer(source.text)
-               if (axis := _global_index_axis(m.group(2)))}
+    index_helpers = {m.group(1): axis for m in _INDEX_HELPER.finditer(code)
+                     if (axis := _global_index_axis(m.group(2)))}
     for found in re.finditer(r"\b(?:blockIdx\.([xyz])\s*\*\s*blockDim\.\1|blockDim\.([xyz])\s*\*\s*blockIdx\.\2)"
                              r"\s*\+\s*threadIdx\.([xyz])\b|\bthreadIdx\.([xyz])\s*\+\s*(?:blockIdx\.([xyz])\s*\*\s*"
                              r"blockDim\.\5|blockDim\.([xyz])\s*\*\s*blockIdx\.\6)\b", text):
@@ -492,12 +492,12 @@ def _launch_rules(source, kernel) -> _LaunchRules:
         if other != axis:
             rules.mixed.append((axis, other, line_at(found.start()), found.group(0)))
     for found in re.finditer(r"\bfor\s*\(\s*(?:[\w\s]+\s)?(\w+)\s*=\s*([\w.\s*+()]+?)\s*;[^;]*;[^;)]*\)", text):
-        index, axis = found.group(1), _global_index_axis(found.group(2), helpers)
+        index, axis = found.group(1), _global_index_axis(found.group(2), index_helpers)
         step = cpu._block_only_step(text, found.group(0)) if axis else None  # (`i += blockDim.x`, `i += stride`)
         if step and step[2] == index and step[1] == f"blockDim.{axis}":
             rules.block_steps.append((index, axis, step[0].split("+=", 1)[1].strip(), line_at(found.start())))
     for found in re.finditer(r"\b(\w+)\s*=(?!=)\s*([\w.\s*+()]+?)\s*[;,]", text):  # (`int x = ..., y = ...;`)
-        index, axis = found.group(1), _global_index_axis(found.group(2), helpers)
+        index, axis = found.group(1), _global_index_axis(found.group(2), index_helpers)
         if axis is None:
             continue
         rest = text[found.end():]
@@ -533,10 +533,10 @@ def _launch_rules(source, kernel) -> _LaunchRules:
     if found:
         rules.halving = (line_at(found.start()), found.group(1))
     else:
-        helpers = "\n".join(source.lines[:kernel.line - 1])  # (a __device__ helper above the kernel: a block reduce)
-        found = _HALVING.search(helpers) if "__device__" in helpers else None
+        above = without_comments("\n".join(source.lines[:kernel.line - 1]))  # (a __device__ helper: a block reduce)
+        found = _HALVING.search(above) if "__device__" in above else None
         if found:
-            rules.halving = (helpers.count("\n", 0, found.start()) + 1, found.group(1))
+            rules.halving = (above.count("\n", 0, found.start()) + 1, found.group(1))
     return rules
 
 
@@ -1047,8 +1047,6 @@ def _pack_for_cpu(kernel: Kernel, values: list, sanitized: bool = False) -> tupl
     """(data address, byte count, scalar bits) per parameter, the arrays by address (for
     messages), and the objects the packed addresses point into (kept alive for the launch).
     `sanitized`: mark the arrays that ``xp.empty`` filled (their reads are checked for the fill)."""
-    from . import host
-
     packed, arrays, keep = [], {}, []
     for p, v in zip(kernel.params, values):
         if p.pointer or p.by_value_struct:

@@ -95,6 +95,12 @@ def tokenize(source: str) -> list[Token]:
     return tokens
 
 
+def without_comments(source: str) -> str:
+    """``source`` with each comment a space (its newlines kept, so lines keep their numbers); a ``//`` inside a
+    string or a character literal is no comment."""
+    return _TOKEN.sub(lambda m: " " + "\n" * m.group().count("\n") if m.lastgroup == "comment" else m.group(), source)
+
+
 # ----------------------------------------------------------------------------------------
 # The preprocessor's #if blocks, as far as they can be decided here
 # ----------------------------------------------------------------------------------------
