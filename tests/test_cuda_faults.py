@@ -706,6 +706,64 @@ extern "C" __global__ void next(const float* a, float* y) {
     np.testing.assert_array_equal(y[:31], a[1:])
 
 
+RETURNED_POINTERS = r"""
+struct P { float x, y; };
+__device__ const float* row_of(const float* m, int r, int n) { return m + r * n; }
+template <class T> __device__ const T* pick(const T* items, int k) { if (k < 0) return nullptr; return items + k; }
+__device__ float* scratch() { __shared__ float s[32]; return s; }
+extern "C" __global__ void rows(const float* m, float* out, int n, int r) {
+    out[threadIdx.x] = row_of(m, r, n)[threadIdx.x];
+}
+extern "C" __global__ void points(const P* ps, float* out, int k) {
+    out[threadIdx.x] = pick(ps, (int)threadIdx.x + k)->y + *pick(&ps[0].x, 0) * 0.0f;
+}
+__device__ int* counter() { __shared__ int c; return &c; }
+extern "C" __global__ void tally(int* out, int atomic) {
+    if (threadIdx.x == 0) *counter() = 0;
+    __syncthreads();
+    if (atomic) atomicAdd(counter(), 1);
+    else *counter() += 1;
+    __syncthreads();
+    if (threadIdx.x == 0) out[0] = *counter();
+}
+extern "C" __global__ void staged(const float* in, float* out, int shift) {
+    scratch()[threadIdx.x + shift] = in[threadIdx.x];
+    __syncthreads();
+    out[threadIdx.x] = scratch()[31 - threadIdx.x];
+}
+"""
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_a_pointer_a_device_function_returns_keeps_its_arrays_bounds(sanitize):
+    # `row_of(m, r, n)[j]`: the function's raw pointer lost m's bounds, and an address two or more past
+    # m's end is no array's: row 2 of a 2-row matrix, the 9th point of 4, were read silently
+    module = cuda.RawModule(code=RETURNED_POINTERS, backend="cpu", sanitize=sanitize, name_expressions=[])
+    m, out = np.arange(16, dtype=np.float32), np.zeros(8, np.float32)
+    module.get_function("rows")((1,), (8,), (m, out, 8, 1))  # the twin: the last row
+    np.testing.assert_array_equal(out, m[8:])
+    with pytest.raises(cuda.KernelError, match=r"accessed m\[16\], but m has 16 elements"):
+        module.get_function("rows")((1,), (8,), (m, out, 8, 2))
+    points = np.arange(8, dtype=np.float32)  # 4 points (x, y)
+    module.get_function("points")((1,), (2,), (points, out, 2))
+    np.testing.assert_array_equal(out[:2], [5, 7])
+    with pytest.raises(cuda.KernelError, match=r"element 8 of ps .*\(valid indices 0 to 3\)") as info:
+        module.get_function("points")((1,), (2,), (points, out, 8))
+    assert info.value.thread == (0, 0, 0)
+    module.get_function("staged")((1,), (32,), (np.arange(32, dtype=np.float32), out := np.zeros(32, np.float32), 0))
+    np.testing.assert_array_equal(out, np.arange(32)[::-1])
+    with pytest.raises(cuda.KernelError, match=r"s\[32\]"):  # the __shared__ array the function returned
+        module.get_function("staged")((1,), (32,), (np.arange(32, dtype=np.float32), out, 1))
+    # `*counter() = 0` is a store the sanitizer sees (the atomics after it read a value, not garbage), and
+    # `*counter() += 1` in every thread is a race on the __shared__ int the function returns
+    total = np.zeros(1, np.int32)
+    module.get_function("tally")((1,), (64,), (total, 1))
+    assert total[0] == 64
+    if sanitize:
+        with pytest.raises(cuda.KernelError, match=r"shared memory c\b|\bc\b.*thread"):
+            module.get_function("tally")((1,), (64,), (total, 0))
+
+
 @pytest.mark.parametrize("sanitize", [False, True])
 @pytest.mark.parametrize("name", ["recurse_forever", "recurse_forever_in_block"])
 def test_endless_recursion_overflows_the_stack(name, sanitize):
@@ -902,12 +960,15 @@ def test_missing_compiler_says_how_to_install_one(tmp_path, monkeypatch):
     ("child<<<1, 32>>>(x);", "<<<...>>>", "launch the second kernel from Python"),
     ("cooperative_groups::this_grid().sync();", "the grid's sync()", "split the kernel in two"),
     ("nvcuda::wmma::fill_fragment(f, 0.0f);", "nvcuda", "ordinary loops"),
+    ("__shared__ cuda::barrier<cuda::thread_scope_block> bar; x[i] = 0;", "barrier", "cooperative_groups::memcpy_async"),
+    ("auto pipe = cuda::make_pipeline(); x[i] = 0;", "make_pipeline", "followed by __syncthreads()"),
     ("curandState s; curand_init(1234, i, 0, &s); x[i] = curand_poisson(&s, 2.0);", "curand_poisson",
      "make Poisson or discrete numbers from curand_uniform yourself"),
     ("typedef cub::BlockReduce<float, 32> Reduce; x[i] = 0;", "cub", "with __shared__ memory and __syncthreads()"),
 ])
 def test_constructs_the_cpu_cannot_run_refuse_only_their_kernel(construct, spelling, instead):
     source = f"""#include <curand_kernel.h>
+#include <cuda/barrier>
 extern "C" __global__ void fancy(float* x, int n) {{
     int i = threadIdx.x;
     {construct}
@@ -918,10 +979,29 @@ extern "C" __global__ void plain(float* x, int n) {{
     with pytest.raises(cuda.CompileError) as info:
         cuda.RawKernel(source, "fancy", backend="cpu")
     message = str(info.value)
-    assert f"uses {spelling} (line 4)" in message and instead in message
+    assert f"uses {spelling} (line 5)" in message and instead in message
     x = np.zeros(4, np.float32)
     cuda.RawKernel(source, "plain", backend="cpu")((1,), (4,), (x, 4))  # the other kernel runs
     assert (x == 2).all()
+
+
+def test_aligned_size_t_of_cooperative_groups_memcpy_async_runs():
+    # <cuda/barrier>'s cuda::aligned_size_t is a byte count for cg::memcpy_async (only the barrier and
+    # the pipeline of that header are refused, by the test above)
+    source = """#include <cooperative_groups.h>
+#include <cooperative_groups/memcpy_async.h>
+#include <cuda/barrier>
+namespace cg = cooperative_groups;
+extern "C" __global__ void flip(const float* in, float* out) {
+    __shared__ float s[64];
+    cg::thread_block block = cg::this_thread_block();
+    cg::memcpy_async(block, s, in, cuda::aligned_size_t<16>(sizeof(float) * 64));
+    cg::wait(block);
+    out[threadIdx.x] = s[63 - threadIdx.x];
+}"""
+    x, out = np.arange(64, dtype=np.float32), np.zeros(64, np.float32)
+    cuda.RawKernel(source, "flip", backend="cpu")((1,), (64,), (x, out))
+    np.testing.assert_array_equal(out, x[::-1])
 
 
 GRID_HEAD = "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"

@@ -5666,6 +5666,18 @@ static inline unsigned __lanemask_ge() { return ~__lanemask_lt(); }
 // libcu++'s cuda::std:: (numeric_limits, min, is_same, ...) is the host's std:: here.
 namespace cuda { namespace std = ::std; }
 
+// cuda::aligned_size_t<N>(bytes) (<cuda/barrier>): a byte count that promises N-byte alignment, as
+// cooperative_groups::memcpy_async takes it (the copy here is the same with or without the promise).
+namespace cuda {
+template <size_t Align>
+struct aligned_size_t {
+    static constexpr size_t align = Align;
+    size_t value;
+    explicit aligned_size_t(size_t v) : value(v) {}
+    operator size_t() const { return value; }
+};
+}
+
 // libcu++'s cuda::atomic_ref<T, Scope> (<cuda/atomic>) and cuda::std::atomic_ref: atomic operations on
 // an element, with a memory order that fences as PTX's acquire/release do (block scope:
 // __threadfence_block; device and system: __threadfence), so that the sanitizer's handover rules see

@@ -35,6 +35,7 @@ line numbers. ``#if``/``#ifdef`` blocks are read as the compiler will (``__CUDA_
 
 from __future__ import annotations
 
+import bisect
 import ctypes
 import dataclasses
 import difflib
@@ -674,6 +675,8 @@ class _Function:
     returns_reference: bool = False  # `float& at(int i)`: a call is an access, `return data[i];` is not
     qualifier: str = ""  # `ns::` of a function in namespace ns (or written `void ns::k(...) {...}`)
     template_defaults: list = field(default_factory=list)  # per template parameter: its default (text) or None
+    returns_pointer: bool = False  # `__device__ const float* row_of(...)`: a raw pointer (_check_returned_pointers)
+    return_star: int = -1  # the token index of that return type's `*`
 
 
 @dataclass
@@ -798,6 +801,9 @@ _CUB = ("CUB or Thrust (block- and device-wide primitives in C++ templates)",
         "write the block reduction or scan with __shared__ memory and __syncthreads() (or warp "
         "shuffles), as notebook 01 does; on the host side, xp.sum / xp.cumsum / xp.sort do the same")
 
+# cuda::memcpy_async with a pipeline or a barrier, cuda::barrier<cuda::thread_scope_block>, cuda::pipeline
+# (<cuda/barrier> and <cuda/pipeline> are blanked: without this, their names were a bare compiler error)
+_CUDA_ASYNC_NAMES = {"memcpy_async", "barrier", "pipeline", "make_pipeline", "pipeline_shared_state", "pipeline_role"}
 _UNSUPPORTED_NAMES = {
     **{n: _TEXTURE for n in ("cudaTextureObject_t", "cudaSurfaceObject_t")},
     **{n: _PTX for n in ("asm", "__asm__", "__asm")},
@@ -887,8 +893,8 @@ def _unsupported_at(tokens: list[Token], i: int):
     what = _UNSUPPORTED_NAMES.get(tok.text)
     if what is None and tok.text in ("texture", "surface") and nxt is not None and nxt.text == "<":
         what = _TEXTURE
-    if what is None and tok.text == "memcpy_async" and i > 1 and tokens[i - 1].text == "::" \
-            and tokens[i - 2].text == "cuda":  # cuda::memcpy_async with a pipeline or a barrier (cg's runs)
+    if what is None and tok.text in _CUDA_ASYNC_NAMES and i > 1 and tokens[i - 1].text == "::" \
+            and tokens[i - 2].text == "cuda":  # libcu++'s pipelines and barriers (cg's memcpy_async runs)
         what = _ASYNC
     if what is None:
         what = next((w for pattern, w in _UNSUPPORTED_PATTERNS if pattern.match(tok.text)), None)
@@ -942,6 +948,122 @@ def _grid_sync(tokens: list[Token], a: int, b: int, params=()) -> Token | None:
         if q + 2 < b and tokens[q + 1].text == "(" and (tokens[q + 2].text in grids or tokens[q + 2].text == "this_grid"):
             return tokens[q]
     return None
+
+
+# Tokens before a call's name that make a `*` before it the dereference of its result (`x = *f(p);`), not
+# the pointer of a declaration's return type (`__device__ float *f(...)`)
+# (not `*`, `<`, `>`, `&`: `float** f(`, `X<T> *f(`, `T& *f(` are declarations)
+_BEFORE_UNARY = {"=", "(", ",", "return", "{", "}", ";", "?", ":", "[", "+", "-", "/", "%", "<=", ">=",
+                 "==", "!=", "&&", "||", "!", "+=", "-=", "*=", "/=", "<<", ">>", "|", "^", "~"}
+
+
+# Words before a function's return type that are not part of it
+_FUNCTION_SPECIFIERS = {"__device__", "__host__", "__forceinline__", "__noinline__", "__inline__", "inline", "static",
+                        "extern", "constexpr", "__global__"}
+
+
+def _returned_pointer_plan(tokens: list[Token], f) -> tuple | None:
+    """For _check_returned_pointers: (start, end, element, returns) of function f's `T*` return type, its
+    element type's text and the (start, end) of each returned value; None where the return type is not one
+    this reads (`X<T>::type*`, `float**`)."""
+    if f.return_star < 2 or tokens[f.return_star - 1].text == "*":
+        return None
+    first = f.return_star - 1  # the element type: words, `::`, const and volatile, back to a specifier
+    while first > 0 and (tokens[first - 1].kind == "ident" and tokens[first - 1].text not in _FUNCTION_SPECIFIERS
+                         or tokens[first - 1].text == "::"):
+        first -= 1
+    stop = tokens[first - 1] if first > 0 else None
+    if stop is not None and stop.text not in _FUNCTION_SPECIFIERS | {";", "{", "}", '"C"'} \
+            and not (stop.text == ">" and f.template_angles and f.template_angles[1] == first - 1):
+        return None
+    if tokens[first].text == "::" or first == f.return_star or tokens[f.return_star - 1].text == "void":
+        return None  # (a `void*` stays raw, as void* parameters do)
+    inserts = []
+    if f.body:
+        a, b = f.body
+        r = a + 1
+        while r < b:
+            if tokens[r].text == "return" and tokens[r + 1].text != ";":
+                end = _statement_end(tokens, r + 1, b)
+                value = [t.text for t in tokens[r + 1:end]]
+                if tokens[end].text != ";":
+                    return None
+                if value not in (["0"], ["NULL"], ["nullptr"]):
+                    inserts.append((tokens[r + 1].start, tokens[end - 1].end))
+                r = end
+            r += 1
+    element = " ".join(t.text for t in tokens[first:f.return_star])
+    return tokens[first].start, tokens[f.return_star].end, element, inserts
+
+
+def _check_returned_pointers(tokens: list[Token], functions: list, replacements: list) -> None:
+    """A __device__ function that returns a pointer (`const float* row_of(const float* m, int r) { return m +
+    r * n; }`) returns a checked one, `__cc_ptr<const float>`, its `return`s made checked pointers by
+    __cc_as_pointer (a raw address, a view of a local or __shared__ array, a checked pointer), so that
+    `row_of(a, r)[j]` keeps a's bounds. As a raw pointer its result was unchecked where used at once (a
+    local `float* p = f(...)` finds the array from the address, but not an address two or more past its
+    end). Where the return type is not one the rewrite can read (a template's `typename X<T>::type*`,
+    `float**`) or another rewrite covers it, the result is wrapped where it is used at once instead:
+    `__cc_as_pointer(f(p))[j]`, `*f(p)`, `f(p)->x`, `f(p) + k` (bounds found from the address)."""
+    returning = {f.name for f in functions if not f.is_global and f.returns_pointer}
+    returning -= {f.name for f in functions if not f.returns_pointer}  # (an overload that returns a value)
+    if not returning:
+        return
+    edits = sorted((start, end) for start, end, _ in replacements)
+    starts = [e[0] for e in edits]
+
+    def nearby(last: int):  # the edits that start at or before `last`
+        return edits[:bisect.bisect_right(starts, last)]
+
+    def overlaps_an_edit(first: int, last: int) -> bool:  # an edit in the span (an insertion at its ends is fine)
+        return any(start < last and end > first for start, end in nearby(last))
+
+    def meets_an_edit(point: int) -> bool:  # an insertion there would be lost, or be out of order with another one
+        return any(start < point < end or start == end == point for start, end in nearby(point))
+
+    plans: dict[str, list] = {}  # name → each declaration's rewrite (None: one that this cannot read)
+    for f in functions:
+        if f.name not in returning:
+            continue
+        plans.setdefault(f.name, []).append(_returned_pointer_plan(tokens, f))
+    for name, found in plans.items():
+        # (all of a function's declarations or none: a prototype and its definition must agree)
+        if any(plan is None or overlaps_an_edit(plan[0], plan[1]) or any(meets_an_edit(x) or meets_an_edit(y)
+                                                                         for x, y in plan[3]) for plan in found):
+            continue
+        for first, last, element, inserts in found:
+            replacements.append((first, last, f"__cc_ptr<{element}>"))
+            for x, y in inserts:
+                replacements.append((x, x, "__cc_as_pointer("))
+                replacements.append((y, y, ")"))
+            edits.append((first, last))
+        edits.sort()
+        starts = [e[0] for e in edits]
+
+    for i, tok in enumerate(tokens[:-1]):
+        if tok.kind != "ident" or tok.text not in returning or tokens[i + 1].text != "(":
+            continue
+        first = i
+        while first >= 2 and tokens[first - 1].text == "::" and tokens[first - 2].kind == "ident":
+            first -= 2  # `ns::f(...)`
+        before = tokens[first - 1] if first else None
+        if before is not None and before.text in (".", "->"):
+            continue  # a member function of the same name
+        close = _matching(tokens, i + 1)
+        if close <= i or close + 1 >= len(tokens):
+            continue
+        after = tokens[close + 1].text
+        unary = (before is not None and before.text == "*" and first >= 2
+                 and tokens[first - 2].text in _BEFORE_UNARY)
+        if not (unary or after in ("[", "->", "+", "-")):
+            continue
+        if before is not None and before.kind == "ident" and before.text not in ("return", "case"):
+            continue  # a declaration (`float* __restrict__ f(...)`, say)
+        start, end = tokens[first].start, tokens[close].end
+        if meets_an_edit(start) or meets_an_edit(end):
+            continue
+        replacements.append((start, start, "__cc_as_pointer("))
+        replacements.append((end, end, ")"))
 
 
 def _matching(tokens: list[Token], i: int) -> int:
@@ -1477,6 +1599,8 @@ def parse(text: str, options=()) -> Source:
                                    name_tok.line, template, kinds, raws, span, "void" in prefix, bounds,
                                    (start + 1, close_angle) if template else None,
                                    tokens[(operator if operator is not None else j - 1) - 1].text in ("&", "&&")))
+        functions[-1].returns_pointer = operator is None and tokens[j - 2].text == "*"
+        functions[-1].return_star = j - 2 if functions[-1].returns_pointer else -1
         q = j - 1
         while q >= 2 and tokens[q - 1].text == "::" and tokens[q - 2].kind == "ident":
             q -= 2
@@ -1634,6 +1758,9 @@ def parse(text: str, options=()) -> Source:
     # Functions that return a reference (`float& at(int i) { return data[i]; }`): a call, `m.at(i) = v`,
     # is the access (operators are called by `m[i]`, an access already)
     returning = {f.name for f in functions if f.returns_reference and not f.name.startswith("operator")}
+    # Functions that return a pointer: `*f(p) = v` and `f(p)[i] = v` are accesses of what it points to
+    pointing = {f.name for f in functions if f.returns_pointer and not f.is_global} \
+        - {f.name for f in functions if not f.returns_pointer}
     host_code = _host_code(tokens, [f.body for f in functions if f.body])
     host_only = _host_only_uses(tokens, functions, known_types, directives, bool(_RELAXED_CONSTEXPR & set(options)))
     nvcc_refuses = _nvcc_refusals(tokens, functions, known_types,
@@ -1756,7 +1883,7 @@ def parse(text: str, options=()) -> Source:
             method_members |= named_members
             _note_accesses(tokens, f, replace, references, known_types | set(f.template),
                            set(global_variables) - global_arrays - constant_variables - read_only_variables
-                           | set(file_shared_scalars), returning, named_members, methods, bit_fields)
+                           | set(file_shared_scalars), returning, named_members, methods, bit_fields, pointing)
             _note_branches(tokens, f, branch_notes)
             _note_uniform_ifs(tokens, f, replace, uniform_ifs)
             for edit in spin_edits[f.body]:
@@ -1884,6 +2011,7 @@ def parse(text: str, options=()) -> Source:
         out.append(text[position:])
         return "".join(out), skipped
 
+    _check_returned_pointers(tokens, functions, replacements)
     cpu_text, skipped = rewritten(replacements)
     trace_text, skipped_too = rewritten(replacements + branch_notes)
     if len(skipped_too) != len(skipped):
@@ -4113,7 +4241,7 @@ def _unary_star(tokens: list[Token], i: int) -> bool:
 
 def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict, types: set,
                    named_scalars: set = frozenset(), calls: set = frozenset(), members: set = frozenset(),
-                   methods: set = frozenset(), bit_fields: set = frozenset()) -> None:
+                   methods: set = frozenset(), bit_fields: set = frozenset(), pointing: set = frozenset()) -> None:
     """Wrap each memory access of a body: `s[i]` → `__cc_r(s[i])`, `s[i] = v` → `__cc_w(s[i]) = v`,
     `s[i] += v` → `__cc_rw(s[i]) += v`, and the same for `*p`, `p->x`, the uses of a reference
     (`dst = v` → `__cc_w(dst) = v`) and of a __device__ variable or file-scope __shared__ one that
@@ -4205,7 +4333,11 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
                 and not (prev.text == ">" and _declares_template_type(tokens, i - 1, types)) \
                 and not (prev.text == "*" and tokens[i - 2].text in types and tokens[i - 3].text in {";", "{", "}"}
                          | _TYPE_WORDS | {"__shared__", "static"}):  # `float* rows[2]` declares
-            end = _postfix_chain(tokens, i, b, calls)
+            through = calls
+            if tok.text in pointing and tokens[i + 1].text == "(" and _matching(tokens, i + 1) + 1 < b \
+                    and tokens[_matching(tokens, i + 1) + 1].text in ("[", "->"):
+                through = calls | {tok.text}  # `f(p)[i]`, `f(p)->x` of a function that returns a pointer
+            end = _postfix_chain(tokens, i, b, through)
             chain = tokens[i:end]
             called = tokens[end - 1].text == ")"  # m.at(i): a function that returns a reference
             if end < b and tokens[end].text == "(" and len(chain) > 1 and chain[-2].text in (".", "->"):
@@ -4251,7 +4383,12 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
                     continue
                 end = _postfix_chain(tokens, _matching(tokens, angle + 1), b)
             elif nxt.kind == "ident" and nxt.text not in _TYPE_WORDS:
-                end = _postfix_chain(tokens, i + 1, b)
+                last = i + 1  # (`*ns::p`, `*ns::f(p)`: the qualified name's last word)
+                while last + 2 < b and tokens[last + 1].text == "::" and tokens[last + 2].kind == "ident":
+                    last += 2
+                # (`*f(p)` of a function that returns a pointer: what it points to)
+                name = tokens[last].text
+                end = _postfix_chain(tokens, last, b, {name} if name in pointing else ())
                 if end < b and tokens[end].text == "(":
                     continue
             else:
