@@ -726,6 +726,13 @@ extern "C" __global__ void tally(int* out, int atomic) {
     __syncthreads();
     if (threadIdx.x == 0) out[0] = *counter();
 }
+namespace util { __device__ float* at(float* m, int k); }
+__device__ float* util::at(float* m, int k) { return m + k; }
+__device__ const float** slot(const float** table, int k) { return table + k; }
+extern "C" __global__ void qualified(const float* a, float* out) {
+    const float* table[2] = {a, a + 4};
+    *util::at(out, threadIdx.x) = (*slot(table, 1))[threadIdx.x];
+}
 extern "C" __global__ void staged(const float* in, float* out, int shift) {
     scratch()[threadIdx.x + shift] = in[threadIdx.x];
     __syncthreads();
@@ -754,6 +761,12 @@ def test_a_pointer_a_device_function_returns_keeps_its_arrays_bounds(sanitize):
     np.testing.assert_array_equal(out, np.arange(32)[::-1])
     with pytest.raises(cuda.KernelError, match=r"s\[32\]"):  # the __shared__ array the function returned
         module.get_function("staged")((1,), (32,), (np.arange(32, dtype=np.float32), out, 1))
+    # `*ns::f(p)` and a function that returns a `T**` (a pointer to the checked pointers of a local table)
+    a = np.arange(8, dtype=np.float32)
+    module.get_function("qualified")((1,), (4,), (a, out))
+    np.testing.assert_array_equal(out[:4], a[4:])
+    with pytest.raises(cuda.KernelError, match=r"accessed a\[8\], but a has 8 elements"):
+        module.get_function("qualified")((1,), (5,), (a, out))
     # `*counter() = 0` is a store the sanitizer sees (the atomics after it read a value, not garbage), and
     # `*counter() += 1` in every thread is a race on the __shared__ int the function returns
     total = np.zeros(1, np.int32)

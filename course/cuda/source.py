@@ -963,12 +963,16 @@ _FUNCTION_SPECIFIERS = {"__device__", "__host__", "__forceinline__", "__noinline
 
 
 def _returned_pointer_plan(tokens: list[Token], f) -> tuple | None:
-    """For _check_returned_pointers: (start, end, element, returns) of function f's `T*` return type, its
-    element type's text and the (start, end) of each returned value; None where the return type is not one
-    this reads (`X<T>::type*`, `float**`)."""
-    if f.return_star < 2 or tokens[f.return_star - 1].text == "*":
+    """For _check_returned_pointers: (start, end, checked, returns): where function f's `T*` return type is,
+    the checked pointer type for it (`__cc_ptr<T>`; `__cc_ptr<T>*` for `T**`, as a `T**` parameter becomes)
+    and the (start, end) of each returned value; None where the return type is not one this reads
+    (`X<T>::type*`, `float***`, `void*`)."""
+    if f.return_star < 2:
         return None
-    first = f.return_star - 1  # the element type: words, `::`, const and volatile, back to a specifier
+    double = tokens[f.return_star - 1].text == "*"  # `float** f(...)`: `__cc_ptr<float>*`, as a `float**` parameter
+    if double and tokens[f.return_star - 2].text == "*":
+        return None
+    first = f.return_star - 1 - double  # the element type: words, `::`, const and volatile, back to a specifier
     while first > 0 and (tokens[first - 1].kind == "ident" and tokens[first - 1].text not in _FUNCTION_SPECIFIERS
                          or tokens[first - 1].text == "::"):
         first -= 1
@@ -976,10 +980,11 @@ def _returned_pointer_plan(tokens: list[Token], f) -> tuple | None:
     if stop is not None and stop.text not in _FUNCTION_SPECIFIERS | {";", "{", "}", '"C"'} \
             and not (stop.text == ">" and f.template_angles and f.template_angles[1] == first - 1):
         return None
-    if tokens[first].text == "::" or first == f.return_star or tokens[f.return_star - 1].text == "void":
+    if tokens[first].text == "::" or first >= f.return_star - double \
+            or tokens[f.return_star - 1 - double].text == "void":
         return None  # (a `void*` stays raw, as void* parameters do)
     inserts = []
-    if f.body:
+    if f.body and not double:  # (a pointer to checked pointers needs no conversion)
         a, b = f.body
         r = a + 1
         while r < b:
@@ -992,8 +997,8 @@ def _returned_pointer_plan(tokens: list[Token], f) -> tuple | None:
                     inserts.append((tokens[r + 1].start, tokens[end - 1].end))
                 r = end
             r += 1
-    element = " ".join(t.text for t in tokens[first:f.return_star])
-    return tokens[first].start, tokens[f.return_star].end, element, inserts
+    element = " ".join(t.text for t in tokens[first:f.return_star - double])
+    return tokens[first].start, tokens[f.return_star].end, f"__cc_ptr<{element}>" + "*" * double, inserts
 
 
 def _check_returned_pointers(tokens: list[Token], functions: list, replacements: list) -> None:
@@ -1031,8 +1036,8 @@ def _check_returned_pointers(tokens: list[Token], functions: list, replacements:
         if any(plan is None or overlaps_an_edit(plan[0], plan[1]) or any(meets_an_edit(x) or meets_an_edit(y)
                                                                          for x, y in plan[3]) for plan in found):
             continue
-        for first, last, element, inserts in found:
-            replacements.append((first, last, f"__cc_ptr<{element}>"))
+        for first, last, checked, inserts in found:
+            replacements.append((first, last, checked))
             for x, y in inserts:
                 replacements.append((x, x, "__cc_as_pointer("))
                 replacements.append((y, y, ")"))
