@@ -1001,17 +1001,16 @@ def _returned_pointer_plan(tokens: list[Token], f) -> tuple | None:
     return tokens[first].start, tokens[f.return_star].end, f"__cc_ptr<{element}>" + "*" * double, inserts
 
 
-def _check_returned_pointers(tokens: list[Token], functions: list, replacements: list) -> None:
+def _check_returned_pointers(tokens: list[Token], functions: list, replacements: list, returning: set) -> None:
     """A __device__ function that returns a pointer (`const float* row_of(const float* m, int r) { return m +
     r * n; }`) returns a checked one, `__cc_ptr<const float>`, its `return`s made checked pointers by
     __cc_as_pointer (a raw address, a view of a local or __shared__ array, a checked pointer), so that
     `row_of(a, r)[j]` keeps a's bounds. As a raw pointer its result was unchecked where used at once (a
     local `float* p = f(...)` finds the array from the address, but not an address two or more past its
     end). Where the return type is not one the rewrite can read (a template's `typename X<T>::type*`,
-    `float**`) or another rewrite covers it, the result is wrapped where it is used at once instead:
-    `__cc_as_pointer(f(p))[j]`, `*f(p)`, `f(p)->x`, `f(p) + k` (bounds found from the address)."""
-    returning = {f.name for f in functions if not f.is_global and f.returns_pointer}
-    returning -= {f.name for f in functions if not f.returns_pointer}  # (an overload that returns a value)
+    `void*`) or another rewrite covers it, the result is wrapped where it is used at once instead:
+    `__cc_as_pointer(f(p))[j]`, `*f(p)`, `f(p)->x`, `f(p) + k` (bounds found from the address).
+    `returning`: the names of the functions that return a pointer (and have no overload that does not)."""
     if not returning:
         return
     edits = sorted((start, end) for start, end, _ in replacements)
@@ -1763,7 +1762,8 @@ def parse(text: str, options=()) -> Source:
     # Functions that return a reference (`float& at(int i) { return data[i]; }`): a call, `m.at(i) = v`,
     # is the access (operators are called by `m[i]`, an access already)
     returning = {f.name for f in functions if f.returns_reference and not f.name.startswith("operator")}
-    # Functions that return a pointer: `*f(p) = v` and `f(p)[i] = v` are accesses of what it points to
+    # Functions that return a pointer (not one of whose overloads returns a value): `*f(p) = v` and
+    # `f(p)[i] = v` are accesses of what it points to, and the pointer is a checked one (_check_returned_pointers)
     pointing = {f.name for f in functions if f.returns_pointer and not f.is_global} \
         - {f.name for f in functions if not f.returns_pointer}
     host_code = _host_code(tokens, [f.body for f in functions if f.body])
@@ -2016,7 +2016,7 @@ def parse(text: str, options=()) -> Source:
         out.append(text[position:])
         return "".join(out), skipped
 
-    _check_returned_pointers(tokens, functions, replacements)
+    _check_returned_pointers(tokens, functions, replacements, pointing)
     cpu_text, skipped = rewritten(replacements)
     trace_text, skipped_too = rewritten(replacements + branch_notes)
     if len(skipped_too) != len(skipped):
