@@ -1762,6 +1762,39 @@ extern "C" __global__ void decayed(float* y) {
 
 
 @pytest.mark.parametrize("sanitize", [False, True])
+def test_a_member_array_moved_on_or_passed_as_a_pointer_keeps_its_bounds(sanitize):
+    # `b.v + 4` and `get(b.v, i)`: the member array as a raw pointer, whose writes past the member landed in the
+    # struct's next member (`w`) silently; sizeof, range-for, `*b.v` and an overload that takes no pointer stay
+    source = r"""
+struct Buf { float v[8]; float w; };
+__device__ float get(const float* p, int i) { return p[i]; }                      // GET
+__device__ void mark(float* p, int i) { p[i] = -1.0f; }
+__device__ void mark(int k, int i) { }
+extern "C" __global__ void tail(float* y, int from) {
+    Buf b;
+    b.w = 0.0f;
+    for (float& x : b.v) x = 1.0f;
+    float* q = b.v + 4;
+    q[from] = 2.0f;                                                                 // TAIL
+    mark(b.v, 0);
+    y[threadIdx.x] = get(b.v, threadIdx.x + from) + b.w + sizeof(b.v) / sizeof(float) + *b.v;
+}
+"""
+    module = cuda.RawModule(code=source, backend="cpu", sanitize=sanitize)
+    y = np.zeros(8, np.float32)
+    module.get_function("tail")((1,), (4,), (y, 3))  # the twin: q[3] is v[7]; get reads v[3..6]
+    np.testing.assert_array_equal(y[:4], [1 + 8 - 1] * 4)
+    with pytest.raises(cuda.KernelError, match=r"accessed element 8 through a pointer made from the local array v") \
+            as info:
+        module.get_function("tail")((1,), (4,), (y, 4))  # q[4] is v[8]: b.w
+    assert info.value.line == line_of("TAIL", source)
+    with pytest.raises(cuda.KernelError, match=r"accessed element 8 through a pointer made from the local array v") \
+            as info:
+        module.get_function("tail")((1,), (8,), (y, 3))  # get(b.v, 5 + 3)
+    assert info.value.line == line_of("GET", source) and info.value.thread == (5, 0, 0)
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
 def test_array_members_of_structs_and_addresses_in_2d_local_arrays_are_checked(sanitize):
     source = r"""
 #define BINS 4

@@ -1766,6 +1766,12 @@ def parse(text: str, options=()) -> Source:
     # `f(p)[i] = v` are accesses of what it points to, and the pointer is a checked one (_check_returned_pointers)
     pointing = {f.name for f in functions if f.returns_pointer and not f.is_global} \
         - {f.name for f in functions if not f.returns_pointer}
+    # Where each function takes a plain pointer (`float* x`, every overload of its name): a member array passed
+    # there becomes a checked pointer (_pointer_argument)
+    pointer_params: dict[str, set] = {}
+    for g in functions:
+        taken = {k for k, raw in enumerate(g.raws) if raw.stars == 1 and not raw.reference and not raw.complex}
+        pointer_params[g.name] = pointer_params[g.name] & taken if g.name in pointer_params else taken
     host_code = _host_code(tokens, [f.body for f in functions if f.body])
     host_only = _host_only_uses(tokens, functions, known_types, directives, bool(_RELAXED_CONSTEXPR & set(options)))
     nvcc_refuses = _nvcc_refusals(tokens, functions, known_types,
@@ -1883,7 +1889,7 @@ def parse(text: str, options=()) -> Source:
             method = any(o < f.body[0] and f.body[1] < c for o, c in type_bodies.items()) \
                 or f.qualifier.rstrip(":").rsplit("::", 1)[-1] in structs
             _rewrite_body(tokens, f, known_types | set(f.template), replace, global_arrays, type_bodies, dangling,
-                          member_arrays, array_views, overloaded, array_members, method)
+                          member_arrays, array_views, overloaded, array_members, method, pointer_params)
             named_members = _method_members(tokens, f, method_bodies)
             method_members |= named_members
             _note_accesses(tokens, f, replace, references, known_types | set(f.template),
@@ -3341,10 +3347,34 @@ def _called_at(tokens: list[Token], i: int, a: int) -> str | None:
     return None
 
 
+def _pointer_argument(tokens: list[Token], first: int, after: int, pointer_params: dict | None) -> bool:
+    """Whether tokens[first:after] is a whole argument of a call `f(..., x, ...)` where every function of the
+    source named f takes a pointer at that position (`pointer_params`: name → those positions)."""
+    if not pointer_params or tokens[first - 1].text not in ("(", ",") or tokens[after].text not in (",", ")"):
+        return False
+    depth, k, position = 0, first - 1, 0
+    while k > 0:
+        text = tokens[k].text
+        if text in (")", "]", "}"):
+            depth += 1
+        elif text in ("(", "[", "{"):
+            if depth == 0:
+                break
+            depth -= 1
+        elif text == "," and depth == 0:
+            position += 1
+        elif text in (";",) and depth == 0:
+            return False
+        k -= 1
+    if tokens[k].text != "(" or k == 0 or tokens[k - 1].kind != "ident" or tokens[k - 2].text in (".", "->"):
+        return False
+    return position in pointer_params.get(tokens[k - 1].text, ())
+
+
 def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global_arrays=frozenset(),
                   type_bodies: dict | None = None, dangling: list | None = None,
                   member_arrays: dict | None = None, array_views=frozenset(), overloaded=frozenset(),
-                  array_members=frozenset(), method: bool = False) -> None:
+                  array_members=frozenset(), method: bool = False, pointer_params: dict | None = None) -> None:
     """Inside a function body: local pointer variables and pointer casts become checked pointers.
     A `return x;` of a local array x goes into `dangling` (nvcc warns of it too). Each subscript of
     an array member (`acc.v[i]`, `p->m[r][c]`) is checked against its extent; in a method, so is one
@@ -3406,6 +3436,15 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
                 continue
         if one_extent and tokens[i + 2].text == ";" and tokens[i - 2].text == "=" and tokens[i - 3].kind == "ident" \
                 and tokens[i - 4].text not in ("&", "&&"):  # `float* q = p.v;` (not `auto& r = p.v;`)
+            replace(tokens[i - 1].start, tokens[i - 1].start, "__cc_member_pointer(")
+            replace(tokens[i + 1].end, tokens[i + 1].end, ", 0)")
+            i += 2
+            continue
+        # `p.v + 2` (the array as a pointer, moved on), and `f(p.v, n)` where each of the source's functions
+        # named f takes a pointer there: a checked pointer with the member's bounds too
+        if one_extent and not _address_operator(tokens, i - 2) and tokens[i - 2].text not in ("sizeof", ".", "->") \
+                and (tokens[i + 2].text in ("+", "-") and tokens[i - 2].text not in ("*", "++", "--")
+                     or _pointer_argument(tokens, i - 1, i + 2, pointer_params)):
             replace(tokens[i - 1].start, tokens[i - 1].start, "__cc_member_pointer(")
             replace(tokens[i + 1].end, tokens[i + 1].end, ", 0)")
             i += 2
