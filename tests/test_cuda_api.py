@@ -276,6 +276,27 @@ def test_printf_takes_strings_and_pointers_from_arguments_and_arrays(sanitize, c
     assert capsys.readouterr().out == f"ramp abc xyz 7 {hex(x.ctypes.data)} 1.5\n"
 
 
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_printf_of_a_string_without_its_zero_byte_is_a_read_past_the_array(sanitize, capsys):
+    # bytes from NumPy without a '\0' (b"ramp"), a local char array filled to its end: %s reads on past the
+    # array, on a GPU too; %.4s reads four bytes at most, and needs no zero byte
+    source = r"""
+    extern "C" __global__ void show(const char* name, int local) {
+        char word[4] = {'a', 'b', 'c', 'd'};
+        if (local) printf("%s\n", word);
+        else printf("%.4s|%.*s|%s\n", name, 2, name, name);
+    }"""
+    kernel = cuda.RawKernel(source, "show", backend="cpu", sanitize=sanitize)
+    kernel((1,), (1,), (np.frombuffer(b"ramp\0", np.int8).copy(), 0))
+    assert capsys.readouterr().out == "ramp|ra|ramp\n"
+    with pytest.raises(cuda.KernelError, match=r"accessed name\[4\], but name has 4 elements") as info:
+        kernel((1,), (1,), (np.frombuffer(b"ramp", np.int8).copy(), 0))
+    assert "%s prints a string up to its zero byte, and name has none in its 4 bytes" in str(info.value)
+    assert "`%.4s`" in str(info.value) and info.value.line == 5
+    with pytest.raises(cuda.KernelError, match=r"accessed word\[4\], but that dimension of the local array word has 4"):
+        kernel((1,), (1,), (np.frombuffer(b"ramp\0", np.int8).copy(), 1))
+
+
 
 PRINTF_MISTAKES = [
     ('printf("%d\\n", x[0])', r"passed a floating-point number \(a float goes to printf as a double\) to printf's %d "

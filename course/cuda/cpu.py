@@ -1862,6 +1862,18 @@ _VECTOR_OF_BYTES = {2: "char2", 4: "half2, char4", 8: "float2, int2", 16: "float
 _SIZE_NAMES = ("n", "N", "size", "len", "length", "count", "num", "numElements", "num_elements", "elements")
 
 
+def _printf_string_hint(source: Source, line: int | None, name: str, index: int, length: int, itemsize: int):
+    """The hint for a read one past a char array's end at a line whose printf prints a string (%s without a
+    precision): the text has no zero byte inside its array (runtime.h's __cc_printf_string), or None."""
+    if itemsize != 1 or index != length or not line or not re.search(r"\bprintf\s*\(", source.line_text(line)) \
+            or not re.search(r"%[-+ #0]*\d*s", source.line_text(line)):
+        return None
+    return (f"printf's %s prints a string up to its zero byte, and {name} has none in its {length} "
+            f"byte{'s' * (length != 1)}: on a GPU printf reads on past the array's end. End the text with a zero "
+            f"byte (from NumPy: np.frombuffer(b\"text\\0\", np.uint8), one byte longer; in a kernel: `{name}[n] = "
+            f"'\\0';` with room for it), or print a fixed number of characters, `%.{length}s`.")
+
+
 def _guard_text(source: Source, kernel: Kernel, line: int | None, name: str, length: int) -> str:
     """The guard for an access to `name` at `line` in the learner's own words: its subscript compared with
     the kernel's size parameter (`if (i + 1 < n)`), or with the array's length where none is plain."""
@@ -3105,7 +3117,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 rows = length // items
                 what = (f"accessed {name}[{index // items}]{''.join(f'[{k}]' for k in place)}, but {name} has {rows} "
                         f"row{'s' * (rows != 1)} (valid first indices 0 to {rows - 1})")
-        hint = (tail or _index_hint(source, line, index, length, _subscript(source, line, name))
+        hint = (tail or _printf_string_hint(source, line, name, index, length, itemsize)
+                or _index_hint(source, line, index, length, _subscript(source, line, name))
                 or _guarded_index(source, line, name, index, length)
                 or _data_index(source, line, name, index, length)
                 or _through_offset_pointer(source, line, name, index, length)
@@ -3355,7 +3368,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         found = _first_use(rf"\b{re.escape(base)}\s*((?:\[[^\[\]]*\]\s*)+)", source.line_text(line) if line else "")
         subscripts = re.findall(r"\[([^\[\]]*)\]", found.group(1)) if found else []
         k = subscripts[fault.count].strip() if len(subscripts) > fault.count else "index"  # (the learner's own index)
-        hint = (_index_hint(source, line, index, length, k if found else None)
+        hint = (_printf_string_hint(source, line, name, index, length, fault.element_bytes or 1)
+                or _index_hint(source, line, index, length, k if found else None)
                 or f"Guard the access (`if ({k} < {length})`; an index computed from data, a bin or a slot, needs its "
                    f"values out of range clamped or skipped), or make the array as large as the indices that reach "
                    f"it (e.g. [blockDim.x] elements when each thread has one: a #define or template constant).")

@@ -6953,9 +6953,11 @@ template <class T, class A> constexpr char __cc_printf_kind() {
 // shift the values after it, or read a number as a string's address; so does an integer of the
 // other size (%d of a long long, %lld of an int) and a pointer to numbers for %s. What follows an
 // argument of another kind (a struct) is not checked.
-__attribute__((noinline)) static void __cc_printf_check(const char* format, const char* kinds, int count) {
-    if (!format || strchr(format, '$')) return;  // (positional arguments, `%1$d`: not checked)
+// Returns which values %s prints (bit k: value k), for __cc_printf_string.
+__attribute__((noinline)) static unsigned long long __cc_printf_check(const char* format, const char* kinds, int count) {
+    if (!format || strchr(format, '$')) return 0;  // (positional arguments, `%1$d`: not checked)
     int next = 0;
+    unsigned long long strings = 0;
     for (const char* c = format; *c; c++) {
         if (*c != '%') continue;
         const char* start = c++;
@@ -6965,6 +6967,7 @@ __attribute__((noinline)) static void __cc_printf_check(const char* format, cons
         while (*c && strchr("-+ #0'", *c)) c++;
         if (*c == '*') want[wanted++] = '*', c++;
         while (*c >= '0' && *c <= '9') c++;
+        bool precise = *c == '.';  // (`%.5s` reads at most 5 bytes: no zero byte needed)
         if (*c == '.') {
             c++;
             if (*c == '*') want[wanted++] = '*', c++;
@@ -6981,7 +6984,8 @@ __attribute__((noinline)) static void __cc_printf_check(const char* format, cons
         if (!want[wanted - 1]) wanted--;  // (another conversion: printed as it is, takes nothing but its `*`s)
         for (int k = 0; k < wanted; k++, next++) {
             char got = next < count ? kinds[next] : '-';
-            if (got == '?') return;  // a struct: where the values after it go is not known here
+            if (got == '?') return strings;  // a struct: where the values after it go is not known here
+            if (want[k] == 's' && !precise && next < 64) strings |= 1ull << next;
             bool pointer = got == 'p' || got == 'c' || got == 'v';
             bool bad = got == '-' || (want[k] == '*' && (got == 'f' || pointer)) ||
                        (want[k] == 'i' && got != 'i') || (want[k] == 'l' && (got == 'i' || got == 'f')) ||
@@ -6997,10 +7001,34 @@ __attribute__((noinline)) static void __cc_printf_check(const char* format, cons
             __cc_fail(__CC_BAD_PRINTF, 0);
         }
     }
+    return strings;
+}
+// %s of a checked pointer or an array view of chars: the string must end (a zero byte) inside its array,
+// or printf reads past the array's end, on a GPU as here (a char array from the host without its '\0'):
+// each byte up to the zero is checked as an access is, so the fault names the array and its length.
+template <class T> struct __cc_printf_text : std::false_type {};
+template <class C> struct __cc_printf_text<__cc_ptr<C>> : std::integral_constant<bool, sizeof(C) == 1 && !std::is_void<C>::value> {};
+template <class C> struct __cc_printf_text<__cc_view<C>> : std::integral_constant<bool, sizeof(C) == 1> {};
+template <class A> struct __cc_printf_text<__cc_array_view<A>>
+    : std::integral_constant<bool, sizeof(typename std::remove_extent<A>::type) == 1> {};
+template <class T> __attribute__((always_inline)) static inline void __cc_printf_string(const T& v, bool printed) {
+    if constexpr (__cc_printf_text<typename std::remove_cv<T>::type>::value) {
+        if (!printed || v.p == nullptr) return;
+        for (long long k = 0;; k++) {
+            v.check(k);
+            if (v.p[k] == 0) return;
+        }
+    } else {
+        (void)v, (void)printed;
+    }
 }
 template <class... A> __attribute__((always_inline)) static inline int __cc_printf_values(const char* format, A... values) {
     static constexpr char kinds[] = {__cc_printf_kind<decltype(__cc_printf_arg(values)), A>()..., 0};
-    __cc_printf_check(format, kinds, (int)sizeof...(A));
+    unsigned long long strings = __cc_printf_check(format, kinds, (int)sizeof...(A));
+    if (strings) {
+        int k = 0;
+        (__cc_printf_string(values, k < 64 && ((strings >> k++) & 1)), ...);
+    }
     return __cc_printf(format, __cc_printf_arg(values)...);
 }
 // (`line`: a stop that comes anywhere inside, the format's check included, names the call's line)
