@@ -706,6 +706,27 @@ extern "C" __global__ void next(const float* a, float* y) {
     np.testing.assert_array_equal(y[:31], a[1:])
 
 
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_a_pointer_made_from_an_integer_further_past_an_arrays_end_is_that_arrays(sanitize):
+    # (uintptr_t)y + 4 * (i + skip): an address in no array, a few elements past y's end, where a store went into
+    # the memory after the NumPy array (the allocator's records: Python aborted later, "double free or corruption")
+    source = r"""
+#include <cstdint>
+extern "C" __global__ void skip(float* y, int skip) {
+    float* p = (float*)((uintptr_t)y + 4 * (threadIdx.x + skip));
+    *p = 1.0f;
+}
+"""
+    y = np.zeros(32, np.float32)
+    kernel = cuda.RawKernel(source, "skip", backend="cpu", sanitize=sanitize)
+    with pytest.raises(cuda.KernelError, match=r"accessed y\[40\], but y has 32 elements") as info:
+        kernel((1,), (8,), (y, 40))
+    assert info.value.thread == (0, 0, 0)
+    kernel((1,), (8,), (y, 24))  # the twin: y[24] to y[31]
+    assert list(y) == [0.0] * 24 + [1.0] * 8
+    assert_alive()
+
+
 RETURNED_POINTERS = r"""
 struct P { float x, y; };
 __device__ const float* row_of(const float* m, int r, int n) { return m + r * n; }

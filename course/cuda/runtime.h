@@ -756,6 +756,21 @@ static bool __cc_heap_is_block(const void* base) {
 
 // The live block from malloc/new that holds `p` (a copy; state EMPTY when none). Sanitizer only, and only
 // when a read found the fill (__cc_read_fill): a walk over the whole table.
+// Whether p lies in a block that device code's malloc or new made (live, or freed and kept for the
+// use-after-free check): the device heap is the host's, so such a block may follow an argument's array.
+static bool __cc_in_device_heap(const volatile void* p) {
+    bool found = false;
+    __cc_enter_unsafe();
+    pthread_mutex_lock(&__cc_heap_lock);
+    for (size_t i = 0; i < __cc_heap_capacity && !found; i++) {
+        const __cc_heap_entry& e = __cc_heap_table[i];
+        found = (e.state == __CC_HEAP_LIVE || e.state == __CC_HEAP_FREED) && (const char*)p >= e.base &&
+                (const char*)p < e.base + e.bytes;
+    }
+    pthread_mutex_unlock(&__cc_heap_lock);
+    __cc_leave_unsafe();
+    return found;
+}
 static __cc_heap_entry __cc_heap_containing(const volatile void* p) {
     __cc_heap_entry found = {};
     __cc_enter_unsafe();
@@ -1226,6 +1241,23 @@ static inline const __cc_allocation* __cc_allocation_ending_at(const volatile vo
         if (a.argument && (const char*)raw == a.base + a.bytes) return &a;
     }
     return nullptr;
+}
+
+// The argument array that ends at most a page before `raw` (`(float*)((uintptr_t)a + 4 * (n + 3))`, an index
+// computed from an integer that overshot): that array's, so that an access through it is its out-of-bounds
+// access rather than a write into whatever follows a NumPy array (the allocator's own records: a crash of
+// the Python process later, at exit). Past the end only, and a page at most: a thread's stack, whose live
+// variables could lie just below an array's memory, starts with a guard page.
+static inline const __cc_allocation* __cc_allocation_just_before(const volatile void* raw) {
+    const __cc_allocation* nearest = nullptr;
+    for (int i = 0; i < __cc_allocation_count; i++) {
+        const __cc_allocation& a = __cc_allocations[i];
+        const char* end = a.base + a.bytes;
+        if (a.argument && (const char*)raw > end && (const char*)raw - end <= 4096 &&
+            (!nearest || end > nearest->base + nearest->bytes))
+            nearest = &a;
+    }
+    return nearest;
 }
 
 static inline size_t __cc_region_bytes(const void* base, size_t otherwise) {
@@ -2650,6 +2682,8 @@ struct __cc_ptr : __cc_row_tail<T> {
                 base = (const char*)shared->base, bytes = shared->bytes;
             else if (const __cc_allocation* before = __cc_allocation_ending_at(raw))
                 base = before->base, bytes = before->bytes;  // (located one past its end)
+            else if (const __cc_allocation* near = __cc_allocation_just_before(raw))
+                if (!__cc_in_device_heap(raw)) base = near->base, bytes = near->bytes;  // (further past its end)
         }
         if (base)
             locate(base, (size_t)((const char*)raw - base), bytes);
