@@ -754,30 +754,16 @@ static bool __cc_heap_is_block(const void* base) {
     return live;
 }
 
-// The live block from malloc/new that holds `p` (a copy; state EMPTY when none). Sanitizer only, and only
-// when a read found the fill (__cc_read_fill): a walk over the whole table.
-// Whether p lies in a block that device code's malloc or new made (live, or freed and kept for the
-// use-after-free check): the device heap is the host's, so such a block may follow an argument's array.
-static bool __cc_in_device_heap(const volatile void* p) {
-    bool found = false;
-    __cc_enter_unsafe();
-    pthread_mutex_lock(&__cc_heap_lock);
-    for (size_t i = 0; i < __cc_heap_capacity && !found; i++) {
-        const __cc_heap_entry& e = __cc_heap_table[i];
-        found = (e.state == __CC_HEAP_LIVE || e.state == __CC_HEAP_FREED) && (const char*)p >= e.base &&
-                (const char*)p < e.base + e.bytes;
-    }
-    pthread_mutex_unlock(&__cc_heap_lock);
-    __cc_leave_unsafe();
-    return found;
-}
-static __cc_heap_entry __cc_heap_containing(const volatile void* p) {
+// The block from malloc/new that holds `p` (a copy; state EMPTY when none): a live one, or with `freed_too`
+// also one freed and kept for the use-after-free check. A walk over the whole table.
+static __cc_heap_entry __cc_heap_entry_at(const volatile void* p, bool freed_too) {
     __cc_heap_entry found = {};
     __cc_enter_unsafe();
     pthread_mutex_lock(&__cc_heap_lock);
     for (size_t i = 0; i < __cc_heap_capacity; i++) {
         const __cc_heap_entry& e = __cc_heap_table[i];
-        if (e.state == __CC_HEAP_LIVE && (const char*)p >= e.base && (const char*)p < e.base + e.bytes) {
+        if ((e.state == __CC_HEAP_LIVE || (freed_too && e.state == __CC_HEAP_FREED)) && (const char*)p >= e.base &&
+            (const char*)p < e.base + e.bytes) {
             found = e;
             break;
         }
@@ -786,6 +772,11 @@ static __cc_heap_entry __cc_heap_containing(const volatile void* p) {
     __cc_leave_unsafe();
     return found;
 }
+// The live block that holds `p`. Sanitizer only, and only when a read found the fill (__cc_read_fill).
+static __cc_heap_entry __cc_heap_containing(const volatile void* p) { return __cc_heap_entry_at(p, false); }
+// Whether p lies in a block of the device heap, live or freed (__cc_ptr::adopt): the device heap is the
+// host's, so such a block may follow an argument's array.
+static bool __cc_in_device_heap(const volatile void* p) { return __cc_heap_entry_at(p, true).state != __CC_HEAP_EMPTY; }
 
 // The sanitizer, for an access to memory that is neither shared nor an argument: a fault when it
 // lies in a freed block still in quarantine (use after free).
@@ -2682,8 +2673,8 @@ struct __cc_ptr : __cc_row_tail<T> {
                 base = (const char*)shared->base, bytes = shared->bytes;
             else if (const __cc_allocation* before = __cc_allocation_ending_at(raw))
                 base = before->base, bytes = before->bytes;  // (located one past its end)
-            else if (const __cc_allocation* near = __cc_allocation_just_before(raw))
-                if (!__cc_in_device_heap(raw)) base = near->base, bytes = near->bytes;  // (further past its end)
+            else if (const __cc_allocation* near = __cc_allocation_just_before(raw); near && !__cc_in_device_heap(raw))
+                base = near->base, bytes = near->bytes;  // (further past its end)
         }
         if (base)
             locate(base, (size_t)((const char*)raw - base), bytes);

@@ -3352,23 +3352,15 @@ def _pointer_argument(tokens: list[Token], first: int, after: int, pointer_param
     source named f takes a pointer at that position (`pointer_params`: name → those positions)."""
     if not pointer_params or tokens[first - 1].text not in ("(", ",") or tokens[after].text not in (",", ")"):
         return False
-    depth, k, position = 0, first - 1, 0
-    while k > 0:
-        text = tokens[k].text
-        if text in (")", "]", "}"):
-            depth += 1
-        elif text in ("(", "[", "{"):
-            if depth == 0:
-                break
-            depth -= 1
-        elif text == "," and depth == 0:
-            position += 1
-        elif text in (";",) and depth == 0:
-            return False
-        k -= 1
-    if tokens[k].text != "(" or k == 0 or tokens[k - 1].kind != "ident" or tokens[k - 2].text in (".", "->"):
+    close = after  # the call's `)`: past the arguments after this one
+    while close < len(tokens) and tokens[close].text not in (")", ";"):
+        close = _matching(tokens, close) + 1 if tokens[close].text in ("(", "[", "{") else close + 1
+    open_ = _opening(tokens, close) if close < len(tokens) and tokens[close].text == ")" else -1
+    if open_ < 2 or tokens[open_ - 1].kind != "ident" or tokens[open_ - 2].text in (".", "->"):
         return False
-    return position in pointer_params.get(tokens[k - 1].text, ())
+    found = _call_arguments(tokens, open_)
+    position = next((k for k, part in enumerate(found[0]) if part == (first, after)), None) if found else None
+    return position is not None and position in pointer_params.get(tokens[open_ - 1].text, ())
 
 
 def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global_arrays=frozenset(),
