@@ -1296,12 +1296,12 @@ def test_launch_bounds_and_the_48_kib_of_shared_memory_a_block_gets(sanitize):
 
 DEVICE_HEAP = r"""
 extern "C" __global__ void scratch(float* out, int extra) {
-    float* buf = (float*)malloc(4 * sizeof(float));
+    float* buf = (float*)malloc(4 * sizeof(float));  // MALLOC
     int* counts = static_cast<int*>(malloc(2 * sizeof(int)));
-    float* more = new float[2];
+    float* more = new float[2];  // NEW
     counts[0] = 0;
-    for (int j = 0; j < 4 + extra; ++j) buf[j] = j;  // HEAP: one past the block when extra
-    more[1] = buf[3];
+    for (int j = 0; j < 4 + (extra > 0); ++j) buf[j] = j;  // HEAP: one past the block when extra > 0
+    more[1 + (extra < 0)] = buf[3];  // MORE: past new's block when extra < 0
     out[threadIdx.x] = more[1] + counts[0];
     free(buf);
     free(counts);
@@ -1321,10 +1321,16 @@ def test_device_malloc_blocks_are_bounds_checked_and_shuffle_widths_must_be_powe
     out = np.zeros(4, np.float32)
     module.get_function("scratch")((1,), (4,), (out, 0))
     np.testing.assert_array_equal(out, 3.0)
-    with pytest.raises(cuda.KernelError, match=r"accessed element 4 of a block that malloc returned in the kernel, "
+    with pytest.raises(cuda.KernelError, match=r"accessed element 4 of a block that malloc made at line \d+, "
                                                r"which holds 4 4-byte elements") as info:
         module.get_function("scratch")((1,), (4,), (out, 1))
     assert info.value.line == line("HEAP")
+    assert f"malloc made at line {line('MALLOC')}," in str(info.value)
+    # `new float[2]`'s pointer comes raw from the new-expression: it gets its block's bounds too (it had none)
+    with pytest.raises(cuda.KernelError, match=r"accessed element 2 of a block that new\[\] made at line \d+, "
+                                               r"which holds 2 4-byte elements") as info:
+        module.get_function("scratch")((1,), (4,), (out, -1))
+    assert info.value.line == line("MORE") and f"new[] made at line {line('NEW')}," in str(info.value)
     out = np.zeros(32, np.float32)
     module.get_function("half_warps")((1,), (32,), (out, 16))
     assert out[14] == 14 + 15 and out[15] == 15 + 15  # lane 15 has no lane 16 in its half: it gets its own

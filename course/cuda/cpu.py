@@ -3077,8 +3077,11 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         tail = None  # (the hint for a vector access past the last whole vector)
         itemsize = arrays[fault.base][2] if fault.base in arrays else fault.element_bytes
         valid = f" (valid indices 0 to {length - 1})" if length else ""
-        if fault.op == 2 and fault.base not in arrays:  # `(float*)malloc(n)` in device code
-            what = (f"accessed element {index} of a block that malloc returned in the kernel, which holds {length} "
+        if fault.op == 2 and fault.base not in arrays:  # `(float*)malloc(n)`, `new float[n]` in device code
+            made, _, at = fault.text.decode(errors="replace").partition("@")
+            made = {"new[]": "new[]", "new": "new"}.get(made, "malloc")
+            where = f" at line {at}" if at.isdigit() and int(at) > 0 else " in the kernel"
+            what = (f"accessed element {index} of a block that {made} made{where}, which holds {length} "
                     f"{fault.element_bytes}-byte element{'s' * (length != 1)}{valid}")
             tail = _malloc_in_bytes(source, fault.element_bytes, length) if 0 <= index < length * fault.element_bytes \
                 else None  # (an index the bytes would hold, had they been elements)

@@ -382,6 +382,8 @@ struct alignas(64) __cc_worker {  // (a cache line of its own: workers write the
     } undefined;
     int spin_line;                    // the waiting loop a thread is in (a timeout's line in a plain build)
     int call_line;                    // the kernel's line of the printf, malloc or new being run (a stop's line there)
+    const char* new_block;            // the block this worker's last `new` made, and its bytes: the new-expression's
+    size_t new_block_bytes;           //   pointer comes raw, and __cc_ptr::adopt gives it these bounds
     char* stack_pool;                 // their stacks, each above a guard page
     size_t stack_pool_bytes;
     __cc_fiber* current;              // the fiber running now (nullptr: loop mode)
@@ -774,9 +776,6 @@ static __cc_heap_entry __cc_heap_entry_at(const volatile void* p, bool freed_too
 }
 // The live block that holds `p`. Sanitizer only, and only when a read found the fill (__cc_read_fill).
 static __cc_heap_entry __cc_heap_containing(const volatile void* p) { return __cc_heap_entry_at(p, false); }
-// Whether p lies in a block of the device heap, live or freed (__cc_ptr::adopt): the device heap is the
-// host's, so such a block may follow an argument's array.
-static bool __cc_in_device_heap(const volatile void* p) { return __cc_heap_entry_at(p, true).state != __CC_HEAP_EMPTY; }
 
 // The sanitizer, for an access to memory that is neither shared nor an argument: a fault when it
 // lies in a freed block still in quarantine (use after free).
@@ -812,7 +811,12 @@ __attribute__((noreturn, noinline, cold)) static void __cc_out_of_bounds(
     __cc_fault_out->element_bytes = element_bytes;
     // A block from malloc in device code (op 2), or a static __shared__ array reached through a
     // pointer (its name): for the message.
-    if (__cc_heap_is_block(base)) __cc_fault_out->op = 2;
+    __cc_heap_entry block = __cc_heap_is_block(base) ? __cc_heap_entry_at(base, false) : __cc_heap_entry{};
+    if (block.state == __CC_HEAP_LIVE) {  // (and what made it, and where: "new[]@12")
+        __cc_fault_out->op = 2;
+        snprintf(__cc_fault_out->text, sizeof __cc_fault_out->text, "%s@%d",
+                 block.how == 0 ? "malloc" : block.how == 1 ? "new" : "new[]", block.line);
+    }
     const __cc_poisoned* array = __cc_find_shared_array(base);
     if (array && array->base == base && array->name)
         snprintf(__cc_fault_out->text, sizeof __cc_fault_out->text, "%s", array->name);
@@ -1238,7 +1242,8 @@ static inline const __cc_allocation* __cc_allocation_ending_at(const volatile vo
 // computed from an integer that overshot): that array's, so that an access through it is its out-of-bounds
 // access rather than a write into whatever follows a NumPy array (the allocator's own records: a crash of
 // the Python process later, at exit). Past the end only, and a page at most: a thread's stack, whose live
-// variables could lie just below an array's memory, starts with a guard page.
+// variables could lie just below an array's memory, starts with a guard page. (adopt asks only for an
+// address in no block of the device heap, which is the host's and may follow an argument's array.)
 static inline const __cc_allocation* __cc_allocation_just_before(const volatile void* raw) {
     const __cc_allocation* nearest = nullptr;
     for (int i = 0; i < __cc_allocation_count; i++) {
@@ -2669,11 +2674,16 @@ struct __cc_ptr : __cc_row_tail<T> {
         const char* base = a ? a->base : nullptr;
         size_t bytes = a ? a->bytes : 0;
         if (raw && !a) {
+            const __cc_worker* w = __cc_me;
             if (const __cc_poisoned* shared = __cc_find_shared_array(raw))
                 base = (const char*)shared->base, bytes = shared->bytes;
+            else if (w && w->new_block && (const char*)raw >= w->new_block &&
+                     (const char*)raw < w->new_block + w->new_block_bytes)
+                base = w->new_block, bytes = w->new_block_bytes;  // (what the last new-expression made)
             else if (const __cc_allocation* before = __cc_allocation_ending_at(raw))
                 base = before->base, bytes = before->bytes;  // (located one past its end)
-            else if (const __cc_allocation* near = __cc_allocation_just_before(raw); near && !__cc_in_device_heap(raw))
+            else if (const __cc_allocation* near = __cc_allocation_just_before(raw);
+                     near && __cc_heap_entry_at(raw, true).state == __CC_HEAP_EMPTY)
                 base = near->base, bytes = near->bytes;  // (further past its end)
         }
         if (base)
@@ -2917,9 +2927,11 @@ template <class P> static inline auto __cc_as_pointer(const P& p) {
 // (the kernel's line is the worker's call_line meanwhile: a stop anywhere inside, before the heap's own
 // unsafe part too, names it)
 static inline void* __cc_heap_alloc_at(size_t bytes, int how, int line) {
-    __cc_me->call_line = line;
+    __cc_worker* w = __cc_me;
+    w->call_line = line;
     void* p = __cc_heap_alloc(bytes, how, line);
-    __cc_me->call_line = 0;
+    if (how && p) w->new_block = (const char*)p, w->new_block_bytes = bytes;
+    w->call_line = 0;
     return p;
 }
 static inline __cc_ptr<void> __cc_device_malloc(size_t bytes, int line = __builtin_LINE()) {
@@ -2929,10 +2941,20 @@ static inline __cc_ptr<void> __cc_device_malloc(size_t bytes, int line = __built
 }
 // Not inlined: the return address is the kernel's call, which names the line.
 template <class T>
-__attribute__((noinline)) static void __cc_device_free(const T& pointer) {
+__attribute__((noinline)) static void __cc_device_free_at(const T& pointer) {
     __cc_enter_unsafe();  // (free(NULL) too, which returns at once: a stop met in here names the call's line)
     __cc_heap_free((void*)(const void*)pointer, __cc_code_offset(__builtin_return_address(0)));
     __cc_leave_unsafe();
+}
+// The call's line is the worker's call_line meanwhile, as malloc's is: a time limit met in the function's
+// own first or last instructions, outside its unsafe part, names it too (it named no line).
+template <class T>
+__attribute__((always_inline)) static inline void __cc_device_free(const T& pointer, int line = __builtin_LINE()) {
+    __cc_worker* w = __cc_me;
+    int saved = w->call_line;
+    w->call_line = line;
+    __cc_device_free_at(pointer);
+    w->call_line = saved;
 }
 // `new (__cc_heap) T[n]` (source.py adds the tag to a kernel's new-expressions) takes the block from
 // the device heap; `delete p` and `delete[] p` become __cc_device_delete(p, false / true).
@@ -2944,7 +2966,7 @@ inline void* operator new[](size_t bytes, __cc_heap_tag at) { return __cc_heap_a
 inline void operator delete(void* p, __cc_heap_tag) { free(p); }    // (only if a constructor throws:
 inline void operator delete[](void* p, __cc_heap_tag) { free(p); }  //  never, with -fno-exceptions)
 template <class T>
-__attribute__((noinline)) static void __cc_device_delete(const T& pointer, bool array) {
+__attribute__((noinline)) static void __cc_device_delete_at(const T& pointer, bool array) {
     typedef typename std::remove_cv<typename std::remove_pointer<decltype(&*pointer)>::type>::type E;
     E* p = (E*)(const void*)pointer;
     uint64_t site = __cc_code_offset(__builtin_return_address(0));
@@ -2964,6 +2986,15 @@ __attribute__((noinline)) static void __cc_device_delete(const T& pointer, bool 
         if (__cc_heap_is_block(p)) p->~E();
     }
     __cc_heap_free(p, site, array ? 2 : 1);
+}
+template <class T>
+__attribute__((always_inline)) static inline void __cc_device_delete(const T& pointer, bool array,
+                                                                      int line = __builtin_LINE()) {
+    __cc_worker* w = __cc_me;  // (as __cc_device_free)
+    int saved = w->call_line;
+    w->call_line = line;
+    __cc_device_delete_at(pointer, array);
+    w->call_line = saved;
 }
 
 // An argument array as the launcher receives it from Python: its bytes must hold whole elements.
