@@ -747,6 +747,14 @@ extern "C" __global__ void tally(int* out, int atomic) {
     __syncthreads();
     if (threadIdx.x == 0) out[0] = *counter();
 }
+struct Buf { float v[8]; float w; __device__ float* data() { return v; } __device__ const float* cdata() const { return v; } };
+extern "C" __global__ void members(float* out, int at) {
+    Buf b;
+    b.w = 0.0f;
+    for (int j = 0; j < 8; j++) b.data()[j] = j;
+    b.data()[at] = 1.0f;                                                 // MEMBER
+    out[threadIdx.x] = b.cdata()[threadIdx.x % 8] + b.w;
+}
 namespace util { __device__ float* at(float* m, int k); }
 __device__ float* util::at(float* m, int k) { return m + k; }
 __device__ const float** slot(const float** table, int k) { return table + k; }
@@ -782,6 +790,13 @@ def test_a_pointer_a_device_function_returns_keeps_its_arrays_bounds(sanitize):
     np.testing.assert_array_equal(out, np.arange(32)[::-1])
     with pytest.raises(cuda.KernelError, match=r"s\[32\]"):  # the __shared__ array the function returned
         module.get_function("staged")((1,), (32,), (np.arange(32, dtype=np.float32), out, 1))
+    # a method that returns its member array (`return v;`): a checked pointer with the member's extent
+    out = np.zeros(8, np.float32)
+    module.get_function("members")((1,), (8,), (out, 3))
+    np.testing.assert_array_equal(out, [0, 1, 2, 1, 4, 5, 6, 7])
+    with pytest.raises(cuda.KernelError, match=r"accessed element 8 through a pointer made from") as info:
+        module.get_function("members")((1,), (8,), (out, 8))  # b.w, silently, before
+    assert info.value.line == line_of("MEMBER", RETURNED_POINTERS)
     # `*ns::f(p)` and a function that returns a `T**` (a pointer to the checked pointers of a local table)
     a = np.arange(8, dtype=np.float32)
     module.get_function("qualified")((1,), (4,), (a, out))

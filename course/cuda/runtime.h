@@ -2912,13 +2912,19 @@ __CC_BOUNDS_KEEPING_CAST(__cc_static_cast, static_cast)
 // `auto* p = &y[i];`, `auto p = &s[0];` (source.py): the pointer as a checked one, with its array's
 // bounds: a raw pointer (the address of a __shared__ array's element) is looked up, a view (an
 // array) points at its first element, a checked pointer stays as it is.
-template <class P> static inline auto __cc_as_pointer(const P& p) {
-    if constexpr (std::is_pointer<P>::value)
-        return __cc_ptr<typename std::remove_pointer<P>::type>(p);
-    else if constexpr (__cc_is_view<P>::value)
+// (A struct's member array, `return v;` of a method that returns a pointer: a checked pointer with the
+// member's extent, its constness kept.)
+template <class P> static inline auto __cc_as_pointer(P&& p) {
+    typedef typename std::remove_reference<P>::type R;
+    typedef typename std::remove_cv<R>::type Q;
+    if constexpr (std::is_pointer<Q>::value)
+        return __cc_ptr<typename std::remove_pointer<Q>::type>(p);
+    else if constexpr (__cc_is_view<Q>::value)
         return __cc_ptr<typename std::remove_pointer<decltype(p.p)>::type>(p);
+    else if constexpr (std::is_array<R>::value && std::rank<R>::value == 1)
+        return __cc_member_pointer(p, 0);
     else
-        return p;
+        return Q(p);
 }
 
 // malloc, free, new and delete in device code (source.py renames them; see "The device heap").
