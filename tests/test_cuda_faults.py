@@ -760,7 +760,7 @@ __device__ float* util::at(float* m, int k) { return m + k; }
 __device__ const float** slot(const float** table, int k) { return table + k; }
 extern "C" __global__ void qualified(const float* a, float* out) {
     const float* table[2] = {a, a + 4};
-    *util::at(out, threadIdx.x) = (*slot(table, 1))[threadIdx.x];
+    *util::at(out, threadIdx.x) = (*slot(table, 1))[threadIdx.x] + *pick<float>(a, 0) * 0.0f;
 }
 extern "C" __global__ void staged(const float* in, float* out, int shift) {
     scratch()[threadIdx.x + shift] = in[threadIdx.x];
@@ -797,7 +797,8 @@ def test_a_pointer_a_device_function_returns_keeps_its_arrays_bounds(sanitize):
     with pytest.raises(cuda.KernelError, match=r"accessed element 8 through a pointer made from") as info:
         module.get_function("members")((1,), (8,), (out, 8))  # b.w, silently, before
     assert info.value.line == line_of("MEMBER", RETURNED_POINTERS)
-    # `*ns::f(p)` and a function that returns a `T**` (a pointer to the checked pointers of a local table)
+    # `*ns::f(p)`, `*f<float>(p)` and a function that returns a `T**` (a pointer to the checked pointers of a local
+    # table): they compile (`*ns` and `*f` were each taken for the access)
     a = np.arange(8, dtype=np.float32)
     module.get_function("qualified")((1,), (4,), (a, out))
     np.testing.assert_array_equal(out[:4], a[4:])

@@ -4424,7 +4424,15 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
                     last += 2
                 # (`*f(p)` of a function that returns a pointer: what it points to)
                 name = tokens[last].text
-                end = _postfix_chain(tokens, last, b, {name} if name in pointing else ())
+                angle = _matching_angle(tokens, last + 1) if last + 1 < b and tokens[last + 1].text == "<" else -1
+                if angle > 0 and angle + 1 < b and tokens[angle + 1].text == "(":  # `*f<float>(p)`: a template's call
+                    if name not in pointing:
+                        continue
+                    end = _matching(tokens, angle + 1) + 1
+                    while end < b and tokens[end].text == "[":
+                        end = _matching(tokens, end) + 1
+                else:
+                    end = _postfix_chain(tokens, last, b, {name} if name in pointing else ())
                 if end < b and tokens[end].text == "(":
                     continue
             else:
