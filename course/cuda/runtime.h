@@ -1226,30 +1226,20 @@ static inline const __cc_allocation* __cc_find_allocation(const volatile void* r
     }
     return nullptr;
 }
-// The argument array that ends exactly at `raw`: a pointer one past its end, made from an integer
-// (`(float*)((uintptr_t)a + 4 * n)`), is that array's, so that reading through it is its
-// out-of-bounds access. (Only arguments: a NumPy array's memory is never followed directly by other
-// memory a kernel may use, as a __device__ variable may be by a string literal.)
-static inline const __cc_allocation* __cc_allocation_ending_at(const volatile void* raw) {
-    for (int i = 0; i < __cc_allocation_count; i++) {
-        const __cc_allocation& a = __cc_allocations[i];
-        if (a.argument && (const char*)raw == a.base + a.bytes) return &a;
-    }
-    return nullptr;
-}
-
-// The argument array that ends at most a page before `raw` (`(float*)((uintptr_t)a + 4 * (n + 3))`, an index
-// computed from an integer that overshot): that array's, so that an access through it is its out-of-bounds
-// access rather than a write into whatever follows a NumPy array (the allocator's own records: a crash of
-// the Python process later, at exit). Past the end only, and a page at most: a thread's stack, whose live
-// variables could lie just below an array's memory, starts with a guard page. (adopt asks only for an
-// address in no block of the device heap, which is the host's and may follow an argument's array.)
-static inline const __cc_allocation* __cc_allocation_just_before(const volatile void* raw) {
+// The argument array that ends at `raw` or at most a page before it (the nearest): a pointer made from an
+// integer one past its end (`(float*)((uintptr_t)a + 4 * n)`) or a few elements further (an index that
+// overshot) is that array's, so that an access through it is its out-of-bounds access rather than a read or
+// write of whatever follows a NumPy array (the allocator's own records: a crash of the Python process later,
+// at exit). Only arguments (a NumPy array's memory is never followed directly by other memory a kernel may
+// use, as a __device__ variable may be by a string literal), past the end only, and a page at most: a
+// thread's stack, whose live variables could lie just below an array's memory, starts with a guard page.
+// (adopt asks only for an address in no block of the device heap, which is the host's and may follow one.)
+static inline const __cc_allocation* __cc_argument_ending_near(const volatile void* raw) {
     const __cc_allocation* nearest = nullptr;
     for (int i = 0; i < __cc_allocation_count; i++) {
         const __cc_allocation& a = __cc_allocations[i];
         const char* end = a.base + a.bytes;
-        if (a.argument && (const char*)raw > end && (const char*)raw - end <= 4096 &&
+        if (a.argument && (const char*)raw >= end && (const char*)raw - end <= 4096 &&
             (!nearest || end > nearest->base + nearest->bytes))
             nearest = &a;
     }
@@ -2680,11 +2670,9 @@ struct __cc_ptr : __cc_row_tail<T> {
             else if (w && w->new_block && (const char*)raw >= w->new_block &&
                      (const char*)raw < w->new_block + w->new_block_bytes)
                 base = w->new_block, bytes = w->new_block_bytes;  // (what the last new-expression made)
-            else if (const __cc_allocation* before = __cc_allocation_ending_at(raw))
-                base = before->base, bytes = before->bytes;  // (located one past its end)
-            else if (const __cc_allocation* near = __cc_allocation_just_before(raw);
-                     near && __cc_heap_entry_at(raw, true).state == __CC_HEAP_EMPTY)
-                base = near->base, bytes = near->bytes;  // (further past its end)
+            else if (const __cc_allocation* before = __cc_argument_ending_near(raw);
+                     before && __cc_heap_entry_at(raw, true).state == __CC_HEAP_EMPTY)
+                base = before->base, bytes = before->bytes;  // (located past its end)
         }
         if (base)
             locate(base, (size_t)((const char*)raw - base), bytes);

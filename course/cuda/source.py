@@ -950,32 +950,46 @@ def _grid_sync(tokens: list[Token], a: int, b: int, params=()) -> Token | None:
     return None
 
 
-# Tokens before a call's name that make a `*` before it the dereference of its result (`x = *f(p);`), not
-# the pointer of a declaration's return type (`__device__ float *f(...)`)
-# (not `*`, `<`, `>`, `&`: `float** f(`, `X<T> *f(`, `T& *f(` are declarations)
-_BEFORE_UNARY = {"=", "(", ",", "return", "{", "}", ";", "?", ":", "[", "+", "-", "/", "%", "<=", ">=",
-                 "==", "!=", "&&", "||", "!", "+=", "-=", "*=", "/=", "<<", ">>", "|", "^", "~"}
-
-
 # Words before a function's return type that are not part of it
 _FUNCTION_SPECIFIERS = {"__device__", "__host__", "__forceinline__", "__noinline__", "__inline__", "inline", "static",
                         "extern", "constexpr", "__global__"}
+
+
+def _opening_angle(tokens: list[Token], close: int) -> int:
+    """Index of the `<` that the `>` at tokens[close] closes (a template's arguments), or -1."""
+    depth = 0
+    for k in range(close, -1, -1):
+        text = tokens[k].text
+        depth += 2 if text == ">>" else 1 if text == ">" else -1 if text == "<" else 0
+        if depth == 0:
+            return k
+        if text in (";", "{", "}", "(", ")"):
+            return -1
+    return -1
 
 
 def _returned_pointer_plan(tokens: list[Token], f) -> tuple | None:
     """For _check_returned_pointers: (start, end, checked, returns): where function f's `T*` return type is,
     the checked pointer type for it (`__cc_ptr<T>`; `__cc_ptr<T>*` for `T**`, as a `T**` parameter becomes)
     and the (start, end) of each returned value; None where the return type is not one this reads
-    (`X<T>::type*`, `float***`, `void*`)."""
+    (`float***`, `void*`)."""
     if f.return_star < 2:
         return None
     double = tokens[f.return_star - 1].text == "*"  # `float** f(...)`: `__cc_ptr<float>*`, as a `float**` parameter
     if double and tokens[f.return_star - 2].text == "*":
         return None
-    first = f.return_star - 1 - double  # the element type: words, `::`, const and volatile, back to a specifier
-    while first > 0 and (tokens[first - 1].kind == "ident" and tokens[first - 1].text not in _FUNCTION_SPECIFIERS
-                         or tokens[first - 1].text == "::"):
-        first -= 1
+    first = f.return_star - double  # the element type: words, `::`, const and volatile, back to a specifier
+    while first > 0:
+        prev = tokens[first - 1]
+        if prev.kind == "ident" and prev.text not in _FUNCTION_SPECIFIERS or prev.text == "::":
+            first -= 1
+        elif prev.text == ">" and not (f.template_angles and f.template_angles[1] == first - 1):
+            opening = _opening_angle(tokens, first - 1)  # (`typename Box<T>::type*`: a template's arguments)
+            if opening < 1 or tokens[opening - 1].kind != "ident":
+                return None
+            first = opening
+        else:
+            break
     stop = tokens[first - 1] if first > 0 else None
     if stop is not None and stop.text not in _FUNCTION_SPECIFIERS | {";", "{", "}", '"C"'} \
             and not (stop.text == ">" and f.template_angles and f.template_angles[1] == first - 1):
@@ -1007,9 +1021,8 @@ def _check_returned_pointers(tokens: list[Token], functions: list, replacements:
     __cc_as_pointer (a raw address, a view of a local or __shared__ array, a checked pointer), so that
     `row_of(a, r)[j]` keeps a's bounds. As a raw pointer its result was unchecked where used at once (a
     local `float* p = f(...)` finds the array from the address, but not an address two or more past its
-    end). Where the return type is not one the rewrite can read (a template's `typename X<T>::type*`,
-    `void*`) or another rewrite covers it, the result is wrapped where it is used at once instead:
-    `__cc_as_pointer(f(p))[j]`, `*f(p)`, `f(p)->x`, `f(p) + k` (bounds found from the address).
+    end). A return type the rewrite does not read (`void*`, which the caller casts: a cast adopts the
+    address; `float***`), or that another rewrite covers, stays raw, as do all of that name's declarations.
     `returning`: the names of the functions that return a pointer (and have no overload that does not)."""
     if not returning:
         return
@@ -1040,34 +1053,6 @@ def _check_returned_pointers(tokens: list[Token], functions: list, replacements:
             for x, y in inserts:
                 replacements.append((x, x, "__cc_as_pointer("))
                 replacements.append((y, y, ")"))
-            edits.append((first, last))
-        edits.sort()
-        starts = [e[0] for e in edits]
-
-    for i, tok in enumerate(tokens[:-1]):
-        if tok.kind != "ident" or tok.text not in returning or tokens[i + 1].text != "(":
-            continue
-        first = i
-        while first >= 2 and tokens[first - 1].text == "::" and tokens[first - 2].kind == "ident":
-            first -= 2  # `ns::f(...)`
-        before = tokens[first - 1] if first else None
-        if before is not None and before.text in (".", "->"):
-            continue  # a member function of the same name
-        close = _matching(tokens, i + 1)
-        if close <= i or close + 1 >= len(tokens):
-            continue
-        after = tokens[close + 1].text
-        unary = (before is not None and before.text == "*" and first >= 2
-                 and tokens[first - 2].text in _BEFORE_UNARY)
-        if not (unary or after in ("[", "->", "+", "-")):
-            continue
-        if before is not None and before.kind == "ident" and before.text not in ("return", "case"):
-            continue  # a declaration (`float* __restrict__ f(...)`, say)
-        start, end = tokens[first].start, tokens[close].end
-        if meets_an_edit(start) or meets_an_edit(end):
-            continue
-        replacements.append((start, start, "__cc_as_pointer("))
-        replacements.append((end, end, ")"))
 
 
 def _matching(tokens: list[Token], i: int) -> int:
