@@ -1838,6 +1838,58 @@ extern "C" __global__ void tail(float* y, int from) {
 
 
 @pytest.mark.parametrize("sanitize", [False, True])
+def test_constexpr_functions_tables_of_const_pointers_and_member_arrays_by_reference_compile_and_stay_checked(
+        sanitize):
+    # Valid CUDA that did not compile: a constexpr __device__ function taking or returning a pointer (a checked
+    # pointer is no literal type), a constexpr constructor/method reading through a member pointer, a table
+    # `const float* const*` (passed and returned), and a struct's member array passed to a template's
+    # `const float (&x)[N]` (N is deduced from a view, not from the raw member). Each still checks its bounds.
+    source = r"""
+struct Buf { float v[4]; float w; };
+struct Row {
+    const float* p;
+    __device__ constexpr Row(const float* q) : p(q) {}
+    __device__ constexpr float at(int i) const { return p[i]; }                    // AT
+};
+__device__ constexpr const float* skip(const float* p, int k) { return p + k; }
+__device__ constexpr float twice(const float* p, int i);
+__device__ constexpr float twice(const float* p, int i) { return 2.0f * p[i]; }
+__device__ constexpr int cells(int n) { return n + 1; }                            // (still constexpr)
+__device__ float pick(const float* const* rows, int r, int i) { return rows[r][i]; } // PICK
+__device__ float* const* same(float* const* t) { return t; }
+template <int N> __device__ float total(const float (&x)[N], int extra) {
+    float s = 0.0f;
+    for (int i = 0; i < N + extra; ++i) s += x[i];                                 // TOTAL
+    return s;
+}
+extern "C" __global__ void mix(const float* a, const float* b, float* y, int k, int extra) {
+    float scratch[cells(3)];
+    scratch[3] = 0.0f;
+    const float* rows[2] = {a, b};
+    float* outs[1] = {y};
+    Buf buf = {{1.0f, 2.0f, 3.0f, 4.0f}, 100.0f};
+    Row r(a);
+    int t = threadIdx.x;
+    (*same(outs))[t] = skip(a, k)[t] + twice(a, t) + r.at(t + k) + pick(rows, 1, t + k)   // MIX
+                       + total(buf.v, extra) + scratch[3];
+}
+"""
+    mix = cuda.RawModule(code=source, backend="cpu", sanitize=sanitize).get_function("mix")
+    a = np.arange(8, dtype=np.float32)
+    b = 10 * np.arange(8, dtype=np.float32)
+    y = np.zeros(4, np.float32)
+    mix((1,), (4,), (a, b, y, 4, 0))
+    t = np.arange(4)
+    np.testing.assert_array_equal(y, (t + 4) + 2 * t + (t + 4) + 10 * (t + 4) + 10)
+    with pytest.raises(cuda.KernelError, match=r"accessed a\[8\], but a has 8 elements") as info:
+        mix((1,), (4,), (a, b, y, 5, 0))  # skip(a, 5)[3]: past a's end
+    assert info.value.line == line_of("MIX", source) and info.value.thread == (3, 0, 0)
+    with pytest.raises(cuda.KernelError, match=r"accessed v\[4\], but .*the local array v has 4 elements") as info:
+        mix((1,), (4,), (a, b, y, 0, 1))  # total(buf.v, 1) reads v[4]: the struct's w
+    assert info.value.line == line_of("TOTAL", source)
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
 def test_array_members_of_structs_and_addresses_in_2d_local_arrays_are_checked(sanitize):
     source = r"""
 #define BINS 4

@@ -677,6 +677,8 @@ class _Function:
     template_defaults: list = field(default_factory=list)  # per template parameter: its default (text) or None
     returns_pointer: bool = False  # `__device__ const float* row_of(...)`: a raw pointer (_check_returned_pointers)
     return_star: int = -1  # the token index of that return type's `*`
+    constexpr_at: int = -1  # the token index of its `constexpr` (-1: none)
+    extent: tuple[int, int] = (0, 0)  # token indices of its declaration's first token and its `}` (or `;`)
 
 
 @dataclass
@@ -975,8 +977,10 @@ def _returned_pointer_plan(tokens: list[Token], f) -> tuple | None:
     (`float***`, `void*`)."""
     if f.return_star < 2:
         return None
-    double = tokens[f.return_star - 1].text == "*"  # `float** f(...)`: `__cc_ptr<float>*`, as a `float**` parameter
-    if double and tokens[f.return_star - 2].text == "*":
+    # `float** f(...)`: `__cc_ptr<float>*`, as a `float**` parameter; `float* const* f(...)`: `__cc_ptr<float> const*`
+    inner_const = tokens[f.return_star - 1].text == "const" and tokens[f.return_star - 2].text == "*"
+    double = 1 + inner_const if tokens[f.return_star - 1 - inner_const].text == "*" else 0
+    if double and (f.return_star - double < 1 or tokens[f.return_star - double - 1].text == "*"):
         return None
     first = f.return_star - double  # the element type: words, `::`, const and volatile, back to a specifier
     while first > 0:
@@ -1012,7 +1016,8 @@ def _returned_pointer_plan(tokens: list[Token], f) -> tuple | None:
                 r = end
             r += 1
     element = " ".join(t.text for t in tokens[first:f.return_star - double])
-    return tokens[first].start, tokens[f.return_star].end, f"__cc_ptr<{element}>" + "*" * double, inserts
+    pointer = f"__cc_ptr<{element}>" + (" const*" if inner_const else "*" if double else "")
+    return tokens[first].start, tokens[f.return_star].end, pointer, inserts
 
 
 def _check_returned_pointers(tokens: list[Token], functions: list, replacements: list, returning: set) -> None:
@@ -1053,6 +1058,32 @@ def _check_returned_pointers(tokens: list[Token], functions: list, replacements:
             for x, y in inserts:
                 replacements.append((x, x, "__cc_as_pointer("))
                 replacements.append((y, y, ")"))
+
+
+def _drop_checked_constexpr(tokens: list[Token], functions: list, replacements: list) -> None:
+    """A `constexpr` __device__ function that the rewrite changed (a pointer parameter or return type made a
+    checked pointer, a checked access in its body: `constexpr float at(int i) const { return p[i]; }`) is
+    constexpr no more here: g++ refuses a checked pointer as a constexpr function's parameter ("invalid type
+    for parameter 1 of 'constexpr' function") and a call to a check inside one. Such a function reads memory
+    through a pointer and runs when the kernel runs, so nothing needed it at compile time. A prototype of a
+    name whose definition lost its constexpr loses it too; the others (`constexpr int twice(int x)`, which
+    an array's size may call) keep it."""
+    if not any(f.constexpr_at >= 0 for f in functions):
+        return
+    edits = sorted((start, end) for start, end, _ in replacements)
+    starts = [e[0] for e in edits]
+
+    def edited(first: int, last: int) -> bool:  # an edit inside [first, last), or one that covers first
+        k = bisect.bisect_left(starts, first)
+        return (k < len(edits) and edits[k][0] < last) or any(end > first for _, end in edits[:k])
+
+    changed = [f for f in functions if f.constexpr_at >= 0
+               and edited(tokens[f.extent[0]].start, tokens[f.extent[1]].end)]
+    names = {f.name for f in changed if f.body}
+    for f in functions:
+        word = tokens[f.constexpr_at] if f.constexpr_at >= 0 else None
+        if word and (f in changed or f.name in names and not f.body) and not edited(word.start, word.end):
+            replacements.append((word.start, word.end, ""))
 
 
 def _matching(tokens: list[Token], i: int) -> int:
@@ -1590,6 +1621,8 @@ def parse(text: str, options=()) -> Source:
                                    tokens[(operator if operator is not None else j - 1) - 1].text in ("&", "&&")))
         functions[-1].returns_pointer = operator is None and tokens[j - 2].text == "*"
         functions[-1].return_star = j - 2 if functions[-1].returns_pointer else -1
+        functions[-1].constexpr_at = next((q for q in range(start, j - 1) if tokens[q].text == "constexpr"), -1)
+        functions[-1].extent = (start, span[1] if span else min(body, len(tokens) - 1))
         q = j - 1
         while q >= 2 and tokens[q - 1].text == "::" and tokens[q - 2].kind == "ident":
             q -= 2
@@ -1753,10 +1786,15 @@ def parse(text: str, options=()) -> Source:
         - {f.name for f in functions if not f.returns_pointer}
     # Where each function takes a plain pointer (`float* x`, every overload of its name): a member array passed
     # there becomes a checked pointer (_pointer_argument)
+    # there becomes a checked pointer (_pointer_argument); where each takes an array reference (`const float
+    # (&x)[N]`): a member array passed there becomes a view of it (which a template's N is deduced from)
     pointer_params: dict[str, set] = {}
+    array_params: dict[str, set] = {}
     for g in functions:
         taken = {k for k, raw in enumerate(g.raws) if raw.stars == 1 and not raw.reference and not raw.complex}
         pointer_params[g.name] = pointer_params[g.name] & taken if g.name in pointer_params else taken
+        taken = {k for k, raw in enumerate(g.raws) if _array_reference(raw, text)}
+        array_params[g.name] = array_params[g.name] & taken if g.name in array_params else taken
     host_code = _host_code(tokens, [f.body for f in functions if f.body])
     host_only = _host_only_uses(tokens, functions, known_types, directives, bool(_RELAXED_CONSTEXPR & set(options)))
     nvcc_refuses = _nvcc_refusals(tokens, functions, known_types,
@@ -1874,7 +1912,7 @@ def parse(text: str, options=()) -> Source:
             method = any(o < f.body[0] and f.body[1] < c for o, c in type_bodies.items()) \
                 or f.qualifier.rstrip(":").rsplit("::", 1)[-1] in structs
             _rewrite_body(tokens, f, known_types | set(f.template), replace, global_arrays, type_bodies, dangling,
-                          member_arrays, array_views, overloaded, array_members, method, pointer_params)
+                          member_arrays, array_views, overloaded, array_members, method, pointer_params, array_params)
             named_members = _method_members(tokens, f, method_bodies)
             method_members |= named_members
             _note_accesses(tokens, f, replace, references, known_types | set(f.template),
@@ -2008,6 +2046,7 @@ def parse(text: str, options=()) -> Source:
         return "".join(out), skipped
 
     _check_returned_pointers(tokens, functions, replacements, pointing)
+    _drop_checked_constexpr(tokens, functions, replacements)
     cpu_text, skipped = rewritten(replacements)
     trace_text, skipped_too = rewritten(replacements + branch_notes)
     if len(skipped_too) != len(skipped):
@@ -2381,6 +2420,15 @@ def _generic_pointers(f: _Function, tokens: list[Token]) -> dict:
             and f.template_kinds[f.template.index(raw.words[0])] == "type"}
 
 
+_ARRAY_REFERENCE = re.compile(r"((?:const\s+|volatile\s+)*[\w\s:<>,]*?\w)\s*\(\s*&\s*(\w+)\s*\)\s*((?:\[[^\]]+\]\s*)+)")
+
+
+def _array_reference(raw: _RawParam, text: str):
+    """The match of a parameter that is a reference to an array, `const float (&x)[N]`: its element type,
+    name and extents."""
+    return _ARRAY_REFERENCE.fullmatch(text[raw.start:raw.end].strip()) if raw.complex else None
+
+
 def _checked_pointer(raw: _RawParam, text: str, aliases: dict, dependent: bool = False,
                      double: bool = True) -> str | None:
     """What a pointer parameter becomes in the CPU rewrite, or None where it stays as written:
@@ -2388,9 +2436,8 @@ def _checked_pointer(raw: _RawParam, text: str, aliases: dict, dependent: bool =
     parameter, `dependent`, drops its const, so that deduction from a checked pointer still works);
     with `double`, `float** p` → `__cc_ptr<float>* p`, what `&q` of a checked pointer q gives, so that
     `swap(&p, &q)` compiles and p keeps its bounds (a kernel's `T**` comes from the host: not so)."""
-    array_reference = re.fullmatch(r"((?:const\s+|volatile\s+)*[\w\s:<>,]*?\w)\s*\(\s*&\s*(\w+)\s*\)\s*((?:\[[^\]]+\]\s*)+)",
-                                   text[raw.start:raw.end].strip())
-    if raw.complex and double and array_reference:  # a __device__ function's `float (&r)[4]`: a view of r
+    array_reference = _array_reference(raw, text)
+    if double and array_reference:  # a __device__ function's `float (&r)[4]`: a view of r
         element, name, extents = array_reference.groups()
         extents = re.sub(r"\s+", "", extents)
         if dependent:  # `const T (&v)[N]`: T is deduced from a view of float, not of const float
@@ -2408,13 +2455,14 @@ def _checked_pointer(raw: _RawParam, text: str, aliases: dict, dependent: bool =
         return f"{'const ' if raw.const_pointer else ''}__cc_ptr<{element}{complex_number[0]}> {raw.name}"
     if raw.complex and not (raw.rows and not double):  # (a kernel's `float A[N][M]`: a checked pointer to rows)
         return None
-    if raw.stars == 2 and double:
-        pointer_to_pointer = re.fullmatch(r"(const\s+)?(\w+)\s*\*\s*\*\s*(?:__restrict__\s+)?(\w+)?",
-                                          text[raw.start:raw.end].strip())
+    if raw.stars == 2 and double:  # (`const float* const* rows`: `__cc_ptr<const float> const* rows`)
+        pointer_to_pointer = re.fullmatch(r"(const\s+)?(\w+)\s*(const\b\s*)?\*\s*(const\b\s*)?\*\s*(const\b\s*)?"
+                                          r"(?:__restrict__\s+)?(\w+)?", text[raw.start:raw.end].strip())
         if not pointer_to_pointer:
             return None
-        const, element, name = pointer_to_pointer.groups()
-        return f"__cc_ptr<{const or ''}{element}>*" + (f" {name}" if name else "")
+        const, element, const_after, inner_const, outer_const, name = pointer_to_pointer.groups()
+        return (f"__cc_ptr<{'const ' if const or const_after else ''}{element}>{' const' if inner_const else ''}*"
+                + (" const" if outer_const else "") + (f" {name}" if name else ""))
     if raw.stars != 1 or _resolve(raw.words, aliases) == ["void"]:
         return None
     element = ("const " if raw.const_elements and not dependent else "") + ("volatile " if raw.volatile else "")
@@ -3351,7 +3399,8 @@ def _pointer_argument(tokens: list[Token], first: int, after: int, pointer_param
 def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global_arrays=frozenset(),
                   type_bodies: dict | None = None, dangling: list | None = None,
                   member_arrays: dict | None = None, array_views=frozenset(), overloaded=frozenset(),
-                  array_members=frozenset(), method: bool = False, pointer_params: dict | None = None) -> None:
+                  array_members=frozenset(), method: bool = False, pointer_params: dict | None = None,
+                  array_params: dict | None = None) -> None:
     """Inside a function body: local pointer variables and pointer casts become checked pointers.
     A `return x;` of a local array x goes into `dangling` (nvcc warns of it too). Each subscript of
     an array member (`acc.v[i]`, `p->m[r][c]`) is checked against its extent; in a method, so is one
@@ -3415,6 +3464,13 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
                 and tokens[i - 4].text not in ("&", "&&"):  # `float* q = p.v;` (not `auto& r = p.v;`)
             replace(tokens[i - 1].start, tokens[i - 1].start, "__cc_member_pointer(")
             replace(tokens[i + 1].end, tokens[i + 1].end, ", 0)")
+            i += 2
+            continue
+        # `f(p.v)` where each of the source's functions named f takes an array reference there (`const float
+        # (&x)[N]`, a view in the rewrite): a view of the member, with its name and bounds
+        if one_extent and _pointer_argument(tokens, i - 1, i + 2, array_params):
+            replace(tokens[i - 1].start, tokens[i - 1].start, "__cc_member_view(")
+            replace(tokens[i + 1].end, tokens[i + 1].end, f', "{tokens[i + 1].text}")')
             i += 2
             continue
         # `p.v + 2` (the array as a pointer, moved on), and `f(p.v, n)` where each of the source's functions
