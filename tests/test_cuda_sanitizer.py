@@ -2672,6 +2672,45 @@ def test_writes_through_functions_that_return_references_and_range_for_loops_are
     assert info.value.line == line_of("EACH", ACCESSORS)
 
 
+EXPLICIT_TEMPLATE_CALLS = r"""
+template <class T> __device__ T* at(T* p, int k) { return p + k; }
+template <class T> __device__ T& ref(T* p, int k) { return p[k]; }
+extern "C" __global__ void explicit_calls(const float* a, float* out, int mode) {
+    __shared__ float s[32];
+    int t = threadIdx.x;
+    if (mode == 0) at<float>(s, 0)[t] = a[t];            // AT
+    if (mode == 1) ref<float>(s, t) = a[t];              // REF
+    if (mode == 2 && t < 16) at<float>(s, t)[0] = a[t];  // HALF
+    if (mode == 3) { at<float>(out, 0)[t % 4] = a[t]; return; }  // GLOBAL
+    SYNC
+    out[t] = at<float>(s, 0)[31 - t] + ref<float>(s, 31 - t);  // READ
+}
+"""
+
+
+def test_accesses_through_template_calls_with_explicit_arguments_are_noted():
+    """`at<float>(s, 0)[t] = v` and `ref<float>(s, t) = v` (a template function returning a pointer or a reference,
+    its arguments written out) are accesses as `at(s, 0)[t]` is: a race, a read of what no thread wrote and two
+    threads storing into one global element are reported through them (they went unseen)."""
+    a = np.arange(32, dtype=np.float32)
+    ordered = kernel("explicit_calls", EXPLICIT_TEMPLATE_CALLS.replace("SYNC", "__syncthreads();"), sanitize=True)
+    racy = kernel("explicit_calls", EXPLICIT_TEMPLATE_CALLS.replace("SYNC", ""), sanitize=True)
+    for mode in (0, 1):
+        out = np.zeros(32, np.float32)
+        ordered(1, 32, (a, out, np.int32(mode)))
+        np.testing.assert_array_equal(out, 2 * a[::-1])
+        with pytest.raises(cuda.KernelError, match=r"data race on shared memory s\[\d+\]") as info:
+            racy(1, 32, (a, out, np.int32(mode)))
+        assert f"line {line_of('READ', EXPLICIT_TEMPLATE_CALLS)}" in str(info.value)
+        assert f"line {line_of('AT' if mode == 0 else 'REF', EXPLICIT_TEMPLATE_CALLS)}" in str(info.value)
+    with pytest.raises(cuda.KernelError, match=r"reads shared memory s\[31\], which no thread") as info:
+        ordered(1, 32, (a, np.zeros(32, np.float32), np.int32(2)))
+    assert info.value.line == line_of("READ", EXPLICIT_TEMPLATE_CALLS)
+    with pytest.raises(cuda.KernelError, match=r"out\[\d\]") as info:
+        ordered(1, 32, (a, np.zeros(32, np.float32), np.int32(3)))
+    assert info.value.line == line_of("GLOBAL", EXPLICIT_TEMPLATE_CALLS)
+
+
 PRODUCER_WARP = r"""
 extern "C" __global__ void produce(const int* data, int* out, int syncwarp) {
     __shared__ volatile int stage;

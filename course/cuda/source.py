@@ -4155,6 +4155,10 @@ def _postfix_chain(tokens: list[Token], i: int, b: int, calls=frozenset()) -> in
     """End (exclusive) of `name[...][...].x->y` starting at tokens[i], through calls of functions that
     return a reference (`m.at(i).x`, `at(i)`: `calls`)."""
     j = i + 1
+    if tokens[i].text in calls and j < b and tokens[j].text == "<":  # `f<float>(p)[i]`: a template's call
+        angle = _matching_angle(tokens, j)
+        if j < angle < b - 1 and tokens[angle + 1].text == "(":
+            j = angle + 1
     if tokens[i].text in calls and j < b and tokens[j].text == "(":
         j = _matching(tokens, j) + 1
     while j < b:
@@ -4411,8 +4415,11 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
                 and not (prev.text == "*" and tokens[i - 2].text in types and tokens[i - 3].text in {";", "{", "}"}
                          | _TYPE_WORDS | {"__shared__", "static"}):  # `float* rows[2]` declares
             through = calls
-            if tok.text in pointing and tokens[i + 1].text == "(" and _matching(tokens, i + 1) + 1 < b \
-                    and tokens[_matching(tokens, i + 1) + 1].text in ("[", "->"):
+            open_ = i + 1  # (`f<float>(p)[i]`: the call's `(` after the template's arguments)
+            if tok.text in pointing and tokens[open_].text == "<" and _matching_angle(tokens, open_) > open_:
+                open_ = _matching_angle(tokens, open_) + 1
+            if tok.text in pointing and open_ < b and tokens[open_].text == "(" and _matching(tokens, open_) + 1 < b \
+                    and tokens[_matching(tokens, open_) + 1].text in ("[", "->"):
                 through = calls | {tok.text}  # `f(p)[i]`, `f(p)->x` of a function that returns a pointer
             end = _postfix_chain(tokens, i, b, through)
             chain = tokens[i:end]
