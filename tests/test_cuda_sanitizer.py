@@ -2711,6 +2711,47 @@ def test_accesses_through_template_calls_with_explicit_arguments_are_noted():
     assert info.value.line == line_of("GLOBAL", EXPLICIT_TEMPLATE_CALLS)
 
 
+ACCESSOR_CALLS = r"""
+namespace ns { __device__ float& ref(float* p, int k) { return p[k]; } }
+struct Grid {
+    float* d; int w;
+    __device__ float& operator()(int r, int c) { return d[r * w + c]; }
+    __device__ float* row(int r) { return d + r * w; }
+};
+extern "C" __global__ void accessor_calls(const float* a, float* out, int mode) {
+    __shared__ float s[32];
+    int t = threadIdx.x, u = 31 - t;
+    auto at = [&](int k) -> float& { return s[k]; };
+    Grid g{s, 8};
+    if (mode == 0) ns::ref(s, t) = a[t];          // WRITE 0
+    if (mode == 1) at(t) = a[t];                  // WRITE 1
+    if (mode == 2) g(t / 8, t % 8) = a[t];        // WRITE 2
+    if (mode == 3) g.row(t / 8)[t % 8] = a[t];    // WRITE 3
+    SYNC
+    if (mode == 0) out[t] = ns::ref(s, u);
+    if (mode == 1) out[t] = at(u);
+    if (mode == 2) out[t] = g(u / 8, u % 8);
+    if (mode == 3) out[t] = g.row(u / 8)[u % 8];
+}
+"""
+
+
+@pytest.mark.parametrize("mode", range(4))
+def test_accesses_through_lambdas_functors_methods_and_qualified_calls_are_noted(mode):
+    """A lambda returning a reference (`at(t) = v`), an object whose operator() returns one (`g(r, c) = v`), a method
+    returning a pointer (`g.row(r)[c] = v`) and a qualified call (`ns::ref(s, t) = v`) are accesses where they are
+    called. They went unseen (no race), and the lambda's `return s[k];` was taken for a read of s[k] at the call
+    of `at(t) = v`: "reads shared memory s[0], which no thread ... has written" on the correct kernel."""
+    a = np.arange(32, dtype=np.float32)
+    out = np.zeros(32, np.float32)
+    kernel("accessor_calls", ACCESSOR_CALLS.replace("SYNC", "__syncthreads();"), sanitize=True)(
+        1, 32, (a, out, np.int32(mode)))
+    np.testing.assert_array_equal(out, a[::-1])
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory s\[\d+\]") as info:
+        kernel("accessor_calls", ACCESSOR_CALLS.replace("SYNC", ""), sanitize=True)(1, 32, (a, out, np.int32(mode)))
+    assert f"line {line_of(f'WRITE {mode}', ACCESSOR_CALLS)}" in str(info.value)
+
+
 PRODUCER_WARP = r"""
 extern "C" __global__ void produce(const int* data, int* out, int syncwarp) {
     __shared__ volatile int stage;

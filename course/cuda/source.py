@@ -1805,6 +1805,11 @@ def parse(text: str, options=()) -> Source:
     kernels, problems, not_extern_c, templates = {}, {}, set(), {}
     constants = _numeric_defines(all_tokens, defines)
     type_bodies = {open_: close for _, open_, close in _struct_definitions(tokens, ("struct", "class", "union"))}
+    # Structs whose `operator()` returns a reference (`float& operator()(int r, int c) { return d[r * w + c]; }`):
+    # a call of an object of one, `g(r, c) = v`, is the access (_note_accesses)
+    functors = {name for names, open_, close in _struct_definitions(tokens) for name in names
+                if any(g.name == "operator()" and g.returns_reference and g.body and open_ < g.body[0] < close
+                       for g in functions)}
     constants = _integer_constants(tokens, type_bodies, constants)
     member_arrays, array_members = _member_arrays(tokens, type_bodies, constants)
     struct_fields = _struct_fields(tokens, aliases)
@@ -1917,7 +1922,8 @@ def parse(text: str, options=()) -> Source:
             method_members |= named_members
             _note_accesses(tokens, f, replace, references, known_types | set(f.template),
                            set(global_variables) - global_arrays - constant_variables - read_only_variables
-                           | set(file_shared_scalars), returning, named_members, methods, bit_fields, pointing)
+                           | set(file_shared_scalars), returning, named_members, methods, bit_fields, pointing,
+                           functors)
             _note_branches(tokens, f, branch_notes)
             _note_uniform_ifs(tokens, f, replace, uniform_ifs)
             for edit in spin_edits[f.body]:
@@ -4151,25 +4157,76 @@ def _inside_parentheses(tokens: list[Token], start: int, end: int) -> tuple[int,
     return start, end
 
 
-def _postfix_chain(tokens: list[Token], i: int, b: int, calls=frozenset()) -> int:
-    """End (exclusive) of `name[...][...].x->y` starting at tokens[i], through calls of functions that
-    return a reference (`m.at(i).x`, `at(i)`: `calls`)."""
+def _postfix_chain(tokens: list[Token], i: int, b: int, calls=frozenset(), pointers=frozenset()) -> int:
+    """End (exclusive) of `name[...][...].x->y` starting at tokens[i] (a qualified name `ns::table[i]`
+    whole), through calls of functions that return a reference (`m.at(i).x`, `at(i)`, `ns::at<float>(i)`:
+    `calls`) and of those that return a pointer where the call is subscripted or followed by `->`
+    (`row(r)[c]`, `g.row(r)[c]`: `pointers`)."""
     j = i + 1
-    if tokens[i].text in calls and j < b and tokens[j].text == "<":  # `f<float>(p)[i]`: a template's call
-        angle = _matching_angle(tokens, j)
-        if j < angle < b - 1 and tokens[angle + 1].text == "(":
-            j = angle + 1
-    if tokens[i].text in calls and j < b and tokens[j].text == "(":
-        j = _matching(tokens, j) + 1
+    while j + 1 < b and tokens[j].text == "::" and tokens[j + 1].kind == "ident":
+        j += 2
+    j = _past_call(tokens, j, b, calls, pointers)
     while j < b:
         if tokens[j].text == "[":
             j = _matching(tokens, j) + 1
         elif tokens[j].text in (".", "->") and j + 1 < b and tokens[j + 1].kind == "ident":
-            j += 2
-            if tokens[j - 1].text in calls and j < b and tokens[j].text == "(":
-                j = _matching(tokens, j) + 1
+            j = _past_call(tokens, j + 2, b, calls, pointers)
         else:
             break
+    return j
+
+
+def _reference_lambdas(tokens: list[Token], a: int, b: int) -> list[tuple[str, int, int]]:
+    """(name, `{`, `}`) of each lambda in tokens a..b that is named and returns a reference:
+    `auto at = [&](int k) -> float& { return s[k]; };`."""
+    found = []
+    for i in range(a + 3, b):
+        if tokens[i].text != "[" or tokens[i - 1].text != "=" or tokens[i - 2].kind != "ident" \
+                or tokens[i - 3].text not in ("auto", "const"):
+            continue
+        k = _matching(tokens, i) + 1
+        if k >= b or tokens[k].text != "(":
+            continue
+        k = _matching(tokens, k) + 1
+        arrow = k
+        while k < b and tokens[k].text not in ("{", ";"):
+            k += 1
+        if k < b and tokens[k].text == "{" and arrow < k and tokens[arrow].text == "->" and tokens[k - 1].text in ("&", "&&"):
+            found.append((tokens[i - 2].text, k, _matching(tokens, k)))
+    return found
+
+
+def _objects_of(tokens: list[Token], f, types: set) -> set[str]:
+    """The names function f declares (parameters and locals: `Grid g{s, 8};`, `const Grid& g`) of the types."""
+    if not types:
+        return set()
+    names = {raw.name for raw in f.raws if raw.name and raw.words and raw.words[-1] in types}
+    a, b = f.body
+    for i in range(a + 1, b - 1):
+        if tokens[i].text in types and tokens[i - 1].text not in (".", "->", "::", "struct"):
+            k = i + 1
+            while k < b and tokens[k].text in ("&", "&&", "*", "const"):
+                k += 1
+            if k < b and tokens[k].kind == "ident" and tokens[k + 1].text in ("{", "(", "=", ";", ","):
+                names.add(tokens[k].text)
+    return names
+
+
+def _past_call(tokens: list[Token], j: int, b: int, calls, pointers) -> int:
+    """For _postfix_chain, j just past a name: past that name's call (template arguments and all) where the
+    name is one of `calls`, or one of `pointers` and the call is followed by `[` or `->`; else j."""
+    name = tokens[j - 1].text
+    if name not in calls and name not in pointers:
+        return j
+    k = j
+    if k < b and tokens[k].text == "<":  # `f<float>(p)[i]`: a template's call
+        angle = _matching_angle(tokens, k)
+        if k < angle < b - 1 and tokens[angle + 1].text == "(":
+            k = angle + 1
+    if k < b and tokens[k].text == "(":
+        close = _matching(tokens, k)
+        if name in calls or close + 1 < b and tokens[close + 1].text in ("[", "->"):
+            return close + 1
     return j
 
 
@@ -4322,7 +4379,8 @@ def _unary_star(tokens: list[Token], i: int) -> bool:
 
 def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict, types: set,
                    named_scalars: set = frozenset(), calls: set = frozenset(), members: set = frozenset(),
-                   methods: set = frozenset(), bit_fields: set = frozenset(), pointing: set = frozenset()) -> None:
+                   methods: set = frozenset(), bit_fields: set = frozenset(), pointing: set = frozenset(),
+                   functors: set = frozenset()) -> None:
     """Wrap each memory access of a body: `s[i]` → `__cc_r(s[i])`, `s[i] = v` → `__cc_w(s[i]) = v`,
     `s[i] += v` → `__cc_rw(s[i]) += v`, and the same for `*p`, `p->x`, the uses of a reference
     (`dst = v` → `__cc_w(dst) = v`) and of a __device__ variable or file-scope __shared__ one that
@@ -4331,6 +4389,11 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
     a, b = f.body
     scalars = {name for i in range(a + 1, b) if (name := _shared_scalar_at(tokens, i, b))}  # __shared__ int n;
     scalars |= named_scalars
+    # Lambdas that return a reference (`auto at = [&](int k) -> float& { return s[k]; };`) and objects of a
+    # struct whose operator() does (`Grid g{s, 8};`, a `Grid g` parameter): a call, `at(t) = v`, `g(r, c)`, is
+    # the access, as of a function returning a reference; the lambda's `return s[k];` is only an address
+    lambdas = _reference_lambdas(tokens, a, b)
+    calls = set(calls) | {name for name, _, _ in lambdas} | _objects_of(tokens, f, functors)
     refs, declaring, bound = _reference_uses(tokens, f, references, types, calls)
     quiet = set()  # inside assert(...): its text is the message, keep it as written
     stores = set()  # the `=` of each `__cc_w(...) = ...`
@@ -4346,8 +4409,9 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
                 or star and tokens[first + 1].text == "(" and _matching(tokens, first + 1) == last - 1:
             addresses[first] = last
 
-    if f.returns_reference:  # `return data[i];` of `float& at(int i)`: the caller's use is the access
-        for i in range(a + 1, b):
+    returned = [(a, b)] if f.returns_reference else []  # `return data[i];` of `float& at(int i)`: the caller's
+    for first, last in returned + [(x, y) for _, x, y in lambdas]:  # use is the access
+        for i in range(first + 1, last):
             if tokens[i].text == "return":
                 end = i + 1
                 while end < b and tokens[end].text != ";":
@@ -4414,15 +4478,12 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
                 and not (prev.text == ">" and _declares_template_type(tokens, i - 1, types)) \
                 and not (prev.text == "*" and tokens[i - 2].text in types and tokens[i - 3].text in {";", "{", "}"}
                          | _TYPE_WORDS | {"__shared__", "static"}):  # `float* rows[2]` declares
-            through = calls
-            open_ = i + 1  # (`f<float>(p)[i]`: the call's `(` after the template's arguments)
-            if tok.text in pointing and tokens[open_].text == "<" and _matching_angle(tokens, open_) > open_:
-                open_ = _matching_angle(tokens, open_) + 1
-            if tok.text in pointing and open_ < b and tokens[open_].text == "(" and _matching(tokens, open_) + 1 < b \
-                    and tokens[_matching(tokens, open_) + 1].text in ("[", "->"):
-                through = calls | {tok.text}  # `f(p)[i]`, `f(p)->x` of a function that returns a pointer
-            end = _postfix_chain(tokens, i, b, through)
+            # (`f(p)[i]`, `f(p)->x`, `g.row(r)[c]` of a function that returns a pointer: `pointing`)
+            end = _postfix_chain(tokens, i, b, calls, pointing)
             chain = tokens[i:end]
+            last = i  # (`ns::count`: the qualified name's last word)
+            while last + 2 < end and tokens[last + 1].text == "::" and tokens[last + 2].kind == "ident":
+                last += 2
             called = tokens[end - 1].text == ")"  # m.at(i): a function that returns a reference
             if end < b and tokens[end].text == "(" and len(chain) > 1 and chain[-2].text in (".", "->"):
                 if chain[-1].text in methods:
@@ -4431,7 +4492,7 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
                 chain = tokens[i:end]
                 method = True
             # `count`, `acc.sum`, `dst` (a reference), `sum` in a method of the struct that has it
-            named = tok.text in scalars or tok.text in refs or called or tok.text in members
+            named = tokens[last].text in scalars or tok.text in refs or called or tok.text in members
             if not (named or any(t.text in ("[", "->") for t in chain)) or (end < b and tokens[end].text == "(") \
                     or i in declaring:
                 continue
