@@ -243,6 +243,16 @@ def test_a_kernel_may_declare_printf_itself(declaration, capsys):
     assert capsys.readouterr().out == "block 0\nblock 1\n"
 
 
+def test_printf_returns_the_number_of_arguments_as_on_a_gpu(capsys):
+    """CUDA's printf returns how many arguments follow the format (0 for none), not the characters printed."""
+    counts = np.zeros(3, np.int32)
+    source = r"""extern "C" __global__ void counted(int* n) {
+        n[0] = printf("none\n"); n[1] = printf("%d %s\n", 7, "x"); n[2] = printf("%f %f %f\n", 1.0, 2.0, 3.0); }"""
+    cuda.RawKernel(source, "counted", backend="cpu")((1,), (1,), (counts,))
+    assert list(counts) == [0, 2, 3]
+    assert capsys.readouterr().out == "none\n7 x\n1.000000 2.000000 3.000000\n"
+
+
 def test_a_kernel_or_a_variable_may_be_named_clock_and_clock_still_reads_the_time():
     """clock() and clock64() are CUDA's, but `clock` is no reserved word: a kernel (or a local) of that name
     compiles, and clock() (also after <ctime>) still gives a time that grows."""

@@ -1827,3 +1827,78 @@ def test_inline_asm_reading_a_special_register_is_refused_with_its_cuda_c(regist
     with pytest.raises(cuda.CompileError, match=rf"inline PTX assembly(?s:.*)read %{register} in CUDA C: `"
                                                rf"{re.escape(c)}"):
         cuda.RawKernel(source, "k", backend="cpu")
+
+
+PUNS = r"""
+union Bits { float f; int i; };
+extern "C" __global__ void puns(float* out, int mode) {
+    __shared__ float s[32];
+    float local[2];
+    int t = threadIdx.x;
+    int* as_int = mode == 0 ? (int*)out : mode == 1 ? (int*)s : (int*)local;
+    float* as_float = mode == 0 ? out : mode == 1 ? s : local;
+    int k = mode == 2 ? 1 : t;
+    as_int[k] = 0;            // an int store,
+    as_float[k] = 1.0f;       // a float store to the same address,
+    int bits = as_int[k];     // and an int load of it: 1.0f's bits, in this order
+    reinterpret_cast<int*>(out)[t] = bits;
+}
+"""
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2])
+def test_memory_written_as_one_type_and_read_as_another_keeps_its_order(backend, mode):
+    """`int* k = (int*)out; k[i] = 0; out[i] = 1.0f; k[i]` reads 1.0f's bits on a GPU. C++ leaves it undefined
+    (strict aliasing), and g++ -O3 moved the int load before the float store: 0 in a plain launch (the sanitized
+    build, at -O1, was right). A source that casts pointers (or has a union) is built without that assumption."""
+    out = on(backend, np.zeros(32, np.float32))
+    cuda.RawKernel(PUNS, "puns", backend=backend, sanitize=False)((1,), (32,), (out, np.int32(mode)))
+    bits = cuda.asnumpy(out).view(np.int32)
+    assert (bits == np.float32(1.0).view(np.int32)).all()
+
+
+@pytest.mark.parametrize("code, puns", [
+    ("o[i] = a[i] * sizeof(float*);", False),
+    ("o[i] = (float)a[i] + (int)a[i];", False),
+    ("int* k = (int*)o; k[i] = 1;", True),
+    ("o[i] = reinterpret_cast<const float4*>(a)[0].x;", True),
+    ("float4 v = *(float4*)&a[0]; o[i] = v.x;", True),
+    ("void* v = o; static_cast<float*>(v)[i] = 1;", True),
+    ("extern __shared__ float x[]; extern __shared__ int y[]; x[i] = 1; o[i] = y[i];", True),
+])
+def test_which_sources_are_built_without_strict_aliasing(code, puns):
+    text = 'extern "C" __global__ void k(const float* a, float* o) { int i = threadIdx.x; ' + code + " }"
+    assert cuda_source.parse(text).puns is puns
+    assert cuda_source.parse("#define F4(p) (*(float4*)(p))\n" + text).puns
+
+
+TERNARY_ARRAYS = r"""
+__device__ float total(const float* p, int n) { float s = 0; for (int i = 0; i < n; ++i) s += p[i]; return s; }
+extern "C" __global__ void pick(const float* a, float* out, int big, int count) {
+    __shared__ float s[32];
+    float l[4] = {1, 2, 3, 4};
+    int t = threadIdx.x;
+    s[t] = a[t];
+    __syncthreads();
+    float* p = big ? s : l;                           // two arrays of different lengths: both decay
+    const float* q = big ? a : big > 1 ? s : l;
+    out[t] = p[t % 4] + q[t % 4] + total(big ? s : l, count);   // PICK
+}
+"""
+
+
+def test_a_conditional_between_arrays_of_different_lengths_is_a_pointer_that_keeps_bounds(backend):
+    """`c ? s : l` of a __shared__ float[32] and a local float[4] is a float* in C++ (both decay); here the two
+    were views of different types, which `?:` cannot join: the kernel did not compile. Each branch is now a checked
+    pointer to its array's first element, so `total(l, 5)` still reads past l."""
+    a = np.arange(32, dtype=np.float32)
+    out = on(backend, np.zeros(32, np.float32))
+    kernel = cuda.RawKernel(TERNARY_ARRAYS, "pick", backend=backend)
+    kernel((1,), (32,), (on(backend, a), out, np.int32(1), np.int32(32)))
+    np.testing.assert_array_equal(cuda.asnumpy(out), 2 * (np.arange(32) % 4) + a.sum())
+    kernel((1,), (32,), (on(backend, a), out, np.int32(0), np.int32(4)))
+    np.testing.assert_array_equal(cuda.asnumpy(out), 2 * (np.arange(32) % 4 + 1) + 10)
+    if backend == "cpu":
+        with pytest.raises(cuda.KernelError, match=r"local array l") as info:
+            kernel((1,), (32,), (a, np.zeros(32, np.float32), np.int32(0), np.int32(5)))
+        assert info.value.line == 2

@@ -1665,6 +1665,44 @@ extern "C" __global__ void shared_rows(const float* a, float* out) {
 
 
 @pytest.mark.parametrize("sanitize", [False, True])
+def test_a_device_functions_pointer_to_rows_parameter_keeps_the_bounds_of_its_argument(sanitize):
+    """`float (*m)[4]` and `const float m[][4]` parameters of a __device__ function stayed raw pointers: m[r][c] past
+    a __shared__, __device__, local or argument array's last row read and wrote silently. They are checked
+    pointers to rows now, as a kernel's are."""
+    source = r"""
+__device__ float rowsum(const float (*m)[4], int r) { float s = 0; for (int c = 0; c < 4; ++c) s += m[r][c]; return s; }  // ROWSUM
+__device__ void fill(float m[][4], int rows, float v) { for (int r = 0; r < rows; ++r) for (int c = 0; c < 4; ++c) m[r][c] = v; }  // FILL
+__device__ float table[3][4];
+extern "C" __global__ void rows(const float* a, float* out, int last) {
+    __shared__ float s[8][4];
+    float l[2][4];
+    int t = threadIdx.x;
+    if (t < 8) for (int c = 0; c < 4; ++c) s[t][c] = t;
+    if (t == 0) fill(table, 3, 2.0f);
+    fill(l, 2, 1.0f);
+    __syncthreads();
+    out[t] = rowsum(s, t % (last + 1)) + rowsum(table, 2) + rowsum(l, 1) + rowsum((const float (*)[4])a, t % 8);
+}
+extern "C" __global__ void too_many(float* out, int rows) {
+    float l[2][4];
+    fill(l, rows, 1.0f);
+    out[threadIdx.x] = l[1][3];
+}
+"""
+    module = cuda.RawModule(code=source, backend="cpu", sanitize=sanitize)
+    a, out = np.arange(32, dtype=np.float32), np.zeros(32, np.float32)
+    module.get_function("rows")((1,), (32,), (a, out, 7))
+    t = np.arange(32)
+    np.testing.assert_array_equal(out, 4 * (t % 8) + 8 + 4 + a.reshape(8, 4)[t % 8].sum(axis=1))
+    with pytest.raises(cuda.KernelError, match=r"accessed s\[32\] through a pointer into the __shared__ array s, which holds 32") as info:
+        module.get_function("rows")((1,), (32,), (a, out, 8))  # rowsum(s, 8): past s's last row
+    assert info.value.line == line_of("ROWSUM", source)
+    with pytest.raises(cuda.KernelError, match=r"local array l") as info:
+        module.get_function("too_many")((1,), (1,), (out, 3))  # fill(l, 3, ...): a third row of two
+    assert info.value.line == line_of("FILL", source)
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
 def test_pointers_made_from_a_local_array_keep_its_bounds(sanitize):
     source = r"""
 __device__ float sum5(const float* v) { float s = 0; for (int j = 0; j < 5; j++) s += v[j]; return s; }  // SUM5

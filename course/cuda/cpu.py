@@ -494,7 +494,7 @@ def _precompiled_header(compiler: str, flags: list[str]) -> Path | None:
     only when it fits the compile exactly, and reads runtime.h itself otherwise."""
     if not _is_gcc(compiler):
         return None
-    kind = [f for f in flags if f in ("-D__CC_SANITIZE", "-D__CC_TRACE", "-O1", *_FRAME_POINTERS)
+    kind = [f for f in flags if f in ("-D__CC_SANITIZE", "-D__CC_TRACE", "-O1", "-fno-strict-aliasing", *_FRAME_POINTERS)
             or f in _platform_flags(compiler)]
     header = RUNTIME_HEADER.read_text(encoding="utf-8")
     cache = cache_dir()
@@ -984,7 +984,8 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
         # lines that called it: runtime.h's __cc_note_callers)
         sanitizing = ["-D__CC_SANITIZE", "-O1", *_FRAME_POINTERS, *_pattern_flags(compiler)] if sanitize else []
         flags = (kept + sanitizing
-                 + (["-D__CC_TRACE"] if trace else []) + _platform_flags(compiler))
+                 + (["-D__CC_TRACE"] if trace else []) + _platform_flags(compiler)
+                 + (["-fno-strict-aliasing"] if source.puns and not sanitize else []))  # (-O1 has none)
         target = cache_dir() / f"{_cache_key(unit, flags, compiler)}.so"
         if target.exists() and (target.is_symlink() or target.stat().st_uid != os.getuid()):
             target.unlink()  # not ours: never load it, build our own

@@ -3164,6 +3164,11 @@ struct __cc_reading {
 template <class E> static inline __cc_reading<E> __cc_each(const __cc_view<E>& v) { return {v.begin(), v.end()}; }
 template <class X, class = typename std::enable_if<!__cc_is_view<typename std::decay<X>::type>::value>::type>
 static inline X&& __cc_each(X&& x) { return static_cast<X&&>(x); }  // (anything else: as it is)
+// `c ? s : t` of two arrays (source.py): each a pointer to its first element, as the arrays decay to in
+// C++ (two views of different lengths are two types, which `?:` cannot join)
+template <class E> static inline __cc_ptr<E> __cc_decay(const __cc_view<E>& v) { return v.ptr(); }
+template <class X, class = typename std::enable_if<!__cc_is_view<typename std::decay<X>::type>::value>::type>
+static inline X&& __cc_decay(X&& x) { return static_cast<X&&>(x); }
 
 
 // `&x[i][j]` of a local array of arrays: the element's address, bounded by the whole of x.
@@ -7085,7 +7090,8 @@ template <class... A> __attribute__((always_inline)) static inline int __cc_prin
         int k = 0;
         (__cc_printf_string(values, k < 64 && ((strings >> k++) & 1)), ...);
     }
-    return __cc_printf(format, __cc_printf_arg(values)...);
+    // (a GPU's printf returns the number of arguments after the format, not of characters printed)
+    return __cc_printf(format, __cc_printf_arg(values)...) < 0 ? -2 : (int)sizeof...(A);
 }
 // (`line`: a stop that comes anywhere inside, the format's check included, names the call's line)
 template <class... A> __attribute__((always_inline)) static inline int __cc_printf_at(int line, const char* format, A... values) {

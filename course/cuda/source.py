@@ -702,6 +702,7 @@ class Source:
     constant_globals: set = field(default_factory=set)  # those of them that are __constant__ (read-only in kernels)
     const_globals: set = field(default_factory=set)  # those of them declared const (read-only memory here)
     renamed: list = field(default_factory=list)  # names the source declares that the C library has (_C_LIBRARY_NAMES)
+    puns: bool = False  # it casts pointers, or views dynamic shared memory as two types (_type_puns)
     std_headers: list = field(default_factory=list)  # the host's C++ headers for its <cuda/std/...> ones (_LIBCU_STD)
     host_code: list = field(default_factory=list)  # (spelling, line) of host code: main, cudaMalloc, <<<...>>>
     host_only: list = field(default_factory=list)  # (what, line, fix): host functions or variables device code uses
@@ -2089,6 +2090,8 @@ def parse(text: str, options=()) -> Source:
         constants=constants,
         method_members=method_members,
         renamed=_declared_library_names(tokens),
+        puns=_type_puns(tokens) or any(_type_puns(tokenize(t.text[1:])) for t in directives)  # (casts in macros)
+        or len({dynamic_lines[name][1] for name in dynamic_shared}) > 1,
         std_headers=sorted({_LIBCU_STD[m.group(1)] for t in directives
                             if (m := re.match(r"#\s*include\s*[<\"]([^>\"\s]*)", t.text)) and m.group(1) in _LIBCU_STD}),
     )
@@ -2115,6 +2118,31 @@ _C_LIBRARY_NAMES = frozenset("""
     gamma gammaf gammal ffs ffsl ffsll scalb scalbf scalbl drem dremf dreml lgamma_r lgammaf_r signgam
     finite finitef significand significandf pow10 exp10f
 """.split())
+
+
+_CAST_WORDS = {"const", "volatile", "unsigned", "signed", "long", "short", "struct", "::", "<", ">", ",", "*"}
+
+
+def _type_puns(tokens: list[Token]) -> bool:
+    """Whether the source casts a pointer to another type (`(int*)s`, `reinterpret_cast<float4*>(p)`,
+    `static_cast<T*>(v)`) or has a union: its memory may then be written as one type and read as another, which C++ leaves
+    undefined and GCC's -O3 (strict aliasing) takes at its word, reordering a float store and an int load of
+    one address, where nvcc's code does them in order (the CPU backend builds such a source without it)."""
+    for i, tok in enumerate(tokens):
+        if tok.text in ("reinterpret_cast", "union") or tok.text == "static_cast" and i + 1 < len(tokens) \
+                and tokens[i + 1].text == "<" and "*" in (t.text for t in tokens[i + 2:_matching_angle(tokens, i + 1)]):
+            return True
+        if tok.text != "(" or i == 0 or tokens[i - 1].kind == "ident" or i + 2 >= len(tokens) \
+                or tokens[i + 1].kind != "ident":
+            continue
+        k = i + 1
+        while k < len(tokens) and (tokens[k].kind == "ident" or tokens[k].text in _CAST_WORDS):
+            k += 1
+        inner = [t.text for t in tokens[i + 1:k]]
+        if k + 1 < len(tokens) and tokens[k].text == ")" and "*" in inner and inner[0] != "*" \
+                and (tokens[k + 1].kind in ("ident", "number") or tokens[k + 1].text in ("(", "&", "*")):
+            return True  # `(float4*)&s[k]`, `(const int*)(p + 1)`
+    return False
 
 
 def _declared_library_names(tokens: list[Token]) -> list[str]:
@@ -2459,7 +2487,7 @@ def _checked_pointer(raw: _RawParam, text: str, aliases: dict, dependent: bool =
     if (complex_number := _complex_number(raw)) and raw.name:  # `const cuda::std::complex<float>* z`
         element = ("const " if raw.const_elements and not dependent else "") + ("volatile " if raw.volatile else "")
         return f"{'const ' if raw.const_pointer else ''}__cc_ptr<{element}{complex_number[0]}> {raw.name}"
-    if raw.complex and not (raw.rows and not double):  # (a kernel's `float A[N][M]`: a checked pointer to rows)
+    if raw.complex and not raw.rows:  # (`float A[N][M]`, `float (*A)[M]`: a checked pointer to rows)
         return None
     if raw.stars == 2 and double:  # (`const float* const* rows`: `__cc_ptr<const float> const* rows`)
         pointer_to_pointer = re.fullmatch(r"(const\s+)?(\w+)\s*(const\b\s*)?\*\s*(const\b\s*)?\*\s*(const\b\s*)?"
@@ -3456,6 +3484,14 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
         if i in type_bodies:  # a struct or union defined in the function: its members stay as written
             i = type_bodies[i]
             continue
+        # `c ? s : t`, `c ? s : p` of arrays (views of their own lengths here): each a pointer to its first element
+        if tok.kind == "ident" and (tok.text in arrays or tok.text in array_views) \
+                and tokens[i - 1].text not in (".", "->", "::") and i + 1 < b \
+                and (tokens[i - 1].text == "?" and tokens[i + 1].text == ":"
+                     or tokens[i - 1].text == ":" and tokens[i + 1].text in (")", ";", ",", ":", "]", "}")
+                     and _ternary_colon(tokens, i - 1, a)):
+            replace(tok.start, tok.start, "__cc_decay(")
+            replace(tok.end, tok.end, ")")
         one_extent = tok.text == "." and i + 2 < b and tokens[i - 1].text in local_structs and member_arrays \
             and len(member_arrays.get(tokens[i + 1].text, ())) == 1
         if one_extent and tokens[i + 2].text == "[" and _address_operator(tokens, i - 2):
