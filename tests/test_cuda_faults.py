@@ -1668,10 +1668,12 @@ extern "C" __global__ void shared_rows(const float* a, float* out) {
 def test_a_device_functions_pointer_to_rows_parameter_keeps_the_bounds_of_its_argument(sanitize):
     """`float (*m)[4]` and `const float m[][4]` parameters of a __device__ function stayed raw pointers: m[r][c] past
     a __shared__, __device__, local or argument array's last row read and wrote silently. They are checked
-    pointers to rows now, as a kernel's are."""
+    pointers to rows now, as a kernel's are; a template's `const T (*m)[N]` (which did not compile with an array
+    passed to it) deduces N from the array."""
     source = r"""
 __device__ float rowsum(const float (*m)[4], int r) { float s = 0; for (int c = 0; c < 4; ++c) s += m[r][c]; return s; }  // ROWSUM
 __device__ void fill(float m[][4], int rows, float v) { for (int r = 0; r < rows; ++r) for (int c = 0; c < 4; ++c) m[r][c] = v; }  // FILL
+template <class T, int N> __device__ T first_column(const T (*m)[N], int rows) { T s = 0; for (int r = 0; r < rows; ++r) s += m[r][0]; return s; }  // FIRST
 __device__ float table[3][4];
 extern "C" __global__ void rows(const float* a, float* out, int last) {
     __shared__ float s[8][4];
@@ -1681,7 +1683,8 @@ extern "C" __global__ void rows(const float* a, float* out, int last) {
     if (t == 0) fill(table, 3, 2.0f);
     fill(l, 2, 1.0f);
     __syncthreads();
-    out[t] = rowsum(s, t % (last + 1)) + rowsum(table, 2) + rowsum(l, 1) + rowsum((const float (*)[4])a, t % 8);
+    out[t] = rowsum(s, t % (last + 1)) + rowsum(table, 2) + rowsum(l, 1) + rowsum((const float (*)[4])a, t % 8)
+             + first_column(l, last == 9 ? 3 : 2);
 }
 extern "C" __global__ void too_many(float* out, int rows) {
     float l[2][4];
@@ -1693,10 +1696,13 @@ extern "C" __global__ void too_many(float* out, int rows) {
     a, out = np.arange(32, dtype=np.float32), np.zeros(32, np.float32)
     module.get_function("rows")((1,), (32,), (a, out, 7))
     t = np.arange(32)
-    np.testing.assert_array_equal(out, 4 * (t % 8) + 8 + 4 + a.reshape(8, 4)[t % 8].sum(axis=1))
+    np.testing.assert_array_equal(out, 4 * (t % 8) + 8 + 4 + a.reshape(8, 4)[t % 8].sum(axis=1) + 2)
     with pytest.raises(cuda.KernelError, match=r"accessed s\[32\] through a pointer into the __shared__ array s, which holds 32") as info:
         module.get_function("rows")((1,), (32,), (a, out, 8))  # rowsum(s, 8): past s's last row
     assert info.value.line == line_of("ROWSUM", source)
+    with pytest.raises(cuda.KernelError, match=r"local array l") as info:
+        module.get_function("rows")((1,), (8,), (a, out, 9))  # first_column(l, 3): a template's N deduced, checked
+    assert info.value.line == line_of("FIRST", source)
     with pytest.raises(cuda.KernelError, match=r"local array l") as info:
         module.get_function("too_many")((1,), (1,), (out, 3))  # fill(l, 3, ...): a third row of two
     assert info.value.line == line_of("FILL", source)

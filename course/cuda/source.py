@@ -1791,7 +1791,10 @@ def parse(text: str, options=()) -> Source:
     # (&x)[N]`): a member array passed there becomes a view of it (which a template's N is deduced from)
     pointer_params: dict[str, set] = {}
     array_params: dict[str, set] = {}
+    row_params: dict[str, set] = {}  # (`float (*m)[N]`, `T m[][N]`: an array passed there decays, so N is deduced)
     for g in functions:
+        taken = {k for k, raw in enumerate(g.raws) if raw.rows and not raw.reference and not _array_reference(raw, text)}
+        row_params[g.name] = row_params[g.name] & taken if g.name in row_params else taken
         taken = {k for k, raw in enumerate(g.raws) if raw.stars == 1 and not raw.reference and not raw.complex}
         pointer_params[g.name] = pointer_params[g.name] & taken if g.name in pointer_params else taken
         taken = {k for k, raw in enumerate(g.raws) if _array_reference(raw, text)}
@@ -1918,7 +1921,8 @@ def parse(text: str, options=()) -> Source:
             method = any(o < f.body[0] and f.body[1] < c for o, c in type_bodies.items()) \
                 or f.qualifier.rstrip(":").rsplit("::", 1)[-1] in structs
             _rewrite_body(tokens, f, known_types | set(f.template), replace, global_arrays, type_bodies, dangling,
-                          member_arrays, array_views, overloaded, array_members, method, pointer_params, array_params)
+                          member_arrays, array_views, overloaded, array_members, method, pointer_params, array_params,
+                          row_params)
             named_members = _method_members(tokens, f, method_bodies)
             method_members |= named_members
             _note_accesses(tokens, f, replace, references, known_types | set(f.template),
@@ -3434,7 +3438,7 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
                   type_bodies: dict | None = None, dangling: list | None = None,
                   member_arrays: dict | None = None, array_views=frozenset(), overloaded=frozenset(),
                   array_members=frozenset(), method: bool = False, pointer_params: dict | None = None,
-                  array_params: dict | None = None) -> None:
+                  array_params: dict | None = None, row_params: dict | None = None) -> None:
     """Inside a function body: local pointer variables and pointer casts become checked pointers.
     A `return x;` of a local array x goes into `dangling` (nvcc warns of it too). Each subscript of
     an array member (`acc.v[i]`, `p->m[r][c]`) is checked against its extent; in a method, so is one
@@ -3484,12 +3488,14 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
         if i in type_bodies:  # a struct or union defined in the function: its members stay as written
             i = type_bodies[i]
             continue
-        # `c ? s : t`, `c ? s : p` of arrays (views of their own lengths here): each a pointer to its first element
+        # `c ? s : t`, `c ? s : p` of arrays (views of their own lengths here), and an array passed for a pointer to
+        # rows: each a pointer to its first element
         if tok.kind == "ident" and (tok.text in arrays or tok.text in array_views) \
                 and tokens[i - 1].text not in (".", "->", "::") and i + 1 < b \
                 and (tokens[i - 1].text == "?" and tokens[i + 1].text == ":"
                      or tokens[i - 1].text == ":" and tokens[i + 1].text in (")", ";", ",", ":", "]", "}")
-                     and _ternary_colon(tokens, i - 1, a)):
+                     and _ternary_colon(tokens, i - 1, a)
+                     or _pointer_argument(tokens, i, i + 1, row_params)):  # `tsum(m, r)` of a template's `T (*m)[N]`
             replace(tok.start, tok.start, "__cc_decay(")
             replace(tok.end, tok.end, ")")
         one_extent = tok.text == "." and i + 2 < b and tokens[i - 1].text in local_structs and member_arrays \
