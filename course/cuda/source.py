@@ -2129,9 +2129,10 @@ _CAST_WORDS = {"const", "volatile", "unsigned", "signed", "long", "short", "stru
 
 def _type_puns(tokens: list[Token]) -> bool:
     """Whether the source casts a pointer to another type (`(int*)s`, `reinterpret_cast<float4*>(p)`,
-    `static_cast<T*>(v)`) or has a union: its memory may then be written as one type and read as another, which C++ leaves
-    undefined and GCC's -O3 (strict aliasing) takes at its word, reordering a float store and an int load of
-    one address, where nvcc's code does them in order (the CPU backend builds such a source without it)."""
+    `static_cast<T*>(v)`) or has a union: its memory may then be written as one type and read as another,
+    which C++ leaves undefined and GCC's -O3 (strict aliasing) takes at its word, reordering a float store
+    and an int load of one address, where nvcc's code does them in order (the CPU backend builds such a
+    source without strict aliasing)."""
     for i, tok in enumerate(tokens):
         if tok.text in ("reinterpret_cast", "union") or tok.text == "static_cast" and i + 1 < len(tokens) \
                 and tokens[i + 1].text == "<" and "*" in (t.text for t in tokens[i + 2:_matching_angle(tokens, i + 1)]):
@@ -4233,7 +4234,8 @@ def _reference_lambdas(tokens: list[Token], a: int, b: int) -> list[tuple[str, i
         arrow = k
         while k < b and tokens[k].text not in ("{", ";"):
             k += 1
-        if k < b and tokens[k].text == "{" and arrow < k and tokens[arrow].text == "->" and tokens[k - 1].text in ("&", "&&"):
+        if k < b and tokens[k].text == "{" and arrow < k and tokens[arrow].text == "->" \
+                and tokens[k - 1].text in ("&", "&&"):
             found.append((tokens[i - 2].text, k, _matching(tokens, k)))
     return found
 
