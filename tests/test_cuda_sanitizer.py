@@ -4341,3 +4341,41 @@ def test_a_read_of_a_heap_element_nothing_stored_is_an_initcheck_too():
     hits = np.zeros(4, np.int32)
     kernel("count", source)((1,), (4,), (x, hits, np.int32(1)))
     assert list(hits) == [0, 0, 1, 1]
+
+
+HELPER_LOCK = r"""
+__device__ void acquire(int* m) { while (atomicCAS(m, 0, 1) != 0) { } FENCE }
+__device__ void release(int* m) { FENCE atomicExch(m, 0); }
+extern "C" __global__ void guarded(const float* x, float* total, int* mutex) {
+    __shared__ float part;
+    if (threadIdx.x == 0) part = 0;
+    __syncthreads();
+    atomicAdd(&part, x[blockIdx.x * blockDim.x + threadIdx.x]);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        BODY
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("fence, body, hint", [
+    ("__threadfence();", "acquire(mutex); total[0] += part; release(mutex);", None),
+    ("", "acquire(mutex); total[0] += part; release(mutex);", r"inside a lock .* Put __threadfence\(\) before the atomicExch"),
+    ("__threadfence();", "acquire(mutex); release(mutex); total[0] += part;", r"use atomicAdd\(&total\[0\], value\)"),
+])
+def test_a_lock_taken_through_helpers_is_seen_around_the_update_it_guards(fence, body, hint):
+    """A lock taken and released by helpers (`acquire(m); total += x; release(m);`) orders the update when it fences;
+    without the fences the hint says so. An update after the release is outside the lock: its hint is atomicAdd's,
+    not the lock's (which was given wherever the source had a lock)."""
+    code = HELPER_LOCK.replace("FENCE", fence).replace("BODY", body.replace("; ", ";\n        "))  # a statement a line
+    x, total = np.arange(256, dtype=np.float32), np.zeros(1, np.float32)
+    run = kernel("guarded", code, sanitize=True)
+    if hint is None:
+        run(8, 32, (x, total, np.zeros(1, np.int32)))
+        assert total[0] == x.sum()
+        return
+    with pytest.raises(cuda.KernelError, match=r"updates total\[0\]") as info:
+        run(8, 32, (x, total, np.zeros(1, np.int32)))
+    assert re.search(hint, str(info.value), re.S)
+    assert ("inside a lock" in str(info.value)) == ("inside a lock" in hint)

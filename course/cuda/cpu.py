@@ -2266,9 +2266,44 @@ _LOCK_HINT = ("The update is inside a lock (taken with atomicCAS, released with 
               "wrote. (For a plain sum, atomicAdd(&{element}, value) needs no lock.)")
 
 
-def _in_a_lock(source: Source) -> bool:
-    """Whether the kernel takes a lock with atomicCAS (or atomicExch) and releases it with atomicExch."""
-    return bool(_LOCK_TAKEN.search(source.text) and re.search(r"\batomicExch\s*\(", source.text))
+def _in_a_lock(source: Source, lines=()) -> bool:
+    """Whether one of `lines` (a fault's line and the lines that called its helper) lies between a line that takes
+    a lock with atomicCAS (or atomicExch) and one that releases it with atomicExch: in the kernel, or as calls of
+    helpers that do (`lock(m); total += x; unlock(m);`). Without lines: whether the kernel has a lock at all."""
+    text = source.text
+    if not (_LOCK_TAKEN.search(text) and re.search(r"\batomicExch\s*\(", text)):
+        return False
+    if not lines:
+        return True
+    takes, releases = _lock_lines(text)
+    return any(any(t <= n for t in takes) and any(n <= r for r in releases) and
+               max(t for t in takes if t <= n) > max((r for r in releases if r < n), default=0) for n in lines if n)
+
+
+@functools.lru_cache(maxsize=32)
+def _lock_lines(text: str) -> tuple[frozenset, frozenset]:
+    """The lines of `text` that take a lock and those that release one (atomicExch), a helper's call counting as
+    what the helper's body does (and the helper's own lines then not: its definition takes nothing)."""
+    def line_of(position: int) -> int:
+        return text.count("\n", 0, position) + 1
+
+    takes = {line_of(m.start()) for m in _LOCK_TAKEN.finditer(text)}
+    releases = {line_of(m.start()) for m in re.finditer(r"\batomicExch\s*\(", text)}
+    for m in re.finditer(r"\b(\w+)\s*\([^;{}()]*\)\s*(?:const\s*)?\{", text):  # a function's definition
+        if m.group(1) in ("if", "for", "while", "switch", "catch"):
+            continue
+        depth, end = 0, m.end() - 1
+        for end in range(m.end() - 1, len(text)):
+            depth += {"{": 1, "}": -1}.get(text[end], 0)
+            if depth == 0:
+                break
+        body = range(line_of(m.start()), line_of(end) + 1)
+        calls = {line_of(c.start()) for c in re.finditer(rf"\b{m.group(1)}\s*\(", text)} - set(body)
+        for found in (takes, releases):
+            if calls and found & set(body):
+                found -= set(body)
+                found |= calls
+    return frozenset(takes), frozenset(releases)
 
 
 def _count_compared(module: Module, fault: _Fault, arrays: dict) -> bool:
@@ -3551,7 +3586,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             hint = (f"If the threads mean to add into the same `{element}` (a sum, a counter), no barrier can "
                     f"help: use atomicAdd(&{element}, value), or let each thread keep its own partial "
                     f"result and reduce them after a __syncthreads(). Otherwise: {hint[0].lower()}{hint[1:]}")
-        if _in_a_lock(source) and {fault.op, fault.other_op} <= {1, 2}:  # a shared total kept inside a lock
+        if _in_a_lock(source, chain or [line]) and {fault.op, fault.other_op} <= {1, 2}:  # a shared total kept inside a lock
             hint = _LOCK_HINT.format(element=element, fence="__threadfence_block()")
         steps = other_line == line or (line and other_line and all(  # (or two steps of the unrolled warp)
             re.search(r"(\w+)\s*\[[^\]]*\]\s*\+?=.*\b\1\s*\[", source.line_text(n)) for n in (line, other_line)))
@@ -3687,7 +3722,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                         f"one atomic: `{bitwise.format(element=element)};` (atomicAdd would add a bit that is set "
                         "twice).")
             loop_text = " ".join(source.line_text(n) for n in range(max(1, (line or 1) - 2), (line or 0) + 1))
-            if _in_a_lock(source):
+            if _in_a_lock(source, chain or [line]):
                 hint = _LOCK_HINT.format(element=element, fence="__threadfence()")
             elif elements != 1 and other_block != block and re.search(
                     r"=[^;]*\bblockIdx\b[^;]*;[^;]*;[^)]*\+=\s*[\w.]+\s*\)", loop_text) and _block_only_step(
@@ -3864,7 +3899,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                         hint = (f"Test and set in one atomic, so that exactly one thread gets through: `atomicCAS("
                                 f"&{written}, unset, {flag}) == unset` (unset: the value the test looks for).")
                     hint += " The element's type must be int, unsigned or unsigned long long for these."
-                if _in_a_lock(source):  # a maximum kept by hand inside a lock: the lock lacks its fences
+                if _in_a_lock(source, chain or [line]):  # a maximum kept by hand inside a lock: the lock lacks its fences
                     hint = _LOCK_HINT.format(element=element, fence="__threadfence()")
             elif other_line == line:  # one statement in two threads: `y[i] = a * x[i] + y[i]`, `a[i] = a[i + 1]`
                 hint = ("One statement, run by two threads, reads and writes the same element: if each element "
