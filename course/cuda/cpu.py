@@ -3586,7 +3586,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             hint = (f"If the threads mean to add into the same `{element}` (a sum, a counter), no barrier can "
                     f"help: use atomicAdd(&{element}, value), or let each thread keep its own partial "
                     f"result and reduce them after a __syncthreads(). Otherwise: {hint[0].lower()}{hint[1:]}")
-        if _in_a_lock(source, chain or [line]) and {fault.op, fault.other_op} <= {1, 2}:  # a shared total kept inside a lock
+        if _in_a_lock(source, chain or [line]) and {fault.op, fault.other_op} <= {1, 2}:  # a total kept in a lock
             hint = _LOCK_HINT.format(element=element, fence="__threadfence_block()")
         steps = other_line == line or (line and other_line and all(  # (or two steps of the unrolled warp)
             re.search(r"(\w+)\s*\[[^\]]*\]\s*\+?=.*\b\1\s*\[", source.line_text(n)) for n in (line, other_line)))
@@ -3899,7 +3899,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                         hint = (f"Test and set in one atomic, so that exactly one thread gets through: `atomicCAS("
                                 f"&{written}, unset, {flag}) == unset` (unset: the value the test looks for).")
                     hint += " The element's type must be int, unsigned or unsigned long long for these."
-                if _in_a_lock(source, chain or [line]):  # a maximum kept by hand inside a lock: the lock lacks its fences
+                if _in_a_lock(source, chain or [line]):  # a maximum kept by hand in a lock: it lacks its fences
                     hint = _LOCK_HINT.format(element=element, fence="__threadfence()")
             elif other_line == line:  # one statement in two threads: `y[i] = a * x[i] + y[i]`, `a[i] = a[i + 1]`
                 hint = ("One statement, run by two threads, reads and writes the same element: if each element "
