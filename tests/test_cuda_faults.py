@@ -1886,8 +1886,9 @@ def test_constexpr_functions_tables_of_const_pointers_and_member_arrays_by_refer
         sanitize):
     # Valid CUDA that did not compile: a constexpr __device__ function taking or returning a pointer (a checked
     # pointer is no literal type), a constexpr constructor/method reading through a member pointer, a table
-    # `const float* const*` (passed and returned), and a struct's member array passed to a template's
-    # `const float (&x)[N]` (N is deduced from a view, not from the raw member). Each still checks its bounds.
+    # `const float* const*` (passed and returned), and a struct's member array (of a local, or through a pointer
+    # to a __shared__ one) passed to a template's `const float (&x)[N]` (N is deduced from a view, not from the
+    # raw member). Each still checks its bounds.
     source = r"""
 struct Buf { float v[4]; float w; };
 struct Row {
@@ -1912,10 +1913,15 @@ extern "C" __global__ void mix(const float* a, const float* b, float* y, int k, 
     const float* rows[2] = {a, b};
     float* outs[1] = {y};
     Buf buf = {{1.0f, 2.0f, 3.0f, 4.0f}, 100.0f};
+    __shared__ Buf shared_buf;
+    Buf* shared = &shared_buf;
     Row r(a);
     int t = threadIdx.x;
+    if (t < 4) shared->v[t] = t + 1.0f;
+    if (t == 0) shared->w = 100.0f;
+    __syncthreads();
     (*same(outs))[t] = skip(a, k)[t] + twice(a, t) + r.at(t + k) + pick(rows, 1, t + k)   // MIX
-                       + total(buf.v, extra) + scratch[3];
+                       + total(buf.v, 0) + total(shared->v, extra) - 10.0f + scratch[3];
 }
 """
     mix = cuda.RawModule(code=source, backend="cpu", sanitize=sanitize).get_function("mix")
@@ -1928,8 +1934,8 @@ extern "C" __global__ void mix(const float* a, const float* b, float* y, int k, 
     with pytest.raises(cuda.KernelError, match=r"accessed a\[8\], but a has 8 elements") as info:
         mix((1,), (4,), (a, b, y, 5, 0))  # skip(a, 5)[3]: past a's end
     assert info.value.line == line_of("MIX", source) and info.value.thread == (3, 0, 0)
-    with pytest.raises(cuda.KernelError, match=r"accessed v\[4\], but .*the local array v has 4 elements") as info:
-        mix((1,), (4,), (a, b, y, 0, 1))  # total(buf.v, 1) reads v[4]: the struct's w
+    with pytest.raises(cuda.KernelError, match=r"accessed v\[4\], but .*the member array v has 4 elements") as info:
+        mix((1,), (4,), (a, b, y, 0, 1))  # total(shared->v, 1) reads v[4]: the struct's w
     assert info.value.line == line_of("TOTAL", source)
 
 

@@ -3244,11 +3244,12 @@ static inline __cc_array_view<E[N]> __cc_make_view(E (&a)[N], const char* name, 
     }
     return __cc_view<E>{p, N, name, shared, 0};
 }
-// `sum(p.v)` of a member array of a local struct, where each function sum takes an array reference
-// (`const float (&x)[N]`, a view in the rewrite: source.py): a view of the member, by its name
+// `sum(p.v)`, `sum(q->v)` of a struct's member array, where each function sum takes an array reference
+// (`const float (&x)[N]`, a view in the rewrite: source.py): a view of the member, named ".v" (a member
+// array, 4, in a fault's message)
 template <class E, size_t N>
-static inline __cc_array_view<E[N]> __cc_member_view(E (&a)[N], const char* name) {
-    return __cc_view<E>{a, N, name, 0, 0};
+static inline __cc_array_view<E[N]> __cc_member_view(E (&a)[N], const char* member) {
+    return __cc_view<E>{a, N, member, 4, 0};
 }
 
 // `__shared__ int count;` (one variable, not an array) gets the same as an array: 0xFF bytes at

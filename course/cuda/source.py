@@ -3515,11 +3515,13 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
             replace(tokens[i + 1].end, tokens[i + 1].end, ", 0)")
             i += 2
             continue
-        # `f(p.v)` where each of the source's functions named f takes an array reference there (`const float
-        # (&x)[N]`, a view in the rewrite): a view of the member, with its name and bounds
-        if one_extent and _pointer_argument(tokens, i - 1, i + 2, array_params):
-            replace(tokens[i - 1].start, tokens[i - 1].start, "__cc_member_view(")
-            replace(tokens[i + 1].end, tokens[i + 1].end, f', "{tokens[i + 1].text}")')
+        # `f(p.v)`, `f(ps[k].v)`, `f(q->v)` where each of the source's functions named f takes an array reference
+        # there (`const float (&x)[N]`, a view in the rewrite): a view of the member, with its name and bounds
+        if tok.text in (".", "->") and array_params and i + 1 < b and tokens[i + 1].text in (member_arrays or ()) \
+                and (first := _object_start(tokens, i, a)) is not None \
+                and _pointer_argument(tokens, first, i + 2, array_params):
+            replace(tokens[first].start, tokens[first].start, "__cc_member_view(")
+            replace(tokens[i + 1].end, tokens[i + 1].end, f', ".{tokens[i + 1].text}")')
             i += 2
             continue
         # `p.v + 2` (the array as a pointer, moved on), and `f(p.v, n)` where each of the source's functions
