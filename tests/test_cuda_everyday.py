@@ -1902,3 +1902,32 @@ def test_a_conditional_between_arrays_of_different_lengths_is_a_pointer_that_kee
         with pytest.raises(cuda.KernelError, match=r"local array l") as info:
             kernel((1,), (32,), (a, np.zeros(32, np.float32), np.int32(0), np.int32(5)))
         assert info.value.line == 2
+
+
+MODERN_CPP = r"""
+template <class T> struct View { T* data; int n; __device__ T& operator[](int i) const { return data[i]; } };
+template <class T> View(T*, int) -> View<T>;
+__device__ decltype(auto) at(float* p, int i) { return (p[i]); }
+extern "C" __global__ void modern(const float* a, float* out, int shift) {
+    int t = threadIdx.x;
+    View in{a, 32};                        // class template argument deduction through the guide
+    View<float> o{out, 32};
+    at(out, t) = in[t];                    // a decltype(auto) function returning a reference
+    o[t] += at(out, t + shift) * 0.0f;     // AT
+}
+"""
+
+
+def test_deduction_guides_and_decltype_auto_functions_compile_and_stay_checked(backend):
+    """`View v{a, 32};` through a deduction guide `View(T*, int) -> View<T>` did not compile (a checked pointer
+    is no T*); a `decltype(auto) at(float* p, int i)` was not read as a function at all, so its pointer stayed
+    raw and `at(out, 32)` wrote past out unchecked."""
+    a = np.arange(32, dtype=np.float32)
+    out = on(backend, np.zeros(32, np.float32))
+    kernel = cuda.RawKernel(MODERN_CPP, "modern", backend=backend)
+    kernel((1,), (32,), (on(backend, a), out, np.int32(0)))
+    np.testing.assert_array_equal(cuda.asnumpy(out), a)
+    if backend == "cpu":
+        with pytest.raises(cuda.KernelError, match=r"out\[32\], but out has 32 elements") as info:
+            kernel((1,), (32,), (a, np.zeros(32, np.float32), np.int32(1)))
+        assert info.value.line == 4 and "called at line 10" in str(info.value)

@@ -1556,8 +1556,8 @@ def parse(text: str, options=()) -> Source:
                 break
             j += 1
             if j < len(tokens) and tokens[j].text == "(" and tokens[j - 1].text in (
-                "__launch_bounds__", "__align__", "__attribute__", "alignas", "__cluster_dims__"
-            ):
+                "__launch_bounds__", "__align__", "__attribute__", "alignas", "__cluster_dims__", "decltype"
+            ):  # (`decltype(auto) f(...)`: the return type's parentheses)
                 if tokens[j - 1].text == "__launch_bounds__":
                     first = _split_commas(tokens[j + 1:_matching(tokens, j)])
                     bounds = " ".join(t.text for t in first[0]) if first else ""
@@ -1620,6 +1620,10 @@ def parse(text: str, options=()) -> Source:
                                    name_tok.line, template, kinds, raws, span, "void" in prefix, bounds,
                                    (start + 1, close_angle) if template else None,
                                    tokens[(operator if operator is not None else j - 1) - 1].text in ("&", "&&")))
+        if [t.text for t in tokens[j - 5:j - 1]] == ["decltype", "(", "auto", ")"] and span and any(
+                tokens[r].text == "return" and tokens[r + 1].text == "("
+                and tokens[_matching(tokens, r + 1) + 1].text == ";" for r in range(span[0] + 1, span[1])):
+            functions[-1].returns_reference = True  # `decltype(auto) at(int i) { return (d[i]); }`: a reference
         functions[-1].returns_pointer = operator is None and tokens[j - 2].text == "*"
         functions[-1].return_star = j - 2 if functions[-1].returns_pointer else -1
         functions[-1].constexpr_at = next((q for q in range(start, j - 1) if tokens[q].text == "constexpr"), -1)
@@ -1806,6 +1810,7 @@ def parse(text: str, options=()) -> Source:
     cas_misuse = _cas_misuse(tokens, functions) + plain_waits + _unused_tickets(tokens, functions)
     _exchange_stores(tokens, functions, replace)
     _function_pointer_types(tokens, text, aliases, replace)
+    _checked_deduction_guides(tokens, text, replace)
     kernels, problems, not_extern_c, templates = {}, {}, set(), {}
     constants = _numeric_defines(all_tokens, defines)
     type_bodies = {open_: close for _, open_, close in _struct_definitions(tokens, ("struct", "class", "union"))}
@@ -2532,6 +2537,41 @@ def _function_pointer_types(tokens: list[Token], text: str, aliases: dict, repla
             new = _checked_pointer(raw, text, aliases) if raw else None
             if new is not None:
                 replace(raw.start, raw.end, new.rstrip())
+
+
+def _checked_deduction_guides(tokens: list[Token], text: str, replace) -> None:
+    """A deduction guide that takes pointers, `template <class T> View(T*, int) -> View<T>;`, gets a twin that takes
+    checked ones (`View(__cc_ptr<T>, int)`), so that `View v{out, n};` of a checked pointer deduces T as nvcc does
+    from a raw one (the guide as written stays, for raw pointers)."""
+    for i, tok in enumerate(tokens):
+        if tok.text != "->" or i < 3 or tokens[i - 1].text != ")" or i + 2 >= len(tokens):
+            continue
+        open_ = _opening(tokens, i - 1)
+        if open_ < 1 or tokens[open_ - 1].kind != "ident" or tokens[i + 1].text != tokens[open_ - 1].text \
+                or tokens[i + 2].text != "<":
+            continue
+        close = _matching_angle(tokens, i + 2)
+        if close < 0 or close + 1 >= len(tokens) or tokens[close + 1].text != ";":
+            continue
+        first = open_ - 1
+        if tokens[first - 1].text == ">" and (start := _opening_angle(tokens, first - 1)) > 0 \
+                and tokens[start - 1].text == "template":
+            first = start - 1
+        params = _split_commas(tokens[open_ + 1:i - 1])
+        checked, changed = [], False
+        for part in params:
+            words = [t.text for t in part]
+            star = words.index("*") if words.count("*") == 1 else -1
+            if star > 0 and all(w == "const" or t.kind == "ident" for w, t in zip(words[:star], part)) \
+                    and len(words) - star <= 2:
+                checked.append(f"__cc_ptr<{' '.join(words[:star])}>")
+                changed = True
+            else:
+                checked.append(text[part[0].start:part[-1].end] if part else "")
+        if changed:
+            head = text[tokens[first].start:tokens[open_].end]
+            tail = text[tokens[i - 1].start:tokens[close + 1].end]
+            replace(tokens[close + 1].end, tokens[close + 1].end, f" {head}{', '.join(checked)}{tail}")
 
 
 def _host_code(tokens: list[Token], device_bodies: list[tuple[int, int]]) -> list[tuple[str, int]]:
