@@ -1848,6 +1848,27 @@ extern "C" __global__ void decayed(float* y) {
     np.testing.assert_array_equal(y[:4], [1, 2, 3, 4])
 
 
+@pytest.mark.parametrize("declaration", [
+    "__device__ const float* __restrict__ at(const float* p, int i) { return p + i; }",
+    "__device__ inline auto at(const float* p, int i) -> const float* { return p + i; }",
+    "__device__ [[nodiscard]] const float* at(const float* p, int i) { return p + i; }",
+])
+def test_a_returned_pointer_keeps_its_bounds_whatever_way_its_type_is_written(declaration):
+    """A pointer returned with `__restrict__` after its `*`, as a trailing return type, or by a function with an
+    attribute after __device__ was raw (or, for the last, the function was taken for a variable and did not
+    compile): `*at(a, 32)` read past a unchecked."""
+    source = declaration + """
+extern "C" __global__ void through(const float* a, float* out, int shift) {
+    out[threadIdx.x] = *at(a, threadIdx.x + shift);
+}"""
+    kernel = cuda.RawKernel(source, "through", backend="cpu", sanitize=False)
+    a, out = np.arange(32, dtype=np.float32), np.zeros(32, np.float32)
+    kernel((1,), (32,), (a, out, 0))
+    np.testing.assert_array_equal(out, a)
+    with pytest.raises(cuda.KernelError, match=r"a\[32\], but a has 32 elements"):
+        kernel((1,), (32,), (a, out, 1))
+
+
 @pytest.mark.parametrize("sanitize", [False, True])
 def test_a_member_array_moved_on_or_passed_as_a_pointer_keeps_its_bounds(sanitize):
     # `b.v + 4` and `get(b.v, i)`: the member array as a raw pointer, whose writes past the member landed in the

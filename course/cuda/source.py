@@ -677,6 +677,7 @@ class _Function:
     template_defaults: list = field(default_factory=list)  # per template parameter: its default (text) or None
     returns_pointer: bool = False  # `__device__ const float* row_of(...)`: a raw pointer (_check_returned_pointers)
     return_star: int = -1  # the token index of that return type's `*`
+    return_end: int = -1  # the token index of its return type's last token (`__restrict__` after the `*`)
     constexpr_at: int = -1  # the token index of its `constexpr` (-1: none)
     extent: tuple[int, int] = (0, 0)  # token indices of its declaration's first token and its `}` (or `;`)
 
@@ -996,7 +997,8 @@ def _returned_pointer_plan(tokens: list[Token], f) -> tuple | None:
         else:
             break
     stop = tokens[first - 1] if first > 0 else None
-    if stop is not None and stop.text not in _FUNCTION_SPECIFIERS | {";", "{", "}", '"C"'} \
+    if stop is not None and stop.text not in _FUNCTION_SPECIFIERS | {";", "{", "}", '"C"', "->"} \
+            and not (stop.text == "]" and tokens[first - 2].text == "]") \
             and not (stop.text == ">" and f.template_angles and f.template_angles[1] == first - 1):
         return None
     if tokens[first].text == "::" or first >= f.return_star - double \
@@ -1018,7 +1020,7 @@ def _returned_pointer_plan(tokens: list[Token], f) -> tuple | None:
             r += 1
     element = " ".join(t.text for t in tokens[first:f.return_star - double])
     pointer = f"__cc_ptr<{element}>" + (" const*" if inner_const else "*" if double else "")
-    return tokens[first].start, tokens[f.return_star].end, pointer, inserts
+    return tokens[first].start, tokens[max(f.return_star, f.return_end)].end, pointer, inserts
 
 
 def _check_returned_pointers(tokens: list[Token], functions: list, replacements: list, returning: set) -> None:
@@ -1542,7 +1544,11 @@ def parse(text: str, options=()) -> Source:
         j = i + 1
         operator = None  # `__device__ T& operator[](int i)`: a member function, named by its symbol
         bounds = ""
-        while j < len(tokens) and tokens[j].text not in ("(", ";", "=", "{", "[", ","):
+        while j < len(tokens) and (tokens[j].text not in ("(", ";", "=", "{", "[", ",")
+                                   or tokens[j].text == "[" and j + 1 < len(tokens) and tokens[j + 1].text == "["):
+            if tokens[j].text == "[":  # `__device__ [[nodiscard]] float f(...)`: an attribute
+                j = _matching(tokens, j) + 1
+                continue
             if tokens[j].text == "<" and tokens[j - 1].kind == "ident" and tokens[j - 1].text != "operator":
                 close = _matching_angle(tokens, j)  # `__device__ P<T, int> make(...)`: a template's arguments
                 if close > j:
@@ -1624,8 +1630,22 @@ def parse(text: str, options=()) -> Source:
                 tokens[r].text == "return" and tokens[r + 1].text == "("
                 and tokens[_matching(tokens, r + 1) + 1].text == ";" for r in range(span[0] + 1, span[1])):
             functions[-1].returns_reference = True  # `decltype(auto) at(int i) { return (d[i]); }`: a reference
-        functions[-1].returns_pointer = operator is None and tokens[j - 2].text == "*"
-        functions[-1].return_star = j - 2 if functions[-1].returns_pointer else -1
+        star = j - 2  # (`const float* __restrict__ f(...)`: the `*` before the qualifier, which the rewrite drops)
+        while star > 0 and tokens[star].text in ("__restrict__", "__restrict") and tokens[star - 1].text == "*":
+            star -= 1
+        functions[-1].returns_pointer = operator is None and tokens[star].text == "*"
+        functions[-1].return_star = star if functions[-1].returns_pointer else -1
+        functions[-1].return_end = j - 2
+        arrow = close + 1  # `auto f(...) -> const float* {`: a trailing return type
+        while arrow < len(tokens) and tokens[arrow].text in ("const", "noexcept", "volatile", "__restrict__"):
+            arrow += 1
+        if operator is None and arrow + 2 < len(tokens) and tokens[arrow].text == "->" and tokens[j - 2].text == "auto":
+            end = arrow + 1
+            while end < len(tokens) and tokens[end].text not in ("{", ";", "(", "="):
+                end += 1
+            if tokens[end - 1].text == "*" and end - 2 > arrow:
+                functions[-1].returns_pointer, functions[-1].return_star = True, end - 1
+                functions[-1].return_end = end - 1
         functions[-1].constexpr_at = next((q for q in range(start, j - 1) if tokens[q].text == "constexpr"), -1)
         functions[-1].extent = (start, span[1] if span else min(body, len(tokens) - 1))
         q = j - 1
