@@ -1869,6 +1869,25 @@ extern "C" __global__ void through(const float* a, float* out, int shift) {
         kernel((1,), (32,), (a, out, 1))
 
 
+@pytest.mark.parametrize("body", [
+    "auto put = [](float* p, int i, float v) { p[i] = v; }; put(out, t + shift, a[t]);",
+    "auto at = [](float* p, int i) { return p + i; }; *at(out, t + shift) = a[t];",
+    "auto put = [](auto* p, int i, float v) { p[i] = v; }; put(out, t + shift, a[t]);",
+    "struct Slot { float* p; int i; } s{out, t + shift}; s.p[s.i] = a[t];",
+])
+def test_pointers_in_lambdas_and_in_structs_a_kernel_defines_keep_their_bounds(body):
+    """A lambda's `float* p` parameter and the pointer member of a struct defined inside the kernel stayed raw
+    pointers: out[32] was written through them unchecked, into the memory after the NumPy array. `auto* p` did not
+    compile with a checked pointer."""
+    source = f'extern "C" __global__ void lam(const float* a, float* out, int shift) {{ int t = threadIdx.x; {body} }}'
+    kernel = cuda.RawKernel(source, "lam", backend="cpu", sanitize=False)
+    a, out = np.arange(32, dtype=np.float32), np.zeros(32, np.float32)
+    kernel((1,), (32,), (a, out, 0))
+    np.testing.assert_array_equal(out, a)
+    with pytest.raises(cuda.KernelError, match=r"out\[32\], but out has 32 elements"):
+        kernel((1,), (32,), (a, np.zeros(32, np.float32), 1))
+
+
 @pytest.mark.parametrize("sanitize", [False, True])
 def test_a_member_array_moved_on_or_passed_as_a_pointer_keeps_its_bounds(sanitize):
     # `b.v + 4` and `get(b.v, i)`: the member array as a raw pointer, whose writes past the member landed in the

@@ -2287,7 +2287,6 @@ def _check_struct_members(tokens: list[Token], functions: list, aliases: dict, r
     definitions = list(_struct_definitions(tokens))
     if not definitions:
         return []
-    bodies = [f.body for f in functions if f.body]
     host_facing = {w for f in functions if f.is_global for raw in f.raws for w in _resolve(raw.words, aliases)}
     statement = []
     for i, tok in enumerate(tokens):  # file-scope variables, and extern __shared__ anywhere
@@ -2313,9 +2312,7 @@ def _check_struct_members(tokens: list[Token], functions: list, aliases: dict, r
                     host_facing |= inner
                     grown = True
     raw_members = []  # (struct, member, line) of host-facing structs: their pointers stay raw
-    for names, a, b in definitions:
-        if any(x < a < y for x, y in bodies):
-            continue
+    for names, a, b in definitions:  # (a struct a function defines, `struct S { float* p; } s{out};`, too)
         complete = {n for ns, _, end in definitions if end < a for n in ns}  # defined before this one
         template = set()
         k = a
@@ -3543,6 +3540,7 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
                 and tokens[k + 2].text in (";", "=", "{", ",") \
                 and tokens[k - 1 - (tokens[k - 1].text in ("const", "struct"))].text in _STATEMENT_START | {")"}:
             local_structs.add(tokens[k + 1].text)
+    _checked_lambda_parameters(tokens, a, b, replace)
     i = a + 1
     while i < b:
         tok = tokens[i]
@@ -4279,6 +4277,37 @@ def _postfix_chain(tokens: list[Token], i: int, b: int, calls=frozenset(), point
         else:
             break
     return j
+
+
+def _checked_lambda_parameters(tokens: list[Token], a: int, b: int, replace) -> None:
+    """A lambda's pointer parameters, `[](float* p, int i) { p[i] = v; }`, become checked pointers, as a __device__
+    function's do (they stayed raw: a store past the array through p went unchecked); `auto* p` and `const auto* p`
+    become `auto p`, which deduces the checked pointer it is given (a checked pointer is no T*)."""
+    for j in range(a + 1, b):
+        if tokens[j].text != "[" or tokens[j - 1].kind == "ident" or tokens[j - 1].text in ("]", ")", "[", "operator"):
+            continue
+        k = _matching(tokens, j) + 1
+        if k >= b or tokens[k].text != "(":
+            continue
+        close = _matching(tokens, k)
+        after = close + 1
+        while after < b and tokens[after].text in ("mutable", "constexpr", "noexcept", "__device__", "__host__"):
+            after += 1
+        if after >= b or tokens[after].text not in ("{", "->"):
+            continue
+        for part in _split_commas(tokens[k + 1:close]):
+            words = [t.text for t in part]
+            if "(" in words or "&" in words or "&&" in words or "[" in words or words.count("*") != 1 \
+                    or "=" in words or part[-1].kind != "ident" or words[-2] != "*" or words[0] == "void":
+                continue
+            element = " ".join(w for w in words[:-2] if w not in ("__restrict__", "__restrict"))
+            if not element or not all(t.kind == "ident" or t.text == "::" for t in part[:-2]):
+                continue
+            name = part[-1].text
+            if element.split()[-1] == "auto":
+                replace(part[0].start, part[-1].end, f"auto {name}")
+            elif element.split()[-1] != "void":
+                replace(part[0].start, part[-1].end, f"__cc_ptr<{element}> {name}")
 
 
 def _reference_lambdas(tokens: list[Token], a: int, b: int) -> list[tuple[str, int, int]]:
