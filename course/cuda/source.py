@@ -4444,6 +4444,16 @@ def _reference_uses(tokens: list[Token], f: _Function, references: dict, types: 
                 and _range_for(tokens, i + 2):  # for (float& v : s): v's uses are the accesses
             names.add(tokens[i + 1].text)
             declaring.add(i + 1)
+        elif tok.text in ("&", "&&") and tokens[i - 1].text == "auto" and tokens[i + 1].text == "[":
+            # `auto& [x, y] = ps[t];`: x and y name the element's members, their uses are the accesses
+            close = _matching(tokens, i + 1)
+            if close + 1 < b and tokens[close + 1].text in ("=", ":"):
+                for k in range(i + 2, close):
+                    if tokens[k].kind == "ident":
+                        names.add(tokens[k].text)
+                        declaring.add(k)
+                if tokens[close + 1].text == "=" and one_chain(close + 2, _declarator_end(tokens, close + 2, b)):
+                    bound.add(close + 2)
         elif tok.text == "&" and tokens[i + 1].kind == "ident" and tokens[i + 2].text == "=":
             if _declared_type(tokens, i, a, types) is not None:
                 names.add(tokens[i + 1].text)
@@ -4578,7 +4588,7 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
             start = i
         elif tok.text == "(" and prev.kind != "ident" and (prev.text not in (")", "]", ">") or after_control):
             close = _matching(tokens, i)
-            if close + 1 < b and tokens[close + 1].text == "[":  # (&tile[0][0])[k]
+            if close + 1 < b and tokens[close + 1].text in ("[", "->"):  # (&tile[0][0])[k], (p + k)->x
                 end, start = _postfix_chain(tokens, close, b), i
             elif close + 1 < b and (tokens[close + 1].text in _ASSIGNMENTS or tokens[close + 1].text in ("++", "--")) \
                     and (branches := _conditional_branches(tokens, i + 1, close)):
