@@ -4387,22 +4387,25 @@ extern "C" __global__ void bindings(const float* a, float* out, int mode) {
     __shared__ P ps[32];
     int t = threadIdx.x;
     if (mode == 0) { auto& [x, y] = ps[t]; x = a[t]; y = 0.0f; }         // BIND
-    if (mode == 1) { P* p = &ps[t]; p->x = a[t]; p->y = 0.0f; }           // POINT
+    if (mode >= 1) { P* p = &ps[t]; p->x = a[t]; p->y = 0.0f; }           // POINT
     SYNC
-    out[t] = mode == 0 ? ps[31 - t].x : (&ps[0] + (31 - t))->x;            // READ
+    float total = 0.0f;
+    if (mode == 2) for (auto [x, y] : ps) total += x + y;                 // EACH
+    out[t] = mode == 0 ? ps[31 - t].x : mode == 1 ? (&ps[0] + (31 - t))->x : total - 496.0f + a[31 - t];  // READ
 }
 """
 
 
-@pytest.mark.parametrize("mode", [0, 1])
+@pytest.mark.parametrize("mode", [0, 1, 2])
 def test_structured_bindings_and_members_of_a_moved_pointer_are_accesses(mode):
     """`auto& [x, y] = ps[t]; x = v;` writes ps[t].x: it was no access, so a correct kernel's later read of ps[31 - t].x
-    was "a read of shared memory no thread has written"; `(&ps[0] + k)->x` read ps[k].x unseen (no race)."""
+    was "a read of shared memory no thread has written"; `(&ps[0] + k)->x` read ps[k].x unseen (no race), and so
+    did `for (auto [x, y] : ps)`, each element's copy."""
     a = np.arange(32, dtype=np.float32)
     out = np.zeros(32, np.float32)
     kernel("bindings", BINDINGS.replace("SYNC", "__syncthreads();"), sanitize=True)(1, 32, (a, out, np.int32(mode)))
     np.testing.assert_array_equal(out, a[::-1])
     with pytest.raises(cuda.KernelError, match=r"data race on shared memory ps\[\d+\]") as info:
         kernel("bindings", BINDINGS.replace("SYNC", ""), sanitize=True)(1, 32, (a, out, np.int32(mode)))
-    assert f"line {line_of('READ', BINDINGS)}" in str(info.value)
+    assert f"line {line_of(('READ', 'READ', 'EACH')[mode], BINDINGS)}" in str(info.value)
     assert f"line {line_of('BIND' if mode == 0 else 'POINT', BINDINGS)}" in str(info.value)

@@ -4444,15 +4444,19 @@ def _reference_uses(tokens: list[Token], f: _Function, references: dict, types: 
                 and _range_for(tokens, i + 2):  # for (float& v : s): v's uses are the accesses
             names.add(tokens[i + 1].text)
             declaring.add(i + 1)
-        elif tok.text in ("&", "&&") and tokens[i - 1].text == "auto" and tokens[i + 1].text == "[":
-            # `auto& [x, y] = ps[t];`: x and y name the element's members, their uses are the accesses
+        elif tokens[i + 1].text == "[" \
+                and (tok.text == "auto" or tok.text in ("&", "&&") and tokens[i - 1].text == "auto"):
+            # `auto& [x, y] = ps[t];`: x and y name the element's members, their uses are the accesses (a binding
+            # by value, `auto [x, y] = ...`, declares copies: its names are no accesses where they are declared)
             close = _matching(tokens, i + 1)
             if close + 1 < b and tokens[close + 1].text in ("=", ":"):
                 for k in range(i + 2, close):
                     if tokens[k].kind == "ident":
-                        names.add(tokens[k].text)
                         declaring.add(k)
-                if tokens[close + 1].text == "=" and one_chain(close + 2, _declarator_end(tokens, close + 2, b)):
+                        if tok.text != "auto":
+                            names.add(tokens[k].text)
+                if tok.text != "auto" and tokens[close + 1].text == "=" \
+                        and one_chain(close + 2, _declarator_end(tokens, close + 2, b)):
                     bound.add(close + 2)
         elif tok.text == "&" and tokens[i + 1].kind == "ident" and tokens[i + 2].text == "=":
             if _declared_type(tokens, i, a, types) is not None:
@@ -4571,8 +4575,11 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
         method = False  # acc[t].add(v): what the method does to the element, its body says
         if i in quiet:
             continue
-        if tok.text == ":" and tokens[i - 1].kind == "ident" and tokens[i - 2].text not in ("&", "&&") \
-                and tokens[i + 1].text != "{" and (close := _range_for(tokens, i)):  # for (float v : s): each copy is a read
+        # for (float v : s), for (auto [k, v] : ps): each copy is a read
+        copied = tok.text == ":" and (
+            tokens[i - 1].kind == "ident" and tokens[i - 2].text not in ("&", "&&")
+            or tokens[i - 1].text == "]" and tokens[_opening(tokens, i - 1) - 1].text == "auto")
+        if copied and tokens[i + 1].text != "{" and (close := _range_for(tokens, i)):
             replace(tokens[i + 1].start, tokens[i + 1].start, "__cc_each(")
             replace(tokens[close - 1].end, tokens[close - 1].end, ")")
             continue
