@@ -67,6 +67,9 @@ pointer variable is a checked pointer here, so ``sizeof(p)`` (and of a struct ho
 larger than a GPU's 8 bytes a pointer; byte counts made with it match the memory here. And ``a * b + c``
 is two roundings here, where nvcc and NVRTC (``--fmad=true``, their default) fuse it into one FMA: results
 may differ from a GPU's in the last bit (compare with a tolerance; ``__fmaf_rn(a, b, c)`` is one rounding on both).
+Memory written as one type and read as another in one thread (``int* k = (int*)out; k[i] = 0; out[i] = 1.0f;
+k[i]``) gives what a GPU gives: a source that casts pointers or has a union is compiled without C++'s strict
+aliasing, which lets an optimizing compiler reorder those accesses.
 
 A buggy kernel raises ``KernelError`` naming the kernel, block, thread and line: out-of-bounds
 accesses of argument, ``__shared__``, local and file-scope ``__constant__``/``__device__``/``__shared__`` arrays,
