@@ -1881,7 +1881,7 @@ extern "C" __global__ void pick(const float* a, float* out, int big, int count) 
     s[t] = a[t];
     __syncthreads();
     float* p = big ? s : l;                           // two arrays of different lengths: both decay
-    const float* q = big ? a : big > 1 ? s : l;
+    const float* q = big ? a : (big > 1 ? (s) : (l));
     out[t] = p[t % 4] + q[t % 4] + total(big ? s : l, count);   // PICK
 }
 """

@@ -3549,11 +3549,15 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
             continue
         # `c ? s : t`, `c ? s : p` of arrays (views of their own lengths here), and an array passed for a pointer to
         # rows: each a pointer to its first element
+        lo, hi = i - 1, i + 1  # (the branch's own parentheses aside: `c ? (s) : (l)`)
+        while tok.kind == "ident" and a < lo and hi < b and tokens[lo].text == "(" and tokens[hi].text == ")" \
+                and tokens[lo - 1].kind != "ident":
+            lo, hi = lo - 1, hi + 1
         if tok.kind == "ident" and (tok.text in arrays or tok.text in array_views) \
-                and tokens[i - 1].text not in (".", "->", "::") and i + 1 < b \
-                and (tokens[i - 1].text == "?" and tokens[i + 1].text == ":"
-                     or tokens[i - 1].text == ":" and tokens[i + 1].text in (")", ";", ",", ":", "]", "}")
-                     and _ternary_colon(tokens, i - 1, a)
+                and tokens[i - 1].text not in (".", "->", "::") and hi < b \
+                and (tokens[lo].text == "?" and tokens[hi].text == ":"
+                     or tokens[lo].text == ":" and tokens[hi].text in (")", ";", ",", ":", "]", "}")
+                     and _ternary_colon(tokens, lo, a)
                      or _pointer_argument(tokens, i, i + 1, row_params)):  # `tsum(m, r)` of a template's `T (*m)[N]`
             replace(tok.start, tok.start, "__cc_decay(")
             replace(tok.end, tok.end, ")")
