@@ -1931,3 +1931,28 @@ def test_deduction_guides_and_decltype_auto_functions_compile_and_stay_checked(b
         with pytest.raises(cuda.KernelError, match=r"out\[32\], but out has 32 elements") as info:
             kernel((1,), (32,), (a, np.zeros(32, np.float32), np.int32(1)))
         assert info.value.line == 4 and "called at line 10" in str(info.value)
+
+
+ARRAY_TYPES = r"""
+#include <cuda/std/iterator>
+extern "C" __global__ void array_types(const float* a, float* out) {
+    int t = threadIdx.x;
+    float l[4] = {a[0], a[1], a[2], a[3]};
+    float m[2][2] = {};
+    decltype(l) twice;                                   // an array of l's type
+    for (int i = 0; i < (int)cuda::std::size(l); ++i) twice[i] = 2.0f * l[i];
+    decltype(m[0]) row = m[1];                           // a row of m
+    row[0] = twice[t % 4];
+    out[t] = m[1][0];
+}
+"""
+
+
+def test_decltype_of_a_local_array_and_of_its_row_and_its_size(backend):
+    """`decltype(l) twice;` did not compile (l's type was its checked view's, which has no default constructor),
+    `cuda::std::size(l)` did not either, and `decltype(m[0]) row = m[1];` crashed in the plain build: the access
+    inside decltype was rewritten, which made row a reference to a temporary."""
+    a = np.arange(1, 33, dtype=np.float32)
+    out = on(backend, np.zeros(32, np.float32))
+    cuda.RawKernel(ARRAY_TYPES, "array_types", backend=backend, sanitize=False)((1,), (32,), (on(backend, a), out))
+    np.testing.assert_array_equal(cuda.asnumpy(out), 2.0 * a[np.arange(32) % 4])

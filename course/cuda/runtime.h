@@ -2784,6 +2784,7 @@ template <class U> struct __cc_plain<__cc_ptr<U>> { typedef U* type; };
 template <class U> struct __cc_plain<const __cc_ptr<U>> { typedef U* const type; };
 template <class U> struct __cc_plain<__cc_ptr<U>&> { typedef U*& type; };
 template <class U> struct __cc_plain<const __cc_ptr<U>&> { typedef U* const& type; };
+template <class A> struct __cc_plain<__cc_array_view<A>> { typedef A type; };  // (`decltype(arr) copy;`)
 template <class T> using __cc_plain_t = typename __cc_plain<T>::type;
 
 
@@ -3108,6 +3109,7 @@ struct __cc_view {
     __cc_ptr<E> ptr() const { return at(p); }
     E* begin() const { return p; }  // `for (float v : arr)`: the loop stays inside the array
     E* end() const { return p + n; }
+    size_t size() const { return n; }  // (`cuda::std::size(arr)`, as of the array)
     typedef typename std::remove_all_extents<E>::type __cc_inner;
     __cc_ptr<__cc_inner> flat() const {  // the whole array as its innermost elements
         return at((__cc_inner*)p);

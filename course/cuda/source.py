@@ -3549,6 +3549,13 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
             continue
         # `c ? s : t`, `c ? s : p` of arrays (views of their own lengths here), and an array passed for a pointer to
         # rows: each a pointer to its first element
+        if tok.text == "decltype" and i + 4 < b and tokens[i + 1].text == "(" and tokens[i + 3].text == ")" \
+                and (tokens[i + 2].text in arrays or tokens[i + 2].text in array_views) \
+                and tokens[i + 4].kind == "ident":  # `decltype(l) copy;`: an array of l's type, not a view
+            replace(tok.start, tok.start, "__cc_plain_t<")
+            replace(tokens[i + 3].end, tokens[i + 3].end, ">")
+            i += 4
+            continue
         lo, hi = i - 1, i + 1  # (the branch's own parentheses aside: `c ? (s) : (l)`)
         while tok.kind == "ident" and a < lo and hi < b and tokens[lo].text == "(" and tokens[hi].text == ")" \
                 and tokens[lo - 1].kind != "ident":
@@ -4570,8 +4577,8 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
                 while end < b and tokens[end].text != ";":
                     end = _matching(tokens, end) + 1 if tokens[end].text in ("(", "[") else end + 1
                 only_address(i + 1, end)
-    for i in range(a + 1, b):
-        if tokens[i].text == "assert" and i + 1 < b and tokens[i + 1].text == "(":
+    for i in range(a + 1, b):  # (and inside decltype(...), which evaluates nothing: `decltype(m[0]) row = m[1];`)
+        if tokens[i].text in ("assert", "decltype") and i + 1 < b and tokens[i + 1].text == "(":
             quiet.update(range(i, _matching(tokens, i + 1) + 1))
     for i in range(a + 1, b):
         tok, prev = tokens[i], tokens[i - 1]
