@@ -2266,16 +2266,11 @@ _LOCK_HINT = ("The update is inside a lock (taken with atomicCAS, released with 
               "wrote. (For a plain sum, atomicAdd(&{element}, value) needs no lock.)")
 
 
-def _in_a_lock(source: Source, lines=()) -> bool:
+def _in_a_lock(source: Source, lines) -> bool:
     """Whether one of `lines` (a fault's line and the lines that called its helper) lies between a line that takes
     a lock with atomicCAS (or atomicExch) and one that releases it with atomicExch: in the kernel, or as calls of
-    helpers that do (`lock(m); total += x; unlock(m);`). Without lines: whether the kernel has a lock at all."""
-    text = source.text
-    if not (_LOCK_TAKEN.search(text) and re.search(r"\batomicExch\s*\(", text)):
-        return False
-    if not lines:
-        return True
-    takes, releases = _lock_lines(text)
+    helpers that do (`lock(m); total += x; unlock(m);`)."""
+    takes, releases = _lock_lines(source.text)
     return any(any(t <= n for t in takes) and any(n <= r for r in releases) and
                max(t for t in takes if t <= n) > max((r for r in releases if r < n), default=0) for n in lines if n)
 
@@ -2289,6 +2284,8 @@ def _lock_lines(text: str) -> tuple[frozenset, frozenset]:
 
     takes = {line_of(m.start()) for m in _LOCK_TAKEN.finditer(text)}
     releases = {line_of(m.start()) for m in re.finditer(r"\batomicExch\s*\(", text)}
+    if not (takes and releases):
+        return frozenset(), frozenset()  # (no lock)
     for m in re.finditer(r"\b(\w+)\s*\([^;{}()]*\)\s*(?:const\s*)?\{", text):  # a function's definition
         if m.group(1) in ("if", "for", "while", "switch", "catch"):
             continue

@@ -2900,7 +2900,8 @@ __CC_BOUNDS_KEEPING_CAST(__cc_static_cast, static_cast)
 
 // `auto* p = &y[i];`, `auto p = &s[0];` (source.py): the pointer as a checked one, with its array's
 // bounds: a raw pointer (the address of a __shared__ array's element) is looked up, a view (an
-// array) points at its first element, a checked pointer stays as it is.
+// array) points at its first element, a checked pointer stays as it is. (Also an array as it decays in
+// `c ? s : t`, whose two views of different lengths `?:` cannot join, or passed for a pointer to rows.)
 // (A struct's member array, `return v;` of a method that returns a pointer: a checked pointer with the
 // member's extent, its constness kept.)
 template <class P> static inline auto __cc_as_pointer(P&& p) {
@@ -3166,11 +3167,6 @@ struct __cc_reading {
 template <class E> static inline __cc_reading<E> __cc_each(const __cc_view<E>& v) { return {v.begin(), v.end()}; }
 template <class X, class = typename std::enable_if<!__cc_is_view<typename std::decay<X>::type>::value>::type>
 static inline X&& __cc_each(X&& x) { return static_cast<X&&>(x); }  // (anything else: as it is)
-// `c ? s : t` of two arrays (source.py): each a pointer to its first element, as the arrays decay to in
-// C++ (two views of different lengths are two types, which `?:` cannot join)
-template <class E> static inline __cc_ptr<E> __cc_decay(const __cc_view<E>& v) { return v.ptr(); }
-template <class X, class = typename std::enable_if<!__cc_is_view<typename std::decay<X>::type>::value>::type>
-static inline X&& __cc_decay(X&& x) { return static_cast<X&&>(x); }
 
 
 // `&x[i][j]` of a local array of arrays: the element's address, bounded by the whole of x.

@@ -1034,18 +1034,7 @@ def _check_returned_pointers(tokens: list[Token], functions: list, replacements:
     `returning`: the names of the functions that return a pointer (and have no overload that does not)."""
     if not returning:
         return
-    edits = sorted((start, end) for start, end, _ in replacements)
-    starts = [e[0] for e in edits]
-
-    def nearby(last: int):  # the edits that start at or before `last`
-        return edits[:bisect.bisect_right(starts, last)]
-
-    def overlaps_an_edit(first: int, last: int) -> bool:  # an edit in the span (an insertion at its ends is fine)
-        return any(start < last and end > first for start, end in nearby(last))
-
-    def meets_an_edit(point: int) -> bool:  # an insertion there would be lost, or be out of order with another one
-        return any(start < point < end or start == end == point for start, end in nearby(point))
-
+    edits = _Edits(replacements)
     plans: dict[str, list] = {}  # name → each declaration's rewrite (None: one that this cannot read)
     for f in functions:
         if f.name not in returning:
@@ -1053,8 +1042,8 @@ def _check_returned_pointers(tokens: list[Token], functions: list, replacements:
         plans.setdefault(f.name, []).append(_returned_pointer_plan(tokens, f))
     for name, found in plans.items():
         # (all of a function's declarations or none: a prototype and its definition must agree)
-        if any(plan is None or overlaps_an_edit(plan[0], plan[1]) or any(meets_an_edit(x) or meets_an_edit(y)
-                                                                         for x, y in plan[3]) for plan in found):
+        if any(plan is None or edits.overlap(plan[0], plan[1]) or any(edits.meet(x) or edits.meet(y)
+                                                                      for x, y in plan[3]) for plan in found):
             continue
         for first, last, checked, inserts in found:
             replacements.append((first, last, checked))
@@ -1073,20 +1062,33 @@ def _drop_checked_constexpr(tokens: list[Token], functions: list, replacements: 
     an array's size may call) keep it."""
     if not any(f.constexpr_at >= 0 for f in functions):
         return
-    edits = sorted((start, end) for start, end, _ in replacements)
-    starts = [e[0] for e in edits]
-
-    def edited(first: int, last: int) -> bool:  # an edit inside [first, last), or one that covers first
-        k = bisect.bisect_left(starts, first)
-        return (k < len(edits) and edits[k][0] < last) or any(end > first for _, end in edits[:k])
-
+    edits = _Edits(replacements)
     changed = [f for f in functions if f.constexpr_at >= 0
-               and edited(tokens[f.extent[0]].start, tokens[f.extent[1]].end)]
+               and edits.overlap(tokens[f.extent[0]].start, tokens[f.extent[1]].end)]
     names = {f.name for f in changed if f.body}
     for f in functions:
         word = tokens[f.constexpr_at] if f.constexpr_at >= 0 else None
-        if word and (f in changed or f.name in names and not f.body) and not edited(word.start, word.end):
+        if word and (f in changed or f.name in names and not f.body) and not edits.overlap(word.start, word.end):
             replacements.append((word.start, word.end, ""))
+
+
+class _Edits:
+    """The spans of the rewrite's edits so far (`replacements`), to test where another one may go."""
+
+    def __init__(self, replacements: list):
+        self.spans = sorted((start, end) for start, end, _ in replacements)
+        self.starts = [start for start, _ in self.spans]
+
+    def _up_to(self, last: int):  # the edits that start at or before `last`
+        return self.spans[:bisect.bisect_right(self.starts, last)]
+
+    def overlap(self, first: int, last: int) -> bool:
+        """Whether an edit lies in the span (an insertion at its ends does not count)."""
+        return any(start < last and end > first for start, end in self._up_to(last))
+
+    def meet(self, point: int) -> bool:
+        """Whether an insertion at `point` would be lost in an edit, or be out of order with another insertion."""
+        return any(start < point < end or start == end == point for start, end in self._up_to(point))
 
 
 def _matching(tokens: list[Token], i: int) -> int:
@@ -1810,19 +1812,19 @@ def parse(text: str, options=()) -> Source:
     pointing = {f.name for f in functions if f.returns_pointer and not f.is_global} \
         - {f.name for f in functions if not f.returns_pointer}
     # Where each function takes a plain pointer (`float* x`, every overload of its name): a member array passed
-    # there becomes a checked pointer (_pointer_argument)
     # there becomes a checked pointer (_pointer_argument); where each takes an array reference (`const float
-    # (&x)[N]`): a member array passed there becomes a view of it (which a template's N is deduced from)
-    pointer_params: dict[str, set] = {}
-    array_params: dict[str, set] = {}
-    row_params: dict[str, set] = {}  # (`float (*m)[N]`, `T m[][N]`: an array passed there decays, so N is deduced)
-    for g in functions:
-        taken = {k for k, raw in enumerate(g.raws) if raw.rows and not raw.reference and not _array_reference(raw, text)}
-        row_params[g.name] = row_params[g.name] & taken if g.name in row_params else taken
-        taken = {k for k, raw in enumerate(g.raws) if raw.stars == 1 and not raw.reference and not raw.complex}
-        pointer_params[g.name] = pointer_params[g.name] & taken if g.name in pointer_params else taken
-        taken = {k for k, raw in enumerate(g.raws) if _array_reference(raw, text)}
-        array_params[g.name] = array_params[g.name] & taken if g.name in array_params else taken
+    # (&x)[N]`): a member array passed there becomes a view of it (which a template's N is deduced from); where
+    # each takes a pointer to rows (`float (*m)[N]`, `T m[][N]`): an array passed there decays (N is deduced)
+    def positions(takes) -> dict[str, set]:  # function name → the argument positions where all its overloads do
+        found: dict[str, set] = {}
+        for g in functions:
+            taken = {k for k, raw in enumerate(g.raws) if takes(raw)}
+            found[g.name] = found[g.name] & taken if g.name in found else taken
+        return found
+
+    pointer_params = positions(lambda raw: raw.stars == 1 and not raw.reference and not raw.complex)
+    array_params = positions(lambda raw: _array_reference(raw, text))
+    row_params = positions(lambda raw: raw.rows and not raw.reference and not _array_reference(raw, text))
     host_code = _host_code(tokens, [f.body for f in functions if f.body])
     host_only = _host_only_uses(tokens, functions, known_types, directives, bool(_RELAXED_CONSTEXPR & set(options)))
     nvcc_refuses = _nvcc_refusals(tokens, functions, known_types,
@@ -3547,8 +3549,6 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
         if i in type_bodies:  # a struct or union defined in the function: its members stay as written
             i = type_bodies[i]
             continue
-        # `c ? s : t`, `c ? s : p` of arrays (views of their own lengths here), and an array passed for a pointer to
-        # rows: each a pointer to its first element
         if tok.text == "decltype" and i + 4 < b and tokens[i + 1].text == "(" and tokens[i + 3].text == ")" \
                 and (tokens[i + 2].text in arrays or tokens[i + 2].text in array_views) \
                 and tokens[i + 4].kind == "ident":  # `decltype(l) copy;`: an array of l's type, not a view
@@ -3556,6 +3556,8 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
             replace(tokens[i + 3].end, tokens[i + 3].end, ">")
             i += 4
             continue
+        # `c ? s : t`, `c ? s : p` of arrays (views of their own lengths here), and an array passed for a pointer to
+        # rows: each a pointer to its first element
         lo, hi = i - 1, i + 1  # (the branch's own parentheses aside: `c ? (s) : (l)`)
         while tok.kind == "ident" and a < lo and hi < b and tokens[lo].text == "(" and tokens[hi].text == ")" \
                 and tokens[lo - 1].kind != "ident":
@@ -3566,7 +3568,7 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
                      or tokens[lo].text == ":" and tokens[hi].text in (")", ";", ",", ":", "]", "}")
                      and _ternary_colon(tokens, lo, a)
                      or _pointer_argument(tokens, i, i + 1, row_params)):  # `tsum(m, r)` of a template's `T (*m)[N]`
-            replace(tok.start, tok.start, "__cc_decay(")
+            replace(tok.start, tok.start, "__cc_as_pointer(")
             replace(tok.end, tok.end, ")")
         one_extent = tok.text == "." and i + 2 < b and tokens[i - 1].text in local_structs and member_arrays \
             and len(member_arrays.get(tokens[i + 1].text, ())) == 1
@@ -4294,19 +4296,8 @@ def _checked_lambda_parameters(tokens: list[Token], a: int, b: int, replace) -> 
     """A lambda's pointer parameters, `[](float* p, int i) { p[i] = v; }`, become checked pointers, as a __device__
     function's do (they stayed raw: a store past the array through p went unchecked); `auto* p` and `const auto* p`
     become `auto p`, which deduces the checked pointer it is given (a checked pointer is no T*)."""
-    for j in range(a + 1, b):
-        if tokens[j].text != "[" or tokens[j - 1].kind == "ident" or tokens[j - 1].text in ("]", ")", "[", "operator"):
-            continue
-        k = _matching(tokens, j) + 1
-        if k >= b or tokens[k].text != "(":
-            continue
-        close = _matching(tokens, k)
-        after = close + 1
-        while after < b and tokens[after].text in ("mutable", "constexpr", "noexcept", "__device__", "__host__"):
-            after += 1
-        if after >= b or tokens[after].text not in ("{", "->"):
-            continue
-        for part in _split_commas(tokens[k + 1:close]):
+    for _, open_, close, _ in _lambdas(tokens, a, b):
+        for part in _split_commas(tokens[open_ + 1:close]):
             words = [t.text for t in part]
             if "(" in words or "&" in words or "&&" in words or "[" in words or words.count("*") != 1 \
                     or "=" in words or part[-1].kind != "ident" or words[-2] != "*" or words[0] == "void":
@@ -4325,21 +4316,34 @@ def _reference_lambdas(tokens: list[Token], a: int, b: int) -> list[tuple[str, i
     """(name, `{`, `}`) of each lambda in tokens a..b that is named and returns a reference:
     `auto at = [&](int k) -> float& { return s[k]; };`."""
     found = []
-    for i in range(a + 3, b):
-        if tokens[i].text != "[" or tokens[i - 1].text != "=" or tokens[i - 2].kind != "ident" \
-                or tokens[i - 3].text not in ("auto", "const"):
+    for i, _, _, arrow in _lambdas(tokens, a, b):
+        if i < a + 3 or tokens[i - 1].text != "=" or tokens[i - 2].kind != "ident" \
+                or tokens[i - 3].text not in ("auto", "const") or tokens[arrow].text != "->":
             continue
-        k = _matching(tokens, i) + 1
-        if k >= b or tokens[k].text != "(":
-            continue
-        k = _matching(tokens, k) + 1
-        arrow = k
+        k = arrow
         while k < b and tokens[k].text not in ("{", ";"):
             k += 1
-        if k < b and tokens[k].text == "{" and arrow < k and tokens[arrow].text == "->" \
-                and tokens[k - 1].text in ("&", "&&"):
+        if k < b and tokens[k].text == "{" and tokens[k - 1].text in ("&", "&&"):
             found.append((tokens[i - 2].text, k, _matching(tokens, k)))
     return found
+
+
+def _lambdas(tokens: list[Token], a: int, b: int):
+    """(`[`, `(`, `)`, and the `{` or `->` after the parameters and their specifiers) of each lambda in tokens
+    a..b that has a parameter list: `[&](float* p, int i) mutable { ... }`."""
+    for j in range(a + 1, b):
+        prev = tokens[j - 1]
+        if tokens[j].text != "[" or prev.kind == "ident" and prev.text != "return" or prev.text in ("]", ")", "["):
+            continue
+        open_ = _matching(tokens, j) + 1
+        if open_ >= b or tokens[open_].text != "(":
+            continue
+        close = _matching(tokens, open_)
+        after = close + 1
+        while after < b and tokens[after].text in ("mutable", "constexpr", "noexcept", "__device__", "__host__"):
+            after += 1
+        if after < b and tokens[after].text in ("{", "->"):
+            yield j, open_, close, after
 
 
 def _objects_of(tokens: list[Token], f, types: set) -> set[str]:
@@ -4429,16 +4433,10 @@ def _reference_uses(tokens: list[Token], f: _Function, references: dict, types: 
                       and (q + 1 >= end or tokens[q + 1].text in ("<", ";")) and tokens[q].text != alias), None)
         if named and alias not in references:
             references[alias] = references[named]
-    for i in range(a + 1, b - 2):
-        if tokens[i].text != "[" or tokens[i - 1].text not in ("=", "(", ",", "return"):
+    for i, open_, params_end, _ in _lambdas(tokens, a, b):
+        if tokens[i - 1].text not in ("=", "(", ",", "return"):
             continue
-        close = _matching(tokens, i)
-        if close + 1 >= b or tokens[close + 1].text != "(":
-            continue
-        params_end = _matching(tokens, close + 1)
-        if params_end + 1 >= b or tokens[params_end + 1].text not in ("{", "->", "mutable", "__device__"):
-            continue
-        position, depth, k = 0, 0, close + 2
+        position, depth, k = 0, 0, open_ + 1
         while k < params_end:
             depth += {"(": 1, "<": 1, "[": 1, ")": -1, ">": -1, "]": -1}.get(tokens[k].text, 0)
             if tokens[k].text == "," and depth == 0:
@@ -4696,17 +4694,9 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
                     last += 2
                 # (`*f(p)` of a function that returns a pointer: what it points to)
                 name = tokens[last].text
-                angle = _matching_angle(tokens, last + 1) if last + 1 < b and tokens[last + 1].text == "<" else -1
-                if angle > 0 and angle + 1 < b and tokens[angle + 1].text == "(":  # `*f<float>(p)`: a template's call
-                    if name not in pointing:
-                        continue
-                    end = _matching(tokens, angle + 1) + 1
-                    while end < b and tokens[end].text == "[":
-                        end = _matching(tokens, end) + 1
-                else:
-                    end = _postfix_chain(tokens, last, b, {name} if name in pointing else ())
-                if end < b and tokens[end].text == "(":
-                    continue
+                end = _postfix_chain(tokens, last, b, {name} if name in pointing else ())
+                if end < b and _past_call(tokens, end, b, {tokens[end - 1].text}, ()) > end:
+                    continue  # a call of another function, `*g(p)`, `*g<float>(p)` (its template's too)
             else:
                 continue
             if end < b and tokens[end].text in ("++", "--"):
