@@ -3551,3 +3551,58 @@ extern "C" __global__ void clear(float* p, int n) {
     with pytest.raises(cuda.KernelError, match=r"accessed p\[\d+\], but p has 300 elements") as info:
         cuda.RawKernel(source, "clear", backend="cpu")((2,), (128,), (np.ones(300, np.float32), np.int32(300)))
     assert "The loop at line 3 runs to `n * sizeof(float)`, a size in bytes" in str(info.value)
+
+
+KEPT_POINTER = r'''
+struct Point { float x, y; };
+__device__ float* g_buf;
+static __device__ const Point* g_points = nullptr;
+__device__ unsigned int* g_count;
+extern "C" __global__ void setup(float* buf, const Point* points, unsigned int* count) {
+    g_buf = buf; g_points = points; g_count = count;
+}
+extern "C" __global__ void use(float* out, int shift) {
+    int i = threadIdx.x;
+    float* mine = g_buf;
+    atomicAdd(g_count, 1u);
+    out[i] = g_buf[i + shift] + mine[i] + g_points[i].x;                  // USE
+}
+'''
+
+
+@pytest.mark.parametrize("sanitize", [True, False])
+def test_a_pointer_kept_in_a_device_variable_keeps_its_arrays_bounds(sanitize):
+    """`__device__ float* g_buf;` set by one launch (`g_buf = buf;`) and read through by the next: the
+    pointer keeps buf's bounds (it was a raw pointer, and g_buf[32] of a 32-float array read past it
+    silently), and the message names the array by the earlier launch that passed it."""
+    module = cuda.RawModule(code=KEPT_POINTER, backend="cpu", sanitize=sanitize)
+    buf, points, count = np.arange(32, dtype=np.float32), np.ones((32, 2), np.float32), np.zeros(1, np.uint32)
+    module.get_function("setup")((1,), (1,), (buf, points, count))
+    assert np.frombuffer(module.get_global("g_buf")[:8].tobytes(), np.uint64)[0] == buf.ctypes.data
+    out = np.zeros(32, np.float32)
+    module.get_function("use")((1,), (32,), (out, np.int32(0)))
+    np.testing.assert_array_equal(out, 2 * buf + 1)
+    assert count[0] == 32
+    with pytest.raises(cuda.KernelError, match=r"accessed buf\[32\], but buf \(the array given as buf to an earlier "
+                                               r"launch of 'setup', reached through a pointer kept since") as info:
+        module.get_function("use")((1,), (32,), (out, np.int32(1)))
+    assert f"line {line_of('USE', KEPT_POINTER)}" in str(info.value) and "thread (31, 0, 0)" in str(info.value)
+
+
+def test_an_address_the_host_writes_into_a_device_pointer_is_taken_afresh():
+    """The variable's first bytes are the address (get_global): after the host writes another array's
+    address there, a launch does not check it against the bounds a kernel set before."""
+    source = r'''
+__device__ float* g;
+extern "C" __global__ void keep(float* buf) { g = buf; }
+extern "C" __global__ void read(float* out) { out[threadIdx.x] = g[threadIdx.x]; }
+'''
+    module = cuda.RawModule(code=source, backend="cpu")
+    small, big, out = np.zeros(8, np.float32), np.arange(64, dtype=np.float32), np.zeros(32, np.float32)
+    module.get_function("keep")((1,), (1,), (small,))
+    module.get_global("g")[:8] = np.frombuffer(np.uint64(big.ctypes.data).tobytes(), np.uint8)
+    module.get_function("read")((1,), (32,), (out,))
+    np.testing.assert_array_equal(out, big[:32])
+    module.get_function("keep")((1,), (1,), (small,))  # and a kernel's store brings the bounds back
+    with pytest.raises(cuda.KernelError, match=r"accessed buf\[8\], but buf \(the array given as buf to an earlier launch of .keep."):
+        module.get_function("read")((1,), (32,), (out,))

@@ -324,6 +324,8 @@ def _launchers(source: Source, kernels=None) -> str:
         read_only = "(1ull << 32) | " if name in source.constant_globals else ""
         code.append(f"    __cc_register_allocation((void*)&{storage}, sizeof({storage}), {read_only}"
                     f"__cc_global_bits<decltype({storage})>());")
+    for name in sorted(source.global_pointers):  # (after the arguments: an address the host wrote is located)
+        code.append(f"    __cc_recheck_global({source.global_scopes.get(name, '')}{name});")
     code.append("}")
     code.append("static bool __cc_in_constant(const volatile void* p) {")
     code.append("    const char* c = (const char*)p;")
@@ -792,6 +794,9 @@ class Module:
         self._take_output.argtypes = [ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(ctypes.c_int)]
         self._launchers, self._exports = {}, {}
         self._variables = None
+        # the argument arrays of this module's earlier launches, by address: (name, elements, element
+        # size), for a fault through a pointer that a kernel kept in a __device__ variable (the last 64)
+        self.earlier: dict = {}
 
     def export(self, name: str, restype, *argtypes):
         """runtime.h's exported function `name`, with its C types (looked up once: ctypes makes a new
@@ -1159,6 +1164,11 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
     if text or truncated:
         sys.stdout.write(text + ("\n[printf output past 1 MiB was dropped, as on a GPU]\n" if truncated else ""))
     changed = _restore_read_only(guarded)  # (after a fault too: the fault is the message then)
+    for address, (name, count, size, *_) in arrays.items():
+        module.earlier.pop(address, None)
+        module.earlier[address] = (name, count, size, kernel.name)
+    while len(module.earlier) > 64:
+        del module.earlier[next(iter(module.earlier))]
     if status == INTERRUPTED:
         raise KeyboardInterrupt(f"kernel '{kernel.name}' interrupted")
     if status == OK and changed:
@@ -1180,7 +1190,8 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
         else:
             effect = found
     if status != OK:
-        error = _explain(module, kernel, fault, time_limit, shared_mem, {**module.variables(), **arrays},
+        earlier = {address: entry for address, entry in module.earlier.items() if address not in arrays}
+        error = _explain(module, kernel, fault, time_limit, shared_mem, {**earlier, **module.variables(), **arrays},
                          block_dim=tuple(block), args=args, grid_dim=tuple(grid))
         refused, note = module.export("__cc_heap_refused_bytes", ctypes.c_longlong)(), ""
         if refused:  # malloc or new gave NULL in this launch: the likely cause of what followed
@@ -3144,6 +3155,10 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         elif fault.element_bytes and fault.element_bytes != itemsize:
             what = (f"accessed {name}[{index}] as {fault.element_bytes}-byte elements (the pointer's type, a float4 "
                     f"or a struct, say, over {itemsize}-byte items), but {name} holds {length} of them{valid}")
+        elif len(arrays.get(fault.base, ())) > 3:  # an earlier launch's argument, through a kept pointer
+            what = (f"accessed {name}[{index}], but {name} (the array given as {name} to an earlier launch of "
+                    f"'{arrays[fault.base][3]}', reached through a pointer kept since, in a __device__ variable, "
+                    f"say) has {length} element{'s' * (length != 1)}{valid}")
         else:
             what = f"accessed {name}[{index}], but {name} has {length} element{'s' * (length != 1)}{valid}"
             shape = next((p.row_shape for p in kernel.params if p.name == name and p.row_shape), ())

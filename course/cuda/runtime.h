@@ -2777,6 +2777,19 @@ static inline __cc_ptr<E> __cc_member_pointer(E (&a)[N], I k) {
     return __cc_ptr<E>(a + k, (size_t)(long long)k, N, (const void*)a);
 }
 
+// `__device__ float* g;` (source.py): a checked pointer, whose bounds a kernel's `g = buf;` sets and later
+// launches keep. Its first bytes are the address (get_global): where the host wrote another one there, the
+// bounds no longer go with it, and the launch locates it afresh (an argument of this launch, else unchecked).
+template <class T>
+static inline void __cc_recheck_global(__cc_ptr<T>& g) {
+    if (g.count == SIZE_MAX && g.index == __CC_UNCHECKED) {
+        if (g.p) g.adopt((const volatile void*)g.p);
+    } else if (g.index != __CC_MISALIGNED_INDEX &&
+               (const char*)g.p != (const char*)g.array + (long long)g.index * (long long)__cc_ptr<T>::__cc_size) {
+        g.adopt((const volatile void*)g.p);
+    }
+}
+
 // `decltype(p)` as a template argument (source.py): the pointer type the source declared, so that a
 // trait (`is_ptr<decltype(p)>`, std::is_same) sees it rather than the checked pointer.
 template <class T> struct __cc_plain { typedef T type; };

@@ -10,7 +10,8 @@ before compiling the source as C++ after ``runtime.h``:
   that the rewrites below see them;
 - pointer parameters of ``__global__`` and ``__device__`` functions, local pointer variables
   pointer casts (C casts, ``reinterpret_cast``, ``const_cast``) and the pointer members of
-  structs built in device code become checked pointers (``float* x`` → ``__cc_ptr<float> x``),
+  structs built in device code and file-scope ``__device__ float* g;`` variables become checked
+  pointers (``float* x`` → ``__cc_ptr<float> x``),
   so every access through a pointer derived from an argument array is bounds-checked (structs
   whose bytes come from the host, as kernel parameters or ``__constant__`` variables, keep
   their layout);
@@ -699,6 +700,7 @@ class Source:
     templates: dict = field(default_factory=dict)  # kernel name → _Function (template or C++ name)
     globals: dict = field(default_factory=dict)  # __constant__/__device__ variable → line
     global_scopes: dict = field(default_factory=dict)  # those of them in a namespace → `ns::`
+    global_pointers: set = field(default_factory=set)  # `__device__ float* g;` of them: checked pointers
     global_arrays: set = field(default_factory=set)  # those of them that are arrays (stored as __cc_raw_NAME)
     constant_globals: set = field(default_factory=set)  # those of them that are __constant__ (read-only in kernels)
     const_globals: set = field(default_factory=set)  # those of them declared const (read-only memory here)
@@ -1473,6 +1475,33 @@ def _split_template_closers(tokens: list[Token]) -> list[Token]:
     return out
 
 
+def _check_global_pointer(tokens: list[Token], start: int, space: int, after: int, replace) -> bool:
+    """`__device__ float* g_buf;` (or `= nullptr;`): a checked pointer, so that what a kernel stores
+    there (`g_buf = buf;`) keeps the argument's bounds for the launches that read through it. One
+    declarator, one `*` before the name; an initializer other than a null one, `extern`, a const
+    pointer and __constant__ (set by the host only) keep the raw pointer. Its host bytes
+    (get_global) start with the address: a launch takes an address the host wrote there afresh
+    (runtime.h's __cc_recheck_global)."""
+    if tokens[space].text != "__device__" or tokens[after - 2].text != "*":
+        return False
+    end = after
+    if tokens[end].text == "=" and end + 2 < len(tokens) and tokens[end + 1].text in ("nullptr", "0", "NULL"):
+        end += 2
+    if end >= len(tokens) or tokens[end].text != ";":
+        return False
+    words = [t.text for t in tokens[start:after - 2]]
+    storage = ("static", "__device__")
+    last = max(n for n, w in enumerate(words) if w in storage)
+    kept = words[last + 1:]
+    if any(w not in storage for w in words[:last]) or not kept or "*" in kept or "extern" in kept \
+            or any(w in ("(", "[", "<", "::", "struct", "union", "enum", "class", "typename", "decltype") for w in kept):
+        return False
+    first = start + last + 1
+    replace(tokens[first].start, tokens[after - 2].end,
+            f"__cc_ptr<{' '.join(kept)}> ")
+    return True
+
+
 def _namespaces(tokens: list) -> list[str]:
     """Per token, `outer::inner::` when it lies in named namespaces (`namespace a { ...`, `namespace
     a::b { ...`, `inline namespace v1 { ...`; an anonymous one adds nothing), else ''."""
@@ -1536,6 +1565,7 @@ def parse(text: str, options=()) -> Source:
     namespaces = _namespaces(tokens) if any(t.text == "namespace" for t in tokens) else None
     global_variables: dict[str, int] = {}
     global_scopes: dict[str, str] = {}  # (`ns::` of one declared in a namespace)
+    global_pointers: set[str] = set()  # (`__device__ float* g;`: _check_global_pointer)
     constant_variables: set[str] = set()
     read_only_variables: set[str] = set()  # `__device__ const int N = 4;`: no stores to note
     array_candidates: list[tuple[int, int]] = []  # (name token, 2 __constant__ / 3 __device__) of file-scope arrays
@@ -1592,6 +1622,8 @@ def parse(text: str, options=()) -> Source:
                         constant_variables.add(tokens[j - 1].text)
                     if tokens[j].text == "[" and j + 1 < len(tokens) and tokens[j + 1].text != "]":
                         array_candidates.append((j - 1, 2 if tok.text == "__constant__" else 3))
+                    if _check_global_pointer(tokens, k + 1, i, j, replace):
+                        global_pointers.add(tokens[j - 1].text)
             continue
         else:
             name_tok = tokens[j - 1]
@@ -2104,6 +2136,7 @@ def parse(text: str, options=()) -> Source:
         templates=templates,
         globals=global_variables,
         global_scopes=global_scopes,
+        global_pointers=global_pointers,
         constant_globals=constant_variables,
         const_globals=read_only_variables,
         host_code=host_code,
