@@ -571,6 +571,25 @@ def test_an_array_sized_at_run_time_says_that_sizes_are_constants(code):
         cuda.RawKernel(code, "k", backend="cpu")((1,), (4,), (np.zeros(4, np.float32), np.int32(4)))
 
 
+@pytest.mark.parametrize("statement, hint", [
+    ("o[0] = a + a;", "`__device__ float4 operator+(float4 a, float4 b) { return make_float4(a.x + b.x, a.y + b.y, "
+                      "a.z + b.z, a.w + b.w); }`"),
+    ("o[0] = a * 2.0f;", "`__device__ float4 operator*(float4 a, float s) { return make_float4(a.x * s, a.y * s, "
+                         "a.z * s, a.w * s); }`"),
+    ("o[0] = -a;", "make_float4(-a.x, -a.y, -a.z, -a.w)"),
+    ("a += a; o[0] = a;", "`__device__ float4& operator+=(float4& a, float4 b) { a = make_float4(a.x + b.x, "),
+    ("int2 q = make_int2(1, 2); q = q - q; o[0].x = q.x;", "operator- on an int2 is an error for nvcc too"),
+    ("o[0].x = a == a;", "Compare the components: a.x == b.x && a.y == b.y && a.z == b.z && a.w == b.w."),
+])
+def test_arithmetic_on_vector_types_says_that_cuda_has_none_and_what_to_write(statement, hint):
+    """`a + b` of float4s compiles only with the cuda-samples' helper_math.h: nvcc refuses it as g++ does,
+    and the message says so, with the component-wise code (or the operator to define) for that expression."""
+    code = 'extern "C" __global__ void k(float4* o) { float4 a = make_float4(1, 2, 3, 4); ' + statement + " }"
+    with pytest.raises(cuda.CompileError) as info:
+        cuda.RawKernel(code, "k", backend="cpu")((1,), (1,), (np.zeros((1, 4), np.float32),))
+    assert "on its vector types" in str(info.value) and hint in str(info.value)
+
+
 def test_host_code_that_device_code_does_not_use_is_no_error():
     vs = np.zeros(8, np.dtype([("a", np.float32), ("b", np.float32)]))
     vs["a"], vs["b"] = 1, 2

@@ -1956,3 +1956,37 @@ def test_decltype_of_a_local_array_and_of_its_row_and_its_size(backend):
     out = on(backend, np.zeros(32, np.float32))
     cuda.RawKernel(ARRAY_TYPES, "array_types", backend=backend, sanitize=False)((1,), (32,), (on(backend, a), out))
     np.testing.assert_array_equal(cuda.asnumpy(out), 2.0 * a[np.arange(32) % 4])
+
+
+LAMBDA_COPIES = r"""
+template <class F> __device__ float apply(F f, int j) { return f(j); }
+__device__ float sum4(const float* p) { return p[0] + p[1] + p[2] + p[3]; }
+extern "C" __global__ void copies(float* out, int last) {
+    float m[2][3] = {{1, 2, 3}, {4, 5, 6}};
+    float v[4] = {1, 1, 1, 1};
+    auto f = [=](int j) { return m[1][j] + v[j] + sizeof(v) / sizeof(v[0]); };
+    m[1][0] = 100; v[0] = 100;
+    out[0] = apply(f, 0);                                   // 4 + 1 + 4: the copies made with f
+    auto g = [&, v](int j) { return v[j] + m[1][0]; };
+    out[1] = g(0);                                          // 100 + 100
+    auto h = [=]() { auto inner = [=]() { float s = 0; for (float x : v) s += x; return s + sum4(v); }; return inner(); };
+    v[1] = 50;
+    out[2] = h();                                           // (100 + 1 + 1 + 1) * 2
+    auto bump = [v]() mutable { v[0] += 1; return v[0]; };
+    out[3] = bump(); out[4] = bump(); out[5] = v[0];        // 101, 102, and v itself is 100
+    auto read = [=](int j) { return v[j]; };
+    out[6] = read(last);                                    // READ
+}
+"""
+
+
+def test_a_lambda_that_captures_a_local_array_by_copy_gets_a_copy(backend):
+    """`[=]` and `[v]` copy a local array into the lambda, as C++ says: a later `v[0] = 100;` does not show
+    in it, and a mutable lambda's writes stay in its copy (the array's view was copied, which shared the
+    caller's elements). The copy stays checked: read(4) is named as v[4]."""
+    out = on(backend, np.zeros(7, np.float32))
+    cuda.RawKernel(LAMBDA_COPIES, "copies", backend=backend)((1,), (1,), (out, np.int32(3)))
+    np.testing.assert_array_equal(cuda.asnumpy(out), [9, 200, 206, 101, 102, 100, 1])
+    if backend == "cpu":
+        with pytest.raises(cuda.KernelError, match=r"accessed v\[4\], but that dimension of the local array v has 4"):
+            cuda.RawKernel(LAMBDA_COPIES, "copies", backend=backend)((1,), (1,), (out, np.int32(4)))

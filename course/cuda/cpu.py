@@ -545,6 +545,54 @@ def _missing_header(header: str) -> str:
 _DEFAULT_DEVICE = {"-default-device", "--device-as-default-execution-space"}
 
 
+_VECTOR_TYPE = r"(?:const )?((?:u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4])"
+
+
+def _an(vector: str) -> str:
+    """`a float4`, `an int2`."""
+    return f"{'an' if vector.startswith('int') else 'a'} {vector}"
+
+
+def _vector_operator_hint(output: str) -> str:
+    """`a + b`, `a * 2.0f`, `-a`, `acc += v` of float4s (int2s, ...): CUDA defines no arithmetic on its
+    vector types (nvcc refuses it too; the cuda-samples' helper_math.h adds the operators)."""
+    unary = re.search(rf"no match for .operator(\S+?). \(operand type is .{_VECTOR_TYPE}.\)", output)
+    binary = re.search(r"no match for .operator(\S+?). \(operand types are .([\w ]+). and .([\w ]+).\)", output)
+    vector_type = lambda text: re.fullmatch(_VECTOR_TYPE, text.replace("&", "").strip())
+    if unary:
+        op, vector = unary.group(1), unary.group(2)
+        fields = "xyzw"[:int(vector[-1])]
+        signature, made = f"{vector} a", ", ".join(f"{op}a.{c}" for c in fields)
+    elif binary and (vector_type(binary.group(2)) or vector_type(binary.group(3))):
+        op = binary.group(1)
+        left, right = vector_type(binary.group(2)), vector_type(binary.group(3))
+        vector = (left or right).group(1)
+        fields, plain = "xyzw"[:int(vector[-1])], op.rstrip("=") or op
+        scalar = re.sub(r"\b(const|volatile) ", "", binary.group(3 if left else 2)).strip()
+        if left and right:
+            signature, made = f"{vector} a, {vector} b", ", ".join(f"a.{c} {plain} b.{c}" for c in fields)
+        elif left:
+            signature, made = f"{vector} a, {scalar} s", ", ".join(f"a.{c} {plain} s" for c in fields)
+        else:
+            signature, made = f"{scalar} s, {vector} a", ", ".join(f"s {plain} a.{c}" for c in fields)
+        if op in ("==", "!=", "<", ">", "<=", ">="):
+            return (f"\nCUDA defines no operators on its vector types: {op} of {_an(vector)} is an error for nvcc too. "
+                    f"Compare the components: " + (" && " if op != "!=" else " || ").join(
+                        f"a.{c} {op} b.{c}" for c in fields) + ".")
+        if op.endswith("=") and left:  # a compound assignment: a& operator+=(a&, b)
+            first, _, rest = signature.partition(", ")
+            return (f"\nCUDA defines no arithmetic on its vector types: {op} on {_an(vector)} is an error for nvcc too "
+                    f"(the cuda-samples' helper_math.h adds these operators; it is no part of CUDA). Write it per "
+                    f"component, or define the operator in your source, e.g. `__device__ {vector}& operator{op}"
+                    f"({first.replace(' a', '& a')}, {rest}) {{ a = make_{vector}({made}); return a; }}`.")
+    else:
+        return ""
+    return (f"\nCUDA defines no arithmetic on its vector types: operator{op} on {_an(vector)} is an error for nvcc too "
+            f"(the cuda-samples' helper_math.h adds these operators; it is no part of CUDA). Write it per component, "
+            f"make_{vector}({made}), or define the operator in your source, e.g. `__device__ {vector} "
+            f"operator{op}({signature}) {{ return make_{vector}({made}); }}`.")
+
+
 def _mixed_half_hint(output: str) -> str:
     """`h * 2.0f`, `h > 0`: a __half (or bfloat16) beside a float or an integer is ambiguous for nvcc
     too (its __half converts to float and to every integer type): what to write instead."""
@@ -616,7 +664,7 @@ def _compile(source: Source, unit: str, flags: list[str], compiler: str, target:
                        r"variable-sized array|variable length array|storage size of \S+ isn.t constant|"
                        r"size of array \S+ is not an integral constant|"
                        r"__cc_fresh_local\(\w[^)]*\[[^\]0-9]", output) else "")  # (sanitized: float [n])
-                + _mixed_half_hint(output)
+                + _mixed_half_hint(output) + _vector_operator_hint(output)
                 + ("\nThe kernel stores into const data: through a `const T*` pointer, or through a template's `T*` "
                    "parameter given a const array (T is then `const float`, as nvcc deduces it). Store through a "
                    "pointer without const, or do not store there." if re.search(

@@ -3156,6 +3156,30 @@ struct __cc_array_view : __cc_view<typename std::remove_extent<A>::type> {
     __cc_ptr<A> operator&() const { return this->at(reinterpret_cast<A*>(this->p)); }
 };
 template <class U> struct __cc_element_of<__cc_array_view<U>> { typedef typename std::remove_extent<U>::type type; };
+// A lambda's copy of a local array, `[=]` or `[buf]` (source.py: `buf = __cc_copy_of(buf)`): a view of
+// elements of its own, copied when the lambda is made (a view alone would share the caller's array:
+// a later `buf[0] = 10;` would show in the lambda, and a mutable lambda's writes in the caller).
+template <class A>
+struct __cc_array_copy : __cc_array_view<A> {
+    typedef typename std::remove_extent<A>::type E;
+    A data;
+    void take(const E* from) {
+        if constexpr (std::is_trivially_copyable<A>::value)
+            memcpy((void*)data, (const void*)from, sizeof(A));
+        else
+            for (size_t i = 0; i < std::extent<A>::value; i++) data[i] = from[i];
+        this->p = data, this->whole = nullptr, this->whole_bytes = 0;
+    }
+    explicit __cc_array_copy(const __cc_array_view<A>& v) : __cc_array_view<A>(v) { take(v.p); }
+    __cc_array_copy(const __cc_array_copy& o) : __cc_array_view<A>(o) { take(o.data); }
+    __cc_array_copy& operator=(const __cc_array_copy& o) {
+        __cc_array_view<A>::operator=(o);
+        take(o.data);
+        return *this;
+    }
+};
+template <class A>
+static inline __cc_array_copy<A> __cc_copy_of(const __cc_array_view<A>& v) { return __cc_array_copy<A>(v); }
 // `p - loc` and `loc - p` of a checked pointer and an array (the offset of p in it): both would
 // convert to a raw pointer and to a checked one, so the difference is given here
 template <class T, class E>

@@ -3539,6 +3539,7 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
     a, b = f.body
     arrays = set(global_arrays)
     local_arrays = {}  # the function's own arrays (not __shared__, not static) → rank: gone when it returns
+    declared_at = {}  # each of them → the tokens that name it in its declarations
     block_arrays = {}  # its __shared__ and static arrays → rank
     # Pointer parameters and local pointer variables (checked pointers in the rewrite): `&x[i]` is an
     # address, not an access.
@@ -3777,6 +3778,7 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
                                if tokens[q].text == "[" and tokens[q - 1].text in (tokens[j].text, "]"))
                     if not shared and not any(t.text == "static" for t in tokens[i:j]):
                         local_arrays[name] = rank
+                        declared_at.setdefault(name, []).append(j)
                     else:
                         block_arrays[name] = rank
                     if not shared and end == k and not any(t.text == "static" for t in tokens[i:j]):
@@ -3950,6 +3952,8 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
                 else:
                     if name in by_value:
                         dangling.append((f.name, name, tokens[r].line, "parameter"))
+    if declared_at:
+        _copy_captured_arrays(tokens, a, b, declared_at, replace)
     # `return x;`, `return x + 1;`, `return &x[0];`, `return (float*)x;` of a local array x
     if dangling is not None and local_arrays:
         for r in range(a + 1, b):
@@ -3964,6 +3968,46 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
             if tokens[q].text in local_arrays and q + 1 < b and (
                     tokens[q + 1].text in (";", "+", "-") and not address or tokens[q + 1].text == "[" and address):
                 dangling.append((f.name, tokens[q].text, tokens[r].line, "array"))
+
+
+def _copy_captured_arrays(tokens: list[Token], a: int, b: int, declared_at: dict, replace) -> None:
+    """A lambda that captures a local array by copy, `[=]` using it or `[buf]`, gets a copy of its
+    own: `[=, buf = __cc_copy_of(buf)]`, `[buf = __cc_copy_of(buf)]` (the array is a view in the
+    rewrite, which a plain capture would copy as a pointer, sharing the caller's elements).
+    `declared_at`: each local array (not __shared__ or static) → the tokens naming it where declared."""
+    for j in range(a + 1, b):
+        prev = tokens[j - 1]
+        if tokens[j].text != "[" or prev.kind in ("ident", "number", "string") and prev.text != "return" \
+                or prev.text in ("]", ")", "["):
+            continue
+        close = _matching(tokens, j)
+        k = close + 1
+        if k < b and tokens[k].text == "(":
+            k = _matching(tokens, k) + 1
+        while k < b and tokens[k].text not in ("{", ";", ")", ","):
+            k += 1  # (mutable, noexcept, `-> float`)
+        if k >= b or tokens[k].text != "{" or close + 1 >= b or tokens[close + 1].text not in ("(", "{", "mutable", "->"):
+            continue
+        body = (k, _matching(tokens, k))
+        items = _split_commas(tokens[j + 1:close])
+        texts = [" ".join(t.text for t in item) for item in items]
+        used = []
+        for q in range(body[0] + 1, body[1]):
+            name = tokens[q].text
+            if name in declared_at and tokens[q - 1].text not in (".", "->", "::") and name not in used \
+                    and any(d < j for d in declared_at[name]) and not any(body[0] < d < body[1] for d in declared_at[name]):
+                used.append(name)
+        params = {t.text for t in tokens[close + 1:k] if t.kind == "ident"}
+        for item in items:
+            if len(item) == 1 and item[0].text in declared_at and any(d < j for d in declared_at[item[0].text]):
+                name = item[0].text
+                replace(item[0].start, item[0].end, f"{name} = __cc_copy_of({name})")
+        if "=" in texts:
+            listed = {item[item[0].text == "&"].text for item in items if len(item) > (item[0].text == "&")}
+            more = [name for name in used if name not in listed and name not in params]
+            if more:
+                replace(tokens[close].start, tokens[close].start,
+                        "".join(f", {name} = __cc_copy_of({name})" for name in more))
 
 
 def _row_extents(tokens: list[Token], at: int, end: int) -> tuple[str, int] | None:
