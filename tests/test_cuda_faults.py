@@ -3606,3 +3606,49 @@ extern "C" __global__ void read(float* out) { out[threadIdx.x] = g[threadIdx.x];
     module.get_function("keep")((1,), (1,), (small,))  # and a kernel's store brings the bounds back
     with pytest.raises(cuda.KernelError, match=r"accessed buf\[8\], but buf \(the array given as buf to an earlier launch of .keep."):
         module.get_function("read")((1,), (32,), (out,))
+
+
+STD_ARRAYS = r'''
+#include <cuda/std/array>
+namespace geo { struct Point { float x, y; }; }
+__device__ float plus_first(const cuda::std::array<float, 4>& v, int k) { return v[k] + v[0]; }
+extern "C" __global__ void arrays(const float* in, float* out, int which) {
+    cuda::std::array<float, 4> a{1, 2, 3, 4};
+    cuda::std::array<cuda::std::array<int, 2>, 2> m{{{1, 2}, {3, 4}}};
+    geo::Point pts[4];
+    __shared__ cuda::std::array<float, 64> s;
+    int t = threadIdx.x;
+    for (int q = 0; q < 4; q++) pts[q] = {float(q), 1.0f};
+    if (which != 5 || t < 32) s[t] = in[t];
+    if (which != 4) __syncthreads();
+    float v = s[which == 4 || which == 5 ? 63 - t : t] + a[t % 4] + m[1][t % 2] + plus_first(a, 3) + pts[t % 4].x;
+    if (which == 0) v += a[t];                                      // LOCAL
+    if (which == 1) v += m[t % 2][t];                               // NESTED
+    if (which == 2) v += plus_first(a, t);
+    if (which == 3) v += pts[t].y;                                  // QUALIFIED
+    out[t] = v;
+}
+'''
+
+
+@pytest.mark.parametrize("which, message", [
+    (0, r"accessed a\[4\], but that dimension of the cuda::std::array a has 4 elements"),
+    (1, r"accessed m\[\.\.\.\]\[2\] \(subscript 2\), but that dimension of the cuda::std::array m has 2 elements"),
+    (2, r"accessed v\[4\], but that dimension of the cuda::std::array v has 4 elements(?s:.*)line 4 \(in a function "
+        r"called at line 17\)"),
+    (3, r"accessed pts\[4\], but that dimension of the local array pts has 4 elements"),
+    (4, r"data race on shared memory s: thread \(\d+, 0, 0\) (read|wrote)"),
+    (5, r"reads shared memory s, which no thread of block \(0, 0, 0\) has written"),
+])
+def test_cuda_std_arrays_and_arrays_of_qualified_types_are_checked_as_arrays_are(which, message):
+    """A cuda::std::array's operator[] checks nothing (a[12] read the thread's stack), a __shared__ one was
+    neither race- nor init-checked, and `geo::Point pts[4]` (a type named with its namespace) was no checked
+    local array: all are now, as `float a[4]` and `__shared__ float s[64]` are."""
+    kernel = cuda.RawKernel(STD_ARRAYS, "arrays", backend="cpu")
+    x = np.arange(64, dtype=np.float32)
+    out = np.zeros(64, np.float32)
+    kernel((1,), (4,), (x, out, np.int32(9)))  # (four threads: every index in range)
+    t = np.arange(4)
+    np.testing.assert_array_equal(out[:4], x[t] + (t % 4 + 1) + np.array([3, 4])[t % 2] + 5 + t)
+    with pytest.raises(cuda.KernelError, match=message):
+        kernel((1,), (64,), (x, out, np.int32(which)))

@@ -386,6 +386,22 @@ def _launchers(source: Source, kernels=None) -> str:
     return "\n".join(code) + "\n"
 
 
+#: `a[i]` of a cuda::std::array (source.py's _check_std_array_subscripts): i checked against its size, as
+#: a local array's index is (a fault names it as runtime.h's __cc_index does, kind 5: a std::array).
+CUDA_STD_ARRAY = r"""template <class A> struct __cc_std_size { static constexpr long long n = -1; };
+template <class T, size_t N> struct __cc_std_size<std::array<T, N>> { static constexpr long long n = (long long)N; };
+template <class A, class I>
+__attribute__((always_inline)) static inline I __cc_std_index(I i, const char* name, int subscript) {
+    constexpr long long n = __cc_std_size<typename std::remove_cv<typename std::remove_reference<A>::type>::type>::n;
+    if constexpr (n >= 0) {
+        if (__builtin_expect((unsigned long long)(long long)i >= (unsigned long long)n, 0))
+            __cc_array_out_of_bounds(name, 5, (long long)i, n, subscript);
+    }
+    return i;
+}
+"""
+
+
 #: libcu++'s <cuda/std/bit> (C++20's <bit>, for C++17): cuda::std::bit_cast, popcount, countl_zero, ...
 #: (cuda::std is std here; the names C++20's <bit> would declare, on unsigned integer types as there).
 CUDA_STD_BIT = r"""#if !defined(__cpp_lib_bitops) || !defined(__cpp_lib_bit_cast)
@@ -440,7 +456,7 @@ def translation_unit(source: Source, extra=(), trace: bool = False, defines=()) 
     # The C library's names that the source declares itself (`__global__ void random(...)`), renamed
     # after runtime.h's headers: the source's own (compiler messages drop the prefix).
     renamed = "".join(f"#define {name} __cc_user_{name}\n" for name in source.renamed)
-    headers = "".join(f"#include <{name}>\n" + (CUDA_STD_BIT if name == "bit" else "")
+    headers = "".join(f"#include <{name}>\n" + {"bit": CUDA_STD_BIT, "array": CUDA_STD_ARRAY}.get(name, "")
                       for name in source.std_headers)  # (<cuda/std/array>: std::array)
     macros = "".join(f"#define {name} {value}\n" for name, value in defines)
     return f'#include "runtime.h"\n{headers}{renamed}{macros}#line 1 "{SOURCE_NAME}"\n{text}\n{_launchers(source, kernels)}'
@@ -3454,7 +3470,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     elif kind == ARRAY_OUT_OF_BOUNDS:
         name = fault.text.decode(errors="replace")
         where_kind = {1: "__shared__ array", 2: "__constant__ array", 3: "__device__ array",
-                      4: "member array"}.get(fault.op, "local array")
+                      4: "member array", 5: "cuda::std::array"}.get(fault.op, "local array")
         if fault.op == 4 and line and 0 < line <= len(source.lines):  # ".v": the object from the line (acc.v, ps[i].v)
             owner = re.search(rf"([A-Za-z_]\w*(?:\s*\[[^\]]*\])*)\s*(?:\.|->)\s*{re.escape(name[1:])}\s*\[",
                               source.lines[line - 1])

@@ -2115,6 +2115,8 @@ def parse(text: str, options=()) -> Source:
         out.append(text[position:])
         return "".join(out), skipped
 
+    if re.search(r"#\s*include\s*[<\"]cuda/std/array[>\"]", text):
+        _check_std_array_subscripts(tokens, replace, {start for start, _, _ in replacements})
     _check_returned_pointers(tokens, functions, replacements, pointing)
     _drop_checked_constexpr(tokens, functions, replacements)
     cpu_text, skipped = rewritten(replacements)
@@ -4010,6 +4012,33 @@ def _copy_captured_arrays(tokens: list[Token], a: int, b: int, declared_at: dict
                         "".join(f", {name} = __cc_copy_of({name})" for name in more))
 
 
+def _check_std_array_subscripts(tokens: list[Token], replace, edited: set) -> None:
+    """`a[i]` of a `cuda::std::array<float, 4> a` (a local, a parameter): i checked against its size, as a
+    local array's is (std::array's operator[] checks nothing: a[12] read the thread's stack), each
+    subscript of a nested one too: `a[__cc_std_index<decltype(a)>(i, "a", 0)]`. Names are found by their
+    declarations; the index of anything else that has such a name is left as it is (__cc_std_index
+    checks only a std::array). `edited`: where other rewrites start (a subscript they rewrite is theirs)."""
+    names = set()
+    for i in range(len(tokens) - 5):
+        if [t.text for t in tokens[i:i + 6]] == ["cuda", "::", "std", "::", "array", "<"]:
+            k = _matching_angle(tokens, i + 5) + 1
+            while 0 < k < len(tokens) and tokens[k].text in ("const", "&", "&&", "volatile"):
+                k += 1
+            if 0 < k + 1 < len(tokens) and tokens[k].kind == "ident" and tokens[k + 1].text in ("{", "=", ";", ",", ")"):
+                names.add(tokens[k].text)
+    for i, tok in enumerate(tokens[:-1]):
+        if tok.text not in names or tokens[i + 1].text != "[" or i and (
+                tokens[i - 1].text in (".", "->", "::") or tokens[i - 1].kind == "ident"
+                and tokens[i - 1].text not in ("return", "case", "else", "do")):
+            continue
+        q, subscript = i + 1, 0
+        while q < len(tokens) and tokens[q].text == "[" and subscript < 4 and tokens[q].start not in edited:
+            close = _matching(tokens, q)
+            replace(tokens[q].start, tokens[q].end, f"[__cc_std_index<decltype({tok.text}{'[0]' * subscript})>(")
+            replace(tokens[close].start, tokens[close].end, f', "{tok.text}", {subscript})]')
+            q, subscript = close + 1, subscript + 1
+
+
 def _row_extents(tokens: list[Token], at: int, end: int) -> tuple[str, int] | None:
     """The extents `[4]`, `[N][M]` from token `at` (a pointer to rows' declarator or cast), as text,
     and the index of the token after them; None if there are none."""
@@ -4218,7 +4247,10 @@ def _declares_template_type(tokens: list[Token], close: int, types) -> bool:
         if tokens[q].text in (";", "{", "}"):
             return False
         if depth == 0:
-            return tokens[q - 1].text in types and (q < 2 or tokens[q - 2].text in (
+            first = q - 1  # (a qualified name, `cuda::std::array<float, 64> s`, of any template)
+            while first >= 2 and tokens[first - 1].text == "::" and tokens[first - 2].kind == "ident":
+                first -= 2
+            return (tokens[q - 1].text in types or first < q - 1) and (first < 1 or tokens[first - 1].text in (
                 ";", "{", "}", "(", ",", "__shared__", "static", "const", "volatile", "constexpr"))
     return False
 
@@ -4240,6 +4272,8 @@ def _declaration_name(tokens: list[Token], i: int, b: int, types=None) -> int:
             j = close + 1
         elif tokens[j + 1].kind == "ident":
             j += 1
+        elif tokens[j + 1].text == "::" and j + 2 < b and tokens[j + 2].kind == "ident":
+            j += 2  # a qualified type, `ns::Point pts[4]`, `cuda::std::array<float, 64> s`
         elif tokens[j + 1].text == "<" and (types is None or tokens[j].text in types):
             close = _matching_angle(tokens, j + 1)
             if close < 0 or close + 1 >= b or tokens[close + 1].kind != "ident":
@@ -4247,7 +4281,7 @@ def _declaration_name(tokens: list[Token], i: int, b: int, types=None) -> int:
             j = close + 1
         else:
             break
-    return j
+    return i if j > i and tokens[j - 1].text == "::" else j  # (`ns::table[k] = v;` declares nothing)
 
 
 def _shared_scalar_at(tokens: list[Token], i: int, b: int) -> str | None:
@@ -4281,7 +4315,7 @@ def _shared_scalar_at(tokens: list[Token], i: int, b: int) -> str | None:
             q = _matching(tokens, q + 1) + 1
             continue
         depth += {"<": 1, ">": -1, ">>": -2}.get(t.text, 0)
-        if depth == 0 and t.kind == "ident":
+        if depth == 0 and t.kind == "ident" and tokens[q + 1].text != "::":  # (`cuda::std::array<float, 64>`)
             words.append(t.text)
         q += 1
     typed = words and (all(w in _TYPE_WORDS for w in words)
