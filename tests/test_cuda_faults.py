@@ -3652,3 +3652,73 @@ def test_cuda_std_arrays_and_arrays_of_qualified_types_are_checked_as_arrays_are
     np.testing.assert_array_equal(out[:4], x[t] + (t % 4 + 1) + np.array([3, 4])[t % 2] + 5 + t)
     with pytest.raises(cuda.KernelError, match=message):
         kernel((1,), (64,), (x, out, np.int32(which)))
+
+
+QUALIFIED_TYPES = r'''
+namespace geo { struct Point { float x, y; }; }
+using Pt = geo::Point;
+typedef geo::Point GP;
+struct Holder { const geo::Point* pts; int n; };
+__device__ float x_of(const geo::Point* p, int k) { return p[k].x; }             // HELPER
+extern "C" __global__ void qualified(const geo::Point* pts, float* out, int which) {
+    int t = threadIdx.x;
+    const geo::Point* p = pts + 1;
+    const Pt* q = pts + 2;
+    const GP* r = pts + 3;
+    float v = p[0].x + q[0].x + r[0].y;
+    if (which == 0) v += p[t].x;                                                  // LOCAL
+    if (which == 1) v += q[t].x;                                                  // USING
+    if (which == 2) v += r[t].x;                                                  // TYPEDEF
+    if (which == 3) v += x_of(pts, t + 4);
+    if (which == 4) v += reinterpret_cast<const geo::Point*>(out)[t].y;         // CAST
+    Holder h{pts, 32};
+    if (which == 5) v += h.pts[t + 1].x;                                          // MEMBER
+    if (which == 6) v += ((const ::geo::Point*)out)[t].x;                         // C CAST
+    out[t] = v;
+}
+'''
+
+
+@pytest.mark.parametrize("which, message, marker", [
+    (0, r"accessed pts\[32\]", "LOCAL"),
+    (1, r"accessed pts\[32\]", "USING"),
+    (2, r"accessed pts\[32\]", "TYPEDEF"),
+    (3, r"accessed pts\[32\]", "HELPER"),
+    (4, r"accessed out\[32\] to out\[33\] in one 8-byte access", "CAST"),
+    (5, r"accessed pts\[32\]", "MEMBER"),
+    (6, r"accessed out\[32\] to out\[33\] in one 8-byte access", "C CAST"),
+])
+def test_pointers_to_a_type_named_with_its_namespace_are_checked(which, message, marker):
+    """A kernel parameter `const geo::Point* pts` was refused ("a type the course cannot pass"), and a
+    __device__ function's parameter, a local pointer of such a type (or of a `using`/`typedef` name for
+    it) and a pointer member of a struct built in device code stayed raw pointers, reading past the array
+    silently."""
+    kernel = cuda.RawKernel(QUALIFIED_TYPES, "qualified", backend="cpu")
+    pts = np.zeros(32, np.dtype([("x", np.float32), ("y", np.float32)]))
+    pts["x"], pts["y"] = np.arange(32), np.arange(32) + 100
+    out = np.zeros(32, np.float32)
+    kernel((1,), (4,), (pts, out, np.int32(9)))
+    assert out[0] == 1 + 2 + 103
+    with pytest.raises(cuda.KernelError, match=message) as info:
+        kernel((1,), (32,), (pts, np.zeros(32, np.float32), np.int32(which)))
+    assert f"line {line_of(marker, QUALIFIED_TYPES)}" in str(info.value)
+
+
+def test_a_namespaced_template_struct_parameter_is_passed_and_checked():
+    """`geo::Box<float>* boxes` was refused ("a type the course cannot pass"); now it takes a structured
+    array, as `Box<float>* boxes` does, and stays checked (a template whose arguments are not the last
+    word's, `typename Box<T>::type* p`, keeps its raw type)."""
+    source = r'''
+namespace geo { template <class T> struct Box { T lo, hi; }; }
+extern "C" __global__ void widths(const geo::Box<float>* boxes, float* out, int shift) {
+    out[threadIdx.x] = boxes[threadIdx.x + shift].hi - boxes[threadIdx.x + shift].lo;
+}'''
+    boxes = np.zeros(8, np.dtype([("lo", np.float32), ("hi", np.float32)]))
+    boxes["hi"] = np.arange(8) * 2
+    boxes["lo"] = np.arange(8)
+    out = np.zeros(8, np.float32)
+    kernel = cuda.RawKernel(source, "widths", backend="cpu")
+    kernel((1,), (8,), (boxes, out, np.int32(0)))
+    np.testing.assert_array_equal(out, np.arange(8))
+    with pytest.raises(cuda.KernelError, match=r"accessed boxes\[8\], but boxes has 8 elements"):
+        kernel((1,), (8,), (boxes, out, np.int32(1)))

@@ -1246,15 +1246,19 @@ def _parse_param(tokens: list[Token], source: str) -> _RawParam | None:
         return None
     tokens = kept
     texts = [t.text for t in tokens]
-    template_args = ""
+    template_args, args_at = "", -1
     if "<" in texts:  # `Vec<float, 3> v`: keep the arguments with the type's name
-        a = texts.index("<")
+        a = args_at = texts.index("<")
         b = _matching_angle(tokens, a)
         if b > a:
             template_args = source[tokens[a].start:tokens[b].end]
             tokens = tokens[:a] + tokens[b + 1:]
             texts = texts[:a] + texts[b + 1:]
-    complex_ = ("&" in texts or "&&" in texts or "(" in texts or texts.count("[") > 1 or "::" in texts
+    # (`const geo::Point* p`: a type named with its namespaces is no complex one; `A::*`, `T::template`, are)
+    scoped = any(t == "::" and (k + 1 == len(tokens) or tokens[k + 1].kind != "ident"
+                                or k > 0 and tokens[k - 1].kind != "ident") for k, t in enumerate(texts)) \
+        or bool(template_args) and "::" in texts[args_at:]  # (`Box<T>::type* p`: the arguments are not the last word's)
+    complex_ = ("&" in texts or "&&" in texts or "(" in texts or texts.count("[") > 1 or scoped
                 or "..." in texts or "." in texts)
     # Rows: `float A[N][M]` or `float (*A)[M]`, a pointer to rows of M floats (the type is otherwise
     # a plain one); rows is "[M]", the text of the extents after the first.
@@ -1540,6 +1544,22 @@ def parse(text: str, options=()) -> Source:
             aliases.setdefault(name, [vector])  # (parameters of these types take complex arrays: kernel.py)
     structs = {tokens[i + 1].text for i, t in enumerate(tokens[:-1])
                if t.text in ("struct", "class", "union") and tokens[i + 1].kind == "ident"}
+    # `using Pt = geo::Point;`, `typedef ns::Acc<float> A;`: other names of the structs (not of pointers to them)
+    for i, t in enumerate(tokens[:-3]):
+        if t.text in ("using", "typedef"):
+            end = i + 1
+            while end < len(tokens) and tokens[end].text not in (";", "{", "("):
+                end += 1
+            named = tokens[i + 1:end]
+            if end < len(tokens) and tokens[end].text == ";" and named and not any(x.text == "*" for x in named):
+                depth, last = 0, None  # (the type's own name: its last word outside template arguments)
+                for x in (named[2:] if t.text == "using" else named[:-1]):
+                    depth += {"<": 1, ">": -1, ">>": -2}.get(x.text, 0)
+                    if depth == 0 and x.kind == "ident":
+                        last = x.text
+                alias = named[0] if t.text == "using" else named[-1]
+                if last in structs and alias.kind == "ident" and (t.text == "typedef" or named[1].text == "="):
+                    structs = structs | {alias.text}
     known_types = (set(_TYPE_WORDS) - _QUALIFIERS - {"auto"}) | set(aliases) | structs
 
     # Which `{` opens an `extern "C" { ... }` block.
@@ -2386,8 +2406,10 @@ def _pointer_members(tokens: list[Token], a: int, b: int, known: set, aliases: d
         decl = tokens[i:end]
         star = next((q for q, t in enumerate(decl) if t.text == "*"), None)
         words = [t.text for t in decl[:star]] if star else []
+        # (`const geo::Point* p;`: the type's namespaces aside, its own name is known)
+        named = [w for q, w in enumerate(words) if w != "::" and (q + 1 == len(words) or words[q + 1] != "::")]
         usable = star and decl[star - 1].kind == "ident" and all(
-            w in _TYPE_WORDS or w in known or all(x in _TYPE_WORDS for x in _resolve([w], aliases)) for w in words) \
+            w in _TYPE_WORDS or w in known or all(x in _TYPE_WORDS for x in _resolve([w], aliases)) for w in named) \
             and not {"static", "typedef", "using", "friend", "template", "operator", "auto"} & set(words)
         rest = decl[star + 1:] if star else []
         while rest and rest[0].text in ("const", "__restrict__", "__restrict", "restrict"):
@@ -3838,8 +3860,8 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
             type_start = j
             while j < b and tokens[j].text in _INTEGER_WORDS:
                 j += 1
-            if j == type_start and j < b and tokens[j].text in types and tokens[j].text != "void":
-                j += 1
+            if j == type_start and j < b:
+                j = _known_type_end(tokens, j, b, types)  # (`(const geo::Point*)raw` too)
             type_text = " ".join(t.text for t in tokens[type_start:j])
             while j < b and tokens[j].text in ("const", "volatile"):
                 words.append(tokens[j].text)
@@ -3869,8 +3891,8 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
             type_start = j
             while j < b and tokens[j].text in _INTEGER_WORDS:
                 j += 1
-            if j == type_start and j < b and tokens[j].text in types and tokens[j].text != "void":
-                j += 1
+            if j == type_start and j < b:
+                j = _known_type_end(tokens, j, b, types)  # (`const geo::Point* p = ...;` too)
             if j == type_start:
                 i += 1
                 continue
@@ -4037,6 +4059,19 @@ def _check_std_array_subscripts(tokens: list[Token], replace, edited: set) -> No
             replace(tokens[q].start, tokens[q].end, f"[__cc_std_index<decltype({tok.text}{'[0]' * subscript})>(")
             replace(tokens[close].start, tokens[close].end, f', "{tok.text}", {subscript})]')
             q, subscript = close + 1, subscript + 1
+
+
+def _known_type_end(tokens: list[Token], j: int, b: int, types) -> int:
+    """Past the type named at tokens[j], one of `types` (not void), also with its namespaces (`geo::Point`,
+    `::geo::Point`); j itself where there is none."""
+    first = j + (tokens[j].text == "::")
+    last = first
+    while last + 2 < b and tokens[last].kind == "ident" and tokens[last + 1].text == "::" \
+            and tokens[last + 2].kind == "ident":
+        last += 2
+    if last < b and tokens[last].text in types and tokens[last].text != "void" and (last == j or last > first):
+        return last + 1
+    return j
 
 
 def _row_extents(tokens: list[Token], at: int, end: int) -> tuple[str, int] | None:
