@@ -3722,3 +3722,22 @@ extern "C" __global__ void widths(const geo::Box<float>* boxes, float* out, int 
     np.testing.assert_array_equal(out, np.arange(8))
     with pytest.raises(cuda.KernelError, match=r"accessed boxes\[8\], but boxes has 8 elements"):
         kernel((1,), (8,), (boxes, out, np.int32(1)))
+
+
+def test_a_kept_pointer_to_a_namespaced_struct_keeps_its_bounds():
+    source = r'''
+namespace geo { struct Point { float x, y; }; }
+__device__ const geo::Point* g_points;
+extern "C" __global__ void keep(const geo::Point* points) { g_points = points; }
+extern "C" __global__ void read(float* out, int shift) { out[threadIdx.x] = g_points[threadIdx.x + shift].y; }
+'''
+    module = cuda.RawModule(code=source, backend="cpu", sanitize=False)
+    points = np.zeros(8, np.dtype([("x", np.float32), ("y", np.float32)]))
+    points["y"] = np.arange(8)
+    out = np.zeros(8, np.float32)
+    module.get_function("keep")((1,), (1,), (points,))
+    module.get_function("read")((1,), (8,), (out, np.int32(0)))
+    np.testing.assert_array_equal(out, np.arange(8))
+    with pytest.raises(cuda.KernelError, match=r"accessed points\[8\], but points \(the array given as points to an "
+                                               r"earlier launch of 'keep'"):
+        module.get_function("read")((1,), (8,), (out, np.int32(1)))

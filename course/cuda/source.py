@@ -1498,7 +1498,7 @@ def _check_global_pointer(tokens: list[Token], start: int, space: int, after: in
     last = max(n for n, w in enumerate(words) if w in storage)
     kept = words[last + 1:]
     if any(w not in storage for w in words[:last]) or not kept or "*" in kept or "extern" in kept \
-            or any(w in ("(", "[", "<", "::", "struct", "union", "enum", "class", "typename", "decltype") for w in kept):
+            or any(w in ("(", "[", "<", "struct", "union", "enum", "class", "typename", "decltype") for w in kept):
         return False
     first = start + last + 1
     replace(tokens[first].start, tokens[after - 2].end,
