@@ -3637,8 +3637,8 @@ extern "C" __global__ void arrays(const float* in, float* out, int which) {
     (2, r"accessed v\[4\], but that dimension of the cuda::std::array v has 4 elements(?s:.*)line 4 \(in a function "
         r"called at line 17\)"),
     (3, r"accessed pts\[4\], but that dimension of the local array pts has 4 elements"),
-    (4, r"data race on shared memory s: thread \(\d+, 0, 0\) (read|wrote)"),
-    (5, r"reads shared memory s, which no thread of block \(0, 0, 0\) has written"),
+    (4, r"data race on shared memory s\[\d+\]: thread \(\d+, 0, 0\) (read|wrote)"),
+    (5, r"reads shared memory s\[63\], which no thread of block \(0, 0, 0\) has written"),
 ])
 def test_cuda_std_arrays_and_arrays_of_qualified_types_are_checked_as_arrays_are(which, message):
     """A cuda::std::array's operator[] checks nothing (a[12] read the thread's stack), a __shared__ one was

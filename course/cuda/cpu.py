@@ -3054,6 +3054,9 @@ def _shared_element(fault: _Fault, source: Source, line: int | None) -> str:
         first = int(dynamic.group(1)) * size
         low, high = first // item, (first + size - 1) // item
         return f"{names}[{low}]" if low == high else f"{names}[{low}..{high}]"
+    if "[" not in text and size and fault.length is not None and fault.length >= 0 and re.search(
+            rf"\bcuda::std::array\s*<[^;<>]*>\s*{re.escape(text)}\s*;", source.text):
+        return f"{text}[{fault.length // size}]"  # (`__shared__ cuda::std::array<float, 64> s;`: its element)
     return _with_member(text, source, line, None if "[" in text else fault.length)
 
 
