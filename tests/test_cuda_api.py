@@ -665,3 +665,45 @@ def test_std_min_is_device_code_with_relaxed_constexpr():
     x = np.ones(4, np.float32)
     cuda.RawKernel(src, "k", backend="cpu", options=("--expt-relaxed-constexpr",))((1,), (4,), (x,))
     np.testing.assert_array_equal(x, 0.5)
+
+
+OPTIONAL_BIAS = r'''
+extern "C" __global__ void affine(const float* x, const float* bias, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = 2.0f * x[i] + (bias != nullptr ? bias[i] : 0.0f);
+}
+extern "C" __global__ void always(const float* x, const float* bias, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = 2.0f * x[i] + bias[i];
+}
+'''
+
+
+@pytest.mark.parametrize("sanitize", [True, False])
+def test_none_for_a_pointer_is_a_null_pointer_as_in_cupy(sanitize):
+    """CuPy passes None as a null pointer (an optional array the kernel tests); it was a TypeError here. A kernel
+    that reads through it anyway is told which argument was None."""
+    module = cuda.RawModule(code=OPTIONAL_BIAS, backend="cpu", sanitize=sanitize)
+    x, bias, out = np.arange(8, dtype=np.float32), np.ones(8, np.float32), np.zeros(8, np.float32)
+    module.get_function("affine")((1,), (8,), (x, None, out, np.int32(8)))
+    np.testing.assert_array_equal(out, 2 * x)
+    module.get_function("affine")((1,), (8,), (x, bias, out, np.int32(8)))
+    np.testing.assert_array_equal(out, 2 * x + 1)
+    with pytest.raises(cuda.KernelError, match=r"(?s)null pointer.*line 8.*This launch passed None \(a null pointer\) "
+                                               r"for `bias`: pass an array, or let the kernel test it first"):
+        module.get_function("always")((1,), (8,), (x, None, out, np.int32(8)))
+
+
+def test_an_address_for_a_pointer_says_to_pass_the_array_itself():
+    kernel = cuda.RawModule(code=OPTIONAL_BIAS, backend="cpu").get_function("affine")
+    x = np.arange(8, dtype=np.float32)
+    with pytest.raises(TypeError, match=r"parameter 'x' \(const float\* x\): a pointer needs a NumPy array of float32, "
+                                        r"got int; an address \(x.data_ptr\(\), a.ctypes.data\) says nothing of the "
+                                        r"array's size"):
+        kernel((1,), (8,), (x.ctypes.data, None, np.zeros(8, np.float32), np.int32(8)))
+
+
+def test_a_profile_of_a_launch_with_a_null_pointer():
+    kernel = cuda.RawModule(code=OPTIONAL_BIAS, backend="cpu").get_function("affine")
+    report = kernel.profile((1,), (32,), (np.arange(32, dtype=np.float32), None, np.zeros(32, np.float32), np.int32(32)))
+    assert report.arguments == ("x", "bias", "out", "n")

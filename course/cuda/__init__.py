@@ -19,7 +19,8 @@ CPU with the system C++ compiler and run for every block and thread (shared memo
     cuda.asnumpy(c)
 
 Arguments are checked against the kernel's parameter list on both backends (a type the
-checker cannot read goes to CuPy unchecked, with a one-line note).
+checker cannot read goes to CuPy unchecked, with a one-line note). ``None`` for a pointer is a
+null pointer, as in CuPy (an optional array the kernel tests with ``if (bias != nullptr)``).
 
 What the CPU backend runs (it emulates an sm_80 GPU: ``__CUDA_ARCH__`` is 800):
 
@@ -62,7 +63,8 @@ host's C headers that nvcc compiles with: ``course/cuda/nvrtc.py`` gives it what
 (``<cfloat>``, ``<climits>``, ``<cstdint>``, ``M_PI``, ``uint``, ``assert``, ``math_constants.h``),
 kept out where NVRTC finds the header, with the learner's line numbers. libcu++'s ``<cuda/atomic>``
 (``cuda::atomic_ref<T, scope>``, whose memory orders fence as PTX's do) and its C++17 ``<cuda/std/...>``
-headers (``cuda::std`` is the host's ``std``; ``<cuda/std/bit>``'s ``bit_cast``, ``popcount``, ... are added) compile too. One difference stays: a
+headers (``cuda::std`` is the host's ``std``; ``<cuda/std/bit>``'s ``bit_cast``, ``popcount``, ... are added; a
+``cuda::std::array``'s subscripts are checked as a local array's) compile too. One difference stays: a
 pointer variable is a checked pointer here, so ``sizeof(p)`` (and of a struct holding pointers) is
 larger than a GPU's 8 bytes a pointer; byte counts made with it match the memory here. And ``a * b + c``
 is two roundings here, where nvcc and NVRTC (``--fmad=true``, their default) fuse it into one FMA: results

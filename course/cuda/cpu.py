@@ -3418,6 +3418,12 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     f"at address {fault.address:#x})")
             hint = ("A pointer that is nullptr (or 0), or was never set on this thread's path, was read or written "
                     "through: set it before use, or guard the access with `if (p != nullptr)`.")
+            nulls = [p.name for p, a in zip(kernel.params, args) if p.pointer and not a.data]
+            used = [name for name in nulls if line and re.search(rf"\b{re.escape(name)}\b", source.line_text(line))]
+            if nulls:  # None given for a pointer parameter
+                named = used or nulls
+                hint = (f"This launch passed None (a null pointer) for {_and([f'`{n}`' for n in named])}: pass an "
+                        f"array, or let the kernel test it first (`if ({named[0]} != nullptr)`). " + hint)
             if fault.op == 7:  # the pc was the bad address: a call through a function pointer
                 what = f"crashed: it called a function through a null function pointer (address {fault.address:#x})"
                 hint = ("The function pointer called here is nullptr (or 0), or was never set on this thread's path: "

@@ -241,7 +241,7 @@ class RawKernel:
                 f"do not depend on the grid's size) or pass max_accesses=...")
         for device_array, copy in back:
             device_array.set(copy)
-        extents = [(packed[i].data, packed[i].count) if p.pointer else None
+        extents = [(packed[i].data, packed[i].count) if p.pointer and packed[i].data else None  # (None: no array)
                    for i, p in enumerate(self._kernel.params)]
         threads = block3[0] * block3[1] * block3[2]
         trace, branches, bases, static_shared, _ = from_records(
@@ -891,6 +891,8 @@ def _dtype(name: str):
 
 def _check_array(kernel: Kernel, p: Param, a, backend_name: str):
     where = f"kernel '{kernel.name}', parameter '{p.name}' ({p})"
+    if a is None:
+        return None  # a null pointer, as CuPy passes None (an optional array the kernel tests: `if (bias)`)
     tensor = type(a).__module__.split(".")[0] == "torch"
     if backend_name == "cpu" and _is_cupy_array(a):
         raise TypeError(f"{where}: got a CuPy (GPU) array, but this kernel runs on the CPU backend; "
@@ -905,8 +907,12 @@ def _check_array(kernel: Kernel, p: Param, a, backend_name: str):
         return a
     expected_type = "a NumPy array" if backend_name == "cpu" else "a CuPy array"
     if not (isinstance(a, np.ndarray) if backend_name == "cpu" else _is_cupy_array(a)):
+        address = isinstance(a, (int, np.integer)) and not isinstance(a, bool)
         raise TypeError(f"{where}: a pointer needs {expected_type}"
-                        f"{f' of {_dtype_word(p.dtype)}' if p.dtype else ''}, got {type(a).__name__}")
+                        f"{f' of {_dtype_word(p.dtype)}' if p.dtype else ''}, got {type(a).__name__}"
+                        + ("; an address (x.data_ptr(), a.ctypes.data) says nothing of the array's size, so the "
+                           "kernel's accesses could not be checked: pass the array or the tensor itself (None "
+                           "passes a null pointer)" if address and backend_name == "cpu" else ""))
     if p.lanes == 2 and p.dtype in ("float32", "float64") and a.dtype == np.result_type(p.dtype, 1j):
         a = a.view(p.dtype)  # complex64 for a float2* (cuFloatComplex*), complex128 for a double2*: (re, im)
     if p.ctype == "char" and p.dtype == "int8" and (a.dtype == np.uint8 or a.dtype.kind == "S"):
@@ -1049,7 +1055,9 @@ def _pack_for_cpu(kernel: Kernel, values: list, sanitized: bool = False) -> tupl
     `sanitized`: mark the arrays that ``xp.empty`` filled (their reads are checked for the fill)."""
     packed, arrays, keep = [], {}, []
     for p, v in zip(kernel.params, values):
-        if p.pointer or p.by_value_struct:
+        if p.pointer and v is None:  # a null pointer
+            packed.append(cpu._Arg(None, 0, 0))
+        elif p.pointer or p.by_value_struct:
             address = v.__array_interface__["data"][0]
             read_only = p.pointer and (p.const or not v.flags.writeable)
             # The race checker's unit: an element, or in an array of structs (a NumPy record) 4 bytes, so

@@ -3025,6 +3025,7 @@ static inline __cc_ptr<T> __cc_array_arg(const __cc_arg& a, int position) {
         __cc_fault_out->element_bytes = (int64_t)size;
         __cc_fail(__CC_BAD_ARGUMENT, 0);
     }
+    if (!a.data) return __cc_ptr<T>();  // None: a null pointer (an access through it crashes, as on a GPU)
     return __cc_ptr<T>((T*)a.data, 0, (size_t)a.count / size, a.data);
 }
 
