@@ -1115,6 +1115,16 @@ __global__ void relu(const torch::PackedTensorAccessor32<scalar_t, 2, torch::Res
         cuda.RawModule(code=source, name_expressions=["relu<float>"], backend="cpu").get_function("relu<float>")
 
 
+@pytest.mark.parametrize("parameter", ["torch::Tensor* t", "at::Half* t", "const c10::Half* t", "at::Tensor t"])
+def test_pytorch_types_as_pointer_parameters_are_explained(parameter):
+    """A pointer to a PyTorch C++ type is no struct of the source's (it was compiled as one, and g++ said only
+    "'torch' was not declared"): the message says what to write instead."""
+    source = 'extern "C" __global__ void k(' + parameter + ', float* out) { out[0] = 1.0f; }'
+    with pytest.raises(cuda.CompileError, match=r"parameter t is a PyTorch C\+\+ type .*pass the tensor as a raw "
+                                                r"pointer"):
+        cuda.RawKernel(source, "k", backend="cpu")
+
+
 def test_kernel_name_must_exist_and_be_extern_c():
     with pytest.raises(cuda.CompileError, match=r"no extern \"C\" __global__ function named 'fil'.*fill"):
         cuda.RawKernel(SOURCE, "fil", backend="cpu")

@@ -603,7 +603,7 @@ def _type_name(words: list[str]) -> str:
         longs = words.count("long")
         base = "short" if "short" in words else {0: "int", 1: "long"}.get(longs, "long long")
         return ("unsigned " if unsigned else "") + base
-    return " ".join(words)
+    return re.sub(r"\s*::\s*", "::", " ".join(words))  # (`geo::Point`, as written)
 
 
 # ----------------------------------------------------------------------------------------
@@ -1384,7 +1384,8 @@ def _kernel_param(raw: _RawParam, aliases, kernel: str, types: set, position: in
     where = f"parameter {raw.name or '?'}"
     if raw.name is None:
         return None, f"{where} has no name"
-    if raw.words and raw.words[0] in ("torch", "at", "c10") and (raw.complex or raw.stars == 0):
+    if raw.words and raw.words[0] in ("torch", "at", "c10") and (
+            raw.complex or raw.stars == 0 or raw.words[1:2] == ["::"]):  # (`torch::Tensor* t`: no course type either)
         spelled = "".join(raw.words)
         return None, (f"{where} is a PyTorch C++ type ({spelled}), from PyTorch's C++/CUDA extension API "
                       f"(torch/extension.h), which course.cuda does not have: pass the tensor as a raw pointer "
@@ -1399,7 +1400,7 @@ def _kernel_param(raw: _RawParam, aliases, kernel: str, types: set, position: in
     if (raw.complex and not raw.rows) or raw.stars > 1:
         return None, f"{where} has a type the course cannot pass ({' '.join(raw.words)} with " \
                      f"{raw.stars} '*'): pass each array as its own T* parameter"
-    spelled = " ".join(raw.words)
+    spelled = _type_name(raw.words) if "::" in raw.words else " ".join(raw.words)
     resolved = _resolve(raw.words, aliases)
     const_elements = raw.const_elements
     if "*" in resolved:  # `fptr b` with `typedef const float* fptr;`: the alias is the pointer type
