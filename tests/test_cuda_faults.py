@@ -3751,3 +3751,19 @@ extern "C" __global__ void read(float* out, int shift) { out[threadIdx.x] = g_po
     with pytest.raises(cuda.KernelError, match=r"accessed points\[8\], but points \(the array given as points to an "
                                                r"earlier launch of 'keep'"):
         module.get_function("read")((1,), (8,), (out, np.int32(1)))
+
+
+def test_enums_and_typedefs_of_a_namespace_are_parameters_of_their_own_types():
+    """`geo::Mode m` (an enum in a namespace) and `geo::real` (a typedef there) take what the enum's and the
+    typedef's types take (they were refused, and after the namespaced-type change taken for structs)."""
+    source = r'''
+namespace geo { enum Mode { A, B }; enum class Small : unsigned char { X, Y }; typedef float real; }
+extern "C" __global__ void k(geo::Mode m, geo::Small s, geo::real scale, const geo::real* x, geo::real* out) {
+    out[threadIdx.x] = (m == geo::B ? 2.0f : 1.0f) * (s == geo::Small::Y ? 10.0f : 1.0f) * scale * x[threadIdx.x];
+}'''
+    x, out = np.arange(4, dtype=np.float32), np.zeros(4, np.float32)
+    kernel = cuda.RawKernel(source, "k", backend="cpu")
+    kernel((1,), (4,), (1, np.uint8(1), np.float32(0.5), x, out))
+    np.testing.assert_array_equal(out, 2 * 10 * 0.5 * x)
+    with pytest.raises(cuda.KernelError, match=r"accessed x\[4\]"):
+        kernel((1,), (5,), (1, np.uint8(1), np.float32(0.5), x, np.zeros(5, np.float32)))

@@ -1400,10 +1400,12 @@ def _kernel_param(raw: _RawParam, aliases, kernel: str, types: set, position: in
     if (raw.complex and not raw.rows) or raw.stars > 1:
         return None, f"{where} has a type the course cannot pass ({' '.join(raw.words)} with " \
                      f"{raw.stars} '*'): pass each array as its own T* parameter"
-    spelled = _type_name(raw.words) if "::" in raw.words else " ".join(raw.words)
-    resolved = _resolve(raw.words, aliases)
+    qualified = "::" in raw.words  # `geo::Point`; `geo::Mode` of an enum or a typedef in a namespace: its own name's type
+    spelled = _type_name(raw.words) if qualified else " ".join(raw.words)
+    resolved = _resolve([raw.words[-1]] if qualified and raw.words[-1] in aliases else raw.words, aliases)
     const_elements = raw.const_elements
     if "*" in resolved:  # `fptr b` with `typedef const float* fptr;`: the alias is the pointer type
+        qualified = False
         if raw.stars or resolved.count("*") > 1:
             return None, f"{where} has a type the course cannot pass ({spelled}, a pointer to pointers): pass " \
                          f"each array as its own T* parameter"
@@ -1412,7 +1414,7 @@ def _kernel_param(raw: _RawParam, aliases, kernel: str, types: set, position: in
         raw = dataclasses.replace(raw, stars=1, words=resolved)
     resolved = [w for w in resolved if w != "const"]
     canonical = _type_name(resolved)
-    cpp = (spelled if (raw.template_args or len(raw.words) == 1) and raw.words == spelled.split()
+    cpp = (spelled if qualified or (raw.template_args or len(raw.words) == 1) and raw.words == spelled.split()
            else canonical) + raw.rows  # `float[N]`: rows
     pointer = raw.stars == 1
     if canonical == "void":
