@@ -705,5 +705,6 @@ def test_an_address_for_a_pointer_says_to_pass_the_array_itself():
 
 def test_a_profile_of_a_launch_with_a_null_pointer():
     kernel = cuda.RawModule(code=OPTIONAL_BIAS, backend="cpu").get_function("affine")
-    report = kernel.profile((1,), (32,), (np.arange(32, dtype=np.float32), None, np.zeros(32, np.float32), np.int32(32)))
+    x, out = np.arange(32, dtype=np.float32), np.zeros(32, np.float32)
+    report = kernel.profile((1,), (32,), (x, None, out, np.int32(32)))
     assert report.arguments == ("x", "bias", "out", "n")

@@ -3614,7 +3614,8 @@ extern "C" __global__ void read(float* out) { out[threadIdx.x] = g[threadIdx.x];
     module.get_function("read")((1,), (32,), (out,))
     np.testing.assert_array_equal(out, big[:32])
     module.get_function("keep")((1,), (1,), (small,))  # and a kernel's store brings the bounds back
-    with pytest.raises(cuda.KernelError, match=r"accessed buf\[8\], but buf \(the array given as buf to an earlier launch of .keep."):
+    with pytest.raises(cuda.KernelError,
+                       match=r"accessed buf\[8\], but buf \(the array given as buf to an earlier launch of .keep."):
         module.get_function("read")((1,), (32,), (out,))
 
 

@@ -1400,7 +1400,8 @@ def _kernel_param(raw: _RawParam, aliases, kernel: str, types: set, position: in
     if (raw.complex and not raw.rows) or raw.stars > 1:
         return None, f"{where} has a type the course cannot pass ({' '.join(raw.words)} with " \
                      f"{raw.stars} '*'): pass each array as its own T* parameter"
-    qualified = "::" in raw.words  # `geo::Point`; `geo::Mode` of an enum or a typedef in a namespace: its own name's type
+    # `geo::Point`; `geo::Mode` of an enum or a typedef in a namespace: its own name's type
+    qualified = "::" in raw.words
     spelled = _type_name(raw.words) if qualified else " ".join(raw.words)
     resolved = _resolve([raw.words[-1]] if qualified and raw.words[-1] in aliases else raw.words, aliases)
     const_elements = raw.const_elements
@@ -4013,7 +4014,8 @@ def _copy_captured_arrays(tokens: list[Token], a: int, b: int, declared_at: dict
             k = _matching(tokens, k) + 1
         while k < b and tokens[k].text not in ("{", ";", ")", ","):
             k += 1  # (mutable, noexcept, `-> float`)
-        if k >= b or tokens[k].text != "{" or close + 1 >= b or tokens[close + 1].text not in ("(", "{", "mutable", "->"):
+        if k >= b or tokens[k].text != "{" or close + 1 >= b \
+                or tokens[close + 1].text not in ("(", "{", "mutable", "->"):
             continue
         body = (k, _matching(tokens, k))
         items = _split_commas(tokens[j + 1:close])
@@ -4022,7 +4024,8 @@ def _copy_captured_arrays(tokens: list[Token], a: int, b: int, declared_at: dict
         for q in range(body[0] + 1, body[1]):
             name = tokens[q].text
             if name in declared_at and tokens[q - 1].text not in (".", "->", "::") and name not in used \
-                    and any(d < j for d in declared_at[name]) and not any(body[0] < d < body[1] for d in declared_at[name]):
+                    and any(d < j for d in declared_at[name]) \
+                    and not any(body[0] < d < body[1] for d in declared_at[name]):
                 used.append(name)
         params = {t.text for t in tokens[close + 1:k] if t.kind == "ident"}
         for item in items:
@@ -4049,7 +4052,8 @@ def _check_std_array_subscripts(tokens: list[Token], replace, edited: set) -> No
             k = _matching_angle(tokens, i + 5) + 1
             while 0 < k < len(tokens) and tokens[k].text in ("const", "&", "&&", "volatile"):
                 k += 1
-            if 0 < k + 1 < len(tokens) and tokens[k].kind == "ident" and tokens[k + 1].text in ("{", "=", ";", ",", ")"):
+            if 0 < k + 1 < len(tokens) and tokens[k].kind == "ident" \
+                    and tokens[k + 1].text in ("{", "=", ";", ",", ")"):
                 names.add(tokens[k].text)
     for i, tok in enumerate(tokens[:-1]):
         if tok.text not in names or tokens[i + 1].text != "[" or i and (
