@@ -3567,7 +3567,7 @@ KEPT_POINTER = r'''
 struct Point { float x, y; };
 __device__ float* g_buf;
 static __device__ const Point* g_points = nullptr;
-__device__ unsigned int* g_count;
+__managed__ unsigned int* g_count;
 extern "C" __global__ void setup(float* buf, const Point* points, unsigned int* count) {
     g_buf = buf; g_points = points; g_count = count;
 }
@@ -3575,6 +3575,7 @@ extern "C" __global__ void use(float* out, int shift) {
     int i = threadIdx.x;
     float* mine = g_buf;
     atomicAdd(g_count, 1u);
+    if (shift < 0) { g_count[i] = 0; return; }                            // COUNT
     out[i] = g_buf[i + shift] + mine[i] + g_points[i].x;                  // USE
 }
 '''
@@ -3597,6 +3598,9 @@ def test_a_pointer_kept_in_a_device_variable_keeps_its_arrays_bounds(sanitize):
                                                r"launch of 'setup', reached through a pointer kept since") as info:
         module.get_function("use")((1,), (32,), (out, np.int32(1)))
     assert f"line {line_of('USE', KEPT_POINTER)}" in str(info.value) and "thread (31, 0, 0)" in str(info.value)
+    with pytest.raises(cuda.KernelError, match=r"accessed count\[1\], but count \(the array given as count to an "
+                                               r"earlier launch of 'setup'") as info:  # (a __managed__ one too)
+        module.get_function("use")((1,), (32,), (out, np.int32(-1)))
 
 
 def test_an_address_the_host_writes_into_a_device_pointer_is_taken_afresh():

@@ -1484,13 +1484,13 @@ def _split_template_closers(tokens: list[Token]) -> list[Token]:
 
 
 def _check_global_pointer(tokens: list[Token], start: int, space: int, after: int, replace) -> bool:
-    """`__device__ float* g_buf;` (or `= nullptr;`): a checked pointer, so that what a kernel stores
-    there (`g_buf = buf;`) keeps the argument's bounds for the launches that read through it. One
-    declarator, one `*` before the name; an initializer other than a null one, `extern`, a const
+    """`__device__ float* g_buf;` (or `= nullptr;`, or `__managed__`): a checked pointer, so that what a
+    kernel stores there (`g_buf = buf;`) keeps the argument's bounds for the launches that read through it.
+    One declarator, one `*` before the name; an initializer other than a null one, `extern`, a const
     pointer and __constant__ (set by the host only) keep the raw pointer. Its host bytes
     (get_global) start with the address: a launch takes an address the host wrote there afresh
     (runtime.h's __cc_recheck_global)."""
-    if tokens[space].text != "__device__" or tokens[after - 2].text != "*":
+    if tokens[space].text not in ("__device__", "__managed__") or tokens[after - 2].text != "*":
         return False
     end = after
     if tokens[end].text == "=" and end + 2 < len(tokens) and tokens[end + 1].text in ("nullptr", "0", "NULL"):
@@ -1498,7 +1498,7 @@ def _check_global_pointer(tokens: list[Token], start: int, space: int, after: in
     if end >= len(tokens) or tokens[end].text != ";":
         return False
     words = [t.text for t in tokens[start:after - 2]]
-    storage = ("static", "__device__")
+    storage = ("static", "__device__", "__managed__")
     last = max(n for n, w in enumerate(words) if w in storage)
     kept = words[last + 1:]
     if any(w not in storage for w in words[:last]) or not kept or "*" in kept or "extern" in kept \
