@@ -3772,3 +3772,21 @@ extern "C" __global__ void k(geo::Mode m, geo::Small s, geo::real scale, const g
     np.testing.assert_array_equal(out, 2 * 10 * 0.5 * x)
     with pytest.raises(cuda.KernelError, match=r"accessed x\[4\]"):
         kernel((1,), (5,), (1, np.uint8(1), np.float32(0.5), x, np.zeros(5, np.float32)))
+
+
+def test_pointers_kept_in_a_device_array_keep_their_bounds():
+    """`__device__ float* g_list[4];` filled by one launch: each element keeps its array's bounds (they were raw
+    pointers: g_list[0][8] of an 8-float array read past it silently, and a write there corrupts the heap)."""
+    source = r'''
+__device__ float* g_list[4];
+extern "C" __global__ void keep(float* a, float* b) { g_list[0] = a; g_list[1] = b; }
+extern "C" __global__ void use(float* out, int shift) { out[threadIdx.x] = g_list[0][threadIdx.x + shift] + g_list[1][threadIdx.x]; }
+'''
+    for sanitize in (True, False):
+        module = cuda.RawModule(code=source, backend="cpu", sanitize=sanitize)
+        a, b, out = np.arange(8, dtype=np.float32), np.ones(8, np.float32), np.zeros(8, np.float32)
+        module.get_function("keep")((1,), (1,), (a, b))
+        module.get_function("use")((1,), (8,), (out, np.int32(0)))
+        np.testing.assert_array_equal(out, a + 1)
+        with pytest.raises(cuda.KernelError, match=r"accessed a\[8\], but a \(the array given as a to an earlier launch"):
+            module.get_function("use")((1,), (8,), (out, np.int32(1)))

@@ -325,7 +325,8 @@ def _launchers(source: Source, kernels=None) -> str:
         code.append(f"    __cc_register_allocation((void*)&{storage}, sizeof({storage}), {read_only}"
                     f"__cc_global_bits<decltype({storage})>());")
     for name in sorted(source.global_pointers):  # (after the arguments: an address the host wrote is located)
-        code.append(f"    __cc_recheck_global({source.global_scopes.get(name, '')}{name});")
+        storage = source.global_scopes.get(name, "") + (f"__cc_raw_{name}" if name in source.global_arrays else name)
+        code.append(f"    __cc_recheck_global({storage});")
     code.append("}")
     code.append("static bool __cc_in_constant(const volatile void* p) {")
     code.append("    const char* c = (const char*)p;")

@@ -2789,6 +2789,10 @@ static inline void __cc_recheck_global(__cc_ptr<T>& g) {
         g.adopt((const volatile void*)g.p);
     }
 }
+template <class T, size_t N>
+static inline void __cc_recheck_global(__cc_ptr<T> (&g)[N]) {  // (`__device__ float* g_list[4];`)
+    for (size_t i = 0; i < N; i++) __cc_recheck_global(g[i]);
+}
 
 // `decltype(p)` as a template argument (source.py): the pointer type the source declared, so that a
 // trait (`is_ptr<decltype(p)>`, std::is_same) sees it rather than the checked pointer.

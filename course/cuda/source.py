@@ -1486,14 +1486,17 @@ def _split_template_closers(tokens: list[Token]) -> list[Token]:
 def _check_global_pointer(tokens: list[Token], start: int, space: int, after: int, replace) -> bool:
     """`__device__ float* g_buf;` (or `= nullptr;`, or `__managed__`): a checked pointer, so that what a
     kernel stores there (`g_buf = buf;`) keeps the argument's bounds for the launches that read through it.
-    One declarator, one `*` before the name; an initializer other than a null one, `extern`, a const
-    pointer and __constant__ (set by the host only) keep the raw pointer. Its host bytes
+    One declarator (an array of them too), one `*` before the name; an initializer other than a null one,
+    `extern`, a const pointer and __constant__ (set by the host only) keep the raw pointer. Its host bytes
     (get_global) start with the address: a launch takes an address the host wrote there afresh
     (runtime.h's __cc_recheck_global)."""
     if tokens[space].text not in ("__device__", "__managed__") or tokens[after - 2].text != "*":
         return False
     end = after
-    if tokens[end].text == "=" and end + 2 < len(tokens) and tokens[end + 1].text in ("nullptr", "0", "NULL"):
+    while end < len(tokens) and tokens[end].text == "[":  # `__device__ float* g_list[4];`: each one checked
+        end = _matching(tokens, end) + 1
+    if end == after and tokens[end].text == "=" and end + 2 < len(tokens) \
+            and tokens[end + 1].text in ("nullptr", "0", "NULL"):
         end += 2
     if end >= len(tokens) or tokens[end].text != ";":
         return False
