@@ -3790,3 +3790,20 @@ extern "C" __global__ void use(float* out, int shift) { out[threadIdx.x] = g_lis
         np.testing.assert_array_equal(out, a + 1)
         with pytest.raises(cuda.KernelError, match=r"accessed a\[8\], but a \(the array given as a to an earlier launch"):
             module.get_function("use")((1,), (8,), (out, np.int32(1)))
+
+
+def test_a_struct_passed_by_a_typedef_name_keeps_its_layout():
+    """`typedef Slots S;` then a kernel taking `S s`: Slots comes from the host, so its pointer member stays
+    as laid out there (the alias hid that, the member became a checked pointer and the struct 40 bytes:
+    "got 16 bytes for parameter 's', but the kernel's S is 40 bytes")."""
+    source = r'''
+struct Slots { float* data; int n; };
+typedef Slots S;
+using T = Slots;
+extern "C" __global__ void k(S s, T t, float* out) { if (threadIdx.x < s.n + t.n) out[threadIdx.x] = 2.0f; }
+'''
+    slots = np.dtype([("data", np.uint64), ("n", np.int32)], align=True)
+    out = np.zeros(8, np.float32)
+    with pytest.warns(cuda.KernelWarning, match=r"`Slots::data` is a pointer inside a struct whose bytes come from the host"):
+        cuda.RawKernel(source, "k", backend="cpu")((1,), (8,), (np.array((0, 2), slots)[()], np.array((0, 3), slots)[()], out))
+    np.testing.assert_array_equal(out, [2, 2, 2, 2, 2, 0, 0, 0])

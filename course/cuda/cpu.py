@@ -311,6 +311,12 @@ def _unset_struct_local(text: str) -> bool:
         rf"(?:^|[;{{}}(]|\n)\s*(?:struct\s+)?(?:{alternatives})\s+\w+\s*(?:\[[^\]]*\]\s*)*;", text))
 
 
+def _storage(source: Source, name: str) -> str:
+    """The C++ name of a __constant__/__device__ variable's memory: `ns::` for one in a namespace, and an
+    array's raw storage (its name is its checked view: source.py)."""
+    return source.global_scopes.get(name, "") + (f"__cc_raw_{name}" if name in source.global_arrays else name)
+
+
 def _launchers(source: Source, kernels=None) -> str:
     """C++ for one exported launcher per kernel: a `prepare` that checks and registers the
     arguments (once per launch), a `run` that unpacks them and runs blocks (on every worker)."""
@@ -320,18 +326,17 @@ def _launchers(source: Source, kernels=None) -> str:
     # a __device__ one's elements get the global race checks (`total += x` in every thread).
     code.append("static void __cc_register_globals() {")
     for name in sorted(source.globals):
-        storage = source.global_scopes.get(name, "") + (f"__cc_raw_{name}" if name in source.global_arrays else name)
+        storage = _storage(source, name)
         read_only = "(1ull << 32) | " if name in source.constant_globals else ""
         code.append(f"    __cc_register_allocation((void*)&{storage}, sizeof({storage}), {read_only}"
                     f"__cc_global_bits<decltype({storage})>());")
     for name in sorted(source.global_pointers):  # (after the arguments: an address the host wrote is located)
-        storage = source.global_scopes.get(name, "") + (f"__cc_raw_{name}" if name in source.global_arrays else name)
-        code.append(f"    __cc_recheck_global({storage});")
+        code.append(f"    __cc_recheck_global({_storage(source, name)});")
     code.append("}")
     code.append("static bool __cc_in_constant(const volatile void* p) {")
     code.append("    const char* c = (const char*)p;")
     for name in sorted(source.constant_globals):
-        storage = source.global_scopes.get(name, "") + (f"__cc_raw_{name}" if name in source.global_arrays else name)
+        storage = _storage(source, name)
         code.append(f"    if (c >= (const char*)&{storage} && c < (const char*)&{storage} + sizeof({storage})) return true;")
     code.append("    (void)c;")
     code.append("    return false;")
@@ -379,7 +384,7 @@ def _launchers(source: Source, kernels=None) -> str:
         code.append("}")
     for name in source.globals:  # __constant__ and __device__ variables, for get_global
         symbol = _symbol(name)
-        storage = source.global_scopes.get(name, "") + (f"__cc_raw_{name}" if name in source.global_arrays else name)
+        storage = _storage(source, name)
         code.append(f"__CC_EXPORT void* __cc_global_{symbol}(size_t* bytes) "
                     f"{{ *bytes = sizeof({storage}); return (void*)&{storage}; }}")
         code.append(f"__CC_EXPORT size_t __cc_global_item_{symbol}() "
@@ -1255,8 +1260,8 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
         else:
             effect = found
     if status != OK:
-        earlier = {address: entry for address, entry in module.earlier.items() if address not in arrays}
-        error = _explain(module, kernel, fault, time_limit, shared_mem, {**earlier, **module.variables(), **arrays},
+        error = _explain(module, kernel, fault, time_limit, shared_mem,
+                         {**module.earlier, **module.variables(), **arrays},
                          block_dim=tuple(block), args=args, grid_dim=tuple(grid))
         refused, note = module.export("__cc_heap_refused_bytes", ctypes.c_longlong)(), ""
         if refused:  # malloc or new gave NULL in this launch: the likely cause of what followed

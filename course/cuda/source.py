@@ -1313,8 +1313,10 @@ def _parse_param(tokens: list[Token], source: str) -> _RawParam | None:
     )
 
 
-def _aliases(tokens: list[Token], defines: dict) -> dict[str, list[str]]:
-    """typedef / using / #define / -D names for types: {'real': ['float']}."""
+def _aliases(tokens: list[Token], defines: dict, structs=frozenset()) -> dict[str, list[str]]:
+    """typedef / using / #define / -D names for types: {'real': ['float']}; and typedef / using names of the
+    source's `structs`, by the struct's own name (`using Pt = geo::Point;`, `typedef Acc<float> AF;`:
+    {'Pt': ['Point'], 'AF': ['Acc']}), so that a kernel taking one takes that struct."""
     aliases = {}
     type_words = _INTEGER_WORDS | {"float", "double", "bool"} | set(SCALAR_DTYPES) | set(VECTOR_TYPES) | set(HALF_TYPES)
     for name, value in defines.items():
@@ -1335,6 +1337,8 @@ def _aliases(tokens: list[Token], defines: dict) -> dict[str, list[str]]:
             if len(words) >= 2 and named and all(w in type_words or w in aliases for w in named if w != "*") \
                     and named.count("*") <= 1 and named[0] != "*":  # (`typedef float* fptr;`: a pointer type)
                 aliases[words[-1]] = words[:-1] if "*" in named else named
+            elif len(words) >= 2 and (struct := _struct_named(tokens[i + 1:j - 1], structs)):
+                aliases[words[-1]] = [struct]
         elif tok.text == "enum":  # `enum class Mode : int {`, `enum Op {`: passed as its underlying integer
             j = i + 1 + (i + 1 < len(tokens) and tokens[i + 1].text in ("class", "struct"))
             if j < len(tokens) and tokens[j].kind == "ident" and tokens[j].text not in _QUALIFIERS:
@@ -1356,7 +1360,22 @@ def _aliases(tokens: list[Token], defines: dict) -> dict[str, list[str]]:
             if named and all(w in type_words or w in aliases for w in named if w != "*") \
                     and named.count("*") <= 1 and named[0] != "*":  # (`using fptr = float*;`)
                 aliases[tokens[i + 1].text] = words if "*" in named else named
+            elif struct := _struct_named(tokens[i + 3:j], structs):
+                aliases[tokens[i + 1].text] = [struct]
     return aliases
+
+
+def _struct_named(tokens: list[Token], structs) -> str | None:
+    """The struct a typedef's or using's type names (`geo::Point`, `const Acc<float>`: its last word outside
+    template arguments), when it is one of `structs` and no pointer to it; else None."""
+    depth, last = 0, None
+    for t in tokens:
+        if t.text == "*":
+            return None
+        depth += {"<": 1, ">": -1, ">>": -2}.get(t.text, 0)
+        if depth == 0 and t.kind == "ident":
+            last = t.text
+    return last if last in structs else None
 
 
 def _resolve(words: list[str], aliases: dict[str, list[str]]) -> list[str]:
@@ -1544,29 +1563,13 @@ def parse(text: str, options=()) -> Source:
     # `*p = v;` after `#endif` a store). The analysis walks the tokens without them; `directives` keeps them.
     directives = [t for t in live_tokens if t.kind == "pp"]
     tokens = [t for t in live_tokens if t.kind != "pp"]
-    aliases = _aliases(live_tokens, defines)
+    structs = {tokens[i + 1].text for i, t in enumerate(tokens[:-1])
+               if t.text in ("struct", "class", "union") and tokens[i + 1].kind == "ident"}
+    aliases = _aliases(live_tokens, defines, structs)
     bit_fields = _bit_fields(tokens)
     if any(re.match(r"#\s*include\s*[<\"]cuComplex\.h[>\"]", t.text) for t in directives):
         for name, vector in (("cuFloatComplex", "float2"), ("cuComplex", "float2"), ("cuDoubleComplex", "double2")):
             aliases.setdefault(name, [vector])  # (parameters of these types take complex arrays: kernel.py)
-    structs = {tokens[i + 1].text for i, t in enumerate(tokens[:-1])
-               if t.text in ("struct", "class", "union") and tokens[i + 1].kind == "ident"}
-    # `using Pt = geo::Point;`, `typedef ns::Acc<float> A;`: other names of the structs (not of pointers to them)
-    for i, t in enumerate(tokens[:-3]):
-        if t.text in ("using", "typedef"):
-            end = i + 1
-            while end < len(tokens) and tokens[end].text not in (";", "{", "("):
-                end += 1
-            named = tokens[i + 1:end]
-            if end < len(tokens) and tokens[end].text == ";" and named and not any(x.text == "*" for x in named):
-                depth, last = 0, None  # (the type's own name: its last word outside template arguments)
-                for x in (named[2:] if t.text == "using" else named[:-1]):
-                    depth += {"<": 1, ">": -1, ">>": -2}.get(x.text, 0)
-                    if depth == 0 and x.kind == "ident":
-                        last = x.text
-                alias = named[0] if t.text == "using" else named[-1]
-                if last in structs and alias.kind == "ident" and (t.text == "typedef" or named[1].text == "="):
-                    structs = structs | {alias.text}
     known_types = (set(_TYPE_WORDS) - _QUALIFIERS - {"auto"}) | set(aliases) | structs
 
     # Which `{` opens an `extern "C" { ... }` block.
@@ -2143,7 +2146,7 @@ def parse(text: str, options=()) -> Source:
         return "".join(out), skipped
 
     if re.search(r"#\s*include\s*[<\"]cuda/std/array[>\"]", text):
-        _check_std_array_subscripts(tokens, replace, {start for start, _, _ in replacements})
+        _check_std_array_subscripts(tokens, replace, _Edits(replacements))
     _check_returned_pointers(tokens, functions, replacements, pointing)
     _drop_checked_constexpr(tokens, functions, replacements)
     cpu_text, skipped = rewritten(replacements)
@@ -4006,19 +4009,11 @@ def _copy_captured_arrays(tokens: list[Token], a: int, b: int, declared_at: dict
     own: `[=, buf = __cc_copy_of(buf)]`, `[buf = __cc_copy_of(buf)]` (the array is a view in the
     rewrite, which a plain capture would copy as a pointer, sharing the caller's elements).
     `declared_at`: each local array (not __shared__ or static) → the tokens naming it where declared."""
-    for j in range(a + 1, b):
-        prev = tokens[j - 1]
-        if tokens[j].text != "[" or prev.kind in ("ident", "number", "string") and prev.text != "return" \
-                or prev.text in ("]", ")", "["):
-            continue
+    for j, open_, params_end, k in _lambdas(tokens, a, b, bare=True):
         close = _matching(tokens, j)
-        k = close + 1
-        if k < b and tokens[k].text == "(":
-            k = _matching(tokens, k) + 1
         while k < b and tokens[k].text not in ("{", ";", ")", ","):
-            k += 1  # (mutable, noexcept, `-> float`)
-        if k >= b or tokens[k].text != "{" or close + 1 >= b \
-                or tokens[close + 1].text not in ("(", "{", "mutable", "->"):
+            k += 1  # (`-> float`)
+        if k >= b or tokens[k].text != "{":
             continue
         body = (k, _matching(tokens, k))
         items = _split_commas(tokens[j + 1:close])
@@ -4030,7 +4025,7 @@ def _copy_captured_arrays(tokens: list[Token], a: int, b: int, declared_at: dict
                     and any(d < j for d in declared_at[name]) \
                     and not any(body[0] < d < body[1] for d in declared_at[name]):
                 used.append(name)
-        params = {t.text for t in tokens[close + 1:k] if t.kind == "ident"}
+        params = {t.text for t in tokens[open_ + 1:params_end] if t.kind == "ident"}  # (none when bare: -1, -1)
         for item in items:
             if len(item) == 1 and item[0].text in declared_at and any(d < j for d in declared_at[item[0].text]):
                 name = item[0].text
@@ -4043,12 +4038,12 @@ def _copy_captured_arrays(tokens: list[Token], a: int, b: int, declared_at: dict
                         "".join(f", {name} = __cc_copy_of({name})" for name in more))
 
 
-def _check_std_array_subscripts(tokens: list[Token], replace, edited: set) -> None:
+def _check_std_array_subscripts(tokens: list[Token], replace, edits: "_Edits") -> None:
     """`a[i]` of a `cuda::std::array<float, 4> a` (a local, a parameter): i checked against its size, as a
     local array's is (std::array's operator[] checks nothing: a[12] read the thread's stack), each
     subscript of a nested one too: `a[__cc_std_index<decltype(a)>(i, "a", 0)]`. Names are found by their
     declarations; the index of anything else that has such a name is left as it is (__cc_std_index
-    checks only a std::array). `edited`: where other rewrites start (a subscript they rewrite is theirs)."""
+    checks only a std::array). `edits`: the rewrite's edits so far (a subscript they rewrite is theirs)."""
     names = set()
     for i in range(len(tokens) - 5):
         if [t.text for t in tokens[i:i + 6]] == ["cuda", "::", "std", "::", "array", "<"]:
@@ -4064,21 +4059,26 @@ def _check_std_array_subscripts(tokens: list[Token], replace, edited: set) -> No
                 and tokens[i - 1].text not in ("return", "case", "else", "do")):
             continue
         q, subscript = i + 1, 0
-        while q < len(tokens) and tokens[q].text == "[" and subscript < 4 and tokens[q].start not in edited:
+        while q < len(tokens) and tokens[q].text == "[" and subscript < 4 \
+                and not edits.overlap(tokens[q].start, tokens[q].end):
             close = _matching(tokens, q)
             replace(tokens[q].start, tokens[q].end, f"[__cc_std_index<decltype({tok.text}{'[0]' * subscript})>(")
             replace(tokens[close].start, tokens[close].end, f', "{tok.text}", {subscript})]')
             q, subscript = close + 1, subscript + 1
 
 
+def _qualified_last(tokens: list[Token], j: int, b: int) -> int:
+    """The last word of the name `a::b::c` that starts with the identifier tokens[j] (j itself for one word)."""
+    while j + 2 < b and tokens[j + 1].text == "::" and tokens[j + 2].kind == "ident":
+        j += 2
+    return j
+
+
 def _known_type_end(tokens: list[Token], j: int, b: int, types) -> int:
     """Past the type named at tokens[j], one of `types` (not void), also with its namespaces (`geo::Point`,
     `::geo::Point`); j itself where there is none."""
     first = j + (tokens[j].text == "::")
-    last = first
-    while last + 2 < b and tokens[last].kind == "ident" and tokens[last + 1].text == "::" \
-            and tokens[last + 2].kind == "ident":
-        last += 2
+    last = _qualified_last(tokens, first, b) if tokens[first].kind == "ident" else first
     if last < b and tokens[last].text in types and tokens[last].text != "void" and (last == j or last > first):
         return last + 1
     return j
@@ -4317,8 +4317,8 @@ def _declaration_name(tokens: list[Token], i: int, b: int, types=None) -> int:
             j = close + 1
         elif tokens[j + 1].kind == "ident":
             j += 1
-        elif tokens[j + 1].text == "::" and j + 2 < b and tokens[j + 2].kind == "ident":
-            j += 2  # a qualified type, `ns::Point pts[4]`, `cuda::std::array<float, 64> s`
+        elif _qualified_last(tokens, j, b) > j:
+            j = _qualified_last(tokens, j, b)  # a qualified type, `ns::Point pts[4]`, `cuda::std::array<float, 64> s`
         elif tokens[j + 1].text == "<" and (types is None or tokens[j].text in types):
             close = _matching_angle(tokens, j + 1)
             if close < 0 or close + 1 >= b or tokens[close + 1].kind != "ident":
@@ -4484,14 +4484,17 @@ def _reference_lambdas(tokens: list[Token], a: int, b: int) -> list[tuple[str, i
     return found
 
 
-def _lambdas(tokens: list[Token], a: int, b: int):
+def _lambdas(tokens: list[Token], a: int, b: int, bare: bool = False):
     """(`[`, `(`, `)`, and the `{` or `->` after the parameters and their specifiers) of each lambda in tokens
-    a..b that has a parameter list: `[&](float* p, int i) mutable { ... }`."""
+    a..b that has a parameter list: `[&](float* p, int i) mutable { ... }`; with `bare`, also of each one
+    without (`[=] { ... }`: its `(` and `)` are -1)."""
     for j in range(a + 1, b):
         prev = tokens[j - 1]
         if tokens[j].text != "[" or prev.kind == "ident" and prev.text != "return" or prev.text in ("]", ")", "["):
             continue
         open_ = _matching(tokens, j) + 1
+        if bare and open_ < b and tokens[open_].text == "{":
+            yield j, -1, -1, open_
         if open_ >= b or tokens[open_].text != "(":
             continue
         close = _matching(tokens, open_)
@@ -4798,9 +4801,7 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
             # (`f(p)[i]`, `f(p)->x`, `g.row(r)[c]` of a function that returns a pointer: `pointing`)
             end = _postfix_chain(tokens, i, b, calls, pointing)
             chain = tokens[i:end]
-            last = i  # (`ns::count`: the qualified name's last word)
-            while last + 2 < end and tokens[last + 1].text == "::" and tokens[last + 2].kind == "ident":
-                last += 2
+            last = _qualified_last(tokens, i, end)  # (`ns::count`: the qualified name's last word)
             called = tokens[end - 1].text == ")"  # m.at(i): a function that returns a reference
             if end < b and tokens[end].text == "(" and len(chain) > 1 and chain[-2].text in (".", "->"):
                 if chain[-1].text in methods:
@@ -4845,9 +4846,7 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
                     continue
                 end = _postfix_chain(tokens, _matching(tokens, angle + 1), b)
             elif nxt.kind == "ident" and nxt.text not in _TYPE_WORDS:
-                last = i + 1  # (`*ns::p`, `*ns::f(p)`: the qualified name's last word)
-                while last + 2 < b and tokens[last + 1].text == "::" and tokens[last + 2].kind == "ident":
-                    last += 2
+                last = _qualified_last(tokens, i + 1, b)  # (`*ns::p`, `*ns::f(p)`: the qualified name's last word)
                 # (`*f(p)` of a function that returns a pointer: what it points to)
                 name = tokens[last].text
                 end = _postfix_chain(tokens, last, b, {name} if name in pointing else ())
