@@ -2159,6 +2159,31 @@ def test_a_grid_stride_loop_that_steps_by_one_block_is_told_to_step_by_the_grid(
     np.testing.assert_array_equal(y, 2)
 
 
+def test_two_threads_storing_to_places_they_compute_are_told_a_barrier_only_picks_the_survivor():
+    # Each thread puts two values at places it computes (a merge, a scatter); the second place is off by
+    # one, so thread t's second store lands on thread t + 1's first: a barrier would not fix it.
+    src = r'''
+    extern "C" __global__ void interleave(const int* a, const int* b, int* out) {
+        __shared__ int s[66];
+        int t = threadIdx.x;
+        int posA = 2 * t, posB = 2 * t + 2;
+        s[posA] = a[t];
+        s[posB] = b[t];
+        __syncthreads();
+        out[t] = s[t];
+    }'''
+    a, b = np.arange(32, dtype=np.int32), -np.arange(1, 33, dtype=np.int32)
+    with pytest.raises(cuda.KernelError) as info:
+        cuda.RawKernel(src, "interleave", backend="cpu", sanitize=True)((1,), (32,), (a, b, np.zeros(32, np.int32)))
+    message = str(info.value)
+    assert "data race on shared memory s[2]" in message
+    assert "a barrier would only decide which value stays" in message and "both threads reached `s[2]`" in message
+    fixed = src.replace("2 * t + 2", "2 * t + 1")
+    out = np.zeros(32, np.int32)
+    cuda.RawKernel(fixed, "interleave", backend="cpu", sanitize=True)((1,), (32,), (a, b, out))
+    np.testing.assert_array_equal(out, np.stack([a, b], 1).ravel()[:32])
+
+
 def test_two_stores_into_one_element_and_a_maximum_kept_by_hand_get_their_own_fixes():
     src = r'''
     extern "C" __global__ void pairs(const float* x, float* y) {

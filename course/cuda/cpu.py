@@ -3664,6 +3664,12 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             hint = (f"Two threads store into `{element}` at line {line}, so which value stays depends on their "
                     "order: if each element should have one writer, check how the index is computed; if one value "
                     f"should win, choose it on purpose (one writer thread, or atomicMax(&{element}, v)).")
+        elif other_line and other_line != line and fault.other_op == 2 and stores_only and not re.search(
+                r"(\+\+|--|[-+*/%|&^]=|<<=|>>=)", source.line_text(other_line)) and not overlap and not handover:
+            # `keys[posA] = a;` and `keys[posB] = b;` (a merge, a scatter): a barrier only picks the survivor
+            hint += (f" If instead each element should get one writer here (threads storing to places they compute, "
+                     f"as a scatter or a merge does), a barrier would only decide which value stays: check how the "
+                     f"indices are computed, since both threads reached `{element}`.")
         elif other_line == line and fault.other_op == 2 and not neighbours and 0 < fault.element_bytes < 4:
             # `unsigned char h[256]; h[b]++`: CUDA has no 8- or 16-bit atomicAdd
             hint = (f"If the threads mean to add into the same `{element}` (a count), no barrier can help, and "
