@@ -3972,6 +3972,29 @@ extern "C" __global__ void k(float* out) {{
     assert said in str(info.value) and "Guard the access" not in str(info.value)
 
 
+def test_an_index_through_a_const_copy_of_the_thread_index_is_not_called_the_same_for_every_thread():
+    """FDTD3d's `const int ltidy = threadIdx.y;` is a const int, but not a constant: `tile[ltidy + worky + RADIUS]`
+    past a tile declared too small differs from thread to thread (it said "is 10 for every thread")."""
+    source = """
+#define RADIUS 2
+#define ROWS 4
+__constant__ const int EXTRA = RADIUS + 1;
+extern "C" __global__ void k(float* out) {
+    __shared__ float tile[ROWS + 2 * RADIUS][8];
+    const int ltidy = threadIdx.y;
+    const int worky = blockDim.y;
+    if (ltidy < RADIUS) tile[ltidy + worky + RADIUS][threadIdx.x] = 1.0f;
+    if (ltidy == 0) tile[ROWS + 2 * EXTRA][threadIdx.x] = 1.0f;
+    out[0] = 1.0f;
+}
+"""
+    with pytest.raises(cuda.KernelError, match=r"accessed tile\[10\]") as info:
+        kernel("k", source)((1,), (8, 8), (np.zeros(1, np.float32),))
+    assert "for every thread" not in str(info.value) and "ltidy + worky + RADIUS < 8" in str(info.value)
+    with pytest.raises(cuda.KernelError, match=r"ROWS \+ 2 \* EXTRA is 10 for every thread"):
+        kernel("k", source.replace("ltidy < RADIUS", "ltidy < 0"))((1,), (8, 8), (np.zeros(1, np.float32),))
+
+
 HALVING_REDUCTION = r"""
 extern "C" __global__ void block_sum(const float* x, float* out, int n) {
     extern __shared__ float s[];

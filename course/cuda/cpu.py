@@ -2019,6 +2019,13 @@ def _data_index(source: Source, line: int | None, name: str, index: int, length:
             f"{length - 1}), or skip such values in the kernel: {skip}.")
 
 
+def _same_for_every_thread(expression: str, constants: dict, depth: int = 0) -> bool:
+    """Whether `expression` names only numbers and constants (`#define`s, -D options, `const int N = 16;`)
+    whose own values do too: `TILE + 1` is, but not `ltidy + 2` with `const int ltidy = threadIdx.y;`."""
+    return depth < 8 and all(word[0].isdigit() or word == "sizeof" or word in constants and _same_for_every_thread(
+        str(constants[word]), constants, depth + 1) for word in re.findall(r"\b[A-Za-z_]\w*|\b\d\w*", expression))
+
+
 def _from_block_index(source: Source, line: int | None, expression: str) -> tuple[int, str] | None:
     """Where `expression`, or a variable it uses, is made from blockIdx (a thread's index in the grid):
     (line, that statement), or None."""
@@ -3504,8 +3511,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                    f"values out of range clamped or skipped), or make the array as large as the indices that reach "
                    f"it (e.g. [blockDim.x] elements when each thread has one: a #define or template constant).")
         offset = re.fullmatch(r"\w+\s*\+\s*(\d+)", k)
-        constant = all(word in source.constants or word.isdigit() or word == "sizeof"
-                       for word in re.findall(r"\b\w+\b", k))
+        constant = _same_for_every_thread(k, source.constants)
         if hint.startswith("Guard the access") and (constant or offset and int(offset.group(1)) >= length):
             # `t[B + 1][tx]` of `t[B + 1][B + 2]`, `s[t + 128]` of `s[128]`: no thread's guard would be true
             hint = (f"No thread can reach {name}{'[...]' * fault.count}[{k}] inside the array: "
