@@ -35,7 +35,10 @@ def test_reduction_without_its_barrier_is_a_race_with_both_threads_lines_and_the
     line = line_of("RACE: no barrier in the loop")
     assert "data race on shared memory s[" in message
     assert re.search(r"thread \(\d+, 0, 0\) read it at line %d, and thread \(\d+, 0, 0\) writes it at line %d" % (line, line), message)
-    assert f"Add __syncthreads() between line {line}" in message and "end of the loop's body" in message
+    assert f"Add __syncthreads() at the end of the loop's body, after line {line}" in message
+    assert f"between line {line}" not in message  # (it said "between line 12 ... and line 12")
+    # threads 0 and 1 share a warp, but the loop's other passes span warps: __syncwarp() is no general fix
+    assert "can use __syncwarp() instead" not in message and "lanes of one warp, __syncwarp() is enough" in message
     assert info.value.line == line and info.value.block == (0, 0, 0)
     partial = np.zeros(2, np.float32)
     kernel("tree_sum")((2,), (128,), (x, partial))  # the twin: no report

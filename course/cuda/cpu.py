@@ -3596,6 +3596,10 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     place = (f"inside line {line}: thread {other} {first} `{element}` there while thread {thread} "
                              f"{second} it in the same pass through the loop. Read the value into a variable, "
                              "then __syncthreads(), then write")
+            elif other_line == line and in_loop:  # `if (t < stride) s[t] += s[t + stride];` with no barrier
+                place = (f"at the end of the loop's body, after line {line} (thread {other} "
+                         f"{verbs.get(fault.other_op, ('uses',))[0]} `{element}` there and thread {thread} {second} "
+                         "it, and no barrier orders one pass through the loop before the next)")
             elif other_line >= line and in_loop:
                 place += " (the next time round the loop: put the barrier at the end of the loop's body)"
             elif other_line > line:
@@ -3631,7 +3635,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 "if). ")
         if _same_warp(fault, block_dim) and 3 not in (fault.op, fault.other_op):
             # (not beside an atomic update: the read waits for every thread's update, of every warp)
-            hint += "Threads of one warp can use __syncwarp() instead."
+            hint += ("Where all the threads that share these elements are lanes of one warp, __syncwarp() is "
+                     "enough.")
         elif "__syncwarp" in source.text:  # (the two threads are lanes of different warps)
             hint += (f"__syncwarp() orders only the lanes of one warp, and threads {thread} and {other} are in "
                      "different warps.")
