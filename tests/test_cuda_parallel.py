@@ -189,7 +189,59 @@ def assert_alive():
 def test_default_is_every_core_this_process_may_use(monkeypatch):
     monkeypatch.delenv("COURSE_CUDA_THREADS", raising=False)
     expected = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    assert cpu.worker_threads() == expected
+    assert cpu.worker_threads() == min(expected, cpu.cgroup_cpu_limit() or expected)
+
+
+@pytest.fixture
+def cgroups(tmp_path, monkeypatch):
+    """A made-up /sys/fs/cgroup and /proc/self/cgroup: write(path, text) fills them."""
+    monkeypatch.setattr(cpu, "CGROUP_ROOT", tmp_path / "sys")
+    monkeypatch.setattr(cpu, "PROC_CGROUP", tmp_path / "proc_self_cgroup")
+    monkeypatch.delenv("COURSE_CUDA_THREADS", raising=False)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(64)), raising=False)  # a 64-core node
+    cpu.cgroup_cpu_limit.cache_clear()
+
+    def write(path, text):
+        file = tmp_path / path
+        file.parent.mkdir(parents=True, exist_ok=True)
+        file.write_text(text)
+
+    yield write
+    cpu.cgroup_cpu_limit.cache_clear()
+
+
+def test_a_containers_cpu_quota_caps_the_worker_threads_cgroup_v2(cgroups):
+    """A JupyterHub or Binder pod sees all 64 cores of its node but may use 1.5 of them: two workers, not 64."""
+    cgroups("proc_self_cgroup", "0::/kubepods/pod7/notebook\n")
+    cgroups("sys/kubepods/pod7/notebook/cpu.max", "max 100000\n")
+    cgroups("sys/kubepods/pod7/cpu.max", "150000 100000\n")  # the pod's limit, one group up
+    cgroups("sys/kubepods/cpu.max", "800000 100000\n")
+    assert cpu.cgroup_cpu_limit() == 2 and cpu.worker_threads() == 2
+
+
+def test_a_containers_cpu_quota_caps_the_worker_threads_cgroup_v1(cgroups):
+    cgroups("proc_self_cgroup", "4:memory:/docker/abc\n3:cpu,cpuacct:/docker/abc\n")
+    cgroups("sys/cpu,cpuacct/docker/abc/cpu.cfs_quota_us", "300000\n")
+    cgroups("sys/cpu,cpuacct/docker/abc/cpu.cfs_period_us", "100000\n")
+    assert cpu.worker_threads() == 3
+
+
+@pytest.mark.parametrize("files", [{}, {"proc_self_cgroup": "0::/\n", "sys/cpu.max": "max 100000\n"},
+                                   {"proc_self_cgroup": "1:cpu:/\n", "sys/cpu/cpu.cfs_quota_us": "-1\n",
+                                    "sys/cpu/cpu.cfs_period_us": "100000\n"},
+                                   {"proc_self_cgroup": "0::/x\n", "sys/x/cpu.max": "garbage\n"}])
+def test_no_quota_leaves_every_core(cgroups, files):
+    for path, text in files.items():
+        cgroups(path, text)
+    assert cpu.cgroup_cpu_limit() is None and cpu.worker_threads() == 64
+
+
+def test_the_thread_count_setting_overrides_a_quota(cgroups, monkeypatch):
+    cgroups("proc_self_cgroup", "0::/\n")
+    cgroups("sys/cpu.max", "50000 100000\n")  # half a CPU: one worker
+    assert cpu.worker_threads() == 1
+    monkeypatch.setenv("COURSE_CUDA_THREADS", "4")
+    assert cpu.worker_threads() == 4
 
 
 @pytest.mark.parametrize("value", ["0", "-2", "two", "1.5", "100000"])

@@ -1163,7 +1163,8 @@ MAX_THREADS = 256
 
 def worker_threads() -> int:
     """How many worker threads run the blocks of a CPU launch: $COURSE_CUDA_THREADS, else one per
-    core this process may use. 1 runs the blocks one after another. Sanitized and traced launches
+    core this process may use (its CPU affinity, capped by a container's CPU quota: cgroup_cpu_limit).
+    1 runs the blocks one after another. Sanitized and traced launches
     always use one (see runtime.h)."""
     wanted = os.environ.get("COURSE_CUDA_THREADS", "").strip()
     if not wanted:
@@ -1171,7 +1172,8 @@ def worker_threads() -> int:
             cores = len(os.sched_getaffinity(0))
         except (AttributeError, OSError):  # macOS has no sched_getaffinity
             cores = os.cpu_count() or 1
-        return max(1, min(cores, MAX_THREADS))
+        quota = cgroup_cpu_limit()
+        return max(1, min(cores, quota or cores, MAX_THREADS))
     try:
         count = int(wanted)
     except ValueError:
@@ -1181,6 +1183,48 @@ def worker_threads() -> int:
             f"COURSE_CUDA_THREADS={wanted!r}: use a whole number of worker threads from 1 to {MAX_THREADS} "
             "(1 runs the blocks one after another), or unset it to use every core this process may use")
     return count
+
+
+#: Where Linux shows control groups, and this process's own (cgroup_cpu_limit).
+CGROUP_ROOT, PROC_CGROUP = Path("/sys/fs/cgroup"), Path("/proc/self/cgroup")
+
+
+@functools.cache  # (read once: worker_threads() runs at every launch)
+def cgroup_cpu_limit() -> int | None:
+    """The CPUs a container's quota lets this process use, rounded up (`docker --cpus=1.5` gives 2), or None
+    where no quota is set. A JupyterHub or Binder pod sees every core of its node in its affinity but may use
+    one or two of them: as many worker threads as the node has cores would each get a sliver of the quota,
+    and a launch would wait for the slowest. Reads cgroup v2's cpu.max and v1's cpu.cfs_quota_us, in the
+    process's own group and each group above it (the smallest quota counts)."""
+    def limit(directory: Path) -> float | None:
+        try:
+            if (directory / "cpu.max").is_file():
+                quota, period = (directory / "cpu.max").read_text().split()[:2]
+                return None if quota == "max" else int(quota) / int(period)
+            quota = int((directory / "cpu.cfs_quota_us").read_text())
+            period = int((directory / "cpu.cfs_period_us").read_text())
+            return quota / period if quota > 0 and period > 0 else None
+        except (OSError, ValueError):
+            return None
+
+    try:
+        groups = PROC_CGROUP.read_text().splitlines()
+    except OSError:
+        return None
+    directories = []
+    for entry in groups:
+        _, controllers, path = (entry.split(":", 2) + ["", ""])[:3]
+        if controllers == "":  # cgroup v2: one tree, cpu.max in each group
+            mounts = [CGROUP_ROOT, CGROUP_ROOT / "unified"]
+        elif "cpu" in controllers.split(","):  # v1: the cpu controller's own tree
+            mounts = [CGROUP_ROOT / name for name in (controllers, "cpu", "cpu,cpuacct", "cpuacct,cpu")]
+        else:
+            continue
+        relative = Path(path.strip() or "/").relative_to("/")
+        for mount in mounts:
+            directories += [mount / relative, *[mount / parent for parent in relative.parents]]
+    limits = [value for value in map(limit, dict.fromkeys(directories)) if value]
+    return max(1, math.ceil(min(limits) - 1e-9)) if limits else None
 
 
 #: The device heap's size for malloc and new in kernels (set_heap_size): a GPU's default, 8 MiB.
