@@ -182,6 +182,20 @@ case("shared bins never set to zero", HISTOGRAM_BINS, "",
      [r"reads shared memory bins\[\d+\], which no thread", r"atomicAdd starts from the value the element holds",
       r"for \(int k = threadIdx.x; k < 16; k \+= blockDim.x\) bins\[k\] = 0;"], lambda a: (a[1] == 8).all())
 
+BLOCK_COUNTER = r"""
+extern "C" __global__ void count_positive(const float* x, unsigned* total, int n) {
+    __shared__ unsigned count;
+    %s
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && x[i] > 0.0f) atomicAdd(&count, 1u);
+    __syncthreads();
+    if (threadIdx.x == 0) atomicAdd(total, count);
+}"""
+case("shared counter never set to zero", BLOCK_COUNTER, "", "if (threadIdx.x == 0) count = 0; __syncthreads();",
+     "count_positive", 2, 64, lambda: ((np.arange(128) % 4 - 1.5).astype(f32), zeros(1, np.uint32), i32(128)),
+     [r"reads shared memory count, which no thread", r"atomicAdd starts from the value `count` holds",
+      r"`if \(threadIdx.x == 0\) count = 0;` then __syncthreads\(\)"], lambda a: a[1][0] == 64)
+
 EDGE_TILES = r"""
 #define TILE 8
 extern "C" __global__ void mm(const float* A, const float* B, float* C, int n) {

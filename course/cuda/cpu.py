@@ -3789,6 +3789,10 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     f"the start of a block (it is not zeroed): set every element first, e.g. `for (int k = "
                     f"threadIdx.x; k < {size.group(1).strip() if size else 'count'}; k += blockDim.x) {name}[k] = 0;` "
                     "then __syncthreads(), before the atomics.")
+            if element == name and not size:  # `__shared__ int count;`: one value, set by one thread
+                hint = (f"{atomic.group(1)} starts from the value `{name}` holds, and shared memory holds none at the "
+                        f"start of a block (it is not zeroed): set it first, `if (threadIdx.x == 0) {name} = 0;` then "
+                        "__syncthreads(), before the atomics.")
         elif writes and not fault.address:  # where the element should have come from: which threads reach it
             at = _and([f"line {number} (`{source.line_text(number)}`)" for number in writes])
             hint += (f" The kernel writes {name} at {at}: check which threads of the block reach "
