@@ -1884,7 +1884,45 @@ def test_a_race_between_two_calls_of_one_helper_names_both_calls_and_the_barrier
     assert (f"wrote it at line {lines['STORE']} (in block_sum, which lines {lines['FIRST']} and {lines['SECOND']} "
             f"call)") in message
     assert (f"hint: Add __syncthreads() after line {lines['LOAD']}, before block_sum returns (or between its calls, "
-            f"lines {lines['FIRST']} and {lines['SECOND']})") in message
+            f"at lines {lines['FIRST']} and {lines['SECOND']})") in message
+
+
+def test_two_calls_of_one_helper_on_one_line_get_the_barrier_before_it_returns():
+    """`float m = block_sum(v, buf) / 64, q = block_sum(v * v, buf) / 64;` (or the classic blockReduceSum called
+    twice): both calls on one line, so the other thread's call cannot be told from the lines; the barrier
+    between the store and the read is there already, and the hint said to add one there."""
+    source = TWO_CALLS.replace("block_sum(v, buf) / 64;                           // FIRST\n    float square =",
+                               "block_sum(v, buf) / 64, square =")
+    with pytest.raises(cuda.KernelError, match=r"race on shared memory buf\[0\]") as info:
+        kernel("mean_and_square", source)((1,), (64,), (np.ones(64, np.float32), np.zeros(1, np.float32)))
+    message, lines = str(info.value), {m: line_of(m, source) for m in ("STORE", "LOAD", "SECOND")}
+    assert (f"hint: Add __syncthreads() after line {lines['LOAD']}, before block_sum returns (or between its calls, "
+            f"at line {lines['SECOND']}): there is a barrier between line {lines['STORE']} and line {lines['LOAD']} "
+            "already") in message
+    # the other order: one warp's lane 0 stores in the second call (line 5) after a thread of the first warp
+    # read that slot in the first call (line 7): blockReduceSum as often posted, called twice in a row
+    warp_sums = r"""
+__device__ float block_reduce(float val, float* slots) {
+    for (int o = 16; o > 0; o /= 2) val += __shfl_down_sync(0xffffffff, val, o);
+    int lane = threadIdx.x % 32, wid = threadIdx.x / 32;
+    if (lane == 0) slots[wid] = val;
+    __syncthreads();
+    val = (threadIdx.x < blockDim.x / 32) ? slots[lane] : 0.0f;
+    if (wid == 0) for (int o = 16; o > 0; o /= 2) val += __shfl_down_sync(0xffffffff, val, o);
+    return val;
+}
+extern "C" __global__ void sums(const float* x, float* out) {
+    __shared__ float slots[32];
+    float v = x[threadIdx.x];
+    float a = block_reduce(v, slots), b = block_reduce(v * v, slots);
+    if (threadIdx.x == 0) { out[0] = a; out[1] = b; }
+}
+"""
+    with pytest.raises(cuda.KernelError, match=r"race on shared memory slots\[1\]") as info:
+        kernel("sums", warp_sums)((1,), (64,), (np.arange(64, dtype=np.float32), np.zeros(2, np.float32)))
+    assert ("Add __syncthreads() after line 7, before block_reduce returns (or between its calls, at line 14): "
+            "there is a barrier between line 5 and line 7 already") in str(info.value)
+    assert f"between line {lines['STORE']}, where" not in message
 
 
 SHARED_LOCK = r"""

@@ -2882,6 +2882,19 @@ def _callers_of(text: str, body: tuple[int, int]) -> tuple[str, list[int]] | Non
     return name.group(1), lines
 
 
+def _called_again(text: str, line: int, later: int, barrier: re.Pattern) -> tuple[str, list[int]] | None:
+    """(name, calling lines) of the function that holds lines `line` and `later` (not the kernel), where a
+    barrier stands between them: an access at `later` before one at `line` came from an earlier call."""
+    body = _function_body(text, line)
+    if body is None or body != _function_body(text, later):
+        return None
+    lines = text.split("\n")
+    if not any(barrier.match(code) for code in lines[line:later - 1]):
+        return None
+    callers = _callers_of(text, body)
+    return callers if callers and callers[1] else None
+
+
 def _declares(text: str, at: int) -> bool:
     """Whether the name at `at` is declared there (a type before it: `__device__ float f(`), not called."""
     before = text[max(0, text.rfind("\n", 0, at) - 200):at].rstrip()
@@ -3646,18 +3659,29 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                          "it, and no barrier orders one pass through the loop before the next)")
             elif other_line >= line and in_loop:
                 place += " (the next time round the loop: put the barrier at the end of the loop's body)"
+            elif other_line > line and (calls := _called_again(source.text, line, other_line, barrier)):
+                # A barrier stands between the lines already, in a function called again from the same line
+                # (`a = block_sum(x); b = block_sum(y);`): the other thread's access was in the first call.
+                done = {1: "read", 2: "written"}.get(fault.op, "used")
+                place = (f"after line {other_line}, before {calls[0]} returns (or between its calls, at line"
+                         f"{'s' * (len(calls[1]) > 1)} {_and(calls[1])}): there is a barrier between line {line} and "
+                         f"line {other_line} already, but thread {other} {first} `{element}` at line {other_line} in "
+                         f"one call of {calls[0]}, and thread {thread} {second} it at line {line} in the next call, "
+                         "with no barrier between the two calls")
             elif other_line > line:
                 # No loop: the other thread simply ran ahead to the later line before this one got here.
                 present = verbs.get(fault.other_op, ("uses",))[0]
                 place = (f"between line {line}, where thread {thread} {second} `{element}`, and line {other_line}, "
                          f"where thread {other} {present} it (thread {other} got there first)")
-            elif helper and not in_loop and any(barrier.match(text) for text in between):
-                # A barrier stands between the two lines already, in a function called twice: the first
-                # thread went on to the next call before the second had finished with the element.
+            elif not in_loop and (calls := helper if helper and any(barrier.match(text) for text in between) else
+                                  _called_again(source.text, other_line, line, barrier) if other_line < line else None):
+                # A barrier stands between the two lines already, in a function called twice (from two lines or
+                # from one): the first thread went on to the next call before the second had finished with it.
                 done = {1: "read", 2: "written"}.get(fault.op, "used")
-                place = (f"after line {line}, before {helper[0]} returns (or between its calls, lines "
-                         f"{_and(helper[1])}): there is a barrier between line {other_line} and line {line} already, "
-                         f"but thread {other} went on to the next call of {helper[0]} and {first} `{element}` at line "
+                place = (f"after line {line}, before {calls[0]} returns (or between its calls, at line"
+                         f"{'s' * (len(calls[1]) > 1)} {_and(calls[1])}): there is a barrier between line {other_line} "
+                         f"and line {line} already, "
+                         f"but thread {other} went on to the next call of {calls[0]} and {first} `{element}` at line "
                          f"{other_line} before thread {thread} had {done} it at line {line}")
             elif in_loop and any(barrier.match(text) for text in between):
                 # A barrier stands between the two lines already: the first thread went round the loop
