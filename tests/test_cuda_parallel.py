@@ -476,6 +476,28 @@ def test_time_limit_stops_workers_waiting_at_barriers(threads):
     assert_alive()
 
 
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_a_time_limit_in_a_waiting_loop_names_the_same_thread_every_time(threads, sanitize):
+    """Threads 5 to 39 wait for a flag nobody sets: the message names thread 5, the first of them, whichever
+    waiting thread had its turn when the limit came (it named thread 7, 17 or 0 from run to run)."""
+    source = r"""
+extern "C" __global__ void wait_for_nobody(volatile int* flag, float* out) {
+    if (threadIdx.x >= 5 && threadIdx.x < 40) {
+        while (flag[0] == 0) { }
+        out[threadIdx.x] = 1;
+    }
+}"""
+    threads(2)
+    seen = set()
+    for _ in range(3):
+        with pytest.raises(cuda.KernelError, match=r"time limit of 0\.2 s") as info:
+            cuda.RawKernel(source, "wait_for_nobody", backend="cpu", sanitize=sanitize, time_limit=0.2)(
+                (3,), (64,), (np.zeros(1, np.int32), np.zeros(64, np.float32)))
+        seen.add((info.value.block, info.value.thread, info.value.line))
+    assert seen == {((0, 0, 0), (5, 0, 0), 4)}
+    assert_alive()
+
+
 @pytest.mark.parametrize("block", [0, 50])
 def test_interrupt_stops_every_worker(threads, block, stopped_by_ctrl_c):
     threads(2)

@@ -3348,9 +3348,10 @@ static volatile sig_atomic_t __cc_launching;
 static inline int __cc_stop_line(const __cc_worker* w) {
     return w->call_line ? w->call_line : w->spin_line ? w->spin_line : w->warp_line && !__cc_last_site ? w->warp_line : w->last_barrier_line;
 }
+static inline void __cc_name_first_waiter(__cc_worker* w);  // (below, with the fibers)
 // Whether worker `w` must stop now: the time limit or Ctrl-C, or an earlier block faulted.
 static inline void __cc_check_stop(__cc_worker* w) {
-    if (__cc_stop) __cc_fail(__cc_stop, __cc_stop_line(w));
+    if (__cc_stop) __cc_name_first_waiter(w), __cc_fail(__cc_stop, __cc_stop_line(w));
     if (w->block > __atomic_load_n(&__cc_fault_min, __ATOMIC_SEQ_CST)) __cc_cancel(w);
 }
 // (Always inlined: the return address is that of the runtime function's caller, printf's or malloc's
@@ -4967,6 +4968,7 @@ struct __cc_fiber {
     int barrier_line;   // the __syncthreads() or warp-level call it waits at
     int returned_line;  // the kernel's `return` statement it took (0: it ran to the kernel's end)
     unsigned spins;     // tests of a waiting loop's condition (__cc_spin_point)
+    int spin_line;      // the waiting loop it is in (0: none), for a time limit's report
     int parked;         // it finished a block's thread and waits in __cc_fiber_entry for the next
     int predicate;      // its argument to __syncthreads_count/_and/_or
     int wop, warg, wwidth, wsize;  // a warp-level call: which, its lane argument, width, value size
@@ -4981,6 +4983,18 @@ struct __cc_fiber {
     ucontext_t context;
 #endif
 };
+
+// A time limit met in a waiting loop (`while (flag == 0) {}`) names the block's first thread waiting in that
+// loop, not whichever of them had its turn when the limit came: the message is the same from run to run.
+static inline void __cc_name_first_waiter(__cc_worker* w) {
+    const __cc_fiber* f = w->current;
+    if (__cc_stop != __CC_TIMEOUT || !f || !f->spin_line) return;
+    for (int k = 0; k < w->round_threads && k < w->fiber_count; k++)
+        if (w->fibers[k].spin_line == f->spin_line && w->fibers[k].state != __CC_DONE) {
+            threadIdx = w->fibers[k].tid;
+            return;
+        }
+}
 
 // The fibers, their stacks and the scheduler's state belong to a worker (struct __cc_worker).
 static size_t __cc_page_bytes;
@@ -5191,6 +5205,7 @@ static inline bool __cc_spin_point(int line, bool poll = true) {
     __cc_worker* w = __cc_me;
     __cc_fiber* f = w->current;
     w->spin_line = line;
+    if (f) f->spin_line = line;
     if (f && !(++f->spins & 63)) {
         f->state = __CC_SPINNING;
         w->spinning++;
@@ -5204,7 +5219,10 @@ static inline bool __cc_polled(const C& condition) {
     bool holds = static_cast<bool>(condition);
     __cc_worker* w = __cc_me;
     w->polling = 0;
-    if (!holds) w->spin_line = 0;
+    if (!holds) {
+        w->spin_line = 0;
+        if (w->current) w->current->spin_line = 0;
+    }
     return holds;
 }
 
@@ -5557,7 +5575,7 @@ static void __cc_run_block_as_fibers(__cc_worker* w, int threads) {
         f->tid = {t % b.x, t / b.x % b.y, t / (b.x * b.y)};
         f->state = __CC_RUNNABLE;
         f->returned_line = 0;
-        f->spins = 0;
+        f->spins = 0, f->spin_line = 0;
         memset(f->if_tests, 0, sizeof f->if_tests), memset(f->if_taken, 0, sizeof f->if_taken);
         if (!f->parked) __cc_fiber_prepare_stack(f, __cc_fiber_entry);  // (a block that faulted left it anywhere)
     }
@@ -6239,6 +6257,7 @@ static void __cc_on_stop_signal(int signal, siginfo_t*, void* context) {
     if (__cc_stop) {
         w->fault.code_offset = __cc_code_offset((void*)(__cc_registers_of(context).pc + 1));
         w->fault.address = __cc_last_site;  // in a sanitized build the pc may lie in __cc_note
+        __cc_name_first_waiter(w);
         __cc_fail(__cc_stop, __cc_stop_line(w));
     }
     if (w->block > __atomic_load_n(&__cc_fault_min, __ATOMIC_SEQ_CST)) __cc_cancel(w);
