@@ -40,9 +40,31 @@ def test_reduction_without_its_barrier_is_a_race_with_both_threads_lines_and_the
     # threads 0 and 1 share a warp, but the loop's other passes span warps: __syncwarp() is no general fix
     assert "can use __syncwarp() instead" not in message and "lanes of one warp, __syncwarp() is enough" in message
     assert info.value.line == line and info.value.block == (0, 0, 0)
+    # what the race does: run to its end in both orders of the threads, the sums differ (128 is right)
+    effect = re.search(r"effect: Run to its end with the race let go, this launch gives partial\[0\] = (\d+) with the "
+                       r"threads in launch order, and partial\[0\] = (\d+) with the blocks, and each block's threads, "
+                       r"in the opposite order: the result depends on the order\.", message)
+    assert effect and effect.group(1) != effect.group(2) and "128" in effect.groups()
     partial = np.zeros(2, np.float32)
     kernel("tree_sum")((2,), (128,), (x, partial))  # the twin: no report
     assert list(partial) == [128, 128]
+
+
+def test_a_race_whose_order_changes_no_result_has_no_effect_line():
+    """Two threads store different values into s[0], which nothing reads: a race (reported), but both orders
+    give the same results, so the message shows no effect. The memory is as before the launch."""
+    source = r"""
+extern "C" __global__ void k(float* out) {
+    __shared__ int s[1];
+    s[0] = threadIdx.x;
+    __syncthreads();
+    out[threadIdx.x] = 1.0f;
+}"""
+    out = np.full(64, 7.0, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory s\[0\]") as info:
+        kernel("k", source)((1,), (64,), (out,))
+    assert "effect:" not in str(info.value)
+    assert (out == 7.0).all()
 
 
 def test_read_before_the_writers_ran_and_write_after_read():

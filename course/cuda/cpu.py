@@ -1303,6 +1303,10 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
                 raise _read_only_error(module, kernel, *changed)
         else:
             effect = found
+    if status != OK and fault.kind == RACE and before is not None:
+        effect = _shared_race_effect(module, kernel, config, packed, memory, arrays, before,
+                                     _float_arrays(kernel, args, arrays))
+        _restore_read_only(guarded)
     if status != OK:
         error = _explain(module, kernel, fault, time_limit, shared_mem,
                          {**module.earlier, **module.variables(), **arrays},
@@ -2515,6 +2519,44 @@ def _race_changes_results(module: Module, kernel: Kernel, config, packed, memory
     for address, was in first.items():
         _bytes_at(address, len(was))[:] = was
     return OK, first_fault, output
+
+
+#: Seconds each of the two runs that show what a race in shared memory does may take (_shared_race_effect).
+RERUN_SECONDS = 1.0
+
+
+def _shared_race_effect(module: Module, kernel: Kernel, config, packed, memory: dict, arrays: dict, before: dict,
+                        floats: dict) -> str | None:
+    """After a sanitized launch stopped at a race in shared memory: what the race does to the results, in
+    words. The launch runs twice more from the memory it started with, such races let go (runtime.h's
+    __cc_race_rerun 5 and 6): in launch order, and with the blocks and each block's threads in the
+    opposite order. The first element (of the arguments' arrays, then the module's variables) where the
+    two runs disagree, or None where they agree, or where a run stops at another fault or takes more than
+    RERUN_SECONDS. The memory is as it was before the launch afterwards."""
+    capped = (ctypes.c_longlong * len(config))(*config)
+    capped[7] = max(1, min(int(config[7]), int(RERUN_SECONDS * 1000)))
+    results = []
+    try:
+        for mode in (5, 6):
+            status, _, _ = _run_again(module, kernel, capped, packed, before, "__cc_set_race_rerun", mode)
+            if status != OK:
+                return None
+            results.append({address: _bytes_at(address, len(saved)).copy() for address, saved in before.items()})
+    finally:
+        for address, saved in before.items():
+            _bytes_at(address, len(saved))[:] = saved
+    for address in sorted(before, key=lambda address: address not in arrays):
+        name, _, size = memory[address][:3]
+        differing = _differing(results[0][address], results[1][address], size, floats.get(address))
+        if differing.size:
+            index = int(differing[0])
+            dtype = _element_dtypes(kernel).get(name)
+            forward, backward = (_element_text(run[address], index, size, dtype) for run in results)
+            element = f"{name}[{index}]" if size else name
+            return (f"Run to its end with the race let go, this launch gives {element} = {forward} with the "
+                    f"threads in launch order, and {element} = {backward} with the blocks, and each block's "
+                    "threads, in the opposite order: the result depends on the order.")
+    return None
 
 
 def _race_effect(mode: int, where: tuple, index: int, was: np.ndarray, now: np.ndarray, kernel: Kernel) -> str:

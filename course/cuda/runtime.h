@@ -644,7 +644,7 @@ static void* __cc_heap_alloc(size_t bytes, int how = 0, int line = 0) {
     pthread_mutex_lock(&__cc_heap_lock);
     // (a rerun of the launch, which the sanitizer makes from the memory it started with, finds the
     // blocks the first run left: it is not held to the limit)
-    bool full = (__cc_race_rerun < 1 || __cc_race_rerun > 3) &&
+    bool full = (__cc_race_rerun < 1 || __cc_race_rerun == 4) &&
                 (long long)(__cc_heap_live_bytes + bytes) > __cc_heap_limit;
     if (full && !__cc_heap_refused) __cc_heap_refused = (long long)(bytes ? bytes : 1);
     if (!full) __cc_heap_live_bytes += bytes;
@@ -946,10 +946,14 @@ enum { __CC_NOTE_WRITE, __CC_NOTE_ATOMIC, __CC_NOTE_ATOMIC2, __CC_NOTE_READ, __C
 // write (a read that came first on a GPU: `if (!seen[v]) { seen[v] = 1; count++; }` in two threads
 // counts twice there, in no order of whole threads); in each such a race is let go (the others
 // still stop the kernel). 4: the first run, which Python can run again: a plain read of an element
-// other threads update atomically stops it too (see __cc_note_global). Sanitized builds run on one
+// other threads update atomically stops it too (see __cc_note_global). 5 and 6: after a race in shared
+// memory, the launch run again with such races let go, in launch order (5) and in the opposite order (6),
+// to show what the race does to the results (cpu.py _shared_race_effect). Sanitized builds run on one
 // worker. (__cc_race_rerun is defined with the device heap, which reads it.)
-// Blocks, and each block's threads, run in the opposite order (mode 2; always false in a plain build).
-static inline bool __cc_reversed() { return __cc_sanitizing && __cc_race_rerun == 2; }
+// Blocks, and each block's threads, run in the opposite order (modes 2 and 6; always false in a plain build).
+static inline bool __cc_reversed() { return __cc_sanitizing && (__cc_race_rerun == 2 || __cc_race_rerun == 6); }
+// Races in shared memory are let go (modes 5 and 6).
+static inline bool __cc_shared_races_go() { return __cc_race_rerun >= 5; }
 // Mode 3: the elements that hold an old value for the read that was just noted, and the bytes to
 // put back before the next access (of any thread: every access is noted) or the launch's end.
 struct __cc_stale_element { char* address; uint64_t now; size_t size; };
@@ -1573,14 +1577,14 @@ static void __cc_note_shared(const __cc_shared_region& r, size_t offset, size_t 
             // by another thread in the same barrier interval is (`count = 0;` with no barrier
             // before the atomicAdds, or a read of the count with no barrier after them).
             if (s.pw_epoch == epoch && s.pw_writer != me && !__cc_warp_ordered(me, s.pw_writer, s.pw_warp))
-                __cc_shared_fault(__CC_RACE, r, offset, size, site, __CC_ATOMIC, s.pw_writer, s.pw_site, __CC_WRITE);
+                if (!__cc_shared_races_go()) __cc_shared_fault(__CC_RACE, r, offset, size, site, __CC_ATOMIC, s.pw_writer, s.pw_site, __CC_WRITE);
             // A plain read beside an atomicCAS is a CAS loop's first guess (`old = *addr; do { assumed = old;
             // old = atomicCAS(addr, assumed, f(assumed)); } while (assumed != old);`, the Programming Guide's
             // atomicAdd for double, or a float max that stops early), which the CAS checks: no hazard, as in
             // global memory (__cc_note_global).
             uint32_t read_site = 0;
             int reader = cas ? -1 : __cc_unordered_reader(s, me, epoch, &read_site);
-            if (reader >= 0)
+            if (reader >= 0 && !__cc_shared_races_go())
                 __cc_shared_fault(__CC_RACE, r, offset, size, site, __CC_ATOMIC, (unsigned)reader, read_site, __CC_READ);
             if (this_epoch && s.w_atomic == 1 && s.writer != me) s.a_many = 1, s.a_other = s.writer;
             else if (!(this_epoch && s.w_atomic == 1)) s.a_many = 0;
@@ -1596,12 +1600,12 @@ static void __cc_note_shared(const __cc_shared_region& r, size_t offset, size_t 
                           !(kind == __CC_READ && s.w_atomic == 1 && s.w_cas) &&
                           !__cc_warp_ordered(me, s.writer, s.w_warp) &&
                           !(other == s.writer && !s.w_atomic && __cc_shared_handed_over(other, s.w_time));
-        if (write_race)
+        if (write_race && !__cc_shared_races_go())
             __cc_shared_fault(__CC_RACE, r, offset, size, site, kind, other, s.w_site,
                               s.w_atomic ? __CC_ATOMIC : __CC_WRITE);
         if (kind == __CC_WRITE || same) {
             uint32_t read_site = 0;
-            int reader = same ? -1 : __cc_unordered_reader(s, me, epoch, &read_site);
+            int reader = same || __cc_shared_races_go() ? -1 : __cc_unordered_reader(s, me, epoch, &read_site);
             if (reader >= 0) {
                 __cc_pending_set = false;
                 if (s.r_unwritten) __cc_fault_out->mask = 1;  // the reader ran before any thread wrote it
