@@ -3704,7 +3704,6 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             elif other_line > line and (calls := _called_again(source.text, line, other_line, barrier)):
                 # A barrier stands between the lines already, in a function called again from the same line
                 # (`a = block_sum(x); b = block_sum(y);`): the other thread's access was in the first call.
-                done = {1: "read", 2: "written"}.get(fault.op, "used")
                 place = (f"after line {other_line}, before {calls[0]} returns (or between its calls, at line"
                          f"{'s' * (len(calls[1]) > 1)} {_and(calls[1])}): there is a barrier between line {line} and "
                          f"line {other_line} already, but thread {other} {first} `{element}` at line {other_line} in "
