@@ -1576,8 +1576,9 @@ static void __cc_note_shared(const __cc_shared_region& r, size_t offset, size_t 
             // Atomics of different threads are no hazard to each other, but a plain store or load
             // by another thread in the same barrier interval is (`count = 0;` with no barrier
             // before the atomicAdds, or a read of the count with no barrier after them).
-            if (s.pw_epoch == epoch && s.pw_writer != me && !__cc_warp_ordered(me, s.pw_writer, s.pw_warp))
-                if (!__cc_shared_races_go()) __cc_shared_fault(__CC_RACE, r, offset, size, site, __CC_ATOMIC, s.pw_writer, s.pw_site, __CC_WRITE);
+            if (s.pw_epoch == epoch && s.pw_writer != me && !__cc_warp_ordered(me, s.pw_writer, s.pw_warp) &&
+                !__cc_shared_races_go())
+                __cc_shared_fault(__CC_RACE, r, offset, size, site, __CC_ATOMIC, s.pw_writer, s.pw_site, __CC_WRITE);
             // A plain read beside an atomicCAS is a CAS loop's first guess (`old = *addr; do { assumed = old;
             // old = atomicCAS(addr, assumed, f(assumed)); } while (assumed != old);`, the Programming Guide's
             // atomicAdd for double, or a float max that stops early), which the CAS checks: no hazard, as in
