@@ -694,6 +694,26 @@ def test_none_for_a_pointer_is_a_null_pointer_as_in_cupy(sanitize):
         module.get_function("always")((1,), (8,), (x, None, out, np.int32(8)))
 
 
+@pytest.mark.parametrize("read", ["bias[i]", "(bias + 2)[i]", "((const float2*)bias)[i].x", "__ldg(bias + i)"])
+def test_a_read_through_a_none_pointer_is_a_null_pointer_access_beside_unlaunched_dynamic_shared_memory(read):
+    """None is kept as an array of no elements at address 0 (so that every argument pointer's index is 0, which
+    keeps a bounds check one comparison): a read through it, made any way, is the null access a GPU makes;
+    dynamic shared memory that the launch gave no bytes is still its own message."""
+    source = f"""
+extern "C" __global__ void k(const float* x, const float* bias, float* out, int n, int use_shared) {{
+    extern __shared__ float spare[];
+    int i = threadIdx.x;
+    if (use_shared) spare[i] = 0.0f;
+    if (i < n) out[i] = x[i] + {read};
+}}"""
+    kernel = cuda.RawKernel(source, "k", backend="cpu", sanitize=False)
+    x, out = np.ones(8, np.float32), np.zeros(8, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"(?s)null pointer.*This launch passed None \(a null pointer\) for `bias`"):
+        kernel((1,), (8,), (x, None, out, np.int32(8), np.int32(0)))
+    with pytest.raises(cuda.KernelError, match=r"accessed spare\[0\] in dynamic shared memory, which holds 0 elements"):
+        kernel((1,), (8,), (x, None, out, np.int32(8), np.int32(1)))
+
+
 def test_an_address_for_a_pointer_says_to_pass_the_array_itself():
     kernel = cuda.RawModule(code=OPTIONAL_BIAS, backend="cpu").get_function("affine")
     x = np.arange(8, dtype=np.float32)

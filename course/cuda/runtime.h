@@ -801,8 +801,13 @@ static void __cc_heap_check_freed(const char* p, size_t size, int kind, uint32_t
     __cc_fail(__CC_USE_AFTER_FREE, 0);
 }
 
+static void __cc_null_access(const volatile void* at, void* back, void* frame);
+// The array a pointer argument given None points into (__cc_array_arg): none, at address 0, of no elements.
+static const char __cc_none_array = 0;
 __attribute__((noreturn, noinline, cold)) static void __cc_out_of_bounds(
     const void* base, long long index, long long length, long long element_bytes, const void* at) {
+    // A pointer argument given None: the access a GPU makes through a null pointer, an illegal address.
+    if (base == (const void*)&__cc_none_array) __cc_null_access(at, __builtin_return_address(0), __builtin_frame_address(0));
     // The caller's address tells Python (through addr2line) which source line it was.
     __cc_fault_out->code_offset = __cc_code_offset(__builtin_return_address(0));
     __cc_fault_out->base = (uint64_t)(uintptr_t)base;
@@ -2635,6 +2640,10 @@ struct __cc_ptr : __cc_row_tail<T> {
     // fault, as on a GPU, whose allocations start at 256-byte boundaries.
     template <class U, class = typename std::enable_if<!std::is_convertible<U*, T*>::value>::type, class = void>
     explicit __cc_ptr(const __cc_ptr<U>& o) : p((T*)o.p) {
+        if (o.array == (const void*)&__cc_none_array) {  // None's null pointer, seen as another type
+            index = o.index * __cc_ptr<U>::__cc_size / __cc_size, count = 0, array = o.array;
+            return;
+        }
         if (o.count == SIZE_MAX || o.array == nullptr) {
             index = __CC_UNCHECKED, count = SIZE_MAX, array = nullptr;
             return;
@@ -3034,7 +3043,11 @@ static inline __cc_ptr<T> __cc_array_arg(const __cc_arg& a, int position) {
         __cc_fault_out->element_bytes = (int64_t)size;
         __cc_fail(__CC_BAD_ARGUMENT, 0);
     }
-    if (!a.data) return __cc_ptr<T>();  // None: a null pointer (an access through it crashes, as on a GPU)
+    // None: a null pointer into no elements (__cc_none_array), so that every access through it fails the bounds
+    // check, whose cold path reports it as a GPU's illegal address (__cc_out_of_bounds). Its index is 0, as every argument's is:
+    // the compiler knows each argument pointer's index is 0 and checks p[i] with one comparison of i (an
+    // unchecked index here made it add the index at every access: the vector add ran 1.5 times as long).
+    if (!a.data) return __cc_ptr<T>(nullptr, 0, 0, &__cc_none_array);
     return __cc_ptr<T>((T*)a.data, 0, (size_t)a.count / size, a.data);
 }
 
