@@ -957,7 +957,7 @@ enum { __CC_NOTE_WRITE, __CC_NOTE_ATOMIC, __CC_NOTE_ATOMIC2, __CC_NOTE_READ, __C
 // worker. (__cc_race_rerun is defined with the device heap, which reads it.)
 // Blocks, and each block's threads, run in the opposite order (modes 2 and 6; always false in a plain build).
 static inline bool __cc_reversed() { return __cc_sanitizing && (__cc_race_rerun == 2 || __cc_race_rerun == 6); }
-// Races in shared memory are let go (modes 5 and 6).
+// Races in shared memory, and reads of its elements that no thread has written, are let go (modes 5 and 6).
 static inline bool __cc_shared_races_go() { return __cc_race_rerun >= 5; }
 // Mode 3: the elements that hold an old value for the read that was just noted, and the bytes to
 // put back before the next access (of any thread: every access is noted) or the launch's end.
@@ -1570,7 +1570,9 @@ static void __cc_note_shared(const __cc_shared_region& r, size_t offset, size_t 
             continue;
         }
         bool& kept = copy ? __cc_copy_set : __cc_pending_set;  // (a copy's read waits for its store)
-        if ((kind == __CC_READ || (kind == __CC_ATOMIC && !exchange)) && !written && !kept) {
+        // (not in the reruns that let races go: a read that came before the write it races with is one, and its
+        // value, shared memory's fill, is what the rerun shows)
+        if ((kind == __CC_READ || (kind == __CC_ATOMIC && !exchange)) && !written && !kept && !__cc_shared_races_go()) {
             bool copied = s.w_epoch >= __cc_block_epoch;  // it holds a copy of an unwritten element
             (copy ? __cc_copy : __cc_pending) = {&r, offset, size, site, kind, me, copied ? s.writer : 0u,
                                                  copied ? s.w_site : 0u, copied ? s.w_copied_unwritten : 0};
