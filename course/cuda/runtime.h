@@ -878,6 +878,7 @@ static inline void __cc_new_block() {
         __cc_pending_set = __cc_copy_set = __cc_fill_set = false;  // every block slowed each other down)
     __cc_me->polling = 0, __cc_me->spin_line = 0, __cc_me->call_line = 0;  // (a fault in a waiting loop's
                                                                             // condition left them set)
+    __cc_me->round_threads = 0;  // (a block run as fibers sets it: __cc_run_block_as_fibers)
     __cc_block_epoch = ++__cc_epoch;
     __cc_block_linear = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
     if (__cc_dyn_shared_bytes) memset(__cc_dyn_shared, 0xff, __cc_dyn_shared_bytes);  // never silently zero
@@ -5006,11 +5007,14 @@ struct __cc_fiber {
 
 // A time limit met in a waiting loop (`while (flag == 0) {}`) names the block's first thread waiting in that
 // loop, not whichever of them had its turn when the limit came: the message is the same from run to run.
+// (The limit may also come while the block's scheduler runs, between two fibers: then the loop the last one
+// was in. round_threads is 0 in a block run in loops, whose fibers hold an earlier launch's state.)
 static inline void __cc_name_first_waiter(__cc_worker* w) {
     const __cc_fiber* f = w->current;
-    if (__cc_stop != __CC_TIMEOUT || !f || !f->spin_line) return;
+    int line = f ? f->spin_line : w->spin_line;
+    if (__cc_stop != __CC_TIMEOUT || !line) return;
     for (int k = 0; k < w->round_threads && k < w->fiber_count; k++)
-        if (w->fibers[k].spin_line == f->spin_line && w->fibers[k].state != __CC_DONE) {
+        if (w->fibers[k].spin_line == line && w->fibers[k].state != __CC_DONE) {
             threadIdx = w->fibers[k].tid;
             return;
         }
