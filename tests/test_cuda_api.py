@@ -694,7 +694,8 @@ def test_none_for_a_pointer_is_a_null_pointer_as_in_cupy(sanitize):
         module.get_function("always")((1,), (8,), (x, None, out, np.int32(8)))
 
 
-@pytest.mark.parametrize("read", ["bias[i]", "(bias + 2)[i]", "((const float2*)bias)[i].x", "__ldg(bias + i)"])
+@pytest.mark.parametrize("read", ["bias[i]", "(bias + 2)[i]", "((const float2*)bias)[i].x", "__ldg(bias + i)",
+                                  "bias[i - 100000]"])
 def test_a_read_through_a_none_pointer_is_a_null_pointer_access_beside_unlaunched_dynamic_shared_memory(read):
     """None is kept as an array of no elements at address 0 (so that every argument pointer's index is 0, which
     keeps a bounds check one comparison): a read through it, made any way, is the null access a GPU makes;

@@ -3525,12 +3525,16 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         what = f"crashed with {sig}"
         hint = ("Argument arrays are bounds-checked, so look at pointers made by casts, at __shared__ "
                 "and local arrays indexed out of range, and at divisions.")
-        if fault.signal == signal.SIGSEGV and fault.address < 65536:
+        nulls = [p.name for p, a in zip(kernel.params, args) if p.pointer and not a.data]
+        signed = fault.address - (1 << 64) if fault.address >= 1 << 63 else fault.address
+        # (an index far from 0 through a None argument, `bias[i - 100000]`, lands far from address 0)
+        from_none = abs(signed) < 1 << 32 and any(
+            line and re.search(rf"\b{re.escape(name)}\b", source.line_text(line)) for name in nulls)
+        if fault.signal == signal.SIGSEGV and (fault.address < 65536 or from_none):
             what = (f"crashed: it used a null pointer, or one made from a small number (an invalid memory access "
                     f"at address {fault.address:#x})")
             hint = ("A pointer that is nullptr (or 0), or was never set on this thread's path, was read or written "
                     "through: set it before use, or guard the access with `if (p != nullptr)`.")
-            nulls = [p.name for p, a in zip(kernel.params, args) if p.pointer and not a.data]
             used = [name for name in nulls if line and re.search(rf"\b{re.escape(name)}\b", source.line_text(line))]
             if nulls:  # None given for a pointer parameter
                 named = used or nulls
