@@ -995,6 +995,28 @@ def test_compile_error_shows_the_learners_line(tmp_path, monkeypatch):
     assert_alive()
 
 
+def test_a_compile_error_in_the_learners_expression_shows_no_operator_of_the_emulator():
+    """`x[i] + bias ? ...` (a float plus a pointer): g++ tried every operator+ the emulator's header defines for half
+    and vector types and listed each, with its macro and a std::enable_if error, under the learner's own error;
+    candidates of a function the learner called (atomicAdd's overloads) stay, once each."""
+    source = r"""
+extern "C" __global__ void k(const float* x, const float* bias, float* out) {
+    int i = threadIdx.x;
+    out[i] = x[i] + bias ? bias[i] : 0.0f;
+}"""
+    with pytest.raises(cuda.CompileError) as info:
+        cuda.RawKernel(source, "k", backend="cpu").compile()
+    message = str(info.value)
+    assert "kernel.cu:4:" in message and "no match for" in message and "operator+" in message
+    assert "runtime.h" not in message and "__CC_" not in message and "enable_if" not in message
+    with pytest.raises(cuda.CompileError) as info:
+        cuda.RawKernel(source.replace("out[i] = x[i] + bias ? bias[i] : 0.0f;", "atomicAdd(out, bias);"), "k",
+                       backend="cpu").compile()
+    candidates = [line for line in str(info.value).splitlines() if "note: candidate:" in line]
+    assert any("float atomicAdd(float*, float)" in line for line in candidates)
+    assert len(candidates) == len(set(candidates))
+
+
 def test_missing_compiler_says_how_to_install_one(tmp_path, monkeypatch):
     monkeypatch.setenv("COURSE_CUDA_CACHE", str(tmp_path))
     monkeypatch.setenv("CXX", str(tmp_path / "no-such-compiler"))

@@ -481,6 +481,15 @@ def _cache_key(unit: str, flags: list[str], compiler: str) -> str:
     return _build_key(compiler, unit, " ".join(FLAGS), " ".join(flags))  # (a change of FLAGS rebuilds too)
 
 
+#: What the emulator's own header adds to an error in the learner's code, which helps no one reading it: the
+#: operators it defines for half and vector types, each tried as a candidate for `x + p` (a float and a pointer),
+#: the macros that made them, and the substitution failures behind them (its functions' candidates, atomicAdd's
+#: overloads say, stay: they list what the call could have been).
+_RUNTIME_NOISE = re.compile(r"runtime\.h:\d+:\d+: (?:note: (?:candidate[^:]*: .*\boperator\W|  |in expansion of macro "
+                            r"[‘']__CC_|in definition of macro [‘']__CC_)|error: no type named [‘']type[’'] in "
+                            r"[‘']struct std::enable_if)")
+
+
 def _clean_compiler_output(text: str, build_dir: str, header_dir: Path | None = None) -> str:
     """The compiler's messages, as the learner would like to read them."""
     for folder in (build_dir, str(header_dir) if header_dir else None):
@@ -494,7 +503,9 @@ def _clean_compiler_output(text: str, build_dir: str, header_dir: Path | None = 
             warning = True
         elif re.match(r"\S+:\d+:\d+: (fatal )?error:|\S+: In ", ln):
             warning = False
-        if not warning and ln.strip() and "course-cuda-launchers" not in ln:
+        repeated = ln.startswith("runtime.h:") and ": note: " in ln and ln in lines  # (atomicAdd's overloads, twice)
+        if not warning and ln.strip() and "course-cuda-launchers" not in ln and not _RUNTIME_NOISE.match(ln) \
+                and not repeated:
             lines.append(ln)
     if len(lines) > 40:
         lines = lines[:40] + [f"... ({len(lines) - 40} more lines)"]
