@@ -1017,6 +1017,24 @@ extern "C" __global__ void k(const float* x, const float* bias, float* out) {
     assert len(candidates) == len(set(candidates))
 
 
+@pytest.mark.parametrize("body, said", [
+    ("__syncthread();", "did you mean ‘__syncthreads’?"),  # (g++ suggested the emulator's own function)
+    ("float a[4] = {1, 2, 3, 4}; out[i] = a;", "cannot convert ‘float [4]’ to ‘float’"),
+    ("out[i] = __shfl_down_sync(x[i], 1);", "__shfl_down_sync(unsigned int, const T&"),
+])
+def test_compile_errors_name_no_emulator_internals(body, said):
+    source = f"""
+extern "C" __global__ void k(const float* x, float* out) {{
+    int i = threadIdx.x;
+    {body}
+}}"""
+    with pytest.raises(cuda.CompileError) as info:
+        cuda.RawKernel(source, "k", backend="cpu").compile()
+    plain = str.maketrans({"‘": "'", "’": "'"})  # (g++ quotes so in a UTF-8 locale, with ' in the C locale)
+    assert said.translate(plain) in str(info.value).translate(plain)
+    assert "__cc_" not in str(info.value)
+
+
 def test_missing_compiler_says_how_to_install_one(tmp_path, monkeypatch):
     monkeypatch.setenv("COURSE_CUDA_CACHE", str(tmp_path))
     monkeypatch.setenv("CXX", str(tmp_path / "no-such-compiler"))

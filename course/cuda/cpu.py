@@ -496,7 +496,13 @@ def _clean_compiler_output(text: str, build_dir: str, header_dir: Path | None = 
         if folder:
             text = text.replace(folder + os.sep, "").replace(folder, "")
     text = re.sub(r"__cc_ptr<(.+?)>", r"\1*", text)  # checked pointers are plain pointers to the learner
+    text = re.sub(r"__cc_array_view<(.+?)>", r"\1", text)  # and checked arrays plain arrays
+    text = re.sub(r"__cc_value_t<(\w+)>", r"\1", text)
     text = text.replace("__cc_user_", "")  # the source's own `half` (source._own_half_names)
+    # g++'s "did you mean" for a misspelt barrier names the function the macro __syncthreads() calls
+    text = re.sub(r"\b__cc_syncthreads\b", "__syncthreads", text)
+    # "In instantiation of ... __cc_store<float>::operator= ...": the line below it, the learner's, says where
+    text = "\n".join(ln for ln in text.splitlines() if not re.match(r"runtime\.h: In instantiation of .*__cc_", ln))
     lines, warning = [], False
     for ln in text.splitlines():  # errors only: a warning, with its notes and quoted lines, is left out
         if re.match(r"\S+:\d+:\d+: warning:", ln):
