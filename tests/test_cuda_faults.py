@@ -1021,10 +1021,14 @@ extern "C" __global__ void k(const float* x, const float* bias, float* out) {
     ("__syncthread();", "did you mean ‘__syncthreads’?"),  # (g++ suggested the emulator's own function)
     ("float a[4] = {1, 2, 3, 4}; out[i] = a;", "cannot convert ‘float [4]’ to ‘float’"),
     ("out[i] = __shfl_down_sync(x[i], 1);", "__shfl_down_sync(unsigned int, const T&"),
+    ("x[i] = 1.0f;", "error: assignment of read-only location ‘an element of a const array’"),  # (__cc_store::ref)
+    ("out[i] = threadIdx;", "error: cannot convert ‘uint3’ to ‘float’"),
+    ("__shared__ float s[n]; out[i] = s[i];", "storage size of ‘s’ isn’t constant"),
+    ("atomicCAS(out, 1.0f, 2.0f);", "candidate: ‘int atomicCAS(int*, int, int)’"),
 ])
 def test_compile_errors_name_no_emulator_internals(body, said):
     source = f"""
-extern "C" __global__ void k(const float* x, float* out) {{
+extern "C" __global__ void k(const float* x, float* out, int n) {{
     int i = threadIdx.x;
     {body}
 }}"""
@@ -1032,7 +1036,8 @@ extern "C" __global__ void k(const float* x, float* out) {{
         cuda.RawKernel(source, "k", backend="cpu").compile()
     plain = str.maketrans({"‘": "'", "’": "'"})  # (g++ quotes so in a UTF-8 locale, with ' in the C locale)
     assert said.translate(plain) in str(info.value).translate(plain)
-    assert "__cc_" not in str(info.value)
+    assert "__cc_" not in str(info.value) and "p.p" not in str(info.value) and "runtime.h: In" not in str(info.value)
+    assert "kernel.cu:4:" in str(info.value)  # (the learner's line, not the emulator header's that made the store)
 
 
 def test_missing_compiler_says_how_to_install_one(tmp_path, monkeypatch):

@@ -483,11 +483,13 @@ def _cache_key(unit: str, flags: list[str], compiler: str) -> str:
 
 #: What the emulator's own header adds to an error in the learner's code, which helps no one reading it: the
 #: operators it defines for half and vector types, each tried as a candidate for `x + p` (a float and a pointer),
-#: the macros that made them, and the substitution failures behind them (its functions' candidates, atomicAdd's
+#: the macros that made them, the substitution failures behind them, its own templates (atomicAdd's overload for
+#: checked pointers, `p.p`) and their instantiation chains (its functions' other candidates, atomicAdd's
 #: overloads say, stay: they list what the call could have been).
-_RUNTIME_NOISE = re.compile(r"runtime\.h:\d+:\d+: (?:note: (?:candidate[^:]*: .*\boperator\W|  |in expansion of macro "
-                            r"[‘']__CC_|in definition of macro [‘']__CC_)|error: no type named [‘']type[’'] in "
-                            r"[‘']struct std::enable_if)")
+_RUNTIME_NOISE = re.compile(r"runtime\.h:\d+:\d+: (?:note: (?:candidate[^:]*: .*(?:\boperator\W|\bp\.p\b)|  |in expansion "
+                            r"of macro [‘']__CC_|in definition of macro [‘']__CC_)|error: no type named [‘']type[’'] in "
+                            r"[‘']struct std::enable_if|\s+required from .*__cc_)|runtime\.h: In substitution of .*__cc_|"
+                            r"runtime\.h: In substitution of .*decltype \(atomic")
 
 
 def _clean_compiler_output(text: str, build_dir: str, header_dir: Path | None = None) -> str:
@@ -498,11 +500,18 @@ def _clean_compiler_output(text: str, build_dir: str, header_dir: Path | None = 
     text = re.sub(r"__cc_ptr<(.+?)>", r"\1*", text)  # checked pointers are plain pointers to the learner
     text = re.sub(r"__cc_array_view<(.+?)>", r"\1", text)  # and checked arrays plain arrays
     text = re.sub(r"__cc_value_t<(\w+)>", r"\1", text)
+    text = re.sub(r"\(\(const __cc_store<[^>]*>\*\)this\)->__cc_store<[^>]*>::ref", "an element of a const array",
+                  text)  # `x[i] = 1.0f;` into a `const float* x`
+    text = re.sub(r"\b__cc_raw_(\w+)", r"\1", text)  # a __shared__ array's storage: its own name
     text = text.replace("__cc_user_", "")  # the source's own `half` (source._own_half_names)
     # g++'s "did you mean" for a misspelt barrier names the function the macro __syncthreads() calls
     text = re.sub(r"\b__cc_syncthreads\b", "__syncthreads", text)
     # "In instantiation of ... __cc_store<float>::operator= ...": the line below it, the learner's, says where
     text = "\n".join(ln for ln in text.splitlines() if not re.match(r"runtime\.h: In instantiation of .*__cc_", ln))
+    # "kernel.cu:3:19:   required from here" then "runtime.h:2546:15: error: cannot convert ...": the learner's line
+    # is where the error is (`out[i] = threadIdx;`, whose store the emulator's header makes)
+    text = re.sub(rf"^({re.escape(SOURCE_NAME)}:\d+:\d+):\s+required from here\nruntime\.h:\d+:\d+: error: ",
+                  r"\1: error: ", text, flags=re.M)
     lines, warning = [], False
     for ln in text.splitlines():  # errors only: a warning, with its notes and quoted lines, is left out
         if re.match(r"\S+:\d+:\d+: warning:", ln):
