@@ -1691,11 +1691,21 @@ def _setting(module: Module, name: str, kind=ctypes.c_int):
     return module.export(name, None, kind)
 
 
+def _snapshot(like: dict) -> dict:
+    """A copy of the bytes now at each address of `like` (address -> bytes, as many as it holds there)."""
+    return {address: _bytes_at(address, len(saved)).copy() for address, saved in like.items()}
+
+
+def _put_back(saved: dict) -> None:
+    """Each address's bytes of `saved` (a _snapshot) back in place."""
+    for address, was in saved.items():
+        _bytes_at(address, len(was))[:] = was
+
+
 def _run_again(module: Module, kernel: Kernel, config, packed, before: dict, setting: str, mode: int):
     """Run a sanitized launch once more from the memory it started with (`before`), runtime.h's
     `setting` at `mode` for that run: (its status, its fault record, its printf output)."""
-    for address, saved in before.items():
-        _bytes_at(address, len(saved))[:] = saved
+    _put_back(before)
     setter, fault = _setting(module, setting), _Fault()
     with _launch_lock:
         setter(mode)
@@ -1720,12 +1730,11 @@ def _depends_on_undefined(module: Module, kernel: Kernel, config, packed, memory
     it again from the same memory, the undefined reads giving other bits. Where the results differ,
     they depend on a value a GPU leaves undefined: (name, index, first value, second value) of the
     first element that differs, with the first run's results back in place. None when they agree."""
-    first = {address: _bytes_at(address, len(saved)).copy() for address, saved in before.items()}
+    first = _snapshot(before)
     try:  # (its printf output is dropped: the first run's was shown already)
         status, _, _ = _run_again(module, kernel, config, packed, before, "__cc_set_undefined_variant", 1)
     except KeyboardInterrupt:
-        for address, was in first.items():
-            _bytes_at(address, len(was))[:] = was
+        _put_back(first)
         raise
     dtypes = _element_dtypes(kernel)
     found = None
@@ -2534,7 +2543,7 @@ def _race_changes_results(module: Module, kernel: Kernel, config, packed, memory
         if status != OK:  # past the race, in launch order, another bug: that one is the message
             return (status, fault, text) if mode == 1 and fault.kind != GLOBAL_RACE else None
         if mode == 1:
-            first = {address: _bytes_at(address, len(saved)).copy() for address, saved in before.items()}
+            first = _snapshot(before)
             first_fault, output = fault, text
         else:
             for address, saved in before.items():
@@ -2542,9 +2551,12 @@ def _race_changes_results(module: Module, kernel: Kernel, config, packed, memory
                 differing = _differing(first[address], now, memory[address][2], floats.get(address))
                 if differing.size:
                     return _race_effect(mode, memory[address], int(differing[0]), first[address], now, kernel)
-    for address, was in first.items():
-        _bytes_at(address, len(was))[:] = was
+    _put_back(first)
     return OK, first_fault, output
+
+
+#: A line that updates what it stores (`x += v`, `x++`): not a plain store.
+_UPDATE = re.compile(r"(\+\+|--|[-+*/%|&^]=|<<=|>>=)")
 
 
 #: Seconds each of the two runs that show what a race in shared memory does may take (_shared_race_effect).
@@ -2567,18 +2579,14 @@ def _shared_race_effect(module: Module, kernel: Kernel, config, packed, memory: 
             status, _, _ = _run_again(module, kernel, capped, packed, before, "__cc_set_race_rerun", mode)
             if status != OK:
                 return None
-            results.append({address: _bytes_at(address, len(saved)).copy() for address, saved in before.items()})
+            results.append(_snapshot(before))
     finally:
-        for address, saved in before.items():
-            _bytes_at(address, len(saved))[:] = saved
+        _put_back(before)
     for address in sorted(before, key=lambda address: address not in arrays):
-        name, _, size = memory[address][:3]
-        differing = _differing(results[0][address], results[1][address], size, floats.get(address))
+        differing = _differing(results[0][address], results[1][address], memory[address][2], floats.get(address))
         if differing.size:
-            index = int(differing[0])
-            dtype = _element_dtypes(kernel).get(name)
-            forward, backward = (_element_text(run[address], index, size, dtype) for run in results)
-            element = f"{name}[{index}]" if size else name
+            element, (forward, backward) = _element_values(kernel, memory[address], int(differing[0]),
+                                                           *(run[address] for run in results))
             return (f"Run to its end with the race let go, this launch gives {element} = {forward} with the "
                     f"threads in launch order, and {element} = {backward} with the blocks, and each block's "
                     "threads, in the opposite order: the result depends on the order.")
@@ -2588,13 +2596,18 @@ def _shared_race_effect(module: Module, kernel: Kernel, config, packed, memory: 
 def _race_effect(mode: int, where: tuple, index: int, was: np.ndarray, now: np.ndarray, kernel: Kernel) -> str:
     """In words: element `index` of an array (`where`: its name, count and element size), which a rerun
     of the launch in `mode` (see _race_changes_results) left other than the first run did."""
-    name, _, size = where
-    dtype = _element_dtypes(kernel).get(name)
-    value_now, value_was = (_element_text(raw, index, size, dtype) for raw in (now, was))
+    element, (value_now, value_was) = _element_values(kernel, where, index, now, was)
     how = {2: "Run again with the blocks, and each block's threads, in the opposite order",
            3: "Run again with each such read seeing the value from before the other thread's write"}[mode]
-    element = f"{name}[{index}]" if size else name
     return f"{how}, this launch gives {element} = {value_now} instead of {value_was}."
+
+
+def _element_values(kernel: Kernel, where: tuple, index: int, *runs: np.ndarray) -> tuple[str, list[str]]:
+    """`name[index]` of an array (`where`: its name, count and element size) and that element's value in each
+    run's bytes of it, in words."""
+    name, _, size = where[:3]
+    dtype = _element_dtypes(kernel).get(name)
+    return f"{name}[{index}]" if size else name, [_element_text(raw, index, size, dtype) for raw in runs]
 
 
 def _element_text(raw: np.ndarray, index: int, size: int, dtype: str | None) -> str:
@@ -3552,16 +3565,14 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         hint = ("Argument arrays are bounds-checked, so look at pointers made by casts, at __shared__ "
                 "and local arrays indexed out of range, and at divisions.")
         nulls = [p.name for p, a in zip(kernel.params, args) if p.pointer and not a.data]
+        used = [name for name in nulls if line and re.search(rf"\b{re.escape(name)}\b", source.line_text(line))]
         signed = fault.address - (1 << 64) if fault.address >= 1 << 63 else fault.address
         # (an index far from 0 through a None argument, `bias[i - 100000]`, lands far from address 0)
-        from_none = abs(signed) < 1 << 32 and any(
-            line and re.search(rf"\b{re.escape(name)}\b", source.line_text(line)) for name in nulls)
-        if fault.signal == signal.SIGSEGV and (fault.address < 65536 or from_none):
+        if fault.signal == signal.SIGSEGV and (fault.address < 65536 or abs(signed) < 1 << 32 and used):
             what = (f"crashed: it used a null pointer, or one made from a small number (an invalid memory access "
                     f"at address {fault.address:#x})")
             hint = ("A pointer that is nullptr (or 0), or was never set on this thread's path, was read or written "
                     "through: set it before use, or guard the access with `if (p != nullptr)`.")
-            used = [name for name in nulls if line and re.search(rf"\b{re.escape(name)}\b", source.line_text(line))]
             if nulls:  # None given for a pointer parameter
                 named = used or nulls
                 hint = (f"This launch passed None (a null pointer) for {_and([f'`{n}`' for n in named])}: pass an "
@@ -3731,29 +3742,21 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                          "it, and no barrier orders one pass through the loop before the next)")
             elif other_line >= line and in_loop:
                 place += " (the next time round the loop: put the barrier at the end of the loop's body)"
-            elif other_line > line and (calls := _called_again(source.text, line, other_line, barrier)):
-                # A barrier stands between the lines already, in a function called again from the same line
-                # (`a = block_sum(x); b = block_sum(y);`): the other thread's access was in the first call.
-                place = (f"after line {other_line}, before {calls[0]} returns (or between its calls, at line"
-                         f"{'s' * (len(calls[1]) > 1)} {_and(calls[1])}): there is a barrier between line {line} and "
-                         f"line {other_line} already, but thread {other} {first} `{element}` at line {other_line} in "
-                         f"one call of {calls[0]}, and thread {thread} {second} it at line {line} in the next call, "
-                         "with no barrier between the two calls")
+            elif other_line != line and not in_loop and (
+                    calls := helper if helper and any(barrier.match(text) for text in between)
+                    else _called_again(source.text, min(line, other_line), max(line, other_line), barrier)):
+                # A barrier stands between the two lines already, in a function called twice (from two lines, or
+                # from one: `a = block_sum(x), b = block_sum(y);`): the two accesses were in different calls.
+                place = (f"after line {max(line, other_line)}, before {calls[0]} returns (or between its calls, at "
+                         f"line{'s' * (len(calls[1]) > 1)} {_and(calls[1])}): there is a barrier between line "
+                         f"{min(line, other_line)} and line {max(line, other_line)} already, but thread {other} "
+                         f"{first} `{element}` at line {other_line} and thread {thread} {second} it at line {line} in "
+                         f"different calls of {calls[0]}, with no barrier between the two calls")
             elif other_line > line:
                 # No loop: the other thread simply ran ahead to the later line before this one got here.
                 present = verbs.get(fault.other_op, ("uses",))[0]
                 place = (f"between line {line}, where thread {thread} {second} `{element}`, and line {other_line}, "
                          f"where thread {other} {present} it (thread {other} got there first)")
-            elif not in_loop and (calls := helper if helper and any(barrier.match(text) for text in between) else
-                                  _called_again(source.text, other_line, line, barrier) if other_line < line else None):
-                # A barrier stands between the two lines already, in a function called twice (from two lines or
-                # from one): the first thread went on to the next call before the second had finished with it.
-                done = {1: "read", 2: "written"}.get(fault.op, "used")
-                place = (f"after line {line}, before {calls[0]} returns (or between its calls, at line"
-                         f"{'s' * (len(calls[1]) > 1)} {_and(calls[1])}): there is a barrier between line {other_line} "
-                         f"and line {line} already, "
-                         f"but thread {other} went on to the next call of {calls[0]} and {first} `{element}` at line "
-                         f"{other_line} before thread {thread} had {done} it at line {line}")
             elif in_loop and any(barrier.match(text) for text in between):
                 # A barrier stands between the two lines already: the first thread went round the loop
                 # again before the second had finished with the element (a tile refilled too early).
@@ -3801,9 +3804,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         # (a line that accesses two elements of the array: itself, or the call of a helper that holds it)
         neighbours = bool(array and line and any(len(re.findall(rf"\b{array.group(0)}\s*\[", source.line_text(at))) >= 2
                                                  for at in (line, *(chain[-1:] if one_statement else ()))))
-        stores_only = fault.op == 2 and not re.search(r"(\+\+|--|[-+*/%|&^]=|<<=|>>=)",
-                                                      source.line_text(line) if line else "")
         text = source.line_text(line) if line else ""
+        stores_only = fault.op == 2 and not _UPDATE.search(text)
         if other_line == line and not neighbours and array and _kept_by_hand(array.group(0), text, text) \
                 and {fault.op, fault.other_op} <= {1, 2}:  # `if (v > m) m = v;`, `m = fmaxf(m, v)`
             hint = (f"If the threads mean to keep the largest (or smallest) value in `{element}`, no barrier can "
@@ -3814,8 +3816,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             hint = (f"Two threads store into `{element}` at line {line}, so which value stays depends on their "
                     "order: if each element should have one writer, check how the index is computed; if one value "
                     f"should win, choose it on purpose (one writer thread, or atomicMax(&{element}, v)).")
-        elif other_line and other_line != line and fault.other_op == 2 and stores_only and not re.search(
-                r"(\+\+|--|[-+*/%|&^]=|<<=|>>=)", source.line_text(other_line)) and not overlap and not handover:
+        elif other_line and other_line != line and fault.other_op == 2 and stores_only \
+                and not _UPDATE.search(source.line_text(other_line)) and not overlap and not handover:
             # `keys[posA] = a;` and `keys[posB] = b;` (a merge, a scatter): a barrier only picks the survivor
             hint += (f" If instead each element should get one writer here (threads storing to places they compute, "
                      f"as a scatter or a merge does), a barrier would only decide which value stays: check how the "

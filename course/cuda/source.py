@@ -4317,8 +4317,8 @@ def _declaration_name(tokens: list[Token], i: int, b: int, types=None) -> int:
             j = close + 1
         elif tokens[j + 1].kind == "ident":
             j += 1
-        elif _qualified_last(tokens, j, b) > j:
-            j = _qualified_last(tokens, j, b)  # a qualified type, `ns::Point pts[4]`, `cuda::std::array<float, 64> s`
+        elif (last := _qualified_last(tokens, j, b)) > j:
+            j = last  # a qualified type, `ns::Point pts[4]`, `cuda::std::array<float, 64> s`
         elif tokens[j + 1].text == "<" and (types is None or tokens[j].text in types):
             close = _matching_angle(tokens, j + 1)
             if close < 0 or close + 1 >= b or tokens[close + 1].kind != "ident":
