@@ -494,6 +494,19 @@ HOST_ONLY = [  # (source, what the message names): device code using host code, 
      r"blockDim\.x\) s\[j\] = \.\.\.;"),
     ("extern \"C\" __global__ void k(float* x) {\n  __shared__ int count{0};\n  x[threadIdx.x] = count; }",
      r"line 2: the __shared__ variable count has an initializer.*if \(threadIdx\.x == 0\) count = "),
+    ("extern \"C\" __global__ void k(float* x) {\n  extern __shared__ float total;\n  total = 1; x[0] = total; }",
+     r"line 2: extern __shared__ total is not an array of unknown size.*`extern __shared__ float total\[\];` and use "
+     r"total\[0\], or .* `__shared__ float total;`"),
+    ("extern \"C\" __global__ void k(float* x) {\n  extern volatile __shared__ int* p;\n  x[0] = p[0]; }",
+     r"line 2: extern __shared__ p is not an array of unknown size.*`extern __shared__ int p\[\];`"),
+    ("extern \"C\" __global__ void k(float* x) {\n  __syncwarp(0xffffffff, 32);\n  x[0] = 1; }",
+     r"line 2: __syncwarp\(\) is called with 2 arguments, but it takes at most 1 \(nvcc: too many arguments.*write "
+     r"__syncwarp\(\) or __syncwarp\(mask\)"),
+    ("extern \"C\" __global__ void k(float* x) {\n  x[0] = __activemask(0xffffffff); }",
+     r"line 2: __activemask\(\) is called with 1 argument, but it takes none"),
+    ("extern \"C\" __global__ void k(float* x) {\n  float v = x[threadIdx.x];\n"
+     "  x[threadIdx.x] = __shfl_down_sync(0xffffffff, v, 1, min(32, 16), 0); }",
+     r"line 3: __shfl_down_sync\(\) is called with 5 arguments, but it takes at most 4"),
     ("__device__ float root2 = sqrtf(2.0f);\nextern \"C\" __global__ void k(float* x) { x[threadIdx.x] = root2; }",
      r"line 1: the __device__ variable root2 is initialized by calling sqrtf\(\).*get_global\('root2'\)"),
     ("__global__ void fill(float* x) { x[threadIdx.x] = 1; }\n"

@@ -7,6 +7,7 @@ module) still works after the fault.
 import os
 import re
 import time
+import types
 import warnings
 from pathlib import Path
 
@@ -1363,6 +1364,74 @@ def test_launch_bounds_and_the_48_kib_of_shared_memory_a_block_gets(sanitize):
                                                r"shared_mem=49,152.*the launch fails"):
         module.get_function("tile_and_dynamic")((2,), (32,), (y, out), shared_mem=48 * 1024)
     module.get_function("tile_and_dynamic")((2,), (32,), (y, out), shared_mem=128)  # the module still works
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_a_kernel_opts_in_to_more_dynamic_shared_memory_as_with_cupy(sanitize):
+    """kernel.max_dynamic_shared_size_bytes (cudaFuncAttributeMaxDynamicSharedMemorySize): 48 KiB unless
+    raised, then up to the emulated A100's 163 KiB a block in all; static arrays stay at 48 KiB."""
+    module = cuda.RawModule(code=LIMITS, backend="cpu", sanitize=sanitize)
+    kernel = module.get_function("tile_and_dynamic")
+    y, out = np.ones(32, np.float32), np.zeros(32, np.float32)
+    assert kernel.max_dynamic_shared_size_bytes == 48 * 1024
+    with pytest.raises(ValueError, match=r"shared_mem=65,536 bytes, .*at most 49,152 .*unless the kernel opts in.*"
+                                         r"kernel.max_dynamic_shared_size_bytes = 65536"):
+        kernel((2,), (32,), (y, out), shared_mem=64 * 1024)
+    with pytest.raises(cuda.KernelError, match=r"(?s)needs 53,376 bytes.*at most 49,152.*max_dynamic_shared_size_bytes = "
+                                               r"49152"):
+        kernel((2,), (32,), (y, out), shared_mem=48 * 1024)  # fits the attribute, not the block with its tile
+    kernel.max_dynamic_shared_size_bytes = 100 * 1024
+    kernel((2,), (32,), (y, out), shared_mem=100 * 1024)
+    np.testing.assert_array_equal(out, 2.0)
+    with pytest.raises(ValueError, match=r"at most 102,400 bytes .*its max_dynamic_shared_size_bytes"):
+        kernel((2,), (32,), (y, out), shared_mem=100 * 1024 + 4)
+    kernel.max_dynamic_shared_size_bytes = 163 * 1024
+    with pytest.raises(cuda.KernelError, match=r"needs 171,136 bytes.*at most 166,912 \(163 KiB on the A100"):
+        kernel((2,), (32,), (y, out), shared_mem=163 * 1024)  # the tile's 4,224 bytes too many
+    with pytest.raises(ValueError, match=r"at most 166,912 bytes \(163 KiB\)"):
+        kernel.max_dynamic_shared_size_bytes = 200 * 1024
+    with pytest.raises(ValueError, match="number of bytes >= 0"):
+        kernel.max_dynamic_shared_size_bytes = -1
+    big = module.get_function("whole_image_in_shared")  # 64 KiB of static arrays: no opt-in helps
+    big.max_dynamic_shared_size_bytes = 100 * 1024
+    with pytest.raises(cuda.KernelError, match=r"(?s)at most 49,152 \(48 KiB\).*does not compile.*Static __shared__ "
+                                               r"arrays get at most 48 KiB"):
+        big((1,), (32,), (np.zeros(256, np.float32), np.zeros(256, np.float32), 32))
+    other = module.get_function("tile_and_dynamic")  # a kernel of its own: the attribute is not shared
+    with pytest.raises(ValueError, match="unless the kernel opts in"):
+        other((2,), (32,), (y, out), shared_mem=64 * 1024)
+
+
+def test_max_dynamic_shared_size_bytes_is_cupys_attribute_on_a_gpu():
+    """On CuPy the attribute is the compiled kernel's: read from it, set on it, and a GPU's refusal said in words."""
+    class CUDADriverError(Exception):
+        pass
+
+    class Function:  # what cupy.RawKernel has: the GPU's answer, 48 KiB less the static arrays at first
+        def __init__(self):
+            self.value = 48 * 1024 - 4224
+
+        @property
+        def max_dynamic_shared_size_bytes(self):
+            return self.value
+
+        @max_dynamic_shared_size_bytes.setter
+        def max_dynamic_shared_size_bytes(self, value):
+            if value > 99 * 1024:  # (an RTX 4090's limit)
+                raise CUDADriverError("CUDA_ERROR_INVALID_VALUE: invalid argument")
+            self.value = value
+
+    kernel = cuda.RawModule(code=LIMITS, backend="cpu").get_function("tile_and_dynamic")
+    kernel.backend, kernel._compiled = "cupy", types.SimpleNamespace(kernel=Function())
+    assert kernel.max_dynamic_shared_size_bytes == 48 * 1024 - 4224
+    with pytest.raises(ValueError, match=r"shared_mem=45,000 bytes, .*at most 44,928 .*unless the kernel opts in"):
+        kernel._launch_shape((1,), (32,), 45000)
+    kernel.max_dynamic_shared_size_bytes = 64 * 1024
+    assert kernel._compiled.kernel.value == 64 * 1024 and kernel.max_dynamic_shared_size_bytes == 64 * 1024
+    kernel._launch_shape((1,), (32,), 64 * 1024)
+    with pytest.raises(ValueError, match=r"this GPU refuses max_dynamic_shared_size_bytes=204,800 \(CUDA_ERROR_INVALID"):
+        kernel.max_dynamic_shared_size_bytes = 200 * 1024  # (more than the CPU backend's A100 too: the GPU decides)
+    assert kernel.max_dynamic_shared_size_bytes == 64 * 1024
 
 
 DEVICE_HEAP = r"""

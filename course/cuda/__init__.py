@@ -137,7 +137,9 @@ and when threads take locks in a cycle (ThreadSanitizer's lock-order check: a lo
 swaps out and an ``atomicExch`` or ``atomicCAS`` puts back; thread i locking ``m[i]`` and then ``m[i + 1]``
 can deadlock on a GPU, where the threads run at once). A time limit met at an ``atomicCAS`` spin names the
 ``return`` or ``break`` that leaves the locked region without releasing it, or the barrier or warp-level call
-inside it that the spinning threads never reach. Blocks may not use more than 48 KiB of shared memory, a module's ``__constant__``
+inside it that the spinning threads never reach. Blocks may not use more than 48 KiB of shared memory (up to an
+A100's 163 KiB, static arrays at most 48 KiB, for a kernel that opts in as with CuPy:
+``kernel.max_dynamic_shared_size_bytes = 100 * 1024``), a module's ``__constant__``
 variables not more than 64 KiB, and a launch may not pass a ``__launch_bounds__``. A variable read
 before it has a value (``float sum;`` then ``sum += x[i];``) and a function that returns its own
 local array's (or a by-value parameter's) address get a ``KernelWarning`` when the kernel compiles,

@@ -36,6 +36,7 @@ from .source import _GRID_SYNC, _TYPE_WORDS, Kernel, Source, without_comments
 
 RUNTIME_HEADER = Path(__file__).with_name("runtime.h")
 MAX_SHARED_BYTES = 48 * 1024  # shared memory a block may use without an opt-in (runtime.h's __CC_MAX_SHARED)
+MAX_SHARED_OPTIN = 163 * 1024  # and with one (max_dynamic_shared_size_bytes), on an A100 (sm_80)
 SOURCE_NAME = "kernel.cu"  # what compiler messages call the learner's source
 _LAYOUT_VERSION = "6"  # change when generated code changes, so old cache entries are not used
 
@@ -1258,8 +1259,9 @@ HEAP_BYTES = [8 << 20]
 
 
 def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: int,
-           time_limit: float, arrays: dict, trace_limit: int | None = None):
+           time_limit: float, arrays: dict, trace_limit: int | None = None, shared_limit: int = MAX_SHARED_BYTES):
     """Run `kernel` for every block and thread; print its printf output; raise on a fault.
+    `shared_limit`: the shared memory a block may use in all (MAX_SHARED_OPTIN for a kernel that opted in).
 
     `args` holds one (data address, element count, scalar bits) per parameter; `arrays` maps
     the address of each argument array to (parameter name, element count) for messages.
@@ -1285,6 +1287,7 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
             setup(int(trace_limit))
         # (a race whose effect only another run shows may stop this one: it can run again)
         _setting(module, "__cc_set_heap_limit", ctypes.c_longlong)(HEAP_BYTES[0])
+        _setting(module, "__cc_set_shared_limit", ctypes.c_longlong)(shared_limit)
         rerun = _setting(module, "__cc_set_race_rerun") if before is not None else None
         if rerun:
             rerun(4)
@@ -4328,12 +4331,23 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     elif kind == SHARED_TOO_BIG:
         name = fault.text.decode(errors="replace")
         static, dynamic = length, index
+        static_only = static > MAX_SHARED_BYTES  # (a kernel's static arrays get 48 KiB, opt-in or not)
+        limit = MAX_SHARED_OPTIN if not static_only and static + dynamic > MAX_SHARED_OPTIN else MAX_SHARED_BYTES
         what = (f"needs {static + dynamic:,} bytes of shared memory per block ({static:,} in __shared__ arrays, up "
                 f"to `{name}`, declared at line {line}" + (f", and shared_mem={dynamic:,}" if dynamic else "")
-                + f"), but a block gets at most {MAX_SHARED_BYTES:,} (48 KiB): on a GPU "
-                + ("the launch fails" if dynamic else "the kernel does not compile ('uses too much shared data')"))
+                + f"), but a block gets at most {limit:,} ("
+                + ("48 KiB" if limit == MAX_SHARED_BYTES else "163 KiB on the A100 the CPU backend emulates, with the "
+                   "opt-in") + "): on a GPU "
+                + ("the kernel does not compile ('uses too much shared data')" if static_only or not dynamic
+                   else "the launch fails"))
         hint = ("Use smaller tiles (e.g. 32×32 floats is 4 KiB), or one array per purpose: shared memory is "
                 "per block, so size it by the block's threads, not by the whole input.")
+        if dynamic and not static_only and limit == MAX_SHARED_BYTES:
+            hint += (f" Or let the kernel use more, as with CuPy: kernel.max_dynamic_shared_size_bytes = {dynamic} "
+                     f"(a block gets up to {MAX_SHARED_OPTIN:,} bytes in all on an A100).")
+        elif static_only:
+            hint += (" Static __shared__ arrays get at most 48 KiB on any GPU: more needs dynamic shared memory "
+                     "(`extern __shared__ float s[];`, shared_mem= and kernel.max_dynamic_shared_size_bytes).")
     elif kind == UNSUPPORTED and fault.text == b"grid":  # grid_group::sync()
         what = "reached a grid-wide barrier (grid.sync() of cooperative groups), which the CPU backend cannot run"
         hint = f"Instead: {_GRID_SYNC[1]}."

@@ -35,6 +35,9 @@ MAX_BLOCK = (1024, 1024, 64)
 MAX_THREADS_PER_BLOCK = 1024
 MAX_GRID = (2**31 - 1, 65535, 65535)
 MAX_DYNAMIC_SHARED = cpu.MAX_SHARED_BYTES
+#: Shared memory a block of a kernel that opts in (``kernel.max_dynamic_shared_size_bytes = ...``) may use
+#: on the GPU the CPU backend emulates, an A100 (sm_80): 163 KiB, its static __shared__ arrays included.
+MAX_SHARED_OPTIN = cpu.MAX_SHARED_OPTIN
 #: How many access and branch records kernel.profile keeps (24 bytes each: 384 MB).
 PROFILE_MAX_ACCESSES = 16 * 1024 * 1024
 
@@ -162,6 +165,7 @@ class RawKernel:
         self._compiled = None
         self._warned: set = set()  # what launches of this kernel warned about (each said once)
         self._rules: _LaunchRules | None = None  # what the source says about its launches (read at the first)
+        self._max_dynamic_shared: int | None = None  # max_dynamic_shared_size_bytes, where the program set it
 
     @property
     def params(self) -> tuple[Param, ...]:
@@ -170,6 +174,49 @@ class RawKernel:
 
     def __repr__(self) -> str:
         return f"<RawKernel {self._kernel.signature()} on {self.backend}>"
+
+    @property
+    def max_dynamic_shared_size_bytes(self) -> int:
+        """The most dynamic shared memory (``shared_mem``) a launch of this kernel may ask for, as
+        ``cupy.RawKernel``'s attribute (CUDA's ``cudaFuncAttributeMaxDynamicSharedMemorySize``): 48 KiB
+        unless raised. A kernel that needs more opts in by setting it, e.g. to 100 KiB::
+
+            kernel.max_dynamic_shared_size_bytes = 100 * 1024
+            kernel(grid, block, args, shared_mem=100 * 1024)
+
+        How far depends on the GPU (a block's static ``__shared__`` arrays count too): 163 KiB on an
+        A100, which the CPU backend emulates, 227 KiB on an H100, 99 KiB on RTX 30 and 40 cards, 64 KiB
+        on a T4."""
+        if self._max_dynamic_shared is None and self.backend == "cupy" and not self._unchecked_attribute():
+            return int(self.compile()._compiled.kernel.max_dynamic_shared_size_bytes)
+        return MAX_DYNAMIC_SHARED if self._max_dynamic_shared is None else self._max_dynamic_shared
+
+    @max_dynamic_shared_size_bytes.setter
+    def max_dynamic_shared_size_bytes(self, value) -> None:
+        if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 0:
+            raise ValueError(f"kernel '{self.name}': max_dynamic_shared_size_bytes must be a number of bytes >= 0, "
+                             f"got {value!r}")
+        value = int(value)
+        if self.backend == "cpu" and value > MAX_SHARED_OPTIN:
+            raise ValueError(
+                f"kernel '{self.name}': max_dynamic_shared_size_bytes={value:,}, but a block of the A100 that the CPU "
+                f"backend emulates has at most {MAX_SHARED_OPTIN:,} bytes (163 KiB) of shared memory in all, its "
+                "static __shared__ arrays included: use smaller tiles")
+        if self.backend == "cupy" and not self._unchecked_attribute():
+            try:
+                self.compile()._compiled.kernel.max_dynamic_shared_size_bytes = value
+            except Exception as error:  # CUDADriverError: CUDA_ERROR_INVALID_VALUE, more than this GPU has
+                if type(error).__name__ not in ("CUDADriverError", "CUDARuntimeError"):
+                    raise
+                raise ValueError(
+                    f"kernel '{self.name}': this GPU refuses max_dynamic_shared_size_bytes={value:,} ({error}): its "
+                    "blocks have less shared memory (with the kernel's static __shared__ arrays): use smaller "
+                    "tiles") from error
+        self._max_dynamic_shared = value
+
+    def _unchecked_attribute(self) -> bool:
+        """(CuPy backend) Whether the compiled kernel has no such attribute to read or set (an old CuPy)."""
+        return not hasattr(type(self.compile()._compiled.kernel), "max_dynamic_shared_size_bytes")
 
     def compile(self):
         """Compile now instead of at the first launch (CuPy compiles lazily too); returns self."""
@@ -199,7 +246,7 @@ class RawKernel:
         if self.backend == "cpu":
             packed, arrays, keep = _pack_for_cpu(self._kernel, values, self.sanitize)
             cpu.launch(self._compiled, self._kernel, grid3, block3, packed, int(shared_mem),
-                       self.time_limit, arrays)
+                       self.time_limit, arrays, shared_limit=self._shared_limit())
             del keep
         else:
             self._compiled.launch(grid3, block3, values, int(shared_mem))
@@ -233,7 +280,8 @@ class RawKernel:
         module = cpu.load(self._source, self.options, self.name, extra, trace=True)
         packed, arrays, keep = _pack_for_cpu(self._kernel, values, True)
         records, full = cpu.launch(module, self._kernel, grid3, block3, packed, int(shared_mem),
-                                   max(self.time_limit, 60.0), arrays, trace_limit=int(max_accesses))
+                                   max(self.time_limit, 60.0), arrays, trace_limit=int(max_accesses),
+                                   shared_limit=self._shared_limit())
         if full:
             raise ValueError(
                 f"kernel '{self.name}': the launch made more than {max_accesses:,} memory accesses and branches, "
@@ -268,10 +316,25 @@ class RawKernel:
             raise ValueError(f"kernel '{self.name}' is declared __launch_bounds__({bound}): at most {bound} threads "
                              f"per block, but block {block3} has {threads}. On a GPU "
                              f"the launch fails; launch at most {bound} threads per block, or raise the bound")
-        if shared_mem > MAX_DYNAMIC_SHARED:
-            raise ValueError(f"kernel '{self.name}': shared_mem={shared_mem} bytes, but a block gets at most "
-                             f"{MAX_DYNAMIC_SHARED} bytes (48 KiB) of dynamic shared memory")
+        limit = self.max_dynamic_shared_size_bytes
+        if shared_mem > limit:
+            raised = self._max_dynamic_shared is not None and limit != MAX_DYNAMIC_SHARED
+            raise ValueError(
+                f"kernel '{self.name}': shared_mem={shared_mem:,} bytes, but a launch of this kernel may ask for at most "
+                f"{limit:,} bytes of dynamic shared memory ("
+                + ("its max_dynamic_shared_size_bytes" if raised else "48 KiB, unless the kernel opts in") + "). "
+                + (f"Raise it first (as with CuPy): kernel.max_dynamic_shared_size_bytes = {shared_mem}"
+                   + (f" (at most {MAX_SHARED_OPTIN:,} on the A100 the CPU backend emulates, its static __shared__ "
+                      "arrays included)" if self.backend == "cpu" else "")
+                   + ", or use smaller tiles" if shared_mem <= MAX_SHARED_OPTIN or self.backend != "cpu"
+                   else f"No GPU of the A100's kind gives a block more than {MAX_SHARED_OPTIN:,} bytes: use smaller "
+                        "tiles"))
         return grid3, block3
+
+    def _shared_limit(self) -> int:
+        """The shared memory a block of this kernel may use in all (static arrays and shared_mem): 48 KiB,
+        or the A100's 163 KiB once the kernel opted in to more than 48 KiB of dynamic shared memory."""
+        return MAX_SHARED_OPTIN if self.max_dynamic_shared_size_bytes > MAX_DYNAMIC_SHARED else MAX_DYNAMIC_SHARED
 
 
 class RawModule:
@@ -339,6 +402,7 @@ class RawModule:
         function.time_limit = self.time_limit
         function._module, function._compiled, function._unchecked = self, None, False
         function._warned, function._rules = set(), None
+        function._max_dynamic_shared = None
         return function
 
     def compile(self):

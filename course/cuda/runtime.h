@@ -3246,13 +3246,17 @@ static inline __cc_ptr<T> __cc_address_in(const __cc_view<E>& whole, T* at) {
 #define __cc_poisoned_count (__cc_me->poisoned_count)
 // A block's static __shared__ arrays and its dynamic shared memory must fit in the 48 KiB a
 // block gets (a GPU refuses the kernel or the launch): counted as each array is first declared
-// in a launch.
+// in a launch. A kernel whose max_dynamic_shared_size_bytes was raised (cudaFuncSetAttribute)
+// gets up to __cc_shared_limit in all (an A100's 163 KiB, set by cpu.launch), its static arrays
+// still at most 48 KiB.
 static const size_t __CC_MAX_SHARED = 48 * 1024;
+static size_t __cc_shared_limit = __CC_MAX_SHARED;
+__CC_EXPORT void __cc_set_shared_limit(long long bytes) { __cc_shared_limit = (size_t)bytes; }
 static inline void __cc_count_static_shared(size_t bytes, const char* name, int line) {
     __cc_worker* w = __cc_me;
     if (w->static_shared_launch != __cc_current_launch) w->static_shared_launch = __cc_current_launch, w->static_shared = 0;
     w->static_shared += bytes;
-    if (w->static_shared + __cc_dyn_shared_bytes > __CC_MAX_SHARED) {
+    if (w->static_shared > __CC_MAX_SHARED || w->static_shared + __cc_dyn_shared_bytes > __cc_shared_limit) {
         __cc_fault_out->length = (int64_t)w->static_shared;
         __cc_fault_out->index = (int64_t)__cc_dyn_shared_bytes;
         __cc_fault_out->element_bytes = (int64_t)bytes;

@@ -3203,6 +3203,21 @@ def _nvcc_refusals(tokens: list[Token], functions: list, known_types: set,
     bodies = [f.body for f in functions if f.body]
     found = []
     for i, t in enumerate(tokens):
+        if t.text == "extern" and i + 1 < len(tokens) and tokens[i + 1].text in ("__shared__", "__align__", "volatile"):
+            # `extern __shared__ float s;` (or `float* s`): only an array of unknown size names the launch's
+            # dynamic shared memory; nvcc refuses other extern __shared__ variables
+            end = i + 1
+            while end < len(tokens) and tokens[end].text not in (";", "["):
+                end += 1
+            if end < len(tokens) and tokens[end].text == ";" and any(
+                    tokens[q].text == "__shared__" for q in range(i + 1, end)) and tokens[end - 1].kind == "ident":
+                name, kind = tokens[end - 1].text, " ".join(
+                    x.text for x in tokens[i + 1:end - 1] if x.text not in ("__shared__", "volatile", "*"))
+                found.append((f"extern __shared__ {name} is not an array of unknown size, which nvcc refuses (extern "
+                              "__shared__ declares the launch's dynamic shared memory, sized by shared_mem=)", t.line,
+                              f"declare `extern __shared__ {kind} {name}[];` and use {name}[0], or for one shared "
+                              f"variable of a fixed size `__shared__ {kind} {name};`"))
+            continue
         if t.text not in ("__shared__", "__device__", "__constant__", "__managed__") or (
                 i > 0 and tokens[i - 1].text == "extern"):
             continue
@@ -3259,10 +3274,45 @@ def _nvcc_refusals(tokens: list[Token], functions: list, known_types: set,
                           "lanes need not run together", t.line,
                           f"write {t.text}_sync(0xffffffff, ...) with the same arguments after the mask, which names the "
                           "lanes that take part (all 32 here; __activemask() for the lanes that got there)"))
+    # A warp-level call with an argument too many (`__activemask(0xffffffff)`, `__syncwarp(mask, 32)`): nvcc
+    # refuses it, where g++ here would take the extra number as the line runtime.h's functions report.
+    for i, t in enumerate(tokens[:-1]):
+        most = _WARP_ARGUMENTS.get(t.text)
+        if most is None or tokens[i + 1].text != "(" or t.text in declared or (
+                i > 0 and tokens[i - 1].text in (".", "->", "::")):
+            continue
+        close = _matching(tokens, i + 1)
+        depth, count = 0, 0 if close == i + 2 else 1
+        for k in range(i + 2, close):
+            if tokens[k].text in ("(", "[", "{"):
+                depth += 1
+            elif tokens[k].text in (")", "]", "}"):
+                depth -= 1
+            elif tokens[k].text == "," and depth == 0:
+                count += 1
+        if count > most:
+            found.append((f"{t.text}() is called with {count} argument{'s' * (count > 1)}, but it takes "
+                          + (f"at most {most}" if t.text in _WARP_OPTIONAL else f"{most}" if most else "none")
+                          + " (nvcc: too many arguments in function call)", t.line,
+                          f"write {_WARP_SIGNATURES[t.text]}"))
     return found
 
 
 _LEGACY_WARP = {"__shfl", "__shfl_up", "__shfl_down", "__shfl_xor", "__ballot", "__any", "__all"}
+#: The warp-level functions and their parameters (runtime.h gives each a hidden last one: the caller's line).
+_WARP_SIGNATURES = {
+    "__syncwarp": "__syncwarp() or __syncwarp(mask)", "__activemask": "__activemask(), with no argument",
+    **{f"__{vote}_sync": f"__{vote}_sync(mask, predicate)" for vote in ("ballot", "any", "all", "uni")},
+    **{f"__shfl{kind}_sync": f"__shfl{kind}_sync(mask, value, {what}) or __shfl{kind}_sync(mask, value, {what}, width)"
+       for kind, what in (("", "lane"), ("_up", "delta"), ("_down", "delta"), ("_xor", "lane_mask"))},
+    **{f"__reduce_{op}_sync": f"__reduce_{op}_sync(mask, value)" for op in ("add", "min", "max", "and", "or", "xor")},
+    "__match_any_sync": "__match_any_sync(mask, value)", "__match_all_sync": "__match_all_sync(mask, value, &pred)",
+}
+#: How many arguments each takes at most.
+_WARP_ARGUMENTS = {"__syncwarp": 1, "__activemask": 0, "__match_all_sync": 3,
+                   **{name: 4 if name.startswith("__shfl") else 2 for name in _WARP_SIGNATURES
+                      if name not in ("__syncwarp", "__activemask", "__match_all_sync")}}
+_WARP_OPTIONAL = {name for name, text in _WARP_SIGNATURES.items() if " or " in text}
 
 
 def _member_declarators(tokens: list[Token], open_: int, close: int):
