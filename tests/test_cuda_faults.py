@@ -1402,6 +1402,19 @@ def test_a_kernel_opts_in_to_more_dynamic_shared_memory_as_with_cupy(sanitize):
         other((2,), (32,), (y, out), shared_mem=64 * 1024)
 
 
+def test_a_launch_with_56_kib_of_dynamic_shared_memory_runs_once_opted_in_on_both_backends(backend, xp):
+    """On a GPU (make gpu-check) this sets CuPy's attribute for real: every GPU since Volta gives a block at least
+    64 KiB in all (a T4's most), the kernel's tile of 4,224 bytes included."""
+    kernel = cuda.RawModule(code=LIMITS, backend=backend).get_function("tile_and_dynamic")
+    y, out = xp.ones(32, xp.float32), xp.zeros(32, xp.float32)
+    with pytest.raises(ValueError, match="unless the kernel opts in"):
+        kernel((2,), (32,), (y, out), shared_mem=56 * 1024)
+    kernel.max_dynamic_shared_size_bytes = 56 * 1024
+    assert kernel.max_dynamic_shared_size_bytes == 56 * 1024
+    kernel((2,), (32,), (y, out), shared_mem=56 * 1024)
+    np.testing.assert_array_equal(cuda.asnumpy(out), 2.0)
+
+
 def test_max_dynamic_shared_size_bytes_is_cupys_attribute_on_a_gpu():
     """On CuPy the attribute is the compiled kernel's: read from it, set on it, and a GPU's refusal said in words."""
     class CUDADriverError(Exception):
