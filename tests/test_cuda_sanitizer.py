@@ -330,6 +330,32 @@ def test_a_race_between_two_lines_of_one_call_of_a_helper_puts_the_barrier_insid
     assert "as warp-synchronous steps" in str(info.value) and "Add __syncthreads()" not in str(info.value)
 
 
+
+NEIGHBOUR_STEP = r"""
+__device__ void add_next(float* s, int i) { s[i] += s[i + 1]; }   // STEP
+extern "C" __global__ void smooth(const float* x, float* out) {
+    __shared__ float s[65];
+    s[threadIdx.x] = x[threadIdx.x];
+    if (threadIdx.x == 0) s[64] = 0;
+    __syncthreads();
+    add_next(s, threadIdx.x);
+    __syncthreads();
+    out[threadIdx.x] = s[threadIdx.x];
+}
+"""
+
+
+def test_a_fixed_step_run_by_the_whole_block_is_not_called_a_warp_synchronous_step():
+    """`s[i] += s[i + 1]` by every thread of a 64-thread block: the first pair the checker meets is two lanes
+    of one warp, but lanes 31 and 32 share s[32] too, so __syncwarp() is no fix: the block-wide one is."""
+    with pytest.raises(cuda.KernelError) as info:
+        cuda.RawKernel(NEIGHBOUR_STEP, "smooth", backend="cpu", sanitize=True)(
+            (1,), (64,), (np.arange(64, dtype=np.float32), np.zeros(64, np.float32)))
+    message = str(info.value)
+    assert "warp-synchronous" not in message and "__syncwarp" not in message
+    assert "read it into a variable, then __syncthreads(), then write" in message
+
+
 def test_course_helpers_time_plain_kernels():
     """course.sharpen and friends pass backend="cpu" to time their kernels: no sanitizer there."""
     make = "import course.cuda as cuda\nk = cuda.RawKernel(code, 'scale', backend='cpu')"

@@ -3214,6 +3214,8 @@ def _shared_element(fault: _Fault, source: Source, line: int | None) -> str:
     return _with_member(text, source, line, None if "[" in text else fault.length)
 
 
+# A test that lets only one warp's threads on (`if (tid < 32)`, `if (threadIdx.x < warpSize)`, `if (warp == 0)`).
+_ONE_WARP_GUARD = re.compile(r"\bif\s*\([^;{)]*(?:<\s*(?:32|warpSize|WARP_SIZE|WARPSIZE)\b|<=\s*31\b|\bwarp\w*\s*==\s*0\b)")
 # A warp-synchronous step, `v[tid] += v[tid + 16]` run by the lanes of one warp, and its fix.
 _WARP_STEP_FIX = ("Split the step so that every lane reads before any lane writes: "
                   "`float other = v[tid + 16]; __syncwarp(); v[tid] += other; __syncwarp();` (v, tid and float: "
@@ -3855,7 +3857,10 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             # copied without their volatile)
             fixed = all(re.search(r"\[\s*\w+\s*\+\s*(?:[1-9]|[12]\d|3[0-2])\s*\]", source.line_text(n) or "")
                         for n in (line, other_line))
-            if twice and ("__syncwarp" in source.line_text(line) or fixed
+            # (fixed steps count as a warp's only where one warp runs them: `if (tid < 32)`, a block of one
+            # warp; `s[i] += s[i + 1]` run by every thread of a larger block is a block-wide step)
+            one_warp = block_dim[0] * block_dim[1] * block_dim[2] <= 32 or _ONE_WARP_GUARD.search(source.text)
+            if twice and ("__syncwarp" in source.line_text(line) or (fixed and one_warp)
                           or re.search(rf"\bvolatile\b[^;]*\b{re.escape(twice[0])}\b", function_text)):
                 run = ("this line as a warp-synchronous step" if other_line == line else
                        f"lines {min(line, other_line)} and {max(line, other_line)} as warp-synchronous steps, with no "
