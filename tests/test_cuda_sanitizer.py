@@ -4523,6 +4523,34 @@ def test_a_lock_taken_through_helpers_is_seen_around_the_update_it_guards(fence,
     assert ("inside a lock" in str(info.value)) == ("inside a lock" in hint)
 
 
+
+EVERY_THREAD_COUNTS = r"""
+extern "C" __global__ void count_in_turn(int* lock, int* total) {
+    while (atomicCAS(lock, 0, 1) != 0) { }
+    FENCE
+    total[0] += 1;   // COUNT
+    FENCE
+    atomicExch(lock, 0);
+}
+"""
+
+
+def test_a_lock_that_every_thread_takes_gets_the_locks_hint_not_the_unread_threadidx_one():
+    """Every thread adding 1 in turn never reads threadIdx, by design: without the fences the hint is the lock's
+    (not "threads along x compute the same index"), and with them the count is right and nothing is reported."""
+    with pytest.raises(cuda.KernelError, match=r"updates total\[0\]") as info:
+        kernel("count_in_turn", EVERY_THREAD_COUNTS.replace("FENCE", ""), sanitize=True)(
+            2, 32, (np.zeros(1, np.int32), np.zeros(1, np.int32)))
+    assert info.value.line == line_of("COUNT", EVERY_THREAD_COUNTS)
+    assert "inside a lock" in str(info.value) and "never reads" not in str(info.value)
+    total = np.zeros(1, np.int32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", cuda.KernelWarning)  # (all 32 threads of a block do the same work: said)
+        kernel("count_in_turn", EVERY_THREAD_COUNTS.replace("FENCE", "__threadfence();"), sanitize=True)(
+            2, 32, (np.zeros(1, np.int32), total))
+    assert total[0] == 64
+
+
 BINDINGS = r"""
 struct P { float x, y; };
 extern "C" __global__ void bindings(const float* a, float* out, int mode) {

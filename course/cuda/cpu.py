@@ -4427,7 +4427,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         what, hint = f"stopped with an unknown fault (kind {kind})", ""
 
     if kind in (RACE, GLOBAL_RACE) and not (kind == GLOBAL_RACE and _grid_stride_start(source, line)) \
-            and (ignored := _ignored_axis(fault, module, source, line, block_dim)):
+            and not _in_a_lock(source, [line]) and (ignored := _ignored_axis(fault, module, source, line, block_dim)):
+        # (not inside a lock: there every thread updating one element in turn is the design)
         hint = ignored
     if fault.exited_count and kind in (UNINITIALIZED, RACE, GLOBAL_RACE, UNINITIALIZED_LOCAL, WARP_EXITED):
         returned = _xyz(fault.exited_thread)
