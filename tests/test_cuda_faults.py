@@ -1021,7 +1021,12 @@ extern "C" __global__ void k(const float* x, const float* bias, float* out) {
 @pytest.mark.parametrize("body, said", [
     ("__syncthread();", "did you mean ‘__syncthreads’?"),  # (g++ suggested the emulator's own function)
     ("float a[4] = {1, 2, 3, 4}; out[i] = a;", "cannot convert ‘float [4]’ to ‘float’"),
-    ("out[i] = __shfl_down_sync(x[i], 1);", "__shfl_down_sync(unsigned int, const T&"),
+    ("out[i] = __shfl_down_sync(x[i], 1);", "__shfl_down_sync(unsigned int, const T&, unsigned int, int)’"),
+    ("out[i] = __shfl_down_sync(x[i], 1);", "__shfl_down_sync's arguments: __shfl_down_sync(mask, value, delta) or "),
+    ("atomicMax(out, x[i]);", "atomicMax takes a pointer to int, unsigned int, long long and unsigned long long in "
+                              "CUDA, not to float: for a float, atomicMax((int*)p, __float_as_int(v))"),
+    ("atomicSub(out, 1.0f);", "atomicSub takes a pointer to int and unsigned int in CUDA, not to float: for a float, "
+                              "atomicAdd(p, -v)"),
     ("x[i] = 1.0f;", "error: assignment of read-only location ‘an element of a const array’"),  # (__cc_store::ref)
     ("out[i] = threadIdx;", "error: cannot convert ‘uint3’ to ‘float’"),
     ("__shared__ float s[n]; out[i] = s[i];", "storage size of ‘s’ isn’t constant"),
@@ -1039,6 +1044,27 @@ extern "C" __global__ void k(const float* x, float* out, int n) {{
     assert said.translate(plain) in str(info.value).translate(plain)
     assert "__cc_" not in str(info.value) and "p.p" not in str(info.value) and "runtime.h: In" not in str(info.value)
     assert "kernel.cu:4:" in str(info.value)  # (the learner's line, not the emulator header's that made the store)
+    assert "candidate expects" not in str(info.value)  # (a warp function's hidden line parameter counted)
+    assert "mismatched types" not in str(info.value)  # (the emulator's atomic for its checked pointers)
+    quoted = [line for line in str(info.value).splitlines() if re.match(r"\s*4 \|", line)]
+    assert len(quoted) == len(set(quoted)) <= 1  # the learner's line quoted once at most
+
+
+@pytest.mark.parametrize("name, what", [("__syncthreads", "barrier"), ("__syncwarp", "barrier"),
+                                        ("__threadfence", "fence"), ("__threadfence_block", "fence")])
+def test_a_barrier_or_fence_named_without_its_parentheses_is_an_error_not_a_statement_that_does_nothing(name, what):
+    """`__syncthreads;` compiles with nvcc, with a warning only, and the kernel then runs without the barrier."""
+    source = f"""
+extern "C" __global__ void k(const float* x, float* out) {{
+    __shared__ float s[64];
+    s[threadIdx.x] = x[threadIdx.x];
+    {name};   // here
+    out[threadIdx.x] = s[63 - threadIdx.x];  // {name}; in a comment is no statement
+}}"""
+    with pytest.raises(cuda.CompileError, match=rf"kernel 'k': line 5: `{name};` names the function without calling "
+                                                rf"it.*without the {what}\): write `{name}\(\);`"):
+        cuda.RawKernel(source, "k", backend="cpu").compile()
+    cuda.RawKernel(source.replace(f"{name};   // here", f"{name}();"), "k", backend="cpu").compile()
 
 
 def test_missing_compiler_says_how_to_install_one(tmp_path, monkeypatch):

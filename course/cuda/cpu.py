@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import CompileError, KernelError, KernelWarning
-from .source import _GRID_SYNC, _TYPE_WORDS, Kernel, Source, without_comments
+from .source import _GRID_SYNC, _TYPE_WORDS, _WARP_SIGNATURES, Kernel, Source, without_comments
 
 RUNTIME_HEADER = Path(__file__).with_name("runtime.h")
 MAX_SHARED_BYTES = 48 * 1024  # shared memory a block may use without an opt-in (runtime.h's __CC_MAX_SHARED)
@@ -498,6 +498,16 @@ def _clean_compiler_output(text: str, build_dir: str, header_dir: Path | None = 
     for folder in (build_dir, str(header_dir) if header_dir else None):
         if folder:
             text = text.replace(folder + os.sep, "").replace(folder, "")
+    # the deduction failure of the emulator's atomic for checked pointers (its candidate line is noise below)
+    quoted = r"(?:[ \d]*\|.*\n?)*"  # the source lines GCC quotes below a message, with their carets
+    text = re.sub(r"^\S+:\d+:\d+: note:\s+mismatched types [‘']const __cc_ptr<E>[’'] and .*\n?" + quoted, "", text,
+                  flags=re.M)
+    # the warp-level functions' hidden last parameter (the caller's line): their candidates as CUDA declares them
+    def candidate(m):
+        return m.group(1) + re.sub(r"(?:, |(?<=\())int\)$", ")", m.group(2))
+    text = re.sub(rf"(note: candidate: [‘'][^’']*?\b(?:{'|'.join(_WARP_SIGNATURES)}))(\([^()]*\))", candidate, text)
+    text = re.sub(rf"((?:{'|'.join(_WARP_SIGNATURES)})\([^()]*\)[’']\n(?:.*\n)*?)\S+: note:\s+candidate expects \d+ "
+                  r"arguments?, \d+ provided\n?" + quoted, r"\1", text)
     text = re.sub(r"__cc_ptr<(.+?)>", r"\1*", text)  # checked pointers are plain pointers to the learner
     text = re.sub(r"__cc_array_view<(.+?)>", r"\1", text)  # and checked arrays plain arrays
     text = re.sub(r"__cc_value_t<(\w+)>", r"\1", text)
@@ -642,6 +652,46 @@ def _vector_operator_hint(output: str) -> str:
             f"operator{op}({signature}) {{ return make_{vector}({made}); }}`.")
 
 
+#: The types each of CUDA's atomic functions takes (sm_80), and what to do for another.
+_ATOMIC_TYPES = {
+    "atomicAdd": ("int, unsigned int, unsigned long long, float, double, __half, __half2, __nv_bfloat16 and "
+                  "__nv_bfloat162", "for a signed 64-bit count, add through (unsigned long long*) (two's complement "
+                  "gives the same bits)"),
+    "atomicSub": ("int and unsigned int", "for a float, atomicAdd(p, -v)"),
+    "atomicExch": ("int, unsigned int, unsigned long long and float", "for a double, atomicExch on its bits: "
+                   "(unsigned long long*) and __double_as_longlong(v)"),
+    "atomicMax": ("int, unsigned int, long long and unsigned long long", "for a float, atomicMax((int*)p, "
+                  "__float_as_int(v)) orders values that are all >= 0; for any sign, an atomicCAS loop on the bits"),
+    "atomicMin": ("int, unsigned int, long long and unsigned long long", "for a float, atomicMin((int*)p, "
+                  "__float_as_int(v)) orders values that are all >= 0; for any sign, an atomicCAS loop on the bits"),
+    "atomicInc": ("unsigned int", "pass an unsigned int array (np.uint32)"),
+    "atomicDec": ("unsigned int", "pass an unsigned int array (np.uint32)"),
+    "atomicCAS": ("int, unsigned int, unsigned long long and unsigned short", "for a float or a double, compare "
+                  "and swap its bits: __float_as_int / __double_as_longlong"),
+    "atomicAnd": ("int, unsigned int and unsigned long long", "on a float, operate on its bits (__float_as_int)"),
+    "atomicOr": ("int, unsigned int and unsigned long long", "on a float, operate on its bits (__float_as_int)"),
+    "atomicXor": ("int, unsigned int and unsigned long long", "on a float, operate on its bits (__float_as_int)"),
+}
+
+
+def _call_hint(output: str) -> str:
+    """For a call of one of CUDA's atomic or warp-level functions that matches none of its forms: which it has."""
+    hints = []
+    for m in re.finditer(r"no matching function for call to [‘'](\w+)\(([^,()]*)", output):
+        name, first = m.group(1), re.sub(r"__cc_ptr<(.+?)>", r"\1*", m.group(2)).rstrip("&").strip()
+        if name in _ATOMIC_TYPES and first.endswith("*"):
+            types, instead = _ATOMIC_TYPES[name]
+            pointee = first[:-1].strip()
+            line = f"{name} takes a pointer to {types} in CUDA, not to {pointee}: {instead}."
+        elif name in _WARP_SIGNATURES:
+            line = f"{name}'s arguments: {_WARP_SIGNATURES[name]}."
+        else:
+            continue
+        if line not in hints:
+            hints.append(line)
+    return "".join("\n" + h for h in hints)
+
+
 def _mixed_half_hint(output: str) -> str:
     """`h * 2.0f`, `h > 0`: a __half (or bfloat16) beside a float or an integer is ambiguous for nvcc
     too (its __half converts to float and to every integer type): what to write instead."""
@@ -713,7 +763,7 @@ def _compile(source: Source, unit: str, flags: list[str], compiler: str, target:
                        r"variable-sized array|variable length array|storage size of \S+ isn.t constant|"
                        r"size of array \S+ is not an integral constant|"
                        r"__cc_fresh_local\(\w[^)]*\[[^\]0-9]", output) else "")  # (sanitized: float [n])
-                + _mixed_half_hint(output) + _vector_operator_hint(output)
+                + _mixed_half_hint(output) + _vector_operator_hint(output) + _call_hint(output)
                 + ("\nThe kernel stores into const data: through a `const T*` pointer, or through a template's `T*` "
                    "parameter given a const array (T is then `const float`, as nvcc deduces it). Store through a "
                    "pointer without const, or do not store there." if re.search(
@@ -1077,6 +1127,13 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
         host_only = [] if _DEFAULT_DEVICE & set(options) else source.host_only
         if host_only or source.nvcc_refuses:
             raise CompileError(refused_message(host_only, source.nvcc_refuses))
+        uncalled = _UNCALLED.search(without_comments(source.text))
+        if uncalled:
+            name, line = uncalled.group(1), source.text.count("\n", 0, uncalled.start(1)) + 1
+            raise CompileError(
+                (f"kernel '{kernel}': " if kernel else "") + f"line {line}: `{name};` names the function without "
+                f"calling it, so it does nothing (nvcc compiles it with only a warning, 'expression has no effect', "
+                f"and the kernel runs without the {'fence' if 'fence' in name else 'barrier'}): write `{name}();`")
         compiler = find_compiler()
         kept, defines = _user_defines(_compiler_flags(options))
         unit = translation_unit(source, extra, trace, defines)
@@ -1686,6 +1743,8 @@ def _bytes_at(address: int, count: int) -> np.ndarray:
     return np.ctypeslib.as_array((ctypes.c_uint8 * max(1, count)).from_address(address))[:count]
 
 
+#: A barrier or fence named as a statement but not called (`__syncthreads;`).
+_UNCALLED = re.compile(r"(?<![\w.>:])(__syncthreads|__syncwarp|__threadfence(?:_block|_system)?)\s*;")
 _READS_CLOCK = re.compile(r"\b(clock|clock64)\s*\(")
 
 
