@@ -1067,6 +1067,20 @@ extern "C" __global__ void k(const float* x, float* out) {{
     cuda.RawKernel(source.replace(f"{name};   // here", f"{name}();"), "k", backend="cpu").compile()
 
 
+def test_a_function_declared_and_called_but_never_defined_is_named(tmp_path, monkeypatch):
+    """(The shared library loaded with an undefined symbol: OSError '_Z5scalef' before.) Not kept in the cache."""
+    monkeypatch.setenv("COURSE_CUDA_CACHE", str(tmp_path))
+    source = """
+__device__ float scale(float v);
+extern "C" __global__ void k(const float* x, float* out) { out[threadIdx.x] = scale(x[threadIdx.x]); }"""
+    for attempt in range(2):  # (the second compiles again: no broken library was cached)
+        with pytest.raises(cuda.CompileError, match=r"uses `scale\(float\)`, which it declares but never defines .*"
+                                                    r"Unresolved extern function"):
+            cuda.RawKernel(source, "k", backend="cpu", sanitize=False)((1,), (4,), (np.ones(4, np.float32),
+                                                                                 np.zeros(4, np.float32)))
+        assert not list(tmp_path.rglob("*.so"))
+
+
 def test_missing_compiler_says_how_to_install_one(tmp_path, monkeypatch):
     monkeypatch.setenv("COURSE_CUDA_CACHE", str(tmp_path))
     monkeypatch.setenv("CXX", str(tmp_path / "no-such-compiler"))

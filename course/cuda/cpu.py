@@ -928,6 +928,15 @@ def _uninitialized_warnings(compiler_output: str, source: Source) -> list[str]:
     return found
 
 
+def _demangled(symbol: str) -> str:
+    """A C++ symbol as the source spells it (`_Z1gf`: `g(float)`), by c++filt where the system has it."""
+    try:
+        done = subprocess.run(["c++filt", symbol], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return symbol
+    return done.stdout.strip() or symbol if done.returncode == 0 else symbol
+
+
 class Module:
     """One compiled kernel source: the loaded library and a launcher per kernel."""
 
@@ -935,7 +944,19 @@ class Module:
         self.path = path
         self.source = source
         self.sanitized = sanitized  # built with the sanitizer
-        self.library = ctypes.CDLL(str(path))
+        try:
+            self.library = ctypes.CDLL(str(path))
+        except OSError as error:  # a function declared and called, never defined: what nvcc's link refuses too
+            missing = re.search(r"undefined symbol: (\S+)", str(error))
+            name = _demangled(missing.group(1)) if missing else ""
+            if not missing or not re.search(rf"\b{re.escape(re.split(r'[(<]', name)[0].split('::')[-1])}\b",
+                                            source.text):
+                raise  # (not one of the source's own names)
+            path.unlink(missing_ok=True)  # (not kept in the cache)
+            raise CompileError(
+                f"the source uses `{name}`, which it declares but never defines (nvcc stops "
+                "there too: 'Unresolved extern function'): give the function its body, `__device__ float "
+                "name(float x) { ... }`, or define the variable, in the source string") from None
         self._take_output = self.library["__cc_take_output"]
         self._take_output.restype = ctypes.c_void_p
         self._take_output.argtypes = [ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(ctypes.c_int)]

@@ -2709,6 +2709,11 @@ _HOST_LIBRARY = {
     "cudaMemcpyAsync": "memcpy(dst, src, bytes) in the kernel, or a copy on the host",
     "cudaMemset": "memset(p, value, bytes) in the kernel, or arrays filled on the host",
     "cudaDeviceSynchronize": "__syncthreads() within a block; across the grid, end the kernel and launch the next one",
+    "cudaStreamSynchronize": "__syncthreads() within a block; across the grid, end the kernel and launch the next one",
+    "cudaGetLastError": "a check on the host after the launch (a fault the CPU backend finds raises KernelError "
+                        "there)",
+    "cudaPeekAtLastError": "a check on the host after the launch",
+    "cudaGetErrorString": "printf of your own message, or a check on the host after the launch",
 }
 _HOST_STD = {
     "vector": "a fixed-size local array (float a[8];), or an argument array", "string": "a char array",
