@@ -3441,6 +3441,34 @@ extern "C" __global__ void unguarded(const float* x, float* y) {
 """
 
 
+CSR_ROWS = r"""
+extern "C" __global__ void spmv(unsigned rows, const unsigned* rowPtrs, const unsigned* cols, const float* values,
+                                const float* x, float* y) {
+    unsigned row = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row < rows) {
+        float sum = 0.0f;
+        for (unsigned k = rowPtrs[row]; k < rowPtrs[row + 1]; ++k) sum += values[k] * x[cols[k]];  // ROW
+        y[row] = sum;
+    }
+}
+"""
+
+
+def test_a_csr_matrix_passed_without_its_last_row_pointer_is_told_to_pass_rows_plus_one():
+    """`rowPtrs[row]` and `rowPtrs[row + 1]` on one line: the one past the end is `row + 1`, which the guard on
+    `row` does not bound; a CSR matrix's row pointers are rows + 1."""
+    indptr, cols, values = np.array([0, 1, 3, 4], np.uint32), np.array([0, 1, 2, 0], np.uint32), np.ones(4, np.float32)
+    args = lambda pointers: (np.uint32(3), pointers, cols, values, np.ones(3, np.float32), np.zeros(3, np.float32))
+    cuda.RawKernel(CSR_ROWS, "spmv", backend="cpu")((1,), (32,), args(indptr))
+    with pytest.raises(cuda.KernelError) as info:
+        cuda.RawKernel(CSR_ROWS, "spmv", backend="cpu")((1,), (32,), args(indptr[:-1]))  # (scipy's indptr, cut)
+    assert info.value.line == line_of("ROW", CSR_ROWS)
+    assert ("The index here is `row + 1`, and line 5 checks `row` (`if (row < rows)`): that check alone does not "
+            "keep `row + 1` inside rowPtrs, which has 3 elements (row + 1 = 3 here).") in str(info.value)
+    assert "(the row pointers of a CSR matrix: rows + 1, the last one the number of values), pass it whole: 4 " \
+           "elements here." in str(info.value)
+
+
 def test_an_index_past_the_end_under_a_guard_names_the_guard_not_a_new_one():
     """"Guard the access" would not help where a guard is there already: an index of more than the guarded
     variable (a 'valid' convolution's x[i + j]), an early return with `>` that lets i reach the size; a

@@ -2243,6 +2243,12 @@ def _guarded_index(source: Source, line: int | None, name: str, index: int, leng
     expression = _subscript(source, line, name)
     if expression is None:
         return None
+    # (`rowPtrs[row] ... rowPtrs[row + 1]` on one line: the index past the end is the one with more than its variable)
+    text = source.line_text(line).split("//", 1)[0]
+    longer = [m.group(1).strip() for m in re.finditer(rf"\b{re.escape(name)}\s*\[([^\[\]]+)\]", text)
+              if m.group(1).strip() != expression and set(_names_in(m.group(1))) == {expression}]
+    if re.fullmatch(r"\w+", expression) and len(longer) == 1:
+        expression = longer[0]
     variables = _names_in(expression)
     body = _function_body(source.text, line)
     start = max(1, line - 15, source.text.count("\n", 0, body[0]) + 1 if body else 1)
@@ -2266,11 +2272,16 @@ def _guarded_index(source: Source, line: int | None, name: str, index: int, leng
                             "differ in number.")
                 checked = [u for u in variables if re.search(rf"\b{re.escape(u)}\s*(<|<=|>=|>)", guard.group(0))]
                 named = _and([f"`{u}`" for u in checked])
+                plus_one = index == length and re.fullmatch(rf"\s*{re.escape(checked[0] if checked else '')}\s*\+\s*1\s*",
+                                                            expression)
                 return (f"The index here is `{expression}`, and line {at} checks {named} "
                         f"(`{guard.group(0).strip()}`): that check alone does not keep `{expression}` "
                         f"inside {name}, which has {length} element{'s' * (length != 1)} ({expression} = {index} "
                         "here). Bound the whole index (the largest value it takes must stay below the size), or "
-                        "give the output only as many threads as it has elements.")
+                        "give the output only as many threads as it has elements."
+                        + (f" If {name} should hold one element more than the count that line {at} checks (the row "
+                           f"pointers of a CSR matrix: rows + 1, the last one the number of values), pass it whole: "
+                           f"{length + 1} elements here." if plus_one else ""))
     # `int j = (int)(i * scale); if (i < n) y[i] = x[j];`: the guard checks what the index was made from
     for variable in variables:
         if not (made := _made_at(source, line, variable)):
