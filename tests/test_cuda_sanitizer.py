@@ -2235,6 +2235,29 @@ def test_a_scan_step_that_reads_a_neighbour_gets_the_barrier_between_its_read_an
     assert "atomicAdd" not in message and "end of the loop's body" not in message
 
 
+
+ONE_LINE_SCAN = r"""
+extern "C" __global__ void scan(const int* flags, int* out) {
+    __shared__ int s[128];
+    int t = threadIdx.x;
+    s[t] = flags[t];
+    __syncthreads();
+    for (int o = 1; o < 128; o *= 2) { if (t >= o) s[t] += s[t - o]; __syncthreads(); }   // SCAN
+    out[t] = s[t];
+}
+"""
+
+
+def test_a_scan_loop_written_on_one_line_with_its_barrier_is_told_to_split_the_step():
+    """The loop and its barrier on one line: "add a barrier at the end of the loop's body" would name the barrier that
+    is there; the race is within one pass (a puzzle's compaction scan, as a learner wrote it)."""
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("scan", ONE_LINE_SCAN, sanitize=True)(1, 128, (np.ones(128, np.int32), np.zeros(128, np.int32)))
+    message = str(info.value)
+    assert f"inside line {line_of('SCAN', ONE_LINE_SCAN)}" in message and "Read the value into a variable" in message
+    assert "end of the loop's body" not in message
+
+
 def test_a_grid_stride_loop_that_steps_by_one_block_is_told_to_step_by_the_grid():
     src = r'''
     extern "C" __global__ void scale(float* y, int n) {

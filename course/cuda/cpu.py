@@ -3823,7 +3823,10 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             # body, then its start): a barrier on it means both accesses came in one pass through the body.
             around = (source.lines[other_line:loop[1]] + source.lines[loop[0]:line - 1]
                       if loop and other_line >= line else [])
-            if other_line >= line and in_loop and any(barrier.match(text) for text in around):
+            # (a loop written on one line, `for (...) { s[t] += s[t - o]; __syncthreads(); }`: its barrier is on it)
+            same_line_barrier = other_line == line and re.search(
+                rf"__syncthreads\s*\(|__syncwarp\s*\(|(?:{groups})\s*\.\s*sync\s*\(", source.line_text(line) or "")
+            if other_line >= line and in_loop and (any(barrier.match(text) for text in around) or same_line_barrier):
                 present = verbs.get(fault.other_op, ("uses",))[0]
                 place = (f"between line {line}, where thread {thread} {second} `{element}`, and line {other_line}, "
                          f"where thread {other} {present} it, in the same pass through the loop (thread {other} "
