@@ -2256,6 +2256,13 @@ def test_a_scan_loop_written_on_one_line_with_its_barrier_is_told_to_split_the_s
     message = str(info.value)
     assert f"inside line {line_of('SCAN', ONE_LINE_SCAN)}" in message and "Read the value into a variable" in message
     assert "end of the loop's body" not in message
+    # a tile refilled on one line, its barrier between the fill and the read: the race is across passes
+    refill = ONE_LINE_SCAN.replace("if (t >= o) s[t] += s[t - o]; __syncthreads();",
+                                   "s[t] = flags[t] + o; __syncthreads(); out[t] += s[127 - t];")
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("scan", refill, sanitize=True)(1, 128, (np.ones(128, np.int32), np.zeros(128, np.int32)))
+    assert f"at the end of the loop's body, after line {line_of('SCAN', refill)}" in str(info.value)
+    assert "inside line" not in str(info.value)
 
 
 def test_a_grid_stride_loop_that_steps_by_one_block_is_told_to_step_by_the_grid():

@@ -3823,9 +3823,15 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             # body, then its start): a barrier on it means both accesses came in one pass through the body.
             around = (source.lines[other_line:loop[1]] + source.lines[loop[0]:line - 1]
                       if loop and other_line >= line else [])
-            # (a loop written on one line, `for (...) { s[t] += s[t - o]; __syncthreads(); }`: its barrier is on it)
-            same_line_barrier = other_line == line and re.search(
-                rf"__syncthreads\s*\(|__syncwarp\s*\(|(?:{groups})\s*\.\s*sync\s*\(", source.line_text(line) or "")
+            # (a loop written on one line, `for (...) { s[t] += s[t - o]; __syncthreads(); }`: its barrier is on it,
+            # after the accesses, which so race in one pass; not where the accesses lie on both sides of it,
+            # `{ s[t] = x[t]; __syncthreads(); y[t] = s[63 - t]; }`: those race across passes)
+            text = source.line_text(line) or ""
+            on_line = re.search(rf"__syncthreads\s*\(|__syncwarp\s*\(|(?:{groups})\s*\.\s*sync\s*\(", text)
+            array_name = re.escape(re.split(r"[\[.]", element)[0])
+            mentions = [m.start() for m in re.finditer(rf"\b{array_name}\b", text)]
+            same_line_barrier = other_line == line and on_line and not (
+                any(m < on_line.start() for m in mentions) and any(m > on_line.start() for m in mentions))
             if other_line >= line and in_loop and (any(barrier.match(text) for text in around) or same_line_barrier):
                 present = verbs.get(fault.other_op, ("uses",))[0]
                 place = (f"between line {line}, where thread {thread} {second} `{element}`, and line {other_line}, "
