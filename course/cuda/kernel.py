@@ -322,7 +322,9 @@ class RawKernel:
             raise ValueError(
                 f"kernel '{self.name}': shared_mem={shared_mem:,} bytes, but a launch of this kernel may ask for at most "
                 f"{limit:,} bytes of dynamic shared memory ("
-                + ("its max_dynamic_shared_size_bytes" if raised else "48 KiB, unless the kernel opts in") + "). "
+                + ("its max_dynamic_shared_size_bytes" if raised else "48 KiB, unless the kernel opts in"
+                   if limit == MAX_DYNAMIC_SHARED else "48 KiB less its static __shared__ arrays, unless it opts in")
+                + "). "
                 + (f"Raise it first (as with CuPy): kernel.max_dynamic_shared_size_bytes = {shared_mem}"
                    + (f" (at most {MAX_SHARED_OPTIN:,} on the A100 the CPU backend emulates, its static __shared__ "
                       "arrays included)" if self.backend == "cpu" else "")
