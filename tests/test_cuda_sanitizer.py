@@ -2086,6 +2086,47 @@ def test_a_copy_of_a_written_struct_with_padding_or_unused_fields_is_no_initchec
     with pytest.raises(cuda.KernelError, match=r"reads shared memory keys\[0\], which no thread") as info:
         shift((1,), (64,), (out, np.int32(2)))
     assert info.value.line == line_of("COPY", PADDED_STRUCTS) and info.value.thread == (63, 0, 0)
+    # mode 3: the copy's unwritten field is used: the result depends on it (a run with another fill says so)
+    used = PADDED_STRUCTS.replace("out[t] = b.pos.x; }", "out[t] = b.pos.x; }\n    if (mode == 3) { bodies[t].pos = "
+                                  "make_float3(t, 0, 0); __syncthreads(); Body b = bodies[next]; out[t] = b.vel.y; }  // USED")
+    with pytest.raises(cuda.KernelError, match=r"stores a value computed from shared memory that no thread wrote: at "
+                                               r"line \d+, thread \(0, 0, 0\) read the whole element bodies\[1\] "
+                                               r"\(24 bytes\), and no thread of block \(0, 0, 0\) had written "
+                                               r"`bodies\[1\].vel` in this launch") as info:
+        kernel("shift", used, sanitize=True)((1,), (64,), (out, np.int32(3)))
+    assert info.value.line == line_of("USED", used)
+
+
+PARTLY_WRITTEN_VECTORS = r"""
+extern "C" __global__ void lanes(const float* x, float* out, int mode) {
+    __shared__ float4 s[32];
+    int t = threadIdx.x;
+    s[t].x = x[t]; s[t].y = 2 * x[t]; s[t].z = 0;
+    if (mode == 2) s[t].w = 1;
+    __syncthreads();
+    float4 v = s[31 - t];                               // WHOLE
+    out[t] = mode == 1 ? v.x + v.w : v.x + v.y;
+}
+"""
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2])
+def test_a_vector_read_whole_with_a_lane_no_thread_wrote_is_reported_where_the_lane_is_used(mode):
+    """`float4 v = s[j];` with s[j].w never written: no report while only written lanes are used (the GPU may
+    load only those), one where v.w goes into a result (whose value then depends on what shared memory held)."""
+    x, out = np.arange(32, dtype=np.float32), np.zeros(32, np.float32)
+    run = kernel("lanes", PARTLY_WRITTEN_VECTORS, sanitize=True)
+    if mode != 1:
+        run((1,), (32,), (x, out, np.int32(mode)))
+        assert np.array_equal(out, x[::-1] + (2 * x[::-1] if mode == 0 else 2 * x[::-1]))
+        return
+    with pytest.raises(cuda.KernelError) as info:
+        run((1,), (32,), (x, out, np.int32(mode)))
+    message = str(info.value)
+    assert ("read the whole element s[31] (16 bytes), and no thread of block (0, 0, 0) had written `s[31].w` in this "
+            "launch. The result out[0] is nan in this run, and ") in message
+    assert info.value.line == line_of("WHOLE", PARTLY_WRITTEN_VECTORS) and info.value.thread == (0, 0, 0)
+    assert np.array_equal(x, np.arange(32)) and "Write every member of s[31] before it is read whole" in message
 
 
 DEVICE_VARIABLES = r"""

@@ -115,6 +115,9 @@ class _Arg(ctypes.Structure):
  SHARED_TOO_BIG, BAD_WIDTH, LOCAL_TOO_BIG, BAD_FREE, USE_AFTER_FREE, UNINITIALIZED_LOCAL, RNG_NOT_SET_UP,
  BAD_SHIFT, BAD_CONVERSION, BAD_PRINTF, BARRIER_DIVERGENT, OTHER_LOCAL, LDG_WRITTEN, STORED_FILL,
  LOCAL_ATOMIC, READ_FILL) = range(40)
+#: (Python's own kind) a result computed from bytes of a whole struct or vector element of shared memory that
+#: no thread wrote (runtime.h __cc_note_partial, confirmed by a run with another fill: _depends_on_undefined).
+PARTIAL_READ = 100
 
 #: Warp-level calls by their code in runtime.h (enum __CC_W_*), as messages name them.
 WARP_OPS = dict(enumerate(
@@ -1436,6 +1439,13 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
         if found:
             fault.kind = WARP_BAD_MASK
             raise _explain(module, kernel, fault, time_limit, shared_mem, memory, found, block_dim=tuple(block))
+    if fault.length == 6 and before is not None:  # a whole element of shared memory read, some bytes unwritten
+        numeric = {p.name for p in kernel.params if p.pointer and p.dtype}  # (struct arrays: padding may differ)
+        found = _depends_on_undefined(module, kernel, config, packed, memory, before,
+                                      compared={address for address, (name, _, _) in arrays.items() if name in numeric})
+        if found:
+            fault.kind = PARTIAL_READ
+            raise _explain(module, kernel, fault, time_limit, shared_mem, memory, found, block_dim=tuple(block))
     if fault.length == 3 and fault.count >= REPEATED_ELEMENTS:
         message = (_redone_message(module, kernel, fault, arrays, tuple(block)) if fault.mask == 1
                    else _repeated_message(module, kernel, fault, arrays))
@@ -1807,12 +1817,15 @@ def _element_dtypes(kernel: Kernel) -> dict:
     return {p.name: p.dtype for p in kernel.params if p.pointer and p.dtype and p.lanes == 1}
 
 
-def _depends_on_undefined(module: Module, kernel: Kernel, config, packed, memory: dict, before: dict):
+def _depends_on_undefined(module: Module, kernel: Kernel, config, packed, memory: dict, before: dict,
+                          compared: set | None = None):
     """After a sanitized launch in which a shuffle read a lane that brings no value, and whose
-    results hold none of the pattern it gave (an integer sum, a fmaxf, a comparison lose it): run
-    it again from the same memory, the undefined reads giving other bits. Where the results differ,
-    they depend on a value a GPU leaves undefined: (name, index, first value, second value) of the
-    first element that differs, with the first run's results back in place. None when they agree."""
+    results hold none of the pattern it gave (an integer sum, a fmaxf, a comparison lose it), or one
+    that read a whole element of shared memory with bytes no thread wrote (runtime.h __cc_note_partial):
+    run it again from the same memory, the undefined reads giving other bits (and shared memory another
+    fill). Where the results differ, they depend on a value a GPU leaves undefined: (name, index, first
+    value, second value) of the first element that differs, with the first run's results back in place.
+    None when they agree. `compared`: the addresses whose results count (all of `memory` by default)."""
     first = _snapshot(before)
     try:  # (its printf output is dropped: the first run's was shown already)
         status, _, _ = _run_again(module, kernel, config, packed, before, "__cc_set_undefined_variant", 1)
@@ -1823,7 +1836,7 @@ def _depends_on_undefined(module: Module, kernel: Kernel, config, packed, memory
     found = None
     for address, (name, count, size) in memory.items():
         was, now = first[address], _bytes_at(address, count * size)
-        if found is None and (status != OK or not np.array_equal(was, now)):
+        if found is None and (compared is None or address in compared) and (status != OK or not np.array_equal(was, now)):
             differs = np.flatnonzero(was != now)
             byte = int(differs[0]) if differs.size else 0
             index = byte // size if size else byte
@@ -2933,6 +2946,7 @@ _TYPE_BYTES = {
     **dict.fromkeys(["int", "unsigned", "unsigned int", "float", "int32_t", "uint32_t", "half2", "__half2"], 4),
     **dict.fromkeys(["long long", "unsigned long long", "double", "int64_t", "uint64_t", "size_t", "long",
                      "unsigned long", "float2", "int2", "uint2"], 8),
+    **dict.fromkeys(["float3", "int3", "uint3"], 12),  # (aligned as their 4-byte lanes)
     **dict.fromkeys(["float4", "int4", "uint4", "double2", "longlong2"], 16),
 }
 
@@ -2953,7 +2967,8 @@ def _member_layout(text: str, member: str) -> tuple[int, int, list] | None:
             size = _TYPE_BYTES[match.group(1).strip().removeprefix("const ").strip()]
             dims = [int(d) for d in re.findall(r"\d+", match.group(3))]
             if body.group(1) == "struct":
-                offset = (offset + min(size, 16) - 1) // min(size, 16) * min(size, 16)
+                align = min(size, 16) if size & (size - 1) == 0 else 4
+                offset = (offset + align - 1) // align * align
             if match.group(2) == member:
                 found = (0 if body.group(1) == "union" else offset, size, dims)
             if body.group(1) == "struct":
@@ -3411,7 +3426,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     if kind in (OUT_OF_BOUNDS, SHARED_OUT_OF_BOUNDS, CRASH, STACK_OVERFLOW, TIMEOUT, ARRAY_OUT_OF_BOUNDS, RACE,
                 UNINITIALIZED, GLOBAL_RACE, READ_ONLY, MISALIGNED, BAD_FREE, USE_AFTER_FREE, UNINITIALIZED_LOCAL,
                 WARP_BAD_MASK, BAD_SHIFT, BAD_CONVERSION, BAD_PRINTF, OTHER_LOCAL, LDG_WRITTEN, STORED_FILL,
-                LOCAL_ATOMIC, READ_FILL):  # (WARP_BAD_MASK: a store of an undefined shuffle result)
+                LOCAL_ATOMIC, READ_FILL, PARTIAL_READ):  # (WARP_BAD_MASK: a store of an undefined shuffle result)
         chain = module.lines_at(fault.code_offset)
         # (sanitized builds) the calls of helpers that were not inlined: the frames from the one that
         # faulted outwards. A check's fault comes from a call at the faulting line itself (that frame
@@ -4433,6 +4448,32 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         what = (f"calls {WARP_OPS.get(fault.op, 'a shuffle')} at line {line} with width {index}, but the width must be a "
                 "power of two from 1 to 32: on a GPU the result is undefined")
         hint = "Pass a power of two (16 shuffles within each half-warp), or leave the width out for the whole warp."
+    elif kind == PARTIAL_READ:  # (holder: the result that differs with another fill)
+        element = fault.text.decode(errors="replace")  # (the whole element: no member of it)
+        unwritten = element
+        lanes = {8: "xy", 12: "xyz", 16: "xyzw"}.get(fault.element_bytes, "")
+        base_name = re.escape(re.split(r"[\[.]", element)[0])
+        declared = re.search(rf"\b(\w+)\s+{base_name}\s*\[", source.text)
+        struct_body = re.search(rf"\bstruct\s+{re.escape(declared.group(1))}\s*\{{[^{{}}]*\}}", source.text) if declared else None
+        if struct_body:  # the member the first unwritten byte belongs to
+            for member in re.findall(r"(\w+)\s*(?:\[[^\]]*\]\s*)*(?=[;,])", struct_body.group(0)):
+                layout = _member_layout(struct_body.group(0), member)
+                if layout and layout[0] <= fault.count < layout[0] + layout[1] * math.prod(layout[2]):
+                    unwritten = f"{element}.{member}"
+                    break
+        elif declared and re.fullmatch(r"(?:float|int|uint|double|long|longlong|ulonglong|short|ushort|char|uchar)"
+                                       r"[1-4]", declared.group(1)) and lanes \
+                and fault.count % (fault.element_bytes // len(lanes)) == 0:
+            unwritten = f"{element}.{lanes[fault.count // (fault.element_bytes // len(lanes))]}"
+        named = f"`{unwritten}`" if unwritten != element else f"its bytes from {fault.count} on"
+        array, at, value, other = holder if holder and len(holder) > 3 else (None, 0, "?", "?")
+        what = (f"stores a value computed from shared memory that no thread wrote: at line {line}, thread {thread} "
+                f"read the whole element {element} ({fault.element_bytes} bytes), and no thread of block {block} had "
+                f"written {named} in this launch. The result {array}[{at}] is {value} in this run, and {other} when "
+                "that memory holds other bytes: on a GPU it holds whatever the previous block left there")
+        hint = (f"Write every member of {element} before it is read whole (all of the element, then __syncthreads()), "
+                "or read only the members that hold values (`s[i].x`, not the whole `s[i]` into a variable whose "
+                "other members are then used).")
     elif kind == SHARED_TOO_BIG:
         name = fault.text.decode(errors="replace")
         static, dynamic = length, index

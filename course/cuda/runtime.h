@@ -380,6 +380,8 @@ struct alignas(64) __cc_worker {  // (a cache line of its own: workers write the
         unsigned mask;
         uint3 reader, source_tid, block;
     } undefined;
+    int partial_set;                  // (sanitizer) the first whole struct or vector element of shared memory
+    __cc_fault partial;               //   read with bytes no thread wrote: its description (cpu.py: length 6)
     int spin_line;                    // the waiting loop a thread is in (a timeout's line in a plain build)
     int call_line;                    // the kernel's line of the printf, malloc or new being run (a stop's line there)
     const char* new_block;            // the block this worker's last `new` made, and its bytes: the new-expression's
@@ -626,6 +628,10 @@ static long long __cc_heap_limit = 8ll << 20;
 static size_t __cc_heap_live_bytes;
 static long long __cc_heap_refused;  // (reset by each launch)
 static int __cc_race_rerun;  // the sanitizer's reruns (see __cc_reversed below)
+// A rerun with other undefined bits (cpu.py _depends_on_undefined): a shuffle's undefined result, and
+// the fill of shared memory, that a whole struct or vector element read with bytes no thread wrote brings.
+static int __cc_undefined_variant;
+static inline int __cc_shared_fill() { return __cc_undefined_variant ? 0x4B : 0xff; }
 __CC_EXPORT void __cc_set_heap_limit(long long bytes) { __cc_heap_limit = bytes; }
 __CC_EXPORT long long __cc_heap_refused_bytes() { return __cc_heap_refused; }
 
@@ -881,7 +887,7 @@ static inline void __cc_new_block() {
     __cc_me->round_threads = 0;  // (a block run as fibers sets it: __cc_run_block_as_fibers)
     __cc_block_epoch = ++__cc_epoch;
     __cc_block_linear = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
-    if (__cc_dyn_shared_bytes) memset(__cc_dyn_shared, 0xff, __cc_dyn_shared_bytes);  // never silently zero
+    if (__cc_dyn_shared_bytes) memset(__cc_dyn_shared, __cc_shared_fill(), __cc_dyn_shared_bytes);  // never zero
 }
 
 // What the shadow of one byte of shared memory remembers about the current block.
@@ -1421,11 +1427,9 @@ static void __cc_other_thread(unsigned tid, unsigned block) {
 }
 
 static void __cc_divergent_race(unsigned other);  // (below, with the fibers)
-__attribute__((noreturn, noinline, cold)) static void __cc_shared_fault(
-    int kind, const __cc_shared_region& r, size_t offset, size_t size, uint32_t site, int op,
-    unsigned other, uint32_t other_site, int other_op) {
-    if (kind == __CC_RACE) __cc_divergent_race(other);  // (the race of a barrier inside a divergent if)
-    __cc_fault* f = __cc_fault_out;
+// The element of shared memory at `offset` (`size` bytes), and the other access, in a fault record.
+static void __cc_describe_shared(__cc_fault* f, const __cc_shared_region& r, size_t offset, size_t size,
+                                 uint32_t site, int op, unsigned other, uint32_t other_site, int other_op) {
     f->code_offset = site;
     f->address = other_site;
     f->op = op, f->other_op = other_op;
@@ -1434,7 +1438,8 @@ __attribute__((noreturn, noinline, cold)) static void __cc_shared_fault(
     f->element_bytes = (int64_t)size;
     f->index = (int64_t)(offset / unit);
     f->base = (uint64_t)(uintptr_t)r.base;
-    __cc_other_thread(other, __cc_block_linear);
+    __cc_unflatten(f->other_thread, other, blockDim);
+    __cc_unflatten(f->other_block, __cc_block_linear, gridDim);
     if (r.row_bytes == __CC_SCALAR) {  // a __shared__ scalar: its name (Python adds a member and its index)
         snprintf(f->text, sizeof f->text, "%s", r.name ? r.name : "shared");
         f->length = (int64_t)offset;   // the byte in it
@@ -1450,7 +1455,30 @@ __attribute__((noreturn, noinline, cold)) static void __cc_shared_fault(
     }
     else
         snprintf(f->text, sizeof f->text, "%s[%zu]", r.name ? r.name : "shared", offset / unit);
+}
+__attribute__((noreturn, noinline, cold)) static void __cc_shared_fault(
+    int kind, const __cc_shared_region& r, size_t offset, size_t size, uint32_t site, int op,
+    unsigned other, uint32_t other_site, int other_op) {
+    if (kind == __CC_RACE) __cc_divergent_race(other);  // (the race of a barrier inside a divergent if)
+    __cc_describe_shared(__cc_fault_out, r, offset, size, site, op, other, other_site, other_op);
     __cc_fail(kind, 0);
+}
+// A whole struct or vector element read (`float4 v = s[t];`) with some of its bytes written and the byte at
+// `unwritten` not: no report (the bytes may be padding, or members never used), but noted, so that Python
+// can see whether the results depend on them (cpu.py _depends_on_undefined, with another fill).
+static void __cc_note_partial(const __cc_shared_region& r, size_t offset, size_t size, uint32_t site,
+                              size_t unwritten) {
+    __cc_worker* w = __cc_me;
+    if (w->partial_set) return;  // (the first)
+    w->partial_set = 1;
+    __cc_fault* f = &w->partial;
+    memset(f, 0, sizeof *f);
+    __cc_describe_shared(f, r, offset, size, site, __CC_READ, __cc_tid(), 0, 0);
+    f->line = 0;
+    f->block[0] = blockIdx.x, f->block[1] = blockIdx.y, f->block[2] = blockIdx.z;
+    f->thread[0] = threadIdx.x, f->thread[1] = threadIdx.y, f->thread[2] = threadIdx.z;
+    f->count = (int64_t)(unwritten - offset);  // the first such byte in the element
+    f->length = 6;
 }
 
 // Two accesses of lanes of one warp are ordered when a warp-level call of both lanes completed in
@@ -1559,9 +1587,14 @@ static void __cc_note_shared(const __cc_shared_region& r, size_t offset, size_t 
     // none of its bytes written is. (A read of one field, or of a float4 over a float array, is
     // checked byte by byte.)
     bool partly_written = false;
+    size_t unwritten = SIZE_MAX;
     if (kind == __CC_READ && r.item > 1 && size == r.item && offset % r.item == 0)
-        for (size_t b = offset; b < offset + size && b < r.bytes && !partly_written; b++)
-            partly_written = r.shadow[b].w_epoch >= __cc_block_epoch && !r.shadow[b].w_copied_unwritten;
+        for (size_t b = offset; b < offset + size && b < r.bytes; b++) {
+            bool has = r.shadow[b].w_epoch >= __cc_block_epoch && !r.shadow[b].w_copied_unwritten;
+            partly_written |= has;
+            if (!has && unwritten == SIZE_MAX) unwritten = b;
+        }
+    if (partly_written && unwritten != SIZE_MAX && !__cc_me->partial_set) __cc_note_partial(r, offset, size, site, unwritten);
     for (size_t b = offset; b < offset + size && b < r.bytes; b++) {
         __cc_shadow_byte& s = r.shadow[b];
         bool written = (s.w_epoch >= __cc_block_epoch && !s.w_copied_unwritten) || partly_written;
@@ -3272,13 +3305,13 @@ static inline void __cc_poison_once(void* base, size_t bytes, const char* name, 
                 __cc_count_static_shared(bytes, name, line);
             }
             if (__cc_poisoned_arrays[i].block_epoch != __cc_block_epoch) {
-                memset(base, 0xff, bytes);
+                memset(base, __cc_shared_fill(), bytes);
                 __cc_poisoned_arrays[i].block_epoch = __cc_block_epoch;
             }
             return;
         }
     if (__cc_poisoned_count < __CC_MAX_SHARED_ARRAYS) {  // (past that many, an array is neither poisoned nor counted)
-        memset(base, 0xff, bytes);
+        memset(base, __cc_shared_fill(), bytes);
         __cc_poisoned_arrays[__cc_poisoned_count++] = {base, __cc_block_epoch, bytes, name, __cc_current_launch};
         __cc_count_static_shared(bytes, name, line);
     }
@@ -5326,7 +5359,6 @@ static inline T __cc_lane_value(const __cc_fiber* f) {
 // __cc_is_undefined knows, and the first such read of the launch noted for the message.
 // A second run with other bits (Python's launch, when a sanitized run's results hold none of the
 // pattern): whether the results depend on them, as an integer sum or a fmaxf does.
-static int __cc_undefined_variant;
 __CC_EXPORT void __cc_set_undefined_variant(int variant) { __cc_undefined_variant = variant; }
 __CC_EXPORT void __cc_set_race_rerun(int mode) {
     __cc_put_back_stale();  // (after a run in mode 3: the last read's elements)
@@ -6326,6 +6358,7 @@ static void __cc_work(__cc_worker* w) {
         __cc_register_shared(w->dyn_shared, __cc_dyn_shared_bytes, 0, __cc_dyn_shared_name, true);
     w->block = -1, w->chunk_next = w->chunk_end = 0;
     w->current = nullptr, w->unsafe = 0, w->last_barrier_line = 0, w->warp_line = 0, w->undefined.set = 0;
+    w->partial_set = 0;
     w->poisoned_count = 0;  // a new thread's __shared__ arrays lie elsewhere
     if (sigsetjmp(w->env, 1) == 0) {
         w->active = 1;
@@ -6554,6 +6587,8 @@ static int __cc_launch(const long long* cfg, __cc_fault* fault, void (*prepare)(
         __cc_describe_undefined(w, fault, 2);
         break;
     }
+    for (int k = 0; k < __cc_worker_count && !first && !fault->length; k++)
+        if (__cc_workers[k].partial_set) *fault = __cc_workers[k].partial;  // (length 6; kind 0: no fault)
     if (!first && !fault->length && repeated.length) *fault = repeated;  // a warning, when nothing else
     if (!first && !fault->length) __cc_describe_rng_setup(fault);  // (a warning too)
     __cc_collect_output(first ? first->fault_block : LLONG_MAX);
