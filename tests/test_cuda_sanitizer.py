@@ -2097,6 +2097,29 @@ def test_a_copy_of_a_written_struct_with_padding_or_unused_fields_is_no_initchec
     assert info.value.line == line_of("USED", used)
 
 
+HALF_WRITTEN = r"""
+struct P { float x, y; };                              // two members in one declaration
+extern "C" __global__ void halves(const float* in, float* out, int vector) {
+    __shared__ P ps[32];
+    __shared__ float2 vs[32];
+    ps[threadIdx.x].x = in[threadIdx.x];
+    vs[threadIdx.x].x = in[threadIdx.x];
+    __syncthreads();
+    if (vector) out[threadIdx.x] = vs[threadIdx.x].x + vs[threadIdx.x].y;
+    else out[threadIdx.x] = ps[threadIdx.x].x + ps[threadIdx.x].y;
+}
+"""
+
+
+@pytest.mark.parametrize("vector, element", [(0, "ps[0].y"), (1, "vs[0].y")])
+def test_an_unwritten_member_is_named_among_the_members_a_line_reads(vector, element):
+    """`s[t].x + s[t].y` with only .x written: the report names .y (it said `s[0]`), in a struct whose members share
+    a declaration (`float x, y;`) and in a CUDA vector type."""
+    with pytest.raises(cuda.KernelError, match=rf"reads shared memory {re.escape(element)}, which no thread of block"):
+        kernel("halves", HALF_WRITTEN, sanitize=True)((1,), (32,), (np.ones(32, np.float32), np.zeros(32, np.float32),
+                                                                     np.int32(vector)))
+
+
 PARTLY_WRITTEN_VECTORS = r"""
 extern "C" __global__ void lanes(const float* x, float* out, int mode) {
     __shared__ float4 s[32];

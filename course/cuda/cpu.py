@@ -2956,7 +2956,13 @@ def _member_layout(text: str, member: str) -> tuple[int, int, list] | None:
     it; None when that layout is not made of plain types."""
     for body in re.finditer(r"\b(struct|union)\s*\w*\s*\{([^{}]*)\}", text):
         offset, found = 0, None
-        for declaration in body.group(2).split(";"):
+        declarations = []
+        for declaration in body.group(2).split(";"):  # (`float x, y;`: one declaration a name)
+            first, *more = declaration.split(",")
+            declarations.append(first)
+            kind = re.match(r"\s*((?:const\s+)?[A-Za-z_][\w ]*?)\s+\w+\s*(?:\[|$)", first)
+            declarations += [f"{kind.group(1)} {name}" if kind else "?" for name in more]
+        for declaration in declarations:
             match = re.fullmatch(r"\s*((?:const\s+)?[A-Za-z_][\w ]*?)\s+(\w+)\s*((?:\[\s*\d+\s*\]\s*)*)",
                                  declaration)
             if not declaration.strip():
@@ -3009,11 +3015,29 @@ def _with_member(element: str, source: Source, line: int | None, byte: int | Non
         layout = _member_layout(source.text, member)
         if layout and layout[0] <= byte < layout[0] + layout[1] * math.prod(layout[2]):
             return f"{element}.{member}{_member_element(source.text, member, byte) or ''}"
+    lane = _vector_lane(source, name.group(), byte) if byte is not None else None
+    if lane and (lane in used or not used):
+        return f"{element}.{lane}"
     if not used and name.group() not in source.lines[line - 1]:
         # the access was in a method of the element's struct (`sum += v;`): the member it names bare
         used = {m for m in source.method_members
                 if re.search(rf"(?<![\w.])\b{m}\b(?!\s*\()", source.lines[line - 1])}
     return f"{element}.{used.pop()}" if len(used) == 1 else element
+
+
+#: CUDA's vector types by their scalar's bytes: float4's lanes are 4 bytes each.
+_VECTOR_LANE_BYTES = {**dict.fromkeys(["char", "uchar"], 1), **dict.fromkeys(["short", "ushort", "half"], 2),
+                      **dict.fromkeys(["float", "int", "uint"], 4),
+                      **dict.fromkeys(["double", "long", "ulong", "longlong", "ulonglong"], 8)}
+
+
+def _vector_lane(source: Source, name: str, byte: int) -> str | None:
+    """`w` for byte 12 of an element of `__shared__ float4 name[...]` (an array of a CUDA vector type), else None."""
+    declared = re.search(rf"\b([a-z]+)([1-4])\s+{re.escape(name)}\s*\[", source.text)
+    if not declared or declared.group(1) not in _VECTOR_LANE_BYTES:
+        return None
+    lane = byte // _VECTOR_LANE_BYTES[declared.group(1)]
+    return "xyzw"[lane] if lane < int(declared.group(2)) else None
 
 
 def _in_one_loop(text: str, first: int, last: int, start: int = 1) -> bool:
@@ -3317,7 +3341,8 @@ def _shared_element(fault: _Fault, source: Source, line: int | None) -> str:
     if "[" not in text and size and fault.length is not None and fault.length >= 0 and re.search(
             rf"\bcuda::std::array\s*<[^;<>]*>\s*{re.escape(text)}\s*;", source.text):
         return f"{text}[{fault.length // size}]"  # (`__shared__ cuda::std::array<float, 64> s;`: its element)
-    return _with_member(text, source, line, None if "[" in text else fault.length)
+    byte = (fault.count if fault.kind in (RACE, UNINITIALIZED) else None) if "[" in text else fault.length
+    return _with_member(text, source, line, byte)
 
 
 # A test that lets only one warp's threads on (`if (tid < 32)`, `if (threadIdx.x < warpSize)`, `if (warp == 0)`).
@@ -4451,7 +4476,6 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     elif kind == PARTIAL_READ:  # (holder: the result that differs with another fill)
         element = fault.text.decode(errors="replace")  # (the whole element: no member of it)
         unwritten = element
-        lanes = {8: "xy", 12: "xyz", 16: "xyzw"}.get(fault.element_bytes, "")
         base_name = re.escape(re.split(r"[\[.]", element)[0])
         declared = re.search(rf"\b(\w+)\s+{base_name}\s*\[", source.text)
         struct_body = re.search(rf"\bstruct\s+{re.escape(declared.group(1))}\s*\{{[^{{}}]*\}}", source.text) if declared else None
@@ -4461,10 +4485,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 if layout and layout[0] <= fault.count < layout[0] + layout[1] * math.prod(layout[2]):
                     unwritten = f"{element}.{member}"
                     break
-        elif declared and re.fullmatch(r"(?:float|int|uint|double|long|longlong|ulonglong|short|ushort|char|uchar)"
-                                       r"[1-4]", declared.group(1)) and lanes \
-                and fault.count % (fault.element_bytes // len(lanes)) == 0:
-            unwritten = f"{element}.{lanes[fault.count // (fault.element_bytes // len(lanes))]}"
+        elif lane := _vector_lane(source, re.split(r"[\[.]", element)[0], fault.count):
+            unwritten = f"{element}.{lane}"
         named = f"`{unwritten}`" if unwritten != element else f"its bytes from {fault.count} on"
         array, at, value, other = holder if holder and len(holder) > 3 else (None, 0, "?", "?")
         what = (f"stores a value computed from shared memory that no thread wrote: at line {line}, thread {thread} "

@@ -1440,6 +1440,7 @@ static void __cc_describe_shared(__cc_fault* f, const __cc_shared_region& r, siz
     f->base = (uint64_t)(uintptr_t)r.base;
     __cc_unflatten(f->other_thread, other, blockDim);
     __cc_unflatten(f->other_block, __cc_block_linear, gridDim);
+    f->count = (int64_t)(offset % unit);  // the byte in the element (a member of a struct's: cpu.py names it)
     if (r.row_bytes == __CC_SCALAR) {  // a __shared__ scalar: its name (Python adds a member and its index)
         snprintf(f->text, sizeof f->text, "%s", r.name ? r.name : "shared");
         f->length = (int64_t)offset;   // the byte in it
