@@ -1588,17 +1588,16 @@ static void __cc_note_shared(const __cc_shared_region& r, size_t offset, size_t 
     // none of its bytes written is. (A read of one field, or of a float4 over a float array, is
     // checked byte by byte.)
     bool partly_written = false;
-    size_t unwritten = SIZE_MAX;
     if (kind == __CC_READ && r.item > 1 && size == r.item && offset % r.item == 0)
-        for (size_t b = offset; b < offset + size && b < r.bytes; b++) {
-            bool has = r.shadow[b].w_epoch >= __cc_block_epoch && !r.shadow[b].w_copied_unwritten;
-            partly_written |= has;
-            if (!has && unwritten == SIZE_MAX) unwritten = b;
-        }
-    if (partly_written && unwritten != SIZE_MAX && !__cc_me->partial_set) __cc_note_partial(r, offset, size, site, unwritten);
+        for (size_t b = offset; b < offset + size && b < r.bytes && !partly_written; b++)
+            partly_written = r.shadow[b].w_epoch >= __cc_block_epoch && !r.shadow[b].w_copied_unwritten;
     for (size_t b = offset; b < offset + size && b < r.bytes; b++) {
         __cc_shadow_byte& s = r.shadow[b];
-        bool written = (s.w_epoch >= __cc_block_epoch && !s.w_copied_unwritten) || partly_written;
+        bool written = s.w_epoch >= __cc_block_epoch && !s.w_copied_unwritten;
+        if (!written && partly_written) {  // (let go: noted, for Python to see whether the results depend on it)
+            if (!__cc_me->partial_set) __cc_note_partial(r, offset, size, site, b);
+            written = true;
+        }
         if (kind == __CC_TOUCH) {  // a struct member access: counts as written, never a hazard
             s.w_epoch = epoch, s.writer = (uint16_t)me, s.w_warp = wep, s.w_site = site, s.w_atomic = 2;
             s.w_copied_unwritten = 0;
