@@ -2299,7 +2299,6 @@ def test_a_scan_step_that_reads_a_neighbour_gets_the_barrier_between_its_read_an
     assert "atomicAdd" not in message and "end of the loop's body" not in message
 
 
-
 ONE_LINE_SCAN = r"""
 extern "C" __global__ void scan(const int* flags, int* out) {
     __shared__ int s[128];
