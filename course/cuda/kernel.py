@@ -1011,9 +1011,10 @@ def _check_array(kernel: Kernel, p: Param, a, backend_name: str):
             raise TypeError(f"{where}: needs {_dtype_word(p.dtype)} elements, but the "
                             f"{'tensor' if tensor else 'array'} holds {a.dtype}; convert it with {convert}")
     if not (a.flags.c_contiguous or a.flags.f_contiguous):
-        raise ValueError(f"{where}: the array is not contiguous (a strided view such as a[::2] or a[:, 1:]?); "
-                         "a kernel sees raw memory, so pass a contiguous copy: xp.ascontiguousarray(a) "
-                         "(row-major) or xp.asfortranarray(a) (column-major), whichever your kernel indexes")
+        copy = ("t.contiguous() (row-major)" if tensor else "xp.ascontiguousarray(a) (row-major) or "
+                "xp.asfortranarray(a) (column-major), whichever your kernel indexes")
+        raise ValueError(f"{where}: the {'tensor' if tensor else 'array'} is not contiguous (a strided view such as "
+                         f"a[::2] or a[:, 1:]?); a kernel sees raw memory, so pass a contiguous copy: {copy}")
     if a.ndim > 1 and a.flags.f_contiguous and not a.flags.c_contiguous and a.base is not None:
         # `m.T`, a transposed tensor: a view whose memory the kernel reads as it lies, column by column; most
         # kernels index row by row (y * width + x) and would read the untransposed data. (An array made
