@@ -3570,6 +3570,35 @@ def test_shared_and_local_array_faults_name_their_learner_causes():
     assert "guard it: `if (d >= 0 && d < 5)`" in str(info.value)
 
 
+TEMPLATE_BLOCK = r"""
+template <typename T, int BLOCK>
+__global__ void block_sums(const T* x, T* out, int n) {
+    __shared__ T s[BLOCK];
+    int t = threadIdx.x, i = blockIdx.x * BLOCK + t;       // two declarators: t's is threadIdx.x alone
+    s[t] = i < n ? x[i] : T(0);                            // LOAD
+    __syncthreads();
+    for (int k = BLOCK / 2; k > 0; k >>= 1) { if (t < k) s[t] += s[t + k]; __syncthreads(); }
+    if (t == 0) out[blockIdx.x] = s[0];
+}
+"""
+
+
+def test_a_block_larger_than_a_templates_array_is_told_so_not_that_t_counts_the_grid():
+    """`int t = threadIdx.x, i = blockIdx.x * BLOCK + t;` made t look grid-wide (the declarator ran on to the
+    next one's blockIdx); the bug is a launch of 256 threads a block for BLOCK = 128."""
+    module = cuda.RawModule(code=TEMPLATE_BLOCK, backend="cpu", name_expressions=["block_sums<float, 128>"])
+    sums = module.get_function("block_sums<float, 128>")
+    out = np.zeros(8, np.float32)
+    sums((8,), (128,), (np.ones(1000, np.float32), out, 1000))
+    assert out.sum() == 1000
+    with pytest.raises(cuda.KernelError) as info:
+        sums((4,), (256,), (np.ones(1000, np.float32), out, 1000))
+    assert info.value.line == line_of("LOAD", TEMPLATE_BLOCK)
+    assert ("`t` is threadIdx.x, which runs to 255 in this launch's blocks (256 threads along x), but s has 128 elements "
+            "there, one a thread: launch blocks of at most 128 threads along x") in str(info.value)
+    assert "across the whole grid" not in str(info.value)
+
+
 HALO_LOAD = r"""
 #define R 3
 extern "C" __global__ void conv1d(const float* in, float* out, int n) {
@@ -3823,6 +3852,14 @@ extern "C" __global__ void read(float* out) { out[threadIdx.x] = g[threadIdx.x];
     with pytest.raises(cuda.KernelError,
                        match=r"accessed buf\[8\], but buf \(the array given as buf to an earlier launch of .keep."):
         module.get_function("read")((1,), (32,), (out,))
+    # an address the host wrote that lies just past an argument's end is no pointer made from that argument
+    # (it was taken as `out[40]`, out being 32 floats: whenever the allocator put the two arrays so)
+    memory = np.zeros(32 + 8 + 32, np.float32)
+    out, other = memory[:32], memory[40:]
+    other[:] = np.arange(32)
+    module.get_global("g")[:8] = np.frombuffer(np.uint64(other.ctypes.data).tobytes(), np.uint8)
+    module.get_function("read")((1,), (32,), (out,))
+    np.testing.assert_array_equal(out, np.arange(32))
 
 
 STD_ARRAYS = r'''

@@ -2157,6 +2157,16 @@ def _guard_text(source: Source, kernel: Kernel, line: int | None, name: str, len
     return f"`if ({index} < {length})` ({length}: the length of {name} in this launch; better a size the kernel is given)"
 
 
+def _up_to_comma(text: str) -> str:
+    """`text` up to its first comma outside brackets (the end of one declarator in `int a = f(x, y), b = 2`)."""
+    depth = 0
+    for at, c in enumerate(text):
+        depth += (c in "([{") - (c in ")]}")
+        if c == "," and depth == 0:
+            return text[:at]
+    return text
+
+
 def _made_at(source: Source, line: int, variable: str) -> tuple[int, str] | None:
     """Where `variable` last got its value before (or at) `line`, in the function around it: (line, the
     assigned expression) for `variable = ...;`, None when nothing assigns it there or an update (`+=`, `++`)
@@ -2167,8 +2177,8 @@ def _made_at(source: Source, line: int, variable: str) -> tuple[int, str] | None
     for at in range(line, start - 1, -1):
         text = source.line_text(at)
         made = re.search(rf"\b{v}\s*=(?!=)\s*([^;]+);", text)
-        if made:
-            return at, made.group(1).strip()
+        if made:  # (`int t = threadIdx.x, i = blockIdx.x * B + t;`: t's own declarator, up to its comma)
+            return at, _up_to_comma(made.group(1)).strip()
         if re.search(rf"\b{v}\s*([-+*/%|&^]=|\+\+|--)|(\+\+|--)\s*{v}\b", text):
             return None
     return None
@@ -3801,6 +3811,19 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             hint = (f"`{k}` reaches {length - 1 + r} in the block's last thread, and that dimension of {name} has "
                     f"{length} elements, one a thread: a tile with a halo of {r} needs {length} + {2 * r} elements there "
                     f"({r} on each side), as in `[{length} + {2 * r}]` (a #define such as `TILE + 2 * R`).")
+        # `s[t]`, t = threadIdx.x, of an array with fewer elements than the launch's block has threads (a template's
+        # BLOCK of 128 launched with 256): the block and the array disagree; no guard is meant
+        own = re.fullmatch(r"(?:\(int\)\s*)?threadIdx\.([xyz])", k)
+        if not own and re.fullmatch(r"\w+", k) and (assigned := _made_at(source, line, k)):
+            own = re.fullmatch(r"(?:\(int\)\s*)?threadIdx\.([xyz])", assigned[1])
+        if own and hint.startswith("Guard") and block_dim and index == length < block_dim["xyz".index(own.group(1))]:
+            axis, threads = own.group(1), block_dim["xyz".index(own.group(1))]
+            hint = ((f"`{k}` runs" if k.startswith("threadIdx") else f"`{k}` is threadIdx.{axis}, which runs")
+                    + f" to {threads - 1} in this launch's blocks ({threads} threads along {axis}), but {name} has "
+                    f"{length} elements there, one a thread: launch blocks of at most {length} threads along {axis}, or "
+                    f"declare {name} with as many elements as a block has threads (one #define or template constant "
+                    f"for both), or, if only the first {length} threads should use it, guard the access: "
+                    f"`if ({k} < {length})`.")
         made = _from_block_index(source, line, k) if fault.op == 1 and found and hint.startswith("Guard") else None
         if made:  # `s[i]` with i = blockIdx.x * blockDim.x + threadIdx.x: a grid-wide index into a block's array
             at, text = made

@@ -2709,7 +2709,10 @@ struct __cc_ptr : __cc_row_tail<T> {
     explicit __cc_ptr(const __cc_dynamic_shared<S>& d);
 
     // A raw pointer into an argument array or a static __shared__ array gets that array's bounds.
-    void adopt(const volatile void* raw) {
+    // `past_end`: an address a little past an argument's end counts as made from it (an integer-made pointer,
+    // `(float*)((uintptr_t)a + 4 * n)`); not for an address the host wrote into a __device__ pointer, which
+    // may be any array's that merely lies there (__cc_recheck_global).
+    void adopt(const volatile void* raw, bool past_end = true) {
         const __cc_allocation* a = raw ? __cc_find_allocation(raw) : nullptr;
         const char* base = a ? a->base : nullptr;
         size_t bytes = a ? a->bytes : 0;
@@ -2720,7 +2723,7 @@ struct __cc_ptr : __cc_row_tail<T> {
             else if (w && w->new_block && (const char*)raw >= w->new_block &&
                      (const char*)raw < w->new_block + w->new_block_bytes)
                 base = w->new_block, bytes = w->new_block_bytes;  // (what the last new-expression made)
-            else if (const __cc_allocation* before = __cc_argument_ending_near(raw);
+            else if (const __cc_allocation* before = past_end ? __cc_argument_ending_near(raw) : nullptr;
                      before && __cc_heap_entry_at(raw, true).state == __CC_HEAP_EMPTY)
                 base = before->base, bytes = before->bytes;  // (located past its end)
         }
@@ -2833,10 +2836,10 @@ static inline __cc_ptr<E> __cc_member_pointer(E (&a)[N], I k) {
 template <class T>
 static inline void __cc_recheck_global(__cc_ptr<T>& g) {
     if (g.count == SIZE_MAX && g.index == __CC_UNCHECKED) {
-        if (g.p) g.adopt((const volatile void*)g.p);
+        if (g.p) g.adopt((const volatile void*)g.p, false);
     } else if (g.index != __CC_MISALIGNED_INDEX &&
                (const char*)g.p != (const char*)g.array + (long long)g.index * (long long)__cc_ptr<T>::__cc_size) {
-        g.adopt((const volatile void*)g.p);
+        g.adopt((const volatile void*)g.p, false);
     }
 }
 template <class T, size_t N>
