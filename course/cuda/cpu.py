@@ -663,17 +663,14 @@ _ATOMIC_TYPES = {
     "atomicSub": ("int and unsigned int", "for a float, atomicAdd(p, -v)"),
     "atomicExch": ("int, unsigned int, unsigned long long and float", "for a double, atomicExch on its bits: "
                    "(unsigned long long*) and __double_as_longlong(v)"),
-    "atomicMax": ("int, unsigned int, long long and unsigned long long", "for a float, atomicMax((int*)p, "
-                  "__float_as_int(v)) orders values that are all >= 0; for any sign, an atomicCAS loop on the bits"),
-    "atomicMin": ("int, unsigned int, long long and unsigned long long", "for a float, atomicMin((int*)p, "
-                  "__float_as_int(v)) orders values that are all >= 0; for any sign, an atomicCAS loop on the bits"),
-    "atomicInc": ("unsigned int", "pass an unsigned int array (np.uint32)"),
-    "atomicDec": ("unsigned int", "pass an unsigned int array (np.uint32)"),
+    **{op: ("int, unsigned int, long long and unsigned long long", f"for a float, {op}((int*)p, __float_as_int(v)) "
+            "orders values that are all >= 0; for any sign, an atomicCAS loop on the bits")
+       for op in ("atomicMax", "atomicMin")},
+    **dict.fromkeys(["atomicInc", "atomicDec"], ("unsigned int", "pass an unsigned int array (np.uint32)")),
     "atomicCAS": ("int, unsigned int, unsigned long long and unsigned short", "for a float or a double, compare "
                   "and swap its bits: __float_as_int / __double_as_longlong"),
-    "atomicAnd": ("int, unsigned int and unsigned long long", "on a float, operate on its bits (__float_as_int)"),
-    "atomicOr": ("int, unsigned int and unsigned long long", "on a float, operate on its bits (__float_as_int)"),
-    "atomicXor": ("int, unsigned int and unsigned long long", "on a float, operate on its bits (__float_as_int)"),
+    **dict.fromkeys(["atomicAnd", "atomicOr", "atomicXor"],
+                    ("int, unsigned int and unsigned long long", "on a float, operate on its bits (__float_as_int)")),
 }
 
 
@@ -3050,6 +3047,21 @@ def _vector_lane(source: Source, name: str, byte: int) -> str | None:
     return "xyzw"[lane] if lane < int(declared.group(2)) else None
 
 
+def _member_at(source: Source, name: str, byte: int) -> str | None:
+    """The member of an element of the array `name` that holds `byte` of it: a CUDA vector type's lane (`w` for
+    byte 12 of `float4 name[...]`), or a member of the struct it is declared with (`vel` for byte 12 of
+    `Body name[...]` with `struct Body { float3 pos; float3 vel; }`); None when neither is known."""
+    if lane := _vector_lane(source, name, byte):
+        return lane
+    declared = re.search(rf"\b(\w+)\s+{re.escape(name)}\s*\[", source.text)
+    struct = declared and re.search(rf"\bstruct\s+{re.escape(declared.group(1))}\s*\{{[^{{}}]*\}}", source.text)
+    for member in re.findall(r"(\w+)\s*(?:\[[^\]]*\]\s*)*(?=[;,])", struct.group(0)) if struct else ():
+        layout = _member_layout(struct.group(0), member)
+        if layout and layout[0] <= byte < layout[0] + layout[1] * math.prod(layout[2]):
+            return member
+    return None
+
+
 def _in_one_loop(text: str, first: int, last: int, start: int = 1) -> bool:
     """Whether lines `first` and `last` of `text` both lie in the body of one `for`, `while` or `do`
     loop that begins at or after line `start` (the kernel's): a loop body in braces, or one statement."""
@@ -3355,6 +3367,8 @@ def _shared_element(fault: _Fault, source: Source, line: int | None) -> str:
     return _with_member(text, source, line, byte)
 
 
+#: A thread's place in its block along one axis, as an index (`threadIdx.x`, `(int)threadIdx.y`).
+_OWN_INDEX = re.compile(r"(?:\(int\)\s*)?threadIdx\.([xyz])")
 # A test that lets only one warp's threads on (`if (tid < 32)`, `if (threadIdx.x < warpSize)`, `if (warp == 0)`).
 _ONE_WARP_GUARD = re.compile(r"\bif\s*\([^;{)]*(?:<\s*(?:32|warpSize|WARP_SIZE|WARPSIZE)\b|<=\s*31\b|\bwarp\w*\s*==\s*0\b)")
 # A warp-synchronous step, `v[tid] += v[tid + 16]` run by the lanes of one warp, and its fix.
@@ -3813,11 +3827,12 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     f"({r} on each side), as in `[{length} + {2 * r}]` (a #define such as `TILE + 2 * R`).")
         # `s[t]`, t = threadIdx.x, of an array with fewer elements than the launch's block has threads (a template's
         # BLOCK of 128 launched with 256): the block and the array disagree; no guard is meant
-        own = re.fullmatch(r"(?:\(int\)\s*)?threadIdx\.([xyz])", k)
+        own = _OWN_INDEX.fullmatch(k)
         if not own and re.fullmatch(r"\w+", k) and (assigned := _made_at(source, line, k)):
-            own = re.fullmatch(r"(?:\(int\)\s*)?threadIdx\.([xyz])", assigned[1])
-        if own and hint.startswith("Guard") and block_dim and index == length < block_dim["xyz".index(own.group(1))]:
-            axis, threads = own.group(1), block_dim["xyz".index(own.group(1))]
+            own = _OWN_INDEX.fullmatch(assigned[1])
+        axis = own.group(1) if own else "x"
+        threads = block_dim["xyz".index(axis)] if block_dim else 0
+        if own and hint.startswith("Guard") and index == length < threads:
             hint = ((f"`{k}` runs" if k.startswith("threadIdx") else f"`{k}` is threadIdx.{axis}, which runs")
                     + f" to {threads - 1} in this launch's blocks ({threads} threads along {axis}), but {name} has "
                     f"{length} elements there, one a thread: launch blocks of at most {length} threads along {axis}, or "
@@ -3880,7 +3895,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             in_loop = _in_one_loop(source.text, min(line, other_line), max(line, other_line), start)
             # a barrier on its own line: __syncthreads(), __syncwarp(), or a thread block's .sync() (not a tile's)
             groups = "|".join(map(re.escape, _block_groups(source.text))) or "(?!)"
-            barrier = re.compile(rf"^\s*(__syncthreads\s*\(|__syncwarp\s*\(|(?:{groups})\s*\.\s*sync\s*\()")
+            barrier_calls = rf"__syncthreads\s*\(|__syncwarp\s*\(|(?:{groups})\s*\.\s*sync\s*\("
+            barrier = re.compile(rf"^\s*({barrier_calls})")
             loop = _innermost_loop(source.text, min(line, other_line), max(line, other_line), start)
             # The path from the earlier access to this one round the loop's back edge (the rest of the
             # body, then its start): a barrier on it means both accesses came in one pass through the body.
@@ -3890,7 +3906,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             # after the accesses, which so race in one pass; not where the accesses lie on both sides of it,
             # `{ s[t] = x[t]; __syncthreads(); y[t] = s[63 - t]; }`: those race across passes)
             text = source.line_text(line) or ""
-            on_line = re.search(rf"__syncthreads\s*\(|__syncwarp\s*\(|(?:{groups})\s*\.\s*sync\s*\(", text)
+            on_line = re.search(barrier_calls, text)
             array_name = re.escape(re.split(r"[\[.]", element)[0])
             mentions = [m.start() for m in re.finditer(rf"\b{array_name}\b", text)]
             same_line_barrier = other_line == line and on_line and not (
@@ -4498,19 +4514,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         hint = "Pass a power of two (16 shuffles within each half-warp), or leave the width out for the whole warp."
     elif kind == PARTIAL_READ:  # (holder: the result that differs with another fill)
         element = fault.text.decode(errors="replace")  # (the whole element: no member of it)
-        unwritten = element
-        base_name = re.escape(re.split(r"[\[.]", element)[0])
-        declared = re.search(rf"\b(\w+)\s+{base_name}\s*\[", source.text)
-        struct_body = re.search(rf"\bstruct\s+{re.escape(declared.group(1))}\s*\{{[^{{}}]*\}}", source.text) if declared else None
-        if struct_body:  # the member the first unwritten byte belongs to
-            for member in re.findall(r"(\w+)\s*(?:\[[^\]]*\]\s*)*(?=[;,])", struct_body.group(0)):
-                layout = _member_layout(struct_body.group(0), member)
-                if layout and layout[0] <= fault.count < layout[0] + layout[1] * math.prod(layout[2]):
-                    unwritten = f"{element}.{member}"
-                    break
-        elif lane := _vector_lane(source, re.split(r"[\[.]", element)[0], fault.count):
-            unwritten = f"{element}.{lane}"
-        named = f"`{unwritten}`" if unwritten != element else f"its bytes from {fault.count} on"
+        member = _member_at(source, re.split(r"[\[.]", element)[0], fault.count)  # (the first unwritten byte's)
+        named = f"`{element}.{member}`" if member else f"its bytes from {fault.count} on"
         array, at, value, other = holder if holder and len(holder) > 3 else (None, 0, "?", "?")
         what = (f"stores a value computed from shared memory that no thread wrote: at line {line}, thread {thread} "
                 f"read the whole element {element} ({fault.element_bytes} bytes), and no thread of block {block} had "

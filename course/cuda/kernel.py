@@ -318,19 +318,17 @@ class RawKernel:
                              f"the launch fails; launch at most {bound} threads per block, or raise the bound")
         limit = self.max_dynamic_shared_size_bytes
         if shared_mem > limit:
-            raised = self._max_dynamic_shared is not None and limit != MAX_DYNAMIC_SHARED
-            raise ValueError(
-                f"kernel '{self.name}': shared_mem={shared_mem:,} bytes, but a launch of this kernel may ask for at most "
-                f"{limit:,} bytes of dynamic shared memory ("
-                + ("its max_dynamic_shared_size_bytes" if raised else "48 KiB, unless the kernel opts in"
-                   if limit == MAX_DYNAMIC_SHARED else "48 KiB less its static __shared__ arrays, unless it opts in")
-                + "). "
-                + (f"Raise it first (as with CuPy): kernel.max_dynamic_shared_size_bytes = {shared_mem}"
-                   + (f" (at most {MAX_SHARED_OPTIN:,} on the A100 the CPU backend emulates, its static __shared__ "
-                      "arrays included)" if self.backend == "cpu" else "")
-                   + ", or use smaller tiles" if shared_mem <= MAX_SHARED_OPTIN or self.backend != "cpu"
-                   else f"No GPU of the A100's kind gives a block more than {MAX_SHARED_OPTIN:,} bytes: use smaller "
-                        "tiles"))
+            why = ("its max_dynamic_shared_size_bytes" if self._max_dynamic_shared is not None
+                   else "48 KiB, unless the kernel opts in" if limit == MAX_DYNAMIC_SHARED
+                   else "48 KiB less its static __shared__ arrays, unless it opts in")  # (CuPy's answer on a GPU)
+            if self.backend == "cpu" and shared_mem > MAX_SHARED_OPTIN:
+                fix = f"No GPU of the A100's kind gives a block more than {MAX_SHARED_OPTIN:,} bytes: use smaller tiles"
+            else:
+                fix = (f"Raise it first (as with CuPy): kernel.max_dynamic_shared_size_bytes = {shared_mem}"
+                       + (f" (at most {MAX_SHARED_OPTIN:,} on the A100 the CPU backend emulates, its static __shared__ "
+                          "arrays included)" if self.backend == "cpu" else "") + ", or use smaller tiles")
+            raise ValueError(f"kernel '{self.name}': shared_mem={shared_mem:,} bytes, but a launch of this kernel may "
+                             f"ask for at most {limit:,} bytes of dynamic shared memory ({why}). {fix}")
         return grid3, block3
 
     def _shared_limit(self) -> int:

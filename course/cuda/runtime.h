@@ -380,8 +380,8 @@ struct alignas(64) __cc_worker {  // (a cache line of its own: workers write the
         unsigned mask;
         uint3 reader, source_tid, block;
     } undefined;
-    int partial_set;                  // (sanitizer) the first whole struct or vector element of shared memory
-    __cc_fault partial;               //   read with bytes no thread wrote: its description (cpu.py: length 6)
+    __cc_fault partial;               // (sanitizer) the first whole struct or vector element of shared memory read
+                                      // with bytes no thread wrote: its description (length 6, cpu.py), or length 0
     int spin_line;                    // the waiting loop a thread is in (a timeout's line in a plain build)
     int call_line;                    // the kernel's line of the printf, malloc or new being run (a stop's line there)
     const char* new_block;            // the block this worker's last `new` made, and its bytes: the new-expression's
@@ -1420,8 +1420,7 @@ static inline void __cc_register_shared(void* base, size_t bytes, size_t row_byt
                                                        {extents[0], extents[1], extents[2]}};
 }
 
-static void __cc_other_thread(unsigned tid, unsigned block) {
-    __cc_fault* f = __cc_fault_out;
+static void __cc_other_thread(unsigned tid, unsigned block, __cc_fault* f = __cc_fault_out) {
     __cc_unflatten(f->other_thread, tid, blockDim);
     __cc_unflatten(f->other_block, block, gridDim);
 }
@@ -1438,8 +1437,7 @@ static void __cc_describe_shared(__cc_fault* f, const __cc_shared_region& r, siz
     f->element_bytes = (int64_t)size;
     f->index = (int64_t)(offset / unit);
     f->base = (uint64_t)(uintptr_t)r.base;
-    __cc_unflatten(f->other_thread, other, blockDim);
-    __cc_unflatten(f->other_block, __cc_block_linear, gridDim);
+    __cc_other_thread(other, __cc_block_linear, f);
     f->count = (int64_t)(offset % unit);  // the byte in the element (a member of a struct's: cpu.py names it)
     if (r.row_bytes == __CC_SCALAR) {  // a __shared__ scalar: its name (Python adds a member and its index)
         snprintf(f->text, sizeof f->text, "%s", r.name ? r.name : "shared");
@@ -1469,13 +1467,9 @@ __attribute__((noreturn, noinline, cold)) static void __cc_shared_fault(
 // can see whether the results depend on them (cpu.py _depends_on_undefined, with another fill).
 static void __cc_note_partial(const __cc_shared_region& r, size_t offset, size_t size, uint32_t site,
                               size_t unwritten) {
-    __cc_worker* w = __cc_me;
-    if (w->partial_set) return;  // (the first)
-    w->partial_set = 1;
-    __cc_fault* f = &w->partial;
+    __cc_fault* f = &__cc_me->partial;
     memset(f, 0, sizeof *f);
     __cc_describe_shared(f, r, offset, size, site, __CC_READ, __cc_tid(), 0, 0);
-    f->line = 0;
     f->block[0] = blockIdx.x, f->block[1] = blockIdx.y, f->block[2] = blockIdx.z;
     f->thread[0] = threadIdx.x, f->thread[1] = threadIdx.y, f->thread[2] = threadIdx.z;
     f->count = (int64_t)(unwritten - offset);  // the first such byte in the element
@@ -1595,7 +1589,7 @@ static void __cc_note_shared(const __cc_shared_region& r, size_t offset, size_t 
         __cc_shadow_byte& s = r.shadow[b];
         bool written = s.w_epoch >= __cc_block_epoch && !s.w_copied_unwritten;
         if (!written && partly_written) {  // (let go: noted, for Python to see whether the results depend on it)
-            if (!__cc_me->partial_set) __cc_note_partial(r, offset, size, site, b);
+            if (!__cc_me->partial.length) __cc_note_partial(r, offset, size, site, b);  // (the first)
             written = true;
         }
         if (kind == __CC_TOUCH) {  // a struct member access: counts as written, never a hazard
@@ -6361,7 +6355,7 @@ static void __cc_work(__cc_worker* w) {
         __cc_register_shared(w->dyn_shared, __cc_dyn_shared_bytes, 0, __cc_dyn_shared_name, true);
     w->block = -1, w->chunk_next = w->chunk_end = 0;
     w->current = nullptr, w->unsafe = 0, w->last_barrier_line = 0, w->warp_line = 0, w->undefined.set = 0;
-    w->partial_set = 0;
+    w->partial.length = 0;
     w->poisoned_count = 0;  // a new thread's __shared__ arrays lie elsewhere
     if (sigsetjmp(w->env, 1) == 0) {
         w->active = 1;
@@ -6591,7 +6585,7 @@ static int __cc_launch(const long long* cfg, __cc_fault* fault, void (*prepare)(
         break;
     }
     for (int k = 0; k < __cc_worker_count && !first && !fault->length; k++)
-        if (__cc_workers[k].partial_set) *fault = __cc_workers[k].partial;  // (length 6; kind 0: no fault)
+        if (__cc_workers[k].partial.length) *fault = __cc_workers[k].partial;  // (length 6; kind 0: no fault)
     if (!first && !fault->length && repeated.length) *fault = repeated;  // a warning, when nothing else
     if (!first && !fault->length) __cc_describe_rng_setup(fault);  // (a warning too)
     __cc_collect_output(first ? first->fault_block : LLONG_MAX);

@@ -3286,15 +3286,8 @@ def _nvcc_refusals(tokens: list[Token], functions: list, known_types: set,
         if most is None or tokens[i + 1].text != "(" or t.text in declared or (
                 i > 0 and tokens[i - 1].text in (".", "->", "::")):
             continue
-        close = _matching(tokens, i + 1)
-        depth, count = 0, 0 if close == i + 2 else 1
-        for k in range(i + 2, close):
-            if tokens[k].text in ("(", "[", "{"):
-                depth += 1
-            elif tokens[k].text in (")", "]", "}"):
-                depth -= 1
-            elif tokens[k].text == "," and depth == 0:
-                count += 1
+        call = _call_arguments(tokens, i + 1)
+        count = len([part for part in call[0] if part[0] < part[1]]) if call else 0  # (`f()`: one empty part)
         if count > most:
             found.append((f"{t.text}() is called with {count} argument{'s' * (count > 1)}, but it takes "
                           + (f"at most {most}" if t.text in _WARP_OPTIONAL else f"{most}" if most else "none")
