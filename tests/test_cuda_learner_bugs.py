@@ -11,7 +11,7 @@ it, a global total reset inside the kernel, overlapping carves of extern __share
 blockDim.x over a tile of 16, an in-place shift, an early return before the barrier, `counter++` on
 a __device__ variable, a shared total set without a barrier, a shared struct read before the barrier,
 __syncwarp() between warps, a barrier in a loop whose trip count
-differs between threads, a local array written to `<= 5`, an accumulator never given a value, a race
+differs between threads, a barrier in a grid-stride loop and in a block-stride while loop, a local array written to `<= 5`, an accumulator never given a value, a race
 through a __shared__ pointer passed to a helper, a shared union reused without a barrier, a 3-D block
 indexed without z, a shared atomic accumulator never set, __constant__ taps read past their end, a
 shared total kept inside a spin lock whose holder releases it without a fence, a resampling kernel that
@@ -382,6 +382,44 @@ extern "C" __global__ void k(const int* len, float* y) {
 case("barrier in a loop whose trip count differs", DIVERGENT_LOOP, "len[t]", "len[0]", "k", 1, 32,
      lambda: ((np.arange(32) % 3 + 1).astype(i32), zeros(32)), [r"__syncthreads\(\) at line 6 is not reached by every thread"],
      lambda a: (a[1] == a[0][0]).all())
+
+GRID_STRIDE_BARRIER = r"""
+extern "C" __global__ void k(const float* x, float* y, int n) {
+    __shared__ float s[64];
+    %s
+        s[threadIdx.x] = i < n ? x[i] : 0.0f;
+        __syncthreads();
+        if (i < n) y[i] = s[63 - threadIdx.x];
+        __syncthreads();
+    }
+}"""
+case("barrier in a grid-stride loop", GRID_STRIDE_BARRIER,
+     "for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {",
+     "for (int base = blockIdx.x * blockDim.x; base < n; base += blockDim.x * gridDim.x) { int i = base + threadIdx.x;",
+     "k", 2, 64, lambda: (rand(300), zeros(300), 300),
+     [r"__syncthreads\(\) at line 6 is not reached by every thread", r"The loop at line 4 starts each thread at its own "
+      r"index \(`i = blockIdx\.x \* blockDim\.x \+ threadIdx\.x`\)", r"`for \(int base = blockIdx\.x \* blockDim\.x; "
+      r"base < n; base \+= blockDim\.x \* gridDim\.x\) \{ int i = base \+ threadIdx\.x; \.\.\. \}`"],
+     lambda a: np.array_equal(a[1][:256].reshape(-1, 64), a[0][:256].reshape(-1, 64)[:, ::-1]))
+
+WHILE_BARRIER = r"""
+extern "C" __global__ void k(const float* x, float* y, int n) {
+    __shared__ float s[64];
+    %s
+    while (i < n) {
+        s[threadIdx.x] = i < n ? x[i] : 0.0f;
+        __syncthreads();
+        y[i] = s[63 - threadIdx.x];
+        __syncthreads();
+        i += blockDim.x;
+    }
+}"""
+case("barrier in a block-stride while loop", WHILE_BARRIER, "int i = threadIdx.x;",
+     "int i = threadIdx.x; n = (n + 63) / 64 * 64;",  # (the fix goes round whole blocks: x and y are 128 long)
+     "k", 1, 64, lambda: (rand(128), zeros(128), 100),
+     [r"__syncthreads\(\) at line 7 is not reached by every thread", r"The loop at line 5 starts each thread at its own "
+      r"index \(`i = threadIdx\.x`\) and stops at `i < n`", r"`for \(int base = 0; base < n; base \+= blockDim\.x\)"],
+     lambda a: np.array_equal(a[1].reshape(2, 64), a[0].reshape(2, 64)[:, ::-1]))
 
 LOCAL_ARRAY = r"""
 extern "C" __global__ void k(const float* x, float* y) {

@@ -1452,6 +1452,27 @@ def test_one_array_passed_as_input_and_output_is_one_memory_for_the_race_checker
     np.testing.assert_array_equal(x, np.arange(32)[::-1])
 
 
+def test_one_array_passed_for_two_restrict_parameters_is_told_it_breaks_their_promise():
+    """An in-place blur whose parameters say __restrict__: the hint adds that the promise is broken; the
+    same kernel without __restrict__ gets the plain hint, and neither reads as a same-value write (the
+    data are random: the mean of an arithmetic progression's neighbours is the element itself)."""
+    blur = r"""
+extern "C" __global__ void blur(const float* %s in, float* %s out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i > 0 && i < n - 1) out[i] = (in[i - 1] + in[i] + in[i + 1]) / 3.0f;
+}"""
+    for restrict in ("__restrict__", ""):
+        x = np.random.default_rng(3).random(128).astype(np.float32)
+        with pytest.raises(cuda.KernelError, match=r"reads in\[\d+\], which thread \(\d+, 0, 0\) wrote") as info:
+            cuda.RawKernel(blur % (restrict, restrict), "blur", backend="cpu")((2,), (64,), (x, x, 128))
+        message = str(info.value)
+        assert "in and out are the same memory here" in message
+        assert ("The kernel declares `in` and `out` __restrict__, a promise to the compiler" in message) == bool(restrict)
+    x, y = np.random.default_rng(4).random(128).astype(np.float32), np.zeros(128, np.float32)
+    cuda.RawKernel(blur % ("__restrict__", "__restrict__"), "blur", backend="cpu", sanitize=True)((2,), (64,), (x, y, 128))
+    np.testing.assert_allclose(y[1:-1], (x[:-2] + x[1:-1] + x[2:]) / 3, rtol=1e-6)
+
+
 def test_a_counter_read_and_written_back_by_hand_is_a_lost_update_not_a_missing_barrier():
     x = np.ones(64, np.float32)
     with pytest.raises(cuda.KernelError, match=r"reads count\[0\], which thread \(0, 0, 0\) also read here and then "

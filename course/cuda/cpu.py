@@ -3444,6 +3444,45 @@ def _grid_stride_start(source: Source, line: int | None) -> str | None:
     return None
 
 
+def _thread_counted_loop(source: Source, kernel: Kernel, line: int | None) -> str | None:
+    """For a barrier that not every thread reached: when it sits in a loop whose index starts at the
+    thread's own index (a grid-stride or block-stride loop, `for (int i = ... threadIdx.x; i < n; i += ...)`,
+    or a `while (i < n)` over an `int i = ... threadIdx.x;`), so that the threads go round it different
+    numbers of times, the hint: a loop over the block's start, the same for every thread. None otherwise."""
+    loop = _innermost_loop(source.text, line, line, kernel.line) if line else None
+    if not loop:
+        return None
+    declared = r"(?:(?:const|unsigned|signed|long|int|size_t|auto)\s+)*"
+    header = re.search(rf"\bfor\s*\(\s*{declared}(\w+)\s*=\s*([^;]*);\s*\1\s*(<=?)\s*([^;]*);"
+                       r"\s*\1\s*\+=\s*([^)]*)\)", source.line_text(loop[0]))
+    if header:
+        index, start, compare, bound, step = (part.strip() for part in header.groups())
+    else:  # `int i = threadIdx.x; while (i < n) { ...; i += blockDim.x; }`
+        header = re.search(r"\bwhile\s*\(\s*(\w+)\s*(<=?)\s*([^)]*)\)", source.line_text(loop[0]))
+        before = "\n".join(source.lines[kernel.line - 1:loop[0] - 1])
+        made = header and re.findall(rf"\b{re.escape(header.group(1))}\s*=\s*([^;]*);", before)
+        after = "\n".join(source.lines[loop[0]:loop[1]])
+        stepped = header and re.search(rf"\b{re.escape(header.group(1))}\s*\+=\s*([^;]*);", after)
+        if not (made and stepped):
+            return None
+        index, compare, bound = (part.strip() for part in header.groups())
+        start, step = made[-1].strip(), stepped.group(1).strip()
+    if "threadIdx" not in start:
+        return None
+    base = re.sub(r"\s*\+\s*threadIdx\.x\b|\bthreadIdx\.x\s*\+\s*", "", start)
+    base = "0" if base == "threadIdx.x" else base
+    fix = ""
+    if "threadIdx" not in base:  # `for (int base = blockIdx.x * blockDim.x; base < n; base += ...) { int i = base + threadIdx.x;`
+        fix = (f": `for (int base = {base}; base {compare} {bound}; base += {step}) {{ int {index} = base + threadIdx.x; "
+               "... }`, with each access guarded (`if ("
+               f"{index} {compare} {bound})`, or `{index} {compare} {bound} ? ... : 0.0f` for a load) and the barriers "
+               "outside those ifs")
+    return (f"The loop at line {loop[0]} starts each thread at its own index (`{index} = {start}`) and stops at "
+            f"`{index} {compare} {bound}`, so threads go round it different numbers of times, and those that stop "
+            "early never reach the barrier inside it. Go round the same number of times in every thread of the "
+            f"block{fix}.")
+
+
 def _same_warp(fault: _Fault, block_dim) -> bool:
     """Whether the two threads a race names (of one block) are in one warp."""
     linear = lambda t: t[0] + t[1] * block_dim[0] + t[2] * block_dim[0] * block_dim[1]
@@ -3571,6 +3610,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         hint = ("Every thread of a block that has not returned must reach each __syncthreads(), so a barrier "
                 "cannot sit inside an if (or a loop) that some threads skip: put it where every thread passes, "
                 "and guard only the work.")
+        hint = _thread_counted_loop(source, kernel, fault.line) or hint
     elif kind == READ_FILL:
         array, element, value = _filled_element(fault, arrays)
         function = re.search(r"\b(atomic\w*)\s*\(", source.line_text(line) if line else "")
@@ -3681,7 +3721,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         other = _xyz(fault.other_thread)
         what = (f"threads of one block wait at different __syncthreads(): thread {thread} at line "
                 f"{fault.line}, thread {other} at line {fault.other_line}")
-        hint = "A __syncthreads() inside an if/else must be reached by all threads of the block, or by none."
+        hint = (_thread_counted_loop(source, kernel, fault.other_line) or _thread_counted_loop(source, kernel, fault.line)
+                or "A __syncthreads() inside an if/else must be reached by all threads of the block, or by none.")
     elif kind == TIMEOUT:
         what = f"ran longer than its time limit of {time_limit:g} s"
         hint = ("An endless loop? Check that the loop's condition changes. If the kernel is just slow "
@@ -4397,6 +4438,12 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     f"was passed for both), so what one thread writes into {sharing} another thread reads or writes "
                     f"as {name}. Pass a separate array for the results (empty_like(x), in NumPy or CuPy), or make every thread "
                     "use only its own elements.")
+            restricted = [n for n in (name, *sharing.split(" and "))
+                          if re.search(rf"__restrict(?:__)?\s+{re.escape(n)}\s*[,)]", source.text)]
+            if restricted:  # `const float* __restrict__ in`: a promise that no other parameter reaches its memory
+                hint += (f" The kernel declares {_and([f'`{n}`' for n in restricted])} __restrict__, a promise to the "
+                         "compiler that no other pointer reaches that memory: with one array passed for both, nvcc may "
+                         "read it through the read-only cache or move reads past writes, so it needs separate arrays.")
         elif handed and re.search(r"\batomic(CAS|Exch|Inc|Add)\b|\bvolatile\b", source.text):
             hint += (" If one thread hands the element over to the next through an atomic or a volatile flag (a "
                      "lock, a last-block ticket), the first needs __threadfence() between its write and that "
