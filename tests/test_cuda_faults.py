@@ -1541,6 +1541,77 @@ def test_device_malloc_blocks_are_bounds_checked_and_shuffle_widths_must_be_powe
     assert_alive()
 
 
+POINTER_TABLES = r"""
+extern "C" __global__ void rows_of(const float* a, float* out, int how, int extra) {
+    const float** rows;
+    if (how == 0) rows = (const float**)malloc(4 * sizeof(const float*));
+    else if (how == 1) rows = static_cast<const float**>(malloc(4 * sizeof(float*)));
+    else if (how == 2) rows = reinterpret_cast<const float**>(malloc(4 * sizeof(const float*)));
+    else rows = new const float*[4];
+    for (int r = 0; r < 4 + extra; r++) rows[r] = a + 4 * r;  // TABLE
+    out[0] = rows[1][1] + rows[3][3];
+    out[1] = sizeof(float*) == sizeof(rows[0]);  // a pointer stored in memory is one size, however it is named
+    if (how == 3) delete[] rows; else free(rows);
+}
+"""
+
+
+@pytest.mark.parametrize("how", ["(const float**)malloc", "static_cast", "reinterpret_cast", "new const float*[4]"])
+def test_a_table_of_pointers_from_malloc_or_new_runs_and_is_bounds_checked(how):
+    """`float** rows = (float**)malloc(n * sizeof(float*))` (and new float*[n], and the C++ casts): a
+    pointer stored in memory is a checked one here, so sizeof(float*), the casts and new name that type,
+    and the block holds n of them. (They did not compile: float** cannot become a checked pointer.)"""
+    kernel = cuda.RawKernel(POINTER_TABLES, "rows_of", backend="cpu")
+    index = ["(const float**)malloc", "static_cast", "reinterpret_cast", "new const float*[4]"].index(how)
+    a, out = np.arange(16, dtype=np.float32), np.zeros(2, np.float32)
+    kernel((1,), (1,), (a, out, index, 0))
+    np.testing.assert_array_equal(out, [5 + 15, 1])
+    made = "new[]" if index == 3 else "malloc"
+    with pytest.raises(cuda.KernelError, match=rf"accessed element 4 of a block that {re.escape(made)} made at line "
+                                               r"\d+, which holds 4 pointers \(valid indices 0 to 3\)") as info:
+        kernel((1,), (1,), (a, out, index, 1))
+    assert info.value.line == line_of("TABLE", POINTER_TABLES)
+    assert_alive()
+
+
+def test_one_pointer_from_new_and_a_value_initialised_table_of_them():
+    src = r"""
+extern "C" __global__ void k(float* a, float* out) {
+    float** one = new float*(a + 3);
+    float** two = new float*[2]();
+    two[1] = *one + 2;
+    out[0] = (*one)[0] + two[1][0] + (two[0] == nullptr);
+    delete one;
+    delete[] two;
+}"""
+    out = np.zeros(1, np.float32)
+    cuda.RawKernel(src, "k", backend="cpu")((1,), (1,), (np.arange(8, dtype=np.float32), out))
+    assert out[0] == 3 + 5 + 1
+
+
+def test_sizeof_of_a_pointer_parameter_divided_for_a_length_gets_a_warning():
+    """`int n = sizeof(x) / sizeof(x[0]);` of a parameter: a pointer's size, on a GPU (2 floats) as here (8),
+    so the warning says so; sizeof of an element, of `*x`, and a pointer's own size copied are not it."""
+    src = r"""
+extern "C" __global__ void k(const float* x, float y[], float* out) {
+    int n = sizeof(x) / sizeof(x[0]);                 // COUNT
+    const float* q;
+    memcpy(&q, &x, sizeof(x));                        // (a pointer copied: its own size is meant)
+    int i = threadIdx.x;
+    if (i < n) out[i] = q[i] + sizeof(*x) + sizeof y[0] + sizeof y / 4;   // SECOND
+}"""
+    x, out = np.arange(16, dtype=np.float32), np.zeros(16, np.float32)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cuda.RawKernel(src, "k", backend="cpu", sanitize=False)((1,), (16,), (x, x, out))
+    messages = [str(w.message) for w in caught if issubclass(w.category, cuda.KernelWarning)]
+    assert len(messages) == 2, messages
+    assert (f"line {line_of('COUNT', src)}: sizeof(x) is the size of a pointer (8 bytes on a GPU" in messages[0]
+            and "Pass the length as a parameter" in messages[0])
+    assert f"line {line_of('SECOND', src)}: sizeof(y) is the size of a pointer" in messages[1]
+    np.testing.assert_array_equal(out[:8], np.arange(8) + 8 + 8)  # (n is 32 / 4 here: a pointer is 32 bytes)
+
+
 def test_a_device_malloc_sized_in_elements_not_bytes_is_explained():
     # The CUDA Programming Guide's per-block allocation, with its size in elements: malloc counts bytes
     source = r"""

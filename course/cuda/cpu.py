@@ -782,6 +782,9 @@ def _compile(source: Source, unit: str, flags: list[str], compiler: str, target:
         os.replace(Path(build, "module.so"), target)
 
 
+#: sizeof a pointer stored in memory here (runtime.h's __cc_ptr: a checked pointer and its bounds)
+_CHECKED_POINTER_BYTES = 32
+
 _warned: set[str] = set()  # each shown once per process (the plain and the sanitized build both have it)
 
 
@@ -3542,8 +3545,11 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             made, _, at = fault.text.decode(errors="replace").partition("@")
             made = {"new[]": "new[]", "new": "new"}.get(made, "malloc")
             where = f" at line {at}" if at.isdigit() and int(at) > 0 else " in the kernel"
-            what = (f"accessed element {index} of a block that {made} made{where}, which holds {length} "
-                    f"{fault.element_bytes}-byte element{'s' * (length != 1)}{valid}")
+            unit = f"{fault.element_bytes}-byte element{'s' * (length != 1)}"
+            made_by = source.line_text(int(at)) if at.isdigit() and 0 < int(at) <= len(source.lines) else ""
+            if fault.element_bytes == _CHECKED_POINTER_BYTES and re.search(r"\*\s*\*|\*\s*\[", made_by):
+                unit = f"pointer{'s' * (length != 1)}"  # (`(float**)malloc(...)`: a pointer is 32 bytes here, 8 on a GPU)
+            what = f"accessed element {index} of a block that {made} made{where}, which holds {length} {unit}{valid}"
             tail = _malloc_in_bytes(source, fault.element_bytes, length) if 0 <= index < length * fault.element_bytes \
                 else None  # (an index the bytes would hold, had they been elements)
         elif shared:  # a static __shared__ array reached through a pointer (`&tile[0][0] + k`)

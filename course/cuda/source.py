@@ -1891,7 +1891,8 @@ def parse(text: str, options=()) -> Source:
     host_only = _host_only_uses(tokens, functions, known_types, directives, bool(_RELAXED_CONSTEXPR & set(options)))
     nvcc_refuses = _nvcc_refusals(tokens, functions, known_types,
                                   {macro[0] for macro in (_macro_of(t.text) for t in directives) if macro})
-    cas_misuse = _cas_misuse(tokens, functions) + plain_waits + _unused_tickets(tokens, functions)
+    cas_misuse = (_cas_misuse(tokens, functions) + plain_waits + _unused_tickets(tokens, functions)
+                  + _sizeof_pointer_parameters(tokens, functions))
     _exchange_stores(tokens, functions, replace)
     _function_pointer_types(tokens, text, aliases, replace)
     _checked_deduction_guides(tokens, text, replace)
@@ -3008,6 +3009,34 @@ def _calls_in_bodies(tokens: list[Token], functions: list, names: set):
                         if tokens[i].text in names and tokens[i + 1].text == "(")
 
 
+def _sizeof_pointer_parameters(tokens: list[Token], functions: list) -> list[tuple[int, str]]:
+    """`sizeof(x) / ...` (or `sizeof x / ...`) of a pointer parameter x, the C habit of `sizeof(x) / sizeof(x[0])`
+    for an array's length: a parameter `float* x` (or `float x[]`) is a pointer, so that is the size of a pointer,
+    8 bytes on a GPU (and 32 here, where a pointer carries its bounds). (line, what and how to fix it)."""
+    found = []
+    for f in functions:
+        if not f.body:
+            continue
+        pointers = {raw.name for raw in f.raws if raw and raw.name and raw.stars and not raw.reference and not raw.rows}
+        a, b = f.body
+        for i in range(a + 1, b - 1):
+            if tokens[i].text != "sizeof":
+                continue
+            named = i + 1 + (tokens[i + 1].text == "(")
+            if named >= b or tokens[named].text not in pointers or (named > i + 1 and tokens[named + 1].text != ")") \
+                    or (named == i + 1 and tokens[named + 1].text in ("[", ".", "->", "(")):
+                continue
+            name = tokens[named].text
+            if tokens[named + 1 + (named > i + 1)].text != "/":  # (`memcpy(&q, &p, sizeof(p))` copies a pointer)
+                continue
+            found.append((tokens[i].line,
+                          f"sizeof({name}) is the size of a pointer (8 bytes on a GPU; here, where a pointer carries "
+                          f"its bounds, 32), not of the array {name} points to: a kernel cannot learn an array's "
+                          f"length from its pointer, so `sizeof({name}) / sizeof({name}[0])` is no element count. "
+                          "Pass the length as a parameter (`int n`)."))
+    return found
+
+
 def _cas_misuse(tokens: list[Token], functions: list) -> list[tuple[int, str]]:
     """atomicCAS used in a way that only contention breaks, which threads run one after another here
     never show (on a GPU, updates are lost or a loop never ends): (line, what and how to fix it).
@@ -3870,6 +3899,34 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
                     arrays.add(name)
                     i = end + 1
                     continue
+        # A pointer stored in memory (an element of a `float**`, of `float* rows[4]`, a struct's member) is a
+        # checked pointer here, of sizeof(__cc_ptr<float>) bytes: so the type-ids that name such an element are
+        # the checked type too, `sizeof(float*)`, `new float*[n]`, `(float**)malloc(...)`,
+        # `static_cast<float**>(...)`, and `float** rows = (float**)malloc(n * sizeof(float*));` holds n of them.
+        if tok.text in ("sizeof", "new", "(", "<") and i + 3 < b and (
+                tok.text != "(" or tokens[i - 1].kind == "punct" and tokens[i - 1].text not in (")", "]")
+                or tokens[i - 1].text == "return") and (
+                tok.text != "<" or tokens[i - 1].text in _CASTS):
+            at = i + 1 + (tok.text == "sizeof" and tokens[i + 1].text == "(")
+            found = _pointer_type_id(tokens, at, b, types) if at > i + 1 or tok.text != "sizeof" else None
+            if found:
+                element, star = found
+                stars = 1 + (star + 1 < b and tokens[star + 1].text == "*")
+                after = tokens[star + stars].text if star + stars < b else ""
+                if tok.text == "sizeof" and stars == 1 and after == ")":  # sizeof(float*)
+                    replace(tokens[at].start, tokens[star].end, f"__cc_ptr<{element}>")
+                elif tok.text == "new" and stars == 1 and after in ("[", ";", "(", "{", ")", ","):  # new float*[n]
+                    replace(tok.start, tokens[star].end, f"new (__cc_heap) __cc_ptr<{element}>")
+                elif tok.text == "<" and stars == 2 and after == ">":  # static_cast<float**>(...)
+                    replace(tokens[at].start, tokens[star].end, f"__cc_ptr<{element}>")
+                elif tok.text == "(" and stars == 2 and after == ")" and star + 3 < b and (
+                        tokens[star + 3].kind in ("ident", "number") or tokens[star + 3].text in _CAST_OPERAND):
+                    replace(tokens[at].start, tokens[star + 1].end, f"__cc_ptr<__cc_ptr<{element}>>")  # (float**)p
+                else:
+                    found = None
+                if found:
+                    i = star + stars
+                    continue
         # reinterpret_cast<T*>(p), const_cast<T*>(p) and static_cast<T*>(p) keep p's bounds (as T elements).
         if tok.text in _CASTS and i + 1 < b and tokens[i + 1].text == "<":
             replace(tok.start, tok.end, "__cc_" + tok.text)
@@ -4130,6 +4187,27 @@ def _known_type_end(tokens: list[Token], j: int, b: int, types) -> int:
     if last < b and tokens[last].text in types and tokens[last].text != "void" and (last == j or last > first):
         return last + 1
     return j
+
+
+def _pointer_type_id(tokens: list[Token], j: int, b: int, types) -> tuple[str, int] | None:
+    """A pointer type-id from tokens[j], `float*`, `const unsigned int*`, `geo::Point*`: the pointed-to type
+    as text (with its qualifiers) and the index of its first `*`; None where tokens[j] starts none."""
+    words, k = [], j
+    while k < b and tokens[k].text in ("const", "volatile"):
+        words.append(tokens[k].text)
+        k += 1
+    start = k
+    while k < b and tokens[k].text in _INTEGER_WORDS:
+        k += 1
+    if k == start and k < b:
+        k = _known_type_end(tokens, k, b, types)
+    if k == start:
+        return None
+    type_text = " ".join(t.text for t in tokens[start:k])
+    while k < b and tokens[k].text in ("const", "volatile"):
+        words.append(tokens[k].text)
+        k += 1
+    return (" ".join(words + [type_text]), k) if k < b and tokens[k].text == "*" else None
 
 
 def _row_extents(tokens: list[Token], at: int, end: int) -> tuple[str, int] | None:
