@@ -2001,6 +2001,30 @@ extern "C" __global__ void fine(float* out) {
         one((1,), (4,), (out, 1))  # one array of 4 elements in the source: named
 
 
+@pytest.mark.parametrize("cast", ["(float*)((char*)devPtr + r * pitch)",
+                                  "reinterpret_cast<float*>(reinterpret_cast<char*>(devPtr) + r * pitch)"])
+def test_a_pitched_row_past_the_array_is_told_that_a_pitch_counts_bytes(cast):
+    """The CUDA Programming Guide's loop over pitched rows: right with the pitch in bytes (a.strides[0]);
+    a pitch that reaches past the rows names the byte offset and how to get the pitch."""
+    source = r"""
+extern "C" __global__ void rows(float* devPtr, size_t pitch, int width, int height) {
+    for (int r = 0; r < height; ++r) {
+        float* row = CAST;
+        for (int c = 0; c < width; ++c) row[c] += 1.0f;   // ROW
+    }
+}""".replace("CAST", cast)
+    kernel = cuda.RawKernel(source, "rows", backend="cpu")
+    a = np.zeros((4, 8), np.float32)
+    kernel((1,), (1,), (a, np.uint64(a.strides[0]), 8, 4))
+    assert (a == 1).all()
+    with pytest.raises(cuda.KernelError, match=r"accessed devPtr\[32\], but devPtr has 32 elements") as info:
+        kernel((1,), (1,), (a, np.uint64(40), 8, 4))
+    assert info.value.line == line_of("ROW", source)
+    assert ("hint: `row` is devPtr moved on by `r * pitch` bytes (line 4), so `row[c]` is element 32 of devPtr, which "
+            "has 32 elements. A row's pitch is its length in bytes") in str(info.value)
+    assert "a.strides[0]" in str(info.value)
+
+
 def test_an_access_through_a_pointer_made_from_an_argument_names_the_whole_index():
     # A column-major tiled GEMM that loads through `pa = A + offset` without a guard (the pattern of CuPy's old
     # SGEMM example): past A's end in the last, partial tile; the hint adds the offset to the subscript

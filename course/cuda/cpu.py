@@ -2246,6 +2246,17 @@ def _through_offset_pointer(source: Source, line: int | None, name: str, index: 
         made = _made_at(source, line, pointer)
         offset = (re.fullmatch(rf"(?:\([^()]*\)\s*)?{re.escape(name)}\s*\+\s*(.+)", made[1])  # `x + row * n`
                   or re.fullmatch(rf"&\s*{re.escape(name)}\s*\[([^\[\]]+)\]", made[1])) if made else None  # `&x[r * n]`
+        # `float* row = (float*)((char*)devPtr + r * pitch);` (the CUDA Programming Guide's pitched rows): bytes
+        pitched = re.fullmatch(rf"(?:\(\s*[\w\s]+\*\s*\)|reinterpret_cast\s*<[\w\s]+\*\s*>)\s*\(\s*"
+                               rf"(?:\(\s*(?:const\s+)?(?:unsigned\s+)?char\s*\*\s*\)|reinterpret_cast\s*<\s*(?:const\s+)?"
+                               rf"(?:unsigned\s+)?char\s*\*\s*>\s*\()\s*{re.escape(name)}\s*\)?\s*\+\s*(.+)\)",
+                               made[1]) if made and made[0] != line else None
+        if pitched:
+            moved = pitched.group(1).strip()
+            return (f"`{pointer}` is {name} moved on by `{moved}` bytes (line {made[0]}), so `{pointer}[{subscript.strip()}]` "
+                    f"is element {index} of {name}, which has {length} elements. A row's pitch is its length in bytes, "
+                    "with any padding: for a NumPy or CuPy array, a.strides[0] (the width times the element's size for "
+                    "packed rows), not the width in elements, and the rows must all lie inside the array.")
         if offset and made[0] != line:
             base, sub = offset.group(1).strip(), subscript.strip()
             target = re.match(r"\s*(\w+)\s*\[[^=]*\]\s*=[^=]", source.line_text(line))
