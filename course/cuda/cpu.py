@@ -833,7 +833,8 @@ def _raw_member_warnings(source: Source) -> list[str]:
     found = []
     for struct, member, line in source.raw_members:
         found.append(f"line {line}: `{struct + '::' if struct else ''}{member}` is a pointer inside a struct whose "
-                     "bytes come from the host (a kernel parameter, or a __constant__ or __device__ variable), so "
+                     "bytes come from the host or are sized by it (a kernel parameter, a __constant__ or __device__ variable, "
+                     "or extern __shared__ memory, which shared_mem sizes: each keeps the GPU's layout), so "
                      "course.cuda cannot bounds-check the accesses through it: it does not know the array it points "
                      "to, and an index past that array's end reads or overwrites other memory (on a GPU, and here, "
                      "where that can crash Python). Pass the array as a kernel parameter of its own, and every "
