@@ -3929,6 +3929,34 @@ def test_a_pointer_kept_in_a_device_variable_keeps_its_arrays_bounds(sanitize):
         module.get_function("use")((1,), (32,), (out, np.int32(-1)))
 
 
+INITIALISED_POINTERS = r"""
+__device__ float table[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+__device__ int counter;
+__device__ float* from_view = table + 2;
+__device__ float* from_element = &table[4];
+__device__ int* to_counter = &counter;
+__device__ const float* to_const = table;
+static __device__ float* with_static = table;
+extern "C" __global__ void k(float* out, int i) {
+    atomicAdd(to_counter, 1);
+    out[0] = from_view[i] + from_element[0] + to_const[1] + with_static[0] + *to_counter;  // READ
+}
+"""
+
+
+@pytest.mark.parametrize("sanitize", [True, False])
+def test_a_device_pointer_initialised_with_a_device_array_keeps_its_bounds(sanitize):
+    """`__device__ float* p = table + 2;` (or `&table[4]`, `&counter`): a checked pointer from its initializer,
+    located in the array at each launch; it was a raw pointer, and p[6] read past table silently."""
+    module = cuda.RawModule(code=INITIALISED_POINTERS, backend="cpu", sanitize=sanitize)
+    out = np.zeros(1, np.float32)
+    module.get_function("k")((1,), (1,), (out, 1))
+    assert out[0] == 4 + 5 + 2 + 1 + 1
+    with pytest.raises(cuda.KernelError, match=r"accessed table\[8\], but table has 8 elements") as info:
+        module.get_function("k")((1,), (1,), (out, 6))
+    assert info.value.line == line_of("READ", INITIALISED_POINTERS)
+
+
 def test_an_address_the_host_writes_into_a_device_pointer_is_taken_afresh():
     """The variable's first bytes are the address (get_global): after the host writes another array's
     address there, a launch does not check it against the bounds a kernel set before."""

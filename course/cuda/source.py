@@ -1505,8 +1505,9 @@ def _split_template_closers(tokens: list[Token]) -> list[Token]:
 def _check_global_pointer(tokens: list[Token], start: int, space: int, after: int, replace) -> bool:
     """`__device__ float* g_buf;` (or `= nullptr;`, or `__managed__`): a checked pointer, so that what a
     kernel stores there (`g_buf = buf;`) keeps the argument's bounds for the launches that read through it.
-    One declarator (an array of them too), one `*` before the name; an initializer other than a null one,
-    `extern`, a const pointer and __constant__ (set by the host only) keep the raw pointer. Its host bytes
+    One declarator (an array of them too), one `*` before the name, and an initializer (`= table;`: checked
+    from it, located again at each launch); `extern`, a const pointer and __constant__ (set by the host only)
+    keep the raw pointer. Its host bytes
     (get_global) start with the address: a launch takes an address the host wrote there afresh
     (runtime.h's __cc_recheck_global)."""
     if tokens[space].text not in ("__device__", "__managed__") or tokens[after - 2].text != "*":
@@ -1514,9 +1515,18 @@ def _check_global_pointer(tokens: list[Token], start: int, space: int, after: in
     end = after
     while end < len(tokens) and tokens[end].text == "[":  # `__device__ float* g_list[4];`: each one checked
         end = _matching(tokens, end) + 1
+    initializer = None  # `= table;`, `= &table[4];`: the checked pointer made from it (located at launch)
     if end == after and tokens[end].text == "=" and end + 2 < len(tokens) \
-            and tokens[end + 1].text in ("nullptr", "0", "NULL"):
+            and tokens[end + 1].text in ("nullptr", "0", "NULL") and tokens[end + 2].text == ";":
         end += 2
+    elif end == after and tokens[end].text == "=":
+        close, depth = end + 1, 0
+        while close < len(tokens) and not (depth == 0 and tokens[close].text in (";", ",")):
+            depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(tokens[close].text, 0)
+            close += 1
+        if close == end + 1 or close >= len(tokens) or tokens[close].text != ";" or tokens[end + 1].text == "{":
+            return False
+        initializer, end = (end + 1, close), close
     if end >= len(tokens) or tokens[end].text != ";":
         return False
     words = [t.text for t in tokens[start:after - 2]]
@@ -1529,6 +1539,9 @@ def _check_global_pointer(tokens: list[Token], start: int, space: int, after: in
     first = start + last + 1
     replace(tokens[first].start, tokens[after - 2].end,
             f"__cc_ptr<{' '.join(kept)}> ")
+    if initializer:  # (a __device__ array's view converts only explicitly)
+        replace(tokens[initializer[0]].start, tokens[initializer[0]].start, f"__cc_ptr<{' '.join(kept)}>(")
+        replace(tokens[initializer[1] - 1].end, tokens[initializer[1] - 1].end, ")")
     return True
 
 
