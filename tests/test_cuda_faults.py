@@ -3957,6 +3957,38 @@ def test_a_device_pointer_initialised_with_a_device_array_keeps_its_bounds(sanit
     assert info.value.line == line_of("READ", INITIALISED_POINTERS)
 
 
+FILE_SCOPE_SHARED_POINTER = r"""
+__shared__ float* buffer;
+extern "C" __global__ void k(float* a, float* out, int shift, int barrier) {
+    if (threadIdx.x == 0) buffer = a;                  // SET
+    if (barrier) __syncthreads();
+    out[threadIdx.x] = buffer[threadIdx.x + shift];    // READ
+}
+"""
+
+
+@pytest.mark.parametrize("scope", ["file", "function"])
+def test_a_file_scope_shared_pointer_keeps_the_bounds_of_what_a_thread_set_it_to(scope):
+    """`__shared__ float* buffer;` at file scope, as in a function: a checked pointer (it was raw, and
+    buffer[32] of a 32-float array read past it silently), still race-checked as a shared scalar. In both
+    places `buffer[t]` reads the pointer first: without the barrier that is a race with the thread setting
+    it (it went unnoted: only a plain `float* p = buffer;` was a read of it)."""
+    source = FILE_SCOPE_SHARED_POINTER
+    if scope == "function":
+        source = source.replace("\n__shared__ float* buffer;", "").replace("{\n", "{\n    __shared__ float* buffer;", 1)
+    kernel = cuda.RawKernel(source, "k", backend="cpu")
+    a, out = np.arange(32, dtype=np.float32), np.zeros(32, np.float32)
+    kernel((1,), (32,), (a, out, 0, 1))
+    np.testing.assert_array_equal(out, a)
+    with pytest.raises(cuda.KernelError, match=r"accessed a\[32\], but a has 32 elements") as info:
+        kernel((1,), (32,), (a, out, 1, 1))
+    assert info.value.line == line_of("READ", source)
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory buffer") as info:
+        kernel((1,), (32,), (a, out, 0, 0))
+    assert {line_of("SET", source), line_of("READ", source)} <= set(
+        int(n) for n in re.findall(r"line (\d+)", str(info.value)))
+
+
 def test_an_address_the_host_writes_into_a_device_pointer_is_taken_afresh():
     """The variable's first bytes are the address (get_global): after the host writes another array's
     address there, a launch does not check it against the bounds a kernel set before."""

@@ -1802,8 +1802,15 @@ def parse(text: str, options=()) -> Source:
                 replace(tokens[end].start, tokens[end].end, f"__cc_raw_{tokens[end].text}")
                 file_shared.append(tokens[end].text)
                 global_arrays.add(tokens[end].text)
-        elif _shared_scalar_at(tokens, at, len(tokens)):  # `__shared__ int count;`: poisoned and noted per block
-            file_shared_scalars.append(_shared_scalar_at(tokens, at, len(tokens)))
+        elif scalar := _shared_scalar_at(tokens, at, len(tokens)):  # `__shared__ int count;`: poisoned and noted per block
+            file_shared_scalars.append(scalar)
+            star = next((k for k in range(at + 1, len(tokens)) if tokens[k].text in ("*", ";")), None)
+            if star is not None and tokens[star].text == "*" and tokens[star + 1].text == scalar:
+                # `__shared__ float* buffer;`: a checked pointer, as in a function (what a thread sets it to
+                # keeps its array's bounds for the others)
+                words = [tok.text for tok in tokens[at + 1:star] if tok.text != "volatile"]
+                volatile = "volatile " if any(tok.text == "volatile" for tok in tokens[at + 1:star]) else ""
+                replace(tokens[at + 1].start, tokens[star].end, f"{volatile}__cc_ptr<{' '.join(words)}> ")
 
     # Per function: its identifiers (to follow calls), what it uses that the CPU cannot run.
     bodies: dict[str, set[str]] = {}
@@ -4845,6 +4852,16 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
     a, b = f.body
     scalars = {name for i in range(a + 1, b) if (name := _shared_scalar_at(tokens, i, b))}  # __shared__ int n;
     scalars |= named_scalars
+    # those of them declared as pointers (`__shared__ float* buffer;`, `__device__ float* g;`), not structs
+    # with an operator[] (`__shared__ cuda::std::array<float, 64> s;`, whose s[t] reads one element)
+    pointer_scalars = set()
+    for k in range(1, len(tokens) - 2):
+        if tokens[k].text == "*" and tokens[k + 1].text in scalars and tokens[k + 2].text in (";", "=", "["):
+            q = k - 1
+            while q >= 0 and tokens[q].text not in (";", "{", "}", "(", ","):
+                q -= 1
+            if any(tokens[w].text in ("__shared__", "__device__", "__managed__") for w in range(q + 1, k)):
+                pointer_scalars.add(tokens[k + 1].text)
     # Lambdas that return a reference (`auto at = [&](int k) -> float& { return s[k]; };`) and objects of a
     # struct whose operator() does (`Grid g{s, 8};`, a `Grid g` parameter): a call, `at(t) = v`, `g(r, c)`, is
     # the access, as of a function returning a reference; the lambda's `return s[k];` is only an address
@@ -5041,5 +5058,16 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
                 replace(tokens[start].start, tokens[start].start, wrapper + "(")
                 replace(tokens[end - 3].end, tokens[end - 3].end, ")")
             continue
-        replace(tokens[start].start, tokens[start].start, wrapper + "(")
+        pointer = start + (tokens[start].text == "*" and end == start + 2)  # `buffer[t]`, `buffer->x`, `*buffer`
+        read_first = tokens[pointer].text in pointer_scalars and tokens[pointer].kind == "ident" and (
+            pointer > start or start + 1 < end and tokens[start + 1].text in ("[", "->"))
+        if read_first:
+            # (of `__shared__ float* buffer;`, or a __device__ pointer): the pointer itself is read first, a hazard
+            # with the thread that sets it (`if (t == 0) buffer = a;`) where no barrier is between them. (One
+            # text where the access's wrapper starts too: texts put at one place are sorted, not kept in order.)
+            replace(tokens[pointer].start, tokens[pointer].start,
+                    (wrapper + "(" if pointer == start else "") + "__cc_r(")
+            replace(tokens[pointer].end, tokens[pointer].end, ")")
+        if not read_first or pointer > start:
+            replace(tokens[start].start, tokens[start].start, wrapper + "(")
         replace(tokens[end - 1].end, tokens[end - 1].end, ")")
