@@ -10,11 +10,12 @@ before compiling the source as C++ after ``runtime.h``:
   that the rewrites below see them;
 - pointer parameters of ``__global__`` and ``__device__`` functions, local pointer variables
   pointer casts (C casts, ``reinterpret_cast``, ``const_cast``) and the pointer members of
-  structs built in device code and file-scope ``__device__ float* g;`` variables become checked
-  pointers (``float* x`` → ``__cc_ptr<float> x``),
-  so every access through a pointer derived from an argument array is bounds-checked (structs
-  whose bytes come from the host, as kernel parameters or ``__constant__`` variables, keep
-  their layout);
+  structs built in device code, file-scope ``__device__ float* g;`` variables (also with an
+  initializer, ``= table + 2``) and ``__shared__ float* p;`` ones become checked pointers
+  (``float* x`` → ``__cc_ptr<float> x``), and so do the type-ids that name a stored pointer
+  (``sizeof(float*)``, ``new float*[n]``, ``(float**)malloc(...)``), so every access through a
+  pointer derived from an argument array is bounds-checked (structs whose bytes come from the
+  host, as kernel parameters or ``__constant__`` variables, keep their layout);
 - ``__shared__``, local and file-scope ``__constant__``/``__device__`` arrays get a checked view,
   and so does a ``__device__`` function's array reference parameter (``float (&r)[4]``, or
   ``T (&r)[N]`` of a template); a pointer made from a row, ``float* p = tile[0];``, keeps the
@@ -1507,9 +1508,8 @@ def _check_global_pointer(tokens: list[Token], start: int, space: int, after: in
     kernel stores there (`g_buf = buf;`) keeps the argument's bounds for the launches that read through it.
     One declarator (an array of them too), one `*` before the name, and an initializer (`= table;`: checked
     from it, located again at each launch); `extern`, a const pointer and __constant__ (set by the host only)
-    keep the raw pointer. Its host bytes
-    (get_global) start with the address: a launch takes an address the host wrote there afresh
-    (runtime.h's __cc_recheck_global)."""
+    keep the raw pointer. Its host bytes (get_global) start with the address: a launch takes an address the
+    host wrote there afresh (runtime.h's __cc_recheck_global)."""
     if tokens[space].text not in ("__device__", "__managed__") or tokens[after - 2].text != "*":
         return False
     end = after
