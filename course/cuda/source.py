@@ -3987,20 +3987,8 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
         prev = tokens[i - 1]
         # A C-style cast `(const float4*)p`: `(`, a type, one `*`, `)`, then an operand.
         if tok.text == "(" and (prev.kind == "punct" and prev.text not in (")", "]") or prev.text == "return"):
-            j = i + 1
-            words = []
-            while j < b and tokens[j].text in ("const", "volatile", "struct"):
-                words.append(tokens[j].text)
-                j += 1
-            type_start = j
-            while j < b and tokens[j].text in _INTEGER_WORDS:
-                j += 1
-            if j == type_start and j < b:
-                j = _known_type_end(tokens, j, b, types)  # (`(const geo::Point*)raw` too)
-            type_text = " ".join(t.text for t in tokens[type_start:j])
-            while j < b and tokens[j].text in ("const", "volatile"):
-                words.append(tokens[j].text)
-                j += 1
+            # (`(const geo::Point*)raw`, `(struct Point*)raw` too)
+            words, type_text, j = _qualified_type(tokens, i + 1, b, types, ("struct",)) or ([], "", i + 1)
             rows = _row_extents(tokens, j + 3, b) if type_text and j + 3 < b and tokens[j].text == "(" \
                 and tokens[j + 1].text == "*" and tokens[j + 2].text == ")" else None
             if rows and rows[1] + 1 < b and tokens[rows[1]].text == ")" and (
@@ -4017,24 +4005,12 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
                 continue
         # A local pointer variable `const float* p = ...;` (one declarator).
         if prev.text in _STATEMENT_START or (prev.text == "(" and i >= 2 and tokens[i - 2].text == "for"):
-            j, words = i, []
-            shared = tokens[j].text == "__shared__"  # `__shared__ float* p;`: a checked pointer in shared memory
-            j += shared
-            while j < b and tokens[j].text in ("const", "volatile"):
-                words.append(tokens[j].text)
-                j += 1
-            type_start = j
-            while j < b and tokens[j].text in _INTEGER_WORDS:
-                j += 1
-            if j == type_start and j < b:
-                j = _known_type_end(tokens, j, b, types)  # (`const geo::Point* p = ...;` too)
-            if j == type_start:
+            shared = tokens[i].text == "__shared__"  # `__shared__ float* p;`: a checked pointer in shared memory
+            qualified = _qualified_type(tokens, i + shared, b, types)  # (`const geo::Point* p = ...;` too)
+            if qualified is None:
                 i += 1
                 continue
-            type_text = " ".join(t.text for t in tokens[type_start:j])
-            while j < b and tokens[j].text in ("const", "volatile"):
-                words.append(tokens[j].text)
-                j += 1
+            words, type_text, j = qualified
             # A pointer to rows `const float (*m)[4] = (const float (*)[4])a;`: a checked pointer whose
             # m[i] is a checked pointer to row i (so m[i][j] keeps the allocation's bounds).
             extents = _row_extents(tokens, j + 4, b) if j + 4 < b and tokens[j].text == "(" \
@@ -4209,11 +4185,13 @@ def _known_type_end(tokens: list[Token], j: int, b: int, types) -> int:
     return j
 
 
-def _pointer_type_id(tokens: list[Token], j: int, b: int, types) -> tuple[str, int] | None:
-    """A pointer type-id from tokens[j], `float*`, `const unsigned int*`, `geo::Point*`: the pointed-to type
-    as text (with its qualifiers) and the index of its first `*`; None where tokens[j] starts none."""
+def _qualified_type(tokens: list[Token], j: int, b: int, types, leading=()) -> tuple[list[str], str, int] | None:
+    """The type named from tokens[j] with its qualifiers, `const unsigned int`, `float const`, `geo::Point`:
+    (the qualifiers before and after it, the type's own words as text, the index past them); None where
+    tokens[j] starts no type (one of `types`, or integer words). `leading`: more words that may come first
+    (`struct`), kept with the qualifiers."""
     words, k = [], j
-    while k < b and tokens[k].text in ("const", "volatile"):
+    while k < b and (tokens[k].text in ("const", "volatile") or tokens[k].text in leading):
         words.append(tokens[k].text)
         k += 1
     start = k
@@ -4227,6 +4205,16 @@ def _pointer_type_id(tokens: list[Token], j: int, b: int, types) -> tuple[str, i
     while k < b and tokens[k].text in ("const", "volatile"):
         words.append(tokens[k].text)
         k += 1
+    return words, type_text, k
+
+
+def _pointer_type_id(tokens: list[Token], j: int, b: int, types) -> tuple[str, int] | None:
+    """A pointer type-id from tokens[j], `float*`, `const unsigned int*`, `geo::Point*`: the pointed-to type
+    as text (with its qualifiers) and the index of its first `*`; None where tokens[j] starts none."""
+    qualified = _qualified_type(tokens, j, b, types)
+    if qualified is None:
+        return None
+    words, type_text, k = qualified
     return (" ".join(words + [type_text]), k) if k < b and tokens[k].text == "*" else None
 
 
