@@ -2001,6 +2001,20 @@ extern "C" __global__ void fine(float* out) {
         one((1,), (4,), (out, 1))  # one array of 4 elements in the source: named
 
 
+@pytest.mark.parametrize("access", ["atomicAdd(&x[LAST], 1.0f);", "out[0] = __ldg(&x[LAST]);", "out[0] = x[LAST];"])
+def test_a_constant_index_past_the_end_is_told_so_not_to_guard_it(access):
+    """`x[16]` of a 16-element array: the hint says the constant is past the end (it suggested the guard
+    `if (16 < 16)`); `#define LAST 16` is a constant too."""
+    source = "#define LAST 16\n" + r"""
+extern "C" __global__ void k(float* x, float* out) {
+    ACCESS
+}""".replace("ACCESS", access)
+    with pytest.raises(cuda.KernelError, match=r"accessed x\[16\], but x has 16 elements") as info:
+        cuda.RawKernel(source, "k", backend="cpu")((1,), (1,), (np.zeros(16, np.float32), np.zeros(1, np.float32)))
+    assert ("hint: The index `LAST` is a constant, the same for every thread, and x has 16 elements: its last is "
+            "x[15]. Make the array larger (at least 17 elements here), or index within it.") in str(info.value)
+
+
 @pytest.mark.parametrize("cast", ["(float*)((char*)devPtr + r * pitch)",
                                   "reinterpret_cast<float*>(reinterpret_cast<char*>(devPtr) + r * pitch)"])
 def test_a_pitched_row_past_the_array_is_told_that_a_pitch_counts_bytes(cast):

@@ -2158,6 +2158,18 @@ def _guard_text(source: Source, kernel: Kernel, line: int | None, name: str, len
     return f"`if ({index} < {length})` ({length}: the length of {name} in this launch; better a size the kernel is given)"
 
 
+def _constant_index(source: Source, line: int | None, name: str, index: int, length: int) -> str | None:
+    """For an access `name[16]` whose subscript is a number (or a #define of one): no guard helps, the number
+    is past the end. None where the subscript is no constant."""
+    subscript = _subscript(source, line, name)
+    if not subscript or not subscript.strip() or not _same_for_every_thread(subscript, source.constants):
+        return None
+    has = (f"{name} has {length} element{'s' * (length != 1)}: its last is {name}[{length - 1}]" if length
+           else f"{name} is empty (an array of 0 elements was passed?)")
+    return (f"The index `{subscript}` is a constant, the same for every thread, and {has}. Make the array larger "
+            f"(at least {index + 1} element{'s' * (index != 0)} here), or index within it.")
+
+
 def _up_to_comma(text: str) -> str:
     """`text` up to its first comma outside brackets (the end of one declarator in `int a = f(x, y), b = 2`)."""
     depth = 0
@@ -3608,6 +3620,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 or _guarded_index(source, line, name, index, length)
                 or _data_index(source, line, name, index, length)
                 or _through_offset_pointer(source, line, name, index, length)
+                or _constant_index(source, line, name, index, length)
                 or "Check how the index is computed; where threads past the end are expected (the last block's, "
                    f"in a grid rounded up to whole blocks), guard the access: "
                    f"{_guard_text(source, kernel, line, name, arrays[fault.base][1] if fault.base in arrays else length)}.")
