@@ -2001,6 +2001,20 @@ extern "C" __global__ void fine(float* out) {
         one((1,), (4,), (out, 1))  # one array of 4 elements in the source: named
 
 
+def test_a_size_t_index_below_zero_is_told_it_wrapped_not_to_test_it_against_zero():
+    source = r"""
+extern "C" __global__ void left(const float* x, float* out, int n) {
+    size_t i = threadIdx.x;
+    size_t j = i - 1;                  // thread 0: wraps around
+    if (i < n) out[i] = x[j];          // READ
+}"""
+    with pytest.raises(cuda.KernelError, match=r"accessed x\[-1\], but x has 8 elements") as info:
+        cuda.RawKernel(source, "left", backend="cpu")((1,), (8,), (np.zeros(8, np.float32), np.zeros(8, np.float32), 8))
+    assert info.value.line == line_of("READ", source)
+    assert ("hint: Index -1 is below the first element: `j` is unsigned, so it never goes below 0 but wraps around to "
+            "a huge number") in str(info.value) and "a `j >= 0` test is always true for it" in str(info.value)
+
+
 @pytest.mark.parametrize("access", ["atomicAdd(&x[LAST], 1.0f);", "out[0] = __ldg(&x[LAST]);", "out[0] = x[LAST];"])
 def test_a_constant_index_past_the_end_is_told_so_not_to_guard_it(access):
     """`x[16]` of a 16-element array: the hint says the constant is past the end (it suggested the guard

@@ -2503,6 +2503,15 @@ def _negative_index(index: int, length: int, source: Source | None = None, line:
     # (the learner's own index: a name, or an expression in parentheses)
     named = subscript if subscript and re.fullmatch(r"[A-Za-z_]\w*", subscript) else \
         f"({subscript})" if subscript and "[" not in subscript and len(subscript) <= 40 else "k"
+    body = _function_body(source.text, line) if source is not None and line else None
+    unsigned_word = r"\b(?:unsigned(?:\s+(?:int|long|long\s+long|short|char))?|size_t|uint\d*_t|uint\d*)\s+"
+    if body and named == subscript and re.search(
+            rf"{unsigned_word}(?:[\w\s*&]*,\s*)?{re.escape(named)}\s*[=;,)]", source.text[body[0]:body[1]]):
+        # `size_t i = 0; i -= 1;`: an unsigned index is never below 0; it wrapped around, and reads as negative here
+        return (f"Index {index} is below the first element: `{named}` is unsigned, so it never goes below 0 but wraps "
+                f"around to a huge number (which as an offset reaches back {-index} element"
+                f"{'s' * (index != -1)}): a `{named} >= 0` test is always true for it. Keep it from going below 0 "
+                f"(compare before subtracting: `if ({named} >= k) {named} -= k;`), or make it a signed int.")
     return (f"Index {index} is below the first element: an offset that reaches below 0 (a neighbour i - 1 at the "
             f"edge, a mask indexed from -R). Shift the index (mask[j + R] for j from -R to R) or guard it: "
             f"`if ({named} >= 0 && {named} < {length})`.")
