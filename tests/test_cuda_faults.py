@@ -2001,6 +2001,44 @@ extern "C" __global__ void fine(float* out) {
         one((1,), (4,), (out, 1))  # one array of 4 elements in the source: named
 
 
+def test_a_reversed_index_a_wrong_inner_loop_bound_and_a_bin_of_one_point_zero_get_their_own_hints():
+    reverse = r"""
+extern "C" __global__ void rev(const float* in, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = in[n - i];
+}"""
+    x = np.arange(64, dtype=np.float32)
+    with pytest.raises(cuda.KernelError, match=r"accessed in\[64\]") as info:
+        cuda.RawKernel(reverse, "rev", backend="cpu")((1,), (64,), (x, np.zeros(64, np.float32), 64))
+    assert ("hint: The index here is `n - i`, which is n itself when i is 0: one past the last element of in (64 "
+            "elements). Counted from the end, the element that mirrors i is `n - 1 - i`.") in str(info.value)
+    matmul = r"""
+extern "C" __global__ void mm(const float* A, const float* B, float* C, int M, int N, int K) {
+    int r = blockIdx.y * blockDim.y + threadIdx.y, c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r < M && c < N) {
+        float s = 0;
+        for (int k = 0; k < N; k++) s += A[r * K + k] * B[k * N + c];
+        C[r * N + c] = s;
+    }
+}"""
+    m, n, k = 16, 24, 8
+    with pytest.raises(cuda.KernelError, match=r"accessed B\[192\]") as info:
+        cuda.RawKernel(matmul, "mm", backend="cpu")((2, 1), (16, 16), (
+            np.ones((m, k), np.float32), np.ones((k, n), np.float32), np.zeros((m, n), np.float32), m, n, k))
+    assert ("`k` goes up to N - 1 (the loop at line 6, `k < N`): check that bound against B's size too") in str(info.value)
+    histogram = r"""
+#define NBINS 10
+extern "C" __global__ void h(const float* x, int* bins, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomicAdd(&bins[(int)(x[i] * NBINS)], 1);
+}"""
+    with pytest.raises(cuda.KernelError, match=r"accessed bins\[10\]") as info:
+        cuda.RawKernel(histogram, "h", backend="cpu")((1,), (64,), (
+            np.linspace(0, 1, 64).astype(np.float32), np.zeros(10, np.int32), 64))
+    assert ("hint: The index `(int)(x[i] * NBINS)` is a bin computed from data, 10 here, but bins has 10 bins: a value "
+            "at the top of the range") in str(info.value) and "`min((int)(x[i] * NBINS), 9)`" in str(info.value)
+
+
 def test_a_size_t_index_below_zero_is_told_it_wrapped_not_to_test_it_against_zero():
     source = r"""
 extern "C" __global__ void left(const float* x, float* out, int n) {

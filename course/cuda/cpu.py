@@ -2197,6 +2197,43 @@ def _made_at(source: Source, line: int, variable: str) -> tuple[int, str] | None
     return None
 
 
+def _loop_bound_note(source: Source, line: int, variables: list, name: str) -> str:
+    """For an index past the end that grows with the counter of a `for` loop around `line` (`B[k * N + c]` in
+    `for (int k = 0; k < N; k++)`): a sentence that names the loop's bound, which may be the wrong one (a
+    matrix product's inner loop runs to the inner dimension); '' where no such loop is."""
+    body = _function_body(source.text, line)
+    first = source.text.count("\n", 0, body[0]) + 1 if body else 1
+    for variable in variables:
+        v = re.escape(variable)
+        for at in range(line, first - 1, -1):
+            header = re.search(rf"\bfor\s*\(\s*(?:(?:unsigned|int|long|size_t|auto)\s+)*{v}\s*=[^;]*;\s*{v}\s*(<=?)\s*"
+                               r"([^;]+?)\s*;", source.line_text(at))
+            if header and _in_one_loop(source.text, at, line, at):
+                compare, bound = header.groups()
+                last = bound if compare == "<=" else f"{bound} - 1"
+                return (f" `{variable}` goes up to {last} (the loop at line {at}, `{variable} {compare} {bound}`): check "
+                        f"that bound against {name}'s size too (a matrix product's inner loop runs to the inner "
+                        "dimension, the columns of A and the rows of B).")
+    return ""
+
+
+def _binned_index(source: Source, line: int | None, name: str, index: int, length: int) -> str | None:
+    """For an index past the end that is a number from data turned into a bin, `bins[(int)(x[i] * NBINS)]`: a
+    value at the top of the range lands one past the last bin. None for any other index."""
+    expression = _subscript(source, line, name, nested=True)
+    binned = expression and re.fullmatch(r"\(\s*(?:int|unsigned|unsigned int|long)\s*\)\s*\((.*\w\s*\[[^\]]+\].*)\)|"
+                                          r"(?:int|__float2int_rd|__float2int_rz|floorf?)\s*\((.*\w\s*\[[^\]]+\].*)\)",
+                                          expression.strip())
+    if not binned:
+        return None
+    value = (binned.group(1) or binned.group(2)).strip()
+    top = (f": a value at the top of the range (`{value}` = {length} exactly, as 1.0 * {length} is) lands one past "
+           "the last bin" if index == length else ": a value outside the range the bins cover lands outside them")
+    return (f"The index `{expression}` is a bin computed from data, {index} here, but {name} has {length} bins{top}. "
+            f"Clamp it, `min({expression}, {length - 1})` (or the bin count minus 1), or skip values outside the range "
+            "(`if (v >= lo && v < hi)`).")
+
+
 def _data_index(source: Source, line: int | None, name: str, index: int, length: int) -> str | None:
     """For an index past the end that is a value read from data (`x[idx[i]]`, or `int j = idx[i]; x[j]`): the
     hint that says the data decides it, or None."""
@@ -2319,6 +2356,12 @@ def _guarded_index(source: Source, line: int | None, name: str, index: int, leng
                             "differ in number.")
                 checked = [u for u in variables if re.search(rf"\b{re.escape(u)}\s*(<|<=|>=|>)", guard.group(0))]
                 named = _and([f"`{u}`" for u in checked])
+                mirror = re.fullmatch(r"\s*(\w+)\s*-\s*(\w+)\s*", expression)
+                if mirror and index == length and mirror.group(2) in checked:  # `in[n - i]`: n itself at i = 0
+                    size, counter = mirror.groups()
+                    return (f"The index here is `{expression}`, which is {size} itself when {counter} is 0: one past "
+                            f"the last element of {name} ({length} elements). Counted from the end, the element that "
+                            f"mirrors {counter} is `{size} - 1 - {counter}`.")
                 plus_one = index == length and re.fullmatch(rf"\s*{re.escape(checked[0] if checked else '')}\s*\+\s*1\s*",
                                                             expression)
                 return (f"The index here is `{expression}`, and line {at} checks {named} "
@@ -2326,6 +2369,7 @@ def _guarded_index(source: Source, line: int | None, name: str, index: int, leng
                         f"inside {name}, which has {length} element{'s' * (length != 1)} ({expression} = {index} "
                         "here). Bound the whole index (the largest value it takes must stay below the size), or "
                         "give the output only as many threads as it has elements."
+                        + _loop_bound_note(source, line, [u for u in variables if u not in checked], name)
                         + (f" If {name} should hold one element more than the count that line {at} checks (the row "
                            f"pointers of a CSR matrix: rows + 1, the last one the number of values), pass it whole: "
                            f"{length + 1} elements here." if plus_one else ""))
@@ -3627,6 +3671,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         hint = (tail or _printf_string_hint(source, line, name, index, length, itemsize)
                 or _index_hint(source, line, index, length, _subscript(source, line, name))
                 or _guarded_index(source, line, name, index, length)
+                or _binned_index(source, line, name, index, length)
                 or _data_index(source, line, name, index, length)
                 or _through_offset_pointer(source, line, name, index, length)
                 or _constant_index(source, line, name, index, length)
