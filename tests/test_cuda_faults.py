@@ -2039,6 +2039,40 @@ extern "C" __global__ void h(const float* x, int* bins, int n) {
             "at the top of the range") in str(info.value) and "`min((int)(x[i] * NBINS), 9)`" in str(info.value)
 
 
+def test_per_block_sums_two_loads_a_thread_and_a_stencils_border_get_their_own_hints():
+    partial = r"""
+#define BLOCK 128
+extern "C" __global__ void partial(const float* in, float* sums, int n) {
+    __shared__ float s[BLOCK];
+    int t = threadIdx.x, i = blockIdx.x * blockDim.x * 2 + t;
+    s[t] = i < n ? in[i] : 0.0f;
+    s[t + blockDim.x] = i + blockDim.x < n ? in[i + blockDim.x] : 0.0f;   // SECOND
+    __syncthreads();
+    if (t == 0) sums[blockIdx.x] = s[0];                                   // SUM
+}"""
+    kernel = cuda.RawKernel(partial, "partial", backend="cpu")
+    with pytest.raises(cuda.KernelError, match=r"accessed s\[128\]") as info:
+        kernel((2,), (128,), (np.ones(512, np.float32), np.zeros(2, np.float32), 512))
+    assert info.value.line == line_of("SECOND", partial)
+    assert ("hint: `t + blockDim.x` is each thread's second element, from 128 to 255 in this launch's blocks, but s has "
+            "128 elements, one a thread: with two elements a thread it needs 2 * 128 = 256") in str(info.value)
+    with pytest.raises(cuda.KernelError, match=r"accessed sums\[2\]") as info:
+        kernel((3,), (64,), (np.ones(384, np.float32), np.zeros(2, np.float32), 384))
+    assert info.value.line == line_of("SUM", partial)
+    assert ("hint: sums holds one element per block (`sums[blockIdx.x]`), and this launch has 3 blocks along x but "
+            "sums has 2: make it as long as the grid") in str(info.value)
+    stencil = r"""
+extern "C" __global__ void st(const float* in, float* out, int w, int h) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < w && y < h) out[y * w + x] = in[(y - 1) * w + x] + in[(y + 1) * w + x];
+}"""
+    image = np.ones((16, 16), np.float32)
+    with pytest.raises(cuda.KernelError, match=r"accessed in\[-16\]") as info:
+        cuda.RawKernel(stencil, "st", backend="cpu")((1, 1), (16, 16), (image, np.zeros_like(image), 16, 16))
+    assert ("hint: Index -16 is below the first element: the neighbour `y - 1` is outside the array where y is below 1 "
+            "(the border). Guard the border, `if (y >= 1 && ...)`") in str(info.value)
+
+
 def test_a_size_t_index_below_zero_is_told_it_wrapped_not_to_test_it_against_zero():
     source = r"""
 extern "C" __global__ void left(const float* x, float* out, int n) {
@@ -3777,7 +3811,10 @@ def test_a_halo_load_below_the_first_element_names_its_own_index_in_the_guard():
     with pytest.raises(cuda.KernelError) as info:
         cuda.RawKernel(HALO_LOAD, "conv1d", backend="cpu")((2,), (64,), (np.ones(128, np.float32),
                                                                        np.zeros(128, np.float32), 128))
-    assert "accessed in[-3]" in str(info.value) and "guard it: `if ((i - R) >= 0 && (i - R) < 128)`" in str(info.value)
+    assert "accessed in[-3]" in str(info.value) and ("the neighbour `i - R` is outside the array where i is below R "
+                                                     "(the border). Guard the border, `if (i >= R && ...)` (a stencil "
+                                                     "skips its edge; a halo load takes 0 there, `i >= R ? ... : 0.0f`)"
+                                                     ) in str(info.value)
 
 
 DATA_INDEX = r"""

@@ -2158,6 +2158,20 @@ def _guard_text(source: Source, kernel: Kernel, line: int | None, name: str, len
     return f"`if ({index} < {length})` ({length}: the length of {name} in this launch; better a size the kernel is given)"
 
 
+def _per_block_index(source: Source, line: int | None, name: str, length: int, grid_dim) -> str | None:
+    """For `sums[blockIdx.x]` past the end: an array of one element per block, with fewer elements than the
+    launch has blocks. None for any other index."""
+    subscript = _subscript(source, line, name)
+    axis = re.fullmatch(r"\s*blockIdx\.([xyz])\s*", subscript or "")
+    if not axis:
+        return None
+    blocks = grid_dim["xyz".index(axis.group(1))]
+    return (f"{name} holds one element per block (`{name}[blockIdx.{axis.group(1)}]`), and this launch has {blocks} "
+            f"blocks along {axis.group(1)} but {name} has {length}: make it as long as the grid, "
+            f"gridDim.{axis.group(1)} elements (the same rounded-up count the launch uses, `(n + 255) // 256` for "
+            "blocks of 256).")
+
+
 def _constant_index(source: Source, line: int | None, name: str, index: int, length: int) -> str | None:
     """For an access `name[16]` whose subscript is a number (or a #define of one): no guard helps, the number
     is past the end. None where the subscript is no constant."""
@@ -2547,6 +2561,15 @@ def _negative_index(index: int, length: int, source: Source | None = None, line:
     # (the learner's own index: a name, or an expression in parentheses)
     named = subscript if subscript and re.fullmatch(r"[A-Za-z_]\w*", subscript) else \
         f"({subscript})" if subscript and "[" not in subscript and len(subscript) <= 40 else "k"
+    # `in[(y - 1) * w + x]` at y = 0: the neighbour before the first row (or column): the border needs a guard
+    neighbour = re.search(r"\(\s*([A-Za-z_]\w*)\s*-\s*(\d+|[A-Z_][A-Z0-9_]*)\s*\)|(?<![\w.])([A-Za-z_]\w*)\s*-\s*(\d+|[A-Z_][A-Z0-9_]*)\b",
+                          subscript or "")
+    if neighbour and subscript and "[" not in subscript:
+        variable, step = (neighbour.group(1), neighbour.group(2)) if neighbour.group(1) else neighbour.group(3, 4)
+        return (f"Index {index} is below the first element: the neighbour `{variable} - {step}` is outside the array "
+                f"where {variable} is below {step} (the border). Guard the border, `if ({variable} >= {step} && ...)` (a "
+                f"stencil skips its edge; a halo load takes 0 there, `{variable} >= {step} ? ... : 0.0f`), or clamp the "
+                f"neighbour, `max({variable} - {step}, 0)`.")
     body = _function_body(source.text, line) if source is not None and line else None
     unsigned_word = r"\b(?:unsigned(?:\s+(?:int|long|long\s+long|short|char))?|size_t|uint\d*_t|uint\d*)\s+"
     if body and named == subscript and re.search(
@@ -3675,6 +3698,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 or _data_index(source, line, name, index, length)
                 or _through_offset_pointer(source, line, name, index, length)
                 or _constant_index(source, line, name, index, length)
+                or _per_block_index(source, line, name, length, grid_dim)
                 or "Check how the index is computed; where threads past the end are expected (the last block's, "
                    f"in a grid rounded up to whole blocks), guard the access: "
                    f"{_guard_text(source, kernel, line, name, arrays[fault.base][1] if fault.base in arrays else length)}.")
@@ -3965,6 +3989,14 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     f"declare {name} with as many elements as a block has threads (one #define or template constant "
                     f"for both), or, if only the first {length} threads should use it, guard the access: "
                     f"`if ({k} < {length})`.")
+        # `s[t + blockDim.x]` of `s[BLOCK]`: each thread's second element (a reduction that loads two a thread)
+        second = re.fullmatch(r"(\w+)\s*\+\s*blockDim\.([xyz])", k)
+        if second and hint.startswith("Guard") and block_dim and length == block_dim["xyz".index(second.group(2))] \
+                and (_OWN_INDEX.fullmatch(second.group(1)) or (assigned := _made_at(source, line, second.group(1)))
+                     and _OWN_INDEX.fullmatch(assigned[1])):
+            hint = (f"`{k}` is each thread's second element, from {length} to {2 * length - 1} in this launch's "
+                    f"blocks, but {name} has {length} elements, one a thread: with two elements a thread it needs "
+                    f"2 * {length} = {2 * length} (`[2 * BLOCK]`).")
         made = _from_block_index(source, line, k) if fault.op == 1 and found and hint.startswith("Guard") else None
         if made:  # `s[i]` with i = blockIdx.x * blockDim.x + threadIdx.x: a grid-wide index into a block's array
             at, text = made
