@@ -2073,6 +2073,37 @@ extern "C" __global__ void st(const float* in, float* out, int w, int h) {
             "(the border). Guard the border, `if (y >= 1 && ...)`") in str(info.value)
 
 
+TILED_NO_EDGE = r"""
+#define TILE 16
+extern "C" __global__ void mm(const float* A, const float* B, float* C, int n) {
+    __shared__ float As[TILE][TILE], Bs[TILE][TILE];
+    int row = blockIdx.y * TILE + threadIdx.y, col = blockIdx.x * TILE + threadIdx.x;
+    float acc = 0;
+    for (int t = 0; t < (n + TILE - 1) / TILE; t++) {
+        As[threadIdx.y][threadIdx.x] = A[row * n + t * TILE + threadIdx.x];
+        Bs[threadIdx.y][threadIdx.x] = B[(t * TILE + threadIdx.y) * n + col];     // LOAD-B
+        __syncthreads();
+        for (int k = 0; k < TILE; k++) acc += As[threadIdx.y][k] * Bs[k][threadIdx.x];
+        __syncthreads();
+    }
+    if (row < n && col < n) C[row * n + col] = acc;
+}"""
+
+
+def test_a_tile_load_past_a_matrix_edge_is_told_to_load_zero_there():
+    """The tiled matmul without its edge tests, on a 20 x 20 matrix (no multiple of 16): the hint names the
+    row and the column of the load and writes the guarded load (it suggested `if (... < n)`, n the length)."""
+    n = 20
+    args = (np.ones((n, n), np.float32), np.ones((n, n), np.float32), np.zeros((n, n), np.float32), n)
+    with pytest.raises(cuda.KernelError, match=r"accessed B\[400\]") as info:
+        cuda.RawKernel(TILED_NO_EDGE, "mm", backend="cpu")((2, 2), (16, 16), args)
+    assert info.value.line == line_of("LOAD-B", TILED_NO_EDGE)
+    assert ("hint: This line loads the tile Bs from B, and at the matrix's edge (a size that is no multiple of the "
+            "tile) the tile reaches past it: the row `t * TILE + threadIdx.y` or the column `col` is past the matrix. "
+            "Load 0 there: `Bs[threadIdx.y][threadIdx.x] = (t * TILE + threadIdx.y < rows && col < n) ? "
+            "B[(t * TILE + threadIdx.y) * n + col] : 0.0f;`") in str(info.value)
+
+
 def test_a_size_t_index_below_zero_is_told_it_wrapped_not_to_test_it_against_zero():
     source = r"""
 extern "C" __global__ void left(const float* x, float* out, int n) {

@@ -2158,6 +2158,37 @@ def _guard_text(source: Source, kernel: Kernel, line: int | None, name: str, len
     return f"`if ({index} < {length})` ({length}: the length of {name} in this launch; better a size the kernel is given)"
 
 
+def _tile_edge(source: Source, line: int | None, name: str) -> str | None:
+    """For a tile load past the end of a matrix, `Bs[ty][tx] = B[(t * TILE + ty) * n + col];` with no test of
+    the row and the column: at the matrix's edge (a size that is no multiple of the tile) the tile reaches past
+    it, and the load must take 0 there. None for any other access."""
+    subscript = _subscript(source, line, name)
+    text = source.line_text(line).split("//", 1)[0] if line else ""
+    target = re.match(r"\s*(\w+)((?:\s*\[[^\]]*\])+)\s*=[^=]", text)
+    expression = (subscript or "").strip()
+    row = None
+    if expression.startswith("("):  # `(t * TILE + ty) * n + col`: the row in parentheses
+        depth = 0
+        for at, c in enumerate(expression):
+            depth += (c == "(") - (c == ")")
+            if depth == 0:
+                row, rest = expression[1:at], expression[at + 1:]
+                break
+    else:  # `row * n + t * TILE + tx`
+        first = re.match(r"[\w.]+", expression)
+        row, rest = (first.group(0), expression[first.end():]) if first else (None, "")
+    flat = re.fullmatch(r"\s*\*\s*(\w+)\s*\+\s*(.+?)\s*", rest) if row else None
+    if not (target and flat and re.search(rf"__shared__[^;]*\b{re.escape(target.group(1))}\s*\[", source.text)):
+        return None
+    width, column = (part.strip() for part in flat.groups())
+    row = row.strip()
+    tile = target.group(1) + re.sub(r"\s+", "", target.group(2))
+    return (f"This line loads the tile {target.group(1)} from {name}, and at the matrix's edge (a size that is no "
+            f"multiple of the tile) the tile reaches past it: the row `{row}` or the column `{column}` is past the "
+            f"matrix. Load 0 there: `{tile} = ({row} < rows && {column} < {width}) ? {name}[{subscript.strip()}] : "
+            f"0.0f;` (rows: the matrix's row count, {width} for a square one), with the barriers outside the condition.")
+
+
 def _per_block_index(source: Source, line: int | None, name: str, length: int, grid_dim) -> str | None:
     """For `sums[blockIdx.x]` past the end: an array of one element per block, with fewer elements than the
     launch has blocks. None for any other index."""
@@ -3698,6 +3729,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 or _data_index(source, line, name, index, length)
                 or _through_offset_pointer(source, line, name, index, length)
                 or _constant_index(source, line, name, index, length)
+                or _tile_edge(source, line, name)
                 or _per_block_index(source, line, name, length, grid_dim)
                 or "Check how the index is computed; where threads past the end are expected (the last block's, "
                    f"in a grid rounded up to whole blocks), guard the access: "
