@@ -1990,3 +1990,126 @@ def test_a_lambda_that_captures_a_local_array_by_copy_gets_a_copy(backend):
     if backend == "cpu":
         with pytest.raises(cuda.KernelError, match=r"accessed v\[4\], but that dimension of the local array v has 4"):
             cuda.RawKernel(LAMBDA_COPIES, "copies", backend=backend)((1,), (1,), (out, np.int32(4)))
+
+
+CUB_COLLECTIVES = r"""
+#include <cub/cub.cuh>
+typedef cub::BlockScan<int, 64> Scan;                    // an alias made outside the kernel
+extern "C" __global__ void reduce(const float* x, float* out, int valid) {
+    typedef cub::BlockReduce<float, 64> BlockReduce;
+    __shared__ typename BlockReduce::TempStorage temp;
+    float v = x[blockIdx.x * 64 + threadIdx.x];
+    float pair[2] = {v, 2.0f * v};
+    float total = BlockReduce(temp).Sum(v);              // SUM
+    __syncthreads();
+    float top = BlockReduce(temp).Reduce(v, cub::Max());
+    __syncthreads();
+    float some = BlockReduce(temp).Sum(v, valid);
+    __syncthreads();
+    float both = BlockReduce(temp).Sum(pair);
+    if (threadIdx.x == 0) {
+        out[4 * blockIdx.x] = total;
+        out[4 * blockIdx.x + 1] = top;
+        out[4 * blockIdx.x + 2] = some;
+        out[4 * blockIdx.x + 3] = both;
+    }
+}
+extern "C" __global__ void scan(const int* x, int* out, int* total) {
+    __shared__ typename Scan::TempStorage temp;
+    int v = x[threadIdx.x], before, upto, best, aggregate;
+    Scan(temp).ExclusiveSum(v, before, aggregate);
+    __syncthreads();
+    Scan(temp).InclusiveSum(v, upto);
+    __syncthreads();
+    Scan(temp).ExclusiveScan(v, best, -1, cub::Max());
+    __syncthreads();
+    int items[2] = {v, v}, sums[2];
+    Scan(temp).ExclusiveSum(items, sums);
+    out[threadIdx.x] = before;
+    out[64 + threadIdx.x] = upto;
+    out[128 + threadIdx.x] = best;
+    out[192 + 2 * threadIdx.x] = sums[0];
+    out[193 + 2 * threadIdx.x] = sums[1];
+    if (threadIdx.x == 0) total[0] = aggregate;
+}
+extern "C" __global__ void warps(const int* x, int* out) {
+    typedef cub::WarpReduce<int> WarpReduce;
+    typedef cub::WarpReduce<int, 16> HalfWarp;
+    __shared__ typename WarpReduce::TempStorage temp[2];
+    __shared__ typename HalfWarp::TempStorage halves[4];
+    int warp = threadIdx.x / 32;
+    int sum = WarpReduce(temp[warp]).Sum(x[threadIdx.x]);
+    int half = HalfWarp(halves[threadIdx.x / 16]).Sum(x[threadIdx.x]);
+    if (threadIdx.x % 32 == 0) out[warp] = sum;
+    if (threadIdx.x % 16 == 0) out[2 + threadIdx.x / 16] = half;
+}
+"""
+
+
+@pytest.mark.parametrize("sanitize", [True, False])
+def test_cub_block_reduce_block_scan_and_warp_reduce_run_as_with_cub(sanitize):
+    """CUB's collectives, as its documentation writes them: the storage __shared__, one call a line, a
+    __syncthreads() before the storage is used again; a reduction's total in thread 0, a scan's in every
+    thread. (The kernels were refused: "uses cub".)"""
+    module = cuda.RawModule(code=CUB_COLLECTIVES, backend="cpu", sanitize=sanitize)
+    x = np.random.default_rng(5).random(128).astype(np.float32)
+    out = np.zeros(8, np.float32)
+    module.get_function("reduce")((2,), (64,), (x, out, 10))
+    blocks = x.reshape(2, 64)
+    np.testing.assert_allclose(out.reshape(2, 4), np.stack([blocks.sum(1), blocks.max(1), blocks[:, :10].sum(1),
+                                                            3 * blocks.sum(1)], 1), rtol=1e-5)
+    v = np.random.default_rng(6).integers(0, 10, 64).astype(np.int32)
+    out, total = np.zeros(320, np.int32), np.zeros(1, np.int32)
+    module.get_function("scan")((1,), (64,), (v, out, total))
+    np.testing.assert_array_equal(out[:64], np.concatenate([[0], np.cumsum(v)[:-1]]))
+    np.testing.assert_array_equal(out[64:128], np.cumsum(v))
+    np.testing.assert_array_equal(out[128:192], np.concatenate([[-1], np.maximum.accumulate(v)[:-1]]))
+    np.testing.assert_array_equal(out[192:], np.concatenate([[0], np.cumsum(np.repeat(v, 2))[:-1]]))
+    assert total[0] == v.sum()
+    out = np.zeros(6, np.int32)
+    module.get_function("warps")((1,), (64,), (v, out))
+    np.testing.assert_array_equal(out, np.concatenate([v.reshape(2, 32).sum(1), v.reshape(4, 16).sum(1)]))
+
+
+def test_cub_storage_used_again_without_a_barrier_a_wrong_block_and_the_rest_of_cub():
+    """As CUB's documentation says, storage used again needs __syncthreads() first: without it, the race
+    on the storage names both calls' lines. A collective declared for 64 threads in a block of 32 is
+    stopped with the sizes; CUB's other parts are still refused, by name."""
+    source = CUB_COLLECTIVES.replace("    float total = BlockReduce(temp).Sum(v);              // SUM\n    __syncthreads();\n",
+                                     "    float total = BlockReduce(temp).Sum(v);              // SUM\n")
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory temp: thread \(0, 0, 0\) read it at line "
+                                               r"(\d+), and thread \(1, 0, 0\) writes it at line (\d+)") as info:
+        cuda.RawModule(code=source, backend="cpu").get_function("reduce")((1,), (64,), (np.ones(64, np.float32),
+                                                                                      np.zeros(4, np.float32), 64))
+    sum_line = CUB_COLLECTIVES.splitlines().index(next(l for l in CUB_COLLECTIVES.splitlines() if "// SUM" in l)) + 1
+    assert f"Add __syncthreads() between line {sum_line}" in str(info.value)
+    with pytest.raises(cuda.KernelError, match=r"failed assert\(cub::BlockReduce's threads \(64, its template "
+                                               r"arguments\) == the block's threads \(32 x 1 x 1\)\)") as info:
+        cuda.RawModule(code=CUB_COLLECTIVES, backend="cpu").get_function("reduce")(
+            (1,), (32,), (np.ones(64, np.float32), np.zeros(4, np.float32), 32))
+    assert "launch blocks of that size" in str(info.value)
+    divergent = r"""
+#include <cub/cub.cuh>
+extern "C" __global__ void k(const float* in, float* out) {
+    typedef cub::BlockReduce<float, 64> BR;
+    __shared__ typename BR::TempStorage temp;
+    if (threadIdx.x < 32) {
+        float s = BR(temp).Sum(in[threadIdx.x]);
+        if (threadIdx.x == 0) out[0] = s;
+    }
+}"""
+    with pytest.raises(cuda.KernelError, match=r"the __syncthreads\(\) inside CUB's \.Sum\(\) at line 7 is not reached "
+                                               r"by every thread of the block"):
+        cuda.RawKernel(divergent, "k", backend="cpu")((1,), (64,), (np.ones(64, np.float32), np.zeros(1, np.float32)))
+    sort = r"""
+#include <cub/cub.cuh>
+extern "C" __global__ void k(int* a) {
+    typedef cub::BlockRadixSort<int, 32, 1> Sort;
+    __shared__ typename Sort::TempStorage temp;
+    int v[1] = {a[threadIdx.x]};
+    Sort(temp).Sort(v);
+    a[threadIdx.x] = v[0];
+}"""
+    with pytest.raises(cuda.CompileError, match=r"uses cub \(line 4\): this part of CUB or Thrust .* the CPU backend "
+                                                r"has cub::BlockReduce, cub::BlockScan and cub::WarpReduce"):
+        cuda.RawKernel(sort, "k", backend="cpu")((1,), (32,), (np.zeros(32, np.int32),))

@@ -1106,7 +1106,7 @@ def test_missing_compiler_says_how_to_install_one(tmp_path, monkeypatch):
     ("auto pipe = cuda::make_pipeline(); x[i] = 0;", "make_pipeline", "followed by __syncthreads()"),
     ("curandState s; curand_init(1234, i, 0, &s); x[i] = curand_poisson(&s, 2.0);", "curand_poisson",
      "make Poisson or discrete numbers from curand_uniform yourself"),
-    ("typedef cub::BlockReduce<float, 32> Reduce; x[i] = 0;", "cub", "with __shared__ memory and __syncthreads()"),
+    ("typedef cub::BlockRadixSort<int, 32, 1> Sort; x[i] = 0;", "cub", "with __shared__ memory and __syncthreads()"),
 ])
 def test_constructs_the_cpu_cannot_run_refuse_only_their_kernel(construct, spelling, instead):
     source = f"""#include <curand_kernel.h>

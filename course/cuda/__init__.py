@@ -43,11 +43,14 @@ What the CPU backend runs (it emulates an sm_80 GPU: ``__CUDA_ARCH__`` is 800):
   ``curand_init``, ``curand``, ``curand4``, ``skipahead``, ``skipahead_sequence`` and the uniform,
   normal and log-normal draws (with their 2, 4 and ``_double`` forms), giving a GPU's bits (normal
   and log-normal ones up to the last bits of ``logf``/``sinf``/``expf``); a draw from a state
-  ``curand_init`` never set up is reported, and the race checker sees threads sharing one state.
+  ``curand_init`` never set up is reported, and the race checker sees threads sharing one state;
+- CUB's ``BlockReduce``, ``BlockScan`` and ``WarpReduce`` with their ``TempStorage`` (and ``cub::Sum``,
+  ``Max``, ``Min``): storage used again without a ``__syncthreads()`` first is reported as the race on
+  it, and a launch whose block is not the size a collective was declared for is stopped.
 
 It refuses (only the kernels that use them, saying what to do instead) inline PTX, textures,
-launches from a kernel, grid-wide sync, tensor-core (WMMA) code, ``cuda::pipeline`` copies, CUB and
-Thrust, and cuRAND's other generators and distributions (MRG32k3a, Sobol, MTGP32, Poisson,
+launches from a kernel, grid-wide sync, tensor-core (WMMA) code, ``cuda::pipeline`` copies, the rest of CUB
+and Thrust, and cuRAND's other generators and distributions (MRG32k3a, Sobol, MTGP32, Poisson,
 discrete) (``cooperative_groups::memcpy_async`` and ``wait`` run, as a copy and a sync).
 Device code that uses host code, which g++ would compile but nvcc and NVRTC refuse, is refused
 with the reason, so that a kernel that runs here compiles on a GPU too: a function (member

@@ -3314,7 +3314,11 @@ def _block_groups(text: str) -> list[str]:
 def _barrier_name(source: Source, line: int | None) -> str:
     """The barrier a fault's line calls, as the learner wrote it: __syncthreads_count() (_and, _or) where
     the line has one, else __syncthreads() (cooperative groups' block.sync() is one too)."""
-    found = re.search(r"\b__syncthreads_(count|and|or)\s*\(", source.line_text(line) if line else "")
+    text = source.line_text(line) if line else ""
+    found = re.search(r"\b__syncthreads_(count|and|or)\s*\(", text)
+    collective = re.search(r"\)\s*\.\s*(Sum|Reduce|ExclusiveSum|InclusiveSum|ExclusiveScan|InclusiveScan)\s*\(", text)
+    if collective and not found and "__syncthreads" not in text:  # `BlockReduce(temp).Sum(v)`: CUB's own barrier
+        return f"the __syncthreads() inside CUB's .{collective.group(1)}()"
     return f"__syncthreads_{found.group(1)}()" if found else "__syncthreads()"
 
 
@@ -3965,6 +3969,11 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     elif kind == ASSERT:
         what = f"failed assert({fault.text.decode(errors='replace')})"
         hint = ""
+        if fault.text.startswith(b"cub::"):  # runtime.h's __cc_cub_size_fault
+            hint = ("A CUB collective is declared for one block size (its template arguments: BLOCK_DIM_X, and "
+                    "BLOCK_DIM_Y and BLOCK_DIM_Z if given) and must be used in blocks of exactly that many threads: "
+                    "launch blocks of that size, or declare it with the launch's (one #define or template constant "
+                    "for both).")
     elif kind == TRAP:
         what = "called __trap()"
         hint = ""

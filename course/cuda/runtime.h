@@ -7094,6 +7094,218 @@ __CC_EXPORT void __cc_release_memory() {
 }
 
 // ---------------------------------------------------------------------------------------
+// CUB's block- and warp-wide collectives (cub/cub.cuh): BlockReduce, BlockScan and WarpReduce, with
+// their TempStorage, and the functors Sum, Max, Min. The kernel declares the storage
+// __shared__, as with CUB; here the items meet there, one thread combines them after a barrier (the
+// call's line names it), and a reduction's total is valid in thread (lane) 0 only, as CUB's is. As
+// with CUB, no barrier follows: storage used again needs __syncthreads() (__syncwarp()) first, and
+// without it the sanitizer reports the race on the storage (its reads and writes are noted).
+// (source.py lets these through, and runs the kernels that use them with fibers.)
+// ---------------------------------------------------------------------------------------
+namespace cub {
+struct Sum { template <class T> __attribute__((always_inline)) T operator()(const T& a, const T& b) const { return a + b; } };
+struct Max { template <class T> __attribute__((always_inline)) T operator()(const T& a, const T& b) const { return a < b ? b : a; } };
+struct Min { template <class T> __attribute__((always_inline)) T operator()(const T& a, const T& b) const { return b < a ? b : a; } };
+enum BlockReduceAlgorithm { BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY, BLOCK_REDUCE_RAKING, BLOCK_REDUCE_WARP_REDUCTIONS };
+enum BlockScanAlgorithm { BLOCK_SCAN_RAKING, BLOCK_SCAN_RAKING_MEMOIZE, BLOCK_SCAN_WARP_SCANS };
+
+// The items of `threads` threads, and the running results of a scan; `rank`: the caller's among them.
+// `sync` meets them (the block's barrier, or the logical warp's __syncwarp).
+template <class T, int THREADS>
+struct __cc_collective {
+    T item[THREADS];
+    T result[THREADS];
+    template <class Sync>
+    __attribute__((always_inline)) void put(int rank, const T& value, Sync sync) {
+        if (__cc_sanitizing) __cc_note(&item[rank], sizeof(T), __CC_WRITE);
+        item[rank] = value;
+        sync();
+    }
+    // Thread 0 combines items[0, valid) in order; the others keep their own input.
+    template <class Op, class Sync>
+    __attribute__((always_inline)) T reduce(int rank, const T& input, int valid, Op op, Sync sync) {
+        put(rank, input, sync);
+        if (rank != 0) return input;
+        valid = valid < THREADS ? valid : THREADS;
+        if (__cc_sanitizing) __cc_note(item, sizeof(T) * (valid > 0 ? valid : 1), __CC_READ);
+        T total = item[0];
+        for (int k = 1; k < valid; k++) total = op(total, item[k]);
+        return total;
+    }
+    // An inclusive (or, with `init`, exclusive) scan: thread 0 writes every result, then each reads its own.
+    template <class Op, class Sync>
+    __attribute__((always_inline)) T scan(int rank, const T& input, Op op, const T* init, T* aggregate, Sync sync) {
+        put(rank, input, sync);
+        if (rank == 0) {
+            if (__cc_sanitizing) __cc_note(item, sizeof item, __CC_READ), __cc_note(result, sizeof result, __CC_WRITE);
+            T running = item[0];
+            for (int k = 0; k < THREADS; k++) {
+                if (k) running = op(running, item[k]);
+                result[k] = running;
+            }
+        }
+        sync();
+        if (__cc_sanitizing) __cc_note(&result[THREADS - 1], sizeof(T), __CC_READ);
+        if (aggregate) *aggregate = result[THREADS - 1];
+        if (!init) {
+            if (__cc_sanitizing) __cc_note(&result[rank], sizeof(T), __CC_READ);
+            return result[rank];
+        }
+        if (rank == 0) return *init;
+        if (__cc_sanitizing) __cc_note(&result[rank - 1], sizeof(T), __CC_READ);
+        return op(*init, result[rank - 1]);
+    }
+};
+
+// A launch whose block (or warp) is not the size the collective was declared for: CUB's results
+// would be wrong on a GPU (threads left out, or storage overrun).
+__attribute__((noreturn, noinline, cold)) static void __cc_cub_size_fault(const char* what, int declared, int line) {
+    snprintf(__cc_fault_out->text, sizeof __cc_fault_out->text,
+             "%s's threads (%d, its template arguments) == the block's threads (%u x %u x %u)", what, declared,
+             blockDim.x, blockDim.y, blockDim.z);
+    __cc_fail(__CC_ASSERT, line);
+}
+
+template <class T, int BLOCK_DIM_X, BlockReduceAlgorithm ALGORITHM = BLOCK_REDUCE_WARP_REDUCTIONS, int BLOCK_DIM_Y = 1,
+          int BLOCK_DIM_Z = 1, int LEGACY_PTX_ARCH = 0>
+class BlockReduce {
+    static constexpr int THREADS = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z;
+public:
+    typedef __cc_collective<T, THREADS> TempStorage;
+    // (the line of the call, `BlockReduce(temp).Sum(v)`: the barrier's)
+    __attribute__((always_inline)) BlockReduce(TempStorage& storage, int line = __builtin_LINE())
+        : s(storage), line(line) {
+        if ((int)(blockDim.x * blockDim.y * blockDim.z) != THREADS) __cc_cub_size_fault("cub::BlockReduce", THREADS, line);
+    }
+    template <class Op> __attribute__((always_inline)) T Reduce(T input, Op op) { return run(input, THREADS, op); }
+    template <class Op> __attribute__((always_inline)) T Reduce(T input, Op op, int valid) { return run(input, valid, op); }
+    template <int N, class Op> __attribute__((always_inline)) T Reduce(T (&inputs)[N], Op op) {
+        return run(own(inputs, op), THREADS, op);
+    }
+    __attribute__((always_inline)) T Sum(T input) { return run(input, THREADS, cub::Sum()); }
+    __attribute__((always_inline)) T Sum(T input, int valid) { return run(input, valid, cub::Sum()); }
+    template <int N> __attribute__((always_inline)) T Sum(T (&inputs)[N]) { return run(own(inputs, cub::Sum()), THREADS, cub::Sum()); }
+    // (a thread's items in a local array, which the CPU backend makes a checked view)
+    template <class A, class Op> __attribute__((always_inline)) T Reduce(const __cc_array_view<A>& inputs, Op op) {
+        return run(own(inputs, op), THREADS, op);
+    }
+    template <class A> __attribute__((always_inline)) T Sum(const __cc_array_view<A>& inputs) {
+        return run(own(inputs, cub::Sum()), THREADS, cub::Sum());
+    }
+private:
+    TempStorage& s;
+    int line;
+    template <int N, class Op> static T own(T (&inputs)[N], Op op) { return own(inputs, N, op); }
+    template <class A, class Op> static T own(const __cc_array_view<A>& inputs, Op op) {
+        return own(inputs, (int)__cc_array_view<A>::N, op);
+    }
+    template <class Items, class Op> static T own(const Items& inputs, int n, Op op) {  // (a thread's items, combined)
+        T v = T(inputs[0]);
+        for (int k = 1; k < n; k++) v = op(v, T(inputs[k]));
+        return v;
+    }
+    template <class Op> __attribute__((always_inline)) T run(const T& input, int valid, Op op) {
+        int rank = (int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
+        return s.reduce(rank, input, valid, op, [this] { __cc_syncthreads(line, 0); });
+    }
+};
+
+template <class T, int BLOCK_DIM_X, BlockScanAlgorithm ALGORITHM = BLOCK_SCAN_RAKING, int BLOCK_DIM_Y = 1,
+          int BLOCK_DIM_Z = 1, int LEGACY_PTX_ARCH = 0>
+class BlockScan {
+    static constexpr int THREADS = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z;
+public:
+    typedef __cc_collective<T, THREADS> TempStorage;
+    __attribute__((always_inline)) BlockScan(TempStorage& storage, int line = __builtin_LINE()) : s(storage), line(line) {
+        if ((int)(blockDim.x * blockDim.y * blockDim.z) != THREADS) __cc_cub_size_fault("cub::BlockScan", THREADS, line);
+    }
+    __attribute__((always_inline)) void InclusiveSum(T input, T& output) { output = run(input, cub::Sum(), nullptr, nullptr); }
+    __attribute__((always_inline)) void InclusiveSum(T input, T& output, T& aggregate) {
+        output = run(input, cub::Sum(), nullptr, &aggregate);
+    }
+    __attribute__((always_inline)) void ExclusiveSum(T input, T& output) {
+        T zero = T();
+        output = run(input, cub::Sum(), &zero, nullptr);
+    }
+    __attribute__((always_inline)) void ExclusiveSum(T input, T& output, T& aggregate) {
+        T zero = T();
+        output = run(input, cub::Sum(), &zero, &aggregate);
+    }
+    template <class Op> __attribute__((always_inline)) void InclusiveScan(T input, T& output, Op op) {
+        output = run(input, op, nullptr, nullptr);
+    }
+    template <class Op> __attribute__((always_inline)) void InclusiveScan(T input, T& output, Op op, T& aggregate) {
+        output = run(input, op, nullptr, &aggregate);
+    }
+    template <class Op> __attribute__((always_inline)) void ExclusiveScan(T input, T& output, T init, Op op) {
+        output = run(input, op, &init, nullptr);
+    }
+    template <class Op> __attribute__((always_inline)) void ExclusiveScan(T input, T& output, T init, Op op, T& aggregate) {
+        output = run(input, op, &init, &aggregate);
+    }
+    // ITEMS_PER_THREAD items a thread, in blocked order: each thread's own run, then the block's scan of the totals
+    template <int N> __attribute__((always_inline)) void InclusiveSum(T (&input)[N], T (&output)[N]) {
+        items(input, output, N, false);
+    }
+    template <int N> __attribute__((always_inline)) void ExclusiveSum(T (&input)[N], T (&output)[N]) {
+        items(input, output, N, true);
+    }
+    // (the same of local arrays, which the CPU backend makes checked views)
+    template <class A, class B> __attribute__((always_inline)) void InclusiveSum(const __cc_array_view<A>& input,
+                                                                                 const __cc_array_view<B>& output) {
+        items(input, output, (int)__cc_array_view<A>::N, false);
+    }
+    template <class A, class B> __attribute__((always_inline)) void ExclusiveSum(const __cc_array_view<A>& input,
+                                                                                 const __cc_array_view<B>& output) {
+        items(input, output, (int)__cc_array_view<A>::N, true);
+    }
+private:
+    TempStorage& s;
+    int line;
+    template <class Op> __attribute__((always_inline)) T run(const T& input, Op op, const T* init, T* aggregate) {
+        int rank = (int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
+        return s.scan(rank, input, op, init, aggregate, [this] { __cc_syncthreads(line, 0); });
+    }
+    template <class In, class Out>
+    __attribute__((always_inline)) void items(const In& input, const Out& output, int N, bool exclusive) {
+        T total = input[0];
+        for (int k = 1; k < N; k++) total = total + T(input[k]);
+        T zero = T();
+        T running = run(total, cub::Sum(), &zero, nullptr);  // (the sum of the threads before this one)
+        for (int k = 0; k < N; k++) {
+            T item = T(input[k]);
+            if (exclusive) output[k] = running;
+            running = running + item;
+            if (!exclusive) output[k] = running;
+        }
+    }
+};
+
+template <class T, int LOGICAL_WARP_THREADS = 32, int LEGACY_PTX_ARCH = 0>
+class WarpReduce {
+public:
+    typedef __cc_collective<T, LOGICAL_WARP_THREADS> TempStorage;
+    __attribute__((always_inline)) WarpReduce(TempStorage& storage, int line = __builtin_LINE()) : s(storage), line(line) {}
+    template <class Op> __attribute__((always_inline)) T Reduce(T input, Op op) { return run(input, LOGICAL_WARP_THREADS, op); }
+    template <class Op> __attribute__((always_inline)) T Reduce(T input, Op op, int valid) { return run(input, valid, op); }
+    __attribute__((always_inline)) T Sum(T input) { return run(input, LOGICAL_WARP_THREADS, cub::Sum()); }
+    __attribute__((always_inline)) T Sum(T input, int valid) { return run(input, valid, cub::Sum()); }
+private:
+    TempStorage& s;
+    int line;
+    template <class Op> __attribute__((always_inline)) T run(const T& input, int valid, Op op) {
+        static_assert(LOGICAL_WARP_THREADS > 0 && LOGICAL_WARP_THREADS <= 32 &&
+                      (LOGICAL_WARP_THREADS & (LOGICAL_WARP_THREADS - 1)) == 0,
+                      "cub::WarpReduce's LOGICAL_WARP_THREADS is a power of two up to 32");
+        unsigned lane = (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) % 32;
+        unsigned first = lane / LOGICAL_WARP_THREADS * LOGICAL_WARP_THREADS;
+        unsigned mask = (LOGICAL_WARP_THREADS == 32 ? 0xffffffffu : ((1u << LOGICAL_WARP_THREADS) - 1)) << first;
+        return s.reduce((int)(lane - first), input, valid, op, [this, mask] { __syncwarp(mask, line); });
+    }
+};
+}  // namespace cub
+
+// ---------------------------------------------------------------------------------------
 // Last, so that nothing above is affected
 // ---------------------------------------------------------------------------------------
 

@@ -804,7 +804,8 @@ _CURAND = ("a cuRAND generator or distribution that only a GPU provides here (th
            "curand_uniform, curand_normal, curand_log_normal and their 2, 4 and _double forms)",
            "use curandState or curandStatePhilox4_32_10_t (the same calls), make Poisson or discrete numbers from "
            "curand_uniform yourself, or run on a GPU, where CuPy runs all of cuRAND")
-_CUB = ("CUB or Thrust (block- and device-wide primitives in C++ templates)",
+_CUB = ("this part of CUB or Thrust (block- and device-wide primitives in C++ templates; of CUB, the CPU backend "
+        "has cub::BlockReduce, cub::BlockScan and cub::WarpReduce)",
         "write the block reduction or scan with __shared__ memory and __syncthreads() (or warp "
         "shuffles), as notebook 01 does; on the host side, xp.sum / xp.cumsum / xp.sort do the same")
 
@@ -834,10 +835,37 @@ _UNSUPPORTED_HEADERS = {"mma.h": _WMMA, "cuda_pipeline.h": _ASYNC, "cuda/pipelin
                         "curand_poisson.h": _CURAND, "curand_discrete.h": _CURAND, "curand_discrete2.h": _CURAND}
 
 
+def _cub_aliases(tokens: list[Token]) -> set[str]:
+    """The names a source gives CUB's collectives, `typedef cub::BlockReduce<float, 128> BlockReduce;` or
+    `using Scan = cub::BlockScan<int, 128>;`: what `BlockReduce(temp)` constructs (and where its barrier is)."""
+    names = set()
+    for k, tok in enumerate(tokens):
+        if tok.text not in ("typedef", "using"):
+            continue
+        end = k
+        while end < len(tokens) and tokens[end].text != ";":
+            end += 1
+        statement = tokens[k:end]
+        if any(t.text == "cub" for t in statement):
+            name = statement[1] if tok.text == "using" and len(statement) > 2 and statement[2].text == "=" else statement[-1]
+            if name.kind == "ident":
+                names.add(name.text)
+    return names
+
+
+# CUB's collectives that runtime.h provides (anything else of CUB's, or Thrust, is refused where it is used)
+_CUB_COLLECTIVES = {"BlockReduce", "BlockScan", "WarpReduce", "Sum", "Max", "Min", "BlockReduceAlgorithm",
+                    "BlockScanAlgorithm", "BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY", "BLOCK_REDUCE_RAKING",
+                    "BLOCK_REDUCE_WARP_REDUCTIONS", "BLOCK_SCAN_RAKING", "BLOCK_SCAN_RAKING_MEMOIZE", "BLOCK_SCAN_WARP_SCANS"}
+_CUB_HEADERS = {"cub/cub.cuh", "cub/block/block_reduce.cuh", "cub/block/block_scan.cuh", "cub/warp/warp_reduce.cuh"}
+
+
 def _unsupported_header(header: str):
     """What an #include names that the CPU cannot run (its #include is blanked), or None."""
     if header in _UNSUPPORTED_HEADERS:
         return _UNSUPPORTED_HEADERS[header]
+    if header in _CUB_HEADERS:
+        return None  # (blanked as a provided one: what of it the kernel uses is checked name by name)
     return _CUB if header.split("/")[0] in ("cub", "thrust") else None
 # Headers runtime.h already provides: their #include is blanked out on the CPU.
 _PROVIDED_HEADERS = {
@@ -905,6 +933,9 @@ def _unsupported_at(tokens: list[Token], i: int):
         what = _ASYNC
     if what is None:
         what = next((w for pattern, w in _UNSUPPORTED_PATTERNS if pattern.match(tok.text)), None)
+    if what is _CUB and tok.text == "cub" and i + 2 < len(tokens) and tokens[i + 1].text == "::" \
+            and tokens[i + 2].text in _CUB_COLLECTIVES:
+        return None  # cub::BlockReduce, BlockScan, WarpReduce and the functors: runtime.h has them
     if what is None:
         return None
     if i > 0 and tokens[i - 1].text in (".", "->"):  # a member called `asm`, say
@@ -1861,7 +1892,8 @@ def parse(text: str, options=()) -> Source:
     for f in functions:  # a function that waits for other threads needs them to run meanwhile: fibers
         if f.body and spin_edits[f.body]:
             bodies[f.name].add("__cc_spin_point")
-    fiber_functions = reach(_BARRIERS | _WARP_CALLS | {"__cc_spin_point"})
+    # (CUB's collectives meet at a barrier inside: `cub::BlockReduce<...>`, or an alias of one made elsewhere)
+    fiber_functions = reach(_BARRIERS | _WARP_CALLS | {"__cc_spin_point", "cub"} | _cub_aliases(tokens))
     stray = any(any(b in t.text for b in _BARRIERS | {"__shfl", "__syncwarp", "_sync("}) for t in directives) or any(
         t.text in _BARRIERS and not any(a <= i <= b for a, b in body_spans) for i, t in enumerate(tokens))
     unsupported_users = {}
@@ -2086,7 +2118,7 @@ def parse(text: str, options=()) -> Source:
         blank = directive and (
             (directive.group(1) == "pragma" and header == "unroll")
             or (directive.group(1) == "include" and (header in _PROVIDED_HEADERS or header in _LIBCU_STD
-                                                     or _unsupported_header(header)))
+                                                     or header in _CUB_HEADERS or _unsupported_header(header)))
         )
         if blank:
             replace(tok.start, tok.end, "")
@@ -4840,6 +4872,7 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
     a, b = f.body
     scalars = {name for i in range(a + 1, b) if (name := _shared_scalar_at(tokens, i, b))}  # __shared__ int n;
     scalars |= named_scalars
+    collectives = _cub_aliases(tokens) | {"BlockReduce", "BlockScan", "WarpReduce"}  # (their storage: no access)
     # those of them declared as pointers (`__shared__ float* buffer;`, `__device__ float* g;`), not structs
     # with an operator[] (`__shared__ cuda::std::array<float, 64> s;`, whose s[t] reads one element)
     pointer_scalars = set()
@@ -5046,6 +5079,10 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
                 replace(tokens[start].start, tokens[start].start, wrapper + "(")
                 replace(tokens[end - 3].end, tokens[end - 3].end, ")")
             continue
+        if start >= 2 and tokens[start - 1].text == "(" and end < b and tokens[end].text == ")" and (
+                tokens[start - 2].text in collectives or tokens[start - 2].text == ">" and any(
+                    tokens[q].text == "cub" for q in range(max(a, start - 16), start))):
+            continue  # `BlockReduce(temp)`, `WarpReduce(temp[warp])`: CUB's storage, bound to a reference
         pointer = start + (tokens[start].text == "*" and end == start + 2)  # `buffer[t]`, `buffer->x`, `*buffer`
         read_first = tokens[pointer].text in pointer_scalars and tokens[pointer].kind == "ident" and (
             pointer > start or start + 1 < end and tokens[start + 1].text in ("[", "->"))
