@@ -2101,6 +2101,18 @@ extern "C" __global__ void k(const float* in, float* out) {
     with pytest.raises(cuda.KernelError, match=r"the __syncthreads\(\) inside CUB's \.Sum\(\) at line 7 is not reached "
                                                r"by every thread of the block"):
         cuda.RawKernel(divergent, "k", backend="cpu")((1,), (64,), (np.ones(64, np.float32), np.zeros(1, np.float32)))
+    unqualified = r"""
+#include <cub/cub.cuh>
+using namespace cub;
+extern "C" __global__ void k(const float* in, float* out) {
+    typedef BlockReduce<float, 64> BR;
+    __shared__ typename BR::TempStorage temp;
+    float s = BR(temp).Sum(in[threadIdx.x]);
+    if (threadIdx.x == 0) out[0] = s;
+}"""
+    out = np.zeros(1, np.float32)  # (after `using namespace cub;`: the same, with every check on)
+    cuda.RawKernel(unqualified, "k", backend="cpu", sanitize=True)((1,), (64,), (np.ones(64, np.float32), out))
+    assert out[0] == 64
     sort = r"""
 #include <cub/cub.cuh>
 extern "C" __global__ void k(int* a) {

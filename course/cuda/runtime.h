@@ -7166,17 +7166,31 @@ __attribute__((noreturn, noinline, cold)) static void __cc_cub_size_fault(const 
     __cc_fail(__CC_ASSERT, line);
 }
 
+// What BlockReduce and BlockScan share: their storage, the call's line, the block's size checked once.
+template <class T, int BLOCK_THREADS>
+struct __cc_block_collective {
+    static constexpr int THREADS = BLOCK_THREADS;
+    typedef __cc_collective<T, THREADS> TempStorage;
+    TempStorage& s;
+    int line;
+    __attribute__((always_inline)) __cc_block_collective(TempStorage& storage, int line, const char* what)
+        : s(storage), line(line) {
+        if ((int)(blockDim.x * blockDim.y * blockDim.z) != THREADS) __cc_cub_size_fault(what, THREADS, line);
+    }
+    static int rank() { return (int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)); }
+    auto barrier() const { int at = line; return [at] { __cc_syncthreads(at, 0); }; }
+};
+
 template <class T, int BLOCK_DIM_X, BlockReduceAlgorithm ALGORITHM = BLOCK_REDUCE_WARP_REDUCTIONS, int BLOCK_DIM_Y = 1,
           int BLOCK_DIM_Z = 1, int LEGACY_PTX_ARCH = 0>
-class BlockReduce {
-    static constexpr int THREADS = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z;
+class BlockReduce : __cc_block_collective<T, BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z> {
+    typedef __cc_block_collective<T, BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z> Base;
+    using Base::THREADS;
 public:
-    typedef __cc_collective<T, THREADS> TempStorage;
+    typedef typename Base::TempStorage TempStorage;
     // (the line of the call, `BlockReduce(temp).Sum(v)`: the barrier's)
     __attribute__((always_inline)) BlockReduce(TempStorage& storage, int line = __builtin_LINE())
-        : s(storage), line(line) {
-        if ((int)(blockDim.x * blockDim.y * blockDim.z) != THREADS) __cc_cub_size_fault("cub::BlockReduce", THREADS, line);
-    }
+        : Base(storage, line, "cub::BlockReduce") {}
     template <class Op> __attribute__((always_inline)) T Reduce(T input, Op op) { return run(input, THREADS, op); }
     template <class Op> __attribute__((always_inline)) T Reduce(T input, Op op, int valid) { return run(input, valid, op); }
     template <int N, class Op> __attribute__((always_inline)) T Reduce(T (&inputs)[N], Op op) {
@@ -7193,8 +7207,6 @@ public:
         return run(own(inputs, cub::Sum()), THREADS, cub::Sum());
     }
 private:
-    TempStorage& s;
-    int line;
     template <int N, class Op> static T own(T (&inputs)[N], Op op) { return own(inputs, N, op); }
     template <class A, class Op> static T own(const __cc_array_view<A>& inputs, Op op) {
         return own(inputs, (int)__cc_array_view<A>::N, op);
@@ -7205,20 +7217,18 @@ private:
         return v;
     }
     template <class Op> __attribute__((always_inline)) T run(const T& input, int valid, Op op) {
-        int rank = (int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
-        return s.reduce(rank, input, valid, op, [this] { __cc_syncthreads(line, 0); });
+        return this->s.reduce(Base::rank(), input, valid, op, this->barrier());
     }
 };
 
 template <class T, int BLOCK_DIM_X, BlockScanAlgorithm ALGORITHM = BLOCK_SCAN_RAKING, int BLOCK_DIM_Y = 1,
           int BLOCK_DIM_Z = 1, int LEGACY_PTX_ARCH = 0>
-class BlockScan {
-    static constexpr int THREADS = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z;
+class BlockScan : __cc_block_collective<T, BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z> {
+    typedef __cc_block_collective<T, BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z> Base;
 public:
-    typedef __cc_collective<T, THREADS> TempStorage;
-    __attribute__((always_inline)) BlockScan(TempStorage& storage, int line = __builtin_LINE()) : s(storage), line(line) {
-        if ((int)(blockDim.x * blockDim.y * blockDim.z) != THREADS) __cc_cub_size_fault("cub::BlockScan", THREADS, line);
-    }
+    typedef typename Base::TempStorage TempStorage;
+    __attribute__((always_inline)) BlockScan(TempStorage& storage, int line = __builtin_LINE())
+        : Base(storage, line, "cub::BlockScan") {}
     __attribute__((always_inline)) void InclusiveSum(T input, T& output) { output = run(input, cub::Sum(), nullptr, nullptr); }
     __attribute__((always_inline)) void InclusiveSum(T input, T& output, T& aggregate) {
         output = run(input, cub::Sum(), nullptr, &aggregate);
@@ -7260,11 +7270,8 @@ public:
         items(input, output, (int)__cc_array_view<A>::N, true);
     }
 private:
-    TempStorage& s;
-    int line;
     template <class Op> __attribute__((always_inline)) T run(const T& input, Op op, const T* init, T* aggregate) {
-        int rank = (int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
-        return s.scan(rank, input, op, init, aggregate, [this] { __cc_syncthreads(line, 0); });
+        return this->s.scan(Base::rank(), input, op, init, aggregate, this->barrier());
     }
     template <class In, class Out>
     __attribute__((always_inline)) void items(const In& input, const Out& output, int N, bool exclusive) {

@@ -846,7 +846,7 @@ def _cub_aliases(tokens: list[Token]) -> set[str]:
         while end < len(tokens) and tokens[end].text != ";":
             end += 1
         statement = tokens[k:end]
-        if any(t.text == "cub" for t in statement):
+        if any(t.text == "cub" or t.text in _CUB_CLASSES for t in statement):  # (after `using namespace cub;` too)
             name = statement[1] if tok.text == "using" and len(statement) > 2 and statement[2].text == "=" else statement[-1]
             if name.kind == "ident":
                 names.add(name.text)
@@ -857,6 +857,7 @@ def _cub_aliases(tokens: list[Token]) -> set[str]:
 _CUB_COLLECTIVES = {"BlockReduce", "BlockScan", "WarpReduce", "Sum", "Max", "Min", "BlockReduceAlgorithm",
                     "BlockScanAlgorithm", "BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY", "BLOCK_REDUCE_RAKING",
                     "BLOCK_REDUCE_WARP_REDUCTIONS", "BLOCK_SCAN_RAKING", "BLOCK_SCAN_RAKING_MEMOIZE", "BLOCK_SCAN_WARP_SCANS"}
+_CUB_CLASSES = {"BlockReduce", "BlockScan", "WarpReduce"}  # (`using namespace cub;` names them alone)
 _CUB_HEADERS = {"cub/cub.cuh", "cub/block/block_reduce.cuh", "cub/block/block_scan.cuh", "cub/warp/warp_reduce.cuh"}
 
 
@@ -1893,7 +1894,7 @@ def parse(text: str, options=()) -> Source:
         if f.body and spin_edits[f.body]:
             bodies[f.name].add("__cc_spin_point")
     # (CUB's collectives meet at a barrier inside: `cub::BlockReduce<...>`, or an alias of one made elsewhere)
-    fiber_functions = reach(_BARRIERS | _WARP_CALLS | {"__cc_spin_point", "cub"} | _cub_aliases(tokens))
+    fiber_functions = reach(_BARRIERS | _WARP_CALLS | {"__cc_spin_point", "cub"} | _CUB_CLASSES | _cub_aliases(tokens))
     stray = any(any(b in t.text for b in _BARRIERS | {"__shfl", "__syncwarp", "_sync("}) for t in directives) or any(
         t.text in _BARRIERS and not any(a <= i <= b for a, b in body_spans) for i, t in enumerate(tokens))
     unsupported_users = {}
@@ -4872,7 +4873,7 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
     a, b = f.body
     scalars = {name for i in range(a + 1, b) if (name := _shared_scalar_at(tokens, i, b))}  # __shared__ int n;
     scalars |= named_scalars
-    collectives = _cub_aliases(tokens) | {"BlockReduce", "BlockScan", "WarpReduce"}  # (their storage: no access)
+    collectives = _cub_aliases(tokens) | _CUB_CLASSES  # (their storage: no access)
     # those of them declared as pointers (`__shared__ float* buffer;`, `__device__ float* g;`), not structs
     # with an operator[] (`__shared__ cuda::std::array<float, 64> s;`, whose s[t] reads one element)
     pointer_scalars = set()
