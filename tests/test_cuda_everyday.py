@@ -2110,6 +2110,11 @@ extern "C" __global__ void k(const float* in, float* out) {
     float s = BR(temp).Sum(in[threadIdx.x]);
     if (threadIdx.x == 0) out[0] = s;
 }"""
+    everyone = unqualified.replace("if (threadIdx.x == 0) out[0] = s;", "out[0] = s;")
+    with pytest.raises(cuda.KernelError, match=r"writes out\[0\], which thread \(0, 0, 0\) also wrote") as info:
+        cuda.RawKernel(everyone, "k", backend="cpu")((1,), (64,), (np.ones(64, np.float32), np.zeros(1, np.float32)))
+    assert ("hint: `s` comes from CUB's .Sum(), whose result is valid in thread 0 (lane 0 of each warp, for "
+            "WarpReduce) only: store it from there, `if (threadIdx.x == 0) out[...] = s;`.") in str(info.value)
     out = np.zeros(1, np.float32)  # (after `using namespace cub;`: the same, with every check on)
     cuda.RawKernel(unqualified, "k", backend="cpu", sanitize=True)((1,), (64,), (np.ones(64, np.float32), out))
     assert out[0] == 64

@@ -4353,8 +4353,15 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             hint = (f"If each element should have one writer, check how the index is computed: two threads reach "
                     f"{element}. If the threads mean to add into it, use atomicAdd(&{element}, value) (or atomicMax, "
                     "...).")
+            stored = re.search(r"=\s*([A-Za-z_]\w*)\s*;", source.line_text(line) if line else "")
+            total = stored and re.search(rf"\b{re.escape(stored.group(1))}\s*=\s*\w+\s*\([^;]*\)\s*\.\s*(Sum|Reduce)\s*\(",
+                                         source.text)
             if bits := _bits_into_copy(name, element, source, line):
                 hint = bits
+            elif total:  # `float s = BlockReduce(temp).Sum(v); out[blockIdx.x] = s;` from every thread
+                hint = (f"`{stored.group(1)}` comes from CUB's .{total.group(1)}(), whose result is valid in thread 0 "
+                        f"(lane 0 of each warp, for WarpReduce) only: store it from there, `if (threadIdx.x == 0) "
+                        f"{element.split('[')[0]}[...] = {stored.group(1)};`.")
             elif fault.op == 6 and (bitwise := _bitwise_update(name, source.line_text(line) if line else "")):
                 hint = (f"If each element should have one writer, check how the index is computed: two threads reach "
                         f"{element}. If the threads mean to combine bits into it (a bit set, flags), make the update "
