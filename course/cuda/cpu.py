@@ -2037,11 +2037,15 @@ def _always_true_unsigned(source: Source, lines) -> tuple[str, str, int, str | N
     or `i - 1 >= 0` on `lines` whose variable is declared unsigned (size_t, uint32_t, ...): always true."""
     for at in lines:
         for found in re.finditer(r"\b([A-Za-z_]\w*)(?:\s*-\s*(\w+))?\s*>=\s*0[uU]?\b(?!\.)", source.line_text(at)):
-            name = re.escape(found.group(1))
-            if re.search(rf"\b(?:unsigned|size_t|uint\w*|unsigned\s+\w+)\s+(?:\w+\s*(?:=[^,;]*)?,\s*)*{name}\b",
-                         source.text):
+            if _declared_unsigned(source.text, found.group(1)):
                 return found.group(0), found.group(1), at, found.group(2)
     return None
+
+
+def _declared_unsigned(text: str, name: str) -> bool:
+    """Whether `text` declares `name` unsigned (`unsigned i`, `size_t n = 0, i`, `uint32_t k`)."""
+    return re.search(rf"\b(?:unsigned(?:\s+(?:long\s+long|long|int|short|char))?(?:\s+int)?|size_t|uint\w*)\s+"
+                     rf"(?:\w+\s*(?:=[^,;]*)?,\s*)*{re.escape(name)}\b", text) is not None
 
 
 def _index_hint(source: Source, line: int | None, index: int, length: int, subscript: str | None = None) -> str | None:
@@ -2166,14 +2170,9 @@ def _tile_edge(source: Source, line: int | None, name: str) -> str | None:
     text = source.line_text(line).split("//", 1)[0] if line else ""
     target = re.match(r"\s*(\w+)((?:\s*\[[^\]]*\])+)\s*=[^=]", text)
     expression = (subscript or "").strip()
-    row = None
     if expression.startswith("("):  # `(t * TILE + ty) * n + col`: the row in parentheses
-        depth = 0
-        for at, c in enumerate(expression):
-            depth += (c == "(") - (c == ")")
-            if depth == 0:
-                row, rest = expression[1:at], expression[at + 1:]
-                break
+        close = _closing_brace(expression, 0)
+        row, rest = expression[1:close], expression[close + 1:]
     else:  # `row * n + t * TILE + tx`
         first = re.match(r"[\w.]+", expression)
         row, rest = (first.group(0), expression[first.end():]) if first else (None, "")
@@ -2249,12 +2248,10 @@ def _loop_bound_note(source: Source, line: int, variables: list, name: str) -> s
     body = _function_body(source.text, line)
     first = source.text.count("\n", 0, body[0]) + 1 if body else 1
     for variable in variables:
-        v = re.escape(variable)
         for at in range(line, first - 1, -1):
-            header = re.search(rf"\bfor\s*\(\s*(?:(?:unsigned|int|long|size_t|auto)\s+)*{v}\s*=[^;]*;\s*{v}\s*(<=?)\s*"
-                               r"([^;]+?)\s*;", source.line_text(at))
+            header = _for_header(source.line_text(at), re.escape(variable))
             if header and _in_one_loop(source.text, at, line, at):
-                compare, bound = header.groups()
+                compare, bound = header[2:4]
                 last = bound if compare == "<=" else f"{bound} - 1"
                 return (f" `{variable}` goes up to {last} (the loop at line {at}, `{variable} {compare} {bound}`): check "
                         f"that bound against {name}'s size too (a matrix product's inner loop runs to the inner "
@@ -2602,9 +2599,7 @@ def _negative_index(index: int, length: int, source: Source | None = None, line:
                 f"stencil skips its edge; a halo load takes 0 there, `{variable} >= {step} ? ... : 0.0f`), or clamp the "
                 f"neighbour, `max({variable} - {step}, 0)`.")
     body = _function_body(source.text, line) if source is not None and line else None
-    unsigned_word = r"\b(?:unsigned(?:\s+(?:int|long|long\s+long|short|char))?|size_t|uint\d*_t|uint\d*)\s+"
-    if body and named == subscript and re.search(
-            rf"{unsigned_word}(?:[\w\s*&]*,\s*)?{re.escape(named)}\s*[=;,)]", source.text[body[0]:body[1]]):
+    if body and named == subscript and _declared_unsigned(source.text[body[0]:body[1]], named):
         # `size_t i = 0; i -= 1;`: an unsigned index is never below 0; it wrapped around, and reads as negative here
         return (f"Index {index} is below the first element: `{named}` is unsigned, so it never goes below 0 but wraps "
                 f"around to a huge number (which as an offset reaches back {-index} element"
@@ -3231,10 +3226,11 @@ def _innermost_loop(text: str, first: int, last: int, start: int = 1) -> tuple[i
 
 
 def _closing_brace(text: str, start: int) -> int:
-    """The offset of the `}` that closes the `{` at `start` (the text's end if none does)."""
+    """The offset of the bracket that closes the `{` (or `(`, `[`) at `start` (the text's end if none does)."""
+    pair = {text[start]: 1, {"{": "}", "(": ")", "[": "]"}[text[start]]: -1}
     depth, end = 0, start
     while end < len(text):
-        depth += {"{": 1, "}": -1}.get(text[end], 0)
+        depth += pair.get(text[end], 0)
         if depth == 0:
             break
         end += 1
@@ -3582,6 +3578,14 @@ def _grid_stride_start(source: Source, line: int | None) -> str | None:
     return None
 
 
+def _for_header(text: str, index: str = r"\w+") -> tuple[str, str, str, str, str] | None:
+    """The parts of a counted loop's header on `text`, `for (int k = 0; k < N; k++)` (its index named `index`
+    where given): (index, start, `<` or `<=`, bound, the step as written), or None."""
+    found = re.search(rf"\bfor\s*\(\s*(?:(?:const|unsigned|signed|long|int|size_t|auto)\s+)*({index})\s*=\s*([^;]*);"
+                      r"\s*\1\s*(<=?)\s*([^;]*);\s*([^)]*)\)", text)
+    return tuple(part.strip() for part in found.groups()) if found else None
+
+
 def _thread_counted_loop(source: Source, kernel: Kernel, line: int | None) -> str | None:
     """For a barrier that not every thread reached: when it sits in a loop whose index starts at the
     thread's own index (a grid-stride or block-stride loop, `for (int i = ... threadIdx.x; i < n; i += ...)`,
@@ -3590,11 +3594,10 @@ def _thread_counted_loop(source: Source, kernel: Kernel, line: int | None) -> st
     loop = _innermost_loop(source.text, line, line, kernel.line) if line else None
     if not loop:
         return None
-    declared = r"(?:(?:const|unsigned|signed|long|int|size_t|auto)\s+)*"
-    header = re.search(rf"\bfor\s*\(\s*{declared}(\w+)\s*=\s*([^;]*);\s*\1\s*(<=?)\s*([^;]*);"
-                       r"\s*\1\s*\+=\s*([^)]*)\)", source.line_text(loop[0]))
-    if header:
-        index, start, compare, bound, step = (part.strip() for part in header.groups())
+    header = _for_header(source.line_text(loop[0]))
+    stepped = header and re.fullmatch(rf"{re.escape(header[0])}\s*\+=\s*(.+)", header[4])
+    if stepped:
+        index, start, compare, bound, step = *header[:4], stepped.group(1).strip()
     else:  # `int i = threadIdx.x; while (i < n) { ...; i += blockDim.x; }`
         header = re.search(r"\bwhile\s*\(\s*(\w+)\s*(<=?)\s*([^)]*)\)", source.line_text(loop[0]))
         before = "\n".join(source.lines[kernel.line - 1:loop[0] - 1])

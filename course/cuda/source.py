@@ -853,11 +853,27 @@ def _cub_aliases(tokens: list[Token]) -> set[str]:
     return names
 
 
-# CUB's collectives that runtime.h provides (anything else of CUB's, or Thrust, is refused where it is used)
-_CUB_COLLECTIVES = {"BlockReduce", "BlockScan", "WarpReduce", "Sum", "Max", "Min", "BlockReduceAlgorithm",
-                    "BlockScanAlgorithm", "BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY", "BLOCK_REDUCE_RAKING",
-                    "BLOCK_REDUCE_WARP_REDUCTIONS", "BLOCK_SCAN_RAKING", "BLOCK_SCAN_RAKING_MEMOIZE", "BLOCK_SCAN_WARP_SCANS"}
+def _pointer_variables(tokens: list[Token]) -> set[str]:
+    """The names declared as __shared__, __device__ or __managed__ pointers (`__shared__ float* buffer;`,
+    `__device__ float* g = table;`), anywhere in the source."""
+    names = set()
+    for k in range(1, len(tokens) - 2):
+        if tokens[k].text == "*" and tokens[k + 1].kind == "ident" and tokens[k + 2].text in (";", "=", "["):
+            q = k - 1
+            while q >= 0 and tokens[q].text not in (";", "{", "}", "(", ","):
+                q -= 1
+            if any(tokens[w].text in ("__shared__", "__device__", "__managed__") for w in range(q + 1, k)):
+                names.add(tokens[k + 1].text)
+    return names
+
+
+# CUB's collectives that runtime.h provides, and the names that go with them (anything else of CUB's, or
+# Thrust, is refused where it is used)
 _CUB_CLASSES = {"BlockReduce", "BlockScan", "WarpReduce"}  # (`using namespace cub;` names them alone)
+_CUB_COLLECTIVES = _CUB_CLASSES | {
+    "Sum", "Max", "Min", "BlockReduceAlgorithm", "BlockScanAlgorithm", "BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY",
+    "BLOCK_REDUCE_RAKING", "BLOCK_REDUCE_WARP_REDUCTIONS", "BLOCK_SCAN_RAKING", "BLOCK_SCAN_RAKING_MEMOIZE",
+    "BLOCK_SCAN_WARP_SCANS"}
 _CUB_HEADERS = {"cub/cub.cuh", "cub/block/block_reduce.cuh", "cub/block/block_scan.cuh", "cub/warp/warp_reduce.cuh"}
 
 
@@ -1552,10 +1568,9 @@ def _check_global_pointer(tokens: list[Token], start: int, space: int, after: in
             and tokens[end + 1].text in ("nullptr", "0", "NULL") and tokens[end + 2].text == ";":
         end += 2
     elif end == after and tokens[end].text == "=":
-        close, depth = end + 1, 0
-        while close < len(tokens) and not (depth == 0 and tokens[close].text in (";", ",")):
-            depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(tokens[close].text, 0)
-            close += 1
+        close = end + 1  # (to the `;`, or a `,` of a second declarator, outside brackets)
+        while close < len(tokens) and tokens[close].text not in (";", ","):
+            close = _matching(tokens, close) + 1 if tokens[close].text in ("(", "[", "{") else close + 1
         if close == end + 1 or close >= len(tokens) or tokens[close].text != ";" or tokens[end + 1].text == "{":
             return False
         initializer, end = (end + 1, close), close
@@ -1894,7 +1909,9 @@ def parse(text: str, options=()) -> Source:
         if f.body and spin_edits[f.body]:
             bodies[f.name].add("__cc_spin_point")
     # (CUB's collectives meet at a barrier inside: `cub::BlockReduce<...>`, or an alias of one made elsewhere)
-    fiber_functions = reach(_BARRIERS | _WARP_CALLS | {"__cc_spin_point", "cub"} | _CUB_CLASSES | _cub_aliases(tokens))
+    collectives = _CUB_CLASSES | _cub_aliases(tokens)
+    fiber_functions = reach(_BARRIERS | _WARP_CALLS | {"__cc_spin_point", "cub"} | collectives)
+    pointer_variables = _pointer_variables(tokens)
     stray = any(any(b in t.text for b in _BARRIERS | {"__shfl", "__syncwarp", "_sync("}) for t in directives) or any(
         t.text in _BARRIERS and not any(a <= i <= b for a, b in body_spans) for i, t in enumerate(tokens))
     unsupported_users = {}
@@ -2071,7 +2088,7 @@ def parse(text: str, options=()) -> Source:
             _note_accesses(tokens, f, replace, references, known_types | set(f.template),
                            set(global_variables) - global_arrays - constant_variables - read_only_variables
                            | set(file_shared_scalars), returning, named_members, methods, bit_fields, pointing,
-                           functors)
+                           functors, pointer_variables, collectives)
             _note_branches(tokens, f, branch_notes)
             _note_uniform_ifs(tokens, f, replace, uniform_ifs)
             for edit in spin_edits[f.body]:
@@ -4864,26 +4881,21 @@ def _unary_star(tokens: list[Token], i: int) -> bool:
 def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict, types: set,
                    named_scalars: set = frozenset(), calls: set = frozenset(), members: set = frozenset(),
                    methods: set = frozenset(), bit_fields: set = frozenset(), pointing: set = frozenset(),
-                   functors: set = frozenset()) -> None:
+                   functors: set = frozenset(), pointer_variables: set = frozenset(),
+                   collectives: set = frozenset()) -> None:
     """Wrap each memory access of a body: `s[i]` → `__cc_r(s[i])`, `s[i] = v` → `__cc_w(s[i]) = v`,
     `s[i] += v` → `__cc_rw(s[i]) += v`, and the same for `*p`, `p->x`, the uses of a reference
     (`dst = v` → `__cc_w(dst) = v`) and of a __device__ variable or file-scope __shared__ one that
     is not an array (`total += x`, `st.count = 0`: `named_scalars`). The wrappers cost nothing in a
-    plain build and feed the sanitizer in a sanitized one."""
+    plain build and feed the sanitizer in a sanitized one. `pointer_variables`: the source's __shared__ and
+    __device__ pointers (_pointer_variables); `collectives`: the names of CUB's collectives, whose storage
+    argument is no access."""
     a, b = f.body
     scalars = {name for i in range(a + 1, b) if (name := _shared_scalar_at(tokens, i, b))}  # __shared__ int n;
     scalars |= named_scalars
-    collectives = _cub_aliases(tokens) | _CUB_CLASSES  # (their storage: no access)
     # those of them declared as pointers (`__shared__ float* buffer;`, `__device__ float* g;`), not structs
     # with an operator[] (`__shared__ cuda::std::array<float, 64> s;`, whose s[t] reads one element)
-    pointer_scalars = set()
-    for k in range(1, len(tokens) - 2):
-        if tokens[k].text == "*" and tokens[k + 1].text in scalars and tokens[k + 2].text in (";", "=", "["):
-            q = k - 1
-            while q >= 0 and tokens[q].text not in (";", "{", "}", "(", ","):
-                q -= 1
-            if any(tokens[w].text in ("__shared__", "__device__", "__managed__") for w in range(q + 1, k)):
-                pointer_scalars.add(tokens[k + 1].text)
+    pointer_scalars = scalars & pointer_variables
     # Lambdas that return a reference (`auto at = [&](int k) -> float& { return s[k]; };`) and objects of a
     # struct whose operator() does (`Grid g{s, 8};`, a `Grid g` parameter): a call, `at(t) = v`, `g(r, c)`, is
     # the access, as of a function returning a reference; the lambda's `return s[k];` is only an address
