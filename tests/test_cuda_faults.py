@@ -2001,6 +2001,74 @@ extern "C" __global__ void fine(float* out) {
         one((1,), (4,), (out, 1))  # one array of 4 elements in the source: named
 
 
+def test_a_right_guard_given_a_size_larger_than_the_array_says_the_size_passed_is_wrong():
+    guarded = r"""
+extern "C" __global__ void k(float* p, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) p[i] = 1;
+}
+extern "C" __global__ void early(float* p, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    p[i] = 2;
+}
+extern "C" __global__ void stride(float* p, int n) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        p[i] = 3;
+}
+extern "C" __global__ void quads(float4* q, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) q[i].x = 4;
+}
+extern "C" __global__ void view(float* a, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float4* q = reinterpret_cast<float4*>(a);
+    if (i < n) q[i].y = 5;
+}"""
+    module = cuda.RawModule(code=guarded, backend="cpu")
+    a = np.zeros(100, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"accessed p\[100\]") as info:
+        module.get_function("k")((1,), (128,), (a, 128))
+    assert ("hint: Line 4 checks `i < n`, and this launch passed n = 128, but p has 100 elements, so the check lets i "
+            "reach 127 (i = 100 here). The check is right; the size is not: pass p's length as n (100), or give p n "
+            "elements.") in str(info.value)
+    with pytest.raises(cuda.KernelError, match=r"Line 8 checks `if \(i >= n\) return`, and this launch passed n = 130"):
+        module.get_function("early")((2,), (128,), (a, 130))
+    with pytest.raises(cuda.KernelError, match=r"Line 12 checks `i < n`, and this launch passed n = 101"):
+        module.get_function("stride")((1,), (32,), (a, 101))
+    with pytest.raises(cuda.KernelError) as info:  # n counts the floats, the kernel's q[i] steps over 4
+        module.get_function("quads")((1,), (128,), (a, 100))
+    assert ("Line 17 checks `i < n`, and this launch passed n = 100: that counts q's floats, but q[i] steps over 4 of "
+            "them at a time, and q holds 25 such steps. Pass the number of whole elements, n / 4 = 25") in str(info.value)
+    with pytest.raises(cuda.KernelError, match=r"counts a's floats, but q\[i\] steps over 4 of them at a time"):
+        module.get_function("view")((1,), (128,), (a, 100))
+    module.get_function("k")((1,), (128,), (a, 100))  # the size of the array: right
+    module.get_function("quads")((1,), (32,), (a, 25))
+    assert (a.reshape(25, 4)[:, 0] == 4).all() and (a.reshape(25, 4)[:, 1:] == 1).all()
+    with pytest.raises(cuda.KernelError) as info:  # a size the array holds: the index is what is wrong
+        cuda.RawKernel(guarded.replace("p[i] = 1", "p[i + 1] = 1"), "k", backend="cpu")((1,), (128,), (a, 100))
+    assert "The check is right" not in str(info.value)
+    image = r"""
+extern "C" __global__ void paint(float* a, int w, int h) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < w && y < h) a[y * w + x] = 1;
+}"""
+    paint = cuda.RawKernel(image, "paint", backend="cpu")
+    with pytest.raises(cuda.KernelError) as info:  # a 10 × 16 image given as 16 × 16
+        paint((1, 1), (16, 16), (np.zeros((10, 16), np.float32), 16, 16))
+    assert ("hint: The checks `y < h` and `x < w` at line 5 are right, but this launch passed h = 16 and w = 16, 256 "
+            "elements, and a has 160 (10 rows of 16), so row y = 10 is past its end. Pass a's own sizes (h = 10), or "
+            "give a h × w elements.") in str(info.value)
+    picture = np.zeros((10, 16), np.float32)
+    paint((1, 1), (16, 16), (picture, 16, 10))
+    assert (picture == 1).all()
+    with pytest.raises(cuda.KernelError) as info:  # sizes that fit, swapped in the index: not this hint
+        cuda.RawKernel(image.replace("y * w + x", "x * w + y"), "paint", backend="cpu")(
+            (1, 1), (16, 16), (np.zeros((10, 16), np.float32), 16, 10))
+    assert "are right, but this launch passed" not in str(info.value)
+
+
 def test_a_reversed_index_a_wrong_inner_loop_bound_and_a_bin_of_one_point_zero_get_their_own_hints():
     reverse = r"""
 extern "C" __global__ void rev(const float* in, float* out, int n) {

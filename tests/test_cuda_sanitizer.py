@@ -97,6 +97,64 @@ def test_shared_memory_is_never_silently_zero_or_the_previous_blocks():
     assert "which no thread of block (1, 0, 0) has written in this launch" in str(info.value)
 
 
+HALO_BLUR = r"""
+#define T 16
+#define R 1
+extern "C" __global__ void blur(const float* in, float* out, int w, int h) {
+    __shared__ float tile[T + 2 * R][T + 2 * R];
+    int x = blockIdx.x * T + threadIdx.x, y = blockIdx.y * T + threadIdx.y;
+    int lx = threadIdx.x + R, ly = threadIdx.y + R;
+    tile[ly][lx] = (x < w && y < h) ? in[y * w + x] : 0.0f;
+    if (threadIdx.x < R) {
+        tile[ly][lx - R] = (x >= R && y < h) ? in[y * w + x - R] : 0.0f;
+        tile[ly][lx + T] = (x + T < w && y < h) ? in[y * w + x + T] : 0.0f;              // RIGHT
+    }
+    if (threadIdx.y < R) {
+        tile[ly - R][lx] = (y >= R && x < w) ? in[(y - R) * w + x] : 0.0f;
+        tile[ly + T][lx] = (y + T < h && x < w) ? in[(y + T) * w + x] : 0.0f;
+    }
+    if (threadIdx.x < R && threadIdx.y < R) {                                           // HALO-CORNERS
+        tile[ly - R][lx - R] = (x >= R && y >= R) ? in[(y - R) * w + x - R] : 0.0f;
+        tile[ly - R][lx + T] = (x + T < w && y >= R) ? in[(y - R) * w + x + T] : 0.0f;
+        tile[ly + T][lx - R] = (x >= R && y + T < h) ? in[(y + T) * w + x - R] : 0.0f;
+        tile[ly + T][lx + T] = (x + T < w && y + T < h) ? in[(y + T) * w + x + T] : 0.0f;
+    }                                                                                   // CORNERS-END
+    __syncthreads();
+    if (x < w && y < h) {
+        float s = 0;
+        for (int dy = -R; dy <= R; dy++)
+            for (int dx = -R; dx <= R; dx++) s += tile[ly + dy][lx + dx];
+        out[y * w + x] = s / 9;
+    }
+}
+"""
+
+
+def test_a_halo_left_out_of_a_tile_names_its_side_or_corner():
+    """A tiled 3×3 blur whose 18×18 tile is the 16×16 block plus a halo of 1: the halo's right column left out,
+    or its corners, is an unwritten read, and the hint says which part of the halo no write reached."""
+    image = np.random.default_rng(0).random((32, 32)).astype(np.float32)
+    lines = HALO_BLUR.split("\n")
+    start, end = line_of("HALO-CORNERS", HALO_BLUR), line_of("CORNERS-END", HALO_BLUR)
+    no_corners = "\n".join(lines[:start - 1] + lines[end:])
+    with pytest.raises(cuda.KernelError, match=r"reads shared memory tile\[0\]\[0\], which no thread") as info:
+        cuda.RawKernel(no_corners, "blur", backend="cpu")((2, 2), (16, 16), (image, np.zeros_like(image), 32, 32))
+    assert ("hint: tile[0][0] lies in the halo of tile: tile holds the block's 16 × 16 threads' elements with 1 more "
+            "on each side (18 × 18), and tile[0][0] is in its top-left corner, which no write of the block reaches. "
+            "The corners are the halo elements most often left out") in str(info.value)
+    right = line_of("RIGHT", HALO_BLUR)
+    no_right = "\n".join(lines[:right - 1] + lines[right:])
+    with pytest.raises(cuda.KernelError) as info:
+        cuda.RawKernel(no_right, "blur", backend="cpu")((2, 2), (16, 16), (image, np.zeros_like(image), 32, 32))
+    assert re.search(r"tile\[\d+\]\[17\] is in its right side, which no write of the block reaches\. Load every "
+                     r"side: as threads with threadIdx\.x < 1 load the left halo", str(info.value))
+    out = np.zeros_like(image)
+    cuda.RawKernel(HALO_BLUR, "blur", backend="cpu")((2, 2), (16, 16), (image, out, 32, 32))  # the twin
+    padded = np.pad(image, 1)
+    expected = sum(padded[1 + dy:33 + dy, 1 + dx:33 + dx] for dy in (-1, 0, 1) for dx in (-1, 0, 1)) / 9
+    np.testing.assert_allclose(out, expected, rtol=1e-5)
+
+
 def test_an_unwritten_shared_read_points_at_the_writes_that_should_have_filled_it():
     """A block reduction whose per-warp partial is stored by thread 0 alone (`threadIdx.x == 0` for
     `lane == 0`): the fault is the read of partial[1]; the hint points at the write of line 7."""
@@ -1178,6 +1236,35 @@ def test_in_place_updates_that_read_other_threads_elements():
     assert "read it in a second launch" in str(info.value) and "a stencil" not in str(info.value)
     kernel("scratch_then_neighbour", GLOBAL_HAZARDS)((2,), (32,), (x, tmp, y, 1))  # the twin
     np.testing.assert_array_equal(y, 2 * x.reshape(2, 32)[:, (np.arange(32) + 1) % 32].ravel())
+
+
+ODD_EVEN = r"""
+extern "C" __global__ void odd_even(float* d, int n, int barrier) {
+    int t = threadIdx.x;
+    for (int phase = 0; phase < n; phase++) {
+        int i = 2 * t + (phase & 1);
+        if (i + 1 < n && d[i] > d[i + 1]) { float x = d[i]; d[i] = d[i + 1]; d[i + 1] = x; }   // SWAP
+        if (barrier) __syncthreads();
+    }
+}
+"""
+
+
+def test_an_odd_even_sort_in_global_memory_without_its_barrier_is_told_to_end_each_phase_with_one():
+    """Its threads share elements from one phase to the next, never within one: the race is across passes of
+    the loop, and the fix is a barrier at the end of the loop's body (one block: global memory is ordered too)."""
+    data = np.random.default_rng(3).random(64).astype(np.float32)
+    sort = cuda.RawKernel(ODD_EVEN.replace("        if (barrier) __syncthreads();\n", ""), "odd_even", backend="cpu")
+    with pytest.raises(cuda.KernelError, match=r"kernel 'odd_even' writes d\[\d+\], which thread") as info:
+        sort((1,), (32,), (data.copy(), 64, 0))
+    swap = line_of("SWAP", ODD_EVEN)
+    assert str(info.value).split("hint: ")[1].startswith(
+        f"Line {swap} runs in a loop (lines {swap - 2} to {swap + 1}) with no barrier in it, so one thread can be "
+        "several passes ahead of another.")
+    assert f"put __syncthreads() at the end of the loop's body, after line {swap}" in str(info.value)
+    fixed = data.copy()
+    cuda.RawKernel(ODD_EVEN, "odd_even", backend="cpu")((1,), (32,), (fixed, 64, 1))  # the twin
+    np.testing.assert_array_equal(fixed, np.sort(data))
 
 
 

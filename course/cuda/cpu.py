@@ -2361,6 +2361,108 @@ def _through_offset_pointer(source: Source, line: int | None, name: str, index: 
     return None
 
 
+#: the C name of a vector type's items, by their NumPy dtype (float4's float32 is a float)
+_VECTOR_ITEM = {"float32": "float", "float64": "double", "int32": "int", "uint32": "unsigned int", "int64": "long long",
+                "uint64": "unsigned long long", "int16": "short", "uint16": "unsigned short", "int8": "char",
+                "uint8": "unsigned char", "float16": "half"}
+
+
+def _scalar_values(kernel: Kernel, args) -> dict:
+    """The integer scalar arguments of a launch by parameter name (`args`: its packed arguments)."""
+    values = {}
+    for param, arg in zip(kernel.params, args or ()):
+        if param.pointer or param.lanes != 1 or not param.dtype or not re.fullmatch(r"u?int\d+", param.dtype):
+            continue
+        kind = np.dtype(param.dtype)
+        values[param.name] = int(np.frombuffer(int(arg.bits).to_bytes(8, sys.byteorder)[:kind.itemsize], kind)[0])
+    return values
+
+
+def _size_guard(source: Source, line: int, variable: str) -> tuple[int, str, int, str, str] | None:
+    """The nearest check above `line` (in its function, at most 30 lines up) that keeps `variable` below a
+    size named by one word: `if (i < n)`, a loop's `i < n`, `if (i >= n) return;` (or `<=`, `>`, `||` of more
+    such). (line, size, 1 where the size itself passes (`<=`, `>`) else 0, the check as written, and its
+    statement: if, while or for), or None."""
+    v = re.escape(variable)
+    body = _function_body(source.text, line)
+    start = max(1, line - 30, source.text.count("\n", 0, body[0]) + 1 if body else 1)
+    for at in range(line, start - 1, -1):
+        text = source.line_text(at).split("//", 1)[0]
+        for guard in re.finditer(r"\b(if|while|for)\s*\((.*)", text):
+            condition = guard.group(2)
+            below = re.search(rf"(?<![\w.]){v}\s*(<=?)\s*([A-Za-z_]\w*)\b(?!\s*[-+*/%(\[.])", condition)
+            above = re.search(rf"(?<![\w.]){v}\s*(>=?)\s*([A-Za-z_]\w*)\b(?!\s*[-+*/%(\[.])", condition)
+            if below and "||" not in condition:
+                return at, below.group(2), int(below.group(1) == "<="), below.group(0).strip(), guard.group(1)
+            returns = re.search(r"\)\s*return\b", condition)
+            if above and returns and "&&" not in condition:
+                return at, above.group(2), int(above.group(1) == ">"), \
+                    re.sub(r"\s+", " ", text[guard.start():guard.start(2) + returns.end()]).strip(), guard.group(1)
+    return None
+
+
+def _loose_guard(source: Source, line: int | None, name: str, index: int, length: int, values: dict,
+                 unit: str = "", per: int = 1, item: str = "") -> str | None:
+    """For `p[i]` past the end of p under a guard of i against a size argument that is larger than p in
+    this launch (`if (i < n)` with n = 128 and p of 100 elements; a loop's `i < n`; `if (i >= n) return;`),
+    or `p[y * w + x]` under `y < h` and `x < w` with h × w larger than p: the guard is right, the size
+    passed is not. None otherwise. `unit`: what p's elements are, where the access sees them through
+    another type; `per`: how many of the array's `item`s (float) make one of them (4 for a float4 view),
+    to tell a size counted in items."""
+    expression, through = (_subscript(source, line, name) or "").strip(), name
+    if not expression:  # through a view of the array: `float4* v = reinterpret_cast<float4*>(a); ... v[i]`
+        n = re.escape(name)
+        for view in re.finditer(rf"\*\s*(\w+)\s*=\s*(?:reinterpret_cast\s*<[^<>;]*>\s*\(\s*{n}\s*\)|"
+                                rf"\(\s*[\w\s]+\*\s*\)\s*{n})\s*;", source.text):
+            if not expression:
+                expression, through = (_subscript(source, line, view.group(1)) or "").strip(), view.group(1)
+    if not 0 <= index < 2 ** 62:
+        return None
+    flat = re.fullmatch(r"\(?\s*(\w+)\s*\)?\s*\*\s*(\w+)\s*\+\s*(\w+)", expression)  # `y * w + x`
+    if flat:
+        row, width, column = flat.groups()
+        rows, columns = _size_guard(source, line, row), _size_guard(source, line, column)
+        # (a row and a column checked against sizes of their own, by ifs: not a matmul's `k < N` loop, whose
+        # bound may be the wrong one of the sizes)
+        if not (rows and columns and columns[1] == width and not rows[2] and not columns[2] and rows[1] != width
+                and rows[4] == columns[4] == "if" and rows[1] in values and width in values and values[width] > 0):
+            return None
+        height, wide = values[rows[1]], values[width]
+        if height * wide <= length or index >= height * wide:
+            return None
+        fits = (f"{length // wide:,} rows of {wide:,}" if length % wide == 0 else
+                f"not even a whole number of rows of {wide:,}")
+        where = (f"`{rows[3]}` and `{columns[3]}` at line {rows[0]}" if rows[0] == columns[0] else
+                 f"`{rows[3]}` (line {rows[0]}) and `{columns[3]}` (line {columns[0]})")
+        return (f"The checks {where} are right, but this "
+                f"launch passed {rows[1]} = {height:,} and {width} = {wide:,}, {height * wide:,} elements, and {name} "
+                f"has {length:,}{unit} ({fits}), so row {row} = {index // wide:,} is past its end. Pass {name}'s own "
+                f"sizes" + (f" ({rows[1]} = {length // wide:,})" if length % wide == 0 else "")
+                + f", or give {name} {rows[1]} × {width} elements.")
+    if not re.fullmatch(r"[A-Za-z_]\w*", expression) or not (found := _size_guard(source, line, expression)):
+        return None
+    at, size, extra, shown, statement = found
+    if size not in values:
+        return None
+    bound = values[size] + extra  # the first value the guard keeps out
+    if bound <= length or index >= bound:
+        return None
+    if per > 1 and not extra and values[size] == length * per:  # n floats, for n / 4 float4s
+        return (f"Line {at} checks `{shown}`, and this launch passed {size} = {values[size]:,}: that counts "
+                f"{name}'s {item}s, but {through}[{expression}] steps over {per} of them at a time, and {name} "
+                f"holds {length:,} such steps. Pass the number of whole elements, {size} / {per} = "
+                f"{length:,} (and handle the last {size} % {per} {item}s apart, should {size} not divide).")
+    fix = (f"pass {name}'s length as {size}" + (f" ({length:,})" if not extra else
+                                                f" (and compare with <, which stops at {length - 1:,})")
+           + f", or give {name} {size} elements")
+    told = (f"Line {at} checks `{shown}`, and this launch passed {size} = {values[size]:,}, but {name} has {length:,} "
+            f"element{'s' * (length != 1)}{unit}, so the check lets {expression} reach {bound - 1:,} ({expression} = "
+            f"{index:,} here). ")
+    if statement == "for" and "threadIdx" not in source.line_text(at):  # a loop over data: its bound may be another size
+        return told + f"Either the size passed is wrong ({fix}), or the loop should stop at another size, {name}'s."
+    return told + f"The check is right; the size is not: {fix}."
+
+
 def _guarded_index(source: Source, line: int | None, name: str, index: int, length: int) -> str | None:
     """For an index past the end of `name` at `line` that a guard of the kernel was meant to keep inside
     (the guard is there already, so "guard the access" would not help): an index made of more than the
@@ -3481,6 +3583,56 @@ def _reads_element(name: str, text: str) -> bool:
     return re.search(rf"\b{n}\b", text) is not None
 
 
+def _halo_hint(source: Source, element: str, block_dim) -> str | None:
+    """For a read of an element of a __shared__ tile that no thread wrote, where the tile is the block's
+    threads plus a halo of H on each side (`s[BLOCK + 2 * R]`, `tile[16 + 2][16 + 2]`) and the element lies in
+    that halo: which side (or corner) of it no write reaches, and how its loads are written. None otherwise."""
+    found = re.fullmatch(r"(\w+)((?:\[\d+\])+)", element)
+    declared = found and re.search(rf"__shared__[^;]*?\b{re.escape(found.group(1))}\s*((?:\[[^\]]+\]\s*)+)[;=]",
+                                   source.text)
+    if not declared:
+        return None
+    from .source import _constant
+    name, place = found.group(1), [int(k) for k in re.findall(r"\d+", found.group(2))]
+    written_extents = re.findall(r"\[([^\]]+)\]", declared.group(1))
+    extents = [_constant(e, source.constants) for e in written_extents]
+    if None in extents or len(extents) != len(place) or not 1 <= len(extents) <= 2:
+        return None
+    axes = block_dim[:len(extents)][::-1]  # tile[y][x]: rows along threadIdx.y, columns along threadIdx.x
+    halos = [(extent - threads) // 2 for extent, threads in zip(extents, axes)]
+    if any((extent - threads) % 2 or not 0 <= halo <= 8 or (halo and "+" not in written)  # (`B + 2 * R`)
+           for extent, threads, halo, written in zip(extents, axes, halos, written_extents)) or not any(halos):
+        return None
+    sides = []
+    for k, (at, threads, halo) in enumerate(zip(place, axes, halos)):
+        low, high = ("top", "bottom") if len(place) == 2 and k == 0 else ("left", "right")
+        if at < halo:
+            sides.append(low)
+        elif at >= threads + halo:
+            sides.append(high)
+    if not sides:
+        return None
+    where = f"{sides[0]}-{sides[1]} corner" if len(sides) == 2 else f"{sides[0]} side"
+    shape = " × ".join(str(e) for e in extents)
+    block = " × ".join(str(t) for t in axes)
+    around = (f"{halos[0]} more on each side" if len(set(halos)) == 1 else
+              f"{halos[1]} more left and right" if halos[0] == 0 else f"{halos[0]} more above and below" if not halos[1]
+              else f"{halos[0]} more above and below and {halos[1]} more left and right")
+    text = (f"{element} lies in the halo of {name}: {name} holds the block's {block} threads' elements with "
+            f"{around} ({shape}), and {element} is in its {where}, which no write of the block reaches. ")
+    if len(sides) == 2:
+        return text + ("The corners are the halo elements most often left out: the threads that load the top and "
+                       "bottom rows of the halo must load its corner columns too (or let each thread load several "
+                       "elements in a loop over the whole tile, `for (k = thread's rank; k < tile's size; k += "
+                       "threads)`, which covers every element).")
+    halo = halos[-1] if sides[0] in ("left", "right") else halos[0]
+    axis = "x" if sides[0] in ("left", "right") else "y"
+    return text + (f"Load every side: as threads with threadIdx.{axis} < {halo} load the {'left' if axis == 'x' else 'top'} "
+                   f"halo (their index - {halo}), threads with threadIdx.{axis} >= blockDim.{axis} - {halo} load the "
+                   f"{'right' if axis == 'x' else 'bottom'} one (their index + {halo}), with 0 past the data's edge; or "
+                   "let each thread load several elements in a loop over the whole tile, which covers every element.")
+
+
 def _shared_element(fault: _Fault, source: Source, line: int | None) -> str:
     """The element of shared memory a race or an uninitialised read names: `s[3]`, `tile[1][2]` as
     runtime.h wrote it, with the member (`acc.sum`, `u.i[1]`) when it is a __shared__ struct or union
@@ -3677,6 +3829,10 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     if kind == OUT_OF_BOUNDS:
         name, shared = _array_name(fault, arrays)
         tail = None  # (the hint for a vector access past the last whole vector)
+        unit = ""  # (what the elements are, for a view through a wider type)
+        param = next((p for p in kernel.params if p.name == name and p.pointer), None)
+        counted = (param.lanes, _VECTOR_ITEM.get(param.dtype, param.dtype)) if param and param.lanes > 1 \
+            and param.dtype else (1, "")  # (a float4* parameter: its elements are 4 floats each)
         itemsize = arrays[fault.base][2] if fault.base in arrays else fault.element_bytes
         valid = f" (valid indices 0 to {length - 1})" if length else ""
         if fault.op == 2 and fault.base not in arrays:  # `(float*)malloc(n)`, `new float[n]` in device code
@@ -3703,6 +3859,10 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             # past the whole vectors (not a struct over raw bytes, a curandState's 48: its own elements say more)
             per, items = fault.element_bytes // itemsize, arrays[fault.base][1]
             first, rest = index * per, items - length * per
+            unit = f" of {fault.element_bytes} bytes (the {items:,} {itemsize}-byte items it was given)"
+            if counted == (1, ""):  # (a float4* view of a float array: its floats are the items; n may count them)
+                plain = _VECTOR_ITEM.get(param.dtype, "") if param and param.dtype and param.lanes == 1 else ""
+                counted = (per, plain or f"{itemsize}-byte item")
             what = (f"accessed {name}[{first}] to {name}[{first + per - 1}] in one {fault.element_bytes}-byte access "
                     f"(element {index} of {name} seen through a {fault.element_bytes}-byte type such as "
                     f"{_VECTOR_OF_BYTES.get(fault.element_bytes, 'a vector type')} or a struct), but {name} has "
@@ -3731,6 +3891,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                         f"row{'s' * (rows != 1)} (valid first indices 0 to {rows - 1})")
         hint = (tail or _printf_string_hint(source, line, name, index, length, itemsize)
                 or _index_hint(source, line, index, length, _subscript(source, line, name))
+                or _loose_guard(source, line, name, index, length, _scalar_values(kernel, args), unit, *counted)
                 or _guarded_index(source, line, name, index, length)
                 or _binned_index(source, line, name, index, length)
                 or _data_index(source, line, name, index, length)
@@ -4293,6 +4454,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 hint += (f" Where the if at line {guarded[0]} is false the element gets no value, yet it is read: store "
                          f"a value there too (0 for a tile past the matrix's edge: `{name}[...] = cond ? ... : 0.0f;`, "
                          "or an else).")
+        if not fault.address and (halo := _halo_hint(source, element, block_dim)):
+            hint = halo
         if fault.address and fault.other_op == 2:  # it holds a local variable's value that it never had
             copy_line = module.line_of(fault.address)
             what = (f"reads shared memory {element}, which thread {_xyz(fault.other_thread)} set"
@@ -4559,6 +4722,21 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     hint += (" If a block needs another block's new result (a total carried from block to block), "
                              "it exists only once that block is done: add it in a second launch (or on the host), "
                              "or hand it over with a flag set by an atomic after __threadfence() (a chained scan).")
+                elif (loop := _innermost_loop(source.text, line, line, kernel.line if 0 < kernel.line <= line else 1)) \
+                        and not re.search(r"__syncthreads\s*\(|\.\s*sync\s*\(", "\n".join(
+                            source.lines[loop[0] - 1:loop[1]])) \
+                        and not re.search(r"\+=[^;]*\b(blockDim|gridDim|stride)\b", "\n".join(
+                            source.lines[loop[0] - 1:loop[1]])):  # (not a grid- or block-stride loop)
+                    # an odd-even sort's phases, a sweep in place: one thread runs passes ahead of another
+                    hint = (f"Line {line} runs in a loop (lines {loop[0]} to {loop[1]}) with no barrier in it, so one "
+                            "thread can be several passes ahead of another. If the threads share elements from one "
+                            "pass to the next (a sort's phases, a sweep that reads what the last one wrote), put "
+                            f"__syncthreads() at the end of the loop's body, after line {line}, where every thread "
+                            "of the block reaches it (each thread going round the loop the same number of times); if "
+                            "they share an element within one pass, read it into a variable, __syncthreads(), then "
+                            "write." + (" A barrier orders the threads of one block only: where threads of different "
+                                        "blocks share elements, launch once per pass." if math.prod(grid_dim) > 1
+                                        else ""))
             elif other_block == block:
                 written, read = (other_line, line) if mine == 1 else (line, other_line)
                 hint = (f"Add __syncthreads() between line {written} (the write) and line {read} (the read), where "
