@@ -2069,6 +2069,29 @@ extern "C" __global__ void paint(float* a, int w, int h) {
     assert "are right, but this launch passed" not in str(info.value)
 
 
+def test_dynamic_shared_memory_sized_in_elements_is_told_the_bytes_one_element_per_thread_takes():
+    reverse = r"""
+extern "C" __global__ void reverse(const float* in, float* out) {
+    extern __shared__ float s[];
+    int t = threadIdx.y * blockDim.x + threadIdx.x;
+    s[t] = in[t];
+    __syncthreads();
+    out[t] = s[blockDim.x * blockDim.y - 1 - t];
+}"""
+    kernel = cuda.RawKernel(reverse, "reverse", backend="cpu")
+    x, out = np.arange(128, dtype=np.float32), np.zeros(128, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"accessed s\[32\] in dynamic shared memory") as info:
+        kernel((1,), (128,), (x, out), shared_mem=128)  # 128 elements, given as bytes
+    assert ("hint: The launch passed shared_mem=128 bytes, and the kernel gives each of the block's 128 threads an "
+            "element of its own (`s[threadIdx.y * blockDim.x + threadIdx.x]`): that takes 128 × 4 = 512 bytes. Pass "
+            "shared_mem=<threads per block × element size> to the launch (shared_mem=512 here; with NumPy, threads * "
+            "x.itemsize), not the number of elements.") in str(info.value)
+    with pytest.raises(cuda.KernelError, match=r"shared_mem=512 here; with NumPy, threads \* x\.itemsize\)\.$"):
+        kernel((1,), (16, 8), (x, out), shared_mem=256)
+    kernel((1,), (16, 8), (x, out), shared_mem=512)  # the twin
+    np.testing.assert_array_equal(out, x[::-1])
+
+
 def test_a_reversed_index_a_wrong_inner_loop_bound_and_a_bin_of_one_point_zero_get_their_own_hints():
     reverse = r"""
 extern "C" __global__ void rev(const float* in, float* out, int n) {

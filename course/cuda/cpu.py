@@ -3911,6 +3911,20 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     f"dynamic shared memory ({names}), which holds {shared_mem} bytes")
         hint = (f"The launch passed shared_mem={shared_mem} bytes: pass shared_mem=<elements × "
                 "element size> to the launch, or index less.")
+        subscript = (_subscript(source, line, source.dynamic_shared_name) or "").strip() \
+            if source.dynamic_shared_name else ""
+        if re.fullmatch(r"[A-Za-z_]\w*", subscript) and (made := _made_at(source, line, subscript)):
+            subscript = made[1].strip()
+        flat = {"threadIdx.x": block_dim[0], "threadIdx.y * blockDim.x + threadIdx.x": block_dim[0] * block_dim[1],
+                "threadIdx.x + threadIdx.y * blockDim.x": block_dim[0] * block_dim[1]}
+        threads = flat.get(re.sub(r"\s+", " ", re.sub(r"\(int\)\s*", "", subscript)))
+        element_size = size or item
+        if threads and element_size and threads * element_size > shared_mem:  # one element per thread
+            hint = (f"The launch passed shared_mem={shared_mem} bytes, and the kernel gives each of the block's "
+                    f"{threads} threads an element of its own (`{names}[{subscript}]`): that takes {threads} × "
+                    f"{element_size} = {threads * element_size} bytes. Pass shared_mem=<threads per block × element "
+                    f"size> to the launch (shared_mem={threads * element_size} here; with NumPy, "
+                    "threads * x.itemsize)" + (", not the number of elements." if shared_mem == threads else "."))
     elif kind == BARRIER_EXITED:
         other = _xyz(fault.other_thread)
         what = (f"{_barrier_name(source, fault.line)} at line {fault.line} is not reached by every thread of the block: "
