@@ -221,6 +221,36 @@ def test_lanes_of_a_warp_are_ordered_by_syncwarp_only():
                                line_of("LEGACY: lanes read what others write in the same step") - 1)
 
 
+WARP_REGIONS = r"""
+extern "C" __global__ void rotate(const float* x, float* o) {
+    __shared__ float s[128];
+    int t = threadIdx.x, lane = t & 31, w = t >> 5;
+    float* mine = s + w * 32;                   // each warp works in its own 32 elements
+    mine[lane] = x[t];                          // REGION-WRITE
+    __syncwarp();                               // REGION-SYNC
+    float v = mine[(lane + 1) & 31];            // REGION-READ
+    __syncwarp();
+    mine[lane] = v * 2;
+    __syncwarp();
+    o[t] = mine[31 - lane];
+}
+"""
+
+
+def test_a_kernel_whose_warps_work_apart_is_told_the_missing_barrier_is_a_syncwarp():
+    x, out = np.arange(128, dtype=np.float32), np.zeros(128, np.float32)
+    cuda.RawKernel(WARP_REGIONS, "rotate", backend="cpu")((1,), (128,), (x, out))  # the twin
+    np.testing.assert_array_equal(out.reshape(4, 32), 2 * np.roll(x.reshape(4, 32), -1, axis=1)[:, ::-1])
+    racy = WARP_REGIONS.replace("__syncwarp();                               // REGION-SYNC", "")
+    with pytest.raises(cuda.KernelError, match=r"with no __syncwarp\(\) \(or __syncthreads\(\)\) between them") as info:
+        cuda.RawKernel(racy, "rotate", backend="cpu")((1,), (128,), (x, out))
+    write, read = line_of("REGION-WRITE", WARP_REGIONS), line_of("REGION-READ", WARP_REGIONS)
+    assert str(info.value).split("hint: ")[1].startswith(
+        f"Add __syncwarp() between line {write}, where thread (1, 0, 0) writes `s[1]`, and line {read}, where thread "
+        "(0, 0, 0) reads it: threads (0, 0, 0) and (1, 0, 0) are lanes of one warp, and the kernel orders a warp's "
+        "lanes with __syncwarp() elsewhere")
+
+
 def test_sanitizer_switches():
     assert kernel("scale").sanitize is True  # backend="cpu": a debugging run
     auto = cuda.RawKernel(SOURCE, "scale", backend="auto")

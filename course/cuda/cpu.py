@@ -4336,7 +4336,17 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         spelling = _block_sync_spelling(source.text, line)
         hint = (f"Add __syncthreads(){spelling} {place}, where every thread of the block reaches it (not inside an "
                 "if). ")
-        if _same_warp(fault, block_dim) and 3 not in (fault.op, fault.other_op):
+        body = _function_body(source.text, line) if line else None  # (the kernel's or helper's own code)
+        warp_synced = body and re.search(r"\b__syncwarp\s*\(\s*\)", without_comments(source.text[body[0]:body[1]]))
+        if _same_warp(fault, block_dim) and 3 not in (fault.op, fault.other_op) and warp_synced:
+            # a kernel whose warps work apart, each ordering its lanes with __syncwarp(): that is the barrier missing
+            what = what.replace("with no __syncthreads() between them", "with no __syncwarp() (or __syncthreads()) "
+                                "between them")
+            hint = (f"Add __syncwarp() {place.replace('__syncthreads()', '__syncwarp()')}: threads {other} and "
+                    f"{thread} are lanes of one warp, and the kernel "
+                    "orders a warp's lanes with __syncwarp() elsewhere (__syncthreads() would do too, where every "
+                    "thread of the block reaches it).")
+        elif _same_warp(fault, block_dim) and 3 not in (fault.op, fault.other_op):
             # (not beside an atomic update: the read waits for every thread's update, of every warp)
             hint += ("Where all the threads that share these elements are lanes of one warp, __syncwarp() is "
                      "enough.")
