@@ -155,6 +155,37 @@ def test_a_halo_left_out_of_a_tile_names_its_side_or_corner():
     np.testing.assert_allclose(out, expected, rtol=1e-5)
 
 
+PRIVATE_HISTOGRAM = r"""
+extern "C" __global__ void histogram(const unsigned char* image, unsigned* bins, int w, int h) {
+    __shared__ unsigned s[256];
+    int t = threadIdx.y * blockDim.x + threadIdx.x;
+    if (t < 256) s[t] = 0;                                             // ZERO
+    __syncthreads();
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < w && y < h) atomicAdd(&s[image[y * w + x]], 1u);
+    __syncthreads();
+    if (t < 256) atomicAdd(&bins[t], s[t]);                            // FLUSH
+}
+"""
+
+
+def test_a_shared_array_filled_one_element_per_thread_by_too_few_threads_is_told_to_loop():
+    """A privatised 256-bin histogram that zeroes its bins one per thread, in 8×8 blocks: bins 64 and up get
+    no value, and the hint says so, and how to fill them all (the copy out has the same flaw)."""
+    image = np.random.default_rng(0).integers(0, 256, (32, 32)).astype(np.uint8)
+    with pytest.raises(cuda.KernelError, match=r"reads shared memory s\[\d+\], which no thread") as info:
+        cuda.RawKernel(PRIVATE_HISTOGRAM, "histogram", backend="cpu")((4, 4), (8, 8), (image, np.zeros(256, np.uint32),
+                                                                                     32, 32))
+    zero, flush = line_of("ZERO", PRIVATE_HISTOGRAM), line_of("FLUSH", PRIVATE_HISTOGRAM)
+    assert (f"hint: Line {zero} writes one element of s per thread (`s[t]`), and the block has 64 threads, so it sets "
+            "s[0] to s[63] of its 256") in str(info.value)
+    assert ("`for (int k = t; k < 256; k += blockDim.x * blockDim.y) s[k] = ...;`, then __syncthreads(). The same goes "
+            f"for line {flush}, which also takes one element of s per thread.") in str(info.value)
+    bins = np.zeros(256, np.uint32)  # the twin: 16 × 16 blocks, one thread per bin
+    cuda.RawKernel(PRIVATE_HISTOGRAM, "histogram", backend="cpu")((2, 2), (16, 16), (image, bins, 32, 32))
+    np.testing.assert_array_equal(bins, np.bincount(image.ravel(), minlength=256))
+
+
 def test_an_unwritten_shared_read_points_at_the_writes_that_should_have_filled_it():
     """A block reduction whose per-warp partial is stored by thread 0 alone (`threadIdx.x == 0` for
     `lane == 0`): the fault is the read of partial[1]; the hint points at the write of line 7."""

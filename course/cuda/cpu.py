@@ -3583,6 +3583,42 @@ def _reads_element(name: str, text: str) -> bool:
     return re.search(rf"\b{n}\b", text) is not None
 
 
+def _too_few_writers(source: Source, element: str, writes: list[int], block_dim) -> str | None:
+    """For an unwritten element of a 1-D __shared__ array that the kernel fills one element per thread
+    (`s[t] = 0;`, `if (t < 256) s[t] = 0;`) with fewer threads in the block than the array has elements:
+    the elements past the block's threads get no value. None otherwise."""
+    found = re.fullmatch(r"(\w+)\[(\d+)\]", element)
+    threads = math.prod(block_dim)
+    if not found or int(found.group(2)) < threads:
+        return None
+    name = found.group(1)
+    declared = re.search(rf"__shared__[^;]*?\b{re.escape(name)}\s*\[([^\]]+)\]\s*[;=]", source.text)
+    from .source import _constant
+    size = _constant(declared.group(1), source.constants) if declared else None
+    if not size or size <= threads:
+        return None
+    for number in writes:
+        subscript = (_subscript(source, number, name) or "").strip()
+        index = subscript
+        if re.fullmatch(r"[A-Za-z_]\w*", subscript) and (made := _made_at(source, number, subscript)):
+            index = made[1].strip()
+        index = re.sub(r"\s+", " ", re.sub(r"\(int\)\s*", "", index))
+        if index in ("threadIdx.x", "threadIdx.y * blockDim.x + threadIdx.x", "threadIdx.x + threadIdx.y * blockDim.x"):
+            body = _function_body(source.text, number)
+            first, last = (source.text.count("\n", 0, body[0]) + 1, source.text.count("\n", 0, body[1]) + 1) if body \
+                else (1, len(source.lines))
+            return (f"Line {number} writes one element of {name} per thread (`{name}[{subscript}]`), and the block has "
+                    f"{threads} threads, so it sets {name}[0] to {name}[{threads - 1}] of its {size}: {element} gets "
+                    f"no value. Let each thread set several, in a loop that steps by the block's size: `for (int k = "
+                    f"{subscript}; k < {declared.group(1).strip()}; k += {'blockDim.x' if math.prod(block_dim[1:]) == 1 else 'blockDim.x * blockDim.y'}) "
+                    f"{name}[k] = ...;`, then __syncthreads()."
+                    + (f" The same goes for line {_and([str(n) for n in others])}, which also takes one element of "
+                       f"{name} per thread." if (others := [n for n, text in enumerate(source.lines, 1) if n != number
+                                                          and first <= n <= last and re.search(rf"\b{re.escape(name)}\s*\[\s*"
+                                                                        rf"{re.escape(subscript)}\s*\]", text)]) else ""))
+    return None
+
+
 def _halo_hint(source: Source, element: str, block_dim) -> str | None:
     """For a read of an element of a __shared__ tile that no thread wrote, where the tile is the block's
     threads plus a halo of H on each side (`s[BLOCK + 2 * R]`, `tile[16 + 2][16 + 2]`) and the element lies in
@@ -4480,6 +4516,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                          "or an else).")
         if not fault.address and (halo := _halo_hint(source, element, block_dim)):
             hint = halo
+        elif not fault.address and (few := _too_few_writers(source, element, writes, block_dim)):
+            hint = few
         if fault.address and fault.other_op == 2:  # it holds a local variable's value that it never had
             copy_line = module.line_of(fault.address)
             what = (f"reads shared memory {element}, which thread {_xyz(fault.other_thread)} set"
