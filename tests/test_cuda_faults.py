@@ -2092,6 +2092,31 @@ extern "C" __global__ void reverse(const float* in, float* out) {
     np.testing.assert_array_equal(out, x[::-1])
 
 
+def test_a_tree_reduction_whose_stride_starts_at_the_whole_size_is_told_to_start_at_half():
+    reduce = r"""
+#define N 128
+extern "C" __global__ void block_sum(const float* x, float* out) {
+    __shared__ float s[N];
+    int t = threadIdx.x;
+    s[t] = x[blockIdx.x * blockDim.x + t];
+    __syncthreads();
+    for (int k = START; k > 0; k >>= 1) {
+        if (t < k) s[t] += s[t + k];
+        __syncthreads();
+    }
+    if (t == 0) out[blockIdx.x] = s[0];
+}"""
+    x, out = np.ones(256, np.float32), np.zeros(2, np.float32)
+    for start, said in (("blockDim.x", "the block's whole size"), ("N", "the array's whole size")):
+        with pytest.raises(cuda.KernelError, match=r"accessed s\[128\]") as info:
+            cuda.RawKernel(reduce.replace("START", start), "block_sum", backend="cpu")((2,), (128,), (x, out))
+        assert (f"hint: The loop at line 8 starts `k` at {start}, {said}, so its first pass reaches s[t + k] = s[128]: "
+                f"past the end. A tree reduction's first step adds the upper half onto the lower one: start at half the "
+                f"size, `k = {start} / 2`.") in str(info.value)
+    cuda.RawKernel(reduce.replace("START", "blockDim.x / 2"), "block_sum", backend="cpu")((2,), (128,), (x, out))
+    assert list(out) == [128, 128]
+
+
 def test_a_reversed_index_a_wrong_inner_loop_bound_and_a_bin_of_one_point_zero_get_their_own_hints():
     reverse = r"""
 extern "C" __global__ void rev(const float* in, float* out, int n) {

@@ -3619,6 +3619,34 @@ def _too_few_writers(source: Source, element: str, writes: list[int], block_dim)
     return None
 
 
+def _stride_from_the_size(source: Source, line: int | None, subscript: str, name: str, index: int,
+                          length: int) -> str | None:
+    """For `s[t + k]` past the end of s in a loop that starts k at the block's size or the array's (`for (k =
+    blockDim.x; k > 0; k >>= 1)`): a tree reduction's first stride is half of it. None otherwise."""
+    added = re.fullmatch(r"(\w+)\s*\+\s*(\w+)", subscript or "")
+    if not added or not line:
+        return None
+    from .source import _constant
+    body = _function_body(source.text, line)
+    first = source.text.count("\n", 0, body[0]) + 1 if body else 1
+    for variable in added.groups():
+        v = re.escape(variable)
+        for at in range(line, first - 1, -1):
+            loop = re.search(rf"\bfor\s*\(\s*(?:(?:unsigned|int|auto|size_t)\s+)*{v}\s*=\s*([^;]+);[^;]*;\s*{v}\s*"
+                             r"(>>=\s*1|/=\s*2|=\s*\w+\s*/\s*2)", source.line_text(at))
+            if not loop:
+                continue
+            start = loop.group(1).strip()
+            if re.fullmatch(r"blockDim\.[xyz]", start) or _constant(start, source.constants) == length:
+                size = "the block's whole size" if start.startswith("blockDim") else f"the array's whole size"
+                return (f"The loop at line {at} starts `{variable}` at {start}, {size}, so "
+                        f"its first pass reaches {name}[{subscript}] = {name}[{index}]: past the end. A tree reduction's "
+                        f"first step adds the upper half onto the lower one: start at half the size, `{variable} = "
+                        f"{start} / 2`.")
+            break
+    return None
+
+
 def _halo_hint(source: Source, element: str, block_dim) -> str | None:
     """For a read of an element of a __shared__ tile that no thread wrote, where the tile is the block's
     threads plus a halo of H on each side (`s[BLOCK + 2 * R]`, `tile[16 + 2][16 + 2]`) and the element lies in
@@ -4210,7 +4238,17 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         found = _first_use(rf"\b{re.escape(base)}\s*((?:\[[^\[\]]*\]\s*)+)", source.line_text(line) if line else "")
         subscripts = re.findall(r"\[([^\[\]]*)\]", found.group(1)) if found else []
         k = subscripts[fault.count].strip() if len(subscripts) > fault.count else "index"  # (the learner's own index)
+        if fault.count == 0 and line and index >= math.prod(block_dim or (1,)):
+            # `s[t] += s[t + k]`: of the line's subscripts, not the thread's own index (below the block's size)
+            every = [m.group(1).strip() for m in re.finditer(rf"\b{re.escape(base)}\s*\[([^\[\]]*)\]",
+                                                             source.line_text(line).split("//", 1)[0])]
+            own_index = lambda e: _OWN_INDEX.fullmatch(e) or (re.fullmatch(r"\w+", e) and (
+                made := _made_at(source, line, e)) and _OWN_INDEX.fullmatch(made[1].strip()))
+            rest = list(dict.fromkeys(e for e in every if not own_index(e)))
+            if len(set(every)) > 1 and len(rest) == 1:
+                k = rest[0]
         hint = (_printf_string_hint(source, line, name, index, length, fault.element_bytes or 1)
+                or _stride_from_the_size(source, line, k, name, index, length)
                 or _index_hint(source, line, index, length, k if found else None)
                 or f"Guard the access (`if ({k} < {length})`; an index computed from data, a bin or a slot, needs its "
                    f"values out of range clamped or skipped), or make the array as large as the indices that reach "
