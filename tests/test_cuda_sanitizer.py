@@ -622,8 +622,51 @@ def test_two_tiles_in_one_declaration_and_the_missing_second_barrier():
     assert re.search(r"data race on shared memory [AB]s\[\d+\]\[\d+\]", message)
     assert info.value.line == line_of("TILE-READ")
     # The barrier between the write and the read is there: the fix is the one after the inner loop.
-    assert f"at the end of the loop's body, after line {line_of('TILE-READ')}" in message
+    read, write = line_of("TILE-READ"), line_of("TILE-WRITE")
+    assert (f"at the end of the loop's body, after line {read + 1}, before the closing brace of the loop at line "
+            f"{write - 1}: there is a barrier between line {write} and line {read} already") in message
     assert "went round the loop again" in message
+
+
+NBODY = r"""
+#define TILE 32
+extern "C" __global__ void nbody(const float4* pos, float4* acc, int n) {
+    __shared__ float4 sh[TILE];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float4 me = pos[i];
+    float3 a = make_float3(0, 0, 0);
+    for (int t = 0; t < n / TILE; t++) {                                           // NBODY-LOOP
+        sh[threadIdx.x] = pos[t * TILE + threadIdx.x];
+        __syncthreads();
+        for (int j = 0; j < TILE; j++) {
+            float3 r = make_float3(sh[j].x - me.x, sh[j].y - me.y, sh[j].z - me.z);
+            float inv = rsqrtf(powf(r.x * r.x + r.y * r.y + r.z * r.z + 1e-3f, 3.0f));
+            a.x += r.x * sh[j].w * inv; a.y += r.y * sh[j].w * inv; a.z += r.z * sh[j].w * inv;
+        }                                                                          // NBODY-INNER-END
+    }
+    acc[i] = make_float4(a.x, a.y, a.z, 0);
+}
+"""
+
+
+def test_a_tile_refilled_before_an_inner_loop_is_done_is_told_where_the_loops_body_ends_and_shows_float4s():
+    """All-pairs n-body with a float4 tile and no barrier after its inner loop: the barrier goes after the inner
+    loop, at the end of the outer loop's body (not after the read, inside the inner loop); the effect shows the
+    float4 result as its four lanes."""
+    pos = np.random.default_rng(0).random((64, 4)).astype(np.float32)
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory sh\[\d+\]") as info:
+        cuda.RawKernel(NBODY, "nbody", backend="cpu")((2,), (32,), (pos, np.zeros((64, 4), np.float32), 64))
+    loop, inner_end = line_of("NBODY-LOOP", NBODY), line_of("NBODY-INNER-END", NBODY)
+    assert (f"Add __syncthreads() at the end of the loop's body, after line {inner_end}, before the closing brace of "
+            f"the loop at line {loop}") in str(info.value)
+    assert re.search(r"effect: Run to its end with the race let go, this launch gives acc\[0\] = \(-?[\d.]+, -?[\d.]+, "
+                     r"-?[\d.]+, 0\) with the threads in launch order", str(info.value))
+    fixed = NBODY.replace("// NBODY-INNER-END", "\n        __syncthreads();")
+    acc = np.zeros((64, 4), np.float32)
+    cuda.RawKernel(fixed, "nbody", backend="cpu")((2,), (32,), (pos, acc, 64))  # the twin
+    r = pos[None, :, :3] - pos[:, None, :3]
+    expected = (r * pos[None, :, 3:] / np.sqrt((r ** 2).sum(-1, keepdims=True) + 1e-3) ** 3).sum(1)
+    np.testing.assert_allclose(acc[:, :3], expected, rtol=1e-3)
 
 
 def test_vector_loads_must_be_aligned_as_on_a_gpu():

@@ -1814,8 +1814,8 @@ def _run_again(module: Module, kernel: Kernel, config, packed, before: dict, set
 
 
 def _element_dtypes(kernel: Kernel) -> dict:
-    """The NumPy dtype name of each pointer parameter's elements (scalar element types only)."""
-    return {p.name: p.dtype for p in kernel.params if p.pointer and p.dtype and p.lanes == 1}
+    """The NumPy dtype name of each pointer parameter's elements (of a vector type's lanes: float32 for float4)."""
+    return {p.name: p.dtype for p in kernel.params if p.pointer and p.dtype}
 
 
 def _depends_on_undefined(module: Module, kernel: Kernel, config, packed, memory: dict, before: dict,
@@ -2958,6 +2958,10 @@ def _element_values(kernel: Kernel, where: tuple, index: int, *runs: np.ndarray)
 def _element_text(raw: np.ndarray, index: int, size: int, dtype: str | None) -> str:
     """Element `index` of `size`-byte elements in `raw`: a number when its dtype is known, else its bytes."""
     chunk = raw[index * size:(index + 1) * size]
+    if dtype is not None and np.dtype(dtype).itemsize != size and size % np.dtype(dtype).itemsize == 0 \
+            and size // np.dtype(dtype).itemsize <= 4:  # a float4 (int2, ...): its lanes
+        lanes = chunk.view(dtype)
+        return "(" + ", ".join(f"{v:g}" if np.dtype(dtype).kind == "f" else str(v) for v in lanes) + ")"
     if dtype is None or np.dtype(dtype).itemsize != size:
         return "0x" + chunk.tobytes()[::-1 if sys.byteorder == "little" else 1].hex()
     value = chunk.view(dtype)[0]
@@ -3617,6 +3621,19 @@ def _too_few_writers(source: Source, element: str, writes: list[int], block_dim)
                                                           and first <= n <= last and re.search(rf"\b{re.escape(name)}\s*\[\s*"
                                                                         rf"{re.escape(subscript)}\s*\]", text)]) else ""))
     return None
+
+
+def _end_of_body(source: Source, loop: tuple[int, int] | None, line: int) -> str:
+    """Where the end of a loop's body is, in words: "after line 16, before the closing brace of the loop at
+    line 8" (the loop's first and last line), or "after line N" (`line`) where the loop is not known."""
+    if not loop:
+        return f"after line {line}"
+    first, last = loop
+    if first == last:
+        return f"inside the loop at line {first}, last in its body"
+    if source.line_text(last).strip().startswith("}") and last - 1 > first:
+        return f"after line {last - 1}, before the closing brace of the loop at line {first}"
+    return f"last in the body of the loop at line {first} (lines {first} to {last})"
 
 
 def _stride_from_the_size(source: Source, line: int | None, subscript: str, name: str, index: int,
@@ -4396,7 +4413,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 # A barrier stands between the two lines already: the first thread went round the loop
                 # again before the second had finished with the element (a tile refilled too early).
                 done = {1: "read", 2: "written"}.get(fault.op, "used")
-                place = (f"at the end of the loop's body, after line {line}: there is a barrier between line "
+                place = (f"at the end of the loop's body, {_end_of_body(source, loop, line)}: there is a barrier "
+                         f"between line "
                          f"{other_line} and line {line} already, but thread {other} went round the loop again and "
                          f"{first} `{element}` at line {other_line} before thread {thread} had {done} it at line "
                          f"{line}")
