@@ -669,6 +669,36 @@ def test_a_tile_refilled_before_an_inner_loop_is_done_is_told_where_the_loops_bo
     np.testing.assert_allclose(acc[:, :3], expected, rtol=1e-3)
 
 
+SLOT_APART = r"""
+extern "C" __global__ void keep_positive(const int* x, int* out, int* count, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && x[i] > 0) {
+        out[*count] = x[i];                   // SLOT-READ
+        atomicAdd(count, 1);
+    }
+}
+"""
+
+
+def test_a_slot_read_apart_from_its_atomic_is_caught_even_when_every_value_kept_is_the_same():
+    """A compaction whose threads read the count, then add to it: with every value alike no order of whole
+    threads changes the results, but a read that comes before another thread's atomicAdd (as on a GPU) gives
+    two threads one slot and leaves the last one empty: the rerun with stale reads shows it."""
+    ones = np.ones(64, np.int32)
+    with pytest.raises(cuda.KernelError, match=r"reads count\[0\], which thread \(0, 0, 0\) updates atomically") as info:
+        cuda.RawKernel(SLOT_APART, "keep_positive", backend="cpu")((1,), (64,), (ones, np.zeros(64, np.int32),
+                                                                                 np.zeros(1, np.int32), 64))
+    assert info.value.line == line_of("SLOT-READ", SLOT_APART)
+    assert ("effect: Run again with each such read seeing the value from before the other thread's write (or atomic "
+            "update), this launch gives out[63] = 0 instead of 1.") in str(info.value)
+    assert "`out[atomicAdd(count, 1)] = ...;`" in str(info.value)
+    fixed = SLOT_APART.replace("out[*count] = x[i];                   // SLOT-READ\n        atomicAdd(count, 1);",
+                               "out[atomicAdd(count, 1)] = x[i];")
+    out, count = np.zeros(64, np.int32), np.zeros(1, np.int32)
+    cuda.RawKernel(fixed, "keep_positive", backend="cpu")((1,), (64,), (ones, out, count, 64))  # the twin
+    assert count[0] == 64 and (out == 1).all()
+
+
 def test_vector_loads_must_be_aligned_as_on_a_gpu():
     a = np.arange(20, dtype=np.float32)
     out = np.zeros(4, np.float32)
@@ -1481,7 +1511,8 @@ def test_a_race_whose_order_cannot_change_the_results_is_no_bug(capfd):
             (4,), (64,), (v, np.zeros(16, np.int32), np.zeros(1, np.int32), 256))
     assert info.value.line == line_of("TEST", BREADTH_FIRST)
     assert "if (atomicExch(&seen[v[i]], 1) != 1)" in str(info.value)
-    assert re.search(r"effect: Run again with each such read seeing the value from before the other thread's write, "
+    assert re.search(r"effect: Run again with each such read seeing the value from before the other thread's write "
+                     r"\(or atomic update\), "
                      r"this launch gives count\[0\] = \d+ instead of 16\.", str(info.value))
     # Past a race that changes nothing, a real bug further on is the message (not the race)
     past = BREADTH_FIRST.replace('if (v == vertices - 1) printf("last vertex %u expanded at level %u\\n", v, current);',

@@ -110,9 +110,10 @@ unordered, while one of them writes it (two writes of different values, a read o
 thread's element in an in-place stencil or scan, a plain store beside other threads' atomics, a
 plain read of a total that other blocks still add to atomically in the same launch (not an
 ``atomicCAS`` loop's read: its CAS checks it); a
-plain read and a write only when their order matters: the launch runs again, from the same
-memory, with blocks and threads in the opposite order and with each such read seeing the value from
-before the write (a check-then-set that two threads both pass), and a race that leaves every result
+plain read and a write (or an atomic update) only when their order matters: the launch runs again, from the
+same memory, with blocks and threads in the opposite order and with each such read seeing the value from
+before the write or update (a check-then-set that two threads both pass; a slot read apart from the
+``atomicAdd`` that takes it, which two threads then share), and a race that leaves every result
 as it was, such as the breadth-first search that marks a vertex's level while other threads test
 theirs, is no bug; the message of one that does change them shows which element and how),
 a value stored (plainly or through a ``volatile`` pointer) and read by another block that waited for a

@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import CompileError, KernelError, KernelWarning
-from .source import _GRID_SYNC, _TYPE_WORDS, _WARP_SIGNATURES, Kernel, Source, without_comments
+from .source import _GRID_SYNC, _TYPE_WORDS, _WARP_SIGNATURES, Kernel, Source, _constant, without_comments
 
 RUNTIME_HEADER = Path(__file__).with_name("runtime.h")
 MAX_SHARED_BYTES = 48 * 1024  # shared memory a block may use without an opt-in (runtime.h's __CC_MAX_SHARED)
@@ -2943,7 +2943,8 @@ def _race_effect(mode: int, where: tuple, index: int, was: np.ndarray, now: np.n
     of the launch in `mode` (see _race_changes_results) left other than the first run did."""
     element, (value_now, value_was) = _element_values(kernel, where, index, now, was)
     how = {2: "Run again with the blocks, and each block's threads, in the opposite order",
-           3: "Run again with each such read seeing the value from before the other thread's write"}[mode]
+           3: "Run again with each such read seeing the value from before the other thread's write (or atomic "
+              "update)"}[mode]
     return f"{how}, this launch gives {element} = {value_now} instead of {value_was}."
 
 
@@ -3597,7 +3598,6 @@ def _too_few_writers(source: Source, element: str, writes: list[int], block_dim)
         return None
     name = found.group(1)
     declared = re.search(rf"__shared__[^;]*?\b{re.escape(name)}\s*\[([^\]]+)\]\s*[;=]", source.text)
-    from .source import _constant
     size = _constant(declared.group(1), source.constants) if declared else None
     if not size or size <= threads:
         return None
@@ -3611,15 +3611,16 @@ def _too_few_writers(source: Source, element: str, writes: list[int], block_dim)
             body = _function_body(source.text, number)
             first, last = (source.text.count("\n", 0, body[0]) + 1, source.text.count("\n", 0, body[1]) + 1) if body \
                 else (1, len(source.lines))
+            step = "blockDim.x" if math.prod(block_dim[1:]) == 1 else "blockDim.x * blockDim.y"
+            same = re.compile(rf"\b{re.escape(name)}\s*\[\s*{re.escape(subscript)}\s*\]")
+            others = [n for n in range(first, last + 1) if n != number and same.search(source.line_text(n))]
             return (f"Line {number} writes one element of {name} per thread (`{name}[{subscript}]`), and the block has "
                     f"{threads} threads, so it sets {name}[0] to {name}[{threads - 1}] of its {size}: {element} gets "
                     f"no value. Let each thread set several, in a loop that steps by the block's size: `for (int k = "
-                    f"{subscript}; k < {declared.group(1).strip()}; k += {'blockDim.x' if math.prod(block_dim[1:]) == 1 else 'blockDim.x * blockDim.y'}) "
-                    f"{name}[k] = ...;`, then __syncthreads()."
+                    f"{subscript}; k < {declared.group(1).strip()}; k += {step}) {name}[k] = ...;`, then "
+                    "__syncthreads()."
                     + (f" The same goes for line {_and([str(n) for n in others])}, which also takes one element of "
-                       f"{name} per thread." if (others := [n for n, text in enumerate(source.lines, 1) if n != number
-                                                          and first <= n <= last and re.search(rf"\b{re.escape(name)}\s*\[\s*"
-                                                                        rf"{re.escape(subscript)}\s*\]", text)]) else ""))
+                       f"{name} per thread." if others else ""))
     return None
 
 
@@ -3643,7 +3644,6 @@ def _stride_from_the_size(source: Source, line: int | None, subscript: str, name
     added = re.fullmatch(r"(\w+)\s*\+\s*(\w+)", subscript or "")
     if not added or not line:
         return None
-    from .source import _constant
     body = _function_body(source.text, line)
     first = source.text.count("\n", 0, body[0]) + 1 if body else 1
     for variable in added.groups():
@@ -3673,7 +3673,6 @@ def _halo_hint(source: Source, element: str, block_dim) -> str | None:
                                    source.text)
     if not declared:
         return None
-    from .source import _constant
     name, place = found.group(1), [int(k) for k in re.findall(r"\d+", found.group(2))]
     written_extents = re.findall(r"\[([^\]]+)\]", declared.group(1))
     extents = [_constant(e, source.constants) for e in written_extents]
@@ -4673,12 +4672,12 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                         "element, check how the index is computed.")
         elif {mine, theirs} == {1, 3}:  # a plain read of what other threads update atomically, unfinished
             what = (f"reads {element}, which {who} updates atomically{at} in this launch, {order}: the read may "
-                    "come before some of the updates, and running the launch again with the blocks and threads in "
-                    "another order gives other results, so on a GPU they depend on timing")
+                    "come before some of the updates, and the launch gives other results when it does (or with its "
+                    "blocks and threads in another order), so on a GPU they depend on timing")
             if mine == 3:
                 what = (f"atomically updates {element}, which {who} read{at} in this launch, {order}: the read may "
-                        "come before some of the updates, and running the launch again with the blocks and threads "
-                        "in another order gives other results, so on a GPU they depend on timing")
+                        "come before some of the updates, and the launch gives other results when it does (or with "
+                        "its blocks and threads in another order), so on a GPU they depend on timing")
             if fault.mask == 4:  # a count read back after its block's own atomic and compared
                 if mine == 1:
                     what = (f"reads {element} after its block's own atomic update of it, while {who} updates it "

@@ -944,7 +944,7 @@ struct __cc_global_note {
     uint8_t volatile_write : 1;    // an atomic note that was a volatile update (`v[tid] += v[tid + 16]`)
     uint8_t volatile_store : 1;    // an atomic note that was a volatile store (`result[b] = sum;`, or the write of `+=`)
     uint8_t cas : 1;               // an atomic note that was an atomicCAS
-    uint8_t has_old : 1;           // a write note: `old` holds the element's bytes before the write
+    uint8_t has_old : 1;           // a write or atomic note: `old` holds the element's bytes before it
     uint8_t block_scope : 1;       // an atomic note that was an atomicAdd_block (...), atomic only within its block
     uint8_t volatile_read;         // an atomic note that was a volatile read (for the message)
     uint64_t old;                  //   (elements of at most 8 bytes; for __cc_race_rerun's stale reads)
@@ -1769,7 +1769,8 @@ static inline void __cc_keep_note(__cc_allocation& a, int k, int k2, size_t word
     }
     n.launch = __cc_current_launch, n.block = __cc_block_linear, n.epoch = __cc_epoch, n.site = site;
     n.tid = (uint16_t)me, n.same = same, n.repeated = 0, n.redone = 0, n.volatile_read = volatile_read;
-    n.has_old = k == __CC_NOTE_WRITE && a.item <= 8;  // (before the store: the element holds the old bytes)
+    // (before the store, or the atomic: the element holds the old bytes)
+    n.has_old = (k == __CC_NOTE_WRITE || k == __CC_NOTE_ATOMIC) && a.item <= 8;
     if (n.has_old) memcpy(&n.old, a.base + word * a.item, a.item);
     n.volatile_write = volatile_write, n.volatile_store = volatile_store, n.cas = cas, n.block_scope = block_scope;
     n.warp = __cc_warp_epoch[(me / 32) & 31];
@@ -1926,6 +1927,19 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
             // (and its float sums would differ from run to run by more than their rounding, near 0).
             const __cc_global_note* n = __cc_unordered_in(a, __CC_NOTE_ATOMIC, __CC_NOTE_ATOMIC2, word, me);
             if (n && !n->volatile_read && !n->cas) other = n, other_kind = __CC_ATOMIC;
+        }
+        if (!other && kind == __CC_READ && !said && !relaxed && __cc_race_rerun == 3) {
+            // Mode 3 for a plain read of an element another thread updates atomically, unordered with it (the
+            // race mode 4 stops at): the read sees the value from before that update, as on a GPU it may (a
+            // slot read apart from the atomicAdd that takes it: two threads get one slot, and one stays empty).
+            const __cc_global_note* n = __cc_unordered_in(a, __CC_NOTE_ATOMIC, __CC_NOTE_ATOMIC2, word, me);
+            if (n && n->has_old && !n->volatile_read && !n->volatile_write && !n->volatile_store && !n->cas &&
+                a.item <= 8 && __cc_stale_count < (int)(sizeof __cc_stale / sizeof __cc_stale[0])) {
+                __cc_stale_element& e = __cc_stale[__cc_stale_count++];
+                e.address = a.base + word * a.item, e.size = a.item;
+                memcpy(&e.now, e.address, e.size);
+                memcpy(e.address, &n->old, e.size);
+            }
         }
         if (other && __cc_race_rerun >= 1 && __cc_race_rerun <= 3 && !said && !relaxed && !unfenced &&
             (kind == __CC_READ || kind == __CC_WRITE) && other_kind != __CC_ATOMIC && other_kind != kind)
