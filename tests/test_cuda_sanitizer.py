@@ -699,6 +699,41 @@ def test_a_slot_read_apart_from_its_atomic_is_caught_even_when_every_value_kept_
     assert count[0] == 64 and (out == 1).all()
 
 
+BLOCK_ONLY_INDEX = r"""
+extern "C" __global__ void first_of_block(float* a, int n) {
+    int i = blockIdx.x * blockDim.x;
+    if (i < n) a[i] = threadIdx.x;                          // BLOCK-ONLY
+}
+extern "C" __global__ void block_sum(const float* x, float* out) {
+    __shared__ float s[64];
+    int t = threadIdx.x;
+    s[t] = x[blockIdx.x * 64 + t];
+    __syncthreads();
+    for (int k = 32; k > 0; k >>= 1) { if (t < k) s[t] += s[t + k]; __syncthreads(); }
+    out[blockIdx.x] = s[0] + 0.5f * t;                      // EVERY-THREAD
+}
+"""
+
+
+def test_stores_whose_index_has_no_thread_in_it_are_told_to_add_the_thread_or_let_one_thread_store():
+    module = cuda.RawModule(code=BLOCK_ONLY_INDEX, backend="cpu")
+    with pytest.raises(cuda.KernelError, match=r"writes a\[0\], which thread \(0, 0, 0\) also wrote") as info:
+        module.get_function("first_of_block")((4,), (256,), (np.zeros(1000, np.float32), 1000))
+    assert (f"hint: The index `i` (`i = blockIdx.x * blockDim.x` at line {line_of('BLOCK-ONLY', BLOCK_ONLY_INDEX) - 1}) "
+            "uses blockIdx but not threadIdx, so every thread of block (0, 0, 0) gets the same element. Add the thread's "
+            "place in its block: `blockIdx.x * blockDim.x + threadIdx.x`") in str(info.value)
+    with pytest.raises(cuda.KernelError, match=r"writes out\[0\], which thread \(0, 0, 0\) also wrote") as info:
+        module.get_function("block_sum")((2,), (64,), (np.ones(128, np.float32), np.zeros(2, np.float32)))
+    assert info.value.line == line_of("EVERY-THREAD", BLOCK_ONLY_INDEX)
+    assert ("hint: The index `blockIdx.x` is the block's, the same for every thread of block (0, 0, 0), so each of them "
+            "stores into that element. If it holds the block's one result, let one thread store it, once the block has "
+            "combined its threads' values: `if (threadIdx.x == 0) out[blockIdx.x] = ...;`") in str(info.value)
+    out = np.zeros(2, np.float32)  # the twin: one thread stores the block's result
+    twin = BLOCK_ONLY_INDEX.replace("out[blockIdx.x] = s[0] + 0.5f * t;", "if (t == 0) out[blockIdx.x] = s[0];")
+    cuda.RawKernel(twin, "block_sum", backend="cpu")((2,), (64,), (np.ones(128, np.float32), out))
+    assert list(out) == [64, 64]
+
+
 def test_vector_loads_must_be_aligned_as_on_a_gpu():
     a = np.arange(20, dtype=np.float32)
     out = np.zeros(4, np.float32)

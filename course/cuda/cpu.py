@@ -3624,6 +3624,31 @@ def _too_few_writers(source: Source, element: str, writes: list[int], block_dim)
     return None
 
 
+def _index_without_thread(source: Source, kernel: Kernel, line: int | None, name: str, block: str) -> str | None:
+    """For two threads of one block storing into one element of `name` at `line` whose index is made of
+    blockIdx (and sizes) but no threadIdx (`a[blockIdx.x * blockDim.x]`, `out[blockIdx.x]`): every thread of
+    the block gets that one element. None otherwise."""
+    subscript = (_subscript(source, line, name) or "").strip()
+    expression, made = subscript, None
+    if re.fullmatch(r"[A-Za-z_]\w*", subscript) and (made := _made_at(source, line, subscript)):
+        expression = made[1].strip()
+    scalars = {p.name for p in kernel.params if not p.pointer}
+    if "blockIdx" not in expression or "threadIdx" in expression or not set(_names_in(expression)) <= scalars:
+        return None
+    shown = f"`{subscript}`" + (f" (`{subscript} = {expression}` at line {made[0]})" if made else "")
+    one = re.fullmatch(r"blockIdx\.[xyz]", expression)
+    own = ("once the block has combined its threads' values: `if (threadIdx.x == 0) " + name + "[" + subscript
+           + "] = ...;`")
+    if one:  # `out[blockIdx.x] = sum;` by every thread: the block's one result
+        return (f"The index {shown} is the block's, the same for every thread of block {block}, so each of them "
+                f"stores into that element. If it holds the block's one result, let one thread store it, {own}; if "
+                "each thread should have an element of its own, add the thread's place: `blockIdx.x * blockDim.x + "
+                "threadIdx.x`.")
+    return (f"The index {shown} uses blockIdx but not threadIdx, so every thread of block {block} gets the same "
+            "element. Add the thread's place in its block: `blockIdx.x * blockDim.x + threadIdx.x` (or, if the "
+            f"element holds the block's one result, let one thread store it, {own}).")
+
+
 def _end_of_body(source: Source, loop: tuple[int, int] | None, line: int) -> str:
     """Where the end of a loop's body is, in words: "after line 16, before the closing brace of the loop at
     line 8" (the loop's first and last line), or "after line N" (`line`) where the loop is not known."""
@@ -4663,6 +4688,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                         "every block goes over the same elements. Step by blockDim.x * gridDim.x (the whole grid).")
             elif wrapped := _row_wrap(fault, block_dim, source.line_text(line) if line else ""):
                 hint = wrapped
+            elif other_block == block and (blockwide := _index_without_thread(source, kernel, line, name, block)):
+                hint = blockwide
             elif (fault.op != 6 and other_block == block and _same_warp(fault, block_dim)
                   and re.search(r"shfl|\breduce\s*\(", source.text)):
                 hint = (f"Threads {other} and {thread} are lanes of one warp, and the kernel exchanges values with warp "
