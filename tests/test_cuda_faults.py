@@ -2117,6 +2117,33 @@ extern "C" __global__ void block_sum(const float* x, float* out) {
     assert list(out) == [128, 128]
 
 
+def test_pointers_moved_back_or_viewed_as_float4_from_an_offset_say_where_their_elements_lie():
+    moved = r"""
+extern "C" __global__ void back(const float* A, float* o, int n) {
+    const float* p = A - 1;
+    int i = threadIdx.x;
+    if (i < n) o[i] = p[i];
+}
+extern "C" __global__ void quads(const float* A, float* o, int n) {
+    const float4* p = reinterpret_cast<const float4*>(A + 4);
+    int i = threadIdx.x;
+    if (i < n / 4) { float4 v = p[i]; o[i] = v.x + v.w; }
+}"""
+    module = cuda.RawModule(code=moved, backend="cpu")
+    a, out = np.arange(64, dtype=np.float32), np.zeros(64, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"accessed A\[-1\]") as info:
+        module.get_function("back")((1,), (64,), (a, out, 64))
+    assert ("hint: `p` is A - 1 (line 3), so `p[i]` is A[i - 1], -1 here: below the first element of A. A pointer moved "
+            "back before an array may only be indexed at 1 or more") in str(info.value)
+    with pytest.raises(cuda.KernelError, match=r"accessed A\[64\] to A\[67\] in one 16-byte access") as info:
+        module.get_function("quads")((1,), (64,), (a, out, 64))
+    assert ("hint: `p` is A + 4 seen 4 items at a time (line 8), so `p[i]` is A[4 + 4 * i] to A[7 + 4 * i] (A[64] to "
+            "A[67] here), and A has 64 items: after the first 4, it holds 15 whole elements of 4 (p[0] to p[14]). Bound "
+            "i by that count, (n - 4) / 4 with n the number of items, not by n / 4.") in str(info.value)
+    module.get_function("quads")((1,), (64,), (a, out, 60))  # the twin: 15 float4s after the first 4 floats
+    np.testing.assert_array_equal(out[:15], a[4::4] + a[7::4])
+
+
 def test_a_reversed_index_a_wrong_inner_loop_bound_and_a_bin_of_one_point_zero_get_their_own_hints():
     reverse = r"""
 extern "C" __global__ void rev(const float* in, float* out, int n) {

@@ -2328,16 +2328,32 @@ def _names_in(expression: str) -> list[str]:
     return [v for v in dict.fromkeys(re.findall(r"(?<![\w.])[A-Za-z_]\w*\b", expression)) if v not in _BUILT_IN_NAMES]
 
 
-def _through_offset_pointer(source: Source, line: int | None, name: str, index: int, length: int) -> str | None:
+def _through_offset_pointer(source: Source, line: int | None, name: str, index: int, length: int,
+                            per: int = 1, items: int = 0) -> str | None:
     """For an access past the end of `name` through a pointer the kernel made from it, `p = name + offset`
-    (`pa[kk * M]` with `const float* pa = A + blockIdx.x * TS + ty * M + tx;`): the index in `name` is the
-    offset plus the subscript, which a guard must bound. None where the line has no such pointer."""
+    (`pa[kk * M]` with `const float* pa = A + blockIdx.x * TS + ty * M + tx;`, or `A - 1`): the index in `name`
+    is the offset plus the subscript, which a guard must bound. `per`, `items`: for an access through a wider
+    type (a float4 view, `reinterpret_cast<const float4*>(A + 4)`), the array's items in one of its elements and
+    in all. None where the line has no such pointer."""
     if not line or _subscript(source, line, name) is not None:
         return None
     for pointer, subscript in re.findall(r"\b(\w+)\s*\[([^\[\]]+)\]", source.line_text(line).split("//", 1)[0]):
         made = _made_at(source, line, pointer)
-        offset = (re.fullmatch(rf"(?:\([^()]*\)\s*)?{re.escape(name)}\s*\+\s*(.+)", made[1])  # `x + row * n`
-                  or re.fullmatch(rf"&\s*{re.escape(name)}\s*\[([^\[\]]+)\]", made[1])) if made else None  # `&x[r * n]`
+        view = made and re.fullmatch(r"(?:reinterpret_cast\s*<[^<>;]*\*\s*>|\(\s*(?:const\s+)?\w+\s*\*\s*\))\s*\((.+)\)",
+                                     made[1].strip())
+        if view and per > 1 and items and made[0] != line and (
+                moved := re.fullmatch(rf"{re.escape(name)}\s*\+\s*(\d+)", view.group(1).strip())):
+            # `const float4* p = reinterpret_cast<const float4*>(A + 4);`: whole vectors after the offset
+            sub, start = subscript.strip(), int(moved.group(1))
+            whole = (items - start) // per
+            return (f"`{pointer}` is {name} + {start} seen {per} items at a time (line {made[0]}), so "
+                    f"`{pointer}[{sub}]` is {name}[{start} + {per} * {sub}] to {name}[{start + per - 1} + {per} * {sub}] "
+                    f"({name}[{index * per}] to {name}[{index * per + per - 1}] here), and {name} has {items} items: after "
+                    f"the first {start}, it holds {whole} whole elements of {per} ({pointer}[0] to {pointer}[{whole - 1}]). "
+                    f"Bound {sub} by that count, (n - {start}) / {per} with n the number of items"
+                    + (f", not by n / {per}." if re.search(rf"/\s*{per}\b", source.line_text(line)) else "."))
+        offset = (re.fullmatch(rf"(?:\([^()]*\)\s*)?{re.escape(name)}\s*([-+])\s*(.+)", made[1])  # `x + row * n`
+                  or re.fullmatch(rf"&\s*{re.escape(name)}\s*\[()([^\[\]]+)\]", made[1])) if made else None  # `&x[r * n]`
         # `float* row = (float*)((char*)devPtr + r * pitch);` (the CUDA Programming Guide's pitched rows): bytes
         pitched = re.fullmatch(rf"(?:\(\s*[\w\s]+\*\s*\)|reinterpret_cast\s*<[\w\s]+\*\s*>)\s*\(\s*"
                                rf"(?:\(\s*(?:const\s+)?(?:unsigned\s+)?char\s*\*\s*\)|reinterpret_cast\s*<\s*(?:const\s+)?"
@@ -2349,8 +2365,13 @@ def _through_offset_pointer(source: Source, line: int | None, name: str, index: 
                     f"is element {index} of {name}, which has {length} elements. A row's pitch is its length in bytes, "
                     "with any padding: for a NumPy or CuPy array, a.strides[0] (the width times the element's size for "
                     "packed rows), not the width in elements, and the rows must all lie inside the array.")
+        if offset and made[0] != line and offset.group(1) == "-":  # `const float* p = A - 1;`
+            back, sub = offset.group(2).strip(), subscript.strip()
+            return (f"`{pointer}` is {name} - {back} (line {made[0]}), so `{pointer}[{sub}]` is {name}[{sub} - {back}], "
+                    f"{index} here: below the first element of {name}. A pointer moved back before an array may only "
+                    f"be indexed at {back} or more: start `{sub}` there, or do not move the pointer back.")
         if offset and made[0] != line:
-            base, sub = offset.group(1).strip(), subscript.strip()
+            base, sub = offset.group(2).strip(), subscript.strip()
             target = re.match(r"\s*(\w+)\s*\[[^=]*\]\s*=[^=]", source.line_text(line))
             tile = target and re.search(rf"__shared__[^;]*\b{re.escape(target.group(1))}\s*\[", source.text)
             edge = (f" (a tile at the matrix's edge: load 0 where the row or column is past the end, `cond ? "
@@ -3935,6 +3956,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         name, shared = _array_name(fault, arrays)
         tail = None  # (the hint for a vector access past the last whole vector)
         unit = ""  # (what the elements are, for a view through a wider type)
+        viewed = (1, 0)  # (the array's items in one element of a wider type's view, and in all)
         param = next((p for p in kernel.params if p.name == name and p.pointer), None)
         counted = (param.lanes, _VECTOR_ITEM.get(param.dtype, param.dtype)) if param and param.lanes > 1 \
             and param.dtype else (1, "")  # (a float4* parameter: its elements are 4 floats each)
@@ -3965,6 +3987,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             per, items = fault.element_bytes // itemsize, arrays[fault.base][1]
             first, rest = index * per, items - length * per
             unit = f" of {fault.element_bytes} bytes (the {items:,} {itemsize}-byte items it was given)"
+            viewed = (per, items)
             if counted == (1, ""):  # (a float4* view of a float array: its floats are the items; n may count them)
                 plain = _VECTOR_ITEM.get(param.dtype, "") if param and param.dtype and param.lanes == 1 else ""
                 counted = (per, plain or f"{itemsize}-byte item")
@@ -3995,12 +4018,13 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 what = (f"accessed {name}[{index // items}]{''.join(f'[{k}]' for k in place)}, but {name} has {rows} "
                         f"row{'s' * (rows != 1)} (valid first indices 0 to {rows - 1})")
         hint = (tail or _printf_string_hint(source, line, name, index, length, itemsize)
+                or (index < 0 and _through_offset_pointer(source, line, name, index, length))
                 or _index_hint(source, line, index, length, _subscript(source, line, name))
                 or _loose_guard(source, line, name, index, length, _scalar_values(kernel, args), unit, *counted)
                 or _guarded_index(source, line, name, index, length)
                 or _binned_index(source, line, name, index, length)
                 or _data_index(source, line, name, index, length)
-                or _through_offset_pointer(source, line, name, index, length)
+                or _through_offset_pointer(source, line, name, index, length, *viewed)
                 or _constant_index(source, line, name, index, length)
                 or _tile_edge(source, line, name)
                 or _per_block_index(source, line, name, length, grid_dim)
