@@ -2144,6 +2144,27 @@ extern "C" __global__ void quads(const float* A, float* o, int n) {
     np.testing.assert_array_equal(out[:15], a[4::4] + a[7::4])
 
 
+def test_a_hint_that_cannot_be_worded_still_gives_the_kernel_error_with_its_place(monkeypatch):
+    """A bug in a hint's wording (a source its patterns did not foresee) must not replace the learner's
+    KernelError by an error of course.cuda's own: the fault comes with its kind, block, thread and line."""
+    from course.cuda import cpu
+
+    def broken(*args, **kwargs):
+        raise IndexError("list index out of range")
+
+    monkeypatch.setattr(cpu, "_index_hint", broken)
+    out = np.zeros(1000, np.float32)
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("write_past_end")((4,), (256,), (out, 1000))
+    message = str(info.value)
+    assert message.startswith("kernel 'write_past_end' stopped at a fault (out of bounds).")
+    assert f"block (3, 0, 0), thread (232, 0, 0), line {line_of('BUG: no bounds check')}: out[i] = 1.0f;" in message
+    assert "could not word its explanation of this fault (IndexError: list index out of range)" in message
+    assert (info.value.block, info.value.thread, info.value.line) == ((3, 0, 0), (232, 0, 0),
+                                                                      line_of("BUG: no bounds check"))
+    assert_alive()
+
+
 def test_a_reversed_index_a_wrong_inner_loop_bound_and_a_bin_of_one_point_zero_get_their_own_hints():
     reverse = r"""
 extern "C" __global__ void rev(const float* in, float* out, int n) {

@@ -1419,7 +1419,7 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
                                      _float_arrays(kernel, args, arrays))
         _restore_read_only(guarded)
     if status != OK:
-        error = _explain(module, kernel, fault, time_limit, shared_mem,
+        error = _explained(module, kernel, fault, time_limit, shared_mem,
                          {**module.earlier, **module.variables(), **arrays},
                          block_dim=tuple(block), args=args, grid_dim=tuple(grid))
         refused, note = module.export("__cc_heap_refused_bytes", ctypes.c_longlong)(), ""
@@ -1439,14 +1439,14 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
             found = _depends_on_undefined(module, kernel, config, packed, memory, before)
         if found:
             fault.kind = WARP_BAD_MASK
-            raise _explain(module, kernel, fault, time_limit, shared_mem, memory, found, block_dim=tuple(block))
+            raise _explained(module, kernel, fault, time_limit, shared_mem, memory, found, block_dim=tuple(block))
     if fault.length == 6 and before is not None:  # a whole element of shared memory read, some bytes unwritten
         numeric = {p.name for p in kernel.params if p.pointer and p.dtype}  # (struct arrays: padding may differ)
         found = _depends_on_undefined(module, kernel, config, packed, memory, before,
                                       compared={address for address, (name, _, _) in arrays.items() if name in numeric})
         if found:
             fault.kind = PARTIAL_READ
-            raise _explain(module, kernel, fault, time_limit, shared_mem, memory, found, block_dim=tuple(block))
+            raise _explained(module, kernel, fault, time_limit, shared_mem, memory, found, block_dim=tuple(block))
     if fault.length == 3 and fault.count >= REPEATED_ELEMENTS:
         message = (_redone_message(module, kernel, fault, arrays, tuple(block)) if fault.mask == 1
                    else _repeated_message(module, kernel, fault, arrays))
@@ -3918,6 +3918,40 @@ def _called_at(chain: list[int]) -> str:
     """` (in a function called at line N)` when a line lies in a __device__ function inlined at line N
     of the kernel (the outermost call), else ``."""
     return f" (in a function called at line {chain[-1]})" if len(chain) > 1 and chain[-1] != chain[0] else ""
+
+
+#: The fault kinds by number, for a message that could not be worded in full (_explained).
+_KIND_NAMES = {value: name.lower().replace("_", " ") for name, value in list(globals().items())
+               if name.isupper() and isinstance(value, int) and name in (
+                   "OUT_OF_BOUNDS", "SHARED_OUT_OF_BOUNDS", "BARRIER_EXITED", "BARRIER_MISMATCH", "TIMEOUT", "CRASH",
+                   "STACK_OVERFLOW", "ASSERT", "TRAP", "NO_MEMORY", "ARRAY_OUT_OF_BOUNDS", "RACE", "UNINITIALIZED",
+                   "GLOBAL_RACE", "MISALIGNED", "READ_ONLY", "WARP_EXITED", "WARP_MISMATCH", "WARP_BAD_MASK",
+                   "BAD_SHIFT", "BAD_CONVERSION", "BAD_PRINTF", "BARRIER_DIVERGENT", "USE_AFTER_FREE", "BAD_FREE",
+                   "UNINITIALIZED_LOCAL", "READ_FILL", "STORED_FILL", "PARTIAL_READ")}
+
+
+def _explained(module: Module, kernel: Kernel, fault: _Fault, *rest, **options) -> KernelError:
+    """_explain's KernelError; where wording its message fails (a source its hints did not foresee), the fault
+    all the same, with its kind, block, thread and line: a learner always gets the KernelError, never an error
+    of course.cuda's own."""
+    try:
+        return _explain(module, kernel, fault, *rest, **options)
+    except Exception as bug:  # (a bug in a hint: the fault must still be reported)
+        block, thread = _xyz(fault.block), _xyz(fault.thread)
+        line = None
+        try:
+            line = (module.lines_at(fault.code_offset) or [None])[0] or fault.line or None
+        except Exception:
+            line = fault.line or None
+        source = module.source
+        text = f": {source.line_text(line)}" if line and 0 < line <= len(source.lines) else ""
+        kind = _KIND_NAMES.get(fault.kind, f"kind {fault.kind}")
+        return KernelError(
+            f"kernel '{kernel.name}' stopped at a fault ({kind}).\n  where: block {block}, thread {thread}"
+            + (f", line {line}{text}" if line else "")
+            + f"\n  note: course.cuda could not word its explanation of this fault ({type(bug).__name__}: {bug}); "
+            "please report it with the kernel's source.",
+            kernel=kernel.name, block=block, thread=thread, line=line)
 
 
 def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, shared_mem: int,
