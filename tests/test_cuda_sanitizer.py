@@ -704,14 +704,6 @@ extern "C" __global__ void first_of_block(float* a, int n) {
     int i = blockIdx.x * blockDim.x;
     if (i < n) a[i] = threadIdx.x;                          // BLOCK-ONLY
 }
-extern "C" __global__ void block_sum(const float* x, float* out) {
-    __shared__ float s[64];
-    int t = threadIdx.x;
-    s[t] = x[blockIdx.x * 64 + t];
-    __syncthreads();
-    for (int k = 32; k > 0; k >>= 1) { if (t < k) s[t] += s[t + k]; __syncthreads(); }
-    out[blockIdx.x] = s[0] + 0.5f * t;                      // EVERY-THREAD
-}
 """
 
 
@@ -722,14 +714,16 @@ def test_stores_whose_index_has_no_thread_in_it_are_told_to_add_the_thread_or_le
     assert (f"hint: The index `i` (`i = blockIdx.x * blockDim.x` at line {line_of('BLOCK-ONLY', BLOCK_ONLY_INDEX) - 1}) "
             "uses blockIdx but not threadIdx, so every thread of block (0, 0, 0) gets the same element. Add the thread's "
             "place in its block: `blockIdx.x * blockDim.x + threadIdx.x`") in str(info.value)
+    # THREADS_THAT_REPEAT's block sum, every thread storing a value of its own as its block's one result
+    every = THREADS_THAT_REPEAT.replace("out[blockIdx.x] = s[0];", "out[blockIdx.x] = s[0] + 0.5f * t;")
     with pytest.raises(cuda.KernelError, match=r"writes out\[0\], which thread \(0, 0, 0\) also wrote") as info:
-        module.get_function("block_sum")((2,), (64,), (np.ones(128, np.float32), np.zeros(2, np.float32)))
-    assert info.value.line == line_of("EVERY-THREAD", BLOCK_ONLY_INDEX)
+        cuda.RawKernel(every, "block_sum", backend="cpu")((2,), (64,), (np.ones(128, np.float32), np.zeros(2, np.float32)))
+    assert info.value.line == line_of("every thread stores its block's one result", every)
     assert ("hint: The index `blockIdx.x` is the block's, the same for every thread of block (0, 0, 0), so each of them "
             "stores into that element. If it holds the block's one result, let one thread store it, once the block has "
             "combined its threads' values: `if (threadIdx.x == 0) out[blockIdx.x] = ...;`") in str(info.value)
     out = np.zeros(2, np.float32)  # the twin: one thread stores the block's result
-    twin = BLOCK_ONLY_INDEX.replace("out[blockIdx.x] = s[0] + 0.5f * t;", "if (t == 0) out[blockIdx.x] = s[0];")
+    twin = THREADS_THAT_REPEAT.replace("out[blockIdx.x] = s[0];", "if (t == 0) out[blockIdx.x] = s[0];")
     cuda.RawKernel(twin, "block_sum", backend="cpu")((2,), (64,), (np.ones(128, np.float32), out))
     assert list(out) == [64, 64]
 
