@@ -2165,6 +2165,29 @@ def test_a_hint_that_cannot_be_worded_still_gives_the_kernel_error_with_its_plac
     assert_alive()
 
 
+def test_an_index_that_starts_at_the_arrays_length_is_past_the_end_for_every_thread():
+    second_half = r"""
+extern "C" __global__ void tail(const float* x, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[n + i] = 2.0f * x[i];
+}"""
+    x = np.ones(64, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"accessed out\[64\]") as info:
+        cuda.RawKernel(second_half, "tail", backend="cpu")((1,), (64,), (x, np.zeros(64, np.float32), 64))
+    assert ("hint: The index `n + i` starts at n, and n = 64 is the length of out in this launch: every thread's index "
+            "is past its end, whichever thread. Counted from the start of out, the index is `i`") in str(info.value)
+    by_block = second_half.replace("out[n + i]", "out[n + blockIdx.x * blockDim.x + threadIdx.x]")
+    with pytest.raises(cuda.KernelError, match=r"accessed out\[64\]") as info:
+        cuda.RawKernel(by_block, "tail", backend="cpu")((1,), (64,), (x, np.zeros(64, np.float32), 64))
+    assert ("hint: The index `n + blockIdx.x * blockDim.x + threadIdx.x` starts at n, and n = 64 is the length of out "
+            "in this launch: every thread's index is past its end, whichever thread. Counted from the start of out, the "
+            "index is `blockIdx.x * blockDim.x + threadIdx.x`; if out should hold more after its first n elements, give "
+            "it room for them.") in str(info.value)
+    out = np.zeros(128, np.float32)
+    cuda.RawKernel(by_block, "tail", backend="cpu")((1,), (64,), (x, out, 64))  # the twin: room for both halves
+    assert (out[:64] == 0).all() and (out[64:] == 2).all()
+
+
 def test_a_reversed_index_a_wrong_inner_loop_bound_and_a_bin_of_one_point_zero_get_their_own_hints():
     reverse = r"""
 extern "C" __global__ void rev(const float* in, float* out, int n) {

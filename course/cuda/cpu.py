@@ -2399,6 +2399,24 @@ def _scalar_values(kernel: Kernel, args) -> dict:
     return values
 
 
+def _past_the_size(source: Source, line: int | None, name: str, index: int, length: int, values: dict) -> str | None:
+    """For `o[n + k]` past the end of o, where n is a size argument that equals o's length in this launch and k
+    is never negative (a thread's or block's index): every thread's index is past the end. None otherwise."""
+    subscript = (_subscript(source, line, name) or "").strip()
+    added = re.fullmatch(r"(\w+)\s*\+\s*(.+)|(.+?)\s*\+\s*(\w+)", subscript)
+    if not added or index < length:
+        return None
+    size, rest = (added.group(1), added.group(2)) if added.group(1) in values else (added.group(4), added.group(3))
+    made = rest and re.fullmatch(r"\s*[A-Za-z_]\w*\s*", rest) and _made_at(source, line, rest.strip())
+    built_in = re.compile(r"(?:\s*\(?\s*(?:threadIdx|blockIdx|blockDim|gridDim)\.[xyz]\s*\)?\s*[*+]?)+")
+    if size not in values or values[size] != length or not rest or not (
+            built_in.fullmatch(rest.strip() + " ") or made and built_in.fullmatch(made[1].strip() + " ")):
+        return None  # (an index made of the built-ins alone is never negative)
+    return (f"The index `{subscript}` starts at {size}, and {size} = {length:,} is the length of {name} in this launch: "
+            f"every thread's index is past its end, whichever thread. Counted from the start of {name}, the index is "
+            f"`{rest.strip()}`; if {name} should hold more after its first {size} elements, give it room for them.")
+
+
 def _size_guard(source: Source, line: int, variable: str) -> tuple[int, str, int, str, str] | None:
     """The nearest check above `line` (in its function, at most 30 lines up) that keeps `variable` below a
     size named by one word: `if (i < n)`, a loop's `i < n`, `if (i >= n) return;` (or `<=`, `>`, `||` of more
@@ -4055,6 +4073,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 or (index < 0 and _through_offset_pointer(source, line, name, index, length))
                 or _index_hint(source, line, index, length, _subscript(source, line, name))
                 or _loose_guard(source, line, name, index, length, _scalar_values(kernel, args), unit, *counted)
+                or _past_the_size(source, line, name, index, length, _scalar_values(kernel, args))
                 or _guarded_index(source, line, name, index, length)
                 or _binned_index(source, line, name, index, length)
                 or _data_index(source, line, name, index, length)
