@@ -2186,6 +2186,12 @@ extern "C" __global__ void tail(const float* x, float* out, int n) {
     out = np.zeros(128, np.float32)
     cuda.RawKernel(by_block, "tail", backend="cpu")((1,), (64,), (x, out, 64))  # the twin: room for both halves
     assert (out[:64] == 0).all() and (out[64:] == 2).all()
+    # a check and the statement it guards on one line: the hint quotes the check alone
+    halves = second_half.replace("out[n + i]", "out[(i + 1) / 2 + 40]")
+    with pytest.raises(cuda.KernelError, match=r"accessed out\[64\]") as info:
+        cuda.RawKernel(halves, "tail", backend="cpu")((1,), (64,), (x, np.zeros(64, np.float32), 64))
+    assert ("hint: The index here is `(i + 1) / 2 + 40`, and line 4 checks `i` (`if (i < n)`): that check alone does not "
+            "keep") in str(info.value)
 
 
 def test_a_reversed_index_a_wrong_inner_loop_bound_and_a_bin_of_one_point_zero_get_their_own_hints():

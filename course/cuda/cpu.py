@@ -2502,6 +2502,13 @@ def _loose_guard(source: Source, line: int | None, name: str, index: int, length
     return told + f"The check is right; the size is not: {fix}."
 
 
+def _condition_text(text: str, guard: re.Match) -> str:
+    """The `if (...)` (or `while`) that `guard` found in `text`, up to its own closing parenthesis: not the
+    statement after it (`if (i < n) out[(i + 1) / 2]` is `if (i < n)`)."""
+    opening = text.index("(", guard.start())
+    return re.sub(r"\s+", " ", text[guard.start():_closing_brace(text, opening) + 1]).strip()
+
+
 def _guarded_index(source: Source, line: int | None, name: str, index: int, length: int) -> str | None:
     """For an index past the end of `name` at `line` that a guard of the kernel was meant to keep inside
     (the guard is there already, so "guard the access" would not help): an index made of more than the
@@ -2548,7 +2555,7 @@ def _guarded_index(source: Source, line: int | None, name: str, index: int, leng
                 plus_one = index == length and re.fullmatch(rf"\s*{re.escape(checked[0] if checked else '')}\s*\+\s*1\s*",
                                                             expression)
                 return (f"The index here is `{expression}`, and line {at} checks {named} "
-                        f"(`{guard.group(0).strip()}`): that check alone does not keep `{expression}` "
+                        f"(`{_condition_text(text, guard)}`): that check alone does not keep `{expression}` "
                         f"inside {name}, which has {length} element{'s' * (length != 1)} ({expression} = {index} "
                         "here). Bound the whole index (the largest value it takes must stay below the size), or "
                         "give the output only as many threads as it has elements."
@@ -2570,7 +2577,7 @@ def _guarded_index(source: Source, line: int | None, name: str, index: int, leng
                     bound = re.search(r"[<>]=?\s*(\w+)", guard.group(0))
                     limit = bound.group(1) if bound else length
                     return (f"The index here is `{expression}`, made at line {at} (`{variable} = {value};`), "
-                            f"and line {checked_at} checks `{u}` (`{guard.group(0).strip()}`), not the index: "
+                            f"and line {checked_at} checks `{u}` (`{_condition_text(text, guard)}`), not the index: "
                             f"`{expression}` reaches {index} for a value of `{u}` that passes, and {name} has {length} "
                             f"element{'s' * (length != 1)}. Check the index that is used (`{expression} < "
                             f"{limit}`), or compute it so that it stays below the size.")
