@@ -2194,6 +2194,26 @@ extern "C" __global__ void tail(const float* x, float* out, int n) {
             "keep") in str(info.value)
 
 
+def test_a_shared_index_made_of_the_threads_own_index_says_how_far_it_reaches():
+    pairs = r"""
+extern "C" __global__ void pairs(const float* x, float* o) {
+    __shared__ float s[64];
+    int t = threadIdx.x;
+    s[t] = x[t];
+    __syncthreads();
+    o[t] = s[2 * t] + s[2 * t + 1];
+}"""
+    x = np.arange(64, dtype=np.float32)
+    with pytest.raises(cuda.KernelError, match=r"accessed s\[64\]") as info:
+        cuda.RawKernel(pairs, "pairs", backend="cpu")((1,), (64,), (x, np.zeros(64, np.float32)))
+    assert ("Here `2 * t` reaches 126 (thread 63 of this launch's 64 along x), so the array needs 127 elements there, "
+            "not 64.") in str(info.value)
+    out = np.zeros(32, np.float32)  # the twin: half as many threads, each with its pair
+    cuda.RawKernel(pairs.replace("s[t] = x[t];", "s[2 * t] = x[2 * t]; s[2 * t + 1] = x[2 * t + 1];"), "pairs",
+                   backend="cpu")((1,), (32,), (x, out))
+    np.testing.assert_array_equal(out, x[0::2] + x[1::2])
+
+
 def test_a_reversed_index_a_wrong_inner_loop_bound_and_a_bin_of_one_point_zero_get_their_own_hints():
     reverse = r"""
 extern "C" __global__ void rev(const float* in, float* out, int n) {

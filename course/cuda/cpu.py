@@ -3695,6 +3695,33 @@ def _index_without_thread(source: Source, kernel: Kernel, line: int | None, name
             f"element holds the block's one result, let one thread store it, {own}).")
 
 
+def _reach_of_own_index(source: Source, line: int | None, subscript: str, block_dim, length: int) -> str:
+    """For a subscript made of the thread's own index and numbers (`t * 2`, `2 * t + 1`, `t + 32`, with t =
+    threadIdx.x): the largest value it takes in this launch's block, and the size that would hold it, as a
+    sentence to add to a hint; '' for any other subscript."""
+    if not line or not subscript:
+        return ""
+    expression = subscript
+    for variable in set(re.findall(r"\b[A-Za-z_]\w*\b", subscript)) - {"threadIdx", "blockDim", "x", "y", "z"}:
+        made = _made_at(source, line, variable)
+        if made and re.fullmatch(r"(?:\(int\)\s*)?threadIdx\.x", made[1].strip()):  # (x only: the range below)
+            expression = re.sub(rf"\b{re.escape(variable)}\b", "(T)", expression)
+    expression = re.sub(r"(?:\(int\)\s*)?threadIdx\.x\b", "(T)", expression)
+    expression = expression.replace("blockDim.x", str(block_dim[0]))
+    if "T" not in expression or not re.fullmatch(r"[\d\s+\-*/%()T]*", expression):
+        return ""
+    try:
+        reach = [(eval(expression.replace("T", str(t)).replace("/", "//"), {"__builtins__": {}}, {}), t)
+                 for t in range(block_dim[0])]
+    except Exception:
+        return ""
+    top, thread = max(reach)
+    if top < length:
+        return ""
+    return (f" Here `{subscript}` reaches {top} (thread {thread} of this launch's {block_dim[0]} along x), so the "
+            f"array needs {top + 1} elements there, not {length}.")
+
+
 def _end_of_body(source: Source, loop: tuple[int, int] | None, line: int) -> str:
     """Where the end of a loop's body is, in words: "after line 16, before the closing brace of the loop at
     line 8" (the loop's first and last line), or "after line N" (`line`) where the loop is not known."""
@@ -4377,7 +4404,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 or _index_hint(source, line, index, length, k if found else None)
                 or f"Guard the access (`if ({k} < {length})`; an index computed from data, a bin or a slot, needs its "
                    f"values out of range clamped or skipped), or make the array as large as the indices that reach "
-                   f"it (e.g. [blockDim.x] elements when each thread has one: a #define or template constant).")
+                   f"it (e.g. [blockDim.x] elements when each thread has one: a #define or template constant)."
+                   + _reach_of_own_index(source, line, k, block_dim or (1, 1, 1), length))
         offset = re.fullmatch(r"\w+\s*\+\s*(\d+)", k)
         constant = _same_for_every_thread(k, source.constants)
         if hint.startswith("Guard the access") and (constant or offset and int(offset.group(1)) >= length):
