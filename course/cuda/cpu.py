@@ -2403,10 +2403,11 @@ def _past_the_size(source: Source, line: int | None, name: str, index: int, leng
     """For `o[n + k]` past the end of o, where n is a size argument that equals o's length in this launch and k
     is never negative (a thread's or block's index): every thread's index is past the end. None otherwise."""
     subscript = (_subscript(source, line, name) or "").strip()
-    added = re.fullmatch(r"(\w+)\s*\+\s*(.+)|(.+?)\s*\+\s*(\w+)", subscript)
-    if not added or index < length:
+    first, last = re.fullmatch(r"(\w+)\s*\+\s*(.+)", subscript), re.fullmatch(r"(.+?)\s*\+\s*(\w+)", subscript)
+    if index < length or not (first or last):
         return None
-    size, rest = (added.group(1), added.group(2)) if added.group(1) in values else (added.group(4), added.group(3))
+    size, rest = (first.group(1), first.group(2)) if first and first.group(1) in values else \
+        (last.group(2), last.group(1)) if last else (None, None)
     made = rest and re.fullmatch(r"\s*[A-Za-z_]\w*\s*", rest) and _made_at(source, line, rest.strip())
     built_in = re.compile(r"(?:\s*\(?\s*(?:threadIdx|blockIdx|blockDim|gridDim)\.[xyz]\s*\)?\s*[*+]?)+")
     if size not in values or values[size] != length or not rest or not (
@@ -3708,7 +3709,8 @@ def _reach_of_own_index(source: Source, line: int | None, subscript: str, block_
             expression = re.sub(rf"\b{re.escape(variable)}\b", "(T)", expression)
     expression = re.sub(r"(?:\(int\)\s*)?threadIdx\.x\b", "(T)", expression)
     expression = expression.replace("blockDim.x", str(block_dim[0]))
-    if "T" not in expression or not re.fullmatch(r"[\d\s+\-*/%()T]*", expression):
+    if "T" not in expression or not re.fullmatch(r"[\d\s+\-*/%()T]*", expression) or (
+            "-" in expression and re.search(r"[/%]", expression)):  # (C truncates a negative quotient, Python floors)
         return ""
     try:
         reach = [(eval(expression.replace("T", str(t)).replace("/", "//"), {"__builtins__": {}}, {}), t)
