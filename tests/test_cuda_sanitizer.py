@@ -728,6 +728,48 @@ def test_stores_whose_index_has_no_thread_in_it_are_told_to_add_the_thread_or_le
     assert list(out) == [64, 64]
 
 
+IN_PLACE_BLUR = r"""
+extern "C" __global__ void blur(float* a, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i > 0 && i < n - 1) a[i] = (a[i - 1] + a[i] + a[i + 1]) / 3.0f;      // BLUR
+}
+extern "C" __global__ void blur_into(const float* a, float* b, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i > 0 && i < n - 1) b[i] = (a[i - 1] + a[i] + a[i + 1]) / 3.0f;
+}
+extern "C" __global__ void mark(const float* x, float* flag, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) { flag[0] = 1.0f; out[i] = x[i] * flag[0]; }
+}
+"""
+
+
+def test_a_race_that_this_launchs_data_hides_is_found_with_other_values():
+    """An in-place blur of a straight line leaves it as it is: each store writes the value the element held,
+    so no order of the threads changes the results. With other values in the array the order does: the race
+    is reported, with that effect, and the array is as it was before the launch. The out-of-place blur is
+    silent, and so is a flag every thread sets to 1 and reads (the value stored never depends on the data)."""
+    module = cuda.RawModule(code=IN_PLACE_BLUR, backend="cpu", sanitize=True)
+    ramp = np.arange(256, dtype=np.float32)
+    with pytest.raises(cuda.KernelError, match=r"reads a\[1\], which thread \(1, 0, 0\) wrote at line \d+ in this "
+                                               r"launch, with no __syncthreads\(\) between them") as info:
+        module.get_function("blur")((2,), (128,), (ramp, 256))
+    message = str(info.value)
+    assert info.value.line == line_of("BLUR", IN_PLACE_BLUR)
+    assert ("(here the store wrote the value the element held already, so this launch's results are the same either "
+            "way; with other data they are not)") in message
+    assert re.search(r"effect: With this launch's values the store leaves the element as it was, so the results show "
+                     r"nothing; with other values in a \(random numbers from 0 to 1\), the launch gives a\[\d+\] = "
+                     r"[\d.]+ with the threads in launch order and a\[\d+\] = [\d.]+ with the blocks", message)
+    np.testing.assert_array_equal(ramp, np.arange(256, dtype=np.float32))
+    out = np.zeros(256, np.float32)
+    module.get_function("blur_into")((2,), (128,), (ramp, out, 256))  # the twin: out of place
+    np.testing.assert_allclose(out[1:-1], ramp[1:-1])
+    flag, out = np.zeros(1, np.float32), np.zeros(256, np.float32)
+    module.get_function("mark")((2,), (128,), (np.full(256, 2, np.float32), flag, out, 256))
+    assert flag[0] == 1 and (out == 2).all()
+
+
 def test_vector_loads_must_be_aligned_as_on_a_gpu():
     a = np.arange(20, dtype=np.float32)
     out = np.zeros(4, np.float32)

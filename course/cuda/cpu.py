@@ -1401,6 +1401,20 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
     effect = None  # what another order of a racing read and write changed, for the message
     if status != OK and fault.kind == GLOBAL_RACE and fault.mask == 4 and not _count_compared(module, fault, memory):
         fault.mask = 0  # (a total read back, not a count compared: the reruns decide, as for any such read)
+    if status != OK and fault.kind == GLOBAL_RACE and fault.mask == 8 and before is not None:
+        # a read beside another thread's store of the value the element held: with other values there, does
+        # the order matter? If not, the launch runs again as a first run with such pairs let go
+        effect = _same_value_race(module, kernel, config, packed, memory, before, _float_arrays(kernel, args, arrays),
+                                  fault)
+        if effect is None:
+            status, fault, rest = _run_again(module, kernel, config, packed, before, "__cc_set_same_values_go", 1,
+                                             then=("__cc_set_race_rerun", 4))
+            if rest.startswith(text):
+                sys.stdout.write(rest[len(text):])
+            text = rest
+            changed = _restore_read_only(guarded) if status == OK else changed
+            if changed and status == OK:
+                raise _read_only_error(module, kernel, *changed)
     if status != OK and fault.kind == GLOBAL_RACE and before is not None and _plain_read_and_write(fault):
         found = _race_changes_results(module, kernel, config, packed, memory, before, _float_arrays(kernel, args, arrays))
         if isinstance(found, tuple):
@@ -1796,17 +1810,22 @@ def _put_back(saved: dict) -> None:
         _bytes_at(address, len(was))[:] = was
 
 
-def _run_again(module: Module, kernel: Kernel, config, packed, before: dict, setting: str, mode: int):
+def _run_again(module: Module, kernel: Kernel, config, packed, before: dict, setting: str, mode: int,
+               then: tuple[str, int] | None = None):
     """Run a sanitized launch once more from the memory it started with (`before`), runtime.h's
-    `setting` at `mode` for that run: (its status, its fault record, its printf output)."""
+    `setting` at `mode` for that run (and `then`, a second setting and its value, too): (its status, its
+    fault record, its printf output)."""
     _put_back(before)
-    setter, fault = _setting(module, setting), _Fault()
+    setters = [(_setting(module, setting), mode)] + ([(_setting(module, then[0]), then[1])] if then else [])
+    fault = _Fault()
     with _launch_lock:
-        setter(mode)
+        for setter, value in setters:
+            setter(value)
         try:
             status = module.launcher(kernel.name)(config, packed, ctypes.byref(fault))
         finally:
-            setter(0)
+            for setter, _ in setters:
+                setter(0)
             text, _ = module.take_output()
     if status == INTERRUPTED:
         raise KeyboardInterrupt(f"kernel '{kernel.name}' interrupted")
@@ -2945,6 +2964,44 @@ def _race_changes_results(module: Module, kernel: Kernel, config, packed, memory
                     return _race_effect(mode, memory[address], int(differing[0]), first[address], now, kernel)
     _put_back(first)
     return OK, first_fault, output
+
+
+def _same_value_race(module: Module, kernel: Kernel, config, packed, memory: dict, before: dict, floats: dict,
+                     fault: _Fault) -> str | None:
+    """After a first run stopped at a plain read beside another thread's store of the value the element
+    held already (runtime.h's mask 8: an in-place blur of a straight line, which leaves it as it is): whether,
+    with other values in that array (random numbers from 0 to 1; floating-point arrays only), the launch run
+    with the blocks and threads in the opposite order gives other results than in launch order. The effect
+    in words when it does; None when it does not, or cannot tell (a rerun stopped). The memory is as it was
+    before the launch afterwards."""
+    base = fault.base
+    if base not in floats or base not in before or base not in memory:
+        return None
+    dtype = floats[base]
+    count = len(before[base]) // dtype.itemsize
+    other = dict(before)
+    values = np.random.default_rng(2024).random(count).astype(dtype)
+    other[base] = np.frombuffer(values.tobytes(), np.uint8).copy()
+    try:
+        runs = []
+        for mode in (1, 2):
+            status, _, _ = _run_again(module, kernel, config, packed, other, "__cc_set_race_rerun", mode)
+            if status != OK:
+                return None
+            runs.append(_snapshot(before))
+        name = memory[base][0]
+        for address in runs[0]:
+            differing = _differing(runs[0][address], runs[1][address], memory[address][2], floats.get(address))
+            if differing.size:
+                element, (forward, backward) = _element_values(kernel, memory[address], int(differing[0]),
+                                                               runs[0][address], runs[1][address])
+                return (f"With this launch's values the store leaves the element as it was, so the results show "
+                        f"nothing; with other values in {name} (random numbers from 0 to 1), the launch gives "
+                        f"{element} = {forward} with the threads in launch order and {element} = {backward} with the "
+                        "blocks, and each block's threads, in the opposite order: the result depends on the order.")
+        return None
+    finally:
+        _put_back(before)
 
 
 #: A line that updates what it stores (`x += v`, `x++`): not a plain store.
@@ -4874,6 +4931,9 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             what = (f"{'reads' if mine == 1 else 'writes'} {element}, which {who} "
                     f"{'wrote' if theirs == 2 else 'read'}{at} in this launch, {order}: on a GPU the read "
                     "may see the old value or the new one")
+            if fault.mask == 8:  # the store left the value the element held: the data hid the race
+                what += (" (here the store wrote the value the element held already, so this launch's results are "
+                         "the same either way; with other data they are not)")
             if fault.mask == 7:  # fenced and handed over, but the reader waited on another flag or an earlier value
                 what = (f"reads {element}, which {who} stored{at} in this launch and then handed over to other blocks "
                         "(a __threadfence(), then an atomic or a volatile flag), but this thread did not wait for that "

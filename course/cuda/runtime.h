@@ -628,6 +628,7 @@ static long long __cc_heap_limit = 8ll << 20;
 static size_t __cc_heap_live_bytes;
 static long long __cc_heap_refused;  // (reset by each launch)
 static int __cc_race_rerun;  // the sanitizer's reruns (see __cc_reversed below)
+static bool __cc_same_values_go;  // a first run that lets a read beside a same-value store go (cpu.py)
 // A rerun with other undefined bits (cpu.py _depends_on_undefined): a shuffle's undefined result, and
 // the fill of shared memory, that a whole struct or vector element read with bytes no thread wrote brings.
 static int __cc_undefined_variant;
@@ -947,6 +948,8 @@ struct __cc_global_note {
     uint8_t has_old : 1;           // a write or atomic note: `old` holds the element's bytes before it
     uint8_t block_scope : 1;       // an atomic note that was an atomicAdd_block (...), atomic only within its block
     uint8_t volatile_read;         // an atomic note that was a volatile read (for the message)
+    uint16_t same_tid, same_block; // a write note: the last thread (and its block, in 16 bits) that stored the
+                                   // value again after this write, in this launch (0xffff: none)
     uint64_t old;                  //   (elements of at most 8 bytes; for __cc_race_rerun's stale reads)
 };
 enum { __CC_NOTE_WRITE, __CC_NOTE_ATOMIC, __CC_NOTE_ATOMIC2, __CC_NOTE_READ, __CC_NOTE_READ2, __CC_NOTE_KINDS };
@@ -1735,6 +1738,8 @@ static inline void __cc_keep_note(__cc_allocation& a, int k, int k2, size_t word
     // The first write of the value in this launch stays (it set the value, or the element held it already:
     // a rerun of a launch on its own output)
     if (same && n.launch == __cc_current_launch) {
+        if (k == __CC_NOTE_WRITE)  // (its own later read sees its own store: that value, whichever came first)
+            n.same_tid = (uint16_t)me, n.same_block = (uint16_t)__cc_block_linear;
         if (k == __CC_NOTE_WRITE && n.site == site && n.block != __cc_block_linear && !n.repeated) {
             n.repeated = 1;  // (elements are counted, not stores: `*found = 1` by every block is one)
             if (!a.repeated++) {
@@ -1769,6 +1774,7 @@ static inline void __cc_keep_note(__cc_allocation& a, int k, int k2, size_t word
     }
     n.launch = __cc_current_launch, n.block = __cc_block_linear, n.epoch = __cc_epoch, n.site = site;
     n.tid = (uint16_t)me, n.same = same, n.repeated = 0, n.redone = 0, n.volatile_read = volatile_read;
+    n.same_tid = 0xffff, n.same_block = 0;
     // (before the store, or the atomic: the element holds the old bytes)
     n.has_old = (k == __CC_NOTE_WRITE || k == __CC_NOTE_ATOMIC) && a.item <= 8;
     if (n.has_old) memcpy(&n.old, a.base + word * a.item, a.item);
@@ -1870,6 +1876,8 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
         // thread, then atomicAdd(&counter, 1), is a reset racing the updates, not two stores of 0)
         if (!other && kind == __CC_WRITE && (other = atomic_before())) other_kind = __CC_ATOMIC;
         if (!same && !other) other = __cc_unordered_in(a, __CC_NOTE_WRITE, -1, word, me, kind == __CC_READ);
+        if (other && kind == __CC_READ && other->same_tid == (uint16_t)me && other->same_block == (uint16_t)__cc_block_linear)
+            other = nullptr;  // this thread stored the same value there after that write: it reads its own store's value
         if (!other && same && (other = atomic_before())) other_kind = __CC_ATOMIC;
         if (!other && kind == __CC_WRITE)
             other = __cc_unordered_in(a, __CC_NOTE_READ, __CC_NOTE_READ2, word, me), other_kind = __CC_READ;
@@ -1928,6 +1936,19 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
             const __cc_global_note* n = __cc_unordered_in(a, __CC_NOTE_ATOMIC, __CC_NOTE_ATOMIC2, word, me);
             if (n && !n->volatile_read && !n->cas) other = n, other_kind = __CC_ATOMIC;
         }
+        bool same_value = false;
+        if (!other && !said && !relaxed && __cc_race_rerun == 4 && !__cc_same_values_go && (kind == __CC_READ || same)) {
+            // A plain read and another thread's store of the value the element held already, unordered (an
+            // in-place blur of a straight line, which leaves it as it is): the order changes nothing with
+            // this launch's data, but it may with other data. This stops a first run only where Python can
+            // run it again (mode 4): cpu.py _same_value_race runs it with other values there, in both orders.
+            const __cc_global_note* n = kind == __CC_READ ? __cc_unordered_in(a, __CC_NOTE_WRITE, -1, word, me)
+                                                          : __cc_unordered_in(a, __CC_NOTE_READ, __CC_NOTE_READ2, word, me);
+            if (n && kind == __CC_READ && n->same_tid == (uint16_t)me && n->same_block == (uint16_t)__cc_block_linear)
+                n = nullptr;  // (as above: it reads the value it stored itself)
+            if (n && (kind != __CC_READ || n->same) && !n->volatile_read && !n->volatile_store)
+                other = n, other_kind = kind == __CC_READ ? __CC_WRITE : __CC_READ, same_value = true;
+        }
         if (!other && kind == __CC_READ && !said && !relaxed && __cc_race_rerun == 3) {
             // Mode 3 for a plain read of an element another thread updates atomically, unordered with it (the
             // race mode 4 stops at): the read sees the value from before that update, as on a GPU it may (a
@@ -1976,6 +1997,7 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
                 (kind == __CC_READ && other_kind == __CC_ATOMIC && !said && !relaxed && other->block != __cc_block_linear &&
                  __cc_atomic_before(a, word, __cc_block_linear, (uint16_t)me, 0, __cc_epoch)))
                 f->mask = 4;  // a value re-read after the reader's own atomic (cpu.py: the ticket's fix)
+            if (same_value) f->mask = 8;  // a read beside a store of the value the element held (cpu.py)
             __cc_other_thread(other->tid, other->block);
             __cc_fail(__CC_GLOBAL_RACE, 0);
         }
@@ -5371,6 +5393,8 @@ static inline T __cc_lane_value(const __cc_fiber* f) {
 // A second run with other bits (Python's launch, when a sanitized run's results hold none of the
 // pattern): whether the results depend on them, as an integer sum or a fmaxf does.
 __CC_EXPORT void __cc_set_undefined_variant(int variant) { __cc_undefined_variant = variant; }
+// cpu.py _same_value_race: a first run (mode 4) again, with the pairs of a read and a same-value store let go.
+__CC_EXPORT void __cc_set_same_values_go(int go) { __cc_same_values_go = go != 0; }
 __CC_EXPORT void __cc_set_race_rerun(int mode) {
     __cc_put_back_stale();  // (after a run in mode 3: the last read's elements)
     __cc_race_rerun = mode;
