@@ -2183,23 +2183,23 @@ extern "C" __global__ void tail(const float* x, float* out, int n) {
             "in this launch: every thread's index is past its end, whichever thread. Counted from the start of out, the "
             "index is `blockIdx.x * blockDim.x + threadIdx.x`; if out should hold more after its first n elements, give "
             "it room for them.") in str(info.value)
-    out = np.zeros(128, np.float32)
-    cuda.RawKernel(by_block, "tail", backend="cpu")((1,), (64,), (x, out, 64))  # the twin: room for both halves
-    assert (out[:64] == 0).all() and (out[64:] == 2).all()
     # a check and the statement it guards on one line: the hint quotes the check alone
     halves = second_half.replace("out[n + i]", "out[(i + 1) / 2 + 40]")
     with pytest.raises(cuda.KernelError, match=r"accessed out\[64\]") as info:
         cuda.RawKernel(halves, "tail", backend="cpu")((1,), (64,), (x, np.zeros(64, np.float32), 64))
     assert ("hint: The index here is `(i + 1) / 2 + 40`, and line 4 checks `i` (`if (i < n)`): that check alone does not "
             "keep") in str(info.value)
+    out = np.zeros(128, np.float32)
+    cuda.RawKernel(by_block, "tail", backend="cpu")((1,), (64,), (x, out, 64))  # the twin: room for both halves
+    assert (out[:64] == 0).all() and (out[64:] == 2).all()
 
 
 def test_a_shared_index_made_of_the_threads_own_index_says_how_far_it_reaches():
     pairs = r"""
 extern "C" __global__ void pairs(const float* x, float* o) {
-    __shared__ float s[64];
     int t = threadIdx.x;
-    s[t] = x[t];
+    __shared__ float s[64];
+    s[t] = 2.0f * x[t];
     __syncthreads();
     o[t] = s[2 * t] + s[2 * t + 1];
 }"""
@@ -2209,7 +2209,7 @@ extern "C" __global__ void pairs(const float* x, float* o) {
     assert ("Here `2 * t` reaches 126 (thread 63 of this launch's 64 along x), so the array needs 127 elements there, "
             "not 64.") in str(info.value)
     out = np.zeros(32, np.float32)  # the twin: half as many threads, each with its pair
-    cuda.RawKernel(pairs.replace("s[t] = x[t];", "s[2 * t] = x[2 * t]; s[2 * t + 1] = x[2 * t + 1];"), "pairs",
+    cuda.RawKernel(pairs.replace("s[t] = 2.0f * x[t];", "s[2 * t] = x[2 * t]; s[2 * t + 1] = x[2 * t + 1];"), "pairs",
                    backend="cpu")((1,), (32,), (x, out))
     np.testing.assert_array_equal(out, x[0::2] + x[1::2])
 
