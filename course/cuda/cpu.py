@@ -1404,8 +1404,8 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
     if status != OK and fault.kind == GLOBAL_RACE and fault.mask == 8 and before is not None:
         # a read beside another thread's store of the value the element held: with other values there, does
         # the order matter? If not, the launch runs again as a first run with such pairs let go
-        effect = _same_value_race(module, kernel, config, packed, memory, before, _float_arrays(kernel, args, arrays),
-                                  fault)
+        effect = _same_value_race(module, kernel, config, packed, memory, arrays, before,
+                                  _float_arrays(kernel, args, arrays), fault)
         if effect is None:
             status, fault, rest = _run_again(module, kernel, config, packed, before, "__cc_set_same_values_go", 1,
                                              then=("__cc_set_race_rerun", 4))
@@ -2264,8 +2264,7 @@ def _loop_bound_note(source: Source, line: int, variables: list, name: str) -> s
     """For an index past the end that grows with the counter of a `for` loop around `line` (`B[k * N + c]` in
     `for (int k = 0; k < N; k++)`): a sentence that names the loop's bound, which may be the wrong one (a
     matrix product's inner loop runs to the inner dimension); '' where no such loop is."""
-    body = _function_body(source.text, line)
-    first = source.text.count("\n", 0, body[0]) + 1 if body else 1
+    first = _body_lines(source, line)[0]
     for variable in variables:
         for at in range(line, first - 1, -1):
             header = _for_header(source.line_text(at), re.escape(variable))
@@ -2347,6 +2346,10 @@ def _names_in(expression: str) -> list[str]:
     return [v for v in dict.fromkeys(re.findall(r"(?<![\w.])[A-Za-z_]\w*\b", expression)) if v not in _BUILT_IN_NAMES]
 
 
+#: A cast to a pointer type: `reinterpret_cast<const float4*>` or `(float4*)`.
+_POINTER_CAST = r"(?:reinterpret_cast\s*<[^<>;]*\*\s*>|\(\s*[\w\s]+\*\s*\))"
+
+
 def _through_offset_pointer(source: Source, line: int | None, name: str, index: int, length: int,
                             per: int = 1, items: int = 0) -> str | None:
     """For an access past the end of `name` through a pointer the kernel made from it, `p = name + offset`
@@ -2358,8 +2361,7 @@ def _through_offset_pointer(source: Source, line: int | None, name: str, index: 
         return None
     for pointer, subscript in re.findall(r"\b(\w+)\s*\[([^\[\]]+)\]", source.line_text(line).split("//", 1)[0]):
         made = _made_at(source, line, pointer)
-        view = made and re.fullmatch(r"(?:reinterpret_cast\s*<[^<>;]*\*\s*>|\(\s*(?:const\s+)?\w+\s*\*\s*\))\s*\((.+)\)",
-                                     made[1].strip())
+        view = made and re.fullmatch(rf"{_POINTER_CAST}\s*\((.+)\)", made[1].strip())
         if view and per > 1 and items and made[0] != line and (
                 moved := re.fullmatch(rf"{re.escape(name)}\s*\+\s*(\d+)", view.group(1).strip())):
             # `const float4* p = reinterpret_cast<const float4*>(A + 4);`: whole vectors after the offset
@@ -2443,8 +2445,7 @@ def _size_guard(source: Source, line: int, variable: str) -> tuple[int, str, int
     such). (line, size, 1 where the size itself passes (`<=`, `>`) else 0, the check as written, and its
     statement: if, while or for), or None."""
     v = re.escape(variable)
-    body = _function_body(source.text, line)
-    start = max(1, line - 30, source.text.count("\n", 0, body[0]) + 1 if body else 1)
+    start = max(line - 30, _body_lines(source, line)[0])
     for at in range(line, start - 1, -1):
         text = source.line_text(at).split("//", 1)[0]
         for guard in re.finditer(r"\b(if|while|for)\s*\((.*)", text):
@@ -2471,8 +2472,7 @@ def _loose_guard(source: Source, line: int | None, name: str, index: int, length
     expression, through = (_subscript(source, line, name) or "").strip(), name
     if not expression:  # through a view of the array: `float4* v = reinterpret_cast<float4*>(a); ... v[i]`
         n = re.escape(name)
-        for view in re.finditer(rf"\*\s*(\w+)\s*=\s*(?:reinterpret_cast\s*<[^<>;]*>\s*\(\s*{n}\s*\)|"
-                                rf"\(\s*[\w\s]+\*\s*\)\s*{n})\s*;", source.text):
+        for view in re.finditer(rf"\*\s*(\w+)\s*=\s*{_POINTER_CAST}\s*(?:\(\s*{n}\s*\)|{n})\s*;", source.text):
             if not expression:
                 expression, through = (_subscript(source, line, view.group(1)) or "").strip(), view.group(1)
     if not 0 <= index < 2 ** 62:
@@ -2544,8 +2544,7 @@ def _guarded_index(source: Source, line: int | None, name: str, index: int, leng
     if re.fullmatch(r"\w+", expression) and len(longer) == 1:
         expression = longer[0]
     variables = _names_in(expression)
-    body = _function_body(source.text, line)
-    start = max(1, line - 15, source.text.count("\n", 0, body[0]) + 1 if body else 1)
+    start = max(line - 15, _body_lines(source, line)[0])
     for at in range(line, start - 1, -1):
         text = source.line_text(at)
         for variable in variables:
@@ -2966,8 +2965,8 @@ def _race_changes_results(module: Module, kernel: Kernel, config, packed, memory
     return OK, first_fault, output
 
 
-def _same_value_race(module: Module, kernel: Kernel, config, packed, memory: dict, before: dict, floats: dict,
-                     fault: _Fault) -> str | None:
+def _same_value_race(module: Module, kernel: Kernel, config, packed, memory: dict, arrays: dict, before: dict,
+                     floats: dict, fault: _Fault) -> str | None:
     """After a first run stopped at a plain read beside another thread's store of the value the element
     held already (runtime.h's mask 8: an in-place blur of a straight line, which leaves it as it is): whether,
     with other values in that array (random numbers from 0 to 1; floating-point arrays only), the launch run
@@ -2977,31 +2976,40 @@ def _same_value_race(module: Module, kernel: Kernel, config, packed, memory: dic
     base = fault.base
     if base not in floats or base not in before or base not in memory:
         return None
-    dtype = floats[base]
-    count = len(before[base]) // dtype.itemsize
-    other = dict(before)
-    values = np.random.default_rng(2024).random(count).astype(dtype)
-    other[base] = np.frombuffer(values.tobytes(), np.uint8).copy()
+    values = np.random.default_rng(2024).random(len(before[base]) // floats[base].itemsize).astype(floats[base])
+    found = _both_orders(module, kernel, config, packed, {**before, base: np.frombuffer(values.tobytes(), np.uint8)},
+                         before, (1, 2), memory, arrays, floats)
+    if found is None:
+        return None
+    element, forward, backward = found
+    return (f"With this launch's values the store leaves the element as it was, so the results show nothing; with "
+            f"other values in {memory[base][0]} (random numbers from 0 to 1), the launch gives {element} = {forward} "
+            f"with the threads in launch order and {element} = {backward} with the blocks, and each block's threads, in "
+            "the opposite order: the result depends on the order.")
+
+
+def _both_orders(module: Module, kernel: Kernel, config, packed, start: dict, before: dict, modes: tuple,
+                 memory: dict, arrays: dict, floats: dict) -> tuple[str, str, str] | None:
+    """The launch run twice more from the memory `start` (address -> bytes) with runtime.h's __cc_race_rerun at
+    each of `modes` (launch order, then the opposite order): the first element where the two runs' results
+    disagree (of the arguments' arrays, then the module's variables) and its value in each, in words; None where
+    they agree, or where a run stops. The memory is as it was before the launch (`before`) afterwards."""
+    results = []
     try:
-        runs = []
-        for mode in (1, 2):
-            status, _, _ = _run_again(module, kernel, config, packed, other, "__cc_set_race_rerun", mode)
+        for mode in modes:
+            status, _, _ = _run_again(module, kernel, config, packed, start, "__cc_set_race_rerun", mode)
             if status != OK:
                 return None
-            runs.append(_snapshot(before))
-        name = memory[base][0]
-        for address in runs[0]:
-            differing = _differing(runs[0][address], runs[1][address], memory[address][2], floats.get(address))
-            if differing.size:
-                element, (forward, backward) = _element_values(kernel, memory[address], int(differing[0]),
-                                                               runs[0][address], runs[1][address])
-                return (f"With this launch's values the store leaves the element as it was, so the results show "
-                        f"nothing; with other values in {name} (random numbers from 0 to 1), the launch gives "
-                        f"{element} = {forward} with the threads in launch order and {element} = {backward} with the "
-                        "blocks, and each block's threads, in the opposite order: the result depends on the order.")
-        return None
+            results.append(_snapshot(before))
     finally:
         _put_back(before)
+    for address in sorted(before, key=lambda address: address not in arrays):
+        differing = _differing(results[0][address], results[1][address], memory[address][2], floats.get(address))
+        if differing.size:
+            element, (forward, backward) = _element_values(kernel, memory[address], int(differing[0]),
+                                                           *(run[address] for run in results))
+            return element, forward, backward
+    return None
 
 
 #: A line that updates what it stores (`x += v`, `x++`): not a plain store.
@@ -3022,24 +3030,13 @@ def _shared_race_effect(module: Module, kernel: Kernel, config, packed, memory: 
     RERUN_SECONDS. The memory is as it was before the launch afterwards."""
     capped = (ctypes.c_longlong * len(config))(*config)
     capped[7] = max(1, min(int(config[7]), int(RERUN_SECONDS * 1000)))
-    results = []
-    try:
-        for mode in (5, 6):
-            status, _, _ = _run_again(module, kernel, capped, packed, before, "__cc_set_race_rerun", mode)
-            if status != OK:
-                return None
-            results.append(_snapshot(before))
-    finally:
-        _put_back(before)
-    for address in sorted(before, key=lambda address: address not in arrays):
-        differing = _differing(results[0][address], results[1][address], memory[address][2], floats.get(address))
-        if differing.size:
-            element, (forward, backward) = _element_values(kernel, memory[address], int(differing[0]),
-                                                           *(run[address] for run in results))
-            return (f"Run to its end with the race let go, this launch gives {element} = {forward} with the "
-                    f"threads in launch order, and {element} = {backward} with the blocks, and each block's "
-                    "threads, in the opposite order: the result depends on the order.")
-    return None
+    found = _both_orders(module, kernel, capped, packed, before, before, (5, 6), memory, arrays, floats)
+    if found is None:
+        return None
+    element, forward, backward = found
+    return (f"Run to its end with the race let go, this launch gives {element} = {forward} with the threads in "
+            f"launch order, and {element} = {backward} with the blocks, and each block's threads, in the opposite "
+            "order: the result depends on the order.")
 
 
 def _race_effect(mode: int, where: tuple, index: int, was: np.ndarray, now: np.ndarray, kernel: Kernel) -> str:
@@ -3485,6 +3482,14 @@ def _and(numbers: list[int]) -> str:
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
+def _body_lines(source: Source, line: int) -> tuple[int, int]:
+    """The first and last line of the body of the function that holds `line` (the whole source at file scope)."""
+    body = _function_body(source.text, line)
+    if not body:
+        return 1, len(source.lines)
+    return source.text.count("\n", 0, body[0]) + 1, source.text.count("\n", 0, body[1]) + 1
+
+
 def _function_body(text: str, line: int) -> tuple[int, int] | None:
     """The character span of the body of the function that holds line `line` of `text`: the outermost
     brace block around it that follows a parameter list's `)` (control statements' blocks lie inside
@@ -3692,6 +3697,25 @@ def _reads_element(name: str, text: str) -> bool:
     return re.search(rf"\b{n}\b", text) is not None
 
 
+def _shared_extents(source: Source, name: str) -> list[str] | None:
+    """The extents of the __shared__ array `name` as written (`["T + 2 * R", "T + 2 * R"]` of `tile[T + 2 * R][T +
+    2 * R]`), or None where the source declares no such array."""
+    declared = re.search(rf"__shared__[^;]*?\b{re.escape(name)}\s*((?:\[[^\]]+\]\s*)+)[;=,]", source.text)
+    return [e.strip() for e in re.findall(r"\[([^\]]+)\]", declared.group(1))] if declared else None
+
+
+def _flat_thread_index(source: Source, line: int | None, subscript: str, block_dim) -> int | None:
+    """How many elements a subscript that is the thread's flat place in its block reaches (`threadIdx.x`, `t`
+    with `t = threadIdx.x`, `threadIdx.y * blockDim.x + threadIdx.x`): the block's threads along the axes it
+    counts; None for any other subscript."""
+    index = (subscript or "").strip()
+    if line and re.fullmatch(r"[A-Za-z_]\w*", index) and (made := _made_at(source, line, index)):
+        index = made[1].strip()
+    return {"threadIdx.x": block_dim[0], "threadIdx.y * blockDim.x + threadIdx.x": block_dim[0] * block_dim[1],
+            "threadIdx.x + threadIdx.y * blockDim.x": block_dim[0] * block_dim[1]}.get(
+        re.sub(r"\s+", " ", re.sub(r"\(int\)\s*", "", index)))
+
+
 def _too_few_writers(source: Source, element: str, writes: list[int], block_dim) -> str | None:
     """For an unwritten element of a 1-D __shared__ array that the kernel fills one element per thread
     (`s[t] = 0;`, `if (t < 256) s[t] = 0;`) with fewer threads in the block than the array has elements:
@@ -3701,27 +3725,21 @@ def _too_few_writers(source: Source, element: str, writes: list[int], block_dim)
     if not found or int(found.group(2)) < threads:
         return None
     name = found.group(1)
-    declared = re.search(rf"__shared__[^;]*?\b{re.escape(name)}\s*\[([^\]]+)\]\s*[;=]", source.text)
-    size = _constant(declared.group(1), source.constants) if declared else None
+    extents = _shared_extents(source, name)
+    size = _constant(extents[0], source.constants) if extents and len(extents) == 1 else None
     if not size or size <= threads:
         return None
     for number in writes:
         subscript = (_subscript(source, number, name) or "").strip()
-        index = subscript
-        if re.fullmatch(r"[A-Za-z_]\w*", subscript) and (made := _made_at(source, number, subscript)):
-            index = made[1].strip()
-        index = re.sub(r"\s+", " ", re.sub(r"\(int\)\s*", "", index))
-        if index in ("threadIdx.x", "threadIdx.y * blockDim.x + threadIdx.x", "threadIdx.x + threadIdx.y * blockDim.x"):
-            body = _function_body(source.text, number)
-            first, last = (source.text.count("\n", 0, body[0]) + 1, source.text.count("\n", 0, body[1]) + 1) if body \
-                else (1, len(source.lines))
+        if _flat_thread_index(source, number, subscript, block_dim) == threads:
+            first, last = _body_lines(source, number)
             step = "blockDim.x" if math.prod(block_dim[1:]) == 1 else "blockDim.x * blockDim.y"
             same = re.compile(rf"\b{re.escape(name)}\s*\[\s*{re.escape(subscript)}\s*\]")
             others = [n for n in range(first, last + 1) if n != number and same.search(source.line_text(n))]
             return (f"Line {number} writes one element of {name} per thread (`{name}[{subscript}]`), and the block has "
                     f"{threads} threads, so it sets {name}[0] to {name}[{threads - 1}] of its {size}: {element} gets "
                     f"no value. Let each thread set several, in a loop that steps by the block's size: `for (int k = "
-                    f"{subscript}; k < {declared.group(1).strip()}; k += {step}) {name}[k] = ...;`, then "
+                    f"{subscript}; k < {extents[0]}; k += {step}) {name}[k] = ...;`, then "
                     "__syncthreads()."
                     + (f" The same goes for line {_and([str(n) for n in others])}, which also takes one element of "
                        f"{name} per thread." if others else ""))
@@ -3761,8 +3779,8 @@ def _reach_of_own_index(source: Source, line: int | None, subscript: str, block_
         return ""
     expression = subscript
     for variable in set(re.findall(r"\b[A-Za-z_]\w*\b", subscript)) - {"threadIdx", "blockDim", "x", "y", "z"}:
-        made = _made_at(source, line, variable)
-        if made and re.fullmatch(r"(?:\(int\)\s*)?threadIdx\.x", made[1].strip()):  # (x only: the range below)
+        own = _own_index(source, line, variable)
+        if own and own.group(1) == "x":  # (x only: the range below)
             expression = re.sub(rf"\b{re.escape(variable)}\b", "(T)", expression)
     expression = re.sub(r"(?:\(int\)\s*)?threadIdx\.x\b", "(T)", expression)
     expression = expression.replace("blockDim.x", str(block_dim[0]))
@@ -3779,6 +3797,16 @@ def _reach_of_own_index(source: Source, line: int | None, subscript: str, block_
         return ""
     return (f" Here `{subscript}` reaches {top} (thread {thread} of this launch's {block_dim[0]} along x), so the "
             f"array needs {top + 1} elements there, not {length}.")
+
+
+def _own_index(source: Source, line: int | None, expression: str) -> re.Match | None:
+    """The thread's place along one axis (`threadIdx.x`, or `t` made from it before `line`): _OWN_INDEX's match
+    (its group 1 the axis), else None."""
+    expression = expression.strip()
+    own = _OWN_INDEX.fullmatch(expression)
+    if not own and line and re.fullmatch(r"\w+", expression) and (made := _made_at(source, line, expression)):
+        own = _OWN_INDEX.fullmatch(made[1].strip())
+    return own
 
 
 def _end_of_body(source: Source, loop: tuple[int, int] | None, line: int) -> str:
@@ -3801,8 +3829,7 @@ def _stride_from_the_size(source: Source, line: int | None, subscript: str, name
     added = re.fullmatch(r"(\w+)\s*\+\s*(\w+)", subscript or "")
     if not added or not line:
         return None
-    body = _function_body(source.text, line)
-    first = source.text.count("\n", 0, body[0]) + 1 if body else 1
+    first = _body_lines(source, line)[0]
     for variable in added.groups():
         v = re.escape(variable)
         for at in range(line, first - 1, -1):
@@ -3826,12 +3853,10 @@ def _halo_hint(source: Source, element: str, block_dim) -> str | None:
     threads plus a halo of H on each side (`s[BLOCK + 2 * R]`, `tile[16 + 2][16 + 2]`) and the element lies in
     that halo: which side (or corner) of it no write reaches, and how its loads are written. None otherwise."""
     found = re.fullmatch(r"(\w+)((?:\[\d+\])+)", element)
-    declared = found and re.search(rf"__shared__[^;]*?\b{re.escape(found.group(1))}\s*((?:\[[^\]]+\]\s*)+)[;=]",
-                                   source.text)
-    if not declared:
+    written_extents = _shared_extents(source, found.group(1)) if found else None
+    if not written_extents:
         return None
     name, place = found.group(1), [int(k) for k in re.findall(r"\d+", found.group(2))]
-    written_extents = re.findall(r"\[([^\]]+)\]", declared.group(1))
     extents = [_constant(e, source.constants) for e in written_extents]
     if None in extents or len(extents) != len(place) or not 1 <= len(extents) <= 2:
         return None
@@ -4032,13 +4057,11 @@ def _called_at(chain: list[int]) -> str:
 
 
 #: The fault kinds by number, for a message that could not be worded in full (_explained).
-_KIND_NAMES = {value: name.lower().replace("_", " ") for name, value in list(globals().items())
-               if name.isupper() and isinstance(value, int) and name in (
-                   "OUT_OF_BOUNDS", "SHARED_OUT_OF_BOUNDS", "BARRIER_EXITED", "BARRIER_MISMATCH", "TIMEOUT", "CRASH",
-                   "STACK_OVERFLOW", "ASSERT", "TRAP", "NO_MEMORY", "ARRAY_OUT_OF_BOUNDS", "RACE", "UNINITIALIZED",
-                   "GLOBAL_RACE", "MISALIGNED", "READ_ONLY", "WARP_EXITED", "WARP_MISMATCH", "WARP_BAD_MASK",
-                   "BAD_SHIFT", "BAD_CONVERSION", "BAD_PRINTF", "BARRIER_DIVERGENT", "USE_AFTER_FREE", "BAD_FREE",
-                   "UNINITIALIZED_LOCAL", "READ_FILL", "STORED_FILL", "PARTIAL_READ")}
+_KIND_NAMES = {globals()[name]: name.lower().replace("_", " ") for name in (
+    "OUT_OF_BOUNDS", "SHARED_OUT_OF_BOUNDS", "BARRIER_EXITED", "BARRIER_MISMATCH", "TIMEOUT", "CRASH", "STACK_OVERFLOW",
+    "ASSERT", "TRAP", "NO_MEMORY", "ARRAY_OUT_OF_BOUNDS", "RACE", "UNINITIALIZED", "GLOBAL_RACE", "MISALIGNED",
+    "READ_ONLY", "WARP_EXITED", "WARP_MISMATCH", "WARP_BAD_MASK", "BAD_SHIFT", "BAD_CONVERSION", "BAD_PRINTF",
+    "BARRIER_DIVERGENT", "USE_AFTER_FREE", "BAD_FREE", "UNINITIALIZED_LOCAL", "READ_FILL", "STORED_FILL", "PARTIAL_READ")}
 
 
 def _explained(module: Module, kernel: Kernel, fault: _Fault, *rest, **options) -> KernelError:
@@ -4101,10 +4124,11 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         name, shared = _array_name(fault, arrays)
         tail = None  # (the hint for a vector access past the last whole vector)
         unit = ""  # (what the elements are, for a view through a wider type)
-        viewed = (1, 0)  # (the array's items in one element of a wider type's view, and in all)
         param = next((p for p in kernel.params if p.name == name and p.pointer), None)
-        counted = (param.lanes, _VECTOR_ITEM.get(param.dtype, param.dtype)) if param and param.lanes > 1 \
-            and param.dtype else (1, "")  # (a float4* parameter: its elements are 4 floats each)
+        # the array's items (floats) in one of its elements, in all (known for a view of the array only), and their
+        # C name: (4, 0, "float") for a float4* parameter, (4, n, "float") for a float4 view of n floats
+        items_in = (param.lanes, 0, _VECTOR_ITEM.get(param.dtype, param.dtype)) \
+            if param and param.lanes > 1 and param.dtype else (1, 0, "")
         itemsize = arrays[fault.base][2] if fault.base in arrays else fault.element_bytes
         valid = f" (valid indices 0 to {length - 1})" if length else ""
         if fault.op == 2 and fault.base not in arrays:  # `(float*)malloc(n)`, `new float[n]` in device code
@@ -4132,10 +4156,9 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             per, items = fault.element_bytes // itemsize, arrays[fault.base][1]
             first, rest = index * per, items - length * per
             unit = f" of {fault.element_bytes} bytes (the {items:,} {itemsize}-byte items it was given)"
-            viewed = (per, items)
-            if counted == (1, ""):  # (a float4* view of a float array: its floats are the items; n may count them)
+            if items_in[0] == 1:  # (a float4* view of a float array: its floats are the items; n may count them)
                 plain = _VECTOR_ITEM.get(param.dtype, "") if param and param.dtype and param.lanes == 1 else ""
-                counted = (per, plain or f"{itemsize}-byte item")
+                items_in = (per, items, plain or f"{itemsize}-byte item")
             what = (f"accessed {name}[{first}] to {name}[{first + per - 1}] in one {fault.element_bytes}-byte access "
                     f"(element {index} of {name} seen through a {fault.element_bytes}-byte type such as "
                     f"{_VECTOR_OF_BYTES.get(fault.element_bytes, 'a vector type')} or a struct), but {name} has "
@@ -4162,15 +4185,16 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 rows = length // items
                 what = (f"accessed {name}[{index // items}]{''.join(f'[{k}]' for k in place)}, but {name} has {rows} "
                         f"row{'s' * (rows != 1)} (valid first indices 0 to {rows - 1})")
+        values = _scalar_values(kernel, args)
         hint = (tail or _printf_string_hint(source, line, name, index, length, itemsize)
                 or (index < 0 and _through_offset_pointer(source, line, name, index, length))
                 or _index_hint(source, line, index, length, _subscript(source, line, name))
-                or _loose_guard(source, line, name, index, length, _scalar_values(kernel, args), unit, *counted)
-                or _past_the_size(source, line, name, index, length, _scalar_values(kernel, args))
+                or _loose_guard(source, line, name, index, length, values, unit, items_in[0], items_in[2])
+                or _past_the_size(source, line, name, index, length, values)
                 or _guarded_index(source, line, name, index, length)
                 or _binned_index(source, line, name, index, length)
                 or _data_index(source, line, name, index, length)
-                or _through_offset_pointer(source, line, name, index, length, *viewed)
+                or _through_offset_pointer(source, line, name, index, length, *items_in[:2])
                 or _constant_index(source, line, name, index, length)
                 or _tile_edge(source, line, name)
                 or _per_block_index(source, line, name, length, grid_dim)
@@ -4188,11 +4212,9 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 "element size> to the launch, or index less.")
         subscript = (_subscript(source, line, source.dynamic_shared_name) or "").strip() \
             if source.dynamic_shared_name else ""
-        if re.fullmatch(r"[A-Za-z_]\w*", subscript) and (made := _made_at(source, line, subscript)):
-            subscript = made[1].strip()
-        flat = {"threadIdx.x": block_dim[0], "threadIdx.y * blockDim.x + threadIdx.x": block_dim[0] * block_dim[1],
-                "threadIdx.x + threadIdx.y * blockDim.x": block_dim[0] * block_dim[1]}
-        threads = flat.get(re.sub(r"\s+", " ", re.sub(r"\(int\)\s*", "", subscript)))
+        threads = _flat_thread_index(source, line, subscript, block_dim)
+        if threads and re.fullmatch(r"[A-Za-z_]\w*", subscript) and (made := _made_at(source, line, subscript)):
+            subscript = made[1].strip()  # (the message shows what the variable holds)
         element_size = size or item
         if threads and element_size and threads * element_size > shared_mem:  # one element per thread
             hint = (f"The launch passed shared_mem={shared_mem} bytes, and the kernel gives each of the block's "
@@ -4453,9 +4475,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             # `s[t] += s[t + k]`: of the line's subscripts, not the thread's own index (below the block's size)
             every = [m.group(1).strip() for m in re.finditer(rf"\b{re.escape(base)}\s*\[([^\[\]]*)\]",
                                                              source.line_text(line).split("//", 1)[0])]
-            own_index = lambda e: _OWN_INDEX.fullmatch(e) or (re.fullmatch(r"\w+", e) and (
-                made := _made_at(source, line, e)) and _OWN_INDEX.fullmatch(made[1].strip()))
-            rest = list(dict.fromkeys(e for e in every if not own_index(e)))
+            rest = list(dict.fromkeys(e for e in every if not _own_index(source, line, e)))
             if len(set(every)) > 1 and len(rest) == 1:
                 k = rest[0]
         hint = (_printf_string_hint(source, line, name, index, length, fault.element_bytes or 1)
@@ -4482,9 +4502,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     f"({r} on each side), as in `[{length} + {2 * r}]` (a #define such as `TILE + 2 * R`).")
         # `s[t]`, t = threadIdx.x, of an array with fewer elements than the launch's block has threads (a template's
         # BLOCK of 128 launched with 256): the block and the array disagree; no guard is meant
-        own = _OWN_INDEX.fullmatch(k)
-        if not own and re.fullmatch(r"\w+", k) and (assigned := _made_at(source, line, k)):
-            own = _OWN_INDEX.fullmatch(assigned[1])
+        own = _own_index(source, line, k)
         axis = own.group(1) if own else "x"
         threads = block_dim["xyz".index(axis)] if block_dim else 0
         if own and hint.startswith("Guard") and index == length < threads:
@@ -4497,8 +4515,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         # `s[t + blockDim.x]` of `s[BLOCK]`: each thread's second element (a reduction that loads two a thread)
         second = re.fullmatch(r"(\w+)\s*\+\s*blockDim\.([xyz])", k)
         if second and hint.startswith("Guard") and block_dim and length == block_dim["xyz".index(second.group(2))] \
-                and (_OWN_INDEX.fullmatch(second.group(1)) or (assigned := _made_at(source, line, second.group(1)))
-                     and _OWN_INDEX.fullmatch(assigned[1])):
+                and _own_index(source, line, second.group(1)):
             hint = (f"`{k}` is each thread's second element, from {length} to {2 * length - 1} in this launch's "
                     f"blocks, but {name} has {length} elements, one a thread: with two elements a thread it needs "
                     f"2 * {length} = {2 * length} (`[2 * BLOCK]`).")
@@ -4742,10 +4759,10 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         writes = [number for number in _writing_lines(source, name) if number != line][:3]
         atomic = re.search(rf"\b(atomic\w+)\s*\(\s*&\s*{re.escape(name)}\b", source.line_text(line)) if line else None
         if atomic and not writes and not fault.address:  # `atomicAdd(&bins[v], 1)` into bins never set to 0
-            size = re.search(rf"__shared__[^;]*\b{re.escape(name)}\s*\[([^\]]+)\]", source.text)
+            size = (_shared_extents(source, name) or [None])[0]
             hint = (f"{atomic.group(1)} starts from the value the element holds, and shared memory holds none at "
                     f"the start of a block (it is not zeroed): set every element first, e.g. `for (int k = "
-                    f"threadIdx.x; k < {size.group(1).strip() if size else 'count'}; k += blockDim.x) {name}[k] = 0;` "
+                    f"threadIdx.x; k < {size or 'count'}; k += blockDim.x) {name}[k] = 0;` "
                     "then __syncthreads(), before the atomics.")
             if element == name and not size:  # `__shared__ int count;`: one value, set by one thread
                 hint = (f"{atomic.group(1)} starts from the value `{name}` holds, and shared memory holds none at the "

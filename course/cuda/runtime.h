@@ -1812,6 +1812,20 @@ static inline bool __cc_atomic_before(const __cc_allocation& a, size_t word, uin
     return false;
 }
 
+// Mode 3 of __cc_race_rerun: this read sees the element's value from before the write or atomic of note `n`
+// (put back by __cc_put_back_stale before the next access).
+static inline void __cc_read_stale(__cc_allocation& a, size_t word, const __cc_global_note& n) {
+    if (!n.has_old || a.item > 8 || __cc_stale_count >= (int)(sizeof __cc_stale / sizeof __cc_stale[0])) return;
+    __cc_stale_element& e = __cc_stale[__cc_stale_count++];
+    e.address = a.base + word * a.item, e.size = a.item;
+    memcpy(&e.now, e.address, e.size);
+    memcpy(e.address, &n.old, e.size);
+}
+// Whether thread `me` of this block stored the value of write note `n` again after it (its read sees its own store).
+static inline bool __cc_restored_by(const __cc_global_note& n, unsigned me) {
+    return n.same_tid == (uint16_t)me && n.same_block == (uint16_t)__cc_block_linear;
+}
+
 // Global memory's hazards between threads of one launch (compute-sanitizer's racecheck looks at
 // shared memory only): a plain write and another thread's access to the same element, unordered.
 // Two plain writes: one is lost. A write and a read: the reader may see either value (an in-place
@@ -1876,7 +1890,7 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
         // thread, then atomicAdd(&counter, 1), is a reset racing the updates, not two stores of 0)
         if (!other && kind == __CC_WRITE && (other = atomic_before())) other_kind = __CC_ATOMIC;
         if (!same && !other) other = __cc_unordered_in(a, __CC_NOTE_WRITE, -1, word, me, kind == __CC_READ);
-        if (other && kind == __CC_READ && other->same_tid == (uint16_t)me && other->same_block == (uint16_t)__cc_block_linear)
+        if (other && kind == __CC_READ && __cc_restored_by(*other, me))
             other = nullptr;  // this thread stored the same value there after that write: it reads its own store's value
         if (!other && same && (other = atomic_before())) other_kind = __CC_ATOMIC;
         if (!other && kind == __CC_WRITE)
@@ -1944,8 +1958,7 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
             // run it again (mode 4): cpu.py _same_value_race runs it with other values there, in both orders.
             const __cc_global_note* n = kind == __CC_READ ? __cc_unordered_in(a, __CC_NOTE_WRITE, -1, word, me)
                                                           : __cc_unordered_in(a, __CC_NOTE_READ, __CC_NOTE_READ2, word, me);
-            if (n && kind == __CC_READ && n->same_tid == (uint16_t)me && n->same_block == (uint16_t)__cc_block_linear)
-                n = nullptr;  // (as above: it reads the value it stored itself)
+            if (n && kind == __CC_READ && __cc_restored_by(*n, me)) n = nullptr;  // (as above: its own store's value)
             if (n && (kind != __CC_READ || n->same) && !n->volatile_read && !n->volatile_store)
                 other = n, other_kind = kind == __CC_READ ? __CC_WRITE : __CC_READ, same_value = true;
         }
@@ -1954,25 +1967,13 @@ static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int
             // race mode 4 stops at): the read sees the value from before that update, as on a GPU it may (a
             // slot read apart from the atomicAdd that takes it: two threads get one slot, and one stays empty).
             const __cc_global_note* n = __cc_unordered_in(a, __CC_NOTE_ATOMIC, __CC_NOTE_ATOMIC2, word, me);
-            if (n && n->has_old && !n->volatile_read && !n->volatile_write && !n->volatile_store && !n->cas &&
-                a.item <= 8 && __cc_stale_count < (int)(sizeof __cc_stale / sizeof __cc_stale[0])) {
-                __cc_stale_element& e = __cc_stale[__cc_stale_count++];
-                e.address = a.base + word * a.item, e.size = a.item;
-                memcpy(&e.now, e.address, e.size);
-                memcpy(e.address, &n->old, e.size);
-            }
+            if (n && !n->volatile_read && !n->volatile_write && !n->volatile_store && !n->cas) __cc_read_stale(a, word, *n);
         }
         if (other && __cc_race_rerun >= 1 && __cc_race_rerun <= 3 && !said && !relaxed && !unfenced &&
             (kind == __CC_READ || kind == __CC_WRITE) && other_kind != __CC_ATOMIC && other_kind != kind)
         {
             // a plain read and a plain write: does their order change the results?
-            if (__cc_race_rerun == 3 && kind == __CC_READ && other->has_old && a.item <= 8 &&
-                __cc_stale_count < (int)(sizeof __cc_stale / sizeof __cc_stale[0])) {
-                __cc_stale_element& e = __cc_stale[__cc_stale_count++];  // this read sees the old value
-                e.address = a.base + word * a.item, e.size = a.item;
-                memcpy(&e.now, e.address, e.size);
-                memcpy(e.address, &other->old, e.size);
-            }
+            if (__cc_race_rerun == 3 && kind == __CC_READ) __cc_read_stale(a, word, *other);  // the old value
             other = nullptr;
         }
         if (other) {
