@@ -95,28 +95,65 @@ def test_compiled_kernels_are_cached_on_disk(tmp_path, monkeypatch):
     assert (x == 2).all()
 
 
-def test_runtime_header_is_precompiled_once_per_build_kind(tmp_path, monkeypatch):
+def test_the_runtime_is_compiled_once_per_build_kind_and_linked_into_each_module(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("COURSE_CUDA_CACHE", str(tmp_path))
     compiler = cpu.find_compiler()
-    if not cpu._is_gcc(compiler):
-        pytest.skip("precompiled headers are used with GCC only")
-    plain = cpu._precompiled_header(compiler, ["-mtls-dialect=gnu2"])
-    checked = cpu._precompiled_header(compiler, ["-D__CC_SANITIZE", "-DTILE=32"])  # a learner's -D: same header
-    assert plain and checked and plain != checked and (checked / "runtime.h.gch").stat().st_size > 0
-    assert cpu._precompiled_header(compiler, ["-D__CC_SANITIZE"]) == checked  # made once
+    plain = cpu._prebuilt_runtime(compiler, ["-mtls-dialect=gnu2"])
+    checked = cpu._prebuilt_runtime(compiler, ["-D__CC_SANITIZE", "-DTILE=32"])  # a learner's -D: the same runtime
+    assert plain and checked and plain != checked and (checked / "runtime.o").stat().st_size > 0
+    if cpu._is_gcc(compiler):
+        assert (checked / "runtime.h.gch").stat().st_size > 0
+    assert cpu._prebuilt_runtime(compiler, ["-D__CC_SANITIZE"]) == checked  # made once
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([plain.name, checked.name])  # no build leftovers
-    # A kernel compiled with it runs, and a compile error names the learner's line, not the cache.
+    # Kernels compiled with it run, each module with its own runtime state (two modules' launches
+    # interleaved: each keeps its own output and its own faults), and a compile error names the
+    # learner's line, not the cache.
     source = ADD.replace("1.0f", "3.0f")
     x = np.zeros(4, np.float32)
-    cuda.RawKernel(source, "add_one", backend="cpu")((1,), (4,), (x, 4))
-    assert (x == 3).all()
+    three = cuda.RawKernel(source, "add_one", backend="cpu")
+    printer = cuda.RawKernel(r'''extern "C" __global__ void hello() { printf("hello %d\n", threadIdx.x); }''', "hello",
+                             backend="cpu")
+    three((1,), (4,), (x, 4))
+    printer((1,), (2,), ())
+    three((1,), (4,), (x, 4))
+    assert (x == 6).all() and capsys.readouterr().out == "hello 0\nhello 1\n"
+    with pytest.raises(cuda.KernelError, match=r"accessed x\[4\], but x has 4 elements"):
+        three((1,), (8,), (x, 8))
+    before = x.copy()
+    three((1,), (4,), (x, 4))
+    assert (x == before + 3).all()
     with pytest.raises(cuda.CompileError) as info:
         cuda.RawKernel(source.replace("3.0f;", "3.0f"), "add_one", backend="cpu").compile()
     assert "kernel.cu:" in str(info.value) and str(tmp_path) not in str(info.value)
+    assert "runtime.h" not in str(info.value)
     # A folder someone else planted under the expected name is never used.
     shutil.rmtree(checked)
     checked.symlink_to(plain)
-    assert cpu._precompiled_header(compiler, ["-D__CC_SANITIZE"]) is None
+    assert cpu._prebuilt_runtime(compiler, ["-D__CC_SANITIZE"]) is None
+
+
+def test_without_the_prebuilt_runtime_each_module_is_one_translation_unit(tmp_path, monkeypatch, capsys):
+    """Where runtime.o does not build (another compiler), a module compiles runtime and kernel together, and
+    everything works as with it: output, a fault's line, a sanitized launch's race."""
+    monkeypatch.setenv("COURSE_CUDA_CACHE", str(tmp_path))
+    monkeypatch.setattr(cpu, "_prebuilt_runtime", lambda compiler, flags: None)
+    x = np.zeros(4, np.float32)
+    cuda.RawKernel(ADD.replace("x[i] += 1.0f;", 'x[i] += 1.0f; printf("%d\\n", i);'), "add_one", backend="cpu")(
+        (1,), (4,), (x, 4))
+    assert (x == 1).all() and capsys.readouterr().out == "0\n1\n2\n3\n"
+    with pytest.raises(cuda.KernelError, match=r"accessed x\[4\]") as info:
+        cuda.RawKernel(ADD.replace("if (i < n) ", ""), "add_one", backend="cpu")((1,), (8,), (x, 4))
+    assert info.value.line == 4
+    racy = r"""
+extern "C" __global__ void total(const float* x, float* out) {
+    __shared__ float s[64];
+    s[threadIdx.x] = x[threadIdx.x];
+    if (threadIdx.x == 0) { float t = 0; for (int k = 0; k < 64; k++) t += s[k]; out[0] = t; }
+}"""
+    with pytest.raises(cuda.KernelError, match=r"__syncthreads\(\)") as info:
+        cuda.RawKernel(racy, "total", backend="cpu", sanitize=True)((1,), (64,), (np.ones(64, np.float32), x))
+    assert info.value.line == 4 and "read it at line 5" in str(info.value)
+    assert not list(tmp_path.glob("runtime-*"))
 
 
 def test_options_define_macros():

@@ -154,6 +154,37 @@
 #include <ucontext.h>
 #endif
 
+// One runtime, compiled once. The code below is the same in every kernel module; compiling it for
+// each kernel took most of a module's compile time (0.7 s of 0.8 s for a vector add). cpu.py
+// compiles it once per build kind (plain, sanitized, traced) into an object file,
+// -D__CC_RUNTIME_OBJECT, and links that into each module, compiled -D__CC_WITH_RUNTIME_OBJECT:
+//   __CC_RT     a function of the runtime's: defined in the object (hidden: each module has its own
+//               copy, as before); in a module only declared (gnu_inline: its body, never emitted
+//               there, is kept only so that GCC may inline a small one). One that must never be
+//               inlined (it names the access's line by its return address) is a plain declaration
+//               there, under #ifdef __CC_WITH_RUNTIME_OBJECT;
+//   __CC_STATE  the runtime's variables: C++17 inline variables, one copy per module shared by
+//               its kernel code and the object's;
+//   __CC_ONCE   a definition with C linkage (Python's entry points, printf): emitted by the object;
+//   __CC_HOOK   what a module defines for the runtime (its __constant__ variables' places).
+// Without either switch everything is one translation unit, as before (and as when the object
+// does not build: cpu.py then compiles modules that way).
+#if defined(__CC_RUNTIME_OBJECT)
+#define __CC_RT
+#define __CC_STATE inline
+#define __CC_ONCE
+#define __CC_HOOK
+#elif defined(__CC_WITH_RUNTIME_OBJECT)
+#define __CC_RT inline __attribute__((gnu_inline))
+#define __CC_STATE inline
+#define __CC_ONCE inline __attribute__((gnu_inline))
+#define __CC_HOOK
+#else
+#define __CC_RT static
+#define __CC_STATE static
+#define __CC_ONCE
+#define __CC_HOOK static
+#endif
 #define __CC_EXPORT extern "C" __attribute__((visibility("default")))
 
 // ---------------------------------------------------------------------------------------
@@ -211,7 +242,7 @@ struct dim3 {
 #ifdef __CC_SANITIZE
 #define __CC_SERIAL_BUILD 1
 #define __CC_THREAD_LOCAL(T, NAME) \
-    static T __cc_tls_##NAME; \
+    __CC_STATE T __cc_tls_##NAME; \
     static inline T* __cc_address_of_##NAME() { return &__cc_tls_##NAME; }
 #define __CC_SHARED_STORAGE static
 #else
@@ -226,7 +257,7 @@ struct dim3 {
 #define __CC_TLS_ADDRESS_ATTRIBUTES const, noinline
 #endif
 #define __CC_THREAD_LOCAL(T, NAME) \
-    static thread_local T __cc_tls_##NAME; \
+    __CC_STATE thread_local T __cc_tls_##NAME; \
     __attribute__((__CC_TLS_ADDRESS_ATTRIBUTES)) static T* __cc_address_of_##NAME() { return &__cc_tls_##NAME; }
 #define __CC_SHARED_STORAGE static thread_local
 #endif
@@ -241,7 +272,7 @@ struct __cc_thread_state {
 __CC_THREAD_LOCAL(__cc_thread_state, state)
 #define threadIdx (__cc_address_of_state()->thread)
 #define blockIdx (__cc_address_of_state()->block)
-static dim3 blockDim, gridDim;
+__CC_STATE dim3 blockDim, gridDim;
 static const int warpSize = 32;
 
 // ---------------------------------------------------------------------------------------
@@ -427,17 +458,17 @@ struct alignas(64) __cc_worker {  // (a cache line of its own: workers write the
     int locals_threads;
 };
 enum { __CC_MAX_WORKERS = 256 };
-static __cc_worker __cc_workers[__CC_MAX_WORKERS];
-static int __cc_worker_count = 1;     // workers of the current launch
-static bool __cc_parallel;            // more than one: atomics must be real atomics
+__CC_STATE __cc_worker __cc_workers[__CC_MAX_WORKERS];
+__CC_STATE int __cc_worker_count = 1;     // workers of the current launch
+__CC_STATE bool __cc_parallel;            // more than one: atomics must be real atomics
 #define __cc_me (__cc_address_of_state()->me)  // the running thread's worker
-static long long __cc_fault_min;      // the earliest block (launch order) that faulted so far
+__CC_STATE long long __cc_fault_min;      // the earliest block (launch order) that faulted so far
 #define __cc_fault_out (&__cc_me->fault)
 
-static uintptr_t __cc_module_base;      // load address of this module, for code offsets
+__CC_STATE uintptr_t __cc_module_base;      // load address of this module, for code offsets
 #define __cc_dyn_shared (__cc_address_of_state()->dyn_shared)  // extern __shared__ memory of the running block
-static size_t __cc_dyn_shared_bytes;
-static const char* __cc_dyn_shared_name = "extern __shared__ memory";  // its array's name(s)
+__CC_STATE size_t __cc_dyn_shared_bytes;
+__CC_STATE const char* __cc_dyn_shared_name = "extern __shared__ memory";  // its array's name(s)
 
 static inline uint64_t __cc_code_offset(const void* pc) {
     uintptr_t p = (uintptr_t)pc;
@@ -445,19 +476,19 @@ static inline uint64_t __cc_code_offset(const void* pc) {
 }
 
 // Record who faulted and jump back to the worker's start. Never returns.
-static bool __cc_pending_set;  // a read of unwritten shared memory, not reported yet (see __cc_report_pending)
-static bool __cc_copy_set;     // a copy's read of unwritten shared memory, for the store that follows (__cc_copy)
-static bool __cc_fill_set;     // the store that follows puts an unset local's fill into shared memory (__cc_note_store)
-static void __cc_report_pending();
+__CC_STATE bool __cc_pending_set;  // a read of unwritten shared memory, not reported yet (see __cc_report_pending)
+__CC_STATE bool __cc_copy_set;     // a copy's read of unwritten shared memory, for the store that follows (__cc_copy)
+__CC_STATE bool __cc_fill_set;     // the store that follows puts an unset local's fill into shared memory (__cc_note_store)
+__CC_RT void __cc_report_pending();
 static inline bool __cc_pending_first(int kind);
 
 // The calls that led to a fault, from a frame of this module (sanitized builds keep frame pointers,
 // -fno-omit-frame-pointer: a frame holds its caller's frame and the return address). Only frames
 // whose return address lies in this module are followed, so the walk never reads a frame of code
 // built without frame pointers (Python's, libc's); a fiber's first frame has a null frame pointer.
-static uintptr_t __cc_code_low, __cc_code_high;  // this module's executable segment (Linux)
+__CC_STATE uintptr_t __cc_code_low, __cc_code_high;  // this module's executable segment (Linux)
 #if defined(__CC_FRAME_POINTERS) && defined(__linux__)
-static int __cc_find_code(struct dl_phdr_info* info, size_t, void*) {
+__CC_RT int __cc_find_code(struct dl_phdr_info* info, size_t, void*) {
     if (info->dlpi_addr != __cc_module_base) return 0;
     for (int k = 0; k < info->dlpi_phnum; k++) {
         const auto& h = info->dlpi_phdr[k];
@@ -469,7 +500,7 @@ static int __cc_find_code(struct dl_phdr_info* info, size_t, void*) {
     return 1;
 }
 #endif
-static void __cc_note_callers(__cc_fault* f, void* const* frame) {  // (async-signal-safe)
+__CC_RT void __cc_note_callers(__cc_fault* f, void* const* frame) {  // (async-signal-safe)
 #if defined(__CC_FRAME_POINTERS) && defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__))
     if (f->callers[0]) return;  // (the crash handler walked from the crash)
     int n = 0;
@@ -486,7 +517,10 @@ static void __cc_note_callers(__cc_fault* f, void* const* frame) {  // (async-si
 #endif
 }
 
-__attribute__((noreturn, noinline, cold)) static void __cc_fail(int kind, int line) {
+#ifdef __CC_WITH_RUNTIME_OBJECT  // (never inlined: the object's)
+__attribute__((noreturn, noinline, cold)) void __cc_fail(int kind, int line);
+#else
+__attribute__((noreturn, noinline, cold)) __CC_RT void __cc_fail(int kind, int line) {
     if (__cc_pending_set && __cc_pending_first(kind)) __cc_report_pending();  // the earlier bug, and maybe the cause
     __cc_worker* w = __cc_me;
     __cc_fault* f = &w->fault;
@@ -502,9 +536,14 @@ __attribute__((noreturn, noinline, cold)) static void __cc_fail(int kind, int li
     }
     siglongjmp(w->env, 1);
 }
+#endif
 
 // A later block than one that already faulted: stop without a report (the earlier one is it).
-__attribute__((noreturn, noinline, cold)) static void __cc_cancel(__cc_worker* w) { siglongjmp(w->env, 2); }
+#ifdef __CC_WITH_RUNTIME_OBJECT  // (never inlined: the object's)
+__attribute__((noreturn, noinline, cold)) void __cc_cancel(__cc_worker* w);
+#else
+__attribute__((noreturn, noinline, cold)) __CC_RT void __cc_cancel(__cc_worker* w) { siglongjmp(w->env, 2); }
+#endif
 
 // ---------------------------------------------------------------------------------------
 // Checked pointers: what a kernel's pointer parameters become
@@ -545,7 +584,7 @@ static const size_t __CC_MISALIGNED_INDEX = (size_t)3 << 61;
 
 __attribute__((always_inline)) static inline void __cc_enter_unsafe();
 static inline void __cc_leave_unsafe();
-static uint32_t __cc_current_launch;  // grows at every launch
+__CC_STATE uint32_t __cc_current_launch;  // grows at every launch
 
 enum { __CC_HEAP_EMPTY = 0, __CC_HEAP_LIVE = 1, __CC_HEAP_FREED = 2, __CC_HEAP_GONE = 3 };
 struct __cc_heap_entry {
@@ -563,20 +602,20 @@ static const int __CC_QUARANTINE = 256;
 // oldest go back to libc first; a block larger than this is not kept). The 0xFF fill of a freed block
 // stops after its first __CC_FILL_BYTES (the time limit cannot stop a free, which holds the heap's lock).
 static const size_t __CC_QUARANTINE_BYTES = (size_t)256 << 20, __CC_FILL_BYTES = (size_t)16 << 20;
-static size_t __cc_quarantine_bytes;
-static pthread_mutex_t __cc_heap_lock = PTHREAD_MUTEX_INITIALIZER;
-static __cc_heap_entry* __cc_heap_table;  // open addressing by base address
-static size_t __cc_heap_capacity, __cc_heap_used;  // slots, and slots not empty (tombstones count)
-static __cc_freed_block __cc_quarantine[__CC_QUARANTINE];
-static int __cc_quarantine_next;
-static volatile int __cc_quarantined;  // how many of __cc_quarantine hold a block
+__CC_STATE size_t __cc_quarantine_bytes;
+__CC_STATE pthread_mutex_t __cc_heap_lock = PTHREAD_MUTEX_INITIALIZER;
+__CC_STATE __cc_heap_entry* __cc_heap_table;  // open addressing by base address
+__CC_STATE size_t __cc_heap_capacity, __cc_heap_used;  // slots, and slots not empty (tombstones count)
+__CC_STATE __cc_freed_block __cc_quarantine[__CC_QUARANTINE];
+__CC_STATE int __cc_quarantine_next;
+__CC_STATE volatile int __cc_quarantined;  // how many of __cc_quarantine hold a block
 
 static inline size_t __cc_heap_slot(const void* base, size_t capacity) {
     uint64_t h = (uint64_t)(uintptr_t)base * 0x9E3779B97F4A7C15ull;
     return (size_t)(h >> 20) & (capacity - 1);
 }
 // The entry of the block at `base` (LIVE, FREED or GONE), or nullptr. Called with the lock held.
-static __cc_heap_entry* __cc_heap_find(const void* base) {
+__CC_RT __cc_heap_entry* __cc_heap_find(const void* base) {
     if (!__cc_heap_capacity) return nullptr;
     for (size_t i = __cc_heap_slot(base, __cc_heap_capacity);; i = (i + 1) & (__cc_heap_capacity - 1)) {
         __cc_heap_entry& e = __cc_heap_table[i];
@@ -585,7 +624,7 @@ static __cc_heap_entry* __cc_heap_find(const void* base) {
     }
 }
 // A slot for a new block at `base` (its old entry if libc gave the address again). Lock held.
-static __cc_heap_entry* __cc_heap_insert(char* base) {
+__CC_RT __cc_heap_entry* __cc_heap_insert(char* base) {
     if (__cc_heap_entry* e = __cc_heap_find(base)) return e;
     if (2 * (__cc_heap_used + 1) > __cc_heap_capacity) {  // grow, and drop GONE entries
         size_t live = 0;
@@ -614,7 +653,7 @@ static __cc_heap_entry* __cc_heap_insert(char* base) {
 
 // Take a block out of quarantine: its entry is GONE, its slot empty. Lock held; the caller gives
 // the returned memory back to libc (after unlocking, if it likes).
-static char* __cc_heap_release(__cc_freed_block& q) {
+__CC_RT char* __cc_heap_release(__cc_freed_block& q) {
     char* base = q.base;
     if (__cc_heap_entry* e = base ? __cc_heap_find(base) : nullptr) e->state = __CC_HEAP_GONE;
     q = {nullptr, 0, 0};
@@ -624,20 +663,20 @@ static char* __cc_heap_release(__cc_freed_block& q) {
 // The heap's size, as a GPU's cudaLimitMallocHeapSize (8 MiB unless the host raises it: Python's
 // set_heap_size): malloc and new return NULL once the live blocks would hold more. The bytes of the
 // first request refused in a launch are kept for the message of the null pointer that follows.
-static long long __cc_heap_limit = 8ll << 20;
-static size_t __cc_heap_live_bytes;
-static long long __cc_heap_refused;  // (reset by each launch)
-static int __cc_race_rerun;  // the sanitizer's reruns (see __cc_reversed below)
-static bool __cc_same_values_go;  // a first run that lets a read beside a same-value store go (cpu.py)
+__CC_STATE long long __cc_heap_limit = 8ll << 20;
+__CC_STATE size_t __cc_heap_live_bytes;
+__CC_STATE long long __cc_heap_refused;  // (reset by each launch)
+__CC_STATE int __cc_race_rerun;  // the sanitizer's reruns (see __cc_reversed below)
+__CC_STATE bool __cc_same_values_go;  // a first run that lets a read beside a same-value store go (cpu.py)
 // A rerun with other undefined bits (cpu.py _depends_on_undefined): a shuffle's undefined result, and
 // the fill of shared memory, that a whole struct or vector element read with bytes no thread wrote brings.
-static int __cc_undefined_variant;
+__CC_STATE int __cc_undefined_variant;
 static inline int __cc_shared_fill() { return __cc_undefined_variant ? 0x4B : 0xff; }
-__CC_EXPORT void __cc_set_heap_limit(long long bytes) { __cc_heap_limit = bytes; }
-__CC_EXPORT long long __cc_heap_refused_bytes() { return __cc_heap_refused; }
+__CC_EXPORT __CC_ONCE void __cc_set_heap_limit(long long bytes) { __cc_heap_limit = bytes; }
+__CC_EXPORT __CC_ONCE long long __cc_heap_refused_bytes() { return __cc_heap_refused; }
 
 // A worker's block ended (or a launch starts): what its threads freed is back in the heap.
-static void __cc_heap_block_done(__cc_worker* w) {
+__CC_RT void __cc_heap_block_done(__cc_worker* w) {
     if (!w->heap_freed) return;
     pthread_mutex_lock(&__cc_heap_lock);
     __cc_heap_live_bytes -= w->heap_freed;
@@ -646,7 +685,7 @@ static void __cc_heap_block_done(__cc_worker* w) {
 }
 
 // malloc for kernel code: nullptr when the heap is full, or libc has no memory.
-static void* __cc_heap_alloc(size_t bytes, int how = 0, int line = 0) {
+__CC_RT void* __cc_heap_alloc(size_t bytes, int how = 0, int line = 0) {
     __cc_enter_unsafe();  // the time limit must not stop a thread inside malloc or the heap's lock
     pthread_mutex_lock(&__cc_heap_lock);
     // (a rerun of the launch, which the sanitizer makes from the memory it started with, finds the
@@ -682,7 +721,7 @@ static void* __cc_heap_alloc(size_t bytes, int how = 0, int line = 0) {
 // free for kernel code; `site`: where the kernel called it. A fault for a pointer that is not a
 // live block's start (op 0), or a block freed already (op 1; `address` is where).
 // `how`: free (0), delete (1) or delete[] (2), which must match what made the block (op 2: they do not).
-static void __cc_heap_free(void* raw, uint64_t site, int how = 0) {
+__CC_RT void __cc_heap_free(void* raw, uint64_t site, int how = 0) {
     if (!raw) return;  // free(NULL) does nothing, in CUDA as in C
     __cc_enter_unsafe();
     if (__cc_me->unsafe == 1 && site) __cc_me->unsafe_site = site;  // (free's call in the kernel)
@@ -734,7 +773,7 @@ static void __cc_heap_free(void* raw, uint64_t site, int how = 0) {
 // (base, bytes, line, made by the last launch (bit 0) | what made it (`how`) << 1) in `out` (4 numbers
 // each, at most `room` blocks);
 // how many there are.
-__CC_EXPORT long long __cc_heap_live_blocks(long long* out, long long room) {
+__CC_EXPORT __CC_ONCE long long __cc_heap_live_blocks(long long* out, long long room) {
     long long n = 0;
     pthread_mutex_lock(&__cc_heap_lock);
     for (size_t i = 0; i < __cc_heap_capacity; i++) {
@@ -752,7 +791,7 @@ __CC_EXPORT long long __cc_heap_live_blocks(long long* out, long long room) {
 }
 
 // Whether `base` is the start of a block that malloc/new gave a kernel and that is not freed.
-static bool __cc_heap_is_block(const void* base) {
+__CC_RT bool __cc_heap_is_block(const void* base) {
     if (!base) return false;
     __cc_enter_unsafe();
     pthread_mutex_lock(&__cc_heap_lock);
@@ -765,7 +804,7 @@ static bool __cc_heap_is_block(const void* base) {
 
 // The block from malloc/new that holds `p` (a copy; state EMPTY when none): a live one, or with `freed_too`
 // also one freed and kept for the use-after-free check. A walk over the whole table.
-static __cc_heap_entry __cc_heap_entry_at(const volatile void* p, bool freed_too) {
+__CC_RT __cc_heap_entry __cc_heap_entry_at(const volatile void* p, bool freed_too) {
     __cc_heap_entry found = {};
     __cc_enter_unsafe();
     pthread_mutex_lock(&__cc_heap_lock);
@@ -782,11 +821,11 @@ static __cc_heap_entry __cc_heap_entry_at(const volatile void* p, bool freed_too
     return found;
 }
 // The live block that holds `p`. Sanitizer only, and only when a read found the fill (__cc_read_fill).
-static __cc_heap_entry __cc_heap_containing(const volatile void* p) { return __cc_heap_entry_at(p, false); }
+__CC_RT __cc_heap_entry __cc_heap_containing(const volatile void* p) { return __cc_heap_entry_at(p, false); }
 
 // The sanitizer, for an access to memory that is neither shared nor an argument: a fault when it
 // lies in a freed block still in quarantine (use after free).
-static void __cc_heap_check_freed(const char* p, size_t size, int kind, uint32_t site) {
+__CC_RT void __cc_heap_check_freed(const char* p, size_t size, int kind, uint32_t site) {
     __cc_freed_block hit = {nullptr, 0, 0};
     __cc_enter_unsafe();
     pthread_mutex_lock(&__cc_heap_lock);
@@ -808,10 +847,14 @@ static void __cc_heap_check_freed(const char* p, size_t size, int kind, uint32_t
     __cc_fail(__CC_USE_AFTER_FREE, 0);
 }
 
-static void __cc_null_access(const volatile void* at, void* back, void* frame);
+__CC_RT void __cc_null_access(const volatile void* at, void* back, void* frame);
 // The array a pointer argument given None points into (__cc_array_arg): none, at address 0, of no elements.
-static const char __cc_none_array = 0;
-__attribute__((noreturn, noinline, cold)) static void __cc_out_of_bounds(
+__CC_STATE const char __cc_none_array = 0;
+#ifdef __CC_WITH_RUNTIME_OBJECT  // (never inlined: the object's)
+__attribute__((noreturn, noinline, cold)) void __cc_out_of_bounds(
+    const void* base, long long index, long long length, long long element_bytes, const void* at);
+#else
+__attribute__((noreturn, noinline, cold)) __CC_RT void __cc_out_of_bounds(
     const void* base, long long index, long long length, long long element_bytes, const void* at) {
     // A pointer argument given None: the access a GPU makes through a null pointer, an illegal address.
     if (base == (const void*)&__cc_none_array) __cc_null_access(at, __builtin_return_address(0), __builtin_frame_address(0));
@@ -841,6 +884,7 @@ __attribute__((noreturn, noinline, cold)) static void __cc_out_of_bounds(
     }
     __cc_fail(base == (const void*)__cc_dyn_shared ? __CC_SHARED_OUT_OF_BOUNDS : __CC_OUT_OF_BOUNDS, 0);
 }
+#endif
 
 
 // ---------------------------------------------------------------------------------------
@@ -927,8 +971,8 @@ struct __cc_shared_region {
     uint32_t inner[3];             // a row's own extents (s[4][8][8]: 8, 8), to name s[1][2][3]; 0: none
 };
 static const size_t __CC_SCALAR = ~(size_t)0;  // the row_bytes of a `__shared__ int n;`
-static __cc_shared_region __cc_shared_regions[__CC_MAX_SHARED_ARRAYS];  // (sanitized builds only: one worker)
-static int __cc_shared_region_count;
+__CC_STATE __cc_shared_region __cc_shared_regions[__CC_MAX_SHARED_ARRAYS];  // (sanitized builds only: one worker)
+__CC_STATE int __cc_shared_region_count;
 
 // The shadow of global memory (argument arrays, __device__ variables), per element: the last
 // access of each kind by a thread in this launch. A read or an atomic also keeps the access
@@ -972,8 +1016,8 @@ static inline bool __cc_shared_races_go() { return __cc_race_rerun >= 5; }
 // Mode 3: the elements that hold an old value for the read that was just noted, and the bytes to
 // put back before the next access (of any thread: every access is noted) or the launch's end.
 struct __cc_stale_element { char* address; uint64_t now; size_t size; };
-static __cc_stale_element __cc_stale[8];
-static int __cc_stale_count;
+__CC_STATE __cc_stale_element __cc_stale[8];
+__CC_STATE int __cc_stale_count;
 static inline void __cc_put_back_stale() {
     while (__cc_stale_count > 0) {
         const __cc_stale_element& e = __cc_stale[--__cc_stale_count];
@@ -989,7 +1033,7 @@ static inline void __cc_put_back_stale() {
 // kept once a launch uses __threadfence().
 __attribute__((always_inline)) static inline void __cc_enter_unsafe();
 static inline void __cc_leave_unsafe();
-static uint32_t __cc_sync_clock;
+__CC_STATE uint32_t __cc_sync_clock;
 // Per thread of the launch (sanitizer), in one scope: when it last fenced, released (its first
 // atomic or volatile access after that fence) and acquired (its latest such access).
 struct __cc_sync_scope { uint32_t fence, release, acquire; };
@@ -1014,9 +1058,9 @@ struct __cc_sync_times {
     uint32_t prev_fence, prev_release;
     uint32_t prev_pub_covered, prev_pub_release;  // (the block's first thread) the handover before the newest
 };
-static __cc_sync_times* __cc_sync;
-static size_t __cc_sync_threads;
-static uint32_t __cc_sync_launch;
+__CC_STATE __cc_sync_times* __cc_sync;
+__CC_STATE size_t __cc_sync_threads;
+__CC_STATE uint32_t __cc_sync_launch;
 
 static inline size_t __cc_global_tid() {
     return (size_t)(blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z)) * (blockDim.x * blockDim.y * blockDim.z) +
@@ -1041,7 +1085,7 @@ static inline bool __cc_sync_ready(int start) {
     return __cc_sync != nullptr;
 }
 // A fence; one of device scope orders for the block too.
-static void __cc_note_fence(bool device) {
+__CC_RT void __cc_note_fence(bool device) {
     if (!__cc_sync_ready(true)) return;
     __cc_sync_times& me = __cc_sync[__cc_global_tid()];
     uint32_t now = ++__cc_sync_clock;
@@ -1063,8 +1107,8 @@ static inline void __cc_scope_sync(__cc_sync_scope& scope, uint32_t now, bool wr
 // released before now: `while (flags[0] == 0);` does not hand over what block 1 released through
 // flags[1]. (A table that is full gives the old answer, now: a handover missed, never a false report.)
 struct __cc_release_slot { uintptr_t address; uint32_t launch, time; };
-static __cc_release_slot __cc_releases[4096];
-static __cc_release_slot* __cc_release_of(const volatile void* p) {
+__CC_STATE __cc_release_slot __cc_releases[4096];
+__CC_RT __cc_release_slot* __cc_release_of(const volatile void* p) {
     uintptr_t address = (uintptr_t)p;
     size_t h = (size_t)((address >> 2) * 0x9E3779B97F4A7C15ull >> 52);  // 12 bits
     for (int probe = 0; probe < 32; probe++) {
@@ -1079,7 +1123,7 @@ static __cc_release_slot* __cc_release_of(const volatile void* p) {
 }
 // An atomic or volatile access (`kind`: __CC_READ, a store, or __CC_ATOMIC): of global memory
 // (`device`, at `p`), which a block's threads see too, or of shared memory.
-static void __cc_note_atomic(bool device, int kind, const volatile void* p = nullptr) {
+__CC_RT void __cc_note_atomic(bool device, int kind, const volatile void* p = nullptr) {
     if (!__cc_sync_ready(device ? 2 : 0)) return;
     __cc_sync_times& me = __cc_sync[__cc_global_tid()];
     uint32_t now = ++__cc_sync_clock;
@@ -1116,7 +1160,7 @@ static inline bool __cc_released_to(const __cc_sync_scope& writer, const __cc_sy
 // of them fenced and released after that (lane 0 of a producer warp sets the flag for all).
 // (Sanitized builds only, which run on one worker: per lane of the block, the clock of the last
 // warp-level call it completed.)
-static uint32_t __cc_warp_met[1024];
+__CC_STATE uint32_t __cc_warp_met[1024];
 static inline bool __cc_shared_handed_over(unsigned writer, uint32_t time) {
     if (!__cc_sync_ready(false)) return false;
     size_t me = __cc_global_tid(), first = me - __cc_tid(), y = first + writer;
@@ -1133,7 +1177,7 @@ static inline bool __cc_shared_handed_over(unsigned writer, uint32_t time) {
 }
 // A barrier orders what one thread of the block acquired before every thread's accesses after it
 // (thread 0 takes the last-block ticket, __syncthreads(), then the whole block reads the partials).
-static void __cc_barrier_shares_acquires(int threads) {
+__CC_RT void __cc_barrier_shares_acquires(int threads) {
     if (!__cc_sync_ready(false)) return;
     size_t first = (size_t)__cc_block_linear * (size_t)threads;
     if (first + (size_t)threads > __cc_sync_threads) return;
@@ -1233,9 +1277,9 @@ struct __cc_allocation {
     unsigned redone_block;
     uint16_t redone_tid, redone_other_tid;
 };
-static __cc_allocation __cc_allocations[64 + __CC_MAX_WORKERS];
+__CC_STATE __cc_allocation __cc_allocations[64 + __CC_MAX_WORKERS];
   // arguments, and each worker's dynamic shared memory
-static int __cc_allocation_count;
+__CC_STATE int __cc_allocation_count;
 
 static inline const __cc_allocation* __cc_find_allocation(const volatile void* raw) {
     const char* p = (const char*)raw;
@@ -1333,8 +1377,8 @@ struct __cc_rng_setup {
     unsigned block, tid, other_block, other_tid;
     int line;
 };
-static __cc_rng_setup __cc_rng_first;
-static bool __cc_describe_rng_setup(__cc_fault* fault) {
+__CC_STATE __cc_rng_setup __cc_rng_first;
+__CC_RT bool __cc_describe_rng_setup(__cc_fault* fault) {
     const __cc_rng_setup& r = __cc_rng_first;
     if (__atomic_load_n(&r.other_set, __ATOMIC_ACQUIRE) != __cc_current_launch) return false;
     fault->length = 4;
@@ -1354,7 +1398,7 @@ static bool __cc_describe_rng_setup(__cc_fault* fault) {
 // thread mostly repeats one other thread's stores (redo_alike: a search that marks the neighbours its threads
 // share, `visited[v] = 1`, repeats stores of one thread here and another there) and some block repeated 8 or more
 // elements (every thread storing its block's one result, `out[blockIdx.x] = s[0];`, repeats one).
-static void __cc_describe_repeated(__cc_fault* fault) {
+__CC_RT void __cc_describe_repeated(__cc_fault* fault) {
     const __cc_allocation* most = nullptr;
     for (int i = 0; i < __cc_allocation_count; i++)
         if (__cc_allocations[i].repeated && (!most || __cc_allocations[i].repeated > most->repeated))
@@ -1378,7 +1422,7 @@ static void __cc_describe_repeated(__cc_fault* fault) {
     else __cc_unflatten(fault->other_block, most->repeated_other_block, gridDim);
 }
 
-static void __cc_release_allocations() {
+__CC_RT void __cc_release_allocations() {
     for (int i = 0; i < __cc_allocation_count; i++) {
         for (int k = 0; k < __CC_NOTE_KINDS; k++) free(__cc_allocations[i].notes[k]);
         free(__cc_allocations[i].redo_after);
@@ -1423,14 +1467,14 @@ static inline void __cc_register_shared(void* base, size_t bytes, size_t row_byt
                                                        {extents[0], extents[1], extents[2]}};
 }
 
-static void __cc_other_thread(unsigned tid, unsigned block, __cc_fault* f = __cc_fault_out) {
+__CC_RT void __cc_other_thread(unsigned tid, unsigned block, __cc_fault* f = __cc_fault_out) {
     __cc_unflatten(f->other_thread, tid, blockDim);
     __cc_unflatten(f->other_block, block, gridDim);
 }
 
-static void __cc_divergent_race(unsigned other);  // (below, with the fibers)
+__CC_RT void __cc_divergent_race(unsigned other);  // (below, with the fibers)
 // The element of shared memory at `offset` (`size` bytes), and the other access, in a fault record.
-static void __cc_describe_shared(__cc_fault* f, const __cc_shared_region& r, size_t offset, size_t size,
+__CC_RT void __cc_describe_shared(__cc_fault* f, const __cc_shared_region& r, size_t offset, size_t size,
                                  uint32_t site, int op, unsigned other, uint32_t other_site, int other_op) {
     f->code_offset = site;
     f->address = other_site;
@@ -1458,17 +1502,23 @@ static void __cc_describe_shared(__cc_fault* f, const __cc_shared_region& r, siz
     else
         snprintf(f->text, sizeof f->text, "%s[%zu]", r.name ? r.name : "shared", offset / unit);
 }
-__attribute__((noreturn, noinline, cold)) static void __cc_shared_fault(
+#ifdef __CC_WITH_RUNTIME_OBJECT  // (never inlined: the object's)
+__attribute__((noreturn, noinline, cold)) void __cc_shared_fault(
+    int kind, const __cc_shared_region& r, size_t offset, size_t size, uint32_t site, int op,
+    unsigned other, uint32_t other_site, int other_op);
+#else
+__attribute__((noreturn, noinline, cold)) __CC_RT void __cc_shared_fault(
     int kind, const __cc_shared_region& r, size_t offset, size_t size, uint32_t site, int op,
     unsigned other, uint32_t other_site, int other_op) {
     if (kind == __CC_RACE) __cc_divergent_race(other);  // (the race of a barrier inside a divergent if)
     __cc_describe_shared(__cc_fault_out, r, offset, size, site, op, other, other_site, other_op);
     __cc_fail(kind, 0);
 }
+#endif
 // A whole struct or vector element read (`float4 v = s[t];`) with some of its bytes written and the byte at
 // `unwritten` not: no report (the bytes may be padding, or members never used), but noted, so that Python
 // can see whether the results depend on them (cpu.py _depends_on_undefined, with another fill).
-static void __cc_note_partial(const __cc_shared_region& r, size_t offset, size_t size, uint32_t site,
+__CC_RT void __cc_note_partial(const __cc_shared_region& r, size_t offset, size_t size, uint32_t site,
                               size_t unwritten) {
     __cc_fault* f = &__cc_me->partial;
     memset(f, 0, sizeof *f);
@@ -1491,7 +1541,7 @@ static inline bool __cc_warp_ordered(unsigned a, unsigned b, uint32_t warp_epoch
 
 // A warp-level call of the lanes in `mask` (of `lanes` in the warp; `exited`: lanes that returned)
 // completed: it orders their accesses before it with theirs after it.
-static void __cc_warp_call_done(int base, unsigned mask, unsigned exited, int lanes) {
+__CC_RT void __cc_warp_call_done(int base, unsigned mask, unsigned exited, int lanes) {
     unsigned w = (unsigned)(base / 32) & 31;
     uint32_t now = ++__cc_warp_epoch[w];
     unsigned all = lanes >= 32 ? ~0u : (1u << lanes) - 1;
@@ -1544,12 +1594,12 @@ struct __cc_pending_read {
     uint32_t copy_site;   // and where (0: none)
     int fill;             // (the copy was of an unset local variable: 2)
 };
-static __cc_pending_read __cc_pending;
+__CC_STATE __cc_pending_read __cc_pending;
 // `s[i] = t[j];` copies the bytes of t[j] without using them, as a GPU would whether or not a
 // thread wrote t[j]: a read of an unwritten element there is remembered here, and the store that
 // follows marks s[i] as holding no value either (or, a store into memory that is not shared, makes
 // it a read to report). PMPP's coarsened 3-D stencil shifts its planes so, halo corners included.
-static __cc_pending_read __cc_copy;  // (set: __cc_copy_set)
+__CC_STATE __cc_pending_read __cc_copy;  // (set: __cc_copy_set)
 
 // (The time limit too, after an atomic on shared memory that no thread had written: a lock word never
 // set to 0, whose atomicCAS(&lock, 0, 1) then never succeeds.)
@@ -1562,7 +1612,7 @@ static inline bool __cc_pending_first(int kind) {
            kind != __CC_BAD_ARGUMENT;
 }
 
-static void __cc_report_pending() {
+__CC_RT void __cc_report_pending() {
     if (!__cc_pending_set) return;
     __cc_pending_set = false;
     const __cc_pending_read p = __cc_pending;
@@ -1574,7 +1624,7 @@ static void __cc_report_pending() {
                       p.copy_site, p.copy_site ? p.fill : 0);
 }
 
-static void __cc_note_shared(const __cc_shared_region& r, size_t offset, size_t size, int kind, uint32_t site,
+__CC_RT void __cc_note_shared(const __cc_shared_region& r, size_t offset, size_t size, int kind, uint32_t site,
                              bool copy = false, int copied_unwritten = 0, bool cas = false,
                              bool exchange = false) {
     unsigned me = __cc_tid();
@@ -1847,7 +1897,7 @@ static inline bool __cc_restored_by(const __cc_global_note& n, unsigned me) {
 // threads (`if (*found) return;`) are no race: they are how such a flag works.
 // `observed`: for a read, when this thread last did a global atomic or volatile read before it (0:
 // never, or no handover is tracked in this launch).
-static void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int kind, uint32_t site, int said,
+__CC_RT void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, int kind, uint32_t site, int said,
                              int relaxed = 0, uint32_t observed = 0, bool cas = false, bool block_scope = false) {
     if (kind == __CC_TOUCH) return;
     if (a.read_only && kind != __CC_READ) {
@@ -2033,11 +2083,11 @@ struct __cc_trace_record {      // twin of _TraceRecord in cpu.py
     int16_t region;             // shared region index, or -1 for global memory
     int16_t pad;
 };
-static __cc_trace_record* __cc_trace;
-static size_t __cc_trace_length, __cc_trace_capacity, __cc_trace_limit;
-static int __cc_trace_full;     // more records than the limit: the profile says so
+__CC_STATE __cc_trace_record* __cc_trace;
+__CC_STATE size_t __cc_trace_length, __cc_trace_capacity, __cc_trace_limit;
+__CC_STATE int __cc_trace_full;     // more records than the limit: the profile says so
 
-static void __cc_record(uint64_t address, uint32_t site, int kind, size_t size, int region) {
+__CC_RT void __cc_record(uint64_t address, uint32_t site, int kind, size_t size, int region) {
     if (__cc_trace_length >= __cc_trace_limit) { __cc_trace_full = 1; return; }
     if (__cc_trace_length == __cc_trace_capacity) {
         size_t capacity = __cc_trace_capacity ? 2 * __cc_trace_capacity : (1 << 16);
@@ -2058,20 +2108,20 @@ template <class C>
 __attribute__((always_inline)) static inline bool __cc_branch(const C& condition);
 
 // The records of the last launch (Python copies them), the shared regions' layout, and the limit.
-__CC_EXPORT const __cc_trace_record* __cc_take_trace(size_t* length, int* full) {
+__CC_EXPORT __CC_ONCE const __cc_trace_record* __cc_take_trace(size_t* length, int* full) {
     *length = __cc_trace_length, *full = __cc_trace_full;
     __cc_trace_length = 0, __cc_trace_full = 0;
     return __cc_trace;
 }
-__CC_EXPORT void __cc_trace_release() {  // after Python's copy: a big launch's records are not kept
+__CC_EXPORT __CC_ONCE void __cc_trace_release() {  // after Python's copy: a big launch's records are not kept
     free(__cc_trace);
     __cc_trace = nullptr, __cc_trace_capacity = 0, __cc_trace_length = 0;
 }
-__CC_EXPORT void __cc_trace_setup(size_t limit) {
+__CC_EXPORT __CC_ONCE void __cc_trace_setup(size_t limit) {
     __cc_trace_length = 0, __cc_trace_full = 0, __cc_trace_limit = limit;
 }
 // Region i: its base, size in bytes, row size (2-D arrays), name, and whether it is extern __shared__.
-__CC_EXPORT int __cc_shared_region_info(int i, uint64_t* base, uint64_t* bytes, const char** name, int* dynamic) {
+__CC_EXPORT __CC_ONCE int __cc_shared_region_info(int i, uint64_t* base, uint64_t* bytes, const char** name, int* dynamic) {
     if (i < 0 || i >= __cc_shared_region_count) return 0;
     const __cc_shared_region& r = __cc_shared_regions[i];
     *base = (uint64_t)(uintptr_t)r.base, *bytes = r.bytes, *name = r.name ? r.name : "", *dynamic = r.dynamic;
@@ -2079,9 +2129,9 @@ __CC_EXPORT int __cc_shared_region_info(int i, uint64_t* base, uint64_t* bytes, 
 }
 
 // The one instrumentation point: every access to shared or global memory in a sanitized build.
-static volatile uint32_t __cc_last_site;  // where the last noted access was: names a timeout's line
+__CC_STATE volatile uint32_t __cc_last_site;  // where the last noted access was: names a timeout's line
 
-static void __cc_release_locals(__cc_worker* w) {
+__CC_RT void __cc_release_locals(__cc_worker* w) {
     for (int i = 0; i < w->locals_threads * __CC_LOCAL_REGIONS; i++) free(w->locals[i].written);
     free(w->locals);
     free(w->locals_next);
@@ -2091,8 +2141,8 @@ static void __cc_release_locals(__cc_worker* w) {
 // The local arrays' sizes, noted as the module loads (each size once): a fiber's stack makes room
 // for them (see __cc_fiber_stack_bytes), so that a kernel with barriers may keep a 256 KiB local
 // array, as a GPU thread may.
-static size_t __cc_local_array_bytes;
-static bool __cc_note_local_size(size_t bytes) { return __cc_local_array_bytes += bytes, true; }
+__CC_STATE size_t __cc_local_array_bytes;
+__CC_RT bool __cc_note_local_size(size_t bytes) { return __cc_local_array_bytes += bytes, true; }
 template <size_t Bytes>
 struct __cc_local_size { static const bool noted; };
 template <size_t Bytes>
@@ -2148,7 +2198,7 @@ static inline E (&__cc_fresh_local(E (&a)[N], const char* name, int line = __bui
     }
     return a;
 }
-static void __cc_note_local(const char* p, size_t size, int kind, uint32_t site) {
+__CC_RT void __cc_note_local(const char* p, size_t size, int kind, uint32_t site) {
     __cc_worker* w = __cc_me;
     uint32_t me = __cc_tid();
     if (w->current && w->stack_pool && w->fiber_count && p >= w->stack_pool && p < w->stack_pool + w->stack_pool_bytes) {
@@ -2193,13 +2243,13 @@ static void __cc_note_local(const char* p, size_t size, int kind, uint32_t site)
     }
 }
 
-static void __cc_note_polled(const __cc_shared_region& r, size_t offset, size_t size, uint32_t site) {
+__CC_RT void __cc_note_polled(const __cc_shared_region& r, size_t offset, size_t size, uint32_t site) {
     for (size_t b = offset; b < offset + size && b < r.bytes; b++)
         if (r.shadow[b].w_epoch < __cc_block_epoch && !__cc_pending_set)  // no thread has set the flag yet
             __cc_pending = {&r, offset, size, site, __CC_READ, __cc_tid()}, __cc_pending_set = true;
 }
 
-static void __cc_note_at(const volatile void* address, size_t size, int kind, uint32_t site) {
+__CC_RT void __cc_note_at(const volatile void* address, size_t size, int kind, uint32_t site) {
     __cc_put_back_stale();  // (mode 3 of __cc_race_rerun: the last read has been made)
     __cc_last_site = site;
     const char* p = (const char*)address;
@@ -2262,7 +2312,10 @@ static void __cc_note_at(const volatile void* address, size_t size, int kind, ui
 // __ldg (sanitizer): a load through the read-only cache (ld.global.nc), valid only for data that no
 // thread writes while the kernel runs. A fault when a thread wrote the element earlier in this launch
 // (the write note of the race checker); the read itself is noted as any read (__cc_note).
-__attribute__((noinline)) static void __cc_ldg_check(const volatile void* address, size_t size) {
+#ifdef __CC_WITH_RUNTIME_OBJECT  // (never inlined: the object's)
+__attribute__((noinline)) void __cc_ldg_check(const volatile void* address, size_t size);
+#else
+__attribute__((noinline)) __CC_RT void __cc_ldg_check(const volatile void* address, size_t size) {
     const __cc_allocation* a = __cc_find_allocation(address);
     if (!a || !a->shadow_count) return;
     size_t offset = (size_t)((const char*)address - a->base);
@@ -2284,11 +2337,16 @@ __attribute__((noinline)) static void __cc_ldg_check(const volatile void* addres
         }
     }
 }
+#endif
 // An access through a null (or small) pointer that a sanitized build notes: the crash the access would give,
 // at the kernel's line. (The compiler may delete a store through a pointer it knows is null, `float* p;
 // p[0] = v;`, and then nothing else faults.) `back`: the note's return address; `frame`: its frame.
+#ifdef __CC_WITH_RUNTIME_OBJECT  // (never inlined: the object's)
 __attribute__((noreturn, noinline, cold))
-static void __cc_null_access(const volatile void* at, void* back, void* frame) {
+void __cc_null_access(const volatile void* at, void* back, void* frame);
+#else
+__attribute__((noreturn, noinline, cold))
+__CC_RT void __cc_null_access(const volatile void* at, void* back, void* frame) {
     __cc_fault* f = __cc_fault_out;
     f->signal = SIGSEGV, f->address = (uint64_t)(uintptr_t)at;
     f->code_offset = __cc_code_offset(back);
@@ -2299,6 +2357,7 @@ static void __cc_null_access(const volatile void* at, void* back, void* frame) {
 #endif
     __cc_fail(__CC_SIGNAL, 0);
 }
+#endif
 // Whether a 4- or 8-byte value is the fill (the bytes 0xFE) of a variable before it has a value.
 static inline bool __cc_is_fill(const void* value, size_t size) {
     if (size == 4) { uint32_t v; memcpy(&v, value, 4); return v == 0xFEFEFEFEu; }
@@ -2313,7 +2372,11 @@ static inline bool __cc_is_fill(const void* value, size_t size) {
 // argument array, shared or local memory, which initcheck and the local check cover) the bytes are left alone.
 // `size`: the bytes read; `kind`: their __cc_fill_kind (5: a vector or struct, every part the fill); `atomic`: an
 // atomic's old value; `return_address`: in the kernel's code, at the read.
-__attribute__((noinline, cold)) static void __cc_read_fill(const volatile void* part, size_t lane, int kind, bool atomic,
+#ifdef __CC_WITH_RUNTIME_OBJECT  // (never inlined: the object's)
+__attribute__((noinline, cold)) void __cc_read_fill(const volatile void* part, size_t lane, int kind, bool atomic,
+                                                           void* return_address);
+#else
+__attribute__((noinline, cold)) __CC_RT void __cc_read_fill(const volatile void* part, size_t lane, int kind, bool atomic,
                                                            void* return_address) {
     const __cc_allocation* a = __cc_find_allocation(part);
     __cc_fault* out = __cc_fault_out;
@@ -2338,7 +2401,11 @@ __attribute__((noinline, cold)) static void __cc_read_fill(const volatile void* 
     out->mask = atomic;
     __cc_fail(__CC_READ_FILL, 0);
 }
-__attribute__((noinline)) static void __cc_note(const volatile void* address, size_t size, int kind) {
+#endif
+#ifdef __CC_WITH_RUNTIME_OBJECT  // (never inlined: the object's)
+__attribute__((noinline)) void __cc_note(const volatile void* address, size_t size, int kind);
+#else
+__attribute__((noinline)) __CC_RT void __cc_note(const volatile void* address, size_t size, int kind) {
     if ((uintptr_t)address < 65536) __cc_null_access(address, __builtin_return_address(0), __builtin_frame_address(0));
     const int check = kind >> 12;  // (a read's __cc_read_check)
     kind &= 0xfff;
@@ -2351,12 +2418,13 @@ __attribute__((noinline)) static void __cc_note(const volatile void* address, si
             __cc_read_fill(address, size, check & 7, (kind & 15) == __CC_ATOMIC, __builtin_return_address(0));
     }
 }
+#endif
 // What a shuffle from a lane outside its mask gives here: a quiet NaN with a payload that a
 // float or double computed from it keeps (x86 and arm64 pass a NaN operand's payload on), so a
 // store of such a value can be told from a store of a real result (__cc_note_store).
 static const uint32_t __CC_UNDEFINED32 = 0x7FC0DEADu;
 static const uint64_t __CC_UNDEFINED64 = 0x7FF8DEAD7FC0DEADull;
-static bool __cc_is_undefined(const void* value, size_t size) {
+__CC_RT bool __cc_is_undefined(const void* value, size_t size) {
     if (size == 4) {
         uint32_t v;
         memcpy(&v, value, 4);
@@ -2376,7 +2444,7 @@ static bool __cc_is_undefined(const void* value, size_t size) {
 // (exited_thread): what cpu.py's message about an undefined shuffle result names. length 1: found
 // at a store (the fault's thread is the storing one); 2: no fault, the arrays are for Python to
 // look through, and the fault's thread and block are the reader's.
-static void __cc_describe_undefined(const __cc_worker* w, __cc_fault* out, int length) {
+__CC_RT void __cc_describe_undefined(const __cc_worker* w, __cc_fault* out, int length) {
     out->length = length;
     out->other_line = w->undefined.line, out->op = w->undefined.op, out->mask = w->undefined.mask;
     out->index = w->undefined.source, out->count = w->round_threads;
@@ -2393,18 +2461,22 @@ static void __cc_describe_undefined(const __cc_worker* w, __cc_fault* out, int l
 }
 // A store of what a shuffle gave for a lane outside its mask (__cc_resolve_warps): the undefined
 // value is used after all. Reported at the store, naming the shuffle.
-__attribute__((noreturn, noinline)) static void __cc_stored_undefined(void* return_address) {
+#ifdef __CC_WITH_RUNTIME_OBJECT  // (never inlined: the object's)
+__attribute__((noreturn, noinline)) void __cc_stored_undefined(void* return_address);
+#else
+__attribute__((noreturn, noinline)) __CC_RT void __cc_stored_undefined(void* return_address) {
     __cc_worker* w = __cc_me;
     __cc_fault* out = __cc_fault_out;
     out->code_offset = (uint64_t)__cc_code_offset(return_address);
     __cc_describe_undefined(w, out, 1);
     __cc_fail(__CC_WARP_BAD_MASK, 0);
 }
+#endif
 
 // (The lock-order check, __cc_lock_update: a plain or volatile store of the value a lock's holder took
 // it from, `*lock = 0;`, releases it too.)
-static bool __cc_held_any;  // some thread of the running block holds a lock
-static void __cc_lock_update(const volatile void* address, uint64_t compare, uint64_t value, uint64_t old, int cas,
+__CC_STATE bool __cc_held_any;  // some thread of the running block holds a lock
+__CC_RT void __cc_lock_update(const volatile void* address, uint64_t compare, uint64_t value, uint64_t old, int cas,
                              uint64_t site);
 
 // A float or double store of exactly the bytes 0xFE that a sanitized build puts in a local variable before
@@ -2417,11 +2489,11 @@ static void __cc_lock_update(const volatile void* address, uint64_t compare, uin
 // Integers too (`int best; for (...) if (x[j] > m) best = j; out[i] = best;`, which GCC does not warn about),
 // in kernels that declare an integer variable without a value (the launcher sets __cc_int_fills): an int's
 // fill is -16843010, a value bit tricks can make (~0x01010101) where every variable starts with one.
-static bool __cc_int_fills;
+__CC_STATE bool __cc_int_fills;
 // A struct (not a CUDA vector type) stored whole is checked word by word, its padding left out, in kernels that
 // declare a local of one of the source's structs without a value or take memory from malloc/new (the launcher
 // sets __cc_struct_fills): `Particle p; p.x = ...; out[i] = p;` stores p.y's fill.
-static bool __cc_struct_fills;
+__CC_STATE bool __cc_struct_fills;
 // A struct of the source's (not a CUDA vector type) that a store checks word by word, its padding left out.
 #if defined(__has_builtin)
 #if __has_builtin(__builtin_clear_padding)
@@ -2461,7 +2533,11 @@ static inline int __cc_filled_lane(const void* value, size_t size, size_t lane) 
         if (__cc_is_fill((const char*)value + k, lane)) return (int)(k / lane);
     return -1;
 }
-__attribute__((noreturn, noinline)) static void __cc_stored_fill(const volatile void* address, size_t size,
+#ifdef __CC_WITH_RUNTIME_OBJECT  // (never inlined: the object's)
+__attribute__((noreturn, noinline)) void __cc_stored_fill(const volatile void* address, size_t size,
+                                                                 void* return_address, int kind);
+#else
+__attribute__((noreturn, noinline)) __CC_RT void __cc_stored_fill(const volatile void* address, size_t size,
                                                                  void* return_address, int kind) {
     __cc_fault* out = __cc_fault_out;
     out->code_offset = (uint64_t)__cc_code_offset(return_address);
@@ -2472,6 +2548,7 @@ __attribute__((noreturn, noinline)) static void __cc_stored_fill(const volatile 
     out->op = kind;
     __cc_fail(__CC_STORED_FILL, 0);
 }
+#endif
 
 // What __cc_note checks a read of a U for (added to its kind, bits 12 and up): the fill's __cc_fill_kind for a
 // float, double or integer, 5 for a vector (float4) or a struct, which is checked only when all its parts hold the
@@ -2491,7 +2568,12 @@ template <class U> static constexpr int __cc_read_check() {
 // so it is no write-write hazard (compute-sanitizer ranks these lowest too).
 // `fill`: __cc_fill_kind of the value's type; `lane`: its __cc_fill_bytes (0: size); `checked`: the bytes to look
 // for the fill in, where they are not the value's (a struct's, with its padding cleared).
-__attribute__((noinline)) static void __cc_note_store(const volatile void* address, size_t size, const void* value,
+#ifdef __CC_WITH_RUNTIME_OBJECT  // (never inlined: the object's)
+__attribute__((noinline)) void __cc_note_store(const volatile void* address, size_t size, const void* value,
+                                                     bool relaxed = false, int fill = 0, size_t lane = 0,
+                                                     const void* checked = nullptr);
+#else
+__attribute__((noinline)) __CC_RT void __cc_note_store(const volatile void* address, size_t size, const void* value,
                                                      bool relaxed = false, int fill = 0, size_t lane = 0,
                                                      const void* checked = nullptr) {
     const void* at = (const void*)address;
@@ -2527,11 +2609,16 @@ __attribute__((noinline)) static void __cc_note_store(const volatile void* addre
         __cc_lock_update(address, 0, v, 0, 0, 0);
     }
 }
+#endif
 
-__attribute__((noinline)) static bool __cc_note_branch(bool taken) {
+#ifdef __CC_WITH_RUNTIME_OBJECT  // (never inlined: the object's)
+__attribute__((noinline)) bool __cc_note_branch(bool taken);
+#else
+__attribute__((noinline)) __CC_RT bool __cc_note_branch(bool taken) {
     __cc_record(0, (uint32_t)__cc_code_offset(__builtin_return_address(0)), 8 | (int)taken, 0, -1);
     return taken;
 }
+#endif
 template <class C>
 __attribute__((always_inline)) static inline bool __cc_branch(const C& condition) {
     bool taken = static_cast<bool>(condition);
@@ -3146,7 +3233,11 @@ static inline T __cc_struct_arg(const __cc_arg& a, int position) {
 // `__shared__ float tile[32][33];` and local arrays become raw storage plus a view: each
 // subscript is checked against its own dimension (tile[i][40] is an error even though the
 // address lies inside the array), and the array's name is known for the message.
-__attribute__((noreturn, noinline, cold)) static void __cc_array_out_of_bounds(
+#ifdef __CC_WITH_RUNTIME_OBJECT  // (never inlined: the object's)
+__attribute__((noreturn, noinline, cold)) void __cc_array_out_of_bounds(
+    const char* name, int shared, long long index, long long length, int subscript);
+#else
+__attribute__((noreturn, noinline, cold)) __CC_RT void __cc_array_out_of_bounds(
     const char* name, int shared, long long index, long long length, int subscript) {
     __cc_fault_out->code_offset = __cc_code_offset(__builtin_return_address(0));
     __cc_fault_out->index = index;
@@ -3156,6 +3247,7 @@ __attribute__((noreturn, noinline, cold)) static void __cc_array_out_of_bounds(
     snprintf(__cc_fault_out->text, sizeof __cc_fault_out->text, "%s", name);
     __cc_fail(__CC_ARRAY_OUT_OF_BOUNDS, 0);
 }
+#endif
 
 // `acc.v[i]` of an array member: i checked against the extent the struct declares (source.py).
 template <class I>
@@ -3317,8 +3409,8 @@ static inline __cc_ptr<T> __cc_address_in(const __cc_view<E>& whole, T* at) {
 // gets up to __cc_shared_limit in all (an A100's 163 KiB, set by cpu.launch), its static arrays
 // still at most 48 KiB.
 static const size_t __CC_MAX_SHARED = 48 * 1024;
-static size_t __cc_shared_limit = __CC_MAX_SHARED;
-__CC_EXPORT void __cc_set_shared_limit(long long bytes) { __cc_shared_limit = (size_t)bytes; }
+__CC_STATE size_t __cc_shared_limit = __CC_MAX_SHARED;
+__CC_EXPORT __CC_ONCE void __cc_set_shared_limit(long long bytes) { __cc_shared_limit = (size_t)bytes; }
 static inline void __cc_count_static_shared(size_t bytes, const char* name, int line) {
     __cc_worker* w = __cc_me;
     if (w->static_shared_launch != __cc_current_launch) w->static_shared_launch = __cc_current_launch, w->static_shared = 0;
@@ -3433,8 +3525,8 @@ static inline long long __cc_now_ns() {
 }
 
 static const int __CC_WATCHDOG_SIGNAL = SIGURG;  // ignored by default; nothing else here uses it
-static volatile sig_atomic_t __cc_stop;     // why the launch must stop: __CC_TIMEOUT, __CC_INTERRUPTED
-static volatile sig_atomic_t __cc_launching;
+__CC_STATE volatile sig_atomic_t __cc_stop;     // why the launch must stop: __CC_TIMEOUT, __CC_INTERRUPTED
+__CC_STATE volatile sig_atomic_t __cc_launching;
 
 // The line a stop names when the pc does not: the waiting loop a thread is in, or the last barrier.
 static inline int __cc_stop_line(const __cc_worker* w) {
@@ -3463,7 +3555,7 @@ static inline void __cc_leave_unsafe() {  // a stop that came meanwhile takes ef
 }
 
 // Send `signal` to every worker of the launch that may still run blocks (but not to `except`).
-static void __cc_signal_workers(int signal, const __cc_worker* except) {
+__CC_RT void __cc_signal_workers(int signal, const __cc_worker* except) {
     for (int k = 0; k < __cc_worker_count; k++) {
         __cc_worker* v = &__cc_workers[k];
         if (v != except && v->alive && v->active) pthread_kill(v->thread, signal);
@@ -3473,20 +3565,20 @@ static void __cc_signal_workers(int signal, const __cc_worker* except) {
 // The watchdog sleeps until the deadline of the launch it knows about. A launch only wakes it
 // when it is idle or must wake earlier than planned, so launches in quick succession cost an
 // uncontended mutex, not a thread switch each.
-static pthread_mutex_t __cc_watch_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t __cc_watch_wake = PTHREAD_COND_INITIALIZER;
+__CC_STATE pthread_mutex_t __cc_watch_lock = PTHREAD_MUTEX_INITIALIZER;
+__CC_STATE pthread_cond_t __cc_watch_wake = PTHREAD_COND_INITIALIZER;
 enum { __CC_WATCH_IDLE, __CC_WATCH_TIMING, __CC_WATCH_FIRED };
-static int __cc_watch_state;                 // waiting for a launch, for its deadline, for its end
-static bool __cc_watch_started, __cc_watch_active;
-static unsigned long __cc_watch_launch;      // counts launches, so a late wake-up is not misread
-static struct timespec __cc_watch_deadline;  // CLOCK_REALTIME, as pthread_cond_timedwait wants
-static struct timespec __cc_watch_planned;   // when the watchdog plans to wake up
+__CC_STATE int __cc_watch_state;                 // waiting for a launch, for its deadline, for its end
+__CC_STATE bool __cc_watch_started, __cc_watch_active;
+__CC_STATE unsigned long __cc_watch_launch;      // counts launches, so a late wake-up is not misread
+__CC_STATE struct timespec __cc_watch_deadline;  // CLOCK_REALTIME, as pthread_cond_timedwait wants
+__CC_STATE struct timespec __cc_watch_planned;   // when the watchdog plans to wake up
 
-static bool __cc_before(const struct timespec& a, const struct timespec& b) {
+__CC_RT bool __cc_before(const struct timespec& a, const struct timespec& b) {
     return a.tv_sec < b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec < b.tv_nsec);
 }
 
-static void* __cc_watchdog(void*) {
+__CC_RT void* __cc_watchdog(void*) {
     pthread_mutex_lock(&__cc_watch_lock);
     for (;;) {
         if (!__cc_watch_active) {
@@ -3509,8 +3601,8 @@ static void* __cc_watchdog(void*) {
     return nullptr;
 }
 
-static void __cc_pool_after_fork();
-static void __cc_watch_after_fork() {  // a forked child has no watchdog thread: start anew
+__CC_RT void __cc_pool_after_fork();
+__CC_RT void __cc_watch_after_fork() {  // a forked child has no watchdog thread: start anew
     pthread_mutex_init(&__cc_watch_lock, nullptr);
     pthread_cond_init(&__cc_watch_wake, nullptr);
     __cc_watch_started = __cc_watch_active = false;
@@ -3518,7 +3610,7 @@ static void __cc_watch_after_fork() {  // a forked child has no watchdog thread:
     __cc_pool_after_fork();
 }
 
-static void __cc_watch_begin(long long limit_ms) {
+__CC_RT void __cc_watch_begin(long long limit_ms) {
     pthread_mutex_lock(&__cc_watch_lock);
     if (!__cc_watch_started) {
         pthread_attr_t attributes;
@@ -3542,7 +3634,7 @@ static void __cc_watch_begin(long long limit_ms) {
     pthread_mutex_unlock(&__cc_watch_lock);
 }
 
-static void __cc_watch_end() {
+__CC_RT void __cc_watch_end() {
     pthread_mutex_lock(&__cc_watch_lock);
     __cc_watch_active = false;  // a timing watchdog notices when it next wakes up
     if (__cc_watch_state == __CC_WATCH_FIRED) pthread_cond_signal(&__cc_watch_wake);
@@ -3555,12 +3647,12 @@ static void __cc_watch_end() {
 
 // Each worker keeps its text block by block (segments); at the end of the launch the segments
 // are put together in block order, so lines stay whole and come in the order of a serial run.
-static char* __cc_out;                 // the launch's text, for Python
-static size_t __cc_out_len, __cc_out_cap;
-static int __cc_out_truncated;
+__CC_STATE char* __cc_out;                 // the launch's text, for Python
+__CC_STATE size_t __cc_out_len, __cc_out_cap;
+__CC_STATE int __cc_out_truncated;
 static const size_t __CC_OUT_MAX = 1 << 20;  // CUDA's printf buffer is 1 MiB too
 
-static bool __cc_grow(char** buffer, size_t* capacity, size_t wanted) {
+__CC_RT bool __cc_grow(char** buffer, size_t* capacity, size_t wanted) {
     if (wanted <= *capacity) return true;
     size_t cap = *capacity ? *capacity : 1 << 16;
     while (cap < wanted) cap *= 2;
@@ -3570,7 +3662,7 @@ static bool __cc_grow(char** buffer, size_t* capacity, size_t wanted) {
     return true;
 }
 
-static int __cc_vprintf(const char* format, va_list args) {
+__CC_RT int __cc_vprintf(const char* format, va_list args) {
     __cc_worker* w = __cc_me;
     char local[512];
     va_list again;
@@ -3606,7 +3698,7 @@ static int __cc_vprintf(const char* format, va_list args) {
 
 // (extern "C", so that a kernel's own `extern "C" int printf(const char*, ...);`, which samples
 // declare instead of including <cstdio>, declares this one again rather than another)
-extern "C" __attribute__((format(printf, 1, 2), visibility("hidden"))) int __cc_printf(const char* format, ...) {
+extern "C" __attribute__((format(printf, 1, 2), visibility("hidden"))) __CC_ONCE int __cc_printf(const char* format, ...) {
     va_list args;
     va_start(args, format);
     __cc_enter_unsafe();
@@ -3618,7 +3710,7 @@ extern "C" __attribute__((format(printf, 1, 2), visibility("hidden"))) int __cc_
 
 // After a launch: the workers' text, block by block in launch order, up to block `last`
 // (blocks after a fault would not have run one at a time).
-static void __cc_collect_output(long long last) {
+__CC_RT void __cc_collect_output(long long last) {
     size_t next[__CC_MAX_WORKERS] = {};
     for (;;) {
         int best = -1;
@@ -3646,7 +3738,7 @@ static void __cc_collect_output(long long last) {
 }
 
 // Python takes the text after each launch (and after a fault: what was printed so far).
-__CC_EXPORT const char* __cc_take_output(size_t* length, int* truncated) {
+__CC_EXPORT __CC_ONCE const char* __cc_take_output(size_t* length, int* truncated) {
     *length = __cc_out_len;
     *truncated = __cc_out_truncated;
     __cc_out_len = 0;
@@ -3654,10 +3746,14 @@ __CC_EXPORT const char* __cc_take_output(size_t* length, int* truncated) {
     return __cc_out;
 }
 
-__attribute__((noreturn, noinline, cold)) static void __cc_assert_fail(const char* expr, int line) {
+#ifdef __CC_WITH_RUNTIME_OBJECT  // (never inlined: the object's)
+__attribute__((noreturn, noinline, cold)) void __cc_assert_fail(const char* expr, int line);
+#else
+__attribute__((noreturn, noinline, cold)) __CC_RT void __cc_assert_fail(const char* expr, int line) {
     snprintf(__cc_fault_out->text, sizeof __cc_fault_out->text, "%s", expr);
     __cc_fail(__CC_ASSERT, line);
 }
+#endif
 
 // ---------------------------------------------------------------------------------------
 // Half precision (cuda_fp16.h, cuda_bf16.h): 16-bit storage, arithmetic in float rounded back
@@ -4008,15 +4104,15 @@ static inline __nv_bfloat16 __short_as_bfloat16(short x) { __nv_bfloat16 h; h.__
 struct __cc_held_lock { uintptr_t address; uint64_t unlocked; uint64_t site; };
 struct __cc_lock_edge { uintptr_t from, to; uint64_t from_site, to_site; uint32_t block; uint32_t thread; };
 static const int __CC_HELD = 4, __CC_LOCK_EDGES = 4096, __CC_RELEASED = 4096;
-static __cc_held_lock __cc_held[1024][4];            // per thread of the running block: what it holds
-static uint8_t __cc_held_count[1024];
-static uint32_t __cc_held_block = UINT32_MAX;        // the block they belong to (cleared at a new one)
-static __cc_lock_edge __cc_lock_edges[4096];
-static int __cc_lock_edge_count;
-static uintptr_t __cc_released_locks[4096];
-static int __cc_released_count;
+__CC_STATE __cc_held_lock __cc_held[1024][4];            // per thread of the running block: what it holds
+__CC_STATE uint8_t __cc_held_count[1024];
+__CC_STATE uint32_t __cc_held_block = UINT32_MAX;        // the block they belong to (cleared at a new one)
+__CC_STATE __cc_lock_edge __cc_lock_edges[4096];
+__CC_STATE int __cc_lock_edge_count;
+__CC_STATE uintptr_t __cc_released_locks[4096];
+__CC_STATE int __cc_released_count;
 // (open addressing over both, so that a kernel with many CAS updates stays fast: 1 + the index, 0 empty)
-static uint16_t __cc_edge_slots[8192], __cc_released_slots[8192];
+__CC_STATE uint16_t __cc_edge_slots[8192], __cc_released_slots[8192];
 static inline size_t __cc_lock_hash(uintptr_t a, uintptr_t b) {
     return (size_t)((a * 0x9E3779B97F4A7C15ull ^ (b + 0x7F4A7C15ull) * 0xC2B2AE3D27D4EB4Full) >> 51);  // 13 bits
 }
@@ -4026,7 +4122,7 @@ static inline uint16_t* __cc_lock_slot(uint16_t* slots, size_t h, Same same) {
     for (;; h = (h + 1) & 8191)
         if (!slots[h] || same(slots[h] - 1)) return &slots[h];
 }
-static void __cc_locks_new_launch() {
+__CC_RT void __cc_locks_new_launch() {
     if (__cc_held_any) memset(__cc_held_count, 0, sizeof __cc_held_count);
     if (__cc_lock_edge_count) memset(__cc_edge_slots, 0, sizeof __cc_edge_slots);
     if (__cc_released_count) memset(__cc_released_slots, 0, sizeof __cc_released_slots);
@@ -4035,7 +4131,10 @@ static void __cc_locks_new_launch() {
 // Where a lock was taken: the code offset of the atomicCAS's caller, and (sanitized builds keep frame
 // pointers) of that function's caller, 32 bits each (cpu.py names the outer line when the inner one lies
 // in a helper: `lock(&locks[i])`).
-__attribute__((noinline)) static uint64_t __cc_lock_site() {
+#ifdef __CC_WITH_RUNTIME_OBJECT  // (never inlined: the object's)
+__attribute__((noinline)) uint64_t __cc_lock_site();
+#else
+__attribute__((noinline)) __CC_RT uint64_t __cc_lock_site() {
     uint64_t site = __cc_code_offset(__builtin_return_address(0)) & 0xffffffffu, outer = 0;
 #if defined(__CC_FRAME_POINTERS) && defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__))
     void* const* frame = (void* const*)__builtin_frame_address(0);
@@ -4047,9 +4146,10 @@ __attribute__((noinline)) static uint64_t __cc_lock_site() {
 #endif
     return site | outer << 32;
 }
+#endif
 // `cas`: 0 an atomicExch, 1 an atomicCAS, 2 an atomicCAS whose compare value is a constant (`0`, as a
 // lock's is: a CAS loop's compare value is what it read, so its updates, put back or not, take no lock).
-static void __cc_lock_update(const volatile void* address, uint64_t compare, uint64_t value, uint64_t old, int cas,
+__CC_RT void __cc_lock_update(const volatile void* address, uint64_t compare, uint64_t value, uint64_t old, int cas,
                              uint64_t site) {
     unsigned me = __cc_tid();
     if (me >= 1024) return;
@@ -4090,7 +4190,7 @@ static void __cc_lock_update(const volatile void* address, uint64_t compare, uin
 // After a sanitized launch: its lock-order edges (6 numbers each: from, to, where each was taken
 // (__cc_lock_site), block, thread), then the locks it released (one number each), in `room` numbers at
 // most; *released: how many locks. Returns how many edges the launch made (room 0: only that).
-__CC_EXPORT long long __cc_lock_graph(long long* out, long long room, long long* released) {
+__CC_EXPORT __CC_ONCE long long __cc_lock_graph(long long* out, long long room, long long* released) {
     long long k = 0;
     *released = __cc_released_count;
     if (room < 6LL * __cc_lock_edge_count + __cc_released_count) return __cc_lock_edge_count;
@@ -4137,10 +4237,14 @@ __attribute__((always_inline)) static inline T __cc_atomic_apply(T* address, F u
 }
 // (sanitized: an atomic's operand that is an unset variable's fill, `int one; if (x[i] > 0) one = 1;
 // atomicAdd(count, one);`, is reported as its store would be: __cc_stored_fill)
-__attribute__((noinline, cold)) static void __cc_atomic_fill(const void* address, size_t size, int kind) {
+#ifdef __CC_WITH_RUNTIME_OBJECT  // (never inlined: the object's)
+__attribute__((noinline, cold)) void __cc_atomic_fill(const void* address, size_t size, int kind);
+#else
+__attribute__((noinline, cold)) __CC_RT void __cc_atomic_fill(const void* address, size_t size, int kind) {
     __cc_fault_out->mask = 1;  // (an atomic's operand)
     __cc_stored_fill(address, size, __builtin_return_address(0), kind);
 }
+#endif
 template <class T>
 __attribute__((always_inline)) static inline void __cc_atomic_operand(const T* address, const T& val) {
     constexpr int kind = __cc_fill_kind<T>();
@@ -4937,7 +5041,7 @@ static inline unsigned int __dp2a_lo(unsigned int a, unsigned int b, unsigned in
 static inline unsigned int __dp2a_hi(unsigned int a, unsigned int b, unsigned int c) { return (unsigned)__cc_dp2a(a, b, true, false) + c; }
 // Which memory a generic pointer points into: shared, constant (a __constant__ variable: the
 // launchers define __cc_in_constant), global (an argument array or a __device__ variable), local.
-static bool __cc_in_constant(const volatile void* p);
+__CC_HOOK bool __cc_in_constant(const volatile void* p);
 static inline unsigned int __isShared(const volatile void* p) {
     const char* c = (const char*)p;
     return __cc_find_shared_array(p) != nullptr
@@ -5092,12 +5196,12 @@ static inline void __cc_name_first_waiter(__cc_worker* w) {
 }
 
 // The fibers, their stacks and the scheduler's state belong to a worker (struct __cc_worker).
-static size_t __cc_page_bytes;
+__CC_STATE size_t __cc_page_bytes;
 static const size_t __CC_STACK_BYTES = 64 * 1024;  // per thread for calls; CUDA's default is only 1 KiB
 // A fiber's stack: 64 KiB for calls and small locals, and room for the module's local arrays (a GPU
 // thread has up to 512 KiB of local memory). Pages are only used as they are touched.
 // (The same for every launch of a module: __cc_page_bytes is set before the first fiber is made.)
-static size_t __cc_fiber_stack_bytes() {
+__CC_RT size_t __cc_fiber_stack_bytes() {
     size_t arrays = __cc_local_array_bytes < 1024 * 1024 ? __cc_local_array_bytes : 1024 * 1024;
     return __CC_STACK_BYTES + (arrays + __cc_page_bytes - 1) / __cc_page_bytes * __cc_page_bytes;
 }
@@ -5122,6 +5226,7 @@ extern "C" __attribute__((visibility("hidden"))) void __cc_switch(__cc_context* 
 extern "C" __attribute__((visibility("hidden"))) void __cc_fiber_trampoline()
     __asm__(__CC_ASM_NAME(__cc_fiber_trampoline_impl));
 #if defined(__x86_64__)
+#ifndef __CC_WITH_RUNTIME_OBJECT  // (the object's: one definition per module)
 __asm__(
     ".text\n"
     ".p2align 4\n"
@@ -5148,7 +5253,8 @@ __asm__(
     "  movq %rbx, %rdi\n"                             // the fiber, placed in rbx by prepare
     "  callq *%r12\n"                                 // its entry function, placed in r12
     "  ud2\n");
-static void __cc_fiber_prepare_stack(__cc_fiber* f, void (*entry)(__cc_fiber*)) {
+#endif
+__CC_RT void __cc_fiber_prepare_stack(__cc_fiber* f, void (*entry)(__cc_fiber*)) {
     // The trampoline's call sees a 16-byte aligned stack, as the ABI wants.
     f->resume = {};
     f->resume.rbx = (void*)f;
@@ -5157,6 +5263,7 @@ static void __cc_fiber_prepare_stack(__cc_fiber* f, void (*entry)(__cc_fiber*)) 
     f->resume.pc = (void*)&__cc_fiber_trampoline;
 }
 #elif defined(__aarch64__)
+#ifndef __CC_WITH_RUNTIME_OBJECT  // (the object's: one definition per module)
 __asm__(
     ".text\n"
     ".p2align 4\n"
@@ -5180,7 +5287,8 @@ __asm__(
     "  mov x0, x19\n"                                 // the fiber, placed in x19 by prepare
     "  blr x20\n"                                     // its entry function, placed in x20
     "  brk #0\n");
-static void __cc_fiber_prepare_stack(__cc_fiber* f, void (*entry)(__cc_fiber*)) {
+#endif
+__CC_RT void __cc_fiber_prepare_stack(__cc_fiber* f, void (*entry)(__cc_fiber*)) {
     uintptr_t top = ((uintptr_t)f->stack_high & ~(uintptr_t)15) - 176;
     void** frame = (void**)top;
     memset(frame, 0, 176);
@@ -5194,12 +5302,12 @@ static inline void __cc_switch_to_fiber(__cc_worker* w, __cc_fiber* f) { __cc_sw
 static inline void __cc_switch_to_scheduler(__cc_worker* w, __cc_fiber* f) { __cc_switch(&f->resume, &w->scheduler); }
 static inline void __cc_switch_fibers(__cc_fiber* from, __cc_fiber* to) { __cc_switch(&from->resume, &to->resume); }
 #else   // __CC_USE_UCONTEXT
-static void (*__cc_ucontext_entry)(__cc_fiber*);
-static void __cc_ucontext_start(int hi, int lo) {
+__CC_STATE void (*__cc_ucontext_entry)(__cc_fiber*);
+__CC_RT void __cc_ucontext_start(int hi, int lo) {
     // makecontext passes int arguments only: the fiber's address comes in two halves.
     __cc_ucontext_entry((__cc_fiber*)(((uintptr_t)(unsigned)hi << 32) | (uintptr_t)(unsigned)lo));
 }
-static void __cc_fiber_prepare_stack(__cc_fiber* f, void (*entry)(__cc_fiber*)) {
+__CC_RT void __cc_fiber_prepare_stack(__cc_fiber* f, void (*entry)(__cc_fiber*)) {
     __cc_ucontext_entry = entry;  // the same function for every worker
     getcontext(&f->context);
     f->context.uc_stack.ss_sp = f->stack_low;
@@ -5232,7 +5340,7 @@ static inline void __cc_yield(__cc_worker* w, __cc_fiber* f) {
 
 // A fiber that finished its thread's work waits here, parked, and the next block's thread with
 // its index resumes it: its stack is not set up again for every block of a launch.
-static void __cc_fiber_entry(__cc_fiber* f) {
+__CC_RT void __cc_fiber_entry(__cc_fiber* f) {
     __cc_worker* w = __cc_me;  // a fiber stays on the worker thread that started it
     for (;;) {
         w->body(w->body_context);
@@ -5245,7 +5353,7 @@ static void __cc_fiber_entry(__cc_fiber* f) {
 
 // Make room for `count` fibers: one mapping holds all stacks, each above a guard page, so a
 // stack overflow is a clean SIGSEGV that the handler can recognise.
-static bool __cc_reserve_fibers(__cc_worker* w, int count) {
+__CC_RT bool __cc_reserve_fibers(__cc_worker* w, int count) {
     if (count <= w->fiber_count) return true;
     if (w->stack_pool) munmap(w->stack_pool, w->stack_pool_bytes);
     free(w->fibers);
@@ -5271,7 +5379,7 @@ static bool __cc_reserve_fibers(__cc_worker* w, int count) {
     return true;
 }
 
-static bool __cc_in_guard_page(uintptr_t address) {
+__CC_RT bool __cc_in_guard_page(uintptr_t address) {
     for (int k = 0; k < __cc_worker_count; k++) {
         const __cc_worker& w = __cc_workers[k];
         if (!w.stack_pool) continue;
@@ -5322,7 +5430,7 @@ static inline bool __cc_polled(const C& condition) {
 }
 
 // __syncthreads(): wait here until every thread of the block arrives.
-static int __cc_syncthreads(int line, int predicate) {
+__CC_RT int __cc_syncthreads(int line, int predicate) {
     __cc_worker* w = __cc_me;
     __cc_fiber* f = w->current;
     if (!f) __cc_fail(__CC_NO_BARRIERS, line);  // source.py missed this barrier
@@ -5335,7 +5443,7 @@ static int __cc_syncthreads(int line, int predicate) {
 
 // A warp-level call: wait until the lanes named in `mask` meet at the same call, then get
 // back what the exchange gives this lane (the scheduler computes it, see __cc_resolve_warps).
-static void __cc_warp_meet(int op, unsigned mask, const void* value, int size, int arg, int width, int line,
+__CC_RT void __cc_warp_meet(int op, unsigned mask, const void* value, int size, int arg, int width, int line,
                            void* result, int result_size) {
     __cc_worker* w = __cc_me;
     __cc_fiber* f = w->current;
@@ -5352,7 +5460,7 @@ static void __cc_warp_meet(int op, unsigned mask, const void* value, int size, i
     memcpy(result, f->wresult, (size_t)result_size);
 }
 
-static void __cc_barrier_fault(int kind, const __cc_fiber* culprit, const __cc_fiber* other,
+__CC_RT void __cc_barrier_fault(int kind, const __cc_fiber* culprit, const __cc_fiber* other,
                                int count, int line, int other_line) {
     __cc_fault* f = __cc_fault_out;
     f->other_thread[0] = other->tid.x, f->other_thread[1] = other->tid.y, f->other_thread[2] = other->tid.z;
@@ -5364,7 +5472,7 @@ static void __cc_barrier_fault(int kind, const __cc_fiber* culprit, const __cc_f
 
 // A warp-level call that cannot complete: lane `f` waits for lane `other` (index `j` in the
 // block), which has exited, does not exist, or waits elsewhere.
-__attribute__((noreturn)) static void __cc_warp_fault(int kind, __cc_fiber* f, int j, int threads) {
+__attribute__((noreturn)) __CC_RT void __cc_warp_fault(int kind, __cc_fiber* f, int j, int threads) {
     __cc_fault* out = __cc_fault_out;
     out->mask = f->wmask;
     out->op = f->wop;
@@ -5393,14 +5501,14 @@ static inline T __cc_lane_value(const __cc_fiber* f) {
 // __cc_is_undefined knows, and the first such read of the launch noted for the message.
 // A second run with other bits (Python's launch, when a sanitized run's results hold none of the
 // pattern): whether the results depend on them, as an integer sum or a fmaxf does.
-__CC_EXPORT void __cc_set_undefined_variant(int variant) { __cc_undefined_variant = variant; }
+__CC_EXPORT __CC_ONCE void __cc_set_undefined_variant(int variant) { __cc_undefined_variant = variant; }
 // cpu.py _same_value_race: a first run (mode 4) again, with the pairs of a read and a same-value store let go.
-__CC_EXPORT void __cc_set_same_values_go(int go) { __cc_same_values_go = go != 0; }
-__CC_EXPORT void __cc_set_race_rerun(int mode) {
+__CC_EXPORT __CC_ONCE void __cc_set_same_values_go(int go) { __cc_same_values_go = go != 0; }
+__CC_EXPORT __CC_ONCE void __cc_set_race_rerun(int mode) {
     __cc_put_back_stale();  // (after a run in mode 3: the last read's elements)
     __cc_race_rerun = mode;
 }
-static void __cc_undefined_result(__cc_fiber* g, int size) {
+__CC_RT void __cc_undefined_result(__cc_fiber* g, int size) {
     if (__cc_undefined_variant) {  // a large finite float, an int near 2^30
         static const uint64_t other64 = 0x4B3C2A194B3C2A19ull;
         memcpy(g->wresult, &other64, (size_t)std::min(size, 8));
@@ -5412,7 +5520,7 @@ static void __cc_undefined_result(__cc_fiber* g, int size) {
     else if (size == 2) { uint16_t h = 0x7EADu; memcpy(g->wresult, &h, 2); }
     else memset(g->wresult, 0xAD, (size_t)size);
 }
-static void __cc_worker_undefined_note(__cc_worker* w, const __cc_fiber* g, int source, bool returned) {
+__CC_RT void __cc_worker_undefined_note(__cc_worker* w, const __cc_fiber* g, int source, bool returned) {
     if (w->undefined.set) return;  // the first one is the one to fix
     w->undefined.set = 1;
     w->undefined.line = g->barrier_line, w->undefined.op = g->wop, w->undefined.mask = g->wmask;
@@ -5425,7 +5533,7 @@ static void __cc_worker_undefined_note(__cc_worker* w, const __cc_fiber* g, int 
 // Complete every warp-level call whose lanes have all arrived; true if any lane may go on.
 // With `converge`, also complete __activemask() calls: the lanes there are the ones that
 // arrived together (no lane can still reach that call without them).
-static bool __cc_resolve_warps(int threads, bool converge) {
+__CC_RT bool __cc_resolve_warps(int threads, bool converge) {
     __cc_worker* w = __cc_me;
     __cc_fiber* __cc_fibers = w->fibers;
     bool progress = false;
@@ -5570,9 +5678,12 @@ static bool __cc_resolve_warps(int threads, bool converge) {
 
 // Blocks are handed out in launch order, a few at a time (a chunk) to keep the workers from
 // contending for the counter. A worker does not start a block after one that has faulted.
-static long long __cc_next_block, __cc_block_total, __cc_chunk;
+__CC_STATE long long __cc_next_block, __cc_block_total, __cc_chunk;
 
-__attribute__((noinline)) static bool __cc_take_block(__cc_worker* w) {
+#ifdef __CC_WITH_RUNTIME_OBJECT  // (never inlined: the object's)
+__attribute__((noinline)) bool __cc_take_block(__cc_worker* w);
+#else
+__attribute__((noinline)) __CC_RT bool __cc_take_block(__cc_worker* w) {
     if (w->chunk_next >= w->chunk_end) {
         long long start = __atomic_fetch_add(&__cc_next_block, __cc_chunk, __ATOMIC_RELAXED);
         if (start >= __cc_block_total) return false;
@@ -5589,11 +5700,12 @@ __attribute__((noinline)) static bool __cc_take_block(__cc_worker* w) {
     if (__cc_stop) __cc_fail(__cc_stop, 0);  // the time limit or Ctrl-C came between two blocks
     return true;
 }
+#endif
 
 // `if (cond)` around a __syncthreads() (source.py wraps cond, in sanitized builds): counted for each
 // thread, so that the barrier can check that every thread took the if alike (__cc_check_uniform_ifs).
-static int __cc_uniform_sites;      // how many such ifs have been met (the first 8 of a module are checked)
-static int __cc_uniform_lines[8], __cc_uniform_ends[8];  // their first and last lines
+__CC_STATE int __cc_uniform_sites;      // how many such ifs have been met (the first 8 of a module are checked)
+__CC_STATE int __cc_uniform_lines[8], __cc_uniform_ends[8];  // their first and last lines
 static inline bool __cc_uniform_if(bool taken, int site, int line, int end) {
     __cc_fiber* f = __cc_sanitizing && site < 8 ? __cc_me->current : nullptr;
     if (f) {
@@ -5617,7 +5729,7 @@ static inline bool __cc_uniform_holds(int site, int line) {
 
 // Threads `a` and `b` took the if of `site` differently (met at the barrier on `barrier_line`, 0:
 // not yet): the fault names the one that went in more often, and how often each tested it and went in.
-static void __cc_divergent_fault(int site, const __cc_fiber* a, const __cc_fiber* b, int barrier_line) {
+__CC_RT void __cc_divergent_fault(int site, const __cc_fiber* a, const __cc_fiber* b, int barrier_line) {
     const __cc_fiber* in = a->if_taken[site] > b->if_taken[site] ? a : b;
     const __cc_fiber* out = in == a ? b : a;
     __cc_fault* f = __cc_fault_out;
@@ -5632,7 +5744,7 @@ static void __cc_divergent_fault(int site, const __cc_fiber* a, const __cc_fiber
 // that is the fault to report. This thread went past the if more often than `other` (which waits),
 // or as often but without going in where `other` went in: it did not wait where `other` does. (One
 // that has not come to the if yet is only early: a race of its own, if any.)
-static void __cc_divergent_race(unsigned other) {
+__CC_RT void __cc_divergent_race(unsigned other) {
     __cc_worker* w = __cc_me;
     const __cc_fiber* me = w ? w->current : nullptr;
     if (!me || !__cc_uniform_sites || other >= (unsigned)w->round_threads) return;
@@ -5650,7 +5762,7 @@ static void __cc_divergent_race(unsigned other) {
 // The threads about to leave a barrier together took each `if` around a __syncthreads() the same
 // number of times: else one of them waits there in another pass than the others (an `if (partner >
 // t) { swap; __syncthreads(); }` in a loop, which the threads that skip it reach in a later pass).
-static void __cc_check_uniform_ifs(__cc_fiber* fibers, int threads, const __cc_fiber* first) {
+__CC_RT void __cc_check_uniform_ifs(__cc_fiber* fibers, int threads, const __cc_fiber* first) {
     for (int s = 0; s < __cc_uniform_sites; s++)
         for (int i = 0; i < threads && __cc_uniform_holds(s, first->barrier_line); i++) {
             const __cc_fiber* f = &fibers[i];
@@ -5662,7 +5774,7 @@ static void __cc_check_uniform_ifs(__cc_fiber* fibers, int threads, const __cc_f
 // Run one block: each runnable thread runs until it waits at a barrier or a warp-level call,
 // or returns. Warp-level calls complete when their lanes meet; when all threads wait at the
 // same barrier they are released together; any other outcome is a fault.
-static void __cc_run_block_as_fibers(__cc_worker* w, int threads) {
+__CC_RT void __cc_run_block_as_fibers(__cc_worker* w, int threads) {
     const dim3 b = blockDim;
     __cc_fiber* __cc_fibers = w->fibers;
     for (int i = 0; i < threads; i++) {
@@ -5919,6 +6031,8 @@ struct atomic_ref {
     __attribute__((always_inline)) explicit atomic_ref(R&& element) : __cc_p((T*)&element) {}
     atomic_ref(const atomic_ref&) = default;
     atomic_ref& operator=(const atomic_ref&) = delete;
+    // (always_inline, as atomicAdd: the sanitizer names an atomic's line by the return address of its
+    // note, which must lie in the kernel's own code)
     static void __cc_before(std::memory_order o) {
         if (o == std::memory_order_release || o == std::memory_order_acq_rel || o == std::memory_order_seq_cst) __cc_fence();
     }
@@ -5931,18 +6045,18 @@ struct atomic_ref {
         else if (Scope != thread_scope_thread) __threadfence();
     }
     bool is_lock_free() const { return true; }
-    T load(std::memory_order o = std::memory_order_seq_cst) const {
+    __attribute__((always_inline)) T load(std::memory_order o = std::memory_order_seq_cst) const {
         if (__cc_sanitizing) __cc_note(__cc_p, sizeof(T), __CC_READ + __CC_VOLATILE + __cc_read_check<T>());
         T v = __cc_parallel ? __atomic_load_n(__cc_p, __ATOMIC_SEQ_CST) : *(volatile T*)__cc_p;
         __cc_after(o);
         return v;
     }
-    operator T() const { return load(); }
-    void store(T v, std::memory_order o = std::memory_order_seq_cst) const {
+    __attribute__((always_inline)) operator T() const { return load(); }
+    __attribute__((always_inline)) void store(T v, std::memory_order o = std::memory_order_seq_cst) const {
         __cc_before(o);
         exchange(v, std::memory_order_relaxed);
     }
-    T operator=(T v) const { store(v); return v; }
+    __attribute__((always_inline)) T operator=(T v) const { store(v); return v; }
     // (thread_scope_block: atomic only among one block's threads, as atomicAdd_block; the sanitizer takes
     // note, and two blocks' updates of one global element are a race)
     static void __cc_scope() {
@@ -5956,10 +6070,10 @@ struct atomic_ref {
         __cc_after(o);
         return old;
     }
-    T exchange(T v, std::memory_order o = std::memory_order_seq_cst) const {
+    __attribute__((always_inline)) T exchange(T v, std::memory_order o = std::memory_order_seq_cst) const {
         return __cc_update([v](T) { return v; }, o);
     }
-    bool compare_exchange_strong(T& expected, T desired, std::memory_order o = std::memory_order_seq_cst) const {
+    __attribute__((always_inline)) bool compare_exchange_strong(T& expected, T desired, std::memory_order o = std::memory_order_seq_cst) const {
         __cc_before(o);
         typedef typename std::conditional<sizeof(T) == 4, unsigned int, unsigned long long>::type C;
         C e, d;
@@ -5972,28 +6086,28 @@ struct atomic_ref {
         memcpy((void*)&expected, &got, sizeof got);
         return false;
     }
-    bool compare_exchange_strong(T& expected, T desired, std::memory_order s, std::memory_order) const {
+    __attribute__((always_inline)) bool compare_exchange_strong(T& expected, T desired, std::memory_order s, std::memory_order) const {
         return compare_exchange_strong(expected, desired, s);
     }
-    bool compare_exchange_weak(T& expected, T desired, std::memory_order o = std::memory_order_seq_cst) const {
+    __attribute__((always_inline)) bool compare_exchange_weak(T& expected, T desired, std::memory_order o = std::memory_order_seq_cst) const {
         return compare_exchange_strong(expected, desired, o);
     }
-    bool compare_exchange_weak(T& expected, T desired, std::memory_order s, std::memory_order) const {
+    __attribute__((always_inline)) bool compare_exchange_weak(T& expected, T desired, std::memory_order s, std::memory_order) const {
         return compare_exchange_strong(expected, desired, s);
     }
-    T fetch_add(T v, std::memory_order o = std::memory_order_seq_cst) const { return __cc_update([v](T x) { return (T)(x + v); }, o); }
-    T fetch_sub(T v, std::memory_order o = std::memory_order_seq_cst) const { return __cc_update([v](T x) { return (T)(x - v); }, o); }
-    T fetch_and(T v, std::memory_order o = std::memory_order_seq_cst) const { return __cc_update([v](T x) { return (T)(x & v); }, o); }
-    T fetch_or(T v, std::memory_order o = std::memory_order_seq_cst) const { return __cc_update([v](T x) { return (T)(x | v); }, o); }
-    T fetch_xor(T v, std::memory_order o = std::memory_order_seq_cst) const { return __cc_update([v](T x) { return (T)(x ^ v); }, o); }
-    T fetch_min(T v, std::memory_order o = std::memory_order_seq_cst) const { return __cc_update([v](T x) { return v < x ? v : x; }, o); }
-    T fetch_max(T v, std::memory_order o = std::memory_order_seq_cst) const { return __cc_update([v](T x) { return v > x ? v : x; }, o); }
-    T operator++() const { return fetch_add(1) + 1; }
-    T operator++(int) const { return fetch_add(1); }
-    T operator--() const { return fetch_sub(1) - 1; }
-    T operator--(int) const { return fetch_sub(1); }
-    T operator+=(T v) const { return fetch_add(v) + v; }
-    T operator-=(T v) const { return fetch_sub(v) - v; }
+    __attribute__((always_inline)) T fetch_add(T v, std::memory_order o = std::memory_order_seq_cst) const { return __cc_update([v](T x) { return (T)(x + v); }, o); }
+    __attribute__((always_inline)) T fetch_sub(T v, std::memory_order o = std::memory_order_seq_cst) const { return __cc_update([v](T x) { return (T)(x - v); }, o); }
+    __attribute__((always_inline)) T fetch_and(T v, std::memory_order o = std::memory_order_seq_cst) const { return __cc_update([v](T x) { return (T)(x & v); }, o); }
+    __attribute__((always_inline)) T fetch_or(T v, std::memory_order o = std::memory_order_seq_cst) const { return __cc_update([v](T x) { return (T)(x | v); }, o); }
+    __attribute__((always_inline)) T fetch_xor(T v, std::memory_order o = std::memory_order_seq_cst) const { return __cc_update([v](T x) { return (T)(x ^ v); }, o); }
+    __attribute__((always_inline)) T fetch_min(T v, std::memory_order o = std::memory_order_seq_cst) const { return __cc_update([v](T x) { return v < x ? v : x; }, o); }
+    __attribute__((always_inline)) T fetch_max(T v, std::memory_order o = std::memory_order_seq_cst) const { return __cc_update([v](T x) { return v > x ? v : x; }, o); }
+    __attribute__((always_inline)) T operator++() const { return fetch_add(1) + 1; }
+    __attribute__((always_inline)) T operator++(int) const { return fetch_add(1); }
+    __attribute__((always_inline)) T operator--() const { return fetch_sub(1) - 1; }
+    __attribute__((always_inline)) T operator--(int) const { return fetch_sub(1); }
+    __attribute__((always_inline)) T operator+=(T v) const { return fetch_add(v) + v; }
+    __attribute__((always_inline)) T operator-=(T v) const { return fetch_sub(v) - v; }
 };
 }  // namespace cuda
 // (cuda::std::atomic_ref: C++20's, which this C++17 library lacks; cuda::std is std here)
@@ -6273,14 +6387,14 @@ static inline __cc_value_t<V> exclusive_scan(const Group& g, const V& input, Op 
 // installed for the duration of a launch only, and the previous ones put back afterwards.
 static const int __CC_SIGNALS[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGINT, SIGURG};
 static const int __CC_CRASH_SIGNALS = 4;
-static struct sigaction __cc_old_actions[6];
-static stack_t __cc_old_signal_stack;
+__CC_STATE struct sigaction __cc_old_actions[6];
+__CC_STATE stack_t __cc_old_signal_stack;
 
 // Where a signal came, from its saved registers: the program counter, the stack pointer (a fault
 // just below it is a stack overflow) and the frame pointer (sanitized builds keep one, and
 // __cc_note_callers walks the frames from it on Linux).
 struct __cc_registers { uintptr_t pc, sp, fp; };
-static __cc_registers __cc_registers_of(void* context) {
+__CC_RT __cc_registers __cc_registers_of(void* context) {
     ucontext_t* uc = (ucontext_t*)context;
     (void)uc;
 #if defined(__linux__) && defined(__x86_64__)
@@ -6298,14 +6412,14 @@ static __cc_registers __cc_registers_of(void* context) {
 }
 
 // The worker the calling thread is, or nullptr (async-signal-safe: no thread_local variable).
-static __cc_worker* __cc_worker_of_self() {
+__CC_RT __cc_worker* __cc_worker_of_self() {
     pthread_t self = pthread_self();
     for (int k = 0; k < __cc_worker_count; k++)
         if (__cc_workers[k].alive && pthread_equal(__cc_workers[k].thread, self)) return &__cc_workers[k];
     return nullptr;
 }
 
-static void __cc_on_crash(int signal, siginfo_t* info, void* context) {
+__CC_RT void __cc_on_crash(int signal, siginfo_t* info, void* context) {
     __cc_worker* w = __cc_launching ? __cc_worker_of_self() : nullptr;
     if (!w || !w->active) {
         // Not the kernel's fault: give the signal back to whoever handled it before us.
@@ -6341,7 +6455,7 @@ static void __cc_on_crash(int signal, siginfo_t* info, void* context) {
 // The watchdog's signal at the deadline (sent to every worker), a worker's signal to stop the
 // workers on later blocks than its fault, or Ctrl-C (Jupyter's interrupt button sends SIGINT,
 // which lands on one thread: it passes the stop on to every worker).
-static void __cc_on_stop_signal(int signal, siginfo_t*, void* context) {
+__CC_RT void __cc_on_stop_signal(int signal, siginfo_t*, void* context) {
     if (!__cc_launching) return;  // the launch just ended
     __cc_worker* w = __cc_worker_of_self();
     if (signal == SIGINT) {
@@ -6359,7 +6473,7 @@ static void __cc_on_stop_signal(int signal, siginfo_t*, void* context) {
     if (w->block > __atomic_load_n(&__cc_fault_min, __ATOMIC_SEQ_CST)) __cc_cancel(w);
 }
 
-static void __cc_install_handlers(char* signal_stack) {
+__CC_RT void __cc_install_handlers(char* signal_stack) {
     stack_t stack = {};
     stack.ss_sp = signal_stack;
     stack.ss_size = 1 << 16;
@@ -6373,21 +6487,21 @@ static void __cc_install_handlers(char* signal_stack) {
     }
 }
 
-static void __cc_restore_handlers() {
+__CC_RT void __cc_restore_handlers() {
     for (int i = 0; i < 6; i++) sigaction(__CC_SIGNALS[i], &__cc_old_actions[i], nullptr);
     sigaltstack(&__cc_old_signal_stack, nullptr);
 }
 
 // A sanitized or traced launch runs on one worker (see the top of this file).
 static const bool __cc_may_parallel = !__cc_sanitizing && !__cc_tracing;
-static void (*__cc_worker_run)(const __cc_arg*);  // the kernel's launcher: runs blocks until none is left
-static const __cc_arg* __cc_worker_args;
-static pthread_mutex_t __cc_done_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t __cc_done_wake = PTHREAD_COND_INITIALIZER;
-static int __cc_workers_done;
+__CC_STATE void (*__cc_worker_run)(const __cc_arg*);  // the kernel's launcher: runs blocks until none is left
+__CC_STATE const __cc_arg* __cc_worker_args;
+__CC_STATE pthread_mutex_t __cc_done_lock = PTHREAD_MUTEX_INITIALIZER;
+__CC_STATE pthread_cond_t __cc_done_wake = PTHREAD_COND_INITIALIZER;
+__CC_STATE int __cc_workers_done;
 
 // One worker's part of a launch: blocks until none is left, or until it faults.
-static void __cc_work(__cc_worker* w) {
+__CC_RT void __cc_work(__cc_worker* w) {
     __cc_me = w;  // this thread's first use of its thread_local variables allocates them: now, not in a kernel
     __cc_dyn_shared = w->dyn_shared;
     if (__cc_dyn_shared_bytes)
@@ -6428,21 +6542,21 @@ static void __cc_work(__cc_worker* w) {
 // a core for milliseconds): it is skipped, and when it does wake up it sees that and goes back to
 // sleep, touching nothing.
 enum { __CC_WORKER_PENDING, __CC_WORKER_RUNNING, __CC_WORKER_SKIPPED };
-static long long __cc_worker_state[__CC_MAX_WORKERS];
-static long long __cc_launches_started;
+__CC_STATE long long __cc_worker_state[__CC_MAX_WORKERS];
+__CC_STATE long long __cc_launches_started;
 
 // Worker threads stay between launches, one pool per module: starting a thread took about 100 µs
 // of every launch on two cores (a vector add of 10^6 floats takes 1-2 ms). A pool thread that sees
 // no launch for __CC_POOL_IDLE_SECONDS ends, so the many modules of a test run or of a notebook
 // whose kernel is being edited do not keep threads. Worker 0 is always the calling thread.
 static const int __CC_POOL_IDLE_SECONDS = 2;
-static pthread_mutex_t __cc_pool_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t __cc_pool_wake = PTHREAD_COND_INITIALIZER;
-static bool __cc_pool_thread_of[__CC_MAX_WORKERS];  // slot k has a pool thread (guarded by __cc_pool_lock)
-static long long __cc_pool_launch;                  // the launch pool threads are called to
+__CC_STATE pthread_mutex_t __cc_pool_lock = PTHREAD_MUTEX_INITIALIZER;
+__CC_STATE pthread_cond_t __cc_pool_wake = PTHREAD_COND_INITIALIZER;
+__CC_STATE bool __cc_pool_thread_of[__CC_MAX_WORKERS];  // slot k has a pool thread (guarded by __cc_pool_lock)
+__CC_STATE long long __cc_pool_launch;                  // the launch pool threads are called to
 
 // Worker k's part of launch `launch`, unless it was skipped or has no part in it.
-static void __cc_join_launch(int k, long long launch) {
+__CC_RT void __cc_join_launch(int k, long long launch) {
     long long pending = launch * 4 + __CC_WORKER_PENDING;
     if (!__atomic_compare_exchange_n(&__cc_worker_state[k], &pending, launch * 4 + __CC_WORKER_RUNNING, false,
                                      __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
@@ -6457,7 +6571,7 @@ static void __cc_join_launch(int k, long long launch) {
     pthread_mutex_unlock(&__cc_done_lock);
 }
 
-static void* __cc_pool_thread(void* argument) {
+__CC_RT void* __cc_pool_thread(void* argument) {
     uintptr_t packed = (uintptr_t)argument;
     int k = (int)(packed % __CC_MAX_WORKERS);
     long long seen = (long long)(packed / __CC_MAX_WORKERS) - 1;  // it was started for the next launch
@@ -6488,7 +6602,7 @@ static void* __cc_pool_thread(void* argument) {
     }
 }
 
-static void __cc_pool_after_fork() {  // nor pool threads
+__CC_RT void __cc_pool_after_fork() {  // nor pool threads
     pthread_mutex_init(&__cc_pool_lock, nullptr);
     pthread_cond_init(&__cc_pool_wake, nullptr);
     pthread_mutex_init(&__cc_done_lock, nullptr);
@@ -6498,7 +6612,7 @@ static void __cc_pool_after_fork() {  // nor pool threads
 
 // Calls the pool to launch `launch` (workers 1 to count - 1), starting the threads it lacks. A
 // slot whose thread could not be started stays pending: the launch skips it, the others do its blocks.
-static void __cc_call_pool(long long launch, int count) {
+__CC_RT void __cc_call_pool(long long launch, int count) {
     static pthread_attr_t attributes;
     static bool detached = pthread_attr_init(&attributes) == 0 &&
                            pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED) == 0;
@@ -6522,7 +6636,7 @@ static void __cc_call_pool(long long launch, int count) {
 
 // cfg: grid x y z, block x y z, dynamic shared bytes, time limit in ms, workers.
 // `prepare` checks and registers the arguments (once); `run` runs blocks (on every worker).
-static int __cc_launch(const long long* cfg, __cc_fault* fault, void (*prepare)(const __cc_arg*),
+__CC_RT int __cc_launch(const long long* cfg, __cc_fault* fault, void (*prepare)(const __cc_arg*),
                        void (*run)(const __cc_arg*), const __cc_arg* args) {
     __cc_worker* main = &__cc_workers[0];
     __cc_me = main;
@@ -7084,7 +7198,7 @@ __CC_RNG_TEMPLATE __attribute__((always_inline)) static inline auto curand_log_n
 // 44 on x86; NaN gives 0 there). The fault names the types (text "left|right") and the values.
 struct __cc_ubsan_location { const char* file; uint32_t line, column; };
 struct __cc_ubsan_type { uint16_t kind, info; char name[1]; };  // kind 0 integer, 1 float; name quoted
-static void __cc_ubsan_fail(int kind, const void* data, const void* value, const void* other, const void* pc) {
+__CC_RT void __cc_ubsan_fail(int kind, const void* data, const void* value, const void* other, const void* pc) {
     const __cc_ubsan_type* const* types = (const __cc_ubsan_type* const*)((const char*)data + sizeof(__cc_ubsan_location));
     if (!__cc_launching || !__cc_me) __builtin_trap();  // (runtime.h's own code outside a launch: never)
     // A value just read from shared memory no thread wrote (a copy not stored yet) is the cause:
@@ -7100,6 +7214,7 @@ static void __cc_ubsan_fail(int kind, const void* data, const void* value, const
     f->code_offset = __cc_code_offset(pc);
     __cc_fail(kind, 0);
 }
+#ifndef __CC_WITH_RUNTIME_OBJECT  // (the object's: one definition per module)
 extern "C" __attribute__((noreturn, used)) void __ubsan_handle_shift_out_of_bounds_abort(void* data, void* lhs,
                                                                                        void* rhs) {
     __cc_ubsan_fail(__CC_BAD_SHIFT, data, lhs, rhs, __builtin_return_address(0));
@@ -7109,12 +7224,13 @@ extern "C" __attribute__((noreturn, used)) void __ubsan_handle_float_cast_overfl
     __cc_ubsan_fail(__CC_BAD_CONVERSION, data, from, nullptr, __builtin_return_address(0));
     __builtin_unreachable();
 }
+#endif
 
 // Give back the memory this module keeps between launches (fiber stacks, dynamic shared memory,
 // the sanitizer's shadows, the freed blocks in quarantine): Python calls it for a module no longer
 // launched (an older version of a kernel being edited, say). The next launch allocates again.
 // Blocks that kernels malloc'ed and did not free stay: device memory lives until freed.
-__CC_EXPORT void __cc_release_memory() {
+__CC_EXPORT __CC_ONCE void __cc_release_memory() {
     for (int k = 0; k < __CC_MAX_WORKERS; k++) {
         __cc_worker* w = &__cc_workers[k];
         if (w->stack_pool) munmap(w->stack_pool, w->stack_pool_bytes);
@@ -7198,12 +7314,16 @@ struct __cc_collective {
 
 // A launch whose block (or warp) is not the size the collective was declared for: CUB's results
 // would be wrong on a GPU (threads left out, or storage overrun).
-__attribute__((noreturn, noinline, cold)) static void __cc_cub_size_fault(const char* what, int declared, int line) {
+#ifdef __CC_WITH_RUNTIME_OBJECT  // (never inlined: the object's)
+__attribute__((noreturn, noinline, cold)) void __cc_cub_size_fault(const char* what, int declared, int line);
+#else
+__attribute__((noreturn, noinline, cold)) __CC_RT void __cc_cub_size_fault(const char* what, int declared, int line) {
     snprintf(__cc_fault_out->text, sizeof __cc_fault_out->text,
              "%s's threads (%d, its template arguments) == the block's threads (%u x %u x %u)", what, declared,
              blockDim.x, blockDim.y, blockDim.z);
     __cc_fail(__CC_ASSERT, line);
 }
+#endif
 
 // What BlockReduce and BlockScan share: their storage, the call's line, the block's size checked once.
 template <class T, int BLOCK_THREADS>
@@ -7393,7 +7513,10 @@ template <class T, class A> constexpr char __cc_printf_kind() {
 // other size (%d of a long long, %lld of an int) and a pointer to numbers for %s. What follows an
 // argument of another kind (a struct) is not checked.
 // Returns which values %s prints (bit k: value k), for __cc_printf_string.
-__attribute__((noinline)) static unsigned long long __cc_printf_check(const char* format, const char* kinds, int count) {
+#ifdef __CC_WITH_RUNTIME_OBJECT  // (never inlined: the object's)
+__attribute__((noinline)) unsigned long long __cc_printf_check(const char* format, const char* kinds, int count);
+#else
+__attribute__((noinline)) __CC_RT unsigned long long __cc_printf_check(const char* format, const char* kinds, int count) {
     if (!format || strchr(format, '$')) return 0;  // (positional arguments, `%1$d`: not checked)
     int next = 0;
     unsigned long long strings = 0;
@@ -7442,6 +7565,7 @@ __attribute__((noinline)) static unsigned long long __cc_printf_check(const char
     }
     return strings;
 }
+#endif
 // %s of a checked pointer or an array view of chars: the string must end (a zero byte) inside its array,
 // or printf reads past the array's end, on a GPU as here (a char array from the host without its '\0'):
 // each byte up to the zero is checked as an access is, so the fault names the array and its length.
