@@ -575,7 +575,10 @@ def _prebuilt_runtime(compiler: str, flags: list[str]) -> Path | None:
     try:
         (build / "runtime.h").write_text(header, encoding="utf-8")
         common = [compiler, *[f for f in FLAGS if f != "-shared"], *kind]
-        done = subprocess.run([*common, "-D__CC_RUNTIME_OBJECT", "-x", "c++", "-c", "-o", "runtime.o", "runtime.h"],
+        # (-O2, not a sanitized kernel's -O1: compiled once, the sanitizer's own code may take longer to
+        # compile, and runs a sanitized tiled matmul about 15 % faster)
+        optimized = [{"-O1": "-O2"}.get(f, f) for f in common]
+        done = subprocess.run([*optimized, "-D__CC_RUNTIME_OBJECT", "-x", "c++", "-c", "-o", "runtime.o", "runtime.h"],
                               cwd=build, capture_output=True, text=True, timeout=600)
         if done.returncode != 0:
             return None
