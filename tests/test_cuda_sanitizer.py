@@ -770,6 +770,38 @@ def test_a_race_that_this_launchs_data_hides_is_found_with_other_values():
     assert flag[0] == 1 and (out == 2).all()
 
 
+def test_an_integer_race_that_this_launchs_data_hides_is_found_with_the_arrays_own_values_shuffled():
+    """The integer blur of a straight line (`(x[i - 1] + x[i] + x[i + 1]) / 3` of multiples of 3) stores what each
+    element held too. Its rerun takes the array's own values in another order (random numbers could be indices
+    past the end of something); a union-find's root search over pairs, whose stores keep the value too and
+    whose shuffled parents may never reach a root, stays silent (a rerun that does not end gives up at its time
+    limit, and says nothing)."""
+    source = r"""
+extern "C" __global__ void blur(int* x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i > 0 && i < n - 1) x[i] = (x[i - 1] + x[i] + x[i + 1]) / 3;  // BLUR
+}
+extern "C" __global__ void roots(int* parent, int* root, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int r = i;
+    while (parent[r] != r) r = parent[r];
+    parent[i] = r;
+    root[i] = r;
+}"""
+    module = cuda.RawModule(code=source, backend="cpu", sanitize=True)
+    line = 3 * np.arange(256, dtype=np.int32)
+    with pytest.raises(cuda.KernelError, match=r"reads x\[1\], which thread \(1, 0, 0\) wrote") as info:
+        module.get_function("blur")((2,), (128,), (line, 256))
+    assert info.value.line == line_of("BLUR", source)
+    assert re.search(r"with other values in x \(its own values, shuffled\), the launch gives x\[\d+\] = \d+ with the "
+                     r"threads in launch order and x\[\d+\] = \d+ with the blocks", str(info.value))
+    np.testing.assert_array_equal(line, 3 * np.arange(256))
+    parent, root = np.arange(256, dtype=np.int32) // 2 * 2, np.full(256, -1, np.int32)
+    module.get_function("roots")((2,), (128,), (parent, root, 256))
+    np.testing.assert_array_equal(root, np.arange(256) // 2 * 2)
+
+
 def test_vector_loads_must_be_aligned_as_on_a_gpu():
     a = np.arange(20, dtype=np.float32)
     out = np.zeros(4, np.float32)

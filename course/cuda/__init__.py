@@ -115,7 +115,8 @@ same memory, with blocks and threads in the opposite order and with each such re
 before the write or update (a check-then-set that two threads both pass; a slot read apart from the
 ``atomicAdd`` that takes it, which two threads then share), and, where the write stored the value the
 element held already (an in-place blur of a straight line, which leaves it as it is), once more with other
-values in that array, in both orders; a read after the thread's own store of that value is no race; and a
+values in that array (random numbers in a floating-point array, its own values shuffled in an integer one),
+in both orders; a read after the thread's own store of that value is no race; and a
 race that leaves every result
 as it was, such as the breadth-first search that marks a vertex's level while other threads test
 theirs, is no bug; the message of one that does change them shows which element and how),

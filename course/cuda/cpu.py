@@ -2980,21 +2980,35 @@ def _same_value_race(module: Module, kernel: Kernel, config, packed, memory: dic
                      floats: dict, fault: _Fault) -> str | None:
     """After a first run stopped at a plain read beside another thread's store of the value the element
     held already (runtime.h's mask 8: an in-place blur of a straight line, which leaves it as it is): whether,
-    with other values in that array (random numbers from 0 to 1; floating-point arrays only), the launch run
-    with the blocks and threads in the opposite order gives other results than in launch order. The effect
-    in words when it does; None when it does not, or cannot tell (a rerun stopped). The memory is as it was
-    before the launch afterwards."""
+    with other values in that array, the launch run with the blocks and threads in the opposite order gives
+    other results than in launch order. Other values: random numbers from 0 to 1 in a floating-point array;
+    in an integer array its own values shuffled (any index read from it stays one the launch could meet, and
+    each of the two runs may take RERUN_SECONDS, as a loop bound read from it may be much larger now). The
+    effect in words when it does; None when it does not, or cannot tell (a rerun stopped). The memory is as
+    it was before the launch afterwards."""
     base = fault.base
-    if base not in floats or base not in before or base not in memory:
+    if base not in before or base not in memory:
         return None
-    values = np.random.default_rng(2024).random(len(before[base]) // floats[base].itemsize).astype(floats[base])
-    found = _both_orders(module, kernel, config, packed, {**before, base: np.frombuffer(values.tobytes(), np.uint8)},
+    size, rng = memory[base][2], np.random.default_rng(2024)
+    if base in floats:
+        values = rng.random(len(before[base]) // floats[base].itemsize).astype(floats[base])
+        other, limit = "random numbers from 0 to 1", config
+    elif size in (1, 2, 4, 8) and len(before[base]) % size == 0:
+        own = np.frombuffer(before[base].tobytes(), f"u{size}")
+        values = rng.permutation(own)
+        if np.array_equal(values, own):
+            return None  # (one value throughout: no order of the threads can show anything)
+        other, limit = "its own values, shuffled", (ctypes.c_longlong * len(config))(*config)
+        limit[7] = max(1, min(int(config[7]), int(RERUN_SECONDS * 1000)))
+    else:
+        return None
+    found = _both_orders(module, kernel, limit, packed, {**before, base: np.frombuffer(values.tobytes(), np.uint8)},
                          before, (1, 2), memory, arrays, floats)
     if found is None:
         return None
     element, forward, backward = found
     return (f"With this launch's values the store leaves the element as it was, so the results show nothing; with "
-            f"other values in {memory[base][0]} (random numbers from 0 to 1), the launch gives {element} = {forward} "
+            f"other values in {memory[base][0]} ({other}), the launch gives {element} = {forward} "
             f"with the threads in launch order and {element} = {backward} with the blocks, and each block's threads, in "
             "the opposite order: the result depends on the order.")
 
