@@ -4036,6 +4036,53 @@ extern "C" __global__ void hand_over(const float* x, float* y) {
     assert "The loop at line 13 waits for `ready`, which is not volatile" in str(info.value)
 
 
+@pytest.mark.parametrize("fence", ["", "__threadfence_block(); "])
+def test_a_race_on_the_flag_itself_asks_for_a_volatile_flag_fenced_or_not(fence):
+    """A plain `__shared__ int ready` that one thread sets and the others wait for: the race is on the flag, and
+    the fix is a volatile (or atomic) flag, with the fence before the store; a fence alone changes nothing (the hint
+    used to ask for the fence the kernel had already). With `volatile` and the fence: silent."""
+    source = r"""
+extern "C" __global__ void k(float* out) {
+    __shared__ VOLATILE int ready;
+    __shared__ float v;
+    if (threadIdx.x == 0) ready = 0;
+    __syncthreads();
+    if (threadIdx.x == 0) { v = 42.0f; FENCEready = 1; }   // SET
+    while (ready == 0) { }
+    out[threadIdx.x] = v;
+}""".replace("FENCE", fence)
+    out = np.zeros(32, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory ready") as info:
+        kernel("k", source.replace("VOLATILE ", ""))((1,), (32,), (out,))
+    assert ("hint: The loop at line 8 waits for `ready`, which is not volatile: the compiler may read it once and "
+            "never again") in str(info.value)
+    assert "Put __threadfence_block()" not in str(info.value)
+    if fence:
+        kernel("k", source.replace("VOLATILE", "volatile"))((1,), (32,), (out,))
+        assert (out == 42).all()
+    else:
+        with pytest.raises(cuda.KernelError, match=r"data race on shared memory v") as info:
+            kernel("k", source.replace("VOLATILE", "volatile"))((1,), (32,), (out,))
+        assert f"Put __threadfence_block() (__threadfence() between blocks) just before line {line_of('SET', source)}" \
+            in str(info.value)
+
+
+def test_a_block_waiting_for_a_plain_device_flag_is_told_to_make_it_volatile_and_which_blocks_it_may_wait_for():
+    source = r"""
+__device__ int ready;
+__device__ float v;
+extern "C" __global__ void k(float* out) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) { v = 42.0f; __threadfence(); ready = 1; }
+    if (blockIdx.x == 1) { while (ready == 0) { } out[threadIdx.x] = v; }
+}"""
+    with pytest.raises(cuda.KernelError, match=r"reads ready, which thread \(0, 0, 0\) of block \(0, 0, 0\) wrote") as info:
+        kernel("k", source, time_limit=1)((2,), (32,), (np.zeros(32, np.float32),))
+    assert ("hint: The loop at line 6 waits for `ready`, which is not volatile: the compiler may read it once and never "
+            "again") in str(info.value)
+    assert ("And a block may wait only for blocks before it in launch order (a lower blockIdx): a later one may not have "
+            "started yet, and then the wait never ends.") in str(info.value)
+
+
 def test_a_race_names_a_reader_the_writer_is_not_ordered_with():
     """Every thread reads s[0]; warp 0's reads are ordered before thread 0's write by its __syncwarp()s,
     warp 1's are not: the message names a thread of warp 1 (the last two readers kept were of warp 0)."""

@@ -3575,11 +3575,12 @@ def _block_sync_spelling(text: str, line: int | None) -> str:
     return " (`this_thread_block().sync()` with cooperative groups)" if "this_thread_block" in text else ""
 
 
-def _flag_handover(source: Source, read_line: int | None) -> str | None:
+def _flag_handover(source: Source, read_line: int | None, array: str = "") -> str | None:
     """For a race whose read at `read_line` follows a loop that waits for a flag (`while (ready == 0) {}`, on
     that line or one of the lines before it): the hint that a flag hands data over only after a fence (the
     data's writes, __threadfence_block(), then the flag), or, where the kernel fences before setting it,
-    only the stores of the thread that sets it. None otherwise."""
+    only the stores of the thread that sets it. A race on the flag itself (`array`), a plain variable, is
+    the wait that a GPU may never end (_plain_wait), fenced or not. None otherwise."""
     if not read_line:
         return None
     for at in range(read_line, max(0, read_line - 8), -1):  # (the wait may share the read's line)
@@ -3587,6 +3588,8 @@ def _flag_handover(source: Source, read_line: int | None) -> str | None:
             break
     else:
         return None
+    if array == flag and (plain := _plain_wait(source)):
+        return plain
     for number, text in enumerate(source.lines, 1):
         if number != at and re.search(rf"\b{re.escape(flag)}\s*=(?!=)", text) and not re.search(
                 rf"\b{re.escape(flag)}\s*=\s*0\b", text):
@@ -4698,7 +4701,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         overlap = _overlapping_carves(source, line, other_line) if fault.op == 2 == fault.other_op else None
         if overlap:  # `float* a = sm; float* b = sm + blockDim.x / 2;`: a barrier would hide a wrong layout
             hint = overlap
-        elif handover := _flag_handover(source, line if fault.op == 1 else other_line):
+        elif handover := _flag_handover(source, line if fault.op == 1 else other_line,
+                                        re.match(r"\w*", element).group(0)):
             hint = handover
         array = re.match(r"\w+", element)
         # (a line that accesses two elements of the array: itself, or the call of a helper that holds it)
@@ -5118,6 +5122,11 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             else:
                 hint = ("Blocks cannot wait for each other inside a launch: read from one array and write to "
                         "another (swap them between launches), or split the work into two launches.")
+                name = re.match(r"\w*", element).group(0)
+                if name and any(_waited_for(source.line_text(n)) == name for n in (line, other_line) if n) \
+                        and (plain := _plain_wait(source)):  # `while (ready == 0) {}` on a plain __device__ flag
+                    hint = (f"{plain} And a block may wait only for blocks before it in launch order (a lower "
+                            "blockIdx): a later one may not have started yet, and then the wait never ends.")
             if warp_step:  # `v[tid] += v[tid + 16]` (volatile v) by the lanes of one warp
                 hint = ("The threads of a warp do not run in lockstep (since Volta), so `volatile` alone does not "
                         f"order them: put __syncwarp() between one thread's read and the other's write. {_WARP_STEP_FIX}")
