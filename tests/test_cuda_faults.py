@@ -2069,6 +2069,42 @@ extern "C" __global__ void paint(float* a, int w, int h) {
     assert "are right, but this launch passed" not in str(info.value)
 
 
+def test_a_check_that_does_not_govern_the_faulting_line_is_not_taken_for_its_guard():
+    """A transpose whose store lost its guard: the load's `if (x < n && y < n)` is three lines up, but it governs
+    its own statement only, and x and y are new indices since (the hint called `y * n + x` a row and a column
+    swapped). A one-statement `if (i < n) a[i] = ...;` does not guard the next line's b[i] either (the hint said
+    the check was right and the size wrong)."""
+    transpose = r"""
+#define T 16
+extern "C" __global__ void transpose(const float* in, float* out, int n) {
+    __shared__ float tile[T][T + 1];
+    int x = blockIdx.x * T + threadIdx.x, y = blockIdx.y * T + threadIdx.y;
+    if (x < n && y < n) tile[threadIdx.y][threadIdx.x] = in[y * n + x];
+    __syncthreads();
+    x = blockIdx.y * T + threadIdx.x; y = blockIdx.x * T + threadIdx.y;
+    out[y * n + x] = tile[threadIdx.x][threadIdx.y];  // STORE
+}"""
+    m = np.arange(40 * 40, dtype=np.float32)
+    with pytest.raises(cuda.KernelError, match=r"accessed out\[1600\]") as info:
+        cuda.RawKernel(transpose, "transpose", backend="cpu")((3, 3), (16, 16), (m, np.zeros_like(m), 40))
+    assert info.value.line == line_of("STORE", transpose)
+    assert "swapped" not in str(info.value)
+    assert "guard the access: `if (y < n && x < n)`" in str(info.value)
+    out = np.zeros_like(m)
+    cuda.RawKernel(transpose.replace("    out[", "    if (x < n && y < n) out["), "transpose", backend="cpu")(
+        (3, 3), (16, 16), (m, out, 40))
+    np.testing.assert_array_equal(out.reshape(40, 40), m.reshape(40, 40).T)
+    two = r"""
+extern "C" __global__ void k(float* a, float* b, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) a[i] = 1.0f;
+    b[i] = 2.0f;
+}"""
+    with pytest.raises(cuda.KernelError, match=r"accessed b\[40\]") as info:
+        cuda.RawKernel(two, "k", backend="cpu")((1,), (64,), (np.zeros(64, np.float32), np.zeros(40, np.float32), 64))
+    assert "The check is right" not in str(info.value) and "guard the access: `if (i < n)`" in str(info.value)
+
+
 def test_dynamic_shared_memory_sized_in_elements_is_told_the_bytes_one_element_per_thread_takes():
     reverse = r"""
 extern "C" __global__ void reverse(const float* in, float* out) {

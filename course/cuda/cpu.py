@@ -2460,6 +2460,8 @@ def _size_guard(source: Source, line: int, variable: str) -> tuple[int, str, int
     for at in range(line, start - 1, -1):
         text = source.line_text(at).split("//", 1)[0]
         for guard in re.finditer(r"\b(if|while|for)\s*\((.*)", text):
+            if not _guard_reaches(source, at, guard.group(0)[:12], line, [variable]):
+                continue
             condition = guard.group(2)
             below = re.search(rf"(?<![\w.]){v}\s*(<=?)\s*([A-Za-z_]\w*)\b(?!\s*[-+*/%(\[.])", condition)
             above = re.search(rf"(?<![\w.]){v}\s*(>=?)\s*([A-Za-z_]\w*)\b(?!\s*[-+*/%(\[.])", condition)
@@ -2540,6 +2542,32 @@ def _condition_text(text: str, guard: re.Match) -> str:
     return re.sub(r"\s+", " ", text[guard.start():_closing_brace(text, opening) + 1]).strip()
 
 
+def _guard_reaches(source: Source, at: int, guard: str, line: int, variables) -> bool:
+    """Whether the if, while or for whose text at line `at` starts with `guard` governs line `line`: the
+    statement after its condition (the braced block, or the one statement), or every line after it where
+    that statement is a `return` (`if (i >= n) return;`); and none of `variables` is given another value
+    between the two lines (`x = blockIdx.y * T + threadIdx.x;` after a tile's load made x another index)."""
+    if line <= at:
+        return line == at
+    for n in range(at + 1, line):
+        code = source.line_text(n).split("//", 1)[0]
+        if any(re.search(rf"(?<![\w.]){re.escape(v)}\s*(?:[-+*/%&|^]?=(?!=)|\+\+|--)|(?:\+\+|--)\s*{re.escape(v)}\b",
+                         code) for v in variables):
+            return False
+    text = "\n".join(source.lines)
+    start = sum(len(l) + 1 for l in source.lines[:at - 1])
+    found = text.find(guard, start)
+    if found < 0 or "(" not in text[found:found + len(guard) + 1]:
+        return True  # (cannot tell: as before)
+    close = _closing_brace(text, text.index("(", found))
+    rest = text[close + 1:].lstrip()
+    after = len(text) - len(rest)
+    if rest.startswith("return") or rest.startswith("{") and re.match(r"\{\s*return\b[^;]*;\s*\}", rest):
+        return True
+    end = _closing_brace(text, after) if rest.startswith("{") else text.find(";", after)
+    return end < 0 or line <= text.count("\n", 0, end) + 1
+
+
 def _guarded_index(source: Source, line: int | None, name: str, index: int, length: int) -> str | None:
     """For an index past the end of `name` at `line` that a guard of the kernel was meant to keep inside
     (the guard is there already, so "guard the access" would not help): an index made of more than the
@@ -2561,7 +2589,7 @@ def _guarded_index(source: Source, line: int | None, name: str, index: int, leng
         for variable in variables:
             v = re.escape(variable)
             guard = re.search(rf"\b(?:if|while)\s*\((?:[^;]*[(&|!\s])?{v}\s*(<|<=|>=|>)\s*[^;]*\)", text)
-            if guard and expression != variable:
+            if guard and expression != variable and _guard_reaches(source, at, guard.group(0)[:12], line, variables):
                 # `a[x * w + y]` under `if (x < w && ...)`: x counts columns (it stays below the width) but is
                 # multiplied by the width, as a row is: row and column swapped
                 swapped = re.fullmatch(r"\s*(\w+)\s*\*\s*(\w+)\s*\+\s*(\w+)\s*", expression)
