@@ -2105,6 +2105,79 @@ extern "C" __global__ void k(float* a, float* b, int n) {
     assert "The check is right" not in str(info.value) and "guard the access: `if (i < n)`" in str(info.value)
 
 
+def test_a_rows_check_against_a_rows_length_is_told_apart_from_a_row_and_column_swapped():
+    """`A[row * K + k]` under `if (row < K && col < N)` with `k < K` in the loop: k is the column, so row and column
+    are not swapped (the hint said they were); the row's check names a row's length, K, where the number of rows, M,
+    belongs. The swapped pair keeps its hint (`a[x * w + y]` under `x < w && y < h`)."""
+    source = r"""
+extern "C" __global__ void mm(const float* A, const float* B, float* C, int M, int N, int K) {
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row < K && col < N) {
+        float s = 0;
+        for (int k = 0; k < K; k++) s += A[row * K + k] * B[k * N + col];
+        C[row * N + col] = s;
+    }
+}"""
+    M, N, K = 20, 24, 40
+    A, B = np.ones(M * K, np.float32), np.ones(K * N, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"accessed A\[800\]") as info:
+        cuda.RawKernel(source, "mm", backend="cpu")((2, 3), (16, 16), (A, B, np.zeros(M * N, np.float32), M, N, K))
+    assert ("hint: The index here is `row * K + k`: `row` is multiplied by K, the length of a row, so it counts rows, "
+            "and `k` (below K, line 7) counts columns. Line 5 checks `row < K`, a row's length, where the number of "
+            "rows belongs: compare `row` with the number of rows of A (its 800 elements / K)") in str(info.value)
+    C = np.zeros(M * N, np.float32)
+    cuda.RawKernel(source.replace("row < K &&", "row < M &&"), "mm", backend="cpu")((2, 3), (16, 16), (A, B, C, M, N, K))
+    assert (C == K).all()
+    swapped = r"""
+extern "C" __global__ void paint(float* a, int w, int h) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < w && y < h) a[x * w + y] = 1;
+}"""
+    with pytest.raises(cuda.KernelError, match=r"`x` counts columns \(it stays below the width w\), yet it is "
+                                               r"multiplied by w"):
+        cuda.RawKernel(swapped, "paint", backend="cpu")((1, 1), (16, 16), (np.zeros((10, 16), np.float32), 16, 10))
+
+
+def test_a_loop_one_past_each_threads_own_elements_is_named_in_the_race_it_makes():
+    """`for (c = 0; c <= channels; c++) img[i + c]` with i = pixel × channels: each thread's last element is the
+    next thread's first, a race between neighbours in global (a write, or a read-modify-write) or shared memory;
+    the hint names the loop's `<=`, not atomics or a missing barrier."""
+    image = r"""
+extern "C" __global__ void invert(unsigned char* img, int w, int h, int channels) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < w && y < h) {
+        int i = (y * w + x) * channels;
+        for (int c = 0; c <= channels; c++) img[i + c] = 255 - img[i + c];  // LOOP
+    }
+}"""
+    pixels = np.arange(30 * 20 * 3, dtype=np.uint8)
+    for source in (image, image.replace("255 - img[i + c]", "(unsigned char)c")):
+        with pytest.raises(cuda.KernelError, match=r"img\[3\], which thread \(0, 0, 0\)") as info:
+            cuda.RawKernel(source, "invert", backend="cpu")((2, 2), (16, 16), (pixels.copy(), 30, 20, 3))
+        assert (f"hint: The loop at line {line_of('LOOP', image)} runs while `c <= channels`, so c takes channels + 1 "
+                "values, 0 to channels: one more than the channels elements each thread has from its own start (`i + c` "
+                "steps by channels from one thread to the next), so each thread's last element is the next thread's "
+                "first. Compare with `c < channels`.") in str(info.value)
+    inverted = pixels.copy()
+    cuda.RawKernel(image.replace("c <= channels", "c < channels"), "invert", backend="cpu")(
+        (2, 2), (16, 16), (inverted, 30, 20, 3))
+    np.testing.assert_array_equal(inverted, 255 - pixels)
+    shared = r"""
+extern "C" __global__ void k(const float* x, float* out) {
+    __shared__ float s[4 * 65];
+    for (int c = 0; c <= 4; c++) s[threadIdx.x * 4 + c] = x[c];
+    __syncthreads();
+    out[threadIdx.x] = s[threadIdx.x * 4];
+}"""
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory s\[4\]") as info:
+        cuda.RawKernel(shared, "k", backend="cpu")((1,), (64,), (np.arange(5, dtype=np.float32), np.zeros(64, np.float32)))
+    assert "runs while `c <= 4`, so c takes 5 values, 0 to 4" in str(info.value)
+    assert "__syncthreads() at the end" not in str(info.value)
+
+
 def test_dynamic_shared_memory_sized_in_elements_is_told_the_bytes_one_element_per_thread_takes():
     reverse = r"""
 extern "C" __global__ void reverse(const float* in, float* out) {

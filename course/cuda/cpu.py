@@ -2568,6 +2568,36 @@ def _guard_reaches(source: Source, at: int, guard: str, line: int, variables) ->
     return end < 0 or line <= text.count("\n", 0, end) + 1
 
 
+def _inclusive_chunk(source: Source, line: int | None, name: str) -> str | None:
+    """For a race on `name` at `line` inside a loop `for (int c = 0; c <= k; c++)` (that line's, or one a few
+    lines up that governs it) whose counter indexes `name` from the thread's own start, a multiple of k
+    (`img[i + c]` with `i = (y * w + x) * channels`, `s[t * 4 + c]`): c takes k + 1 values, so each thread's
+    last element is the next thread's first. The hint that says so, or None."""
+    if not line or not name:
+        return None
+    subscripts = re.findall(rf"(?<![\w.]){re.escape(name)}\s*\[([^\[\]]+)\]", source.line_text(line))
+    first = _body_lines(source, line)[0]
+    for at in range(line, max(line - 6, first) - 1, -1):
+        for loop in re.finditer(r"\bfor\s*\(\s*(?:(?:unsigned|int|long|size_t)\s+)*(\w+)\s*=\s*0\s*;\s*\1\s*<=\s*(\w+)\s*;",
+                                source.line_text(at)):
+            counter, bound = loop.groups()
+            if not _guard_reaches(source, at, loop.group(0)[:12], line, []):
+                continue
+            scaled = re.compile(rf"\*\s*\(?\s*{re.escape(bound)}\b|\b{re.escape(bound)}\s*\)?\s*\*")
+            for subscript in subscripts:
+                if counter not in _names_in(subscript):
+                    continue
+                starts = [v for v in _names_in(subscript) if v != counter and (d := re.search(
+                    rf"\b{re.escape(v)}\s*=(?!=)\s*([^;]*);", source.text)) and scaled.search(d.group(1))]
+                if scaled.search(subscript) or starts:
+                    values = f"{int(bound) + 1}" if bound.isdigit() else f"{bound} + 1"
+                    return (f"The loop at line {at} runs while `{counter} <= {bound}`, so {counter} takes {values} "
+                            f"values, 0 to {bound}: one more than the {bound} elements each thread has from its own "
+                            f"start (`{subscript.strip()}` steps by {bound} from one thread to the next), so each "
+                            f"thread's last element is the next thread's first. Compare with `{counter} < {bound}`.")
+    return None
+
+
 def _guarded_index(source: Source, line: int | None, name: str, index: int, length: int) -> str | None:
     """For an index past the end of `name` at `line` that a guard of the kernel was meant to keep inside
     (the guard is there already, so "guard the access" would not help): an index made of more than the
@@ -2596,6 +2626,15 @@ def _guarded_index(source: Source, line: int | None, name: str, index: int, leng
                 if swapped and re.search(rf"\b{re.escape(swapped.group(1))}\s*<\s*{re.escape(swapped.group(2))}\b",
                                          guard.group(0)):
                     column, width, other = swapped.groups()
+                    columns = _size_guard(source, line, other)
+                    if columns and columns[1] == width and not columns[2]:
+                        # `A[row * K + k]` under `if (row < K ...)` and `k < K`: k is the column, and the row's
+                        # check names a row's length where the number of rows belongs (`row < M`)
+                        return (f"The index here is `{expression}`: `{column}` is multiplied by {width}, the length "
+                                f"of a row, so it counts rows, and `{other}` (below {width}, line {columns[0]}) "
+                                f"counts columns. Line {at} checks `{column} < {width}`, a row's length, where the "
+                                f"number of rows belongs: compare `{column}` with the number of rows of {name} (its "
+                                f"{length:,} elements / {width}), the size the kernel has for them.")
                     return (f"The index here is `{expression}`, and line {at} checks `{column} < {width}`: `{column}` "
                             f"counts columns (it stays below the width {width}), yet it is multiplied by {width}, as "
                             f"the row is. In a row-major array, rows of {width} elements, the element at row `{other}` "
@@ -4175,6 +4214,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         chain = module.lines_at(fault.base)  # overflowed inside the sanitizer: its last access
         line = (chain[0] if chain else None) or line
     index, length = fault.index, fault.length
+    element = ""  # (a race's element, in words: `s[3]`, `img[3]`)
 
     if kind == OUT_OF_BOUNDS:
         name, shared = _array_name(fault, arrays)
@@ -5411,6 +5451,9 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             and not _in_a_lock(source, [line]) and (ignored := _ignored_axis(fault, module, source, line, block_dim)):
         # (not inside a lock: there every thread updating one element in turn is the design)
         hint = ignored
+    elif kind in (RACE, GLOBAL_RACE) and (chunk := _inclusive_chunk(source, line,
+                                                                   re.split(r"[\[.]", element, maxsplit=1)[0])):
+        hint = chunk  # `for (c = 0; c <= channels; c++) img[i + c]`: one element into the next thread's
     if fault.exited_count and kind in (UNINITIALIZED, RACE, GLOBAL_RACE, UNINITIALIZED_LOCAL, WARP_EXITED):
         returned = _xyz(fault.exited_thread)
         hint += (f" Also: {fault.exited_count} thread(s) of this block (the first is thread {returned}) returned at "
