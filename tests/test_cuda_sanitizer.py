@@ -697,6 +697,14 @@ def test_a_slot_read_apart_from_its_atomic_is_caught_even_when_every_value_kept_
     out, count = np.zeros(64, np.int32), np.zeros(1, np.int32)
     cuda.RawKernel(fixed, "keep_positive", backend="cpu")((1,), (64,), (ones, out, count, 64))  # the twin
     assert count[0] == 64 and (out == 1).all()
+    # the other order, the count taken first and read back as the slot (`out[*count - 1]`): the same fix
+    after = SLOT_APART.replace("out[*count] = x[i];                   // SLOT-READ\n        atomicAdd(count, 1);",
+                               "atomicAdd(count, 1);\n        out[*count - 1] = x[i];")
+    with pytest.raises(cuda.KernelError, match=r"count\[0\]") as info:
+        cuda.RawKernel(after, "keep_positive", backend="cpu")((1,), (64,), (np.arange(1, 65, dtype=np.int32),
+                                                                            np.zeros(64, np.int32), np.zeros(1, np.int32), 64))
+    assert ("The slot is read (`out[*count - 1]`) apart from the atomicAdd that takes it, so two threads can get the "
+            "same one: take it with the atomic's own return value, `out[atomicAdd(count, 1)] = ...;`") in str(info.value)
 
 
 BLOCK_ONLY_INDEX = r"""

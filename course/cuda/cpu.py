@@ -5012,12 +5012,14 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 hint = (f"Add __syncthreads() between the atomic updates (line {updates}) and the read (line {read}), "
                         "where every thread of the block reaches it: the updates of the block's threads are then done.")
             plain_line = line if mine == 1 else other_line
-            if (slot := re.search(rf"\b(\w+)\s*\[\s*\*\s*{re.escape(name)}\s*\]|\b(\w+)\s*\[\s*{re.escape(name)}"
-                                  rf"\s*\[\s*0\s*\]\s*\]", source.line_text(plain_line) if plain_line else "")) and re.search(
-                    rf"\batomicAdd\s*\(\s*&?\s*{re.escape(name)}\b", source.text):
-                # `out[*count] = v; atomicAdd(count, 1);`: the slot read apart from the atomic that takes it
-                array = slot.group(1) or slot.group(2)
-                hint = (f"The slot is read (`{array}[*{name}]`) apart from the atomicAdd that takes it, so two "
+            n = re.escape(name)
+            if (slot := re.search(rf"\b(\w+)\s*\[([^\[\]]*(?:\*\s*{n}\b|\b{n}\s*\[\s*0\s*\])[^\[\]]*)\]",
+                                  source.line_text(plain_line) if plain_line else "")) and re.search(
+                    rf"\batomicAdd\s*\(\s*&?\s*{n}\b", source.text):
+                # `out[*count] = v; atomicAdd(count, 1);` (or `atomicAdd(count, 1); out[*count - 1] = v;`): the
+                # slot read apart from the atomic that takes it
+                array = slot.group(1)
+                hint = (f"The slot is read (`{array}[{slot.group(2).strip()}]`) apart from the atomicAdd that takes it, so two "
                         f"threads can get the same one: take it with the atomic's own return value, "
                         f"`{array}[atomicAdd({name}, 1)] = ...;` (each thread gets its own old value).")
             elif fault.mask != 4 and re.search(r"\batomic(Min|Max)\s*\(", source.text):
