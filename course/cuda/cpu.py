@@ -2460,7 +2460,7 @@ def _size_guard(source: Source, line: int, variable: str) -> tuple[int, str, int
     for at in range(line, start - 1, -1):
         text = source.line_text(at).split("//", 1)[0]
         for guard in re.finditer(r"\b(if|while|for)\s*\((.*)", text):
-            if not _guard_reaches(source, at, guard.group(0)[:12], line, [variable]):
+            if not _guard_reaches(source, at, guard.start(), line, [variable]):
                 continue
             condition = guard.group(2)
             below = re.search(rf"(?<![\w.]){v}\s*(<=?)\s*([A-Za-z_]\w*)\b(?!\s*[-+*/%(\[.])", condition)
@@ -2542,8 +2542,8 @@ def _condition_text(text: str, guard: re.Match) -> str:
     return re.sub(r"\s+", " ", text[guard.start():_closing_brace(text, opening) + 1]).strip()
 
 
-def _guard_reaches(source: Source, at: int, guard: str, line: int, variables) -> bool:
-    """Whether the if, while or for whose text at line `at` starts with `guard` governs line `line`: the
+def _guard_reaches(source: Source, at: int, column: int, line: int, variables) -> bool:
+    """Whether the if, while or for at `column` of line `at` (of its text stripped) governs line `line`: the
     statement after its condition (the braced block, or the one statement), or every line after it where
     that statement is a `return` (`if (i >= n) return;`); and none of `variables` is given another value
     between the two lines (`x = blockIdx.y * T + threadIdx.x;` after a tile's load made x another index)."""
@@ -2555,11 +2555,12 @@ def _guard_reaches(source: Source, at: int, guard: str, line: int, variables) ->
                          code) for v in variables):
             return False
     text = "\n".join(source.lines)
-    start = sum(len(l) + 1 for l in source.lines[:at - 1])
-    found = text.find(guard, start)
-    if found < 0 or "(" not in text[found:found + len(guard) + 1]:
+    raw = source.lines[at - 1]
+    found = sum(len(l) + 1 for l in source.lines[:at - 1]) + len(raw) - len(raw.lstrip()) + column
+    opening = text.find("(", found)
+    if opening < 0:
         return True  # (cannot tell: as before)
-    close = _closing_brace(text, text.index("(", found))
+    close = _closing_brace(text, opening)
     rest = text[close + 1:].lstrip()
     after = len(text) - len(rest)
     if rest.startswith("return") or rest.startswith("{") and re.match(r"\{\s*return\b[^;]*;\s*\}", rest):
@@ -2581,7 +2582,7 @@ def _inclusive_chunk(source: Source, line: int | None, name: str) -> str | None:
         for loop in re.finditer(r"\bfor\s*\(\s*(?:(?:unsigned|int|long|size_t)\s+)*(\w+)\s*=\s*0\s*;\s*\1\s*<=\s*(\w+)\s*;",
                                 source.line_text(at)):
             counter, bound = loop.groups()
-            if not _guard_reaches(source, at, loop.group(0)[:12], line, []):
+            if not _guard_reaches(source, at, loop.start(), line, []):
                 continue
             scaled = re.compile(rf"\*\s*\(?\s*{re.escape(bound)}\b|\b{re.escape(bound)}\s*\)?\s*\*")
             for subscript in subscripts:
@@ -2619,7 +2620,7 @@ def _guarded_index(source: Source, line: int | None, name: str, index: int, leng
         for variable in variables:
             v = re.escape(variable)
             guard = re.search(rf"\b(?:if|while)\s*\((?:[^;]*[(&|!\s])?{v}\s*(<|<=|>=|>)\s*[^;]*\)", text)
-            if guard and expression != variable and _guard_reaches(source, at, guard.group(0)[:12], line, variables):
+            if guard and expression != variable and _guard_reaches(source, at, guard.start(), line, variables):
                 # `a[x * w + y]` under `if (x < w && ...)`: x counts columns (it stays below the width) but is
                 # multiplied by the width, as a row is: row and column swapped
                 swapped = re.fullmatch(r"\s*(\w+)\s*\*\s*(\w+)\s*\+\s*(\w+)\s*", expression)
@@ -5192,8 +5193,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             else:
                 hint = ("Blocks cannot wait for each other inside a launch: read from one array and write to "
                         "another (swap them between launches), or split the work into two launches.")
-                name = re.match(r"\w*", element).group(0)
-                if name and any(_waited_for(source.line_text(n)) == name for n in (line, other_line) if n) \
+                flag = re.match(r"\w*", element).group(0)
+                if flag and any(_waited_for(source.line_text(n)) == flag for n in (line, other_line) if n) \
                         and (plain := _plain_wait(source)):  # `while (ready == 0) {}` on a plain __device__ flag
                     hint = (f"{plain} And a block may wait only for blocks before it in launch order (a lower "
                             "blockIdx): a later one may not have started yet, and then the wait never ends.")
