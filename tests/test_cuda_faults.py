@@ -2067,6 +2067,7 @@ extern "C" __global__ void paint(float* a, int w, int h) {
         cuda.RawKernel(image.replace("y * w + x", "x * w + y"), "paint", backend="cpu")(
             (1, 1), (16, 16), (np.zeros((10, 16), np.float32), 16, 10))
     assert "are right, but this launch passed" not in str(info.value)
+    assert "`x` counts columns (it stays below the width w), yet it is multiplied by w" in str(info.value)
 
 
 def test_a_check_that_does_not_govern_the_faulting_line_is_not_taken_for_its_guard():
@@ -2105,20 +2106,25 @@ extern "C" __global__ void k(float* a, float* b, int n) {
     assert "The check is right" not in str(info.value) and "guard the access: `if (i < n)`" in str(info.value)
 
 
-def test_a_rows_check_against_a_rows_length_is_told_apart_from_a_row_and_column_swapped():
-    """`A[row * K + k]` under `if (row < K && col < N)` with `k < K` in the loop: k is the column, so row and column
-    are not swapped (the hint said they were); the row's check names a row's length, K, where the number of rows, M,
-    belongs. The swapped pair keeps its hint (`a[x * w + y]` under `x < w && y < h`)."""
-    source = r"""
+#: C = A × B for A of M × K, B of K × N: ROWS, the bound its rows are checked against (M), and STEPS, the loop's
+#: (K), for the tests to get wrong.
+MATMUL_MNK = r"""
 extern "C" __global__ void mm(const float* A, const float* B, float* C, int M, int N, int K) {
     int row = blockIdx.y * blockDim.y + threadIdx.y;
     int col = blockIdx.x * blockDim.x + threadIdx.x;
-    if (row < K && col < N) {
+    if (row < ROWS && col < N) {
         float s = 0;
-        for (int k = 0; k < K; k++) s += A[row * K + k] * B[k * N + col];
+        for (int k = 0; k < STEPS; k++) s += A[row * K + k] * B[k * N + col];
         C[row * N + col] = s;
     }
 }"""
+
+
+def test_a_rows_check_against_a_rows_length_is_told_apart_from_a_row_and_column_swapped():
+    """`A[row * K + k]` under `if (row < K && col < N)` with `k < K` in the loop: k is the column, so row and column
+    are not swapped (the hint said they were); the row's check names a row's length, K, where the number of rows, M,
+    belongs. (The swapped pair, `a[x * w + y]` under `x < w && y < h`, keeps its hint: the test above.)"""
+    source = MATMUL_MNK.replace("ROWS", "K").replace("STEPS", "K")  # the rows checked against K
     M, N, K = 20, 24, 40
     A, B = np.ones(M * K, np.float32), np.ones(K * N, np.float32)
     with pytest.raises(cuda.KernelError, match=r"accessed A\[800\]") as info:
@@ -2127,17 +2133,9 @@ extern "C" __global__ void mm(const float* A, const float* B, float* C, int M, i
             "and `k` (below K, line 7) counts columns. Line 5 checks `row < K`, a row's length, where the number of "
             "rows belongs: compare `row` with the number of rows of A (its 800 elements / K)") in str(info.value)
     C = np.zeros(M * N, np.float32)
-    cuda.RawKernel(source.replace("row < K &&", "row < M &&"), "mm", backend="cpu")((2, 3), (16, 16), (A, B, C, M, N, K))
+    cuda.RawKernel(MATMUL_MNK.replace("ROWS", "M").replace("STEPS", "K"), "mm", backend="cpu")(
+        (2, 3), (16, 16), (A, B, C, M, N, K))
     assert (C == K).all()
-    swapped = r"""
-extern "C" __global__ void paint(float* a, int w, int h) {
-    int x = blockIdx.x * blockDim.x + threadIdx.x;
-    int y = blockIdx.y * blockDim.y + threadIdx.y;
-    if (x < w && y < h) a[x * w + y] = 1;
-}"""
-    with pytest.raises(cuda.KernelError, match=r"`x` counts columns \(it stays below the width w\), yet it is "
-                                               r"multiplied by w"):
-        cuda.RawKernel(swapped, "paint", backend="cpu")((1, 1), (16, 16), (np.zeros((10, 16), np.float32), 16, 10))
 
 
 def test_a_loop_one_past_each_threads_own_elements_is_named_in_the_race_it_makes():
@@ -2334,20 +2332,12 @@ extern "C" __global__ void rev(const float* in, float* out, int n) {
         cuda.RawKernel(reverse, "rev", backend="cpu")((1,), (64,), (x, np.zeros(64, np.float32), 64))
     assert ("hint: The index here is `n - i`, which is n itself when i is 0: one past the last element of in (64 "
             "elements). Counted from the end, the element that mirrors i is `n - 1 - i`.") in str(info.value)
-    matmul = r"""
-extern "C" __global__ void mm(const float* A, const float* B, float* C, int M, int N, int K) {
-    int r = blockIdx.y * blockDim.y + threadIdx.y, c = blockIdx.x * blockDim.x + threadIdx.x;
-    if (r < M && c < N) {
-        float s = 0;
-        for (int k = 0; k < N; k++) s += A[r * K + k] * B[k * N + c];
-        C[r * N + c] = s;
-    }
-}"""
+    matmul = MATMUL_MNK.replace("ROWS", "M").replace("STEPS", "N")  # the loop over the wrong size
     m, n, k = 16, 24, 8
     with pytest.raises(cuda.KernelError, match=r"accessed B\[192\]") as info:
         cuda.RawKernel(matmul, "mm", backend="cpu")((2, 1), (16, 16), (
             np.ones((m, k), np.float32), np.ones((k, n), np.float32), np.zeros((m, n), np.float32), m, n, k))
-    assert ("`k` goes up to N - 1 (the loop at line 6, `k < N`): check that bound against B's size too") in str(info.value)
+    assert ("`k` goes up to N - 1 (the loop at line 7, `k < N`): check that bound against B's size too") in str(info.value)
     histogram = r"""
 #define NBINS 10
 extern "C" __global__ void h(const float* x, int* bins, int n) {
