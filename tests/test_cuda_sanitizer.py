@@ -280,6 +280,14 @@ def test_a_kernel_whose_warps_work_apart_is_told_the_missing_barrier_is_a_syncwa
         f"Add __syncwarp() between line {write}, where thread (1, 0, 0) writes `s[1]`, and line {read}, where thread "
         "(0, 0, 0) reads it: threads (0, 0, 0) and (1, 0, 0) are lanes of one warp, and the kernel orders a warp's "
         "lanes with __syncwarp() elsewhere")
+    # the __syncwarp() there, but inside an if that half the warp skips: the hint says that, not "add one"
+    half = WARP_REGIONS.replace("__syncwarp();                               // REGION-SYNC",
+                                "if (lane < 16) __syncwarp();")
+    with pytest.raises(cuda.KernelError, match=r"with no __syncwarp\(\) \(or __syncthreads\(\)\) between them") as info:
+        cuda.RawKernel(half, "rotate", backend="cpu")((1,), (128,), (x, out))
+    assert (f"hint: The __syncwarp() at line {write + 1} lies between the two accesses, but inside the if at line "
+            f"{write + 1}, which some lanes of the warp skip") in str(info.value)
+    assert "Call it outside the if, where every lane of the warp passes." in str(info.value)
 
 
 def test_sanitizer_switches():

@@ -2569,6 +2569,21 @@ def _guard_reaches(source: Source, at: int, column: int, line: int, variables) -
     return end < 0 or line <= text.count("\n", 0, end) + 1
 
 
+def _skipped_sync(source: Source, first: int, last: int) -> tuple[int, int] | None:
+    """A `__syncwarp()` on a line between `first` and `last` that an if governs (`if (t < 16) __syncwarp();`, or
+    inside its braces): (its line, the if's line), or None."""
+    for at in range(first + 1, last):
+        text = source.line_text(at).split("//", 1)[0]
+        if not (call := re.search(r"\b__syncwarp\s*\(", text)):
+            continue
+        for up in range(at, max(at - 12, _body_lines(source, at)[0]) - 1, -1):
+            for branch in re.finditer(r"\bif\s*\(", source.line_text(up).split("//", 1)[0]):
+                if (up < at or branch.start() < call.start()) and (
+                        up == at or _guard_reaches(source, up, branch.start(), at, [])):
+                    return at, up
+    return None
+
+
 def _inclusive_chunk(source: Source, line: int | None, name: str) -> str | None:
     """For a race on `name` at `line` inside a loop `for (int c = 0; c <= k; c++)` (that line's, or one a few
     lines up that governs it) whose counter indexes `name` from the thread's own start, a multiple of k
@@ -4747,6 +4762,13 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     f"{thread} are lanes of one warp, and the kernel "
                     "orders a warp's lanes with __syncwarp() elsewhere (__syncthreads() would do too, where every "
                     "thread of the block reaches it).")
+            if line and other_line and (skipped := _skipped_sync(source, min(line, other_line), max(line, other_line))):
+                # `if (threadIdx.x < 16) __syncwarp();`: there is one between, but not every lane reaches it
+                at, governed = skipped
+                hint = (f"The __syncwarp() at line {at} lies between the two accesses, but inside the if at line "
+                        f"{governed}, which some lanes of the warp skip (thread {thread} or {other}): __syncwarp() "
+                        "orders the lanes of its mask (all 32 by default) only when every one of them reaches it. "
+                        "Call it outside the if, where every lane of the warp passes.")
         elif _same_warp(fault, block_dim) and 3 not in (fault.op, fault.other_op):
             # (not beside an atomic update: the read waits for every thread's update, of every warp)
             hint += ("Where all the threads that share these elements are lanes of one warp, __syncwarp() is "
