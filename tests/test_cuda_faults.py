@@ -2383,6 +2383,26 @@ extern "C" __global__ void st(const float* in, float* out, int w, int h) {
         cuda.RawKernel(stencil, "st", backend="cpu")((1, 1), (16, 16), (image, np.zeros_like(image), 16, 16))
     assert ("hint: Index -16 is below the first element: the neighbour `y - 1` is outside the array where y is below 1 "
             "(the border). Guard the border, `if (y >= 1 && ...)`") in str(info.value)
+    # the neighbours in variables of their own (a sharpening filter's `int xl = x - 1, xr = x + 1, ...;`): the
+    # faulting access is not the line's first of `in`, whose index is in range
+    sharpen = r"""
+extern "C" __global__ void sharpen(const unsigned char* in, unsigned char* out, int w, int h) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= w || y >= h) return;
+    int xl = x - 1, xr = min(x + 1, w - 1);  // NEIGHBOURS
+    float v = 5.0f * in[y * w + x] - in[y * w + xl] - in[y * w + xr];
+    out[y * w + x] = (unsigned char)fminf(fmaxf(v, 0.0f), 255.0f);
+}"""
+    pixels = np.full((16, 16), 7, np.uint8)
+    with pytest.raises(cuda.KernelError, match=r"accessed in\[-1\]") as info:
+        cuda.RawKernel(sharpen, "sharpen", backend="cpu")((1, 1), (16, 16), (pixels, np.zeros_like(pixels), 16, 16))
+    assert (f"hint: Index -1 is below the first element: `xl` is the neighbour `x - 1` (line {line_of('NEIGHBOURS', sharpen)}), "
+            "outside the array where x is below 1 (the border). Clamp it where it is set, `xl = max(x - 1, 0)`") \
+        in str(info.value)
+    sharpened = np.zeros_like(pixels)
+    cuda.RawKernel(sharpen.replace("xl = x - 1", "xl = max(x - 1, 0)"), "sharpen", backend="cpu")(
+        (1, 1), (16, 16), (pixels, sharpened, 16, 16))
+    assert (sharpened == 21).all()
 
 
 TILED_NO_EDGE = r"""

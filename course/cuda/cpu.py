@@ -2851,14 +2851,24 @@ def _negative_index(index: int, length: int, source: Source | None = None, line:
     named = subscript if subscript and re.fullmatch(r"[A-Za-z_]\w*", subscript) else \
         f"({subscript})" if subscript and "[" not in subscript and len(subscript) <= 40 else "k"
     # `in[(y - 1) * w + x]` at y = 0: the neighbour before the first row (or column): the border needs a guard
-    neighbour = re.search(r"\(\s*([A-Za-z_]\w*)\s*-\s*(\d+|[A-Z_][A-Z0-9_]*)\s*\)|(?<![\w.])([A-Za-z_]\w*)\s*-\s*(\d+|[A-Z_][A-Z0-9_]*)\b",
-                          subscript or "")
+    minus = (r"\(\s*([A-Za-z_]\w*)\s*-\s*(\d+|[A-Z_][A-Z0-9_]*)\s*\)|(?<![\w.])([A-Za-z_]\w*)\s*-\s*"
+             r"(\d+|[A-Z_][A-Z0-9_]*)\b")
+    neighbour = re.search(minus, subscript or "")
     if neighbour and subscript and "[" not in subscript:
         variable, step = (neighbour.group(1), neighbour.group(2)) if neighbour.group(1) else neighbour.group(3, 4)
         return (f"Index {index} is below the first element: the neighbour `{variable} - {step}` is outside the array "
                 f"where {variable} is below {step} (the border). Guard the border, `if ({variable} >= {step} && ...)` (a "
                 f"stencil skips its edge; a halo load takes 0 there, `{variable} >= {step} ? ... : 0.0f`), or clamp the "
                 f"neighbour, `max({variable} - {step}, 0)`.")
+    if source is not None and line and subscript and "[" not in subscript and (
+            set_at := _neighbour_variable(source, line, subscript, minus)):
+        # `int xl = x - 1;` then `in[y * w + xl]` (the first subscript of the array on the line, `in[y * w + x]`,
+        # is in range: another one of the same array faulted)
+        name, variable, step, at = set_at
+        return (f"Index {index} is below the first element: `{name}` is the neighbour `{variable} - {step}` (line {at}), "
+                f"outside the array where {variable} is below {step} (the border). Clamp it where it is set, "
+                f"`{name} = max({variable} - {step}, 0)`, or guard the border, `if ({variable} >= {step} && ...)` (a "
+                "stencil skips its edge).")
     body = _function_body(source.text, line) if source is not None and line else None
     if body and named == subscript and _declared_unsigned(source.text[body[0]:body[1]], named):
         # `size_t i = 0; i -= 1;`: an unsigned index is never below 0; it wrapped around, and reads as negative here
@@ -2869,6 +2879,24 @@ def _negative_index(index: int, length: int, source: Source | None = None, line:
     return (f"Index {index} is below the first element: an offset that reaches below 0 (a neighbour i - 1 at the "
             f"edge, a mask indexed from -R). Shift the index (mask[j + R] for j from -R to R) or guard it: "
             f"`if ({named} >= 0 && {named} < {length})`.")
+
+
+def _neighbour_variable(source: Source, line: int, subscript: str, minus: str) -> tuple[str, str, str, int] | None:
+    """For a negative index at `line`: a variable of a subscript of the same array there (the first one,
+    `subscript`, and the others) set a few lines up as a neighbour below (`int xl = x - 1, xr = x + 1;`):
+    (the variable, what it is made from, the step, the line), or None."""
+    text = source.line_text(line).split("//", 1)[0]
+    array = re.search(rf"(\w+)\s*\[\s*{re.escape(subscript)}\s*\]", text)
+    subscripts = [subscript] + ([found.strip() for found in re.findall(rf"\b{re.escape(array.group(1))}\s*\[([^\[\]]+)\]",
+                                                                         text)] if array else [])
+    for candidate in dict.fromkeys(subscripts):
+        for name in _names_in(candidate):
+            for at in range(line, max(0, line - 8), -1):
+                for found in re.finditer(rf"(?<![\w.]){re.escape(name)}\s*=(?!=)\s*({minus})\s*[;,)]",
+                                         source.line_text(at).split("//", 1)[0]):
+                    variable, step = (found.group(2), found.group(3)) if found.group(2) else found.group(4, 5)
+                    return name, variable, step, at
+    return None
 
 
 def _unsigned_count_down(source: Source, line: int | None, index: int) -> str | None:
