@@ -2891,6 +2891,8 @@ def _neighbour_variable(source: Source, line: int, subscript: str, minus: str) -
                                                                          text)] if array else [])
     for candidate in dict.fromkeys(subscripts):
         for name in _names_in(candidate):
+            if _declared_unsigned(source.text, name):
+                continue  # (`size_t j = i - 1;`: it wraps around, never below 0: _negative_index says so)
             for at in range(line, max(0, line - 8), -1):
                 for found in re.finditer(rf"(?<![\w.]){re.escape(name)}\s*=(?!=)\s*({minus})\s*[;,)]",
                                          source.line_text(at).split("//", 1)[0]):
