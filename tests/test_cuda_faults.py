@@ -2332,6 +2332,9 @@ extern "C" __global__ void rev(const float* in, float* out, int n) {
         cuda.RawKernel(reverse, "rev", backend="cpu")((1,), (64,), (x, np.zeros(64, np.float32), 64))
     assert ("hint: The index here is `n - i`, which is n itself when i is 0: one past the last element of in (64 "
             "elements). Counted from the end, the element that mirrors i is `n - 1 - i`.") in str(info.value)
+    with pytest.raises(cuda.KernelError, match=r"accessed in\[64\]") as info:  # without its guard: the same cause
+        cuda.RawKernel(reverse.replace("if (i < n) ", ""), "rev", backend="cpu")((1,), (64,), (x, np.zeros(64, np.float32), 64))
+    assert "which is n itself when i is 0" in str(info.value) and "`n - 1 - i`" in str(info.value)
     matmul = MATMUL_MNK.replace("ROWS", "M").replace("STEPS", "N")  # the loop over the wrong size
     m, n, k = 16, 24, 8
     with pytest.raises(cuda.KernelError, match=r"accessed B\[192\]") as info:

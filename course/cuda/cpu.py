@@ -2614,6 +2614,17 @@ def _inclusive_chunk(source: Source, line: int | None, name: str) -> str | None:
     return None
 
 
+def _mirrored_index(expression: str, name: str, index: int, length: int) -> str | None:
+    """For `in[n - i]` one past the end (n itself, at i = 0): the hint that counts from the end, or None."""
+    mirror = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*-\s*([A-Za-z_]\w*)\s*", expression or "")
+    if not mirror or index != length:
+        return None
+    size, counter = mirror.groups()
+    return (f"The index here is `{expression.strip()}`, which is {size} itself when {counter} is 0: one past the last "
+            f"element of {name} ({length} elements). Counted from the end, the element that mirrors {counter} is "
+            f"`{size} - 1 - {counter}`.")
+
+
 def _guarded_index(source: Source, line: int | None, name: str, index: int, length: int) -> str | None:
     """For an index past the end of `name` at `line` that a guard of the kernel was meant to keep inside
     (the guard is there already, so "guard the access" would not help): an index made of more than the
@@ -2660,11 +2671,9 @@ def _guarded_index(source: Source, line: int | None, name: str, index: int, leng
                 checked = [u for u in variables if re.search(rf"\b{re.escape(u)}\s*(<|<=|>=|>)", guard.group(0))]
                 named = _and([f"`{u}`" for u in checked])
                 mirror = re.fullmatch(r"\s*(\w+)\s*-\s*(\w+)\s*", expression)
-                if mirror and index == length and mirror.group(2) in checked:  # `in[n - i]`: n itself at i = 0
-                    size, counter = mirror.groups()
-                    return (f"The index here is `{expression}`, which is {size} itself when {counter} is 0: one past "
-                            f"the last element of {name} ({length} elements). Counted from the end, the element that "
-                            f"mirrors {counter} is `{size} - 1 - {counter}`.")
+                if mirror and mirror.group(2) in checked and (mirrored := _mirrored_index(expression, name, index,
+                                                                                           length)):
+                    return mirrored
                 plus_one = index == length and re.fullmatch(rf"\s*{re.escape(checked[0] if checked else '')}\s*\+\s*1\s*",
                                                             expression)
                 return (f"The index here is `{expression}`, and line {at} checks {named} "
@@ -4340,6 +4349,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 or _constant_index(source, line, name, index, length)
                 or _tile_edge(source, line, name)
                 or _per_block_index(source, line, name, length, grid_dim)
+                or _mirrored_index(_subscript(source, line, name), name, index, length)
                 or "Check how the index is computed; where threads past the end are expected (the last block's, "
                    f"in a grid rounded up to whole blocks), guard the access: "
                    f"{_guard_text(source, kernel, line, name, arrays[fault.base][1] if fault.base in arrays else length)}.")
