@@ -2386,6 +2386,10 @@ extern "C" __global__ void st(const float* in, float* out, int w, int h) {
         cuda.RawKernel(stencil, "st", backend="cpu")((1, 1), (16, 16), (image, np.zeros_like(image), 16, 16))
     assert ("hint: Index -16 is below the first element: the neighbour `y - 1` is outside the array where y is below 1 "
             "(the border). Guard the border, `if (y >= 1 && ...)`") in str(info.value)
+    centred = stencil.replace("in[(y - 1) * w + x] +", "2.0f * in[y * w + x] - in[(y - 1) * w + x] +")
+    with pytest.raises(cuda.KernelError, match=r"accessed in\[-16\]") as info:  # the line's first `in[...]` is in range
+        cuda.RawKernel(centred, "st", backend="cpu")((1, 1), (16, 16), (image, np.zeros_like(image), 16, 16))
+    assert "the neighbour `y - 1` is outside the array where y is below 1" in str(info.value)
     # the neighbours in variables of their own (a sharpening filter's `int xl = x - 1, xr = x + 1, ...;`): the
     # faulting access is not the line's first of `in`, whose index is in range
     sharpen = r"""

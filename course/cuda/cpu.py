@@ -2078,13 +2078,15 @@ def _declared_unsigned(text: str, name: str) -> bool:
                      rf"(?:\w+\s*(?:=[^,;]*)?,\s*)*{re.escape(name)}\b", text) is not None
 
 
-def _index_hint(source: Source, line: int | None, index: int, length: int, subscript: str | None = None) -> str | None:
+def _index_hint(source: Source, line: int | None, index: int, length: int, subscript: str | None = None,
+                array: str = "") -> str | None:
     """What an out-of-bounds index says about its cause, when it says something: one past the end
     beside a `<=`, the fill of a variable without a value, an unsigned value wrapped below 0, a
-    negative offset. `subscript`: the faulting access's index expression, where known."""
+    negative offset. `subscript`: the faulting access's index expression, where known (the first of
+    `array`'s on the line)."""
     return (_one_past_the_end(source, line, index, length) or _uninitialized_index(index) or _undefined_index(index)
             or _unsigned_count_down(source, line, index) or _unsigned_below_zero(source, line, index)
-            or _signed_char_index(source, line, index) or _negative_index(index, length, source, line, subscript)
+            or _signed_char_index(source, line, index) or _negative_index(index, length, source, line, subscript, array)
             or _pitch_in_elements(source, index, length) or _bytes_as_elements(source, line)
             or _byte_count(source, line))
 
@@ -2794,7 +2796,7 @@ def _signed_char_index(source: Source, line: int | None, index: int) -> str | No
 
 
 def _negative_index(index: int, length: int, source: Source | None = None, line: int | None = None,
-                    subscript: str | None = None) -> str | None:
+                    subscript: str | None = None, array: str = "") -> str | None:
     """For an access below the first element: the hint (a neighbour at -1, a mask indexed from -R); far
     below, and with a product of ints in sight, an int product that overflowed."""
     if index >= 0:
@@ -2862,15 +2864,17 @@ def _negative_index(index: int, length: int, source: Source | None = None, line:
     # `in[(y - 1) * w + x]` at y = 0: the neighbour before the first row (or column): the border needs a guard
     minus = (r"\(\s*([A-Za-z_]\w*)\s*-\s*(\d+|[A-Z_][A-Z0-9_]*)\s*\)|(?<![\w.])([A-Za-z_]\w*)\s*-\s*"
              r"(\d+|[A-Z_][A-Z0-9_]*)\b")
-    neighbour = re.search(minus, subscript or "")
-    if neighbour and subscript and "[" not in subscript:
+    # (the first subscript of the array on the line, then its others: `in[y * w + x] - in[(y - 1) * w + x]`)
+    candidates = _array_subscripts(source, line, array, subscript) if source is not None and line and subscript else []
+    neighbour = next((found for found in (re.search(minus, c) for c in candidates if "[" not in c) if found), None)
+    if neighbour:
         variable, step = (neighbour.group(1), neighbour.group(2)) if neighbour.group(1) else neighbour.group(3, 4)
         return (f"Index {index} is below the first element: the neighbour `{variable} - {step}` is outside the array "
                 f"where {variable} is below {step} (the border). Guard the border, `if ({variable} >= {step} && ...)` (a "
                 f"stencil skips its edge; a halo load takes 0 there, `{variable} >= {step} ? ... : 0.0f`), or clamp the "
                 f"neighbour, `max({variable} - {step}, 0)`.")
     if source is not None and line and subscript and "[" not in subscript and (
-            set_at := _neighbour_variable(source, line, subscript, minus)):
+            set_at := _neighbour_variable(source, line, array, subscript, minus)):
         # `int xl = x - 1;` then `in[y * w + xl]` (the first subscript of the array on the line, `in[y * w + x]`,
         # is in range: another one of the same array faulted)
         name, variable, step, at = set_at
@@ -2890,15 +2894,19 @@ def _negative_index(index: int, length: int, source: Source | None = None, line:
             f"`if ({named} >= 0 && {named} < {length})`.")
 
 
-def _neighbour_variable(source: Source, line: int, subscript: str, minus: str) -> tuple[str, str, str, int] | None:
+def _array_subscripts(source: Source, line: int, array: str, subscript: str) -> list[str]:
+    """`subscript` (the first index of `array` at `line`), then the array's other indices on that line."""
+    text = source.line_text(line).split("//", 1)[0]
+    others = re.findall(rf"(?<![\w.]){re.escape(array)}\s*\[([^\[\]]+)\]", text) if array else []
+    return list(dict.fromkeys([subscript.strip(), *(found.strip() for found in others)]))
+
+
+def _neighbour_variable(source: Source, line: int, array: str, subscript: str,
+                        minus: str) -> tuple[str, str, str, int] | None:
     """For a negative index at `line`: a variable of a subscript of the same array there (the first one,
     `subscript`, and the others) set a few lines up as a neighbour below (`int xl = x - 1, xr = x + 1;`):
     (the variable, what it is made from, the step, the line), or None."""
-    text = source.line_text(line).split("//", 1)[0]
-    array = re.search(rf"(\w+)\s*\[\s*{re.escape(subscript)}\s*\]", text)
-    subscripts = [subscript] + ([found.strip() for found in re.findall(rf"\b{re.escape(array.group(1))}\s*\[([^\[\]]+)\]",
-                                                                         text)] if array else [])
-    for candidate in dict.fromkeys(subscripts):
+    for candidate in _array_subscripts(source, line, array, subscript):
         for name in _names_in(candidate):
             if _declared_unsigned(source.text, name):
                 continue  # (`size_t j = i - 1;`: it wraps around, never below 0: _negative_index says so)
@@ -4339,7 +4347,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         values = _scalar_values(kernel, args)
         hint = (tail or _printf_string_hint(source, line, name, index, length, itemsize)
                 or (index < 0 and _through_offset_pointer(source, line, name, index, length))
-                or _index_hint(source, line, index, length, _subscript(source, line, name))
+                or _index_hint(source, line, index, length, _subscript(source, line, name), name)
                 or _loose_guard(source, line, name, index, length, values, unit, items_in[0], items_in[2])
                 or _past_the_size(source, line, name, index, length, values)
                 or _guarded_index(source, line, name, index, length)
