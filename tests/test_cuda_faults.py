@@ -2176,6 +2176,28 @@ extern "C" __global__ void k(const float* x, float* out) {
     assert "__syncthreads() at the end" not in str(info.value)
 
 
+def test_a_row_length_taken_from_the_grids_width_is_told_the_arrays_rows():
+    """Tutorials' `int width = blockDim.x * gridDim.x;` as the row length: right only when the grid covers a row
+    exactly; a 20-wide image in a grid of 2 × 16 threads has rows of w = 20, not 32."""
+    source = r"""
+extern "C" __global__ void fill(float* a, int w, int h) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    int width = blockDim.x * gridDim.x;  // WIDTH
+    if (x < w && y < h) a[y * width + x] = 1.0f;
+}"""
+    image = np.zeros((20, 20), np.float32)
+    with pytest.raises(cuda.KernelError, match=r"accessed a\[416\]") as info:
+        cuda.RawKernel(source, "fill", backend="cpu")((2, 2), (16, 16), (image, 20, 20))
+    assert (f"hint: The index here is `y * width + x`: its row length, `width` (line {line_of('WIDTH', source)}, `width = "
+            "blockDim.x * gridDim.x`), is the grid's width in threads, not a's. Line 5 keeps x below w, so a's rows have "
+            "w elements: index it `y * w + x`") in str(info.value)
+    inline = source.replace("a[y * width + x]", "a[y * blockDim.x * gridDim.x + x]")
+    with pytest.raises(cuda.KernelError, match=r"its row length, `blockDim.x \* gridDim.x`, is the grid's width"):
+        cuda.RawKernel(inline, "fill", backend="cpu")((2, 2), (16, 16), (image, 20, 20))
+    cuda.RawKernel(source.replace("a[y * width + x]", "a[y * w + x]"), "fill", backend="cpu")((2, 2), (16, 16), (image, 20, 20))
+    assert (image == 1).all()
+
+
 def test_dynamic_shared_memory_sized_in_elements_is_told_the_bytes_one_element_per_thread_takes():
     reverse = r"""
 extern "C" __global__ void reverse(const float* in, float* out) {

@@ -2627,6 +2627,37 @@ def _mirrored_index(expression: str, name: str, index: int, length: int) -> str 
             f"`{size} - 1 - {counter}`.")
 
 
+def _grid_width_index(source: Source, line: int | None, name: str) -> str | None:
+    """For `a[y * width + x]` past the end where the row length is the grid's width in threads (`int width =
+    blockDim.x * gridDim.x;`, or that product in the subscript) and a check keeps x below another size
+    (`x < w`): the rows have w elements, not the grid's width. The hint, or None."""
+    expression = _subscript(source, line, name)
+    flat = re.fullmatch(r"\s*\(?\s*(\w+)\s*\)?\s*\*\s*(.+?)\s*\+\s*(\w+)\s*", expression or "")
+    if not flat:
+        return None
+    row, width, column = flat.groups()
+    grid = re.compile(r"blockDim\.x\s*\*\s*gridDim\.x|gridDim\.x\s*\*\s*blockDim\.x")
+    set_at = None
+    if not grid.search(width):
+        if not re.fullmatch(r"[A-Za-z_]\w*", width):
+            return None
+        for at in range(line, max(0, line - 12), -1):
+            found = re.search(rf"(?<![\w.]){re.escape(width)}\s*=(?!=)\s*([^;,]+)", source.line_text(at))
+            if found:
+                set_at = at if grid.search(found.group(1)) else None
+                break
+        if set_at is None:
+            return None
+    bound = _size_guard(source, line, column)
+    if not bound or bound[1] == width:
+        return None
+    made = f" (line {set_at}, `{width} = blockDim.x * gridDim.x`)" if set_at else ""
+    return (f"The index here is `{expression.strip()}`: its row length, `{width}`{made}, is the grid's width in threads, "
+            f"not {name}'s. Line {bound[0]} keeps {column} below {bound[1]}, so {name}'s rows have {bound[1]} elements: "
+            f"index it `{row} * {bound[1]} + {column}` (the grid's width equals {bound[1]} only when the blocks cover a "
+            "row exactly, and a grid rounded up to whole blocks is wider).")
+
+
 def _guarded_index(source: Source, line: int | None, name: str, index: int, length: int) -> str | None:
     """For an index past the end of `name` at `line` that a guard of the kernel was meant to keep inside
     (the guard is there already, so "guard the access" would not help): an index made of more than the
@@ -4350,6 +4381,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 or _index_hint(source, line, index, length, _subscript(source, line, name), name)
                 or _loose_guard(source, line, name, index, length, values, unit, items_in[0], items_in[2])
                 or _past_the_size(source, line, name, index, length, values)
+                or _grid_width_index(source, line, name)
                 or _guarded_index(source, line, name, index, length)
                 or _binned_index(source, line, name, index, length)
                 or _data_index(source, line, name, index, length)
