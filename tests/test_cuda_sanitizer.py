@@ -220,7 +220,7 @@ def test_two_threads_writing_one_global_element_without_an_atomic():
         kernel("histogram_without_atomics")((1,), (64,), (values, np.zeros(16, np.int32), 64))
     message = str(info.value)
     assert "updates bins[3] (reads it and writes it back), which thread (0, 0, 0) also wrote at line" in message
-    assert "atomicAdd(&bins[3], value)" in message and info.value.thread == (2, 0, 0)
+    assert "Make the update atomic: `atomicAdd(&bins[values[i]], 1)`" in message and info.value.thread == (2, 0, 0)
     bins = np.zeros(16, np.int32)
     kernel("histogram_with_atomics")((2,), (64,), (np.tile(values, 2), bins, 128))  # twin: atomics are fine
     np.testing.assert_array_equal(bins, np.bincount(np.tile(values, 2), minlength=16))
@@ -816,6 +816,36 @@ extern "C" __global__ void roots(int* parent, int* root, int n) {
     parent, root = np.arange(256, dtype=np.int32) // 2 * 2, np.full(256, -1, np.int32)
     module.get_function("roots")((2,), (128,), (parent, root, 256))
     np.testing.assert_array_equal(root, np.arange(256) // 2 * 2)
+
+
+def test_a_race_on_an_element_whose_index_comes_from_data_says_so():
+    """`bins[x[i]]++` (a histogram by hand) and `out[idx[i]] = v[i]` (a scatter whose destinations repeat): the
+    index is read from data, so "check how the index is computed" does not help; the histogram takes atomicAdd,
+    the scatter distinct destinations or an atomic that combines."""
+    source = r"""
+extern "C" __global__ void hist(const int* x, int* bins, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) bins[x[i]]++;
+}
+extern "C" __global__ void scatter(const float* v, const int* idx, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[idx[i]] = v[i];
+}"""
+    module = cuda.RawModule(code=source, backend="cpu", sanitize=True)
+    values = np.arange(256, dtype=np.int32) % 8
+    with pytest.raises(cuda.KernelError, match=r"updates bins\[\d\] \(reads it and writes it back\)") as info:
+        module.get_function("hist")((2,), (128,), (values, np.zeros(8, np.int32), 256))
+    assert ("hint: The index comes from data, `x[i]`: threads that read the same value there update the same element, "
+            "as a histogram's do. Make the update atomic: `atomicAdd(&bins[x[i]], 1)`") in str(info.value)
+    with pytest.raises(cuda.KernelError, match=r"writes out\[0\], which thread \(0, 0, 0\) also wrote") as info:
+        module.get_function("scatter")((1,), (64,), (np.arange(64, dtype=np.float32), (np.arange(64) // 2).astype(np.int32),
+                                                     np.zeros(64, np.float32), 64))
+    assert ("hint: The index comes from data, `idx[i]`: two threads read the same destination from it (its values "
+            "repeat), and one write is lost. A scatter needs destinations that differ (a permutation)") in str(info.value)
+    out = np.zeros(64, np.float32)
+    module.get_function("scatter")((1,), (64,), (np.arange(64, dtype=np.float32), np.arange(64)[::-1].astype(np.int32),
+                                                 out, 64))  # a permutation: no race
+    np.testing.assert_array_equal(out, np.arange(64)[::-1])
 
 
 def test_vector_loads_must_be_aligned_as_on_a_gpu():

@@ -2658,6 +2658,16 @@ def _grid_width_index(source: Source, line: int | None, name: str) -> str | None
             "row exactly, and a grid rounded up to whole blocks is wider).")
 
 
+def _data_destination(source: Source, line: int | None, name: str) -> str | None:
+    """The index of `name` at `line` where it is read from another array (`bins[x[i]]`, `out[idx[i]]`, `h[v[i] & 15]`):
+    that index, or None."""
+    subscript = _subscript(source, line, name, nested=True)
+    if subscript and re.match(r"\(?\s*(?:\(\s*int\s*\)\s*)?[A-Za-z_]\w*\s*\[[^\[\]]+\]", subscript) \
+            and "threadIdx" not in subscript and "blockIdx" not in subscript.split("[", 1)[0]:
+        return subscript
+    return None
+
+
 def _guarded_index(source: Source, line: int | None, name: str, index: int, length: int) -> str | None:
     """For an index past the end of `name` at `line` that a guard of the kernel was meant to keep inside
     (the guard is there already, so "guard the access" would not help): an index made of more than the
@@ -5063,6 +5073,15 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                         f"{element}. If the threads mean to combine bits into it (a bit set, flags), make the update "
                         f"one atomic: `{bitwise.format(element=element)};` (atomicAdd would add a bit that is set "
                         "twice).")
+            elif data := _data_destination(source, line, name):
+                # `bins[x[i]]++` (a histogram by hand), `out[idx[i]] = v[i]` (a scatter whose destinations repeat)
+                hint = (f"The index comes from data, `{data}`: threads that read the same value there update the same "
+                        f"element, as a histogram's do. Make the update atomic: `atomicAdd(&{name}[{data}], 1)` (or the "
+                        "value to add)." if fault.op == 6 else
+                        f"The index comes from data, `{data}`: two threads read the same destination from it (its "
+                        "values repeat), and one write is lost. A scatter needs destinations that differ (a "
+                        "permutation); where they may repeat, combine the values with an atomic (atomicAdd), or keep "
+                        "one of them on purpose (atomicExch, atomicMax).")
             loop_text = " ".join(source.line_text(n) for n in range(max(1, (line or 1) - 2), (line or 0) + 1))
             if _in_a_lock(source, chain or [line]):
                 hint = _LOCK_HINT.format(element=element, fence="__threadfence()")
