@@ -2556,10 +2556,8 @@ def _guard_reaches(source: Source, at: int, column: int, line: int, variables) -
         if any(re.search(rf"(?<![\w.]){re.escape(v)}\s*(?:[-+*/%&|^]?=(?!=)|\+\+|--)|(?:\+\+|--)\s*{re.escape(v)}\b",
                          code) for v in variables):
             return False
-    text = "\n".join(source.lines)
-    raw = source.lines[at - 1]
-    found = sum(len(l) + 1 for l in source.lines[:at - 1]) + len(raw) - len(raw.lstrip()) + column
-    opening = text.find("(", found)
+    text, raw = source.text, source.lines[at - 1]
+    opening = text.find("(", _line_start(text, at) + len(raw) - len(raw.lstrip()) + column)
     if opening < 0:
         return True  # (cannot tell: as before)
     close = _closing_brace(text, opening)
@@ -2593,7 +2591,7 @@ def _inclusive_chunk(source: Source, line: int | None, name: str) -> str | None:
     last element is the next thread's first. The hint that says so, or None."""
     if not line or not name:
         return None
-    subscripts = re.findall(rf"(?<![\w.]){re.escape(name)}\s*\[([^\[\]]+)\]", source.line_text(line))
+    subscripts = _array_subscripts(source, line, name)
     first = _body_lines(source, line)[0]
     for at in range(line, max(line - 6, first) - 1, -1):
         for loop in re.finditer(r"\bfor\s*\(\s*(?:(?:unsigned|int|long|size_t)\s+)*(\w+)\s*=\s*0\s*;\s*\1\s*<=\s*(\w+)\s*;",
@@ -2605,8 +2603,8 @@ def _inclusive_chunk(source: Source, line: int | None, name: str) -> str | None:
             for subscript in subscripts:
                 if counter not in _names_in(subscript):
                     continue
-                starts = [v for v in _names_in(subscript) if v != counter and (d := re.search(
-                    rf"\b{re.escape(v)}\s*=(?!=)\s*([^;]*);", source.text)) and scaled.search(d.group(1))]
+                starts = [v for v in _names_in(subscript) if v != counter and (made := _made_at(source, line, v))
+                          and scaled.search(made[1])]
                 if scaled.search(subscript) or starts:
                     values = f"{int(bound) + 1}" if bound.isdigit() else f"{bound} + 1"
                     return (f"The loop at line {at} runs while `{counter} <= {bound}`, so {counter} takes {values} "
@@ -2639,15 +2637,10 @@ def _grid_width_index(source: Source, line: int | None, name: str) -> str | None
     grid = re.compile(r"blockDim\.x\s*\*\s*gridDim\.x|gridDim\.x\s*\*\s*blockDim\.x")
     set_at = None
     if not grid.search(width):
-        if not re.fullmatch(r"[A-Za-z_]\w*", width):
+        made = re.fullmatch(r"[A-Za-z_]\w*", width) and _made_at(source, line, width)
+        if not made or not grid.search(made[1]):
             return None
-        for at in range(line, max(0, line - 12), -1):
-            found = re.search(rf"(?<![\w.]){re.escape(width)}\s*=(?!=)\s*([^;,]+)", source.line_text(at))
-            if found:
-                set_at = at if grid.search(found.group(1)) else None
-                break
-        if set_at is None:
-            return None
+        set_at = made[0]
     bound = _size_guard(source, line, column)
     if not bound or bound[1] == width:
         return None
@@ -2935,11 +2928,11 @@ def _negative_index(index: int, length: int, source: Source | None = None, line:
             f"`if ({named} >= 0 && {named} < {length})`.")
 
 
-def _array_subscripts(source: Source, line: int, array: str, subscript: str) -> list[str]:
-    """`subscript` (the first index of `array` at `line`), then the array's other indices on that line."""
+def _array_subscripts(source: Source, line: int, array: str, first: str = "") -> list[str]:
+    """The indices of `array` at `line`, once each: `first` (the faulting access's, where known) first."""
     text = source.line_text(line).split("//", 1)[0]
-    others = re.findall(rf"(?<![\w.]){re.escape(array)}\s*\[([^\[\]]+)\]", text) if array else []
-    return list(dict.fromkeys([subscript.strip(), *(found.strip() for found in others)]))
+    found = re.findall(rf"(?<![\w.]){re.escape(array)}\s*\[([^\[\]]+)\]", text) if array else []
+    return list(dict.fromkeys(index.strip() for index in [first, *found] if index.strip()))
 
 
 def _neighbour_variable(source: Source, line: int, array: str, subscript: str,
@@ -2951,11 +2944,9 @@ def _neighbour_variable(source: Source, line: int, array: str, subscript: str,
         for name in _names_in(candidate):
             if _declared_unsigned(source.text, name):
                 continue  # (`size_t j = i - 1;`: it wraps around, never below 0: _negative_index says so)
-            for at in range(line, max(0, line - 8), -1):
-                for found in re.finditer(rf"(?<![\w.]){re.escape(name)}\s*=(?!=)\s*({minus})\s*[;,)]",
-                                         source.line_text(at).split("//", 1)[0]):
-                    variable, step = (found.group(2), found.group(3)) if found.group(2) else found.group(4, 5)
-                    return name, variable, step, at
+            if (made := _made_at(source, line, name)) and (found := re.fullmatch(minus, made[1].strip())):
+                variable, step = (found.group(1), found.group(2)) if found.group(1) else found.group(3, 4)
+                return name, variable, step, made[0]
     return None
 
 
@@ -3169,8 +3160,7 @@ def _same_value_race(module: Module, kernel: Kernel, config, packed, memory: dic
         values = rng.permutation(own)
         if np.array_equal(values, own):
             return None  # (one value throughout: no order of the threads can show anything)
-        other, limit = "its own values, shuffled", (ctypes.c_longlong * len(config))(*config)
-        limit[7] = max(1, min(int(config[7]), int(RERUN_SECONDS * 1000)))
+        other, limit = "its own values, shuffled", _time_capped(config, RERUN_SECONDS)
     else:
         return None
     found = _both_orders(module, kernel, limit, packed, {**before, base: np.frombuffer(values.tobytes(), np.uint8)},
@@ -3182,6 +3172,13 @@ def _same_value_race(module: Module, kernel: Kernel, config, packed, memory: dic
             f"other values in {memory[base][0]} ({other}), the launch gives {element} = {forward} "
             f"with the threads in launch order and {element} = {backward} with the blocks, and each block's threads, in "
             "the opposite order: the result depends on the order.")
+
+
+def _time_capped(config, seconds: float):
+    """A copy of a launch's config whose time limit is at most `seconds` (a rerun that may not end)."""
+    capped = (ctypes.c_longlong * len(config))(*config)
+    capped[7] = max(1, min(int(config[7]), int(seconds * 1000)))
+    return capped
 
 
 def _both_orders(module: Module, kernel: Kernel, config, packed, start: dict, before: dict, modes: tuple,
@@ -3224,9 +3221,8 @@ def _shared_race_effect(module: Module, kernel: Kernel, config, packed, memory: 
     opposite order. The first element (of the arguments' arrays, then the module's variables) where the
     two runs disagree, or None where they agree, or where a run stops at another fault or takes more than
     RERUN_SECONDS. The memory is as it was before the launch afterwards."""
-    capped = (ctypes.c_longlong * len(config))(*config)
-    capped[7] = max(1, min(int(config[7]), int(RERUN_SECONDS * 1000)))
-    found = _both_orders(module, kernel, capped, packed, before, before, (5, 6), memory, arrays, floats)
+    found = _both_orders(module, kernel, _time_capped(config, RERUN_SECONDS), packed, before, before, (5, 6), memory,
+                         arrays, floats)
     if found is None:
         return None
     element, forward, backward = found
@@ -3541,6 +3537,11 @@ def _member_element(text: str, member: str, byte: int) -> str | None:
     return "".join(f"[{s}]" for s in reversed(subscripts))
 
 
+def _array_of(element: str) -> str:
+    """The array (or variable) of an element in words: `s` of `s[3]`, `acc` of `acc.sum`."""
+    return re.split(r"[\[.]", element, maxsplit=1)[0]
+
+
 def _with_member(element: str, source: Source, line: int | None, byte: int | None = None) -> str:
     """`acc` → `acc.sum`, `ps[0]` → `ps[0].x`: a struct is named with the member that the faulting line
     uses, when it uses one. `byte`: where in the struct the access fell, which picks the member among
@@ -3686,11 +3687,16 @@ def _body_lines(source: Source, line: int) -> tuple[int, int]:
     return source.text.count("\n", 0, body[0]) + 1, source.text.count("\n", 0, body[1]) + 1
 
 
+def _line_start(text: str, line: int) -> int:
+    """The offset in `text` at which its line `line` (1-based) starts."""
+    return sum(len(text_line) + 1 for text_line in text.split("\n")[:max(0, line - 1)])
+
+
 def _function_body(text: str, line: int) -> tuple[int, int] | None:
     """The character span of the body of the function that holds line `line` of `text`: the outermost
     brace block around it that follows a parameter list's `)` (control statements' blocks lie inside
     it; a namespace's or a struct's does not follow a `)`), or None at file scope."""
-    offset = sum(len(text_line) + 1 for text_line in text.split("\n")[:max(0, line - 1)])
+    offset = _line_start(text, line)
     opened, found = [], None
     for match in re.finditer(r"[{}]", text[:offset]):
         if match.group() == "{":
@@ -4789,7 +4795,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             # `{ s[t] = x[t]; __syncthreads(); y[t] = s[63 - t]; }`: those race across passes)
             text = source.line_text(line) or ""
             on_line = re.search(barrier_calls, text)
-            array_name = re.escape(re.split(r"[\[.]", element)[0])
+            array_name = re.escape(_array_of(element))
             mentions = [m.start() for m in re.finditer(rf"\b{array_name}\b", text)]
             same_line_barrier = other_line == line and on_line and not (
                 any(m < on_line.start() for m in mentions) and any(m > on_line.start() for m in mentions))
@@ -4882,8 +4888,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         overlap = _overlapping_carves(source, line, other_line) if fault.op == 2 == fault.other_op else None
         if overlap:  # `float* a = sm; float* b = sm + blockDim.x / 2;`: a barrier would hide a wrong layout
             hint = overlap
-        elif handover := _flag_handover(source, line if fault.op == 1 else other_line,
-                                        re.match(r"\w*", element).group(0)):
+        elif handover := _flag_handover(source, line if fault.op == 1 else other_line, _array_of(element)):
             hint = handover
         array = re.match(r"\w+", element)
         # (a line that accesses two elements of the array: itself, or the call of a helper that holds it)
@@ -4965,7 +4970,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 "shared memory starts with whatever the previous block left there")
         hint = ("Write every element before any thread reads it (e.g. fill the array, then __syncthreads()), "
                 "or make the reads stay within the elements the block wrote.")
-        name = re.split(r"[\[.]", element, maxsplit=1)[0]
+        name = _array_of(element)
         writes = [number for number in _writing_lines(source, name) if number != line][:3]
         atomic = re.search(rf"\b(atomic\w+)\s*\(\s*&\s*{re.escape(name)}\b", source.line_text(line)) if line else None
         if atomic and not writes and not fault.address:  # `atomicAdd(&bins[v], 1)` into bins never set to 0
@@ -5314,8 +5319,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             else:
                 hint = ("Blocks cannot wait for each other inside a launch: read from one array and write to "
                         "another (swap them between launches), or split the work into two launches.")
-                flag = re.match(r"\w*", element).group(0)
-                if flag and any(_waited_for(source.line_text(n)) == flag for n in (line, other_line) if n) \
+                if any(_waited_for(source.line_text(n)) == name for n in (line, other_line) if n) \
                         and (plain := _plain_wait(source)):  # `while (ready == 0) {}` on a plain __device__ flag
                     hint = (f"{plain} And a block may wait only for blocks before it in launch order (a lower "
                             "blockIdx): a later one may not have started yet, and then the wait never ends.")
@@ -5468,7 +5472,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         hint = "Pass a power of two (16 shuffles within each half-warp), or leave the width out for the whole warp."
     elif kind == PARTIAL_READ:  # (holder: the result that differs with another fill)
         element = fault.text.decode(errors="replace")  # (the whole element: no member of it)
-        member = _member_at(source, re.split(r"[\[.]", element)[0], fault.count)  # (the first unwritten byte's)
+        member = _member_at(source, _array_of(element), fault.count)  # (the first unwritten byte's)
         named = f"`{element}.{member}`" if member else f"its bytes from {fault.count} on"
         array, at, value, other = holder if holder and len(holder) > 3 else (None, 0, "?", "?")
         what = (f"stores a value computed from shared memory that no thread wrote: at line {line}, thread {thread} "
@@ -5575,8 +5579,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             and not _in_a_lock(source, [line]) and (ignored := _ignored_axis(fault, module, source, line, block_dim)):
         # (not inside a lock: there every thread updating one element in turn is the design)
         hint = ignored
-    elif kind in (RACE, GLOBAL_RACE) and (chunk := _inclusive_chunk(source, line,
-                                                                   re.split(r"[\[.]", element, maxsplit=1)[0])):
+    elif kind in (RACE, GLOBAL_RACE) and (chunk := _inclusive_chunk(source, line, _array_of(element))):
         hint = chunk  # `for (c = 0; c <= channels; c++) img[i + c]`: one element into the next thread's
     if fault.exited_count and kind in (UNINITIALIZED, RACE, GLOBAL_RACE, UNINITIALIZED_LOCAL, WARP_EXITED):
         returned = _xyz(fault.exited_thread)
