@@ -848,6 +848,40 @@ extern "C" __global__ void scatter(const float* v, const int* idx, float* out, i
     np.testing.assert_array_equal(out, np.arange(64)[::-1])
 
 
+def test_a_shared_histogram_updated_without_atomics_is_told_to_use_atomicadd_on_its_data_index():
+    """`local[data[i]] += 1` in shared memory (a privatized histogram by hand): a race between threads that read the
+    same value; the hint names the atomic with the kernel's own index, not a sum's `atomicAdd(&local[3], value)`."""
+    source = r"""
+extern "C" __global__ void histo(const int* data, int* bins, int n) {
+    __shared__ int local[16];
+    if (threadIdx.x < 16) local[threadIdx.x] = 0;
+    __syncthreads();
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) local[data[i]] += 1;
+    __syncthreads();
+    if (threadIdx.x < 16) atomicAdd(&bins[threadIdx.x], local[threadIdx.x]);
+}
+extern "C" __global__ void histo_atomic(const int* data, int* bins, int n) {
+    __shared__ int local[16];
+    if (threadIdx.x < 16) local[threadIdx.x] = 0;
+    __syncthreads();
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomicAdd(&local[data[i]], 1);
+    __syncthreads();
+    if (threadIdx.x < 16) atomicAdd(&bins[threadIdx.x], local[threadIdx.x]);
+}"""
+    module = cuda.RawModule(code=source, backend="cpu", sanitize=True)
+    data = (np.arange(512) * 7 % 16).astype(np.int32)
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory local\[\d+\]") as info:
+        module.get_function("histo")((2,), (256,), (data, np.zeros(16, np.int32), 512))
+    assert ("hint: The index comes from data, `data[i]`: threads that read the same value there update the same "
+            "element, as a histogram's do, and one update is lost. No barrier can help: make the update atomic, "
+            "`atomicAdd(&local[data[i]], 1)`") in str(info.value)
+    bins = np.zeros(16, np.int32)
+    module.get_function("histo_atomic")((2,), (256,), (data, bins, 512))  # the twin: no report, right counts
+    np.testing.assert_array_equal(bins, np.bincount(data, minlength=16))
+
+
 def test_vector_loads_must_be_aligned_as_on_a_gpu():
     a = np.arange(20, dtype=np.float32)
     out = np.zeros(4, np.float32)

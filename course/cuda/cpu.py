@@ -4919,6 +4919,13 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     f"or unsigned int (`__shared__ unsigned int {array.group(0) if array else 'counts'}"
                     "[...]`) with atomicAdd, and narrow the counts when you store them. Otherwise: "
                     f"{hint[0].lower()}{hint[1:]}")
+        elif other_line == line and fault.other_op == 2 and not neighbours and array and _UPDATE.search(text) \
+                and (data := _data_destination(source, line, array.group(0))):
+            # `local[data[i]] += 1` (a privatized histogram by hand): the index is read from data
+            hint = (f"The index comes from data, `{data}`: threads that read the same value there update the same "
+                    f"element, as a histogram's do, and one update is lost. No barrier can help: make the update "
+                    f"atomic, `atomicAdd(&{array.group(0)}[{data}], 1)` (or the value to add); atomics on shared "
+                    "memory are fast, which is why a histogram counts there first.")
         elif other_line == line and fault.other_op == 2 and not neighbours:
             # one statement, run by several threads, that updates one element: `sum += x`, `count++`
             # (not `XY[t] += XY[t - stride]`, where each thread reads a neighbour's element)
