@@ -1780,21 +1780,60 @@ def test_a_store_handed_over_through_an_atomic_without_a_fence_is_reported_as_th
     np.testing.assert_array_equal(out, np.cumsum(x))
 
 
-def test_an_unwritten_shared_value_converted_to_bytes_is_reported_as_the_unwritten_read():
-    """CUDA by Example's shared bitmap without its barrier: the converted value is shared memory's
-    poison (a NaN) and does not fit an unsigned char, but the read of unwritten memory is the bug."""
+def test_an_unwritten_shared_value_converted_to_bytes_is_reported_as_the_race_or_the_unwritten_read():
+    """CUDA by Example's shared bitmap without its barrier: the converted value is shared memory's poison (a NaN)
+    and does not fit an unsigned char, but the bug is the missing __syncthreads(): the thread goes on, and the
+    race is reported when another thread writes the element it read (it said "no thread has written", which
+    sent the learner to the writes). The twin where no thread ever writes the element: the unwritten read."""
     source = r"""
 extern "C" __global__ void bitmap(unsigned char* ptr) {
     __shared__ float shared[16][16];
     int x = threadIdx.x + blockIdx.x * blockDim.x, y = threadIdx.y + blockIdx.y * blockDim.y;
-    shared[threadIdx.x][threadIdx.y] = 255 * (sinf(x * 0.05f) + 1.0f) * (sinf(y * 0.05f) + 1.0f) / 4.0f;
+    shared[threadIdx.x][threadIdx.y] = 255 * (sinf(x * 0.05f) + 1.0f) * (sinf(y * 0.05f) + 1.0f) / 4.0f;  // WRITE
     ptr[x + y * blockDim.x * gridDim.x] = shared[15 - threadIdx.x][15 - threadIdx.y];  // READ (no __syncthreads())
 }
+extern "C" __global__ void half_written(unsigned char* ptr) {
+    __shared__ float shared[16][16];
+    int x = threadIdx.x + blockIdx.x * blockDim.x, y = threadIdx.y + blockIdx.y * blockDim.y;
+    if (threadIdx.x < 8) shared[threadIdx.x][threadIdx.y] = 255 * (sinf(x * 0.05f) + 1.0f) / 2.0f;
+    __syncthreads();
+    ptr[x + y * blockDim.x * gridDim.x] = shared[15 - threadIdx.x][15 - threadIdx.y];  // UNWRITTEN
+}
 """
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory shared\[0\]\[8\]: thread \(15, 7, 0\) "
+                                               r"read it at line \d+ before thread \(0, 8, 0\) wrote it") as info:
+        kernel("bitmap", source)((2, 2), (16, 16), (np.zeros(32 * 32, np.uint8),))
+    message = str(info.value)
+    assert (f"Add __syncthreads() between line {line_of('WRITE', source)}, where thread (0, 8, 0) writes `shared[0][8]`, "
+            f"and line {line_of('READ', source)}, where thread (15, 7, 0) reads it") in message
+    assert "converted" not in message and "does not fit" not in message
     with pytest.raises(cuda.KernelError, match=r"reads shared memory shared\[15\]\[15\], which no thread of block "
                                                r"\(0, 0, 0\) has written") as info:
-        kernel("bitmap", source)((2, 2), (16, 16), (np.zeros(32 * 32, np.uint8),))
-    assert info.value.line == line_of("READ", source) and "converted" not in str(info.value)
+        kernel("half_written", source)((2, 2), (16, 16), (np.zeros(32 * 32, np.uint8),))
+    assert info.value.line == line_of("UNWRITTEN", source) and "converted" not in str(info.value)
+    # A plain launch (no initcheck) still stops at the conversion, as before, with the likely cause in its hint
+    with pytest.raises(cuda.KernelError, match=r"converted the float NaN to unsigned char") as info:
+        kernel("half_written", source, sanitize=False)((2, 2), (16, 16), (np.zeros(32 * 32, np.uint8),))
+    assert "a read of a value never written" in str(info.value)
+
+
+def test_a_loop_bounded_by_an_unwritten_shared_value_that_runs_out_of_time_reports_the_unwritten_read():
+    """The thread goes on after converting an unwritten element's fill (above); where the garbage count keeps it
+    looping past the time limit, the unwritten read is what is reported, not "an endless loop?"."""
+    source = r"""
+extern "C" __global__ void spin(float* out) {
+    __shared__ float s[64];
+    s[threadIdx.x] = 1.0f;
+    __syncthreads();
+    int reps = (int)s[threadIdx.x + 32];  // READ
+    float acc = 0.0f;
+    for (unsigned k = 0; k != (unsigned)reps; k++) acc += out[k % 32];
+    out[threadIdx.x] = acc;
+}
+"""
+    with pytest.raises(cuda.KernelError, match=r"reads shared memory s\[32\], which no thread of block") as info:
+        kernel("spin", source, time_limit=1)((1,), (32,), (np.zeros(32, np.float32),))
+    assert info.value.line == line_of("READ", source) and "time limit" not in str(info.value)
 
 
 @pytest.mark.parametrize("dims", [3, 4])

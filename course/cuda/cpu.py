@@ -1178,9 +1178,13 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
         # (and with frame pointers, so that a fault inside a helper that -O1 did not inline names the
         # lines that called it: runtime.h's __cc_note_callers)
         sanitizing = ["-D__CC_SANITIZE", "-O1", *_FRAME_POINTERS, *_pattern_flags(compiler)] if sanitize else []
+        platform_flags = _platform_flags(compiler)
         flags = (kept + sanitizing
-                 + (["-D__CC_TRACE"] if trace else []) + _platform_flags(compiler)
-                 + (["-fno-strict-aliasing"] if source.puns and not sanitize else []))  # (-O1 has none)
+                 + (["-D__CC_TRACE"] if trace else []) + platform_flags
+                 + (["-fno-strict-aliasing"] if source.puns and not sanitize else [])  # (-O1 has none)
+                 # (sanitized: a value that does not fit may be an unwritten shared element's fill, which the
+                 # thread carries on with to show whether a barrier is missing: runtime.h's __cc_ubsan_recover)
+                 + ([f"-fsanitize-recover={_UNDEFINED_CHECKS}"] if sanitize and _UNDEFINED in platform_flags else []))
         target = cache_dir() / f"{_cache_key(unit, flags, compiler)}.so"
         if target.exists() and (target.is_symlink() or target.stat().st_uid != os.getuid()):
             target.unlink()  # not ours: never load it, build our own

@@ -477,6 +477,9 @@ static inline uint64_t __cc_code_offset(const void* pc) {
 
 // Record who faulted and jump back to the worker's start. Never returns.
 __CC_STATE bool __cc_pending_set;  // a read of unwritten shared memory, not reported yet (see __cc_report_pending)
+// A value that did not fit (a conversion, a shift's count) was let go while a read was pending
+// (__cc_ubsan_recover): its garbage may keep the thread looping, so the time limit reports the read.
+__CC_STATE bool __cc_garbage_used;
 __CC_STATE bool __cc_copy_set;     // a copy's read of unwritten shared memory, for the store that follows (__cc_copy)
 __CC_STATE bool __cc_fill_set;     // the store that follows puts an unset local's fill into shared memory (__cc_note_store)
 __CC_RT void __cc_report_pending();
@@ -926,7 +929,8 @@ static inline void __cc_new_epoch() { __cc_epoch++; }
 static inline void __cc_new_block() {
     __cc_heap_block_done(__cc_me);
     if (__cc_sanitizing)  // (one worker then: in a plain launch, workers writing these shared flags at
-        __cc_pending_set = __cc_copy_set = __cc_fill_set = false;  // every block slowed each other down)
+        __cc_pending_set = __cc_copy_set = __cc_fill_set = __cc_garbage_used = false;  // every block slowed
+                                                                                        // each other down)
     __cc_me->polling = 0, __cc_me->spin_line = 0, __cc_me->call_line = 0;  // (a fault in a waiting loop's
                                                                             // condition left them set)
     __cc_me->round_threads = 0;  // (a block run as fibers sets it: __cc_run_block_as_fibers)
@@ -1604,7 +1608,7 @@ __CC_STATE __cc_pending_read __cc_copy;  // (set: __cc_copy_set)
 // (The time limit too, after an atomic on shared memory that no thread had written: a lock word never
 // set to 0, whose atomicCAS(&lock, 0, 1) then never succeeds.)
 static inline bool __cc_pending_first(int kind) {
-    if (kind == __CC_TIMEOUT) return __cc_pending.kind == __CC_ATOMIC;
+    if (kind == __CC_TIMEOUT) return __cc_pending.kind == __CC_ATOMIC || __cc_garbage_used;
     // (a global race after it too: the unwritten value read can be its cause, a rank sort's garbage key
     // that two threads then store at one place)
     return kind != __CC_UNINITIALIZED && kind != __CC_RACE &&
@@ -7214,7 +7218,30 @@ __CC_RT void __cc_ubsan_fail(int kind, const void* data, const void* value, cons
     f->code_offset = __cc_code_offset(pc);
     __cc_fail(kind, 0);
 }
+// A sanitized build compiles these checks recoverable (cpu.py: -fsanitize-recover): where the value that
+// does not fit is likely the fill of a shared element read before any thread wrote it (that read is pending,
+// __cc_note_shared), the thread goes on with the CPU's result, so that the rest of the block shows what the
+// read was: a race, if another thread writes the element before the next barrier (the missing
+// __syncthreads(): CUDA by Example's shared bitmap converts it to unsigned char at once), else the
+// unwritten read, reported at the barrier or at the block's end. Any other value stops the kernel as before.
+__CC_RT void __cc_ubsan_recover(int kind, const void* data, const void* value, const void* other, const void* pc) {
+    if (__cc_launching && __cc_me && __cc_sanitizing) {
+        if (__cc_shared_races_go()) return;  // (the reruns that show a race's effect run to the end, garbage and all)
+        if (__cc_copy_set && !__cc_pending_set) __cc_pending = __cc_copy, __cc_pending_set = true;
+        if (__cc_pending_set) {
+            __cc_garbage_used = true;
+            return;
+        }
+    }
+    __cc_ubsan_fail(kind, data, value, other, pc);
+}
 #ifndef __CC_WITH_RUNTIME_OBJECT  // (the object's: one definition per module)
+extern "C" __attribute__((used)) void __ubsan_handle_shift_out_of_bounds(void* data, void* lhs, void* rhs) {
+    __cc_ubsan_recover(__CC_BAD_SHIFT, data, lhs, rhs, __builtin_return_address(0));
+}
+extern "C" __attribute__((used)) void __ubsan_handle_float_cast_overflow(void* data, void* from) {
+    __cc_ubsan_recover(__CC_BAD_CONVERSION, data, from, nullptr, __builtin_return_address(0));
+}
 extern "C" __attribute__((noreturn, used)) void __ubsan_handle_shift_out_of_bounds_abort(void* data, void* lhs,
                                                                                        void* rhs) {
     __cc_ubsan_fail(__CC_BAD_SHIFT, data, lhs, rhs, __builtin_return_address(0));
