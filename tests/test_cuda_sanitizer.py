@@ -1836,6 +1836,47 @@ extern "C" __global__ void spin(float* out) {
     assert info.value.line == line_of("READ", source) and "time limit" not in str(info.value)
 
 
+def test_an_unwritten_read_whose_garbage_faults_before_the_writer_runs_is_told_the_missing_barrier():
+    """`idx[t] = perm[t]; int j = idx[63 - t]; out[j] = ...` with no barrier: thread 0 reads idx[63] before
+    thread 63 writes it, and its garbage index stops it at once (so the write that would make it a race never
+    runs): the hint names the writer and the barrier to add (it said "check which threads reach that write").
+    The twin whose element no thread ever writes keeps that hint; a 2-D tile, `[threadIdx.y][threadIdx.x]`, too."""
+    source = r"""
+extern "C" __global__ void gather(const int* perm, const float* in, float* out) {
+    __shared__ int idx[64];
+    idx[threadIdx.x] = perm[threadIdx.x];  // WRITE
+    int j = idx[63 - threadIdx.x];         // READ
+    out[j] = in[threadIdx.x];
+}
+extern "C" __global__ void half_filled(const int* perm, const float* in, float* out) {
+    __shared__ int idx[64];
+    if (threadIdx.x < 32) idx[threadIdx.x] = perm[threadIdx.x];
+    __syncthreads();
+    int j = idx[63 - threadIdx.x];
+    out[j] = in[threadIdx.x];
+}
+extern "C" __global__ void tile(const int* perm, float* out) {
+    __shared__ int t[8][8];
+    t[threadIdx.y][threadIdx.x] = perm[threadIdx.y * 8 + threadIdx.x];  // TILE
+    out[t[7 - threadIdx.y][7 - threadIdx.x]] = 1.0f;                    // CORNER
+}
+"""
+    perm = np.arange(64, dtype=np.int32)[::-1].copy()
+    with pytest.raises(cuda.KernelError, match=r"reads shared memory idx\[63\] before any thread of block \(0, 0, 0\) "
+                                               r"has written it") as info:
+        kernel("gather", source)((1,), (64,), (perm, np.ones(64, np.float32), np.zeros(64, np.float32)))
+    write, read = line_of("WRITE", source), line_of("READ", source)
+    assert (f"hint: Thread (63, 0, 0) writes idx[63] at line {write} (`idx[threadIdx.x] = perm[threadIdx.x];  // WRITE`), "
+            f"but thread (0, 0, 0) read it at line {read} before that") in str(info.value)
+    assert f"Add __syncthreads() between line {write} and line {read}" in str(info.value)
+    with pytest.raises(cuda.KernelError, match=r"reads shared memory idx\[63\], which no thread of block") as info:
+        kernel("half_filled", source)((1,), (64,), (perm, np.ones(64, np.float32), np.zeros(64, np.float32)))
+    assert "check which threads of the block reach that write" in str(info.value)
+    with pytest.raises(cuda.KernelError, match=r"reads shared memory t\[7\]\[7\] before any thread") as info:
+        kernel("tile", source)((1,), (8, 8), (perm, np.zeros(64, np.float32)))
+    assert (f"Thread (7, 7, 0) writes t[7][7] at line {line_of('TILE', source)}") in str(info.value)
+
+
 @pytest.mark.parametrize("dims", [3, 4])
 def test_a_race_on_an_array_of_three_or_four_dimensions_names_every_subscript(dims):
     """`s[4][8][8]`: the element is s[1][2][5] (it was named s[1][21], a row's flat index)."""

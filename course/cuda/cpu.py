@@ -3925,6 +3925,47 @@ def _flat_thread_index(source: Source, line: int | None, subscript: str, block_d
         re.sub(r"\s+", " ", re.sub(r"\(int\)\s*", "", index)))
 
 
+def _unsynced_writer(source: Source, element: str, writes: list[int], line: int | None, thread: tuple,
+                     block_dim) -> str | None:
+    """For an unwritten shared element that a write earlier in the kernel gives a value after all, with no
+    barrier between (`idx[threadIdx.x] = ...;` then `j = idx[63 - threadIdx.x];`, where thread 0 read idx[63]
+    before thread 63 wrote it): the reader ran first, so the hint is the missing __syncthreads(). Seen where
+    the read's garbage stopped the thread before the writer ran (an index out of bounds). None otherwise."""
+    found = re.fullmatch(r"(\w+)((?:\[\d+\])+)", element)
+    if not found or not line:
+        return None
+    name, place = found.group(1), [int(k) for k in re.findall(r"\d+", found.group(2))]
+    first, _ = _body_lines(source, line)
+    barrier = re.compile(r"__syncthreads\w*\s*\(|__syncwarp\s*\(|\.\s*sync\s*\(|arrive_and_wait\s*\(|"
+                         r"\bcg::sync\s*\(")
+    for number in sorted((n for n in writes if first <= n < line), reverse=True):
+        between = "\n".join(source.line_text(n) for n in range(number, line + 1))
+        if barrier.search(between) or re.match(r"\s*(?:\}\s*)?(?:if|else|for|while)\b", source.line_text(number)):
+            continue
+        subscripts = re.findall(r"\[([^\[\]]+)\]", (_first_use(rf"\b{re.escape(name)}\s*((?:\[[^\[\]]+\])+)",
+                                                                   source.line_text(number)) or [None, ""])[1])
+        if len(place) == 1 and len(subscripts) == 1:
+            reach = _flat_thread_index(source, number, subscripts[0], block_dim)
+            if not reach or place[0] >= reach:
+                continue
+            writer = (place[0] % block_dim[0], place[0] // block_dim[0] % block_dim[1], 0)
+        elif len(place) == 2 and [re.sub(r"\s+", "", k) for k in subscripts] in (
+                ["threadIdx.x", "threadIdx.y"], ["threadIdx.y", "threadIdx.x"]):
+            x, y = place if subscripts[0].strip() == "threadIdx.x" else place[::-1]
+            if x >= block_dim[0] or y >= block_dim[1]:
+                continue
+            writer = (x, y, 0)
+        else:
+            continue
+        if writer == tuple(thread):
+            continue
+        return (f"Thread {writer} writes {element} at line {number} (`{source.line_text(number).strip()}`), but thread "
+                f"{tuple(thread)} read it at line {line} before that: no __syncthreads() between the two lines makes the "
+                f"block's threads wait until every element is written. Add __syncthreads() between line {number} and "
+                f"line {line}, where every thread of the block reaches it (not inside an if).")
+    return None
+
+
 def _too_few_writers(source: Source, element: str, writes: list[int], block_dim) -> str | None:
     """For an unwritten element of a 1-D __shared__ array that the kernel fills one element per thread
     (`s[t] = 0;`, `if (t < 256) s[t] = 0;`) with fewer threads in the block than the array has elements:
@@ -4982,7 +5023,13 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         hint = ("Write every element before any thread reads it (e.g. fill the array, then __syncthreads()), "
                 "or make the reads stay within the elements the block wrote.")
         name = _array_of(element)
-        writes = [number for number in _writing_lines(source, name) if number != line][:3]
+        writes = [number for number in _writing_lines(source, name) if number != line]
+        if line:  # an array declared in the reading kernel: its writes are that kernel's (another may have its own)
+            first, last = _body_lines(source, line)
+            if any(re.search(rf"__shared__[^;]*\b{re.escape(name)}\s*\[", source.line_text(n))
+                   for n in range(first, last + 1)):
+                writes = [number for number in writes if first <= number <= last]
+        writes = writes[:3]
         atomic = re.search(rf"\b(atomic\w+)\s*\(\s*&\s*{re.escape(name)}\b", source.line_text(line)) if line else None
         if atomic and not writes and not fault.address:  # `atomicAdd(&bins[v], 1)` into bins never set to 0
             size = (_shared_extents(source, name) or [None])[0]
@@ -5008,7 +5055,12 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 hint += (f" Where the if at line {guarded[0]} is false the element gets no value, yet it is read: store "
                          f"a value there too (0 for a tile past the matrix's edge: `{name}[...] = cond ? ... : 0.0f;`, "
                          "or an else).")
-        if not fault.address and (halo := _halo_hint(source, element, block_dim)):
+        if not fault.address and (unsynced := _unsynced_writer(source, element, writes, line, fault.thread,
+                                                                block_dim)):
+            hint = unsynced
+            what = (f"reads shared memory {element} before any thread of block {block} has written it: on a GPU it "
+                    "then holds whatever the previous block left there")
+        elif not fault.address and (halo := _halo_hint(source, element, block_dim)):
             hint = halo
         elif not fault.address and (few := _too_few_writers(source, element, writes, block_dim)):
             hint = few
