@@ -1877,6 +1877,55 @@ extern "C" __global__ void tile(const int* perm, float* out) {
     assert (f"Thread (7, 7, 0) writes t[7][7] at line {line_of('TILE', source)}") in str(info.value)
 
 
+def test_every_block_storing_its_result_into_one_element_is_told_to_give_each_block_its_own_or_add_atomically():
+    """`if (threadIdx.x == 0) out[0] = s[0];` (a block sum's last line, from every block) and CUDA by Example's
+    dot product with `*c += cache[0];`: the blocks overwrite (or lose) each other's results. The hint names
+    `out[blockIdx.x]` or `atomicAdd(&out[0], s[0])`, and `atomicAdd(c, cache[0])`, with the kernel's own names."""
+    source = r"""
+extern "C" __global__ void block_sum(const float* x, float* out, int n, int per_block) {
+    __shared__ float s[128];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    s[threadIdx.x] = i < n ? x[i] : 0.0f;
+    __syncthreads();
+    for (int k = blockDim.x / 2; k > 0; k >>= 1) {
+        if (threadIdx.x < k) s[threadIdx.x] += s[threadIdx.x + k];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        if (per_block) out[blockIdx.x] = s[0];
+        else out[0] = s[0];
+    }
+}
+extern "C" __global__ void dot(const float* a, const float* b, float* c, int n) {
+    __shared__ float cache[128];
+    int tid = threadIdx.x + blockIdx.x * blockDim.x;
+    float temp = 0;
+    while (tid < n) { temp += a[tid] * b[tid]; tid += blockDim.x * gridDim.x; }
+    cache[threadIdx.x] = temp;
+    __syncthreads();
+    for (int i = blockDim.x / 2; i != 0; i /= 2) {
+        if (threadIdx.x < i) cache[threadIdx.x] += cache[threadIdx.x + i];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) *c += cache[0];
+}
+"""
+    module = cuda.RawModule(code=source, backend="cpu", sanitize=True)
+    x = np.linspace(0, 1, 512, dtype=np.float32)
+    with pytest.raises(cuda.KernelError, match=r"writes out\[0\], which thread \(0, 0, 0\) of block \(0, 0, 0\)") as info:
+        module.get_function("block_sum")((4,), (128,), (x, np.zeros(4, np.float32), 512, 0))
+    assert ("hint: Every block stores its result into `out[0]`, so the blocks overwrite one another and the last to run "
+            "wins. Give each block its own element, `out[blockIdx.x] = s[0];`") in str(info.value)
+    assert "`atomicAdd(&out[0], s[0]);`" in str(info.value)
+    out = np.zeros(4, np.float32)
+    module.get_function("block_sum")((4,), (128,), (x, out, 512, 1))  # the twin: one element per block
+    np.testing.assert_allclose(out, x.reshape(4, 128).sum(axis=1), rtol=1e-5)
+    with pytest.raises(cuda.KernelError, match=r"updates c\[0\] \(reads it and writes it back\)") as info:
+        module.get_function("dot")((4,), (128,), (x, x, np.zeros(1, np.float32), 512))
+    assert ("hint: Every block adds its result into `*c` with a plain `+=`, so two blocks can read the same old value "
+            "and one block's part is lost. Make it one atomic: `atomicAdd(c, cache[0]);`") in str(info.value)
+
+
 @pytest.mark.parametrize("dims", [3, 4])
 def test_a_race_on_an_array_of_three_or_four_dimensions_names_every_subscript(dims):
     """`s[4][8][8]`: the element is s[1][2][5] (it was named s[1][21], a row's flat index)."""
@@ -5150,7 +5199,8 @@ extern "C" __global__ void guarded(const float* x, float* total, int* mutex) {
 @pytest.mark.parametrize("fence, body, hint", [
     ("__threadfence();", "acquire(mutex); total[0] += part; release(mutex);", None),
     ("", "acquire(mutex); total[0] += part; release(mutex);", r"inside a lock .* Put __threadfence\(\) before the atomicExch"),
-    ("__threadfence();", "acquire(mutex); release(mutex); total[0] += part;", r"use atomicAdd\(&total\[0\], value\)"),
+    ("__threadfence();", "acquire(mutex); release(mutex); total[0] += part;",
+     r"Every block adds its result into `total\[0\]` with a plain `\+=`.* `atomicAdd\(&total\[0\], part\);`"),
 ])
 def test_a_lock_taken_through_helpers_is_seen_around_the_update_it_guards(fence, body, hint):
     """A lock taken and released by helpers (`acquire(m); total += x; release(m);`) orders the update when it fences;

@@ -491,3 +491,54 @@ def test_an_endless_loop_of_shuffles_names_the_shuffle_not_the_last_access(sanit
         cuda.RawKernel(ENDLESS_SHUFFLES, "sums", backend="cpu", time_limit=0.3, sanitize=sanitize)(
             1, 64, (np.ones(64, np.float32), np.zeros(1, np.float32), 64))
     assert info.value.line == line
+
+
+def test_a_shuffle_step_of_a_whole_warp_is_warned_about():
+    """`for (int o = 32; o > 0; o >>= 1) v += __shfl_xor_sync(FULL, v, o);`: lane ^ 32 is outside the warp, so
+    every lane gets its own value back (defined on a GPU: no fault), and the sum comes out doubled. A warning names
+    the line and the first step to use; a literal step of 32 and a width of 16 with a step of 16 too. The loops that
+    start at 16 (and a step past a width held in a variable, which the source does not tell) are not warned about."""
+    source = r"""
+extern "C" __global__ void xor_from_32(const float* in, float* out) {
+    float v = in[threadIdx.x];
+    for (int o = 32; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffff, v, o);  // XOR
+    if (threadIdx.x % 32 == 0) out[threadIdx.x / 32] = v;
+}
+extern "C" __global__ void down_literal(const float* in, float* out) {
+    float v = in[threadIdx.x];
+    v += __shfl_down_sync(0xffffffff, v, 32);  // LITERAL
+    out[threadIdx.x] = v;
+}
+extern "C" __global__ void half_width(const float* in, float* out) {
+    float v = in[threadIdx.x];
+    for (unsigned s = 16; s >= 1; s /= 2)
+        v += __shfl_down_sync(0xffffffff, v, s, 16);  // WIDTH
+    out[threadIdx.x] = v;
+}
+extern "C" __global__ void right(const float* in, float* out, int w) {
+    float v = in[threadIdx.x];
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffff, v, o);
+    for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_down_sync(0xffffffff, v, o, w);
+    if (threadIdx.x % 32 == 0) out[threadIdx.x / 32] = v;
+}
+"""
+    line = lambda marker: next(i for i, text in enumerate(source.split("\n"), 1) if f"// {marker}" in text)
+    with pytest.warns(cuda.KernelWarning) as caught:
+        module = cuda.RawModule(code=source, backend="cpu")
+        out = np.zeros(2, np.float32)
+        module.get_function("xor_from_32")((1,), (64,), (np.ones(64, np.float32), out))
+    np.testing.assert_array_equal(out, [64, 64])  # doubled, as on a GPU: a warning, not a fault
+    messages = [str(w.message) for w in caught if issubclass(w.category, cuda.KernelWarning)]
+    expected = {
+        line("XOR"): f"__shfl_xor_sync reads from lane ^ 32: the loop at line {line('XOR')} starts `o` at 32, and its "
+                     "first step reaches outside the warp, so every lane gets its own value back",
+        line("LITERAL"): "__shfl_down_sync reads from lane + 32: its step `32` reaches outside the warp",
+        line("WIDTH"): "__shfl_down_sync reads from lane + 16: the loop at line",
+    }
+    for number, text in expected.items():
+        assert any(f"line {number}: {text}" in m for m in messages), (number, messages)
+    assert any("start at 8 (width / 2)" in m for m in messages)
+    assert not any("start at" in m and f"line {number}:" in m for m in messages
+                   for number in range(line("WIDTH") + 1, len(source.split("\n")) + 1))
+    out = np.zeros(2, np.float32)
+    module.get_function("right")((1,), (64,), (np.ones(64, np.float32), out, 32))

@@ -868,6 +868,67 @@ def _aliased_shared_warnings(source: Source) -> list[str]:
     return found
 
 
+#: `for (int offset = 32; offset > 0; offset >>= 1)` (its variable, its first value) and a warp shuffle call
+_SHUFFLE_LOOP = re.compile(r"\bfor\s*\(\s*(?:(?:const\s+)?(?:unsigned\s+int|unsigned|int|auto|size_t)\s+)?(\w+)\s*=\s*"
+                           r"(\d+|warpSize)\s*;")
+_SHUFFLE_CALL = re.compile(r"\b(__shfl_(?:down|up|xor)_sync)\s*\(")
+
+
+def _idle_shuffle_warnings(source: Source) -> list[str]:
+    """A warp shuffle whose step is a whole warp or more (`__shfl_down_sync(mask, v, 32)`, a loop's first step
+    `offset = 32` or `warpSize`, a step of 16 with width 16): lane + 32 (lane ^ 32, lane - 32) is outside the warp,
+    so every lane gets its own value back, and `v += ...` doubles v. Defined on a GPU, so no fault; almost always a
+    loop that starts at the warp's size instead of half of it."""
+    found, text = [], without_comments(source.text)
+    for call in _SHUFFLE_CALL.finditer(text):
+        args = _call_arguments(text, call.end())
+        if args is None or len(args) < 3:
+            continue
+        step, width = args[2].strip(), _constant(args[3].strip(), source.constants) if len(args) > 3 else 32
+        if not isinstance(width, int) or width <= 0:
+            continue
+        line = text.count("\n", 0, call.start()) + 1
+        first, where = _constant(step, source.constants), f"its step `{step}`"
+        if not isinstance(first, int) and re.fullmatch(r"[A-Za-z_]\w*", step):
+            # the step is a loop's variable: its first value (a loop that opens on this line or a few before)
+            for at in range(line, max(0, line - 4), -1):
+                loop = _SHUFFLE_LOOP.search(source.line_text(at))
+                if loop and loop.group(1) == step:
+                    first = 32 if loop.group(2) == "warpSize" else int(loop.group(2))
+                    where = f"the loop at line {at} starts `{step}` at {loop.group(2)}, and its first step"
+                    break
+        if not isinstance(first, int) or first < width:
+            continue
+        lanes = {"__shfl_down_sync": "lane + ", "__shfl_up_sync": "lane - ", "__shfl_xor_sync": "lane ^ "}[call.group(1)]
+        group = "the warp" if width == 32 else f"its group of {width} lanes (width {width})"
+        half = "16 (warpSize / 2)" if width == 32 else f"{width // 2} (width / 2)"
+        found.append(f"line {line}: {call.group(1)} reads from {lanes}{first}: {where} reaches outside {group}, so every "
+                     f"lane gets its own value back (a GPU does that; `v += ...` then doubles v). A reduction's steps are "
+                     f"half the width and down: start at {half}."
+                     f"\n    {line}: {source.lines[line - 1].strip() if line <= len(source.lines) else ''}")
+    return found
+
+
+def _call_arguments(text: str, start: int) -> list[str] | None:
+    """The arguments of the call whose `(` ends just before `start`, split at their top-level commas."""
+    depth, parts, current = 1, [], []
+    for k in range(start, min(len(text), start + 400)):
+        c = text[k]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth == 0:
+                parts.append("".join(current))
+                return parts
+        elif c == "," and depth == 1:
+            parts.append("".join(current))
+            current = []
+            continue
+        current.append(c)
+    return None
+
+
 def _uninitialized_warnings(compiler_output: str, source: Source) -> list[str]:
     """GCC's 'used uninitialized' warnings about the learner's variables, in a learner's words
     (nvcc warns "variable is used before its value is set" for the same code). GCC names the
@@ -1209,7 +1270,7 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
         cas = [f"line {line}: {what}\n    {line}: {source.lines[line - 1].strip()}" for line, what in source.cas_misuse
                if 0 < line <= len(source.lines)]
         for message in remarks + _dangling_warnings(source) + _aliased_shared_warnings(source) \
-                + _raw_member_warnings(source) + cas:
+                + _raw_member_warnings(source) + _idle_shuffle_warnings(source) + cas:
             # (once per process, whichever line a build's compiler named: the plain and the sanitized
             # build may name different reads of one variable)
             once = re.sub(r"^line \d+: |\n    \d+: .*$", "", message) if message in remarks else message
@@ -3925,6 +3986,19 @@ def _flat_thread_index(source: Source, line: int | None, subscript: str, block_d
         re.sub(r"\s+", " ", re.sub(r"\(int\)\s*", "", index)))
 
 
+def _blocks_one_slot(source: Source, line: int | None, name: str) -> tuple[str, str, bool] | None:
+    """For a store into one fixed element of `name` at `line` (`out[0] = s[0];`, `*c += cache[0];`): the
+    element as written, the value stored and whether it is a `+=`; None for an index that varies."""
+    if not line:
+        return None
+    text = source.line_text(line).split("//", 1)[0]
+    n = re.escape(name)
+    found = re.search(rf"(\*\s*{n}\b|\b{n}\s*\[\s*(?:\d+|[A-Z_][A-Z0-9_]*)\s*\])\s*(\+?=)(?!=)\s*([^;]+);", text)
+    if not found or (found.group(1).startswith("*") and re.search(r"\w\s*$", text[:found.start()])):
+        return None  # (`float *out = ...` declares a pointer)
+    return re.sub(r"\s+", "", found.group(1)), found.group(3).strip(), found.group(2) == "+="
+
+
 def _unsynced_writer(source: Source, element: str, writes: list[int], line: int | None, thread: tuple,
                      block_dim) -> str | None:
     """For an unwritten shared element that a write earlier in the kernel gives a value after all, with no
@@ -5150,6 +5224,18 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                         "values repeat), and one write is lost. A scatter needs destinations that differ (a "
                         "permutation); where they may repeat, combine the values with an atomic (atomicAdd), or keep "
                         "one of them on purpose (atomicExch, atomicMax).")
+            elif other_block != block and (slot := _blocks_one_slot(source, line, name)):
+                # `if (threadIdx.x == 0) out[0] = s[0];` (or `*c += cache[0];`) in every block: one result slot
+                target, value, update = slot
+                hint = ((f"Every block adds its result into `{target}` with a plain `+=`, so two blocks can read the "
+                         f"same old value and one block's part is lost. Make it one atomic: `atomicAdd(&{target}, "
+                         f"{value});` ({name} set to 0 before the launch).") if update else
+                        (f"Every block stores its result into `{target}`, so the blocks overwrite one another and the "
+                         f"last to run wins. Give each block its own element, `{name}[blockIdx.x] = {value};` ({name} "
+                         f"with gridDim.x elements; add them up in a second launch or on the host), or add the "
+                         f"blocks' results: `atomicAdd(&{target}, {value});` with {name} set to 0 before the launch."))
+                if target.startswith("*"):
+                    hint = hint.replace(f"&{target}", name)
             loop_text = " ".join(source.line_text(n) for n in range(max(1, (line or 1) - 2), (line or 0) + 1))
             if _in_a_lock(source, chain or [line]):
                 hint = _LOCK_HINT.format(element=element, fence="__threadfence()")
