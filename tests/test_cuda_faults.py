@@ -4696,3 +4696,41 @@ extern "C" __global__ void k(S s, T t, float* out) { if (threadIdx.x < s.n + t.n
     with pytest.warns(cuda.KernelWarning, match=r"`Slots::data` is a pointer inside a struct whose bytes come from the host"):
         cuda.RawKernel(source, "k", backend="cpu")((1,), (8,), (np.array((0, 2), slots)[()], np.array((0, 3), slots)[()], out))
     np.testing.assert_array_equal(out, [2, 2, 2, 2, 2, 0, 0, 0])
+
+
+def test_a_neighbour_passed_to_a_helper_that_indexes_unchecked_names_the_call_and_the_argument():
+    """`at(img, w, h, x - 1, y)` into `return img[y * w + x];`: the fault is in the helper, where `x` looks fine; the
+    hint names the call's line, the argument `x - 1` and the helper's parameter, and the two fixes (clamp in the
+    call, or a check in the helper), also past the end (`y + 1`, clamped against the guard's `h`)."""
+    source = r"""
+__device__ float at(const float* img, int w, int h, int x, int y) { return img[y * w + x]; }  // AT
+__device__ float pixel(const float* img, int width, int col, int row) {
+    int idx = row * width + col;
+    return img[idx];  // PIXEL
+}
+extern "C" __global__ void blur(const float* img, float* out, int w, int h, int clamp) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= w || y >= h) return;
+    if (clamp) out[y * w + x] = (at(img, w, h, max(x - 1, 0), y) + at(img, w, h, x, y)) / 2.0f;
+    else out[y * w + x] = (at(img, w, h, x - 1, y) + at(img, w, h, x, y)) / 2.0f;  // CALL
+}
+extern "C" __global__ void grad(const float* img, float* out, int w, int h) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < w && y < h)
+        out[y * w + x] = pixel(img, w, x, y + 1) - pixel(img, w, x, y);  // DOWN
+}
+"""
+    module = cuda.RawModule(code=source, backend="cpu")
+    img, out = np.ones(32 * 32, np.float32), np.zeros(32 * 32, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"accessed img\[-1\]") as info:
+        module.get_function("blur")((2, 2), (16, 16), (img, out, 32, 32, 0))
+    assert (f"hint: Index -1 is below the first element: line {line_of('CALL', source)} calls `at` with `x - 1` as its "
+            f"`x`, a neighbour outside the array where x is below 1") in str(info.value)
+    assert f"uses it unchecked at line {line_of('AT', source)}. Clamp it in the call, `max(x - 1, 0)`" in str(info.value)
+    module.get_function("blur")((2, 2), (16, 16), (img, out, 32, 32, 1))  # the twin, clamped: no fault
+    assert (out == 1).all()
+    with pytest.raises(cuda.KernelError, match=r"accessed img\[1024\]") as info:
+        module.get_function("grad")((2, 2), (16, 16), (img, out, 32, 32))
+    assert (f"line {line_of('DOWN', source)} calls `pixel` with `y + 1` as its `row`, a neighbour outside the array "
+            f"where y + 1 reaches h (the far edge), and `pixel` uses it unchecked at line {line_of('PIXEL', source)}. "
+            "Clamp it in the call, `min(y + 1, h - 1)`") in str(info.value)

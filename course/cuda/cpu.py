@@ -2143,6 +2143,47 @@ def _declared_unsigned(text: str, name: str) -> bool:
                      rf"(?:\w+\s*(?:=[^,;]*)?,\s*)*{re.escape(name)}\b", text) is not None
 
 
+def _helper_argument(source: Source, chain, name: str, index: int, length: int) -> str | None:
+    """For an index out of bounds in a __device__ helper (`return img[y * w + x];`) that one of its calls gave a
+    neighbour (`at(img, w, h, x - 1, y)` at the left edge, `x + 1` at the right): the call and the argument, and
+    the two fixes (clamp it in the call, or let the helper check its coordinates). None otherwise."""
+    if len(chain) < 2 or not chain[0] or not chain[1] or chain[1] == chain[0]:
+        return None
+    line, caller = chain[0], chain[1]
+    body = _function_body(source.text, line)
+    if not body:
+        return None
+    header = re.search(r"\b(\w+)\s*\(([^()]*)\)\s*(?:const\s*)?$", source.text[:body[0]])
+    if not header:
+        return None
+    function, params = header.group(1), [re.findall(r"\w+", p)[-1] if re.findall(r"\w+", p) else ""
+                                         for p in header.group(2).split(",")]
+    used = _index_names(source, line) & set(params)
+    text = source.line_text(caller).split("//", 1)[0]
+    sign = "-" if index < 0 else "+"
+    for call in re.finditer(rf"\b{re.escape(function)}\s*\(", text):
+        args = _call_arguments(text, call.end())
+        if not args or len(args) != len(params):
+            continue
+        for param, arg in zip(params, args):
+            step = re.fullmatch(rf"\s*([A-Za-z_]\w*)\s*\{sign}\s*(\d+|[A-Z_][A-Z0-9_]*)\s*", arg)
+            if param not in used or not step:
+                continue
+            variable, k = step.groups()
+            bound = _size_guard(source, caller, variable) if sign == "+" else None
+            size = bound[1] if bound else "size"
+            clamp = f"max({variable} - {k}, 0)" if sign == "-" else f"min({variable} + {k}, {size} - 1)"
+            edge = (f"where {variable} is below {k} (the first {'column or row' if k == '1' else 'elements'})"
+                    if sign == "-" else f"where {variable} + {k} reaches {size} (the far edge)" if bound
+                    else "at the far edge")
+            check = f"if ({param} < 0 || ...) return 0.0f;" if sign == "-" else f"if ({param} >= {size} || ...) return 0.0f;"
+            return (f"Index {index} is {'below the first element' if sign == '-' else 'past the last element'}: line "
+                    f"{caller} calls `{function}` with `{arg.strip()}` as its `{param}`, a neighbour outside the "
+                    f"array {edge}, and `{function}` uses it unchecked at line {line}. Clamp it in the call, "
+                    f"`{clamp}`, or let `{function}` check its coordinates first (`{check}` for a border of zeros).")
+    return None
+
+
 def _index_hint(source: Source, line: int | None, index: int, length: int, subscript: str | None = None,
                 array: str = "") -> str | None:
     """What an out-of-bounds index says about its cause, when it says something: one past the end
@@ -4513,6 +4554,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         values = _scalar_values(kernel, args)
         hint = (tail or _printf_string_hint(source, line, name, index, length, itemsize)
                 or (index < 0 and _through_offset_pointer(source, line, name, index, length))
+                or _helper_argument(source, chain, name, index, length)
                 or _index_hint(source, line, index, length, _subscript(source, line, name), name)
                 or _loose_guard(source, line, name, index, length, values, unit, items_in[0], items_in[2])
                 or _past_the_size(source, line, name, index, length, values)
