@@ -11,7 +11,8 @@ it, a global total reset inside the kernel, overlapping carves of extern __share
 blockDim.x over a tile of 16, an in-place shift, an early return before the barrier, `counter++` on
 a __device__ variable, a shared total set without a barrier, a shared struct read before the barrier,
 __syncwarp() between warps, a barrier in a loop whose trip count
-differs between threads, a barrier in a grid-stride loop and in a block-stride while loop, a local array written to `<= 5`, an accumulator never given a value, a race
+differs between threads (and a neighbour exchanged in such a loop), a vector's last tile loaded past its end,
+a filter tap indexed one past its window, a compaction indexed by an inclusive scan, a barrier in a grid-stride loop and in a block-stride while loop, a local array written to `<= 5`, an accumulator never given a value, a race
 through a __shared__ pointer passed to a helper, a shared union reused without a barrier, a 3-D block
 indexed without z, a shared atomic accumulator never set, __constant__ taps read past their end, a
 shared total kept inside a spin lock whose holder releases it without a fence, a resampling kernel that
@@ -382,6 +383,76 @@ extern "C" __global__ void k(const int* len, float* y) {
 case("barrier in a loop whose trip count differs", DIVERGENT_LOOP, "len[t]", "len[0]", "k", 1, 32,
      lambda: ((np.arange(32) % 3 + 1).astype(i32), zeros(32)), [r"__syncthreads\(\) at line 6 is not reached by every thread"],
      lambda a: (a[1] == a[0][0]).all())
+
+EXCHANGE_LOOP = r"""
+extern "C" __global__ void k(const int* len, float* y) {
+    __shared__ float s[64];
+    float acc = 0.0f;
+    for (int r = 0; r < %s; r++) {
+        s[threadIdx.x] = acc + r;
+        __syncthreads();
+        acc += s[(threadIdx.x + 1) %% 64];
+    }
+    y[threadIdx.x] = acc;
+}"""
+case("a neighbour exchanged in a loop whose trip count differs", EXCHANGE_LOOP, "len[threadIdx.x]", "len[0]", "k", 1, 64,
+     lambda: (np.r_[1, 3, np.arange(62) % 3 + 1].astype(i32), zeros(64)),
+     [r"data race on shared memory s\[\d+\]", r"The loop at line 5 runs a number of times that depends on the thread "
+      r"\(`r < len\[threadIdx\.x\]`\), so a barrier inside it is not reached by every thread the same number of times"])
+
+VECTOR_TILES = r"""
+#define T 32
+extern "C" __global__ void matvec(const float* A, const float* x, float* y, int n) {
+    __shared__ float xs[T];
+    int row = blockIdx.x * blockDim.x + threadIdx.x;
+    float acc = 0.0f;
+    for (int t = 0; t < (n + T - 1) / T; t++) {
+        xs[threadIdx.x] = %s;
+        __syncthreads();
+        for (int k = 0; k < T; k++)
+            if (row < n && t * T + k < n) acc += A[row * n + t * T + k] * xs[k];
+        __syncthreads();
+    }
+    if (row < n) y[row] = acc;
+}"""
+case("a vector's last tile loaded past its end", VECTOR_TILES, "x[t * T + threadIdx.x]",
+     "t * T + threadIdx.x < n ? x[t * T + threadIdx.x] : 0.0f", "matvec", 4, 32,
+     lambda: (rand(100 * 100), rand(100), zeros(100), i32(100)),
+     [r"accessed x\[100\]", r"loads the tile xs from x, T elements at a time, and the last tile reaches past the end of x",
+      r"`xs\[threadIdx\.x\] = \(t \* T \+ threadIdx\.x < n\) \? x\[t \* T \+ threadIdx\.x\] : 0\.0f;`"],
+     lambda a: np.allclose(a[2], a[0].reshape(100, 100) @ a[1], rtol=1e-4))
+
+WINDOW_TAP = r"""
+#define R 1
+#define MW (2 * R + 1)
+__constant__ float M[MW * MW] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+extern "C" __global__ void conv(const float* in, float* out, int w, int h) {
+    int col = blockIdx.x * blockDim.x + threadIdx.x, row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (col >= w || row >= h) return;
+    float acc = 0.0f;
+    for (int i = -R; i <= R; i++)
+        for (int j = -R; j <= R; j++) {
+            int r = row + i, c = col + j;
+            if (r >= 0 && r < h && c >= 0 && c < w) acc += in[r * w + c] * M[%s];
+        }
+    out[row * w + col] = acc;
+}"""
+case("a filter tap indexed one past the window", WINDOW_TAP, "(i + R) * MW + (j + R) + 1", "(i + R) * MW + (j + R)",
+     "conv", (2, 2), (16, 16), lambda: (np.ones(32 * 32, f32), zeros(32 * 32), i32(32), i32(32)),
+     [r"accessed M\[9\]", r"the window's offsets run from -R to R \(line 10\), so `\(i \+ R\) \* MW \+ \(j \+ R\)` "
+      r"reaches every element already, 0 to 8, and the `\+ 1` at the end takes the last tap outside"],
+     lambda a: a[1].reshape(32, 32)[1:-1, 1:-1].min() == 9 and a[1].reshape(32, 32)[0, 0] == 4)
+
+COMPACT = r"""
+extern "C" __global__ void compact(const float* in, const int* keep, const int* scan, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && keep[i]) out[%s] = in[i];
+}"""
+_KEEP = (np.arange(256) % 3 != 0).astype(i32)
+case("a compaction indexed by an inclusive scan", COMPACT, "scan[i]", "scan[i] - 1", "compact", 2, 128,
+     lambda: (rand(256), _KEEP, np.cumsum(_KEEP).astype(i32), zeros(int(_KEEP.sum())), i32(256)),
+     [r"accessed out\[170\]", r"if scan is an inclusive prefix sum .* Use `scan\[i\] - 1`, or an exclusive scan"],
+     lambda a: np.array_equal(a[3], a[0][a[1] == 1]))
 
 GRID_STRIDE_BARRIER = r"""
 extern "C" __global__ void k(const float* x, float* y, int n) {

@@ -2008,6 +2008,9 @@ def _one_past_the_end(source: Source, line: int | None, index: int, length: int)
             compared = set(re.findall(r"[A-Za-z_]\w*", found.group(0)[:found.start(1) - found.start()]))
             if indexed and not compared & indexed:
                 continue  # `j <= R` of a loop before `dst[y * w + x]`: not what the index is made of
+            if any(re.search(rf"\b{re.escape(name)}\s*=\s*-\s*{re.escape(bound)}\s*;", source.line_text(at))
+                   for name in compared):
+                continue  # `for (j = -R; j <= R; j++)`: a window's offsets, inclusive on purpose
             return (f"Index {index} is one past the last element, and line {at} compares with <= "
                     f"(`{found.group(0).strip()}`), which lets the index reach the size itself: compare with < "
                     f"instead, or make what it compares with one less (an inclusive bound such as a binary "
@@ -2184,13 +2187,37 @@ def _helper_argument(source: Source, chain, name: str, index: int, length: int) 
     return None
 
 
+def _window_index(source: Source, line: int | None, index: int, length: int, subscript: str | None) -> str | None:
+    """For a filter's tap `M[(i + R) * MW + (j + R) + 1]`, whose window loops run from -R to R: `(j + R)` alone
+    reaches every tap, and the extra `+ 1` (or `- 1`) at the end takes the last (first) one outside. None
+    where the subscript has no such offset, or no loop runs one of its variables from -R to R."""
+    if not line or not subscript:
+        return None
+    extra = re.fullmatch(r"(.*\(\s*(\w+)\s*\+\s*(\w+)\s*\).*?)\s*([-+])\s*(\d+)\s*", subscript.strip())
+    if not extra or (extra.group(4) == "+") != (index >= length):
+        return None
+    variable, radius = extra.group(2), extra.group(3)
+    first, _ = _body_lines(source, line)
+    loop = next((at for at in range(line, first - 1, -1) if re.search(
+        rf"\bfor\s*\([^;]*\b{re.escape(variable)}\s*=\s*-\s*{re.escape(radius)}\s*;[^;]*"
+        rf"\b{re.escape(variable)}\s*<=\s*{re.escape(radius)}\b", source.line_text(at))), None)
+    if loop is None:
+        return None
+    return (f"Index {index} is {'one past the last element' if index >= length else 'below the first element'}: "
+            f"the window's offsets run from -{radius} to {radius} (line {loop}), so `{extra.group(1).strip()}` reaches "
+            f"every element already, 0 to {length - 1}, and the `{extra.group(4)} {extra.group(5)}` at the end takes "
+            f"the {'last' if index >= length else 'first'} tap outside: drop it (a tap's index is its offset plus "
+            "the radius).")
+
+
 def _index_hint(source: Source, line: int | None, index: int, length: int, subscript: str | None = None,
                 array: str = "") -> str | None:
     """What an out-of-bounds index says about its cause, when it says something: one past the end
     beside a `<=`, the fill of a variable without a value, an unsigned value wrapped below 0, a
     negative offset. `subscript`: the faulting access's index expression, where known (the first of
     `array`'s on the line)."""
-    return (_one_past_the_end(source, line, index, length) or _uninitialized_index(index) or _undefined_index(index)
+    return (_one_past_the_end(source, line, index, length) or _window_index(source, line, index, length, subscript)
+            or _uninitialized_index(index) or _undefined_index(index)
             or _unsigned_count_down(source, line, index) or _unsigned_below_zero(source, line, index)
             or _signed_char_index(source, line, index) or _negative_index(index, length, source, line, subscript, array)
             or _pitch_in_elements(source, index, length) or _bytes_as_elements(source, line)
@@ -2320,6 +2347,15 @@ def _tile_edge(source: Source, line: int | None, name: str) -> str | None:
     width, column = (part.strip() for part in flat.groups())
     row = row.strip()
     tile = target.group(1) + re.sub(r"\s+", "", target.group(2))
+    extents = _shared_extents(source, target.group(1)) or []
+    if len(extents) == 1 and extents[0].strip() == width:
+        # `xs[tx] = x[t * T + tx]` into `__shared__ float xs[T]`: tiles of a vector (T is the tile's length, no row's)
+        bound = re.search(rf"\b{re.escape(row)}\s*\*\s*{re.escape(width)}\s*\+\s*[\w.]+\s*<\s*(\w+)", source.text)
+        size = bound.group(1) if bound else "n"
+        return (f"This line loads the tile {target.group(1)} from {name}, {width} elements at a time, and the last tile "
+                f"reaches past the end of {name} where its length is no multiple of {width}. Load 0 there: `{tile} = "
+                f"({subscript.strip()} < {size}) ? {name}[{subscript.strip()}] : 0.0f;` ({size}: the length of {name}), "
+                "with the barriers outside the condition.")
     return (f"This line loads the tile {target.group(1)} from {name}, and at the matrix's edge (a size that is no "
             f"multiple of the tile) the tile reaches past it: the row `{row}` or the column `{column}` is past the "
             f"matrix. Load 0 there: `{tile} = ({row} < rows && {column} < {width}) ? {name}[{subscript.strip()}] : "
@@ -2431,6 +2467,14 @@ def _data_index(source: Source, line: int | None, name: str, index: int, length:
     source_of = f"is a value read from data, `{read}`{where}," if read != expression else "is a value read from data,"
     skip = (f"`if ({expression} >= 0 && {expression} < {length})`" if read != expression else
             f"`int j = {read}; if (j >= 0 && j < {length}) ... {name}[j]`")
+    table = re.match(r"\w+", read).group(0)
+    if index == length and re.search(r"scan|prefix|offset|cumsum|pos|addr|rank", table, re.I) \
+            and not re.search(r"[-+]", expression.replace(read, "")):
+        # `out[scan[i]] = in[i]` with an inclusive scan: its values run 1 to the count, one past each slot
+        return (f"The index `{expression}` is a value read from `{table}`, and here it is {index}, exactly the size of "
+                f"{name}: if {table} is an inclusive prefix sum (each element counts itself, as np.cumsum and "
+                f"thrust::inclusive_scan do), the kept elements land at 1 to {length}, one past their slots, and the "
+                f"first slot is never written. Use `{read} - 1`, or an exclusive scan (its values start at 0).")
     return (f"The index `{expression}` {source_of} and here it is {index}, but {name} has {length} "
             f"element{'s' * (length != 1)}: the data holds a value out of range (an id past the table's end, a label "
             f"for a class that does not exist, padding). Check the data on the host (its values must be 0 to "
@@ -3706,6 +3750,23 @@ def _in_one_loop(text: str, first: int, last: int, start: int = 1) -> bool:
     """Whether lines `first` and `last` of `text` both lie in the body of one `for`, `while` or `do`
     loop that begins at or after line `start` (the kernel's): a loop body in braces, or one statement."""
     return _innermost_loop(text, first, last, start) is not None
+
+
+def _thread_varying_loop(source: Source, first: int, last: int, kernel: Kernel) -> tuple[int, str] | None:
+    """The innermost loop around lines `first` to `last` whose condition depends on the thread
+    (`r < counts[threadIdx.x]`, `i < n` with `i` starting at threadIdx.x): (its line, the condition), or None."""
+    loop = _innermost_loop(source.text, first, last, kernel.line if 0 < kernel.line <= first else 1)
+    if not loop:
+        return None
+    header = source.line_text(loop[0]).split("//", 1)[0]
+    found = (re.search(r"\bfor\s*\([^;]*;([^;]*);", header) or re.search(r"\bwhile\s*\((.*)\)", header))
+    if not found or not found.group(1).strip():
+        return None
+    condition = found.group(1).strip()
+    if "threadIdx" in condition or any(
+            (made := _made_at(source, loop[0], name)) and "threadIdx" in made[1] for name in _names_in(condition)):
+        return loop[0], condition
+    return None
 
 
 def _innermost_loop(text: str, first: int, last: int, start: int = 1) -> tuple[int, int] | None:
@@ -5009,6 +5070,13 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         spelling = _block_sync_spelling(source.text, line)
         hint = (f"Add __syncthreads(){spelling} {place}, where every thread of the block reaches it (not inside an "
                 "if). ")
+        if "loop" in place and other_line and line and (
+                varying := _thread_varying_loop(source, min(line, other_line), max(line, other_line), kernel)):
+            at, condition = varying
+            hint += (f"The loop at line {at} runs a number of times that depends on the thread (`{condition}`), so "
+                     "a barrier inside it is not reached by every thread the same number of times: give the loop "
+                     "the same count in every thread of the block (its largest, or whole tiles) and guard only the "
+                     "work inside. ")
         body = _function_body(source.text, line) if line else None  # (the kernel's or helper's own code)
         warp_synced = body and re.search(r"\b__syncwarp\s*\(\s*\)", without_comments(source.text[body[0]:body[1]]))
         if _same_warp(fault, block_dim) and 3 not in (fault.op, fault.other_op) and warp_synced:
