@@ -1818,15 +1818,58 @@ extern "C" __global__ void k(int* out) {
     assert out.tolist() == [5, 6, 20, 48, 3, 4]
 
 
-@pytest.mark.parametrize("register, c", [("lanemask_lt", "(1u << lane) - 1"), ("laneid", "threadIdx.x % 32"),
-                                         ("warpid", "threadIdx.x / 32")])
-def test_inline_asm_reading_a_special_register_is_refused_with_its_cuda_c(register, c):
-    """probe 15: the Pro Tip's `asm("mov.u32 %0, %%lanemask_lt;" ...)`: the refusal names the C that reads the same."""
-    source = (f'__device__ unsigned special() {{ unsigned m; asm("mov.u32 %0, %%{register};" : "=r"(m)); return m; }}\n'
+@pytest.mark.parametrize("register, expected", [
+    ("laneid", lambda t: t % 32), ("warpid", lambda t: t // 32), ("lanemask_lt", lambda t: (1 << (t % 32)) - 1),
+    ("lanemask_le", lambda t: (2 << (t % 32)) - 1), ("lanemask_gt", lambda t: ~((2 << (t % 32)) - 1) & 0xFFFFFFFF),
+    ("lanemask_ge", lambda t: ~((1 << (t % 32)) - 1) & 0xFFFFFFFF), ("lanemask_eq", lambda t: 1 << (t % 32))])
+def test_inline_asm_reading_a_special_register_runs_as_written(register, expected):
+    """probe 15, then the samples' habit: `asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m));` (the Pro Tip's warp-aggregated
+    atomics, the lane id helpers) runs as written, with the value a GPU's register holds (it was refused)."""
+    source = (f'__device__ unsigned special() {{ unsigned m; asm volatile("mov.u32 %0, %%{register};" : "=r"(m)); '
+              'return m; }\n'
               'extern "C" __global__ void k(unsigned* x) { x[threadIdx.x] = special(); }')
-    with pytest.raises(cuda.CompileError, match=rf"inline PTX assembly(?s:.*)read %{register} in CUDA C: `"
-                                               rf"{re.escape(c)}"):
-        cuda.RawKernel(source, "k", backend="cpu")
+    out = np.zeros(64, np.uint32)
+    cuda.RawKernel(source, "k", backend="cpu")((1,), (64,), (out,))
+    assert out.tolist() == [expected(t) for t in range(64)]
+
+
+def test_the_warp_aggregated_increment_with_its_lane_mask_asm_compacts_right_and_other_asm_is_refused():
+    """The CUDA blog's warp-aggregated atomics, as written (lanemask_lt by asm, clock64 by asm too), under the
+    sanitizer: every positive element lands once. Any other inline PTX (an add) is still refused, with the advice."""
+    source = r"""
+__device__ int atomicAggInc(int* ctr) {
+    unsigned active = __activemask();
+    unsigned lanemask;
+    asm("mov.u32 %0, %%lanemask_lt;" : "=r"(lanemask));
+    int leader = __ffs(active) - 1;
+    int change = __popc(active);
+    unsigned rank = __popc(active & lanemask);
+    int warp_res;
+    if (rank == 0) warp_res = atomicAdd(ctr, change);
+    warp_res = __shfl_sync(active, warp_res, leader);
+    return warp_res + rank;
+}
+extern "C" __global__ void filter(const int* src, int* dst, int* nres, long long* started, int n) {
+    int i = threadIdx.x + blockIdx.x * blockDim.x;
+    long long t;
+    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t));
+    if (i == 0) started[0] = t;
+    if (i < n && src[i] > 0) dst[atomicAggInc(nres)] = src[i];
+}
+extern "C" __global__ void add_one(unsigned* out) {
+    unsigned r;
+    asm("add.u32 %0, %1, 1;" : "=r"(r) : "r"(threadIdx.x));
+    out[threadIdx.x] = r;
+}"""
+    src = np.random.default_rng(5).integers(-5, 5, 256).astype(np.int32)
+    dst, count, started = np.zeros(256, np.int32), np.zeros(1, np.int32), np.zeros(1, np.int64)
+    for sanitize in (True, False):
+        dst[:], count[:] = 0, 0
+        cuda.RawKernel(source, "filter", backend="cpu", sanitize=sanitize)((4,), (64,), (src, dst, count, started, 256))
+        assert count[0] == (src > 0).sum() and sorted(dst[:count[0]]) == sorted(src[src > 0]) and started[0] > 0
+    with pytest.raises(cuda.CompileError, match=r"uses asm \(line 23\): inline PTX assembly(?s:.*)write the operation "
+                                               r"in CUDA C"):
+        cuda.RawKernel(source, "add_one", backend="cpu")
 
 
 PUNS = r"""

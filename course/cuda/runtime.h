@@ -5087,6 +5087,19 @@ __attribute__((always_inline)) static inline auto __cc_ldg(const P& p) -> __cc_v
 static inline long long __cc_clock() { return __cc_now_ns(); }
 #define clock64 __cc_clock
 #define clock __cc_clock
+// PTX's special registers, which kernels read with one inline `asm("mov.u32 %0, %%laneid;" : "=r"(lane))`
+// (source.py's _ptx_special_registers rewrites such a statement into a call of these). The lane and warp
+// come from the thread's flat index in its block, as a GPU's do.
+static inline unsigned __cc_ptx_laneid() { return __cc_tid() % 32u; }
+static inline unsigned __cc_ptx_warpid() { return __cc_tid() / 32u; }
+static inline unsigned __cc_ptx_lanemask_lt() { return (1u << __cc_ptx_laneid()) - 1u; }
+static inline unsigned __cc_ptx_lanemask_le() { return (2u << __cc_ptx_laneid()) - 1u; }
+static inline unsigned __cc_ptx_lanemask_gt() { return ~__cc_ptx_lanemask_le(); }
+static inline unsigned __cc_ptx_lanemask_ge() { return ~__cc_ptx_lanemask_lt(); }
+static inline unsigned __cc_ptx_lanemask_eq() { return 1u << __cc_ptx_laneid(); }
+static inline unsigned long long __cc_ptx_clock64() { return (unsigned long long)__cc_now_ns(); }
+static inline unsigned __cc_ptx_clock() { return (unsigned)__cc_now_ns(); }
+static inline unsigned long long __cc_ptx_globaltimer() { return (unsigned long long)__cc_now_ns(); }
 #define __trap() __cc_fail(__CC_TRAP, __LINE__)
 #define __nanosleep(ns) ((void)(ns))  // a thread that sleeps: nothing to wait for here
 #define __cc_unsupported_body() __cc_fail(__CC_UNSUPPORTED, __LINE__)

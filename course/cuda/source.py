@@ -357,9 +357,36 @@ def _expansion_at(tokens, i, text, macros, hidden, depth) -> tuple[int, str] | N
 
 def _prepare(text: str, defines: dict) -> str:
     """The source the rewrite reads: the same lines, with the macros that hide memory accesses
-    expanded where they are used, and `__shared__ float a[8], b[8];` split into one declaration
-    per array (`__shared__ float a[8]; __shared__ float b[8];`)."""
-    return _split_declarations(_canonical_shared(_own_half_names(_expand_text(text, {}, defines=defines))), defines)
+    expanded where they are used, `__shared__ float a[8], b[8];` split into one declaration
+    per array (`__shared__ float a[8]; __shared__ float b[8];`), and an asm statement that reads
+    one of PTX's special registers made a call (_ptx_special_registers)."""
+    return _split_declarations(_canonical_shared(_own_half_names(_ptx_special_registers(
+        _expand_text(text, {}, defines=defines)))), defines)
+
+
+#: `asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));`: one move from a special register that runtime.h
+#: provides (__cc_ptx_laneid, ...), its type's letter (r: 32 bits, l: 64) and the variable it sets
+_PTX_MOVE = re.compile(
+    r"\b(?:asm|__asm__|__asm)\s*(?:volatile\b|__volatile__\b)?\s*\(\s*\"\s*mov\.(?:u32|s32|b32|u64|s64|b64)\s+%0\s*,"
+    r"\s*%%(laneid|warpid|lanemask_(?:lt|le|gt|ge|eq)|clock64|clock|globaltimer)\s*;?\s*\"\s*:\s*\"=([rl])\"\s*"
+    r"\(\s*([A-Za-z_][\w.\[\]]*)\s*\)\s*\)\s*;")
+_PTX_WIDE = {"clock64", "globaltimer"}
+
+
+def _ptx_special_registers(text: str) -> str:
+    """`asm("mov.u32 %0, %%laneid;" : "=r"(lane));` (the samples' way of reading the lane, the lane masks
+    of warp-aggregated atomics, %clock64) → `lane = __cc_ptx_laneid();`, on the same lines. Only a read of
+    one register into one variable, with the register's width: any other asm stays, and is refused."""
+    if "asm" not in text:
+        return text
+
+    def call(found: re.Match) -> str:
+        register, letter, target = found.groups()
+        if (letter == "l") != (register in _PTX_WIDE):
+            return found.group(0)  # (a 64-bit register into a 32-bit operand, or the other way: left to nvcc)
+        return f"{target} = __cc_ptx_{register}();" + "\n" * found.group(0).count("\n")
+
+    return _PTX_MOVE.sub(call, text)
 
 
 def _canonical_shared(text: str) -> str:
