@@ -542,3 +542,20 @@ extern "C" __global__ void right(const float* in, float* out, int w) {
                    for number in range(line("WIDTH") + 1, len(source.split("\n")) + 1))
     out = np.zeros(2, np.float32)
     module.get_function("right")((1,), (64,), (np.ones(64, np.float32), out, 32))
+
+
+def test_a_tile_method_called_by_some_lanes_only_is_named_as_written():
+    """`if (threadIdx.x == 0) c[0] = t.any(v > 0);` of a thread_block_tile<32>: the message names `t.any()` as the
+    learner wrote it (then CUDA's __any_sync), not only the call it becomes."""
+    source = r"""
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void k(const float* in, int* c) {
+    cg::thread_block_tile<32> t = cg::tiled_partition<32>(cg::this_thread_block());
+    float v = in[threadIdx.x];
+    if (threadIdx.x == 0) c[0] = t.any(v > 1.0f);
+}
+"""
+    with pytest.raises(cuda.KernelError, match=r"calls t\.any\(\) \(a tile's __any_sync\) at line 7 with mask "
+                                               r"0xffffffff, which names lane 1"):
+        cuda.RawKernel(source, "k", backend="cpu")((1,), (32,), (np.ones(32, np.float32), np.zeros(1, np.int32)))

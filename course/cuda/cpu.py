@@ -5774,6 +5774,12 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     elif kind in (WARP_EXITED, WARP_MISMATCH, WARP_BAD_MASK):
         op = WARP_OPS.get(fault.op, "a warp-level call")
         lane, other = fault.index % 32, _xyz(fault.other_thread)
+        # (a cooperative group's method, `t.any(p)`, `tile.shfl_down(v, 1)`: named as written, then as CUDA's call)
+        method = re.search(rf"\b(\w+)\s*\.\s*({op.removeprefix('__').removesuffix('_sync')}|{op.removeprefix('__')})"
+                           r"\s*\(", source.line_text(fault.line) if fault.line else "") \
+            if op.startswith("__") and op not in (source.line_text(fault.line) if fault.line else "") else None
+        if method:
+            op = f"{method.group(1)}.{method.group(2)}() (a tile's {op})"
         call = f"{op} at line {fault.line} with mask {fault.mask:#010x}"
         if kind == WARP_BAD_MASK and fault.length in (1, 2):  # what a shuffle read outside its mask, used
             reader = _xyz(fault.exited_thread)
