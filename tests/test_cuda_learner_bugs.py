@@ -12,7 +12,8 @@ blockDim.x over a tile of 16, an in-place shift, an early return before the barr
 a __device__ variable, a shared total set without a barrier, a shared struct read before the barrier,
 __syncwarp() between warps, a barrier in a loop whose trip count
 differs between threads (and a neighbour exchanged in such a loop), a vector's last tile loaded past its end,
-a filter tap indexed one past its window, a compaction indexed by an inclusive scan, a barrier in a grid-stride loop and in a block-stride while loop, a local array written to `<= 5`, an accumulator never given a value, a race
+a filter tap indexed one past its window, a compaction indexed by an inclusive scan, a batch per block
+along y that nothing checks, a barrier in a grid-stride loop and in a block-stride while loop, a local array written to `<= 5`, an accumulator never given a value, a race
 through a __shared__ pointer passed to a helper, a shared union reused without a barrier, a 3-D block
 indexed without z, a shared atomic accumulator never set, __constant__ taps read past their end, a
 shared total kept inside a spin lock whose holder releases it without a fence, a resampling kernel that
@@ -453,6 +454,18 @@ case("a compaction indexed by an inclusive scan", COMPACT, "scan[i]", "scan[i] -
      lambda: (rand(256), _KEEP, np.cumsum(_KEEP).astype(i32), zeros(int(_KEEP.sum())), i32(256)),
      [r"accessed out\[170\]", r"if scan is an inclusive prefix sum .* Use `scan\[i\] - 1`, or an exclusive scan"],
      lambda a: np.array_equal(a[3], a[0][a[1] == 1]))
+
+BATCHED = r"""
+extern "C" __global__ void scale(const float* x, float* y, int n, int batch) {
+    int b = blockIdx.y;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (%s) y[b * n + i] = 2.0f * x[b * n + i];
+}"""
+case("a batch per block along y that nothing checks", BATCHED, "i < n", "b < batch && i < n", "scale", (1, 5), 64,
+     lambda: (rand(4 * 64), zeros(4 * 64), i32(64), i32(4)),
+     [r"accessed x\[256\]", r"`b` is blockIdx\.y \(the block's place along y: a batch, a row\), and nothing checks it: "
+      r"check it too, `if \(b < batch && i < n\)` \(batch: the kernel's parameter that it never uses\)"],
+     lambda a: np.allclose(a[1], 2 * a[0]))
 
 GRID_STRIDE_BARRIER = r"""
 extern "C" __global__ void k(const float* x, float* y, int n) {

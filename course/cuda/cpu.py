@@ -2811,6 +2811,29 @@ def _data_destination(source: Source, line: int | None, name: str) -> str | None
     return None
 
 
+def _unchecked_block_axis(source: Source, line: int, unchecked: list[str], condition: str) -> str:
+    """For an index `b * n + i` under `if (i < n)` whose `b` is a block's index along y or z (`int b = blockIdx.y;`, a
+    batch or a row per block) that nothing checks: a sentence naming it and the check to add (with the kernel's
+    scalar parameter that it never uses, `batch`, as the bound, where there is one); '' otherwise."""
+    for variable in unchecked:
+        made = _made_at(source, line, variable) if re.fullmatch(r"[A-Za-z_]\w*", variable) else (line, variable)
+        axis = re.fullmatch(r"\s*blockIdx\.([yz])\s*", made[1]) if made else None
+        if not axis:
+            continue
+        body = _function_body(source.text, line)
+        header = re.search(r"\(([^()]*)\)\s*$", source.text[:body[0]]) if body else None
+        scalars = [m.group(1) for p in (header.group(1).split(",") if header else [])
+                   if "*" not in p and "[" not in p and (m := re.search(r"(\w+)\s*$", p.strip()))]
+        unused = [p for p in scalars if not re.search(rf"\b{re.escape(p)}\b", source.text[body[0]:body[1]])]
+        bound = unused[0] if len(unused) == 1 else "count"
+        inner = re.sub(r"^\s*if\s*\((.*)\)\s*$", r"\1", condition)
+        return (f" `{variable}` is blockIdx.{axis.group(1)} (the block's place along {axis.group(1)}: a batch, a row), "
+                f"and nothing checks it: check it too, `if ({variable} < {bound} && {inner})`"
+                + (f" ({bound}: the kernel's parameter that it never uses)" if bound != "count" else "")
+                + f", or launch exactly that many blocks along {axis.group(1)}.")
+    return ""
+
+
 def _guarded_index(source: Source, line: int | None, name: str, index: int, length: int) -> str | None:
     """For an index past the end of `name` at `line` that a guard of the kernel was meant to keep inside
     (the guard is there already, so "guard the access" would not help): an index made of more than the
@@ -2868,6 +2891,8 @@ def _guarded_index(source: Source, line: int | None, name: str, index: int, leng
                         "here). Bound the whole index (the largest value it takes must stay below the size), or "
                         "give the output only as many threads as it has elements."
                         + _loop_bound_note(source, line, [u for u in variables if u not in checked], name)
+                        + _unchecked_block_axis(source, line, [u for u in variables if u not in checked],
+                                                _condition_text(text, guard))
                         + (f" If {name} should hold one element more than the count that line {at} checks (the row "
                            f"pointers of a CSR matrix: rows + 1, the last one the number of values), pass it whole: "
                            f"{length + 1} elements here." if plus_one else ""))
