@@ -4734,3 +4734,31 @@ extern "C" __global__ void grad(const float* img, float* out, int w, int h) {
     assert (f"line {line_of('DOWN', source)} calls `pixel` with `y + 1` as its `row`, a neighbour outside the array "
             f"where y + 1 reaches h (the far edge), and `pixel` uses it unchecked at line {line_of('PIXEL', source)}. "
             "Clamp it in the call, `min(y + 1, h - 1)`") in str(info.value)
+
+
+def test_an_unsigned_neighbour_made_on_a_line_before_and_a_pointer_walk_one_step_too_far_name_their_causes():
+    """`unsigned i = threadIdx.x - 1;` then `a[i]` (the wrap happens a line before the access) is named as -1 computed
+    in unsigned arithmetic, with the int variable to keep it in; a pointer that walks `p += blockDim.x` for
+    `r <= n / blockDim.x` steps names the `<=` (a bound with a division was not seen)."""
+    source = r"""
+extern "C" __global__ void left(const float* a, float* out) {
+    unsigned i = threadIdx.x - 1;  // WRAP
+    out[threadIdx.x] = a[i];
+}
+extern "C" __global__ void walk(const float* a, float* out, int n) {
+    const float* p = a + threadIdx.x;
+    float s = 0;
+    for (int r = 0; r <= n / blockDim.x; r++) { s += *p; p += blockDim.x; }  // WALK
+    out[threadIdx.x] = s;
+}
+"""
+    module = cuda.RawModule(code=source, backend="cpu")
+    with pytest.raises(cuda.KernelError, match=r"accessed a\[4294967295\]") as info:
+        module.get_function("left")((1,), (32,), (np.ones(32, np.float32), np.zeros(32, np.float32)))
+    assert (f"Index 4294967295 is -1 computed in unsigned arithmetic: threadIdx.x is unsigned, so `threadIdx.x - 1` "
+            f"(line {line_of('WRAP', source)}) below 0 wraps around") in str(info.value)
+    assert "`(int)threadIdx.x - 1`, into an int variable (`int i`, not unsigned)" in str(info.value)
+    with pytest.raises(cuda.KernelError, match=r"accessed a\[128\]") as info:
+        module.get_function("walk")((1,), (32,), (np.ones(128, np.float32), np.zeros(32, np.float32), 128))
+    assert (f"line {line_of('WALK', source)} compares with <= (`r <= n / blockDim.x`), which lets the index reach the "
+            "size itself") in str(info.value)

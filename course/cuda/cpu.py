@@ -2000,7 +2000,7 @@ def _one_past_the_end(source: Source, line: int | None, index: int, length: int)
     indexed = _index_names(source, line)
     for at in range(line, max(0, line - 4), -1):
         for found in re.finditer(r"(?:[\w.\[\]]+\s*[-+*/%]\s*)*[\w.\[\]]*[\w\])]\s*<=\s*"
-                                 r"([\w(][\w.\->\[\]()*+ ]*?)(?=\s*(?:[;)&|]|$))",
+                                 r"([\w(][\w.\->\[\]()*+/ ]*?)(?=\s*(?:[;)&|]|$))",
                                  source.line_text(at)):
             bound = found.group(1).strip()
             if re.fullmatch(r"\d+[uUlL]*", bound) and int(re.match(r"\d+", bound).group()) not in (length - 1, length):
@@ -2975,7 +2975,17 @@ def _unsigned_below_zero(source: Source, line: int | None, index: int) -> str | 
     else:
         return None
     text = source.line_text(line).split("//", 1)[0]
-    found = re.search(r"\b((?:threadIdx|blockIdx|blockDim|gridDim)\.[xyz])\s*-\s*(\w+)", text)
+    pattern = r"\b((?:threadIdx|blockIdx|blockDim|gridDim)\.[xyz])\s*-\s*(\w+)"
+    found = re.search(pattern, text)
+    kept = ""
+    if not found:  # `unsigned i = threadIdx.x - 1;` on a line before, then `a[i]`
+        for name in sorted(_subscript_names(text)):
+            made = _made_at(source, line, name)
+            if made and (found := re.search(pattern, made[1])):
+                line = made[0]
+                if _declared_unsigned(source.line_text(line), name):
+                    kept = f", into an int variable (`int {name}`, not unsigned)"
+                break
     if not found:
         return None
     built_in, subtracted = found.groups()
@@ -2984,7 +2994,7 @@ def _unsigned_below_zero(source: Source, line: int | None, index: int) -> str | 
     return (f"Index {index} is {below} computed in unsigned arithmetic: {built_in} is unsigned, so `{built_in} - "
             f"{subtracted}` (line {line}) below 0 wraps around to 2^{top.bit_length() - 1} - {-below} instead of "
             f"{below}. To fix it, "
-            f"{skip}compute in int: `(int){built_in} - {subtracted}`.")
+            f"{skip}compute in int: `(int){built_in} - {subtracted}`{kept}.")
 
 
 def _signed_char_index(source: Source, line: int | None, index: int) -> str | None:
