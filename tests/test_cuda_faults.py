@@ -4762,3 +4762,29 @@ extern "C" __global__ void walk(const float* a, float* out, int n) {
         module.get_function("walk")((1,), (32,), (np.ones(128, np.float32), np.zeros(32, np.float32), 128))
     assert (f"line {line_of('WALK', source)} compares with <= (`r <= n / blockDim.x`), which lets the index reach the "
             "size itself") in str(info.value)
+
+
+def test_a_division_by_a_size_argument_of_zero_names_the_argument():
+    """`i % w + i / w` with w = 0 passed to the launch: the arithmetic fault names `w` and its value; a divisor read
+    from data keeps the general hint (guard the divisor)."""
+    source = r"""
+extern "C" __global__ void wrap(int* out, int n, int w) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = i % w + i / w;  // DIV
+}
+extern "C" __global__ void ratio(const int* a, const int* b, int* out) {
+    out[threadIdx.x] = a[threadIdx.x] / b[threadIdx.x];
+}
+"""
+    module = cuda.RawModule(code=source, backend="cpu")
+    with pytest.raises(cuda.KernelError, match=r"arithmetic fault") as info:
+        module.get_function("wrap")((1,), (4,), (np.zeros(4, np.int32), 4, 0))
+    assert (f"hint: `w` is 0 in this launch (the argument passed for it), and line {line_of('DIV', source)} divides by "
+            "it: pass the size you meant, or guard the divisor (`if (w != 0)`)") in str(info.value)
+    with pytest.raises(cuda.KernelError, match=r"arithmetic fault") as info:
+        module.get_function("ratio")((1,), (4,), (np.ones(4, np.int32), np.array([1, 2, 0, 4], np.int32),
+                                                  np.zeros(4, np.int32)))
+    assert "hint: An integer division or remainder by zero" in str(info.value) and info.value.thread == (2, 0, 0)
+    out = np.zeros(4, np.int32)
+    module.get_function("wrap")((1,), (4,), (out, 4, 3))  # the twin: a real width
+    assert out.tolist() == [0, 1, 2, 1]

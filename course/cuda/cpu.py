@@ -4871,6 +4871,16 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         elif fault.signal == signal.SIGFPE:
             hint = ("An integer division or remainder by zero (or INT_MIN / -1). A GPU does not stop there but gives "
                     "a meaningless number, so the bug would go unnoticed: guard the divisor (`if (d != 0)`).")
+            values = _scalar_values(kernel, args)
+            divisors = [name for name in dict.fromkeys(re.findall(r"[/%]\s*([A-Za-z_]\w*)\b(?!\s*[\[(.])",
+                                                                  source.line_text(line).split("//", 1)[0] if line else ""))
+                        if values.get(name) == 0]
+            if divisors:  # `i % w` with w = 0 given to the launch
+                hint = (f"{_and([f'`{d}`' for d in divisors])} {'is' if len(divisors) == 1 else 'are'} 0 in this launch "
+                        f"(the argument passed for {'it' if len(divisors) == 1 else 'them'}), and line {line} divides by "
+                        f"{'it' if len(divisors) == 1 else 'them'}: pass the size you meant, or guard the divisor "
+                        f"(`if ({divisors[0]} != 0)`). A GPU does not stop there but gives a meaningless number, so "
+                        "the bug would go unnoticed.")
     elif kind == BAD_SHIFT:
         value_type, count_type = (name.strip("'") for name in fault.text.decode(errors="replace").split("|", 1))
         bits = 1 << (fault.other_op >> 1)
