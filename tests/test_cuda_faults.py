@@ -4788,3 +4788,35 @@ extern "C" __global__ void ratio(const int* a, const int* b, int* out) {
     out = np.zeros(4, np.int32)
     module.get_function("wrap")((1,), (4,), (out, 4, 3))  # the twin: a real width
     assert out.tolist() == [0, 1, 2, 1]
+
+
+def test_a_template_instance_made_for_another_block_size_than_the_launch_is_told_which_to_launch():
+    """The samples' reduce, instantiated for blockSize = 256 and launched with 128 threads a block (the samples pick
+    the instance with a switch on the threads; a learner's launch skips it): the fault in its shared memory is named,
+    and the hint says which instance (or how many threads) to launch; the matching launch is right."""
+    source = r"""
+template <unsigned int blockSize>
+__global__ void reduce(const float* g_idata, float* g_odata, unsigned int n) {
+    extern __shared__ float sdata[];
+    unsigned int tid = threadIdx.x, i = blockIdx.x * blockSize + tid;
+    sdata[tid] = i < n ? g_idata[i] : 0.0f;
+    __syncthreads();
+    if (blockSize >= 256 && tid < 128) sdata[tid] += sdata[tid + 128];
+    __syncthreads();
+    for (unsigned int s = 64; s > 0; s >>= 1) {
+        if (tid < s) sdata[tid] += sdata[tid + s];
+        __syncthreads();
+    }
+    if (tid == 0) g_odata[blockIdx.x] = sdata[0];
+}
+"""
+    module = cuda.RawModule(code=source, backend="cpu", name_expressions=["reduce<256>", "reduce<128>"])
+    x = np.linspace(0, 1, 1024, dtype=np.float32)
+    with pytest.raises(cuda.KernelError, match=r"accessed sdata\[128\] in dynamic shared memory") as info:
+        module.get_function("reduce<256>")((8,), (128,), (x, np.zeros(8, np.float32), 1024), shared_mem=128 * 4)
+    assert ("hint: This instance, reduce<256>, is made for blockSize = 256 threads a block, but the launch has 128 "
+            "(block.x = 128)") in str(info.value)
+    assert "launch 256 threads a block, or the instance whose blockSize is 128: `reduce<128>`" in str(info.value)
+    out = np.zeros(8, np.float32)
+    module.get_function("reduce<128>")((8,), (128,), (x, out, 1024), shared_mem=128 * 4)  # the instance that fits
+    np.testing.assert_allclose(out, x.reshape(8, 128).sum(axis=1), rtol=1e-5)

@@ -2811,6 +2811,34 @@ def _data_destination(source: Source, line: int | None, name: str) -> str | None
     return None
 
 
+def _template_block_size(source: Source, kernel: Kernel, block_dim) -> str | None:
+    """For a template kernel instantiated for a block size (`reduce6<float, 256, false>` of `template <class T,
+    unsigned int blockSize, bool nIsPow2>`: the samples pick the instance by the launch's threads) launched with
+    another number of threads a block: the hint that says so. None for any other kernel."""
+    name = kernel.call or kernel.name
+    if "<" not in name:
+        return None
+    base = re.escape(name.split("<", 1)[0].split("::")[-1].strip())
+    header = re.search(rf"template\s*<([^<>]*)>\s*(?:(?:__global__|__launch_bounds__\s*\([^)]*\)|static|inline|void)"
+                       rf"\s*)+{base}\s*\(", without_comments(source.text))
+    if not header:
+        return None
+    names = [re.findall(r"\w+", p)[-1] if re.findall(r"\w+", p) else "" for p in _call_arguments(header.group(1) + ")", 0)
+             or []]
+    values = _call_arguments(name.split("<", 1)[1].rsplit(">", 1)[0] + ")", 0) or []
+    threads = block_dim[0] * block_dim[1] * block_dim[2]
+    for at, (param, value) in enumerate(zip(names, values)):
+        value = value.strip()
+        if re.search(r"(?i)block_?size|blockdim|threads|tpb|^bs$|^block$|^nt$", param) and value.isdigit() \
+                and int(value) not in (block_dim[0], threads):
+            return (f"This instance, {name}, is made for {param} = {value} threads a block, but the launch has "
+                    f"{block_dim[0]} (block.x = {block_dim[0]}): the kernel sizes its work by {param} (its shared "
+                    f"memory, its reduction's steps), so launch {value} threads a block, or the instance whose {param} "
+                    f"is {block_dim[0]}: `{name.split('<', 1)[0]}<"
+                    + ", ".join(str(block_dim[0]) if k == at else v.strip() for k, v in enumerate(values)) + ">`.")
+    return None
+
+
 def _unchecked_block_axis(source: Source, line: int, unchecked: list[str], condition: str) -> str:
     """For an index `b * n + i` under `if (i < n)` whose `b` is a block's index along y or z (`int b = blockIdx.y;`, a
     batch or a row per block) that nothing checks: a sentence naming it and the check to add (with the kernel's
@@ -5891,6 +5919,9 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         hint = ignored
     elif kind in (RACE, GLOBAL_RACE) and (chunk := _inclusive_chunk(source, line, _array_of(element))):
         hint = chunk  # `for (c = 0; c <= channels; c++) img[i + c]`: one element into the next thread's
+    if kind in (OUT_OF_BOUNDS, SHARED_OUT_OF_BOUNDS, UNINITIALIZED, RACE, GLOBAL_RACE) and block_dim \
+            and (mismatch := _template_block_size(source, kernel, block_dim)):
+        hint = mismatch  # `reduce6<float, 256, false>` launched with 128 threads a block
     if fault.exited_count and kind in (UNINITIALIZED, RACE, GLOBAL_RACE, UNINITIALIZED_LOCAL, WARP_EXITED):
         returned = _xyz(fault.exited_thread)
         hint += (f" Also: {fault.exited_count} thread(s) of this block (the first is thread {returned}) returned at "
