@@ -2811,6 +2811,31 @@ def _data_destination(source: Source, line: int | None, name: str) -> str | None
     return None
 
 
+def _shift_precedence(source: Source, line: int | None) -> str | None:
+    """For a shift whose count is a sum by precedence (`(n) >> NUM_BANKS + (n) >> (2 * LOG_NUM_BANKS)`, GPU Gems 3's
+    CONFLICT_FREE_OFFSET: + binds tighter than >>), on `line` or in a #define it uses: the hint that says so and
+    where the parentheses go. None otherwise."""
+    if not line:
+        return None
+    text = source.line_text(line).split("//", 1)[0]
+    places = [(text, f"line {line}")]
+    for name in dict.fromkeys(re.findall(r"\b([A-Za-z_]\w*)\s*\(", text)):
+        define = re.search(rf"^\s*#\s*define\s+{re.escape(name)}\s*\(([^)]*)\)\s*(.+)$", source.text, re.M)
+        if define:
+            places.append((define.group(2), f"the macro {name} (line {source.text.count(chr(10), 0, define.start()) + 1})"))
+    operand = r"(?:[A-Za-z_]\w*|\d+|\((?:[^()]|\([^()]*\))*\))"
+    for body, where in places:
+        found = re.search(rf"({operand})\s*(>>|<<)\s*({operand})\s*([-+])\s*({operand})", body)
+        if found:
+            value, shift, count, sign, rest = found.groups()
+            return (f"In {where}, `{found.group(0)}` shifts by `{count} {sign} {rest}`: in C, + and - bind tighter "
+                    f"than {shift}, so the sum is the shift's count, which soon passes 31. Parenthesize the shift: "
+                    f"`({value} {shift} {count}) {sign} ...`" + (" (GPU Gems 3's CONFLICT_FREE_OFFSET has this bug; "
+                    "it was meant as `(((n) >> NUM_BANKS) + ((n) >> (2 * LOG_NUM_BANKS)))`)." if "CONFLICT_FREE_OFFSET"
+                    in where else "."))
+    return None
+
+
 def _template_block_size(source: Source, kernel: Kernel, block_dim) -> str | None:
     """For a template kernel instantiated for a block size (`reduce6<float, 256, false>` of `template <class T,
     unsigned int blockSize, bool nIsPow2>`: the samples pick the instance by the launch's threads) launched with
@@ -4921,6 +4946,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 f"it never happens. Keep the count below {bits}: shift a 64-bit value (1ull << n) when n can reach 32, "
                 "handle that case apart (`n >= 32 ? 0u : x << n`), or, for a rotate, use __funnelshift_l(x, x, r), "
                 "which takes any r.")
+        if precedence := _shift_precedence(source, line):
+            hint = precedence
     elif kind == BAD_CONVERSION:
         from_type, to_type = (name.strip("'") for name in fault.text.decode(errors="replace").split("|", 1))
         value = (struct.unpack("<f", struct.pack("<I", fault.base & 0xFFFFFFFF))[0] if fault.other_op == 32 else
