@@ -1855,6 +1855,13 @@ extern "C" __global__ void half_filled(const int* perm, const float* in, float* 
     int j = idx[63 - threadIdx.x];
     out[j] = in[threadIdx.x];
 }
+extern "C" __global__ void half_unbraced(const int* perm, const float* in, float* out) {
+    __shared__ int idx[64];
+    if (threadIdx.x < 32)
+        idx[threadIdx.x] = perm[threadIdx.x];
+    int j = idx[63 - threadIdx.x];
+    out[j] = in[threadIdx.x];
+}
 extern "C" __global__ void tile(const int* perm, float* out) {
     __shared__ int t[8][8];
     t[threadIdx.y][threadIdx.x] = perm[threadIdx.y * 8 + threadIdx.x];  // TILE
@@ -1872,6 +1879,10 @@ extern "C" __global__ void tile(const int* perm, float* out) {
     with pytest.raises(cuda.KernelError, match=r"reads shared memory idx\[63\], which no thread of block") as info:
         kernel("half_filled", source)((1,), (64,), (perm, np.ones(64, np.float32), np.zeros(64, np.float32)))
     assert "check which threads of the block reach that write" in str(info.value)
+    # (a write under an if on the line before, no barrier: thread 63 never writes idx[63], so no barrier is the fix)
+    with pytest.raises(cuda.KernelError, match=r"reads shared memory idx\[63\], which no thread of block") as info:
+        kernel("half_unbraced", source)((1,), (64,), (perm, np.ones(64, np.float32), np.zeros(64, np.float32)))
+    assert "Add __syncthreads() between" not in str(info.value)
     with pytest.raises(cuda.KernelError, match=r"reads shared memory t\[7\]\[7\] before any thread") as info:
         kernel("tile", source)((1,), (8, 8), (perm, np.zeros(64, np.float32)))
     assert (f"Thread (7, 7, 0) writes t[7][7] at line {line_of('TILE', source)}") in str(info.value)

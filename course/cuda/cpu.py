@@ -4189,6 +4189,30 @@ def _blocks_one_slot(source: Source, line: int | None, name: str) -> tuple[str, 
     return re.sub(r"\s+", "", found.group(1)), found.group(3).strip(), found.group(2) == "+="
 
 
+def _conditional_line(source: Source, line: int) -> bool:
+    """Whether `line` runs under a condition or in a loop of its function: it starts with one (`if (t < 32) s[t] =
+    ...;`), it is the unbraced body of one on the line before, or the innermost brace block around it opens one."""
+    control = r"(?:\b(?:if|while|for|switch)\s*\(.*\)|\belse|\bdo)\s*$"
+    if re.match(r"\s*(?:\}\s*)?(?:if|else|for|while|switch|case|default)\b", source.line_text(line)):
+        return True
+    previous = next((source.line_text(n).split("//", 1)[0] for n in range(line - 1, 0, -1)
+                     if source.line_text(n).split("//", 1)[0].strip()), "")
+    if re.search(control, previous):
+        return True
+    offset, depth = _line_start(source.text, line), 0
+    for at in range(offset - 1, -1, -1):
+        c = source.text[at]
+        if c == "}":
+            depth += 1
+        elif c == "{":
+            if depth == 0:
+                before = source.text[max(0, at - 200):at].split("\n")
+                return bool(re.search(control, before[-1] if before[-1].strip() else (before[-2] if len(before) > 1
+                                                                                        else "")))
+            depth -= 1
+    return False
+
+
 def _unsynced_writer(source: Source, element: str, writes: list[int], line: int | None, thread: tuple,
                      block_dim) -> str | None:
     """For an unwritten shared element that a write earlier in the kernel gives a value after all, with no
@@ -4204,7 +4228,7 @@ def _unsynced_writer(source: Source, element: str, writes: list[int], line: int 
                          r"\bcg::sync\s*\(")
     for number in sorted((n for n in writes if first <= n < line), reverse=True):
         between = "\n".join(source.line_text(n) for n in range(number, line + 1))
-        if barrier.search(between) or re.match(r"\s*(?:\}\s*)?(?:if|else|for|while)\b", source.line_text(number)):
+        if barrier.search(between) or _conditional_line(source, number):
             continue
         subscripts = re.findall(r"\[([^\[\]]+)\]", (_first_use(rf"\b{re.escape(name)}\s*((?:\[[^\[\]]+\])+)",
                                                                    source.line_text(number)) or [None, ""])[1])
