@@ -4822,59 +4822,22 @@ __global__ void reduce(const float* g_idata, float* g_odata, unsigned int n) {
     np.testing.assert_allclose(out, x.reshape(8, 128).sum(axis=1), rtol=1e-5)
 
 
-GEMS_SCAN = r"""
-#define NUM_BANKS 16
-#define LOG_NUM_BANKS 4
-#define CONFLICT_FREE_OFFSET(n) @BODY@
-extern "C" __global__ void prescan(float* g_odata, const float* g_idata, int n) {
-    extern __shared__ float temp[];
-    int thid = threadIdx.x, offset = 1;
-    int ai = thid, bi = thid + (n / 2);
-    int bankOffsetA = CONFLICT_FREE_OFFSET(ai), bankOffsetB = CONFLICT_FREE_OFFSET(bi);
-    temp[ai + bankOffsetA] = g_idata[ai];
-    temp[bi + bankOffsetB] = g_idata[bi];
-    for (int d = n >> 1; d > 0; d >>= 1) {
-        __syncthreads();
-        if (thid < d) {
-            int ai = offset * (2 * thid + 1) - 1, bi = offset * (2 * thid + 2) - 1;
-            ai += CONFLICT_FREE_OFFSET(ai);
-            bi += CONFLICT_FREE_OFFSET(bi);
-            temp[bi] += temp[ai];
-        }
-        offset *= 2;
-    }
-    if (thid == 0) temp[n - 1 + CONFLICT_FREE_OFFSET(n - 1)] = 0;
-    for (int d = 1; d < n; d *= 2) {
-        offset >>= 1;
-        __syncthreads();
-        if (thid < d) {
-            int ai = offset * (2 * thid + 1) - 1, bi = offset * (2 * thid + 2) - 1;
-            ai += CONFLICT_FREE_OFFSET(ai);
-            bi += CONFLICT_FREE_OFFSET(bi);
-            float t = temp[ai];
-            temp[ai] = temp[bi];
-            temp[bi] += t;
-        }
-    }
-    __syncthreads();
-    g_odata[ai] = temp[ai + bankOffsetA];
-    g_odata[bi] = temp[bi + bankOffsetB];
-}
-"""
-
-
 def test_gpu_gems_scan_with_its_macro_precedence_bug_is_told_where_the_parentheses_go():
-    """GPU Gems 3's work-efficient scan as printed: CONFLICT_FREE_OFFSET(n) is `((n) >> NUM_BANKS + (n) >> (2 *
-    LOG_NUM_BANKS))`, whose + binds tighter than >>, so it shifts by NUM_BANKS + n (undefined past 31; a GPU's
-    clamp hides it). The fault names the macro and the parentheses; with them, the scan is right."""
+    """GPU Gems 3's work-efficient scan (tests/cuda_kernels/samples.cu's prescan) with CONFLICT_FREE_OFFSET as printed,
+    `((n) >> NUM_BANKS + (n) >> (2 * LOG_NUM_BANKS))`: + binds tighter than >>, so it shifts by NUM_BANKS + n
+    (undefined past 31; a GPU's clamp hides it). The fault names the macro and the parentheses; the samples' own
+    macro gives the right scan."""
+    samples = (Path(__file__).parent / "cuda_kernels" / "samples.cu").read_text()
+    scan = samples[samples.index("#define NUM_BANKS"):samples.index("\n}\n", samples.index("void prescan")) + 3]
+    printed = scan.replace("#define CONFLICT_FREE_OFFSET(n) ((n) >> LOG_NUM_BANKS)",
+                           "#define CONFLICT_FREE_OFFSET(n) ((n) >> NUM_BANKS + (n) >> (2 * LOG_NUM_BANKS))")
+    assert printed != scan
     n, x = 512, np.arange(512, dtype=np.float32) % 7
-    printed = GEMS_SCAN.replace("@BODY@", "((n) >> NUM_BANKS + (n) >> (2 * LOG_NUM_BANKS))")
     with pytest.raises(cuda.KernelError, match=r"shifted the 32-bit int \d+ by \d+ bits") as info:
         cuda.RawKernel(printed, "prescan", backend="cpu")((1,), (n // 2,), (np.zeros(n, np.float32), x, n),
-                                                          shared_mem=(n + n // 16 + 16) * 4)
-    assert ("hint: In the macro CONFLICT_FREE_OFFSET (line 4), `(n) >> NUM_BANKS + (n)` shifts by `NUM_BANKS + (n)`: in "
+                                                          shared_mem=(n + n // 32 + 32) * 4)
+    assert ("hint: In the macro CONFLICT_FREE_OFFSET (line 3), `(n) >> NUM_BANKS + (n)` shifts by `NUM_BANKS + (n)`: in "
             "C, + and - bind tighter than >>") in str(info.value)
-    fixed = GEMS_SCAN.replace("@BODY@", "(((n) >> NUM_BANKS) + ((n) >> (2 * LOG_NUM_BANKS)))")
     out = np.zeros(n, np.float32)
-    cuda.RawKernel(fixed, "prescan", backend="cpu")((1,), (n // 2,), (out, x, n), shared_mem=(n + n // 16 + 16) * 4)
+    cuda.RawKernel(scan, "prescan", backend="cpu")((1,), (n // 2,), (out, x, n), shared_mem=(n + n // 32 + 32) * 4)
     np.testing.assert_array_equal(out, np.concatenate([[0], np.cumsum(x)[:-1]]))
