@@ -13,7 +13,7 @@ a __device__ variable, a shared total set without a barrier, a shared struct rea
 __syncwarp() between warps, a barrier in a loop whose trip count
 differs between threads (and a neighbour exchanged in such a loop), a vector's last tile loaded past its end,
 a filter tap indexed one past its window, a compaction indexed by an inclusive scan, a batch per block
-along y that nothing checks, a barrier in a grid-stride loop and in a block-stride while loop, a local array written to `<= 5`, an accumulator never given a value, a race
+along y that nothing checks, a queue appended to by hand, a barrier in a grid-stride loop and in a block-stride while loop, a local array written to `<= 5`, an accumulator never given a value, a race
 through a __shared__ pointer passed to a helper, a shared union reused without a barrier, a 3-D block
 indexed without z, a shared atomic accumulator never set, __constant__ taps read past their end, a
 shared total kept inside a spin lock whose holder releases it without a fence, a resampling kernel that
@@ -466,6 +466,20 @@ case("a batch per block along y that nothing checks", BATCHED, "i < n", "b < bat
      [r"accessed x\[256\]", r"`b` is blockIdx\.y \(the block's place along y: a batch, a row\), and nothing checks it: "
       r"check it too, `if \(b < batch && i < n\)` \(batch: the kernel's parameter that it never uses\)"],
      lambda a: np.allclose(a[1], 2 * a[0]))
+
+APPEND = r"""
+extern "C" __global__ void keep(const int* x, int* out, int* count, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && x[i] > 0) {
+        %s
+    }
+}"""
+case("a queue appended to by hand", APPEND, "out[*count] = x[i];\n        (*count)++;",
+     "out[atomicAdd(count, 1)] = x[i];", "keep", 2, 32,
+     lambda: ((np.arange(64) - 10).astype(i32), np.zeros(64, i32), np.zeros(1, i32), i32(64)),
+     [r"count\[0\]", r"The threads append to out at the slot `\*count` and then increase it, by hand: two threads read "
+      r"the same count.* `int slot = atomicAdd\(count, 1\); out\[slot\] = x\[i\];`"],
+     lambda a: a[2][0] == 53 and sorted(a[1][:53]) == list(range(1, 54)))
 
 GRID_STRIDE_BARRIER = r"""
 extern "C" __global__ void k(const float* x, float* y, int n) {

@@ -4176,6 +4176,29 @@ def _flat_thread_index(source: Source, line: int | None, subscript: str, block_d
         re.sub(r"\s+", " ", re.sub(r"\(int\)\s*", "", index)))
 
 
+def _appended_by_hand(source: Source, line: int | None, name: str) -> tuple[str, str, str] | None:
+    """`frontier[*count] = v; *count = *count + 1;` (or `out[count[0]] = v; count[0]++;`, `q[n_out] = x; n_out++;` of
+    a __device__ variable) at `line` or the lines around it, where `name` is the counter or the array appended to:
+    (the array, the counter as written, the value stored), or None."""
+    if not line:
+        return None
+    text = "\n".join(source.line_text(k).split("//", 1)[0] for k in range(max(1, line - 2), line + 3))
+    for slot in re.finditer(r"\b(\w+)\s*\[\s*(\*\s*\w+|\w+\s*\[\s*0\s*\]|\w+)\s*\]\s*=(?!=)\s*([^;]+);", text):
+        queue, counter, value = slot.group(1), re.sub(r"\s+", "", slot.group(2)), slot.group(3).strip()
+        base = re.search(r"\w+", counter).group(0)
+        if name not in (queue, base) or re.fullmatch(r"\d+", counter):
+            continue
+        c = re.escape(counter).replace("\\*", "\\*\\s*").replace("\\[", "\\s*\\[\\s*").replace("\\]", "\\s*\\]")
+        if re.search(rf"(?<![\w\]])\(?\s*{c}\s*\)?\s*(?:\+\+|\+=\s*1\b|=\s*{c}\s*\+\s*1\b)|\+\+\s*\(?\s*{c}", text):
+            return queue, counter, value
+    return None
+
+
+def _address_of(lvalue: str) -> str:
+    """`*count` → `count`, `count[0]` → `&count[0]`, `total` → `&total`: the address an atomic takes."""
+    return lvalue[1:] if lvalue.startswith("*") else f"&{lvalue}"
+
+
 def _blocks_one_slot(source: Source, line: int | None, name: str) -> tuple[str, str, bool] | None:
     """For a store into one fixed element of `name` at `line` (`out[0] = s[0];`, `*c += cache[0];`): the
     element as written, the value stored and whether it is a `+=`; None for an index that varies."""
@@ -5458,6 +5481,13 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                         "values repeat), and one write is lost. A scatter needs destinations that differ (a "
                         "permutation); where they may repeat, combine the values with an atomic (atomicAdd), or keep "
                         "one of them on purpose (atomicExch, atomicMax).")
+            elif appended := _appended_by_hand(source, line, name):
+                # `frontier[*count] = v; *count = *count + 1;`: two threads took the same slot
+                queue, counter, value = appended
+                hint = (f"The threads append to {queue} at the slot `{counter}` and then increase it, by hand: two "
+                        f"threads read the same count and write the same slot, and one value is lost. Take the slot "
+                        f"and increase the count in one atomic: `int slot = atomicAdd({_address_of(counter)}, 1); "
+                        f"{queue}[slot] = {value};` (the count set to 0 before the launch).")
             elif other_block != block and (slot := _blocks_one_slot(source, line, name)):
                 # `if (threadIdx.x == 0) out[0] = s[0];` (or `*c += cache[0];`) in every block: one result slot
                 target, value, update = slot
@@ -5657,6 +5687,13 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     hint += " The element's type must be int, unsigned or unsigned long long for these."
                 if _in_a_lock(source, chain or [line]):  # a maximum kept by hand in a lock: it lacks its fences
                     hint = _LOCK_HINT.format(element=element, fence="__threadfence()")
+            elif appended := _appended_by_hand(source, line, name):
+                # `frontier[*count] = v; *count = *count + 1;`: a slot taken and a counter bumped by hand
+                queue, counter, value = appended
+                hint = (f"The threads append to {queue} at the slot `{counter}` and then increase it, by hand: two "
+                        f"threads read the same count, write the same slot, and one value is lost. Take the slot and "
+                        f"increase the count in one atomic: `int slot = atomicAdd({_address_of(counter)}, 1); "
+                        f"{queue}[slot] = {value};` (the count set to 0 before the launch).")
             elif other_line == line:  # one statement in two threads: `y[i] = a * x[i] + y[i]`, `a[i] = a[i + 1]`
                 hint = ("One statement, run by two threads, reads and writes the same element: if each element "
                         "should belong to one thread, check how the index is computed (a grid-stride loop steps by "
