@@ -13,7 +13,7 @@ a __device__ variable, a shared total set without a barrier, a shared struct rea
 __syncwarp() between warps, a barrier in a loop whose trip count
 differs between threads (and a neighbour exchanged in such a loop), a vector's last tile loaded past its end,
 a filter tap indexed one past its window, a compaction indexed by an inclusive scan, a batch per block
-along y that nothing checks, a queue appended to by hand, a barrier in a grid-stride loop and in a block-stride while loop, a local array written to `<= 5`, an accumulator never given a value, a race
+along y that nothing checks, a queue appended to by hand (in global and in shared memory), a barrier in a grid-stride loop and in a block-stride while loop, a local array written to `<= 5`, an accumulator never given a value, a race
 through a __shared__ pointer passed to a helper, a shared union reused without a barrier, a 3-D block
 indexed without z, a shared atomic accumulator never set, __constant__ taps read past their end, a
 shared total kept inside a spin lock whose holder releases it without a fence, a resampling kernel that
@@ -480,6 +480,25 @@ case("a queue appended to by hand", APPEND, "out[*count] = x[i];\n        (*coun
      [r"count\[0\]", r"The threads append to out at the slot `\*count` and then increase it, by hand: two threads read "
       r"the same count.* `int slot = atomicAdd\(count, 1\); out\[slot\] = x\[i\];`"],
      lambda a: a[2][0] == 53 and sorted(a[1][:53]) == list(range(1, 54)))
+
+SHARED_APPEND = r"""
+extern "C" __global__ void keep(const int* x, int* out, int n) {
+    __shared__ int count;
+    __shared__ int local[64];
+    if (threadIdx.x == 0) count = 0;
+    __syncthreads();
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && x[i] > 0) {
+        %s
+    }
+    __syncthreads();
+    if (threadIdx.x < count) out[threadIdx.x] = local[threadIdx.x];
+}"""
+case("a shared queue appended to by hand", SHARED_APPEND, "local[count] = x[i];\n        count++;",
+     "local[atomicAdd(&count, 1)] = x[i];", "keep", 1, 64, lambda: ((np.arange(64) - 10).astype(i32), np.zeros(64, i32), i32(64)),
+     [r"data race on shared memory count", r"The threads append to local at the slot `count` and then increase it, by "
+      r"hand.* no barrier can help.* `int slot = atomicAdd\(&count, 1\); local\[slot\] = x\[i\];`"],
+     lambda a: sorted(a[1][:53]) == list(range(1, 54)))
 
 GRID_STRIDE_BARRIER = r"""
 extern "C" __global__ void k(const float* x, float* y, int n) {

@@ -5342,6 +5342,12 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     "lost. If the store must come before or after all of them (a reset, a final value), put "
                     f"__syncthreads() between; if it is part of the same protocol (a clamp, a flag), make it atomic "
                     f"too: atomicExch(&{element}, v), or atomicMin/atomicMax.")
+        if {fault.op, fault.other_op} <= {1, 2} and (appended := _appended_by_hand(source, line, _array_of(element))):
+            queue, counter, value = appended  # `local[count] = v; count++;` with a __shared__ count
+            hint = (f"The threads append to {queue} at the slot `{counter}` and then increase it, by hand: two threads "
+                    f"read the same count and write the same slot, and one value is lost; no barrier can help. Take the "
+                    f"slot and increase the count in one atomic: `int slot = atomicAdd({_address_of(counter)}, 1); "
+                    f"{queue}[slot] = {value};` (the count set to 0, then __syncthreads(), before).")
         copies = [n for n in (line, other_line) if n and "memcpy_async" in source.line_text(n)]
         if copies:  # the group's copy, read before cg::wait
             hint = (f"The copy that memcpy_async starts at line {copies[0]} is finished only after "
