@@ -559,3 +559,29 @@ extern "C" __global__ void k(const float* in, int* c) {
     with pytest.raises(cuda.KernelError, match=r"calls t\.any\(\) \(a tile's __any_sync\) at line 7 with mask "
                                                r"0xffffffff, which names lane 1"):
         cuda.RawKernel(source, "k", backend="cpu")((1,), (32,), (np.ones(32, np.float32), np.zeros(1, np.int32)))
+
+
+def test_a_broadcast_from_a_lane_outside_the_active_mask_is_told_to_take_a_lane_of_the_mask():
+    """`if (lane % 2) { unsigned m = __activemask(); v = __shfl_sync(m, v, 0); }`: lane 0 is not in m, so on a GPU the
+    value is undefined; the hint names the mask and `__ffs(mask) - 1` (it spoke of offsets and widths, a shuffle
+    down's fixes). Broadcasting from the lowest lane of the mask gives every odd lane lane 1's value."""
+    source = r"""
+extern "C" __global__ void k(const float* in, float* out, int lowest) {
+    float v = in[threadIdx.x];
+    if (threadIdx.x % 2) {
+        unsigned m = __activemask();
+        v = __shfl_sync(m, v, lowest ? __ffs(m) - 1 : 0);
+    }
+    out[threadIdx.x] = v;
+}
+"""
+    run = cuda.RawKernel(source, "k", backend="cpu")
+    x = np.arange(32, dtype=np.float32)
+    with pytest.raises(cuda.KernelError, match=r"read lane 0 \(thread \(0, 0, 0\)\) with __shfl_sync, which the mask "
+                                               r"0xaaaaaaaa does not name") as info:
+        run((1,), (32,), (x, np.zeros(32, np.float32), 0))
+    assert ("hint: The source lane of __shfl_sync must be one of the lanes in its mask (0xaaaaaaaa): broadcast from one "
+            "of them, the lowest, `__shfl_sync(mask, v, __ffs(mask) - 1)`") in str(info.value)
+    out = np.zeros(32, np.float32)
+    run((1,), (32,), (x, out, 1))
+    assert out.tolist() == [float(t) if t % 2 == 0 else 1.0 for t in range(32)]

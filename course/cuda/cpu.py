@@ -5968,6 +5968,11 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     "`if (lane + offset < active) v += other;`), or give the shuffle the group's size as its width "
                     "(__shfl_down_sync(mask, v, offset, 16): a lane whose source lies past the width keeps its own "
                     "value), or use cooperative groups' tiled_partition<16>(block).")
+            if op.startswith("__shfl_sync") and fault.other_op != -4:  # a broadcast from a lane outside the mask
+                hint = (f"The source lane of __shfl_sync must be one of the lanes in its mask ({fault.mask:#010x}): "
+                        "broadcast from one of them, the lowest, "
+                        "`__shfl_sync(mask, v, __ffs(mask) - 1)`, or take the value before the branch, where the "
+                        "whole warp is there (`__shfl_sync(0xffffffff, v, 0)`).")
             if fault.other_op == -4:
                 hint = ("Keep the lanes whose values are read in the call and guard only the work (e.g. "
                         "`float v = i < n ? x[i] : 0.0f;` instead of `if (i >= n) return;`), or guard the use "
