@@ -4841,3 +4841,19 @@ def test_gpu_gems_scan_with_its_macro_precedence_bug_is_told_where_the_parenthes
     out = np.zeros(n, np.float32)
     cuda.RawKernel(scan, "prescan", backend="cpu")((1,), (n // 2,), (out, x, n), shared_mem=(n + n // 32 + 32) * 4)
     np.testing.assert_array_equal(out, np.concatenate([[0], np.cumsum(x)[:-1]]))
+
+
+def test_an_atomic_on_bytes_is_told_to_count_in_32_bit_words():
+    """`atomicAdd(&bins[v], 1)` into `unsigned char* bins` (nvcc refuses it too): the message says that CUDA has no 8- or
+    16-bit atomicAdd and what to count in (it gave the advice for a signed 64-bit count)."""
+    source = r"""
+extern "C" __global__ void h(const int* x, unsigned char* bins, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomicAdd(&bins[x[i]], 1);
+}"""
+    with pytest.raises(cuda.CompileError) as info:
+        cuda.RawKernel(source, "h", backend="cpu").compile()
+    assert ("atomicAdd takes a pointer to int, unsigned int, unsigned long long, float, double, __half, __half2, "
+            "__nv_bfloat16 and __nv_bfloat162 in CUDA, not to unsigned char: CUDA has no atomicAdd on 8- or 16-bit "
+            "integers, so count in an array of int or unsigned int") in str(info.value)
+    assert "64-bit" not in str(info.value)

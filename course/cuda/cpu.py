@@ -692,6 +692,12 @@ def _call_hint(output: str) -> str:
         if name in _ATOMIC_TYPES and first.endswith("*"):
             types, instead = _ATOMIC_TYPES[name]
             pointee = first[:-1].strip()
+            if name != "atomicCAS" and re.fullmatch(r"(?:unsigned |signed )?(?:char|short(?: int)?)|u?int(?:8|16)_t|bool",
+                                                    pointee):
+                # `atomicAdd(&bins[v], 1)` into unsigned char bins: no 8- or 16-bit atomics
+                instead = (f"CUDA has no {name} on 8- or 16-bit integers, so count in an array of int or unsigned "
+                           "int and narrow the counts when you store them (or atomicAdd on the 32-bit word that "
+                           "holds the byte, adding the count shifted to its place)")
             line = f"{name} takes a pointer to {types} in CUDA, not to {pointee}: {instead}."
         elif name in _WARP_SIGNATURES:
             line = f"{name}'s arguments: {_WARP_SIGNATURES[name]}."
