@@ -4200,6 +4200,15 @@ def _appended_by_hand(source: Source, line: int | None, name: str) -> tuple[str,
     return None
 
 
+def _append_hint(queue: str, counter: str, value: str, shared: bool = False) -> str:
+    """The hint for a queue appended to by hand (_appended_by_hand's finding)."""
+    return (f"The threads append to {queue} at the slot `{counter}` and then increase it, by hand: two threads read the "
+            f"same count and write the same slot, and one value is lost{'; no barrier can help' if shared else ''}. "
+            f"Take the slot and increase the count in one atomic: `int slot = atomicAdd({_address_of(counter)}, 1); "
+            f"{queue}[slot] = {value};` (the count set to 0"
+            + (", then __syncthreads(), before)." if shared else " before the launch)."))
+
+
 def _address_of(lvalue: str) -> str:
     """`*count` → `count`, `count[0]` → `&count[0]`, `total` → `&total`: the address an atomic takes."""
     return lvalue[1:] if lvalue.startswith("*") else f"&{lvalue}"
@@ -5349,11 +5358,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     f"__syncthreads() between; if it is part of the same protocol (a clamp, a flag), make it atomic "
                     f"too: atomicExch(&{element}, v), or atomicMin/atomicMax.")
         if {fault.op, fault.other_op} <= {1, 2} and (appended := _appended_by_hand(source, line, _array_of(element))):
-            queue, counter, value = appended  # `local[count] = v; count++;` with a __shared__ count
-            hint = (f"The threads append to {queue} at the slot `{counter}` and then increase it, by hand: two threads "
-                    f"read the same count and write the same slot, and one value is lost; no barrier can help. Take the "
-                    f"slot and increase the count in one atomic: `int slot = atomicAdd({_address_of(counter)}, 1); "
-                    f"{queue}[slot] = {value};` (the count set to 0, then __syncthreads(), before).")
+            hint = _append_hint(*appended, shared=True)  # `local[count] = v; count++;` with a __shared__ count
         copies = [n for n in (line, other_line) if n and "memcpy_async" in source.line_text(n)]
         if copies:  # the group's copy, read before cg::wait
             hint = (f"The copy that memcpy_async starts at line {copies[0]} is finished only after "
@@ -5493,13 +5498,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                         "values repeat), and one write is lost. A scatter needs destinations that differ (a "
                         "permutation); where they may repeat, combine the values with an atomic (atomicAdd), or keep "
                         "one of them on purpose (atomicExch, atomicMax).")
-            elif appended := _appended_by_hand(source, line, name):
-                # `frontier[*count] = v; *count = *count + 1;`: two threads took the same slot
-                queue, counter, value = appended
-                hint = (f"The threads append to {queue} at the slot `{counter}` and then increase it, by hand: two "
-                        f"threads read the same count and write the same slot, and one value is lost. Take the slot "
-                        f"and increase the count in one atomic: `int slot = atomicAdd({_address_of(counter)}, 1); "
-                        f"{queue}[slot] = {value};` (the count set to 0 before the launch).")
+            elif appended := _appended_by_hand(source, line, name):  # two threads took the same slot
+                hint = _append_hint(*appended)
             elif other_block != block and (slot := _blocks_one_slot(source, line, name)):
                 # `if (threadIdx.x == 0) out[0] = s[0];` (or `*c += cache[0];`) in every block: one result slot
                 target, value, update = slot
@@ -5699,13 +5699,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     hint += " The element's type must be int, unsigned or unsigned long long for these."
                 if _in_a_lock(source, chain or [line]):  # a maximum kept by hand in a lock: it lacks its fences
                     hint = _LOCK_HINT.format(element=element, fence="__threadfence()")
-            elif appended := _appended_by_hand(source, line, name):
-                # `frontier[*count] = v; *count = *count + 1;`: a slot taken and a counter bumped by hand
-                queue, counter, value = appended
-                hint = (f"The threads append to {queue} at the slot `{counter}` and then increase it, by hand: two "
-                        f"threads read the same count, write the same slot, and one value is lost. Take the slot and "
-                        f"increase the count in one atomic: `int slot = atomicAdd({_address_of(counter)}, 1); "
-                        f"{queue}[slot] = {value};` (the count set to 0 before the launch).")
+            elif appended := _appended_by_hand(source, line, name):  # `frontier[*count] = v; (*count)++;`
+                hint = _append_hint(*appended)
             elif other_line == line:  # one statement in two threads: `y[i] = a * x[i] + y[i]`, `a[i] = a[i + 1]`
                 hint = ("One statement, run by two threads, reads and writes the same element: if each element "
                         "should belong to one thread, check how the index is computed (a grid-stride loop steps by "
