@@ -33,7 +33,8 @@ from pathlib import Path
 import numpy as np
 
 from .errors import CompileError, KernelError, KernelWarning
-from .source import _GRID_SYNC, _TYPE_WORDS, _WARP_SIGNATURES, Kernel, Source, _constant, without_comments
+from .source import (_GRID_SYNC, _TYPE_WORDS, _WARP_SIGNATURES, Kernel, Source, _call_arguments, _constant,
+                     _split_commas, tokenize, without_comments)
 
 RUNTIME_HEADER = Path(__file__).with_name("runtime.h")
 MAX_SHARED_BYTES = 48 * 1024  # shared memory a block may use without an opt-in (runtime.h's __CC_MAX_SHARED)
@@ -887,7 +888,7 @@ def _idle_shuffle_warnings(source: Source) -> list[str]:
     loop that starts at the warp's size instead of half of it."""
     found, text = [], without_comments(source.text)
     for call in _SHUFFLE_CALL.finditer(text):
-        args = _call_arguments(text, call.end())
+        args = _argument_texts(text, call.end() - 1)
         if args is None or len(args) < 3:
             continue
         step, width = args[2].strip(), _constant(args[3].strip(), source.constants) if len(args) > 3 else 32
@@ -915,24 +916,14 @@ def _idle_shuffle_warnings(source: Source) -> list[str]:
     return found
 
 
-def _call_arguments(text: str, start: int) -> list[str] | None:
-    """The arguments of the call whose `(` ends just before `start`, split at their top-level commas."""
-    depth, parts, current = 1, [], []
-    for k in range(start, min(len(text), start + 400)):
-        c = text[k]
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-            if depth == 0:
-                parts.append("".join(current))
-                return parts
-        elif c == "," and depth == 1:
-            parts.append("".join(current))
-            current = []
-            continue
-        current.append(c)
-    return None
+def _argument_texts(text: str, open_at: int) -> list[str] | None:
+    """The arguments, as written, of the call (or parameter list) whose `(` is at `open_at` in `text`; None when
+    it does not close (source.py's _call_arguments splits them)."""
+    tokens = tokenize(text[open_at:])
+    found = _call_arguments(tokens, 0) if tokens and tokens[0].text == "(" else None
+    if not found:
+        return None
+    return [text[open_at + tokens[a].start:open_at + tokens[b - 1].end] if b > a else "" for a, b in found[0]]
 
 
 def _uninitialized_warnings(compiler_output: str, source: Source) -> list[str]:
@@ -2159,19 +2150,15 @@ def _helper_argument(source: Source, chain, name: str, index: int, length: int) 
     if len(chain) < 2 or not chain[0] or not chain[1] or chain[1] == chain[0]:
         return None
     line, caller = chain[0], chain[1]
-    body = _function_body(source.text, line)
-    if not body:
+    found = _function_parameters(source, line)
+    if not found:
         return None
-    header = re.search(r"\b(\w+)\s*\(([^()]*)\)\s*(?:const\s*)?$", source.text[:body[0]])
-    if not header:
-        return None
-    function, params = header.group(1), [re.findall(r"\w+", p)[-1] if re.findall(r"\w+", p) else ""
-                                         for p in header.group(2).split(",")]
+    function, params = found[0], [_parameter_name(p) for p in found[1]]
     used = _index_names(source, line) & set(params)
     text = source.line_text(caller).split("//", 1)[0]
     sign = "-" if index < 0 else "+"
     for call in re.finditer(rf"\b{re.escape(function)}\s*\(", text):
-        args = _call_arguments(text, call.end())
+        args = _argument_texts(text, call.end() - 1)
         if not args or len(args) != len(params):
             continue
         for param, arg in zip(params, args):
@@ -2849,14 +2836,12 @@ def _template_block_size(source: Source, kernel: Kernel, block_dim) -> str | Non
     name = kernel.call or kernel.name
     if "<" not in name:
         return None
-    base = re.escape(name.split("<", 1)[0].split("::")[-1].strip())
-    header = re.search(rf"template\s*<([^<>]*)>\s*(?:(?:__global__|__launch_bounds__\s*\([^)]*\)|static|inline|void)"
-                       rf"\s*)+{base}\s*\(", without_comments(source.text))
-    if not header:
+    function = source.templates.get(name.split("<", 1)[0].split("::")[-1].strip())
+    if function is None:
         return None
-    names = [re.findall(r"\w+", p)[-1] if re.findall(r"\w+", p) else "" for p in _call_arguments(header.group(1) + ")", 0)
-             or []]
-    values = _call_arguments(name.split("<", 1)[1].rsplit(">", 1)[0] + ")", 0) or []
+    names = function.template  # (`kernel.call` holds every argument, defaults filled in: source.instantiate)
+    arguments = tokenize(name.split("<", 1)[1].rsplit(">", 1)[0])
+    values = [" ".join(t.text for t in part) for part in _split_commas(arguments)]
     threads = block_dim[0] * block_dim[1] * block_dim[2]
     for at, (param, value) in enumerate(zip(names, values)):
         value = value.strip()
@@ -2879,10 +2864,9 @@ def _unchecked_block_axis(source: Source, line: int, unchecked: list[str], condi
         axis = re.fullmatch(r"\s*blockIdx\.([yz])\s*", made[1]) if made else None
         if not axis:
             continue
-        body = _function_body(source.text, line)
-        header = re.search(r"\(([^()]*)\)\s*$", source.text[:body[0]]) if body else None
-        scalars = [m.group(1) for p in (header.group(1).split(",") if header else [])
-                   if "*" not in p and "[" not in p and (m := re.search(r"(\w+)\s*$", p.strip()))]
+        function = _function_parameters(source, line)
+        scalars = [_parameter_name(p) for p in (function[1] if function else []) if "*" not in p and "[" not in p]
+        body = function[2] if function else (0, 0)
         unused = [p for p in scalars if not re.search(rf"\b{re.escape(p)}\b", source.text[body[0]:body[1]])]
         bound = unused[0] if len(unused) == 1 else "count"
         inner = re.sub(r"^\s*if\s*\((.*)\)\s*$", r"\1", condition)
@@ -3951,6 +3935,23 @@ def _body_lines(source: Source, line: int) -> tuple[int, int]:
 def _line_start(text: str, line: int) -> int:
     """The offset in `text` at which its line `line` (1-based) starts."""
     return sum(len(text_line) + 1 for text_line in text.split("\n")[:max(0, line - 1)])
+
+
+def _function_parameters(source: Source, line: int) -> tuple[str, list[str], tuple[int, int]] | None:
+    """The function that holds `line`: its name, its parameters as written (`const float* img`, `int w`) and its
+    body's span (_function_body); None at file scope."""
+    body = _function_body(source.text, line)
+    header = re.search(r"\b(\w+)\s*(\([^()]*\))\s*(?:const\s*)?$", source.text[:body[0]]) if body else None
+    if not header:
+        return None
+    params = _argument_texts(header.group(2), 0) or []
+    return header.group(1), [p.strip() for p in params if p.strip() and p.strip() != "void"], body
+
+
+def _parameter_name(declaration: str) -> str:
+    """`const float* img` → `img`."""
+    words = re.findall(r"\w+", declaration)
+    return words[-1] if words else ""
 
 
 def _function_body(text: str, line: int) -> tuple[int, int] | None:

@@ -1605,6 +1605,12 @@ __CC_STATE __cc_pending_read __cc_pending;
 // it a read to report). PMPP's coarsened 3-D stencil shifts its planes so, halo corners included.
 __CC_STATE __cc_pending_read __cc_copy;  // (set: __cc_copy_set)
 
+// A copy of an unwritten element (__cc_copy) whose value was used after all (stored outside shared memory,
+// converted, ...): it becomes the pending read to report, unless one is pending already.
+static inline void __cc_copy_was_used() {
+    if (__cc_copy_set && !__cc_pending_set) __cc_pending = __cc_copy, __cc_pending_set = true;
+}
+
 // (The time limit too, after an atomic on shared memory that no thread had written: a lock word never
 // set to 0, whose atomicCAS(&lock, 0, 1) then never succeeds.)
 static inline bool __cc_pending_first(int kind) {
@@ -2588,7 +2594,7 @@ __attribute__((noinline)) __CC_RT void __cc_note_store(const volatile void* addr
         if (__cc_shared_region_at(at) >= 0) __cc_fill_set = true;
         else {
             // (`out[i] = s[j];` of such an element: the read, which names the store into s, is the report)
-            if (__cc_copy_set && !__cc_pending_set) __cc_pending = __cc_copy, __cc_pending_set = true;
+            __cc_copy_was_used();
             size_t bytes = lane ? lane : size;  // (a vector's lane: the element of the array it lands in)
             __cc_stored_fill((const char*)at + filled * bytes, bytes, __builtin_return_address(0), fill);
         }
@@ -7220,7 +7226,7 @@ __CC_RT void __cc_ubsan_fail(int kind, const void* data, const void* value, cons
     if (!__cc_launching || !__cc_me) __builtin_trap();  // (runtime.h's own code outside a launch: never)
     // A value just read from shared memory no thread wrote (a copy not stored yet) is the cause:
     // its poison pattern (a NaN, -1) is what does not fit. That read is reported first (__cc_fail).
-    if (__cc_copy_set && !__cc_pending_set) __cc_pending = __cc_copy, __cc_pending_set = true;
+    __cc_copy_was_used();
     __cc_fault* f = __cc_fault_out;
     snprintf(f->text, sizeof f->text, "%s|%s", types[0]->name, types[1]->name);
     f->op = types[0]->kind;
@@ -7240,7 +7246,7 @@ __CC_RT void __cc_ubsan_fail(int kind, const void* data, const void* value, cons
 __CC_RT void __cc_ubsan_recover(int kind, const void* data, const void* value, const void* other, const void* pc) {
     if (__cc_launching && __cc_me && __cc_sanitizing) {
         if (__cc_shared_races_go()) return;  // (the reruns that show a race's effect run to the end, garbage and all)
-        if (__cc_copy_set && !__cc_pending_set) __cc_pending = __cc_copy, __cc_pending_set = true;
+        __cc_copy_was_used();
         if (__cc_pending_set) {
             __cc_garbage_used = true;
             return;

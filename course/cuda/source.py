@@ -364,13 +364,6 @@ def _prepare(text: str, defines: dict) -> str:
         _expand_text(text, {}, defines=defines)))), defines)
 
 
-#: `asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));`: one move from a special register that runtime.h
-#: provides (__cc_ptx_laneid, ...), its type's letter (r: 32 bits, l: 64) and the variable it sets
-_PTX_MOVE = re.compile(
-    r"\b(?:asm|__asm__|__asm)\s*(?:volatile\b|__volatile__\b)?\s*\(\s*\"\s*mov\.(?:u32|s32|b32|u64|s64|b64)\s+%0\s*,"
-    r"\s*%%(laneid|warpid|lanemask_(?:lt|le|gt|ge|eq)|clock64|clock|globaltimer)\s*;?\s*\"\s*:\s*\"=([rl])\"\s*"
-    r"\(\s*([A-Za-z_][\w.\[\]]*)\s*\)\s*\)\s*;")
-_PTX_WIDE = {"clock64", "globaltimer"}
 
 
 def _ptx_special_registers(text: str) -> str:
@@ -798,7 +791,8 @@ _PTX = ("inline PTX assembly",
         "write the operation in CUDA C (most PTX instructions have an intrinsic: __popc, __brev, "
         "__funnelshift_l, atomicAdd, __shfl_sync, ...), or run on a GPU")
 # PTX's special registers that kernels read with inline asm, and their CUDA C (lane = threadIdx.x % 32 for a
-# block whose x is a multiple of 32; in general the thread's index in the block % 32)
+# block whose x is a multiple of 32; in general the thread's index in the block % 32). A read of one in the
+# samples' form runs (_ptx_special_registers, runtime.h's __cc_ptx_*); the CUDA C is the advice for any other.
 _PTX_REGISTERS = {
     "lanemask_lt": "`(1u << lane) - 1` with `unsigned lane = threadIdx.x % 32` (the lanes below this one)",
     "lanemask_le": "`(2u << lane) - 1` with `unsigned lane = threadIdx.x % 32`",
@@ -811,6 +805,14 @@ _PTX_REGISTERS = {
     "clock64": "clock64()",
     "clock": "clock()",
 }
+#: `asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));`: one move from a special register that runtime.h
+#: provides (__cc_ptx_laneid, ...), its type's letter (r: 32 bits, l: 64) and the variable it sets
+_PTX_MOVE = re.compile(
+    r"\b(?:asm|__asm__|__asm)\s*(?:volatile\b|__volatile__\b)?\s*\(\s*\"\s*mov\.(?:u32|s32|b32|u64|s64|b64)\s+%0\s*,"
+    rf"\s*%%({'|'.join(sorted(_PTX_REGISTERS, key=len, reverse=True))})\s*;?\s*\"\s*:\s*\"=([rl])\"\s*"
+    r"\(\s*([A-Za-z_][\w.\[\]]*)\s*\)\s*\)\s*;")
+_PTX_WIDE = {"clock64", "globaltimer"}
+
 _TEXTURE = ("texture or surface memory",
             "pass the image as a plain `const float*` array and index it yourself (clamp the "
             "coordinates with min/max; tex2D's linear filtering is (1-a)*p0 + a*p1), or run on a GPU")
