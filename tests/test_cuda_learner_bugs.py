@@ -500,6 +500,37 @@ case("a shared queue appended to by hand", SHARED_APPEND, "local[count] = x[i];\
       r"hand.* no barrier can help.* `int slot = atomicAdd\(&count, 1\); local\[slot\] = x\[i\];`"],
      lambda a: sorted(a[1][:53]) == list(range(1, 54)))
 
+TABLE_BY_ONE_THREAD = r"""
+extern "C" __global__ void lookup(const float* table_in, const int* keys, float* out) {
+    __shared__ float table[16];
+    if (threadIdx.x == 0)
+        for (int j = 0; j < 16; j++) table[j] = table_in[j];
+    %s
+    out[blockIdx.x * blockDim.x + threadIdx.x] = table[keys[threadIdx.x]];
+}"""
+case("a table filled by one thread and read without a barrier", TABLE_BY_ONE_THREAD, "", "__syncthreads();",
+     "lookup", 2, 64, lambda: (rand(16), (np.arange(64) * 7 % 16).astype(i32), zeros(128)),
+     [r"data race on shared memory table\[\d+\]: thread \(0, 0, 0\) wrote it at line 5",
+      r"hint: Add __syncthreads\(\) between line 5, where thread \(0, 0, 0\) writes `table\[\d+\]`, and line 7"],
+     lambda a: np.array_equal(a[2], np.tile(a[0][a[1]], 2)))
+
+OWN_CURSOR = r"""
+extern "C" __global__ void keep_positive(const int* x, int* out, int* kept) {
+    __shared__ int buf[64 * 4];
+    int t = threadIdx.x, idx = 0;
+    for (int j = 0; j < 4; j++)
+        if (x[t * 4 + j] > 0) { buf[%s] = x[t * 4 + j]; idx++; }
+    __syncthreads();
+    for (int j = 0; j < idx; j++) out[t * 4 + j] = buf[t * 4 + j];
+    kept[t] = idx;
+}"""
+case("a thread's own cursor into a shared buffer", OWN_CURSOR, "idx", "t * 4 + idx", "keep_positive", 1, 64,
+     lambda: ((np.arange(256) % 3).astype(i32), np.zeros(256, i32), np.zeros(64, i32)),
+     [r"data race on shared memory buf\[0\]", r"hint: `buf\[idx\]` is indexed by `idx`, each thread's own variable "
+      r"\(line 4\), which starts at the same number in every thread.* `buf\[threadIdx\.x \* K \+ idx\]`.* "
+      r"`buf\[atomicAdd\(&count, 1\)\] = \.\.\.;`"],
+     lambda a: all(list(a[1][4 * t:4 * t + a[2][t]]) == [v for v in a[0][4 * t:4 * t + 4] if v > 0] for t in range(64)))
+
 GRID_STRIDE_BARRIER = r"""
 extern "C" __global__ void k(const float* x, float* y, int n) {
     __shared__ float s[64];

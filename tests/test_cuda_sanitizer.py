@@ -2558,6 +2558,87 @@ extern "C" __global__ void block_max(const float* x, float* out, int fenced, int
 """
 
 
+FLOAT_EXTREMES = r"""
+extern "C" __global__ void max_as_int(const float* x, float* m, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomicMax((int*)m, __float_as_int(x[i]));   // AS INT
+}
+extern "C" __global__ void max_as_uint(const float* x, float* m, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomicMax((unsigned int*)m, __float_as_uint(x[i]));   // AS UINT
+}
+__device__ void lower(double* m, double v) { atomicMin((long long*)m, __double_as_longlong(v)); }   // AS LONG LONG
+extern "C" __global__ void min_as_longlong(const double* x, double* m, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) lower(m, x[i]);
+}
+extern "C" __global__ void max_by_cas(const float* x, float* m, int n) {   // any sign: compare the floats
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int old = __float_as_int(*m), assumed;
+    do {
+        assumed = old;
+        old = atomicCAS((int*)m, assumed, __float_as_int(fmaxf(x[i], __int_as_float(assumed))));
+    } while (assumed != old);
+}
+extern "C" __global__ void max_of_keys(const float* x, int* key, unsigned int* ukey, int n) {   // order-preserving bits
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int b = __float_as_int(x[i]);
+    atomicMax(key, b >= 0 ? b : b ^ 0x7fffffff);
+    unsigned int u = __float_as_uint(x[i]);
+    atomicMax(ukey, (u >> 31) ? ~u : u | 0x80000000u);
+}
+"""
+
+
+def test_a_float_max_or_min_taken_on_the_bits_as_ints_is_told_where_the_order_flips():
+    """atomicMax((int*)m, __float_as_int(v)) is right while every value is >= 0: as ints, negative floats
+    come in the opposite order (and as unsigned ints above every positive one). The sanitizer warns at the
+    first atomic that kept the other value than a float max would, with the thread, both values and the line
+    (a helper's caller's); a CAS loop on fmaxf and order-preserving keys raise nothing, nor does the trick on
+    values >= 0."""
+    module = cuda.RawModule(code=FLOAT_EXTREMES, backend="cpu")
+    negative = -np.linspace(1, 2, 64, dtype=np.float32)
+    m = np.full(1, -np.inf, np.float32)
+    with pytest.warns(cuda.KernelWarning, match=rf"kernel 'max_as_int' at line {line_of('AS INT', FLOAT_EXTREMES)}, "
+                                                r"`if \(i < n\) atomicMax\(\(int\*\)m, __float_as_int\(x\[i\]\)\);[^`]*`: "
+                                                r"atomicMax orders the bits of floating-point values \(__float_as_int\) "
+                                                r"as ints, and as signed ints negative floats come in the opposite order"
+                                                r"(?s:.*)thread \(0, 0, 0\) of block 0 offered -1 to m, which held -inf, "
+                                                r"and atomicMax kept -inf, though -1 is the larger"
+                                                r"(?s:.*)b >= 0 \? b : b \^ 0x7fffffff"):
+        module.get_function("max_as_int")((2,), (32,), (negative, m, 64))
+    assert m[0] == -np.inf  # what a GPU gives too: the bug, not the emulator
+    mixed, m = np.concatenate([negative[:32], -negative[:32]]), np.zeros(1, np.float32)
+    with pytest.warns(cuda.KernelWarning, match=r"kernel 'max_as_uint' at line \d+(?s:.*)as unsigned ints the bits of "
+                                                r"every negative float(?s:.*)offered -1 to m, which held 0, and atomicMax "
+                                                r"stored -1, though 0 is the larger(?s:.*)\(b >> 31\) \? ~b : b \| 0x80000000u"):
+        module.get_function("max_as_uint")((2,), (32,), (mixed, m, 64))
+    m = np.full(1, np.inf)
+    with pytest.warns(cuda.KernelWarning, match=rf"kernel 'min_as_longlong' at line {line_of('AS LONG LONG', FLOAT_EXTREMES)}"
+                                                r"(?s:.*)__double_as_longlong(?s:.*)thread \(1, 0, 0\) of block 0 offered "
+                                                r"-1.01587 to m, which held -1, and atomicMin kept -1, though -1.01587 is "
+                                                r"the smaller"):
+        module.get_function("min_as_longlong")((2,), (32,), (negative.astype(np.float64), m, 64))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        m = np.full(1, -np.inf, np.float32)
+        module.get_function("max_by_cas")((2,), (32,), (negative, m, 64))
+        assert m[0] == -1
+        key, ukey = np.full(1, np.iinfo(np.int32).min, np.int32), np.zeros(1, np.uint32)
+        module.get_function("max_of_keys")((2,), (32,), (mixed, key, ukey, 64))
+        assert np.array([key[0]], np.int32).view(np.float32)[0] == mixed.max()
+        assert np.array([ukey[0] ^ 0x80000000], np.uint32).view(np.float32)[0] == mixed.max()
+        m = np.zeros(1, np.float32)
+        module.get_function("max_as_int")((2,), (32,), (-negative, m, 64))
+        assert m[0] == 2
+        m = np.zeros(1, np.float32)
+        module.get_function("max_as_int")((2,), (32,), (mixed, m, 64))  # negatives lose to 0 either way
+        assert m[0] == mixed.max()
+        cuda.RawKernel(FLOAT_EXTREMES, "max_as_int", backend="cpu", sanitize=False)((2,), (32,), (negative, m, 64))
+
+
 def test_a_lock_in_shared_memory_orders_its_holders_reads_and_writes():
     """The holder reads m, fences, releases; the next holder acquires, then writes m: no race (it was
     reported as one: only writes handed over so were known). Without the fences it is one."""

@@ -357,6 +357,46 @@ def test_a_shuffle_may_read_past_its_mask_if_nothing_uses_the_value(sanitize):
         assert "left out[0] holding" in message
 
 
+REDUCE6_LAST_WARP = r"""
+template <unsigned int blockSize>
+__global__ void block_sum(const float* x, float* out, int fixed) {
+    __shared__ float sdata[blockSize / 32];
+    unsigned int tid = threadIdx.x;
+    float mySum = x[blockIdx.x * blockSize + tid];
+    for (int offset = warpSize / 2; offset > 0; offset /= 2) mySum += __shfl_down_sync(0xffffffff, mySum, offset);
+    if ((tid % warpSize) == 0) sdata[tid / warpSize] = mySum;
+    __syncthreads();
+    const unsigned int shmem_extent = (blockSize / warpSize) > 0 ? (blockSize / warpSize) : 1;
+    const unsigned int ballot_result = __ballot_sync(0xffffffff, tid < shmem_extent);
+    if (tid < shmem_extent) {
+        mySum = sdata[tid];
+        for (int offset = fixed ? shmem_extent / 2 : warpSize / 2; offset > 0; offset /= 2)
+            mySum += __shfl_down_sync(ballot_result, mySum, offset);   // LAST WARP
+    }
+    if (tid == 0) out[blockIdx.x] = mySum;
+}
+"""
+
+
+def test_a_last_warp_sum_over_a_ballot_of_the_first_lanes_is_told_to_start_its_offsets_at_half_of_them():
+    """NVIDIA's reduction sample (reduce6) ends with `__shfl_down_sync(ballot_result, mySum, offset)` over the
+    first blockSize / 32 lanes, its offsets starting at 16: lane 0 reads lanes 16 and 8, which are not in the
+    call (undefined, the Programming Guide says). The hint says how many lanes take part and where to start
+    (half of them), and names the sample; started there, the sums are right and nothing is reported."""
+    module = cuda.RawModule(code=REDUCE6_LAST_WARP, backend="cpu", name_expressions=["block_sum<256>"])
+    x, out = np.arange(512, dtype=np.float32), np.zeros(2, np.float32)
+    with pytest.raises(cuda.KernelError) as info:
+        module.get_function("block_sum<256>")((2,), (256,), (x, out, 0))
+    message = str(info.value)
+    assert (f"at line {line_of('LAST WARP', REDUCE6_LAST_WARP)}, thread (0, 0, 0) read lane 16 (thread (16, 0, 0)) "
+            "with __shfl_down_sync, which the mask 0x000000ff does not name") in message
+    assert ("hint: Only the 8 lanes of the mask 0x000000ff are in the call, and lane 0 read lane 16, 16 further down: "
+            "start the offsets at half the lanes in the call, `for (int offset = 4; offset > 0; offset /= 2)`") in message
+    assert "NVIDIA's reduction sample, reduce6 and later, ends this way" in message and "issue #398" in message
+    module.get_function("block_sum<256>")((2,), (256,), (x, out, 1))
+    np.testing.assert_array_equal(out, [x[:256].sum(), x[256:].sum()])
+
+
 BRANCHES = r"""
 extern "C" __global__ void branches(const float* x, float* y) {
     float v = x[threadIdx.x];

@@ -1545,6 +1545,10 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
     if cycle:
         warnings.warn(_lock_cycle_message(kernel, cycle, {**module.variables(), **arrays}, tuple(block)),
                       KernelWarning, stacklevel=_user_level())
+    order = _float_order(module) if module.sanitized else None
+    if order:
+        warnings.warn(_float_order_message(module, kernel, order, {**module.variables(), **arrays}, tuple(block)),
+                      KernelWarning, stacklevel=_user_level())
     return records
 
 
@@ -3581,6 +3585,63 @@ def _same_rng_message(module: Module, kernel: Kernel, fault: _Fault) -> str:
             "blockDim.x + threadIdx.x (or its own seed).")
 
 
+def _float_order(module: Module) -> dict | None:
+    """The first atomicMin/atomicMax of a launch on a float's bits (`atomicMax((int*)m, __float_as_int(v))`)
+    that kept the other value than a float min/max would (runtime.h __cc_float_order), or None."""
+    out = (ctypes.c_ulonglong * 9)()
+    if not module.export("__cc_float_order_noted", ctypes.c_int, ctypes.POINTER(ctypes.c_ulonglong))(out):
+        return None
+    size, is_max, is_unsigned, old, val, address, site, block, tid = out
+    floats, ints = (np.float32, np.uint32 if is_unsigned else np.int32) if size == 4 else \
+        (np.float64, np.uint64 if is_unsigned else np.int64)
+    old_bits, val_bits = np.array([old, val], np.uint32 if size == 4 else np.uint64)
+    took = bool(val_bits.view(ints) > old_bits.view(ints)) == bool(is_max)  # the offered value went in
+    return {"size": size, "max": bool(is_max), "unsigned": bool(is_unsigned), "old": float(old_bits.view(floats)),
+            "val": float(val_bits.view(floats)), "took": took, "address": address, "site": site, "block": block,
+            "tid": tid}
+
+
+def _float_order_message(module: Module, kernel: Kernel, found: dict, memory: dict, block_dim=(1, 1, 1)) -> str:
+    """The warning for a min or max of floats done on their bits as ints, where the ints' order is not the
+    floats' (_float_order)."""
+    op = "atomicMax" if found["max"] else "atomicMin"
+    element = "the element"
+    for base, (array, count, size) in memory.items():
+        if base <= found["address"] < base + count * size:
+            element = f"{array}[{(found['address'] - base) // size}]" if count > 1 else array
+    lines = module.lines_of_calls([found["site"]])[0] if found["site"] else []
+    where = f" at line {lines[-1]}, `{module.source.line_text(lines[-1]).strip()}`" if lines else ""
+    bx, by = block_dim[0], block_dim[1] if len(block_dim) > 1 else 1
+    tid = found["tid"]
+    thread = f"({tid % bx}, {tid // bx % by}, {tid // (bx * by)})"
+    old, val = f"{found['old']:g}", f"{found['val']:g}"
+    done = (f"{op} stored {val}, though {old} is the {'larger' if found['max'] else 'smaller'}" if found["took"] else
+            f"{op} kept {old}, though {val} is the {'larger' if found['max'] else 'smaller'}")
+    wide = found["size"] == 8
+    if found["unsigned"]:
+        cast, integer = ("__double_as_longlong", "unsigned long long") if wide else ("__float_as_uint", "unsigned int")
+        why = ("as unsigned ints the bits of every negative float (its sign bit set) are above every positive "
+               "one's, and the negatives come in the opposite order")
+        rule = "only while no value is negative"
+        top = "0x8000000000000000ull" if wide else "0x80000000u"
+        shift = 63 if wide else 31
+        remap = f"{integer} b = {cast}(v); {op}(p, (b >> {shift}) ? ~b : b | {top});"
+        back = f"undo it on the result before reading it as a float (`(b >> {shift}) ? b ^ {top} : ~b`)"
+    else:
+        cast, integer = ("__double_as_longlong", "long long") if wide else ("__float_as_int", "int")
+        why = "as signed ints negative floats come in the opposite order (-2.0's bits are a larger int than -1.0's)"
+        rule = "only while every value, the starting one too, is >= 0"
+        flip = "0x7fffffffffffffffLL" if wide else "0x7fffffff"
+        remap = f"{integer} b = {cast}(v); {op}(p, b >= 0 ? b : b ^ {flip});"
+        back = "do the same to the result before reading it as a float (the step undoes itself)"
+    return (f"kernel '{kernel.name}'{where}: {op} orders the bits of floating-point values ({cast}) as "
+            f"{integer}s, and {why}. Here thread {thread} of block {found['block']} offered {val} to {element}, "
+            f"which held {old}, and {done}: the result is wrong whenever such values decide it. The trick orders "
+            f"floats {rule}. For any sign, use an atomicCAS loop that compares the floats "
+            f"(`{'fmaxf' if found['max'] else 'fminf'}`), or store bits whose {integer} order is the floats' "
+            f"order, `{remap}`, and {back}.")
+
+
 #: The bits a shuffle from a lane outside its mask gives here (runtime.h __cc_undefined_result):
 #: NaNs whose payload survives arithmetic, so a float result computed from one still shows it.
 _UNDEFINED32 = (0x7FC0DEAD, 0x7FF8DEAD)
@@ -4195,9 +4256,31 @@ def _appended_by_hand(source: Source, line: int | None, name: str) -> tuple[str,
         base = re.search(r"\w+", counter).group(0)
         if name not in (queue, base) or re.fullmatch(r"\d+", counter):
             continue
+        if counter == base and not re.search(rf"\b(?:__shared__|__device__)\b[^;{{}}]*\b{base}\s*(?:=|;|,)", source.text):
+            continue  # (a bare name counts in shared or global memory; `for (int j = 0; ...; j++) t[j] = a[j];` does not)
         c = re.escape(counter).replace("\\*", "\\*\\s*").replace("\\[", "\\s*\\[\\s*").replace("\\]", "\\s*\\]")
         if re.search(rf"(?<![\w\]])\(?\s*{c}\s*\)?\s*(?:\+\+|\+=\s*1\b|=\s*{c}\s*\+\s*1\b)|\+\+\s*\(?\s*{c}", text):
             return queue, counter, value
+    return None
+
+
+def _thread_own_index(source: Source, line: int | None, name: str) -> tuple[str, int] | None:
+    """`buf[idx] = v;` at `line`, where idx is a local variable of the thread that starts at a number, the same in
+    every thread (`int idx = 0;`, or a for loop's `int j = 0`): (the index, the line that declares it), or None."""
+    if not line:
+        return None
+    store = re.search(rf"\b{re.escape(name)}\s*\[\s*([A-Za-z_]\w*)\s*\]\s*=(?!=)",
+                      source.line_text(line).split("//", 1)[0])
+    if not store:
+        return None
+    index = store.group(1)
+    for n in range(line, 0, -1):
+        code = source.line_text(n).split("//", 1)[0]
+        if re.search(rf"(?<!__shared__ )\b(?:int|unsigned(?:\s+int)?|long|size_t|short)\s+(?:[^;(]*,\s*)?{index}\s*=\s*\d+\s*[;,)]",
+                     code) and "__shared__" not in code:
+            return index, n
+        if re.search(r"\b__global__\b|\b__device__\b", code):
+            return None  # (the function's first line: a parameter or a global, not a local)
     return None
 
 
@@ -5318,6 +5401,17 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     f"element, as a histogram's do, and one update is lost. No barrier can help: make the update "
                     f"atomic, `atomicAdd(&{array.group(0)}[{data}], 1)` (or the value to add); atomics on shared "
                     "memory are fast, which is why a histogram counts there first.")
+        elif other_line == line and fault.op == fault.other_op == 2 and array \
+                and (own := _thread_own_index(source, line, array.group(0))):
+            # `buf[idx] = v; idx++;` with `int idx = 0;` in every thread: all threads fill the same slots
+            index, declared = own
+            name = array.group(0)
+            hint = (f"`{name}[{index}]` is indexed by `{index}`, each thread's own variable (line {declared}), which "
+                    f"starts at the same number in every thread: so all the threads store into the same elements of "
+                    f"{name}, and at each one value is lost. Give each thread its own part, `{name}[threadIdx.x * K "
+                    f"+ {index}]` (K: the most elements one thread stores), or take each slot from one count the "
+                    f"block shares: `{name}[atomicAdd(&count, 1)] = ...;` (a __shared__ int count set to 0, then "
+                    "__syncthreads(), before).")
         elif other_line == line and fault.other_op == 2 and not neighbours:
             # one statement, run by several threads, that updates one element: `sum += x`, `count++`
             # (not `XY[t] += XY[t - stride]`, where each thread reads a neighbour's element)
@@ -5968,8 +6062,29 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                         f"with {op}, {why}, and on a GPU that value is undefined")
             hint = ("Read only from lanes in the mask, or leave the value unused: guard the use (e.g. "
                     "`if (lane + offset < active) v += other;`), or give the shuffle the group's size as its width "
-                    "(__shfl_down_sync(mask, v, offset, 16): a lane whose source lies past the width keeps its own "
-                    "value), or use cooperative groups' tiled_partition<16>(block).")
+                    "and start the offsets at half of it (__shfl_down_sync(mask, v, offset, 16) with offset from 8: "
+                    "a lane whose source lies past the width keeps its own value), or use cooperative groups' "
+                    "tiled_partition<16>(block).")
+            lanes = bin(fault.mask).count("1")
+            if op.startswith("__shfl_down_sync") and fault.mask and not fault.mask & (fault.mask + 1) and lanes < 32 \
+                    and not lanes & (lanes - 1):
+                # the first `lanes` lanes take part, a power of 2 (a ballot of `tid < warps`): the offsets start
+                # too high for a tree over them
+                x, y, z = fault.exited_thread
+                reader_lane = (x + block_dim[0] * (y + block_dim[1] * z)) % 32 if len(block_dim) == 3 else x % 32
+                start = (f"start the offsets at half the lanes in the call, `for (int offset = {lanes // 2}; offset "
+                         "> 0; offset /= 2)`, so that lane 0 reads only lanes of the mask (the other lanes' sums go "
+                         "unused)" if lanes > 1 else "leave the shuffles out when one lane is in the call, `if "
+                         f"({fault.mask:#x} != 1u)`: it has nothing to add")
+                hint = (f"Only the {lanes} lane{'s' * (lanes > 1)} of the mask {fault.mask:#010x} are in the call, "
+                        f"and lane {reader_lane} read lane {lane}, {lane - reader_lane} further down: {start}; or "
+                        f"guard the use, `if (lane + offset < {lanes}) v += other;`.")
+                mask_text = re.search(r"__shfl_down_sync\s*\(\s*([A-Za-z_]\w*)\s*,",
+                                      source.line_text(int(fault.other_line)) if fault.other_line else "")
+                if mask_text and re.search(rf"\b{mask_text.group(1)}\s*=\s*__ballot_sync\s*\(", source.text):
+                    hint += (" (NVIDIA's reduction sample, reduce6 and later, ends this way: its mask is a ballot of "
+                             "`tid < shmem_extent` and its offsets start at 16. The CUDA Programming Guide calls "
+                             "such a read undefined, and cuda-samples issue #398 asks about that very code.)")
             if op.startswith("__shfl_sync") and fault.other_op != -4:  # a broadcast from a lane outside the mask
                 hint = (f"The source lane of __shfl_sync must be one of the lanes in its mask ({fault.mask:#010x}): "
                         "broadcast from one of them, the lowest, "

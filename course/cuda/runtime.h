@@ -456,6 +456,8 @@ struct alignas(64) __cc_worker {  // (a cache line of its own: workers write the
     __cc_local_region* locals;        // sanitizer: its threads' uninitialised local arrays,
     uint8_t* locals_next;             // __CC_LOCAL_REGIONS per thread of the block (a ring each)
     int locals_threads;
+    uint64_t float_bits;              // sanitizer: the last __float_as_int, __float_as_uint or __double_as_longlong
+    int float_bits_size;              //   result and its bytes (0: none since the last atomicMin/atomicMax)
 };
 enum { __CC_MAX_WORKERS = 256 };
 __CC_STATE __cc_worker __cc_workers[__CC_MAX_WORKERS];
@@ -4305,10 +4307,85 @@ __CC_ATOMIC(atomicAdd, __half, old + val)
 __CC_ATOMIC(atomicAdd, __half2, old + val)
 __CC_ATOMIC(atomicAdd, __nv_bfloat16, old + val)
 __CC_ATOMIC(atomicAdd, __nv_bfloat162, old + val)
-__CC_ATOMIC_ALL_INTS(atomicMin, val < old ? val : old)
-__CC_ATOMIC(atomicMin, long long, val < old ? val : old)
-__CC_ATOMIC_ALL_INTS(atomicMax, val > old ? val : old)
-__CC_ATOMIC(atomicMax, long long, val > old ? val : old)
+// atomicMax((int*)m, __float_as_int(v)): the ints' order is the floats' only where both are >= 0 (as ints,
+// negative floats come in the opposite order; as unsigned ints, above every positive one). Sanitized, the
+// bit casts note their result (__cc_float_bits), and an atomicMin/atomicMax of exactly that value that keeps
+// the other float than a float min/max would is noted, the first of a launch (one worker: launch order),
+// for cpu.py's warning (__cc_float_order_noted).
+struct __cc_float_order_note {
+    uint32_t launch;  // the launch it was noted in (__cc_current_launch)
+    int size, is_max, is_unsigned;
+    uint64_t old_bits, val_bits, address, site;
+    unsigned block, tid;
+};
+__CC_STATE __cc_float_order_note __cc_float_order_first;
+#ifdef __CC_WITH_RUNTIME_OBJECT  // (never inlined: the object's)
+__attribute__((noinline, cold)) void __cc_float_order(const void* address, uint64_t old, uint64_t val, int size, int flags);
+#else
+__attribute__((noinline, cold)) __CC_RT void __cc_float_order(const void* address, uint64_t old, uint64_t val, int size,
+                                                            int flags) {
+    const bool is_max = flags & 1, is_unsigned = flags & 2;
+    __cc_float_order_note& r = __cc_float_order_first;
+    if (r.launch == __cc_current_launch) return;
+    double o, v;
+    if (size == 4) {
+        uint32_t bits[2] = {(uint32_t)old, (uint32_t)val};
+        float f[2];
+        memcpy(f, bits, sizeof f);
+        o = f[0], v = f[1];
+    } else {
+        memcpy(&o, &old, 8), memcpy(&v, &val, 8);
+    }
+    if (o != o || v != v || o == v) return;  // (NaNs: no order to keep; -0 and +0: either is right)
+    bool as_int;
+    if (is_unsigned) as_int = is_max ? val > old : val < old;
+    else if (size == 4) as_int = is_max ? (int32_t)val > (int32_t)old : (int32_t)val < (int32_t)old;
+    else as_int = is_max ? (int64_t)val > (int64_t)old : (int64_t)val < (int64_t)old;
+    if (as_int == (is_max ? v > o : v < o)) return;
+    r = {__cc_current_launch, size, is_max, is_unsigned, old, val, (uint64_t)(uintptr_t)address,
+         __cc_code_offset(__builtin_return_address(0)), (unsigned)__cc_block_linear,
+         threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)};
+}
+#endif
+__CC_EXPORT __CC_ONCE int __cc_float_order_noted(unsigned long long* out) {
+    const __cc_float_order_note& r = __cc_float_order_first;
+    if (r.launch != __cc_current_launch) return 0;
+    unsigned long long v[] = {(unsigned long long)r.size, (unsigned long long)r.is_max, (unsigned long long)r.is_unsigned,
+                              r.old_bits, r.val_bits, r.address, r.site, r.block, r.tid};
+    memcpy(out, v, sizeof v);
+    return 1;
+}
+template <class T>
+__attribute__((always_inline)) static inline void __cc_float_order_check(const T* address, T old, T val, int is_max) {
+    if (!__cc_sanitizing || !__cc_me->float_bits_size) return;
+    const int size = __cc_me->float_bits_size;
+    __cc_me->float_bits_size = 0;
+    typedef typename std::make_unsigned<T>::type U;
+    if (size != (int)sizeof(T) || __cc_me->float_bits != (uint64_t)(U)val) return;
+    __cc_float_order(address, (uint64_t)(U)old, (uint64_t)(U)val, size, is_max | (std::is_unsigned<T>::value ? 2 : 0));
+}
+template <class To, class From>
+__attribute__((always_inline)) static inline To __cc_float_bits(From x) {
+    static_assert(sizeof(To) == sizeof(From), "bit cast between types of different sizes");
+    To y;
+    memcpy(&y, &x, sizeof y);
+    if (__cc_sanitizing) __cc_me->float_bits = (uint64_t)(typename std::make_unsigned<To>::type)y,
+                         __cc_me->float_bits_size = (int)sizeof(To);
+    return y;
+}
+#define __CC_ATOMIC_ORDER(NAME, T, UPDATE, IS_MAX) \
+    __attribute__((always_inline)) static inline T NAME(T* address, T val) { \
+        __cc_atomic_operand(address, val); \
+        T old_value = __cc_atomic_apply(address, [&](T old) -> T { return (UPDATE); }); \
+        __cc_float_order_check(address, old_value, val, IS_MAX);  /* (after the access's checks) */ \
+        return old_value; }
+#define __CC_ATOMIC_ORDER_ALL(NAME, UPDATE, IS_MAX) \
+    __CC_ATOMIC_ORDER(NAME, int, UPDATE, IS_MAX) \
+    __CC_ATOMIC_ORDER(NAME, unsigned int, UPDATE, IS_MAX) \
+    __CC_ATOMIC_ORDER(NAME, long long, UPDATE, IS_MAX) \
+    __CC_ATOMIC_ORDER(NAME, unsigned long long, UPDATE, IS_MAX)
+__CC_ATOMIC_ORDER_ALL(atomicMin, val < old ? val : old, 0)
+__CC_ATOMIC_ORDER_ALL(atomicMax, val > old ? val : old, 1)
 __CC_ATOMIC_FETCH_ALL_INTS(atomicAnd, old & val, __atomic_fetch_and)
 __CC_ATOMIC_FETCH_ALL_INTS(atomicOr, old | val, __atomic_fetch_or)
 __CC_ATOMIC_FETCH_ALL_INTS(atomicXor, old ^ val, __atomic_fetch_xor)
@@ -4993,11 +5070,11 @@ static inline __nv_bfloat16 __float2bfloat16_rd(float f) { return __cc_to_half<_
 static inline __nv_bfloat16 __float2bfloat16_ru(float f) { return __cc_to_half<__nv_bfloat16>(f, 2); }
 static inline double __int2double_rn(int x) { return x; }
 static inline double __uint2double_rn(unsigned int x) { return x; }
-#define __float_as_int(x) __cc_bits<int>((float)(x))
-#define __float_as_uint(x) __cc_bits<unsigned int>((float)(x))
+#define __float_as_int(x) __cc_float_bits<int>((float)(x))
+#define __float_as_uint(x) __cc_float_bits<unsigned int>((float)(x))
 #define __int_as_float(x) __cc_bits<float>((int)(x))
 #define __uint_as_float(x) __cc_bits<float>((unsigned int)(x))
-#define __double_as_longlong(x) __cc_bits<long long>((double)(x))
+#define __double_as_longlong(x) __cc_float_bits<long long>((double)(x))
 #define __longlong_as_double(x) __cc_bits<double>((long long)(x))
 #define __popc(x) __builtin_popcount((unsigned int)(x))
 #define __popcll(x) __builtin_popcountll((unsigned long long)(x))
