@@ -180,7 +180,7 @@ index), and a loop that starts at the thread's index in the grid but steps by on
 and an atomic of one ``__shared__`` element (``atomicAdd(out, s[0])``, a block's total) that no test of the
 thread's index keeps to one thread (or that a lane's test, ``if (lane == 0)``, keeps to one thread of each warp). Accesses through references
 (``__device__ void add(float& total, float v)``) and inside ``#define`` macros are checked where
-they happen. The sanitizer costs 50 to 150 times the run time (``make bench`` measures it), so plain (``backend="auto"``)
+they happen. The sanitizer costs 50 to 200 times the run time (``make bench`` measures it), so plain (``backend="auto"``)
 launches, the ones you time, run without it; they still catch a kernel that changes ``__constant__``
 memory or writes into a ``const`` parameter through a cast (compared after the launch and put back, with
 the lines that write or cast it). (On a GPU none of this can be caught before it happens: run the kernel

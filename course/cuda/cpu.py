@@ -5021,7 +5021,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             hint = f"{plain} {hint}"
         if module.sanitized:  # backend="cpu" and the exercise checks run the race checker by default
             hint += (" This launch ran with the race checker on (the default of backend=\"cpu\"), which makes it 50 "
-                     "to 150 times slower than a plain launch on every core (make bench measures it): find bugs on "
+                     "to 200 times slower than a plain launch on every core (make bench measures it): find bugs on "
                      "small sizes, and launch large ones with sanitize=False.")
         if re.search(r"\b(while|for)\b", source.text) and re.search(r"\bvolatile\b|\batomic\w+\s*\(", source.text):
             # spinning on a flag or a counter: another block's, perhaps
