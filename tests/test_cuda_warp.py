@@ -397,6 +397,26 @@ def test_a_last_warp_sum_over_a_ballot_of_the_first_lanes_is_told_to_start_its_o
     np.testing.assert_array_equal(out, [x[:256].sum(), x[256:].sum()])
 
 
+def test_an_undefined_shuffle_result_through_a_tiles_method_names_the_method_as_written():
+    """`tile.shfl_down(v, o)` after `if (i >= n) return;`: the undefined value reaches the sum's store, and the
+    message names the call as the kernel writes it (it said __shfl_down_sync, which the kernel never calls)."""
+    src = r"""
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void tile_sum(const float* x, float* out, int n) {
+    auto tile = cg::tiled_partition<32>(cg::this_thread_block());
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float v = x[i];
+    for (int o = 16; o > 0; o /= 2) v += tile.shfl_down(v, o);   // SHUFFLE
+    if (tile.thread_rank() == 0) atomicAdd(out, v);
+}"""
+    with pytest.raises(cuda.KernelError) as info:
+        cuda.RawKernel(src, "tile_sum", backend="cpu")((1,), (64,), (np.ones(50, np.float32), np.zeros(1, np.float32), 50))
+    assert (f"at line {line_of('SHUFFLE', src)}, thread (34, 0, 0) read lane 18 (thread (50, 0, 0)) with "
+            "tile.shfl_down() (a tile's __shfl_down_sync), which returned at line 7") in str(info.value)
+
+
 BRANCHES = r"""
 extern "C" __global__ void branches(const float* x, float* y) {
     float v = x[threadIdx.x];

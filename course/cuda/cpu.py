@@ -6038,9 +6038,12 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         op = WARP_OPS.get(fault.op, "a warp-level call")
         lane, other = fault.index % 32, _xyz(fault.other_thread)
         # (a cooperative group's method, `t.any(p)`, `tile.shfl_down(v, 1)`: named as written, then as CUDA's call)
+        # (an undefined shuffle result that reached a store: fault.line is the store's, other_line the call's)
+        call_line = int(fault.other_line) if kind == WARP_BAD_MASK and fault.length in (1, 2) and fault.other_line \
+            else fault.line
+        call_text = source.line_text(call_line) if call_line else ""
         method = re.search(rf"\b(\w+)\s*\.\s*({op.removeprefix('__').removesuffix('_sync')}|{op.removeprefix('__')})"
-                           r"\s*\(", source.line_text(fault.line) if fault.line else "") \
-            if op.startswith("__") and op not in (source.line_text(fault.line) if fault.line else "") else None
+                           r"\s*\(", call_text) if op.startswith("__") and op not in call_text else None
         if method:
             op = f"{method.group(1)}.{method.group(2)}() (a tile's {op})"
         call = f"{op} at line {fault.line} with mask {fault.mask:#010x}"
@@ -6066,7 +6069,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     "a lane whose source lies past the width keeps its own value), or use cooperative groups' "
                     "tiled_partition<16>(block).")
             lanes = bin(fault.mask).count("1")
-            if op.startswith("__shfl_down_sync") and fault.mask and not fault.mask & (fault.mask + 1) and lanes < 32 \
+            if "__shfl_down_sync" in op and fault.mask and not fault.mask & (fault.mask + 1) and lanes < 32 \
                     and not lanes & (lanes - 1):
                 # the first `lanes` lanes take part, a power of 2 (a ballot of `tid < warps`): the offsets start
                 # too high for a tree over them
