@@ -383,7 +383,7 @@ def test_a_last_warp_sum_over_a_ballot_of_the_first_lanes_is_told_to_start_its_o
     first blockSize / 32 lanes, its offsets starting at 16: lane 0 reads lanes 16 and 8, which are not in the
     call (undefined, the Programming Guide says). The hint says how many lanes take part and where to start
     (half of them), and names the sample; started there, the sums are right and nothing is reported."""
-    module = cuda.RawModule(code=REDUCE6_LAST_WARP, backend="cpu", name_expressions=["block_sum<256>"])
+    module = cuda.RawModule(code=REDUCE6_LAST_WARP, backend="cpu", name_expressions=["block_sum<256>", "block_sum<32>"])
     x, out = np.arange(512, dtype=np.float32), np.zeros(2, np.float32)
     with pytest.raises(cuda.KernelError) as info:
         module.get_function("block_sum<256>")((2,), (256,), (x, out, 0))
@@ -395,6 +395,12 @@ def test_a_last_warp_sum_over_a_ballot_of_the_first_lanes_is_told_to_start_its_o
     assert "NVIDIA's reduction sample, reduce6 and later, ends this way" in message and "issue #398" in message
     module.get_function("block_sum<256>")((2,), (256,), (x, out, 1))
     np.testing.assert_array_equal(out, [x[:256].sum(), x[256:].sum()])
+    with pytest.raises(cuda.KernelError) as info:  # one warp a block: lane 0 alone (the issue's own example)
+        module.get_function("block_sum<32>")((2,), (32,), (x, out, 0))
+    assert ("hint: Only lane 0 of the mask 0x00000001 is in the call, and lane 0 read lane 16, 16 further down: lane 0 "
+            "alone has nothing to add: skip the shuffles then, `if (ballot_result != 1u)` around the loop") in str(info.value)
+    module.get_function("block_sum<32>")((2,), (32,), (x, out, 1))
+    np.testing.assert_array_equal(out, [x[:32].sum(), x[32:64].sum()])
 
 
 def test_an_undefined_shuffle_result_through_a_tiles_method_names_the_method_as_written():

@@ -4276,8 +4276,8 @@ def _thread_own_index(source: Source, line: int | None, name: str) -> tuple[str,
     index = store.group(1)
     for n in range(line, 0, -1):
         code = source.line_text(n).split("//", 1)[0]
-        if re.search(rf"(?<!__shared__ )\b(?:int|unsigned(?:\s+int)?|long|size_t|short)\s+(?:[^;(]*,\s*)?{index}\s*=\s*\d+\s*[;,)]",
-                     code) and "__shared__" not in code:
+        declared = rf"\b(?:int|unsigned(?:\s+int)?|long|size_t|short)\s+(?:[^;(]*,\s*)?{index}\s*=\s*\d+\s*[;,)]"
+        if re.search(declared, code) and "__shared__" not in code:
             return index, n
         if re.search(r"\b__global__\b|\b__device__\b", code):
             return None  # (the function's first line: a parameter or a global, not a local)
@@ -6075,15 +6075,16 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 # too high for a tree over them
                 x, y, z = fault.exited_thread
                 reader_lane = (x + block_dim[0] * (y + block_dim[1] * z)) % 32 if len(block_dim) == 3 else x % 32
-                start = (f"start the offsets at half the lanes in the call, `for (int offset = {lanes // 2}; offset "
-                         "> 0; offset /= 2)`, so that lane 0 reads only lanes of the mask (the other lanes' sums go "
-                         "unused)" if lanes > 1 else "leave the shuffles out when one lane is in the call, `if "
-                         f"({fault.mask:#x} != 1u)`: it has nothing to add")
-                hint = (f"Only the {lanes} lane{'s' * (lanes > 1)} of the mask {fault.mask:#010x} are in the call, "
-                        f"and lane {reader_lane} read lane {lane}, {lane - reader_lane} further down: {start}; or "
-                        f"guard the use, `if (lane + offset < {lanes}) v += other;`.")
                 mask_text = re.search(r"__shfl_down_sync\s*\(\s*([A-Za-z_]\w*)\s*,",
                                       source.line_text(int(fault.other_line)) if fault.other_line else "")
+                start = (f"start the offsets at half the lanes in the call, `for (int offset = {lanes // 2}; offset "
+                         "> 0; offset /= 2)`, so that lane 0 reads only lanes of the mask (the other lanes' sums go "
+                         "unused)" if lanes > 1 else "lane 0 alone has nothing to add: skip the shuffles then, `if "
+                         f"({mask_text.group(1) if mask_text else 'mask'} != 1u)` around the loop")
+                hint = (f"Only {f'the {lanes} lanes' if lanes > 1 else 'lane 0'} of the mask {fault.mask:#010x} "
+                        f"{'are' if lanes > 1 else 'is'} in the call, and lane {reader_lane} read lane {lane}, "
+                        f"{lane - reader_lane} further down: {start}; or guard the use, `if (lane + offset < {lanes}) "
+                        "v += other;`.")
                 if mask_text and re.search(rf"\b{mask_text.group(1)}\s*=\s*__ballot_sync\s*\(", source.text):
                     hint += (" (NVIDIA's reduction sample, reduce6 and later, ends this way: its mask is a ballot of "
                              "`tid < shmem_extent` and its offsets start at 16. The CUDA Programming Guide calls "

@@ -4364,15 +4364,6 @@ __attribute__((always_inline)) static inline void __cc_float_order_check(const T
     if (size != (int)sizeof(T) || __cc_me->float_bits != (uint64_t)(U)val) return;
     __cc_float_order(address, (uint64_t)(U)old, (uint64_t)(U)val, size, is_max | (std::is_unsigned<T>::value ? 2 : 0));
 }
-template <class To, class From>
-__attribute__((always_inline)) static inline To __cc_float_bits(From x) {
-    static_assert(sizeof(To) == sizeof(From), "bit cast between types of different sizes");
-    To y;
-    memcpy(&y, &x, sizeof y);
-    if (__cc_sanitizing) __cc_me->float_bits = (uint64_t)(typename std::make_unsigned<To>::type)y,
-                         __cc_me->float_bits_size = (int)sizeof(To);
-    return y;
-}
 #define __CC_ATOMIC_ORDER(NAME, T, UPDATE, IS_MAX) \
     __attribute__((always_inline)) static inline T NAME(T* address, T val) { \
         __cc_atomic_operand(address, val); \
@@ -5070,6 +5061,14 @@ static inline __nv_bfloat16 __float2bfloat16_rd(float f) { return __cc_to_half<_
 static inline __nv_bfloat16 __float2bfloat16_ru(float f) { return __cc_to_half<__nv_bfloat16>(f, 2); }
 static inline double __int2double_rn(int x) { return x; }
 static inline double __uint2double_rn(unsigned int x) { return x; }
+// (sanitized: the bits a float's cast gives are noted for atomicMin/atomicMax, see __cc_float_order)
+template <class To, class From>
+__attribute__((always_inline)) static inline To __cc_float_bits(From x) {
+    To y = __cc_bits<To>(x);
+    if (__cc_sanitizing) __cc_me->float_bits = (uint64_t)(typename std::make_unsigned<To>::type)y,
+                         __cc_me->float_bits_size = (int)sizeof(To);
+    return y;
+}
 #define __float_as_int(x) __cc_float_bits<int>((float)(x))
 #define __float_as_uint(x) __cc_float_bits<unsigned int>((float)(x))
 #define __int_as_float(x) __cc_bits<float>((int)(x))
