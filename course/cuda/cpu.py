@@ -1636,14 +1636,10 @@ def _lock_cycle_message(kernel: Kernel, found: tuple, memory: dict, block_dim=(1
     total, cycle = len(cycle), cycle[:4]
 
     def name(address: int) -> str:
-        for base, (array, count, size) in memory.items():
-            if base <= address < base + count * size:
-                return f"{array}[{(address - base) // size}]" if count > 1 else array
-        return f"the lock at {address:#x}"
+        return _element_named(memory, address, f"the lock at {address:#x}")
 
     def thread(block: int, linear: int) -> str:
-        bx, by = block_dim[0], block_dim[1] if len(block_dim) > 1 else 1
-        return f"thread ({linear % bx}, {linear // bx % by}, {linear // (bx * by)}) of block {block}"
+        return f"thread {_thread_xyz(linear, block_dim)} of block {block}"
 
     steps = [f"{thread(block, tid)} took {name(a)} ({places[la][1]}) and then, holding it, {name(b)} ({places[lb][1]})"
              for a, b, la, lb, block, tid in cycle]
@@ -3585,6 +3581,27 @@ def _same_rng_message(module: Module, kernel: Kernel, fault: _Fault) -> str:
             "blockDim.x + threadIdx.x (or its own seed).")
 
 
+def _element_named(memory: dict, address: int, otherwise: str) -> str:
+    """The element of an argument array or module variable (`memory`: base -> (name, elements, bytes each)) at
+    `address`, as `name[i]` (a single variable: its name), or `otherwise`."""
+    for base, (array, count, size) in memory.items():
+        if base <= address < base + count * size:
+            return f"{array}[{(address - base) // size}]" if count > 1 else array
+    return otherwise
+
+
+def _thread_xyz(linear: int, block_dim) -> tuple[int, int, int]:
+    """A thread's (x, y, z) in its block from its flat index (x fastest, as a GPU numbers them)."""
+    bx, by = block_dim[0], block_dim[1] if len(block_dim) > 1 else 1
+    return linear % bx, linear // bx % by, linear // (bx * by)
+
+
+def _thread_linear(thread, block_dim) -> int:
+    """A thread's flat index in its block from its (x, y, z): _thread_xyz's inverse."""
+    by = block_dim[1] if len(block_dim) > 1 else 1
+    return thread[0] + block_dim[0] * (thread[1] + by * thread[2])
+
+
 def _float_order(module: Module) -> dict | None:
     """The first atomicMin/atomicMax of a launch on a float's bits (`atomicMax((int*)m, __float_as_int(v))`)
     that kept the other value than a float min/max would (runtime.h __cc_float_order), or None."""
@@ -3605,15 +3622,10 @@ def _float_order_message(module: Module, kernel: Kernel, found: dict, memory: di
     """The warning for a min or max of floats done on their bits as ints, where the ints' order is not the
     floats' (_float_order)."""
     op = "atomicMax" if found["max"] else "atomicMin"
-    element = "the element"
-    for base, (array, count, size) in memory.items():
-        if base <= found["address"] < base + count * size:
-            element = f"{array}[{(found['address'] - base) // size}]" if count > 1 else array
+    element = _element_named(memory, found["address"], "the element")
     lines = module.lines_of_calls([found["site"]])[0] if found["site"] else []
     where = f" at line {lines[-1]}, `{module.source.line_text(lines[-1]).strip()}`" if lines else ""
-    bx, by = block_dim[0], block_dim[1] if len(block_dim) > 1 else 1
-    tid = found["tid"]
-    thread = f"({tid % bx}, {tid // bx % by}, {tid // (bx * by)})"
+    thread = _thread_xyz(found["tid"], block_dim)
     old, val = f"{found['old']:g}", f"{found['val']:g}"
     done = (f"{op} stored {val}, though {old} is the {'larger' if found['max'] else 'smaller'}" if found["took"] else
             f"{op} kept {old}, though {val} is the {'larger' if found['max'] else 'smaller'}")
@@ -4274,13 +4286,11 @@ def _thread_own_index(source: Source, line: int | None, name: str) -> tuple[str,
     if not store:
         return None
     index = store.group(1)
-    for n in range(line, 0, -1):
+    declared = rf"\b(?:int|unsigned(?:\s+int)?|long|size_t|short)\s+(?:[^;(]*,\s*)?{index}\s*=\s*\d+\s*[;,)]"
+    for n in range(line, _body_lines(source, line)[0] - 1, -1):  # (the function's own lines: its locals)
         code = source.line_text(n).split("//", 1)[0]
-        declared = rf"\b(?:int|unsigned(?:\s+int)?|long|size_t|short)\s+(?:[^;(]*,\s*)?{index}\s*=\s*\d+\s*[;,)]"
         if re.search(declared, code) and "__shared__" not in code:
             return index, n
-        if re.search(r"\b__global__\b|\b__device__\b", code):
-            return None  # (the function's first line: a parameter or a global, not a local)
     return None
 
 
@@ -4700,8 +4710,7 @@ def _thread_counted_loop(source: Source, kernel: Kernel, line: int | None) -> st
 
 def _same_warp(fault: _Fault, block_dim) -> bool:
     """Whether the two threads a race names (of one block) are in one warp."""
-    linear = lambda t: t[0] + t[1] * block_dim[0] + t[2] * block_dim[0] * block_dim[1]
-    return linear(fault.thread) // 32 == linear(fault.other_thread) // 32
+    return _thread_linear(fault.thread, block_dim) // 32 == _thread_linear(fault.other_thread, block_dim) // 32
 
 
 def _a(number: int) -> str:
@@ -6073,8 +6082,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     and not lanes & (lanes - 1):
                 # the first `lanes` lanes take part, a power of 2 (a ballot of `tid < warps`): the offsets start
                 # too high for a tree over them
-                x, y, z = fault.exited_thread
-                reader_lane = (x + block_dim[0] * (y + block_dim[1] * z)) % 32 if len(block_dim) == 3 else x % 32
+                reader_lane = _thread_linear(fault.exited_thread, block_dim) % 32
                 mask_text = re.search(r"__shfl_down_sync\s*\(\s*([A-Za-z_]\w*)\s*,",
                                       source.line_text(int(fault.other_line)) if fault.other_line else "")
                 start = (f"start the offsets at half the lanes in the call, `for (int offset = {lanes // 2}; offset "

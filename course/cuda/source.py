@@ -364,8 +364,6 @@ def _prepare(text: str, defines: dict) -> str:
         _expand_text(text, {}, defines=defines)))), defines)
 
 
-
-
 def _ptx_special_registers(text: str) -> str:
     """`asm("mov.u32 %0, %%laneid;" : "=r"(lane));` (the samples' way of reading the lane, the lane masks
     of warp-aggregated atomics, %clock64) → `lane = __cc_ptx_laneid();`, on the same lines. Only a read of
