@@ -1193,6 +1193,27 @@ def test_a_volatile_store_handed_over_without_a_fence_is_reported_where_it_is_re
     assert list(state & 0xFFFFFFFF) == [1, 2, 3, 4, 5, 6]
 
 
+def test_a_handover_without_a_fence_is_reported_when_the_store_leaves_the_value_as_it_was():
+    """The fenceless last-block sum launched on the partials a finished launch left: each block stores the
+    partial that is there already, so a stale read gives this launch's answer, but the missing fence is the
+    bug all the same (the next data shows it). The fenced one, launched so, raises nothing."""
+    module = cuda.RawModule(code=HANDOVER, backend="cpu", sanitize=True)
+    retired = np.ndarray((1,), np.uint32, module.get_global("retired"))
+    partial = np.zeros(8, np.float32)
+    for fence in (1, 1):  # (the second launch stores the partials the first one left)
+        retired[...] = 0
+        partial[0] = 0
+        module.get_function("last_block_sum")((8,), (64,), (np.ones(512, np.float32), partial, fence))
+        assert partial[0] == 512 and all(partial[1:] == 64)
+    partial[0] = 64  # (block 0's partial, which the last block had overwritten with the total)
+    retired[...] = 0
+    with pytest.raises(cuda.KernelError, match=r"(?s)reads partial\[0\], which thread \(0, 0, 0\) of block \(0, 0, 0\) "
+                                               r"stored at line \d+ in this launch and then handed over.*no "
+                                               r"__threadfence\(\) between the store and the handover") as info:
+        module.get_function("last_block_sum")((8,), (64,), (np.ones(512, np.float32), partial, 0))
+    assert info.value.line == line_of("PARTIALS", HANDOVER) and info.value.block == (7, 0, 0)
+
+
 def test_an_access_right_after_a_preprocessor_line_is_checked_like_any_other():
     module = cuda.RawModule(code=HANDOVER, backend="cpu", sanitize=True)
     with pytest.raises(cuda.KernelError, match=r"total\[0\].*a read-modify-write without an atomic") as info:

@@ -2000,6 +2000,16 @@ __CC_RT void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, in
             // stored, then its flag set with an atomic, and no __threadfence() between). (A store made
             // before the launch's first atomic, when no times were kept yet, has time 0.)
             unfenced = __cc_published_to(*other, observed), missed = unfenced && __cc_fenced_and_released(*other);
+        if (!other && kind == __CC_READ && !said && !relaxed && observed) {
+            // The same, for a store of the value the element held already (a second launch on the same
+            // output, the partial sums of the last one still there): this launch's values hide it, but the
+            // missing fence is the bug all the same, and the next data shows it.
+            const __cc_global_note* w = __cc_unordered_in(a, __CC_NOTE_WRITE, -1, word, me);
+            if (w && w->same && w->block != __cc_block_linear && !__cc_restored_by(*w, me) &&
+                __cc_published_to(*w, observed))
+                other = w, other_kind = __CC_WRITE, op = __CC_READ, unfenced = true,
+                missed = __cc_fenced_and_released(*w);
+        }
         if (!other && kind == __CC_ATOMIC && !relaxed && !cas && __cc_race_rerun == 4)  // (the same, the other way round)
             other = __cc_unordered_in(a, __CC_NOTE_READ, __CC_NOTE_READ2, word, me), other_kind = __CC_READ;
         if (!other && kind == __CC_READ && !said && !relaxed && __cc_race_rerun == 4) {
