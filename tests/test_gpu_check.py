@@ -66,6 +66,7 @@ def test_bench_table_has_the_emulator_figures(check_output):
     for kernel in ("vector add", "3×3 stencil"):
         assert f"{kernel}: emulated kernel / plain C not vectorised" in names
         assert f"{kernel}: memcheck on / off" in names
+    assert "vector add: plain C with memcheck's checks / plain C" in names  # (the floor of a checked thread loop)
     assert all(r["value"] and r["value"] > 0 for r in rows)
     assert "quick sizes" in (out / "bench.md").read_text()
 

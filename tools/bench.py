@@ -117,6 +117,27 @@ PLAIN_C = r"""
 extern "C" void vector_add(const float* a, const float* b, float* c, int n) {
     for (int i = 0; i < n; ++i) c[i] = a[i] + b[i];
 }
+// The vector add as the emulator runs it, written by hand: a block's threads one after another, each
+// through the kernel's `if (i < n)` and memcheck's check before each of its three accesses (an early
+// return, as a fault is). What a checked scalar thread loop costs at the least, whatever emulates it.
+extern "C" long long vector_add_checked(const float* a, const float* b, float* c, int n,
+                                        unsigned long long na, unsigned long long nb,
+                                        unsigned long long nc, int block) {
+    for (int start = 0; start < n; start += block)
+        for (int t = 0; t < block; ++t) {
+            int i = start + t;
+            if (i < n) {
+                unsigned long long k = (unsigned long long)(long long)i;
+                if (k >= na) return 1;
+                float v = a[k];
+                if (k >= nb) return 2;
+                v += b[k];
+                if (k >= nc) return 3;
+                c[k] = v;
+            }
+        }
+    return 0;
+}
 extern "C" void stencil3x3(const float* in, float* out, int h, int w) {
     for (int y = 1; y < h - 1; ++y)
         for (int x = 1; x < w - 1; ++x) {
@@ -329,14 +350,28 @@ def emulator_section():
     assert np.array_equal(z, x + y)
     t_c = benchmark(plain.vector_add, ptr(x), ptr(y), ptr(z), size, device="cpu", repeat=pick(5, 15))
     t_scalar = benchmark(scalar.vector_add, ptr(x), ptr(y), ptr(z), size, device="cpu", repeat=pick(5, 15))
+    checked = plain.vector_add_checked
+    checked.restype = ctypes.c_longlong
+    checked.argtypes = [ctypes.c_void_p] * 3 + [ctypes.c_int] + [ctypes.c_ulonglong] * 3 + [ctypes.c_int]
+    z[:] = 0
+    t_checked = benchmark(checked, ptr(x), ptr(y), ptr(z), size, size, size, size, 256, device="cpu",
+                          repeat=pick(5, 15))
+    assert checked(ptr(x), ptr(y), ptr(z), size, size, size, size, 256) == 0 and np.array_equal(z, x + y)
     rows += [row(f"vector add {size:,} floats, emulated kernel", t_kernel),
              row(f"vector add {size:,} floats, emulated kernel built without bounds checks", t_raw),
              row(f"vector add {size:,} floats, plain C loop", t_c),
              row(f"vector add {size:,} floats, plain C loop, not vectorised", t_scalar),
+             row(f"vector add {size:,} floats, plain C loop with memcheck's checks", t_checked,
+                 note="one thread; the kernel's loop by hand: blocks of 256 threads, each thread's `if (i < n)` "
+                      "and a bounds check before each of its three accesses"),
              ratio("vector add: emulated kernel / plain C", t_kernel, t_c, goal),
              ratio("vector add: emulated kernel / plain C not vectorised", t_kernel, t_scalar, scalar_note),
              ratio("vector add: memcheck on / off (what the bounds checks cost)", t_kernel, t_raw,
-                   "the same kernel, built with and without memcheck's bounds checks")]
+                   "the same kernel, built with and without memcheck's bounds checks"),
+             ratio("vector add: plain C with memcheck's checks / plain C", t_checked, t_c,
+                   f"the least a checked thread loop costs, on one thread: the goal of 1.5× on {workers} "
+                   f"worker thread(s) needs this under {1.5 * workers:g}× (checks keep the loop from being "
+                   "vectorised)")]
 
     side = pick(256, 1024)
     img = _apart(np.random.rand(side, side).astype(np.float32), 0)
