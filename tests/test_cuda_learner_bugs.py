@@ -17,7 +17,8 @@ along y that nothing checks, a queue appended to by hand (in global and in share
 through a __shared__ pointer passed to a helper, a shared union reused without a barrier, a 3-D block
 indexed without z, a shared atomic accumulator never set, __constant__ taps read past their end, a
 shared total kept inside a spin lock whose holder releases it without a fence, a resampling kernel that
-guards its output index but reads through another one, and a __device__ counter that every thread resets.
+guards its output index but reads through another one, a __device__ counter that every thread resets, and a
+row copied with memcpy one float too long (each block's call reaching into the next row).
 """
 
 import re
@@ -706,6 +707,17 @@ case("every thread resets a __device__ counter", DEVICE_COUNTER, "counter = 0;",
      [r"writes counter, which thread \(\d+, 0, 0\) updated atomically at line 6", r"Set counter before the launch"],
      lambda a: a[1][0] == 1)
 
+
+ROW_COPY = r"""
+extern "C" __global__ void copy_rows(const float* in, float* out, int w) {
+    int r = blockIdx.x;
+    memcpy(out + r * w, in + r * w, %s * sizeof(float));
+}"""
+case("a row copied with one float too many", ROW_COPY, "(w + 1)", "w", "copy_rows", 4, 1,
+     lambda: (np.arange(32, dtype=f32), zeros(32), i32(8)),
+     [r"writes out\[(8|16|24)\], which thread \(0, 0, 0\) of block \(\d, 0, 0\) also wrote",
+      r"memcpy calls write overlapping bytes: each thread's destination .* the count \(the last argument, in bytes"],
+     lambda a: np.array_equal(a[1], a[0]))
 
 def launch(c, fill):
     source = c["template"] % fill

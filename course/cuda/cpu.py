@@ -5582,8 +5582,13 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             stored = re.search(r"=\s*([A-Za-z_]\w*)\s*;", source.line_text(line) if line else "")
             total = stored and re.search(rf"\b{re.escape(stored.group(1))}\s*=\s*\w+\s*\([^;]*\)\s*\.\s*(Sum|Reduce)\s*\(",
                                          source.text)
+            copy = re.search(r"\b(memset|memcpy|memmove)\s*\(", source.line_text(line) if line else "")
             if bits := _bits_into_copy(name, element, source, line):
                 hint = bits
+            elif copy and fault.op != 6:  # `memcpy(out + r * w, in + r * w, (w + 1) * sizeof(float))` a block
+                hint = (f"The two threads' {copy.group(1)} calls write overlapping bytes: each thread's destination "
+                        "(the first argument) must start at its own part, and the count (the last argument, in bytes "
+                        "from that pointer on) must not reach past it: `count * sizeof(float)` for count floats.")
             elif total:  # `float s = BlockReduce(temp).Sum(v); out[blockIdx.x] = s;` from every thread
                 hint = (f"`{stored.group(1)}` comes from CUB's .{total.group(1)}(), whose result is valid in thread 0 "
                         f"(lane 0 of each warp, for WarpReduce) only: store it from there, `if (threadIdx.x == 0) "
