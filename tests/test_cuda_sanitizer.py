@@ -3243,7 +3243,7 @@ def test_a_block_whose_threads_the_code_cannot_tell_apart_gets_a_warning_at_laun
     with warnings.catch_warnings():
         warnings.simplefilter("error", cuda.KernelWarning)
         cuda.RawKernel(only_y, "k", backend="cpu")((1,), (1, 64), (x, out))
-        cuda.RawKernel(counter, "count", backend="cpu")((4,), (1,), (total, 10))
+        cuda.RawKernel(counter, "count", backend="cpu")((1,), (1,), (total, 10))
         ranked = ('#include <cooperative_groups.h>\n'
                   'extern "C" __global__ void k(float* out) { '
                   'out[cooperative_groups::this_thread_block().thread_rank()] = 1.0f; }')
@@ -3251,6 +3251,63 @@ def test_a_block_whose_threads_the_code_cannot_tell_apart_gets_a_warning_at_laun
         whole = 'extern "C" __global__ void k(float* out) { dim3 t = threadIdx; out[t.x] = 2.0f; }'
         cuda.RawKernel(whole, "k", backend="cpu")((1,), (64,), (out,))
     assert (out == 2).all()
+
+
+def test_a_grid_whose_blocks_the_code_cannot_tell_apart_gets_a_warning_at_launch():
+    """A histogram whose index forgot the block's offset (`int i = threadIdx.x;`) launched with several blocks:
+    every block counts the same elements, atomics that no sanitizer calls wrong. A KernelWarning at the launch
+    says so; one block, or blocks that take their work from a ticket (an atomic's value) or name themselves
+    through cooperative groups, get none."""
+    import warnings
+
+    source = r"""
+extern "C" __global__ void hist(const int* x, int* bins, int n) {
+    int i = INDEX;
+    if (i < n) atomicAdd(&bins[x[i] & 15], 1);
+}"""
+    x = np.arange(256, dtype=np.int32)
+    bins = np.zeros(16, np.int32)
+    for sanitize in (True, False):
+        bins[:] = 0
+        with pytest.warns(cuda.KernelWarning, match=r"kernel 'hist' never uses blockIdx, and this launch has 4 blocks, "
+                                                     r"so all 4 blocks do the same work: .* the same atomics again .* "
+                                                     r"comes out 4 times too large\). Give each block its part"):
+            cuda.RawKernel(source.replace("INDEX", "threadIdx.x"), "hist", backend="cpu", sanitize=sanitize)(
+                (4,), (64,), (x, bins, 256))
+        assert bins.sum() == 256  # (64 elements counted 4 times)
+    ticket = r"""
+extern "C" __global__ void hist(const int* x, int* bins, int* next, int n) {
+    __shared__ int base;
+    if (threadIdx.x == 0) base = atomicAdd(next, blockDim.x);   // blocks take their part in turn
+    __syncthreads();
+    int i = base + threadIdx.x;
+    if (i < n) atomicAdd(&bins[x[i] & 15], 1);
+}"""
+    ranked = ('#include <cooperative_groups.h>\n'
+              'extern "C" __global__ void hist(const int* x, int* bins, int n) {\n'
+              '    int i = cooperative_groups::this_grid().thread_rank();\n'
+              '    if (i < n) atomicAdd(&bins[x[i] & 15], 1);\n}')
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", cuda.KernelWarning)
+        bins[:] = 0
+        cuda.RawKernel(source.replace("INDEX", "threadIdx.x"), "hist", backend="cpu")((1,), (256,), (x, bins, 256))
+        cuda.RawKernel(source.replace("INDEX", "blockIdx.x * blockDim.x + threadIdx.x"), "hist", backend="cpu")(
+            (4,), (64,), (x, bins, 256))
+        cuda.RawKernel(ticket, "hist", backend="cpu")((4,), (64,), (x, bins, np.zeros(1, np.int32), 256))
+        cuda.RawKernel(ranked, "hist", backend="cpu")((4,), (64,), (x, bins, 256))
+    assert (bins == 64).all()
+
+
+def test_an_atomic_whose_value_is_used_is_told_from_one_that_stands_alone():
+    from course.cuda.kernel import _uses_an_atomics_value
+
+    assert _uses_an_atomics_value("int b = atomicAdd(&t, 1);")
+    assert _uses_an_atomics_value("if (atomicInc(&r, n) == n - 1) last = 1;")
+    assert _uses_an_atomics_value("out[atomicAdd(count, 1)] = v;")
+    assert _uses_an_atomics_value("int s = ref.fetch_add(1);")
+    assert not _uses_an_atomics_value("if (i < n) atomicAdd(&bins[x[i]], 1);")
+    assert not _uses_an_atomics_value("{ atomicAdd(total, v); } else atomicSub(total, v);")
+    assert not _uses_an_atomics_value("for (int k = 0; k < n; k++) atomicMax(m, x[k]);")
 
 
 PRIVATE_QUEUE = r"""

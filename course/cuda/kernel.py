@@ -535,6 +535,10 @@ class _LaunchRules:
     # the axes of threadIdx that the module's code uses (all three when it uses threadIdx whole or has another way
     # to tell threads apart: cooperative groups' thread_rank, a lane id from inline PTX)
     thread_axes: str = "xyz"
+    # whether the module's code can tell blocks apart: blockIdx, cooperative groups' block_rank / group_index /
+    # this_grid, inline PTX, or an atomic whose value it uses (a ticket: blocks numbered in the order they start,
+    # work taken from a counter)
+    tells_blocks: bool = True
 
 
 def _launch_rules(source, kernel) -> _LaunchRules:
@@ -546,6 +550,8 @@ def _launch_rules(source, kernel) -> _LaunchRules:
     # (not when threadIdx is used whole, `dim3 t = threadIdx;`, or threads are told apart another way)
     if not re.search(r"\b(?:thread_rank|thread_index|meta_group_rank|laneid|asm)\b|\bthreadIdx\b(?!\s*\.\s*[xyz]\b)", code):
         rules.thread_axes = "".join(a for a in "xyz" if re.search(rf"\bthreadIdx\.{a}\b", code))
+    rules.tells_blocks = bool(re.search(r"\b(?:blockIdx|block_rank|block_index|group_index|this_grid|"
+                                        r"this_multi_grid|asm)\b", code)) or _uses_an_atomics_value(code)
     index_helpers = {m.group(1): axis for m in _INDEX_HELPER.finditer(code)
                      if (axis := _global_index_axis(m.group(2)))}
     for found in re.finditer(r"\b(?:blockIdx\.([xyz])\s*\*\s*blockDim\.\1|blockDim\.([xyz])\s*\*\s*blockIdx\.\2)"
@@ -651,10 +657,47 @@ def _under_one_thread(text: str, at: int) -> str:
 def launch_warnings(rules: _LaunchRules, params, grid3, block3, values) -> list[str]:
     """The warnings for one launch of the kernel that `rules` describes (_launch_rules): each a bug that gives
     wrong results with no access that a sanitizer could call wrong."""
-    return [m for m in (_same_threads_message(rules, block3), _mixed_axes_message(rules, block3),
+    return [m for m in (_same_blocks_message(rules, grid3), _same_threads_message(rules, block3),
+                        _mixed_axes_message(rules, block3),
                         _uncovered_message(rules, params, grid3, block3, values),
                         _block_stride_message(rules, grid3), _halving_loop_message(rules, block3[0]),
                         _block_total_message(rules, block3)) if m]
+
+
+def _uses_an_atomics_value(code: str) -> bool:
+    """Whether an atomic's result is used (`int b = atomicAdd(&ticket, 1);`, `if (atomicInc(...) == n - 1)`): what
+    a call that stands as a statement of its own (after `;`, `{`, `}`, `else` or an if's condition) is not."""
+    for call in re.finditer(r"\b(?:atomic\w*|__hip_atomic\w*)\s*\(|\.\s*fetch_\w+\s*\(", code):
+        before = code[:call.start()].rstrip()
+        if call.group(0).startswith("."):
+            return True  # (cuda::atomic_ref's fetch_add: a ticket as often as not)
+        if not before or before[-1] in ";{}" or re.search(r"\belse$", before):
+            continue
+        if before[-1] == ")":  # `if (t == 0) atomicAdd(...)`: the head of an if, for or while, not a cast
+            depth, k = 0, len(before) - 1
+            while k >= 0:
+                depth += {")": 1, "(": -1}.get(before[k], 0)
+                if depth == 0:
+                    break
+                k -= 1
+            if re.search(r"\b(?:if|for|while)\s*$", before[:k]):
+                continue
+        return True
+    return False
+
+
+def _same_blocks_message(rules: _LaunchRules, grid3) -> str | None:
+    """A grid whose blocks the code cannot tell apart: the module never uses blockIdx (nor another way to tell
+    blocks apart), so every block of a launch of several does the same work: the same stores into the same
+    places, the same atomics again (a histogram or a total counted once a block; no access is wrong). Not when
+    the code can tell them apart another way (_LaunchRules.tells_blocks)."""
+    blocks = grid3[0] * grid3[1] * grid3[2]
+    if blocks == 1 or rules.tells_blocks:
+        return None
+    return (f"kernel '{rules.name}' never uses blockIdx, and this launch has {blocks} blocks, so all {blocks} blocks "
+            "do the same work: the same stores into the same places, the same atomics again (no race, and no access "
+            f"is wrong; a count or a total kept with atomics comes out {blocks} times too large). Give each block its "
+            "part (int i = blockIdx.x * blockDim.x + threadIdx.x;), or launch one block if one is meant to do it all.")
 
 
 def _same_threads_message(rules: _LaunchRules, block3) -> str | None:
