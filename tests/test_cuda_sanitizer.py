@@ -5436,3 +5436,26 @@ def test_structured_bindings_and_members_of_a_moved_pointer_are_accesses(mode):
         kernel("bindings", BINDINGS.replace("SYNC", ""), sanitize=True)(1, 32, (a, out, np.int32(mode)))
     assert f"line {line_of(('READ', 'READ', 'EACH')[mode], BINDINGS)}" in str(info.value)
     assert f"line {line_of('BIND' if mode == 0 else 'POINT', BINDINGS)}" in str(info.value)
+
+
+def test_a_race_on_a_global_array_between_lanes_of_one_warp_says_syncwarp_is_enough():
+    """Threads that swap neighbours through a global array with no barrier: the hint adds __syncwarp() as enough
+    when the two threads are lanes of one warp (as it does for shared memory), not when they are in two warps."""
+    source = r"""
+extern "C" __global__ void swap(float* g, float* out) {
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    g[t] = t * 1.0f;
+    SYNC
+    out[t] = g[t ^ PARTNER];
+}"""
+    g, out = np.zeros(64, np.float32), np.zeros(64, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"(?s)writes g\[1\], which thread \(0, 0, 0\) read.*hint: Add "
+                                               r"__syncthreads\(\) between line 4 .* lanes of one warp, __syncwarp\(\) "
+                                               r"is enough\."):
+        cuda.RawKernel(source.replace("SYNC", "").replace("PARTNER", "1"), "swap", backend="cpu")((1,), (64,), (g, out))
+    with pytest.raises(cuda.KernelError, match=r"Add __syncthreads\(\) between line 4") as info:
+        cuda.RawKernel(source.replace("SYNC", "").replace("PARTNER", "32"), "swap", backend="cpu")((1,), (64,), (g, out))
+    assert "__syncwarp" not in str(info.value)
+    cuda.RawKernel(source.replace("SYNC", "__syncwarp();").replace("PARTNER", "1"), "swap", backend="cpu")(
+        (1,), (64,), (g, out))
+    assert (out == np.arange(64) ^ 1).all()

@@ -5852,6 +5852,10 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                             "__syncthreads() orders only the threads of one block, and the neighbours at a block's "
                             f"edge belong to other blocks. (Within one block: __syncthreads() between line {read}, "
                             f"the read, and line {written}, the write.)")
+                if hint.startswith("Add __syncthreads()") and _same_warp(fault, block_dim) \
+                        and 3 not in (fault.op, fault.other_op):
+                    hint += (" Where all the threads that share these elements are lanes of one warp, __syncwarp() "
+                             "is enough.")
             else:
                 hint = ("Blocks cannot wait for each other inside a launch: read from one array and write to "
                         "another (swap them between launches), or split the work into two launches.")
