@@ -927,7 +927,9 @@ def test_headers_cuda_code_includes_and_what_a_missing_one_says():
     cuda.RawKernel(src, "top", backend="cpu")((1,), (1,), (x, out, 10))
     assert out[0] == x.max()
     body = 'extern "C" __global__ void k(int* c) { c[0] = 1; }'
-    with pytest.raises(cuda.CompileError, match=r"helper_math.h is not part of CUDA .*paste the functions"):
+    with pytest.raises(cuda.CompileError, match=r"helper_math.h is not part of CUDA .*does not read header files of "
+                                                r"your own \(CuPy on a GPU finds them with options=\('-I<folder>',\)\): "
+                                                r"paste the functions"):
         cuda.RawKernel('#include "helper_math.h"\n' + body, "k", backend="cpu")((1,), (1,), (np.zeros(1, np.int32),))
     with pytest.raises(cuda.CompileError, match=r"cuda/annotated_ptr is a CUDA header that the CPU backend does not provide"):
         cuda.RawKernel("#include <cuda/annotated_ptr>\n" + body, "k", backend="cpu")((1,), (1,), (np.zeros(1, np.int32),))

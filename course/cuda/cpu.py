@@ -610,8 +610,9 @@ def _missing_header(header: str) -> str:
                 "staging, for one), or run the kernel on a GPU. (It has <cuda/atomic> and libcu++'s C++17 "
                 "<cuda/std/...> headers: array, complex, tuple, functional, atomic, optional, limits, ...)")
     return (f"\n{header} is not part of CUDA (helper_math.h and helper_cuda.h, for one, come with "
-            "NVIDIA's cuda-samples), and a kernel's source cannot include files of its own: paste the "
-            "functions it needs from that file into the source string")
+            "NVIDIA's cuda-samples), and the CPU backend does not read header files of your own (CuPy on a GPU "
+            "finds them with options=('-I<folder>',)): paste the functions the kernel needs from that file into "
+            "the source string, which then runs on both")
 
 
 #: NVRTC options that make functions and variables without an execution space __device__ ones.
