@@ -408,6 +408,60 @@ def test_threads_waiting_at_different_barriers():
     assert_alive()
 
 
+
+HELPER_BARRIER = r"""
+__device__ float block_sum(float* s, float v) {
+    s[threadIdx.x] = v;
+    __syncthreads();                                              // HELPER-BARRIER
+    for (int k = blockDim.x / 2; k > 0; k /= 2) {
+        if (threadIdx.x < k) s[threadIdx.x] += s[threadIdx.x + k];
+        __syncthreads();
+    }
+    return s[0];
+}
+__device__ void guarded_sync() { if (threadIdx.x < 32) __syncthreads(); }   // OWN-IF
+extern "C" __global__ void sums(const float* x, float* out, int n) {
+    __shared__ float s[64];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float total = block_sum(s, x[i]);                        // CALL
+        if (threadIdx.x == 0) out[blockIdx.x] = total;
+    }
+}
+extern "C" __global__ void sums_fixed(const float* x, float* out, int n) {
+    __shared__ float s[64];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float total = block_sum(s, i < n ? x[i] : 0.0f);
+    if (threadIdx.x == 0) out[blockIdx.x] = total;
+}
+extern "C" __global__ void own_if(float* out) {
+    guarded_sync();
+    __syncthreads();                                              // AFTER
+    out[threadIdx.x] = 1.0f;
+}
+"""
+
+
+@pytest.mark.parametrize("sanitize", [True, False])
+def test_a_barrier_in_a_helper_that_only_some_threads_call_names_the_call(sanitize):
+    """The barrier is in a __device__ function; what some threads skip is its call, under `if (i < n)`: the hint
+    names the function and the line that calls it. A barrier under the helper's own if keeps the general hint."""
+    line = lambda marker: line_of(marker, HELPER_BARRIER)
+    module = cuda.RawModule(code=HELPER_BARRIER, backend="cpu", sanitize=sanitize)
+    x, out = np.ones(100, np.float32), np.zeros(2, np.float32)
+    with pytest.raises(cuda.KernelError) as info:
+        module.get_function("sums")((2,), (64,), (x, out, 100))
+    message = str(info.value)
+    assert f"__syncthreads() at line {line('HELPER-BARRIER')} is not reached by every thread" in message
+    assert (f"hint: The __syncthreads() at line {line('HELPER-BARRIER')} is in block_sum(), which the kernel calls at "
+            f"line {line('CALL')}: a barrier in a function counts where the function is called") in message
+    module.get_function("sums_fixed")((2,), (64,), (x, out, 100))
+    assert list(out) == [64, 36]
+    with pytest.raises(cuda.KernelError, match="different __syncthreads") as info:
+        module.get_function("own_if")((1,), (64,), (np.zeros(64, np.float32),))
+    assert "block_sum" not in str(info.value) and "guarded_sync()," not in str(info.value)
+    assert "must be reached by all threads of the block, or by none" in str(info.value)
+
 LOCKS = r"""
 extern "C" __global__ void keep_best(const float* x, float* best, int* lock, int early_return) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;

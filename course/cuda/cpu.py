@@ -4720,6 +4720,33 @@ def _a(number: int) -> str:
     return "an" if digits[0] == "8" or (len(digits) % 3 == 2 and digits[:2] in ("11", "18")) else "a"
 
 
+def _barrier_in_helper(source: Source, kernel: Kernel, line: int | None) -> str | None:
+    """For threads that wait at different barriers, one of them in a __device__ function (`__syncthreads()` in a
+    helper that `if (t < 32) helper(s);` calls): the barrier counts where the function is called, so the call must
+    be made by every thread. The hint that says so, naming the function and the kernel's lines that call it."""
+    if not line or not kernel.line:
+        return None
+    holder = _function_parameters(source, line)
+    text = source.line_text(line)
+    if not holder or holder[0] == kernel.name or "__syncthreads" not in text:
+        return None
+    # (only a barrier that every thread making the call reaches: not one under an if, or in a loop, of the helper's)
+    at = _line_start(source.text, line) + text.index("__syncthreads")
+    inside = without_comments(source.text[holder[2][0] + 1:at])
+    if inside.count("{") > inside.count("}") or re.search(r"\b(?:if|for|while)\b|\?", text[:text.index("__syncthreads")]):
+        return None
+    first, last = _body_lines(source, kernel.line)
+    calls = [n for n in range(first, last + 1) if re.search(rf"\b{re.escape(holder[0])}\s*\(", source.line_text(n))]
+    if not calls:
+        return None
+    where = f"line {calls[0]}" if len(calls) == 1 else "lines " + ", ".join(map(str, calls[:-1])) + f" and {calls[-1]}"
+    return (f"The __syncthreads() at line {line} is in {holder[0]}(), which the kernel calls at {where}: a barrier in a "
+            f"function counts where the function is called, so every thread of the block must make that call. Call "
+            f"{holder[0]}() where every thread passes (not inside an if, or a loop, that only some threads take), and "
+            "keep the condition for the work inside it (a thread past the end can pass a value that changes nothing: "
+            "`i < n ? x[i] : 0.0f` for a sum).")
+
+
 def _called_at(chain: list[int]) -> str:
     """` (in a function called at line N)` when a line lies in a __device__ function inlined at line N
     of the kernel (the outermost call), else ``."""
@@ -4904,7 +4931,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         hint = ("Every thread of a block that has not returned must reach each __syncthreads(), so a barrier "
                 "cannot sit inside an if (or a loop) that some threads skip: put it where every thread passes, "
                 "and guard only the work.")
-        hint = _thread_counted_loop(source, kernel, fault.line) or hint
+        hint = _thread_counted_loop(source, kernel, fault.line) or _barrier_in_helper(source, kernel, fault.line) or hint
     elif kind == READ_FILL:
         array, element, value = _filled_element(fault, arrays)
         function = re.search(r"\b(atomic\w*)\s*\(", source.line_text(line) if line else "")
@@ -5016,6 +5043,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         what = (f"threads of one block wait at different __syncthreads(): thread {thread} at line "
                 f"{fault.line}, thread {other} at line {fault.other_line}")
         hint = (_thread_counted_loop(source, kernel, fault.other_line) or _thread_counted_loop(source, kernel, fault.line)
+                or _barrier_in_helper(source, kernel, fault.line) or _barrier_in_helper(source, kernel, fault.other_line)
                 or "A __syncthreads() inside an if/else must be reached by all threads of the block, or by none.")
     elif kind == TIMEOUT:
         what = f"ran longer than its time limit of {time_limit:g} s"
