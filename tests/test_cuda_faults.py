@@ -4790,6 +4790,29 @@ extern "C" __global__ void grad(const float* img, float* out, int w, int h) {
             "Clamp it in the call, `min(y + 1, h - 1)`") in str(info.value)
 
 
+def test_a_row_major_index_below_zero_asks_for_a_guard_of_each_coordinate_not_of_the_flat_index():
+    """`img[y * w + x]` in a helper that a 3×3 loop calls with `x + dx, y + dy`: no neighbour spelt `x - 1` in sight,
+    so the hint says what a 2-D index needs, a guard (or a clamp) of each coordinate: `(y * w + x) >= 0` alone would
+    let a column of -1 read the end of the row above."""
+    source = r"""
+__device__ float at(const float* img, int w, int x, int y) { return img[y * w + x]; }  // AT
+extern "C" __global__ void blur(const float* img, float* out, int w, int h) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= w || y >= h) return;
+    float s = 0.0f;
+    for (int dy = -1; dy <= 1; dy++)
+        for (int dx = -1; dx <= 1; dx++) s += at(img, w, x + dx, y + dy);
+    out[y * w + x] = s / 9.0f;
+}
+"""
+    img, out = np.ones(16 * 32, np.float32), np.zeros(16 * 32, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"accessed img\[-33\]") as info:
+        cuda.RawKernel(source, "blur", backend="cpu")((2, 1), (16, 16), (img, out, 32, 16))
+    assert info.value.line == line_of("AT", source)
+    assert ("hint: Index -33 is below the first element: in `y * w + x` (row y, column x, rows of w), the row or the "
+            "column is below 0 here (a neighbour at the border, x - 1 or y - 1). Guard each coordinate, `if (x >= 0 && "
+            "x < w && y >= 0 && ...)`, or clamp each one (`max(x, 0)`, `min(x, w - 1)`)") in str(info.value)
+
 def test_an_unsigned_neighbour_made_on_a_line_before_and_a_pointer_walk_one_step_too_far_name_their_causes():
     """`unsigned i = threadIdx.x - 1;` then `a[i]` (the wrap happens a line before the access) is named as -1 computed
     in unsigned arithmetic, with the int variable to keep it in; a pointer that walks `p += blockDim.x` for

@@ -3152,6 +3152,19 @@ def _negative_index(index: int, length: int, source: Source | None = None, line:
                 f"around to a huge number (which as an offset reaches back {-index} element"
                 f"{'s' * (index != -1)}): a `{named} >= 0` test is always true for it. Keep it from going below 0 "
                 f"(compare before subtracting: `if ({named} >= k) {named} -= k;`), or make it a signed int.")
+    # `img[y * w + x]` (a row times the width, plus a column; in a helper given x + dx and y + dy): a guard of
+    # the flat index would let a column of -1 read the last element of the row above
+    rows = re.fullmatch(r"\s*\(?\s*([A-Za-z_]\w*)\s*\*\s*([A-Za-z_][\w.]*)\s*\)?\s*\+\s*([A-Za-z_]\w*)\s*",
+                        subscript or "") or re.fullmatch(
+        r"\s*([A-Za-z_]\w*)\s*\+\s*\(?\s*([A-Za-z_]\w*)\s*\*\s*([A-Za-z_][\w.]*)\s*\)?\s*", subscript or "")
+    if rows:
+        row, width, column = rows.groups() if "*" in subscript.split("+")[0] else (rows.group(2), rows.group(3),
+                                                                                   rows.group(1))
+        return (f"Index {index} is below the first element: in `{subscript.strip()}` (row {row}, column {column}, rows "
+                f"of {width}), the row or the column is below 0 here (a neighbour at the border, x - 1 or y - 1). Guard "
+                f"each coordinate, `if ({column} >= 0 && {column} < {width} && {row} >= 0 && ...)`, or clamp each one "
+                f"(`max({column}, 0)`, `min({column}, {width} - 1)`): a guard of the whole index, `{named} >= 0`, would "
+                f"let a column of -1 read the last element of the row above.")
     return (f"Index {index} is below the first element: an offset that reaches below 0 (a neighbour i - 1 at the "
             f"edge, a mask indexed from -R). Shift the index (mask[j + R] for j from -R to R) or guard it: "
             f"`if ({named} >= 0 && {named} < {length})`.")
