@@ -4744,9 +4744,9 @@ def _barrier_in_helper(source: Source, kernel: Kernel, line: int | None) -> str 
     if not holder or holder[0] == kernel.name or "__syncthreads" not in text:
         return None
     # (only a barrier that every thread making the call reaches: not one under an if, or in a loop, of the helper's)
-    at = _line_start(source.text, line) + text.index("__syncthreads")
-    inside = without_comments(source.text[holder[2][0] + 1:at])
-    if inside.count("{") > inside.count("}") or re.search(r"\b(?:if|for|while)\b|\?", text[:text.index("__syncthreads")]):
+    before = text[:text.index("__syncthreads")]
+    inside = without_comments(source.text[holder[2][0] + 1:_line_start(source.text, line) + len(before)])
+    if inside.count("{") > inside.count("}") or re.search(r"\b(?:if|for|while)\b|\?", before):
         return None
     first, last = _body_lines(source, kernel.line)
     calls = [n for n in range(first, last + 1) if re.search(rf"\b{re.escape(holder[0])}\s*\(", source.line_text(n))]
