@@ -781,3 +781,34 @@ def test_a_profile_of_a_launch_with_a_null_pointer():
     x, out = np.arange(32, dtype=np.float32), np.zeros(32, np.float32)
     report = kernel.profile((1,), (32,), (x, None, out, np.int32(32)))
     assert report.arguments == ("x", "bias", "out", "n")
+
+
+def test_cupys_own_keyword_arguments_are_taken_and_passed_to_cupy(monkeypatch):
+    """cupy.RawKernel(..., enable_cooperative_groups=True) (a grid-wide sync), jitify=True, translate_cucomplex:
+    course.cuda's RawKernel takes them as CuPy does and hands them to cupy.RawKernel on a GPU (jitify's source
+    unchanged, as RawModule does); on the CPU they change nothing. A misspelt one, or CuPy's backend='nvcc' (a
+    compiler there, where the kernel runs here), gets a clear error."""
+    import types
+
+    from course.cuda import kernel as kernel_module
+
+    x = np.zeros(4, np.float32)
+    cuda.RawKernel(ADD, "add_one", backend="cpu", enable_cooperative_groups=True)(1, 4, (x, 4))
+    assert (x == 1).all()
+    made = []
+    fake = types.ModuleType("cupy")
+    fake.RawKernel = lambda code, name, options=(), **more: made.append((code, name, options, more)) or object()
+    monkeypatch.setitem(sys.modules, "cupy", fake)
+    kernel_module._CupyKernel(ADD, "add_one", ("-DX=1",), cupy_only={"enable_cooperative_groups": True})
+    kernel_module._CupyKernel(ADD, "add_one", (), cupy_only={"jitify": True})
+    assert made[0][1:] == ("add_one", ("-DX=1",), {"enable_cooperative_groups": True})
+    assert made[1][0] == ADD and made[1][3] == {"jitify": True}
+    with pytest.raises(TypeError, match=r"RawKernel\(\) got an unexpected keyword argument 'enable_cooperative_group'"
+                                        r".*takes CuPy's translate_cucomplex, enable_cooperative_groups, jitify"):
+        cuda.RawKernel(ADD, "add_one", backend="cpu", enable_cooperative_group=True)
+    with pytest.raises(TypeError, match=r"RawModule\(\) got an unexpected keyword argument 'jitfy': besides code, "
+                                        r"path, options, name_expressions"):
+        cuda.RawModule(code=ADD, backend="cpu", jitfy=True)
+    with pytest.raises(ValueError, match=r"backend='nvcc' is CuPy's choice of compiler; course.cuda's backend says "
+                                         r"where the kernel runs"):
+        cuda.RawKernel(ADD, "add_one", backend="nvcc")

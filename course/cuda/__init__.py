@@ -21,6 +21,9 @@ CPU with the system C++ compiler and run for every block and thread (shared memo
 Arguments are checked against the kernel's parameter list on both backends (a type the
 checker cannot read goes to CuPy unchecked, with a one-line note). ``None`` for a pointer is a
 null pointer, as in CuPy (an optional array the kernel tests with ``if (bias != nullptr)``).
+``RawKernel`` and ``RawModule`` also take CuPy's ``enable_cooperative_groups``, ``jitify`` and
+``translate_cucomplex``, handed to CuPy on a GPU (``backend`` here says where kernels run:
+``"auto"``, ``"cpu"`` or ``"cupy"``; CuPy's compiler choice is always NVRTC).
 
 What the CPU backend runs (it emulates an sm_80 GPU: ``__CUDA_ARCH__`` is 800):
 

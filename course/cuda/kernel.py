@@ -136,7 +136,7 @@ class RawKernel:
     """
 
     def __init__(self, code: str, name: str, *, backend: str = "auto", options=(), time_limit=None,
-                 sanitize=None):
+                 sanitize=None, **cupy_only):
         if not isinstance(code, str):
             raise TypeError(f"code must be the kernel's CUDA C source as a str, got {type(code).__name__}")
         if not isinstance(name, str):
@@ -146,6 +146,7 @@ class RawKernel:
             raise TypeError("RawKernel(code, name): the CUDA C source comes first, then the kernel's name, e.g. "
                             "RawKernel(SOURCE, 'vector_add')")
         self.code, self.name, self.options = code, name, _options(options)
+        self._cupy_only = _cupy_only(cupy_only, "RawKernel")  # e.g. enable_cooperative_groups=True: CuPy's
         self.backend = _choose_backend(backend)
         self.sanitize = choose_sanitize(sanitize, backend)
         self.time_limit = _time_limit(time_limit)
@@ -226,7 +227,7 @@ class RawKernel:
             elif self.backend == "cpu":
                 self._compiled = cpu.load(self._source, self.options, self.name, sanitize=self.sanitize)
             else:
-                self._compiled = _CupyKernel(self.code, self.name, self.options)
+                self._compiled = _CupyKernel(self.code, self.name, self.options, cupy_only=self._cupy_only)
         return self
 
     def __call__(self, grid, block, args, *, shared_mem: int = 0):
@@ -367,7 +368,7 @@ class RawModule:
         self.backend = _choose_backend(backend)
         self.sanitize = choose_sanitize(sanitize, backend)
         self.time_limit = _time_limit(time_limit)  # (checked now: each get_function's kernel takes it)
-        self._cupy_only = cupy_only  # e.g. jitify=True: passed to CuPy, meaningless on the CPU
+        self._cupy_only = _cupy_only(cupy_only, "RawModule")  # e.g. jitify=True: passed to CuPy, meaningless on the CPU
         self._source = _parse(code, self.options)
         self._instances = {expression: instantiate(self._source, expression) for expression in self.name_expressions}
         self._loaded = None
@@ -397,6 +398,7 @@ class RawModule:
             raise CompileError(unsupported_message(kernel))
         function = RawKernel.__new__(RawKernel)
         function.code, function.name, function.options = self.code, name, self.options
+        function._cupy_only = self._cupy_only
         function.backend, function._source, function._kernel = self.backend, self._source, kernel
         function.sanitize = self.sanitize
         function.time_limit = self.time_limit
@@ -471,9 +473,29 @@ def _asked_by_course_helper() -> bool:
     return name.startswith("course.") and name != "course.checks"
 
 
+#: What cupy.RawKernel and cupy.RawModule take besides the code, its name and options (their `backend`, 'nvrtc' or
+#: 'nvcc', names a compiler: course.cuda's names where kernels run). Passed to CuPy; on the CPU they change nothing
+#: (a grid-wide sync, which enable_cooperative_groups is for, is refused there with advice).
+CUPY_ONLY = ("translate_cucomplex", "enable_cooperative_groups", "jitify")
+
+
+def _cupy_only(arguments: dict, what: str) -> dict:
+    unknown = sorted(set(arguments) - set(CUPY_ONLY))
+    if unknown:
+        own = "code, name, options" if what == "RawKernel" else "code, path, options, name_expressions"
+        raise TypeError(f"{what}() got an unexpected keyword argument {unknown[0]!r}: besides {own}, backend ('auto', "
+                        f"'cpu' or 'cupy'), time_limit and sanitize it takes CuPy's {', '.join(CUPY_ONLY)} (passed to "
+                        "CuPy on a GPU)")
+    return dict(arguments)
+
+
 def _choose_backend(wanted: str) -> str:
     if wanted == "auto":
         return backend()
+    if wanted in ("nvrtc", "nvcc"):  # cupy.RawKernel(..., backend='nvcc'): a compiler, in CuPy's words
+        raise ValueError(f"backend={wanted!r} is CuPy's choice of compiler; course.cuda's backend says where the kernel "
+                         "runs: 'auto' (the GPU when there is one), 'cpu' or 'cupy' (which compiles with NVRTC). Leave "
+                         "it out, or pass one of those")
     if wanted not in BACKENDS:
         raise ValueError(f"backend must be 'auto', 'cpu' or 'cupy', got {wanted!r}")
     if wanted == "cupy" and not _cupy_usable():
@@ -1193,11 +1215,15 @@ def _pack_for_cpu(kernel: Kernel, values: list, sanitized: bool = False) -> tupl
 class _CupyKernel:
     """cupy.RawKernel, with compile errors as CompileError and printf output shown in the notebook."""
 
-    def __init__(self, code: str, name: str, options, function=None):
+    def __init__(self, code: str, name: str, options, function=None, cupy_only=None):
         import cupy
 
         self.name = name
-        self.kernel = function if function is not None else cupy.RawKernel(for_nvrtc(code), name, options=tuple(options))
+        cupy_only = cupy_only or {}
+        if function is None:
+            code = code if cupy_only.get("jitify") else for_nvrtc(code)  # (jitify has its own)
+            function = cupy.RawKernel(code, name, options=tuple(options), **cupy_only)
+        self.kernel = function
         self.prints = "printf" in code
         try:
             if hasattr(self.kernel, "compile"):

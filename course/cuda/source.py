@@ -818,7 +818,9 @@ _DYNAMIC = ("a kernel launch from inside a kernel (dynamic parallelism)",
             "launch the second kernel from Python after the first one returns")
 _GRID_SYNC = ("a grid-wide barrier (cooperative launch)",
               "split the kernel in two at the grid-wide sync and launch the halves one after the other "
-              "from Python (the end of a launch is a barrier for the whole grid), or run on a GPU")
+              "from Python (the end of a launch is a barrier for the whole grid), or run on a GPU with "
+              "RawKernel(..., enable_cooperative_groups=True), as with CuPy, and a grid whose blocks all fit on "
+              "the GPU at once")
 _WMMA = ("tensor-core (WMMA/MMA) operations",
          "write the tile product with ordinary loops over a __shared__ tile (same result up to "
          "rounding), or run on a GPU")
