@@ -216,3 +216,41 @@ def test_barrier_free_kernels_run_as_loops_and_others_as_fibers():
     k = cuda.RawKernel(SOURCE, "vector_add", backend="cpu")
     assert not k._kernel.uses_barriers
     assert cuda.RawKernel(SOURCE, "block_sum", backend="cpu")._kernel.uses_barriers
+
+
+GRID_SYNC = r"""
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void two_phase_sum(const float* x, float* partial, float* total, int n) {
+    cg::grid_group grid = cg::this_grid();
+    __shared__ float s[128];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    s[threadIdx.x] = i < n ? x[i] : 0.0f;
+    __syncthreads();
+    for (int k = 64; k > 0; k /= 2) {
+        if (threadIdx.x < k) s[threadIdx.x] += s[threadIdx.x + k];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) partial[blockIdx.x] = s[0];
+    grid.sync();                                   // every block's partial is there
+    if (grid.thread_rank() == 0) {
+        float t = 0.0f;
+        for (int b = 0; b < gridDim.x; b++) t += partial[b];
+        total[0] = t;
+    }
+}
+"""
+
+
+def test_a_grid_wide_sync_runs_cooperatively_on_a_gpu_and_is_refused_with_the_way_on_the_cpu(backend):
+    """RawKernel(..., enable_cooperative_groups=True), as with CuPy: a cooperative launch on a GPU, where grid.sync()
+    waits for every block; the CPU backend refuses the kernel and says how to run it."""
+    x = np.arange(1000, dtype=np.float32)
+    if backend == "cpu":
+        with pytest.raises(cuda.CompileError, match=r"grid-wide barrier .* enable_cooperative_groups=True"):
+            cuda.RawKernel(GRID_SYNC, "two_phase_sum", backend="cpu", enable_cooperative_groups=True)
+        return
+    k = cuda.RawKernel(GRID_SYNC, "two_phase_sum", backend=backend, enable_cooperative_groups=True)
+    partial, total = empty(backend, 8, np.float32), empty(backend, 1, np.float32)
+    k((8,), (128,), (device(backend, x), partial, total, 1000))
+    assert float(cuda.asnumpy(total)[0]) == float(x.sum())
