@@ -812,3 +812,22 @@ def test_cupys_own_keyword_arguments_are_taken_and_passed_to_cupy(monkeypatch):
     with pytest.raises(ValueError, match=r"backend='nvcc' is CuPy's choice of compiler; course.cuda's backend says "
                                          r"where the kernel runs"):
         cuda.RawKernel(ADD, "add_one", backend="nvcc")
+
+
+def test_cupys_kernel_attributes_come_from_the_gpu_binary_and_the_cpu_says_where_they_are():
+    """kernel.num_regs, .max_threads_per_block, .shared_size_bytes, ... (cupy.RawKernel's attributes): read from
+    CuPy's compiled kernel on a GPU; on the CPU an AttributeError that says they are the GPU binary's figures."""
+    import types
+
+    source = 'extern "C" __global__ void __launch_bounds__(256) k(float* x) { x[threadIdx.x] = 1.0f; }'
+    k = cuda.RawKernel(source, "k", backend="cpu")
+    with pytest.raises(AttributeError, match=r"kernel 'k': num_regs is a fact of the GPU binary .* read it on a GPU "
+                                             r".* __launch_bounds__ allows at most 256 threads a block"):
+        k.num_regs
+    assert not hasattr(k, "shared_size_bytes") and k.max_dynamic_shared_size_bytes == 48 * 1024
+    with pytest.raises(AttributeError, match=r"^'RawKernel' object has no attribute 'num_reg'$"):
+        k.num_reg
+    gpu = cuda.RawKernel.__new__(cuda.RawKernel)  # (as on a GPU: the attributes are CuPy's kernel's)
+    gpu.backend, gpu._compiled = "cupy", types.SimpleNamespace(
+        kernel=types.SimpleNamespace(num_regs=18, max_threads_per_block=1024, shared_size_bytes=256))
+    assert (gpu.num_regs, gpu.max_threads_per_block, gpu.shared_size_bytes) == (18, 1024, 256)

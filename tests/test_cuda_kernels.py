@@ -254,3 +254,13 @@ def test_a_grid_wide_sync_runs_cooperatively_on_a_gpu_and_is_refused_with_the_wa
     partial, total = empty(backend, 8, np.float32), empty(backend, 1, np.float32)
     k((8,), (128,), (device(backend, x), partial, total, 1000))
     assert float(cuda.asnumpy(total)[0]) == float(x.sum())
+
+
+def test_the_compiled_kernels_attributes_as_cupy_gives_them(backend):
+    """num_regs, max_threads_per_block, shared_size_bytes: CuPy's figures on a GPU; an AttributeError on the CPU."""
+    k = kernel("transpose_tiled", backend)  # (a __shared__ tile: shared_size_bytes > 0 on a GPU)
+    if backend == "cpu":
+        with pytest.raises(AttributeError, match="fact of the GPU binary"):
+            k.num_regs
+        return
+    assert 0 < k.num_regs <= 255 and 0 < k.max_threads_per_block <= 1024 and k.shared_size_bytes > 0

@@ -23,7 +23,9 @@ checker cannot read goes to CuPy unchecked, with a one-line note). ``None`` for 
 null pointer, as in CuPy (an optional array the kernel tests with ``if (bias != nullptr)``).
 ``RawKernel`` and ``RawModule`` also take CuPy's ``enable_cooperative_groups``, ``jitify`` and
 ``translate_cucomplex``, handed to CuPy on a GPU (``backend`` here says where kernels run:
-``"auto"``, ``"cpu"`` or ``"cupy"``; CuPy's compiler choice is always NVRTC).
+``"auto"``, ``"cpu"`` or ``"cupy"``; CuPy's compiler choice is always NVRTC), and a kernel has
+CuPy's attributes of the compiled binary (``num_regs``, ``max_threads_per_block``,
+``shared_size_bytes``, ...) on a GPU; on the CPU, which compiles no GPU binary, reading one says so.
 
 What the CPU backend runs (it emulates an sm_80 GPU: ``__CUDA_ARCH__`` is 800):
 

@@ -215,6 +215,25 @@ class RawKernel:
                     "tiles") from error
         self._max_dynamic_shared = value
 
+    def __getattr__(self, name: str):
+        """cupy.RawKernel's read-only attributes of the compiled kernel (``num_regs``, ``max_threads_per_block``,
+        ``shared_size_bytes``, ``local_size_bytes``, ``const_size_bytes``, ``ptx_version``, ``binary_version``,
+        ``attributes``, ...): the GPU compiler's figures, read from CuPy's kernel on a GPU. The CPU backend has no
+        GPU binary, so there they are an AttributeError that says so and where the figures come from instead."""
+        if name not in _CUPY_KERNEL_ATTRIBUTES or name.startswith("_"):
+            raise AttributeError(f"'RawKernel' object has no attribute {name!r}")
+        if self.backend == "cupy":
+            return getattr(self.compile()._compiled.kernel, name)
+        bound = self._kernel.max_threads
+        raise AttributeError(
+            f"kernel '{self.name}': {name} is a fact of the GPU binary that CuPy reads from the driver (registers, "
+            "shared and local memory, the PTX version), and the CPU backend compiles no GPU binary: read it on a "
+            "GPU (backend 'cupy'). "
+            + (f"This kernel's __launch_bounds__ allows at most {bound} threads a block. " if bound else
+               "Without __launch_bounds__ a block may have up to 1024 threads. ")
+            + "For occupancy, course.cuda.occupancy.occupancy(threads_per_block, gpu_name=..., "
+              "registers_per_thread=..., shared_bytes=...) takes the figures you give it (notebook 03).")
+
     def _unchecked_attribute(self) -> bool:
         """(CuPy backend) Whether the compiled kernel has no such attribute to read or set (an old CuPy)."""
         return not hasattr(type(self.compile()._compiled.kernel), "max_dynamic_shared_size_bytes")
@@ -471,6 +490,12 @@ def _asked_by_course_helper() -> bool:
     frame, _ = cpu.outside_course_cuda(sys._getframe(1))
     name = frame.f_globals.get("__name__", "") if frame is not None else ""
     return name.startswith("course.") and name != "course.checks"
+
+
+#: cupy.RawKernel's read-only attributes of the compiled kernel (the driver's cuFuncGetAttribute figures).
+_CUPY_KERNEL_ATTRIBUTES = frozenset((
+    "attributes", "binary_version", "cache_mode_ca", "const_size_bytes", "local_size_bytes", "max_threads_per_block",
+    "num_regs", "preferred_shared_memory_carveout", "ptx_version", "shared_size_bytes"))
 
 
 #: What cupy.RawKernel and cupy.RawModule take besides the code, its name and options (their `backend`, 'nvrtc' or
