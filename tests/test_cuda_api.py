@@ -786,7 +786,7 @@ def test_a_profile_of_a_launch_with_a_null_pointer():
 def test_cupys_own_keyword_arguments_are_taken_and_passed_to_cupy(monkeypatch):
     """cupy.RawKernel(..., enable_cooperative_groups=True) (a grid-wide sync), jitify=True, translate_cucomplex:
     course.cuda's RawKernel takes them as CuPy does and hands them to cupy.RawKernel on a GPU (jitify's source
-    unchanged, as RawModule does); on the CPU they change nothing. A misspelt one, or CuPy's backend='nvcc' (a
+    unchanged, as RawModule does); on the CPU they change nothing. compile(log_stream=...) too. A misspelt one, or CuPy's backend='nvcc' (a
     compiler there, where the kernel runs here), gets a clear error."""
     import types
 
@@ -803,6 +803,18 @@ def test_cupys_own_keyword_arguments_are_taken_and_passed_to_cupy(monkeypatch):
     kernel_module._CupyKernel(ADD, "add_one", (), cupy_only={"jitify": True})
     assert made[0][1:] == ("add_one", ("-DX=1",), {"enable_cooperative_groups": True})
     assert made[1][0] == ADD and made[1][3] == {"jitify": True}
+    logged = []
+
+    class Compiled:  # (cupy.RawKernel.compile(log_stream=...): NVRTC's log goes there)
+        def compile(self, **options):
+            logged.append(options)
+
+    fake.RawKernel = lambda *args, **more: Compiled()
+    kernel_module._CupyKernel(ADD, "add_one", (), log_stream=sys.stdout)
+    kernel_module._CupyKernel(ADD, "add_one", ())
+    assert logged == [{"log_stream": sys.stdout}, {}]
+    assert cuda.RawKernel(ADD, "add_one", backend="cpu").compile(log_stream=sys.stdout).name == "add_one"
+    assert cuda.RawModule(code=ADD, backend="cpu").compile(log_stream=sys.stdout).get_function("add_one")
     with pytest.raises(TypeError, match=r"RawKernel\(\) got an unexpected keyword argument 'enable_cooperative_group'"
                                         r".*takes CuPy's translate_cucomplex, enable_cooperative_groups, jitify"):
         cuda.RawKernel(ADD, "add_one", backend="cpu", enable_cooperative_group=True)

@@ -238,15 +238,17 @@ class RawKernel:
         """(CuPy backend) Whether the compiled kernel has no such attribute to read or set (an old CuPy)."""
         return not hasattr(type(self.compile()._compiled.kernel), "max_dynamic_shared_size_bytes")
 
-    def compile(self):
-        """Compile now instead of at the first launch (CuPy compiles lazily too); returns self."""
+    def compile(self, log_stream=None):
+        """Compile now instead of at the first launch (CuPy compiles lazily too); returns self.
+        ``log_stream`` (sys.stdout, a file), as with CuPy: where NVRTC's log goes on a GPU."""
         if self._compiled is None:
             if self._module is not None:
                 self._compiled = self._module._function(self.name)
             elif self.backend == "cpu":
                 self._compiled = cpu.load(self._source, self.options, self.name, sanitize=self.sanitize)
             else:
-                self._compiled = _CupyKernel(self.code, self.name, self.options, cupy_only=self._cupy_only)
+                self._compiled = _CupyKernel(self.code, self.name, self.options, cupy_only=self._cupy_only,
+                                             log_stream=log_stream)
         return self
 
     def __call__(self, grid, block, args, *, shared_mem: int = 0):
@@ -426,9 +428,10 @@ class RawModule:
         function._max_dynamic_shared = None
         return function
 
-    def compile(self):
-        """Compile now (CuPy compiles at the first get_function or launch); returns self."""
-        self._load()
+    def compile(self, log_stream=None):
+        """Compile now (CuPy compiles at the first get_function or launch); returns self. ``log_stream``
+        (sys.stdout, a file), as with CuPy: where NVRTC's log goes on a GPU."""
+        self._load(log_stream)
         return self
 
     def get_global(self, name: str):
@@ -441,7 +444,7 @@ class RawModule:
         module = self._load()
         return module.global_memory(name) if self.backend == "cpu" else module.get_global(name)
 
-    def _load(self):
+    def _load(self, log_stream=None):
         if self._loaded is None:
             if self.backend == "cpu":
                 self._loaded = cpu.load(self._source, self.options, "(RawModule)", tuple(self._instances.values()),
@@ -453,7 +456,7 @@ class RawModule:
                 module = cupy.RawModule(code=code, options=self.options,
                                         name_expressions=self.name_expressions or None, **self._cupy_only)
                 try:
-                    module.compile()
+                    module.compile(**({"log_stream": log_stream} if log_stream is not None else {}))
                 except Exception as error:
                     if type(error).__name__ == "CompileException":
                         raise CompileError(f"the module does not compile (NVRTC):\n{error}") from error
@@ -1240,7 +1243,7 @@ def _pack_for_cpu(kernel: Kernel, values: list, sanitized: bool = False) -> tupl
 class _CupyKernel:
     """cupy.RawKernel, with compile errors as CompileError and printf output shown in the notebook."""
 
-    def __init__(self, code: str, name: str, options, function=None, cupy_only=None):
+    def __init__(self, code: str, name: str, options, function=None, cupy_only=None, log_stream=None):
         import cupy
 
         self.name = name
@@ -1252,7 +1255,7 @@ class _CupyKernel:
         self.prints = "printf" in code
         try:
             if hasattr(self.kernel, "compile"):
-                self.kernel.compile()
+                self.kernel.compile(**({"log_stream": log_stream} if log_stream is not None else {}))
         except Exception as error:  # cupy.cuda.compiler.CompileException
             if type(error).__name__ == "CompileException":
                 raise CompileError(f"kernel '{name}' does not compile (NVRTC):\n{error}") from error
