@@ -812,7 +812,7 @@ def test_cupys_own_keyword_arguments_are_taken_and_passed_to_cupy(monkeypatch):
     fake.RawKernel = lambda *args, **more: Compiled()
     kernel_module._CupyKernel(ADD, "add_one", (), log_stream=sys.stdout)
     kernel_module._CupyKernel(ADD, "add_one", ())
-    assert logged == [{"log_stream": sys.stdout}, {}]
+    assert logged == [{"log_stream": sys.stdout}, {"log_stream": None}]
     assert cuda.RawKernel(ADD, "add_one", backend="cpu").compile(log_stream=sys.stdout).name == "add_one"
     assert cuda.RawModule(code=ADD, backend="cpu").compile(log_stream=sys.stdout).get_function("add_one")
     with pytest.raises(TypeError, match=r"RawKernel\(\) got an unexpected keyword argument 'enable_cooperative_group'"

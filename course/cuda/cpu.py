@@ -4722,6 +4722,10 @@ def _thread_counted_loop(source: Source, kernel: Kernel, line: int | None) -> st
             f"block{fix}.")
 
 
+#: What a race's hint adds when its two threads are lanes of one warp (shared or global memory).
+_SYNCWARP_IS_ENOUGH = "Where all the threads that share these elements are lanes of one warp, __syncwarp() is enough."
+
+
 def _same_warp(fault: _Fault, block_dim) -> bool:
     """Whether the two threads a race names (of one block) are in one warp."""
     return _thread_linear(fault.thread, block_dim) // 32 == _thread_linear(fault.other_thread, block_dim) // 32
@@ -4752,7 +4756,7 @@ def _barrier_in_helper(source: Source, kernel: Kernel, line: int | None) -> str 
     calls = [n for n in range(first, last + 1) if re.search(rf"\b{re.escape(holder[0])}\s*\(", source.line_text(n))]
     if not calls:
         return None
-    where = f"line {calls[0]}" if len(calls) == 1 else "lines " + ", ".join(map(str, calls[:-1])) + f" and {calls[-1]}"
+    where = f"line{'s' * (len(calls) > 1)} {_and(calls)}"
     return (f"The __syncthreads() at line {line} is in {holder[0]}(), which the kernel calls at {where}: a barrier in a "
             f"function counts where the function is called, so every thread of the block must make that call. Call "
             f"{holder[0]}() where every thread passes (not inside an if, or a loop, that only some threads take), and "
@@ -5393,8 +5397,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                         "Call it outside the if, where every lane of the warp passes.")
         elif _same_warp(fault, block_dim) and 3 not in (fault.op, fault.other_op):
             # (not beside an atomic update: the read waits for every thread's update, of every warp)
-            hint += ("Where all the threads that share these elements are lanes of one warp, __syncwarp() is "
-                     "enough.")
+            hint += _SYNCWARP_IS_ENOUGH
         elif "__syncwarp" in source.text:  # (the two threads are lanes of different warps)
             hint += (f"__syncwarp() orders only the lanes of one warp, and threads {thread} and {other} are in "
                      "different warps.")
@@ -5896,8 +5899,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                             f"the read, and line {written}, the write.)")
                 if hint.startswith("Add __syncthreads()") and _same_warp(fault, block_dim) \
                         and 3 not in (fault.op, fault.other_op):
-                    hint += (" Where all the threads that share these elements are lanes of one warp, __syncwarp() "
-                             "is enough.")
+                    hint += " " + _SYNCWARP_IS_ENOUGH  # (as for shared memory)
             else:
                 hint = ("Blocks cannot wait for each other inside a launch: read from one array and write to "
                         "another (swap them between launches), or split the work into two launches.")

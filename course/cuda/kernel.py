@@ -146,7 +146,7 @@ class RawKernel:
             raise TypeError("RawKernel(code, name): the CUDA C source comes first, then the kernel's name, e.g. "
                             "RawKernel(SOURCE, 'vector_add')")
         self.code, self.name, self.options = code, name, _options(options)
-        self._cupy_only = _cupy_only(cupy_only, "RawKernel")  # e.g. enable_cooperative_groups=True: CuPy's
+        self._cupy_only = _cupy_keywords(cupy_only, "RawKernel")  # e.g. enable_cooperative_groups=True: CuPy's
         self.backend = _choose_backend(backend)
         self.sanitize = choose_sanitize(sanitize, backend)
         self.time_limit = _time_limit(time_limit)
@@ -389,7 +389,7 @@ class RawModule:
         self.backend = _choose_backend(backend)
         self.sanitize = choose_sanitize(sanitize, backend)
         self.time_limit = _time_limit(time_limit)  # (checked now: each get_function's kernel takes it)
-        self._cupy_only = _cupy_only(cupy_only, "RawModule")  # e.g. jitify=True: passed to CuPy, meaningless on the CPU
+        self._cupy_only = _cupy_keywords(cupy_only, "RawModule")  # e.g. jitify=True: CuPy's, meaningless on the CPU
         self._source = _parse(code, self.options)
         self._instances = {expression: instantiate(self._source, expression) for expression in self.name_expressions}
         self._loaded = None
@@ -456,7 +456,7 @@ class RawModule:
                 module = cupy.RawModule(code=code, options=self.options,
                                         name_expressions=self.name_expressions or None, **self._cupy_only)
                 try:
-                    module.compile(**({"log_stream": log_stream} if log_stream is not None else {}))
+                    module.compile(log_stream=log_stream)
                 except Exception as error:
                     if type(error).__name__ == "CompileException":
                         raise CompileError(f"the module does not compile (NVRTC):\n{error}") from error
@@ -504,16 +504,17 @@ _CUPY_KERNEL_ATTRIBUTES = frozenset((
 #: What cupy.RawKernel and cupy.RawModule take besides the code, its name and options (their `backend`, 'nvrtc' or
 #: 'nvcc', names a compiler: course.cuda's names where kernels run). Passed to CuPy; on the CPU they change nothing
 #: (a grid-wide sync, which enable_cooperative_groups is for, is refused there with advice).
-CUPY_ONLY = ("translate_cucomplex", "enable_cooperative_groups", "jitify")
+_CUPY_KEYWORDS = ("translate_cucomplex", "enable_cooperative_groups", "jitify")
 
 
-def _cupy_only(arguments: dict, what: str) -> dict:
-    unknown = sorted(set(arguments) - set(CUPY_ONLY))
+def _cupy_keywords(arguments: dict, what: str) -> dict:
+    """`arguments`, checked to be CuPy's own keywords (_CUPY_KEYWORDS); a TypeError that lists them otherwise."""
+    unknown = sorted(set(arguments) - set(_CUPY_KEYWORDS))
     if unknown:
         own = "code, name, options" if what == "RawKernel" else "code, path, options, name_expressions"
         raise TypeError(f"{what}() got an unexpected keyword argument {unknown[0]!r}: besides {own}, backend ('auto', "
-                        f"'cpu' or 'cupy'), time_limit and sanitize it takes CuPy's {', '.join(CUPY_ONLY)} (passed to "
-                        "CuPy on a GPU)")
+                        f"'cpu' or 'cupy'), time_limit and sanitize it takes CuPy's {', '.join(_CUPY_KEYWORDS)} "
+                        "(passed to CuPy on a GPU)")
     return dict(arguments)
 
 
@@ -717,7 +718,7 @@ def launch_warnings(rules: _LaunchRules, params, grid3, block3, values) -> list[
 def _uses_an_atomics_value(code: str) -> bool:
     """Whether an atomic's result is used (`int b = atomicAdd(&ticket, 1);`, `if (atomicInc(...) == n - 1)`): what
     a call that stands as a statement of its own (after `;`, `{`, `}`, `else` or an if's condition) is not."""
-    for call in re.finditer(r"\b(?:atomic\w*|__hip_atomic\w*)\s*\(|\.\s*fetch_\w+\s*\(", code):
+    for call in re.finditer(r"\batomic\w*\s*\(|\.\s*fetch_\w+\s*\(", code):
         before = code[:call.start()].rstrip()
         if call.group(0).startswith("."):
             return True  # (cuda::atomic_ref's fetch_add: a ticket as often as not)
@@ -1255,7 +1256,7 @@ class _CupyKernel:
         self.prints = "printf" in code
         try:
             if hasattr(self.kernel, "compile"):
-                self.kernel.compile(**({"log_stream": log_stream} if log_stream is not None else {}))
+                self.kernel.compile(log_stream=log_stream)
         except Exception as error:  # cupy.cuda.compiler.CompileException
             if type(error).__name__ == "CompileException":
                 raise CompileError(f"kernel '{name}' does not compile (NVRTC):\n{error}") from error

@@ -1994,21 +1994,18 @@ __CC_RT void __cc_note_global(__cc_allocation& a, size_t offset, size_t size, in
                     break;
                 }
             }
-        if (other && !unfenced && kind == __CC_READ && !said && other_kind == __CC_WRITE && observed &&
-            other->block != __cc_block_linear && !__cc_handed_over(*other))
+        if (!unfenced && kind == __CC_READ && !said && observed) {
             // A plain store handed over without a fence, the same way (the chained scan's running sum
             // stored, then its flag set with an atomic, and no __threadfence() between). (A store made
-            // before the launch's first atomic, when no times were kept yet, has time 0.)
-            unfenced = __cc_published_to(*other, observed), missed = unfenced && __cc_fenced_and_released(*other);
-        if (!other && kind == __CC_READ && !said && !relaxed && observed) {
-            // The same, for a store of the value the element held already (a second launch on the same
-            // output, the partial sums of the last one still there): this launch's values hide it, but the
-            // missing fence is the bug all the same, and the next data shows it.
-            const __cc_global_note* w = __cc_unordered_in(a, __CC_NOTE_WRITE, -1, word, me);
-            if (w && w->same && w->block != __cc_block_linear && !__cc_restored_by(*w, me) &&
-                __cc_published_to(*w, observed))
-                other = w, other_kind = __CC_WRITE, op = __CC_READ, unfenced = true,
-                missed = __cc_fenced_and_released(*w);
+            // before the launch's first atomic, when no times were kept yet, has time 0.) A store of the
+            // value the element held already counts too (a second launch on the same output, the partial
+            // sums of the last one still there): the lookup above skips it, as it cannot change what this
+            // read sees now, but the missing fence is the bug all the same, and the next data shows it.
+            const __cc_global_note* w = other ? (other_kind == __CC_WRITE ? other : nullptr)
+                                              : relaxed ? nullptr : __cc_unordered_in(a, __CC_NOTE_WRITE, -1, word, me);
+            if (w && w != other && __cc_restored_by(*w, me)) w = nullptr;  // (it reads its own store's value)
+            if (w && w->block != __cc_block_linear && !__cc_handed_over(*w) && __cc_published_to(*w, observed))
+                other = w, other_kind = __CC_WRITE, unfenced = true, missed = __cc_fenced_and_released(*w);
         }
         if (!other && kind == __CC_ATOMIC && !relaxed && !cas && __cc_race_rerun == 4)  // (the same, the other way round)
             other = __cc_unordered_in(a, __CC_NOTE_READ, __CC_NOTE_READ2, word, me), other_kind = __CC_READ;
@@ -4353,8 +4350,7 @@ __attribute__((noinline, cold)) __CC_RT void __cc_float_order(const void* addres
     else as_int = is_max ? (int64_t)val > (int64_t)old : (int64_t)val < (int64_t)old;
     if (as_int == (is_max ? v > o : v < o)) return;
     r = {__cc_current_launch, size, is_max, is_unsigned, old, val, (uint64_t)(uintptr_t)address,
-         __cc_code_offset(__builtin_return_address(0)), (unsigned)__cc_block_linear,
-         threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)};
+         __cc_code_offset(__builtin_return_address(0)), (unsigned)__cc_block_linear, __cc_tid()};
 }
 #endif
 __CC_EXPORT __CC_ONCE int __cc_float_order_noted(unsigned long long* out) {
