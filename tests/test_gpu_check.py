@@ -67,6 +67,7 @@ def test_bench_table_has_the_emulator_figures(check_output):
         assert f"{kernel}: emulated kernel / plain C not vectorised" in names
         assert f"{kernel}: memcheck on / off" in names
     assert "vector add: plain C with memcheck's checks / plain C" in names  # (the floor of a checked thread loop)
+    assert "3×3 stencil: plain C thread loop without checks / plain C" in names  # (and of any thread loop)
     assert all(r["value"] and r["value"] > 0 for r in rows)
     assert "quick sizes" in (out / "bench.md").read_text()
 
