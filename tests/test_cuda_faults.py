@@ -3073,6 +3073,88 @@ extern "C" __global__ void fill(Slice s, float* out) {
         kernel((1,), (5,), (record, out))  # the View's pointer is checked: out has 4 elements
 
 
+def test_a_pointer_inside_a_union_is_named_as_unchecked_and_a_union_of_numbers_is_not():
+    source = r"""
+union Address { float* p; unsigned long long bits; };
+union Bits { float f; unsigned u; };
+extern "C" __global__ void punned(float* out, int k) {
+    Address a; a.p = out; a.bits += 4 * k; *a.p = 7.0f;
+    Bits b; b.f = out[threadIdx.x]; b.u ^= 0x80000000u; out[threadIdx.x] = b.f;
+}
+"""
+    import warnings
+    out = np.zeros(4, np.float32)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cuda.RawKernel(source, "punned", backend="cpu")((1,), (1,), (out, 2))
+    messages = [str(w.message) for w in caught if issubclass(w.category, cuda.KernelWarning)]
+    assert len(messages) == 1 and "line 2: `Address::p` is a pointer inside a union" in messages[0] \
+        and "cannot bounds-check" in messages[0], messages
+    assert list(out) == [-0.0, 0.0, 7.0, 0.0]
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_pointer_arrays_and_pointers_to_their_own_struct_inside_device_structs_stay_checked(sanitize):
+    # A struct built in the kernel holds checked pointers in every form of pointer member: an array
+    # of pointers (`float* p[2]`, its out-of-bounds write corrupted the process's heap), a pointer to
+    # the struct itself (a list, a tree: it read past its shared array silently). A member array and
+    # a pointer member of the same name in two structs are each checked as what they are.
+    source = r"""
+struct Bufs { float* p[2]; int n; };
+struct Node { float v; Node* next; };
+struct Tree { float v; Tree* child[2]; };
+struct Pair { float w[2]; };
+struct View { float* w; int n; };
+extern "C" __global__ void bufs(float* a, float* o, int n) {
+    Bufs b; b.p[0] = a; b.p[1] = o; b.n = n;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    b.p[1][i] = 2.0f * b.p[0][i];  // BUFS
+}
+extern "C" __global__ void list(float* o, int steps) {
+    __shared__ Node nodes[8];
+    int t = threadIdx.x;
+    nodes[t].v = t;
+    nodes[t].next = &nodes[t + 1];  // the last one's points one past the end: fine until used
+    __syncthreads();
+    Node* p = &nodes[t];
+    for (int k = 0; k < steps; k++) p = p->next;
+    o[t] = p->v;  // LIST
+}
+extern "C" __global__ void tree(float* o) {
+    __shared__ Tree tr[7];
+    int t = threadIdx.x;
+    tr[t].v = t; tr[t].child[0] = &tr[2 * t + 1]; tr[t].child[1] = &tr[2 * t + 2];
+    __syncthreads();
+    o[t] = t < 3 ? tr[t].child[1]->v : tr[t].v;  // TREE
+}
+extern "C" __global__ void same_name(const float* a, float* o) {
+    Pair p; p.w[0] = 1; p.w[1] = 2;
+    View v; v.w = (float*)a; v.n = 8;
+    int i = threadIdx.x;
+    o[i] = v.w[i] + p.w[i & 1];
+}"""
+    line = lambda marker: line_of(marker, source)
+    module = cuda.RawModule(code=source, backend="cpu", sanitize=sanitize)
+    a, o = np.arange(8, dtype=np.float32), np.zeros(8, np.float32)
+    module.get_function("bufs")((1,), (8,), (a, o, 8))
+    np.testing.assert_array_equal(o, 2 * a)
+    with pytest.raises(cuda.KernelError, match=r"accessed a\[8\], but a has 8 elements") as info:
+        module.get_function("bufs")((2,), (8,), (a, o, 8))
+    assert f"line {line('BUFS')}:" in str(info.value)
+    module.get_function("list")((1,), (8,), (o, 0))
+    np.testing.assert_array_equal(o, a)
+    with pytest.raises(cuda.KernelError, match=r"accessed nodes\[8\] through a pointer into the __shared__ array "
+                                               r"nodes, which holds 8") as info:
+        module.get_function("list")((1,), (8,), (o, 1))
+    assert f"line {line('LIST')}:" in str(info.value) and "thread (7, 0, 0)" in str(info.value)
+    module.get_function("tree")((1,), (7,), (o,))
+    np.testing.assert_array_equal(o[:7], [2, 4, 6, 3, 4, 5, 6])
+    with pytest.raises(cuda.KernelError, match=r"accessed tr\[8\] through a pointer into the __shared__ array tr"):
+        cuda.RawKernel(source.replace("t < 3 ?", "t < 4 ?"), "tree", backend="cpu", sanitize=sanitize)((1,), (7,), (o,))
+    module.get_function("same_name")((1,), (8,), (a, o))
+    np.testing.assert_array_equal(o, a + np.tile([1, 2], 4))
+
+
 def test_a_variable_read_before_it_has_a_value_gives_a_warning_like_nvccs(tmp_path, monkeypatch):
     """GCC sees what nvcc warns about ("used before its value is set"): shown once, in the
     learner's words, also when the module comes from the kernel cache in a later process."""

@@ -850,7 +850,16 @@ def _dangling_warnings(source: Source) -> list[str]:
 def _raw_member_warnings(source: Source) -> list[str]:
     """Pointers inside structs whose bytes come from the host: nothing here knows their arrays."""
     found = []
-    for struct, member, line in source.raw_members:
+    for struct, member, line, why in source.raw_members:
+        if why == "union":
+            found.append(f"line {line}: `{struct + '::' if struct else ''}{member}` is a pointer inside a union, so "
+                         "course.cuda cannot bounds-check the accesses through it (a union's pointer is a raw "
+                         "address here, and the union's other members can change its bits): an index past its "
+                         "array's end reads or overwrites other memory (on a GPU, and here, where that can crash "
+                         "Python). Keep the pointer in a variable or struct of its own, and move it with pointer "
+                         "arithmetic (`p += k`), which stays checked; to see its address as a number, cast a copy: "
+                         f"`(unsigned long long)p`.\n    {line}: {source.lines[line - 1].strip()}")
+            continue
         found.append(f"line {line}: `{struct + '::' if struct else ''}{member}` is a pointer inside a struct whose "
                      "bytes come from the host or are sized by it (a kernel parameter, a __constant__ or __device__ variable, "
                      "or extern __shared__ memory, which shared_mem sizes: each keeps the GPU's layout), so "

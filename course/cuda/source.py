@@ -733,7 +733,7 @@ class Source:
     dangling: list = field(default_factory=list)  # (function, name, line, "array"/"variable"): `return x;` of a
                                                    # local array x, `return &m;` of a local variable m
     aliased_shared: list = field(default_factory=list)  # (function, names, lines, types): 2+ extern __shared__
-    raw_members: list = field(default_factory=list)  # (struct, member, line): pointers in structs from the host
+    raw_members: list = field(default_factory=list)  # (struct, member, line, "host"/"union"): unchecked pointers
     aliases: dict = field(default_factory=dict)
     bit_fields: frozenset = frozenset()  # names of the structs' bit-field members (no address of their own)
     unsupported_of: dict = field(default_factory=dict)  # function → (spelling, line, what, instead)
@@ -2452,7 +2452,8 @@ def _check_struct_members(tokens: list[Token], functions: list, aliases: dict, r
     __constant__/__device__ variables and extern __shared__ arrays, and the structs inside them:
     their pointer members are returned as (struct, member, line)."""
     definitions = list(_struct_definitions(tokens))
-    if not definitions:
+    unions = list(_struct_definitions(tokens, ("union",)))
+    if not definitions and not unions:
         return []
     host_facing = {w for f in functions if f.is_global for raw in f.raws for w in _resolve(raw.words, aliases)}
     statement = []
@@ -2478,7 +2479,7 @@ def _check_struct_members(tokens: list[Token], functions: list, aliases: dict, r
                 if inner:
                     host_facing |= inner
                     grown = True
-    raw_members = []  # (struct, member, line) of host-facing structs: their pointers stay raw
+    raw_members = []  # (struct, member, line, why) of host-facing structs and unions: their pointers stay raw
     for names, a, b in definitions:  # (a struct a function defines, `struct S { float* p; } s{out};`, too)
         complete = {n for ns, _, end in definitions if end < a for n in ns}  # defined before this one
         template = set()
@@ -2487,11 +2488,18 @@ def _check_struct_members(tokens: list[Token], functions: list, aliases: dict, r
             k -= 1
         if tokens[k].text == "template":
             template = set(_template_params(tokens, _matching_angle(tokens, k + 1) + 1)[0])
-        for first, name, words, const in _pointer_members(tokens, a, b, complete | template, aliases):
+        # (the struct's own name too: `struct Node { Node* next; };`, a list or a tree)
+        for first, name, words, const in _pointer_members(tokens, a, b, complete | template | set(names), aliases):
             if set(names) & host_facing:
-                raw_members.append((names[0] if names else "", name.text, name.line))
+                raw_members.append((names[0] if names else "", name.text, name.line, "host"))
             else:
                 replace(first.start, name.end, f"{const}__cc_ptr<{' '.join(words)}> {name.text}")
+    # A union's pointer member stays a raw address (a checked pointer has a constructor, which a union's
+    # member may not have), and a union is how code reads a pointer's bits as a number and back.
+    for names, a, b in unions:
+        known = {n for ns, _, _ in definitions + unions for n in ns}
+        for first, name, words, const in _pointer_members(tokens, a, b, known, aliases):
+            raw_members.append((names[0] if names else "", name.text, name.line, "union"))
     return raw_members
 
 
@@ -2524,7 +2532,7 @@ def _pointer_members(tokens: list[Token], a: int, b: int, known: set, aliases: d
         rest = decl[star + 1:] if star else []
         while rest and rest[0].text in ("const", "__restrict__", "__restrict", "restrict"):
             rest = rest[1:]
-        if usable and rest and rest[0].kind == "ident" and (len(rest) == 1 or rest[1].text == "="):
+        if usable and rest and rest[0].kind == "ident" and (len(rest) == 1 or rest[1].text in ("=", "[")):
             yield decl[0], rest[0], words, "const " if decl[star + 1].text == "const" else ""  # `float* const p;`
         i = end + 1
 
@@ -3583,7 +3591,9 @@ def _member_arrays(tokens: list[Token], type_bodies: dict,
                         other.add(text)
                     k = q
                     continue
-                if after in (";", ",", "=", ":") and tokens[k - 1].kind in ("ident",) or after == "(":
+                # (any other member: `float w;`, `float* w;`, `T& w;`, `float a, *w;`)
+                if after in (";", ",", "=", ":", "{") and (tokens[k - 1].kind == "ident" or tokens[k - 1].text in (
+                        "*", "&", "&&", ">", ",")) or after == "(":
                     other.add(text)
             k += 1
     # An extent needs a value that holds at every use: numbers, macros, and constants declared
