@@ -1001,7 +1001,7 @@ template <class T> struct Span {          // built in device code: its pointer i
     T* data; int n;
     __device__ T& operator[](int i) const { return data[i]; }  // SPAN: the access
 };
-struct Node { Node* next; int value; };  // a pointer to itself: left as written
+struct Node { Node* next; int value; };  // a pointer to its own type: checked too
 struct Launch { float* buffer; int n; };  // a kernel parameter's type: the host's layout
 extern "C" __global__ void forget_const(const float* in, float* out, int n) {
     int i = threadIdx.x;
@@ -1052,7 +1052,8 @@ def test_const_casts_vector_derefs_and_struct_members_stay_checked(sanitize):
         module.get_function("span_sum")((1,), (4,), (x, totals, 8, 9))
     assert info.value.line == line("SPAN: the access")
     parsed = cuda_source.parse(CASTS_AND_MEMBERS)
-    assert "float* buffer;" in parsed.cpu_text and "Node* next;" in parsed.cpu_text  # layouts kept
+    assert "float* buffer;" in parsed.cpu_text  # a host-facing struct's layout kept
+    assert "__cc_ptr<Node> next;" in parsed.cpu_text  # a list's link, checked
     assert "operator" not in parsed.globals  # a member operator is a function, not a __device__ variable
 
 
@@ -3457,6 +3458,51 @@ def test_warp_synchronous_volatile_steps_on_a_global_array_are_races():
     # a volatile flag that threads of one block set and read is how such flags work: no report
     found = np.zeros(1, np.int32)
     cuda.RawKernel(GLOBAL_WARP_REDUCE.replace("STEPS", ""), "search", backend="cpu", sanitize=True)(
+        (1,), (64,), (np.arange(1000, dtype=np.int32), 1000, 700, found))
+    assert found[0] == 701
+
+
+def test_a_plain_launch_runs_warp_synchronous_volatile_steps_in_step_as_a_gpu_does():
+    # The unrolled last warp of the old samples, as published (Harris's reduction #6 on shared memory,
+    # Cheng's on global memory), launched plainly, the default on a machine without a GPU: each step's
+    # reads come before its writes in every lane, as a GPU's warp gives it in practice. Run one thread
+    # after another, lane 0 read v[16] before lane 16 added to it, and the sums came out wrong with no
+    # message. The sanitizer still reports the race (Volta's lanes need not keep in step).
+    racy = "\n".join(f"        v[tid] += v[tid + {o}];" for o in (16, 8, 4, 2, 1))
+    values = np.random.default_rng(5).integers(0, 100, 256).astype(np.int32)
+    out = np.zeros(4, np.int32)
+    kernel = cuda.RawKernel(GLOBAL_WARP_REDUCE.replace("STEPS", racy), "reduce", backend="cpu", sanitize=False)
+    kernel((4,), (64,), (values.copy(), out))
+    np.testing.assert_array_equal(out, values.reshape(4, 64).sum(axis=1))
+    shared = r"""
+template <unsigned blockSize>
+__device__ void warpReduce(volatile float* sdata, unsigned tid) {
+    if (blockSize >= 64) sdata[tid] += sdata[tid + 32];
+    if (blockSize >= 32) sdata[tid] += sdata[tid + 16];
+    if (blockSize >= 16) sdata[tid] += sdata[tid + 8];
+    if (blockSize >= 8) sdata[tid] += sdata[tid + 4];
+    if (blockSize >= 4) sdata[tid] += sdata[tid + 2];
+    if (blockSize >= 2) sdata[tid] += sdata[tid + 1];
+}
+// one warp's block, no __syncthreads(): each thread loads two elements and the warp adds them up
+extern "C" __global__ void warp_sum(const float* x, float* out) {
+    __shared__ float sdata[64];
+    unsigned tid = threadIdx.x;
+    volatile float* v = sdata;
+    v[tid] = x[blockIdx.x * 64 + tid];
+    v[tid + 32] = x[blockIdx.x * 64 + tid + 32];
+    warpReduce<64>(sdata, tid);
+    if (tid == 0) out[blockIdx.x] = sdata[0];
+}"""
+    x = np.random.default_rng(6).random(256).astype(np.float32)
+    sums = np.zeros(4, np.float32)
+    cuda.RawKernel(shared, "warp_sum", backend="cpu", sanitize=False)((4,), (32,), (x, sums))
+    np.testing.assert_allclose(sums, x.reshape(4, 64).sum(axis=1), rtol=1e-5)
+    with pytest.raises(cuda.KernelError, match=r"(?s)data race on shared memory sdata\[1\].*__syncwarp\(\)"):
+        cuda.RawKernel(shared, "warp_sum", backend="cpu", sanitize=True)((4,), (32,), (x, sums))
+    # a volatile local (the thread's own) takes no step, and a volatile flag still works
+    found = np.zeros(1, np.int32)
+    cuda.RawKernel(GLOBAL_WARP_REDUCE.replace("STEPS", ""), "search", backend="cpu", sanitize=False)(
         (1,), (64,), (np.arange(1000, dtype=np.int32), 1000, 700, found))
     assert found[0] == 701
 

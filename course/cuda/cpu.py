@@ -40,7 +40,7 @@ RUNTIME_HEADER = Path(__file__).with_name("runtime.h")
 MAX_SHARED_BYTES = 48 * 1024  # shared memory a block may use without an opt-in (runtime.h's __CC_MAX_SHARED)
 MAX_SHARED_OPTIN = 163 * 1024  # and with one (max_dynamic_shared_size_bytes), on an A100 (sm_80)
 SOURCE_NAME = "kernel.cu"  # what compiler messages call the learner's source
-_LAYOUT_VERSION = "7"  # change when generated code changes, so old cache entries are not used
+_LAYOUT_VERSION = "8"  # change when generated code changes, so old cache entries are not used
 
 FLAGS = [
     "-std=c++17", "-O3",

@@ -2647,16 +2647,27 @@ __attribute__((always_inline)) static inline bool __cc_branch(const C& condition
 template <class T> static inline const T& __cc_val(const T& v) { return v; }
 template <class T> using __cc_value_t = typename std::remove_cv<typename std::remove_reference<T>::type>::type;
 
+// A volatile access of shared or global memory in a plain launch (below, __cc_in_step).
+__CC_RT void __cc_volatile_step(const volatile void* address);
+template <class T>
+__attribute__((always_inline)) static inline void __cc_in_step(const T& x) {
+    if constexpr (__cc_volatile_bit<T>() != 0)
+        if (!__cc_sanitizing) __cc_volatile_step(__builtin_addressof(x));
+}
+
 // source.py wraps every access in a kernel's body: __cc_r(s[i]) for a read, __cc_w(s[i]) = v
-// for a write, __cc_rw(s[i]) += v for both. In a plain build they are nothing; in a sanitized
-// one each tells __cc_note which bytes the thread touched, and how.
+// for a write, __cc_rw(s[i]) += v for both. In a plain build they are nothing (but a volatile
+// access's step, __cc_volatile_step); in a sanitized one each tells __cc_note which bytes the
+// thread touched, and how.
 template <class T>
 __attribute__((always_inline)) static inline T&& __cc_r(T&& x) {
     // (`(*op)(a, b)` through a function pointer: *op names a function, no memory)
-    if constexpr (!std::is_function<typename std::remove_reference<T>::type>::value)
+    if constexpr (!std::is_function<typename std::remove_reference<T>::type>::value) {
         if (__cc_sanitizing) {
             __cc_note(__builtin_addressof(x), sizeof x, __CC_READ + __cc_volatile_bit<T>() + __cc_read_check<__cc_value_t<T>>());
         }
+        __cc_in_step<T>(x);
+    }
     return static_cast<T&&>(x);
 }
 // `acc[t].add(v)`: a method is called on an element. For the source's structs that live in shared
@@ -2673,6 +2684,7 @@ __attribute__((always_inline)) static inline T&& __cc_touch(T&& x) {
 template <class T>
 __attribute__((always_inline)) static inline T&& __cc_wbits(T&& x) {
     if (__cc_sanitizing) __cc_note(__builtin_addressof(x), sizeof x, __CC_WRITE + __cc_volatile_bit<T>());
+    __cc_in_step<T>(x);
     return static_cast<T&&>(x);
 }
 // `s[i] = t[j];`: the read of t[j] is a copy (__cc_copy).
@@ -2682,6 +2694,7 @@ __attribute__((always_inline)) static inline T&& __cc_rc(T&& x) {
         __cc_note(__builtin_addressof(x), sizeof x,
                   __CC_READ + __CC_COPY + __cc_volatile_bit<T>() + __cc_read_check<__cc_value_t<T>>());
     }
+    __cc_in_step<T>(x);
     return static_cast<T&&>(x);
 }
 template <class U, class = void> struct __cc_is_checked;  // (a checked pointer: __cc_ptr, below)
@@ -2723,7 +2736,10 @@ __attribute__((always_inline)) static inline __cc_store<typename std::remove_ref
 }
 #else
 template <class T>
-__attribute__((always_inline)) static inline T&& __cc_w(T&& x) { return static_cast<T&&>(x); }
+__attribute__((always_inline)) static inline T&& __cc_w(T&& x) {
+    __cc_in_step<T>(x);
+    return static_cast<T&&>(x);
+}
 #endif
 template <class T>
 __attribute__((always_inline)) static inline T&& __cc_rw(T&& x) {
@@ -2734,6 +2750,7 @@ __attribute__((always_inline)) static inline T&& __cc_rw(T&& x) {
                   (relaxed ? __CC_READ + relaxed + __CC_UPDATE : __CC_READ_UPDATE) + __cc_read_check<__cc_value_t<T>>());
         __cc_note(__builtin_addressof(x), sizeof x, __CC_WRITE + relaxed + (relaxed ? __CC_UPDATE : 0));
     }
+    __cc_in_step<T>(x);
     return static_cast<T&&>(x);
 }
 
@@ -5532,6 +5549,24 @@ static inline bool __cc_polled(const C& condition) {
         if (w->current) w->current->spin_line = 0;
     }
     return holds;
+}
+
+// A volatile access of shared or global memory in a plain launch (source.py runs a function that makes
+// one as fibers): the thread first gives its turn up, as a waiting loop's does, so that the threads of
+// a block take their volatile accesses in step, one each a round. That is how a warp's lanes run the
+// warp-synchronous code of older samples (`if (tid < 32) { vs[tid] += vs[tid + 32]; vs[tid] +=
+// vs[tid + 16]; ... }` on a volatile pointer, Harris's reduction #6): each step's reads before its
+// writes, in every lane, which a GPU gives in practice and the code counts on. Run one thread after
+// another, lane 0 would read vs[16] before lane 16 added to it: a wrong sum, silently. (Since Volta
+// the lanes need not keep in step: a sanitized launch reports the race and asks for __syncwarp().)
+// Volatile locals (on the thread's own stack) take no step.
+__CC_RT void __cc_volatile_step(const volatile void* address) {
+    __cc_worker* w = __cc_me;
+    __cc_fiber* f = w->current;
+    if (!f || ((const char*)address >= f->stack_low && (const char*)address < f->stack_high)) return;
+    f->state = __CC_SPINNING;
+    w->spinning++;
+    __cc_yield(w, f);
 }
 
 // __syncthreads(): wait here until every thread of the block arrives.

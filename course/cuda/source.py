@@ -1937,9 +1937,13 @@ def parse(text: str, options=()) -> Source:
     for f in functions:  # a function that waits for other threads needs them to run meanwhile: fibers
         if f.body and spin_edits[f.body]:
             bodies[f.name].add("__cc_spin_point")
+        # and one that makes volatile accesses takes them in step with the other threads (runtime.h's
+        # __cc_volatile_step: warp-synchronous code, `vs[tid] += vs[tid + 16]` on a volatile pointer)
+        if f.body and bodies[f.name] & (volatile_names | {"volatile"}):
+            bodies[f.name].add("__cc_volatile_step")
     # (CUB's collectives meet at a barrier inside: `cub::BlockReduce<...>`, or an alias of one made elsewhere)
     collectives = _CUB_CLASSES | _cub_aliases(tokens)
-    fiber_functions = reach(_BARRIERS | _WARP_CALLS | {"__cc_spin_point", "cub"} | collectives)
+    fiber_functions = reach(_BARRIERS | _WARP_CALLS | {"__cc_spin_point", "__cc_volatile_step", "cub"} | collectives)
     pointer_variables = _pointer_variables(tokens)
     stray = any(any(b in t.text for b in _BARRIERS | {"__shfl", "__syncwarp", "_sync("}) for t in directives) or any(
         t.text in _BARRIERS and not any(a <= i <= b for a, b in body_spans) for i, t in enumerate(tokens))
