@@ -3507,6 +3507,65 @@ extern "C" __global__ void warp_sum(const float* x, float* out) {
     assert found[0] == 701
 
 
+def test_activemask_orders_nothing_and_syncwarp_with_its_mask_does():
+    # __activemask() says which lanes run here: lanes that stored before it and read another lane's
+    # element after it race (it was taken as a warp-level sync, which it is not on a GPU)
+    source = r"""
+extern "C" __global__ void leader_sum(const float* in, float* out) {
+    __shared__ float s[32];
+    int lane = threadIdx.x;
+    if (in[lane] > 3.0f) {
+        s[lane] = in[lane];                               // STORE
+        unsigned m = __activemask();
+        SYNC
+        if (lane == __ffs(m) - 1) {
+            float t = 0;
+            for (int j = 0; j < 32; j++) if (m >> j & 1) t += s[j];  // READ
+            out[0] = t;
+        }
+    }
+}"""
+    x = np.arange(32, dtype=np.float32)
+    out = np.zeros(1, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory s\[5\]") as info:
+        cuda.RawKernel(source.replace("SYNC", ""), "leader_sum", backend="cpu", sanitize=True)((1,), (32,), (x, out))
+    assert info.value.line == line_of("READ", source)
+    cuda.RawKernel(source.replace("SYNC", "__syncwarp(m);"), "leader_sum", backend="cpu", sanitize=True)((1,), (32,),
+                                                                                                       (x, out))
+    assert out[0] == x[4:].sum()
+
+
+def test_the_address_one_past_the_end_of_dynamic_shared_memory_is_no_access():
+    source = r"""
+struct P2 { float x, y; };
+extern "C" __global__ void walk(const float* a, float* o) {
+    extern __shared__ float s[];
+    int t = threadIdx.x;
+    s[t] = a[t];
+    __syncthreads();
+    float* end = &s[blockDim.x];                          // one past the end: an address, no access
+    float acc = 0;
+    for (float* p = s; p != end; ++p) acc += *p;
+    o[t] = acc + *(end - 1) - s[blockDim.x - 1];
+}
+extern "C" __global__ void walk_past(const float* a, float* o) {
+    extern __shared__ float s[];
+    int t = threadIdx.x;
+    s[t] = a[t];
+    __syncthreads();
+    float* end = &s[blockDim.x];
+    o[t] = *end;                                          // PAST
+}"""
+    a, o = np.arange(8, dtype=np.float32), np.zeros(8, np.float32)
+    for sanitize in (False, True):
+        module = cuda.RawModule(code=source, backend="cpu", sanitize=sanitize)
+        module.get_function("walk")((1,), (8,), (a, o), shared_mem=32)
+        assert (o == a.sum()).all()
+        with pytest.raises(cuda.KernelError, match=r"accessed s\[8\]") as info:
+            module.get_function("walk_past")((1,), (8,), (a, o), shared_mem=32)
+        assert info.value.line == line_of("PAST", source)
+
+
 def test_a_warp_synchronous_step_in_shared_memory_is_told_to_split_read_and_write():
     steps = "\n".join(f"        v[tid] += v[tid + {o}]; __syncwarp();" for o in (32, 16, 8, 4, 2, 1))
     code = GLOBAL_WARP_REDUCE.replace("int* data = g + blockIdx.x * blockDim.x;",

@@ -5701,7 +5701,9 @@ __CC_RT bool __cc_resolve_warps(int threads, bool converge) {
                         __cc_fibers[base + k].state = __CC_RUNNABLE;
                         w->warp_waiting--;
                     }
-                __cc_warp_call_done(base, active, 0, lanes);
+                // (no __cc_warp_call_done: __activemask() only says which lanes run here; it neither waits
+                // for the others nor orders memory, so a store before it and a read after it by two lanes
+                // stay unordered, as on a GPU: `__syncwarp(mask)` orders them)
                 progress = true;
                 continue;
             }

@@ -3769,6 +3769,15 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
     # address, not an access.
     pointers = {r.name for r in f.raws if r.name and (r.stars == 1 or r.array) and not r.complex
                       and not r.reference}
+    # extern __shared__ arrays (`&s[blockDim.x]`, one past the end of the launch's dynamic shared memory, is
+    # an address too, as it is of a static array)
+    for k, t in enumerate(tokens):
+        if t.text == "extern" and any(tokens[q].text == "__shared__" for q in range(k + 1, min(k + 6, len(tokens)))):
+            q = k + 1
+            while q < len(tokens) and tokens[q].text not in (";", "[", "{", "("):
+                q += 1
+            if q < len(tokens) and tokens[q].text == "[" and tokens[q - 1].kind == "ident":
+                pointers.add(tokens[q - 1].text)
     type_bodies = type_bodies or {}  # `{` → `}` of struct and union definitions (`__shared__ union {...} u;`)
     # `auto* p = &y[i];`, `const auto* q = x + i;`, `auto p = &s[0];`: a checked pointer is no T* that
     # `auto*` could deduce from, and `&s[0]` of an array is a raw one: `auto p = __cc_as_pointer(...)`, a
