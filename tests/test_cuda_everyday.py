@@ -2116,6 +2116,82 @@ def test_cub_block_reduce_block_scan_and_warp_reduce_run_as_with_cub(sanitize):
     np.testing.assert_array_equal(out, np.concatenate([v.reshape(2, 32).sum(1), v.reshape(4, 16).sum(1)]))
 
 
+CUB_TILES = r"""
+#include <cub/cub.cuh>
+// CUB's documented way of scanning more items than a block holds: tile after tile, a block prefix
+// callback carrying the running total from one tile to the next
+struct BlockPrefixCallbackOp {
+    int running_total;
+    __device__ BlockPrefixCallbackOp(int running_total) : running_total(running_total) {}
+    __device__ int operator()(int block_aggregate) {
+        int old_prefix = running_total;
+        running_total += block_aggregate;
+        return old_prefix;
+    }
+};
+typedef cub::BlockScan<int, 32> Scan;
+extern "C" __global__ void tiles(const int* x, int* out, int n) {
+    __shared__ typename Scan::TempStorage temp;
+    BlockPrefixCallbackOp prefix_op(0);
+    for (int start = 0; start < n; start += 32 * 4) {
+        int items[4];
+        for (int k = 0; k < 4; k++) items[k] = x[start + 4 * threadIdx.x + k];
+        Scan(temp).ExclusiveSum(items, items, prefix_op);  // in place, as CUB's example does
+        __syncthreads();
+        for (int k = 0; k < 4; k++) out[start + 4 * threadIdx.x + k] = items[k];
+    }
+}
+extern "C" __global__ void forms(const int* x, int* out, int* totals) {
+    __shared__ typename Scan::TempStorage temp;
+    int items[2] = {x[2 * threadIdx.x], x[2 * threadIdx.x + 1]}, a[2], b[2], c[2], d[2];
+    int sum_total, max_total, v = x[2 * threadIdx.x], e, f;
+    Scan(temp).ExclusiveSum(items, a, sum_total);
+    __syncthreads();
+    Scan(temp).InclusiveScan(items, b, cub::Max(), max_total);
+    __syncthreads();
+    Scan(temp).ExclusiveScan(items, c, 100, cub::Min());
+    __syncthreads();
+    Scan(temp).InclusiveSum(items, d);
+    __syncthreads();
+    BlockPrefixCallbackOp op(1000);
+    Scan(temp).InclusiveSum(v, e, op);
+    __syncthreads();
+    BlockPrefixCallbackOp op2(1000);
+    Scan(temp).ExclusiveScan(v, f, cub::Sum(), op2);
+    int t = threadIdx.x;
+    out[2 * t] = a[0], out[2 * t + 1] = a[1];
+    out[64 + 2 * t] = b[0], out[65 + 2 * t] = b[1];
+    out[128 + 2 * t] = c[0], out[129 + 2 * t] = c[1];
+    out[192 + 2 * t] = d[0], out[193 + 2 * t] = d[1];
+    out[256 + t] = e, out[288 + t] = f;
+    if (t == 0) totals[0] = sum_total, totals[1] = max_total;
+}
+"""
+
+
+@pytest.mark.parametrize("sanitize", [True, False])
+def test_cub_block_scans_with_an_aggregate_an_operator_or_a_block_prefix_callback(sanitize):
+    """BlockScan's other forms, as CUB documents them: a thread's items with the block's aggregate, with
+    any operator (InclusiveScan, ExclusiveScan with an initial value), and a block prefix callback for a
+    scan tile by tile (they were refused with g++'s "no matching function")."""
+    module = cuda.RawModule(code=CUB_TILES, backend="cpu", sanitize=sanitize)
+    x = np.random.default_rng(7).integers(0, 50, 512).astype(np.int32)
+    out = np.zeros(512, np.int32)
+    module.get_function("tiles")((1,), (32,), (x, out, 512))
+    np.testing.assert_array_equal(out, np.concatenate([[0], np.cumsum(x)[:-1]]))
+    items = x[:64]
+    out, totals = np.zeros(320, np.int32), np.zeros(2, np.int32)
+    module.get_function("forms")((1,), (32,), (items, out, totals))
+    np.testing.assert_array_equal(out[:64], np.concatenate([[0], np.cumsum(items)[:-1]]))
+    np.testing.assert_array_equal(out[64:128], np.maximum.accumulate(items))
+    np.testing.assert_array_equal(out[128:192], np.minimum.accumulate(np.concatenate([[100], items[:-1]])))
+    np.testing.assert_array_equal(out[192:256], np.cumsum(items))
+    firsts = items[::2]
+    np.testing.assert_array_equal(out[256:288], 1000 + np.cumsum(firsts))
+    np.testing.assert_array_equal(out[288:320], 1000 + np.concatenate([[0], np.cumsum(firsts)[:-1]]))
+    assert list(totals) == [items.sum(), items.max()]
+
+
 def test_cub_storage_used_again_without_a_barrier_a_wrong_block_and_the_rest_of_cub():
     """As CUB's documentation says, storage used again needs __syncthreads() first: without it, the race
     on the storage names both calls' lines. A collective declared for 64 threads in a block of 32 is

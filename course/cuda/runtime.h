@@ -7475,7 +7475,42 @@ struct __cc_collective {
         if (__cc_sanitizing) __cc_note(&result[rank - 1], sizeof(T), __CC_READ);
         return op(*init, result[rank - 1]);
     }
+    // The scan's result of the threads before the caller (`*has`: there are some; thread 0 has none), and the
+    // block's aggregate.
+    template <class Op, class Sync>
+    __attribute__((always_inline)) T before(int rank, const T& input, Op op, T* aggregate, bool* has, Sync sync) {
+        scan(rank, input, op, nullptr, aggregate, sync);
+        *has = rank > 0;
+        if (rank == 0) return input;
+        if (__cc_sanitizing) __cc_note(&result[rank - 1], sizeof(T), __CC_READ);
+        return result[rank - 1];
+    }
+    // What thread 0 gives, for every thread (a block prefix callback's value: CUB uses lane 0's).
+    template <class Sync>
+    __attribute__((always_inline)) T broadcast(int rank, const T& value, Sync sync) {
+        sync();  // (the threads have read result[] before item[0] is written again)
+        if (rank == 0) {
+            if (__cc_sanitizing) __cc_note(&item[0], sizeof(T), __CC_WRITE);
+            item[0] = value;
+        }
+        sync();
+        if (__cc_sanitizing) __cc_note(&item[0], sizeof(T), __CC_READ);
+        return item[0];
+    }
 };
+
+// A thread's items (ITEMS_PER_THREAD of them) in a local array, `T (&items)[N]`, or the checked view of one
+// that the CPU backend makes of it; and a block prefix callback (any type but the items').
+template <class X> struct __cc_is_items : std::is_array<X> {};
+template <class A> struct __cc_is_items<__cc_array_view<A>> : std::true_type {};
+#define __CC_ITEMS(X) class X, class = typename std::enable_if<__cc_is_items<typename std::decay<X>::type>::value || \
+    std::is_array<typename std::remove_reference<X>::type>::value>::type
+template <class X> static constexpr int __cc_items_count() {
+    typedef typename std::remove_cv<typename std::remove_reference<X>::type>::type D;
+    if constexpr (std::is_array<D>::value) return (int)std::extent<D>::value;
+    else return (int)D::N;
+}
+#define __CC_CALLBACK(P, T) class P, class = typename std::enable_if<!std::is_convertible<P&, T&>::value>::type
 
 // A launch whose block (or warp) is not the size the collective was declared for: CUB's results
 // would be wrong on a GPU (threads left out, or storage overrun).
@@ -7577,36 +7612,110 @@ public:
     template <class Op> __attribute__((always_inline)) void ExclusiveScan(T input, T& output, T init, Op op, T& aggregate) {
         output = run(input, op, &init, &aggregate);
     }
-    // ITEMS_PER_THREAD items a thread, in blocked order: each thread's own run, then the block's scan of the totals
-    template <int N> __attribute__((always_inline)) void InclusiveSum(T (&input)[N], T (&output)[N]) {
-        items(input, output, N, false);
+    // With a block prefix callback (CUB's way of scanning tile after tile): the first warp's threads call it
+    // with the block's aggregate, and what thread 0's call returns goes before every result of the block.
+    template <__CC_CALLBACK(P, T)> __attribute__((always_inline)) void InclusiveSum(T input, T& output, P& prefix) {
+        one(input, output, false, cub::Sum(), nullptr, &prefix);
     }
-    template <int N> __attribute__((always_inline)) void ExclusiveSum(T (&input)[N], T (&output)[N]) {
-        items(input, output, N, true);
+    template <__CC_CALLBACK(P, T)> __attribute__((always_inline)) void ExclusiveSum(T input, T& output, P& prefix) {
+        one(input, output, true, cub::Sum(), nullptr, &prefix);
     }
-    // (the same of local arrays, which the CPU backend makes checked views)
-    template <class A, class B> __attribute__((always_inline)) void InclusiveSum(const __cc_array_view<A>& input,
-                                                                                 const __cc_array_view<B>& output) {
-        items(input, output, (int)__cc_array_view<A>::N, false);
+    template <class Op, __CC_CALLBACK(P, T)>
+    __attribute__((always_inline)) void InclusiveScan(T input, T& output, Op op, P& prefix) {
+        one(input, output, false, op, nullptr, &prefix);
     }
-    template <class A, class B> __attribute__((always_inline)) void ExclusiveSum(const __cc_array_view<A>& input,
-                                                                                 const __cc_array_view<B>& output) {
-        items(input, output, (int)__cc_array_view<A>::N, true);
+    template <class Op, __CC_CALLBACK(P, T)>
+    __attribute__((always_inline)) void ExclusiveScan(T input, T& output, Op op, P& prefix) {
+        one(input, output, true, op, nullptr, &prefix);
+    }
+    // ITEMS_PER_THREAD items a thread, in blocked order (`T items[N]`, input and output may be the same array):
+    // each thread's own run, then the block's scan of the threads' totals
+    template <__CC_ITEMS(In), __CC_ITEMS(Out)> __attribute__((always_inline)) void InclusiveSum(In&& input, Out&& output) {
+        items(input, output, false, cub::Sum(), nullptr, nullptr, (__cc_no_prefix*)nullptr);
+    }
+    template <__CC_ITEMS(In), __CC_ITEMS(Out)>
+    __attribute__((always_inline)) void InclusiveSum(In&& input, Out&& output, T& aggregate) {
+        items(input, output, false, cub::Sum(), nullptr, &aggregate, (__cc_no_prefix*)nullptr);
+    }
+    template <__CC_ITEMS(In), __CC_ITEMS(Out), __CC_CALLBACK(P, T)>
+    __attribute__((always_inline)) void InclusiveSum(In&& input, Out&& output, P& prefix) {
+        items(input, output, false, cub::Sum(), nullptr, nullptr, &prefix);
+    }
+    template <__CC_ITEMS(In), __CC_ITEMS(Out)> __attribute__((always_inline)) void ExclusiveSum(In&& input, Out&& output) {
+        T zero = T();
+        items(input, output, true, cub::Sum(), &zero, nullptr, (__cc_no_prefix*)nullptr);
+    }
+    template <__CC_ITEMS(In), __CC_ITEMS(Out)>
+    __attribute__((always_inline)) void ExclusiveSum(In&& input, Out&& output, T& aggregate) {
+        T zero = T();
+        items(input, output, true, cub::Sum(), &zero, &aggregate, (__cc_no_prefix*)nullptr);
+    }
+    template <__CC_ITEMS(In), __CC_ITEMS(Out), __CC_CALLBACK(P, T)>
+    __attribute__((always_inline)) void ExclusiveSum(In&& input, Out&& output, P& prefix) {
+        items(input, output, true, cub::Sum(), nullptr, nullptr, &prefix);
+    }
+    template <__CC_ITEMS(In), __CC_ITEMS(Out), class Op>
+    __attribute__((always_inline)) void InclusiveScan(In&& input, Out&& output, Op op) {
+        items(input, output, false, op, nullptr, nullptr, (__cc_no_prefix*)nullptr);
+    }
+    template <__CC_ITEMS(In), __CC_ITEMS(Out), class Op>
+    __attribute__((always_inline)) void InclusiveScan(In&& input, Out&& output, Op op, T& aggregate) {
+        items(input, output, false, op, nullptr, &aggregate, (__cc_no_prefix*)nullptr);
+    }
+    template <__CC_ITEMS(In), __CC_ITEMS(Out), class Op, __CC_CALLBACK(P, T)>
+    __attribute__((always_inline)) void InclusiveScan(In&& input, Out&& output, Op op, P& prefix) {
+        items(input, output, false, op, nullptr, nullptr, &prefix);
+    }
+    template <__CC_ITEMS(In), __CC_ITEMS(Out), class Op>
+    __attribute__((always_inline)) void ExclusiveScan(In&& input, Out&& output, T init, Op op) {
+        items(input, output, true, op, &init, nullptr, (__cc_no_prefix*)nullptr);
+    }
+    template <__CC_ITEMS(In), __CC_ITEMS(Out), class Op>
+    __attribute__((always_inline)) void ExclusiveScan(In&& input, Out&& output, T init, Op op, T& aggregate) {
+        items(input, output, true, op, &init, &aggregate, (__cc_no_prefix*)nullptr);
+    }
+    template <__CC_ITEMS(In), __CC_ITEMS(Out), class Op, __CC_CALLBACK(P, T)>
+    __attribute__((always_inline)) void ExclusiveScan(In&& input, Out&& output, Op op, P& prefix) {
+        items(input, output, true, op, nullptr, nullptr, &prefix);
     }
 private:
+    struct __cc_no_prefix {};
     template <class Op> __attribute__((always_inline)) T run(const T& input, Op op, const T* init, T* aggregate) {
         return this->s.scan(Base::rank(), input, op, init, aggregate, this->barrier());
     }
-    template <class In, class Out>
-    __attribute__((always_inline)) void items(const In& input, const Out& output, int N, bool exclusive) {
-        T total = input[0];
-        for (int k = 1; k < N; k++) total = total + T(input[k]);
-        T zero = T();
-        T running = run(total, cub::Sum(), &zero, nullptr);  // (the sum of the threads before this one)
+    template <class Op, class P>
+    __attribute__((always_inline)) void one(T input, T& output, bool exclusive, Op op, const T* init, P* prefix) {
+        T in[1] = {input}, out[1];
+        items(in, out, exclusive, op, init, nullptr, prefix);
+        output = out[0];
+    }
+    // `init`: what goes before the first item (an exclusive scan's initial value); `prefix`: a callback for it
+    template <class In, class Out, class Op, class P>
+    __attribute__((always_inline)) void items(const In& input, Out&& output, bool exclusive, Op op, const T* init,
+                                              T* aggregate, P* prefix) {
+        const int N = __cc_items_count<In>();
+        T items[N];  // (read first: the output may be the input's array)
+        for (int k = 0; k < N; k++) items[k] = T(input[k]);
+        T total = items[0];
+        for (int k = 1; k < N; k++) total = op(total, items[k]);
+        T all;
+        bool has;
+        const int rank = Base::rank();
+        T before = this->s.before(rank, total, op, &all, &has, this->barrier());  // (the threads before this one)
+        if (aggregate) *aggregate = all;
+        T running = before;
+        bool empty = !has;
+        if constexpr (!std::is_same<P, __cc_no_prefix>::value) {
+            T mine = rank < 32 ? T((*prefix)(all)) : T();
+            T first = this->s.broadcast(rank, mine, this->barrier());
+            running = has ? op(first, before) : first, empty = false;
+        } else if (init) {
+            running = has ? op(*init, before) : *init, empty = false;
+        }
         for (int k = 0; k < N; k++) {
-            T item = T(input[k]);
-            if (exclusive) output[k] = running;
-            running = running + item;
+            if (exclusive) output[k] = empty ? T() : running;
+            running = empty ? items[k] : op(running, items[k]);
+            empty = false;
             if (!exclusive) output[k] = running;
         }
     }
