@@ -80,6 +80,10 @@ def test_clear_errors_for_unknown_names():
         module.get_function("convolv")
     with pytest.raises(cuda.CompileError, match=r"takes 2 template argument\(s\) <T, BLOCK>"):
         cuda.RawModule(code=SOURCE, backend="cpu", name_expressions=["reduce<float, 1, 2>"])
+    # too few: the one left out is named (it failed at the first launch with g++'s notes about deduction)
+    with pytest.raises(cuda.CompileError, match=r"takes 2 template argument\(s\) <T, BLOCK>, got 1: give BLOCK too, "
+                                                r"e\.g\. 'reduce<float, BLOCK>' with BLOCK replaced by its value"):
+        cuda.RawModule(code=SOURCE, backend="cpu", name_expressions=["reduce<float>"]).get_function("reduce<float>")
     with pytest.raises(cuda.CompileError, match=r"RawModule\(code=\.\.\., name_expressions=\['reduce<\.\.\.>'\]\)"):
         cuda.RawKernel(SOURCE, "reduce", backend="cpu")
 

@@ -692,6 +692,7 @@ class _Function:
     returns_void: bool
     launch_bounds: str = ""  # the first argument of __launch_bounds__(...), as written
     template_angles: tuple[int, int] | None = None  # token indices of the template header's `<` and `>`
+    variadic: bool = False  # its template has a parameter pack (`typename... Ts`)
     returns_reference: bool = False  # `float& at(int i)`: a call is an access, `return data[i];` is not
     qualifier: str = ""  # `ns::` of a function in namespace ns (or written `void ns::k(...) {...}`)
     template_defaults: list = field(default_factory=list)  # per template parameter: its default (text) or None
@@ -1806,6 +1807,7 @@ def parse(text: str, options=()) -> Source:
             q -= 2
         functions[-1].qualifier = (namespaces[i] if namespaces else "") + "".join(t.text for t in tokens[q:j - 1])
         if template:  # `template <int S = 2, typename T = float>`: what a name expression may leave out
+            functions[-1].variadic = any(t.text == "..." for t in tokens[start + 2:close_angle])
             functions[-1].template_defaults = [
                 text[part[part.index(next(t for t in part if t.text == "="), 0) + 1].start:part[-1].end]
                 if any(t.text == "=" for t in part) else None
@@ -2615,9 +2617,16 @@ def instantiate(source: Source, expression: str) -> Kernel:
     defaults = f.template_defaults[len(values):len(f.template)] if arguments is not None else []
     if len(values) < len(f.template) and len(defaults) == len(f.template) - len(values) and None not in defaults:
         values += defaults  # `k<3>` of `template <int S = 2, typename T = float>`: T is float
-    if len(values) > len(f.template) or (f.template and arguments is None):
+    # (each argument given, or its default: a kernel's name expression names one instance, whose arguments
+    # nothing deduces; a parameter pack may be left empty)
+    if len(values) > len(f.template) or (f.template and arguments is None) \
+            or len(values) < len(f.template) and not f.variadic:
+        missing = [t for t, d in zip(f.template[len(values):], f.template_defaults[len(values):]) if d is None]
         raise CompileError(f"name expression {expression!r}: '{name}' takes {len(f.template)} template "
-                           f"argument(s) <{', '.join(f.template)}>, got {len(values)}")
+                           f"argument(s) <{', '.join(f.template)}>, got {len(values)}"
+                           + (f": give {', '.join(missing)} too, e.g. '{name}<{', '.join(values + missing)}>' with "
+                              f"{' and '.join(missing)} replaced by {'their values' if len(missing) > 1 else 'its value'}"
+                              if missing and len(values) < len(f.template) and arguments is not None else ""))
     for v, kind in zip(values, f.template_kinds):
         if kind == "type" and (unknown := _unknown_type(source, v)):
             raise CompileError(f"name expression {expression!r}: {unknown}")
