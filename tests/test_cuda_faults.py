@@ -880,6 +880,21 @@ def test_endless_recursion_overflows_the_stack(name, sanitize):
     assert_alive()
 
 
+def test_a_recursion_that_gcc_made_a_loop_meets_the_time_limit_with_a_recursion_hint():
+    # `fact(-1)` never reaches n == 0; GCC turns the call into a loop, so no stack runs out: the time limit
+    # stops it, and its hint names the recursion before the loops
+    source = r"""
+__device__ int fact(int n) { return n == 0 ? 1 : n * fact(n - 1); }
+extern "C" __global__ void k(int* out, int n) { out[threadIdx.x] = fact(n); }"""
+    kernel = cuda.RawKernel(source, "k", backend="cpu", sanitize=False, time_limit=1)
+    out = np.zeros(1, np.int32)
+    kernel((1,), (1,), (out, 5))
+    assert out[0] == 120
+    with pytest.raises(cuda.KernelError, match=r"(?s)time limit.*An endless recursion\? fact\(\) calls itself \(line 2\)"):
+        kernel((1,), (1,), (out, -1))
+    assert_alive()
+
+
 def test_failed_assert():
     x = np.array([3, 1, -4, 1], dtype=np.int32)
     with pytest.raises(cuda.KernelError, match=r"failed assert\(x\[i\] >= 0\)") as info:

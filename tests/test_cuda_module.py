@@ -88,6 +88,22 @@ def test_clear_errors_for_unknown_names():
         cuda.RawKernel(SOURCE, "reduce", backend="cpu")
 
 
+def test_get_global_takes_a_namespaced_variable_as_written_and_as_an_nvrtc_name_expression():
+    source = r"""
+namespace my { namespace ops { __device__ int counter; } }
+extern "C" __global__ void bump(int* out) { atomicAdd(&my::ops::counter, 1); }
+"""
+    for names in ([], ["my::ops::counter"], ["&my::ops::counter"]):  # (a variable among the name expressions)
+        module = cuda.RawModule(code=source, backend="cpu", name_expressions=names)
+        np.frombuffer(module.get_global("my::ops::counter"), np.int32)[:] = 0  # (one source, one module: as CuPy's)
+        module.get_function("bump")((1,), (1,), (np.zeros(1, np.int32),))
+        for spelled in ("my::ops::counter", "&my::ops::counter", "::my::ops::counter", "counter"):
+            assert np.frombuffer(module.get_global(spelled), np.int32)[0] == 1
+        with pytest.raises(KeyError, match=r"no __constant__ or __device__ variable named 'ops::counter' "
+                                           r"\(found: my::ops::counter\)"):
+            module.get_global("ops::counter")
+
+
 EXPLICITLY_INSTANTIATED = r"""
 template <class T>
 __device__ T twice(const T* x, int i) { return x[i] + x[i]; }

@@ -3535,6 +3535,89 @@ extern "C" __global__ void leader_sum(const float* in, float* out) {
     assert out[0] == x[4:].sum()
 
 
+def test_a_read_of_several_elements_names_the_first_one_no_thread_wrote():
+    # a float4 over a float array, a memcpy: the report names the unwritten element (s[3], s[32]), not the
+    # first one the read covers (s[0], s[16]), which a thread did write
+    source = r"""
+extern "C" __global__ void vec(const float* in, float* out) {
+    __shared__ float s[128];
+    if (threadIdx.x != 3) s[threadIdx.x] = in[threadIdx.x];
+    __syncthreads();
+    float4 v = reinterpret_cast<float4*>(s)[threadIdx.x];  // VEC
+    out[threadIdx.x] = v.x + v.y + v.z + v.w;
+}
+extern "C" __global__ void copy(const float* in, float* out) {
+    __shared__ float s[64];
+    if (threadIdx.x < 32) s[threadIdx.x] = in[threadIdx.x];
+    __syncthreads();
+    if (threadIdx.x == 0) memcpy(out, s + 16, 32 * sizeof(float));  // COPY
+}"""
+    module = cuda.RawModule(code=source, backend="cpu", sanitize=True)
+    x, out = np.arange(128, dtype=np.float32), np.zeros(128, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"reads shared memory s\[3\], which no thread of block \(0, 0, 0\)") as info:
+        module.get_function("vec")((1,), (128,), (x, out))
+    assert info.value.line == line_of("VEC", source)
+    with pytest.raises(cuda.KernelError, match=r"reads shared memory s\[32\], which no thread") as info:
+        module.get_function("copy")((1,), (64,), (x, out))
+    assert info.value.line == line_of("COPY", source)
+
+
+def test_a_maximum_kept_by_hand_in_one_statement_is_told_to_use_an_atomic_not_a_barrier():
+    source = r"""
+extern "C" __global__ void biggest(const int* in, int* m) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (in[i] > m[0]) m[0] = in[i];
+}"""
+    with pytest.raises(cuda.KernelError) as info:
+        cuda.RawKernel(source, "biggest", backend="cpu", sanitize=True)((2,), (64,), (np.arange(128, dtype=np.int32),
+                                                                                      np.zeros(1, np.int32)))
+    message = str(info.value)
+    assert "without an atomic (a maximum or minimum kept by hand)" in message and "__syncthreads" not in message
+    assert "Use atomicMax(&m[0], v)" in message
+
+
+def test_a_race_after_another_threads_wait_for_a_flag_gets_the_barrier_hint_not_the_flags():
+    # thread 0 waits for `flag` inside its own if; threads 1 and 2 race on s[] after it, never having waited
+    source = r"""
+extern "C" __global__ void k(const float* in, float* out) {
+    __shared__ volatile int flag;
+    __shared__ float s[64];
+    __shared__ float cfg;
+    if (threadIdx.x == 0) flag = 0;
+    __syncthreads();
+    if (threadIdx.x == 63) { cfg = 2.0f; __threadfence_block(); flag = 1; }
+    if (threadIdx.x == 0) { while (flag == 0) { } out[64] = cfg; }
+    s[threadIdx.x] = in[threadIdx.x];
+    out[threadIdx.x] = s[(threadIdx.x + 1) % 64];
+}"""
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory s\[") as info:
+        cuda.RawKernel(source, "k", backend="cpu", sanitize=True)((1,), (64,), (np.arange(64, dtype=np.float32),
+                                                                                np.zeros(65, np.float32)))
+    message = str(info.value)
+    assert "Add __syncthreads() between line 10" in message and "waited for `flag`" not in message
+
+
+def test_a_return_in_a_helper_before_its_barrier_is_named_as_what_skips_it():
+    source = r"""
+__device__ void stage(float* s, const float* in, float* out, int t, int n) {
+    if (t >= n) return;
+    s[t] = in[t];
+    __syncthreads();
+    out[t] = s[n - 1 - t];
+}
+extern "C" __global__ void k(const float* in, float* out, int n) {
+    __shared__ float s[64];
+    stage(s, in, out, threadIdx.x, n);
+    __syncthreads();
+    out[threadIdx.x] += 1.0f;
+}"""
+    for sanitize in (False, True):
+        with pytest.raises(cuda.KernelError, match="wait at different __syncthreads") as info:
+            cuda.RawKernel(source, "k", backend="cpu", sanitize=sanitize)((1,), (64,), (
+                np.arange(64, dtype=np.float32), np.zeros(64, np.float32), 40))
+        assert "line 3 (`if (t >= n) return;`) returns from stage() before it" in str(info.value)
+
+
 def test_the_address_one_past_the_end_of_dynamic_shared_memory_is_no_access():
     source = r"""
 struct P2 { float x, y; };

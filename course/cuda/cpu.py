@@ -4123,6 +4123,15 @@ def _flag_handover(source: Source, read_line: int | None, array: str = "") -> st
             break
     else:
         return None
+    if at < read_line:  # (`if (t == 0) { while (flag == 0) {} ... }`: a wait in a block that closes before the
+        # read is not one the reading thread went through)
+        text = source.line_text(at)
+        rest = text[text.find("while"):] + "\n" + "\n".join(source.line_text(n) for n in range(at + 1, read_line))
+        depth = 0
+        for c in without_comments(rest):
+            depth += (c == "{") - (c == "}")
+            if depth < 0:
+                return None
     if array == flag and (plain := _plain_wait(source)):
         return plain
     for number, text in enumerate(source.lines, 1):
@@ -4166,6 +4175,20 @@ def _waited_for(text: str) -> str | None:
     wait = re.search(r"\bwhile\s*\(\s*!?\s*(\w+)\s*(?:[=!<>]=?\s*[\w.]+\s*)?\)\s*"
                      r"(?:;|\{\s*(?:__nanosleep\s*\([^)]*\)\s*;\s*)?\})", text)
     return wait.group(1) if wait else None
+
+
+def _recursive_functions(source: Source) -> list[tuple[str, int]]:
+    """The source's functions that call themselves, with the line of such a call: (name, line)."""
+    text, found = without_comments(source.text), []
+    for header in re.finditer(r"\b(\w+)\s*\([^;{}()]*(?:\([^()]*\)[^;{}()]*)*\)\s*(?:const\s*)?\{", text):
+        name = header.group(1)
+        if name in ("if", "for", "while", "switch", "catch", "return", "sizeof"):
+            continue
+        end = _closing_brace(text, header.end() - 1)
+        call = re.search(rf"\b{re.escape(name)}\s*\(", text[header.end():end])
+        if call:
+            found.append((name, text.count("\n", 0, header.end() + call.start()) + 1))
+    return found
 
 
 def _kept_by_hand(name: str, read_text: str, written_text: str) -> bool:
@@ -4765,6 +4788,15 @@ def _barrier_in_helper(source: Source, kernel: Kernel, line: int | None) -> str 
     calls = [n for n in range(first, last + 1) if re.search(rf"\b{re.escape(holder[0])}\s*\(", source.line_text(n))]
     if not calls:
         return None
+    # `if (t >= n) return;` in the helper before its barrier: the threads that return skip it
+    start = source.text.count("\n", 0, holder[2][0]) + 1
+    returns = [n for n in range(start, line) if re.search(r"\breturn\b", without_comments(source.line_text(n)))]
+    if returns:
+        return (f"The __syncthreads() at line {line} is in {holder[0]}(), and line {returns[0]} "
+                f"(`{source.line_text(returns[0]).strip()}`) returns from {holder[0]}() before it: the threads that "
+                f"take that return skip the barrier and wait at the next one, while the others wait at line {line}. "
+                "Let every thread reach the barrier: put the condition around the work instead of returning "
+                "(`if (t < n) { ... }` before the __syncthreads(), and again after it where the work needs it).")
     where = f"line{'s' * (len(calls) > 1)} {_and(calls)}"
     return (f"The __syncthreads() at line {line} is in {holder[0]}(), which the kernel calls at {where}: a barrier in a "
             f"function counts where the function is called, so every thread of the block must make that call. Call "
@@ -5075,6 +5107,11 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         what = f"ran longer than its time limit of {time_limit:g} s"
         hint = ("An endless loop? Check that the loop's condition changes. If the kernel is just slow "
                 "on the CPU, launch it on less data or raise the limit: RawKernel(..., time_limit=60).")
+        if recursive := _recursive_functions(source):  # (GCC makes a call in tail position a loop: no stack runs out)
+            name, at = recursive[0]
+            hint = (f"An endless recursion? {name}() calls itself (line {at}): check that every call moves toward "
+                    f"the case that returns without calling again (`if (n <= 0) return ...;` before the call, for "
+                    f"an argument that may start below the base case too). {hint}")
         if (always := _always_true_unsigned(source, range(1, len(source.lines) + 1))) is not None:
             comparison, name, at, _ = always
             hint = (f"`{comparison}` (line {at}) is always true for an unsigned {name}, so a loop that waits for it "
@@ -5864,6 +5901,14 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     hint = _LOCK_HINT.format(element=element, fence="__threadfence()")
             elif appended := _appended_by_hand(source, line, name):  # `frontier[*count] = v; (*count)++;`
                 hint = _append_hint(*appended)
+            elif other_line == line and line and _kept_by_hand(name, source.line_text(line), source.line_text(line)) \
+                    and re.search(rf"(?:\*\s*{re.escape(name)}\b|\b{re.escape(name)}\s*\[\s*\d+\s*\])\s*=(?!=)",
+                                  source.line_text(line)):
+                # `if (x[i] > m[0]) m[0] = x[i];` in one statement: a maximum kept by hand, which no barrier fixes
+                what = what.replace("with no __syncthreads() between them", "without an atomic (a maximum or "
+                                    "minimum kept by hand)")
+                hint = ("Every thread compares with the element and stores into it, so on a GPU two threads can read "
+                        "the same old value and the smaller store can land last. " + _by_hand_maximum(element))
             elif other_line == line:  # one statement in two threads: `y[i] = a * x[i] + y[i]`, `a[i] = a[i + 1]`
                 hint = ("One statement, run by two threads, reads and writes the same element: if each element "
                         "should belong to one thread, check how the index is computed (a grid-stride loop steps by "

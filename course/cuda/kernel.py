@@ -391,7 +391,10 @@ class RawModule:
         self.time_limit = _time_limit(time_limit)  # (checked now: each get_function's kernel takes it)
         self._cupy_only = _cupy_keywords(cupy_only, "RawModule")  # e.g. jitify=True: CuPy's, meaningless on the CPU
         self._source = _parse(code, self.options)
-        self._instances = {expression: instantiate(self._source, expression) for expression in self.name_expressions}
+        # (a name expression may name a __device__ or __constant__ variable, as NVRTC's do: `my::ops::counter`,
+        # `&counter`, for get_global; only kernels are instantiated)
+        self._instances = {expression: instantiate(self._source, expression) for expression in self.name_expressions
+                           if self._global_name(expression) is None}
         self._loaded = None
 
     def __repr__(self) -> str:
@@ -437,12 +440,26 @@ class RawModule:
     def get_global(self, name: str):
         """The memory of the __constant__ or __device__ variable `name` (NumPy bytes on the CPU
         backend, a cupy.cuda.MemoryPointer on CuPy): wrap it with xp.ndarray(shape, dtype, memory)."""
-        if name not in self._source.globals:
-            found = ", ".join(sorted(self._source.globals)) or "none"
+        own = self._global_name(name)
+        if own is None:
+            found = ", ".join(sorted(self._source.global_scopes.get(g, "") + g for g in self._source.globals)) or "none"
             raise KeyError(f"the module has no __constant__ or __device__ variable named '{name}' "
                            f"(found: {found})")
         module = self._load()
-        return module.global_memory(name) if self.backend == "cpu" else module.get_global(name)
+        return module.global_memory(own) if self.backend == "cpu" else module.get_global(name)
+
+    def _global_name(self, name: str) -> str | None:
+        """The __constant__ or __device__ variable that `name` names, as the source declares it: `counter`,
+        or with its namespace, `my::ops::counter` (`::` and an address-of `&` before it, as NVRTC's name
+        expressions write it, allowed); None if none."""
+        if not isinstance(name, str):
+            return None
+        written = re.sub(r"\s+", "", name).lstrip("&").lstrip(":")
+        scope, _, bare = written.rpartition("::")
+        if bare not in self._source.globals:
+            return None
+        declared = self._source.global_scopes.get(bare, "").rstrip(":")
+        return bare if scope in ("", declared) else None
 
     def _load(self, log_stream=None):
         if self._loaded is None:

@@ -1667,7 +1667,9 @@ __CC_RT void __cc_note_shared(const __cc_shared_region& r, size_t offset, size_t
         // value, shared memory's fill, is what the rerun shows)
         if ((kind == __CC_READ || (kind == __CC_ATOMIC && !exchange)) && !written && !kept && !__cc_shared_races_go()) {
             bool copied = s.w_epoch >= __cc_block_epoch;  // it holds a copy of an unwritten element
-            (copy ? __cc_copy : __cc_pending) = {&r, offset, size, site, kind, me, copied ? s.writer : 0u,
+            // (a read of several elements, a float4 over a float array or a memcpy, names the first unwritten one)
+            size_t unit = r.item ? r.item : size, at = b / unit != offset / unit ? b / unit * unit : offset;
+            (copy ? __cc_copy : __cc_pending) = {&r, at, size - (at - offset), site, kind, me, copied ? s.writer : 0u,
                                                  copied ? s.w_site : 0u, copied ? s.w_copied_unwritten : 0};
             kept = true;
         }

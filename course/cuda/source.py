@@ -692,7 +692,6 @@ class _Function:
     returns_void: bool
     launch_bounds: str = ""  # the first argument of __launch_bounds__(...), as written
     template_angles: tuple[int, int] | None = None  # token indices of the template header's `<` and `>`
-    variadic: bool = False  # its template has a parameter pack (`typename... Ts`)
     returns_reference: bool = False  # `float& at(int i)`: a call is an access, `return data[i];` is not
     qualifier: str = ""  # `ns::` of a function in namespace ns (or written `void ns::k(...) {...}`)
     template_defaults: list = field(default_factory=list)  # per template parameter: its default (text) or None
@@ -701,6 +700,7 @@ class _Function:
     return_end: int = -1  # the token index of its return type's last token (`__restrict__` after the `*`)
     constexpr_at: int = -1  # the token index of its `constexpr` (-1: none)
     extent: tuple[int, int] = (0, 0)  # token indices of its declaration's first token and its `}` (or `;`)
+    variadic: bool = False  # its template has a parameter pack (`typename... Ts`)
 
 
 @dataclass
