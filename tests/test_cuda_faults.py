@@ -895,6 +895,46 @@ extern "C" __global__ void k(int* out, int n) { out[threadIdx.x] = fact(n); }"""
     assert_alive()
 
 
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_a_device_pointer_kept_into_an_array_python_has_freed_is_reported_at_its_use(sanitize):
+    # init keeps its argument's address in a __device__ pointer; a later launch uses it. While the array
+    # lives (held by a variable, or the array a view of it came from), that is fine, as on a GPU; once
+    # Python has freed it, the access is reported (it wrote into freed memory, and could crash Python)
+    import gc
+
+    source = r"""
+__device__ float* g_buf;
+__device__ int g_n;
+extern "C" __global__ void init(float* buf, int n) { g_buf = buf; g_n = n; }
+extern "C" __global__ void fill(float v) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < g_n) g_buf[i] = v;  // FILL
+}
+extern "C" __global__ void other(float* x) { x[threadIdx.x] = 1.0f; }
+"""
+    module = cuda.RawModule(code=source, backend="cpu", sanitize=sanitize)
+    init, fill, other = (module.get_function(name) for name in ("init", "fill", "other"))
+    kept = np.zeros(1 << 12, np.float32)
+    init((1,), (1,), (kept, kept.size))
+    fill((16,), (256,), (np.float32(2),))
+    assert (kept == 2).all()
+    whole = np.zeros(1 << 12, np.float32)
+    init((1,), (1,), (whole[256:], whole.size - 256))  # a view: the array it came from holds the memory
+    gc.collect()
+    fill((16,), (256,), (np.float32(3),))
+    assert (whole[256:] == 3).all() and (whole[:256] == 0).all()
+    other((1,), (4,), (np.zeros(4, np.float32),))  # a launch that does not use g_buf: nothing to say
+    init((1,), (1,), (np.zeros(1 << 16, np.float32), 1 << 16))  # a temporary: freed after the launch
+    gc.collect()
+    other((1,), (4,), (np.zeros(4, np.float32),))
+    with pytest.raises(cuda.KernelError, match=r"accessed g_buf\[0\], but the __device__ pointer g_buf still points "
+                                               r"into the array that an earlier launch of 'init' was given as buf, "
+                                               r"which Python has freed since") as info:
+        fill((256,), (256,), (np.float32(4),))
+    assert info.value.line == line_of("FILL", source) and "keep the array alive" in str(info.value)
+    assert_alive()
+
+
 def test_failed_assert():
     x = np.array([3, 1, -4, 1], dtype=np.int32)
     with pytest.raises(cuda.KernelError, match=r"failed assert\(x\[i\] >= 0\)") as info:

@@ -1045,6 +1045,10 @@ class Module:
         self._take_output.argtypes = [ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(ctypes.c_int)]
         self._launchers, self._exports = {}, {}
         self._variables = None
+        # the memory owners of the argument arrays of its launches, by address (weak references), and the arrays
+        # that __device__ pointer variables still pointed into once their owners were gone: the variable's name
+        self.owners: dict = {}
+        self.stale: dict = {}
         # the argument arrays of this module's earlier launches, by address: (name, elements, element
         # size), for a fault through a pointer that a kernel kept in a __device__ variable (the last 64)
         self.earlier: dict = {}
@@ -1445,6 +1449,7 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
     before = ({address: _bytes_at(address, count * size).copy() for address, (_, count, size) in memory.items()}
               if module.sanitized and trace_limit is None and not _READS_CLOCK.search(module.source.text) else None)
     guarded = _read_only_snapshots(module, kernel, args, arrays)
+    _poison_stale_pointers(module, arrays)
     with _launch_lock:
         if trace_limit is not None:
             setup = module.library["__cc_trace_setup"]
@@ -1662,6 +1667,28 @@ def _lock_cycle_message(kernel: Kernel, found: tuple, memory: dict, block_dim=(1
             "in one order everywhere, e.g. the lower index first: `int lo = min(a, b), hi = max(a, b); lock(lo); "
             "lock(hi);` (a thread that holds one lock and takes another needs that order), or take one lock for "
             "the whole update.")
+
+
+def _poison_stale_pointers(module: Module, arrays: dict) -> None:
+    """A __device__ pointer variable that an earlier launch set to one of its argument arrays (`g_buf = buf;`),
+    whose array Python has freed since: its bounds become empty, so that an access through it is the fault
+    that names it (on a GPU it reads or writes freed memory, and here it could crash Python), not a store
+    into whatever memory lies there now. An array still alive (held by a variable) is fine to use so, as on
+    a GPU; one that this launch passes again too."""
+    for name in module.source.global_pointers - module.source.global_arrays:
+        try:
+            memory = module.global_memory(name)
+        except (AttributeError, OSError):
+            continue
+        if memory.nbytes != 32 or not memory.flags.writeable:  # (a checked pointer: p, index, count, array)
+            continue
+        fields = memory.view(np.uint64)
+        count, array = int(fields[2]), int(fields[3])
+        owner = module.owners.get(array)
+        if not array or count in (0, 2 ** 64 - 1) or array in arrays or owner is None or owner() is not None:
+            continue
+        fields[2] = 0
+        module.stale[array] = name
 
 
 def _leaked_blocks(module: Module, memory: dict, structs=()) -> list[tuple[int, int, int, str]]:
@@ -4928,6 +4955,16 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         elif fault.element_bytes and fault.element_bytes != itemsize:
             what = (f"accessed {name}[{index}] as {fault.element_bytes}-byte elements (the pointer's type, a float4 "
                     f"or a struct, say, over {itemsize}-byte items), but {name} holds {length} of them{valid}")
+        elif fault.base in module.stale and length == 0:  # (_poison_stale_pointers)
+            kept = module.stale[fault.base]
+            earlier = arrays.get(fault.base, ())
+            given = (f"the array that an earlier launch{' of ' + repr(earlier[3]) if len(earlier) > 3 else ''} "
+                     f"was given{' as ' + earlier[0] if earlier else ''}")
+            what = (f"accessed {kept}[{index}], but the __device__ pointer {kept} still points into {given}, which "
+                    "Python has freed since (no variable held it any more): on a GPU the access reads or writes "
+                    "freed memory, which may by now belong to another array")
+            tail = (f"Pass the array to this launch and set {kept} from it again, or keep the array alive (in a "
+                    f"variable) for as long as kernels use {kept}.")
         elif len(arrays.get(fault.base, ())) > 3:  # an earlier launch's argument, through a kept pointer
             what = (f"accessed {name}[{index}], but {name} (the array given as {name} to an earlier launch of "
                     f"'{arrays[fault.base][3]}', reached through a pointer kept since, in a __device__ variable, "

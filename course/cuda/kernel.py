@@ -18,6 +18,7 @@ import re
 import sys
 import tempfile
 import warnings
+import weakref
 
 import numpy as np
 
@@ -267,6 +268,7 @@ class RawKernel:
                     warnings.warn(message, KernelWarning, stacklevel=cpu._user_level())
         if self.backend == "cpu":
             packed, arrays, keep = _pack_for_cpu(self._kernel, values, self.sanitize)
+            _remember_owners(self._compiled, keep)
             cpu.launch(self._compiled, self._kernel, grid3, block3, packed, int(shared_mem),
                        self.time_limit, arrays, shared_limit=self._shared_limit())
             del keep
@@ -1223,6 +1225,26 @@ def _check_scalar(kernel: Kernel, p: Param, a):
         if value not in (0, 1):
             raise ValueError(f"{where}: {value} is not a bool (0 or 1)")
     return dtype.type(value)
+
+
+def _remember_owners(module, arrays: list) -> None:
+    """Weak references to what owns the memory of a launch's argument arrays, by their addresses: whether it
+    still exists tells a __device__ pointer kept from an earlier launch into freed memory (cpu.py,
+    _poison_stale_pointers). A view counts by the array that owns its memory; memory that no NumPy array
+    owns (a torch tensor's, say) is not followed."""
+    for v in arrays:
+        owner = v
+        while isinstance(owner, np.ndarray) and isinstance(owner.base, np.ndarray):
+            owner = owner.base
+        if not isinstance(owner, np.ndarray) or owner.base is not None:
+            continue
+        try:
+            module.owners[v.__array_interface__["data"][0]] = weakref.ref(owner)
+        except TypeError:
+            continue
+    if len(module.owners) > 256:
+        for address in [a for a, ref in module.owners.items() if ref() is None][:128]:
+            del module.owners[address]
 
 
 def _pack_for_cpu(kernel: Kernel, values: list, sanitized: bool = False) -> tuple[list, dict, list]:
