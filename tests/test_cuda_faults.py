@@ -1255,6 +1255,60 @@ extern "C" __global__ void flip(const float* in, float* out) {
     np.testing.assert_array_equal(out, x[::-1])
 
 
+DOUBLE_BUFFERED = r"""#include <cooperative_groups.h>
+#include <cooperative_groups/memcpy_async.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void tiles(const float* in, float* out, int tiles) {
+    __shared__ float s[2][64];
+    auto b = cg::this_thread_block();
+    float acc = 0;
+    cg::memcpy_async(b, s[0], in, sizeof(float) * 64);
+    for (int t = 0; t < tiles; ++t) {
+        if (t + 1 < tiles) cg::memcpy_async(b, s[(t + 1) & 1], in + (t + 1) * 64, sizeof(float) * 64);  // COPY
+        WAIT
+        acc += s[t & 1][threadIdx.x];  // READ
+        b.sync();
+    }
+    out[threadIdx.x] = acc;
+}
+extern "C" __global__ void flip(const float* in, float* out) {
+    __shared__ float s[64];
+    auto block = cg::this_thread_block();
+    cg::memcpy_async(block, s, in, sizeof(float) * 64);
+    FLIP_WAIT
+    out[threadIdx.x] = s[63 - threadIdx.x];  // FLIP
+}"""
+
+
+def test_a_copy_of_cg_memcpy_async_is_waited_for_by_cg_wait_not_by_a_barrier():
+    # On a GPU the copy lands in the background: only cg::wait (or wait_prior<N>, all but the newest N copies)
+    # waits for it. A sanitized launch reports a use of its destination before that, barrier or not.
+    x = np.arange(256, dtype=np.float32)
+    right = DOUBLE_BUFFERED.replace("WAIT", "if (t + 1 < tiles) cg::wait_prior<1>(b); else cg::wait(b);", 1)
+    right = right.replace("FLIP_WAIT", "cg::wait(block);")
+    for sanitize in (False, True):
+        module = cuda.RawModule(code=right, backend="cpu", sanitize=sanitize)
+        out = np.zeros(64, np.float32)
+        module.get_function("tiles")((1,), (64,), (x, out, 4))
+        np.testing.assert_array_equal(out, x.reshape(4, 64).sum(0))
+        module.get_function("flip")((1,), (64,), (x, out))
+        np.testing.assert_array_equal(out, x[63::-1])
+    for wait, flip_wait in (("cg::wait_prior<1>(b);", "__syncthreads();"), ("b.sync();", "")):
+        module = cuda.RawModule(code=DOUBLE_BUFFERED.replace("WAIT", wait, 1).replace("FLIP_WAIT", flip_wait),
+                                backend="cpu", sanitize=True)
+        with pytest.raises(cuda.KernelError, match=r"reads shared memory s\[\d\]\[0\] at line \d+, which the "
+                                                   r"cg::memcpy_async at line \d+ is still copying") as info:
+            module.get_function("tiles")((1,), (64,), (x, np.zeros(64, np.float32), 4))
+        assert info.value.line == line_of("READ", DOUBLE_BUFFERED)
+        with pytest.raises(cuda.KernelError, match=r"which the cg::memcpy_async at line \d+ is still copying") as info:
+            module.get_function("flip")((1,), (64,), (x, np.zeros(64, np.float32)))
+        assert info.value.line == line_of("FLIP", DOUBLE_BUFFERED) and "a __syncthreads() does not" in str(info.value)
+    # wait_prior<1> on the last pass leaves the last copy in flight: the hint says to wait for all there
+    assert "On the last pass, where no newer copy was started" in str(pytest.raises(cuda.KernelError, cuda.RawKernel(
+        DOUBLE_BUFFERED.replace("WAIT", "cg::wait_prior<1>(b);", 1).replace("FLIP_WAIT", ""), "tiles", backend="cpu",
+        sanitize=True), (1,), (64,), (x, np.zeros(64, np.float32), 1)).value)
+
+
 GRID_HEAD = "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
 
 

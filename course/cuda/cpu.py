@@ -5596,6 +5596,17 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             hint = (f"The copy that memcpy_async starts at line {copies[0]} is finished only after "
                     "cooperative_groups::wait(group) (or wait_prior): call it after the copy and before any thread "
                     "reads or overwrites the destination.")
+        if fault.mask == 11:  # runtime.h: a copy that no cg::wait has waited for, barriers or not
+            what = (f"{'reads' if fault.op == 1 else 'writes'} shared memory {element} at {at_mine}, which the "
+                    f"cg::memcpy_async at {at_other} is still copying: no cg::wait has waited for that copy, and on a "
+                    "GPU (sm_80 and later) it lands in the background, so a __syncthreads() does not order it")
+            hint = (f"Call cg::wait(group) after the memcpy_async at line {other_line or '?'} and before the "
+                    "destination is used (a __syncthreads() does not wait for an asynchronous copy); with several "
+                    "copies in flight (double buffering), cg::wait_prior<N>(group) waits for all but the newest N: "
+                    "use only the buffers of the copies it has waited for.")
+            if "wait_prior" in source.text:
+                hint += (" On the last pass, where no newer copy was started, wait_prior<N> leaves the last ones in "
+                         "flight: wait for all there (`if (t + 1 < tiles) cg::wait_prior<1>(g); else cg::wait(g);`).")
     elif kind == UNINITIALIZED:
         element = _shared_element(fault, source, line)
         what = (f"reads shared memory {element}, which no thread of block {block} has written in this launch: on a GPU "

@@ -479,6 +479,12 @@ static inline uint64_t __cc_code_offset(const void* pc) {
 
 // Record who faulted and jump back to the worker's start. Never returns.
 __CC_STATE bool __cc_pending_set;  // a read of unwritten shared memory, not reported yet (see __cc_report_pending)
+// cg::memcpy_async's copies in the running block that no cg::wait (or wait_prior) has waited for yet, in a
+// sanitized launch (one worker): on a GPU (sm_80's cp.async) they land in the background, and a barrier does
+// not wait for them. Oldest first; `site`: the copy's write, `tid`: the thread that made it here.
+struct __cc_async_copy { const char* lo; const char* hi; uint32_t site; unsigned tid; };
+__CC_STATE __cc_async_copy __cc_async[16];
+__CC_STATE int __cc_async_count;
 // A value that did not fit (a conversion, a shift's count) was let go while a read was pending
 // (__cc_ubsan_recover): its garbage may keep the thread looping, so the time limit reports the read.
 __CC_STATE bool __cc_garbage_used;
@@ -931,7 +937,7 @@ static inline void __cc_new_epoch() { __cc_epoch++; }
 static inline void __cc_new_block() {
     __cc_heap_block_done(__cc_me);
     if (__cc_sanitizing)  // (one worker then: in a plain launch, workers writing these shared flags at
-        __cc_pending_set = __cc_copy_set = __cc_fill_set = __cc_garbage_used = false;  // every block slowed
+        __cc_pending_set = __cc_copy_set = __cc_fill_set = __cc_garbage_used = false, __cc_async_count = 0;  // every block slowed
                                                                                         // each other down)
     __cc_me->polling = 0, __cc_me->spin_line = 0, __cc_me->call_line = 0;  // (a fault in a waiting loop's
                                                                             // condition left them set)
@@ -1640,6 +1646,16 @@ __CC_RT void __cc_note_shared(const __cc_shared_region& r, size_t offset, size_t
                              bool copy = false, int copied_unwritten = 0, bool cas = false,
                              bool exchange = false) {
     unsigned me = __cc_tid();
+    for (int k = __cc_async_count - 1; k >= 0; k--) {  // (the newest first) an access to what a copy still writes
+        const char *lo = (const char*)r.base + offset, *hi = lo + size;
+        if (lo < __cc_async[k].hi && __cc_async[k].lo < hi) {
+            size_t at = (size_t)((lo > __cc_async[k].lo ? lo : __cc_async[k].lo) - (const char*)r.base);
+            __cc_describe_shared(__cc_fault_out, r, at, size, site, kind == __CC_READ ? __CC_READ : __CC_WRITE,
+                                 __cc_async[k].tid, __cc_async[k].site, __CC_WRITE);
+            __cc_fault_out->mask = 11;  // (cpu.py: a copy not waited for)
+            __cc_fail(__CC_RACE, 0);
+        }
+    }
     uint32_t epoch = __cc_epoch, wep = __cc_warp_epoch[(me / 32) & 31];
     // A whole struct element read into a local (`P v = s[j];`) with some of its bytes written: the
     // others are padding, or fields a GPU does not load unless they are used (nvcc copies a struct
@@ -6466,8 +6482,17 @@ static inline auto invoke_one_broadcast(const Group& g, Fn&& fn, Args&&... args)
 
 template <class G> static inline void sync(const G& g, __CC_LINE) { g.sync(__cc_line); }
 
-template <class G> static inline void wait(const G& g, __CC_LINE) { g.sync(__cc_line); }
-template <unsigned N, class G> static inline void wait_prior(const G& g, __CC_LINE) { g.sync(__cc_line); }
+// (after the group's sync, the copies are done: all of them, or all but the newest N)
+static inline void __cc_async_done(int newest) {
+    if (!__cc_sanitizing || __cc_async_count <= newest) return;
+    memmove(__cc_async, __cc_async + (__cc_async_count - newest), sizeof *__cc_async * (size_t)newest);
+    __cc_async_count = newest;
+}
+template <class G> static inline void wait(const G& g, __CC_LINE) { g.sync(__cc_line); __cc_async_done(0); }
+template <unsigned N, class G> static inline void wait_prior(const G& g, __CC_LINE) {
+    g.sync(__cc_line);
+    __cc_async_done((int)N);
+}
 template <class G> static inline unsigned thread_rank(const G& g) { return (unsigned)g.thread_rank(); }
 template <class G> static inline unsigned group_size(const G& g) { return (unsigned)g.size(); }
 
@@ -7925,9 +7950,16 @@ namespace cooperative_groups {
 // to dst together, and cg::wait / cg::wait_prior<N> wait for the copies and sync the group. Here
 // the group's first thread copies at once (checked, and noted for the sanitizer as its write), so
 // a read of dst before the wait is a race with that write, as it is with the copy on a GPU.
-template <class G, class D, class S, class Bytes>
-static inline void memcpy_async(const G& g, const D& dst, const S& src, Bytes bytes) {
-    if (g.thread_rank() == 0) __cc_memcpy(dst, src, (size_t)bytes);
+template <class G, class D, class S, class Bytes>  // (inlined: its notes' sites are the caller's line)
+__attribute__((always_inline)) static inline void memcpy_async(const G& g, const D& dst, const S& src, Bytes bytes) {
+    if (g.thread_rank() != 0) return;
+    const size_t n = (size_t)bytes;
+    __cc_memcpy(dst, src, n);
+    if (__cc_sanitizing && n) {  // (what no thread may touch until a cg::wait: __cc_async)
+        if (__cc_async_count == 16) memmove(__cc_async, __cc_async + 1, sizeof __cc_async - sizeof *__cc_async), __cc_async_count--;
+        const char* to = (const char*)(void*)(dst);
+        __cc_async[__cc_async_count++] = {to, to + n, __cc_last_site, __cc_tid()};
+    }
 }
 }  // namespace cooperative_groups
 #define assert(e) ((e) ? (void)0 : __cc_assert_fail(#e, __LINE__))
