@@ -935,6 +935,56 @@ extern "C" __global__ void other(float* x) { x[threadIdx.x] = 1.0f; }
     assert_alive()
 
 
+def test_pointers_kept_in_dynamic_shared_memory_sized_for_a_gpu_get_the_pointer_size_hint():
+    source = r"""
+extern "C" __global__ void rows(float* a, float* o) {
+    extern __shared__ char smem[];
+    float** starts = (float**)smem;
+    int t = threadIdx.x;
+    if (t < 8) starts[t] = a + 8 * t;
+    __syncthreads();
+    o[t] = starts[t / 8][t % 8];
+}"""
+    kernel = cuda.RawKernel(source, "rows", backend="cpu")
+    a, o = np.arange(64, dtype=np.float32), np.zeros(64, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"accessed 32-byte element 2 .* which holds 64 bytes") as info:
+        kernel((1,), (64,), (a, o), shared_mem=8 * 8)  # 8 pointers of a GPU's 8 bytes
+    assert "`starts` holds pointers, and a pointer takes 32 bytes on the CPU backend" in str(info.value)
+    kernel((1,), (64,), (a, o), shared_mem=8 * 32)
+    np.testing.assert_array_equal(o, a)
+
+
+def test_an_index_read_from_memory_and_a_neighbours_offset_are_the_subscripts_the_hints_guard():
+    source = r"""
+struct Node { float v; int next; };
+extern "C" __global__ void linked(float* o) {
+    __shared__ Node nodes[8];
+    int t = threadIdx.x;
+    nodes[t].v = t; nodes[t].next = t + 1;
+    __syncthreads();
+    o[t] = nodes[nodes[t].next].v;
+}
+__device__ void warp_reduce(volatile float* s, int t) {
+    s[t] += s[t + 32]; s[t] += s[t + 16]; s[t] += s[t + 8];
+}
+extern "C" __global__ void tail(const float* a, float* o, int n) {
+    __shared__ float s[32];
+    int t = threadIdx.x;
+    s[t] = a[t];
+    __syncthreads();
+    if (t < 32) warp_reduce(s, t);
+    if (t == 0) o[0] = s[0];
+}"""
+    module = cuda.RawModule(code=source, backend="cpu")
+    a, o = np.arange(64, dtype=np.float32), np.zeros(64, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"accessed nodes\[8\]") as info:
+        module.get_function("linked")((1,), (8,), (o,))
+    assert "`if (nodes[t].next < 8)`" in str(info.value)  # (not `t < 8`: t stays below 8)
+    with pytest.raises(cuda.KernelError, match=r"accessed s\[32\]") as info:
+        module.get_function("tail")((1,), (32,), (a, o, 64))
+    assert "`if (t + 32 < n)`" in str(info.value) or "`if (t+32 < n)`" in str(info.value)
+
+
 def test_failed_assert():
     x = np.array([3, 1, -4, 1], dtype=np.int32)
     with pytest.raises(cuda.KernelError, match=r"failed assert\(x\[i\] >= 0\)") as info:

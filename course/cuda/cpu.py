@@ -2335,10 +2335,19 @@ def _printf_string_hint(source: Source, line: int | None, name: str, index: int,
             f"'\\0';` with room for it), or print a fixed number of characters, `%.{length}s`.")
 
 
-def _guard_text(source: Source, kernel: Kernel, line: int | None, name: str, length: int) -> str:
+def _guard_text(source: Source, kernel: Kernel, line: int | None, name: str, length: int,
+                index: int | None = None, thread_x: int | None = None) -> str:
     """The guard for an access to `name` at `line` in the learner's own words: its subscript compared with
-    the kernel's size parameter (`if (i + 1 < n)`), or with the array's length where none is plain."""
+    the kernel's size parameter (`if (i + 1 < n)`), or with the array's length where none is plain. Of a
+    line's several subscripts of `name` (`s[t] += s[t + 32];`), the `x + k` whose k brings the faulting
+    thread's own index (`thread_x`) to the faulting `index`."""
     subscript = _subscript(source, line, name)
+    if line and index is not None and thread_x is not None:
+        text = source.line_text(line).split("//", 1)[0]
+        offsets = {e.strip() for e in re.findall(rf"\b{re.escape(name)}\s*\[([^\[\]]*)\]", text)
+                   if (m := re.fullmatch(r"\s*\w+\s*\+\s*(\d+)\s*", e)) and int(m.group(1)) == index - thread_x}
+        if len(offsets) == 1:
+            subscript = offsets.pop()
     if not subscript or len(subscript) > 40 or re.search(r"[?:=<>]", subscript):
         return "`if (index < size)`, with the index this line uses and the array's size"
     index = subscript if re.fullmatch(r"[\w.]+", subscript) else f"({subscript})" \
@@ -4996,7 +5005,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 or _mirrored_index(_subscript(source, line, name), name, index, length)
                 or "Check how the index is computed; where threads past the end are expected (the last block's, "
                    f"in a grid rounded up to whole blocks), guard the access: "
-                   f"{_guard_text(source, kernel, line, name, arrays[fault.base][1] if fault.base in arrays else length)}.")
+                   f"{_guard_text(source, kernel, line, name, arrays[fault.base][1] if fault.base in arrays else length, index, fault.thread[0])}.")
     elif kind == SHARED_OUT_OF_BOUNDS:
         names, item, size = source.dynamic_shared_name or "extern __shared__", source.dynamic_shared_item, fault.element_bytes
         if not size or item == size:  # (an unknown or mixed declared type: the bytes say it surely)
@@ -5018,6 +5027,15 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     f"{element_size} = {threads * element_size} bytes. Pass shared_mem=<threads per block × element "
                     f"size> to the launch (shared_mem={threads * element_size} here; with NumPy, "
                     "threads * x.itemsize)" + (", not the number of elements." if shared_mem == threads else "."))
+        text = source.line_text(line) if line else ""
+        if size == 32 and (pointers := [name for name in re.findall(r"\b([A-Za-z_]\w*)\s*\[", text)
+                                        if re.search(rf"\*\s*\*\s*(?:const\s+)?{re.escape(name)}\b", source.text)]):
+            # `float** rows = (float**)smem;`: pointers stored in shared memory, sized for a GPU's 8-byte ones
+            hint = (f"`{pointers[0]}` holds pointers, and a pointer takes 32 bytes on the CPU backend (a checked "
+                    "pointer: its address and its array's bounds) where it takes 8 on a GPU, so shared memory sized "
+                    "for 8-byte pointers holds a quarter as many here. Pass shared_mem=<pointers × 32> on this "
+                    "backend (× 8 on a GPU: `8 if cuda.xp is not np else 32` per pointer), or keep indices in shared "
+                    "memory instead of pointers (an int per row, used as `a + row_start[r]`), the same size on both.")
     elif kind == BARRIER_EXITED:
         other = _xyz(fault.other_thread)
         what = (f"{_barrier_name(source, fault.line)} at line {fault.line} is not reached by every thread of the block: "
@@ -5285,6 +5303,9 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         found = _first_use(rf"\b{re.escape(base)}\s*((?:\[[^\[\]]*\]\s*)+)", source.line_text(line) if line else "")
         subscripts = re.findall(r"\[([^\[\]]*)\]", found.group(1)) if found else []
         k = subscripts[fault.count].strip() if len(subscripts) > fault.count else "index"  # (the learner's own index)
+        if fault.count == 0 and line and (nested := _subscript(source, line, base, nested=True)) \
+                and index >= math.prod(block_dim or (1,)):  # `nodes[nodes[t].next]`: the index is data, not t
+            k = nested.strip()
         if fault.count == 0 and line and index >= math.prod(block_dim or (1,)):
             # `s[t] += s[t + k]`: of the line's subscripts, not the thread's own index (below the block's size)
             every = [m.group(1).strip() for m in re.finditer(rf"\b{re.escape(base)}\s*\[([^\[\]]*)\]",
