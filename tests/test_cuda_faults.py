@@ -3665,6 +3665,23 @@ extern "C" __global__ void k(float* y) {
     np.testing.assert_array_equal(y, [1, 0, 0, 0, 0, 0, 0, 1])
 
 
+@pytest.mark.parametrize("copy", ["memcpy(s, a + 8, sizeof(float) * 64);",
+                                  "cg::memcpy_async(b, s, a + 8, sizeof(float) * 64); cg::wait(b);"])
+def test_a_copy_past_an_arrays_end_names_the_first_element_past_it_and_its_byte_count(copy):
+    source = r"""#include <cooperative_groups.h>
+#include <cooperative_groups/memcpy_async.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void k(const float* a, float* o) {
+    __shared__ float s[64];
+    auto b = cg::this_thread_block();
+    COPY  // COPY
+    o[threadIdx.x] = s[threadIdx.x];
+}""".replace("COPY ", copy + " ")
+    with pytest.raises(cuda.KernelError, match=r"accessed a\[64\], but a has 64 elements") as info:
+        cuda.RawKernel(source, "k", backend="cpu")((1,), (64,), (np.arange(64, dtype=np.float32), np.zeros(64, np.float32)))
+    assert info.value.line == line_of("COPY", source) and "last argument is a count of bytes" in str(info.value)
+
+
 def test_a_syncthreads_count_some_threads_skip_is_named_as_written():
     source = r"""
 extern "C" __global__ void k(const float* x, int* out) {

@@ -2257,7 +2257,7 @@ def _index_hint(source: Source, line: int | None, index: int, length: int, subsc
 def _byte_count(source: Source, line: int | None) -> str | None:
     """For an index past the end on a line that calls memset, memcpy or memmove: their count is in bytes,
     from the pointer on (the hint that says so)."""
-    call = re.search(r"\b(memset|memcpy|memmove)\s*\(", source.line_text(line) if line else "")
+    call = re.search(r"\b(memset|memcpy|memmove|memcpy_async)\s*\(", source.line_text(line) if line else "")
     if not call:
         return None
     return (f"{call.group(1)}'s last argument is a count of bytes, and all of them must lie in the array from the "

@@ -7915,9 +7915,10 @@ __attribute__((always_inline)) static inline void __cc_check_span(const __cc_ptr
     if (!n || p.count == SIZE_MAX || !p.array) return;
     size_t size = __cc_ptr<T>::__cc_size, bytes = p.bytes();
     size_t start = (size_t)((const char*)p.p - (const char*)p.array);
-    if (__builtin_expect(start > bytes || n > bytes - start, 0))
-        __cc_out_of_bounds(p.array, (long long)((start + n - 1) / size), (long long)p.count, (long long)size,
-                           (const char*)p.array + (start + n - 1) / size * size);
+    if (__builtin_expect(start > bytes || n > bytes - start, 0)) {  // (the first element past the end that it reaches)
+        size_t first = (start > bytes ? start : bytes) / size;
+        __cc_out_of_bounds(p.array, (long long)first, (long long)p.count, (long long)size, (const char*)p.array + first * size);
+    }
 }
 template <class E>
 __attribute__((always_inline)) static inline void __cc_check_span(const __cc_view<E>& v, size_t n) {
