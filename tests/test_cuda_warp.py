@@ -651,3 +651,23 @@ extern "C" __global__ void k(const float* in, float* out, int lowest) {
     out = np.zeros(32, np.float32)
     run((1,), (32,), (x, out, 1))
     assert out.tolist() == [float(t) if t % 2 == 0 else 1.0 for t in range(32)]
+
+
+def test_a_cg_reduce_over_a_tile_whose_lanes_returned_is_named_as_written():
+    source = r"""
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void k(const float* in, float* out, int n) {
+    int i = threadIdx.x;
+    if (i >= n) return;
+    auto t = cg::tiled_partition<32>(cg::this_thread_block());
+    float r = cg::reduce(t, in[i], cg::plus<float>());
+    if (t.thread_rank() == 0) out[i / 32] = r;
+}"""
+    x = np.arange(64, dtype=np.float32)
+    with pytest.raises(cuda.KernelError) as info:
+        cuda.RawKernel(source, "k", backend="cpu", sanitize=True)((1,), (64,), (x, np.zeros(2, np.float32), 40))
+    message = str(info.value)
+    assert "with cg::reduce() (its __shfl_xor_sync), which returned at line 7" in message
+    assert "cg::reduce() combines every lane of its group" in message and "cg::coalesced_threads()" in message

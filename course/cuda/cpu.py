@@ -6231,6 +6231,10 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                            r"\s*\(", call_text) if op.startswith("__") and op not in call_text else None
         if method:
             op = f"{method.group(1)}.{method.group(2)}() (a tile's {op})"
+        elif op.startswith("__") and op not in call_text and (
+                collective := re.search(r"\b(?:cg::|cooperative_groups::)?(reduce|inclusive_scan|exclusive_scan)\s*\(",
+                                        call_text)):
+            op = f"cg::{collective.group(1)}() (its {op})"  # (a group collective, made of shuffles here and on a GPU)
         call = f"{op} at line {fault.line} with mask {fault.mask:#010x}"
         if kind == WARP_BAD_MASK and fault.length in (1, 2):  # what a shuffle read outside its mask, used
             reader = _xyz(fault.exited_thread)
@@ -6282,6 +6286,11 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 hint = ("Keep the lanes whose values are read in the call and guard only the work (e.g. "
                         "`float v = i < n ? x[i] : 0.0f;` instead of `if (i >= n) return;`), or guard the use "
                         "(e.g. `if (lane + offset < active) v += other;`).")
+                if op.startswith("cg::"):  # a group collective over a tile some of whose lanes returned
+                    hint = (f"{op.split(' ')[0]} combines every lane of its group, and lanes that returned bring no "
+                            "value: keep them in the call with a value that changes nothing (`float v = i < n ? in[i] "
+                            ": 0.0f;` instead of `if (i >= n) return;`), or make the group of the lanes still running, "
+                            "cg::coalesced_threads().")
         elif kind == WARP_EXITED and fault.other_op == -3:
             what = (f"calls {call}, which names lane {lane} of warp {fault.index // 32}, but that lane does not "
                     f"exist: the block has {fault.count} threads, so its last warp has {fault.count % 32} lanes")
