@@ -3500,11 +3500,85 @@ extern "C" __global__ void warp_sum(const float* x, float* out) {
     np.testing.assert_allclose(sums, x.reshape(4, 64).sum(axis=1), rtol=1e-5)
     with pytest.raises(cuda.KernelError, match=r"(?s)data race on shared memory sdata\[1\].*__syncwarp\(\)"):
         cuda.RawKernel(shared, "warp_sum", backend="cpu", sanitize=True)((4,), (32,), (x, sums))
+    # through a volatile alias, `typedef volatile int vint;`, the same
+    aliased = r"""
+typedef volatile int vint;
+__device__ void steps(vint* s, int t) { s[t] += s[t + 32]; s[t] += s[t + 16]; s[t] += s[t + 8]; s[t] += s[t + 4];
+                                        s[t] += s[t + 2]; s[t] += s[t + 1]; }
+extern "C" __global__ void warp_sum(const int* a, int* o) {
+    __shared__ int s[64];
+    int t = threadIdx.x;
+    s[t] = a[blockIdx.x * 64 + t]; s[t + 32] = a[blockIdx.x * 64 + t + 32];
+    steps(s, t);
+    if (t == 0) o[blockIdx.x] = s[0];
+}"""
+    totals = np.zeros(4, np.int32)
+    cuda.RawKernel(aliased, "warp_sum", backend="cpu", sanitize=False)((4,), (32,), (values, totals))
+    np.testing.assert_array_equal(totals, values.reshape(4, 64).sum(axis=1))
     # a volatile local (the thread's own) takes no step, and a volatile flag still works
     found = np.zeros(1, np.int32)
     cuda.RawKernel(GLOBAL_WARP_REDUCE.replace("STEPS", ""), "search", backend="cpu", sanitize=False)(
         (1,), (64,), (np.arange(1000, dtype=np.int32), 1000, 700, found))
     assert found[0] == 701
+
+
+def test_only_warp_synchronous_steps_are_taken_in_step_not_locks_flags_or_a_threads_own_volatile():
+    # A lock whose holder updates volatile data while the others spin in a loop with no waiting point of the
+    # emulator's (`while (!leave)`), lanes that meet at __activemask() after a branch with a volatile store,
+    # and two warps backing off each other's volatile flags: plain launches finish as before, with a GPU's
+    # results (taking every volatile access in step hung the first, split the second's mask, livelocked the third)
+    source = r"""
+extern "C" __global__ void locked(int* lock, volatile int* data) {
+    bool leave = false;
+    while (!leave) {
+        if (atomicCAS(lock, 0, 1) == 0) { data[0] = data[0] + 1; __threadfence(); leave = true; atomicExch(lock, 0); }
+    }
+}
+extern "C" __global__ void active(const int* in, volatile int* v, unsigned* out) {
+    int t = threadIdx.x, x = in[t];
+    if (x % 3 == 0) v[t] = x;
+    out[t] = __activemask();
+}
+extern "C" __global__ void backoff(volatile int* flag, int* done) {
+    int me = threadIdx.x / 32, other = 1 - me;
+    if (threadIdx.x % 32) return;
+    for (int k = 0; ; k++) {
+        flag[me] = 1;
+        if (flag[other] && me == (k & 1)) { flag[me] = 0; continue; }
+        break;
+    }
+    atomicAdd(done, 1);
+    flag[me] = 0;
+}"""
+    module = cuda.RawModule(code=source, backend="cpu", sanitize=False, time_limit=20)
+    lock, data = np.zeros(1, np.int32), np.zeros(1, np.int32)
+    module.get_function("locked")((2,), (32,), (lock, data))
+    assert data[0] == 64
+    out = np.zeros(32, np.uint32)
+    module.get_function("active")((1,), (32,), (np.arange(32, dtype=np.int32), np.zeros(32, np.int32), out))
+    assert (out == 0xFFFFFFFF).all()
+    done = np.zeros(1, np.int32)
+    module.get_function("backoff")((1,), (64,), (np.zeros(2, np.int32), done))
+    assert done[0] == 2
+
+
+def test_a_cas_loop_of_the_sources_own_on_unset_shared_memory_gets_the_atomics_hint():
+    source = r"""
+__device__ float atomicMaxF(float* a, float v) {
+    int* ai = (int*)a; int old = *ai, as;
+    do { as = old; if (__int_as_float(as) >= v) break; old = atomicCAS(ai, as, __float_as_int(v)); } while (as != old);
+    return __int_as_float(old);
+}
+extern "C" __global__ void k(const float* in, float* out) {
+    __shared__ float m;
+    atomicMaxF(&m, in[threadIdx.x]);
+    __syncthreads();
+    if (threadIdx.x == 0) out[0] = m;
+}"""
+    with pytest.raises(cuda.KernelError, match=r"reads shared memory m, which no thread") as info:
+        cuda.RawKernel(source, "k", backend="cpu", sanitize=True)((1,), (64,), (np.arange(64, dtype=np.float32),
+                                                                                 np.zeros(1, np.float32)))
+    assert "atomicMaxF starts from the value `m` holds, and shared memory holds none" in str(info.value)
 
 
 def test_activemask_orders_nothing_and_syncwarp_with_its_mask_does():

@@ -40,7 +40,11 @@ What the CPU backend runs (it emulates an sm_80 GPU: ``__CUDA_ARCH__`` is 800):
   ``__activemask``, ``__syncwarp``, ``__reduce_*_sync``, ``__match_*_sync``, and cooperative
   groups (``this_thread_block``, ``tiled_partition``, ``labeled_partition``, ``binary_partition``,
   tile shuffles and votes, ``cg::reduce``, ``invoke_one``, ``thread_group`` parameters that take
-  a block, a tile or ``coalesced_threads()``, and the grid group's sizes and ranks);
+  a block, a tile or ``coalesced_threads()``, and the grid group's sizes and ranks); in a plain launch a
+  block's threads take the ``volatile`` accesses of warp-synchronous steps (a statement that stores into one
+  element of a volatile array and reads another, ``vs[tid] += vs[tid + 16];``) in step, one each a round, as
+  a warp's lanes do on a GPU, so the unrolled last warp of older reductions gives its sums (the sanitizer
+  reports it as the race it is since Volta, and asks for ``__syncwarp()``);
 - half precision (``__half``, ``half2``, ``__nv_bfloat16``) rounded exactly as the GPU rounds;
 - ``RawModule(code=..., name_expressions=[...])`` for template kernels and ``get_global`` to
   fill ``__constant__`` memory from the host, as ``cupy.RawModule``;
@@ -50,7 +54,8 @@ What the CPU backend runs (it emulates an sm_80 GPU: ``__CUDA_ARCH__`` is 800):
   and log-normal ones up to the last bits of ``logf``/``sinf``/``expf``); a draw from a state
   ``curand_init`` never set up is reported, and the race checker sees threads sharing one state;
 - CUB's ``BlockReduce``, ``BlockScan`` and ``WarpReduce`` with their ``TempStorage`` (and ``cub::Sum``,
-  ``Max``, ``Min``): storage used again without a ``__syncthreads()`` first is reported as the race on
+  ``Max``, ``Min``; scans of one item or of a thread's items, with the block's aggregate, any operator, or a
+  block prefix callback for a scan tile by tile): storage used again without a ``__syncthreads()`` first is reported as the race on
   it, and a launch whose block is not the size a collective was declared for is stopped.
 
 It refuses (only the kernels that use them, saying what to do instead) inline PTX, textures,

@@ -4213,8 +4213,15 @@ def _waited_for(text: str) -> str | None:
     return wait.group(1) if wait else None
 
 
-def _recursive_functions(source: Source) -> list[tuple[str, int]]:
-    """The source's functions that call themselves, with the line of such a call: (name, line)."""
+def _called_body(source: Source, name: str) -> str | None:
+    """The body of the source's function `name` (the first one defined), or None."""
+    text = without_comments(source.text)
+    header = re.search(rf"\b{re.escape(name)}\s*\([^;{{}}]*\)\s*(?:const\s*)?\{{", text)
+    return text[header.end():_closing_brace(text, header.end() - 1)] if header else None
+
+
+def _recursive_functions(source: Source) -> list[tuple[str, int, int, int]]:
+    """The source's functions that call themselves: (name, the line of such a call, their first and last lines)."""
     text, found = without_comments(source.text), []
     for header in re.finditer(r"\b(\w+)\s*\([^;{}()]*(?:\([^()]*\)[^;{}()]*)*\)\s*(?:const\s*)?\{", text):
         name = header.group(1)
@@ -4223,7 +4230,8 @@ def _recursive_functions(source: Source) -> list[tuple[str, int]]:
         end = _closing_brace(text, header.end() - 1)
         call = re.search(rf"\b{re.escape(name)}\s*\(", text[header.end():end])
         if call:
-            found.append((name, text.count("\n", 0, header.end() + call.start()) + 1))
+            found.append((name, text.count("\n", 0, header.end() + call.start()) + 1,
+                          text.count("\n", 0, header.start()) + 1, text.count("\n", 0, end) + 1))
     return found
 
 
@@ -5162,7 +5170,9 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         what = f"ran longer than its time limit of {time_limit:g} s"
         hint = ("An endless loop? Check that the loop's condition changes. If the kernel is just slow "
                 "on the CPU, launch it on less data or raise the limit: RawKernel(..., time_limit=60).")
-        if recursive := _recursive_functions(source):  # (GCC makes a call in tail position a loop: no stack runs out)
+        # (GCC makes a call in tail position a loop: no stack runs out) a recursive function the thread stopped in
+        if recursive := [(name, at) for name, at, first, last in _recursive_functions(source)
+                         if line and first <= line <= last]:
             name, at = recursive[0]
             hint = (f"An endless recursion? {name}() calls itself (line {at}): check that every call moves toward "
                     f"the case that returns without calling again (`if (n <= 0) return ...;` before the call, for "
@@ -5643,6 +5653,12 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 writes = [number for number in writes if first <= number <= last]
         writes = writes[:3]
         atomic = re.search(rf"\b(atomic\w+)\s*\(\s*&\s*{re.escape(name)}\b", source.line_text(line)) if line else None
+        if not atomic and writes and all(
+                (call := re.search(rf"\b(\w+)\s*\(\s*&\s*{re.escape(name)}\b", source.line_text(n)))
+                and (body := _called_body(source, call.group(1))) and "atomicCAS" in body for n in writes):
+            # `atomicMaxF(&m, v)`, an atomicCAS loop of the source's own, is the element's only write: it starts from
+            # the value there, as an atomic does
+            atomic, writes = re.search(rf"\b(\w+)\s*\(\s*&\s*{re.escape(name)}\b", source.line_text(writes[0])), []
         if atomic and not writes and not fault.address:  # `atomicAdd(&bins[v], 1)` into bins never set to 0
             size = (_shared_extents(source, name) or [None])[0]
             hint = (f"{atomic.group(1)} starts from the value the element holds, and shared memory holds none at "

@@ -5303,6 +5303,7 @@ struct __cc_fiber {
     int state;
     int barrier_line;   // the __syncthreads() or warp-level call it waits at
     int returned_line;  // the kernel's `return` statement it took (0: it ran to the kernel's end)
+    int stepping;       // in a warp-synchronous step (__cc_step_on): its volatile accesses are taken in step
     unsigned spins;     // tests of a waiting loop's condition (__cc_spin_point)
     int spin_line;      // the waiting loop it is in (0: none), for a time limit's report
     int parked;         // it finished a block's thread and waits in __cc_fiber_entry for the next
@@ -5569,9 +5570,9 @@ static inline bool __cc_polled(const C& condition) {
     return holds;
 }
 
-// A volatile access of shared or global memory in a plain launch (source.py runs a function that makes
-// one as fibers): the thread first gives its turn up, as a waiting loop's does, so that the threads of
-// a block take their volatile accesses in step, one each a round. That is how a warp's lanes run the
+// A volatile access of shared or global memory in a warp-synchronous step of a plain launch (source.py runs a
+// function that has one as fibers): the thread first gives its turn up, as a waiting loop's does, so that the
+// threads of a block take these accesses in step, one each a round. That is how a warp's lanes run the
 // warp-synchronous code of older samples (`if (tid < 32) { vs[tid] += vs[tid + 32]; vs[tid] +=
 // vs[tid + 16]; ... }` on a volatile pointer, Harris's reduction #6): each step's reads before its
 // writes, in every lane, which a GPU gives in practice and the code counts on. Run one thread after
@@ -5581,11 +5582,15 @@ static inline bool __cc_polled(const C& condition) {
 __CC_RT void __cc_volatile_step(const volatile void* address) {
     __cc_worker* w = __cc_me;
     __cc_fiber* f = w->current;
-    if (!f || ((const char*)address >= f->stack_low && (const char*)address < f->stack_high)) return;
+    if (!f || !f->stepping || ((const char*)address >= f->stack_low && (const char*)address < f->stack_high)) return;
     f->state = __CC_SPINNING;
     w->spinning++;
     __cc_yield(w, f);
 }
+// A warp-synchronous step (source.py's _warp_synchronous_steps: `vs[tid] += vs[tid + 16];` of a volatile vs)
+// begins and ends: only its volatile accesses are taken in step (a lock's, a flag's, a thread's own are not).
+static inline void __cc_step_on() { if (__cc_fiber* f = __cc_me->current) f->stepping = 1; }
+static inline void __cc_step_off() { if (__cc_fiber* f = __cc_me->current) f->stepping = 0; }
 
 // __syncthreads(): wait here until every thread of the block arrives.
 __CC_RT int __cc_syncthreads(int line, int predicate) {
@@ -5943,7 +5948,7 @@ __CC_RT void __cc_run_block_as_fibers(__cc_worker* w, int threads) {
         f->tid = {t % b.x, t / b.x % b.y, t / (b.x * b.y)};
         f->state = __CC_RUNNABLE;
         f->returned_line = 0;
-        f->spins = 0, f->spin_line = 0;
+        f->spins = 0, f->spin_line = 0, f->stepping = 0;
         memset(f->if_tests, 0, sizeof f->if_tests), memset(f->if_taken, 0, sizeof f->if_taken);
         if (!f->parked) __cc_fiber_prepare_stack(f, __cc_fiber_entry);  // (a block that faulted left it anywhere)
     }

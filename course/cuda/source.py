@@ -1939,9 +1939,11 @@ def parse(text: str, options=()) -> Source:
     for f in functions:  # a function that waits for other threads needs them to run meanwhile: fibers
         if f.body and spin_edits[f.body]:
             bodies[f.name].add("__cc_spin_point")
-        # and one that makes volatile accesses takes them in step with the other threads (runtime.h's
-        # __cc_volatile_step: warp-synchronous code, `vs[tid] += vs[tid + 16]` on a volatile pointer)
-        if f.body and bodies[f.name] & (volatile_names | {"volatile"}):
+    # and one with warp-synchronous steps (`vs[tid] += vs[tid + 16];` on a volatile pointer) takes them in step
+    # with the other threads (runtime.h's __cc_volatile_step)
+    step_edits = {f.body: _warp_synchronous_steps(tokens, f, volatile_names) for f in functions if f.body}
+    for f in functions:
+        if f.body and step_edits[f.body]:
             bodies[f.name].add("__cc_volatile_step")
     # (CUB's collectives meet at a barrier inside: `cub::BlockReduce<...>`, or an alias of one made elsewhere)
     collectives = _CUB_CLASSES | _cub_aliases(tokens)
@@ -2126,7 +2128,7 @@ def parse(text: str, options=()) -> Source:
                            functors, pointer_variables, collectives)
             _note_branches(tokens, f, branch_notes)
             _note_uniform_ifs(tokens, f, replace, uniform_ifs)
-            for edit in spin_edits[f.body]:
+            for edit in spin_edits[f.body] + step_edits[f.body]:
                 replace(*edit)
             if f.is_global and (stray or f.name in fiber_functions):  # (threads run as fibers)
                 _note_returns(tokens, f, replace)
@@ -4453,6 +4455,48 @@ def _volatile_names(tokens: list[Token]) -> set[str]:
                     names.add(tokens[j - 1].text)
                 break
     return names
+
+
+def _warp_synchronous_steps(tokens: list[Token], f: _Function, volatile_names: set[str]) -> list[tuple[int, int, str]]:
+    """The warp-synchronous steps of a function's body: a statement that stores into an element of a volatile
+    array or pointer and reads another element of it (`vs[tid] += vs[tid + 16];`, `s[t] = fminf(s[t], s[t + 8]);`,
+    a warp scan's `s[t] += s[t - 1];`), as the unrolled last warp of older reductions writes them. Each becomes
+    `{ __cc_step_on(); ...; __cc_step_off(); }`: in a plain launch its volatile accesses are taken in step by the
+    block's threads (runtime.h's __cc_volatile_step), as a warp's lanes take them on a GPU. Edits (start, end, text)."""
+    a, b = f.body
+    edits, assignments = [], {"=", "+=", "-=", "*=", "/=", "|=", "&=", "^=", "<<=", ">>="}
+    # (and names declared with a volatile alias: `typedef volatile int vint;` then `vint* s`)
+    aliases = {tokens[k - 1].text for k in range(2, len(tokens)) if tokens[k].text == ";" and tokens[k - 1].kind == "ident"
+               and any(t.text == "typedef" for t in tokens[max(0, k - 6):k - 1])
+               and any(t.text == "volatile" for t in tokens[max(0, k - 6):k - 1])}
+    aliases |= {tokens[k + 1].text for k in range(len(tokens) - 3) if tokens[k].text == "using"
+                and tokens[k + 2].text == "=" and tokens[k + 3].text == "volatile"}
+    if aliases:
+        volatile_names = volatile_names | {tokens[k].text for k in range(2, len(tokens) - 1) if tokens[k].kind == "ident"
+                                           and (tokens[k - 1].text in aliases or tokens[k - 1].text == "*"
+                                                and tokens[k - 2].text in aliases)}
+    for i in range(a + 1, b - 3):
+        tok = tokens[i]
+        if tok.text not in volatile_names or tokens[i + 1].text != "[" or tokens[i - 1].text not in (
+                ";", "{", "}", ")", "else", ":"):
+            continue
+        close = _matching(tokens, i + 1)
+        if close + 1 >= b or tokens[close + 1].text not in assignments:
+            continue
+        end, depth = close + 2, 0
+        while end < b and not (tokens[end].text == ";" and depth == 0):
+            depth += tokens[end].text in ("(", "[", "{") and 1 or -(tokens[end].text in (")", "]", "}"))
+            end += 1
+        if end >= b:
+            continue
+        mine = " ".join(t.text for t in tokens[i + 2:close])
+        others = [" ".join(t.text for t in tokens[k + 2:_matching(tokens, k + 1)]) for k in range(close + 2, end - 1)
+                  if tokens[k].text == tok.text and tokens[k + 1].text == "["]
+        if any(other != mine for other in others):
+            # (" {" sorts before the other insertions at that point, `__cc_rw(` among them)
+            edits.append((tok.start, tok.start, " { __cc_step_on(); "))
+            edits.append((tokens[end].end, tokens[end].end, " __cc_step_off(); }"))
+    return edits
 
 
 #: libcu++'s atomic_ref / atomic methods that read the value: a loop whose condition calls one waits.
