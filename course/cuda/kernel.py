@@ -268,7 +268,8 @@ class RawKernel:
                     warnings.warn(message, KernelWarning, stacklevel=cpu._user_level())
         if self.backend == "cpu":
             packed, arrays, keep = _pack_for_cpu(self._kernel, values, self.sanitize)
-            _remember_owners(self._compiled, keep)
+            if self._compiled.source.global_pointers:  # (only a __device__ pointer variable can keep an address)
+                _remember_owners(self._compiled, keep)
             cpu.launch(self._compiled, self._kernel, grid3, block3, packed, int(shared_mem),
                        self.time_limit, arrays, shared_limit=self._shared_limit())
             del keep
