@@ -1675,6 +1675,8 @@ def _poison_stale_pointers(module: Module, arrays: dict) -> None:
     that names it (on a GPU it reads or writes freed memory, and here it could crash Python), not a store
     into whatever memory lies there now. An array still alive (held by a variable) is fine to use so, as on
     a GPU; one that this launch passes again too."""
+    for address in arrays if module.stale else ():  # (memory given again: a new array there now)
+        module.stale.pop(address, None)
     for name in module.source.global_pointers - module.source.global_arrays if module.owners else ():
         try:
             memory = module.global_memory(name)

@@ -7517,10 +7517,10 @@ struct __cc_collective {
         if (__cc_sanitizing) __cc_note(&result[rank - 1], sizeof(T), __CC_READ);
         return result[rank - 1];
     }
-    // What thread 0 gives, for every thread (a block prefix callback's value: CUB uses lane 0's).
+    // What thread 0 gives, for every thread (a block prefix callback's value: CUB uses lane 0's). (After a
+    // scan: its sync ordered every thread's item[] before thread 0 writes item[0] again.)
     template <class Sync>
     __attribute__((always_inline)) T broadcast(int rank, const T& value, Sync sync) {
-        sync();  // (the threads have read result[] before item[0] is written again)
         if (rank == 0) {
             if (__cc_sanitizing) __cc_note(&item[0], sizeof(T), __CC_WRITE);
             item[0] = value;

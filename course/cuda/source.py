@@ -1941,7 +1941,9 @@ def parse(text: str, options=()) -> Source:
             bodies[f.name].add("__cc_spin_point")
     # and one with warp-synchronous steps (`vs[tid] += vs[tid + 16];` on a volatile pointer) takes them in step
     # with the other threads (runtime.h's __cc_volatile_step)
-    step_edits = {f.body: _warp_synchronous_steps(tokens, f, volatile_names) for f in functions if f.body}
+    stepped = volatile_names | _volatile_aliased(tokens)
+    step_edits = {f.body: _warp_synchronous_steps(tokens, f, stepped) for f in functions if f.body}
+    extern_shared = _extern_shared_names(tokens)
     for f in functions:
         if f.body and step_edits[f.body]:
             bodies[f.name].add("__cc_volatile_step")
@@ -2119,7 +2121,7 @@ def parse(text: str, options=()) -> Source:
                 or f.qualifier.rstrip(":").rsplit("::", 1)[-1] in structs
             _rewrite_body(tokens, f, known_types | set(f.template), replace, global_arrays, type_bodies, dangling,
                           member_arrays, array_views, overloaded, array_members, method, pointer_params, array_params,
-                          row_params)
+                          row_params, extern_shared)
             named_members = _method_members(tokens, f, method_bodies)
             method_members |= named_members
             _note_accesses(tokens, f, replace, references, known_types | set(f.template),
@@ -3766,7 +3768,8 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
                   type_bodies: dict | None = None, dangling: list | None = None,
                   member_arrays: dict | None = None, array_views=frozenset(), overloaded=frozenset(),
                   array_members=frozenset(), method: bool = False, pointer_params: dict | None = None,
-                  array_params: dict | None = None, row_params: dict | None = None) -> None:
+                  array_params: dict | None = None, row_params: dict | None = None,
+                  extern_shared=frozenset()) -> None:
     """Inside a function body: local pointer variables and pointer casts become checked pointers.
     A `return x;` of a local array x goes into `dangling` (nvcc warns of it too). Each subscript of
     an array member (`acc.v[i]`, `p->m[r][c]`) is checked against its extent; in a method, so is one
@@ -3782,13 +3785,7 @@ def _rewrite_body(tokens: list[Token], f: _Function, types: set, replace, global
                       and not r.reference}
     # extern __shared__ arrays (`&s[blockDim.x]`, one past the end of the launch's dynamic shared memory, is
     # an address too, as it is of a static array)
-    for k, t in enumerate(tokens):
-        if t.text == "extern" and any(tokens[q].text == "__shared__" for q in range(k + 1, min(k + 6, len(tokens)))):
-            q = k + 1
-            while q < len(tokens) and tokens[q].text not in (";", "[", "{", "("):
-                q += 1
-            if q < len(tokens) and tokens[q].text == "[" and tokens[q - 1].kind == "ident":
-                pointers.add(tokens[q - 1].text)
+    pointers |= extern_shared
     type_bodies = type_bodies or {}  # `{` → `}` of struct and union definitions (`__shared__ union {...} u;`)
     # `auto* p = &y[i];`, `const auto* q = x + i;`, `auto p = &s[0];`: a checked pointer is no T* that
     # `auto*` could deduce from, and `&s[0]` of an array is a raw one: `auto p = __cc_as_pointer(...)`, a
@@ -4457,6 +4454,33 @@ def _volatile_names(tokens: list[Token]) -> set[str]:
     return names
 
 
+def _volatile_aliased(tokens: list[Token]) -> set[str]:
+    """Names declared with a volatile alias of a type (`typedef volatile int vint;` or `using vint = volatile
+    int;`, then `vint* s`, `vint s[32]`)."""
+    aliases = {tokens[k - 1].text for k in range(2, len(tokens)) if tokens[k].text == ";" and tokens[k - 1].kind == "ident"
+               and any(t.text == "typedef" for t in tokens[max(0, k - 6):k - 1])
+               and any(t.text == "volatile" for t in tokens[max(0, k - 6):k - 1])}
+    aliases |= {tokens[k + 1].text for k in range(len(tokens) - 3) if tokens[k].text == "using"
+                and tokens[k + 2].text == "=" and tokens[k + 3].text == "volatile"}
+    if not aliases:
+        return set()
+    return {tokens[k].text for k in range(2, len(tokens) - 1) if tokens[k].kind == "ident"
+            and (tokens[k - 1].text in aliases or tokens[k - 1].text == "*" and tokens[k - 2].text in aliases)}
+
+
+def _extern_shared_names(tokens: list[Token]) -> frozenset:
+    """The names of the source's `extern __shared__` arrays."""
+    names = set()
+    for k, t in enumerate(tokens):
+        if t.text == "extern" and any(tokens[q].text == "__shared__" for q in range(k + 1, min(k + 6, len(tokens)))):
+            q = k + 1
+            while q < len(tokens) and tokens[q].text not in (";", "[", "{", "("):
+                q += 1
+            if q < len(tokens) and tokens[q].text == "[" and tokens[q - 1].kind == "ident":
+                names.add(tokens[q - 1].text)
+    return frozenset(names)
+
+
 def _warp_synchronous_steps(tokens: list[Token], f: _Function, volatile_names: set[str]) -> list[tuple[int, int, str]]:
     """The warp-synchronous steps of a function's body: a statement that stores into an element of a volatile
     array or pointer and reads another element of it (`vs[tid] += vs[tid + 16];`, `s[t] = fminf(s[t], s[t + 8]);`,
@@ -4465,16 +4489,6 @@ def _warp_synchronous_steps(tokens: list[Token], f: _Function, volatile_names: s
     block's threads (runtime.h's __cc_volatile_step), as a warp's lanes take them on a GPU. Edits (start, end, text)."""
     a, b = f.body
     edits, assignments = [], {"=", "+=", "-=", "*=", "/=", "|=", "&=", "^=", "<<=", ">>="}
-    # (and names declared with a volatile alias: `typedef volatile int vint;` then `vint* s`)
-    aliases = {tokens[k - 1].text for k in range(2, len(tokens)) if tokens[k].text == ";" and tokens[k - 1].kind == "ident"
-               and any(t.text == "typedef" for t in tokens[max(0, k - 6):k - 1])
-               and any(t.text == "volatile" for t in tokens[max(0, k - 6):k - 1])}
-    aliases |= {tokens[k + 1].text for k in range(len(tokens) - 3) if tokens[k].text == "using"
-                and tokens[k + 2].text == "=" and tokens[k + 3].text == "volatile"}
-    if aliases:
-        volatile_names = volatile_names | {tokens[k].text for k in range(2, len(tokens) - 1) if tokens[k].kind == "ident"
-                                           and (tokens[k - 1].text in aliases or tokens[k - 1].text == "*"
-                                                and tokens[k - 2].text in aliases)}
     for i in range(a + 1, b - 3):
         tok = tokens[i]
         if tok.text not in volatile_names or tokens[i + 1].text != "[" or tokens[i - 1].text not in (
