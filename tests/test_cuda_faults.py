@@ -985,6 +985,48 @@ extern "C" __global__ void tail(const float* a, float* o, int n) {
     assert "`if (t + 32 < n)`" in str(info.value) or "`if (t+32 < n)`" in str(info.value)
 
 
+HINTED = r"""
+extern "C" __global__ void offset(float* x, int n) { int i = threadIdx.x; x[i + n] = 1.0f; }
+extern "C" __global__ void either(const float* in, float* out, int n) {
+    int i = threadIdx.x;
+    out[i] = (i % 2 == 0) ? in[i / 2] : in[i * 2];
+}
+extern "C" __global__ void histogram(const int* data, int* bins, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) { int b = data[i]; bins[b] = bins[b] + 1; }
+}
+extern "C" __global__ void blur(const float* img, float* out, int w, int h) {
+    int x = threadIdx.x, y = threadIdx.y;
+    float s = 0.0f;
+    for (int dy = -1; dy <= 1; dy++)
+        for (int dx = -1; dx <= 1; dx++) s += img[(y + dy) * w + (x + dx)];
+    out[y * w + x] = s / 9.0f;
+}
+extern "C" __global__ void show(long long n) { printf("n=%d\\n", n); }
+"""
+
+
+def test_hints_name_the_subscript_that_faulted_and_a_fix_that_works():
+    # (found by an audit of the hints: each fix here, applied, makes the kernel right)
+    module = cuda.RawModule(code=HINTED, backend="cpu", sanitize=True)
+    f32 = lambda n: np.zeros(n, np.float32)  # noqa: E731
+    with pytest.raises(cuda.KernelError, match=r"accessed x\[8\]") as info:
+        module.get_function("offset")((1,), (4,), (f32(8), 5))
+    assert "`if (i + n < 8)`" in str(info.value)  # (not `i + n < n`: n is the offset here, 5)
+    with pytest.raises(cuda.KernelError, match=r"accessed in\[10\]") as info:
+        module.get_function("either")((1,), (8,), (f32(8), f32(8), 8))
+    assert "`if (i * 2 < n)`" in str(info.value)  # (the branch that ran, not in[i / 2])
+    with pytest.raises(cuda.KernelError) as info:
+        module.get_function("histogram")((1,), (64,), (np.arange(64, dtype=np.int32) % 4, np.zeros(4, np.int32), 64))
+    assert "atomicAdd(&bins[b], 1)" in str(info.value)  # (as the code spells it, not the element met, bins[0])
+    with pytest.raises(cuda.KernelError, match=r"below the first element") as info:
+        module.get_function("blur")((1,), (4, 4), (f32(16), f32(16), 4, 4))
+    assert "Guard each coordinate, `if (x + dx >= 0 && x + dx < w && y + dy >= 0" in str(info.value)
+    with pytest.raises(cuda.KernelError) as info:
+        module.get_function("show")((1,), (1,), (np.int64(5),))
+    assert "convert the value: (int)n (a long long given to %d)" in str(info.value)
+
+
 def test_failed_assert():
     x = np.array([3, 1, -4, 1], dtype=np.int32)
     with pytest.raises(cuda.KernelError, match=r"failed assert\(x\[i\] >= 0\)") as info:

@@ -2282,11 +2282,18 @@ def _bytes_as_elements(source: Source, line: int | None) -> str | None:
 _BUILT_IN_NAMES = {"threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize"}
 
 
+#: While a fault is worded (_explained): the subscript of (line, array) that made the faulting index, where the
+#: line has several of that array (`c ? in[i - 1] : in[i + n]`): the one _subscript gives for it.
+_FAULTING_SUBSCRIPT: dict = {}
+
+
 def _subscript(source: Source, line: int | None, name: str, nested: bool = False) -> str | None:
     """The index expression of `name[...]` at `line` (comments dropped), or None; `nested`: one that holds
     another subscript too (`x[idx[i]]`)."""
     if not line or not name:
         return None
+    if not nested and (line, name) in _FAULTING_SUBSCRIPT:
+        return _FAULTING_SUBSCRIPT[(line, name)]
     inside = r"(?:[^\[\]]|\[[^\[\]]*\])+" if nested else r"[^\[\]]+"
     text = source.line_text(line).split("//", 1)[0]
     found = _first_use(rf"\b{re.escape(name)}\s*\[({inside})\]", text)
@@ -2363,7 +2370,8 @@ def _guard_text(source: Source, kernel: Kernel, line: int | None, name: str, len
                 f"rounded up to whole blocks has threads past both edges, and a {column} past {width} alone would "
                 "land in the next row)")
     sizes = [name for name in scalars if name in _SIZE_NAMES]
-    if len(sizes) == 1 and len(scalars) == 1:  # (the kernel's one size; in a GEMM's M, N, K, N is no length)
+    if len(sizes) == 1 and len(scalars) == 1 and not re.search(rf"\b{sizes[0]}\b", subscript):
+        # (the kernel's one size; in a GEMM's M, N, K, N is no length; `x[i + n]` has n as an offset, not a length)
         return f"`if ({index} < {sizes[0]})`, if {sizes[0]} is the length of {name} ({length} here)"
     return f"`if ({index} < {length})` ({length}: the length of {name} in this launch; better a size the kernel is given)"
 
@@ -2611,6 +2619,64 @@ def _through_offset_pointer(source: Source, line: int | None, name: str, index: 
 _VECTOR_ITEM = {"float32": "float", "float64": "double", "int32": "int", "uint32": "unsigned int", "int64": "long long",
                 "uint64": "unsigned long long", "int16": "short", "uint16": "unsigned short", "int8": "char",
                 "uint8": "unsigned char", "float16": "half"}
+
+
+def _index_value(expression: str, names: dict, source: Source, line: int, depth: int = 0) -> int | None:
+    """The value of a C index expression for the faulting thread (`names`: its built-ins and the launch's integer
+    arguments; a local variable is the value of its last assignment before `line` in the function), or None where
+    it has anything else (a call, a cast, a ternary, memory)."""
+    import ast
+
+    def value(node) -> int:
+        if isinstance(node, ast.Constant) and isinstance(node.value, int):
+            return node.value
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            return names[f"{node.value.id}.{node.attr}"]
+        if isinstance(node, ast.Name):
+            if node.id in names:
+                return names[node.id]
+            body = _function_body(source.text, line) if depth < 4 else None
+            start = source.text.count("\n", 0, body[0]) + 1 if body else line
+            for at in range(line - 1, start - 1, -1):  # (the last assignment before the line, in the function)
+                found = re.findall(rf"\b{re.escape(node.id)}\s*=(?!=)\s*([^;,]+)", source.line_text(at))
+                if found:
+                    got = _index_value(found[-1], names, source, at, depth + 1)
+                    if got is None:
+                        raise ValueError
+                    return got
+            raise ValueError
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            return -value(node.operand) if isinstance(node.op, ast.USub) else value(node.operand)
+        if isinstance(node, ast.BinOp):
+            a, b = value(node.left), value(node.right)
+            if isinstance(node.op, ast.Add):
+                return a + b
+            if isinstance(node.op, ast.Sub):
+                return a - b
+            if isinstance(node.op, ast.Mult):
+                return a * b
+            if isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mod)) and b:
+                quotient = abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1)  # (C truncates toward 0)
+                return quotient if not isinstance(node.op, ast.Mod) else a - quotient * b
+        raise ValueError
+
+    try:
+        return value(ast.parse(expression.strip(), mode="eval").body)
+    except (SyntaxError, ValueError, KeyError, RecursionError):
+        return None
+
+
+def _faulting_subscript(source: Source, line: int | None, name: str, index: int, names: dict) -> str | None:
+    """Of a line's several subscripts of `name`, the one whose value for the faulting thread is the faulting
+    `index` (`c ? in[i - 1] : in[i + n]`, thread 0: `i + n`), or None."""
+    if not line:
+        return None
+    text = source.line_text(line).split("//", 1)[0]
+    found = list(dict.fromkeys(e.strip() for e in re.findall(rf"\b{re.escape(name)}\s*\[([^\[\]]+)\]", text)))
+    if len(found) < 2:
+        return None
+    hits = [e for e in found if _index_value(e, names, source, line) == index]
+    return hits[0] if len(hits) == 1 else None
 
 
 def _scalar_values(kernel: Kernel, args) -> dict:
@@ -3204,9 +3270,19 @@ def _negative_index(index: int, length: int, source: Source | None = None, line:
     rows = re.fullmatch(r"\s*\(?\s*([A-Za-z_]\w*)\s*\*\s*([A-Za-z_][\w.]*)\s*\)?\s*\+\s*([A-Za-z_]\w*)\s*",
                         subscript or "") or re.fullmatch(
         r"\s*([A-Za-z_]\w*)\s*\+\s*\(?\s*([A-Za-z_]\w*)\s*\*\s*([A-Za-z_][\w.]*)\s*\)?\s*", subscript or "")
+    term = r"(\([^()]*\)|[A-Za-z_]\w*)"  # (`(y + dy) * w + (x + dx)`: coordinates in parentheses too)
     if rows:
         row, width, column = rows.groups() if "*" in subscript.split("+")[0] else (rows.group(2), rows.group(3),
                                                                                    rows.group(1))
+    elif (rows := re.fullmatch(rf"\s*{term}\s*\*\s*([A-Za-z_][\w.]*)\s*\+\s*{term}\s*", subscript or "")) \
+            or (turned := re.fullmatch(rf"\s*{term}\s*\+\s*{term}\s*\*\s*([A-Za-z_][\w.]*)\s*", subscript or "")):
+        bare = lambda t: t[1:-1].strip() if t.startswith("(") else t  # noqa: E731
+        if rows:
+            row, width, column = bare(rows.group(1)), rows.group(2), bare(rows.group(3))
+        else:
+            column, row, width = bare(turned.group(1)), bare(turned.group(2)), turned.group(3)
+            rows = turned
+    if rows:
         return (f"Index {index} is below the first element: in `{subscript.strip()}` (row {row}, column {column}, rows "
                 f"of {width}), the row or the column is below 0 here (a neighbour at the border, x - 1 or y - 1). Guard "
                 f"each coordinate, `if ({column} >= 0 && {column} < {width} && {row} >= 0 && ...)`, or clamp each one "
@@ -3282,7 +3358,8 @@ def _printf_message(fault: _Fault) -> tuple[str, str]:
     elif {want, got} == {"i", "l"}:
         hint = ("On a GPU printf takes 4 bytes for %d, %u, %x and 8 for %lld, %llu, %zu (and %ld on Linux): a "
                 "value of the other size prints wrong and shifts the values after it. Use %lld (%llu) for long "
-                "long, %zu for size_t, %d (%u) for int, or convert the value: (long long)n.")
+                "long, %zu for size_t, %d (%u) for int, or convert the value: "
+                + ("(int)n (a long long given to %d)." if want == "i" else "(long long)n (an int given to %lld)."))
     elif got in ("p", "c", "v"):
         hint = ("On a GPU printf would print part of the pointer's 8 bytes and shift the values after it. Use %p for "
                 "a pointer (and %d or %f for the value it points to, p[i]).")
@@ -4870,7 +4947,10 @@ def _explained(module: Module, kernel: Kernel, fault: _Fault, *rest, **options) 
     all the same, with its kind, block, thread and line: a learner always gets the KernelError, never an error
     of course.cuda's own."""
     try:
-        return _explain(module, kernel, fault, *rest, **options)
+        try:
+            return _explain(module, kernel, fault, *rest, **options)
+        finally:
+            _FAULTING_SUBSCRIPT.clear()
     except Exception as bug:  # (a bug in a hint: the fault must still be reported)
         block, thread = _xyz(fault.block), _xyz(fault.thread)
         line = None
@@ -4924,6 +5004,12 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
 
     if kind == OUT_OF_BOUNDS:
         name, shared = _array_name(fault, arrays)
+        # (which of the line's subscripts of the array faulted, where it has several: the hints name that one)
+        names = {**_scalar_values(kernel, args), **{f"{b}.{a}": v for b, values in (
+            ("threadIdx", fault.thread), ("blockIdx", fault.block), ("blockDim", block_dim), ("gridDim", grid_dim))
+            for a, v in zip("xyz", values)}}
+        if (faulted := _faulting_subscript(source, line, name, index, names)) is not None:
+            _FAULTING_SUBSCRIPT[(line, name)] = faulted
         tail = None  # (the hint for a vector access past the last whole vector)
         unit = ""  # (what the elements are, for a view through a wider type)
         param = next((p for p in kernel.params if p.name == name and p.pointer), None)
@@ -5931,8 +6017,12 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 what = (f"reads {element}, which {who} also read here and then wrote back{at} in this launch: "
                         f"a read-modify-write without an atomic (a counter or a sum kept by hand), so on a "
                         "GPU two threads can read the same old value, and one update is lost")
-                hint = (f"Make the whole update one atomic: `int old = atomicAdd(&{element}, 1);` gives each thread "
-                        f"its own old value (a slot, a ticket), and atomicAdd(&{element}, v) adds v.")
+                # (as the code writes the element, `bins[b]`, not the one element this launch met, bins[3])
+                spelled = element
+                if (written := _subscript(source, other_line, name)) and "[" in element:
+                    spelled = f"{name}[{written}]"
+                hint = (f"Make the whole update one atomic: `int old = atomicAdd(&{spelled}, 1);` gives each thread "
+                        f"its own old value (a slot, a ticket), and atomicAdd(&{spelled}, v) adds v.")
                 if elements != 1:  # `y[i] = a * x[i] + y[i]` where two threads got one i
                     hint = ("If each element should belong to one thread, check how the index is computed (a "
                             "grid-stride loop steps by blockDim.x * gridDim.x). If the threads share it on purpose "
