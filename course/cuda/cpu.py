@@ -11,6 +11,7 @@ that ``launch`` turns into a KernelError naming the kernel, block, thread and so
 
 from __future__ import annotations
 
+import ast
 import ctypes
 import functools
 import hashlib
@@ -2284,7 +2285,7 @@ _BUILT_IN_NAMES = {"threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize"}
 
 #: While a fault is worded (_explained): the subscript of (line, array) that made the faulting index, where the
 #: line has several of that array (`c ? in[i - 1] : in[i + n]`): the one _subscript gives for it.
-_FAULTING_SUBSCRIPT: dict = {}
+_FAULTING_SUBSCRIPT: dict = {}  # (keyed by the Python thread too: two threads may word faults at once)
 
 
 def _subscript(source: Source, line: int | None, name: str, nested: bool = False) -> str | None:
@@ -2292,8 +2293,8 @@ def _subscript(source: Source, line: int | None, name: str, nested: bool = False
     another subscript too (`x[idx[i]]`)."""
     if not line or not name:
         return None
-    if not nested and (line, name) in _FAULTING_SUBSCRIPT:
-        return _FAULTING_SUBSCRIPT[(line, name)]
+    if not nested and (threading.get_ident(), line, name) in _FAULTING_SUBSCRIPT:
+        return _FAULTING_SUBSCRIPT[(threading.get_ident(), line, name)]
     inside = r"(?:[^\[\]]|\[[^\[\]]*\])+" if nested else r"[^\[\]]+"
     text = source.line_text(line).split("//", 1)[0]
     found = _first_use(rf"\b{re.escape(name)}\s*\[({inside})\]", text)
@@ -2625,8 +2626,6 @@ def _index_value(expression: str, names: dict, source: Source, line: int, depth:
     """The value of a C index expression for the faulting thread (`names`: its built-ins and the launch's integer
     arguments; a local variable is the value of its last assignment before `line` in the function), or None where
     it has anything else (a call, a cast, a ternary, memory)."""
-    import ast
-
     def value(node) -> int:
         if isinstance(node, ast.Constant) and isinstance(node.value, int):
             return node.value
@@ -4950,7 +4949,8 @@ def _explained(module: Module, kernel: Kernel, fault: _Fault, *rest, **options) 
         try:
             return _explain(module, kernel, fault, *rest, **options)
         finally:
-            _FAULTING_SUBSCRIPT.clear()
+            for key in [k for k in _FAULTING_SUBSCRIPT if k[0] == threading.get_ident()]:
+                _FAULTING_SUBSCRIPT.pop(key, None)
     except Exception as bug:  # (a bug in a hint: the fault must still be reported)
         block, thread = _xyz(fault.block), _xyz(fault.thread)
         line = None
@@ -5009,7 +5009,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             ("threadIdx", fault.thread), ("blockIdx", fault.block), ("blockDim", block_dim), ("gridDim", grid_dim))
             for a, v in zip("xyz", values)}}
         if (faulted := _faulting_subscript(source, line, name, index, names)) is not None:
-            _FAULTING_SUBSCRIPT[(line, name)] = faulted
+            _FAULTING_SUBSCRIPT[(threading.get_ident(), line, name)] = faulted
         tail = None  # (the hint for a vector access past the last whole vector)
         unit = ""  # (what the elements are, for a view through a wider type)
         param = next((p for p in kernel.params if p.name == name and p.pointer), None)
