@@ -157,8 +157,9 @@ def test_a_negative_index_from_an_int_product_that_overflowed_says_so():
     x, y = np.arange(65536, dtype=np.float32), np.zeros(65536, np.float32)
     with pytest.raises(cuda.KernelError, match=r"accessed y\[-\d+\]") as info:
         cuda.RawKernel(OVERFLOW, "scatter", backend="cpu", sanitize=False)((256,), (256,), (x, y, 65536))
-    assert (f"an int product that overflowed? `(i * 40503)` (line {line_of('PRODUCT', OVERFLOW)}) past 2^31 - 1 "
-            "wraps around to a negative number") in str(info.value)
+    # (computed for the faulting thread: the product, its line, its value, and the index its wrap gives)
+    assert re.search(rf"An int product that overflowed: `i \* 40503` \(line {line_of('PRODUCT', OVERFLOW)}\) is "
+                     r"[\d,]+ for this thread, past 2\^31 - 1", str(info.value)), str(info.value)
     # a small table (the index only a little below 0), and a subscripted factor
     small = OVERFLOW.replace("(i * 40503) % n", "(x[i] * 40503) % 50").replace("y[j] = x[i];", "y[j] = 1.0f;")
     x[:] = np.arange(65536)
@@ -175,7 +176,8 @@ extern "C" __global__ void rows(float* out, int rows, int cols) {
 }"""
     with pytest.raises(cuda.KernelError, match=r"accessed out\[-2147483648\]") as info:
         cuda.RawKernel(offset, "rows", backend="cpu", sanitize=False)((4,), (64,), (np.zeros(4096, np.float32), 4, 1024))
-    assert f"an int product that overflowed? `r * cols` (line {line_of('INDEX', offset)})" in str(info.value)
+    assert f"An int product that overflowed: `r * cols * 1024 * 1024` (line {line_of('INDEX', offset)}) is " \
+        "2,147,483,648 for this thread" in str(info.value)
 
 
 def test_out_of_bounds_through_a_device_function_pointer():
@@ -1025,6 +1027,22 @@ def test_hints_name_the_subscript_that_faulted_and_a_fix_that_works():
     with pytest.raises(cuda.KernelError) as info:
         module.get_function("show")((1,), (1,), (np.int64(5),))
     assert "convert the value: (int)n (a long long given to %d)" in str(info.value)
+    # an index that int arithmetic wrapped: where, by how much, and the 64-bit fix (not the border-neighbour hint)
+    wrapped = r"""
+extern "C" __global__ void big(float* x, int w) {
+    int row = blockIdx.x, col = threadIdx.x;
+    int idx = row * w * w + col;
+    x[idx % 16] = 1.0f;
+}"""
+    with pytest.raises(cuda.KernelError, match=r"accessed x\[-15\]") as info:
+        cuda.RawKernel(wrapped, "big", backend="cpu")((2,), (4,), (f32(16), 50000))
+    message = str(info.value)
+    assert "`row * w * w` (line 4) is 2,500,000,000 for this thread, past 2^31 - 1" in message
+    assert "cast `(long long)row`" in message and "neighbour" not in message
+    fixed = wrapped.replace("int idx = row * w * w + col;", "long long idx = (long long)row * w * w + col;")
+    out = f32(16)
+    cuda.RawKernel(fixed, "big", backend="cpu")((2,), (4,), (out, 50000))
+    assert out[:4].tolist() == [1, 1, 1, 1]
 
 
 def test_failed_assert():

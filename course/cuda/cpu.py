@@ -2622,11 +2622,22 @@ _VECTOR_ITEM = {"float32": "float", "float64": "double", "int32": "int", "uint32
                 "uint8": "unsigned char", "float16": "half"}
 
 
-def _index_value(expression: str, names: dict, source: Source, line: int, depth: int = 0) -> int | None:
+def _index_value(expression: str, names: dict, source: Source, line: int, depth: int = 0,
+                 overflow: list | None = None, wrap: bool = False) -> int | None:
     """The value of a C index expression for the faulting thread (`names`: its built-ins and the launch's integer
     arguments; a local variable is the value of its last assignment before `line` in the function), or None where
-    it has anything else (a call, a cast, a ternary, memory)."""
+    it has anything else (a call, a cast, a ternary, memory). `overflow`: gets (expression, value) of the first
+    product or sum whose value does not fit an int (what C's int arithmetic wraps), computed exactly here; `wrap`:
+    compute as C's int arithmetic does, each result wrapped to 32 bits."""
     def value(node) -> int:
+        result = exact(node)
+        if overflow is not None and not overflow and isinstance(node, ast.BinOp) and not -2**31 <= result < 2**31:
+            overflow.append((ast.get_source_segment(expression.strip(), node) or expression.strip(), result, line))
+        if wrap and isinstance(node, ast.BinOp):
+            result = (result + 2**31) % 2**32 - 2**31
+        return result
+
+    def exact(node) -> int:
         if isinstance(node, ast.Constant) and isinstance(node.value, int):
             return node.value
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
@@ -2639,7 +2650,7 @@ def _index_value(expression: str, names: dict, source: Source, line: int, depth:
             for at in range(line - 1, start - 1, -1):  # (the last assignment before the line, in the function)
                 found = re.findall(rf"\b{re.escape(node.id)}\s*=(?!=)\s*([^;,]+)", source.line_text(at))
                 if found:
-                    got = _index_value(found[-1], names, source, at, depth + 1)
+                    got = _index_value(found[-1], names, source, at, depth + 1, overflow, wrap)
                     if got is None:
                         raise ValueError
                     return got
@@ -2663,6 +2674,23 @@ def _index_value(expression: str, names: dict, source: Source, line: int, depth:
         return value(ast.parse(expression.strip(), mode="eval").body)
     except (SyntaxError, ValueError, KeyError, RecursionError):
         return None
+
+
+def _overflow_hint(source: Source, line: int | None, name: str, index: int, names: dict) -> str | None:
+    """For an index that int arithmetic wrapped (`int idx = row * w * w + col;` with w = 50000): the hint that
+    says where and how to compute it in 64 bits, or None."""
+    subscript = _subscript(source, line, name) if line else None
+    found: list = []
+    if not subscript or _index_value(subscript, names, source, line, overflow=found) is None or not found \
+            or _index_value(subscript, names, source, line, wrap=True) != index:  # (the wrap gives this index)
+        return None
+    part, exact, at = found[0]
+    first = re.match(r"\s*\(?\s*([A-Za-z_][\w.]*)", part)
+    cast = f"`(long long){first.group(1)}` in `{part}`" if first else "one factor to long long"
+    return (f"An int product that overflowed: `{part}` (line {at}) is {exact:,} for this thread, past 2^31 - 1 "
+            f"(2,147,483,647), so C's int arithmetic wraps it around (on a GPU too; C++ leaves it undefined) and the "
+            f"index comes out as {index}. Compute it in 64 bits: cast {cast} (the rest of the product follows) "
+            "before any % or /, and keep the index in a long long or size_t.")
 
 
 def _faulting_subscript(source: Source, line: int | None, name: str, index: int, names: dict) -> str | None:
@@ -5085,6 +5113,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                         f"row{'s' * (rows != 1)} (valid first indices 0 to {rows - 1})")
         values = _scalar_values(kernel, args)
         hint = (tail or _printf_string_hint(source, line, name, index, length, itemsize)
+                or _overflow_hint(source, line, name, index, names)
                 or (index < 0 and _through_offset_pointer(source, line, name, index, length))
                 or _helper_argument(source, chain, name, index, length)
                 or _index_hint(source, line, index, length, _subscript(source, line, name), name)
