@@ -4319,25 +4319,26 @@ def _waited_for(text: str) -> str | None:
     return wait.group(1) if wait else None
 
 
+def _function_spans(source: Source):
+    """(name, header start, body start, body end) of each function the source defines (comments dropped)."""
+    text = without_comments(source.text)
+    for header in re.finditer(r"\b(\w+)\s*\([^;{}()]*(?:\([^()]*\)[^;{}()]*)*\)\s*(?:const\s*)?\{", text):
+        if header.group(1) not in ("if", "for", "while", "switch", "catch", "return", "sizeof"):
+            yield header.group(1), header.start(), header.end(), _closing_brace(text, header.end() - 1), text
+
+
 def _called_body(source: Source, name: str) -> str | None:
     """The body of the source's function `name` (the first one defined), or None."""
-    text = without_comments(source.text)
-    header = re.search(rf"\b{re.escape(name)}\s*\([^;{{}}]*\)\s*(?:const\s*)?\{{", text)
-    return text[header.end():_closing_brace(text, header.end() - 1)] if header else None
+    return next((text[start:end] for found, _, start, end, text in _function_spans(source) if found == name), None)
 
 
 def _recursive_functions(source: Source) -> list[tuple[str, int, int, int]]:
     """The source's functions that call themselves: (name, the line of such a call, their first and last lines)."""
-    text, found = without_comments(source.text), []
-    for header in re.finditer(r"\b(\w+)\s*\([^;{}()]*(?:\([^()]*\)[^;{}()]*)*\)\s*(?:const\s*)?\{", text):
-        name = header.group(1)
-        if name in ("if", "for", "while", "switch", "catch", "return", "sizeof"):
-            continue
-        end = _closing_brace(text, header.end() - 1)
-        call = re.search(rf"\b{re.escape(name)}\s*\(", text[header.end():end])
-        if call:
-            found.append((name, text.count("\n", 0, header.end() + call.start()) + 1,
-                          text.count("\n", 0, header.start()) + 1, text.count("\n", 0, end) + 1))
+    found = []
+    for name, header, start, end, text in _function_spans(source):
+        if call := re.search(rf"\b{re.escape(name)}\s*\(", text[start:end]):
+            found.append((name, text.count("\n", 0, start + call.start()) + 1, text.count("\n", 0, header) + 1,
+                          text.count("\n", 0, end) + 1))
     return found
 
 

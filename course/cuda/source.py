@@ -1941,8 +1941,7 @@ def parse(text: str, options=()) -> Source:
             bodies[f.name].add("__cc_spin_point")
     # and one with warp-synchronous steps (`vs[tid] += vs[tid + 16];` on a volatile pointer) takes them in step
     # with the other threads (runtime.h's __cc_volatile_step)
-    stepped = volatile_names | _volatile_aliased(tokens)
-    step_edits = {f.body: _warp_synchronous_steps(tokens, f, stepped) for f in functions if f.body}
+    step_edits = {f.body: _warp_synchronous_steps(tokens, f, volatile_names) for f in functions if f.body}
     extern_shared = _extern_shared_names(tokens)
     for f in functions:
         if f.body and step_edits[f.body]:
@@ -4441,7 +4440,8 @@ def _note_returns(tokens: list[Token], f: _Function, replace) -> None:
 
 def _volatile_names(tokens: list[Token]) -> set[str]:
     """Names declared volatile anywhere in the source: `__shared__ volatile int ready;`,
-    `volatile int* flag = ...`, a `volatile float* sdata` parameter (not a cast's type)."""
+    `volatile int* flag = ...`, a `volatile float* sdata` parameter (not a cast's type), and those declared with
+    a volatile alias (`vint* s` of `typedef volatile int vint;`)."""
     names = set()
     for i, tok in enumerate(tokens):
         if tok.text != "volatile":
@@ -4451,7 +4451,7 @@ def _volatile_names(tokens: list[Token]) -> set[str]:
                 if tokens[j - 1].kind == "ident" and j - 1 > i + 1 and tokens[j].text != "(":
                     names.add(tokens[j - 1].text)
                 break
-    return names
+    return names | _volatile_aliased(tokens)
 
 
 def _volatile_aliased(tokens: list[Token]) -> set[str]:
