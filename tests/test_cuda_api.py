@@ -456,6 +456,21 @@ def test_kernel_cache_is_private(tmp_path, monkeypatch):
     assert cpu.cache_dir() != link  # a symlink could be swapped for another folder
 
 
+def test_a_relative_cache_folder_is_made_absolute(tmp_path, monkeypatch):
+    """COURSE_CUDA_CACHE=kernels (or a relative XDG_CACHE_HOME) broke every compile ("runtime.h: No such file"):
+    the compiler runs in another folder, so the cache is the absolute folder the name meant when it was read."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("COURSE_CUDA_CACHE", "kernels")
+    assert cpu.cache_dir() == tmp_path / "kernels"
+    k = cuda.RawKernel(ADD.replace("1.0f", "3.0f"), "add_one", backend="cpu")
+    x = np.zeros(4, np.float32)
+    k((1,), (4,), (x, 4))
+    assert x.tolist() == [3.0] * 4 and any((tmp_path / "kernels").glob("*.so"))
+    monkeypatch.delenv("COURSE_CUDA_CACHE")
+    monkeypatch.setenv("XDG_CACHE_HOME", "xdg")
+    assert cpu.cache_dir() == tmp_path / "xdg" / "torch-cuda-course" / "kernels"
+
+
 def test_a_whole_cu_file_with_host_code_says_what_python_does_instead():
     """A learner pastes NVIDIA's vectorAdd.cu whole: its main(), cudaMalloc and <<<>>> launch are
     host code that neither NVRTC nor the CPU backend compiles; the error lists them with their

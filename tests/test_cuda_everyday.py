@@ -113,6 +113,56 @@ def test_a_structs_fields_in_another_order_or_of_other_kinds_are_named():
     assert y.tolist() == (2 * x + 3).tolist()
 
 
+
+PARTICLES = r"""
+struct Particle { float x, y, z; int id; };
+extern "C" __global__ void tag(Particle* p, int n) {
+    int i = threadIdx.x;
+    if (i < n) { p[i].x += 1.0f; p[i].id = i; }
+}
+extern "C" __global__ void lanes(int2 v, uchar4 c, float4 f, int* out, float* fout) {
+    out[0] = v.x; out[1] = v.y; out[2] = c.x; out[3] = c.w; fout[0] = f.y;
+}
+"""
+
+
+def test_a_pointer_to_structs_takes_records_of_its_members_in_their_order():
+    """A Particle* is read member by member as a by-value Particle is: records with the fields in another order,
+    or a float64 array for a struct of floats and ints, were silently read as other numbers (red team, 12-06)."""
+    module = cuda.RawModule(code=PARTICLES, backend="cpu")
+    tag = module.get_function("tag")
+    swapped = np.zeros(4, np.dtype([("id", "i4"), ("x", "f4"), ("y", "f4"), ("z", "f4")]))
+    with pytest.raises(TypeError, match=r"parameter 'p' \(Particle\* p\): the struct's members are \(x float, y float, "
+                                        r"z float, id int\), in this order, but the argument's fields come in another "
+                                        r"order \(id, x, y, z\)"):
+        tag((1,), (4,), (swapped, 4))
+    with pytest.raises(TypeError, match=r"points to structs of \(x float, y float, z float, id int\), but the array "
+                                        r"holds float64, which no member is.*np.dtype\(\[\('x', 'float32'\)"):
+        tag((1,), (4,), (np.zeros(8, np.float64), 4))
+    right = np.zeros(4, np.dtype([("x", "f4"), ("y", "f4"), ("z", "f4"), ("id", "i4")]))
+    tag((1,), (4,), (right, 4))
+    assert right["id"].tolist() == [0, 1, 2, 3] and right["x"].tolist() == [1.0] * 4
+    flat = np.zeros(16, np.float32)  # floats for a struct with floats: raw memory, as a learner may lay it out
+    tag((1,), (4,), (flat, 4))
+    assert flat[0::4].tolist() == [1.0] * 4
+
+
+def test_a_vector_passed_by_value_checks_each_lane_as_a_scalar_of_its_type():
+    """int2 (1.7, 2.9) became (1, 2), 2**32 + 5 became 5 and a uchar4's 300 became 44, silently, where a scalar int
+    parameter refuses them (red team, 12-06)."""
+    k = cuda.RawModule(code=PARTICLES, backend="cpu").get_function("lanes")
+    out, fout = np.zeros(4, np.int32), np.zeros(1, np.float32)
+    for v, c, error in [((1.7, 2.9), (0, 0, 0, 0), r"\(int2 v\), lane x: is an integer, but got the float 1.7"),
+                        ((1, 2**32 + 5), (0, 0, 0, 0), r"\(int2 v\), lane y: 4294967301 does not fit in int"),
+                        ((1, 2), (0, 0, 0, 300), r"\(uchar4 c\), lane w: 300 does not fit in unsigned char \(0 to 255\)"),
+                        ((1, 2), (-1, 0, 0, 0), r"lane x: -1 does not fit in unsigned char"),
+                        (np.array([1.0, 2.0]), (0, 0, 0, 0), r"an int2 holds integers, but the array holds float64")]:
+        with pytest.raises((TypeError, ValueError), match=error):
+            k((1,), (1,), (v, c, (0, 1, 2, 3), out, fout))
+    k((1,), (1,), ((-5, np.int32(7)), np.array([1, 2, 3, 255], np.uint8), (0, 2.5, 0, 0), out, fout))
+    assert out.tolist() == [-5, 7, 1, 255] and fout[0] == 2.5
+
+
 RECORDS = r"""
 struct __align__(16) RGB { unsigned int r, g, b; };   // 16 bytes: 12 of fields and 4 of padding
 struct Pixel { unsigned char r, g, b; float weight; };  // 8 bytes: the float is 4-aligned

@@ -176,6 +176,8 @@ def cache_dir() -> Path:
     else:
         base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
         path = Path(base) / "torch-cuda-course" / "kernels"
+    # Absolute: the compiler runs in another folder, and a later os.chdir must not move the cache.
+    path = Path(os.path.abspath(path))
     try:
         path.mkdir(parents=True, exist_ok=True, mode=0o700)
         if os.access(path, os.W_OK) and _is_private(path):

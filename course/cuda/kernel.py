@@ -358,8 +358,10 @@ class RawKernel:
 
     def _shared_limit(self) -> int:
         """The shared memory a block of this kernel may use in all (static arrays and shared_mem): 48 KiB,
-        or the A100's 163 KiB once the kernel opted in to more than 48 KiB of dynamic shared memory."""
-        return MAX_SHARED_OPTIN if self.max_dynamic_shared_size_bytes > MAX_DYNAMIC_SHARED else MAX_DYNAMIC_SHARED
+        or the A100's 163 KiB once the kernel opted in by setting max_dynamic_shared_size_bytes (to any value:
+        with 40,000 bytes of static arrays, its default is 48 KiB less them, and setting it to 10,000 lets a
+        launch ask for 10,000 more, as CUDA's cudaFuncAttributeMaxDynamicSharedMemorySize does)."""
+        return MAX_SHARED_OPTIN if self._max_dynamic_shared is not None else MAX_DYNAMIC_SHARED
 
 
 class RawModule:
@@ -1002,7 +1004,22 @@ def _check_struct(kernel: Kernel, p: Param, a, backend_name: str):
         values = np.asarray(a)
         if values.size != p.lanes:
             raise ValueError(f"{where}: a {p.ctype} holds {p.lanes} numbers, got {values.size}")
-        return np.ascontiguousarray(values.astype(_dtype(p.dtype)[0]).ravel())
+        # Each lane as a scalar parameter of its type is checked: a float for an int2 lane, or 300 for a uchar4's,
+        # is refused, not truncated or wrapped.
+        lanes = [v.item() if isinstance(v, np.generic) else v
+                 for v in (values.ravel() if isinstance(a, np.ndarray) else list(a))]
+        if isinstance(a, np.ndarray) and a.dtype.kind in "fc" and _element_dtype(p.dtype).kind in "iub":
+            raise TypeError(f"{where}: {cpu._an(p.ctype)} holds integers, but the array holds {a.dtype}; pass "
+                            f"integers (a.astype(np.{_element_dtype(p.dtype).name}) if every value is whole)")
+        scalar = dataclasses.replace(p, ctype=cpu._VECTOR_ITEM.get(p.dtype, p.dtype), lanes=1)
+        checked = []
+        for lane, v in zip("xyzw", lanes):
+            try:
+                checked.append(_check_scalar(kernel, scalar, v))
+            except (TypeError, ValueError) as error:
+                text = str(error).replace(f"parameter '{p.name}' ({scalar})", f"parameter '{p.name}' ({p}), lane {lane}")
+                raise type(error)(text) from None
+        return np.array(checked, _element_dtype(p.dtype))
     if isinstance(a, (bytes, bytearray, memoryview)):
         return np.frombuffer(bytes(a), np.uint8)
     if isinstance(a, (np.void, np.ndarray)) and (a.dtype.names is not None or a.dtype.kind == "V"):
@@ -1020,21 +1037,25 @@ def _check_fields(where: str, p: Param, dtype: np.dtype) -> None:
     """A structured argument's fields against the struct's members (Param.fields): the same kinds of number
     in the same order (its bytes are read member by member); fields named as the members are but in another
     order are named as such."""
-    def flat(dt):  # (name, kind and size, count) per field, nested records and subarrays flattened
+    def flat(dt, at=0):  # (name, kind and size, count, offset) per field, nested records and subarrays flattened
         out = []
         for name in dt.names:
-            field = dt.fields[name][0]
+            field, offset = dt.fields[name][:2]
             base, count = (field.base, int(np.prod(field.shape))) if field.shape else (field, 1)
             if base.names is not None:
-                out += [(f"{name}.{n}", k, c * count) for n, k, c in flat(base)]
+                for i in range(count):
+                    out += [(f"{name}.{n}", k, c, o) for n, k, c, o in flat(base, at + offset + i * base.itemsize)]
             else:
-                out.append((name, base.str[1:], count))
+                out.append((name, base.str[1:], count, at + offset))
         return out
     want = [(name, np.dtype(kind).str[1:] if kind != "bfloat16" else "u2", count) for name, kind, count in p.fields]
     natural = np.dtype([(n, k, (c,)) if c > 1 else (n, k) for n, k, c in want], align=True)
     if dtype.itemsize != natural.itemsize:
         return  # (a struct of another size: the launch says how many bytes it takes)
-    got = flat(dtype)
+    # Fields that lie wholly in the struct's padding (a record's explicit `pad`) are the learner's own: left out.
+    members = [(natural.fields[n][1], natural.fields[n][1] + natural.fields[n][0].itemsize) for n, _, _ in want]
+    got = [(n, k, c) for n, k, c, o in flat(dtype)
+           if any(o < end and start < o + np.dtype(k).itemsize * c for start, end in members)]
     described = lambda fields: ", ".join(f"{n} {_C_NAMES.get(k, k)}{f'[{c}]' if c > 1 else ''}" for n, k, c in fields)
     names_given = not all(re.fullmatch(r"f\d+", n) for n, _, _ in got)
     if names_given and sorted(n for n, _, _ in got) == sorted(n for n, _, _ in want) and \
@@ -1099,6 +1120,17 @@ def _check_array(kernel: Kernel, p: Param, a, backend_name: str):
         raise TypeError(f"{where}: needs bytes, but the array holds Python text ({a.dtype}, 4 bytes a character); "
                         "pass its bytes: np.frombuffer(text.encode(), np.uint8), or a bytes array np.array([b'...'])")
     fields = [a.dtype.fields[name][0] for name in a.dtype.names] if a.dtype.names else []  # a record array's
+    if p.fields and p.dtype is None:  # a pointer to a struct of numbers: a record array's fields as its members
+        if a.dtype.names is not None:
+            _check_fields(where, p, a.dtype)
+        elif a.dtype.kind in "fc" and a.dtype.str[1:] not in {kind for _, kind, _ in
+                                                             ((n, np.dtype(k).str[1:] if k != "bfloat16" else "u2", c)
+                                                              for n, k, c in p.fields)}:
+            members = ", ".join(f"{n} {_C_NAMES.get(np.dtype(k).str[1:], k) if k != 'bfloat16' else k}"
+                                f"{f'[{c}]' if c > 1 else ''}" for n, k, c in p.fields)
+            raise TypeError(f"{where}: points to structs of ({members}), but the array holds {a.dtype}, which no "
+                            f"member is: its bytes would be read as other numbers. Pass a record array, e.g. "
+                            f"np.zeros(n, np.dtype([{', '.join(repr((n, k)) if c == 1 else repr((n, k, (c,))) for n, k, c in p.fields)}], align=True))")
     if (isinstance(a, np.ndarray) and p.dtype is not None and len(fields) == max(p.lanes, 1)
             and all(field == _element_dtype(p.dtype) for field in fields)
             and a.dtype.itemsize == len(fields) * fields[0].itemsize):

@@ -2160,8 +2160,8 @@ def parse(text: str, options=()) -> Source:
                                         "CuPy (like the CPU backend) finds a kernel by its name: remove `static`")
         # (an extern "C" kernel in a namespace keeps its C name for CuPy; the launcher calls it by its C++ one)
         call = f.qualifier + f.name
-        params = [dataclasses.replace(q, fields=struct_fields[q.ctype]) if q.by_value_struct and q.lanes == 1
-                  and q.ctype in struct_fields else q for q in params]
+        params = [dataclasses.replace(q, fields=struct_fields[q.ctype]) if (q.by_value_struct and q.lanes == 1 or
+                  q.pointer and q.dtype is None and not q.rows) and q.ctype in struct_fields else q for q in params]
         kernels[f.name] = Kernel(f.name, tuple(params), f.line, stray or f.name in fiber_functions,
                                  unsupported_users.get(f.name), call, _constant(f.launch_bounds, constants))
 
