@@ -1171,6 +1171,122 @@ def test_a_fence_and_an_atomic_hand_a_global_element_from_block_to_block():
     assert info.value.line == line("LOCKED")
 
 
+EVERY_THREAD_FENCES = r"""
+__device__ unsigned int tickets = 0;
+extern "C" __global__ void parts_then_ticket(const float* x, float* part, float* out, int n, int mode) {
+    __shared__ bool last;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    part[i] = 2.0f * x[i];                                  // PART
+    if (mode != 2) __threadfence();                         // each thread fences its own part ...
+    if (mode != 3) __syncthreads();                         // ... before the barrier ...
+    if (threadIdx.x == 0) last = atomicInc(&tickets, gridDim.x) == gridDim.x - 1;  // ... then one ticket
+    __syncthreads();
+    if (mode == 1) __threadfence();                         // (a fence on the reading side too)
+    if (last && threadIdx.x == 0) {
+        float s = 0.0f;
+        for (int j = 0; j < n; j++) s += part[j];           // SUM
+        out[0] = s;
+        tickets = 0;
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2, 3])
+def test_every_thread_fencing_its_part_before_the_barrier_hands_it_over_with_one_ticket(mode):
+    """Each thread writes its part and fences, __syncthreads(), thread 0 takes the last-block ticket: the fences
+    came before the barrier and the ticket after it, so every part is handed over, as on a GPU (red team 12-06:
+    reported as a race, "needs __threadfence()" where every thread had one). Without the fences (mode 2), or
+    without the barrier, so that thread 0 may take the ticket before the others wrote (mode 3), it is a race."""
+    module = cuda.RawModule(code=EVERY_THREAD_FENCES, backend="cpu", sanitize=True)
+    np.ndarray((1,), np.uint32, module.get_global("tickets"))[...] = 0
+    part, out = np.zeros(512, np.float32), np.zeros(1, np.float32)
+    args = (np.ones(512, np.float32), part, out, 512, mode)
+    if mode < 2:
+        module.get_function("parts_then_ticket")((8,), (64,), args)
+        assert out[0] == 1024
+        return
+    with pytest.raises(cuda.KernelError, match=r"reads part\[\d+\], which thread") as info:
+        module.get_function("parts_then_ticket")((8,), (64,), args)
+    assert info.value.line == line_of("SUM", EVERY_THREAD_FENCES)
+
+
+GLOBAL_IDIOMS = r"""
+extern "C" __global__ void chained_and_found(const int* in, volatile int* flags, volatile int* sums, int* found,
+                                             int key, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (!*found && i < n && in[i] == key) *found = 1;   // a flag many threads set to one value: no bug
+    __shared__ int total;
+    if (threadIdx.x == 0) total = 0;
+    __syncthreads();
+    atomicAdd(&total, i < n ? in[i] : 0);
+    __syncthreads();
+    if (threadIdx.x == 0) {                              // block b waits for block b - 1 (a chained scan)
+        int p = 0;
+        if (blockIdx.x > 0) { while (flags[blockIdx.x - 1] == 0) { } p = sums[blockIdx.x - 1]; }
+        sums[blockIdx.x] = p + total;
+        __threadfence();
+        flags[blockIdx.x] = 1;
+    }
+}
+extern "C" __global__ void set_by_one(int* out, int* scale, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int s = scale[0];
+    if (blockIdx.x == 0 && threadIdx.x == 0) scale[0] = 2;   // SET
+    if (i < n) out[i] = s;
+}
+extern "C" __global__ void plain_unlock(int* mutex, int* total) {
+    if (threadIdx.x == 0) {
+        while (atomicCAS(mutex, 0, 1) != 0) { }
+        __threadfence();
+        *total = *total + blockIdx.x;
+        __threadfence();
+        *mutex = 0;                                          // UNLOCK
+    }
+}
+extern "C" __global__ void scatter(const int* idx, const float* v, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[idx[i]] = v[i];
+}
+extern "C" __global__ void wait_for_later_block(int* flag, int* out) {
+    if (blockIdx.x == 1 && threadIdx.x == 0) { out[1] = 7; __threadfence(); atomicExch(flag, 1); }
+    if (blockIdx.x == 0 && threadIdx.x == 0) { while (flag[0] == 0) { } out[0] = out[1]; }   // WAIT
+}
+"""
+
+
+def test_global_memory_idioms_and_their_messages(recwarn):
+    """Red team 12-06: a correct chained scan beside a benign `*found = 1` was reported after a full time limit
+    (the rerun in the opposite order waits for ever: blocks wait for the block before them); one thread setting
+    a value every thread reads was called a lost update; a lock released with a plain store was told to set the
+    lock before the launch; a scatter whose data repeat an index with one value was told to check blockIdx; a
+    wait on a plain read that timed out did not say the read may be hoisted when the compile-time warning had
+    been given before."""
+    module = cuda.RawModule(code=GLOBAL_IDIOMS, backend="cpu", sanitize=True)
+    line = lambda marker: line_of(marker, GLOBAL_IDIOMS)
+    x = (np.arange(1024) % 5).astype(np.int32)
+    flags, sums, found = np.zeros(16, np.int32), np.zeros(16, np.int32), np.zeros(1, np.int32)
+    module.get_function("chained_and_found")((16,), (64,), (x, flags, sums, found, 3, 1024))
+    assert sums[-1] == x.sum() and found[0] == 1
+    with pytest.raises(cuda.KernelError, match=r"(?s)reads scale\[0\], which thread \(0, 0, 0\) set at line \d+ in this "
+                                               r"launch: the other threads may read it before that store or after it.*"
+                                               r"hint: A value that one thread sets for the others") as info:
+        module.get_function("set_by_one")((4,), (64,), (np.zeros(256, np.int32), np.ones(1, np.int32), 256))
+    assert "lost" not in str(info.value).split("effect:")[0] and f"at line {line('SET')}" in str(info.value)
+    with pytest.raises(cuda.KernelError, match=r"(?s)released with a plain store.*hint: Release the lock atomically, after "
+                                               r"a fence.*`__threadfence\(\); atomicExch\(&mutex\[0\], 0\);`"):
+        module.get_function("plain_unlock")((8,), (32,), (np.zeros(1, np.int32), np.zeros(1, np.int32)))
+    idx = np.arange(1024, dtype=np.int32) % 700
+    out = np.zeros(700, np.float32)
+    module.get_function("scatter")((4,), (256,), (idx, (2 * idx).astype(np.float32), out, 1024))
+    assert out.tolist() == (2 * np.arange(700)).tolist()
+    assert not [w for w in recwarn if "repeat one another's work" in str(w.message)]
+    waits = cuda.RawModule(code=GLOBAL_IDIOMS, backend="cpu", sanitize=True, time_limit=0.3)
+    with pytest.raises(cuda.KernelError, match=rf"(?s)ran longer than its time limit.*hint: Line {line('WAIT')}: The loop "
+                                               r"waits for `flag\[0\] == 0` to change, with a plain read"):
+        waits.get_function("wait_for_later_block")((2,), (32,), (np.zeros(1, np.int32), np.zeros(2, np.int32)))
+
+
 def test_a_volatile_store_handed_over_without_a_fence_is_reported_where_it_is_read():
     module = cuda.RawModule(code=HANDOVER, backend="cpu", sanitize=True)
     line = lambda marker: line_of(marker, HANDOVER)

@@ -1555,7 +1555,8 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
     if fault.length == 3 and fault.count >= REPEATED_ELEMENTS:
         message = (_redone_message(module, kernel, fault, arrays, tuple(block)) if fault.mask == 1
                    else _repeated_message(module, kernel, fault, arrays))
-        warnings.warn(message, KernelWarning, stacklevel=_user_level())
+        if message:
+            warnings.warn(message, KernelWarning, stacklevel=_user_level())
     if fault.length == 4:  # two threads set up cuRAND states with the same seed, subsequence and offset
         warnings.warn(_same_rng_message(module, kernel, fault), KernelWarning, stacklevel=_user_level())
     if leaked:
@@ -3464,6 +3465,23 @@ def _count_compared(module: Module, fault: _Fault, arrays: dict) -> bool:
                           rf"\(?\s*(?:volatile\s+\w+\s*\*\s*\)\s*)?&?\s*{name}\b", text))
 
 
+def _set_by_one(name: str, read_text: str, write_text: str, before_write: str) -> bool:
+    """Whether the store of a plain read-and-write pair is one thread's setting of a new value, not an update:
+    the write (`scale[0] = 2;`) stores what neither the element nor the variable its read went into (`int sc =
+    scale[0];`) gives, under a test that picks one thread (`if (i == 0)`, `if (threadIdx.x == 0 && ...)`) on its
+    line or the line before. (A stack push, `next[i] = *head; *head = i;`, is every thread's: not this.)"""
+    element = rf"(?:\*\s*{re.escape(name)}\b|\b{re.escape(name)}\s*\[[^\]]*\])"
+    stored = re.search(rf"{element}\s*=(?!=)\s*([^;]*);", write_text)
+    if not stored or re.search(rf"\b{re.escape(name)}\b", stored.group(1)):
+        return False
+    into = re.search(rf"\b(\w+)\s*=(?!=)[^;]*{element}", read_text)
+    if into and re.search(rf"\b{into.group(1)}\b", stored.group(1)):
+        return False
+    one = r"if\s*\([^;]*\b(?:threadIdx\.[xyz]|blockIdx\.[xyz]|i|idx|tid|gid|index)\s*==\s*0\b"
+    return bool(re.search(one, write_text) or (re.search(one, before_write or "") and not re.search(r"[;}]\s*$",
+                                                                                                 before_write)))
+
+
 def _plain_read_and_write(fault: _Fault) -> bool:
     """A global race between one thread's plain read and another's plain write (not a store handed
     over without a fence, not a volatile step of a warp), or a plain read of what another thread
@@ -3514,10 +3532,18 @@ def _race_changes_results(module: Module, kernel: Kernel, config, packed, memory
     whose results are in place. When a run's results differ from the first's: what differs, in words
     (the race is the bug). When the run in launch order stops at another kind of fault past the race
     (an index out of bounds): (its status, its fault record, its printf output), the bug to report.
-    None when a later run stops (the race is the bug to report, as found). `floats`: the arrays of
-    floating-point elements, whose results may differ by rounding."""
+    None when a later run stops (the race is the bug to report, as found), except a run in the opposite order
+    that does not end: blocks that wait for the block before them (a chained scan's flags) cannot run so,
+    and the other two runs judge (it may take three times as long as the run in launch order, a second at
+    least). `floats`: the arrays of floating-point elements, whose results may differ by rounding."""
     for mode in (1, 2, 3):
-        status, fault, text = _run_again(module, kernel, config, packed, before, "__cc_set_race_rerun", mode)
+        started = time.perf_counter()
+        status, fault, text = _run_again(module, kernel, config if mode != 2 else _time_capped(config, took), packed,
+                                         before, "__cc_set_race_rerun", mode)
+        if mode == 1:
+            took = max(RERUN_SECONDS, 3 * (time.perf_counter() - started))
+        if mode == 2 and status == TIMEOUT:
+            continue  # (blocks that wait for one another in launch order)
         if status != OK:  # past the race, in launch order, another bug: that one is the message
             return (status, fault, text) if mode == 1 and fault.kind != GLOBAL_RACE else None
         if mode == 1:
@@ -3662,12 +3688,17 @@ def _element_text(raw: np.ndarray, index: int, size: int, dtype: str | None) -> 
 REPEATED_ELEMENTS = 32
 
 
-def _repeated_message(module: Module, kernel: Kernel, fault: _Fault, arrays: dict) -> str:
+def _repeated_message(module: Module, kernel: Kernel, fault: _Fault, arrays: dict) -> str | None:
     """The warning for blocks that store the same values in the same elements (runtime.h
-    __cc_describe_repeated): an index without blockIdx, most often."""
+    __cc_describe_repeated): an index without blockIdx, most often. None where the store's index is read from
+    memory (`out[idx[i]] = v[i]`, a scatter whose repeated indices the data chose: no bug of the index's)."""
     name, _, itemsize = arrays.get(fault.base, ("an argument array", 0, 0))
     index = fault.index * fault.element_bytes // itemsize if itemsize else fault.index
     line = module.line_of(fault.code_offset)
+    short = re.escape(name)
+    if line and re.search(rf"\b{short}\s*\[[^\]=;]*\[[^;]*\]\s*(?:=(?!=)|[-+*/|&^]=)",
+                          module.source.line_text(line)):
+        return None
     where = f" at line {line}: {module.source.line_text(line).strip()}" if line else ""
     body = _function_body(module.source.text, kernel.line + 1) if kernel.line else None
     text = module.source.text[body[0]:body[1]] if body else module.source.text
@@ -5305,6 +5336,11 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             hint = f"{lock} {hint}"
         elif (plain := _plain_wait(source)):
             hint = f"{plain} {hint}"
+        elif waits := [(at, text) for at, text in source.cas_misuse if text.startswith("the loop waits for `")]:
+            # `while (flag[0] == 0) { }` on an argument's element: the compile-time warning's words (said once a
+            # process, so perhaps not before this launch)
+            at, text = min(waits, key=lambda wait: (wait[0] != line, wait[0]))
+            hint = f"Line {at}: {text[0].upper()}{text[1:]} {hint}"
         if module.sanitized:  # backend="cpu" and the exercise checks run the race checker by default
             hint += (" This launch ran with the race checker on (the default of backend=\"cpu\"), which makes it 50 "
                      "to 200 times slower than a plain launch on every core (make bench measures it): find bugs on "
@@ -6000,6 +6036,16 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 call = _ATOMIC_UPDATES[updated.group(1)]
                 hint = (f"Line {store_line} updates {element} with a plain `{updated.group(1)}=` while other threads "
                         f"update it atomically: make that update atomic too, `{call}(&{element}, value)`.")
+            elif (unlock := re.search(rf"(?:\*\s*{re.escape(name)}\b|\b{re.escape(name)}\s*\[[^\]]*\])\s*=(?!=)\s*"
+                                      r"(\w+)\s*;", source.line_text(store_line) if store_line else "")) and re.search(
+                    rf"\batomicCAS\s*\(\s*&?\s*{re.escape(name)}\b[^,]*,\s*{re.escape(unlock.group(1))}\s*,", source.text):
+                # `while (atomicCAS(mutex, 0, 1) != 0);` ... `*mutex = 0;`: a lock released with a plain store
+                what = (f"{verb} {element}, which {who} {done}{at} in this launch, {order}: a lock taken with "
+                        f"atomicCAS and released with a plain store, which CUDA's memory model does not order with the "
+                        "other threads' atomics (a data race): on a GPU the waiting threads may see the release late, "
+                        "or before the writes the lock guarded")
+                hint = (f"Release the lock atomically, after a fence that publishes what it guarded: "
+                        f"`__threadfence(); atomicExch(&{element}, {unlock.group(1)});` (line {store_line}).")
         else:  # a plain read and a plain write
             what = (f"{'reads' if mine == 1 else 'writes'} {element}, which {who} "
                     f"{'wrote' if theirs == 2 else 'read'}{at} in this launch, {order}: on a GPU the read "
@@ -6045,6 +6091,16 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                            "block, and the blocks run in any order." if other_block == block else
                            ": no barrier orders the threads of different blocks.")
                         + " (Or let every thread compute it for itself, if that is cheap.)")
+            elif fault.mask == 1 and line and other_line and _set_by_one(
+                    name, source.line_text(line), source.line_text(other_line), source.line_text(other_line - 1)):
+                # `int sc = scale[0]; if (blockIdx.x == 0 && threadIdx.x == 0) scale[0] = 2;`: one thread sets
+                # a value that its read does not go into, after every thread (itself too) read it
+                what = (f"reads {element}, which {who} set{at} in this launch: the other threads may read it "
+                        "before that store or after it, so on a GPU they may see the old value or the new one")
+                hint = (f"A value that one thread sets for the others: set it before the launch or after it (from the "
+                        f"host, or in a kernel of its own), or write the new value to another array; "
+                        + ("__syncthreads() would order only the threads of one block, and the blocks run in any order."
+                           if other_block == block else "no barrier orders the threads of different blocks."))
             elif fault.mask == 1:  # the writer read it here first: `int slot = *count; ...; *count = slot + 1;`
                 what = (f"reads {element}, which {who} also read here and then wrote back{at} in this launch: "
                         f"a read-modify-write without an atomic (a counter or a sum kept by hand), so on a "

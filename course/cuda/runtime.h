@@ -1069,6 +1069,12 @@ struct __cc_sync_times {
     uint32_t covered, pub_covered, pub_release;
     uint32_t prev_fence, prev_release;
     uint32_t prev_pub_covered, prev_pub_release;  // (the block's first thread) the handover before the newest
+    // (the block's first thread) `barrier_release`: the first release a thread of the block made in epoch
+    // `barrier_epoch` (the newest with one; `prev_...` the one before): it hands over every write whose own
+    // thread fenced after it in an earlier epoch, since a barrier lies between that fence and the release
+    // (each thread writes its part and fences, __syncthreads(), thread 0 takes the ticket or frees the lock).
+    uint32_t barrier_epoch, barrier_release, prev_barrier_epoch, prev_barrier_release;
+    uint32_t older_fence, older_covered;  // the device fence before the newest, and its epoch
 };
 __CC_STATE __cc_sync_times* __cc_sync;
 __CC_STATE size_t __cc_sync_threads;
@@ -1104,6 +1110,7 @@ __CC_RT void __cc_note_fence(bool device) {
     me.block = {now, 0, me.block.acquire};
     if (device) {
         if (me.device.release) me.prev_fence = me.device.fence, me.prev_release = me.device.release;
+        me.older_fence = me.device.fence, me.older_covered = me.covered;
         me.device = {now, 0, me.device.acquire}, me.covered = __cc_epoch;
     }
 }
@@ -1156,6 +1163,11 @@ __CC_RT void __cc_note_atomic(bool device, int kind, const volatile void* p = nu
         if (me.covered > block.pub_covered) {  // (a block that hands over in phases: the phase before stays)
             if (block.pub_release) block.prev_pub_covered = block.pub_covered, block.prev_pub_release = block.pub_release;
             block.pub_covered = me.covered, block.pub_release = now;
+        }
+        if (block.barrier_epoch != __cc_epoch) {
+            if (block.barrier_release)
+                block.prev_barrier_epoch = block.barrier_epoch, block.prev_barrier_release = block.barrier_release;
+            block.barrier_epoch = __cc_epoch, block.barrier_release = now;
         }
     }
     if (kind == __CC_READ || kind == __CC_ATOMIC) me.observed = now;
@@ -1224,6 +1236,13 @@ static inline uint32_t __cc_release_for(const __cc_global_note& w) {
     take(writer.prev_fence > w.time, writer.prev_release);
     take(block.pub_covered > w.epoch, block.pub_release);
     take(block.prev_pub_covered > w.epoch, block.prev_pub_release);
+    // Y fenced after the write (its newest device fence, in epoch writer.covered), then a barrier, then a
+    // thread of the block released.
+    // (the fence before the newest, when it too came after the write: an acquire's fence after the barrier)
+    bool fenced = writer.device.fence > w.time;
+    uint32_t fence_epoch = writer.older_fence > w.time ? writer.older_covered : writer.covered;
+    take(fenced && block.barrier_epoch > fence_epoch, block.barrier_release);
+    take(fenced && block.prev_barrier_epoch > fence_epoch, block.prev_barrier_release);
     return first;
 }
 static inline bool __cc_handed_over(const __cc_global_note& w) {
