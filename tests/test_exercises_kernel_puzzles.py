@@ -485,6 +485,9 @@ def test_a_flat_guard_in_a_2d_puzzle_is_caught(number, source, capsys):
     answer is right, and the trace shows two threads storing one element."""
     ok, out = run_check(number, source, capsys)
     assert not ok and "each element of `out` is written by one thread" in out and "guard each coordinate" in out
+    # f12: the nudge fits the failure (the puzzle's own points at the indexing, which is right here)
+    checks._hints_given.pop(f"puzzle {number} ({kp.puzzle(number).name})", None)
+    assert "look at your guard" in checks.hint() and kp.puzzle(number).hints[1] in checks.hint()
 
 
 def test_source_rules_read_what_the_compiler_reads():
@@ -563,11 +566,13 @@ extern "C" __global__ void blocks(const float* a, float* out, int n) {
                            or "blockIdx" in str(w.message)]
 
 
-@pytest.mark.parametrize("number", [8, 9, 10, 15, 17])
+@pytest.mark.parametrize("number", [5, 8, 9, 10, 11, 13, 14, 15, 16, 17, 18, 19, 20])
 def test_the_second_hint_is_the_method_not_the_code(number):
-    """probe 14: these second hints were the solution line by line (`__shared__ float buffer[32]; ...`)."""
+    """probe 14 and f12: these second hints were the solution statement by statement (`__shared__ float
+    buffer[32]; ...`, `place = inclusive - flag`, `row * cols + col`)."""
     method = kp.puzzle(number).hints[1]
-    assert not any(code in method for code in ("[", "+=", "==", "__", "(0x", "i < n", "threadIdx")), method
+    assert not any(code in method for code in ("[", "+=", "==", "__", "(0x", "i < n", "threadIdx", " = ", " * ",
+                                               " < ", " - ", "expf", "fmaxf")), method
 
 
 MAP_2D = kp.puzzle("map_2d").number
@@ -610,3 +615,72 @@ def test_fault_hints_that_spell_out_an_answer_keep_the_diagnosis_and_ask_instead
     swapped, and a tile without room for its halo say the fix in code; the grader keeps what is wrong and asks."""
     ok, out = run_check(number, source, capsys)
     assert not ok and diagnosis in out and question in out and answer not in out
+
+
+def test_the_shared_puzzles_barrier_rule_reads_the_run_not_the_spelling(capsys):
+    """f01/f13: a store made by a __device__ helper through `*(s + t)`, the barrier behind `#define WAIT`, and
+    threads past the end that return before it (exited threads are not waited for: accepted, as the hint says)
+    are a correct kernel; the rule checks that a barrier ran between the stores and the reads."""
+    ok, out = run_check(8, r'''
+#define WAIT __syncthreads()
+__device__ void put(float* s, float v) { *(s + threadIdx.x) = v; }
+extern "C" __global__ void shared(const float* a, float* out, int n) {
+    __shared__ float buffer[32];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    put(buffer, a[i]);
+    WAIT;
+    out[i] = *(buffer + threadIdx.x) + 10.0f;
+}''', capsys)
+    assert ok, out
+    method = kp.puzzle(8).hints[1]
+    assert "no `if` hides" not in method and "returned" in method
+
+
+def test_a_barrier_or_shuffle_in_dead_code_or_a_forbidden_call_behind_a_macro_breaks_the_rule(capsys):
+    """f02/f03/f04: the source rules read the preprocessed source (an #ifdef of an undefined macro is gone,
+    `#define ADD atomicAdd` is an atomic), and the barrier and the shuffle must run (`if (0)` is no use)."""
+    barrier, shuffle = kp.puzzle(8).rules[1], kp.puzzle(15).rules[0]
+    assert barrier.broken_in_source(shared_puzzle(between="#ifdef DEBUG_SYNC\n    __syncthreads();\n#endif\n"))
+    assert barrier.broken_in_source(shared_puzzle(between="#define WAIT __syncthreads()\n    WAIT;\n")) is None
+    down = "    v += __shfl_down_sync(0xffffffff, v, 1);\n"
+    warp_sum = ('extern "C" __global__ void warp_sum(const float* a, float* out, int n) {\n'
+                "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                "    float v = i < n ? a[i] : 0.f;\nDEAD"
+                "    float total = 0;\n"
+                "    for (int k = 0; k < 32; ++k) total += __shfl_sync(0xffffffff, v, k);\n"
+                "    if (threadIdx.x % 32 == 0 && i < n) out[i / 32] = total;\n}\n")
+    assert shuffle.broken_in_source(warp_sum.replace("DEAD", "#ifdef USE_DOWN\n" + down + "#endif\n"))
+    atomics = [r for r in kp.puzzle(19).rules if "no atomics" in r.text][0]
+    assert atomics.broken_in_source('#define ADD atomicAdd\nextern "C" __global__ void compact(int* c) { ADD(c, 1); }')
+    ok, out = run_check(8, shared_puzzle(between="    if (0) __syncthreads();\n"), capsys)
+    assert not ok and "no barrier ran between the stores and the reads" in out
+    ok, out = run_check(15, warp_sum.replace("DEAD", "    if (0)" + down[3:]), capsys)
+    assert not ok and "no __shfl_down_sync or __shfl_xor_sync ran" in out
+
+
+def test_the_stencil_read_rule_is_traced_where_a_corner_thread_has_cells_on_two_sides():
+    """f05: a corner thread of the notebook's solution loads its cell and two halo cells: the rule allows 3
+    and is traced on a size where a block's corner has image cells on both sides, so a kernel that also
+    loads the (unneeded) diagonal corner cell, 4 reads there, breaks it."""
+    p = kp.puzzle(18)
+    corners = r'''
+#define T 16
+extern "C" __global__ void stencil(const float* a, float* out, int rows, int cols) {
+    __shared__ float tile[T + 2][T + 2];
+    int tx = threadIdx.x, ty = threadIdx.y, col = blockIdx.x * T + tx, row = blockIdx.y * T + ty;
+    #define AT(r, c) (((r) >= 0 && (r) < rows && (c) >= 0 && (c) < cols) ? a[(r) * cols + (c)] : 0.0f)
+    tile[ty + 1][tx + 1] = AT(row, col);
+    if (tx == 0) tile[ty + 1][0] = AT(row, col - 1);
+    if (tx == T - 1) tile[ty + 1][T + 1] = AT(row, col + 1);
+    if (ty == 0) tile[0][tx + 1] = AT(row - 1, col);
+    if (ty == T - 1) tile[T + 1][tx + 1] = AT(row + 1, col);
+    if (tx == T - 1 && ty == T - 1) tile[T + 1][T + 1] = AT(row + 1, col + 1);
+    __syncthreads();
+    if (row < rows && col < cols)
+        out[row * cols + col] = 4.0f * tile[ty + 1][tx + 1] - tile[ty][tx + 1] - tile[ty + 2][tx + 1]
+                                - tile[ty + 1][tx] - tile[ty + 1][tx + 2];
+}'''
+    broken = kp._trace_rules(p, corners)
+    assert broken and "reads `a` 4 times (at most 3 here)" in broken[1], broken
+    assert "at most three times" in p.spec and "at most 3 times" in broken[0].text

@@ -3,9 +3,10 @@
 In the spirit of Sasha Rush's GPU-Puzzles, but in CUDA C: each puzzle gives a spec (a NumPy
 reference), the launch the kernel will get, a stub to fill in, and a check that runs the kernel
 on the CPU backend on several sizes, compares every element, and enforces the puzzle's rules —
-from the source ("use `__shfl_down_sync`") and, through ``kernel.profile`` on the CPU backend,
-from the access trace ("each thread reads `a` at most once", "coalesced: 4 sectors per
-request"). On a GPU the check also runs the kernel with CuPy and compares.
+from the source as the compiler sees it ("use `__shfl_down_sync`", "no atomics": macros expanded,
+#if branches not taken left out) and, through ``kernel.profile`` on the CPU backend, from the
+access trace ("each thread reads `a` at most once", "coalesced: 4 sectors per request", and that
+a required barrier or shuffle ran, not only appears). On a GPU the check also runs the kernel with CuPy and compares.
 
     from course.exercises import kernel_puzzles as kp
     kp.show(1)                      # the spec, the launch and a picture of the expected result
@@ -19,7 +20,9 @@ only in the notebook's folded solution cells.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
+import subprocess
 import warnings
 from typing import Callable
 
@@ -58,9 +61,11 @@ class Rule:
     source_pattern: str | None = None              # regex the kernel source must match ...
     source_forbidden: str | None = None            # ... or must not match
     trace: Callable | None = None                  # f(profile, case) -> None or what broke it
+    marked: bool = False                           # the trace comes from a build whose shuffles leave a mark
+    nudge: str | None = None                       # the first hint after this rule is broken (else the puzzle's)
 
     def broken_in_source(self, source: str) -> str | None:
-        code = _strip_comments(source)
+        code = _preprocessed(source)
         if self.source_pattern and not re.search(self.source_pattern, code):
             return self.text
         if self.source_forbidden and re.search(self.source_forbidden, code):
@@ -91,9 +96,122 @@ def _strip_comments(source: str) -> str:
     return "\n".join(kept)
 
 
+@functools.lru_cache(maxsize=256)
+def _preprocessed(source: str) -> str:
+    """The source as the compiler sees it, for the source rules: macros expanded (`#define ADD atomicAdd`,
+    `#define WAIT __syncthreads()`), the #if/#ifdef branches not taken left out, comments and string
+    literals gone. The CPU backend's compiler (``course.cuda.cpu.find_compiler``) preprocesses it with
+    the macros the backend defines (``__CUDA_ARCH__``, ``__CUDACC__``, ...); includes are left out (the
+    rules are about the kernel's own code). Without a compiler, or where it refuses the directives, the
+    comments and `#if 0` blocks are stripped by hand (``_strip_comments``)."""
+    try:
+        from course.cuda.cpu import find_compiler
+        from course.cuda.source import PREDEFINED
+
+        compiler = find_compiler()
+    except Exception:  # no compiler: the CPU backend cannot run the kernel either, and says so
+        return _strip_comments(source)
+    text = re.sub(r"(?m)^[ \t]*#[ \t]*include\b.*$", "", source)
+    defines = [f"-D{name}={value}" for name, value in PREDEFINED.items() if name != "__cplusplus"]
+    try:
+        done = subprocess.run([compiler, "-E", "-P", "-x", "c++", "-std=c++17", *defines, "-"], input=text,
+                              capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return _strip_comments(source)
+    return _strip_comments(done.stdout if done.returncode == 0 else source)
+
+
+# The build whose trace shows that a shuffle ran: __shfl_down_sync and __shfl_xor_sync go through wrappers
+# whose `if` records a branch at line _MARK_LINE or later (the profile records every thread's branches);
+# `#line 1` keeps the learner's line numbers. Only the trace rules read this build.
+_MARK_LINE = 1_000_000
+_MARKS = (f"#line {_MARK_LINE}\n"
+          "__device__ unsigned __kp_ran(unsigned mask) { if (mask | 1u) return 0u; return 0u; }\n"
+          "template <class T> __device__ T __kp_shfl_down_sync(unsigned mask, T v, unsigned d, int w = 32) "
+          "{ return __shfl_down_sync(mask + __kp_ran(mask), v, d, w); }\n"
+          "template <class T> __device__ T __kp_shfl_xor_sync(unsigned mask, T v, int d, int w = 32) "
+          "{ return __shfl_xor_sync(mask + __kp_ran(mask), v, d, w); }\n"
+          "#line 1\n")
+
+
+def _marked(source: str) -> str:
+    return _MARKS + re.sub(r"\b__shfl_(down|xor)_sync\b", r"__kp_shfl_\1_sync", source)
+
+
 # A block-wide barrier as a kernel spells it: __syncthreads() (and its _count/_and/_or forms), a
 # cooperative group's block.sync() or cg::sync(block).
 _BLOCK_BARRIER = r"__syncthreads(_count|_and|_or)?\s*\(|\.\s*sync\s*\(|\bsync\s*\(\s*\w+\s*\)"
+
+
+def waits_after_storing(text: str, nudge: str | None = None) -> Rule:
+    """A block barrier that RAN between the stores into shared memory and the reads from it: the source
+    names one (as the compiler sees it), and the trace shows, in every block, each thread's first store
+    before any other thread's first read. The CPU backend runs a block's threads one after another up to
+    each barrier they reach, so without one (a `__syncthreads()` under `if (0)`, in a function nobody
+    calls, or before the store) thread 0 reads before thread 1 has stored. Threads that returned before
+    the barrier store nothing and are not waited for (as on a GPU since Volta)."""
+    def check(profile, case):
+        from course.cuda import transactions as tx
+
+        trace = profile.trace
+        position = np.arange(len(trace))
+        stores, loads = trace["kind"] == tx.SHARED_STORE, trace["kind"] == tx.SHARED_LOAD
+        if not stores.any() or not loads.any():
+            return f"no thread {'stored into' if not stores.any() else 'read'} a __shared__ array"
+        for block in np.unique(trace["block"][stores]):
+            here = trace["block"] == block
+            if not (here & loads).any():
+                continue
+            writers, first = np.unique(_thread_in_block(trace[here & stores]), return_index=True)
+            first_store = position[here & stores][first]
+            read = int(position[here & loads][0])
+            reader = int(_thread_in_block(trace[read]))
+            late = (first_store > read) & (writers != reader)
+            if late.any():
+                writer, at = int(writers[late][0]), int(first_store[late][0])
+                return (f"thread {reader} of block {int(block)} read the shared array (line {int(trace['line'][read])}) "
+                        f"before thread {writer} had stored into it (line {int(trace['line'][at])}): no barrier ran "
+                        "between the stores and the reads (one the threads never reach, under `if (0)` or in code "
+                        "not called, does not count)")
+        return None
+
+    return Rule(text, source_pattern=_BLOCK_BARRIER, trace=check, nudge=nudge)
+
+
+def shuffles(text: str) -> Rule:
+    """__shfl_down_sync or __shfl_xor_sync (or a cooperative-groups tile's shfl_down / shfl_xor) named in
+    the source as the compiler sees it, and, for the two intrinsics, run: the marked build's trace shows
+    their wrappers' branch (a call under `if (0)` is named but never runs)."""
+    pattern = r"__shfl_(down|xor)_sync\s*\(|\.\s*shfl_(down|xor)\s*\("
+
+    def check(profile, case):
+        source = getattr(profile, "marked_from", None)
+        if source is None:  # the marked build did not compile: the source rule has to do
+            return None
+        if (profile.branches["line"] >= _MARK_LINE).any():
+            return None
+        if re.search(r"\.\s*shfl_(down|xor)\s*\(", _preprocessed(source)):  # (a tile's shfl_down is not marked)
+            return None
+        return ("no __shfl_down_sync or __shfl_xor_sync ran: the lanes must add what they receive from them (a "
+                "call the threads never reach, under `if (0)` or in code not called, does not count)")
+
+    return Rule(text, source_pattern=pattern, trace=check, marked=True)
+
+
+def no_atomics(text: str) -> Rule:
+    """No atomic function in the source (as the compiler sees it: `#define ADD atomicAdd` is one) nor in the
+    run's trace."""
+    def check(profile, case):
+        from course.cuda import transactions as tx
+
+        trace = profile.trace
+        atomic = trace[np.isin(trace["kind"], (tx.GLOBAL_ATOMIC, tx.SHARED_ATOMIC))]
+        if len(atomic):
+            return (f"thread {int(_thread_in_block(atomic[0]))} of block {int(atomic[0]['block'])} makes an "
+                    f"atomic update at line {int(atomic[0]['line'])}")
+        return None
+
+    return Rule(text, source_forbidden=r"\batomic\w*\s*\(", trace=check)
 
 
 def uses(token: str, text: str) -> Rule:
@@ -168,7 +286,7 @@ def one_writer_per_block(array: str) -> Rule:
     return Rule(f"only one thread of a block writes `{array}`", trace=check)
 
 
-def each_element_written_once(array: str) -> Rule:
+def each_element_written_once(array: str, nudge: str | None = None) -> Rule:
     """No element of `array` is stored by two threads. Two threads that store the same value give the
     right answer, so only the trace shows it: a flat guard `if (i < n * n)` in a 2-D kernel, whose
     threads past the row's end write the next row's elements again."""
@@ -194,7 +312,7 @@ def each_element_written_once(array: str) -> Rule:
         return (f"{who[0]} and {who[1]} both store `{array}[{element}]` (flat index): each element belongs to one "
                 "thread (guard each coordinate on its own, not the flat index)")
 
-    return Rule(f"each element of `{array}` is written by one thread", trace=check)
+    return Rule(f"each element of `{array}` is written by one thread", trace=check, nudge=nudge)
 
 
 def computes_from_shared(array: str) -> Rule:
@@ -311,6 +429,11 @@ def _stub(signature: str, todo: str) -> str:
 
 PUZZLES: list[Puzzle] = []
 
+# The nudge after a 2-D kernel's threads store one element twice (a flat guard): the index was right, the guard
+# lets through threads whose column is past the row's end.
+_FLAT_GUARD_NUDGE = ("Your index finds each element; look at your guard instead: which threads does it let through "
+                     "whose column lies past the end of the row, and whose element do they write?")
+
 
 def _add(**kw):
     PUZZLES.append(Puzzle(number=len(PUZZLES) + 1, **kw))
@@ -367,7 +490,7 @@ _add(name="map_2d", title="Map 2D",
      launch=lambda c: ((1,), (16, 16), 0),
      # (the access rules read the last size's launch: 5 leaves threads past the row's end)
      reference=lambda c: {"out": c["a"] + 10}, sizes=(1, 16, 5),
-     rules=(reads_at_most("a", 1), writes_at_most("out", 1), each_element_written_once("out")),
+     rules=(reads_at_most("a", 1), writes_at_most("out", 1), each_element_written_once("out", _FLAT_GUARD_NUDGE)),
      hints=("A row-major matrix is one long array: where does row r start?",
             "The flat index is row times the row length plus the column; guard row and column against n."))
 
@@ -384,7 +507,9 @@ _add(name="broadcast", title="Broadcast",
      reference=lambda c: {"out": c["a"][:, None] + c["b"][None, :]}, sizes=((1, 1), (3, 7), (16, 16), (15, 2)),
      rules=(reads_at_most("a", 1), reads_at_most("b", 1), writes_at_most("out", 1)),
      hints=("Which of the two coordinates does each input depend on?",
-            "Guard row < rows and col < cols; out's flat index is row * cols + col, a takes row, b takes col."))
+            "Give each thread one element of `out` from its two thread coordinates and keep only the threads "
+            "inside both the row count and the column count; the element's place in the row-major output comes "
+            "from its row and its column, and each input is read with the one coordinate it changes along."))
 
 _add(name="blocks", title="Blocks",
      spec="`out[i] = a[i] + 10` for `n` elements, with blocks of 32 threads — fewer threads per block than "
@@ -411,7 +536,8 @@ _add(name="blocks_2d", title="Blocks 2D",
      args=("a", "out", "rows", "cols"), outputs=("out",),
      launch=lambda c: ((_blocks(c["cols"], 8), _blocks(c["rows"], 8)), (8, 8), 0),
      reference=lambda c: {"out": c["a"] + 10}, sizes=((1, 1), (8, 8), (16, 24), (9, 17), (30, 5)),
-     rules=(reads_at_most("a", 1), writes_at_most("out", 1), each_element_written_once("out"), coalesced("global load")),
+     rules=(reads_at_most("a", 1), writes_at_most("out", 1), each_element_written_once("out", _FLAT_GUARD_NUDGE),
+            coalesced("global load")),
      hints=("x goes along a row (the column index), y goes down (the row index) — for blocks too.",
             "Build the column from the x indices of block and thread, the row from the y indices; guard both; "
             "index row-major."))
@@ -429,16 +555,14 @@ _add(name="shared", title="Shared",
      launch=lambda c: ((_blocks(c["n"], 32),), (32,), 0),
      reference=lambda c: {"out": c["a"] + 10}, sizes=(1, 32, 70, 128),
      rules=(uses("__shared__", "use a __shared__ array"),
-            # (a store into an element after the declaration, through the array or a pointer to it, `buf[0][t]`
-            # or `s[t]` with `float* s = buf;`, then the barrier, then a read of an element)
-            Rule("wait with __syncthreads() (or a cooperative-groups block's sync()) after storing into the shared "
-                 "array and before reading it", source_pattern=r"(?s)__shared__[^;]*?\b\w+\s*\[.*?\b\w+\s*"
-                 r"(?:\[[^\]]*\]\s*)+=(?!=).*?(" + _BLOCK_BARRIER + r").*?\b\w+\s*\["),
+            waits_after_storing("wait with __syncthreads() (or a cooperative-groups block's sync()) after storing "
+                                "into the shared array and before reading it"),
             reads_at_most("a", 1), writes_at_most("out", 1), computes_from_shared("out")),
      hints=("Shared memory belongs to the block: which index does a thread use for its own slot?",
             "Three phases: every thread puts its element into a shared array as big as the block (guarded, as "
-            "before); then all threads meet at one barrier that no `if` hides; then each reads its slot back and "
-            "writes the result."))
+            "before); then the block waits at one barrier that every thread still running reaches (guard the work "
+            "around it, never the barrier; a thread that has returned is not waited for); then each reads its "
+            "slot back and writes the result."))
 
 
 def _pool(a):
@@ -481,8 +605,7 @@ _add(name="dot", title="Dot product",
      reference=lambda c: {"out": np.array([np.dot(c["a"].astype(np.float64), c["b"])], np.float32)},
      sizes=(1, 7, 64),
      rules=(reads_at_most("a", 1), reads_at_most("b", 1),
-            Rule("barriers between the steps (__syncthreads(), or a cooperative-groups block's sync())",
-                 source_pattern=_BLOCK_BARRIER),
+            waits_after_storing("barriers between the steps (__syncthreads(), or a cooperative-groups block's sync())"),
             one_writer_per_block("out")),
      hints=("Sixty-four partial products, one total: how many steps if every step sums pairs?",
             "Each thread stores its product (zero past the end) in a shared slot; then halve the number of active"
@@ -510,8 +633,10 @@ _add(name="conv1d", title="1D convolution",
      reference=lambda c: {"out": _conv(c["a"], c["b"])}, sizes=((1, 1), (10, 3), (32, 8), (70, 4)),
      rules=(reads_at_most("a", 2), reads_at_most("b", 1), writes_at_most("out", 1)),
      hints=("The last threads of a block need elements that the next block's threads would load.",
-            "Tile of 32 + 7 floats: thread t loads a[i] into tile[t], and threads t < k - 1 also load a[i + 32] "
-            "into tile[32 + t] (0 past n); threads t < k load b[t]; sync; sum tile[t + j] * filter[j]."))
+            "Put the block's slice of `a` into a shared tile followed by the few elements after it that the last "
+            "threads' windows reach (some threads load a second element for them, 0 past the end of `a`), and the "
+            "filter into a second shared array; wait at a barrier; then each thread sums its products from the "
+            "two shared arrays, its window starting at its own slot of the tile."))
 
 
 def _scan(a):
@@ -553,8 +678,10 @@ _add(name="axis_sum", title="Axis sum",
             one_writer_per_block("out")),
      hints=("Which threads should read neighbouring elements at the same time: one thread's chunk, or one "
             "element per thread per round?",
-            "Loop c = threadIdx.x; c < cols; c += blockDim.x, summing a[row * cols + c]; then the tree "
-            "reduction of the 128 partial sums; thread 0 writes out[blockIdx.x]."))
+            "Let the block walk along its row together: in each round every thread takes one element, "
+            "neighbouring threads neighbouring elements, then the whole block moves on by its width; each thread "
+            "keeps a running sum in a register. Then combine the per-thread sums with the tree reduction of the "
+            "dot product, and let one thread write the row's total."))
 
 _add(name="matmul", title="Matrix multiply (tiled)",
      spec="`C = A @ B` for `A` of `m × k` and `B` of `k × n` (row-major), with 16 × 16 blocks and 16 × 16 "
@@ -574,8 +701,11 @@ _add(name="matmul", title="Matrix multiply (tiled)",
      rules=(global_reads_at_most(lambda c: 2 * _blocks(c["k"], 16), "at most 2 global reads per thread per tile"),
             writes_at_most("C", 1)),
      hints=("Each element of a tile is needed by 16 threads: load it once, share it.",
-            "For t in 0..ceil(k/16): As[ty][tx] = A[row][t*16 + tx], Bs[ty][tx] = B[t*16 + ty][col] (0 when "
-            "outside); sync; acc += As[ty][j] * Bs[j][tx] for j < 16; sync; after the loop write C[row][col]."))
+            "Walk along the shared dimension one tile at a time. Each step, every thread copies one element of "
+            "the tile of A and one of the tile of B into shared memory (0 where the tile hangs over a matrix's "
+            "edge); the block waits; each thread adds up the products of its row of A's tile with its column of "
+            "B's tile; and the block waits again before the next tiles overwrite these. After the last step, the "
+            "threads inside C write their sums."))
 
 _add(name="warp_sum", title="Warp-shuffle sum",
      spec="Sum each group of 32 consecutive elements: `out[w] = sum(a[32w : 32w + 32])` (the last group may be "
@@ -592,8 +722,7 @@ _add(name="warp_sum", title="Warp-shuffle sum",
          np.concatenate([c["a"], np.zeros((-c["n"]) % 32, np.float32)]).astype(np.float64),
          np.arange(0, _blocks(c["n"], 32) * 32, 32)).astype(np.float32)},
      sizes=(1, 32, 100, 256),
-     rules=(Rule("use __shfl_down_sync (or __shfl_xor_sync, or a cooperative-groups tile's shfl_down / shfl_xor)",
-                 source_pattern=r"__shfl_(down|xor)_sync\s*\(|\.\s*shfl_(down|xor)\s*\("),
+     rules=(shuffles("use __shfl_down_sync (or __shfl_xor_sync, or a cooperative-groups tile's shfl_down / shfl_xor)"),
             avoids(r"__shared__", "no shared memory"),
             reads_at_most("a", 1)),
      hints=("A shuffle reads a register of another lane of the same warp, without memory.",
@@ -637,9 +766,11 @@ _add(name="softmax", title="Block-wide softmax",
      rules=(coalesced("global load"), global_reads_at_most(lambda c: 3 * _blocks(c["cols"], 128),
                                                            "at most 3 reads of each of a thread's elements")),
      hints=("exp(88) overflows a float: what can you subtract from every element without changing the result?",
-            "Pass 1: m = max over your strided elements, reduce with fmaxf in shared memory, sync, read s[0]. "
-            "Pass 2: the same with sum of expf(x - m). Pass 3: out = expf(x - m) / total. Barrier before reusing "
-            "the shared array."),
+            "Three passes over the row, each with the strided loop of the axis sum: each thread's maximum, "
+            "combined across the block into the row's maximum (a reduction that keeps the larger value, starting "
+            "from minus infinity); then each thread's sum of the exponentials of its values minus that maximum, "
+            "combined the same way; then each element's exponential divided by that total. Let every thread read "
+            "a reduction's result before the shared array is used for the next one: a barrier between."),
      tolerance=1e-5)
 
 _add(name="histogram", title="Histogram with privatisation",
@@ -672,7 +803,8 @@ def _laplace(a):
 _add(name="stencil", title="Stencil with halo cells",
      spec="A 5-point Laplacian of a `rows × cols` image: `out = 4·a[r][c] − a[r−1][c] − a[r+1][c] − a[r][c−1] − "
           "a[r][c+1]`, with 0 outside the image. 16 × 16 blocks; a block loads its 16 × 16 tile plus a one-cell "
-          "halo into shared memory, so each thread reads `a` at most twice.",
+          "halo into shared memory, so each thread reads `a` at most three times: its own cell, and the halo "
+          "cells beside it (two for a thread in a corner of the block), not its four neighbours.",
      learn="2D tiles with halo cells: the pattern behind every image filter and PDE solver",
      stub=_stub("stencil(const float* a, float* out, int rows, int cols)",
                 "TODO: a (16 + 2) x (16 + 2) shared tile; thread (tx, ty) owns tile[ty + 1][tx + 1]\n"
@@ -681,11 +813,18 @@ _add(name="stencil", title="Stencil with halo cells",
      make=lambda rng, s: {"a": _f32(rng, *s), "out": np.zeros(s, np.float32), "rows": s[0], "cols": s[1]},
      args=("a", "out", "rows", "cols"), outputs=("out",),
      launch=lambda c: ((_blocks(c["cols"], 16), _blocks(c["rows"], 16)), (16, 16), 0),
-     reference=lambda c: {"out": _laplace(c["a"])}, sizes=((1, 1), (16, 16), (20, 35), (33, 7)),
-     rules=(uses("__shared__", "a shared tile with a halo"), reads_at_most("a", 2), writes_at_most("out", 1)),
+     # (the access rules read the last size's launch: 2 × 3 blocks, whose corner threads have image cells on
+     # two sides; (33, 7), one block wide, has none on the left or right)
+     reference=lambda c: {"out": _laplace(c["a"])}, sizes=((1, 1), (16, 16), (33, 7), (20, 35)),
+     rules=(uses("__shared__", "a shared tile with a halo"),
+            _per_thread_at_most("each thread reads `a` at most 3 times (its own cell, and the halo cells beside it: "
+                                "two for a corner thread of the block)", 3, "reads `a`", writes=False, array="a"),
+            writes_at_most("out", 1)),
      hints=("A cell on the tile's edge needs a neighbour that belongs to the next block.",
-            "Load tile[ty+1][tx+1]; threads with tx == 0 load the left halo, tx == 15 the right one, likewise ty "
-            "for top/bottom (0 outside the image); corners are not needed; sync; compute from the tile."))
+            "Give the shared tile a border one cell wide on every side. Each thread copies its own cell into the "
+            "tile's interior; the threads on the block's edges also copy the cell just outside their edge into "
+            "the border (0 outside the image); the tile's corners are never read. Wait at a barrier, then compute "
+            "the formula from the tile alone."))
 
 
 def _compact(a):
@@ -710,10 +849,11 @@ _add(name="compact", title="Stream compaction",
      launch=lambda c: ((1,), (256,), 0),
      reference=lambda c: dict(zip(("out", "count"), _compact(c["a"]))), sizes=(1, 10, 256), tolerance=0.0,
      rules=(reads_at_most("a", 1), writes_at_most("out", 1), one_writer_per_block("count"),
-            avoids(r"\batomic\w*\s*\(", "no atomics: the order of the kept elements must be kept")),
+            no_atomics("no atomics: the order of the kept elements must be kept")),
      hints=("Where does a kept element go? Count the kept elements before it.",
-            "Scan the 0/1 flags (Hillis–Steele with barriers, as in the prefix-sum puzzle) to get inclusive sums; "
-            "place = inclusive - flag; if flag, out[place] = a[i]; thread 255 writes count[0] = inclusive."))
+            "Give each thread a 0/1 flag (kept or not, 0 past the end), scan the flags in shared memory as in the "
+            "prefix-sum puzzle, and turn a kept element's inclusive sum into its place at the front of `out`: how "
+            "many kept elements come before it. The scan's last value is the count, written by one thread."))
 
 _add(name="matmul_reg", title="Matrix multiply with register tiling",
      spec="`C = A @ B` again, now with 16 × 16 threads computing a 32 × 32 tile of `C`: each thread computes a "
@@ -732,8 +872,12 @@ _add(name="matmul_reg", title="Matrix multiply with register tiling",
      rules=(writes_at_most("C", 4), global_reads_at_most(lambda c: 8 * _blocks(c["k"], 32),
                                                          "at most 8 global reads per thread per 32-wide tile")),
      hints=("A 2 × 2 patch needs 2 values from a row of A's tile and 2 from a column of B's tile per step.",
-            "Thread (tx, ty) owns rows 2ty, 2ty+1 and columns 2tx, 2tx+1 of the block's 32 × 32 tile; loads 4 "
-            "elements of each shared tile per step; for j < 32: a0, a1 from As, b0, b1 from Bs, 4 FMAs."))
+            "Each thread owns a 2 × 2 patch of the block's 32 × 32 tile of C and keeps its four sums in "
+            "registers. Each step along the shared dimension, the 256 threads fill the 32 × 32 tiles of A and B "
+            "(four elements each, 0 outside the matrices) and wait; then, for each position along the tiles, "
+            "every thread reads the two values of A's tile in its rows and the two of B's tile in its columns and "
+            "does the four multiply-adds they allow; wait again before the next tiles. Finally each thread writes "
+            "the elements of its patch that lie inside C."))
 
 assert len(PUZZLES) == 20, len(PUZZLES)
 BY_NAME = {p.name: p for p in PUZZLES}
@@ -854,6 +998,7 @@ def _check(key: int | str, source: str) -> bool:
     for rule in p.rules:
         broken = rule.broken_in_source(source)
         if broken:
+            _hints_for(p, name, rule)
             return checks._report(name, False, f"rule broken: {broken}.")
     backends = ["cpu"] + (["cupy"] if cuda.backend() == "cupy" else [])
     for backend in backends:
@@ -884,6 +1029,8 @@ def _check(key: int | str, source: str) -> bool:
     except Exception as error:  # the profiled launch faulted (its case differs from the ones above)
         return checks._report(name, False, f"{type(error).__name__}: {error}")
     if broken:
+        rule, broken = broken
+        _hints_for(p, name, rule)
         result = checks._report(name, False, f"right answer, but a rule is broken: {broken}.")
     else:
         note = f" Rules kept: {'; '.join(r.text for r in p.rules)}." if p.rules else ""
@@ -932,21 +1079,38 @@ def _profile(p: Puzzle, source: str, case: dict):
     return profile
 
 
-def _trace_rules(p: Puzzle, source: str) -> str | None:
-    """The first access rule the kernel breaks (with the thread or line), or None.
+def _trace_rules(p: Puzzle, source: str) -> tuple[Rule, str] | None:
+    """The first access rule the kernel breaks and what broke it (with the thread or line), or None.
 
     The access rules read ``course.cuda``'s access profile of one launch on the CPU backend.
     """
+    from course import cuda
+
     trace_rules = [r for r in p.rules if r.trace is not None]
     if not trace_rules:
         return None
     case = p.case(p.sizes[-1], len(p.sizes))
-    profile = _profile(p, source, case)
+    profile = None
+    if any(r.marked for r in trace_rules):
+        try:  # (its own case: the launch writes its outputs)
+            profile = _profile(p, _marked(source), case)
+            profile.marked_from = source
+        except cuda.CompileError:  # a wrapper the kernel's calls do not fit: the source rule has to do
+            case = p.case(p.sizes[-1], len(p.sizes))
+    if profile is None:
+        profile = _profile(p, source, case)
     for rule in trace_rules:
         broken = rule.trace(profile, case)
         if broken:
-            return f"{rule.text} — {broken}"
+            return rule, f"{rule.text} — {broken}"
     return None
+
+
+def _hints_for(p: Puzzle, name: str, rule: Rule) -> None:
+    """After ``rule`` is broken: the puzzle's hints, with the rule's own nudge first where it has one (the
+    puzzle's nudge may point at what the kernel already does right)."""
+    if rule.nudge:
+        checks.register_hints(name, [rule.nudge, *p.hints[1:]])
 
 
 def show(key: int | str):
