@@ -756,3 +756,100 @@ def test_every_bug_has_a_twin():
     # (the ragged transpose and the shared cache that fits are fixed twins of another case's bug)
     assert set(BUGS) - set(FIXES) == {"shared cache smaller than the row"}
     assert len(BUGS) >= 23
+
+
+HINTED = r"""
+extern "C" __global__ void transpose_no_sync(const float* in, float* out, int n) {
+    __shared__ float tile[32][33];
+    int x = blockIdx.x * 32 + threadIdx.x;
+    for (int dy = threadIdx.y; dy < 32; dy += blockDim.y) tile[dy][threadIdx.x] = in[(blockIdx.y * 32 + dy) * n + x];
+    int ox = blockIdx.y * 32 + threadIdx.x;
+    for (int dy = threadIdx.y; dy < 32; dy += blockDim.y) out[(blockIdx.x * 32 + dy) * n + ox] = tile[threadIdx.x][dy];
+}
+extern "C" __global__ void transpose_width(const float* in, float* out, int rows, int cols) {
+    int orow = blockIdx.x * 16 + threadIdx.y, ocol = blockIdx.y * 16 + threadIdx.x;
+    if (orow < cols && ocol < rows) out[orow * cols + ocol] = in[ocol * cols + orow];
+}
+extern "C" __global__ void conv1d(const float* a, float* out, int n, int k) {
+    __shared__ float tile[32 + 7];
+    int t = threadIdx.x, i = blockIdx.x * 32 + t;
+    tile[t] = (i < n) ? a[i] : 0.0f;
+    if (t < k) tile[32 + t] = (i + 32 < n) ? a[i + 32] : 0.0f;
+    __syncthreads();
+    if (i < n) { float s = 0; for (int j = 0; j < k; ++j) s += tile[t + j]; out[i] = s; }
+}
+extern "C" __global__ void broadcast(const float* a, const float* b, float* out, int rows, int cols) {
+    int c = threadIdx.x, r = threadIdx.y;
+    if (r < rows && c < cols) out[r * rows + c] = a[r] + b[c];
+}
+extern "C" __global__ void compact(const float* a, float* out, int n) {
+    __shared__ int s[64];
+    int t = threadIdx.x;
+    float v = t < n ? a[t] : 0.f;
+    int f = (t < n && v > 0.f);
+    s[t] = f;
+    __syncthreads();
+    for (int off = 1; off < 64; off *= 2) {
+        int l = t >= off ? s[t - off] : 0;
+        __syncthreads();
+        s[t] += l;
+        __syncthreads();
+    }
+    if (f) out[s[t]] = v;
+}
+extern "C" __global__ void stencil(const float* a, float* out, int rows, int cols) {
+    __shared__ float t[16][16];
+    int x = threadIdx.x, y = threadIdx.y, c = blockIdx.x * 16 + x, r = blockIdx.y * 16 + y;
+    t[y][x] = (r < rows && c < cols) ? a[r * cols + c] : 0.f;
+    __syncthreads();
+    if (r < rows && c < cols) out[r * cols + c] = 4 * t[y][x] - t[y - 1][x] - t[y][x - 1];
+}
+extern "C" __global__ void axis_sum(const float* a, float* out, int rows, int cols) {
+    __shared__ float p[32];
+    int t = threadIdx.x, row = blockIdx.x;
+    p[t] = 0.f;
+    __syncthreads();
+    for (int c = t; c < cols; c += 32) { p[t] += a[row * cols + c]; __syncthreads(); }
+    if (!t) out[row] = p[0];
+}
+"""
+
+
+@pytest.mark.parametrize("kernel, grid, block, args, expect", [
+    # the race found is between lanes of one warp, but each tile column is written by every warp
+    ("transpose_no_sync", (1, 1), (32, 8), lambda: (rand(1024), zeros(1024), i32(32)),
+     r"^(?!.*__syncwarp\(\) is enough).*Add __syncthreads\(\)"),
+    # a transpose's output has cols rows of `rows` elements: its index is orow * rows + ocol
+    ("transpose_width", (3, 2), (16, 16), lambda: (rand(17 * 33), zeros(17 * 33), i32(17), i32(33)),
+     r"if `orow` is the row, as in a transpose's output .* it is `orow \* rows \+ ocol`"),
+    # the guard `t < k` lets one index too many through; the array is not 25 elements short
+    ("conv1d", 1, 32, lambda: (rand(64), zeros(64), i32(64), i32(8)),
+     r"The guard `t < k` \(line \d+\) lets thread \(7, 0, 0\) through with `t` = 7, and then `32 \+ t` is 39, one past"),
+    # both coordinates are guarded: the width in the index is the wrong one
+    ("broadcast", 1, (5, 3), lambda: (rand(3), rand(5), zeros(15), i32(3), i32(5)),
+     r"both coordinates are guarded already.*`r \* cols \+ c`"),
+    # the index is the kernel's own scan in shared memory, not data to check on the host
+    ("compact", 1, 64, lambda: (np.ones(1, f32), zeros(1), i32(1)),
+     r"is a value the kernel computed into shared memory.*check the computation that fills s"),
+    # of `t[y][x] - t[y - 1][x]`, the subscript that faulted
+    ("stencil", (1, 1), (16, 16), lambda: (rand(256), zeros(256), i32(16), i32(16)), r"the neighbour `y - 1`"),
+    # `for (int c = t; ...)` with t = threadIdx.x: the loop's count differs, no if/else
+    ("axis_sum", 2, 32, lambda: (rand(2 * 40), zeros(2), i32(2), i32(40)),
+     r"The loop at line \d+ starts each thread at its own index"),
+])
+def test_hints_that_named_the_wrong_cause(kernel, grid, block, args, expect):
+    """Red team 12-06 (puzzles and exercises): each of these hints named a cause the kernel did not have, or a
+    fix that did not help (a guard the kernel had, 64 elements for an off-by-one guard, __syncwarp() for a tile
+    that every warp shares, the data for an index the kernel computed)."""
+    module = cuda.RawModule(code=HINTED, backend="cpu", sanitize=True)
+    with pytest.raises(cuda.KernelError) as info:
+        module.get_function(kernel)(grid if isinstance(grid, tuple) else (grid,),
+                                    block if isinstance(block, tuple) else (block,), args())
+    assert re.search(expect, str(info.value).split("hint:", 1)[-1], re.S), str(info.value)
+
+
+def test_an_atomic_given_the_wrong_number_of_arguments_is_not_told_its_pointer_is_wrong():
+    with pytest.raises(cuda.CompileError, match=r"atomicAdd takes 2 arguments, \(address, value\), and this call "
+                                                r"gives 3: its pointer to float is fine"):
+        cuda.RawKernel('extern "C" __global__ void k(float* b) { atomicAdd(b, 1.0f, 2); }', "k", backend="cpu")(
+            (1,), (1,), (zeros(1),))

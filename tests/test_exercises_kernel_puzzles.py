@@ -1,6 +1,8 @@
 """Notebook 02's puzzle checks: stubs are "not attempted", the usual mistakes are rejected with a
 specific diagnosis, and the access rules read a profile's trace correctly."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -684,3 +686,20 @@ extern "C" __global__ void stencil(const float* a, float* out, int rows, int col
     broken = kp._trace_rules(p, corners)
     assert broken and "reads `a` 4 times (at most 3 here)" in broken[1], broken
     assert "at most three times" in p.spec and "at most 3 times" in broken[0].text
+
+
+def test_a_histogram_counted_before_its_zeroing_is_a_missing_barrier(capsys):
+    """Puzzle 17 without the barrier after zeroing: thread 0 counted into h[13] before thread 13 zeroed it. The
+    hint said no thread wrote h[13] (check which threads reach the write), where the zeroing's guard `t < 16` holds
+    for thread 13: the missing __syncthreads() is the fix (red team 12-06)."""
+    ok, out = run_check(17, r'''
+extern "C" __global__ void histogram(const int* a, unsigned int* bins, int n) {
+    __shared__ unsigned int h[16];
+    int t = threadIdx.x, i = blockIdx.x * blockDim.x + t;
+    if (t < 16) h[t] = 0;
+    if (i < n) atomicAdd(&h[a[i]], 1u);
+    __syncthreads();
+    if (t < 16) atomicAdd(&bins[t], h[t]);
+}''', capsys)
+    assert not ok
+    assert re.search(r"Thread \((\d+), 0, 0\) writes h\[\1\] at line 5 .* Add __syncthreads\(\) between line 5 and line 6", out), out

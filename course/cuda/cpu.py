@@ -704,6 +704,14 @@ def _call_hint(output: str) -> str:
                            "int and narrow the counts when you store them (or atomicAdd on the 32-bit word that "
                            "holds the byte, adding the count shifted to its place)")
             line = f"{name} takes a pointer to {types} in CUDA, not to {pointee}: {instead}."
+            call = re.search(rf"call to [‘']{name}\(([^()]*)\)", output[m.start():])
+            given = len([a for a in call.group(1).split(",") if a.strip()]) if call else 0
+            wanted = 3 if name == "atomicCAS" else 2
+            plain = re.sub(r"^(?:const |volatile )+", "", pointee)
+            if call and given != wanted and re.search(rf"(?:^|, | and ){re.escape(plain)}(?:,| and|$)", types):
+                # `atomicAdd(b, 1.0f, 2)` on a float*: the pointer is right, the count of arguments is not
+                line = (f"{name} takes {wanted} arguments, " + ("(address, compare, value)" if wanted == 3 else
+                        "(address, value)") + f", and this call gives {given}: its pointer to {plain} is fine.")
         elif name in _WARP_SIGNATURES:
             line = f"{name}'s arguments: {_WARP_SIGNATURES[name]}."
         else:
@@ -2528,6 +2536,13 @@ def _data_index(source: Source, line: int | None, name: str, index: int, length:
                 f"{name}: if {table} is an inclusive prefix sum (each element counts itself, as np.cumsum and "
                 f"thrust::inclusive_scan do), the kept elements land at 1 to {length}, one past their slots, and the "
                 f"first slot is never written. Use `{read} - 1`, or an exclusive scan (its values start at 0).")
+    if re.search(rf"__shared__[^;]*\b{re.escape(table)}\s*\[", source.text) or table in source.dynamic_shared:
+        # `out[s[t]]`: an index the kernel computed itself, into shared memory (a scan, a count): not the data's
+        off = (f" (an inclusive scan gives each element the count up to and including itself, one more than its "
+               f"0-based place: subtract the element's own part for its slot)" if index == length else "")
+        return (f"The index `{expression}` {source_of.replace('is a value read from data', 'is a value the kernel computed into shared memory')}"
+                f" and here it is {index}, but {name} has {length} element{'s' * (length != 1)}: check the "
+                f"computation that fills {table}{off}.")
     return (f"The index `{expression}` {source_of} and here it is {index}, but {name} has {length} "
             f"element{'s' * (length != 1)}: the data holds a value out of range (an id past the table's end, a label "
             f"for a class that does not exist, padding). Check the data on the host (its values must be 0 to "
@@ -3058,12 +3073,27 @@ def _guarded_index(source: Source, line: int | None, name: str, index: int, leng
                                 f"counts columns. Line {at} checks `{column} < {width}`, a row's length, where the "
                                 f"number of rows belongs: compare `{column}` with the number of rows of {name} (its "
                                 f"{length:,} elements / {width}), the size the kernel has for them.")
-                    return (f"The index here is `{expression}`, and line {at} checks `{column} < {width}`: `{column}` "
-                            f"counts columns (it stays below the width {width}), yet it is multiplied by {width}, as "
-                            f"the row is. In a row-major array, rows of {width} elements, the element at row `{other}` "
-                            f"and column `{column}` is `{other} * {width} + {column}` (row times width, plus column); "
-                            f"with the two swapped, the index runs past the end whenever the rows and the columns "
-                            "differ in number.")
+                    swapped_text = (
+                        f"The index here is `{expression}`, and line {at} checks `{column} < {width}`: `{column}` "
+                        f"counts columns (it stays below the width {width}), yet it is multiplied by {width}, as "
+                        f"the row is. In a row-major array, rows of {width} elements, the element at row `{other}` "
+                        f"and column `{column}` is `{other} * {width} + {column}` (row times width, plus column); "
+                        f"with the two swapped, the index runs past the end whenever the rows and the columns "
+                        "differ in number.")
+                    across = re.search(rf"\b{re.escape(other)}\s*<\s*(\w+)\b", guard.group(0))
+                    if across and across.group(1) != width:
+                        # `out[orow * cols + ocol]` under `orow < cols && ocol < rows`: a transpose's output has cols
+                        # rows of `rows` elements, so its width is the other size
+                        height = across.group(1)
+                        swapped_text = (
+                            f"The index here is `{expression}`, and line {at} checks `{column} < {width}` and "
+                            f"`{other} < {height}`, yet `{column}` is multiplied by {width}: a row-major index is row "
+                            f"times the length of a row, plus column, and the row's length is the bound of the "
+                            f"column's check. If `{column}` is the column (of rows {width} long), the element is "
+                            f"`{other} * {width} + {column}`; if `{column}` is the row, as in a transpose's output "
+                            f"({width} rows, the input's columns, of {height} elements each), it is `{column} * "
+                            f"{height} + {other}`.")
+                    return swapped_text
                 checked = [u for u in variables if re.search(rf"\b{re.escape(u)}\s*(<|<=|>=|>)", guard.group(0))]
                 named = _and([f"`{u}`" for u in checked])
                 mirror = re.fullmatch(r"\s*(\w+)\s*-\s*(\w+)\s*", expression)
@@ -4575,12 +4605,49 @@ def _conditional_line(source: Source, line: int) -> bool:
     return False
 
 
+def _condition_holds(condition: str, names: dict, source: Source, line: int) -> bool:
+    """Whether a guard made of comparisons joined by && (`t < 16`, `tid < k - 1 && blockIdx.x == 0`) holds for the
+    thread whose built-ins and integer arguments `names` gives (_index_value); False where it cannot tell."""
+    for term in condition.split("&&"):
+        found = re.fullmatch(r"\s*\(?\s*([^<>=!()]+?)\s*(<=|>=|==|!=|<|>)\s*([^<>=!()]+?)\s*\)?\s*", term)
+        if not found:
+            return False
+        a, b = (_index_value(found.group(k), names, source, line) for k in (1, 3))
+        if a is None or b is None or not {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "==": a == b,
+                                          "!=": a != b}[found.group(2)]:
+            return False
+    return True
+
+
+def _shared_across_warps(source: Source, name: str, line: int | None, other_line: int | None, block_dim) -> bool:
+    """Whether the threads of several warps share the elements of the shared array `name` that the two lines use,
+    though the race found was between lanes of one warp: a block of several warps whose lines index the array
+    with threadIdx.y (or a variable made from it, `for (int dy = threadIdx.y; ...)`), or by subscripts that swap
+    places between the two lines (a transpose's `tile[dy][tx]` written, `tile[tx][dy]` read: a column that every
+    warp wrote a part of). Then __syncwarp() is not enough."""
+    if not (line and other_line) or block_dim[0] * block_dim[1] * block_dim[2] <= 32:
+        return False
+    grab = lambda at: [re.sub(r"\s+", "", k) for k in (_first_use(
+        rf"\b{re.escape(name)}\s*((?:\[[^\[\]]+\])+)", source.line_text(at)) or [None, ""])[1][1:-1].split("][") if k]
+    mine, theirs = grab(line), grab(other_line)
+    if len(mine) > 1 and sorted(mine) == sorted(theirs) and mine != theirs:
+        return True
+    words = set(re.findall(r"[A-Za-z_]\w*(?:\.[xyz])?", " ".join(mine + theirs)))
+    if {"threadIdx.y", "threadIdx.z"} & words:
+        return True
+    body = _function_body(source.text, line)
+    text = without_comments(source.text[body[0]:body[1]]) if body else source.text
+    return any(re.search(rf"\b{re.escape(w)}\s*=(?!=)[^;]*\bthreadIdx\.[yz]\b", text) for w in words if "." not in w)
+
+
 def _unsynced_writer(source: Source, element: str, writes: list[int], line: int | None, thread: tuple,
-                     block_dim) -> str | None:
+                     block_dim, names: dict | None = None) -> str | None:
     """For an unwritten shared element that a write earlier in the kernel gives a value after all, with no
     barrier between (`idx[threadIdx.x] = ...;` then `j = idx[63 - threadIdx.x];`, where thread 0 read idx[63]
-    before thread 63 wrote it): the reader ran first, so the hint is the missing __syncthreads(). Seen where
-    the read's garbage stopped the thread before the writer ran (an index out of bounds). None otherwise."""
+    before thread 63 wrote it; or `if (t < 16) h[t] = 0;` then `atomicAdd(&h[a[i]], 1u);`, where the writer's
+    guard holds for it: `names`, the reading thread's built-ins and the launch's integer arguments): the reader
+    ran first, so the hint is the missing __syncthreads(). Seen where the read's garbage stopped the thread
+    before the writer ran (an index out of bounds). None otherwise."""
     found = re.fullmatch(r"(\w+)((?:\[\d+\])+)", element)
     if not found or not line:
         return None
@@ -4590,7 +4657,9 @@ def _unsynced_writer(source: Source, element: str, writes: list[int], line: int 
                          r"\bcg::sync\s*\(")
     for number in sorted((n for n in writes if first <= n < line), reverse=True):
         between = "\n".join(source.line_text(n) for n in range(number, line + 1))
-        if barrier.search(between) or _conditional_line(source, number):
+        guard = re.match(rf"\s*if\s*\(([^(){{}};]*)\)\s*{re.escape(name)}\s*\[[^;{{}}]*;\s*(?://.*)?$",
+                         source.line_text(number))  # `if (t < 16) h[t] = 0;` (one line, one simple guard)
+        if barrier.search(between) or _conditional_line(source, number) and not (guard and names is not None):
             continue
         subscripts = re.findall(r"\[([^\[\]]+)\]", (_first_use(rf"\b{re.escape(name)}\s*((?:\[[^\[\]]+\])+)",
                                                                    source.line_text(number)) or [None, ""])[1])
@@ -4608,6 +4677,9 @@ def _unsynced_writer(source: Source, element: str, writes: list[int], line: int 
         else:
             continue
         if writer == tuple(thread):
+            continue
+        if guard and (names is None or not _condition_holds(guard.group(1), {
+                **names, **{f"threadIdx.{a}": v for a, v in zip("xyz", writer)}}, source, number)):
             continue
         return (f"Thread {writer} writes {element} at line {number} (`{source.line_text(number).strip()}`), but thread "
                 f"{tuple(thread)} read it at line {line} before that: no __syncthreads() between the two lines makes the "
@@ -4669,6 +4741,34 @@ def _index_without_thread(source: Source, kernel: Kernel, line: int | None, name
     return (f"The index {shown} uses blockIdx but not threadIdx, so every thread of block {block} gets the same "
             "element. Add the thread's place in its block: `blockIdx.x * blockDim.x + threadIdx.x` (or, if the "
             f"element holds the block's one result, let one thread store it, {own}).")
+
+
+def _guard_lets_through(source: Source, line: int | None, subscript: str, name: str, index: int, length: int,
+                        names: dict, thread: str) -> str | None:
+    """For an index past the end of a local or shared array at a line guarded by a test of one of the subscript's
+    variables (`if (t < k) tile[32 + t] = ...;`, where the tile has 32 + k - 1 elements): the guard let the
+    faulting thread through, so the hint is the guard, not the array's size. None otherwise."""
+    text = source.line_text(line).split("//", 1)[0] if line else ""
+    guard = re.match(r"\s*if\s*\(([^(){};]*)\)", text)
+    variables = [v for v in _names_in(subscript) if re.fullmatch(r"[A-Za-z_]\w*", v)] if subscript else []
+    if not guard or not variables or index < length:
+        return None
+    for variable in variables:
+        test = re.search(rf"\b{re.escape(variable)}\s*(<=|<)\s*([^&|]+?)\s*(?:&&|\|\||$)", guard.group(1))
+        value = _index_value(variable, names, source, line) if test else None
+        if value is None:
+            continue
+        shown = f"`{test.group(0).rstrip('&| ').strip()}`"
+        if index == length:
+            return (f"The guard {shown} (line {line}) lets thread {thread} through with `{variable}` = {value}, and "
+                    f"then `{subscript}` is {index}, one past the last element of {name} ({length} elements): the "
+                    "guard lets one index too many through. Make it stop one earlier, or make the array one element "
+                    "larger, whichever the algorithm means.")
+        return (f"The guard {shown} (line {line}) lets thread {thread} through with `{variable}` = {value}, and then "
+                f"`{subscript}` is {index}, past the end of {name} ({length} elements): the guard does not keep "
+                f"`{subscript}` inside the array. Guard what indexes it (`if ({subscript} < {length})`), or size the "
+                "array for the largest index that passes.")
+    return None
 
 
 def _reach_of_own_index(source: Source, line: int | None, subscript: str, block_dim, length: int) -> str:
@@ -4875,6 +4975,18 @@ def _row_wrap(fault: _Fault, block_dim, text: str) -> str | None:
     if inclusive and x == width:
         return (f"{said}: the guard `{inclusive.group(0)}` lets it through (column {width} is one past the last, "
                 f"{width - 1}). Compare with <: `{inclusive.group(1)} < {inclusive.group(2)}`.")
+    # both coordinates guarded already (`if (r < rows && c < cols) out[r * rows + c]`): the row's length in the
+    # index is not the bound of the column's check
+    flat = re.search(r"\[\s*\(?\s*(\w+)\s*\*\s*(\w+)\s*\)?\s*\+\s*(\w+)\s*\]", text)
+    if flat:
+        row, width_name, column = flat.groups()
+        bound = re.search(rf"\b{re.escape(column)}\s*<\s*(\w+)\b", text)
+        if bound and bound.group(1) != width_name and re.search(rf"\b{re.escape(row)}\s*<\s*\w+", text):
+            return (f"The index is `{row} * {width_name} + {column}`, and both coordinates are guarded already, but the "
+                    f"guard says a row is {bound.group(1)} long (`{column} < {bound.group(1)}`) while the index steps "
+                    f"{width_name} elements a row: with {width_name} and {bound.group(1)} of different sizes, threads "
+                    f"of different rows land on one element. A row-major index is row times the row's length, "
+                    f"`{row} * {bound.group(1)} + {column}`.")
     return (f"{said} (the grid is rounded up to whole blocks). Guard both coordinates, `if (x < w && y < h)`, before "
             "any access.")
 
@@ -4922,6 +5034,9 @@ def _thread_counted_loop(source: Source, kernel: Kernel, line: int | None) -> st
             return None
         index, compare, bound = (part.strip() for part in header.groups())
         start, step = made[-1].strip(), stepped.group(1).strip()
+    if "threadIdx" not in start and re.fullmatch(r"[A-Za-z_]\w*", start) and (
+            own := _made_at(source, loop[0], start)) and re.fullmatch(r"\s*threadIdx\.x\s*", own[1]):
+        start = "threadIdx.x"  # `int t = threadIdx.x;` ... `for (int c = t; c < cols; c += 128)`
     if "threadIdx" not in start:
         return None
     base = re.sub(r"\s*\+\s*threadIdx\.x\b|\bthreadIdx\.x\s*\+\s*", "", start)
@@ -5479,7 +5594,18 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             rest = list(dict.fromkeys(e for e in every if not _own_index(source, line, e)))
             if len(set(every)) > 1 and len(rest) == 1:
                 k = rest[0]
+        names = {**_scalar_values(kernel, args), **{f"{b}.{a}": v for b, values in (
+            ("threadIdx", fault.thread), ("blockIdx", fault.block), ("blockDim", block_dim or (1, 1, 1)),
+            ("gridDim", grid_dim or (1, 1, 1))) for a, v in zip("xyz", values)}}
+        if found and line:  # (of the line's uses of the array, `t[y][x] - t[y - 1][x]`, the one that faulted)
+            uses = [re.findall(r"\[([^\[\]]*)\]", m.group(1)) for m in re.finditer(
+                rf"\b{re.escape(base)}\s*((?:\[[^\[\]]*\]\s*)+)", source.line_text(line).split("//", 1)[0])]
+            faulted = [u[fault.count].strip() for u in uses if len(u) > fault.count
+                       and _index_value(u[fault.count], names, source, line) == index]
+            if faulted and k not in faulted:
+                k = faulted[0]
         hint = (_printf_string_hint(source, line, name, index, length, fault.element_bytes or 1)
+                or _guard_lets_through(source, line, k, name, index, length, names, thread)
                 or _stride_from_the_size(source, line, k, name, index, length)
                 or _index_hint(source, line, index, length, k if found else None)
                 or f"Guard the access (`if ({k} < {length})`; an index computed from data, a bin or a slot, needs its "
@@ -5665,7 +5791,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                         f"{governed}, which some lanes of the warp skip (thread {thread} or {other}): __syncwarp() "
                         "orders the lanes of its mask (all 32 by default) only when every one of them reaches it. "
                         "Call it outside the if, where every lane of the warp passes.")
-        elif _same_warp(fault, block_dim) and 3 not in (fault.op, fault.other_op):
+        elif _same_warp(fault, block_dim) and 3 not in (fault.op, fault.other_op) and not _shared_across_warps(
+                source, _array_of(element), line, other_line, block_dim):
             # (not beside an atomic update: the read waits for every thread's update, of every warp)
             hint += _SYNCWARP_IS_ENOUGH
         elif "__syncwarp" in source.text:  # (the two threads are lanes of different warps)
@@ -5839,8 +5966,9 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 hint += (f" Where the if at line {guarded[0]} is false the element gets no value, yet it is read: store "
                          f"a value there too (0 for a tile past the matrix's edge: `{name}[...] = cond ? ... : 0.0f;`, "
                          "or an else).")
-        if not fault.address and (unsynced := _unsynced_writer(source, element, writes, line, fault.thread,
-                                                                block_dim)):
+        if not fault.address and (unsynced := _unsynced_writer(source, element, writes, line, fault.thread, block_dim, {
+                **_scalar_values(kernel, args), **{f"{b}.{a}": v for b, values in (
+                    ("blockIdx", fault.block), ("blockDim", block_dim), ("gridDim", grid_dim)) for a, v in zip("xyz", values)}})):
             hint = unsynced
             what = (f"reads shared memory {element} before any thread of block {block} has written it: on a GPU it "
                     "then holds whatever the previous block left there")
