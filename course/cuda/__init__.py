@@ -200,9 +200,12 @@ The CPU backend runs the blocks of a launch on every core the process may use, a
 blocks on its SMs (``COURSE_CUDA_THREADS=N`` sets how many worker threads; 1 runs the blocks
 one after another); the threads of each block take turns on one core (a thread that waits in a
 loop for a volatile or atomic flag, or a lock, that another thread of its block sets gives its turn
-up now and then, as warps of a GPU run side by side). Results, ``printf``
-output (whole lines, in block order) and error messages (the first faulting block in launch
-order) are those of a serial run; atomics are real atomics. Sanitized launches run on one
+up now and then, as warps of a GPU run side by side). ``printf`` output (whole lines, in block
+order) and error messages (the first faulting block in launch order) are those of a serial run,
+and so are the results of a kernel without races; atomics are real atomics, so a float sum by
+``atomicAdd`` may round differently from run to run, as on a GPU, and a racy kernel (``hist[b]++``
+without an atomic, blocks that wait for blocks launched after them) may give other results, or
+finish or not, with another number of worker threads: the sanitizer reports those. Sanitized launches run on one
 worker thread, so that which of two racing blocks is reported never depends on timing. The
 worker threads wait between launches (``top -H`` shows them as ``course.cuda``); one left idle
 for 2 s ends, and a forked process (a DataLoader worker) starts its own.
