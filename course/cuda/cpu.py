@@ -740,6 +740,88 @@ def _mixed_half_hint(output: str) -> str:
             f"(`{to_float}(h) {op} x`).")
 
 
+_GCC_TYPE_NAMES = {"long int": "long", "long long int": "long long", "long unsigned int": "unsigned long",
+                   "long long unsigned int": "unsigned long long", "short int": "short",
+                   "short unsigned int": "unsigned short"}
+#: Math functions whose calls with integers (sqrt(n)) or a float and a double (pow(x, 0.5)) nvcc refuses as
+#: ambiguous (CUDA declares them for float and for double only; pow also for (float, int) and (double, int)).
+_FLOAT_OR_DOUBLE_MATH = frozenset("""
+    sqrt cbrt fabs floor ceil trunc round rint nearbyint lround llround lrint llrint exp exp2 expm1 log log2 log10
+    log1p logb ilogb sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh erf erfc tgamma lgamma pow atan2
+    fmod hypot fmin fmax fdim remainder rsqrt rcbrt sinpi cospi exp10 erfinv erfcinv erfcx normcdf normcdfinv
+    cyl_bessel_i0 cyl_bessel_i1""".split())
+
+
+def _math_overload_hint(output: str) -> str:
+    """min/max of two numbers that none of CUDA's overloads pairs (max(x, 0) of a float x, min(size_t,
+    unsigned)), and a math function given an int (sqrt(n), pow(2, 3)) or a float and a double (pow(x, 0.5)):
+    nvcc refuses these calls as ambiguous too (runtime.h declares CUDA's overloads); what to write."""
+    def plain(t: str) -> str:
+        t = re.sub(r"\b(const|volatile)\s+|\s*&+$", "", t.strip()).strip()
+        return _GCC_TYPE_NAMES.get(t, t)
+    floats = ("float", "double")
+    hints = []
+    for m in re.finditer(r"no matching function for call to [‘'](min|max)\(([^()]*)\)[’']", output):
+        name, args = m.group(1), [plain(a) for a in m.group(2).split(",")]
+        if len(args) != 2:
+            continue
+        a, b = args
+        if (a in floats) != (b in floats) and "__half" not in a + b and "bfloat16" not in a + b:
+            f = a if a in floats else b
+            zero, fn = ("0.0f", f"f{name}f") if f == "float" else ("0.0", f"f{name}")
+            x, c = ("x", zero) if a in floats else (zero, "x")
+            line = (f"CUDA's {name} has no ({a}, {b}) version (nvcc refuses the call as ambiguous): make both "
+                    f"{f}s, {name}({x}, {c}) or {fn}({x}, {c}) for a constant, a ({f}) cast for an integer variable.")
+        elif a == b and a in ("__half", "__nv_bfloat16"):
+            line = (f"CUDA has no {name} of two {a}s (nvcc refuses the call as ambiguous): "
+                    f"use __h{name}(a, b), or compare them as floats.")
+        elif a not in floats and b not in floats:
+            line = (f"CUDA's {name} has no ({a}, {b}) version (nvcc refuses the call as ambiguous: its integer "
+                    f"overloads take two ints, two unsigned ints, two longs, two long longs, or a signed and an "
+                    f"unsigned of one width): cast one argument to the other's type, {name}(a, ({a})b).")
+        else:
+            continue
+        if line not in hints:
+            hints.append(line)
+    calls = [(m.group(1), m.group(2)) for m in re.finditer(
+        r"call of overloaded [‘'](\w+)\(([^()]*)\)[’'] is ambiguous", output)]
+    for m in re.finditer(r"use of deleted function [‘'][\w ]*? (?:__cc_)?(\w+)\(([^()]*)\) \[with ([^\]]*)\]", output):
+        bound = dict(re.findall(r"\b([ID]) = ([\w ]+?)(?:;|$)", m.group(3)))
+        calls.append((m.group(1), ", ".join(bound.get(p.strip(), p.strip()) for p in m.group(2).split(","))))
+    for name, arguments in calls:
+        name = name.removeprefix("__cc_")
+        args = [plain(a) for a in arguments.split(",")] if arguments.strip() else []
+        if name not in _FLOAT_OR_DOUBLE_MATH or not args or any(re.search(r"[*<]|__half|bfloat16", a) for a in args):
+            continue
+        integers = [a for a in args if a not in floats]
+        fname = f"{name}f"
+        if len(args) == 1 and integers:
+            line = (f"{name} of {'an' if _starts_with_vowel(args[0]) else 'a'} {args[0]} is ambiguous in CUDA (it has "
+                    f"{name}(float) and {name}(double), nvcc refuses the call): write {fname}((float)n) or "
+                    f"{name}((double)n).")
+        elif len(args) == 2 and len(integers) == 2:
+            line = (f"{name}({args[0]}, {args[1]}) is ambiguous in CUDA (it has {name}(float, float) and "
+                    f"{name}(double, double){', pow(float, int), pow(double, int)' if name == 'pow' else ''}; nvcc refuses the "
+                    f"call): write {fname}((float)a, (float)b) or {name}((double)a, (double)b)"
+                    + (", or multiply, a * a * a, for a small whole power." if name == "pow" else "."))
+        elif len(args) == 2 and not integers:
+            f = "float" if args[0] == "float" else "double"
+            line = (f"{name}({args[0]}, {args[1]}) is ambiguous in CUDA (float or double? nvcc refuses the call): "
+                    f"give both arguments one type, a float constant with f ({fname}(x, 0.5f)) or a cast.")
+        elif name == "pow" and len(args) == 2:
+            line = (f"pow({args[0]}, {args[1]}) is ambiguous in CUDA (its integer exponent is an int: pow(float, "
+                    f"int), pow(double, int); nvcc refuses the call): pass an int, pow(x, (int)n).")
+        else:
+            continue
+        if line not in hints:
+            hints.append(line)
+    return "".join("\n" + h for h in hints)
+
+
+def _starts_with_vowel(word: str) -> bool:
+    return word[:1] in "aeiou"
+
+
 def refused_message(host_only: list, other: list) -> str:
     """Why a source with code nvcc refuses does not compile here: g++ would compile it, and the
     kernel would run here and then not compile on a GPU. `host_only`: (what, line, fix) of each use
@@ -794,6 +876,7 @@ def _compile(source: Source, unit: str, flags: list[str], compiler: str, target:
                        r"size of array \S+ is not an integral constant|"
                        r"__cc_fresh_local\(\w[^)]*\[[^\]0-9]", output) else "")  # (sanitized: float [n])
                 + _mixed_half_hint(output) + _vector_operator_hint(output) + _call_hint(output)
+                + _math_overload_hint(output)
                 + ("\nThe kernel stores into const data: through a `const T*` pointer, or through a template's `T*` "
                    "parameter given a const array (T is then `const float`, as nvcc deduces it). Store through a "
                    "pointer without const, or do not store there." if re.search(

@@ -4487,22 +4487,51 @@ __attribute__((always_inline)) static inline auto atomicCAS(const __cc_ptr<T>& p
 // Math and intrinsics CUDA has and the C library lacks
 // ---------------------------------------------------------------------------------------
 
-// min/max of any two numbers, with C's usual conversions (min(2u, 3) is unsigned, like CUDA).
-// Of floats they are fminf/fmaxf, as CUDA's overloads are: a NaN gives the other value.
-template <class A, class B>
-static inline auto min(A a, B b) -> decltype(a + b) {
-    decltype(a + b) x = a, y = b;
-    if constexpr (std::is_floating_point<decltype(a + b)>::value)
-        if (x != x) return y;
-    return y < x ? y : x;
+// min/max: CUDA's overloads (crt/math_functions.hpp) and no others: int, unsigned int, long, unsigned
+// long, long long, unsigned long long, a signed and an unsigned of one width (unsigned: min(-1, 2u) is
+// 2), float, double, and float with double (double). The call's overload resolution is CUDA's, so what
+// nvcc refuses as ambiguous is refused here too: max(x, 0) of a float x, min(size_t, unsigned),
+// min(int, long long), min of two __half. (A template that forwards to them: a kernel's own
+// `int max(int, int)` is a better match and is the one called, as with nvcc.)
+// Of floats they are fminf/fmaxf, as CUDA's are: a NaN gives the other value; -0 is less than +0.
+namespace __cc_minmax {
+template <class T> static inline T lo(T a, T b) { return b < a ? b : a; }
+template <class T> static inline T hi(T a, T b) { return b > a ? b : a; }
+template <class T> static inline T flo(T a, T b) {
+    if (a != a) return b;
+    if (b != b) return a;
+    return b < a || (b == a && signbit(b)) ? b : a;
 }
-template <class A, class B>
-static inline auto max(A a, B b) -> decltype(a + b) {
-    decltype(a + b) x = a, y = b;
-    if constexpr (std::is_floating_point<decltype(a + b)>::value)
-        if (x != x) return y;
-    return y > x ? y : x;
+template <class T> static inline T fhi(T a, T b) {
+    if (a != a) return b;
+    if (b != b) return a;
+    return b > a || (b == a && !signbit(b)) ? b : a;
 }
+#define __CC_MINMAX(R, A, B, LO, HI) \
+    static inline R min(A a, B b) { return LO<R>((R)a, (R)b); } \
+    static inline R max(A a, B b) { return HI<R>((R)a, (R)b); }
+__CC_MINMAX(int, int, int, lo, hi)
+__CC_MINMAX(unsigned int, unsigned int, unsigned int, lo, hi)
+__CC_MINMAX(unsigned int, int, unsigned int, lo, hi)
+__CC_MINMAX(unsigned int, unsigned int, int, lo, hi)
+__CC_MINMAX(long, long, long, lo, hi)
+__CC_MINMAX(unsigned long, unsigned long, unsigned long, lo, hi)
+__CC_MINMAX(unsigned long, long, unsigned long, lo, hi)
+__CC_MINMAX(unsigned long, unsigned long, long, lo, hi)
+__CC_MINMAX(long long, long long, long long, lo, hi)
+__CC_MINMAX(unsigned long long, unsigned long long, unsigned long long, lo, hi)
+__CC_MINMAX(unsigned long long, long long, unsigned long long, lo, hi)
+__CC_MINMAX(unsigned long long, unsigned long long, long long, lo, hi)
+__CC_MINMAX(float, float, float, flo, fhi)
+__CC_MINMAX(double, double, double, flo, fhi)
+__CC_MINMAX(double, float, double, flo, fhi)
+__CC_MINMAX(double, double, float, flo, fhi)
+#undef __CC_MINMAX
+}  // namespace __cc_minmax
+template <class A, class B>
+static inline auto min(A a, B b) -> decltype(__cc_minmax::min(a, b)) { return __cc_minmax::min(a, b); }
+template <class A, class B>
+static inline auto max(A a, B b) -> decltype(__cc_minmax::max(a, b)) { return __cc_minmax::max(a, b); }
 static inline unsigned int umin(unsigned int a, unsigned int b) { return a < b ? a : b; }
 static inline unsigned int umax(unsigned int a, unsigned int b) { return a > b ? a : b; }
 static inline long long llmin(long long a, long long b) { return a < b ? a : b; }
@@ -4957,6 +4986,31 @@ static inline float __cc_cyl_bessel_i1f(float x) { return (float)__cc_cyl_bessel
 #define cyl_bessel_i1f __cc_cyl_bessel_i1f
 #define cyl_bessel_i0 __cc_cyl_bessel_i0
 #define cyl_bessel_i1 __cc_cyl_bessel_i1
+// CUDA's float overloads of these (crt/math_functions.hpp: float rsqrt(float) is rsqrtf, ...): a float
+// argument gives a float, the float function's. Templates, so that a kernel's own `float normcdf(float)`
+// is a better match than this one and is the one called, as with nvcc. An integer argument is
+// ambiguous in CUDA (float or double?): refused here too (the deleted overload).
+#define __CC_FLOAT_OVERLOAD(NAME, FLOAT_NAME) \
+    template <class F, typename std::enable_if<std::is_same<F, float>::value, int>::type = 0> \
+    static inline float NAME(F x) { return FLOAT_NAME(x); } \
+    template <class I, typename std::enable_if<std::is_integral<I>::value, int>::type = 0> \
+    void NAME(I) = delete;
+__CC_FLOAT_OVERLOAD(__cc_rsqrt, __cc_rsqrtf)
+__CC_FLOAT_OVERLOAD(rcbrt, __cc_rcbrtf)
+__CC_FLOAT_OVERLOAD(__cc_sinpi, __cc_sinpif)
+__CC_FLOAT_OVERLOAD(__cc_cospi, __cc_cospif)
+__CC_FLOAT_OVERLOAD(__cc_exp10, __cc_exp10f)
+__CC_FLOAT_OVERLOAD(__cc_erfinv, __cc_erfinvf)
+__CC_FLOAT_OVERLOAD(__cc_erfcinv, __cc_erfcinvf)
+__CC_FLOAT_OVERLOAD(__cc_erfcx, __cc_erfcxf)
+__CC_FLOAT_OVERLOAD(__cc_normcdf, __cc_normcdff)
+__CC_FLOAT_OVERLOAD(__cc_normcdfinv, __cc_normcdfinvf)
+__CC_FLOAT_OVERLOAD(__cc_cyl_bessel_i0, __cc_cyl_bessel_i0f)
+__CC_FLOAT_OVERLOAD(__cc_cyl_bessel_i1, __cc_cyl_bessel_i1f)
+#undef __CC_FLOAT_OVERLOAD
+// sincos and sincospi of a float into two floats (CUDA's float overloads).
+static inline void __cc_sincos(float x, float* s, float* c) { __cc_sincosf(x, s, c); }
+static inline void __cc_sincospi(float x, float* s, float* c) { __cc_sincospif(x, s, c); }
 // The intrinsics (fast, less exact on the GPU; libm's here).
 #define __saturatef(x) __cc_saturatef(x)
 #define __fdividef(a, b) __cc_fast_divide((float)(a), (float)(b))
@@ -4969,7 +5023,16 @@ static inline float __cc_cyl_bessel_i1f(float x) { return (float)__cc_cyl_bessel
 #define __cosf(x) cosf(x)
 #define __tanf(x) tanf(x)
 #define __sincosf(x, s, c) __cc_sincosf(x, s, c)
-#define __powf(a, b) powf(a, b)
+// __powf(x, y) is exp2(y * log2(x)) on the GPU with the approximate units (lg2.approx, ex2.approx; the
+// Programming Guide derives its error from that): log2 of x < 0 is NaN and of ±0 is -inf, so x < 0
+// gives NaN, and 0^0, inf^0 and 1^inf are NaN (0 * inf). Where y * log2(x) is finite and x > 0, powf's
+// value (the GPU's is within a few ulp of it).
+static inline float __cc_fast_pow(float x, float y) {
+    float l = x == 0.0f ? -INFINITY : (x < 0.0f ? NAN : log2f(x)), p = y * l;
+    if (p != p || isinf(p) || x < 0.0f || x == 0.0f) return exp2f(p);
+    return powf(x, y);
+}
+#define __powf(a, b) __cc_fast_pow((float)(a), (float)(b))
 #define __CC_DIRECTED(SUFFIX, MODE) \
     static inline float __fadd_##SUFFIX(float a, float b) { return __cc_add_dir(a, b, MODE); } \
     static inline float __fsub_##SUFFIX(float a, float b) { return __cc_add_dir(a, -b, MODE); } \
@@ -5152,8 +5215,12 @@ static inline int __mul24(int a, int b) {
 static inline unsigned __umul24(unsigned a, unsigned b) { return (a & 0xffffffu) * (b & 0xffffffu); }
 #define __mulhi(a, b) ((int)(((long long)(int)(a) * (int)(b)) >> 32))
 #define __umulhi(a, b) ((unsigned int)(((unsigned long long)(unsigned int)(a) * (unsigned int)(b)) >> 32))
-#define __sad(a, b, c) ((unsigned int)((a) > (b) ? (a) - (b) : (b) - (a)) + (unsigned int)(c))
-#define __usad(a, b, c) __sad((unsigned int)(a), (unsigned int)(b), c)
+// |x - y| + z, the difference taken without overflow (PTX's sad): CUDA's signatures, so the arguments
+// convert to int (unsigned for __usad) as they do there.
+static inline unsigned int __sad(int x, int y, unsigned int z) {
+    return (x > y ? (unsigned int)x - (unsigned int)y : (unsigned int)y - (unsigned int)x) + z;
+}
+static inline unsigned int __usad(unsigned int x, unsigned int y, unsigned int z) { return (x > y ? x - y : y - x) + z; }
 #define __mul64hi(a, b) ((long long)(((__int128)(long long)(a) * (long long)(b)) >> 64))
 #define __umul64hi(a, b) ((unsigned long long)(((unsigned __int128)(unsigned long long)(a) * (unsigned long long)(b)) >> 64))
 // Dot products of packed 8-bit (and 16-bit) integers, with a 32-bit accumulator (sm_61+): the
@@ -7988,3 +8055,75 @@ __attribute__((always_inline)) static inline void memcpy_async(const G& g, const
 }
 }  // namespace cooperative_groups
 #define assert(e) ((e) ? (void)0 : __cc_assert_fail(#e, __LINE__))
+
+// ---------------------------------------------------------------------------------------
+// The C++ library's math overloads against CUDA's (crt/math_functions.hpp)
+// ---------------------------------------------------------------------------------------
+// CUDA declares sqrt, pow, ... for float and for double (and pow(float, int), pow(double, int)), with
+// no integer overloads: sqrt(n) of an int n is ambiguous for nvcc, while the C++ library makes it
+// sqrt((double)n), and its pow(float, int) is a double pow. These templates (more specialized than
+// the library's, or, for what CUDA refuses, as specialized: ambiguous) give CUDA's answers.
+// (Templates, so that a kernel's own `double sqrt(int)` is preferred, as with nvcc.)
+#define __CC_ENABLE_IF(...) typename std::enable_if<(__VA_ARGS__), int>::type = 0
+template <class I> struct __cc_int_promoted
+    : std::integral_constant<bool, std::is_integral<I>::value && std::is_same<decltype(+I()), int>::value> {};
+// pow(float, int): square-and-multiply in float (crt/math_functions.hpp's powif, as NVRTC compiles it:
+// mul.rn.f32 per step, rcp.rn of the product for a negative exponent); pow(double, int) the same in double.
+template <class T> static inline T __cc_powi(T x, int n) {
+    unsigned int m = n < 0 ? 0u - (unsigned int)n : (unsigned int)n;
+    T r = 1, b = x;
+    for (;;) {
+        if (m & 1u) r = r * b;
+        m >>= 1;
+        if (m == 0) break;
+        b = b * b;
+    }
+    return n < 0 ? (T)1 / r : r;
+}
+template <class I, __CC_ENABLE_IF(__cc_int_promoted<I>::value)>
+static inline float pow(float x, I n) { return __cc_powi<float>(x, (int)n); }
+template <class I, __CC_ENABLE_IF(__cc_int_promoted<I>::value)>
+static inline double pow(double x, I n) { return __cc_powi<double>(x, (int)n); }
+template <class I, __CC_ENABLE_IF(std::is_integral<I>::value && !__cc_int_promoted<I>::value)>
+void pow(float, I) = delete;  // (pow(float, float) or pow(float, int)?)
+template <class I, __CC_ENABLE_IF(std::is_integral<I>::value && !__cc_int_promoted<I>::value)>
+void pow(double, I) = delete;
+// f(float, int) is f(float, float), f(int, double) f(double, double); f(int, int), f(float, double) and
+// f(double, float) are ambiguous.
+#define __CC_BINARY_MATH(NAME) \
+    template <class I, __CC_ENABLE_IF(std::is_integral<I>::value)> \
+    static inline float NAME(I a, float b) { return NAME((float)a, b); } \
+    template <class I, __CC_ENABLE_IF(std::is_integral<I>::value)> \
+    static inline double NAME(I a, double b) { return NAME((double)a, b); } \
+    template <class A, class B, __CC_ENABLE_IF(std::is_integral<A>::value && std::is_integral<B>::value)> \
+    void NAME(A, B) = delete; \
+    template <class D, __CC_ENABLE_IF(std::is_same<D, double>::value)> void NAME(float, D) = delete; \
+    template <class D, __CC_ENABLE_IF(std::is_same<D, double>::value)> void NAME(D, float) = delete;
+#define __CC_BINARY_MATH_INTEGER_SECOND(NAME) \
+    template <class I, __CC_ENABLE_IF(std::is_integral<I>::value)> \
+    static inline float NAME(float a, I b) { return NAME(a, (float)b); } \
+    template <class I, __CC_ENABLE_IF(std::is_integral<I>::value)> \
+    static inline double NAME(double a, I b) { return NAME(a, (double)b); }
+__CC_BINARY_MATH(pow)
+__CC_BINARY_MATH(atan2) __CC_BINARY_MATH_INTEGER_SECOND(atan2)
+__CC_BINARY_MATH(fmod) __CC_BINARY_MATH_INTEGER_SECOND(fmod)
+__CC_BINARY_MATH(hypot) __CC_BINARY_MATH_INTEGER_SECOND(hypot)
+__CC_BINARY_MATH(fmin) __CC_BINARY_MATH_INTEGER_SECOND(fmin)
+__CC_BINARY_MATH(fmax) __CC_BINARY_MATH_INTEGER_SECOND(fmax)
+__CC_BINARY_MATH(fdim) __CC_BINARY_MATH_INTEGER_SECOND(fdim)
+__CC_BINARY_MATH(remainder) __CC_BINARY_MATH_INTEGER_SECOND(remainder)
+#undef __CC_BINARY_MATH
+#undef __CC_BINARY_MATH_INTEGER_SECOND
+#define __CC_NO_INTEGER(NAME) \
+    template <class I, __CC_ENABLE_IF(std::is_integral<I>::value)> void NAME(I) = delete;
+__CC_NO_INTEGER(sqrt) __CC_NO_INTEGER(cbrt) __CC_NO_INTEGER(fabs) __CC_NO_INTEGER(floor) __CC_NO_INTEGER(ceil)
+__CC_NO_INTEGER(trunc) __CC_NO_INTEGER(round) __CC_NO_INTEGER(rint) __CC_NO_INTEGER(nearbyint)
+__CC_NO_INTEGER(lround) __CC_NO_INTEGER(llround) __CC_NO_INTEGER(lrint) __CC_NO_INTEGER(llrint)
+__CC_NO_INTEGER(exp) __CC_NO_INTEGER(exp2) __CC_NO_INTEGER(expm1) __CC_NO_INTEGER(log) __CC_NO_INTEGER(log2)
+__CC_NO_INTEGER(log10) __CC_NO_INTEGER(log1p) __CC_NO_INTEGER(logb) __CC_NO_INTEGER(ilogb)
+__CC_NO_INTEGER(sin) __CC_NO_INTEGER(cos) __CC_NO_INTEGER(tan) __CC_NO_INTEGER(asin) __CC_NO_INTEGER(acos)
+__CC_NO_INTEGER(atan) __CC_NO_INTEGER(sinh) __CC_NO_INTEGER(cosh) __CC_NO_INTEGER(tanh) __CC_NO_INTEGER(asinh)
+__CC_NO_INTEGER(acosh) __CC_NO_INTEGER(atanh) __CC_NO_INTEGER(erf) __CC_NO_INTEGER(erfc) __CC_NO_INTEGER(tgamma)
+__CC_NO_INTEGER(lgamma)
+#undef __CC_NO_INTEGER
+#undef __CC_ENABLE_IF

@@ -361,7 +361,34 @@ def _prepare(text: str, defines: dict) -> str:
     per array (`__shared__ float a[8]; __shared__ float b[8];`), and an asm statement that reads
     one of PTX's special registers made a call (_ptx_special_registers)."""
     return _split_declarations(_canonical_shared(_own_half_names(_ptx_special_registers(
-        _expand_text(text, {}, defines=defines)))), defines)
+        _long_double_as_double(_expand_text(text, {}, defines=defines))))), defines)
+
+
+def _long_double_as_double(text: str) -> str:
+    """`long double` is double in device code (NVRTC: "'long double' is treated as 'double' in device
+    code"): the source's `long double` becomes `double`, and a floating literal's L suffix (1e-17L) goes,
+    so that its arithmetic is in double here too, not in x87's 80 bits. (runtime.h's own helpers keep it.)"""
+    if "long" not in text and "L" not in text:
+        return text
+    tokens = tokenize(text)
+    out, at = [], 0
+    for i, tok in enumerate(tokens):
+        if tok.kind == "ident" and tok.text == "long" and i + 1 < len(tokens) and tokens[i + 1].text == "double":
+            out += [text[at:tok.start], "\n" * text.count("\n", tok.start, tokens[i + 1].start)]
+            at = tokens[i + 1].start  # (`long double` → `double`)
+        elif tok.kind == "ident" and tok.text == "double" and i + 1 < len(tokens) and tokens[i + 1].text == "long":
+            out += [text[at:tok.end], "\n" * text.count("\n", tok.end, tokens[i + 1].end)]
+            at = tokens[i + 1].end  # (`double long`)
+        elif tok.kind == "number" and tok.text[-1] in "lL" and (
+                "p" in tok.text.lower() if tok.text[:2].lower() == "0x" else re.search(r"[.eE]", tok.text)):
+            out += [text[at:tok.end - 1]]
+            at = tok.end
+        elif tok.kind == "pp" and re.search(r"\blong\s+double\b", tok.text):  # (#define REAL long double)
+            out += [text[at:tok.start], re.sub(r"\blong\s+double\b", "double", tok.text)]
+            at = tok.end
+    if not out:
+        return text
+    return "".join(out) + text[at:]
 
 
 def _ptx_special_registers(text: str) -> str:
