@@ -50,8 +50,10 @@ def hint(name: str | None = None) -> str:
             return text
         name = _last_checked[-1]
     if name not in _hints:
-        known = ", ".join(sorted(_hints)) or "none yet: run the exercise's check cell first"
-        text = f"No hints are registered for {name!r} (exercises with hints: {known})."
+        # (an exercise's hints are registered when its check runs: before that, the name is unknown here)
+        known = f" (exercises with hints so far: {', '.join(sorted(_hints))})" if _hints else ""
+        text = (f"No hints for {name!r} yet: run the exercise's check cell first; then hint({name!r}) gives a nudge "
+                f"for it{known}.")
         print(text)
         return text
     hints, given = _hints[name], _hints_given.get(name, 0)
@@ -249,6 +251,9 @@ def not_cuda_source(source, kernel_name: str) -> str | None:
     if callable(source):
         return ("no kernel in the source: this is a Python function, and the exercise takes the kernel's CUDA C "
                 f"source as a string; {needs}")
+    if isinstance(source, (bytes, bytearray)):
+        return ("the source is bytes (b'...'): the exercise takes the kernel's CUDA C source as a str — drop the b "
+                "before the quotes, or pass source.decode()")
     if not isinstance(source, str) or not source.strip() or "__global__" in source:
         return None
     python = re.search(r"^\s*(def |import |from \w+ import|@)|\bprint\(|\bnp\.", source, re.M)
@@ -287,8 +292,10 @@ def check_kernel(source: str, kernel_name: str, run: Callable, reference: Callab
             try:
                 # On the CPU every check is on: bounds, barriers, races, uninitialised shared memory.
                 kernel = cuda.RawKernel(source, kernel_name, backend=backend_name, sanitize=backend_name == "cpu")
+                kernel.compile()  # (now, not at the first launch: a compile error is no case's fault)
             except Exception as error:
-                return _report(name, False, f"does not compile: {error}")
+                text = str(error)
+                return _report(name, False, text if "does not compile" in text else f"does not compile: {text}")
 
             shown = set()  # (each of the kernel's other warnings once, not once per case and size)
 

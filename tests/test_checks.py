@@ -96,7 +96,7 @@ def test_hints_are_progressive_and_never_printed_by_the_check(capsys):
     assert hints[0] in checks.hint()
     assert hints[1] in checks.hint("square_ex")
     assert "No more hints" in checks.hint()
-    assert "No hints are registered" in checks.hint("nothing_like_this")
+    assert "run the exercise's check cell first" in checks.hint("nothing_like_this")
 
 
 def test_check_value_and_check_true_take_hints(capsys):
@@ -105,3 +105,15 @@ def test_check_value_and_check_true_take_hints(capsys):
     assert "count again" in checks.hint()
     assert not checks.check_value(..., 4, name="four_stub", hints=["x"])
     assert "not attempted yet" in capsys.readouterr().out
+
+
+def test_a_kernel_is_compiled_before_its_cases_and_bytes_are_named(capsys):
+    """A syntax error is "does not compile" with the compiler's message, not the first case's CompileError;
+    a source given as bytes is told to be a str (it was "not attempted yet")."""
+    broken = 'extern "C" __global__ void k(float* y, int n) { int i = threadIdx.x if (i < n) y[i] = 1.0f; }'
+    assert not checks.check_kernel(broken, "k", lambda kernel, y: y, lambda y: y, [(np.zeros(3, np.float32),)])
+    out = capsys.readouterr().out
+    assert "does not compile" in out and "error:" in out and "with input" not in out, out
+    assert not checks.check_kernel(broken.encode(), "k", lambda kernel, y: y, lambda y: y, [(np.zeros(3),)])
+    out = capsys.readouterr().out
+    assert "bytes" in out and "str" in out and checks.NOT_ATTEMPTED not in out, out
