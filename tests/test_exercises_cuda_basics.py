@@ -322,3 +322,29 @@ def test_a_warning_of_the_kernel_is_shown_once_for_all_the_check_cases(capsys):
         assert ex.check_saxpy(leaky) is True, capsys.readouterr().out
     leaks = [w for w in caught if "malloc" in str(w.message) or "leak" in str(w.message).lower()]
     assert len(leaks) == 1, [str(w.message)[:80] for w in caught]
+
+
+def test_kernels_with_attributes_between_void_and_the_name_are_found():
+    """`__global__ void __launch_bounds__(256) transpose(...)`, a template, a line break: the body is found (the
+    transpose was "no kernel named transpose was found", and the dot product's plain-write rule was skipped)."""
+    assert ex._body('template <int T> __global__ void k(float* __restrict__ a)\n{ a[0] = 1; }', "k") == " a[0] = 1; "
+    assert ex._body('extern "C" __global__\nvoid __launch_bounds__(256, 2) k (int n) { n; }', "k") == " n; "
+    bounded = DOT_PLAIN_STORE.replace("void dot(", "void __launch_bounds__(256) dot(")
+    assert ex.dot_rule_broken(bounded) and "plain read-add-write" in ex.dot_rule_broken(bounded)
+    assert ex.transpose_rule_broken(TRANSPOSE_OK.replace("void transpose(", "void __launch_bounds__(256) transpose("))\
+        is None
+
+
+def test_a_finite_padding_loses_to_data_near_the_bottom_of_float(capsys):
+    """-1e30 (or -10, -1e9) as the padding passed while every value lay in [-2, -0.1]; -INFINITY passes."""
+    assert not ex.check_block_max(MAX_OK.replace("__int_as_float(0xff800000)", "-1e30f"))
+    assert "expected -" in capsys.readouterr().out
+
+
+def test_a_column_major_matrix_add_is_rejected(capsys):
+    """c = a + b comes out right with a column-major index too (a permutation of the same additions): the
+    access profile shows the layout."""
+    col_major = ADD_OK.replace("row * cols + col", "col * rows + row")
+    assert not ex.check_matrix_add(col_major)
+    out = capsys.readouterr().out
+    assert "values are right" in out and "row-major" in out and "sectors per request" in out, out

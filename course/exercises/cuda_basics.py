@@ -34,7 +34,10 @@ def _normalise(source: str) -> str:
 def _body(source: str, kernel: str) -> str | None:
     """The body of ``kernel`` (between its braces), comments removed; None if it is not found."""
     text = _strip_comments(source)
-    match = re.search(r"__global__\s+void\s+" + re.escape(kernel) + r"\s*\(", text)
+    # between __global__ and the name: the return type and any qualifiers or attributes, with their arguments
+    # (`void __launch_bounds__(256, 2)`, `__attribute__((noinline)) void`, a line break), never a ; or a brace
+    match = re.search(r"__global__\b(?:[^;{}()]|\((?:[^;{}()]|\([^;{}()]*\))*\))*?\b" + re.escape(kernel)
+                      + r"\s*\(", text)
     if not match:
         return None
     start = text.find("{", match.end())
@@ -138,7 +141,55 @@ def check_matrix_add(source) -> bool:
     rng = np.random.default_rng(2)
     cases = [tuple(rng.standard_normal(shape, dtype=np.float32) for _ in range(2))
              for shape in [(1, 1), (16, 16), (17, 33), (40, 7), (3, 100), (32, 64)]]  # (32, 64): whole blocks
+    # c = a + b comes out right whatever the layout (a column-major index is a permutation of the same
+    # additions), so the layout shows in the access profile: row-major, a warp's two rows of 16 are coalesced
+    broken = _worst_access(source, name, (40, 48), lambda r, c: (np.ones((r, c), np.float32), np.ones((r, c), np.float32),
+                                                                  np.zeros((r, c), np.float32), np.int32(r), np.int32(c)))
+    if broken is not None:
+        broken = (f"{broken}. The matrices are row-major: element (row, col) is at row * cols + col, so that "
+                  "threads with neighbouring threadIdx.x (neighbouring columns) touch neighbouring floats")
+        return _values_then_rule(source, name, hints, run_matrix_add, lambda a, b: a + b, cases, broken)
     return checks.check_kernel(source, name, run_matrix_add, lambda a, b: a + b, cases, name=name, hints=hints)
+
+
+def _worst_access(source: str, kernel_name: str, shape, arguments) -> str | None:
+    """In a profiled launch of ``kernel_name`` on a rows × cols problem (16 × 16 blocks, x along the columns,
+    ``arguments(rows, cols)`` its arguments), the first global store or load that moves more than 8 sectors per
+    request (coalesced 16-float rows: 4), described; None when all are coalesced or when the launch fails (the
+    values' check then names the fault)."""
+    from course import cuda
+
+    rows, cols = shape
+    try:
+        kernel = cuda.RawKernel(source, kernel_name, backend="cpu")
+        profile = kernel.profile(((cols + 15) // 16, (rows + 15) // 16), (16, 16), arguments(rows, cols))
+    except Exception:
+        return None
+    for kind, what in (("global store", "writes"), ("global load", "reads")):
+        lines = [s for s in profile.lines if s.kind == kind]
+        worst = max(lines, key=lambda s: s.sectors_per_request, default=None)
+        if worst is not None and worst.sectors_per_request > 8:
+            return (f"line {worst.line} {what} {worst.sectors_per_request:.0f} sectors per request, where a "
+                    "coalesced access moves 4")
+    return None
+
+
+def _values_then_rule(source: str, name: str, hints, run, reference, cases, broken: str) -> bool:
+    """❌ for a kernel that breaks a rule the values cannot show: its values first, on the CPU backend (a wrong
+    answer hears about its values before the rule), then ``broken``."""
+    from course import cuda
+
+    checks.register_hints(name, hints)
+    try:
+        kernel = cuda.RawKernel(source, name, backend="cpu", sanitize=True)  # (a race is named, not a NaN)
+        with checks._kernel_backend("cpu"):
+            for case in cases:
+                checks.compare(run(kernel, *case), reference(*case), path=f"the result {checks._case_text(case)}")
+    except checks.Mismatch as mismatch:
+        return checks.check_true(lambda: False, name=name, fail=str(mismatch))
+    except Exception as error:  # compile errors and faults: the kernel's own message
+        return checks.check_true(lambda: False, name=name, fail=f"{type(error).__name__}: {error}")
+    return checks.check_true(lambda: False, name=name, fail=f"the values are right, but {broken}.")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -219,6 +270,9 @@ def check_block_max(source) -> bool:
     rng = np.random.default_rng(8)
     cases = [(-rng.random(n, dtype=np.float32) - 0.1,) for n in (1, 32, 256, 300, 1000)]
     cases.append((np.linspace(-2.0, -0.1, 700, dtype=np.float32),))
+    # values near the bottom of float32 (down to -3e38; -FLT_MAX is -3.4e38): a padding of -1e9 or -1e30 wins
+    # the maximum of a part-filled block; only minus infinity (or -FLT_MAX) loses to every value
+    cases += [(-rng.uniform(1.5e38, 3.0e38, n).astype(np.float32),) for n in (1, 300)]
     return checks.check_kernel(source, name, run_block_max, _block_maxima, cases, name=name, hints=hints)
 
 
@@ -297,11 +351,10 @@ def check_transpose(source) -> bool:
         "The values are the easy part; the point is the store. Neighbouring threads (threadIdx.x, threadIdx.x + 1) "
         "should write neighbouring addresses of out — which means a thread usually writes an element that "
         "another thread of the block read. Shared memory is how one thread hands a value to another.",
-        "(1) every thread copies its element of in into the tile at [its y][its x]; (2) barrier; "
-        "(3) the block now owns the mirrored block of out: block (bx, by) writes block (by, bx), with "
-        "threadIdx.x running along a row of out. So each thread's output position swaps the roles of the "
-        "two block indices, and it fetches its value from the tile with the two tile indices swapped. "
-        "Guard the load with in's shape and the store with out's shape.",
+        "Split the work into two phases with a barrier between them, and give each phase its own mapping from "
+        "threads to elements: in the load phase, threadIdx.x runs along a row of in; in the store phase, "
+        "threadIdx.x must run along a row of out. Work out which block of out holds the transpose of your block of "
+        "in, which tile slot holds the value each storing thread needs, and which shape guards each phase.",
     ]
     if (verdict := _not_ready(source, name, hints)) is not None:
         return verdict
@@ -309,25 +362,8 @@ def check_transpose(source) -> bool:
     cases = [(rng.standard_normal(shape, dtype=np.float32),) for shape in TRANSPOSE_SHAPES]
     broken = transpose_rule_broken(source)
     if broken is not None:
-        # the values first, on the CPU backend: a wrong answer hears about its values before the rule
-        from course import cuda
-
-        def values_right():
-            kernel = cuda.RawKernel(source, name, backend="cpu", sanitize=True)  # (a race is named, not a NaN)
-            for (a,) in cases:
-                rows, cols = a.shape
-                out = np.full((cols, rows), np.nan, dtype=np.float32)
-                kernel(((cols + 15) // 16, (rows + 15) // 16), (16, 16), (a, out, np.int32(rows), np.int32(cols)))
-                checks.compare(out, a.T, path=f"out for a {rows} × {cols} input")
-            return True
-
-        try:
-            values_right()
-        except checks.Mismatch as mismatch:
-            return checks.check_true(lambda: False, name=name, fail=str(mismatch), hints=hints)
-        except Exception as error:  # compile errors and faults: the kernel's own message
-            return checks.check_true(lambda: False, name=name, fail=f"{type(error).__name__}: {error}", hints=hints)
-        return checks.check_true(lambda: False, name=name, fail=f"the values are right, but {broken}.", hints=hints)
+        return _values_then_rule(source, name, hints, run_transpose, lambda a: np.ascontiguousarray(a.T), cases,
+                                 broken)
     return checks.check_kernel(source, name, run_transpose, lambda a: np.ascontiguousarray(a.T), cases,
                                name=name, hints=hints)
 
@@ -383,7 +419,7 @@ def check_block_sum_fixed(source) -> bool:
     ]
     if not isinstance(source, str) or _normalise(source) == _normalise(BLOCK_SUM_BUGGY):
         checks.register_hints(name, hints)
-        return checks.not_attempted(name)
+        return checks.not_a_kernel(name, source if isinstance(source, str) else source or "", name)
     rng = np.random.default_rng(6)
     cases = [(rng.random(n, dtype=np.float32),) for n in (1, 256, 300, 1000, 4096)]
     return checks.check_kernel(source, name, run_block_sum, _block_sums, cases, name=name,
