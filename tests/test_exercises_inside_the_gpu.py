@@ -133,7 +133,7 @@ def test_a_guard_one_too_far_and_hard_coded_sizes_are_caught(capsys):
     ok, out = run(ex.check_vectorised_copy, hard, capsys)
     assert not ok and "n = 1201" in out, out
     ok, out = run(ex.check_coalesced, SOLUTIONS["SCALE"].replace("r * cols + c", "r * 256 + c"), capsys)
-    assert not ok and "37 × 384" in out, out
+    assert not ok and "37 × 300" in out, out
     ok, out = run(ex.check_no_bank_conflicts, SOLUTIONS["TRANSPOSE32"].replace("* n +", "* 64 +"), capsys)
     assert not ok and "96 × 96" in out, out
 
@@ -159,3 +159,72 @@ extern "C" __global__ void block_sum(const float* x, float* out, int n) {
 }'''
     ok, out = run(ex.check_divergence_free_reduction, finish, capsys)
     assert ok, out
+
+
+SHUFFLE_SUM = r'''
+extern "C" __global__ void block_sum(const float* x, float* out, int n) {
+    __shared__ float w[8];
+    int t = threadIdx.x, i = blockIdx.x * blockDim.x + t;
+    float v = (i < n) ? x[i] : 0.0f;
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffff, v, o);
+    if ((t & 31) == 0) w[t >> 5] = v;
+    __syncthreads();
+    if (t < 32) {
+        v = (t < (int)(blockDim.x >> 5)) ? w[t] : 0.0f;
+        for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffff, v, o);
+        if (t == 0) out[blockIdx.x] = v;
+    }
+}'''
+
+
+def test_a_shuffle_reduction_passes_and_one_thread_summing_the_block_does_not(capsys):
+    """Each warp's lane 0 storing its sum is a branch one lane per warp takes, in every warp: part of the pattern
+    (it was 100 % divergent). Thread 0 adding all 256 values serially has no divergence, and no tree."""
+    ok, out = run(ex.check_divergence_free_reduction, SHUFFLE_SUM, capsys)
+    assert ok, out
+    serial = SOLUTIONS["BLOCK_SUM"]
+    serial = serial[:serial.index("for")] + ("if (t == 0) { float a = 0; for (int k = 0; k < blockDim.x; ++k) "
+                                             "a += s[k]; out[blockIdx.x] = a; }\n}\n")
+    ok, out = run(ex.check_divergence_free_reduction, serial, capsys)
+    assert not ok and "reads 257 values by itself" in out and "no parallel tree" in out, out
+
+
+def test_a_column_guard_one_too_far_and_a_tail_every_block_stores_are_caught(capsys):
+    """The second launch of check_coalesced has more threads than columns (`c <= cols` passed with exactly cols
+    threads); copy4's tail stored by every block's first threads is the blocks repeating each other's work."""
+    ok, out = run(ex.check_coalesced, SOLUTIONS["SCALE"].replace("c < cols", "c <= cols"), capsys)
+    assert not ok and "37 × 300" in out and "accessed" in out, out
+    every_block = SOLUTIONS["COPY4"].replace("if (i < n % 4)", "if (threadIdx.x < n % 4)") \
+        .replace("(n / 4) * 4 + i", "(n / 4) * 4 + threadIdx.x")
+    assert every_block != SOLUTIONS["COPY4"]
+    ok, out = run(ex.check_vectorised_copy, every_block, capsys)
+    assert not ok and "stored by more than one block" in out, out
+
+
+def test_an_occupancy_search_that_stops_short_of_1024_fails(capsys):
+    def stops_at(stop):
+        def search(gpu, registers, shared_bytes):
+            best, size = -1.0, None
+            for threads in range(32, stop, 32):
+                try:
+                    o = ex.occ.occupancy(threads, gpu_name=gpu, registers_per_thread=registers,
+                                         shared_bytes=shared_bytes).occupancy
+                except ValueError:
+                    continue
+                if o > best + 1e-12:
+                    best, size = o, threads
+            return size
+        return search
+
+    assert run(ex.check_smallest_full_block, stops_at(1025), capsys)[0]
+    for stop in (513, 1024):
+        ok, out = run(ex.check_smallest_full_block, stops_at(stop), capsys)
+        assert not ok and "expected 1024" in out, out
+
+
+def test_a_wrong_value_is_printed_as_a_number(capsys):
+    import numpy as np
+
+    ex._wrong("x", np.float32([1, 2]), np.float32([1, 3]), "out")
+    out = capsys.readouterr().out
+    assert "expected 3.0, got 2.0" in out and "np.float32" not in out, out
