@@ -193,4 +193,41 @@ def test_the_tile_rules_follow_the_learners_own_names(capsys):
     assert ex.check_tile(renamed), capsys.readouterr().out
     rereads = renamed.replace("sum += weights[dy * 3 + dx] * cache[", "sum += weights[dy * 3 + dx] * img[0] * cache[")
     assert not ex.check_tile(rereads)
-    assert "reads `img[...]` in 2 places" in capsys.readouterr().out
+    assert "reads `img` " in capsys.readouterr().out
+
+
+def test_a_tile_loaded_by_edge_threads_passes_and_truncating_fails(capsys):
+    """The classic tile (every thread its own pixel, the edge threads the halo: `image[` in nine statements, each
+    pixel loaded once) was rejected by a count of `image[` in the source; the rule now counts each block's loads in
+    the access trace. Truncating the sum instead of rounding passed both stencils (every weight was an integer)."""
+    halo = r"""
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int px = blockIdx.x * blockDim.x + tx, py = blockIdx.y * blockDim.y + ty;
+    int cx = min(max(px, 0), width - 1), cy = min(max(py, 0), height - 1);
+    int lx = min(max(px - 1, 0), width - 1), rx = min(max(px + 1, 0), width - 1);
+    int uy = min(max(py - 1, 0), height - 1), dy_ = min(max(py + 1, 0), height - 1);
+    int tw = tile_width, last_x = blockDim.x - 1, last_y = blockDim.y - 1;
+    tile[(ty + 1) * tw + tx + 1] = image[cy * width + cx];
+    if (tx == 0) tile[(ty + 1) * tw] = image[cy * width + lx];
+    if (tx == last_x) tile[(ty + 1) * tw + tx + 2] = image[cy * width + rx];
+    if (ty == 0) tile[tx + 1] = image[uy * width + cx];
+    if (ty == last_y) tile[(ty + 2) * tw + tx + 1] = image[dy_ * width + cx];
+    if (tx == 0 && ty == 0) tile[0] = image[uy * width + lx];
+    if (tx == last_x && ty == 0) tile[tx + 2] = image[uy * width + rx];
+    if (tx == 0 && ty == last_y) tile[(ty + 2) * tw] = image[dy_ * width + lx];
+    if (tx == last_x && ty == last_y) tile[(ty + 2) * tw + tx + 2] = image[dy_ * width + rx];
+"""
+    classic = TILE.replace(LOAD, halo)
+    assert ex.check_tile(classic), capsys.readouterr().out
+    truncating = CLAMPED.replace("(unsigned char)rintf(", "(unsigned char)(")
+    assert not ex.check_clamped(truncating)
+    assert "dtype float64" in capsys.readouterr().out   # (the weights in thirds)
+
+
+def test_a_tile_index_past_the_end_keeps_the_index_advice_when_blockdim_is_used(capsys):
+    """The advice to size the tile from blockDim, not a fixed 16 or 18, was given to a kernel that has no 16 or 18."""
+    past = TILE.replace("tile[(threadIdx.y + dy) * tile_width + threadIdx.x + dx]",
+                        "tile[(threadIdx.y + dy) * tile_width + threadIdx.x + dx + 1]")
+    assert not ex.check_tile(past)
+    out = capsys.readouterr().out
+    assert "fixed 16 or 18" not in out and "runs past them" in out, out

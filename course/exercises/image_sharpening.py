@@ -51,6 +51,12 @@ def _photo():
     return skimage.data.camera()
 
 
+#: Weights in thirds (summing to 1): every sum is a whole number of thirds, so most are not integers, and none
+#: is half-way between two (float32 and float64 round them alike): a kernel that truncates instead of
+#: rounding (or floors after adding a fudge) gets many pixels one too low.
+THIRDS = np.array([[1, -1, 0], [-2, 5, -1], [0, 1, 0]]) / 3
+
+
 def _exact_sums(image, kernel):
     """The int64 sums before clipping (what the seed's loop computes before storing uint8)."""
     k = np.asarray(kernel)
@@ -107,8 +113,10 @@ def check_seed_fixed(fn) -> bool:
     return _verdict("sharpen_seed_fixed", [
         "The sum itself is right (int64); the damage happens when it is stored. What happens to −37 in a "
         "uint8 array, and what should a pixel darker than black become?",
-        "Keep the loop, but limit each sum to 0..255 before it goes into the uint8 array: xp.clip(sum, 0, 255) "
-        "(or make the output float, clip the whole image at the end, then .astype(uint8)).",
+        "Keep the loop and its int64 sums; change only what happens between a sum and the uint8 array: every "
+        "value must already lie in the range a uint8 can hold when it is stored (darker than black becomes black, "
+        "brighter than white becomes white). Either limit each sum as it is stored, or keep a wider output and "
+        "limit the whole image once, converting to uint8 at the very end.",
     ], judge, "the seed's loop, now right on every pixel (its speed is still the seed's).")
 
 
@@ -135,8 +143,10 @@ def check_slices(fn) -> bool:
     return _verdict("my_sharpen_slices", [
         "Each weight kernel[dy, dx] multiplies the whole image shifted by (dy, dx): after padding, that "
         "shifted image is one slice of the padded array. How wide must the padding be for a kh×kw kernel?",
-        "np.pad(image as float, ((kh // 2,) * 2, (kw // 2,) * 2), mode='edge'); for every dy, dx add "
-        "kernel[dy, dx] * padded[dy:dy + H, dx:dx + W]; then sharpen.to_uint8 (clip, round, uint8).",
+        "Pad once, in float, by half the kernel's height above and below and half its width left and right, "
+        "repeating the edge pixels (the reference's border rule). Then one loop over the kernel's positions: each "
+        "adds its weight times the padded image's window of the original H×W size that starts at that position. "
+        "Convert to pixels only at the end, as the reference does (course.sharpen has the helper).",
     ], judge, "equal to the reference on every pixel, for 3×3, 3×5 and 5×5 kernels.")
 
 
@@ -158,7 +168,7 @@ def check_clamped(source) -> bool:
     image = _photo()
     tilted = np.array([[1, 0, -2], [0, 2, 0], [1, -1, 0]])
     cases = [(image[300:337, 250:300], sharpen.SHARPEN_KERNEL), (image[:1, :1], sharpen.SHARPEN_KERNEL),
-             (image[:16, :16], tilted), (image[200:233, 100:119], tilted)]
+             (image[:16, :16], tilted), (image[200:233, 100:119], tilted), (image[100:121, 150:190], THIRDS)]
     hints = [
         "Three rules: a thread whose (x, y) is outside the image must do nothing; a neighbour outside the "
         "image is read from the nearest pixel inside; the sum is clipped before it becomes a uint8.",
@@ -187,17 +197,57 @@ def _run_tile(kernel, image, weights, block=(16, 16)):
                (image_xp, out_xp, xp.asarray(weights, dtype=xp.float32).ravel(), height, width),
                shared_mem=(block[0] + 2) * (block[1] + 2) * 4)
     except cuda.KernelError as error:
-        # (the emulator's advice for dynamic shared memory is about the launch, which the check makes here)
+        # (the emulator's advice for dynamic shared memory is about the launch, which the check makes here: say
+        # what the kernel can change — a fixed 16 or 18 where it has one, else the tile's index itself)
+        room = f"The check launches {block[0]} × {block[1]} blocks with room for ({block[0]} + 2) × ({block[1]} + 2) floats"
+        fixed = re.search(r"(?<![\w.])1[68](?![\w.])", _strip(getattr(kernel, "code", "") or ""))
+        advice = (f"{room}: size and index the tile from blockDim (tile_width = blockDim.x + 2), not from a fixed "
+                  "16 or 18." if fixed else
+                  f"{room}, and this index runs past them: check the offsets in the tile's index (its rows are "
+                  "blockDim.x + 2 floats long, and cell (0, 0) is the pixel above and left of the block's first, so "
+                  "a thread's own pixel is one row and one column in).")
         text = re.sub(r"hint: The launch passed shared_mem=\d+ bytes: pass shared_mem=<elements × element size> to "
-                      r"the launch, or index less\.",
-                      f"hint: The check launches {block[0]} × {block[1]} blocks with room for ({block[0]} + 2) × "
-                      f"({block[1]} + 2) floats: size and index the tile from blockDim (tile_width = blockDim.x + 2), "
-                      "not from a fixed 16 or 18.", str(error))
+                      r"the launch, or index less\.", lambda _: f"hint: {advice}", str(error))
         if text == str(error):
             raise
         raise cuda.KernelError(text, kernel=error.kernel, block=error.block, thread=error.thread,
                                line=error.line) from None
     return cuda.asnumpy(out_xp)
+
+
+def _tile_loads(source: str, tile: str) -> str | None:
+    """From the access trace of one launch (37 × 50 pixels, 16 × 16 blocks): a block that reads the image more
+    often than its tile has cells ((16 + 2) × (16 + 2): each cell loaded once, a clamped border pixel once per
+    cell it fills), as the rule's message; None when every block keeps to it, or when the launch fails (the
+    values' check then names the fault). Counted, not read from the source: loads in a loop, in several
+    statements (the halo by the edge threads) or through a helper are all fine."""
+    from course import cuda
+    from course.cuda import transactions as tx
+
+    image = _photo()[300:337, 250:300]
+    height, width = image.shape
+    block = (16, 16)
+    grid = (math.ceil(width / block[0]), math.ceil(height / block[1]))
+    try:
+        kernel = cuda.RawKernel(source, "sharpen_tile", backend="cpu")
+        profile = kernel.profile(grid, block, (np.ascontiguousarray(image), np.zeros_like(image),
+                                               sharpen.SHARPEN_KERNEL.astype(np.float32).ravel(), np.int32(height),
+                                               np.int32(width)), shared_mem=(block[0] + 2) * (block[1] + 2) * 4)
+    except Exception:
+        return None
+    trace = profile.trace
+    loads = trace[(trace["kind"] == tx.GLOBAL_LOAD) & (trace["array"] == 0)]
+    if not len(loads):
+        return None
+    blocks, counts = np.unique(loads["block"], return_counts=True)
+    cells = (block[0] + 2) * (block[1] + 2)
+    if counts.max() <= cells:
+        return None
+    worst = int(blocks[counts.argmax()])
+    name = profile.arguments[0] if profile.arguments else "image"
+    return (f"block ({worst % grid[0]}, {worst // grid[0]}) reads `{name}` {int(counts.max())} times for a tile of "
+            f"(16 + 2) × (16 + 2) = {cells} cells: load each pixel once into the tile, and after the barrier read "
+            f"the nine neighbours from `{tile}`, not from global memory.")
 
 
 def _tile_rules(source: str) -> str | None:
@@ -207,15 +257,10 @@ def _tile_rules(source: str) -> str | None:
     if "__syncthreads" not in body:
         return ("the kernel has no __syncthreads(): a thread may read a tile cell before the thread that "
                 "loads it has written it. Wait for the whole tile between loading and computing.")
-    parameter = re.search(r"\bsharpen_tile\s*\(\s*(?:const\s+)?unsigned\s+char\s*(?:const\s*)?\*\s*"
-                          r"(?:const\s+)?(?:__restrict__\s+)?(\w+)", body)
-    image = parameter.group(1) if parameter else "image"
-    reads = len(re.findall(rf"\b{re.escape(image)}\s*\[", body))
     tiles = re.findall(r"__shared__\s+(?:\w+\s+)*?(\w+)\s*\[", body) or ["tile"]
     tile = tiles[0]
-    if reads > 1:
-        return (f"the kernel reads `{image}[...]` in {reads} places: load each pixel once into the tile, and after "
-                f"the barrier read the nine neighbours from `{tile}`, not from global memory.")
+    if (loads := _tile_loads(source, tile)) is not None:
+        return loads
     after = body.split("__syncthreads", 1)[1]
     if not any(re.search(rf"\b{re.escape(name)}\s*\[", after) for name in tiles):
         return f"after the barrier, compute from `{tile}[...]`: that is the point of the shared-memory tile."
@@ -227,7 +272,7 @@ def check_tile(source) -> bool:
     image = _photo()
     tilted = np.array([[1, 0, -2], [0, 2, 0], [1, -1, 0]])
     cases = [(image[300:337, 250:300], sharpen.SHARPEN_KERNEL), (image[:5, :3], sharpen.SHARPEN_KERNEL),
-             (image[200:233, 100:119], tilted)]
+             (image[200:233, 100:119], tilted), (image[100:121, 150:190], THIRDS)]
     hints = [
         "The tile is (16 + 2) × (16 + 2) pixels but the block has only 16 × 16 threads, so some threads load "
         "more than one pixel; tile cell (ty, tx) holds image pixel (y0 + ty, x0 + tx), clamped into the image. "
@@ -265,7 +310,8 @@ def check_unsharp(fn) -> bool:
     return checks.check_function(fn, sharpen.unsharp_mask, cases, name="my_unsharp_mask", hints=[
         "Three steps, all in float: blur, detail = image − blurred, image + amount × detail; round only once, "
         "at the very end. For colour, the blur must not mix the three channels.",
-        "Blur with ndimage.correlate(image.astype(np.float64), sharpen.gaussian_kernel(sigma), mode='nearest'); "
-        "for an H×W×3 image give the kernel a third axis of length 1 (kernel[:, :, None]). Finish with "
-        "np.rint(np.clip(result, 0, 255)).astype(np.uint8).",
+        "Build the blur kernel from sigma with course.sharpen's helper and correlate the float image with it, "
+        "repeating the edge pixels at the border (scipy.ndimage calls that mode 'nearest'). For a colour image the "
+        "kernel needs one more axis, of length 1, so that each channel is blurred on its own. Then combine as in "
+        "the first hint, clip to the pixel range, round to the nearest integer and convert to uint8.",
     ])
