@@ -241,3 +241,24 @@ def test_hints_are_registered_and_never_printed_by_a_check(capsys):
     out = capsys.readouterr().out
     assert "💡" not in out and "hint()" in out
     assert "💡" in checks.hint("accumulate_gradients")
+
+
+def test_leaky_relu_backward_submissions_that_are_not_a_right_kernel(capsys):
+    """r16/r21: a syntax error names the learner's kernel once, at their own line; `float` for scalar_t is told to
+    use scalar_t; a function is no crash; a store through a helper is an attempt (it was "not attempted")."""
+    assert not ex.check_leaky_relu_backward(BACKWARD_RIGHT.replace("slope);", "slope)"), "cpu")
+    out = capsys.readouterr().out
+    assert out.count("does not compile") == 1 and "leaky_relu_forward" not in out and "kernel.cu:5:" in out, out  # (line 5 of BACKWARD_RIGHT)
+    assert not ex.check_leaky_relu_backward(BACKWARD_RIGHT.replace("scalar_t", "float"), "cpu")
+    assert "scalar_t" in capsys.readouterr().out
+    assert not ex.check_leaky_relu_backward(print, "cpu")
+    assert "CUDA C source as a string" in capsys.readouterr().out
+    helper = "__device__ void put(scalar_t* d, int i, scalar_t v) { d[i] = v; }\n" + BACKWARD_RIGHT.replace(
+        "grad_x[i] = grad_y[i] * (x[i] > 0 ? 1 : slope)", "put(grad_x, i, grad_y[i] * (x[i] > 0 ? 1 : slope))")
+    assert ex.check_leaky_relu_backward(helper, "cpu"), capsys.readouterr().out
+
+
+def test_intensity_and_bandwidth_computed_in_float32_pass(capsys):
+    assert ex.check_matmul_intensity(lambda n, b: np.float32(2 * n) / np.float32(3 * b)), capsys.readouterr().out
+    assert ex.check_vector_add_bandwidth(lambda n, s: np.float32(12 * n) / np.float32(s) / np.float32(1e9),
+                                         measured=(1000, None)), capsys.readouterr().out

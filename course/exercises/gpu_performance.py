@@ -28,12 +28,16 @@ def check_matmul_intensity(fn) -> bool:
     hints = [
         "Intensity is work divided by traffic: count the FLOP of the whole product, then the bytes of "
         "every matrix that crosses memory (inputs and output).",
-        "FLOP: one multiply and one add per (row, column, k) triple. Bytes: the number of matrices × "
-        "elements per matrix × bytes per element. Divide the first by the second.",
+        "Count the work per output element first: how many multiply-adds does one element of C take, and how "
+        "many FLOP is a multiply-add? Then multiply by the number of elements of C. For the traffic, count how many "
+        "matrices cross memory, how many elements each has, and how many bytes each element is; "
+        "the answer grows with n, because the work grows faster than the data.",
     ]
     cases = [(1, 4), (64, 4), (1024, 4), (4096, 2), (1000, 8)]
+    # rtol 1e-6: a formula computed in float32 (np.float32, a float32 tensor) is right to about 1e-7; every
+    # wrong count (a factor 2 or 3/2 off) is far outside
     return checks.check_function(fn, lambda n, size: 2 * n**3 / (3 * n**2 * size), cases, name=name,
-                                 rtol=1e-9, hints=hints)
+                                 rtol=1e-6, hints=hints)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -46,11 +50,17 @@ def check_vector_add_bandwidth(fn, measured=None) -> bool:
     hints = [
         "Bandwidth is bytes moved per second. A vector add reads two arrays and writes one; "
         "GB means 10⁹ bytes here, not 2³⁰.",
-        "bytes = (arrays read + arrays written) × n × (bytes per float32); divide by the seconds, "
-        "then by 10⁹.",
+        "Count what crosses memory once: each array the kernel reads or writes has n elements of a known size in "
+        "bytes. Their total over the time is bytes per second; then change the unit to the one the question asks "
+        "for (decimal gigabytes).",
     ]
-    cases = [(1, 1.0), (2**20, 1e-3), (10**8, 0.25)] + ([tuple(measured)] if measured else [])
-    return checks.check_function(fn, lambda n, s: 3 * 4 * n / s / 1e9, cases, name=name, rtol=1e-9, hints=hints)
+    cases = [(1, 1.0), (2**20, 1e-3), (10**8, 0.25)]
+    # (the notebook's own measurement, when there is one: a time that was not measured is no case)
+    if measured is not None and len(measured) == 2 and all(isinstance(v, (int, float, np.integer, np.floating))
+                                                           and v > 0 for v in measured):
+        cases.append((int(measured[0]), float(measured[1])))
+    # rtol 1e-6: float32 arithmetic passes, every wrong count of bytes or units does not
+    return checks.check_function(fn, lambda n, s: 3 * 4 * n / s / 1e9, cases, name=name, rtol=1e-6, hints=hints)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -396,6 +406,17 @@ extern "C" __global__ void leaky_relu_forward(const scalar_t* x, scalar_t* y, sc
 """
 
 
+#: The exercise's stub as the notebook hands it out: a source equal to it (comments and spacing aside) is
+#: "not attempted yet"; anything else is an attempt, whatever it stores through (a helper, a pointer).
+LEAKY_RELU_BACKWARD_STUB = r"""
+extern "C" __global__ void leaky_relu_backward(const scalar_t* x, const scalar_t* grad_y,
+                                               scalar_t* grad_x, scalar_t slope, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    // TODO: for the threads that have an element, write grad_x[i]
+}
+"""
+
+
 def check_leaky_relu_backward(backward_source, device=None, slope: float = 0.1) -> bool:
     """The CUDA C backward of leaky ReLU: gradients equal PyTorch's on odd sizes, then gradcheck in float64."""
     import torch
@@ -407,22 +428,41 @@ def check_leaky_relu_backward(backward_source, device=None, slope: float = 0.1) 
     hints = [
         "The chain rule: grad_x is grad_y times the derivative of the forward at x. Leaky ReLU's derivative "
         "takes one of two values, depending on the sign of x.",
-        "Inside the guard on n, multiply grad_y[i] by 1 where x[i] > 0 and by the slope elsewhere (a ternary "
-        "?: does it in one line) and store it in grad_x[i].",
+        "Write down the forward's derivative for each sign of x (the forward kernel's two branches tell you "
+        "both), then apply the chain rule element by element: each thread with an element (the same guard as "
+        "the forward) scales the incoming gradient at its position by that derivative and stores the product "
+        "at the same position of grad_x. Keep every value in scalar_t.",
     ]
     checks.register_hints(name, hints)
-    without_comments = re.sub(r"//[^\n]*|/\*.*?\*/", "", backward_source or "", flags=re.S)
-    # (the output is the third parameter, whatever the learner calls it; a store into it is an attempt)
+    if not isinstance(source := backward_source, str) or not source.strip():
+        return checks.not_a_kernel(name, source or "", name)  # (a function, bytes: what the exercise takes)
+    without_comments = re.sub(r"//[^\n]*|/\*.*?\*/", " ", source, flags=re.S)
+    if " ".join(without_comments.split()) == " ".join(re.sub(r"//[^\n]*|/\*.*?\*/", " ", LEAKY_RELU_BACKWARD_STUB,
+                                                               flags=re.S).split()):
+        return checks.not_attempted(name)  # (the stub as the notebook hands it out)
+    if (wrong := checks.not_cuda_source(source, name)) is not None:
+        return checks._report(name, False, wrong)
+    # The element type: the check runs float32 and float64 tensors through the same source, so the kernel is
+    # written once with scalar_t (a float parameter would take the float32 copy and refuse the float64 one)
     signature = re.search(r"\bleaky_relu_backward\s*\(([^)]*)\)", without_comments)
-    parameters = signature.group(1).split(",") if signature else []
-    output = re.findall(r"\w+", parameters[2])[-1] if len(parameters) > 2 and re.findall(r"\w+", parameters[2]) \
-        else "grad_x"
-    if not re.search(rf"\b{re.escape(output)}\s*\[[^\]]*\]\s*([-+*/]?=(?!=))|\*\s*\(\s*{re.escape(output)}\b",
-                     without_comments):
-        return checks.not_attempted(name)
+    fixed = [p.strip() for p in (signature.group(1).split(",") if signature else []) if re.search(r"\b(float|double)\b", p)]
+    if fixed:
+        return checks._report(name, False, f"`{' '.join(fixed[0].split())}` has a fixed element type: write the "
+                              "parameters with scalar_t (const scalar_t* x, …, scalar_t slope), as the stub has them — "
+                              "the check makes a float and a double copy of your kernel and runs float32 and float64 "
+                              "tensors through them")
+    # Compile the learner's kernel alone first (scalar_t as float), so that a compile error names their kernel once,
+    # with the lines of their own source (the op's source is the forward kernel's and theirs, twice)
+    from course import cuda
+
+    try:
+        cuda.RawKernel(re.sub(r"\bscalar_t\b", "float", source), name, backend="cpu").compile()
+    except Exception as error:
+        text = str(error)
+        return checks._report(name, False, text if "does not compile" in text else f"does not compile: {text}")
     device = gpu.parse_device(device)
     try:
-        op = kernels_torch.elementwise_op(LEAKY_RELU_FORWARD + backward_source, "leaky_relu_forward",
+        op = kernels_torch.elementwise_op(LEAKY_RELU_FORWARD + source, "leaky_relu_forward",
                                           "leaky_relu_backward", n_scalars=1)
     except Exception as error:
         return checks._report(name, False, f"{type(error).__name__}: {error}")
