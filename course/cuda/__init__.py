@@ -26,6 +26,13 @@ null pointer, as in CuPy (an optional array the kernel tests with ``if (bias != 
 ``"auto"``, ``"cpu"`` or ``"cupy"``; CuPy's compiler choice is always NVRTC), and a kernel has
 CuPy's attributes of the compiled binary (``num_regs``, ``max_threads_per_block``,
 ``shared_size_bytes``, ...) on a GPU; on the CPU, which compiles no GPU binary, reading one says so.
+CuPy's signatures are kept: ``RawKernel(code, name, options)`` (``options`` the third argument,
+a tuple), ``kernel(grid, block, args, shared_mem=0, stream=None)`` (the stream goes to CuPy on a GPU;
+the CPU backend takes a stream or None and runs the launch synchronously, finished when the call
+returns), ``RawModule(code=...)`` or ``RawModule(path=...)`` (exactly one); ``code``, ``name`` and
+``options`` are read-only, and kernels and modules pickle and copy by their source and settings, to
+compile again where they are loaded. An option NVRTC does not have (``-O3``, ``-std=c++99``) is refused
+on the CPU backend too, as NVRTC refuses it on a GPU.
 
 What the CPU backend runs (it emulates an sm_80 GPU: ``__CUDA_ARCH__`` is 800):
 
@@ -217,6 +224,7 @@ Compiled kernels are kept in ``$COURSE_CUDA_CACHE`` (by default ``torch-cuda-cou
 
 from __future__ import annotations
 
+import numbers
 import platform
 
 from .errors import CompileError, KernelError, KernelWarning
@@ -242,9 +250,10 @@ def asnumpy(a):
 def set_heap_size(bytes: int) -> None:
     """The size of the heap that malloc and new take from in kernels (cudaLimitMallocHeapSize: 8 MiB by
     default, on a GPU and here). Past it they return NULL, as on a GPU. On CuPy, set it before the
-    first launch of a kernel that allocates: a GPU fixes it then."""
-    if isinstance(bytes, bool) or not isinstance(bytes, int) or bytes < 1:
+    first launch of a kernel that allocates: a GPU fixes it then. ``bytes``: an int, or a NumPy integer."""
+    if isinstance(bytes, bool) or not isinstance(bytes, numbers.Integral) or bytes < 1:
         raise ValueError(f"set_heap_size takes a whole number of bytes >= 1, got {bytes!r} (e.g. 64 * 2**20)")
+    bytes = int(bytes)  # (np.int64(2**24), say)
     from . import cpu
 
     cpu.HEAP_BYTES[0] = bytes
