@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import difflib
 import functools
 import math
 import os
+import pickle
 import re
 import sys
 import tempfile
@@ -76,6 +78,145 @@ def _options(options) -> tuple:
     return options
 
 
+#: NVRTC's compile options (https://docs.nvidia.com/cuda/nvrtc/index.html#supported-compile-options), long name,
+#: short name and what follows: None (a flag), "value" (anything), "int", "arch", "bool" ({true|false}), "flag or
+#: bool" (either), or the tuple of the values it takes. --expt-relaxed-constexpr and --expt-extended-lambda are nvcc's,
+#: which NVRTC takes too.
+_NVRTC_OPTIONS = (
+    ("--gpu-architecture", "-arch", "arch"), ("--device-c", "-dc", None), ("--device-w", "-dw", None),
+    ("--relocatable-device-code", "-rdc", "bool"), ("--extensible-whole-program", "-ewp", None),
+    ("--device-debug", "-G", None), ("--generate-line-info", "-lineinfo", None), ("--dopt", "-dopt", ("on", "off")),
+    ("--Ofast-compile", "-Ofc", ("0", "min", "mid", "max")), ("--ptxas-options", "-Xptxas", "value"),
+    ("--maxrregcount", "-maxrregcount", "int"), ("--ftz", "-ftz", "bool"), ("--prec-sqrt", "-prec-sqrt", "bool"),
+    ("--prec-div", "-prec-div", "bool"), ("--fmad", "-fmad", "bool"), ("--use_fast_math", "-use_fast_math", None),
+    ("--extra-device-vectorization", "-extra-device-vectorization", None),
+    ("--modify-stack-limit", "-modify-stack-limit", "bool"), ("--dlink-time-opt", "-dlto", None),
+    ("--gen-opt-lto", "-gen-opt-lto", None), ("--optix-ir", "-optix-ir", None),
+    ("--jump-table-density", "-jtd", "int"), ("--device-stack-protector", "-device-stack-protector", "flag or bool"),
+    ("--no-cache", "-no-cache", None), ("--frandom-seed", "-frandom-seed", "value"),
+    ("--define-macro", "-D", "value"), ("--undefine-macro", "-U", "value"), ("--include-path", "-I", "value"),
+    ("--pre-include", "-include", "value"), ("--no-source-include", "-no-source-include", None),
+    ("--std", "-std", ("c++03", "c++11", "c++14", "c++17", "c++20")),
+    ("--builtin-move-forward", "-builtin-move-forward", "bool"),
+    ("--builtin-initializer-list", "-builtin-initializer-list", "bool"), ("--pch", "-pch", None),
+    ("--create-pch", "-create-pch", "value"), ("--use-pch", "-use-pch", "value"), ("--pch-dir", "-pch-dir", "value"),
+    ("--pch-verbose", "-pch-verbose", "bool"), ("--pch-messages", "-pch-messages", "bool"),
+    ("--instantiate-templates-in-pch", "-instantiate-templates-in-pch", "bool"),
+    ("--disable-warnings", "-w", None), ("--restrict", "-restrict", None),
+    ("--device-as-default-execution-space", "-default-device", None), ("--device-int128", "-device-int128", None),
+    ("--device-float128", "-device-float128", None), ("--optimization-info", "-opt-info", "value"),
+    ("--display-error-number", "-err-no", None), ("--no-display-error-number", "-no-err-no", None),
+    ("--diag-error", "-diag-error", "value"), ("--diag-suppress", "-diag-suppress", "value"),
+    ("--diag-warn", "-diag-warn", "value"), ("--brief-diagnostics", "-brief-diag", "bool"),
+    ("--time", "-time", "value"), ("--split-compile", "-split-compile", "int"),
+    ("--fdevice-syntax-only", "-fdevice-syntax-only", None), ("--minimal", "-minimal", None),
+    ("--fdevice-time-trace", "-fdevice-time-trace", "value"),
+    ("--expt-relaxed-constexpr", "-expt-relaxed-constexpr", None),
+    ("--expt-extended-lambda", "-expt-extended-lambda", None),
+)
+_NVRTC_BY_NAME = {name: (long, kind) for long, short, kind in _NVRTC_OPTIONS for name in (long, short)}
+_NVRTC_DOCS = "https://docs.nvidia.com/cuda/nvrtc/index.html#supported-compile-options"
+
+
+def _check_nvrtc_options(options: tuple) -> None:
+    """A CompileError for an option NVRTC would refuse (`--bogus`, `-O3`, `-std=c++99`): on a GPU, CuPy's NVRTC
+    fails to compile with it, and the CPU backend, which uses only -D, would otherwise ignore it."""
+    i = 0
+    while i < len(options):
+        option = options[i]
+        i += 1
+        if re.fullmatch(r"-[DUI].*", option):  # -DN=4, -D=N, -D N=4, or -D then N=4 as the next option
+            if option[2:].lstrip("= ") == "":
+                if i >= len(options):
+                    raise CompileError(f"option {option!r} needs a value after it, e.g. {option.strip()}N=4"
+                                       if option.startswith("-D") else f"option {option!r} needs a value after it")
+                i += 1
+            continue
+        name, equals, value = option.partition("=")
+        name = name.strip()
+        known = _NVRTC_BY_NAME.get(name)
+        if known is None:
+            valid = ", ".join(long for long, _, _ in _NVRTC_OPTIONS)
+            hint = ("NVRTC has no -O levels: it optimizes by default (--dopt=on; -G turns optimizing off)"
+                    if re.fullmatch(r"-O\d?|--optimize", name) else
+                    "nvcc's host-compiler options (-Xcompiler, -ccbin, -l, -L, -o) mean nothing to NVRTC, which "
+                    "compiles device code only" if name in ("-Xcompiler", "--compiler-options", "-ccbin", "-l", "-L",
+                                                            "-o", "-c", "--compiler-bindir") else
+                    "is it misspelt?")
+            raise CompileError(f"option {option!r} is not one of NVRTC's ({hint}), and CuPy's NVRTC refuses to "
+                               f"compile with it on a GPU. NVRTC takes -D, -U, -I, -std=c++17 (c++03 to c++20), "
+                               f"--use_fast_math, -arch=sm_80, -G, -lineinfo and its other options: {valid} (each "
+                               f"with a short name too; see {_NVRTC_DOCS})")
+        long, kind = known
+        if kind is None:
+            if equals:
+                raise CompileError(f"option {option!r}: {long} takes no value; write {name!r}")
+            continue
+        if not equals and kind != "flag or bool":
+            if i >= len(options):  # (`--gpu-architecture compute_80`: the value as the next option)
+                raise CompileError(f"option {option!r} needs a value, e.g. {_option_example(name, kind)}")
+            value = options[i]
+            i += 1
+        elif not equals:
+            continue
+        choices = (("true", "false") if kind in ("bool", "flag or bool") else kind if isinstance(kind, tuple)
+                   else None)
+        wrong = (choices is not None and value not in choices
+                 or kind == "int" and not re.fullmatch(r"\d+", value)
+                 or kind == "arch" and not re.fullmatch(r"(?:compute|sm|lto)_\d+[af]?", value)
+                 or kind == "value" and not value)
+        if wrong:
+            takes = (" or ".join(choices) if choices else "a whole number" if kind == "int" else
+                     "an architecture such as sm_80 or compute_80" if kind == "arch" else "a value")
+            raise CompileError(f"option {option!r}: NVRTC's {long} takes {takes}, e.g. "
+                               f"{_option_example(name, kind)}; CuPy's NVRTC refuses {value!r} on a GPU")
+
+
+def _option_example(name: str, kind) -> str:
+    """An example of option `name` with a value of `kind` (_NVRTC_OPTIONS)."""
+    value = {"bool": "true", "flag or bool": "true", "int": "32", "arch": "sm_80"}.get(kind) if not isinstance(
+        kind, tuple) else ("c++17" if "c++17" in kind else kind[0])
+    return f"'{name}={value or 'VALUE'}'"
+
+
+def _include_folders(options: tuple) -> list[str]:
+    """The folders of the -I / --include-path options, in order."""
+    folders, options = [], list(options)
+    for i, option in enumerate(options):
+        if option in ("-I", "--include-path"):
+            if i + 1 < len(options):
+                folders.append(options[i + 1])
+        elif option.startswith("--include-path="):
+            folders.append(option.split("=", 1)[1])
+        elif option.startswith("-I"):
+            folders.append(option[2:].lstrip("= "))
+    return [f for f in folders if f]
+
+
+def _load_on_cpu(source: Source, options: tuple, *args, **keywords):
+    """cpu.load, with the advice for a header of the learner's own that the compile did not find made right for
+    -I options: the CPU backend reads no header files of the learner's, -I or not (NVRTC on a GPU does)."""
+    try:
+        return cpu.load(source, options, *args, **keywords)
+    except CompileError as error:
+        folders = _include_folders(options)
+        text = str(error)
+        missing = re.search(r"fatal error: ([\w./-]+): No such file or directory", text)
+        advice = text.find(f"\n{missing.group(1)} is not part of CUDA") if missing and folders else -1
+        if advice < 0:
+            raise
+        header = missing.group(1)
+        found = next((f for f in folders if os.path.isfile(os.path.join(os.path.expanduser(f), header))), None)
+        where = (f"{header} is in {found}, which your -I option lets NVRTC search on a GPU" if found else
+                 f"{header} is not in the -I {_plural(len(folders), 'folder', say=False)} given "
+                 f"({', '.join(folders)}) either")
+        raise CompileError(
+            text[:advice] + f"\n{where}, but the CPU backend compiles the source string alone: it reads no header "
+            f"files of your own, -I or not. Paste what the kernel needs from {header} (its #defines, structs and "
+            "__device__ functions) into the source string, in place of the #include; then it runs on both "
+            "backends") from None
+
+
 def _time_limit(value) -> float:
     """Seconds a CPU launch may run: `value`, or COURSE_CUDA_TIME_LIMIT, or the default; a positive number."""
     limit = value if value is not None else os.environ.get("COURSE_CUDA_TIME_LIMIT", DEFAULT_TIME_LIMIT)
@@ -120,15 +261,87 @@ def unsupported_message(kernel: Kernel) -> str:
             "runs on CuPy.)")
 
 
-class RawKernel:
-    """A CUDA C kernel from source, called as ``kernel(grid, block, args, shared_mem=0)`` like CuPy's.
+def _kernel_named(source: Source, name: str, module: bool = False) -> Kernel:
+    """source.kernel(name), with a message of its own where the source has no __global__ function of that name:
+    every kernel listed (extern "C" and C++ ones, saying which need name_expressions), and a __device__
+    function or a variable asked for by name said to be one."""
+    base = name.split("<", 1)[0].strip()
+    named = set(source.kernels) | set(source.not_extern_c) | set(source.templates)
+    if name in named or ("<" in name and base in named):
+        return source.kernel(name)
+    extern_c = sorted(source.kernels)
+    cpp = sorted({f"{f.qualifier}{f.name}" + ("<...>" if f.template else "") for f in source.templates.values()}
+                 | (set(source.not_extern_c) - set(source.templates)))
+    close = difflib.get_close_matches(name, extern_c + [c.split("<")[0] for c in cpp], n=1, cutoff=0.6)
+    parts = []
+    if extern_c:
+        parts.append(f"extern \"C\" {_plural(len(extern_c), 'kernel', say=False)} {', '.join(extern_c)}"
+                     + (f" (get_function('{extern_c[0]}'))" if module else f" (RawKernel(code, '{extern_c[0]}'))"))
+    if cpp:
+        example = next((c for c in cpp if close and c.split("<")[0] == close[0]), cpp[0]).replace("<...>", "<float>")
+        parts.append(f"C++ {_plural(len(cpp), 'kernel', say=False)} {', '.join(cpp)}, which "
+                     + ("need" if len(cpp) > 1 else "needs") + " a name expression first: "
+                     + (f"RawModule(..., name_expressions=['{example}']), then get_function('{example}')"))
+    kernels = "; ".join(parts) if parts else "none"
+    bare = name.rpartition("::")[2].strip()
+    code = without_comments(source.text)
+    if re.fullmatch(r"[A-Za-z_]\w*", bare) and re.search(rf"\b__device__\b[^;{{}}=()]*?\b{bare}\s*\(", code):
+        raise CompileError(f"'{name}' is a __device__ function, not a kernel: a launch starts a __global__ function, "
+                           f"and that calls the __device__ ones. The source's kernels: {kernels}")
+    if bare in source.globals:
+        raise CompileError(f"'{name}' is a __constant__ or __device__ variable, not a kernel: fill or read it with "
+                           f"{'' if module else 'RawModule(code=...).'}get_global('{name}'). The source's kernels: "
+                           f"{kernels}")
+    raise CompileError(f"the source defines no __global__ function named '{name}'"
+                       + (f" (spaces around it: write '{name.strip()}')" if name.strip() in named else
+                          f" (did you mean '{close[0]}'?)" if close else "") + f". Its kernels: {kernels}")
 
-    ``backend``: "auto" (see ``backend()``), "cpu" or "cupy". ``options``: NVRTC options
-    (on the CPU only ``-DNAME=VALUE`` matters). ``time_limit``: seconds a CPU launch may run
-    (default ``DEFAULT_TIME_LIMIT``, or $COURSE_CUDA_TIME_LIMIT). ``sanitize``: run the CPU
-    backend's racecheck, initcheck and read-only check (see ``choose_sanitize`` for the default).
+
+def _plural(count: int, word: str, say: bool = True) -> str:
+    """'1 thread', '2 threads' (say=False: the word alone, in the form `count` takes)."""
+    form = word if count == 1 else word + "s"
+    return f"{count:,} {form}" if say else form
+
+
+def _read_only(what: str, attribute: str):
+    """The AttributeError for setting a kernel's or module's code, name or options (CuPy's are read-only too)."""
+    new = ("RawKernel(new_code, name, options)" if what == "RawKernel" else "RawModule(code=new_code, options=...)")
+    raise AttributeError(f"{what}.{attribute} is read-only, as in CuPy: the kernel was read (and is compiled) from "
+                         f"what it was made with. Make a new one instead: {new}")
+
+
+#: The version of what RawKernel and RawModule pickle (__getstate__): a pickle of another is refused, as CuPy's.
+_PICKLE_VERSION = 1
+
+
+def _check_stream(stream, kernel: str) -> None:
+    """`stream=` of a launch: None, or a stream as CuPy takes it (cupy.cuda.Stream, ExternalStream: it has `ptr`)."""
+    if stream is not None and not hasattr(stream, "ptr"):
+        torch_stream = hasattr(stream, "cuda_stream")
+        raise TypeError(f"kernel '{kernel}': stream must be a CuPy stream (cupy.cuda.Stream(), "
+                        f"cupy.cuda.get_current_stream()) or None, as with CuPy; got {type(stream).__name__}"
+                        + ("; a torch stream goes to CuPy as cupy.cuda.ExternalStream(s.cuda_stream)"
+                           if torch_stream else ""))
+
+
+class RawKernel:
+    """A CUDA C kernel from source, ``RawKernel(code, name, options=())``, called as
+    ``kernel(grid, block, args, shared_mem=0, stream=None)`` like CuPy's.
+
+    ``backend``: "auto" (see ``backend()``), "cpu" or "cupy". ``options``: NVRTC options, as a
+    tuple (on the CPU only ``-DNAME=VALUE`` matters, and an option NVRTC does not have is refused
+    as NVRTC refuses it). ``time_limit``: seconds a CPU launch may run (default
+    ``DEFAULT_TIME_LIMIT``, or $COURSE_CUDA_TIME_LIMIT). ``sanitize``: True or False, run the CPU
+    backend's racecheck, initcheck and read-only check (None: see ``choose_sanitize`` for the default).
     On the CPU backend a plain launch runs its blocks on every core ($COURSE_CUDA_THREADS worker
     threads, see ``cpu.worker_threads``); a sanitized launch runs them one after another.
+    ``stream=``: on CuPy, the ``cupy.cuda.Stream`` the launch goes to (None: the current stream), as
+    with CuPy; the CPU backend takes a stream or None and runs the launch at once, synchronously
+    (it has finished when the call returns).
+
+    ``code``, ``name`` and ``options`` are read-only, as CuPy's are: make a new kernel for new
+    source. A kernel pickles and copies (``copy.deepcopy``) as CuPy's does, by its source, name,
+    options and settings; the copy compiles again at its first launch.
 
     Arguments are checked on both backends. Faults inside the kernel (out-of-bounds accesses,
     barriers, the time limit) are caught on the CPU backend only: a GPU cannot stop a kernel
@@ -136,7 +349,7 @@ class RawKernel:
     to find such a bug.
     """
 
-    def __init__(self, code: str, name: str, *, backend: str = "auto", options=(), time_limit=None,
+    def __init__(self, code: str, name: str, options=(), backend: str = "auto", *, time_limit=None,
                  sanitize=None, **cupy_only):
         if not isinstance(code, str):
             raise TypeError(f"code must be the kernel's CUDA C source as a str, got {type(code).__name__}")
@@ -146,9 +359,11 @@ class RawKernel:
         if "__global__" in name or ("\n" in name and "__global__" not in code):
             raise TypeError("RawKernel(code, name): the CUDA C source comes first, then the kernel's name, e.g. "
                             "RawKernel(SOURCE, 'vector_add')")
-        self.code, self.name, self.options = code, name, _options(options)
+        self._code, self._name, self._options = code, name, _options(options)
         self._cupy_only = _cupy_keywords(cupy_only, "RawKernel")  # e.g. enable_cooperative_groups=True: CuPy's
         self.backend = _choose_backend(backend)
+        if self.backend == "cpu":
+            _check_nvrtc_options(self.options)
         self.sanitize = choose_sanitize(sanitize, backend)
         self.time_limit = _time_limit(time_limit)
         self._source = _parse(code, self.options)
@@ -161,7 +376,7 @@ class RawKernel:
             self._unchecked = True
             self._kernel = Kernel(name, (), self._source.kernels[name].line, call=name)
         else:
-            self._kernel: Kernel = self._source.kernel(name)  # CompileError if absent or unreadable
+            self._kernel: Kernel = _kernel_named(self._source, name)  # CompileError if absent or unreadable
         if self.backend == "cpu" and self._kernel.unsupported:
             raise CompileError(unsupported_message(self._kernel))
         self._compiled = None
@@ -169,10 +384,37 @@ class RawKernel:
         self._rules: _LaunchRules | None = None  # what the source says about its launches (read at the first)
         self._max_dynamic_shared: int | None = None  # max_dynamic_shared_size_bytes, where the program set it
 
+    code = property(lambda self: self._code, lambda self, value: _read_only("RawKernel", "code"),
+                    doc="The kernel's CUDA C source (read-only, as CuPy's).")
+    name = property(lambda self: self._name, lambda self, value: _read_only("RawKernel", "name"),
+                    doc="The kernel's name (read-only, as CuPy's).")
+    options = property(lambda self: self._options, lambda self, value: _read_only("RawKernel", "options"),
+                       doc="The NVRTC options (read-only, as CuPy's).")
+
     @property
     def params(self) -> tuple[Param, ...]:
         """The kernel's parameters as read from its source."""
         return self._kernel.params
+
+    def __getstate__(self) -> dict:
+        """What a pickle or a copy keeps, as CuPy's RawKernel: the source, name, options and settings, not the
+        compiled module (a ctypes library here, a CUDA module on a GPU), which the copy compiles again."""
+        return {"version": _PICKLE_VERSION, "code": self._code, "name": self._name, "options": self._options,
+                "backend": self.backend, "sanitize": self.sanitize, "time_limit": self.time_limit,
+                "cupy_only": dict(self._cupy_only), "max_dynamic_shared_size_bytes": self._max_dynamic_shared,
+                "module": self._module}
+
+    def __setstate__(self, state: dict) -> None:
+        if not isinstance(state, dict) or state.get("version") != _PICKLE_VERSION:
+            raise pickle.UnpicklingError("this pickled RawKernel comes from another version of course.cuda: make the "
+                                         "kernel again from its source")
+        if state["module"] is not None:  # (a kernel of a RawModule: the module's again)
+            self.__dict__.update(state["module"].get_function(state["name"]).__dict__)
+        else:
+            RawKernel.__init__(self, state["code"], state["name"], state["options"], backend=state["backend"],
+                               time_limit=state["time_limit"], sanitize=state["sanitize"], **state["cupy_only"])
+        self.sanitize, self.time_limit = state["sanitize"], state["time_limit"]
+        self._max_dynamic_shared = state["max_dynamic_shared_size_bytes"]  # (set on a GPU's kernel as it compiles)
 
     def __repr__(self) -> str:
         return f"<RawKernel {self._kernel.signature()} on {self.backend}>"
@@ -246,14 +488,21 @@ class RawKernel:
             if self._module is not None:
                 self._compiled = self._module._function(self.name)
             elif self.backend == "cpu":
-                self._compiled = cpu.load(self._source, self.options, self.name, sanitize=self.sanitize)
+                self._compiled = _load_on_cpu(self._source, self.options, self.name, sanitize=self.sanitize)
             else:
                 self._compiled = _CupyKernel(self.code, self.name, self.options, cupy_only=self._cupy_only,
                                              log_stream=log_stream)
+            if (self.backend == "cupy" and self._max_dynamic_shared is not None
+                    and hasattr(type(self._compiled.kernel), "max_dynamic_shared_size_bytes")):
+                # (a kernel unpickled, or copied, after it opted in: the new GPU kernel opts in too)
+                self._compiled.kernel.max_dynamic_shared_size_bytes = self._max_dynamic_shared
         return self
 
-    def __call__(self, grid, block, args, *, shared_mem: int = 0):
-        """Launch on ``grid`` blocks of ``block`` threads (ints or 1–3 tuples) with ``args``."""
+    def __call__(self, grid, block, args, *, shared_mem: int = 0, stream=None):
+        """Launch on ``grid`` blocks of ``block`` threads (ints or 1–3 tuples) with ``args``. ``stream``: as
+        with CuPy, the stream the launch goes to on a GPU (None: the current one); on the CPU backend a stream
+        or None, and the launch runs synchronously: it has finished when the call returns."""
+        _check_stream(stream, self.name)
         grid3, block3 = self._launch_shape(grid, block, shared_mem)
         values = list(args) if self._unchecked else check_args(self._kernel, args, self.backend)
         if self.backend == "cpu":
@@ -274,7 +523,7 @@ class RawKernel:
                        self.time_limit, arrays, shared_limit=self._shared_limit())
             del keep
         else:
-            self._compiled.launch(grid3, block3, values, int(shared_mem))
+            self._compiled.launch(grid3, block3, values, int(shared_mem), stream)
 
     def profile(self, grid, block, args, *, shared_mem: int = 0, flops: int | None = None,
                 max_accesses: int = PROFILE_MAX_ACCESSES):
@@ -302,7 +551,7 @@ class RawKernel:
                 host.append(value)
         values = check_args(self._kernel, host, "cpu")
         extra = tuple(self._module._instances.values()) if self._module is not None else ()
-        module = cpu.load(self._source, self.options, self.name, extra, trace=True)
+        module = _load_on_cpu(self._source, self.options, self.name, extra, trace=True)
         packed, arrays, keep = _pack_for_cpu(self._kernel, values, True)
         records, full = cpu.launch(module, self._kernel, grid3, block3, packed, int(shared_mem),
                                    max(self.time_limit, 60.0), arrays, trace_limit=int(max_accesses),
@@ -376,12 +625,18 @@ class RawModule:
 
     As in CuPy, which loads one module per source and options in a process, two RawModules of the
     same source share their compiled module, so its globals too: a value set through one is seen by
-    the other.
+    the other. Exactly one of ``code`` (the source) and ``path`` (a .cu file's) is given, as with CuPy;
+    ``code`` and ``options`` are read-only, and a module pickles and copies as a kernel does (see
+    ``RawKernel``).
     """
 
     def __init__(self, code: str | None = None, *, path=None, options=(), name_expressions=None,
                  backend: str = "auto", time_limit=None, sanitize=None, **cupy_only):
-        if code is None and path is not None:
+        if (code is None) == (path is None):
+            raise TypeError("RawModule: exactly one of code and path must be given, as with CuPy: "
+                            "RawModule(code=SOURCE) for CUDA C in a string, or RawModule(path='kernels.cu') for a "
+                            "file of it")
+        if path is not None:
             with open(path, encoding="utf-8") as file:
                 code = file.read()
         if not isinstance(code, str):
@@ -389,9 +644,11 @@ class RawModule:
         code = code.removeprefix("\ufeff")  # a byte-order mark (a file saved on Windows): no C
         if isinstance(name_expressions, str):
             raise TypeError("name_expressions must be a list of names, e.g. ['reduce<float, 256>']")
-        self.code, self.options = code, _options(options)
+        self._code, self._options = code, _options(options)
         self.name_expressions = tuple(name_expressions or ())
         self.backend = _choose_backend(backend)
+        if self.backend == "cpu":
+            _check_nvrtc_options(self.options)
         self.sanitize = choose_sanitize(sanitize, backend)
         self.time_limit = _time_limit(time_limit)  # (checked now: each get_function's kernel takes it)
         self._cupy_only = _cupy_keywords(cupy_only, "RawModule")  # e.g. jitify=True: CuPy's, meaningless on the CPU
@@ -406,15 +663,37 @@ class RawModule:
         kernels = sorted(set(self._source.kernels) | set(self._instances))
         return f"<RawModule kernels {kernels} on {self.backend}>"
 
+    code = property(lambda self: self._code, lambda self, value: _read_only("RawModule", "code"),
+                    doc="The module's CUDA C source (read-only, as CuPy's).")
+    options = property(lambda self: self._options, lambda self, value: _read_only("RawModule", "options"),
+                       doc="The NVRTC options (read-only, as CuPy's).")
+
+    def __getstate__(self) -> dict:
+        """What a pickle or a copy keeps, as for a RawKernel: the source and settings, not the compiled module."""
+        return {"version": _PICKLE_VERSION, "code": self._code, "options": self._options,
+                "name_expressions": self.name_expressions, "backend": self.backend, "sanitize": self.sanitize,
+                "time_limit": self.time_limit, "cupy_only": dict(self._cupy_only)}
+
+    def __setstate__(self, state: dict) -> None:
+        if not isinstance(state, dict) or state.get("version") != _PICKLE_VERSION:
+            raise pickle.UnpicklingError("this pickled RawModule comes from another version of course.cuda: make the "
+                                         "module again from its source")
+        RawModule.__init__(self, code=state["code"], options=state["options"],
+                           name_expressions=list(state["name_expressions"]) or None, backend=state["backend"],
+                           time_limit=state["time_limit"], sanitize=state["sanitize"], **state["cupy_only"])
+
     def get_function(self, name: str) -> "RawKernel":
         """The kernel `name`: an extern "C" kernel's name, or one of the name expressions."""
+        if not isinstance(name, str):
+            raise TypeError(f"get_function takes the kernel's name as a str, e.g. get_function('add') (or a name "
+                            f"expression, get_function('reduce<float, 256>')); got {type(name).__name__}")
         if name in self._instances:
             kernel = self._instances[name]
         elif name in self._source.kernels:
             kernel = self._source.kernel(name)
         else:
             if name.split("<")[0].strip() not in self._source.templates:
-                self._source.kernel(name)  # raises: says which kernels the source defines
+                _kernel_named(self._source, name, module=True)  # raises: says which kernels the source defines
             if "<" not in name and self._source.templates[name].template:  # `get_function('fill')` of a template
                 example = template_example(self._source.templates[name])
                 raise CompileError(
@@ -426,7 +705,7 @@ class RawModule:
         if self.backend == "cpu" and kernel.unsupported:
             raise CompileError(unsupported_message(kernel))
         function = RawKernel.__new__(RawKernel)
-        function.code, function.name, function.options = self.code, name, self.options
+        function._code, function._name, function._options = self.code, name, self.options
         function._cupy_only = self._cupy_only
         function.backend, function._source, function._kernel = self.backend, self._source, kernel
         function.sanitize = self.sanitize
@@ -445,6 +724,9 @@ class RawModule:
     def get_global(self, name: str):
         """The memory of the __constant__ or __device__ variable `name` (NumPy bytes on the CPU
         backend, a cupy.cuda.MemoryPointer on CuPy): wrap it with xp.ndarray(shape, dtype, memory)."""
+        if not isinstance(name, str):
+            raise TypeError(f"get_global takes the variable's name as a str, e.g. get_global('mask'); got "
+                            f"{type(name).__name__}")
         own = self._global_name(name)
         if own is None:
             found = ", ".join(sorted(self._source.global_scopes.get(g, "") + g for g in self._source.globals)) or "none"
@@ -469,7 +751,7 @@ class RawModule:
     def _load(self, log_stream=None):
         if self._loaded is None:
             if self.backend == "cpu":
-                self._loaded = cpu.load(self._source, self.options, "(RawModule)", tuple(self._instances.values()),
+                self._loaded = _load_on_cpu(self._source, self.options, "(RawModule)", tuple(self._instances.values()),
                                         sanitize=self.sanitize)
             else:
                 import cupy
@@ -498,6 +780,9 @@ def choose_sanitize(wanted, backend_argument: str) -> bool:
     times the run time): `sanitize=True/False` if given, else $COURSE_CUDA_SANITIZE=1/0, else on
     when the kernel was asked for backend="cpu" (a debugging run) and off for "auto" (timing)."""
     if wanted is not None:
+        if not isinstance(wanted, (bool, np.bool_)):  # (sanitize="no" is a true value: refused, not turned on)
+            raise TypeError(f"sanitize must be True or False (or None, the default: on for backend='cpu', off for "
+                            f"'auto'), got {wanted!r}")
         return bool(wanted)
     flag = os.environ.get("COURSE_CUDA_SANITIZE", "").strip().lower()
     if flag in ("1", "true", "yes", "on"):
@@ -881,10 +1166,14 @@ def _uncovered_message(rules: _LaunchRules, params, grid3, block3, values) -> st
         return None
     parts, fixes, swapped = [], [], []
     for index, axis, size, n, threads, width, blocks, line, guard in short:
-        parts.append(f"{threads:,} threads along {axis} (grid.{axis} = {blocks:,} blocks of {width}), but the guard "
+        parts.append(f"{_plural(threads, 'thread')} along {axis} (grid.{axis} = {_plural(blocks, 'block')} of "
+                     f"{width}), but the guard "
                      f"at line {line} (`{guard}`) lets {size} = {n:,} of them work, so {index} = {threads:,}"
                      + (f" to {n - 1:,}" if n - 1 > threads else "") + " gets no thread")
-        fixes.append(f"({size.split(' - ')[0]} + {width - 1}) // {width}")
+        size_name = size.split(' - ')[0]
+        fixes.append((width, f"({size_name} + {width - 1}) // {width}" if width > 1 else
+                      f"blocks with threads along {axis}, e.g. 256 threads and ({size_name} + 255) // 256 blocks "
+                      f"along {axis} (with one thread along {axis}, a block covers one element)"))
         # another axis of the launch has the threads this one lacks: the kernel may have its axes the other way
         # round (a column from blockIdx.y and threadIdx.y, in a grid whose x runs along the columns)
         wide = [a for a in "xyz" if a != axis and grid3["xyz".index(a)] * block3["xyz".index(a)] >= n
@@ -893,9 +1182,13 @@ def _uncovered_message(rules: _LaunchRules, params, grid3, block3, values) -> st
             swapped.append(f"{index} from blockIdx.{wide[0]} and threadIdx.{wide[0]} (the launch has "
                            f"{grid3['xyz'.index(wide[0])] * block3['xyz'.index(wide[0])]:,} threads along {wide[0]})")
     return (f"kernel '{rules.name}': the launch has " + "; and ".join(parts) + ": what those threads would "
-            f"compute keeps its old values, on a GPU as here. Round the grid up, " + " and ".join(fixes)
-            + " blocks (a division that rounds down leaves the rest out), or loop: `for (...; i < n; i += "
-            "blockDim.x * gridDim.x)`."
+            f"compute keeps its old values, on a GPU as here. "
+            + "; ".join(advice for advice in (
+                "Round the grid up, " + " and ".join(f for w, f in fixes if w > 1)
+                + " blocks (a division that rounds down leaves the rest out)" if any(w > 1 for w, _ in fixes) else "",
+                ("launch " if any(w > 1 for w, _ in fixes) else "Launch ") + " and ".join(f for w, f in fixes if w == 1)
+                if any(w == 1 for w, _ in fixes) else "") if advice)
+            + ", or loop: `for (...; i < n; i += blockDim.x * gridDim.x)`."
             + (" Or are the kernel's axes the other way round from the launch's? It would take "
                + " and ".join(swapped) + "." if swapped else ""))
 
@@ -955,8 +1248,8 @@ def check_args(kernel: Kernel, args, backend_name: str) -> list:
         raise TypeError(f"kernel '{kernel.name}': args must be a tuple of its arguments, e.g. "
                         f"(x, y, n), got {type(args).__name__}{one}")
     if len(args) != len(kernel.params):
-        raise TypeError(f"kernel '{kernel.name}' takes {len(kernel.params)} argument(s), "
-                        f"{kernel.signature()}, but {len(args)} were given")
+        raise TypeError(f"kernel '{kernel.name}' takes {_plural(len(kernel.params), 'argument')}, "
+                        f"{kernel.signature()}, but {len(args)} {'was' if len(args) == 1 else 'were'} given")
     return [
         _check_array(kernel, p, a, backend_name) if p.pointer
         else _check_struct(kernel, p, a, backend_name) if p.by_value_struct
@@ -1010,7 +1303,7 @@ def _check_struct(kernel: Kernel, p: Param, a, backend_name: str):
                  for v in (values.ravel() if isinstance(a, np.ndarray) else list(a))]
         if isinstance(a, np.ndarray) and a.dtype.kind in "fc" and _element_dtype(p.dtype).kind in "iub":
             raise TypeError(f"{where}: {cpu._an(p.ctype)} holds integers, but the array holds {a.dtype}; pass "
-                            f"integers (a.astype(np.{_element_dtype(p.dtype).name}) if every value is whole)")
+                            f"integers (a.astype(np.{_np_name(_element_dtype(p.dtype).name)}) if every value is whole)")
         scalar = dataclasses.replace(p, ctype=cpu._VECTOR_ITEM.get(p.dtype, p.dtype), lanes=1)
         checked = []
         for lane, v in zip("xyzw", lanes):
@@ -1028,6 +1321,12 @@ def _check_struct(kernel: Kernel, p: Param, a, backend_name: str):
         if p.fields and a.dtype.names is not None:
             _check_fields(where, p, a.dtype)
         return np.frombuffer(np.ascontiguousarray(a).tobytes(), np.uint8)
+    if p.dtype is not None and p.lanes > 1:  # a vector type (float4, int2, ...): its numbers
+        kind = _element_dtype(p.dtype).kind
+        numbers = ", ".join((f"{k}.0" if kind == "f" else str(k)) for k in range(1, p.lanes + 1))
+        raise TypeError(f"{where}: {cpu._an(p.ctype)} takes {p.lanes} numbers, e.g. ({numbers}) (its "
+                        f"{', '.join('xyzw'[:p.lanes])}); got {type(a).__name__}"
+                        + (f" {a!r}" if isinstance(a, (int, float, np.number)) else ""))
     raise TypeError(f"{where}: a struct passed by value needs a NumPy structured scalar, e.g. "
                     "np.array((1.0, 3), dtype=np.dtype([('scale', np.float32), ('n', np.int32)], align=True))[()]"
                     f", or its bytes; got {type(a).__name__}")
@@ -1093,6 +1392,7 @@ def _check_array(kernel: Kernel, p: Param, a, backend_name: str):
     if a is None:
         return None  # a null pointer, as CuPy passes None (an optional array the kernel tests: `if (bias)`)
     tensor = type(a).__module__.split(".")[0] == "torch"
+    bfloat16_tensor = tensor and str(getattr(a, "dtype", "")) == "torch.bfloat16"  # (seen below as its uint16 bits)
     if backend_name == "cpu" and _is_cupy_array(a):
         raise TypeError(f"{where}: got a CuPy (GPU) array, but this kernel runs on the CPU backend; "
                         "pass a NumPy array (course.cuda.asnumpy(a))")
@@ -1142,6 +1442,10 @@ def _check_array(kernel: Kernel, p: Param, a, backend_name: str):
     if p.dtype is not None and a.dtype != _element_dtype(p.dtype):
         if p.dtype == "bfloat16" and a.dtype == np.uint16:
             pass  # bfloat16 bits
+        elif bfloat16_tensor:
+            raise TypeError(f"{where}: needs {p.dtype} elements, but the tensor holds bfloat16; convert it with "
+                            f"t.to(torch.{p.dtype}), or declare the parameter `{'const ' if p.const else ''}"
+                            f"__nv_bfloat16* {p.name}` (#include <cuda_bf16.h>) to use its bfloat16 values")
         elif p.dtype == "float32" and a.dtype in (np.float16, np.uint16):
             raise TypeError(f"{where}: needs float32 elements, but the array holds {a.dtype} (half precision?); "
                             f"declare the parameter `{'const ' if p.const else ''}__half* {p.name}` (numpy.float16) "
@@ -1150,22 +1454,35 @@ def _check_array(kernel: Kernel, p: Param, a, backend_name: str):
             convert = f"t.to(torch.{p.dtype})" if tensor and p.dtype != "bfloat16" else _astype(p.dtype)
             if fields and len(set(fields)) == 1:
                 field = fields[0]  # a record array of one type: its bytes as that type
-                convert = (f"a.view(np.{field.name}) (its fields as one flat array)" if field == _element_dtype(p.dtype)
-                           else f"a.view(np.{field.name}).astype(np.{_element_dtype(p.dtype).name})")
+                convert = (f"a.view(np.{_np_name(field.name)}) (its fields as one flat array)"
+                           if field == _element_dtype(p.dtype) else
+                           f"a.view(np.{_np_name(field.name)}).astype(np.{_np_name(_element_dtype(p.dtype).name)})")
             raise TypeError(f"{where}: needs {_dtype_word(p.dtype)} elements, but the "
                             f"{'tensor' if tensor else 'array'} holds {a.dtype}; convert it with {convert}")
     if not (a.flags.c_contiguous or a.flags.f_contiguous):
-        copy = ("t.contiguous() (row-major)" if tensor else "xp.ascontiguousarray(a) (row-major) or "
-                "xp.asfortranarray(a) (column-major), whichever your kernel indexes")
+        if p.const:
+            copy = ("pass a contiguous copy: t.contiguous() (row-major)" if tensor else "pass a contiguous copy: "
+                    "xp.ascontiguousarray(a) (row-major) or xp.asfortranarray(a) (column-major), whichever your "
+                    "kernel indexes")
+        else:  # (the kernel writes through it: what it writes into a copy must be copied back)
+            copy = ("pass a contiguous copy, and, since the parameter is not const, copy what the kernel wrote into it "
+                    "back after the launch (it stays in the copy otherwise): "
+                    + ("`c = t.contiguous(); kernel(..., c, ...); t.copy_(c)`" if tensor else
+                       "`c = xp.ascontiguousarray(a); kernel(..., c, ...); a[...] = c` (xp.asfortranarray(a) for a "
+                       "kernel that indexes column by column)"))
         raise ValueError(f"{where}: the {'tensor' if tensor else 'array'} is not contiguous (a strided view such as "
-                         f"a[::2] or a[:, 1:]?); a kernel sees raw memory, so pass a contiguous copy: {copy}")
+                         f"a[::2] or a[:, 1:]?); a kernel sees raw memory, so {copy}")
     if a.ndim > 1 and a.flags.f_contiguous and not a.flags.c_contiguous and a.base is not None:
         # `m.T`, a transposed tensor: a view whose memory the kernel reads as it lies, column by column; most
         # kernels index row by row (y * width + x) and would read the untransposed data. (An array made
         # column-major on purpose, np.asfortranarray(...), owns its memory: no warning.)
-        warnings.warn(f"{where}: the array is column-major (Fortran order; a transposed view such as m.T?), so the "
+        warnings.warn(f"{where}: the {'tensor' if tensor else 'array'} is column-major (Fortran order; a transposed "
+                      f"view such as m.T?), so the "
                       f"kernel reads its memory column by column: an index y * width + x meets the data as it was "
-                      f"before the transpose. If the kernel indexes row by row, pass xp.ascontiguousarray(a).",
+                      f"before the transpose. If the kernel indexes row by row, pass "
+                      + ("t.contiguous()" if tensor else "xp.ascontiguousarray(a)")
+                      + ("" if p.const else " (a copy: copy it back after the launch if the kernel writes it)")
+                      + ".",
                       KernelWarning, stacklevel=cpu._user_level())
     if backend_name == "cpu" and not p.const and not a.flags.writeable:
         raise ValueError(f"{where}: the array is read-only, but the parameter is not const; pass "
@@ -1207,7 +1524,12 @@ def _dtype_word(name: str) -> str:
 def _astype(name: str) -> str:
     if name == "bfloat16":
         return "torch.from_numpy(a).to(torch.bfloat16), or pass the bits: a.view(np.uint16)"
-    return f"a.astype(np.{name})"
+    return f"a.astype(np.{_np_name(name)})"
+
+
+def _np_name(name: str) -> str:
+    """NumPy's attribute for the dtype `name`: np.bool_ for bool (np.bool is missing from NumPy 1.24 to 1.26)."""
+    return "bool_" if name == "bool" else name
 
 
 def _bfloat16_bits(value: float) -> np.uint16:
@@ -1238,6 +1560,8 @@ def _check_scalar(kernel: Kernel, p: Param, a):
     elif isinstance(a, (int, np.integer)):
         value = int(a)
     elif isinstance(a, (float, np.floating)):
+        if dtype.kind == "b":
+            raise TypeError(f"{where}: is a bool, but got the float {a!r}; pass True or False")
         if dtype.kind != "f":
             raise TypeError(f"{where}: is an integer, but got the float {a!r}; pass an int")
         value = float(a)
@@ -1334,18 +1658,19 @@ class _CupyKernel:
                 raise CompileError(f"kernel '{name}' does not compile (NVRTC):\n{error}") from error
             raise
 
-    def launch(self, grid, block, values, shared_mem: int) -> None:
-        import cupy
-
+    def launch(self, grid, block, values, shared_mem: int, stream=None) -> None:
+        on = {"stream": stream} if stream is not None else {}  # (CuPy's keyword: None is its current stream)
         try:
             if self.prints:
+                import cupy
+
                 # Device printf writes to the process's file descriptor 1, which Jupyter does
                 # not show: capture it and write it to sys.stdout.
                 with captured_fd1():
-                    self.kernel(grid, block, tuple(values), shared_mem=shared_mem)
+                    self.kernel(grid, block, tuple(values), shared_mem=shared_mem, **on)
                     cupy.cuda.Device().synchronize()
             else:
-                self.kernel(grid, block, tuple(values), shared_mem=shared_mem)
+                self.kernel(grid, block, tuple(values), shared_mem=shared_mem, **on)
         except Exception as error:
             if type(error).__name__ in ("CUDADriverError", "CUDARuntimeError"):
                 raise KernelError(
