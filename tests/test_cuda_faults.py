@@ -5260,3 +5260,59 @@ extern "C" __global__ void h(const int* x, unsigned char* bins, int n) {
             "__nv_bfloat16 and __nv_bfloat162 in CUDA, not to unsigned char: CUDA has no atomicAdd on 8- or 16-bit "
             "integers, so count in an array of int or unsigned int") in str(info.value)
     assert "64-bit" not in str(info.value)
+
+
+CPP_LAYERS = r"""
+#include <cstdint>
+struct P { float x, y; __device__ void scale(float s) { x *= s; y *= s; } };
+__device__ float4& v4(float* d, int i) { return reinterpret_cast<float4*>(d)[i]; }
+extern "C" __global__ void round_trip(const float* a, float* out, int past) {
+    int i = threadIdx.x;
+    uintptr_t u = reinterpret_cast<uintptr_t>(a) + 4 * (i + past);
+    out[i] = *reinterpret_cast<const float*>(u);                          // ROUND_TRIP
+}
+extern "C" __global__ void aligned(const float* a, unsigned long long* out) {
+    __shared__ float s[32];
+    s[threadIdx.x] = a[threadIdx.x];
+    if (threadIdx.x == 0) out[0] = (size_t)s % 16 + (uintptr_t)s % 16 + (unsigned long long)s % 4;
+}
+extern "C" __global__ void methods(P* ps, int n, int past) {
+    int i = threadIdx.x;
+    if (i < n) (ps + i + past)->scale(2.0f);                              // METHOD
+    if (i < n) (&ps[i])->scale(1.5f);
+}
+extern "C" __global__ void by_reference(const float4* a, float4* out, int helper) {
+    __shared__ float s[128];
+    int t = threadIdx.x;
+    if (helper) v4(s, t) = a[t];
+    else { float4& r = reinterpret_cast<float4*>(s)[t]; r = a[t]; }
+    __syncthreads();
+    out[t] = reinterpret_cast<float4*>(s)[(t + 1) % 32];
+}
+"""
+
+
+def test_cpp_layers_keep_their_checks_and_compile_as_nvcc_compiles_them():
+    """Red team 12-06 (C++ layers): reinterpret_cast<const float*> of a uintptr_t read past an array unchecked (the
+    C cast was checked); (size_t)s of a __shared__ array and (ps + i)->scale() did not compile; binding a float4&
+    to a cast element (directly, or returned by a helper) counted as a read of unwritten shared memory."""
+    module = cuda.RawModule(code=CPP_LAYERS, backend="cpu", sanitize=True)
+    a, out = np.arange(64, dtype=np.float32), np.zeros(64, np.float32)
+    module.get_function("round_trip")((1,), (64,), (a, out, 0))
+    assert out.tolist() == a.tolist()
+    with pytest.raises(cuda.KernelError, match=r"accessed a\[64\], but a has 64 elements") as info:
+        module.get_function("round_trip")((1,), (64,), (a, out, 1))
+    assert info.value.line == line_of("ROUND_TRIP", CPP_LAYERS)
+    aligned = np.ones(1, np.uint64)
+    module.get_function("aligned")((1,), (32,), (a, aligned))
+    assert aligned[0] == 0
+    ps = np.ones(8, dtype=[("x", np.float32), ("y", np.float32)])
+    module.get_function("methods")((1,), (8,), (ps, 8, 0))
+    assert ps["x"].tolist() == [3.0] * 8
+    with pytest.raises(cuda.KernelError, match=r"accessed ps\[1\], but ps has 1 element") as info:
+        module.get_function("methods")((1,), (1,), (ps[:1].copy(), 1, 1))
+    assert info.value.line == line_of("METHOD", CPP_LAYERS)
+    vectors, result = np.arange(128, dtype=np.float32).reshape(32, 4), np.zeros((32, 4), np.float32)
+    for helper in (0, 1):
+        module.get_function("by_reference")((1,), (32,), (vectors, result, helper))
+        np.testing.assert_array_equal(result, np.roll(vectors, -1, axis=0))

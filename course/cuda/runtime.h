@@ -3155,6 +3155,12 @@ __attribute__((always_inline)) static inline V& __cc_checked_reference(const __c
         return NAME##_rule<To, const From>::cast(f); \
     }
 __CC_BOUNDS_KEEPING_CAST(__cc_reinterpret_cast, reinterpret_cast)
+// reinterpret_cast<const float*>(u) of an integer (a uintptr_t round trip): a checked pointer that finds the
+// allocation the address lies in, as the C cast `(const float*)u` does
+template <class V, class From>
+struct __cc_reinterpret_cast_rule<V*, From, typename std::enable_if<std::is_integral<typename std::remove_cv<From>::type>::value>::type> {
+    static __cc_ptr<V> cast(const From& f) { return __cc_ptr<V>((uintptr_t)f); }
+};
 __CC_BOUNDS_KEEPING_CAST(__cc_const_cast, const_cast)
 __CC_BOUNDS_KEEPING_CAST(__cc_static_cast, static_cast)
 #undef __CC_BOUNDS_KEEPING_CAST
@@ -3391,6 +3397,10 @@ struct __cc_view {
     operator E*() const { return p; }
     template <class U>
     explicit operator U*() const { return (U*)p; }
+    // `(size_t)s`, `(uintptr_t)tile`: the array's address as a number (an alignment test), as nvcc gives it
+    template <class I, class = typename std::enable_if<std::is_integral<I>::value && !std::is_same<I, bool>::value &&
+                                                       sizeof(I) == sizeof(void*)>::type>
+    explicit operator I() const { return (I)(uintptr_t)p; }
     template <class I, __CC_IF_INTEGER(I)>
     __cc_ptr<E> operator+(I i) const { return ptr() + i; }
 };

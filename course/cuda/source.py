@@ -4897,6 +4897,12 @@ def _reference_uses(tokens: list[Token], f: _Function, references: dict, types: 
             return False
         if tokens[first].text == "*" and first + 1 < last and tokens[first + 1].kind == "ident":
             return _postfix_chain(tokens, first + 1, b) == last
+        if tokens[first].text in _CASTS and first + 1 < last and tokens[first + 1].text == "<":
+            # `float4& r = reinterpret_cast<float4*>(s)[t];`: the element of the cast pointer
+            angle = _matching_angle(tokens, first + 1)
+            if 0 < angle < last - 1 and tokens[angle + 1].text == "(":
+                close = _matching(tokens, angle + 1)
+                return close + 1 < last and tokens[close + 1].text in ("[", "->") and _postfix_chain(tokens, close, b) == last
         return tokens[first].kind == "ident" and _postfix_chain(tokens, first, b, calls) == last
 
     # A lambda's reference parameters, `auto set = [](float& v, float x) { v = x; };`, are references
@@ -5061,6 +5067,13 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
                 and _postfix_chain(tokens, first + star, b, calls) == last \
                 or star and tokens[first + 1].text == "(" and _matching(tokens, first + 1) == last - 1:
             addresses[first] = last
+        elif tokens[first].text in _CASTS and first + 1 < last and tokens[first + 1].text == "<":
+            # `return reinterpret_cast<float4*>(d)[i];` of a function returning float4&: the element's address
+            angle = _matching_angle(tokens, first + 1)
+            if 0 < angle < last - 1 and tokens[angle + 1].text == "(":
+                close = _matching(tokens, angle + 1)
+                if close + 1 < last and tokens[close + 1].text in ("[", "->") and _postfix_chain(tokens, close, b) == last:
+                    addresses[first] = last
 
     returned = [(a, b)] if f.returns_reference else []  # `return data[i];` of `float& at(int i)`: the caller's
     for first, last in returned + [(x, y) for _, x, y in lambdas]:  # use is the access
@@ -5101,6 +5114,10 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
             close = _matching(tokens, i)
             if close + 1 < b and tokens[close + 1].text in ("[", "->"):  # (&tile[0][0])[k], (p + k)->x
                 end, start = _postfix_chain(tokens, close, b), i
+                if end < b and tokens[end].text == "(" and end - 2 > close and tokens[end - 2].text in (".", "->"):
+                    end -= 2  # a method called through the pointer, `(ps + i)->scale(2.0f)`: its body notes the accesses
+                    if end == close + 1:
+                        continue
             elif close + 1 < b and (tokens[close + 1].text in _ASSIGNMENTS or tokens[close + 1].text in ("++", "--")) \
                     and (branches := _conditional_branches(tokens, i + 1, close)):
                 # `(flip ? a[t] : b[t]) = v;`: the store goes to the element the condition picks, and
