@@ -821,7 +821,7 @@ extern "C" __global__ void axis_sum(const float* a, float* out, int rows, int co
      r"^(?!.*__syncwarp\(\) is enough).*Add __syncthreads\(\)"),
     # a transpose's output has cols rows of `rows` elements: its index is orow * rows + ocol
     ("transpose_width", (3, 2), (16, 16), lambda: (rand(17 * 33), zeros(17 * 33), i32(17), i32(33)),
-     r"if `orow` is the row, as in a transpose's output .* it is `orow \* rows \+ ocol`"),
+     r"If `orow` is the row instead, as in a transpose.s output .* `orow \* rows \+ ocol`"),
     # the guard `t < k` lets one index too many through; the array is not 25 elements short
     ("conv1d", 1, 32, lambda: (rand(64), zeros(64), i32(64), i32(8)),
      r"The guard `t < k` \(line \d+\) lets thread \(7, 0, 0\) through with `t` = 7, and then `32 \+ t` is 39, one past"),

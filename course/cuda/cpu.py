@@ -3165,17 +3165,12 @@ def _guarded_index(source: Source, line: int | None, name: str, index: int, leng
                         "differ in number.")
                     across = re.search(rf"\b{re.escape(other)}\s*<\s*(\w+)\b", guard.group(0))
                     if across and across.group(1) != width:
-                        # `out[orow * cols + ocol]` under `orow < cols && ocol < rows`: a transpose's output has cols
-                        # rows of `rows` elements, so its width is the other size
+                        # `out[orow * cols + ocol]` under `orow < cols && ocol < rows`: or the first is the row of a
+                        # transpose's output, cols rows of `rows` elements, whose row's length is the other size
                         height = across.group(1)
-                        swapped_text = (
-                            f"The index here is `{expression}`, and line {at} checks `{column} < {width}` and "
-                            f"`{other} < {height}`, yet `{column}` is multiplied by {width}: a row-major index is row "
-                            f"times the length of a row, plus column, and the row's length is the bound of the "
-                            f"column's check. If `{column}` is the column (of rows {width} long), the element is "
-                            f"`{other} * {width} + {column}`; if `{column}` is the row, as in a transpose's output "
-                            f"({width} rows, the input's columns, of {height} elements each), it is `{column} * "
-                            f"{height} + {other}`.")
+                        swapped_text += (f" If `{column}` is the row instead, as in a transpose's output ({width} rows, "
+                                         f"the input's columns, of {height} elements each), a row is {height} long: "
+                                         f"`{column} * {height} + {other}`.")
                     return swapped_text
                 checked = [u for u in variables if re.search(rf"\b{re.escape(u)}\s*(<|<=|>=|>)", guard.group(0))]
                 named = _and([f"`{u}`" for u in checked])
@@ -5688,7 +5683,6 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             if faulted and k not in faulted:
                 k = faulted[0]
         hint = (_printf_string_hint(source, line, name, index, length, fault.element_bytes or 1)
-                or _guard_lets_through(source, line, k, name, index, length, names, thread)
                 or _stride_from_the_size(source, line, k, name, index, length)
                 or _index_hint(source, line, index, length, k if found else None)
                 or f"Guard the access (`if ({k} < {length})`; an index computed from data, a bin or a slot, needs its "
@@ -5737,6 +5731,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     f"{length} elements: index it with the thread's place in its block, `{name}[threadIdx.x]` "
                     "(`threadIdx.y * blockDim.x + threadIdx.x` in 2-D), and keep the grid-wide index for the arrays "
                     "in global memory.")
+        if hint.startswith("Guard") and (let := _guard_lets_through(source, line, k, name, index, length, names, thread)):
+            hint = let  # (`if (t < k) tile[32 + t]`: the guard the line has lets one index too many through)
     elif kind == RACE:
         other = _xyz(fault.other_thread)
         element = _shared_element(fault, source, line)
