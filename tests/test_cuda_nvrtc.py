@@ -119,3 +119,71 @@ def test_the_same_kernel_runs_on_the_cpu_backend():
     cuda.RawKernel(kernel, "k", backend="cpu")((1,), (4,), (out, big, np.uint32(4), bits))
     assert np.isinf(out).all()
     assert (bits == (0xFFFFFFFF + 8 + 1 + 2) % 2**32).all()
+
+
+# ---------------------------------------------------------------------------------------
+# NVRTC itself: PyTorch's CUDA wheels ship libnvrtc, which compiles to PTX without a GPU, so the
+# promise "a kernel that runs on the CPU backend compiles on a GPU too" is checked here for every
+# kernel of the notebooks and of the parity suite.
+# ---------------------------------------------------------------------------------------
+
+import json  # noqa: E402
+import re  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from course.cuda import nvrtc  # noqa: E402
+from course.cuda import source as cuda_source  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+#: Headers the CUDA wheels leave out (CCCL's, which CuPy ships): a source that includes them is not judged here.
+_ABSENT = re.compile(r'cannot open source file "(nv/[^"]*|cuda/[^"]*|cub/[^"]*|thrust/[^"]*)"')
+
+
+def _every_kernel_source():
+    found = []
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        for cell in json.loads(path.read_text())["cells"]:
+            if cell["cell_type"] == "code":
+                for match in re.finditer(r"r?('''|\"\"\")(.*?)\1", "".join(cell["source"]), re.S):
+                    text = match.group(2)
+                    if "__global__" in text and not ("{" in text and "%" in text and "{{" in text):
+                        found.append((path.name, text))
+    return found + [(path.name, path.read_text()) for path in sorted((ROOT / "tests" / "cuda_kernels").glob("*.cu"))]
+
+
+def _only_in_headers(log: str) -> bool:
+    """Whether NVRTC's errors all lie in headers, none in the kernel (CCCL's headers missing or of another
+    version than this NVRTC's): the environment's, not the kernel's."""
+    errors = [line for line in log.splitlines() if re.search(r"\berror\b", line) and "detected in the compilation" not in line]
+    return bool(errors) and all(not line.startswith("kernel.cu(") for line in errors) or bool(_ABSENT.search(log))
+
+
+@pytest.mark.skipif(not nvrtc.available(), reason="needs NVRTC (PyTorch's CUDA wheels and CuPy ship it)")
+def test_every_kernel_the_cpu_backend_compiles_compiles_with_nvrtc_too():
+    """Each notebook kernel and each parity-suite file, as CuPy would give it to NVRTC (for_nvrtc), compiles for
+    sm_80; a source NVRTC refuses must be one the CPU backend refuses too (a fragment a later cell completes)."""
+    judged = 0
+    for name, text in _every_kernel_source():
+        options = ("-DALPHA=2.0f",) if name.endswith(".cu") else ()  # (as tests/test_cuda_samples.py compiles it)
+        try:
+            nvrtc.compile_ptx(text, options)
+            judged += 1
+        except cuda.CompileError as error:
+            if _only_in_headers(str(error)):
+                continue
+            kernels = list(cuda_source.parse(text).kernels)
+            with pytest.raises(cuda.CompileError):  # (else: runs here, fails on a GPU)
+                cuda.RawKernel(text, kernels[0], backend="cpu", sanitize=False, options=options).compile()
+    assert judged >= 80
+
+
+def test_compile_ptx_gives_ptx_and_nvrtcs_own_message():
+    if not nvrtc.available():
+        with pytest.raises(RuntimeError, match="NVRTC is not installed"):
+            nvrtc.compile_ptx('extern "C" __global__ void k(float* o) { }')
+        return
+    ptx = nvrtc.compile_ptx('#include <cfloat>\nextern "C" __global__ void k(float* o) { o[0] = sqrtf(o[1] * FLT_MAX); }')
+    assert ".entry k(" in ptx and "sqrt.rn.f32" in ptx
+    with pytest.raises(cuda.CompileError, match=r"(?s)kernel.cu\(2\): error: more than one instance of overloaded "
+                                                r"function \"max\".*\(float, int\)"):
+        nvrtc.compile_ptx('#include <cfloat>\nextern "C" __global__ void k(float* o) { o[0] = max(o[1], 0); }')

@@ -81,7 +81,10 @@ else nvcc refuses: a ``__shared__`` variable with an initializer, a ``__device__
 NVRTC's ``-default-device`` option turns the host-code check off. On CuPy, NVRTC has none of the
 host's C headers that nvcc compiles with: ``course/cuda/nvrtc.py`` gives it what they would
 (``<cfloat>``, ``<climits>``, ``<cstdint>``, ``M_PI``, ``uint``, ``assert``, ``math_constants.h``),
-kept out where NVRTC finds the header, with the learner's line numbers. libcu++'s ``<cuda/atomic>``
+kept out where NVRTC finds the header, with the learner's line numbers. ``course.cuda.nvrtc.compile_ptx(code)``
+runs NVRTC itself where it is installed (PyTorch's CUDA wheels ship it), GPU or not, and gives the PTX CuPy
+would load; the tests compile every notebook and parity-suite kernel so, to hold the CPU backend to what
+NVRTC accepts. libcu++'s ``<cuda/atomic>``
 (``cuda::atomic_ref<T, scope>``, whose memory orders fence as PTX's do) and its C++17 ``<cuda/std/...>``
 headers (``cuda::std`` is the host's ``std``; ``<cuda/std/bit>``'s ``bit_cast``, ``popcount``, ... are added; a
 ``cuda::std::array``'s subscripts are checked as a local array's) compile too. One difference stays: a

@@ -250,3 +250,77 @@ def for_nvrtc(code: str) -> str:
     nvcc = "".join(line + "\n" for line in moved)  # any other compiler: the includes as written
     return ("#ifdef __CUDACC_RTC__\n// course.cuda: what nvcc's host headers would give (course/cuda/nvrtc.py)\n"
             + nvrtc + "#else\n" + nvcc + "#endif\n#line 1\n" + body)
+
+
+# ----------------------------------------------------------------------------------------
+# NVRTC itself, without a GPU: the library ships with PyTorch's CUDA wheels (and with CuPy), and it
+# compiles a kernel to PTX on any machine, with or without a driver.
+# ----------------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=1)
+def _library():
+    """(libnvrtc loaded with ctypes, the folder of its CUDA headers), or None where no NVRTC is installed:
+    the pip wheels' `nvidia/*/lib/libnvrtc.so.*` (its builtins library loaded first, as the wheels set no
+    library path), else the system's."""
+    import ctypes
+    import sys
+
+    folders = [Path(p) / "nvidia" for p in sys.path if p.endswith("site-packages")]
+    candidates = sorted((lib for folder in folders if folder.is_dir() for lib in folder.glob("*/lib/libnvrtc.so.*")
+                         if "alt" not in lib.name), key=lambda lib: lib.name, reverse=True)
+    for lib in candidates:
+        try:
+            for builtins in sorted(lib.parent.glob("libnvrtc-builtins.so.*")):
+                if "alt" not in builtins.name:
+                    ctypes.CDLL(str(builtins), mode=ctypes.RTLD_GLOBAL)
+            return ctypes.CDLL(str(lib)), lib.parent.parent / "include"
+        except OSError:
+            continue
+    for name in ("libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12"):
+        try:
+            return ctypes.CDLL(name), None
+        except OSError:
+            continue
+    return None
+
+
+def available() -> bool:
+    """Whether NVRTC can be loaded here (compile_ptx works), GPU or not."""
+    return _library() is not None
+
+
+def compile_ptx(code: str, options=(), arch: str = "compute_80") -> str:
+    """The PTX NVRTC makes of `code` (as ``for_nvrtc`` gives it to CuPy) for `arch` (the CPU backend
+    emulates sm_80): what CuPy would compile on a GPU, here without one. A kernel that NVRTC refuses raises
+    CompileError with NVRTC's log (the learner's line numbers); no NVRTC installed raises RuntimeError."""
+    import ctypes
+
+    from .errors import CompileError
+
+    found = _library()
+    if found is None:
+        raise RuntimeError("NVRTC is not installed here: it comes with PyTorch's CUDA wheels and with CuPy "
+                           "(pip install cupy-cuda12x), or with the CUDA toolkit")
+    lib, include = found
+    program = ctypes.c_void_p()
+    if lib.nvrtcCreateProgram(ctypes.byref(program), for_nvrtc(code).encode(), b"kernel.cu", 0, None, None):
+        raise RuntimeError("NVRTC could not create a program")
+    try:
+        # (the CUDA headers, and CCCL's where the nvidia-cuda-cccl wheel put them: cooperative groups need them)
+        folders = [include, include / "cccl"] if include else []
+        flags = [f"--gpu-architecture={arch}", *options] + [f"-I{folder}" for folder in folders if folder.is_dir()]
+        encoded = [flag.encode() for flag in flags]
+        status = lib.nvrtcCompileProgram(program, len(encoded), (ctypes.c_char_p * len(encoded))(*encoded))
+        size = ctypes.c_size_t()
+        lib.nvrtcGetProgramLogSize(program, ctypes.byref(size))
+        log = ctypes.create_string_buffer(size.value)
+        lib.nvrtcGetProgramLog(program, log)
+        if status:
+            raise CompileError(f"NVRTC ({arch}) does not compile it:\n{log.value.decode(errors='replace').strip()}")
+        lib.nvrtcGetPTXSize(program, ctypes.byref(size))
+        ptx = ctypes.create_string_buffer(size.value)
+        lib.nvrtcGetPTX(program, ptx)
+        return ptx.value.decode()
+    finally:
+        lib.nvrtcDestroyProgram(ctypes.byref(program))
