@@ -1330,6 +1330,8 @@ def test_missing_compiler_says_how_to_install_one(tmp_path, monkeypatch):
 def test_constructs_the_cpu_cannot_run_refuse_only_their_kernel(construct, spelling, instead):
     source = f"""#include <curand_kernel.h>
 #include <cuda/barrier>
+#include <cooperative_groups.h>
+#include <cub/block/block_radix_sort.cuh>
 extern "C" __global__ void fancy(float* x, int n) {{
     int i = threadIdx.x;
     {construct}
@@ -1340,7 +1342,7 @@ extern "C" __global__ void plain(float* x, int n) {{
     with pytest.raises(cuda.CompileError) as info:
         cuda.RawKernel(source, "fancy", backend="cpu")
     message = str(info.value)
-    assert f"uses {spelling} (line 5)" in message and instead in message
+    assert f"uses {spelling} (line 7)" in message and instead in message
     x = np.zeros(4, np.float32)
     cuda.RawKernel(source, "plain", backend="cpu")((1,), (4,), (x, 4))  # the other kernel runs
     assert (x == 2).all()

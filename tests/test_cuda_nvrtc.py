@@ -187,3 +187,57 @@ def test_compile_ptx_gives_ptx_and_nvrtcs_own_message():
     with pytest.raises(cuda.CompileError, match=r"(?s)kernel.cu\(2\): error: more than one instance of overloaded "
                                                 r"function \"max\".*\(float, int\)"):
         nvrtc.compile_ptx('#include <cfloat>\nextern "C" __global__ void k(float* o) { o[0] = max(o[1], 0); }')
+
+
+@pytest.mark.parametrize("body, header", [
+    ("__half h = __float2half(1.0f); o[0] = __half2float(h);", "cuda_fp16.h"),
+    ("__nv_bfloat16 b = __float2bfloat16(1.0f); o[0] = __bfloat162float(b);", "cuda_bf16.h"),
+    ("curandState s; curand_init(1, 0, 0, &s); o[0] = curand_uniform(&s);", "curand_kernel.h"),
+    ("namespace cg = cooperative_groups; cg::this_thread_block().sync(); o[0] = 1;", "cooperative_groups.h"),
+    ("cuda::atomic_ref<float, cuda::thread_scope_device> r(o[0]); r.fetch_add(1.0f);", "cuda/atomic"),
+    ("typedef cub::WarpReduce<float> R; __shared__ R::TempStorage t; o[0] = R(t).Sum(o[1]);", "cub/block/block_reduce.cuh"),
+])
+def test_a_header_the_cpu_backend_builds_in_must_be_included_as_on_a_gpu(body, header):
+    """`__half` without <cuda_fp16.h>, curand without <curand_kernel.h>, cooperative groups without their header:
+    the CPU backend has them built in, so such a kernel ran here and then did not compile on a GPU (NVRTC: "identifier
+    __half is undefined"). It is refused with the include to add; with it, it compiles (and NVRTC agrees)."""
+    source = 'extern "C" __global__ void k(float* o) { ' + body + " }"
+    with pytest.raises(cuda.CompileError, match=rf"declared in <{re.escape(header)}>, which this source does not include"):
+        cuda.RawKernel(source, "k", backend="cpu").compile()
+    if nvrtc.available():
+        with pytest.raises(cuda.CompileError):
+            nvrtc.compile_ptx(source)
+    included = f"#include <{header.replace('block/block_reduce', 'warp/warp_reduce')}>\n" + source
+    if nvrtc.available() and "cub" not in header:  # (CCCL's headers: see the dev extra)
+        nvrtc.compile_ptx(included)
+    assert "k" in cuda_source.parse(included).kernels and not any(
+        "does not include" in what for what, _, _ in cuda_source.parse(included).nvcc_refuses)
+
+
+def test_cooperative_groups_parts_with_headers_of_their_own_and_names_that_are_no_types():
+    reduce = ('#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\nextern "C" __global__ void k(float* o) '
+              '{ auto t = cg::tiled_partition<32>(cg::this_thread_block()); o[0] = cg::reduce(t, o[t.thread_rank()], '
+              'cg::plus<float>()); }')
+    with pytest.raises(cuda.CompileError, match=r"line 3: uses `cg::reduce`, declared in <cooperative_groups/reduce.h>"):
+        cuda.RawKernel(reduce, "k", backend="cpu").compile()
+    # variables named half or half2, and the integer __hadd, need no header
+    plain = ('extern "C" __global__ void k(int* o) { int half = o[0] / 2; float half2 = half * 0.5f; '
+             'if (threadIdx.x < half) o[1] = __hadd(half, 3) + (int)half2; }')
+    assert not cuda_source.parse(plain).nvcc_refuses
+
+
+def test_the_whole_cub_header_gets_a_warning_that_nvrtc_refuses_it():
+    whole = ('#include <cub/cub.cuh>\nextern "C" __global__ void k(float* o) { typedef cub::WarpReduce<float> R; '
+             '__shared__ R::TempStorage t; o[0] = R(t).Sum(o[threadIdx.x]); }')
+    [(line, message)] = cuda_source.parse(whole).cas_misuse
+    assert line == 1 and "NVRTC (CuPy's compiler on a GPU) cannot compile it whole" in message
+    assert not cuda_source.parse(whole.replace("cub/cub.cuh", "cub/warp/warp_reduce.cuh")).cas_misuse
+    if nvrtc.available():
+        try:
+            nvrtc.compile_ptx(whole.replace("cub/cub.cuh", "cub/warp/warp_reduce.cuh"))
+        except cuda.CompileError as error:
+            if not _only_in_headers(str(error)):
+                raise
+        else:  # (the warning's claim, where this NVRTC has CCCL's headers)
+            with pytest.raises(cuda.CompileError, match="host"):
+                nvrtc.compile_ptx(whole)

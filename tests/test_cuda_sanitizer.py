@@ -4576,6 +4576,7 @@ def test_cas_loops_on_shared_memory_are_no_race_and_an_exchange_is_a_write():
 
 SUB_MASKS = r"""
 #include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
 namespace cg = cooperative_groups;
 extern "C" __global__ void halves(const int* x, int* out) {   // one warp
     __shared__ int s[32];
@@ -4604,7 +4605,7 @@ extern "C" __global__ void same_half(const int* x, int* out) {   // one warp: or
 """
 
 
-@pytest.mark.parametrize("name, line", [("halves", 7), ("tile_partials", 17)])
+@pytest.mark.parametrize("name, line", [("halves", 8), ("tile_partials", 18)])
 def test_a_warp_call_of_a_sub_mask_orders_only_its_lanes(name, line):
     """`__syncwarp(0xffff)` and a tile<16>'s sync() order the lanes they name, not the whole warp."""
     x = np.arange(32, dtype=np.int32)

@@ -9,7 +9,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # tools/
 # conda-forge names for the few packages that PyPI spells differently
-CONDA_TO_PYPI = {"pytorch": "torch"}
+CONDA_TO_PYPI = {"pytorch": "torch", "cuda-cccl": "nvidia-cuda-cccl"}
 # conda-forge's one cupy is PyPI's build per CUDA major (make lab picks one, tools/gpu_extras.py)
 CUPY_BUILDS = {"cupy-cuda12x", "cupy-cuda13x"}
 

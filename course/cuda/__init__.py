@@ -77,7 +77,10 @@ function, constructor, template) declared without ``__device__``, host library c
 ``cuda::std::`` are device code), a file-scope variable without ``__device__`` or ``__constant__``
 (``const`` scalars are fine), a ``__global__`` function called like a function; and so is what
 else nvcc refuses: a ``__shared__`` variable with an initializer, a ``__device__`` or
-``__constant__`` variable initialized by a call (``= sqrtf(2.0f)``), an array sized at run time.
+``__constant__`` variable initialized by a call (``= sqrtf(2.0f)``), an array sized at run time, and
+what CUDA declares in a header the source does not include (``__half`` without ``<cuda_fp16.h>``, cuRAND without
+``<curand_kernel.h>``, cooperative groups, ``cg::reduce`` without ``<cooperative_groups/reduce.h>``, CUB,
+``cuda::atomic_ref``), which the CPU backend builds in and nvcc and NVRTC do not.
 NVRTC's ``-default-device`` option turns the host-code check off. On CuPy, NVRTC has none of the
 host's C headers that nvcc compiles with: ``course/cuda/nvrtc.py`` gives it what they would
 (``<cfloat>``, ``<climits>``, ``<cstdint>``, ``M_PI``, ``uint``, ``assert``, ``math_constants.h``),

@@ -2026,7 +2026,8 @@ def parse(text: str, options=()) -> Source:
     host_only = _host_only_uses(tokens, functions, known_types, directives, bool(_RELAXED_CONSTEXPR & set(options)))
     nvcc_refuses = _nvcc_refusals(tokens, functions, known_types,
                                   {macro[0] for macro in (_macro_of(t.text) for t in directives) if macro})
-    cas_misuse = (_cas_misuse(tokens, functions) + plain_waits + _unused_tickets(tokens, functions)
+    nvcc_refuses += _missing_headers(tokens, directives)
+    cas_misuse = (_cas_misuse(tokens, functions) + plain_waits + _unused_tickets(tokens, functions) + _whole_cub(directives)
                   + _sizeof_pointer_parameters(tokens, functions))
     _exchange_stores(tokens, functions, replace)
     _function_pointer_types(tokens, text, aliases, replace)
@@ -3369,6 +3370,105 @@ def _enclosing_loop(tokens: list[Token], i: int, a: int, b: int) -> tuple[int, i
         if k < i <= end:
             best = (k, end)  # (the later one is the inner)
     return best
+
+
+#: CUDA's headers the CPU backend builds in, which nvcc and NVRTC need included: (what, the headers that declare
+#: it, a test of a token and the tokens around it). A kernel that uses one without its header runs here and then
+#: does not compile on a GPU ("identifier "__half" is undefined"), so it is refused here too.
+_HALF_FUNCTIONS = re.compile(r"__(?:float2half|half2float|floats2half2|float22half2|half22float2|low2float|high2float|"
+                             r"half2half2|halves2half2|int2half|half2int|uint2half|half2uint|hsub|hmul|hdiv|hfma|"
+                             r"hneg|habs|hmax|hmin|heq|hne|hlt|hle|hgt|hge|hadd2|hmul2|hfma2|h2div)(?:_\w+)?")
+_BF16_FUNCTIONS = re.compile(r"__(?:float2bfloat16|bfloat162float|floats2bfloat162|float22bfloat162|bfloat1622float2|"
+                             r"low2bfloat16|high2bfloat16)(?:_\w+)?")
+
+
+def _is_type_use(tokens: list[Token], i: int) -> bool:
+    """Whether the name at i stands as a type in a declaration (`half x`, `const half* p`, `half& r` after `(`, `,`,
+    `;`, a brace or a qualifier) or a template argument (`<half>`): not a variable of that name (`int half = n / 2;`,
+    `t < half`, `half * x`)."""
+    at = lambda k: tokens[k].text if 0 <= k < len(tokens) else ""
+    starts = ("(", ",", ";", "{", "}", "const", "volatile", "static", "__shared__", "extern", "")
+    if at(i - 1) in starts and i + 1 < len(tokens) and tokens[i + 1].kind == "ident" \
+            and at(i + 1) not in ("return", "break", "continue", "else"):
+        return True
+    if at(i - 1) in starts and at(i + 1) in ("*", "&") and i + 2 < len(tokens) and tokens[i + 2].kind == "ident":
+        return at(i - 1) not in ("(", ",") or at(i + 3) in (",", ")", "=", ";", "[")  # (a parameter, not `f(half * x)`)
+    return at(i - 1) == "<" and at(i + 1) in (">", ",")
+
+
+_HEADER_FAMILIES = [
+    ("the half-precision type and its functions (`__half`, `half2`, `__float2half`, ...)", ("cuda_fp16.h", "cuda_bf16.h"),
+     lambda t, i: t[i].text in ("__half", "__half2") or t[i].text in ("half", "half2") and _is_type_use(t, i)
+     or bool(_HALF_FUNCTIONS.fullmatch(t[i].text)) and i + 1 < len(t) and t[i + 1].text == "("),
+    ("bfloat16 (`__nv_bfloat16`, `__float2bfloat16`, ...)", ("cuda_bf16.h",),
+     lambda t, i: t[i].text in ("__nv_bfloat16", "__nv_bfloat162", "nv_bfloat16", "nv_bfloat162")
+     or bool(_BF16_FUNCTIONS.fullmatch(t[i].text)) and i + 1 < len(t) and t[i + 1].text == "("),
+    ("cuRAND's device API (`curandState`, `curand_init`, ...)", ("curand_kernel.h",),
+     lambda t, i: t[i].text.startswith("curand") and (t[i].text.startswith("curandState") or i + 1 < len(t)
+                                                     and t[i + 1].text == "(" and t[i].text.startswith("curand_"))),
+    ("cooperative groups (`cooperative_groups::`)", ("cooperative_groups.h", "cooperative_groups/"),
+     lambda t, i: t[i].text == "cooperative_groups"),
+    ("CUB (`cub::`)", ("cub/",), lambda t, i: t[i].text == "cub" and i + 1 < len(t) and t[i + 1].text == "::"),
+    ("libcu++'s `cuda::atomic_ref`", ("cuda/atomic",),
+     lambda t, i: t[i].text == "cuda" and i + 2 < len(t) and t[i + 1].text == "::" and t[i + 2].text in ("atomic_ref", "atomic")),
+    ("libcu++'s `cuda::thread_scope`", ("cuda/",),  # (every libcu++ header declares it)
+     lambda t, i: t[i].text == "cuda" and i + 2 < len(t) and t[i + 1].text == "::" and t[i + 2].text.startswith("thread_scope")),
+]
+#: cooperative groups' collectives that need a header of their own besides <cooperative_groups.h>
+_CG_PARTS = {"reduce": "cooperative_groups/reduce.h", "plus": "cooperative_groups/reduce.h",
+             "less": "cooperative_groups/reduce.h", "greater": "cooperative_groups/reduce.h",
+             "bit_and": "cooperative_groups/reduce.h", "bit_or": "cooperative_groups/reduce.h",
+             "bit_xor": "cooperative_groups/reduce.h", "reduce_store_async": "cooperative_groups/reduce.h",
+             "inclusive_scan": "cooperative_groups/scan.h", "exclusive_scan": "cooperative_groups/scan.h",
+             "memcpy_async": "cooperative_groups/memcpy_async.h", "wait": "cooperative_groups/memcpy_async.h",
+             "wait_prior": "cooperative_groups/memcpy_async.h"}
+
+
+def _whole_cub(directives: list[Token]) -> list[tuple[int, str]]:
+    """`#include <cub/cub.cuh>`: it compiles here and with nvcc, but NVRTC, CuPy's compiler, refuses it (it brings
+    in Thrust's host-side launch code: "A function explicitly marked as a __host__ function is not allowed in JIT
+    mode"), so a warning says to include each collective's own header. (line, message)."""
+    return [(t.line, "<cub/cub.cuh> compiles here, but NVRTC (CuPy's compiler on a GPU) cannot compile it whole: it "
+                     "includes Thrust's host-side code. Include the headers of the collectives you use instead, e.g. "
+                     "<cub/block/block_reduce.cuh>, <cub/block/block_scan.cuh>, <cub/warp/warp_reduce.cuh>.")
+            for t in directives if re.match(r"#\s*include\s*[<\"]cub/cub\.cuh[>\"]", t.text)][:1]
+
+
+def _missing_headers(tokens: list[Token], directives: list[Token]) -> list[tuple[str, int, str]]:
+    """Uses of what CUDA declares in a header the source does not include (`__half` without <cuda_fp16.h>,
+    `cg::reduce` without <cooperative_groups/reduce.h>): the CPU backend builds them in, nvcc and NVRTC do not.
+    (what, line, fix) each, the first use of each family."""
+    included = [m.group(1).strip() for t in directives
+                if (m := re.match(r"#\s*include\s*[<\"]([^>\"]+)[>\"]", t.text))]
+    has = lambda headers: any(h == want or want.endswith("/") and h.startswith(want) or h.endswith("/" + want)
+                              for h in included for want in headers)
+    found = []
+    for what, headers, uses in _HEADER_FAMILIES:
+        if has(headers):
+            continue
+        first = next((t.line for i, t in enumerate(tokens) if t.kind == "ident" and uses(tokens, i)), None)
+        if first is not None:
+            header = {"cooperative_groups/": "cooperative_groups.h", "cub/": "cub/block/block_reduce.cuh",
+                      "cuda/": "cuda/atomic"}.get(headers[0], headers[0])
+            fix = (f"add `#include <{header}>` at the top" if headers[0] != "cub/" else
+                   "include the CUB header of each collective you use, e.g. `#include <cub/block/block_reduce.cuh>` "
+                   "or `<cub/warp/warp_reduce.cuh>`")
+            found.append((f"uses {what}, declared in <{header}>, which this source does not include (the CPU "
+                          "backend has it built in; nvcc and NVRTC say the name is undefined)", first, fix))
+    # cooperative groups' parts with headers of their own, through the namespace or an alias of it
+    aliases = {"cooperative_groups"} | {tokens[i + 1].text for i, t in enumerate(tokens[:-3]) if t.text == "namespace"
+                                         and tokens[i + 2].text == "=" and tokens[i + 3].text == "cooperative_groups"}
+    wanted = {}
+    for i, t in enumerate(tokens[:-2]):
+        if t.text in aliases and tokens[i + 1].text == "::" and tokens[i + 2].text in _CG_PARTS:
+            header = _CG_PARTS[tokens[i + 2].text]
+            if not has((header,)) and header not in wanted:
+                wanted[header] = (f"{t.text}::{tokens[i + 2].text}", tokens[i + 2].line)
+    for header, (name, line) in wanted.items():
+        found.append((f"uses `{name}`, declared in <{header}>, which this source does not include (<cooperative_groups.h> "
+                      "alone does not declare it: nvcc and NVRTC say the namespace has no such member)", line,
+                      f"add `#include <{header}>`"))
+    return found
 
 
 def _nvcc_refusals(tokens: list[Token], functions: list, known_types: set,
