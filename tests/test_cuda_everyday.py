@@ -738,7 +738,7 @@ def test_the_math_apis_edge_cases_are_rounded_as_on_a_gpu():
     assert h[5] == 2 * 0x4000 and o[10] == 1 + 12 + 2
 
 
-TRAITS = r"""
+TRAITS = r"""#include <type_traits>
 template <typename T> struct is_ptr { static constexpr bool value = false; };
 template <typename T> struct is_ptr<T*> { static constexpr bool value = true; };
 extern "C" __global__ void traits(const float* x, float* y) {

@@ -196,6 +196,7 @@ def test_compile_ptx_gives_ptx_and_nvrtcs_own_message():
     ("namespace cg = cooperative_groups; cg::this_thread_block().sync(); o[0] = 1;", "cooperative_groups.h"),
     ("cuda::atomic_ref<float, cuda::thread_scope_device> r(o[0]); r.fetch_add(1.0f);", "cuda/atomic"),
     ("typedef cub::WarpReduce<float> R; __shared__ R::TempStorage t; o[0] = R(t).Sum(o[1]);", "cub/block/block_reduce.cuh"),
+    ("static_assert(std::is_same<decltype(o), float*>::value, \"\"); o[0] = 1;", "type_traits"),
 ])
 def test_a_header_the_cpu_backend_builds_in_must_be_included_as_on_a_gpu(body, header):
     """`__half` without <cuda_fp16.h>, curand without <curand_kernel.h>, cooperative groups without their header:

@@ -3396,6 +3396,10 @@ def _is_type_use(tokens: list[Token], i: int) -> bool:
     return at(i - 1) == "<" and at(i + 1) in (">", ",")
 
 
+#: <type_traits>'s names (std::is_same, is_same_v, enable_if_t, ...)
+_TYPE_TRAITS = re.compile(r"(?:is_\w+|enable_if|conditional|remove_\w+|add_\w+|decay|integral_constant|true_type|"
+                          r"false_type|common_type|underlying_type|make_signed|make_unsigned|void_t|conjunction|"
+                          r"disjunction|negation)(?:_t|_v)?")
 _HEADER_FAMILIES = [
     ("the half-precision type and its functions (`__half`, `half2`, `__float2half`, ...)", ("cuda_fp16.h", "cuda_bf16.h"),
      lambda t, i: t[i].text in ("__half", "__half2") or t[i].text in ("half", "half2") and _is_type_use(t, i)
@@ -3411,6 +3415,9 @@ _HEADER_FAMILIES = [
     ("CUB (`cub::`)", ("cub/",), lambda t, i: t[i].text == "cub" and i + 1 < len(t) and t[i + 1].text == "::"),
     ("libcu++'s `cuda::atomic_ref`", ("cuda/atomic",),
      lambda t, i: t[i].text == "cuda" and i + 2 < len(t) and t[i + 1].text == "::" and t[i + 2].text in ("atomic_ref", "atomic")),
+    ("the type traits (`std::is_same`, `std::enable_if`, ...)", ("type_traits", "cuda/std/type_traits"),
+     lambda t, i: t[i].text == "std" and (i == 0 or t[i - 1].text != "::") and i + 2 < len(t) and t[i + 1].text == "::"
+     and bool(_TYPE_TRAITS.fullmatch(t[i + 2].text))),
     ("libcu++'s `cuda::thread_scope`", ("cuda/",),  # (every libcu++ header declares it)
      lambda t, i: t[i].text == "cuda" and i + 2 < len(t) and t[i + 1].text == "::" and t[i + 2].text.startswith("thread_scope")),
 ]
