@@ -225,6 +225,9 @@ def test_cooperative_groups_parts_with_headers_of_their_own_and_names_that_are_n
     plain = ('extern "C" __global__ void k(int* o) { int half = o[0] / 2; float half2 = half * 0.5f; '
              'if (threadIdx.x < half) o[1] = __hadd(half, 3) + (int)half2; }')
     assert not cuda_source.parse(plain).nvcc_refuses
+    own = ('struct half2 { float a, b; };\nnamespace cub { struct W { float v; }; }\nextern "C" __global__ void k(float* o) '
+           '{ half2 x{o[0], o[1]}; cub::W w{x.b}; o[1] = x.a + w.v; }')  # (types of the source's own)
+    assert not cuda_source.parse(own).nvcc_refuses
 
 
 def test_the_whole_cub_header_gets_a_warning_that_nvrtc_refuses_it():

@@ -3449,11 +3449,17 @@ def _missing_headers(tokens: list[Token], directives: list[Token]) -> list[tuple
                 if (m := re.match(r"#\s*include\s*[<\"]([^>\"]+)[>\"]", t.text))]
     has = lambda headers: any(h == want or want.endswith("/") and h.startswith(want) or h.endswith("/" + want)
                               for h in included for want in headers)
+    # names the source declares itself (`struct half2 { ... };`, `typedef float half;`): its own, not CUDA's
+    declared = {tokens[i + 1].text for i, t in enumerate(tokens[:-1]) if t.text in ("struct", "class", "union", "enum",
+                                                                                   "using", "namespace")}
+    declared |= {tokens[k - 1].text for i, t in enumerate(tokens) if t.text == "typedef"
+                 for k in [next((k for k in range(i + 1, min(len(tokens), i + 64)) if tokens[k].text == ";"), 0)] if k}
     found = []
     for what, headers, uses in _HEADER_FAMILIES:
         if has(headers):
             continue
-        first = next((t.line for i, t in enumerate(tokens) if t.kind == "ident" and uses(tokens, i)), None)
+        first = next((t.line for i, t in enumerate(tokens) if t.kind == "ident" and t.text not in declared
+                      and uses(tokens, i)), None)
         if first is not None:
             header = {"cooperative_groups/": "cooperative_groups.h", "cub/": "cub/block/block_reduce.cuh",
                       "cuda/": "cuda/atomic"}.get(headers[0], headers[0])
