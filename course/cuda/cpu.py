@@ -3573,6 +3573,14 @@ def _count_compared(module: Module, fault: _Fault, arrays: dict) -> bool:
                           rf"\(?\s*(?:volatile\s+\w+\s*\*\s*\)\s*)?&?\s*{name}\b", text))
 
 
+def _thread_names(kernel: Kernel, args, fault: _Fault, block_dim, grid_dim) -> dict:
+    """The faulting thread's built-ins (threadIdx.x, ..., gridDim.z) and the launch's integer arguments, by name:
+    what _index_value evaluates a subscript or a guard with."""
+    return {**_scalar_values(kernel, args), **{f"{b}.{a}": v for b, values in (
+        ("threadIdx", fault.thread), ("blockIdx", fault.block), ("blockDim", block_dim or (1, 1, 1)),
+        ("gridDim", grid_dim or (1, 1, 1))) for a, v in zip("xyz", values)}}
+
+
 def _set_by_one(name: str, read_text: str, write_text: str, before_write: str) -> bool:
     """Whether the store of a plain read-and-write pair is one thread's setting of a new value, not an update:
     the write (`scale[0] = 2;`) stores what neither the element nor the variable its read went into (`int sc =
@@ -5260,9 +5268,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     if kind == OUT_OF_BOUNDS:
         name, shared = _array_name(fault, arrays)
         # (which of the line's subscripts of the array faulted, where it has several: the hints name that one)
-        names = {**_scalar_values(kernel, args), **{f"{b}.{a}": v for b, values in (
-            ("threadIdx", fault.thread), ("blockIdx", fault.block), ("blockDim", block_dim), ("gridDim", grid_dim))
-            for a, v in zip("xyz", values)}}
+        names = _thread_names(kernel, args, fault, block_dim, grid_dim)
         if (faulted := _faulting_subscript(source, line, name, index, names)) is not None:
             _FAULTING_SUBSCRIPT[(threading.get_ident(), line, name)] = faulted
         tail = None  # (the hint for a vector access past the last whole vector)
@@ -5672,9 +5678,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             rest = list(dict.fromkeys(e for e in every if not _own_index(source, line, e)))
             if len(set(every)) > 1 and len(rest) == 1:
                 k = rest[0]
-        names = {**_scalar_values(kernel, args), **{f"{b}.{a}": v for b, values in (
-            ("threadIdx", fault.thread), ("blockIdx", fault.block), ("blockDim", block_dim or (1, 1, 1)),
-            ("gridDim", grid_dim or (1, 1, 1))) for a, v in zip("xyz", values)}}
+        names = _thread_names(kernel, args, fault, block_dim, grid_dim)
         if found and line:  # (of the line's uses of the array, `t[y][x] - t[y - 1][x]`, the one that faulted)
             uses = [re.findall(r"\[([^\[\]]*)\]", m.group(1)) for m in re.finditer(
                 rf"\b{re.escape(base)}\s*((?:\[[^\[\]]*\]\s*)+)", source.line_text(line).split("//", 1)[0])]
@@ -6045,9 +6049,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 hint += (f" Where the if at line {guarded[0]} is false the element gets no value, yet it is read: store "
                          f"a value there too (0 for a tile past the matrix's edge: `{name}[...] = cond ? ... : 0.0f;`, "
                          "or an else).")
-        if not fault.address and (unsynced := _unsynced_writer(source, element, writes, line, fault.thread, block_dim, {
-                **_scalar_values(kernel, args), **{f"{b}.{a}": v for b, values in (
-                    ("blockIdx", fault.block), ("blockDim", block_dim), ("gridDim", grid_dim)) for a, v in zip("xyz", values)}})):
+        if not fault.address and (unsynced := _unsynced_writer(source, element, writes, line, fault.thread, block_dim,
+                                                                _thread_names(kernel, args, fault, block_dim, grid_dim))):
             hint = unsynced
             what = (f"reads shared memory {element} before any thread of block {block} has written it: on a GPU it "
                     "then holds whatever the previous block left there")

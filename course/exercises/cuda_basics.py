@@ -146,17 +146,17 @@ def check_matrix_add(source) -> bool:
     broken = _worst_access(source, name, (40, 48), lambda r, c: (np.ones((r, c), np.float32), np.ones((r, c), np.float32),
                                                                   np.zeros((r, c), np.float32), np.int32(r), np.int32(c)))
     if broken is not None:
-        broken = (f"{broken}. The matrices are row-major: element (row, col) is at row * cols + col, so that "
+        broken = (f"{broken[1]}. The matrices are row-major: element (row, col) is at row * cols + col, so that "
                   "threads with neighbouring threadIdx.x (neighbouring columns) touch neighbouring floats")
         return _values_then_rule(source, name, hints, run_matrix_add, lambda a, b: a + b, cases, broken)
     return checks.check_kernel(source, name, run_matrix_add, lambda a, b: a + b, cases, name=name, hints=hints)
 
 
-def _worst_access(source: str, kernel_name: str, shape, arguments) -> str | None:
+def _worst_access(source: str, kernel_name: str, shape, arguments) -> tuple[str, str] | None:
     """In a profiled launch of ``kernel_name`` on a rows × cols problem (16 × 16 blocks, x along the columns,
     ``arguments(rows, cols)`` its arguments), the first global store or load that moves more than 8 sectors per
-    request (coalesced 16-float rows: 4), described; None when all are coalesced or when the launch fails (the
-    values' check then names the fault)."""
+    request (coalesced 16-float rows: 4): (its kind, described); None when all are coalesced or when the launch
+    fails (the values' check then names the fault)."""
     from course import cuda
 
     rows, cols = shape
@@ -169,10 +169,9 @@ def _worst_access(source: str, kernel_name: str, shape, arguments) -> str | None
         lines = [s for s in profile.lines if s.kind == kind]
         worst = max(lines, key=lambda s: s.sectors_per_request, default=None)
         if worst is not None and worst.sectors_per_request > 8:
-            return (f"line {worst.line} {what} {worst.sectors_per_request:.0f} sectors per request, where a "
-                    "coalesced access moves 4")
+            return kind, (f"line {worst.line} {what} {worst.sectors_per_request:.0f} sectors per request, where a "
+                          "coalesced access moves 4")
     return None
-
 
 def _values_then_rule(source: str, name: str, hints, run, reference, cases, broken: str) -> bool:
     """❌ for a kernel that breaks a rule the values cannot show: its values first, on the CPU backend (a wrong
@@ -321,27 +320,16 @@ def _uncoalesced(source: str, tile: str) -> str | None:
     """The first global load or store of the transpose, in a profiled 64 × 48 launch, that moves more than
     8 sectors per request (coalesced 16-float rows of a 16 × 16 block: 4), as the rule's message; None when
     all are coalesced, or when the launch fails (the values' check then names the fault)."""
-    from course import cuda
-
-    rows, cols = 64, 48
-    a = np.arange(rows * cols, dtype=np.float32).reshape(rows, cols)
-    out = np.zeros((cols, rows), np.float32)
-    try:
-        kernel = cuda.RawKernel(source, "transpose", backend="cpu")
-        profile = kernel.profile(((cols + 15) // 16, (rows + 15) // 16), (16, 16), (a, out, np.int32(rows),
-                                                                                     np.int32(cols)))
-    except Exception:
+    found = _worst_access(source, "transpose", (64, 48), lambda rows, cols: (
+        np.arange(rows * cols, dtype=np.float32).reshape(rows, cols), np.zeros((cols, rows), np.float32),
+        np.int32(rows), np.int32(cols)))
+    if found is None:
         return None
-    for kind, what in (("global store", "writes"), ("global load", "reads")):
-        lines = [s for s in profile.lines if s.kind == kind]
-        worst = max(lines, key=lambda s: s.sectors_per_request, default=None)
-        if worst is not None and worst.sectors_per_request > 8:
-            detour = (f" (reading `{tile}` back with the indices it was filled with makes each thread write the "
-                      "element it loaded itself: the naive store with a detour through shared memory)"
-                      if kind == "global store" else "")
-            return (f"line {worst.line} {what} {worst.sectors_per_request:.0f} sectors per request, where a "
-                    f"coalesced access moves 4: neighbouring threads touch addresses a whole row apart{detour}")
-    return None
+    kind, said = found
+    detour = (f" (reading `{tile}` back with the indices it was filled with makes each thread write the "
+              "element it loaded itself: the naive store with a detour through shared memory)"
+              if kind == "global store" else "")
+    return f"{said}: neighbouring threads touch addresses a whole row apart{detour}"
 
 
 def check_transpose(source) -> bool:
