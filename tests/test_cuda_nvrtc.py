@@ -245,3 +245,14 @@ def test_the_whole_cub_header_gets_a_warning_that_nvrtc_refuses_it():
         else:  # (the warning's claim, where this NVRTC has CCCL's headers)
             with pytest.raises(cuda.CompileError, match="host"):
                 nvrtc.compile_ptx(whole)
+
+
+def test_placement_new_needs_no_header_under_nvrtc():
+    """`#include <new>` for placement new: NVRTC has no <new> ("cannot open source file") but builds placement new
+    in, so for_nvrtc drops the include there (nvcc keeps it)."""
+    source = ('#include <new>\nextern "C" __global__ void k(const float* a, float* out) { __shared__ float s[32]; '
+              'new (&s[threadIdx.x]) float(a[threadIdx.x]); __syncthreads(); out[threadIdx.x] = s[31 - threadIdx.x]; }')
+    text = for_nvrtc(source)
+    assert "#include <new>" in text.split("#else", 1)[1] and "#include <new>" not in text.split("#else", 1)[0]
+    if nvrtc.available():
+        assert ".entry k(" in nvrtc.compile_ptx(source)

@@ -31,6 +31,7 @@ BUILT_IN = {
     "vector_types.h", "vector_functions.h", "builtin_types.h", "driver_types.h", "device_atomic_functions.h",
     "sm_20_atomic_functions.h", "sm_32_atomic_functions.h", "sm_60_atomic_functions.h", "sm_30_intrinsics.h",
     "sm_32_intrinsics.h", "sm_35_intrinsics.h", "sm_61_intrinsics.h",
+    "new",  # (placement new, `new (&s[t]) float(v)`: NVRTC has it built in, and no <new> to open)
 }
 # C library headers (and math_constants.h, which NVRTC may not find either), by what they provide: the
 # fallback blocks below.
