@@ -70,7 +70,8 @@ launches from a kernel, grid-wide sync, tensor-core (WMMA) code, ``cuda::pipelin
 and Thrust, and cuRAND's other generators and distributions (MRG32k3a, Sobol, MTGP32, Poisson,
 discrete) (``cooperative_groups::memcpy_async`` and ``wait`` run, as a copy and a sync).
 Device code that uses host code, which g++ would compile but nvcc and NVRTC refuse, is refused
-with the reason, so that a kernel that runs here compiles on a GPU too: a function (member
+with the reason, so that a kernel that runs here compiles on a GPU too (and host code that no device code
+uses, which nvcc would compile for the host but NVRTC, CuPy's compiler, refuses all the same): a function (member
 function, constructor, template) declared without ``__device__``, host library calls (``rand()``,
 ``std::vector``, ``std::cout``, ``strlen``), constexpr library code nvcc allows only with
 ``--expt-relaxed-constexpr`` (``std::min``, ``std::numeric_limits``: ``min``, ``FLT_MAX`` and

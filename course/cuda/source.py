@@ -2960,6 +2960,8 @@ def _host_only_uses(tokens: list[Token], functions: list, known_types: set,
     host_constructors: dict[str, tuple] = {}  # struct name → (line, parameter counts) of constructors without __device__
     device_constructors: set[str] = set()
     host_variables: dict[str, int] = {}  # file-scope variables device code cannot use
+    host_constexpr: dict[str, int] = {}  # constexpr functions without __device__ (NVRTC refuses them all the same)
+    const_arrays: set[str] = set()  # `const float taps[3] = {...};`: host memory, but NVRTC refuses only a use
     namespaces: set[str] = set()
 
     def record_function(a: int, b: int, class_name: str | None) -> None:
@@ -2968,8 +2970,12 @@ def _host_only_uses(tokens: list[Token], functions: list, known_types: set,
             return
         words = spelled(tokens[a:b])
         name = tokens[name_at].text
-        if name in macro_words or words & {"typedef", "using", "friend", "constexpr", "consteval"}:
-            return  # (a constexpr function may run at compile time: not followed)
+        if name in macro_words or words & {"typedef", "using", "friend"}:
+            return
+        if words & {"constexpr", "consteval"}:  # (a constexpr function may run at compile time: not followed)
+            if not words & {"__device__", "__global__"}:
+                host_constexpr.setdefault(name, tokens[name_at].line)
+            return
         constructor = class_name is not None and name == class_name or (
             name_at >= 2 and tokens[name_at - 1].text == "::" and tokens[name_at - 2].text == name)
         if "__device__" in words or "__global__" in words:
@@ -3015,6 +3021,8 @@ def _host_only_uses(tokens: list[Token], functions: list, known_types: set,
                     name_tok = head[names[-1]]
                     if name_tok.text not in known_types and name_tok.text not in macro_words and (not const or is_array):
                         host_variables.setdefault(name_tok.text, name_tok.line)
+                        if const:
+                            const_arrays.add(name_tok.text)  # (NVRTC takes one that device code does not use)
                 start = k + 1
 
     def scan(a: int, b: int, class_name: str | None) -> None:
@@ -3044,7 +3052,7 @@ def _host_only_uses(tokens: list[Token], functions: list, known_types: set,
                     keyword = next(q for q, w in enumerate(words) if w in ("struct", "class", "union"))
                     name = next((w for w in words[keyword + 1:] if w not in _QUALIFIERS and re.fullmatch(r"[A-Za-z_]\w*", w)
                                  and not w.startswith("__align")), None)
-                    scan(i + 1, close, name)
+                    scan(i + 1, close, name or "")  # ("": an anonymous struct's members are no file-scope variables)
                 elif "=" not in words and "enum" not in words:
                     record_function(start, i, class_name)  # a function's body: host code, not followed
                     i = close + 1
@@ -3147,6 +3155,27 @@ def _host_only_uses(tokens: list[Token], functions: list, known_types: set,
             if what and (t.text, f.name) not in said:
                 said.add((t.text, f.name))
                 found.append((f"the {kind} {f.name} uses {what}", t.line, fix))
+    # NVRTC, CuPy's compiler, refuses host code in the source whether device code uses it or not ("A function
+    # without execution space annotations ... is considered a host function, and host functions are not allowed in
+    # JIT mode"; "... host variables are not allowed"): what no device code used is refused too (nvcc would take it)
+    used = {name for name, _ in said}
+    jit = ("NVRTC, CuPy's compiler, refuses host code anywhere in the source, used or not (nvcc would compile it "
+           "for the host)")
+    unused = [(f"the function {n}, declared without __device__", line) for n, line in host_functions.items()]
+    unused += [(f"the member function {n}, declared without __device__", line) for n, line in host_members.items()]
+    unused += [(f"a constructor of {n}, declared without __device__", line) for n, (line, _) in host_constructors.items()]
+    unused += [(f"the constexpr function {n}, declared without __device__", line) for n, line in host_constexpr.items()]
+    # (a prototype alone is not refused: NVRTC takes `int printf(const char*, ...);`, a function it declares itself)
+    for (what, line), name in zip(unused, list(host_functions) + list(host_members) + list(host_constructors)
+                                  + list(host_constexpr)):
+        if name not in used:
+            found.append((f"{what}: {jit}", line, "declare it __device__ (or __host__ __device__ to keep it for both "
+                          "sides), remove it, or pass the option -default-device, which makes unannotated code device "
+                          "code as NVRTC does"))
+    for name, line in host_variables.items():
+        if name not in used and name not in const_arrays:
+            found.append((f"the variable {name}, declared without __device__ or __constant__: {jit}", line,
+                          "declare it __device__ or __constant__, make it const, remove it, or pass -default-device"))
     return sorted(found, key=lambda item: item[1])
 
 
