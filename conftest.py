@@ -41,6 +41,22 @@ def pytest_terminal_summary(terminalreporter):
 
 
 
+def pytest_collection_modifyitems(session, config, items):
+    """Notebooks first, the longest first (their order otherwise kept), then the test files as collected:
+    `make test` hands whole files to its worker processes in this order (pytest-xdist's loadfile), and a
+    45-second notebook handed out last keeps one worker busy while the other waits; the short test files
+    at the end fill the gaps instead."""
+    if not any(str(item.fspath).endswith(".ipynb") for item in items):
+        return
+    slow = ["11_distributed", "05_cifar10_cnn", "09_onnx_export", "02_cuda_kernel_puzzles", "08_unet_road_segmentation"]
+    def rank(item):
+        path = str(item.fspath)
+        if not path.endswith(".ipynb"):
+            return (1, 0)
+        return (0, next((k for k, name in enumerate(slow) if name in path), len(slow)))
+    items.sort(key=rank)  # (stable: each file's own order stays)
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     """An exercise's check cell runs right after the untouched stub: it must report ❌ there.
