@@ -605,13 +605,35 @@ def _prebuilt_runtime(compiler: str, flags: list[str]) -> Path | None:
             shutil.rmtree(build, ignore_errors=True)
 
 
-def _missing_header(header: str) -> str:
-    """What to do about an #include the compiler did not find."""
+def _include_folders(options) -> list[str]:
+    """The folders of the -I / --include-path options, in order."""
+    folders, options = [], list(options)
+    for i, option in enumerate(options):
+        if option in ("-I", "--include-path"):
+            if i + 1 < len(options):
+                folders.append(options[i + 1])
+        elif option.startswith("--include-path="):
+            folders.append(option.split("=", 1)[1])
+        elif option.startswith("-I"):
+            folders.append(option[2:].lstrip("= "))
+    return [f for f in folders if f]
+
+
+def _missing_header(header: str, folders=()) -> str:
+    """What to do about an #include the compiler did not find (`folders`: the -I options' folders, which NVRTC
+    searches on a GPU and the CPU backend does not)."""
     if re.match(r"(cuda/|cuda_|sm_\d|crt/|nv/|device_|cublas|cusparse|cufft|nvtx|cooperative_groups/)", header):
         return (f"\n{header} is a CUDA header that the CPU backend does not provide: write what the kernel "
                 "uses from it in plain CUDA C (a __shared__ array and __syncthreads() for cuda::pipeline's "
                 "staging, for one), or run the kernel on a GPU. (It has <cuda/atomic> and libcu++'s C++17 "
                 "<cuda/std/...> headers: array, complex, tuple, functional, atomic, optional, limits, ...)")
+    if folders:
+        found = next((f for f in folders if os.path.isfile(os.path.join(os.path.expanduser(f), header))), None)
+        where = (f"{header} is in {found}, which your -I option lets NVRTC search on a GPU" if found else
+                 f"{header} is not in the -I folder{'s' * (len(folders) != 1)} given ({', '.join(folders)}) either")
+        return (f"\n{where}, but the CPU backend compiles the source string alone: it reads no header files of your "
+                f"own, -I or not. Paste what the kernel needs from {header} (its #defines, structs and __device__ "
+                "functions) into the source string, in place of the #include; then it runs on both backends")
     return (f"\n{header} is not part of CUDA (helper_math.h and helper_cuda.h, for one, come with "
             "NVIDIA's cuda-samples), and the CPU backend does not read header files of your own (CuPy on a GPU "
             "finds them with options=('-I<folder>',)): paste the functions the kernel needs from that file into "
@@ -625,9 +647,9 @@ _DEFAULT_DEVICE = {"-default-device", "--device-as-default-execution-space"}
 _VECTOR_TYPE = r"(?:const )?((?:u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4])"
 
 
-def _an(vector: str) -> str:
-    """`a float4`, `an int2`."""
-    return f"{'an' if vector.startswith('int') else 'a'} {vector}"
+def _an(word: str) -> str:
+    """`a float4`, `an int2`, `a uchar4`, `an unsigned int`."""
+    return f"{'an' if word[:1] in 'aeio' or word.startswith('unsigned') else 'a'} {word}"
 
 
 def _vector_operator_hint(output: str) -> str:
@@ -796,7 +818,7 @@ def _math_overload_hint(output: str) -> str:
         integers = [a for a in args if a not in floats]
         fname = f"{name}f"
         if len(args) == 1 and integers:
-            line = (f"{name} of {'an' if _starts_with_vowel(args[0]) else 'a'} {args[0]} is ambiguous in CUDA (it has "
+            line = (f"{name} of {_an(args[0])} is ambiguous in CUDA (it has "
                     f"{name}(float) and {name}(double), nvcc refuses the call): write {fname}((float)n) or "
                     f"{name}((double)n).")
         elif len(args) == 2 and len(integers) == 2:
@@ -818,10 +840,6 @@ def _math_overload_hint(output: str) -> str:
     return "".join("\n" + h for h in hints)
 
 
-def _starts_with_vowel(word: str) -> bool:
-    return word[:1] in "aeiou"
-
-
 def refused_message(host_only: list, other: list) -> str:
     """Why a source with code nvcc refuses does not compile here: g++ would compile it, and the
     kernel would run here and then not compile on a GPU. `host_only`: (what, line, fix) of each use
@@ -836,8 +854,10 @@ def refused_message(host_only: list, other: list) -> str:
                "__constant__, exist only on the host." if host_only else ""))
 
 
-def _compile(source: Source, unit: str, flags: list[str], compiler: str, target: Path, kernel: str) -> None:
-    """Compile `unit` into the shared library `target`, atomically (no half-written file)."""
+def _compile(source: Source, unit: str, flags: list[str], compiler: str, target: Path, kernel: str,
+             folders=()) -> None:
+    """Compile `unit` into the shared library `target`, atomically (no half-written file). `folders`: the -I
+    options' (for the advice about a header the compile did not find)."""
     runtime = _prebuilt_runtime(compiler, flags)
     with tempfile.TemporaryDirectory(prefix="build-", dir=target.parent) as build:
         Path(build, SOURCE_NAME).write_text(source.text, encoding="utf-8")  # GCC quotes its lines
@@ -865,7 +885,7 @@ def _compile(source: Source, unit: str, flags: list[str], compiler: str, target:
                 f"kernel '{kernel}' does not compile (the CPU backend compiles CUDA C with "
                 f"{Path(compiler).name}; {SOURCE_NAME}:LINE is line LINE of your source string):\n"
                 + _clean_compiler_output(output, build, runtime)
-                + (_missing_header(missing.group(1)) if missing else "")
+                + (_missing_header(missing.group(1), folders) if missing else "")
                 + (f"\n{redefined.group(1)} is one of CUDA's own functions: give yours another name, "
                    f"or delete it and use CUDA's" if redefined else "")
                 + ("\nAn array's size must be a constant the compiler knows (a number, a #define, a constexpr "
@@ -1355,7 +1375,7 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
         if target.exists() and (target.is_symlink() or target.stat().st_uid != os.getuid()):
             target.unlink()  # not ours: never load it, build our own
         if not target.exists():
-            _compile(source, unit, flags, compiler, target, kernel)
+            _compile(source, unit, flags, compiler, target, kernel, _include_folders(options))
             _prune_cache(target.parent, keep=target)
         else:
             try:

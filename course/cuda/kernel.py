@@ -179,44 +179,6 @@ def _option_example(name: str, kind) -> str:
     return f"'{name}={value or 'VALUE'}'"
 
 
-def _include_folders(options: tuple) -> list[str]:
-    """The folders of the -I / --include-path options, in order."""
-    folders, options = [], list(options)
-    for i, option in enumerate(options):
-        if option in ("-I", "--include-path"):
-            if i + 1 < len(options):
-                folders.append(options[i + 1])
-        elif option.startswith("--include-path="):
-            folders.append(option.split("=", 1)[1])
-        elif option.startswith("-I"):
-            folders.append(option[2:].lstrip("= "))
-    return [f for f in folders if f]
-
-
-def _load_on_cpu(source: Source, options: tuple, *args, **keywords):
-    """cpu.load, with the advice for a header of the learner's own that the compile did not find made right for
-    -I options: the CPU backend reads no header files of the learner's, -I or not (NVRTC on a GPU does)."""
-    try:
-        return cpu.load(source, options, *args, **keywords)
-    except CompileError as error:
-        folders = _include_folders(options)
-        text = str(error)
-        missing = re.search(r"fatal error: ([\w./-]+): No such file or directory", text)
-        advice = text.find(f"\n{missing.group(1)} is not part of CUDA") if missing and folders else -1
-        if advice < 0:
-            raise
-        header = missing.group(1)
-        found = next((f for f in folders if os.path.isfile(os.path.join(os.path.expanduser(f), header))), None)
-        where = (f"{header} is in {found}, which your -I option lets NVRTC search on a GPU" if found else
-                 f"{header} is not in the -I {_plural(len(folders), 'folder', say=False)} given "
-                 f"({', '.join(folders)}) either")
-        raise CompileError(
-            text[:advice] + f"\n{where}, but the CPU backend compiles the source string alone: it reads no header "
-            f"files of your own, -I or not. Paste what the kernel needs from {header} (its #defines, structs and "
-            "__device__ functions) into the source string, in place of the #include; then it runs on both "
-            "backends") from None
-
-
 def _time_limit(value) -> float:
     """Seconds a CPU launch may run: `value`, or COURSE_CUDA_TIME_LIMIT, or the default; a positive number."""
     limit = value if value is not None else os.environ.get("COURSE_CUDA_TIME_LIMIT", DEFAULT_TIME_LIMIT)
@@ -488,7 +450,7 @@ class RawKernel:
             if self._module is not None:
                 self._compiled = self._module._function(self.name)
             elif self.backend == "cpu":
-                self._compiled = _load_on_cpu(self._source, self.options, self.name, sanitize=self.sanitize)
+                self._compiled = cpu.load(self._source, self.options, self.name, sanitize=self.sanitize)
             else:
                 self._compiled = _CupyKernel(self.code, self.name, self.options, cupy_only=self._cupy_only,
                                              log_stream=log_stream)
@@ -551,7 +513,7 @@ class RawKernel:
                 host.append(value)
         values = check_args(self._kernel, host, "cpu")
         extra = tuple(self._module._instances.values()) if self._module is not None else ()
-        module = _load_on_cpu(self._source, self.options, self.name, extra, trace=True)
+        module = cpu.load(self._source, self.options, self.name, extra, trace=True)
         packed, arrays, keep = _pack_for_cpu(self._kernel, values, True)
         records, full = cpu.launch(module, self._kernel, grid3, block3, packed, int(shared_mem),
                                    max(self.time_limit, 60.0), arrays, trace_limit=int(max_accesses),
@@ -751,7 +713,7 @@ class RawModule:
     def _load(self, log_stream=None):
         if self._loaded is None:
             if self.backend == "cpu":
-                self._loaded = _load_on_cpu(self._source, self.options, "(RawModule)", tuple(self._instances.values()),
+                self._loaded = cpu.load(self._source, self.options, "(RawModule)", tuple(self._instances.values()),
                                         sanitize=self.sanitize)
             else:
                 import cupy

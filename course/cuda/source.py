@@ -3161,17 +3161,16 @@ def _host_only_uses(tokens: list[Token], functions: list, known_types: set,
     used = {name for name, _ in said}
     jit = ("NVRTC, CuPy's compiler, refuses host code anywhere in the source, used or not (nvcc would compile it "
            "for the host)")
-    unused = [(f"the function {n}, declared without __device__", line) for n, line in host_functions.items()]
-    unused += [(f"the member function {n}, declared without __device__", line) for n, line in host_members.items()]
-    unused += [(f"a constructor of {n}, declared without __device__", line) for n, (line, _) in host_constructors.items()]
-    unused += [(f"the constexpr function {n}, declared without __device__", line) for n, line in host_constexpr.items()]
+    unused = ([(n, line, f"the function {n}") for n, line in host_functions.items()]
+              + [(n, line, f"the member function {n}") for n, line in host_members.items()]
+              + [(n, line, f"a constructor of {n}") for n, (line, _) in host_constructors.items()]
+              + [(n, line, f"the constexpr function {n}") for n, line in host_constexpr.items()])
     # (a prototype alone is not refused: NVRTC takes `int printf(const char*, ...);`, a function it declares itself)
-    for (what, line), name in zip(unused, list(host_functions) + list(host_members) + list(host_constructors)
-                                  + list(host_constexpr)):
+    for name, line, what in unused:
         if name not in used:
-            found.append((f"{what}: {jit}", line, "declare it __device__ (or __host__ __device__ to keep it for both "
-                          "sides), remove it, or pass the option -default-device, which makes unannotated code device "
-                          "code as NVRTC does"))
+            found.append((f"{what}, declared without __device__: {jit}", line, "declare it __device__ (or __host__ "
+                          "__device__ to keep it for both sides), remove it, or pass the option -default-device, "
+                          "which makes unannotated code device code as NVRTC does"))
     for name, line in host_variables.items():
         if name not in used and name not in const_arrays:
             found.append((f"the variable {name}, declared without __device__ or __constant__: {jit}", line,
