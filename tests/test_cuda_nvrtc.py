@@ -256,3 +256,65 @@ def test_placement_new_needs_no_header_under_nvrtc():
     assert "#include <new>" in text.split("#else", 1)[1] and "#include <new>" not in text.split("#else", 1)[0]
     if nvrtc.available():
         assert ".entry k(" in nvrtc.compile_ptx(source)
+
+
+_REVERSE = r"""
+template <typename T>
+__global__ void rev(const T* in, T* out, int n) {
+    extern __shared__ T s[];
+    int t = threadIdx.x;
+    s[t] = in[t];
+    __syncthreads();
+    out[t] = s[n - 1 - t];
+}
+"""
+_TWO_KERNELS = r"""
+extern "C" __global__ void scale(float* x) { extern __shared__ float s[]; s[threadIdx.x] = 2 * x[threadIdx.x]; x[threadIdx.x] = s[threadIdx.x]; }
+extern "C" __global__ void count(int* x) {
+    extern __shared__ int s[];
+    s[threadIdx.x] = x[threadIdx.x] + 1; x[threadIdx.x] = s[threadIdx.x];
+}
+"""
+_AS_BYTES = r"""
+template <typename T>
+__global__ void rev(const T* in, T* out, int n) {
+    extern __shared__ __align__(16) unsigned char smem[];
+    T* s = reinterpret_cast<T*>(smem);
+    int t = threadIdx.x;
+    s[t] = in[t];
+    __syncthreads();
+    out[t] = s[n - 1 - t];
+}
+"""
+
+
+@pytest.mark.parametrize("source, instances, line", [
+    (_REVERSE, ["rev<float>", "rev<double>"], 4),  # one template, two types
+    (_TWO_KERNELS, [], 4),  # two kernels, one name, two types
+    (_TWO_KERNELS.replace("int s[]", "volatile float s[]"), [], 4),
+])
+def test_extern_shared_arrays_of_one_name_and_two_types_are_refused_as_nvrtc_refuses_them(source, instances, line):
+    """In CUDA every extern __shared__ array of one name is one variable: NVRTC refuses two types for it; the
+    CPU backend ran them (a template kernel with `extern __shared__ T s[]` is the classic)."""
+    with pytest.raises(cuda.CompileError, match=rf"(?s)kernel.cu:{line}:\d+: error: conflicting declaration.*"
+                                                r"every `extern __shared__` array named s is one variable.*"
+                                                r"reinterpret_cast<T\*>\(smem\)") as caught:
+        cuda.RawModule(code=source, name_expressions=instances or None, backend="cpu", sanitize=False).compile()
+    assert "__cc_" not in str(caught.value)
+    if nvrtc.available():
+        types = [i[4:-1] for i in instances]
+        explicit = "".join(f"template __global__ void rev<{t}>({t if t.startswith('const') else 'const ' + t}*, {t}*, "
+                           "int);\n" for t in types)
+        with pytest.raises(cuda.CompileError, match=r'declaration is incompatible with previous "s"'):
+            nvrtc.compile_ptx(source + explicit)
+
+
+@pytest.mark.parametrize("source", [_REVERSE, _AS_BYTES])
+def test_extern_shared_memory_in_a_template_runs_for_one_type_or_as_bytes_for_two(source):
+    instances = ["rev<double>"] if source is _REVERSE else ["rev<float>", "rev<double>"]
+    module = cuda.RawModule(code=source, name_expressions=instances, backend="cpu", sanitize=True)
+    for expression in instances:
+        dtype = np.float64 if "double" in expression else np.float32
+        x, y = np.arange(64, dtype=dtype), np.zeros(64, dtype)
+        module.get_function(expression)((1,), (64,), (x, y, np.int32(64)), shared_mem=64 * x.itemsize)
+        np.testing.assert_array_equal(y, x[::-1])

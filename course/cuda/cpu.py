@@ -522,6 +522,7 @@ def _clean_compiler_output(text: str, build_dir: str, header_dir: Path | None = 
     text = re.sub(r"\(\(const __cc_store<[^>]*>\*\)this\)->__cc_store<[^>]*>::ref", "an element of a const array",
                   text)  # `x[i] = 1.0f;` into a `const float* x`
     text = re.sub(r"\b__cc_raw_(\w+)", r"\1", text)  # a __shared__ array's storage: its own name
+    text = re.sub(r"\b__cc_xs_(\w+)", r"\1", text)  # an extern __shared__ array's type (source.py): its name
     text = text.replace("__cc_user_", "")  # the source's own `half` (source._own_half_names)
     # g++'s "did you mean" for a misspelt barrier names the function the macro __syncthreads() calls
     text = re.sub(r"\b__cc_syncthreads\b", "__syncthreads", text)
@@ -854,6 +855,22 @@ def refused_message(host_only: list, other: list) -> str:
                "__constant__, exist only on the host." if host_only else ""))
 
 
+def _extern_shared_hint(output: str) -> str:
+    """For extern __shared__ arrays of one name declared with two types (source.py's `__cc_xs_` declarations):
+    what NVRTC says and the fix."""
+    found = re.search(r"conflicting declaration [^\n]*?\b__cc_xs_(\w+)", output)
+    if not found:
+        return ""
+    name = found.group(1)
+    return (f"\nIn CUDA every `extern __shared__` array named {name} is one variable, the launch's dynamic shared "
+            f"memory, so all its declarations must have the same type; NVRTC refuses this too (\"declaration is "
+            f"incompatible with previous \"{name}\"\"). The usual causes: a template kernel that declares "
+            f"`extern __shared__ T {name}[];` instantiated for two types, or two kernels that declare {name} as "
+            f"float and as int. Declare the memory once, as bytes, and view it as the type you need: "
+            f"`extern __shared__ __align__(16) unsigned char smem[]; T* {name} = reinterpret_cast<T*>(smem);` "
+            f"(what the CUDA samples' SharedMemory<T> does), or give each kernel's array its own name.")
+
+
 def _compile(source: Source, unit: str, flags: list[str], compiler: str, target: Path, kernel: str,
              folders=()) -> None:
     """Compile `unit` into the shared library `target`, atomically (no half-written file). `folders`: the -I
@@ -888,6 +905,7 @@ def _compile(source: Source, unit: str, flags: list[str], compiler: str, target:
                 + (_missing_header(missing.group(1), folders) if missing else "")
                 + (f"\n{redefined.group(1)} is one of CUDA's own functions: give yours another name, "
                    f"or delete it and use CUDA's" if redefined else "")
+                + _extern_shared_hint(output)
                 + ("\nAn array's size must be a constant the compiler knows (a number, a #define, a constexpr "
                    "or a template parameter): nvcc refuses `float buf[n];` with n known only when the kernel "
                    "runs too. For a size known at launch, use `extern __shared__ float s[];` with "

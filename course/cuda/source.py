@@ -2256,7 +2256,13 @@ def parse(text: str, options=()) -> Source:
             if name not in dynamic_shared:  # (one name declared in several kernels is one name)
                 dynamic_shared.append(name)
             dynamic_lines.setdefault(name, (tok.line, " ".join(w for w in words[:-1] if w != "volatile")))
-            replace(tok.start, tokens[end].end, f"static __cc_dynamic_shared<{' '.join(words[:-1])}> {name};")
+            # and a C++ extern declaration of its own (never defined, never used): in CUDA, every extern __shared__
+            # array of one name is one variable, so two of different types (`float s[]` in one kernel, `int s[]` in
+            # another, `T s[]` in a template instantiated for two types) are refused, by NVRTC as by the compiler
+            # here (cpu.py explains its "conflicting declaration")
+            dims = text[tokens[k].start:tokens[end].start] if tokens[k].text == "[" else "[]"
+            replace(tok.start, tokens[end].end, f"static __cc_dynamic_shared<{' '.join(words[:-1])}> {name}; "
+                                                f"extern {' '.join(words[:-1])} __cc_xs_{name}{dims};")
 
     # Two extern __shared__ arrays in one function both start at the start of the dynamic shared
     # memory: `ys` overwrites `xs` (a learner's classic; nvcc says nothing).
