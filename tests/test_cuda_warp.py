@@ -671,3 +671,62 @@ extern "C" __global__ void k(const float* in, float* out, int n) {
     message = str(info.value)
     assert "with cg::reduce() (its __shfl_xor_sync), which returned at line 7" in message
     assert "cg::reduce() combines every lane of its group" in message and "cg::coalesced_threads()" in message
+
+
+_EXCHANGE_THEN_READ = r"""
+extern "C" __global__ void k(const int* in, int* out) {
+    __shared__ int s[32];
+    int lane = threadIdx.x % 32;
+    s[lane] = in[lane];
+    BETWEEN
+    out[lane] = s[31 - lane] + x;
+}
+"""
+
+
+@pytest.mark.parametrize("between, call", [
+    ("int x = __any_sync(0xffffffff, in[lane] > 100);", "__any_sync"),
+    ("int x = __shfl_sync(0xffffffff, in[lane], 0) * 0;", "__shfl_sync"),
+    ("int x = __ballot_sync(0xffffffff, 1) & 0;", "__ballot_sync"),
+    ("int x = __match_any_sync(0xffffffff, lane) & 0;", "__match_any_sync"),
+    ("int x = 0; __syncwarp();", None),
+])
+def test_only_syncwarp_orders_the_lanes_memory_a_shuffle_or_vote_does_not(between, call):
+    """A shuffle, vote or match waits for the lanes but orders no memory (the compiler may move the load above
+    it): lane 0's read of lane 31's store after one is a race, as compute-sanitizer's racecheck says."""
+    k = cuda.RawKernel(_EXCHANGE_THEN_READ.replace("BETWEEN", between), "k", backend="cpu", sanitize=True)
+    x, out = np.arange(32, dtype=np.int32), np.zeros(32, np.int32)
+    if call is None:
+        k((1,), (32,), (x, out))
+        np.testing.assert_array_equal(out, x[::-1])
+        return
+    with pytest.raises(cuda.KernelError, match=rf"(?s)data race on shared memory s\[\d+\].*line 5.*line 7.*The "
+                                               rf"{call}\(\) at line 6, between the two, waits for the lanes but "
+                                               r"orders no memory.*only __syncwarp\(\)"):
+        k((1,), (32,), (x, out))
+
+
+@pytest.mark.parametrize("value, call", [
+    ("make_float4(o[threadIdx.x], 0, 0, 0)", "__shfl_sync(0xffffffff, v, 0).x"),
+    ("P{o[threadIdx.x], 1}", "__shfl_down_sync(0xffffffff, v, 1).a"),
+    ("P{1, 2}", "__match_any_sync(0xffffffff, v)"),
+])
+def test_shuffles_and_matches_take_the_types_cuda_overloads_them_for(value, call):
+    """NVRTC has __shfl_sync and __match_any_sync for numbers only ("no instance of overloaded function" for a
+    float4 or a struct); a char, a short or a bool goes as an int, and comes back as one."""
+    source = f'struct P {{ int a, b; }};\nextern "C" __global__ void k(int* o) {{ auto v = {value}; o[threadIdx.x] = (int){call}; }}'
+    with pytest.raises(cuda.CompileError, match=r"(?s)static assertion failed: __(shfl_down|shfl|match_any)_sync "
+                                                r"(exchanges|compares) a number.*no overload for a struct"):
+        cuda.RawKernel(source, "k", backend="cpu", sanitize=False).compile()
+    widened = cuda.RawKernel(r"""
+extern "C" __global__ void k(int* o, const signed char* c, const short* s, const bool* b) {
+    int t = threadIdx.x;
+    auto x = __shfl_sync(0xffffffff, c[t], 0);
+    auto y = __shfl_down_sync(0xffffffff, s[t], 1);
+    static_assert(sizeof(x) == 4 && sizeof(y) == 4 && sizeof(__shfl_xor_sync(0xffffffff, b[t], 1)) == 4, "ints");
+    o[t] = x + y + __shfl_xor_sync(0xffffffff, b[t], 1) + (__match_any_sync(0xffffffff, c[t] >= 0) == 0xffffffffu);
+}""", "k", backend="cpu", sanitize=False)
+    out, c, s = np.zeros(32, np.int32), np.full(32, -100, np.int8), np.arange(32, dtype=np.int16)
+    widened((1,), (32,), (out, c, s, np.ones(32, bool)))
+    down = np.append(np.arange(1, 32), 31)  # (lane 31 gets its own value)
+    np.testing.assert_array_equal(out, -100 + down + 1 + 1)

@@ -119,8 +119,9 @@ says malloc returned NULL), a ``printf`` whose format takes another kind of valu
 than it is given, the time limit, a crash.
 With the sanitizer on — ``RawKernel(..., sanitize=True)``, ``COURSE_CUDA_SANITIZE=1``, a learner's
 ``backend="cpu"`` and every ``course.checks.check_kernel`` — it also catches data races on shared memory (between barriers,
-and between warp-level calls for lanes of one warp, where a call of a sub-mask (``__syncwarp(0xffff)``, a
-16-thread tile's ``sync()``) orders only the lanes it names; a plain access beside another thread's
+and between ``__syncwarp()`` calls for lanes of one warp, where a call of a sub-mask (``__syncwarp(0xffff)``, a
+16-thread tile's ``sync()``) orders only the lanes it names, and a shuffle, vote or match orders no memory at
+all, as on a GPU; a plain access beside another thread's
 atomic counts, an ``atomicCAS`` loop's first read beside other threads' ``atomicCAS`` does not (the CAS
 checks it), nor does many threads storing the same value; a thread that read an element
 before another thread wrote it is that race, with the place for the missing ``__syncthreads()``),

@@ -5178,6 +5178,17 @@ def _thread_counted_loop(source: Source, kernel: Kernel, line: int | None) -> st
 
 
 #: What a race's hint adds when its two threads are lanes of one warp (shared or global memory).
+def _warp_call_between(text: str, first: int, last: int):
+    """(line, name) of a warp-level call that orders no memory (a shuffle, a vote, a match) on lines first to
+    last of the source, or None."""
+    lines = without_comments(text).splitlines()
+    for at in range(max(first, 1), min(last, len(lines)) + 1):
+        if found := re.search(r"\b(__(?:shfl(?:_up|_down|_xor)?|ballot|any|all|uni|match_any|match_all|"
+                              r"reduce_(?:add|min|max|and|or|xor))_sync)\s*\(", lines[at - 1]):
+            return at, found.group(1)
+    return None
+
+
 _SYNCWARP_IS_ENOUGH = "Where all the threads that share these elements are lanes of one warp, __syncwarp() is enough."
 
 
@@ -5916,6 +5927,12 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 source, _array_of(element), line, other_line, block_dim):
             # (not beside an atomic update: the read waits for every thread's update, of every warp)
             hint += _SYNCWARP_IS_ENOUGH
+            if line and other_line and (call := _warp_call_between(source.text, min(line, other_line),
+                                                                   max(line, other_line))):
+                at, name = call
+                hint += (f" The {name}() at line {at}, between the two, waits for the lanes but orders no memory: a "
+                         "shuffle, a vote or a match exchanges values in registers, and only __syncwarp() (or "
+                         "__syncthreads()) makes one lane's store visible to another lane's load.")
         elif "__syncwarp" in source.text:  # (the two threads are lanes of different warps)
             hint += (f"__syncwarp() orders only the lanes of one warp, and threads {thread} and {other} are in "
                      "different warps.")

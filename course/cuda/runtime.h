@@ -5924,12 +5924,18 @@ __CC_RT bool __cc_resolve_warps(int threads, bool converge) {
             }
             for (int k = 0; k < 32; k++)  // (the exited lanes stay done)
                 if (mask >> k & 1) __cc_fibers[base + k].state = __CC_RUNNABLE, w->warp_waiting--;
-            if (__cc_sanitizing) {  // (a handover through a lane that met these: __cc_shared_handed_over)
-                uint32_t met = ++__cc_sync_clock;
-                for (int k = 0; k < 32 && base + k < 1024; k++)
-                    if (mask >> k & 1) __cc_warp_met[base + k] = met;
+            // Only __syncwarp (a tile's sync(), CUB's warp collectives) orders memory among the lanes it
+            // names: a shuffle, a vote or a match exchanges registers and waits for the lanes, but a store
+            // before it and another lane's load after it stay unordered (the compiler may move the load
+            // above the shuffle), as compute-sanitizer's racecheck says
+            if (f->wop == __CC_W_SYNC) {
+                if (__cc_sanitizing) {  // (a handover through a lane that met these: __cc_shared_handed_over)
+                    uint32_t met = ++__cc_sync_clock;
+                    for (int k = 0; k < 32 && base + k < 1024; k++)
+                        if (mask >> k & 1) __cc_warp_met[base + k] = met;
+                }
+                __cc_warp_call_done(base, mask, exited, lanes);
             }
-            __cc_warp_call_done(base, mask, exited, lanes);
             progress = true;
         }
     }
@@ -6201,9 +6207,26 @@ static inline unsigned __cc_warp_vote(int op, unsigned mask, unsigned value, int
 
 // (Values come as `const T&` and are read into a plain value: s[i] of a sanitized build is a
 // reference object, and it is the number that is exchanged.)
+// CUDA overloads the shuffles for numbers only (int, unsigned, long, long long and their unsigned, float,
+// double, __half, __half2, __nv_bfloat16, __nv_bfloat162): a char, a short or a bool goes as an int, and a
+// struct or a vector type (float4) is refused, by NVRTC as here (cooperative groups' tile.shfl takes any type).
+template <class T> struct __cc_shuffles {
+    typedef typename std::remove_cv<T>::type U;
+    static constexpr bool value = (std::is_arithmetic<U>::value || (std::is_enum<U>::value &&
+                                   std::is_convertible<U, int>::value)) || std::is_same<U, __half>::value ||
+                                  std::is_same<U, __half2>::value || std::is_same<U, __nv_bfloat16>::value ||
+                                  std::is_same<U, __nv_bfloat162>::value;
+};
+template <class T> using __cc_shuffled_t = typename std::conditional<
+    (std::is_integral<T>::value && sizeof(T) < sizeof(int)) || std::is_enum<T>::value, int, T>::type;
+#define __CC_SHUFFLE_TYPES "a number (int, unsigned, long long, float, double, __half, __half2, ...): CUDA has no " \
+    "overload for a struct or a vector type such as float4 (NVRTC: \"no instance of overloaded function\"); " \
+    "exchange its members one by one (v.x = __shfl_sync(mask, v.x, lane); ...), or use a cooperative groups " \
+    "tile's shfl, which takes any type"
 #define __CC_SHFL(NAME, OP, MASK, ...) \
-    template <class T> static inline __cc_value_t<T> NAME(__VA_ARGS__) { \
-        __cc_value_t<T> v = var; \
+    template <class T> static inline __cc_shuffled_t<__cc_value_t<T>> NAME(__VA_ARGS__) { \
+        static_assert(__cc_shuffles<__cc_value_t<T>>::value, #NAME " exchanges " __CC_SHUFFLE_TYPES); \
+        __cc_shuffled_t<__cc_value_t<T>> v = var; \
         return __cc_warp_exchange(OP, MASK, v, (int)lane, width, __cc_line); \
     }
 __CC_SHFL(__shfl_sync, __CC_W_SHFL, mask, unsigned mask, const T& var, int lane, int width = 32, __CC_LINE)
@@ -6227,16 +6250,23 @@ static inline int __reduce_max_sync(unsigned mask, int v, __CC_LINE) { return (i
 static inline unsigned __reduce_and_sync(unsigned mask, unsigned v, __CC_LINE) { return __cc_warp_vote(__CC_W_AND, mask, v, __cc_line); }
 static inline unsigned __reduce_or_sync(unsigned mask, unsigned v, __CC_LINE) { return __cc_warp_vote(__CC_W_OR, mask, v, __cc_line); }
 static inline unsigned __reduce_xor_sync(unsigned mask, unsigned v, __CC_LINE) { return __cc_warp_vote(__CC_W_XOR_R, mask, v, __cc_line); }
+// (CUDA's overloads: int, unsigned, long, long long and their unsigned, float, double; a char or a short as an int)
+template <class T> using __cc_matched_t = typename std::remove_cv<__cc_shuffled_t<__cc_value_t<T>>>::type;
+#define __CC_MATCH_TYPES(NAME) static_assert(std::is_arithmetic<__cc_matched_t<T>>::value, NAME " compares a " \
+    "number (int, unsigned, long long, float, double): CUDA has no overload for a struct, a vector type or a half " \
+    "(NVRTC: \"no instance of overloaded function\"); compare its members, or a key made from them")
 template <class T> static inline unsigned __match_any_sync(unsigned mask, const T& value, __CC_LINE) {
-    __cc_value_t<T> v = value;
+    __CC_MATCH_TYPES("__match_any_sync");
+    __cc_matched_t<T> v = value;
     unsigned out;
-    __cc_warp_meet(__CC_W_MATCH_ANY, mask, &v, (int)sizeof(T), 0, 32, __cc_line, &out, 4);
+    __cc_warp_meet(__CC_W_MATCH_ANY, mask, &v, (int)sizeof(v), 0, 32, __cc_line, &out, 4);
     return out;
 }
 template <class T> static inline unsigned __match_all_sync(unsigned mask, const T& value, int* pred, __CC_LINE) {
-    __cc_value_t<T> v = value;
+    __CC_MATCH_TYPES("__match_all_sync");
+    __cc_matched_t<T> v = value;
     unsigned out;
-    __cc_warp_meet(__CC_W_MATCH_ALL, mask, &v, (int)sizeof(T), 0, 32, __cc_line, &out, 4);
+    __cc_warp_meet(__CC_W_MATCH_ALL, mask, &v, (int)sizeof(v), 0, 32, __cc_line, &out, 4);
     *pred = out != 0;
     return out;
 }
@@ -6438,7 +6468,10 @@ template <class G> static inline unsigned __cc_parent_size(const G& g) {
 
 template <unsigned N>
 struct thread_block_tile : thread_group {
-    static_assert(N && N <= 32 && (N & (N - 1)) == 0, "thread_block_tile<N>: N must be a power of 2 up to 32");
+    static_assert(N && (N & (N - 1)) == 0, "thread_block_tile<N>: N must be a power of 2");
+    static_assert(N <= 32, "thread_block_tile<N> of more than 32 threads (sm_80 and later allow up to 512): the CPU "
+                           "backend runs tiles of at most one warp; use tiles of 32 and combine their results "
+                           "through shared memory with __syncthreads(), or run on a GPU");
     thread_block_tile(unsigned parent = 0) : thread_group{N, parent} {}
     static constexpr unsigned num_threads() { return N; }
     static constexpr unsigned size() { return N; }
