@@ -853,3 +853,52 @@ def test_an_atomic_given_the_wrong_number_of_arguments_is_not_told_its_pointer_i
                                                 r"gives 3: its pointer to float is fine"):
         cuda.RawKernel('extern "C" __global__ void k(float* b) { atomicAdd(b, 1.0f, 2); }', "k", backend="cpu")(
             (1,), (1,), (zeros(1),))
+
+
+IN_PLACE = r"""
+extern "C" __global__ void reduce_global(float* input, float* output) {
+    unsigned int i = 2 * threadIdx.x;
+    for (unsigned int stride = 1; stride <= blockDim.x; stride *= 2) {
+        if (threadIdx.x % stride == 0) {
+            input[i] += input[i + stride];
+        }
+        FIX1
+    }
+    if (threadIdx.x == 0) *output = input[0];
+}
+extern "C" __global__ void scan_global(float* x, int n) {
+    int i = threadIdx.x;
+    for (int stride = 1; stride < blockDim.x; stride *= 2) {
+        __syncthreads();
+        float t = 0.0f;
+        if (i >= stride) t = x[i - stride];
+        FIX2
+        if (i >= stride) x[i] += t;
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("fixed", [False, True])
+def test_tree_steps_in_place_on_global_memory_are_told_where_the_loops_barrier_goes(fixed):
+    """Red team 12-07 (PMPP's kernels): the textbook's first reduction, in place on global memory, without the
+    barrier in its loop was told to check its index or use two arrays, and a Kogge-Stone scan in place whose barrier
+    sits at the top of the loop was told to put one between its write and the read before it (where one is)."""
+    source = IN_PLACE.replace("FIX1", "__syncthreads();" if fixed else "").replace("FIX2", "__syncthreads();" if fixed else "")
+    module = cuda.RawModule(code=source, backend="cpu", sanitize=True)
+    x = np.random.default_rng(7).integers(0, 10, 256).astype(np.float32)
+    data, total = x.copy(), zeros(1)
+    hints = []
+    for name, args, block in (("reduce_global", (data, total), 128), ("scan_global", (x[:128].copy(), np.int32(128)), 128)):
+        try:
+            module.get_function(name)((1,), (block,), args)
+        except cuda.KernelError as error:
+            hints.append(str(error).split("hint:", 1)[-1])
+    if fixed:
+        assert not hints and total[0] == x.sum()
+        return
+    reduce_hint, scan_hint = hints
+    assert re.search(r"Line 6 runs in a loop \(lines 4 to 9\) with no barrier in it.*put __syncthreads\(\) at the end "
+                     r"of the loop's body", reduce_hint, re.S), reduce_hint
+    assert re.search(r"Add __syncthreads\(\) between line 17 \(the read\) and line 19 \(the write\).*within one pass",
+                     scan_hint, re.S), scan_hint

@@ -6451,8 +6451,10 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 elif (loop := _innermost_loop(source.text, line, line, kernel.line if 0 < kernel.line <= line else 1)) \
                         and not re.search(r"__syncthreads\s*\(|\.\s*sync\s*\(", "\n".join(
                             source.lines[loop[0] - 1:loop[1]])) \
-                        and not re.search(r"\+=[^;]*\b(blockDim|gridDim|stride)\b", "\n".join(
-                            source.lines[loop[0] - 1:loop[1]])):  # (not a grid- or block-stride loop)
+                        and not re.search(r"(?:^|[;{(\s,])[A-Za-z_]\w*\s*\+=[^;]*\b(blockDim|gridDim|stride)\b",
+                                          "\n".join(source.lines[loop[0] - 1:loop[1]])):
+                    # (not a grid- or block-stride loop, `i += blockDim.x * gridDim.x`; `x[i] += x[i + stride]`, a
+                    # tree's step in place, is no stride of the loop)
                     # an odd-even sort's phases, a sweep in place: one thread runs passes ahead of another
                     hint = (f"Line {line} runs in a loop (lines {loop[0]} to {loop[1]}) with no barrier in it, so one "
                             "thread can be several passes ahead of another. If the threads share elements from one "
@@ -6467,6 +6469,17 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 written, read = (other_line, line) if mine == 1 else (line, other_line)
                 hint = (f"Add __syncthreads() between line {written} (the write) and line {read} (the read), where "
                         "every thread of the block reaches it, or read from one array and write to another.")
+                loop = _innermost_loop(source.text, min(written, read), max(written, read),
+                                       kernel.line if 0 < kernel.line <= min(written, read) else 1) \
+                    if written and read and written > read else None
+                if loop and re.search(r"__syncthreads\s*\(", "\n".join(source.lines[loop[0] - 1:read - 1])):
+                    # `__syncthreads(); t = X[i - s]; X[i] += t;` in a loop: the barrier before the read orders one
+                    # pass's writes before the next pass's reads; within a pass, the write comes too soon
+                    hint = (f"Add __syncthreads() between line {read} (the read) and line {written} (the write), "
+                            "where every thread of the block reaches it: the barrier earlier in the loop orders one "
+                            "pass's writes before the next pass's reads, but within one pass a thread can overwrite "
+                            f"{element} before another thread has read its old value. Read into a variable, "
+                            "__syncthreads(), then write (or read from one array and write to another).")
                 subscripts = [re.findall(rf"\b{re.escape(name)}\s*\[([^\]]*)\]", source.line_text(n)) for n in (written, read)]
                 others = all(subscripts) and not set(subscripts[0]) & set(subscripts[1]) and math.prod(grid_dim) > 1
                 if others and written < read and not _in_one_loop(source.text, written, read, kernel.line or 1):
