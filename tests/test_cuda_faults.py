@@ -1964,6 +1964,31 @@ extern "C" __global__ void objects(float* out) {
 """
 
 
+LINKED_LIST = r"""
+struct Node { int key; Node* next; };
+extern "C" __global__ void walk(float* out, int n) {
+    Node* head = nullptr;
+    for (int i = 0; i < n; i++) { Node* x = new Node; x->key = i; x->next = head; head = x; }
+    int s = 0;
+    while (head) { s += head->key; delete head; head = head->next; }  // USED AFTER DELETE
+    out[threadIdx.x] = s;
+}
+"""
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_a_pointer_read_from_a_freed_block_is_named_as_such_not_as_element_minus_one(sanitize):
+    """Red team 12-07: `delete head; head = head->next;` — the plain launch said 'element -1 ... which holds -1
+    elements (valid indices 0 to -2)' (the pointer read from the block's 0xFF fill); the sanitizer names the read."""
+    walk = cuda.RawKernel(LINKED_LIST, "walk", backend="cpu", sanitize=sanitize)
+    expected = (r"reads byte 8 of a \d+-byte block that malloc or new returned, after the block was freed at line 7"
+                if sanitize else r"through a pointer that holds no valid address: the pointer was read from memory "
+                r"that holds no pointer, a block already freed.*Node\* next = head->next; delete head; head = next;")
+    with pytest.raises(cuda.KernelError, match=rf"(?s){expected}") as info:
+        walk((1,), (4,), (np.zeros(4, np.float32), np.int32(5)))
+    assert "-1" not in str(info.value) and info.value.line == 7
+
+
 @pytest.mark.parametrize("sanitize", [False, True])
 def test_device_heap_misuse_is_a_fault_not_a_crash_of_the_process(sanitize):
     """free/delete twice, or of a pointer no malloc returned: libc would abort the whole process."""

@@ -5413,6 +5413,16 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 or "Check how the index is computed; where threads past the end are expected (the last block's, "
                    f"in a grid rounded up to whole blocks), guard the access: "
                    f"{_guard_text(source, kernel, line, name, arrays[fault.base][1] if fault.base in arrays else length, index, fault.thread[0])}.")
+        if length < 0 and fault.base not in arrays:
+            # a pointer whose own bytes are no pointer: loaded from a freed block (free and delete fill it with 0xFF
+            # bytes here) or from memory nothing wrote (`head = head->next` after `delete head`)
+            what = ("accessed memory through a pointer that holds no valid address: the pointer was read from memory "
+                    "that holds no pointer, a block already freed (free and delete fill it with 0xFF bytes here) "
+                    "or memory that nothing wrote")
+            hint = ("Look at where this pointer's value came from: a read of a block after its free or delete (read "
+                    "what you need from it first, `Node* next = head->next; delete head; head = next;`), or a "
+                    "pointer member or array element never set. A launch with sanitize=True names the read of freed "
+                    "or unwritten memory itself.")
     elif kind == SHARED_OUT_OF_BOUNDS:
         names, item, size = source.dynamic_shared_name or "extern __shared__", source.dynamic_shared_item, fault.element_bytes
         if not size or item == size:  # (an unknown or mixed declared type: the bytes say it surely)
