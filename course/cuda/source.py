@@ -3600,9 +3600,13 @@ def _nvcc_refusals(tokens: list[Token], functions: list, known_types: set,
     for i, t in enumerate(tokens[:-1]):
         if t.text in _LEGACY_WARP and tokens[i + 1].text == "(" and t.text not in declared \
                 and (i == 0 or tokens[i - 1].text not in (".", "->", "::")):
-            found.append((f"{t.text}() has no mask: CUDA 9 replaced it with {t.text}_sync(), and nvcc refuses it for "
-                          "GPUs of compute capability 7.0 and later (every GPU since Volta, Colab's T4 too), whose "
-                          "lanes need not run together", t.line,
+            vote = t.text in ("__ballot", "__any", "__all")
+            found.append((f"{t.text}() has no mask: CUDA 9 replaced it with {t.text}_sync(), and " + (
+                              "nvcc and NVRTC compile it only with a deprecation warning: on GPUs of compute "
+                              "capability 7.0 and later (every GPU since Volta, Colab's T4 too) the lanes need not "
+                              "run together, so which of them vote is not defined (the CPU backend refuses it)"
+                              if vote else "nvcc refuses it for GPUs of compute capability 7.0 and later (every GPU "
+                              "since Volta, Colab's T4 too), whose lanes need not run together"), t.line,
                           f"write {t.text}_sync(0xffffffff, ...) with the same arguments after the mask, which names the "
                           "lanes that take part (all 32 here; __activemask() for the lanes that got there)"))
     # A warp-level call with an argument too many (`__activemask(0xffffffff)`, `__syncwarp(mask, 32)`): nvcc
