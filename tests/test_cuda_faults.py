@@ -2181,6 +2181,21 @@ extern "C" __global__ void quads(const float* a, float* out) {
     np.testing.assert_array_equal(out, x[1:17].reshape(4, 4).sum(axis=1))
 
 
+@pytest.mark.parametrize("item, vector, per", [("double", "double2", 2), ("float", "float2", 2), ("int", "int4", 4),
+                                               ("float", "float4", 4)])
+def test_a_misaligned_cast_is_told_the_alignment_of_its_own_vector_in_its_own_items(item, vector, per):
+    """Red team 12-07: a double2 read at an odd double was told "a float4 needs 16: ... a multiple of 4 floats"."""
+    source = f"""
+extern "C" __global__ void pairs(const {item}* in, {item}* out) {{
+    {vector} v = *reinterpret_cast<const {vector}*>(in + {per} * threadIdx.x + 1);
+    out[threadIdx.x] = v.x;
+}}"""
+    dtype = {"double": np.float64, "float": np.float32, "int": np.int32}[item]
+    size = np.dtype(dtype).itemsize * per
+    with pytest.raises(cuda.KernelError, match=rf"an? {vector} needs {size}: in \+ i with i a multiple of {per} {item}s"):
+        cuda.RawKernel(source, "pairs", backend="cpu", sanitize=False)((1,), (4,), (np.zeros(32, dtype), np.zeros(4, dtype)))
+
+
 def test_a_pointer_to_rows_keeps_the_bounds_of_what_it_points_into():
     """`const float (*m)[4] = (const float (*)[4])a;` reads a flat array as rows: m[i][j] is checked
     against a's end (and a local array's), and rows of a __shared__ 2-D array work as in C."""

@@ -6556,6 +6556,15 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             name = f"the dynamic shared memory ({name})"
         size = fault.element_bytes
         example = f" (a float4 needs 16: {name} + i with i a multiple of 4 floats)" if size == 16 else ""
+        item = arrays[fault.base][2] if fault.base in arrays else 0
+        param = next((p for p in kernel.params if p.name == name and p.pointer and p.lanes == 1 and p.dtype), None)
+        if size in (8, 16) and item and size % item == 0 and size > item:  # the array's own items: double2 of doubles
+            c_item = _VECTOR_ITEM.get(param.dtype, f"{item}-byte item") if param else f"{item}-byte item"
+            vector = {(8, 4): "float2", (16, 4): "float4", (16, 8): "double2", (8, 2): "half4", (16, 2): "half8",
+                      (8, 1): "char8", (16, 1): "uchar16"}.get((size, item), f"{size}-byte type")
+            vector = {"double": "double2", "long long": "longlong2", "unsigned long long": "ulonglong2", "int": "int"
+                      + str(size // 4), "unsigned int": "uint" + str(size // 4)}.get(c_item, vector)
+            example = f" ({_an(vector)} needs {size}: {name} + i with i a multiple of {size // item} {c_item}s)"
         hint = (f"Cast only pointers whose byte offset is a multiple of the type's alignment{example}, or read the "
                 "elements one by one.")
         skew = fault.base % min(size, 16) if size and fault.base in arrays else 0
