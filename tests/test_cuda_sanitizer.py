@@ -4392,6 +4392,10 @@ def test_arrays_carved_out_of_extern_shared_memory_that_overlap_are_named():
                                                                                     shared_mem=512)
     assert "both carved out of the extern __shared__ memory (`b = sm + blockDim.x / 2`, `a = sm`): the two arrays " \
            "overlap" in str(info.value)
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory sm\[32\]") as info:  # (quoted as written)
+        kernel("carved", CARVED.replace("sm + OFFSET", "&sm[blockDim.x / 2]"), sanitize=True)((1,), (64,), (x, y),
+                                                                                           shared_mem=512)
+    assert "(`b = &sm[blockDim.x / 2]`, `a = sm`): the two arrays overlap" in str(info.value)
     kernel("carved", CARVED.replace("OFFSET", "blockDim.x"), sanitize=True)((1,), (64,), (x, y), shared_mem=512)
     np.testing.assert_allclose(y, 3 * x, rtol=1e-6)
 
@@ -4420,7 +4424,7 @@ extern "C" __global__ void halo(const float* x, float* y, int* counts) {
     with pytest.raises(cuda.KernelError, match=r"data race on shared memory sm\[65\]") as info:
         kernel("halo", source.replace("OFFSET", "1"), sanitize=True)((1,), (64,), (x, y, counts), shared_mem=66 * 4 + 4)
     assert "line 7 stores through `cnt` and line 10 through `h`, both carved out of the extern __shared__ memory " \
-           "(`cnt = sm + blockDim.x + 1`, `h = sm`)" in str(info.value).replace("Line", "line")
+           "(`cnt = (int*)(sm + blockDim.x + 1)`, `h = sm`)" in str(info.value).replace("Line", "line")
     kernel("halo", source.replace("OFFSET", "2"), sanitize=True)((1,), (64,), (x, y, counts), shared_mem=66 * 4 + 4)
     padded = np.concatenate([x[-1:], x, x[:1]])
     assert counts[0] == np.count_nonzero(padded[:-2] + padded[1:-1] + padded[2:] > 1)

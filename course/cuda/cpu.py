@@ -5056,10 +5056,9 @@ def _overlapping_carves(source: Source, line: int | None, other_line: int | None
     if not (line and other_line and line != other_line and source.dynamic_shared):
         return None
     carved = {}
-    for m in re.finditer(r"\*\s*(\w+)\s*=\s*(?:\([^()]*\)\s*)?(\()?\s*&?\s*(\w+)\b([^;]*);", source.text):
-        if m.group(3) in source.dynamic_shared or m.group(3) in carved:  # (`(float*)(buf + 64)`: without the cast)
-            rest = m.group(4).strip()
-            carved[m.group(1)] = (m.group(3) + " " + (rest[:-1] if m.group(2) and rest.endswith(")") else rest)).strip()
+    for m in re.finditer(r"\*\s*(\w+)\s*=\s*((?:\([^()]*\)\s*)?(\()?\s*&?\s*(\w+)\b[^;]*);", source.text):
+        if m.group(4) in source.dynamic_shared or m.group(4) in carved:  # (quoted as written: `b = &s[n / 2]`)
+            carved[m.group(1)] = re.sub(r"\s+", " ", m.group(2)).strip()
     # (`a[i] = v` or `*count = 0`)
     stored = [re.search(r"\b(\w+)\s*\[[^\]]*\]\s*(?:[-+*/%|&^]?=)(?!=)|(?:^|[;{)]|\belse\b)\s*\*\s*(\w+)\s*"
                         r"(?:[-+*/%|&^]?=)(?!=)", source.line_text(n)) for n in (other_line, line)]
