@@ -902,3 +902,41 @@ def test_tree_steps_in_place_on_global_memory_are_told_where_the_loops_barrier_g
                      r"of the loop's body", reduce_hint, re.S), reduce_hint
     assert re.search(r"Add __syncthreads\(\) between line 17 \(the read\) and line 19 \(the write\).*within one pass",
                      scan_hint, re.S), scan_hint
+
+
+CONV1D_EARLY_RETURN = r"""
+#define MASK_WIDTH 5
+#define TILE 64
+__constant__ float M[MASK_WIDTH];
+extern "C" __global__ void conv(const float* N, float* P, int n) {
+    __shared__ float N_ds[TILE + MASK_WIDTH - 1];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = MASK_WIDTH / 2;
+    if (i >= n) return;
+    int left = (blockIdx.x - 1) * blockDim.x + threadIdx.x;
+    if (threadIdx.x >= blockDim.x - r)
+        N_ds[threadIdx.x - (blockDim.x - r)] = (left < 0) ? 0 : N[left];
+    N_ds[r + threadIdx.x] = N[i];
+    int right = (blockIdx.x + 1) * blockDim.x + threadIdx.x;
+    if (threadIdx.x < r)
+        N_ds[r + blockDim.x + threadIdx.x] = (right >= n) ? 0 : N[right];
+    __syncthreads();
+    float p = 0;
+    for (int j = 0; j < MASK_WIDTH; j++) p += N_ds[threadIdx.x + j] * M[j];
+    P[i] = p;
+}
+"""
+
+
+def test_a_halo_whose_loaders_returned_early_is_told_about_the_return_first():
+    """Red team 12-07 (PMPP's tiled 1-D convolution): the kernel loads its halo, but the threads that load the last
+    block's left halo returned at `if (i >= n) return;`; the hint explained how to load a halo and named the return
+    only at its end."""
+    module = cuda.RawModule(code=CONV1D_EARLY_RETURN, backend="cpu", sanitize=True)
+    module.get_global("M")[...] = np.array([1, 2, 3, 2, 1], np.float32).view(np.uint8)
+    with pytest.raises(cuda.KernelError) as info:
+        module.get_function("conv")((16,), (64,), (rand(1000), zeros(1000), i32(1000)))
+    hint = str(info.value).split("hint:", 1)[1]
+    assert hint.lstrip().startswith("The kernel loads N_ds at lines 12 to 16, after a return: 24 thread(s) of this "
+                                    "block (the first is thread (40, 0, 0)) returned at line 9, before the "
+                                    "__syncthreads() at line 17"), hint

@@ -6829,10 +6829,20 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         hint = mismatch  # `reduce6<float, 256, false>` launched with 128 threads a block
     if fault.exited_count and kind in (UNINITIALIZED, RACE, GLOBAL_RACE, UNINITIALIZED_LOCAL, WARP_EXITED):
         returned = _xyz(fault.exited_thread)
-        hint += (f" Also: {fault.exited_count} thread(s) of this block (the first is thread {returned}) returned at "
-                 f"line {fault.exited_line}, before the __syncthreads() at line {fault.exited_barrier}, so they did "
-                 "no work past that `return`, loads into shared memory included: put the return after the barrier "
-                 "and guard only the work.")
+        said = (f"{fault.exited_count} thread(s) of this block (the first is thread {returned}) returned at "
+                f"line {fault.exited_line}, before the __syncthreads() at line {fault.exited_barrier}, so they did "
+                "no work past that `return`, loads into shared memory included")
+        array = _array_of(element) if element else ""
+        loads = [n for n in range(fault.exited_line + 1, min(fault.exited_barrier, len(source.lines) + 1))
+                 if array and re.search(rf"\b{re.escape(array)}\s*\[[^;]*\]\s*=(?!=)", source.line_text(n))] \
+            if kind == UNINITIALIZED and 0 < fault.exited_line < fault.exited_barrier else []
+        if loads:  # the kernel loads the array, after the return: the threads that would have loaded it returned
+            where = f"line {loads[0]}" if len(loads) == 1 else f"lines {loads[0]} to {loads[-1]}"
+            hint = (f"The kernel loads {array} at {where}, after a return: {said}. Put the return after the barrier "
+                    "(every thread loads its part of the tile, 0 past the data's end) and guard only the work, "
+                    f"`if (i < n) ...`. If {element} is one no thread loads even then: {hint}")
+        else:
+            hint += f" Also: {said}: put the return after the barrier and guard only the work."
     where = f"block {block}, thread {thread}" if block is not None else "before the first thread ran"
     if line:
         where += f", line {line}{_called_at(chain) if chain and chain[0] == line else ''}: {source.line_text(line)}"
