@@ -6838,7 +6838,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             if kind == UNINITIALIZED and 0 < fault.exited_line < fault.exited_barrier else []
         if loads:  # the kernel loads the array, after the return: the threads that would have loaded it returned
             where = f"line {loads[0]}" if len(loads) == 1 else f"lines {loads[0]} to {loads[-1]}"
-            hint = (f"The kernel loads {array} at {where}, after a return: {said}. Put the return after the barrier "
+            hint = (f"The kernel loads {array} at {where}, after a return: {said}: put the return after the barrier "
                     "(every thread loads its part of the tile, 0 past the data's end) and guard only the work, "
                     f"`if (i < n) ...`. If {element} is one no thread loads even then: {hint}")
         else:
