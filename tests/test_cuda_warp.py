@@ -732,3 +732,34 @@ extern "C" __global__ void k(int* o, const signed char* c, const short* s, const
     widened((1,), (32,), (out, c, s, np.ones(32, bool)))
     down = np.append(np.arange(1, 32), 31)  # (lane 31 gets its own value)
     np.testing.assert_array_equal(out, -100 + down + 1 + 1)
+
+
+_MASKS_DISAGREE = r"""
+extern "C" __global__ void halves(const int* in, int* out) {
+    int lane = threadIdx.x % 32;
+    unsigned m = lane < 16 ? 0x0000ffffu : 0xffffffffu;
+    out[lane] = __shfl_sync(m, in[lane], lane % 16);
+}
+extern "C" __global__ void rounds(const int* in, int* out) {
+    int v = 0;
+    for (int j = 0; j < in[threadIdx.x]; j++) v += __shfl_sync(0xffffffff, j, 0);
+    out[threadIdx.x] = v;
+}
+"""
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_a_lane_that_made_the_call_with_another_mask_or_fewer_times_is_named_so(sanitize):
+    """Red team 12-07: lanes 0-15 passing 0x0000ffff and lanes 16-31 0xffffffff to one shuffle, and lanes going round
+    a loop of shuffles a different number of times, were both told that lane 0 'skipped the call, inside an if?'."""
+    module = cuda.RawModule(code=_MASKS_DISAGREE, backend="cpu", sanitize=sanitize)
+    x, out = (np.arange(32) % 3 + 1).astype(np.int32), np.zeros(32, np.int32)
+    with pytest.raises(cuda.KernelError, match=r"(?s)names lane 0 \(thread \(0, 0, 0\)\), but that lane made this call "
+                                               r"with mask 0x0000ffff, met the lanes of its own mask.*hint: Give every "
+                                               r"lane of the call the same mask"):
+        module.get_function("halves")((1,), (32,), (x, out))
+    with pytest.raises(cuda.KernelError, match=r"(?s)names lane 0 \(thread \(0, 0, 0\)\), but that lane made this call "
+                                               r"fewer times than thread \(1, 0, 0\).*a loop around the call runs a "
+                                               r"different number of times.*hint: Make every lane of the mask go round "
+                                               r"the loop the same number of times"):
+        module.get_function("rounds")((1,), (32,), (x, out))

@@ -6791,6 +6791,28 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     "`unsigned lanes = min(32u, blockDim.x - threadIdx.x / 32 * 32); unsigned mask = lanes == 32 ? "
                     "0xffffffffu : (1u << lanes) - 1;` (for a 1-D block), or __activemask() where all of them "
                     "are together.")
+        elif kind == WARP_EXITED and fault.length == line and line and fault.address & 0xFFFFFFFF != fault.mask:
+            # the lane made this very call, with another mask: it met the lanes of its own mask, and went on
+            theirs = fault.address & 0xFFFFFFFF
+            what = (f"calls {call}, which names lane {lane} (thread {other}), but that "
+                    f"lane made this call with mask {theirs:#010x}, met the lanes of its own mask and finished the "
+                    "kernel: the lanes of one call must pass the same mask, so the lanes of this one wait for it")
+            hint = (f"Give every lane of the call the same mask: the lanes it names, each of which passes that mask "
+                    f"(here the lanes pass {fault.mask:#010x} or {theirs:#010x}). For the lanes that take part, "
+                    "`unsigned mask = __ballot_sync(0xffffffff, condition);` before the if, then the call with that "
+                    "mask inside it; or 0xffffffff where the whole warp reaches the call.")
+        elif kind == WARP_EXITED and fault.length == line and line:
+            # the lane made this call too, fewer times: a loop around the call with a different count per lane
+            more = fault.address >> 32
+            more_text = f" ({more} time{'s' * (more != 1)} more so far)" if 0 < more < 1 << 31 else ""
+            what = (f"calls {call}, which names lane {lane} (thread {other}), but that lane made this call fewer "
+                    f"times than thread {thread}{more_text} and finished "
+                    "the kernel: a loop around the call runs a different number of times in different lanes, so "
+                    "the lanes of the mask wait for one that never comes")
+            hint = ("Make every lane of the mask go round the loop the same number of times (the largest count in "
+                    "the warp: `for (int j = 0; j < most; j++)` with the work guarded, `j < mine ? ... : 0`), or "
+                    "take the call out of the loop; `unsigned mask = __ballot_sync(__activemask(), j < mine);` at "
+                    "the top of each round names the lanes still in it.")
         elif kind == WARP_EXITED:
             what = (f"calls {call}, which names lane {lane} (thread {other}), but that thread finished the kernel "
                     "without reaching the call (it skipped it, inside an if?): the lanes of the mask wait for it")

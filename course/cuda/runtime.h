@@ -5406,6 +5406,11 @@ struct __cc_fiber {
     int predicate;      // its argument to __syncthreads_count/_and/_or
     int wop, warg, wwidth, wsize;  // a warp-level call: which, its lane argument, width, value size
     unsigned wmask;     // the call's mask
+    // The warp-level calls it completed in this block: how many, the last one's line and mask (a lane that
+    // called with another mask, or went round a loop of calls fewer times, is named so: __cc_warp_fault)
+    unsigned wcalls;
+    int wdone_line;
+    unsigned wdone_mask;
     unsigned char wvalue[32], wresult[32];  // what the lane brings, what it gets back
     char* stack_low;    // lowest usable byte of its stack (the guard page lies below)
     char* stack_high;
@@ -5742,6 +5747,12 @@ __attribute__((noreturn)) __CC_RT void __cc_warp_fault(int kind, __cc_fiber* f, 
         out->other_thread[0] = o->tid.x, out->other_thread[1] = o->tid.y, out->other_thread[2] = o->tid.z;
         out->other_line = o->state == __CC_DONE ? o->returned_line : o->barrier_line;
         out->other_op = o->state == __CC_DONE ? -1 : o->state == __CC_WAITING ? -2 : o->wop;
+        if (kind == __CC_WARP_EXITED && o->state == __CC_DONE) {
+            // what the lane that finished did: the warp-level calls it completed (bits 0-31: how many more the
+            // waiting lane has made than it, signed), the last one's line and mask
+            out->length = (int64_t)o->wdone_line;
+            out->address = (uint64_t)o->wdone_mask | (uint64_t)(uint32_t)(f->wcalls - o->wcalls) << 32;
+        }
     } else {
         out->other_op = -3;  // no such thread: the block's last warp is partial
     }
@@ -5923,7 +5934,11 @@ __CC_RT bool __cc_resolve_warps(int threads, bool converge) {
                 memcpy(g->wresult, &result, 4);
             }
             for (int k = 0; k < 32; k++)  // (the exited lanes stay done)
-                if (mask >> k & 1) __cc_fibers[base + k].state = __CC_RUNNABLE, w->warp_waiting--;
+                if (mask >> k & 1) {
+                    __cc_fiber* g = &__cc_fibers[base + k];
+                    g->state = __CC_RUNNABLE, w->warp_waiting--;
+                    g->wcalls++, g->wdone_line = g->barrier_line, g->wdone_mask = g->wmask;
+                }
             // Only __syncwarp (a tile's sync(), CUB's warp collectives) orders memory among the lanes it
             // names: a shuffle, a vote or a match exchanges registers and waits for the lanes, but a store
             // before it and another lane's load after it stay unordered (the compiler may move the load
@@ -6050,6 +6065,7 @@ __CC_RT void __cc_run_block_as_fibers(__cc_worker* w, int threads) {
         f->tid = {t % b.x, t / b.x % b.y, t / (b.x * b.y)};
         f->state = __CC_RUNNABLE;
         f->returned_line = 0;
+        f->wcalls = 0, f->wdone_line = 0, f->wdone_mask = 0;
         f->spins = 0, f->spin_line = 0, f->stepping = 0;
         memset(f->if_tests, 0, sizeof f->if_tests), memset(f->if_taken, 0, sizeof f->if_taken);
         if (!f->parked) __cc_fiber_prepare_stack(f, __cc_fiber_entry);  // (a block that faulted left it anywhere)
