@@ -577,6 +577,9 @@ extern "C" __global__ void down_literal(const float* in, float* out) {
     v += __shfl_down_sync(0xffffffff, v, 32);  // LITERAL
     out[threadIdx.x] = v;
 }
+extern "C" __global__ void xor_width(const int* in, int* out) {
+    out[threadIdx.x] = __shfl_xor_sync(0xffffffff, in[threadIdx.x], 16, 16);  // XOR WIDTH
+}
 extern "C" __global__ void half_width(const float* in, float* out) {
     float v = in[threadIdx.x];
     for (unsigned s = 16; s >= 1; s /= 2)
@@ -602,6 +605,10 @@ extern "C" __global__ void right(const float* in, float* out, int w) {
                      "first step reaches outside the warp, so every lane gets its own value back",
         line("LITERAL"): "__shfl_down_sync reads from lane + 32: its step `32` reaches outside the warp",
         line("WIDTH"): "__shfl_down_sync reads from lane + 16: the loop at line",
+        # (PTX's butterfly reads an earlier group: lanes 16 to 31 get lanes 0 to 15, not their own values)
+        line("XOR WIDTH"): "__shfl_xor_sync reads from lane ^ 16: its step `16` reaches outside its group of 16 lanes "
+                           "(width 16), so a lane whose lane ^ 16 lies in a later group gets its own value back, and "
+                           "one whose partner lies in an earlier group gets that lane's value (lane 16 gets lane 0's)",
     }
     for number, text in expected.items():
         assert any(f"line {number}: {text}" in m for m in messages), (number, messages)
@@ -610,6 +617,9 @@ extern "C" __global__ void right(const float* in, float* out, int w) {
                    for number in range(line("WIDTH") + 1, len(source.split("\n")) + 1))
     out = np.zeros(2, np.float32)
     module.get_function("right")((1,), (64,), (np.ones(64, np.float32), out, 32))
+    lanes = np.zeros(32, np.int32)
+    module.get_function("xor_width")((1,), (32,), (np.arange(32, dtype=np.int32), lanes))
+    np.testing.assert_array_equal(lanes, np.r_[np.arange(16), np.arange(16)])
 
 
 def test_a_tile_method_called_by_some_lanes_only_is_named_as_written():

@@ -1051,9 +1051,17 @@ def _idle_shuffle_warnings(source: Source) -> list[str]:
         lanes = {"__shfl_down_sync": "lane + ", "__shfl_up_sync": "lane - ", "__shfl_xor_sync": "lane ^ "}[call.group(1)]
         group = "the warp" if width == 32 else f"its group of {width} lanes (width {width})"
         half = "16 (warpSize / 2)" if width == 32 else f"{width // 2} (width / 2)"
-        found.append(f"line {line}: {call.group(1)} reads from {lanes}{first}: {where} reaches outside {group}, so every "
-                     f"lane gets its own value back (a GPU does that; `v += ...` then doubles v). A reduction's steps are "
-                     f"half the width and down: start at {half}."
+        outcome = ("every lane gets its own value back (a GPU does that; `v += ...` then doubles v)")
+        if call.group(1) == "__shfl_xor_sync" and first & 31:
+            if width == 32:
+                continue  # (lane ^ 48 is lane ^ 16 on a GPU: the lane mask's low 5 bits)
+            # PTX's butterfly reads a lane of an earlier group, and gives a lane whose partner lies in a later one
+            # its own value
+            outcome = (f"a lane whose {lanes}{first} lies in a later group gets its own value back, and one whose "
+                       f"partner lies in an earlier group gets that lane's value (lane {first & 31} gets lane 0's): "
+                       "none gets a lane of its own group")
+        found.append(f"line {line}: {call.group(1)} reads from {lanes}{first}: {where} reaches outside {group}, so "
+                     f"{outcome}. A reduction's steps are half the width and down: start at {half}."
                      f"\n    {line}: {source.lines[line - 1].strip() if line <= len(source.lines) else ''}")
     return found
 
