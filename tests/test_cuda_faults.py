@@ -5358,3 +5358,29 @@ def test_cpp_layers_keep_their_checks_and_compile_as_nvcc_compiles_them():
     for helper in (0, 1):
         module.get_function("by_reference")((1,), (32,), (vectors, result, helper))
         np.testing.assert_array_equal(result, np.roll(vectors, -1, axis=0))
+
+
+def test_sizeof_of_a_pointer_variable_is_warned_about_and_element_sizes_are_not():
+    """Red team 12-07: `malloc(sizeof(a))` and `memset(p, 0, sizeof(p))` take a pointer's size (8 bytes on a GPU, 32
+    here, where a pointer carries its bounds): on a GPU they overrun, here they ran clean. A warning names them."""
+    source = r"""
+extern "C" __global__ void heap(float* out, int n) {
+    float* a = (float*)malloc(sizeof(a));
+    for (int i = 0; i < n; i++) a[i] = i;
+    out[threadIdx.x] = a[n - 1] + sizeof(*a) + sizeof(a[0]) + sizeof out[0];
+    free(a);
+}
+__device__ void clear(float* p) { memset(p, 0, sizeof(p)); }
+extern "C" __global__ void local(float* out) {
+    float buf[8];
+    memset(buf, 0, sizeof(buf));
+    clear(buf);
+    out[threadIdx.x] = buf[7];
+}
+"""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cuda.RawModule(code=source, backend="cpu", sanitize=False).get_function("local")((1,), (1,), (np.zeros(1, np.float32),))
+    messages = [str(w.message) for w in caught if issubclass(w.category, cuda.KernelWarning) and "sizeof" in str(w.message)]
+    assert [re.search(r"line (\d+): sizeof\((\w+)\)", m).groups() for m in messages] == [("3", "a"), ("8", "p")], messages
+    assert "the size of the pointer a (8 bytes on a GPU" in messages[0] and "multiply by sizeof(a[0])" in messages[0]
