@@ -940,3 +940,54 @@ def test_a_halo_whose_loaders_returned_early_is_told_about_the_return_first():
     assert hint.lstrip().startswith("The kernel loads N_ds at lines 12 to 16, after a return: 24 thread(s) of this "
                                     "block (the first is thread (40, 0, 0)) returned at line 9, before the "
                                     "__syncthreads() at line 17"), hint
+
+
+CONV2D_TILED = r"""
+#define FILTER_RADIUS 2
+#define IN_TILE_DIM 32
+#define OUT_TILE_DIM ((IN_TILE_DIM) - 2*(FILTER_RADIUS))
+__constant__ float F_c[2*FILTER_RADIUS+1][2*FILTER_RADIUS+1];
+extern "C" __global__ void conv2d(float *N, float *P, int width, int height) {
+    int col = blockIdx.x*OUT_TILE_DIM + threadIdx.x - FILTER_RADIUS;
+    int row = blockIdx.y*OUT_TILE_DIM + threadIdx.y - FILTER_RADIUS;
+    __shared__ float N_s[IN_TILE_DIM][IN_TILE_DIM];
+    if (row >= 0 && row < height && col >= 0 && col < width) {
+        N_s[threadIdx.y][threadIdx.x] = N[row*width + col];
+    } else {
+        N_s[threadIdx.y][threadIdx.x] = 0.0;
+    }
+    __syncthreads();
+    int tileCol = threadIdx.x - FILTER_RADIUS;
+    int tileRow = threadIdx.y - FILTER_RADIUS;
+    if (col >= 0 && col < width && row >= 0 && row < height) {
+        if (tileCol >= 0 && tileCol < OUT_TILE_DIM && tileRow >= 0 && tileRow < OUT_TILE_DIM) {  // OUTPUT TILE
+            float Pvalue = 0.0f;
+            for (int fRow = 0; fRow < 2*FILTER_RADIUS+1; fRow++)
+                for (int fCol = 0; fCol < 2*FILTER_RADIUS+1; fCol++)
+                    Pvalue += F_c[fRow][fCol]*N_s[tileRow+fRow][tileCol+fCol];
+            P[row*width+col] = Pvalue;
+        }
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("bug", [False, True])
+def test_a_tiles_output_test_with_less_or_equal_is_named_above_the_loops_that_fault(bug):
+    """Red team 12-07 (PMPP's 2-D tiled convolution): `tileCol <= OUT_TILE_DIM` four lines above the read past the
+    tile was not seen (the search stopped three lines up), and the hint said to guard the read."""
+    source = CONV2D_TILED.replace("tileCol < OUT_TILE_DIM", "tileCol <= OUT_TILE_DIM") if bug else CONV2D_TILED
+    module = cuda.RawModule(code=source, backend="cpu", sanitize=True)
+    taps = np.random.default_rng(1).random((5, 5)).astype(f32)
+    module.get_global("F_c")[...] = taps.view(np.uint8).ravel()
+    image, out = np.random.default_rng(2).random((40, 50)).astype(f32), np.zeros((40, 50), f32)
+    launch = lambda: module.get_function("conv2d")((2, 2), (32, 32), (image, out, i32(50), i32(40)))
+    if not bug:
+        launch()
+        padded = np.pad(image, 2)
+        want = sum(taps[r, c] * padded[r:r + 40, c:c + 50] for r in range(5) for c in range(5))
+        np.testing.assert_allclose(out[:28, :28], want[:28, :28], rtol=1e-5)
+        return
+    with pytest.raises(cuda.KernelError, match=r"(?s)hint: Index 32 is one past the last element, and line 19 compares "
+                                               r"with <= \(`tileCol <= OUT_TILE_DIM`\)"):
+        launch()

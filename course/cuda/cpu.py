@@ -519,6 +519,9 @@ def _clean_compiler_output(text: str, build_dir: str, header_dir: Path | None = 
     text = re.sub(r"__cc_ptr<(.+?)>", r"\1*", text)  # checked pointers are plain pointers to the learner
     text = re.sub(r"__cc_array_view<(.+?)>", r"\1", text)  # and checked arrays plain arrays
     text = re.sub(r"__cc_value_t<(\w+)>", r"\1", text)
+    # (a shuffle's return type, as g++ prints the alias of a candidate: the value's type)
+    text = re.sub(r"__cc_shuffled_t<(?:typename std::remove_cv<typename std::remove_reference<\w+>::type>::type|"
+                  r"__cc_value_t<\w+>|\w+)>", "T", text)
     text = re.sub(r"\(\(const __cc_store<[^>]*>\*\)this\)->__cc_store<[^>]*>::ref", "an element of a const array",
                   text)  # `x[i] = 1.0f;` into a `const float* x`
     text = re.sub(r"\b__cc_raw_(\w+)", r"\1", text)  # a __shared__ array's storage: its own name
@@ -2204,12 +2207,12 @@ def _index_names(source: Source, line: int) -> set[str]:
 
 def _one_past_the_end(source: Source, line: int | None, index: int, length: int) -> str | None:
     """For an access one past the last element: the hint that names the nearest `i <= n` on `line`
-    or the three lines before it (an `if` guard or a loop's condition that lets the index reach the
+    or the seven lines before it (an `if` guard or a loop's condition that lets the index reach the
     size, or an early `if (i > n) return;`); None for another index, or with no such comparison in sight."""
     if not line or not length or index != length:
         return None
     indexed = _index_names(source, line)
-    for at in range(line, max(0, line - 4), -1):
+    for at in range(line, max(0, line - 8), -1):  # (the if around a tile's loops, PMPP's `tileCol <= OUT_TILE_DIM`)
         for found in re.finditer(r"(?:[\w.\[\]]+\s*[-+*/%]\s*)*[\w.\[\]]*[\w\])]\s*<=\s*"
                                  r"([\w(][\w.\->\[\]()*+/ ]*?)(?=\s*(?:[;)&|]|$))",
                                  source.line_text(at)):
