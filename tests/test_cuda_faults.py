@@ -5384,3 +5384,29 @@ extern "C" __global__ void local(float* out) {
     messages = [str(w.message) for w in caught if issubclass(w.category, cuda.KernelWarning) and "sizeof" in str(w.message)]
     assert [re.search(r"line (\d+): sizeof\((\w+)\)", m).groups() for m in messages] == [("3", "a"), ("8", "p")], messages
     assert "the size of the pointer a (8 bytes on a GPU" in messages[0] and "multiply by sizeof(a[0])" in messages[0]
+
+
+def test_the_samples_shared_memory_specializations_each_with_its_own_extern_array_are_no_aliasing():
+    """cuda-samples' simpleTemplates: `SharedMemory<int>::getPointer` and `SharedMemory<float>::getPointer` each
+    declare their own extern __shared__ array; one name for both methods made them one function here, which 'used
+    two extern __shared__ arrays' (red team 12-07)."""
+    source = r"""
+template <typename T> struct SharedMemory { __device__ T* getPointer() { return 0; } };
+template <> struct SharedMemory<int> { __device__ int* getPointer() { extern __shared__ int s_int[]; return s_int; } };
+template <> struct SharedMemory<float> { __device__ float* getPointer() { extern __shared__ float s_float[]; return s_float; } };
+template <class T> __global__ void testKernel(T* g_idata, T* g_odata) {
+    SharedMemory<T> smem;
+    T* sdata = smem.getPointer();
+    sdata[threadIdx.x] = g_idata[threadIdx.x];
+    __syncthreads();
+    g_odata[threadIdx.x] = sdata[31 - threadIdx.x];
+}
+"""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        module = cuda.RawModule(code=source, name_expressions=["testKernel<float>", "testKernel<int>"], backend="cpu")
+        for dtype, name in ((np.float32, "testKernel<float>"), (np.int32, "testKernel<int>")):
+            x, y = np.arange(32, dtype=dtype), np.zeros(32, dtype)
+            module.get_function(name)((1,), (32,), (x, y), shared_mem=128)
+            np.testing.assert_array_equal(y, x[::-1])
+    assert not [w for w in caught if issubclass(w.category, cuda.KernelWarning)], [str(w.message) for w in caught]

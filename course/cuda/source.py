@@ -2270,7 +2270,10 @@ def parse(text: str, options=()) -> Source:
     # that comes before every use of the other, and no loop around uses of both.)
     aliased_shared = []
     for f in functions:
-        used = sorted({n for n in dynamic_shared if n in bodies.get(f.name, ())}, key=lambda n: dynamic_lines[n][0])
+        # (this body's own names: explicit specializations share their name, `SharedMemory<int>::getPointer` and
+        # `SharedMemory<float>::getPointer` of the CUDA samples, each with its own array)
+        own = {t.text for t in tokens[f.body[0]:f.body[1]] if t.kind == "ident"} if f.body else set()
+        used = sorted({n for n in dynamic_shared if n in own}, key=lambda n: dynamic_lines[n][0])
         if f.body and len(used) > 1 and not _used_in_phases(tokens, f.body, used):
             aliased_shared.append((f.name, tuple(used), tuple(dynamic_lines[n][0] for n in used),
                                    tuple(dynamic_lines[n][1] for n in used)))
