@@ -5410,3 +5410,9 @@ template <class T> __global__ void testKernel(T* g_idata, T* g_odata) {
             module.get_function(name)((1,), (32,), (x, y), shared_mem=128)
             np.testing.assert_array_equal(y, x[::-1])
     assert not [w for w in caught if issubclass(w.category, cuda.KernelWarning)], [str(w.message) for w in caught]
+
+
+def test_a_tile_named_tile_is_said_once():
+    from course.cuda import cpu
+
+    assert (cpu._the_tile("tile"), cpu._the_tile("Tile"), cpu._the_tile("As")) == ("the tile", "the tile", "the tile As")

@@ -2205,6 +2205,11 @@ def _index_names(source: Source, line: int) -> set[str]:
     return names
 
 
+def _the_tile(name: str) -> str:
+    """`the tile tile` said once: "the tile", "the tile As"."""
+    return "the tile" if name.lower() == "tile" else f"the tile {name}"
+
+
 def _one_past_the_end(source: Source, line: int | None, index: int, length: int) -> str | None:
     """For an access one past the last element: the hint that names the nearest `i <= n` on `line`
     or the seven lines before it (an `if` guard or a loop's condition that lets the index reach the
@@ -2579,11 +2584,11 @@ def _tile_edge(source: Source, line: int | None, name: str) -> str | None:
         # `xs[tx] = x[t * T + tx]` into `__shared__ float xs[T]`: tiles of a vector (T is the tile's length, no row's)
         bound = re.search(rf"\b{re.escape(row)}\s*\*\s*{re.escape(width)}\s*\+\s*[\w.]+\s*<\s*(\w+)", source.text)
         size = bound.group(1) if bound else "n"
-        return (f"This line loads the tile {target.group(1)} from {name}, {width} elements at a time, and the last tile "
+        return (f"This line loads {_the_tile(target.group(1))} from {name}, {width} elements at a time, and the last tile "
                 f"reaches past the end of {name} where its length is no multiple of {width}. Load 0 there: `{tile} = "
                 f"({subscript.strip()} < {size}) ? {name}[{subscript.strip()}] : 0.0f;` ({size}: the length of {name}), "
                 "with the barriers outside the condition.")
-    return (f"This line loads the tile {target.group(1)} from {name}, and at the matrix's edge (a size that is no "
+    return (f"This line loads {_the_tile(target.group(1))} from {name}, and at the matrix's edge (a size that is no "
             f"multiple of the tile) the tile reaches past it: the row `{row}` or the column `{column}` is past the "
             f"matrix. Load 0 there: `{tile} = ({row} < rows && {column} < {width}) ? {name}[{subscript.strip()}] : "
             f"0.0f;` (rows: the matrix's row count, {width} for a square one), with the barriers outside the condition.")
