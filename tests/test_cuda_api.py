@@ -567,6 +567,12 @@ HOST_ONLY = [  # (source, what the message names): device code using host code, 
     ("__global__ void fill(float* x) { x[threadIdx.x] = 1; }\n"
      "extern \"C\" __global__ void k(float* x) { fill(x); }",
      r"uses the __global__ function fill as a function: a kernel is launched from the host"),
+    # (red team 12-07: these ended the Python process running the kernel)
+    *[(f"#include <cstdlib>\nextern \"C\" __global__ void k(float* x) {{ if (x[0] == 7) {call}; x[1] = 1; }}",
+       rf"line 2: the __global__ function k uses {re.escape(shown)}\(\) \(a host library function\)")
+      for call, shown in (("std::exit(6)", "std::exit"), ("::exit(5)", "::exit"), ("quick_exit(2)", "quick_exit"),
+                          ("_Exit(4)", "_Exit"), ("__builtin_abort()", "__builtin_abort"), ("std::abort()", "std::abort"),
+                          ("raise(15)", "raise"), ("kill(0, 9)", "kill"))],
 ]
 
 DEVICE_ONLY = r"""

@@ -2861,6 +2861,11 @@ _HOST_LIBRARY = {
     "atoi": "numbers converted on the host and passed in", "atof": "numbers converted on the host and passed in",
     "strtol": "numbers converted on the host and passed in", "strtof": "numbers converted on the host and passed in",
     "qsort": "a sort written for the kernel (or sort on the host)", "abort": "__trap() to stop the kernel",
+    # (what would end or signal the Python process running the CPU backend)
+    "quick_exit": "__trap() to stop the kernel, or return from it", "_Exit": "__trap() to stop the kernel, or return "
+    "from it", "_exit": "__trap() to stop the kernel, or return from it", "__builtin_abort": "__trap() to stop the kernel",
+    "raise": "__trap() to stop the kernel", "kill": "__trap() to stop the kernel", "signal": "nothing: kernels have no "
+    "signals", "system": "work done on the host, before or after the launch", "fork": "the kernel's own threads",
     # the CUDA runtime's host API (a kernel's own allocation comes from the device heap)
     "cudaMalloc": "an array allocated on the host (np.zeros, or xp.zeros for the GPU) and passed in, or malloc(bytes) "
                   "in the kernel (the device heap)",
@@ -3136,6 +3141,10 @@ def _host_only_uses(tokens: list[Token], functions: list, known_types: set,
                 what = (f"std::{t.text} (constexpr host code of the C++ library: nvcc allows it in device code "
                         "only with the option --expt-relaxed-constexpr)")
                 fix = f"use {_HOST_CONSTEXPR_STD[t.text]}"
+            elif following == "(" and t.text in _HOST_LIBRARY and t.text not in host_functions and (in_std or (
+                    previous == "::" and (k < 2 or tokens[k - 2].kind != "ident"))):  # `std::exit(1)`, `::exit(1)`
+                what = f"{'std' if in_std else ''}::{t.text}() (a host library function)"
+                fix = f"use {_HOST_LIBRARY[t.text]}"
             elif previous in (".", "->") and following == "(" and t.text in host_members:
                 what = f"the member function {t.text} (line {host_members[t.text]}), which is declared without __device__"
                 fix = f"declare it __device__ {t.text}(...) (or __host__ __device__ to call it from both sides)"
