@@ -257,6 +257,18 @@ def test_constant_memory_and_vector_types():
     assert (rgba[..., 3] == 255).all() and not rgba[..., :3].any()
 
 
+@pytest.mark.parametrize("sanitize", [False, True])
+@pytest.mark.parametrize("conversion, argument", [("%n", "c + n"), ("%lln", "(long long*)(c + 3)")])
+def test_printf_with_n_is_refused_before_it_writes_anywhere(sanitize, conversion, argument):
+    """Red team 12-07: `printf("abc%n", c + 1000000)` wrote 3 a million ints past a 4-int array, unchecked. CUDA's
+    printf has no %n."""
+    source = f'extern "C" __global__ void k(int* c, int n) {{ printf("abc{conversion}\\n", {argument}); }}'
+    whole = np.zeros(16, np.int32)
+    with pytest.raises(cuda.KernelError, match=rf"called printf with {conversion}, which CUDA's printf does not have"):
+        cuda.RawKernel(source, "k", backend="cpu", sanitize=sanitize)((1,), (1,), (whole[:4], np.int32(8)))
+    assert not whole.any()
+
+
 def test_printf_output_is_capped():
     source = r"""
     extern "C" __global__ void chatter() { printf("%0100d\n", threadIdx.x); }"""

@@ -3565,6 +3565,12 @@ def _printf_message(fault: _Fault) -> tuple[str, str]:
     want, got, spec = fault.text.decode(errors="replace").split("|", 2)
     n = fault.index
     nth = f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+    if want == "n":  # C's %n (runtime.h refuses it before printf runs: it would write through its argument)
+        what = f"called printf with {spec}, which CUDA's printf does not have"
+        hint = ("C's %n stores the number of characters printed so far through its argument, a pointer; CUDA's "
+                "printf has no %n (its conversions are c d i o u x X p e E f g G a A s), and here it would write "
+                "where the pointer points, unchecked. Count the characters yourself, or leave %n out.")
+        return what, hint
     if got == "-":
         what = (f"called printf with a format that asks for at least {n} value{'s' * (n != 1)} ({spec} takes the "
                 f"{nth}), but the call passes {fault.count}")

@@ -7991,6 +7991,15 @@ __attribute__((noinline)) __CC_RT unsigned long long __cc_printf_check(const cha
         while (*c && strchr("hlLqjzZt", *c)) longs += *c == 'l', wide |= strchr("qjzZt", *c) != nullptr, c++;
         if (!*c) break;
         char conversion = *c;
+        if (conversion == 'n') {  // (C's %n writes the count through its argument: CUDA's printf has no %n)
+            __cc_fault* f = __cc_fault_out;
+            int length = (int)(c - start + 1);
+            snprintf(f->text, sizeof f->text, "n|n|%.*s", length > 60 ? 60 : length, start);
+            f->index = next + wanted + 1;
+            f->count = count;
+            f->code_offset = __cc_code_offset(__builtin_return_address(0));
+            __cc_fail(__CC_BAD_PRINTF, 0);
+        }
         bool eight = wide || longs >= 2 || (longs == 1 && sizeof(long) == 8);
         want[wanted++] = strchr("diouxX", conversion) ? (eight ? 'l' : 'i') : conversion == 'c' ? 'i'
                        : strchr("eEfFgGaA", conversion) ? 'f' : conversion == 's' ? 's' : conversion == 'p' ? 'p' : 0;
