@@ -5220,19 +5220,30 @@ extern "C" __global__ void wrap(int* out, int n, int w) {
 extern "C" __global__ void ratio(const int* a, const int* b, int* out) {
     out[threadIdx.x] = a[threadIdx.x] / b[threadIdx.x];
 }
+extern "C" __global__ void inverse(int* out, int n) {
+    out[threadIdx.x] = 1 / (n - 3);  // ONE OVER
+}
 """
     module = cuda.RawModule(code=source, backend="cpu")
-    with pytest.raises(cuda.KernelError, match=r"arithmetic fault") as info:
+    with pytest.raises(cuda.KernelError, match=r"made an integer division by zero") as info:
         module.get_function("wrap")((1,), (4,), (np.zeros(4, np.int32), 4, 0))
     assert (f"hint: `w` is 0 in this launch (the argument passed for it), and line {line_of('DIV', source)} divides by "
             "it: pass the size you meant, or guard the divisor (`if (w != 0)`)") in str(info.value)
-    with pytest.raises(cuda.KernelError, match=r"arithmetic fault") as info:
+    with pytest.raises(cuda.KernelError, match=r"made an integer division by zero") as info:
         module.get_function("ratio")((1,), (4,), (np.ones(4, np.int32), np.array([1, 2, 0, 4], np.int32),
                                                   np.zeros(4, np.int32)))
     assert "hint: An integer division or remainder by zero" in str(info.value) and info.value.thread == (2, 0, 0)
     out = np.zeros(4, np.int32)
     module.get_function("wrap")((1,), (4,), (out, 4, 3))  # the twin: a real width
     assert out.tolist() == [0, 1, 2, 1]
+    # `1 / d`: GCC computes it without a division, so without the CPU's trap (red team 12-07: it gave 0, silently)
+    for sanitize in (False, True):
+        with pytest.raises(cuda.KernelError, match=r"made an integer division by zero") as info:
+            cuda.RawModule(code=source, backend="cpu", sanitize=sanitize).get_function("inverse")(
+                (1,), (4,), (out, np.int32(3)))
+        assert info.value.line == line_of("ONE OVER", source)
+    module.get_function("inverse")((1,), (4,), (out, np.int32(4)))
+    assert out.tolist() == [1, 1, 1, 1]
 
 
 def test_a_template_instance_made_for_another_block_size_than_the_launch_is_told_which_to_launch():

@@ -219,7 +219,9 @@ def _platform_flags(compiler: str) -> list[str]:
       and its conversion saturates (255 there, 44 on x86), so the kernel would give another answer
       here than on a GPU. The compiler calls runtime.h's handlers there (UBSan's names; its
       runtime is not linked, _compile's -nodefaultlibs), which stop the kernel with the values.
-      It costs a compare or two per shift by a variable count and per conversion."""
+      And integer-divide-by-zero: `1 / d` with d = 0, which GCC computes without a division (so
+      without the CPU's trap), stops the kernel as the trap would.
+      It costs a compare or two per shift by a variable count, per conversion and per division."""
     flags = []
     if platform.machine().lower() in ("x86_64", "amd64") and sys.platform.startswith("linux") and _accepts(
             compiler, "-mtls-dialect=gnu2", "static thread_local int t; extern \"C\" int f() { return ++t; }\n"):
@@ -264,7 +266,7 @@ def _uninitialized_index(index: int) -> str | None:
             "Give the variable a value on every path (`int j = 0;`, or set it in every branch of the if).")
 
 
-_UNDEFINED_CHECKS = "shift-exponent,float-cast-overflow"
+_UNDEFINED_CHECKS = "shift-exponent,float-cast-overflow,integer-divide-by-zero"
 _UNDEFINED = f"-fsanitize={_UNDEFINED_CHECKS}"
 _FRAME_POINTERS = ("-fno-omit-frame-pointer", "-D__CC_FRAME_POINTERS")
 
@@ -5681,7 +5683,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                signal.SIGSEGV: f"an invalid memory access at address {fault.address:#x}",
                signal.SIGBUS: f"a bus error (invalid or misaligned address {fault.address:#x})",
                signal.SIGILL: "an illegal instruction"}.get(fault.signal, f"signal {fault.signal}")
-        what = f"crashed with {sig}"
+        what = f"crashed with {sig}" if not (fault.signal == signal.SIGFPE and fault.op == 9) else \
+            "made an integer division by zero"
         hint = ("Argument arrays are bounds-checked, so look at pointers made by casts, at __shared__ "
                 "and local arrays indexed out of range, and at divisions.")
         nulls = [p.name for p, a in zip(kernel.params, args) if p.pointer and not a.data]

@@ -7550,7 +7550,34 @@ __CC_RT void __cc_ubsan_recover(int kind, const void* data, const void* value, c
     }
     __cc_ubsan_fail(kind, data, value, other, pc);
 }
+// An integer division or remainder by zero that the compiler would not leave to the CPU's trap (`1 / d`, which
+// GCC computes without dividing): reported as the trap would be (cpu.py's SIGFPE message).
+__CC_RT void __cc_ubsan_divide(bool recover, const void* pc) {
+    if (!__cc_launching || !__cc_me) __builtin_trap();
+    if (recover && __cc_sanitizing) {  // (as __cc_ubsan_recover: a divisor read from unwritten shared memory)
+        if (__cc_shared_races_go()) return;
+        __cc_copy_was_used();
+        if (__cc_pending_set) {
+            __cc_garbage_used = true;
+            return;
+        }
+    }
+    __cc_fault* f = __cc_fault_out;
+    f->signal = SIGFPE;
+    f->op = 9;  // (found by the check, not by the trap: cpu.py says it is a division by zero)
+    f->code_offset = __cc_code_offset(pc);
+    __cc_fail(__CC_SIGNAL, 0);
+}
 #ifndef __CC_WITH_RUNTIME_OBJECT  // (the object's: one definition per module)
+extern "C" __attribute__((used)) void __ubsan_handle_divrem_overflow(void* data, void* lhs, void* rhs) {
+    (void)data, (void)lhs, (void)rhs;
+    __cc_ubsan_divide(true, __builtin_return_address(0));
+}
+extern "C" __attribute__((noreturn, used)) void __ubsan_handle_divrem_overflow_abort(void* data, void* lhs, void* rhs) {
+    (void)data, (void)lhs, (void)rhs;
+    __cc_ubsan_divide(false, __builtin_return_address(0));
+    __builtin_unreachable();
+}
 extern "C" __attribute__((used)) void __ubsan_handle_shift_out_of_bounds(void* data, void* lhs, void* rhs) {
     __cc_ubsan_recover(__CC_BAD_SHIFT, data, lhs, rhs, __builtin_return_address(0));
 }
