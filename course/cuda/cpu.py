@@ -2220,6 +2220,8 @@ def _one_past_the_end(source: Source, line: int | None, index: int, length: int)
         return None
     indexed = _index_names(source, line)
     for at in range(line, max(0, line - 8), -1):  # (the if around a tile's loops, PMPP's `tileCol <= OUT_TILE_DIM`)
+        if at < line and re.match(r"\}|.*\b__(?:global|device)__\b[^;]*\(", source.lines[at - 1]):
+            break  # (not past the function's own start, into the one before)
         for found in re.finditer(r"(?:[\w.\[\]]+\s*[-+*/%]\s*)*[\w.\[\]]*[\w\])]\s*<=\s*"
                                  r"([\w(][\w.\->\[\]()*+/ ]*?)(?=\s*(?:[;)&|]|$))",
                                  source.line_text(at)):
