@@ -624,6 +624,33 @@ def test_a_forked_child_launches_without_the_parents_worker_threads(threads):
     assert_alive()
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_child_forked_while_another_thread_launches_can_launch(threads):
+    """Red team 12-07: a fork while another thread of the parent held the launch lock (inside a launch: a
+    DataLoader worker forked meanwhile) left the child a lock that nothing would release: its first launch waited
+    forever. Here the parent holds the lock itself across the fork."""
+    from course.cuda import cpu
+
+    threads(2)
+    out = np.zeros(3000, np.float32)
+    kernel("fill")((12,), (256,), (out, 1.0, 3000))
+    with cpu._launch_lock, cpu._lock:  # (as another thread inside a launch, or loading a module, would hold them)
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                import signal
+
+                signal.alarm(30)  # a deadlock ends the child, not the test run
+                kernel("fill")((12,), (256,), (out, 2.0, 3000))
+                code = 0 if (out == 2.0).all() else 2
+            finally:
+                os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, f"the child failed: status {status}"
+    assert_alive()
+
+
 def test_a_block_waiting_for_a_later_block_is_explained_by_the_workers_that_ran(threads):
     """Block 0 waits for a flag the last block sets: on one worker it never ends, and the hint says why
     in terms of this launch (one worker thread), not of the sanitizer, which was off."""

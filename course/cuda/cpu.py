@@ -1389,6 +1389,18 @@ _building: dict[tuple, threading.Lock] = {}  # a lock per module being compiled
 _launch_lock = threading.Lock()
 
 
+def _locks_after_fork() -> None:
+    """A process forked while another thread held one of these (a DataLoader worker forked during a launch): the
+    child has only the forking thread, so a lock held by any other would never be released there, and its first
+    launch would wait forever. The child starts with fresh ones (runtime.h restarts its threads: __cc_watch_after_fork)."""
+    global _lock, _launch_lock, _building
+    _lock, _launch_lock, _building = threading.Lock(), threading.Lock(), {}
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_locks_after_fork)
+
+
 def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool = False,
          trace: bool = False) -> Module:
     """The compiled module for `source`: from memory, from the disk cache, or compiled now.
