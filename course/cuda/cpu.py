@@ -580,7 +580,9 @@ def _prebuilt_runtime(compiler: str, flags: list[str]) -> Path | None:
     if folder.is_symlink() or (folder.exists() and folder.stat().st_uid != os.getuid()):
         return None  # not ours: never use it
     if (folder / "runtime.o").exists():
-        return folder
+        if _whole(folder / "runtime.o"):
+            return folder
+        shutil.rmtree(folder, ignore_errors=True)  # cut short: built again below
     build = Path(tempfile.mkdtemp(prefix="runtime-build-", dir=cache))
     try:
         (build / "runtime.h").write_text(header, encoding="utf-8")
@@ -609,6 +611,29 @@ def _prebuilt_runtime(compiler: str, flags: list[str]) -> Path | None:
     finally:
         if build.exists():
             shutil.rmtree(build, ignore_errors=True)
+
+
+def _whole(path: Path) -> bool:
+    """Whether a compiled file of the cache (a module's .so, runtime.o) is whole: an ELF file (Linux) whose section
+    headers, which come last, end within the file. One cut short (a cache folder copied or synced in part, a full
+    disk) made the process die of SIGBUS when loaded, or every later compile fail. Other formats pass (macOS)."""
+    try:
+        with open(path, "rb") as f:
+            header = f.read(64)
+        size = path.stat().st_size
+    except OSError:
+        return False
+    if size == 0:
+        return False
+    if header[:4] != b"\x7fELF":
+        return sys.platform == "darwin" and len(header) >= 4  # (Mach-O: not checked)
+    wide, little = header[4] == 2, header[5] == 1
+    if len(header) < (64 if wide else 52):
+        return False
+    order = "<" if little else ">"
+    offset, (entry, count) = (struct.unpack_from(order + ("Q" if wide else "I"), header, 0x28 if wide else 0x20)[0],
+                              struct.unpack_from(order + "HH", header, 0x3A if wide else 0x2E))
+    return size >= offset + entry * count
 
 
 def _include_folders(options) -> list[str]:
@@ -877,7 +902,7 @@ def _extern_shared_hint(output: str) -> str:
 
 
 def _compile(source: Source, unit: str, flags: list[str], compiler: str, target: Path, kernel: str,
-             folders=()) -> None:
+             folders=(), again: bool = True) -> None:
     """Compile `unit` into the shared library `target`, atomically (no half-written file). `folders`: the -I
     options' (for the advice about a header the compile did not find)."""
     runtime = _prebuilt_runtime(compiler, flags)
@@ -898,6 +923,11 @@ def _compile(source: Source, unit: str, flags: list[str], compiler: str, target:
             raise CompileError(NO_COMPILER) from None
         if done.returncode != 0:
             output = done.stderr or done.stdout
+            if runtime and again and re.search(r"precompiled header|runtime\.o: (?:file too short|file format not "
+                                               r"recognized|error adding symbols)", output):
+                # the cache's prebuilt runtime is damaged (cut short by a full disk, a partial copy): build it again
+                shutil.rmtree(runtime, ignore_errors=True)
+                return _compile(source, unit, flags, compiler, target, kernel, folders, again=False)
             missing = re.search(r"fatal error: ([\w./-]+): No such file or directory", output)
             # A function of the kernel's with the name and parameters of one of CUDA's (rsqrtf(float)):
             # CUDA's are __cc_ functions under their CUDA names here.
@@ -1448,8 +1478,8 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
                  # thread carries on with to show whether a barrier is missing: runtime.h's __cc_ubsan_recover)
                  + ([f"-fsanitize-recover={_UNDEFINED_CHECKS}"] if sanitize and _UNDEFINED in platform_flags else []))
         target = cache_dir() / f"{_cache_key(unit, flags, compiler)}.so"
-        if target.exists() and (target.is_symlink() or target.stat().st_uid != os.getuid()):
-            target.unlink()  # not ours: never load it, build our own
+        if target.exists() and (target.is_symlink() or target.stat().st_uid != os.getuid() or not _whole(target)):
+            target.unlink()  # not ours, or cut short (a cache folder synced in part): never load it, build our own
         if not target.exists():
             _compile(source, unit, flags, compiler, target, kernel, _include_folders(options))
             _prune_cache(target.parent, keep=target)
