@@ -5427,3 +5427,30 @@ def test_a_tile_named_tile_is_said_once():
     from course.cuda import cpu
 
     assert (cpu._the_tile("tile"), cpu._the_tile("Tile"), cpu._the_tile("As")) == ("the tile", "the tile", "the tile As")
+
+
+def test_a_launch_stopped_by_the_time_limit_gives_its_heap_blocks_back():
+    """Red team 12-07: each launch stopped by the time limit kept the 2 MiB its threads took from the 8 MiB device
+    heap, so after four every malloc returned NULL, in the fixed kernel too, for the rest of the process. Blocks of
+    a launch that ended stay (kept in a __device__ pointer, they are valid in the next launch)."""
+    source = r"""
+__device__ float* kept;
+extern "C" __global__ void stuck(float* c, int n) {
+    float* p = (float*)malloc(8192); p[0] = n;
+    while (p[0] != -1.0f) { }
+    c[threadIdx.x] = p[0]; free(p);
+}
+extern "C" __global__ void keep(float* c) { if (threadIdx.x == 0) { kept = (float*)malloc(64); kept[0] = 7; } }
+extern "C" __global__ void use(float* c) {
+    float* p = (float*)malloc(8192); p[0] = kept[0];
+    c[threadIdx.x] = p[0]; free(p);
+}
+"""
+    module = cuda.RawModule(code=source, backend="cpu", sanitize=False, time_limit=0.3)
+    c = np.zeros(256, np.float32)
+    module.get_function("keep")((1,), (1,), (c,))
+    for _ in range(5):
+        with pytest.raises(cuda.KernelError, match="ran longer than its time limit"):
+            module.get_function("stuck")((1,), (256,), (c, np.int32(3)))
+    module.get_function("use")((1,), (256,), (c,))
+    assert (c == 7).all()

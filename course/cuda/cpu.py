@@ -1703,6 +1703,8 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
         module.earlier[address] = (name, count, size, kernel.name)
     while len(module.earlier) > 64:
         del module.earlier[next(iter(module.earlier))]
+    if status in (INTERRUPTED, TIMEOUT):  # (its blocks of the device heap go back: runtime.h)
+        module.export("__cc_heap_drop_stopped_launch", ctypes.c_longlong)()
     if status == INTERRUPTED:
         raise KeyboardInterrupt(f"kernel '{kernel.name}' interrupted")
     if status == OK and changed:

@@ -686,6 +686,25 @@ static inline int __cc_shared_fill() { return __cc_undefined_variant ? 0x4B : 0x
 __CC_EXPORT __CC_ONCE void __cc_set_heap_limit(long long bytes) { __cc_heap_limit = bytes; }
 __CC_EXPORT __CC_ONCE long long __cc_heap_refused_bytes() { return __cc_heap_refused; }
 
+// A launch stopped by the time limit or Ctrl-C: the blocks it allocated and did not free go back to the heap (on
+// a GPU a kernel stopped so ends its context, and the heap with it). Without this, each stopped launch of a
+// kernel that mallocs kept its blocks for good, and after a few every malloc returned NULL. Blocks of earlier
+// launches (kept in __device__ pointers, say) stay. Returns the bytes given back.
+__CC_EXPORT __CC_ONCE long long __cc_heap_drop_stopped_launch() {
+    long long dropped = 0;
+    pthread_mutex_lock(&__cc_heap_lock);
+    for (size_t i = 0; i < __cc_heap_capacity; i++) {
+        __cc_heap_entry& e = __cc_heap_table[i];
+        if (e.state != __CC_HEAP_LIVE || e.launch != __cc_current_launch) continue;
+        free(e.base);
+        e.state = __CC_HEAP_GONE;
+        __cc_heap_live_bytes -= e.bytes;
+        dropped += (long long)e.bytes;
+    }
+    pthread_mutex_unlock(&__cc_heap_lock);
+    return dropped;
+}
+
 // A worker's block ended (or a launch starts): what its threads freed is back in the heap.
 __CC_RT void __cc_heap_block_done(__cc_worker* w) {
     if (!w->heap_freed) return;
