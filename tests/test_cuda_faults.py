@@ -5454,3 +5454,31 @@ extern "C" __global__ void use(float* c) {
             module.get_function("stuck")((1,), (256,), (c, np.int32(3)))
     module.get_function("use")((1,), (256,), (c,))
     assert (c == 7).all()
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_an_array_of_device_pointers_kept_into_a_freed_array_is_reported_too(sanitize):
+    """Red team 12-07: with `__device__ float* saved[2]` (not one pointer), the launch after Python freed the array
+    wrote through the stale pointer into whatever array lay there now, silently."""
+    import gc
+
+    module = cuda.RawModule(code=r"""
+__device__ float* saved[2];
+extern "C" __global__ void keep(float* a) { if (threadIdx.x == 0) saved[1] = a; }
+extern "C" __global__ void use(float* out, int n) {
+    int i = threadIdx.x;
+    if (i < n) { out[i] = saved[1][i]; saved[1][i] = 42.0f; }
+}""", backend="cpu", sanitize=sanitize)
+    alive = np.arange(64, dtype=np.float32)
+    module.get_function("keep")((1,), (1,), (alive,))
+    out = np.zeros(64, np.float32)
+    module.get_function("use")((1,), (64,), (out, np.int32(64)))  # the array lives: fine, as on a GPU
+    assert (out == np.arange(64)).all() and (alive == 42).all()
+    module.get_function("keep")((1,), (1,), (np.arange(64, dtype=np.float32),))  # a temporary, freed after
+    gc.collect()
+    victim = np.full(64, 7, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"accessed saved\[1\]\[0\], but the __device__ pointer saved\[1\] still "
+                                               r"points into the array that an earlier launch of 'keep' was given as a, "
+                                               r"which Python has freed since"):
+        module.get_function("use")((1,), (64,), (out, np.int32(64)))
+    assert (victim == 7).all()

@@ -1901,20 +1901,21 @@ def _poison_stale_pointers(module: Module, arrays: dict) -> None:
     a GPU; one that this launch passes again too."""
     for address in arrays if module.stale else ():  # (memory given again: a new array there now)
         module.stale.pop(address, None)
-    for name in module.source.global_pointers - module.source.global_arrays if module.owners else ():
+    for name in module.source.global_pointers if module.owners else ():  # (and arrays of them: `float* kept[2]`)
         try:
             memory = module.global_memory(name)
         except (AttributeError, OSError):
             continue
-        if memory.nbytes != 32 or not memory.flags.writeable:  # (a checked pointer: p, index, count, array)
-            continue
-        fields = memory.view(np.uint64)
-        count, array = int(fields[2]), int(fields[3])
-        owner = module.owners.get(array)
-        if not array or count in (0, 2 ** 64 - 1) or array in arrays or owner is None or owner() is not None:
-            continue
-        fields[2] = 0
-        module.stale[array] = name
+        if not memory.nbytes or memory.nbytes % 32 or not memory.flags.writeable:  # (checked pointers: p, index,
+            continue                                                              # count, array each)
+        rows = memory.reshape(-1).view(np.uint64).reshape(-1, 4)
+        for k, fields in enumerate(rows):
+            count, array = int(fields[2]), int(fields[3])
+            owner = module.owners.get(array)
+            if not array or count in (0, 2 ** 64 - 1) or array in arrays or owner is None or owner() is not None:
+                continue
+            fields[2] = 0
+            module.stale[array] = f"{name}[{k}]" if name in module.source.global_arrays else name
 
 
 def _leaked_blocks(module: Module, memory: dict, structs=()) -> list[tuple[int, int, int, str]]:
