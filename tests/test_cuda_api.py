@@ -303,6 +303,18 @@ def test_printf_with_n_is_refused_before_it_writes_anywhere(sanitize, conversion
     assert not whole.any()
 
 
+def test_printf_without_a_stdout_prints_nothing_as_print_does(monkeypatch, capsys):
+    """Red team 12-07: with `sys.stdout = None` (pythonw, some runners) a launch that printed raised AttributeError;
+    Python's own print prints nothing then."""
+    k = cuda.RawKernel(r'extern "C" __global__ void hello() { printf("hello %d\n", threadIdx.x); }', "hello",
+                       backend="cpu")
+    monkeypatch.setattr(sys, "stdout", None)
+    k((1,), (2,), ())
+    monkeypatch.undo()
+    k((1,), (2,), ())
+    assert capsys.readouterr().out == "hello 0\nhello 1\n"
+
+
 def test_printf_output_is_capped():
     source = r"""
     extern "C" __global__ void chatter() { printf("%0100d\n", threadIdx.x); }"""

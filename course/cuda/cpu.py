@@ -1419,6 +1419,13 @@ _building: dict[tuple, threading.Lock] = {}  # a lock per module being compiled
 _launch_lock = threading.Lock()
 
 
+def _print(text: str) -> None:
+    """A launch's printf output, to Python's sys.stdout (a notebook's cell output), where there is one (pythonw, or
+    `sys.stdout = None`, has none: Python's own print then prints nothing, and so does this)."""
+    if sys.stdout is not None and text:
+        sys.stdout.write(text)
+
+
 def _locks_after_fork() -> None:
     """A process forked while another thread held one of these (a DataLoader worker forked during a launch): the
     child has only the forking thread, so a lock held by any other would never be released there, and its first
@@ -1696,7 +1703,7 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
             if module.sanitized and status == OK else []
         cycle = _lock_cycle(module) if module.sanitized and status == OK else None
     if text or truncated:
-        sys.stdout.write(text + ("\n[printf output past 1 MiB was dropped, as on a GPU]\n" if truncated else ""))
+        _print(text + ("\n[printf output past 1 MiB was dropped, as on a GPU]\n" if truncated else ""))
     changed = _restore_read_only(guarded)  # (after a fault too: the fault is the message then)
     for address, (name, count, size, *_) in arrays.items():
         module.earlier.pop(address, None)
@@ -1721,7 +1728,7 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
             status, fault, rest = _run_again(module, kernel, config, packed, before, "__cc_set_same_values_go", 1,
                                              then=("__cc_set_race_rerun", 4))
             if rest.startswith(text):
-                sys.stdout.write(rest[len(text):])
+                _print(rest[len(text):])
             text = rest
             changed = _restore_read_only(guarded) if status == OK else changed
             if changed and status == OK:
@@ -1734,7 +1741,7 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
             status, fault, rest = found
             changed = _restore_read_only(guarded)
             if rest.startswith(text):
-                sys.stdout.write(rest[len(text):])
+                _print(rest[len(text):])
             if changed and status == OK:
                 raise _read_only_error(module, kernel, *changed)
         else:
@@ -5704,7 +5711,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             at, text = min(waits, key=lambda wait: (wait[0] != line, wait[0]))
             hint = f"Line {at}: {text[0].upper()}{text[1:]} {hint}"
         if module.sanitized:  # backend="cpu" and the exercise checks run the race checker by default
-            hint += (" This launch ran with the race checker on (the default of backend=\"cpu\"), which makes it 50 "
+            hint += (" This launch ran with the race checker on (sanitize=True, or the default of backend=\"cpu\" and "
+                     "the exercise checks), which makes it 50 "
                      "to 200 times slower than a plain launch on every core (make bench measures it): find bugs on "
                      "small sizes, and launch large ones with sanitize=False.")
         if re.search(r"\b(while|for)\b", source.text) and re.search(r"\bvolatile\b|\batomic\w+\s*\(", source.text):

@@ -1664,4 +1664,4 @@ def captured_fd1():
             sink.seek(0)
             text = sink.read().decode("utf-8", "replace")
             if text:
-                sys.stdout.write(text)
+                cpu._print(text)
