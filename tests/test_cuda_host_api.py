@@ -141,6 +141,8 @@ extern "C" __global__ void k(__half* h, float* o) { }''')
         kernel_module.check_args(k, (torch.zeros(4, dtype=torch.float16), torch.zeros(2, 2).T), "cpu")
     assert len(caught) == 1 and "the tensor is column-major" in str(caught[0].message)
     assert "pass t.contiguous()" in str(caught[0].message) and "ascontiguousarray" not in str(caught[0].message)
+    with pytest.raises(TypeError, match=r"a torch tensor on the 'meta' device has a shape but no memory"):
+        kernel_module._as_array(torch.zeros(4, device="meta"))  # (red team 12-07: it was called "on the GPU")
 
 
 def test_sanitize_takes_only_a_bool():

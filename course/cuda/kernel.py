@@ -1234,8 +1234,12 @@ def _note_unchecked(kernel: Kernel, p: Param) -> None:
 def _as_array(a):
     """A NumPy view of a CPU torch tensor (bfloat16 as its uint16 bits), else `a` unchanged."""
     if type(a).__module__.split(".")[0] == "torch" and hasattr(a, "numpy"):
+        if a.device.type == "meta":  # (shapes only, no memory: nothing a kernel could read or write)
+            raise TypeError("a torch tensor on the 'meta' device has a shape but no memory, so no kernel can run on "
+                            "it: pass a tensor with data (torch.empty(shape) on the CPU)")
         if a.device.type != "cpu":
-            raise TypeError("a torch tensor on the GPU cannot go to the CPU backend; pass tensor.cpu()")
+            raise TypeError(f"a torch tensor on the {a.device.type} device ({a.device}) cannot go to the CPU backend; "
+                            "pass tensor.cpu()")
         if a.requires_grad:  # (CuPy refuses it too: torch gives no __cuda_array_interface__ for it)
             raise TypeError("a torch tensor that requires grad cannot go to a kernel: autograd would not see what "
                             "the kernel does to it. Pass t.detach() (the same memory), or wrap the kernel in a "
