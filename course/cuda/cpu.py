@@ -1086,7 +1086,7 @@ def _idle_shuffle_warnings(source: Source) -> list[str]:
         lanes = {"__shfl_down_sync": "lane + ", "__shfl_up_sync": "lane - ", "__shfl_xor_sync": "lane ^ "}[call.group(1)]
         group = "the warp" if width == 32 else f"its group of {width} lanes (width {width})"
         half = "16 (warpSize / 2)" if width == 32 else f"{width // 2} (width / 2)"
-        outcome = ("every lane gets its own value back (a GPU does that; `v += ...` then doubles v)")
+        outcome = "every lane gets its own value back (a GPU does that; `v += ...` then doubles v)"
         if call.group(1) == "__shfl_xor_sync" and first & 31:
             if width == 32:
                 continue  # (lane ^ 48 is lane ^ 16 on a GPU: the lane mask's low 5 bits)
@@ -1108,13 +1108,13 @@ _POINTEE_TYPES = ("void|bool|char|short|int|long|unsigned|signed|float|double|ha
 def _sizeof_pointer_warnings(source: Source) -> list[str]:
     """`sizeof(a)` of a pointer variable (`malloc(sizeof(a))`, `memset(p, 0, sizeof(p))`; `sizeof(a) / sizeof(a[0])`
     of a parameter is source.py's _sizeof_pointer_parameters): the size of the pointer, 8 bytes on a GPU, not of the
-    array it points to (a pointer copied, `memcpy(&q, &p, sizeof(p))`, is not it). Here a
-    pointer carries its bounds (32 bytes), so the mistake would not even give a GPU's numbers: warned about (clang's
-    -Wsizeof-pointer-memaccess, GCC's -Wsizeof-pointer-div)."""
+    array it points to (a pointer copied, `memcpy(&q, &p, sizeof(p))`, is not it). Here a pointer carries its bounds
+    (32 bytes), so the mistake would not even give a GPU's numbers: warned about (clang's -Wsizeof-pointer-memaccess,
+    GCC's -Wsizeof-pointer-div)."""
     text = without_comments(source.text)
-    types = _POINTEE_TYPES + "".join(f"|{re.escape(name)}" for name in sorted(set(re.findall(
-        r"\b(?:struct|class|union)\s+([A-Za-z_]\w*)|\btypedef\b[^;]*?\b([A-Za-z_]\w*)\s*;", text)) - {("", "")})
-        for name in ([name] if isinstance(name, str) else [n for n in name if n]))
+    declared = {name for names in re.findall(r"\b(?:struct|class|union)\s+([A-Za-z_]\w*)|"
+                                              r"\btypedef\b[^;]*?\b([A-Za-z_]\w*)\s*;", text) for name in names if name}
+    types = _POINTEE_TYPES + "".join(f"|{re.escape(name)}" for name in sorted(declared))
     pointers = set(re.findall(rf"\b(?:{types})\s*\*+\s*(?:const\s+|__restrict__\s+|__restrict\s+)*([A-Za-z_]\w*)\s*"
                               r"(?=[,;=)])", text))
     arrays = set(re.findall(rf"\b(?:{types})\s+([A-Za-z_]\w*)\s*\[", text))  # (a name also an array's: skip)
