@@ -1101,39 +1101,6 @@ def _idle_shuffle_warnings(source: Source) -> list[str]:
     return found
 
 
-_POINTEE_TYPES = ("void|bool|char|short|int|long|unsigned|signed|float|double|half|__half|half2|__half2|__nv_bfloat16|"
-                  "size_t|ptrdiff_t|u?int(?:8|16|32|64)_t|(?:u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4]")
-
-
-def _sizeof_pointer_warnings(source: Source) -> list[str]:
-    """`sizeof(a)` of a pointer variable (`malloc(sizeof(a))`, `memset(p, 0, sizeof(p))`; `sizeof(a) / sizeof(a[0])`
-    of a parameter is source.py's _sizeof_pointer_parameters): the size of the pointer, 8 bytes on a GPU, not of the
-    array it points to (a pointer copied, `memcpy(&q, &p, sizeof(p))`, is not it). Here a pointer carries its bounds
-    (32 bytes), so the mistake would not even give a GPU's numbers: warned about (clang's -Wsizeof-pointer-memaccess,
-    GCC's -Wsizeof-pointer-div)."""
-    text = without_comments(source.text)
-    declared = {name for names in re.findall(r"\b(?:struct|class|union)\s+([A-Za-z_]\w*)|"
-                                              r"\btypedef\b[^;]*?\b([A-Za-z_]\w*)\s*;", text) for name in names if name}
-    types = _POINTEE_TYPES + "".join(f"|{re.escape(name)}" for name in sorted(declared))
-    pointers = set(re.findall(rf"\b(?:{types})\s*\*+\s*(?:const\s+|__restrict__\s+|__restrict\s+)*([A-Za-z_]\w*)\s*"
-                              r"(?=[,;=)])", text))
-    arrays = set(re.findall(rf"\b(?:{types})\s+([A-Za-z_]\w*)\s*\[", text))  # (a name also an array's: skip)
-    found = []
-    for m in re.finditer(r"\bsizeof\s*(?:\(\s*([A-Za-z_]\w*)\s*\)|\s([A-Za-z_]\w*)\b(?!\s*[\[.(]|\s*->))", text):
-        name = m.group(1) or m.group(2)
-        if name not in pointers or name in arrays or re.match(r"\s*/", text[m.end():]):
-            continue  # (`sizeof(x) / sizeof(x[0])` of a parameter: source.py's _sizeof_pointer_parameters says it)
-        line = text.count("\n", 0, m.start()) + 1
-        statement = text[text.rfind(";", 0, m.start()) + 1:text.find(";", m.end())]
-        if re.search(rf"&\s*{re.escape(name)}\b(?!\s*\[)", statement):
-            continue  # `memcpy(&q, &p, sizeof(p))`: a pointer copied, whose own size is meant
-        found.append(f"line {line}: sizeof({name}) is the size of the pointer {name} (8 bytes on a GPU; 32 here, where "
-                     f"a pointer carries its array's bounds), not of the array it points to: pass the number of "
-                     f"elements as a parameter and multiply by sizeof({name}[0])."
-                     f"\n    {line}: {source.lines[line - 1].strip() if line <= len(source.lines) else ''}")
-    return found
-
-
 def _argument_texts(text: str, open_at: int) -> list[str] | None:
     """The arguments, as written, of the call (or parameter list) whose `(` is at `open_at` in `text`; None when
     it does not close (source.py's _call_arguments splits them)."""
@@ -1508,8 +1475,7 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
         cas = [f"line {line}: {what}\n    {line}: {source.lines[line - 1].strip()}" for line, what in source.cas_misuse
                if 0 < line <= len(source.lines)]
         for message in remarks + _dangling_warnings(source) + _aliased_shared_warnings(source) \
-                + _raw_member_warnings(source) + _idle_shuffle_warnings(source) + _sizeof_pointer_warnings(source) \
-                + cas:
+                + _raw_member_warnings(source) + _idle_shuffle_warnings(source) + cas:
             # (once per process, whichever line a build's compiler named: the plain and the sanitized
             # build may name different reads of one variable)
             once = re.sub(r"^line \d+: |\n    \d+: .*$", "", message) if message in remarks else message

@@ -2028,7 +2028,7 @@ def parse(text: str, options=()) -> Source:
                                   {macro[0] for macro in (_macro_of(t.text) for t in directives) if macro})
     nvcc_refuses += _missing_headers(tokens, directives)
     cas_misuse = (_cas_misuse(tokens, functions) + plain_waits + _unused_tickets(tokens, functions) + _whole_cub(directives)
-                  + _sizeof_pointer_parameters(tokens, functions))
+                  + _sizeof_pointers(tokens, functions, known_types))
     _exchange_stores(tokens, functions, replace)
     _function_pointer_types(tokens, text, aliases, replace)
     _checked_deduction_guides(tokens, text, replace)
@@ -3206,16 +3206,21 @@ def _calls_in_bodies(tokens: list[Token], functions: list, names: set):
                         if tokens[i].text in names and tokens[i + 1].text == "(")
 
 
-def _sizeof_pointer_parameters(tokens: list[Token], functions: list) -> list[tuple[int, str]]:
-    """`sizeof(x) / ...` (or `sizeof x / ...`) of a pointer parameter x, the C habit of `sizeof(x) / sizeof(x[0])`
-    for an array's length: a parameter `float* x` (or `float x[]`) is a pointer, so that is the size of a pointer,
-    8 bytes on a GPU (and 32 here, where a pointer carries its bounds). (line, what and how to fix it)."""
+def _sizeof_pointers(tokens: list[Token], functions: list, known_types: set) -> list[tuple[int, str]]:
+    """`sizeof(x)` (or `sizeof x`) of a pointer x, a parameter `float* x` (or `float x[]`) or a local `float* x`: the
+    size of a pointer, 8 bytes on a GPU (and 32 here, where a pointer carries its bounds), not of the array it points
+    to. The C habit `sizeof(x) / sizeof(x[0])` for an array's length, and `malloc(sizeof(a))`, `memset(p, 0,
+    sizeof(p))` (clang's -Wsizeof-pointer-memaccess): on a GPU they overrun, here they would not. A pointer copied,
+    `memcpy(&q, &p, sizeof(p))`, means the pointer's own size. (line, what and how to fix it)."""
     found = []
     for f in functions:
         if not f.body:
             continue
-        pointers = {raw.name for raw in f.raws if raw and raw.name and raw.stars and not raw.reference and not raw.rows}
         a, b = f.body
+        pointers = {raw.name for raw in f.raws if raw and raw.name and raw.stars and not raw.reference and not raw.rows}
+        pointers |= {tokens[k + 1].text for k in range(a + 1, b - 2) if tokens[k].text == "*"
+                     and tokens[k - 1].text in known_types and tokens[k + 1].kind == "ident"
+                     and tokens[k + 2].text in ("=", ";", ",")}  # (`float* a = ...;`, `Node* n;`)
         for i in range(a + 1, b - 1):
             if tokens[i].text != "sizeof":
                 continue
@@ -3224,13 +3229,22 @@ def _sizeof_pointer_parameters(tokens: list[Token], functions: list) -> list[tup
                     or (named == i + 1 and tokens[named + 1].text in ("[", ".", "->", "(")):
                 continue
             name = tokens[named].text
-            if tokens[named + 1 + (named > i + 1)].text != "/":  # (`memcpy(&q, &p, sizeof(p))` copies a pointer)
+            if tokens[named + 1 + (named > i + 1)].text == "/":
+                found.append((tokens[i].line,
+                              f"sizeof({name}) is the size of a pointer (8 bytes on a GPU; here, where a pointer "
+                              f"carries its bounds, 32), not of the array {name} points to: a kernel cannot learn an "
+                              f"array's length from its pointer, so `sizeof({name}) / sizeof({name}[0])` is no element "
+                              "count. Pass the length as a parameter (`int n`)."))
                 continue
+            first = next(k for k in range(i, a - 1, -1) if tokens[k].text in (";", "{", "}")) + 1
+            last = next((k for k in range(i, b) if tokens[k].text == ";"), b)
+            if any(tokens[k].text == "&" and tokens[k + 1].text == name and tokens[k + 2].text != "["
+                   for k in range(first, last - 1)):
+                continue  # `memcpy(&q, &p, sizeof(p))`: a pointer copied, whose own size is meant
             found.append((tokens[i].line,
-                          f"sizeof({name}) is the size of a pointer (8 bytes on a GPU; here, where a pointer carries "
-                          f"its bounds, 32), not of the array {name} points to: a kernel cannot learn an array's "
-                          f"length from its pointer, so `sizeof({name}) / sizeof({name}[0])` is no element count. "
-                          "Pass the length as a parameter (`int n`)."))
+                          f"sizeof({name}) is the size of the pointer {name} (8 bytes on a GPU; 32 here, where a "
+                          "pointer carries its array's bounds), not of the array it points to: pass the number of "
+                          f"elements as a parameter and multiply by sizeof({name}[0])."))
     return found
 
 
