@@ -34,8 +34,8 @@ from pathlib import Path
 import numpy as np
 
 from .errors import CompileError, KernelError, KernelWarning
-from .source import (_GRID_SYNC, _TYPE_WORDS, _WARP_SIGNATURES, Kernel, Source, _call_arguments, _constant,
-                     _split_commas, tokenize, without_comments)
+from .source import (_GRID_SYNC, _TYPE_WORDS, _WARP_SIGNATURES, VECTOR_TYPES, Kernel, Source, _call_arguments,
+                     _constant, _split_commas, tokenize, without_comments)
 
 RUNTIME_HEADER = Path(__file__).with_name("runtime.h")
 MAX_SHARED_BYTES = 48 * 1024  # shared memory a block may use without an opt-in (runtime.h's __CC_MAX_SHARED)
@@ -5254,18 +5254,23 @@ def _thread_counted_loop(source: Source, kernel: Kernel, line: int | None) -> st
             f"block{fix}.")
 
 
-#: What a race's hint adds when its two threads are lanes of one warp (shared or global memory).
+#: The warp-level calls that order no memory among the lanes: all but __syncwarp (and __activemask, which waits
+#: for nothing either): the shuffles, votes, matches and reductions.
+_UNORDERING_WARP_CALL = re.compile(r"\b(" + "|".join(sorted(set(_WARP_SIGNATURES) - {"__syncwarp", "__activemask"}))
+                                   + r")\s*\(")
+
+
 def _warp_call_between(text: str, first: int, last: int):
     """(line, name) of a warp-level call that orders no memory (a shuffle, a vote, a match) on lines first to
     last of the source, or None."""
     lines = without_comments(text).splitlines()
     for at in range(max(first, 1), min(last, len(lines)) + 1):
-        if found := re.search(r"\b(__(?:shfl(?:_up|_down|_xor)?|ballot|any|all|uni|match_any|match_all|"
-                              r"reduce_(?:add|min|max|and|or|xor))_sync)\s*\(", lines[at - 1]):
+        if found := _UNORDERING_WARP_CALL.search(lines[at - 1]):
             return at, found.group(1)
     return None
 
 
+#: What a race's hint adds when its two threads are lanes of one warp (shared or global memory).
 _SYNCWARP_IS_ENOUGH = "Where all the threads that share these elements are lanes of one warp, __syncwarp() is enough."
 
 
@@ -6638,12 +6643,11 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         item = arrays[fault.base][2] if fault.base in arrays else 0
         param = next((p for p in kernel.params if p.name == name and p.pointer and p.lanes == 1 and p.dtype), None)
         if size in (8, 16) and item and size % item == 0 and size > item:  # the array's own items: double2 of doubles
+            per = size // item  # (the vector type of `per` of the array's items: the last named, longlong2 not long2)
+            vector = next((v for v, kind in reversed(VECTOR_TYPES.items()) if param and kind == (param.dtype, per)),
+                          f"{size}-byte type")
             c_item = _VECTOR_ITEM.get(param.dtype, f"{item}-byte item") if param else f"{item}-byte item"
-            vector = {(8, 4): "float2", (16, 4): "float4", (16, 8): "double2", (8, 2): "half4", (16, 2): "half8",
-                      (8, 1): "char8", (16, 1): "uchar16"}.get((size, item), f"{size}-byte type")
-            vector = {"double": "double2", "long long": "longlong2", "unsigned long long": "ulonglong2", "int": "int"
-                      + str(size // 4), "unsigned int": "uint" + str(size // 4)}.get(c_item, vector)
-            example = f" ({_an(vector)} needs {size}: {name} + i with i a multiple of {size // item} {c_item}s)"
+            example = f" ({_an(vector)} needs {size}: {name} + i with i a multiple of {per} {c_item}s)"
         hint = (f"Cast only pointers whose byte offset is a multiple of the type's alignment{example}, or read the "
                 "elements one by one.")
         skew = fault.base % min(size, 16) if size and fault.base in arrays else 0
