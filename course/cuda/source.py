@@ -2849,7 +2849,8 @@ _HOST_LIBRARY = {
     "srand": "cuRAND's curand_init (curand_kernel.h), with a seed passed as an argument",
     "random": "cuRAND's curand_init and curand_uniform (curand_kernel.h)",
     "time": "a value passed in as an argument (or clock64() to time a stretch of the kernel)",
-    "exit": "__trap() to stop the kernel, or return from it",
+    **dict.fromkeys(("exit", "quick_exit", "_Exit", "_exit"), "__trap() to stop the kernel, or return from it"),
+    **dict.fromkeys(("abort", "__builtin_abort", "raise", "kill"), "__trap() to stop the kernel"),
     "fopen": "files are read on the host: pass the data in as an array", "fprintf": "printf",
     "fputs": "printf", "puts": "printf", "putchar": "printf", "scanf": "an argument passed in",
     "sleep": "__nanosleep(ns)", "usleep": "__nanosleep(ns)",
@@ -2860,12 +2861,10 @@ _HOST_LIBRARY = {
     "strcat": "a loop copying the characters", "sprintf": "printf", "snprintf": "printf",
     "atoi": "numbers converted on the host and passed in", "atof": "numbers converted on the host and passed in",
     "strtol": "numbers converted on the host and passed in", "strtof": "numbers converted on the host and passed in",
-    "qsort": "a sort written for the kernel (or sort on the host)", "abort": "__trap() to stop the kernel",
-    # (what would end or signal the Python process running the CPU backend)
-    "quick_exit": "__trap() to stop the kernel, or return from it", "_Exit": "__trap() to stop the kernel, or return "
-    "from it", "_exit": "__trap() to stop the kernel, or return from it", "__builtin_abort": "__trap() to stop the kernel",
-    "raise": "__trap() to stop the kernel", "kill": "__trap() to stop the kernel", "signal": "nothing: kernels have no "
-    "signals", "system": "work done on the host, before or after the launch", "fork": "the kernel's own threads",
+    "qsort": "a sort written for the kernel (or sort on the host)",
+    # (with exit and abort above: what would end or signal the Python process running the CPU backend)
+    "signal": "nothing: kernels have no signals", "system": "work done on the host, before or after the launch",
+    "fork": "the kernel's own threads",
     # the CUDA runtime's host API (a kernel's own allocation comes from the device heap)
     "cudaMalloc": "an array allocated on the host (np.zeros, or xp.zeros for the GPU) and passed in, or malloc(bytes) "
                   "in the kernel (the device heap)",
@@ -3141,10 +3140,11 @@ def _host_only_uses(tokens: list[Token], functions: list, known_types: set,
                 what = (f"std::{t.text} (constexpr host code of the C++ library: nvcc allows it in device code "
                         "only with the option --expt-relaxed-constexpr)")
                 fix = f"use {_HOST_CONSTEXPR_STD[t.text]}"
-            elif following == "(" and t.text in _HOST_LIBRARY and t.text not in host_functions and (in_std or (
-                    previous == "::" and (k < 2 or tokens[k - 2].kind != "ident"))):  # `std::exit(1)`, `::exit(1)`
-                what = f"{'std' if in_std else ''}::{t.text}() (a host library function)"
-                fix = f"use {_HOST_LIBRARY[t.text]}"
+            elif following == "(" and t.text in _HOST_LIBRARY and t.text not in host_functions and (
+                    in_std or previous == "::" and (k < 2 or tokens[k - 2].kind != "ident")  # `std::exit`, `::exit`
+                    or previous not in (".", "->", "::") and t.text not in device_names):
+                qualifier = "std::" if in_std else "::" if previous == "::" else ""
+                what, fix = f"{qualifier}{t.text}() (a host library function)", f"use {_HOST_LIBRARY[t.text]}"
             elif previous in (".", "->") and following == "(" and t.text in host_members:
                 what = f"the member function {t.text} (line {host_members[t.text]}), which is declared without __device__"
                 fix = f"declare it __device__ {t.text}(...) (or __host__ __device__ to call it from both sides)"
@@ -3154,8 +3154,6 @@ def _host_only_uses(tokens: list[Token], functions: list, known_types: set,
             elif following == "(" and t.text in host_functions:
                 what = f"the function {t.text} (line {host_functions[t.text]}), which is declared without __device__"
                 fix = f"declare it __device__ (or __host__ __device__ to call it from both the host and kernels)"
-            elif following == "(" and t.text in _HOST_LIBRARY and t.text not in host_functions:
-                what, fix = f"{t.text}() (a host library function)", f"use {_HOST_LIBRARY[t.text]}"
             elif previous not in (".", "->") and following == "(" and t.text in kernels and \
                     tokens[k + 1].text != "<<<":
                 what = (f"the __global__ function {t.text} as a function: a kernel is launched from the host, not "
