@@ -7558,29 +7558,25 @@ __CC_RT void __cc_ubsan_fail(int kind, const void* data, const void* value, cons
 // read was: a race, if another thread writes the element before the next barrier (the missing
 // __syncthreads(): CUDA by Example's shared bitmap converts it to unsigned char at once), else the
 // unwritten read, reported at the barrier or at the block's end. Any other value stops the kernel as before.
-__CC_RT void __cc_ubsan_recover(int kind, const void* data, const void* value, const void* other, const void* pc) {
+static inline bool __cc_ubsan_goes_on() {
     if (__cc_launching && __cc_me && __cc_sanitizing) {
-        if (__cc_shared_races_go()) return;  // (the reruns that show a race's effect run to the end, garbage and all)
+        if (__cc_shared_races_go()) return true;  // (the reruns that show a race's effect run to the end, garbage and all)
         __cc_copy_was_used();
         if (__cc_pending_set) {
             __cc_garbage_used = true;
-            return;
+            return true;
         }
     }
-    __cc_ubsan_fail(kind, data, value, other, pc);
+    return false;
+}
+__CC_RT void __cc_ubsan_recover(int kind, const void* data, const void* value, const void* other, const void* pc) {
+    if (!__cc_ubsan_goes_on()) __cc_ubsan_fail(kind, data, value, other, pc);
 }
 // An integer division or remainder by zero that the compiler would not leave to the CPU's trap (`1 / d`, which
 // GCC computes without dividing): reported as the trap would be (cpu.py's SIGFPE message).
 __CC_RT void __cc_ubsan_divide(bool recover, const void* pc) {
     if (!__cc_launching || !__cc_me) __builtin_trap();
-    if (recover && __cc_sanitizing) {  // (as __cc_ubsan_recover: a divisor read from unwritten shared memory)
-        if (__cc_shared_races_go()) return;
-        __cc_copy_was_used();
-        if (__cc_pending_set) {
-            __cc_garbage_used = true;
-            return;
-        }
-    }
+    if (recover && __cc_ubsan_goes_on()) return;  // (as __cc_ubsan_recover: a divisor read from unwritten shared memory)
     __cc_fault* f = __cc_fault_out;
     f->signal = SIGFPE;
     f->op = 9;  // (found by the check, not by the trap: cpu.py says it is a division by zero)
