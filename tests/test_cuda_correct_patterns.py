@@ -1,10 +1,11 @@
 """course.cuda's sanitizer on correct kernels that synchronise in the ways real code does (probe 24):
 ping-pong buffers with one barrier a step, a chained scan whose blocks wait on the previous block's flag,
 warp-aggregated atomics, cooperative groups' reduce, a __syncthreads_or loop, a shared queue filled through
-atomicAdd, the CUDA guide's last-block sum (__threadfence + atomicInc), a radix split with
+atomicAdd, the CUDA guide's last-block sum (__threadfence + atomicInc; libcu++'s cuda::atomic_thread_fence, with
+a __grid_constant__ parameter and __maxnreg__), a radix split with
 __syncthreads_count, a register-tiled matmul, per-warp histograms, a block scan made of warp shuffles,
 and handovers between blocks: a queue's tail counter, a flag waited for with atomicCAS, a cuda::atomic_ref
-flag with release and acquire orders, a handover relayed through a second block's flag, and PMPP's
+flag with release and acquire orders, cuda::atomic and cuda::std::atomic flags beside a __shared__ cuda::atomic, a handover relayed through a second block's flag, and PMPP's
 register-tiled 3-D stencil (which stores unset values into shared elements that no thread reads).
 Each runs sanitized (racecheck, initcheck, memcheck: no report) and plain on every worker thread, and
 gives the right answer both ways.
@@ -255,6 +256,26 @@ extern "C" __global__ void k(float* data, int* flag, float* out) {
 }
 """
 
+# libcu++'s atomic objects: a __device__ cuda::atomic flag (and, with `cuda::std::atomic`, of system scope), and a
+# __shared__ block-scope counter that every thread adds to with `+=` (an atomic, not a plain read and write).
+ATOMIC_OBJECT_FLAG = r"""
+#include <cuda/atomic>
+__device__ cuda::atomic<int, cuda::thread_scope_device> flag;
+__device__ cuda::std::atomic<int> done;
+extern "C" __global__ void k(float* data, float* out, int* count) {
+    __shared__ cuda::atomic<int, cuda::thread_scope_block> in_block;
+    if (threadIdx.x == 0) in_block.store(0, cuda::memory_order_relaxed);
+    __syncthreads();
+    in_block += 2;
+    __syncthreads();
+    if (threadIdx.x != 0) return;
+    atomicAdd(count, (int)in_block);
+    if (blockIdx.x == 0) { data[0] = 5.0f; flag.store(1, cuda::memory_order_release); }
+    else if (blockIdx.x == 1) { while (flag.load(cuda::memory_order_acquire) == 0) { } data[1] = data[0] + 1.0f; done = 1; }
+    else { while (done.load() == 0) { } out[0] = data[1]; }
+}
+"""
+
 RELAY = r"""
 extern "C" __global__ void k(float* data, volatile int* flags, float* out) {
     if (threadIdx.x != 0) return;
@@ -354,6 +375,13 @@ CASES = {
     "the CUDA guide's last-block sum": (
         LASTBLOCK, "sum", 4, 64, lambda: (rng.random(256, f32), np.zeros(4, f32), np.zeros(1, f32)),
         lambda a: np.isclose(a[2][0], a[0].sum(), rtol=1e-5) and np.allclose(a[1], a[0].reshape(4, 64).sum(1))),
+    "the last-block sum with libcu++'s cuda::atomic_thread_fence and a __grid_constant__ count": (
+        "#include <cuda/atomic>\n" + LASTBLOCK.replace(
+            "__threadfence();", "cuda::atomic_thread_fence(cuda::memory_order_seq_cst, cuda::thread_scope_device);"
+        ).replace("__global__ void sum(", "__global__ void __maxnreg__(64) sum(const __grid_constant__ int n, "
+        ).replace("blockIdx.x * 64", "blockIdx.x * n"), "sum", 4, 64,
+        lambda: (i32(64), rng.random(256, f32), np.zeros(4, f32), np.zeros(1, f32)),
+        lambda a: np.isclose(a[3][0], a[1].sum(), rtol=1e-5)),
     "radix split with __syncthreads_count": (
         RADIX, "split", 1, 64, lambda: ((np.arange(64) * 2654435761 % 1000).astype(np.uint32), np.zeros(64, np.uint32),
                                         i32(0)),
@@ -374,6 +402,9 @@ CASES = {
         CAS_FLAG, "k", 2, 32, lambda: (np.zeros(1, f32), np.zeros(1, i32), np.zeros(1, f32)), lambda a: a[2][0] == 5),
     "a cuda::atomic_ref flag, release and acquire": (
         ATOMIC_REF_FLAG, "k", 2, 32, lambda: (np.zeros(1, f32), np.zeros(1, i32), np.zeros(1, f32)), lambda a: a[2][0] == 5),
+    "cuda::atomic and cuda::std::atomic flags and a __shared__ cuda::atomic counter": (
+        ATOMIC_OBJECT_FLAG, "k", 3, 32, lambda: (np.zeros(2, f32), np.zeros(1, f32), np.zeros(1, i32)),
+        lambda a: a[1][0] == 6 and a[2][0] == 3 * 64),
     "PMPP's register-tiled 3-D stencil, unset values stored where no thread reads": (
         STENCIL3D, "stencil3d", (3, 3, 3), (8, 8, 1),
         lambda: (rng.random((14, 14, 14), f32), np.zeros((14, 14, 14), f32), np.uint32(14), *STENCIL_TAPS),

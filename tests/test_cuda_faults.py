@@ -245,6 +245,31 @@ def test_dynamic_shared_memory_too_small():
     np.testing.assert_array_equal(out, np.arange(63, -1, -1, dtype=np.float32))
 
 
+EXTERN_SHARED_ROWS = r"""
+#define W 8
+extern "C" __global__ void flip(const float* in, float* out, int h) {
+    extern __shared__ float tile[][W];
+    int x = threadIdx.x, y = threadIdx.y;
+    tile[y][x] = in[y * W + x];
+    __syncthreads();
+    out[y * W + x] = tile[h - 1 - y][x];
+}
+"""
+
+
+@pytest.mark.parametrize("sanitize", [False, True], ids=["plain", "sanitized"])
+def test_extern_shared_memory_declared_as_rows_is_indexed_by_row_and_checked_to_its_last_byte(sanitize):
+    """`extern __shared__ float tile[][W];` (NVRTC compiles it) did not compile here: it is rows of W floats now,
+    each access checked against the launch's shared_mem bytes, a last row given in part included."""
+    flip = cuda.RawKernel(EXTERN_SHARED_ROWS, "flip", backend="cpu", sanitize=sanitize)
+    x, out = np.arange(32, dtype=np.float32), np.zeros(32, np.float32)
+    flip((1,), (8, 4), (x, out, np.int32(4)), shared_mem=32 * 4)
+    np.testing.assert_array_equal(out.reshape(4, 8), x.reshape(4, 8)[::-1])
+    with pytest.raises(cuda.KernelError, match=r"tile\[31\] in dynamic shared memory, which holds 31") as info:
+        flip((1,), (8, 4), (x, out, np.int32(4)), shared_mem=31 * 4)  # (tile[3][0..6] are there: no fault)
+    assert info.value.thread == (7, 3, 0) and info.value.line == 6
+
+
 TYPED_VIEWS_OF_DYNAMIC_SHARED = r"""
 extern "C" __global__ void views(const float* x, int* out, int n) {
     extern __shared__ __align__(16) char smem[];

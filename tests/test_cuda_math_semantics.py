@@ -141,3 +141,18 @@ def test_every_min_max_cuda_has_compiles():
     run(source, q, d, np.array([0.5], dtype=np.float32))
     assert q.tolist() == [3, 2, 9, -3, -3, -9, -9, 6, 0, 1, -4, 98, -3, 488, 1, 8]  # (unsigned results wrap in int64)
     assert d.tolist() == [0.5, 2.0, 0.25, 0.5, 1.0, 0.0, 1.0, 48]
+
+
+def test_tanhf_intrinsic_runs_and_a_c_library_name_that_is_no_cuda_function_is_named_as_such():
+    """`__tanhf` (CUDA 12.8) was taken for the C library's own declaration of that name and failed to load with
+    "which it declares but never defines"; `__sqrtf`, which CUDA lacks, failed the same way. NVRTC says the
+    identifier is undefined: so does the CPU backend now, with the intrinsic nearest in spelling."""
+    x = np.array([0.5, -2.0, 0.0], np.float32)
+    out = np.zeros(3, np.float32)
+    run('extern "C" __global__ void k(const float* x, float* o) { for (int i = 0; i < 3; i++) o[i] = __tanhf(x[i]); }',
+        x, out)
+    np.testing.assert_allclose(out, np.tanh(x), atol=2.0 ** -11)
+    with pytest.raises(cuda.CompileError, match=r"calls `__exp2f`, which is not one of CUDA's functions and which it "
+                                                r"does not define \(NVRTC: identifier \"__exp2f\" is undefined\): did "
+                                                r"you mean `__expf`\?"):
+        run('extern "C" __global__ void k(float* o) { o[0] = __exp2f(o[1]); }', np.zeros(2, np.float32))

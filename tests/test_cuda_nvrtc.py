@@ -318,3 +318,37 @@ def test_extern_shared_memory_in_a_template_runs_for_one_type_or_as_bytes_for_tw
         x, y = np.arange(64, dtype=dtype), np.zeros(64, dtype)
         module.get_function(expression)((1,), (64,), (x, y, np.int32(64)), shared_mem=64 * x.itemsize)
         np.testing.assert_array_equal(y, x[::-1])
+
+
+_STRUCT = "struct P { float s; int n; };\n"
+
+
+@pytest.mark.parametrize("declaration, refused", [
+    ('extern "C" __global__ void k(const __grid_constant__ P p, float* o)', ""),
+    ('extern "C" __global__ void k(float* const __grid_constant__ q, float* o)', ""),
+    ('extern "C" __global__ void k(__grid_constant__ P p, float* o)', r"parameter `__grid_constant__ P p` is not const"),
+    ('extern "C" __global__ void k(const __grid_constant__ float* q, float* o)', r"is not const"),
+    ('__device__ void f(const __grid_constant__ P p) {}\nextern "C" __global__ void k(const P p, float* o)',
+     r"only for a parameter of a __global__ function"),
+])
+def test_grid_constant_parameters_compile_when_nvrtc_compiles_them(declaration, refused):
+    """`__grid_constant__` (CUDA 11.7: a kernel parameter read where the launch put it) did not compile at all;
+    now it does where NVRTC takes it (a const parameter of a kernel), and is refused with NVRTC's reason where
+    NVRTC refuses it, before any compiler runs."""
+    source = _STRUCT + declaration + " { o[0] = 1.0f; }\n"
+    kernel = cuda.RawKernel(source, "k", backend="cpu", sanitize=False)
+    if refused:
+        with pytest.raises(cuda.CompileError, match=rf"nvcc and CuPy's NVRTC refuse(?s:.*){refused}"):
+            kernel.compile()
+    else:
+        out = np.zeros(1, np.float32)
+        first = np.zeros(1, np.float32) if "float*" in declaration.split(",")[0] else \
+            np.array([(2.0, 3)], dtype=[("s", "f4"), ("n", "i4")])[0]
+        kernel((1,), (1,), (first, out))
+        assert out[0] == 1.0
+    if nvrtc.available():
+        if refused:
+            with pytest.raises(cuda.CompileError, match="__grid_constant__"):
+                nvrtc.compile_ptx(source)
+        else:
+            nvrtc.compile_ptx(source)

@@ -89,9 +89,11 @@ kept out where NVRTC finds the header, with the learner's line numbers. ``course
 runs NVRTC itself where it is installed (PyTorch's CUDA wheels ship it), GPU or not, and gives the PTX CuPy
 would load; the tests compile every notebook and parity-suite kernel so, to hold the CPU backend to what
 NVRTC accepts. libcu++'s ``<cuda/atomic>``
-(``cuda::atomic_ref<T, scope>``, whose memory orders fence as PTX's do) and its C++17 ``<cuda/std/...>``
-headers (``cuda::std`` is the host's ``std``; ``<cuda/std/bit>``'s ``bit_cast``, ``popcount``, ... are added; a
-``cuda::std::array``'s subscripts are checked as a local array's) compile too. One difference stays: a
+(``cuda::atomic_ref<T, scope>`` and ``cuda::atomic<T, scope>``, whose memory orders fence as PTX's do, and
+``cuda::atomic_thread_fence``) and its C++17 ``<cuda/std/...>`` headers (``cuda::std`` is the host's ``std`` but
+for ``cuda::std::atomic``, a ``cuda::atomic`` of system scope that the sanitizer sees; ``<cuda/std/bit>``'s
+``bit_cast``, ``popcount``, ... are added; a ``cuda::std::array``'s subscripts are checked as a local array's)
+compile too, and so do ``__grid_constant__`` parameters (const, as NVRTC requires) and ``__maxnreg__``. One difference stays: a
 pointer variable is a checked pointer here, so ``sizeof(p)`` (and of a struct holding pointers) is
 larger than a GPU's 8 bytes a pointer; byte counts made with it match the memory here. And ``a * b + c``
 is two roundings here, where nvcc and NVRTC (``--fmad=true``, their default) fuse it into one FMA: results

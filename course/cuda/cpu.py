@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import ctypes
+import difflib
 import functools
 import hashlib
 import math
@@ -1186,6 +1187,27 @@ def _uninitialized_warnings(compiler_output: str, source: Source) -> list[str]:
     return found
 
 
+def _declares_function(text: str, name: str) -> bool:
+    """Whether the source declares the function `name` (`float name(float);`, `__device__ int* name(...)`): a type
+    or a `*` before the name, not an operator or `return` (a call)."""
+    for match in re.finditer(rf"([\w>*&]+)\s*\b{re.escape(name)}\s*\(", text):
+        before = match.group(1)
+        if before not in ("return", "else", "case", "do", "new", "delete", "throw", "sizeof", "co_return") and (
+                before[-1] in ">*&" or before[-1].isalnum() or before[-1] == "_"):
+            return True
+    return False
+
+
+@functools.lru_cache(maxsize=1)
+def _cuda_function_names() -> tuple:
+    """The names of CUDA's functions that runtime.h defines (`__expf`, `__fsqrt_rn`, `atomicAdd`, ...)."""
+    header = RUNTIME_HEADER.read_text(encoding="utf-8")
+    found = set(re.findall(r"#define\s+(__[a-z]\w*)\(", header))
+    found |= set(re.findall(r"\b(?:float|double|int|unsigned(?: int)?|long long|__half2?|__nv_bfloat162?|void)\s+"
+                            r"(__[a-z][a-z0-9_]*|[a-z]\w*)\s*\(", header))
+    return tuple(sorted(n for n in found if not n.startswith("__cc")))
+
+
 def _demangled(symbol: str) -> str:
     """A C++ symbol as the source spells it (`_Z1gf`: `g(float)`), by c++filt where the system has it."""
     try:
@@ -1211,6 +1233,15 @@ class Module:
                                             source.text):
                 raise  # (not one of the source's own names)
             path.unlink(missing_ok=True)  # (not kept in the cache)
+            bare = re.split(r"[(<]", name)[0].split("::")[-1]
+            if bare.startswith("__") and not _declares_function(source.text, bare):
+                # (the C library declares `__sqrtf`, `__tanhf`, ... for its own use, so g++ took the call)
+                close = difflib.get_close_matches(bare, _cuda_function_names(), n=1, cutoff=0.75)
+                raise CompileError(
+                    f"the source calls `{bare}`, which is not one of CUDA's functions and which it does not define "
+                    f"(NVRTC: identifier \"{bare}\" is undefined)"
+                    + (f": did you mean `{close[0]}`?" if close else ": check its name in the CUDA Math API's list "
+                       "of intrinsics (__expf, __fdividef, __fsqrt_rn, ...)")) from None
             raise CompileError(
                 f"the source uses `{name}`, which it declares but never defines (nvcc stops "
                 "there too: 'Unresolved extern function'): give the function its body, `__device__ float "
@@ -6429,6 +6460,10 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 hint = (f"Add __threadfence() after line {other_line}, before the atomic (or the flag's store) that "
                         "tells the other blocks the value is there: an atomic orders no other access by itself, and "
                         "`volatile` makes each access go to memory but does not keep them in order.")
+                if "memory_order_relaxed" in source.text:  # (libcu++'s atomics: the order is the fence)
+                    hint += (" With cuda::atomic or cuda::atomic_ref, give the flag's store "
+                             "cuda::memory_order_release and the waiting load cuda::memory_order_acquire instead of "
+                             "memory_order_relaxed: each then orders the accesses before (or after) it.")
             elif fault.mask == 1 and (moved := _in_place_elsewhere(name, source.line_text(line) if line else "",
                                                                    source.line_text(other_line) if other_line else "")):
                 # `x[i] = x[i] / x[0]`: every thread reads x[0], and thread 0 overwrites it in place

@@ -2711,6 +2711,14 @@ __attribute__((always_inline)) static inline void __cc_in_step(const T& x) {
         if (!__cc_sanitizing) __cc_volatile_step(__builtin_addressof(x));
 }
 
+// An object whose every operation is an atomic that notes itself (cuda::atomic, cuda::std::atomic: `count += 2;`,
+// `int v = count;`): the wrappers below note nothing of it, or its atomics would race with their own plain access.
+template <class T, class = void> struct __cc_is_atomic_object : std::false_type {};
+template <class T>
+struct __cc_is_atomic_object<T, typename std::conditional<false, typename T::__cc_atomic_object, void>::type>
+    : std::true_type {};
+template <class T> struct __cc_is_atomic_object<std::atomic<T>, void> : std::true_type {};  // (cuda::std::atomic<bool>)
+
 // source.py wraps every access in a kernel's body: __cc_r(s[i]) for a read, __cc_w(s[i]) = v
 // for a write, __cc_rw(s[i]) += v for both. In a plain build they are nothing (but a volatile
 // access's step, __cc_volatile_step); in a sanitized one each tells __cc_note which bytes the
@@ -2718,7 +2726,8 @@ __attribute__((always_inline)) static inline void __cc_in_step(const T& x) {
 template <class T>
 __attribute__((always_inline)) static inline T&& __cc_r(T&& x) {
     // (`(*op)(a, b)` through a function pointer: *op names a function, no memory)
-    if constexpr (!std::is_function<typename std::remove_reference<T>::type>::value) {
+    if constexpr (!std::is_function<typename std::remove_reference<T>::type>::value &&
+                  !__cc_is_atomic_object<__cc_value_t<T>>::value) {
         if (__cc_sanitizing) {
             __cc_note(__builtin_addressof(x), sizeof x, __CC_READ + __cc_volatile_bit<T>() + __cc_read_check<__cc_value_t<T>>());
         }
@@ -2786,9 +2795,13 @@ struct __cc_store {
         return ref;
     }
 };
-template <class T>
+template <class T, class = typename std::enable_if<!__cc_is_atomic_object<__cc_value_t<T>>::value>::type>
 __attribute__((always_inline)) static inline __cc_store<typename std::remove_reference<T>::type> __cc_w(T&& x) {
     return {x};
+}
+template <class T, class = typename std::enable_if<__cc_is_atomic_object<__cc_value_t<T>>::value>::type, class = void>
+__attribute__((always_inline)) static inline T&& __cc_w(T&& x) {
+    return static_cast<T&&>(x);
 }
 #else
 template <class T>
@@ -2799,7 +2812,7 @@ __attribute__((always_inline)) static inline T&& __cc_w(T&& x) {
 #endif
 template <class T>
 __attribute__((always_inline)) static inline T&& __cc_rw(T&& x) {
-    if (__cc_sanitizing) {
+    if (__cc_sanitizing && !__cc_is_atomic_object<__cc_value_t<T>>::value) {
         // (a volatile `x += v` is two relaxed atomics: between blocks no message; within a block, see __cc_note_global)
         const int relaxed = __cc_volatile_bit<T>();
         __cc_note(__builtin_addressof(x), sizeof x,
@@ -3592,14 +3605,21 @@ template <class T>
 struct __cc_dynamic_shared {
     typedef void __cc_checked;
     __attribute__((always_inline)) __cc_ptr<T> get() const {
+        if constexpr (std::is_array<T>::value) {  // rows: a last row the memory holds only part of counts too
+            __cc_ptr<T> rows((T*)__cc_dyn_shared, 0, 0, __cc_dyn_shared);
+            rows.locate(__cc_dyn_shared, 0, __cc_dyn_shared_bytes);
+            return rows;
+        }
         return __cc_ptr<T>((T*)__cc_dyn_shared, 0, __cc_dyn_shared_bytes / sizeof(T), __cc_dyn_shared);
     }
     template <class I, __CC_IF_INTEGER(I)>
     __cc_ptr<T> operator-(I i) const { return get() - i;
     }
     template <class I, __CC_IF_INTEGER(I)>
-    __attribute__((always_inline)) typename __cc_access_type<T>::type operator[](I i) const { return get()[i]; }
-    __attribute__((always_inline)) typename __cc_access_type<T>::type operator*() const { return *get(); }
+    __attribute__((always_inline)) auto operator[](I i) const -> decltype(std::declval<__cc_ptr<T>>()[i]) {
+        return get()[i];  // (an element, or a row of `extern __shared__ float s[][N]`)
+    }
+    __attribute__((always_inline)) auto operator*() const -> decltype(*std::declval<__cc_ptr<T>>()) { return *get(); }
     template <class U, class = typename std::enable_if<std::is_convertible<T*, U*>::value>::type>
     operator __cc_ptr<U>() const { return get(); }
     operator T*() const { return (T*)__cc_dyn_shared; }
@@ -5051,6 +5071,7 @@ static inline void __cc_sincospi(float x, float* s, float* c) { __cc_sincospif(x
 #define __sinf(x) sinf(x)
 #define __cosf(x) cosf(x)
 #define __tanf(x) tanf(x)
+#define __tanhf(x) tanhf(x)  // (CUDA 12.8: tanh.approx.f32 on the GPU, within about 2^-11 of tanh)
 #define __sincosf(x, s, c) __cc_sincosf(x, s, c)
 // __powf(x, y) is exp2(y * log2(x)) on the GPU with the approximate units (lg2.approx, ex2.approx; the
 // Programming Guide derives its error from that): log2 of x < 0 is NaN and of ±0 is -inf, so x < 0
@@ -5397,6 +5418,10 @@ template <class C> static inline C __cc_cfma(C x, C y, C d) {
 #define __noinline__ __attribute__((noinline))
 #define __restrict__
 #define __launch_bounds__(...)
+#define __maxnreg__(...)  // (CUDA 12.4: the registers a thread may use, for the GPU's compiler)
+// A kernel parameter that the GPU reads where the launch put it instead of copying it per thread (CUDA
+// 11.7); it must be const, as NVRTC says (source.py), so that no thread can change it.
+#define __grid_constant__
 #define __align__(n) __attribute__((aligned(n)))
 
 // ---------------------------------------------------------------------------------------
@@ -6317,8 +6342,10 @@ static inline unsigned __lanemask_ge() { return ~__lanemask_lt(); }
 // Cooperative groups (cooperative_groups.h, cooperative_groups/reduce.h and scan.h)
 // ---------------------------------------------------------------------------------------
 
-// libcu++'s cuda::std:: (numeric_limits, min, is_same, ...) is the host's std:: here.
-namespace cuda { namespace std = ::std; }
+// libcu++'s cuda::std:: (numeric_limits, min, is_same, ...) is the host's std:: here, but for its atomics: a
+// cuda::std::atomic is a cuda::atomic of system scope (below), whose operations the sanitizer sees. (A namespace of
+// its own, as in libcu++: `using namespace cuda;` then makes `std::` ambiguous, with NVRTC too.)
+namespace cuda { namespace std { using namespace ::std; } }
 
 // cuda::aligned_size_t<N>(bytes) (<cuda/barrier>): a byte count that promises N-byte alignment, as
 // cooperative_groups::memcpy_async takes it (the copy here is the same with or without the promise).
@@ -6435,6 +6462,66 @@ struct atomic_ref {
     __attribute__((always_inline)) T operator+=(T v) const { return fetch_add(v) + v; }
     __attribute__((always_inline)) T operator-=(T v) const { return fetch_sub(v) - v; }
 };
+// cuda::atomic<T, Scope> (<cuda/atomic>): a variable that holds its own value, each operation an atomic_ref's on it
+// (`__device__ cuda::atomic<int, cuda::thread_scope_device> count;`, a __shared__ one of block scope).
+template <class T, thread_scope Scope = thread_scope_system>
+struct atomic {
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "cuda::atomic here takes 4- and 8-byte types");
+    typedef void __cc_atomic_object;
+    T __cc_value;
+    static constexpr bool is_always_lock_free = true;
+    atomic() = default;
+    constexpr atomic(T v) : __cc_value(v) {}
+    atomic(const atomic&) = delete;
+    atomic& operator=(const atomic&) = delete;
+    __attribute__((always_inline)) atomic_ref<T, Scope> __cc_ref() const { return atomic_ref<T, Scope>(__cc_value); }
+    bool is_lock_free() const { return true; }
+    __attribute__((always_inline)) T load(std::memory_order o = std::memory_order_seq_cst) const { return __cc_ref().load(o); }
+    __attribute__((always_inline)) operator T() const { return load(); }
+    __attribute__((always_inline)) void store(T v, std::memory_order o = std::memory_order_seq_cst) { __cc_ref().store(v, o); }
+    __attribute__((always_inline)) T operator=(T v) { store(v); return v; }
+    __attribute__((always_inline)) T exchange(T v, std::memory_order o = std::memory_order_seq_cst) { return __cc_ref().exchange(v, o); }
+    template <class... O>
+    __attribute__((always_inline)) bool compare_exchange_strong(T& expected, T desired, O... orders) {
+        return __cc_ref().compare_exchange_strong(expected, desired, orders...);
+    }
+    template <class... O>
+    __attribute__((always_inline)) bool compare_exchange_weak(T& expected, T desired, O... orders) {
+        return __cc_ref().compare_exchange_weak(expected, desired, orders...);
+    }
+    __attribute__((always_inline)) T fetch_add(T v, std::memory_order o = std::memory_order_seq_cst) { return __cc_ref().fetch_add(v, o); }
+    __attribute__((always_inline)) T fetch_sub(T v, std::memory_order o = std::memory_order_seq_cst) { return __cc_ref().fetch_sub(v, o); }
+    __attribute__((always_inline)) T fetch_and(T v, std::memory_order o = std::memory_order_seq_cst) { return __cc_ref().fetch_and(v, o); }
+    __attribute__((always_inline)) T fetch_or(T v, std::memory_order o = std::memory_order_seq_cst) { return __cc_ref().fetch_or(v, o); }
+    __attribute__((always_inline)) T fetch_xor(T v, std::memory_order o = std::memory_order_seq_cst) { return __cc_ref().fetch_xor(v, o); }
+    __attribute__((always_inline)) T fetch_min(T v, std::memory_order o = std::memory_order_seq_cst) { return __cc_ref().fetch_min(v, o); }
+    __attribute__((always_inline)) T fetch_max(T v, std::memory_order o = std::memory_order_seq_cst) { return __cc_ref().fetch_max(v, o); }
+    __attribute__((always_inline)) T operator++() { return fetch_add(1) + 1; }
+    __attribute__((always_inline)) T operator++(int) { return fetch_add(1); }
+    __attribute__((always_inline)) T operator--() { return fetch_sub(1) - 1; }
+    __attribute__((always_inline)) T operator--(int) { return fetch_sub(1); }
+    __attribute__((always_inline)) T operator+=(T v) { return fetch_add(v) + v; }
+    __attribute__((always_inline)) T operator-=(T v) { return fetch_sub(v) - v; }
+};
+namespace std {
+template <class T>
+using atomic = typename ::std::conditional<sizeof(T) == 4 || sizeof(T) == 8, ::cuda::atomic<T, thread_scope_system>,
+                                           ::std::atomic<T>>::type;  // (a bool: the host's, unseen by the sanitizer)
+using atomic_int = atomic<int>;
+using atomic_uint = atomic<unsigned int>;
+using atomic_llong = atomic<long long>;
+using atomic_ullong = atomic<unsigned long long>;
+}  // namespace std
+// cuda::atomic_thread_fence(order, scope): a fence of that scope, unless the order is relaxed (PTX's
+// fence.sc or fence.acq_rel: both order this thread's accesses, which is what the sanitizer follows).
+static inline void atomic_thread_fence(std::memory_order o, thread_scope scope = thread_scope_system) {
+    if (o == std::memory_order_relaxed || scope == thread_scope_thread) return;
+    if (scope == thread_scope_block) __threadfence_block();
+    else __threadfence();
+}
+namespace std {
+static inline void atomic_thread_fence(memory_order o) { ::cuda::atomic_thread_fence(o); }
+}
 }  // namespace cuda
 // (cuda::std::atomic_ref: C++20's, which this C++17 library lacks; cuda::std is std here)
 namespace std { template <class T> using atomic_ref = ::cuda::atomic_ref<T, ::cuda::thread_scope_system>; }

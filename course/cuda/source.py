@@ -609,7 +609,8 @@ VECTOR_TYPES = {
     for lanes in (1, 2, 3, 4)
 }
 
-_QUALIFIERS = {"const", "volatile", "__restrict__", "__restrict", "restrict", "struct", "class", "typename"}
+_QUALIFIERS = {"const", "volatile", "__restrict__", "__restrict", "restrict", "struct", "class", "typename",
+               "__grid_constant__"}
 _INTEGER_WORDS = {"unsigned", "signed", "short", "long", "int", "char"}
 _TYPE_WORDS = (_INTEGER_WORDS | _QUALIFIERS | {"float", "double", "bool", "void", "auto"} | set(SCALAR_DTYPES)
                | set(VECTOR_TYPES) | set(HALF_TYPES))
@@ -1741,7 +1742,8 @@ def parse(text: str, options=()) -> Source:
                 break
             j += 1
             if j < len(tokens) and tokens[j].text == "(" and tokens[j - 1].text in (
-                "__launch_bounds__", "__align__", "__attribute__", "alignas", "__cluster_dims__", "decltype"
+                "__launch_bounds__", "__maxnreg__", "__align__", "__attribute__", "alignas", "__cluster_dims__",
+                "decltype"
             ):  # (`decltype(auto) f(...)`: the return type's parentheses)
                 if tokens[j - 1].text == "__launch_bounds__":
                     first = _split_commas(tokens[j + 1:_matching(tokens, j)])
@@ -1775,7 +1777,7 @@ def parse(text: str, options=()) -> Source:
         else:
             name_tok = tokens[j - 1]
         close = _matching(tokens, j)
-        if name_tok.text in ("__launch_bounds__", "__align__"):
+        if name_tok.text in ("__launch_bounds__", "__maxnreg__", "__align__"):
             continue
         body = close + 1
         while body < len(tokens) and tokens[body].text not in ("{", ";"):
@@ -2261,7 +2263,9 @@ def parse(text: str, options=()) -> Source:
             # another, `T s[]` in a template instantiated for two types) are refused, by NVRTC as by the compiler
             # here (cpu.py explains its "conflicting declaration")
             dims = text[tokens[k].start:tokens[end].start] if tokens[k].text == "[" else "[]"
-            replace(tok.start, tokens[end].end, f"static __cc_dynamic_shared<{' '.join(words[:-1])}> {name}; "
+            # `extern __shared__ float tile[][TILE];`: rows of TILE floats, each checked where it lands
+            rows = text[tokens[_matching(tokens, k)].end:tokens[end].start].strip() if tokens[k].text == "[" else ""
+            replace(tok.start, tokens[end].end, f"static __cc_dynamic_shared<{' '.join(words[:-1])}{rows}> {name}; "
                                                 f"extern {' '.join(words[:-1])} __cc_xs_{name}{dims};")
 
     # Two extern __shared__ arrays in one function both start at the start of the dynamic shared
@@ -2903,7 +2907,7 @@ _HOST_CONSTEXPR_STD = {
 }
 _RELAXED_CONSTEXPR = {"--expt-relaxed-constexpr", "-expt-relaxed-constexpr"}
 _ACCESS = {"public", "private", "protected"}
-_ATTRIBUTE_CALLS = {"__launch_bounds__", "__align__", "__attribute__", "alignas", "__declspec", "decltype",
+_ATTRIBUTE_CALLS = {"__launch_bounds__", "__maxnreg__", "__align__", "__attribute__", "alignas", "__declspec", "decltype",
                     "sizeof", "alignof", "__cluster_dims__", "noexcept", "static_assert", "__builtin_offsetof"}
 
 
@@ -3633,6 +3637,44 @@ def _nvcc_refusals(tokens: list[Token], functions: list, known_types: set,
                               "since Volta, Colab's T4 too), whose lanes need not run together"), t.line,
                           f"write {t.text}_sync(0xffffffff, ...) with the same arguments after the mask, which names the "
                           "lanes that take part (all 32 here; __activemask() for the lanes that got there)"))
+    # __grid_constant__ (CUDA 11.7): a kernel parameter that the GPU reads where the launch put it, so no thread may
+    # change it; NVRTC refuses it on a parameter that is not const, and on a parameter of any other function.
+    for i, t in enumerate(tokens):
+        if t.text != "__grid_constant__":
+            continue
+        depth, open_at = 0, None
+        for q in range(i - 1, -1, -1):
+            if tokens[q].text in (")", "]", "}"):
+                depth += 1
+            elif tokens[q].text in ("(", "[", "{"):
+                if depth == 0:
+                    open_at = q if tokens[q].text == "(" else None
+                    break
+                depth -= 1
+            elif tokens[q].text == ";" and depth == 0:
+                break
+        start = open_at
+        if start is not None:
+            while start > 0 and tokens[start - 1].text not in (";", "{", "}"):
+                start -= 1
+        if start is None or not any(x.text == "__global__" for x in tokens[start:open_at]):
+            found.append(("__grid_constant__ is only for a parameter of a __global__ function (NVRTC: \"__grid_constant__ "
+                          "annotation is only allowed on a parameter of a __global__ function\")", t.line,
+                          "delete it here: a __device__ function's parameter is its own copy already"))
+            continue
+        first, last = i, i
+        while first > open_at + 1 and tokens[first - 1].text != ",":
+            first -= 1
+        while last + 1 < len(tokens) and tokens[last + 1].text not in (",", ")"):
+            last += 1
+        words = [x.text for x in tokens[first:last + 1]]
+        stars = [k for k, w in enumerate(words) if w in ("*", "&")]
+        if not any(w == "const" and (not stars or k > stars[-1]) for k, w in enumerate(words)):
+            shown = " ".join(words)
+            found.append((f"the __grid_constant__ parameter `{shown}` is not const (NVRTC: \"a parameter annotated with "
+                          "__grid_constant__ must have const-qualified type\"): no thread may change it", t.line,
+                          "write `const __grid_constant__ T name` (for a pointer, `T* const __grid_constant__ name`), "
+                          "or delete __grid_constant__ to give each thread its own copy"))
     # A warp-level call with an argument too many (`__activemask(0xffffffff)`, `__syncwarp(mask, 32)`): nvcc
     # refuses it, where g++ here would take the extra number as the line runtime.h's functions report.
     for i, t in enumerate(tokens[:-1]):
