@@ -5507,3 +5507,51 @@ extern "C" __global__ void use(float* out, int n) {
                                                r"which Python has freed since"):
         module.get_function("use")((1,), (64,), (out, np.int32(64)))
     assert (victim == 7).all()
+
+
+NO_RETURN = r"""
+__device__ float pick(int mode) {
+    if (mode == 0) return 1.0f;
+    if (mode == 1) return 2.0f;
+}
+extern "C" __global__ void k(const int* mode, float* out) {
+    int i = threadIdx.x;
+    out[i] = pick(mode[i]);
+}
+"""
+
+UNREACHABLE = r"""
+extern "C" __global__ void k(const int* mode, float* out) {
+    int i = threadIdx.x;
+    switch (mode[i]) {
+        case 0: out[i] = 1.0f; break;
+        case 1: out[i] = 2.0f; break;
+        default: __builtin_unreachable();
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("sanitize", [False, True], ids=["plain", "sanitized"])
+def test_a_function_that_ends_without_its_return_or_reaches_builtin_unreachable_stops_the_thread(sanitize):
+    """Both ran silently (the compiler, free to assume neither happens, gave thread 2 the other branch's 2.0f).
+    A missing return gets nvcc's warning at compile time too; a function that returns on every path gets none."""
+    mode = np.array([0, 1, 2, 0], np.int32)
+    pick = f"pick_{sanitize}"  # (a function of its own per build: a warning shows once per process)
+    with pytest.warns(cuda.KernelWarning, match=rf"line 5: `{pick}` can reach its end without a return statement "
+                                                r"\(nvcc warns too"):
+        no_return = cuda.RawKernel(NO_RETURN.replace("pick", pick), "k", backend="cpu", sanitize=sanitize)
+        no_return.compile()
+    with pytest.raises(cuda.KernelError, match=rf"reached the end of `{pick}` without a return statement, but `{pick}` "
+                                               r"returns a value") as info:
+        no_return((1,), (4,), (mode, np.zeros(4, np.float32)))
+    assert info.value.thread == (2, 0, 0)
+    with pytest.raises(cuda.KernelError, match=r"reached __builtin_unreachable\(\)") as info:
+        cuda.RawKernel(UNREACHABLE, "k", backend="cpu", sanitize=sanitize)((1,), (4,), (mode, np.zeros(4, np.float32)))
+    assert info.value.thread == (2, 0, 0) and info.value.line == 7
+    out = np.zeros(4, np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (the twin: a return on every path, no warning)
+        cuda.RawKernel(NO_RETURN.replace("if (mode == 1) return 2.0f;", "return 2.0f;"), "k", backend="cpu",
+                       sanitize=sanitize)((1,), (4,), (mode, out))
+    assert list(out) == [1, 2, 2, 1]

@@ -118,7 +118,7 @@ class _Arg(ctypes.Structure):
  WARP_MISMATCH, WARP_BAD_MASK, READ_ONLY, ARRAY_OUT_OF_BOUNDS, RACE, UNINITIALIZED, GLOBAL_RACE, MISALIGNED,
  SHARED_TOO_BIG, BAD_WIDTH, LOCAL_TOO_BIG, BAD_FREE, USE_AFTER_FREE, UNINITIALIZED_LOCAL, RNG_NOT_SET_UP,
  BAD_SHIFT, BAD_CONVERSION, BAD_PRINTF, BARRIER_DIVERGENT, OTHER_LOCAL, LDG_WRITTEN, STORED_FILL,
- LOCAL_ATOMIC, READ_FILL) = range(40)
+ LOCAL_ATOMIC, READ_FILL, UNREACHABLE, MISSING_RETURN) = range(42)
 #: (Python's own kind) a result computed from bytes of a whole struct or vector element of shared memory that
 #: no thread wrote (runtime.h __cc_note_partial, confirmed by a run with another fill: _depends_on_undefined).
 PARTIAL_READ = 100
@@ -221,7 +221,9 @@ def _platform_flags(compiler: str) -> list[str]:
       here than on a GPU. The compiler calls runtime.h's handlers there (UBSan's names; its
       runtime is not linked, _compile's -nodefaultlibs), which stop the kernel with the values.
       And integer-divide-by-zero: `1 / d` with d = 0, which GCC computes without a division (so
-      without the CPU's trap), stops the kernel as the trap would.
+      without the CPU's trap), stops the kernel as the trap would; unreachable and return: a thread that
+      reaches __builtin_unreachable(), or the end of a function that returns a value without a return
+      statement, stops there (the compiler assumes neither happens, and the thread would go on anywhere).
       It costs a compare or two per shift by a variable count, per conversion and per division."""
     flags = []
     if platform.machine().lower() in ("x86_64", "amd64") and sys.platform.startswith("linux") and _accepts(
@@ -267,7 +269,9 @@ def _uninitialized_index(index: int) -> str | None:
             "Give the variable a value on every path (`int j = 0;`, or set it in every branch of the if).")
 
 
-_UNDEFINED_CHECKS = "shift-exponent,float-cast-overflow,integer-divide-by-zero"
+#: (a sanitized build recovers from these: runtime.h's __cc_ubsan_recover)
+_RECOVERABLE_CHECKS = "shift-exponent,float-cast-overflow,integer-divide-by-zero"
+_UNDEFINED_CHECKS = _RECOVERABLE_CHECKS + ",unreachable,return"
 _UNDEFINED = f"-fsanitize={_UNDEFINED_CHECKS}"
 _FRAME_POINTERS = ("-fno-omit-frame-pointer", "-D__CC_FRAME_POINTERS")
 
@@ -960,7 +964,7 @@ def _compile(source: Source, unit: str, flags: list[str], compiler: str, target:
         # loads it from the cache and shows them too)
         remarks = [line for line in (done.stderr or "").splitlines()
                    if re.match(r"In (member )?function|\s+inlined from", line) or "uninitialized" in line
-                   or "was declared here" in line]
+                   or "was declared here" in line or _NO_RETURN.search(line)]
         warnings_file = target.with_suffix(".warnings")
         if remarks:
             warnings_file.write_text("\n".join(remarks), encoding="utf-8")
@@ -1110,6 +1114,28 @@ def _argument_texts(text: str, open_at: int) -> list[str] | None:
     if not found:
         return None
     return [text[open_at + tokens[a].start:open_at + tokens[b - 1].end] if b > a else "" for a, b in found[0]]
+
+
+#: GCC's -Wreturn-type, about a function of the learner's that may end without returning its value
+_NO_RETURN = re.compile(rf"^{re.escape(SOURCE_NAME)}:(\d+):\d+: warning: (?:control reaches end of non-void function|"
+                        r"no return statement in function returning non-void)")
+
+
+def _missing_return_warnings(compiler_output: str, source: Source) -> list[str]:
+    """GCC's 'control reaches end of non-void function' about the learner's functions, as nvcc's 'missing return
+    statement at end of non-void function' (GCC names the line of the function's closing brace)."""
+    found = []
+    for text in compiler_output.splitlines():
+        hit = _NO_RETURN.search(text)
+        if hit and 0 < int(hit.group(1)) <= len(source.lines):
+            line = int(hit.group(1))
+            function = _function_name_at(source.text, line)
+            name = f"`{function}`" if function else "a function that returns a value"
+            found.append(f"line {line}: {name} can reach its end without a return statement (nvcc warns too: 'missing "
+                         f"return statement at end of non-void function'). A thread that gets there stops with a "
+                         f"KernelError here; on a GPU its caller gets whatever a register held. Return a value on "
+                         f"every path.\n    {line}: {source.lines[line - 1].strip()}")
+    return found
 
 
 def _uninitialized_warnings(compiler_output: str, source: Source) -> list[str]:
@@ -1481,7 +1507,7 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
                  + (["-fno-strict-aliasing"] if source.puns and not sanitize else [])  # (-O1 has none)
                  # (sanitized: a value that does not fit may be an unwritten shared element's fill, which the
                  # thread carries on with to show whether a barrier is missing: runtime.h's __cc_ubsan_recover)
-                 + ([f"-fsanitize-recover={_UNDEFINED_CHECKS}"] if sanitize and _UNDEFINED in platform_flags else []))
+                 + ([f"-fsanitize-recover={_RECOVERABLE_CHECKS}"] if sanitize and _UNDEFINED in platform_flags else []))
         target = cache_dir() / f"{_cache_key(unit, flags, compiler)}.so"
         if target.exists() and (target.is_symlink() or target.stat().st_uid != os.getuid() or not _whole(target)):
             target.unlink()  # not ours, or cut short (a cache folder synced in part): never load it, build our own
@@ -1501,8 +1527,9 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
             load(source, options, kernel, extra, sanitize=False)
         _check_constant_memory(module, kernel)
         warnings_file = target.with_suffix(".warnings")
-        remarks = _uninitialized_warnings(warnings_file.read_text(encoding="utf-8"), source) \
-            if warnings_file.exists() else []  # from this compile or an earlier one: shown once per process
+        compiler_remarks = warnings_file.read_text(encoding="utf-8") if warnings_file.exists() else ""
+        # (from this compile or an earlier one: shown once per process)
+        remarks = _uninitialized_warnings(compiler_remarks, source) + _missing_return_warnings(compiler_remarks, source)
         cas = [f"line {line}: {what}\n    {line}: {source.lines[line - 1].strip()}" for line, what in source.cas_misuse
                if 0 < line <= len(source.lines)]
         for message in remarks + _dangling_warnings(source) + _aliased_shared_warnings(source) \
@@ -4488,6 +4515,15 @@ def _parameter_name(declaration: str) -> str:
     return words[-1] if words else ""
 
 
+def _function_name_at(text: str, line: int) -> str | None:
+    """The name of the function whose body holds line `line` (its closing brace's, say), or None."""
+    body = _function_body(text, line)
+    if body is None and line > 1:  # (the closing brace's own line: the body ends before it)
+        body = _function_body(text, line - 1)
+    head = re.search(r"(\w+)\s*\([^()]*\)\s*(?:const\s*)?$", text[:body[0]].rstrip()) if body else None
+    return head.group(1) if head else None
+
+
 def _function_body(text: str, line: int) -> tuple[int, int] | None:
     """The character span of the body of the function that holds line `line` of `text`: the outermost
     brace block around it that follows a parameter list's `)` (control statements' blocks lie inside
@@ -5363,7 +5399,8 @@ _KIND_NAMES = {globals()[name]: name.lower().replace("_", " ") for name in (
     "OUT_OF_BOUNDS", "SHARED_OUT_OF_BOUNDS", "BARRIER_EXITED", "BARRIER_MISMATCH", "TIMEOUT", "CRASH", "STACK_OVERFLOW",
     "ASSERT", "TRAP", "NO_MEMORY", "ARRAY_OUT_OF_BOUNDS", "RACE", "UNINITIALIZED", "GLOBAL_RACE", "MISALIGNED",
     "READ_ONLY", "WARP_EXITED", "WARP_MISMATCH", "WARP_BAD_MASK", "BAD_SHIFT", "BAD_CONVERSION", "BAD_PRINTF",
-    "BARRIER_DIVERGENT", "USE_AFTER_FREE", "BAD_FREE", "UNINITIALIZED_LOCAL", "READ_FILL", "STORED_FILL", "PARTIAL_READ")}
+    "BARRIER_DIVERGENT", "USE_AFTER_FREE", "BAD_FREE", "UNINITIALIZED_LOCAL", "READ_FILL", "STORED_FILL", "PARTIAL_READ",
+    "UNREACHABLE", "MISSING_RETURN")}
 
 
 def _explained(module: Module, kernel: Kernel, fault: _Fault, *rest, **options) -> KernelError:
@@ -5407,7 +5444,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     if kind in (OUT_OF_BOUNDS, SHARED_OUT_OF_BOUNDS, CRASH, STACK_OVERFLOW, TIMEOUT, ARRAY_OUT_OF_BOUNDS, RACE,
                 UNINITIALIZED, GLOBAL_RACE, READ_ONLY, MISALIGNED, BAD_FREE, USE_AFTER_FREE, UNINITIALIZED_LOCAL,
                 WARP_BAD_MASK, BAD_SHIFT, BAD_CONVERSION, BAD_PRINTF, OTHER_LOCAL, LDG_WRITTEN, STORED_FILL,
-                LOCAL_ATOMIC, READ_FILL, PARTIAL_READ):  # (WARP_BAD_MASK: a store of an undefined shuffle result)
+                LOCAL_ATOMIC, READ_FILL, PARTIAL_READ, UNREACHABLE, MISSING_RETURN):
+        # (WARP_BAD_MASK: a store of an undefined shuffle result)
         chain = module.lines_at(fault.code_offset)
         # (sanitized builds) the calls of helpers that were not inlined: the frames from the one that
         # faulted outwards. A check's fault comes from a call at the faulting line itself (that frame
@@ -5823,6 +5861,20 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
     elif kind == TRAP:
         what = "called __trap()"
         hint = ""
+    elif kind == UNREACHABLE:
+        what = "reached __builtin_unreachable(), which promises the compiler that no thread ever gets there"
+        hint = ("The compiler builds the code around that promise (a switch's default, an if's other branch is "
+                "dropped), so on a GPU the thread goes on somewhere else, and the results are wrong without any "
+                "error. Handle the case (return, or a value that says 'invalid'), or check the promise with "
+                "assert(...) while debugging.")
+    elif kind == MISSING_RETURN:
+        name = _function_name_at(source.text, line) if line else None
+        function = f"`{name}`" if name else "the function"
+        what = (f"reached the end of {function} without a return statement, but {function} returns a value"
+                + (" (nvcc warns: 'missing return statement at end of non-void function')"))
+        hint = (f"The caller gets no value (on a GPU, whatever a register held; the compiler may also assume this path "
+                f"never runs and drop code around it). Return a value on every path through {function}: a `return` "
+                "after the last if, or an else branch.")
     elif kind == NO_MEMORY:
         what = "could not get memory for its threads' stacks or its dynamic shared memory"
         hint = "Launch fewer threads per block, or ask for less shared_mem."

@@ -321,6 +321,8 @@ enum __cc_fault_kind {
     __CC_STORED_FILL = 37,           // a float stored that is the fill of a local variable read before it had a value
     __CC_LOCAL_ATOMIC = 38,          // an atomic function on a thread's own local variable (sanitizer)
     __CC_READ_FILL = 39,             // a read of global memory nothing wrote: xp.empty's or malloc's 0xFE bytes (sanitizer)
+    __CC_UNREACHABLE = 40,           // __builtin_unreachable() reached
+    __CC_MISSING_RETURN = 41,        // the end of a function that returns a value, with no return statement
 };
 
 struct __cc_fault {
@@ -7670,7 +7672,24 @@ __CC_RT void __cc_ubsan_divide(bool recover, const void* pc) {
     f->code_offset = __cc_code_offset(pc);
     __cc_fail(__CC_SIGNAL, 0);
 }
+// A thread that reached __builtin_unreachable() or the end of a function that returns a value, with no return
+// statement (-fsanitize=unreachable,return): the compiler assumed neither happens, so it stops there.
+__CC_RT void __cc_ubsan_stop(int kind, const void* pc) {
+    if (!__cc_launching || !__cc_me) __builtin_trap();
+    __cc_fault_out->code_offset = __cc_code_offset(pc);
+    __cc_fail(kind, 0);
+}
 #ifndef __CC_WITH_RUNTIME_OBJECT  // (the object's: one definition per module)
+extern "C" __attribute__((noreturn, used)) void __ubsan_handle_builtin_unreachable(void* data) {
+    (void)data;
+    __cc_ubsan_stop(__CC_UNREACHABLE, __builtin_return_address(0));
+    __builtin_unreachable();
+}
+extern "C" __attribute__((noreturn, used)) void __ubsan_handle_missing_return(void* data) {
+    (void)data;
+    __cc_ubsan_stop(__CC_MISSING_RETURN, __builtin_return_address(0));
+    __builtin_unreachable();
+}
 extern "C" __attribute__((used)) void __ubsan_handle_divrem_overflow(void* data, void* lhs, void* rhs) {
     (void)data, (void)lhs, (void)rhs;
     __cc_ubsan_divide(true, __builtin_return_address(0));
