@@ -4,7 +4,8 @@ warp-aggregated atomics, cooperative groups' reduce, a __syncthreads_or loop, a 
 atomicAdd, the CUDA guide's last-block sum (__threadfence + atomicInc; libcu++'s cuda::atomic_thread_fence, with
 a __grid_constant__ parameter and __maxnreg__), a radix split with
 __syncthreads_count, a register-tiled matmul, per-warp histograms, a block scan made of warp shuffles,
-and handovers between blocks: a queue's tail counter, a flag waited for with atomicCAS, a cuda::atomic_ref
+barriers and shuffles inside functors, CUTLASS's shared storage bound
+by reference, and handovers between blocks: a queue's tail counter, a flag waited for with atomicCAS, a cuda::atomic_ref
 flag with release and acquire orders, cuda::atomic and cuda::std::atomic flags beside a __shared__ cuda::atomic, a handover relayed through a second block's flag, and PMPP's
 register-tiled 3-D stencil (which stores unset values into shared elements that no thread reads).
 Each runs sanitized (racecheck, initcheck, memcheck: no report) and plain on every worker thread, and
@@ -276,6 +277,31 @@ extern "C" __global__ void k(float* data, float* out, int* count) {
 }
 """
 
+# A barrier and a shuffle inside operators: calls that do not name them (`Bar{}()`, `WarpSum{}(v)`) once made the
+# kernel run without fibers ("did not see it in the source"); and CUTLASS's shared storage, a struct over
+# extern __shared__ memory bound by reference (binding reads nothing: it was a race on the whole struct).
+FUNCTORS = r"""
+struct Bar { __device__ void operator()() const { __syncthreads(); } };
+struct WarpSum {
+    __device__ float operator()(float v) const {
+        for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+        return v;
+    }
+};
+struct Storage { float a[64]; };
+extern "C" __global__ void k(const float* x, float* out, float* sums) {
+    extern __shared__ float smem[];
+    auto& st = *reinterpret_cast<Storage*>(smem);
+    Storage& same = *(Storage*)smem;
+    int t = threadIdx.x;
+    st.a[t] = x[t];
+    Bar{}();
+    out[t] = same.a[63 - t];
+    float v = WarpSum{}(x[t]);
+    if (t % 32 == 0) sums[t / 32] = v;
+}
+"""
+
 RELAY = r"""
 extern "C" __global__ void k(float* data, volatile int* flags, float* out) {
     if (threadIdx.x != 0) return;
@@ -405,6 +431,9 @@ CASES = {
     "cuda::atomic and cuda::std::atomic flags and a __shared__ cuda::atomic counter": (
         ATOMIC_OBJECT_FLAG, "k", 3, 32, lambda: (np.zeros(2, f32), np.zeros(1, f32), np.zeros(1, i32)),
         lambda a: a[1][0] == 6 and a[2][0] == 3 * 64),
+    "a barrier and a shuffle in functors, and shared storage bound by reference": (
+        FUNCTORS, "k", 1, 64, lambda: (np.arange(64, dtype=f32), np.zeros(64, f32), np.zeros(2, f32)),
+        lambda a: np.array_equal(a[1], a[0][::-1]) and np.allclose(a[2], a[0].reshape(2, 32).sum(1))),
     "PMPP's register-tiled 3-D stencil, unset values stored where no thread reads": (
         STENCIL3D, "stencil3d", (3, 3, 3), (8, 8, 1),
         lambda: (rng.random((14, 14, 14), f32), np.zeros((14, 14, 14), f32), np.uint32(14), *STENCIL_TAPS),
@@ -419,5 +448,16 @@ CASES = {
 def test_a_correct_kernel_is_not_reported_and_is_right(name, sanitize):
     source, kernel, grid, block, make, right = CASES[name]
     args = make()
-    cuda.RawKernel(source, kernel, backend="cpu", sanitize=sanitize)(grid, block, args)
+    cuda.RawKernel(source, kernel, backend="cpu", sanitize=sanitize)(grid, block, args,
+                                                                     shared_mem=256 if source is FUNCTORS else 0)
     assert right(args)
+
+
+def test_the_shared_storage_bound_by_reference_is_race_checked_where_it_is_used():
+    """The twin of the functors' case without its barrier: the race is on the storage's element, at the read."""
+    source = FUNCTORS.replace("    Bar{}();\n", "")
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory smem\[\d+\]: thread \(\d+, 0, 0\) read it at "
+                                               r"line 16") as info:  # (through `same`, the store through `st`)
+        cuda.RawKernel(source, "k", backend="cpu", sanitize=True)(1, 64, (np.arange(64, dtype=f32), np.zeros(64, f32),
+                                                                          np.zeros(2, f32)), shared_mem=256)
+    assert info.value.line == 15

@@ -5555,3 +5555,27 @@ def test_a_function_that_ends_without_its_return_or_reaches_builtin_unreachable_
         cuda.RawKernel(NO_RETURN.replace("if (mode == 1) return 2.0f;", "return 2.0f;"), "k", backend="cpu",
                        sanitize=sanitize)((1,), (4,), (mode, out))
     assert list(out) == [1, 2, 2, 1]
+
+
+ALIAS_TEMPLATE_POINTERS = r"""
+template <class T> using Ptr = T*;
+struct View { Ptr<float> p; int n; };
+extern "C" __global__ void k(float* out, int n, int member) {
+    View v{out, n};
+    Ptr<float> w = out;
+    for (int i = threadIdx.x; i < 4 * n; i += blockDim.x) {
+        if (member) v.p[i] = -1.0f;
+        else w[i] = -1.0f;
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("member", [1, 0], ids=["struct member", "local"])
+def test_a_pointer_spelled_with_an_alias_template_is_checked(member):
+    """`template <class T> using Ptr = T*;` stayed a raw pointer: the stores past the array went into the
+    Python process's memory (a crash, later). It is a checked pointer now, as `using fptr = float*;` is."""
+    with pytest.raises(cuda.KernelError, match=r"accessed out\[64\], but out has 64 elements") as info:
+        cuda.RawKernel(ALIAS_TEMPLATE_POINTERS, "k", backend="cpu", sanitize=False)(
+            (1,), (32,), (np.zeros(64, np.float32), np.int32(64), np.int32(member)))
+    assert info.value.line == 8 + (1 - member)

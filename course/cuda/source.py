@@ -1464,7 +1464,9 @@ def _aliases(tokens: list[Token], defines: dict, structs=frozenset()) -> dict[st
                 j += 1
             words = [t.text for t in tokens[i + 3: j] if t.text not in _QUALIFIERS or t.text == "const"]
             named = [w for w in words if w != "const"]
-            if named and all(w in type_words or w in aliases for w in named if w != "*") \
+            # (`template <class T> using Ptr = T*;`: an alias template of a pointer, T one of its own parameters)
+            own = set(_template_params(tokens, i)[0]) if "*" in named else set()
+            if named and all(w in type_words or w in aliases or w in own for w in named if w != "*") \
                     and named.count("*") <= 1 and named[0] != "*":  # (`using fptr = float*;`)
                 aliases[tokens[i + 1].text] = words if "*" in named else named
             elif struct := _struct_named(tokens[i + 3:j], structs):
@@ -1981,6 +1983,9 @@ def parse(text: str, options=()) -> Source:
     pointer_variables = _pointer_variables(tokens)
     stray = any(any(b in t.text for b in _BARRIERS | {"__shfl", "__syncwarp", "_sync("}) for t in directives) or any(
         t.text in _BARRIERS and not any(a <= i <= b for a, b in body_spans) for i, t in enumerate(tokens))
+    # A barrier or a warp call inside an operator (a functor's operator(), a type's operator+=): its calls
+    # (`Bar{}()`, `acc += v`) do not name it, so every kernel may reach it, as with one in a macro
+    stray = stray or any(name.startswith("operator") for name in fiber_functions)
     unsupported_users = {}
     for name in bodies:
         if name in unsupported_of:
@@ -5112,8 +5117,22 @@ def _reference_uses(tokens: list[Token], f: _Function, references: dict, types: 
     def one_chain(first: int, last: int) -> bool:  # tokens[first:last] is one `s[i].x` or `*p`
         if first >= last:
             return False
-        if tokens[first].text == "*" and first + 1 < last and tokens[first + 1].kind == "ident":
+        if tokens[first].text == "*" and first + 1 < last and tokens[first + 1].kind == "ident" \
+                and tokens[first + 1].text not in _CASTS:
             return _postfix_chain(tokens, first + 1, b) == last
+        if tokens[first].text == "*" and first + 2 < last and tokens[first + 1].text in _CASTS \
+                and tokens[first + 2].text == "<":
+            # `auto& st = *reinterpret_cast<Storage*>(smem);` (CUTLASS's shared storage): the object the cast points at
+            angle = _matching_angle(tokens, first + 2)
+            if 0 < angle < last - 1 and tokens[angle + 1].text == "(":
+                return _postfix_chain(tokens, _matching(tokens, angle + 1), b) == last
+            return False
+        if tokens[first].text == "*" and first + 1 < last and tokens[first + 1].text == "(":
+            # `*(Storage*)smem`, `*(p + 1)`: the object at that address
+            close = _matching(tokens, first + 1)
+            if close + 1 < last and tokens[close + 1].kind == "ident":
+                return _postfix_chain(tokens, close + 1, b) == last
+            return close + 1 == last
         if tokens[first].text in _CASTS and first + 1 < last and tokens[first + 1].text == "<":
             # `float4& r = reinterpret_cast<float4*>(s)[t];`: the element of the cast pointer
             angle = _matching_angle(tokens, first + 1)
