@@ -5579,3 +5579,24 @@ def test_a_pointer_spelled_with_an_alias_template_is_checked(member):
         cuda.RawKernel(ALIAS_TEMPLATE_POINTERS, "k", backend="cpu", sanitize=False)(
             (1,), (32,), (np.zeros(64, np.float32), np.int32(64), np.int32(member)))
     assert info.value.line == 8 + (1 - member)
+
+
+RETURNED_REFERENCES = r"""
+__device__ float& scratch() { float t = 0.0f; return t; }
+__device__ const float& larger(float a, float b) { return a > b ? a : b; }
+extern "C" __global__ void k(const float* x, float* out) {
+    out[threadIdx.x] = larger(x[threadIdx.x], 0.5f);
+    if (x[threadIdx.x] < -1.0f) scratch() = 1.0f;
+}
+"""
+
+
+def test_a_function_that_returns_a_reference_to_its_local_or_parameter_gets_nvccs_warning():
+    """`float& f() { float t; return t; }` said only 'used a null pointer' when its reference was used (GCC makes it
+    null), and `const float& larger(float a, float b)` nothing: both get nvcc's warning now, naming the function."""
+    with pytest.warns(cuda.KernelWarning) as caught:
+        cuda.RawKernel(RETURNED_REFERENCES, "k", backend="cpu", sanitize=False).compile()
+    texts = [str(w.message) for w in caught]
+    assert any(re.search(r"line 2: `scratch` returns a reference to its local variable `t`, which ends when `scratch` "
+                         r"returns", t) for t in texts), texts
+    assert any("line 3: `larger` returns a reference to one of its parameters or local variables" in t for t in texts)

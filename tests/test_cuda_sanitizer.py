@@ -5514,6 +5514,11 @@ def test_a_block_total_that_every_thread_adds_gets_a_warning():
             cuda.RawKernel(source.replace("atomicAdd(out, s[0]);   // TOTAL", guarded), "block_sum", backend="cpu")(
                 (2,), (128,), (x, out, np.int32(256)), shared_mem=512)
             assert out[0] == 256
+        # a maximum made again changes nothing (the largest block total, 128, either way): no warning (red team 12-07)
+        out[0] = 0
+        cuda.RawKernel(source.replace("atomicAdd(out, s[0]);   // TOTAL", "atomicMax((int*)out, __float_as_int(s[0]));"),
+                       "block_sum", backend="cpu")((2,), (128,), (x, out, np.int32(256)), shared_mem=512)
+        assert out[0] == 128
     # one thread of each warp (a lane's test, `lane = t % 32` or `t & 31`): 4 warps add it, unless the block is one warp
     for per_warp in ("int lane = t % 32;\n    if (lane == 0) atomicAdd(out, s[0]);", "if ((t & 31) == 0) atomicAdd(out, s[0]);"):
         out[0] = 0

@@ -964,7 +964,7 @@ def _compile(source: Source, unit: str, flags: list[str], compiler: str, target:
         # loads it from the cache and shows them too)
         remarks = [line for line in (done.stderr or "").splitlines()
                    if re.match(r"In (member )?function|\s+inlined from", line) or "uninitialized" in line
-                   or "was declared here" in line or _NO_RETURN.search(line)]
+                   or "was declared here" in line or _NO_RETURN.search(line) or _LOCAL_REFERENCE.search(line)]
         warnings_file = target.with_suffix(".warnings")
         if remarks:
             warnings_file.write_text("\n".join(remarks), encoding="utf-8")
@@ -1119,6 +1119,33 @@ def _argument_texts(text: str, open_at: int) -> list[str] | None:
 #: GCC's -Wreturn-type, about a function of the learner's that may end without returning its value
 _NO_RETURN = re.compile(rf"^{re.escape(SOURCE_NAME)}:(\d+):\d+: warning: (?:control reaches end of non-void function|"
                         r"no return statement in function returning non-void)")
+
+
+#: GCC's -Wreturn-local-addr (a reference to a local variable or a parameter returned)
+_LOCAL_REFERENCE = re.compile(rf"^{re.escape(SOURCE_NAME)}:(\d+):\d+: warning: (?:reference to local variable [‘'`](\w+)"
+                              r"[’'`] returned|function returns address of local variable)")
+
+
+def _local_reference_warnings(compiler_output: str, source: Source) -> list[str]:
+    """GCC's 'reference to local variable returned' about a function of the learner's that returns a reference
+    (`float& f() { float t; ...; return t; }`, `const float& larger(float a, float b)`), as nvcc warns it; a
+    function returning a pointer to its local array has a warning of its own (_dangling_warnings)."""
+    found = []
+    for text in compiler_output.splitlines():
+        hit = _LOCAL_REFERENCE.search(text)
+        if not hit or not 0 < int(hit.group(1)) <= len(source.lines):
+            continue
+        line = int(hit.group(1))
+        function = _function_name_at(source.text, line)
+        if not function or not re.search(rf"&\s*{re.escape(function)}\s*\(", source.text):
+            continue  # (not a function that returns a reference)
+        what = f"its local variable `{hit.group(2)}`" if hit.group(2) else "one of its parameters or local variables"
+        found.append(f"line {line}: `{function}` returns a reference to {what}, which ends when `{function}` returns, "
+                     f"so the caller reads or writes memory that no longer holds it (nvcc warns: 'returning reference "
+                     f"to local variable'; here the reference is often null). Return the value itself (drop the `&` "
+                     f"from the return type), or take the place to write as a parameter.\n    {line}: "
+                     f"{source.lines[line - 1].strip()}")
+    return found
 
 
 def _missing_return_warnings(compiler_output: str, source: Source) -> list[str]:
@@ -1529,7 +1556,8 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
         warnings_file = target.with_suffix(".warnings")
         compiler_remarks = warnings_file.read_text(encoding="utf-8") if warnings_file.exists() else ""
         # (from this compile or an earlier one: shown once per process)
-        remarks = _uninitialized_warnings(compiler_remarks, source) + _missing_return_warnings(compiler_remarks, source)
+        remarks = (_uninitialized_warnings(compiler_remarks, source) + _missing_return_warnings(compiler_remarks, source)
+                   + _local_reference_warnings(compiler_remarks, source))
         cas = [f"line {line}: {what}\n    {line}: {source.lines[line - 1].strip()}" for line, what in source.cas_misuse
                if 0 < line <= len(source.lines)]
         for message in remarks + _dangling_warnings(source) + _aliased_shared_warnings(source) \

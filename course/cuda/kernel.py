@@ -1049,6 +1049,8 @@ def _block_total_message(rules: _LaunchRules, block3) -> str | None:
     if threads == 1 or not rules.block_totals:
         return None
     line, call, element, per_warp = rules.block_totals[0]
+    if re.match(r"\s*atomic(?:Max|Min|And|Or|Exch)(?:_block|_system)?\b", call):
+        return None  # (the same value again changes nothing: a maximum, a flag; only sums and counts go wrong)
     if per_warp:
         warps = -(-threads // 32)
         if warps == 1:
