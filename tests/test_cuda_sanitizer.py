@@ -5514,6 +5514,13 @@ def test_a_block_total_that_every_thread_adds_gets_a_warning():
             cuda.RawKernel(source.replace("atomicAdd(out, s[0]);   // TOTAL", guarded), "block_sum", backend="cpu")(
                 (2,), (128,), (x, out, np.int32(256)), shared_mem=512)
             assert out[0] == 256
+        # a __shared__ scalar that holds the block's total, added by every thread (red team 12-07: only arrays warned)
+        scalar = source.replace("atomicAdd(out, s[0]);   // TOTAL", "__shared__ float total;\n    if (t == 0) total = s[0];\n"
+                                "    __syncthreads();\n    atomicAdd(out, total);")
+        out[0] = 0
+        with pytest.warns(cuda.KernelWarning, match=r"`atomicAdd\(out, total\)` is made by more than one thread of each "
+                                                     r"block .*: total is one value for the whole block"):
+            cuda.RawKernel(scalar, "block_sum", backend="cpu")((2,), (128,), (x, out, np.int32(256)), shared_mem=512)
         # a maximum made again changes nothing (the largest block total, 128, either way): no warning (red team 12-07)
         out[0] = 0
         cuda.RawKernel(source.replace("atomicAdd(out, s[0]);   // TOTAL", "atomicMax((int*)out, __float_as_int(s[0]));"),

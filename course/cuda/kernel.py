@@ -902,6 +902,8 @@ def _launch_rules(source, kernel) -> _LaunchRules:
             rules.guards.append((index, axis, guard.group(1) or guard.group(3), less,
                                  line_at(found.end() + guard.start()), guard.group(0).strip()))
     shared = set(re.findall(r"__shared__\s+[\w:<>\s]+?\b(\w+)\s*\[", source.text))
+    shared_scalars = set(re.findall(r"__shared__\s+(?:volatile\s+)?(?:float|double|int|unsigned(?:\s+int)?|long\s+long|"
+                                    r"unsigned\s+long\s+long)\s+(\w+)\s*;", source.text))
     # (or a copy of one made by every thread: `float total = s[0];`)
     copies = {m.group(1): (m.start(), f"{m.group(2)}[{m.group(3)}]") for m in re.finditer(
         r"\b(\w+)\s*=\s*(\w+)\s*\[\s*(\d+)\s*\]\s*;", text)
@@ -911,6 +913,8 @@ def _launch_rules(source, kernel) -> _LaunchRules:
         operand = found.group(3)
         if found.group(4) is not None:
             element = f"{operand}[{found.group(4)}]" if operand in shared else None
+        elif operand in shared_scalars:  # (`__shared__ float acc;` ... `atomicAdd(loss, acc);`)
+            element = operand
         else:
             copy = copies.get(operand)  # (made before the call, and not changed since)
             since = text[text.index(";", copy[0]) + 1:found.start()] if copy and copy[0] < found.start() else None
