@@ -5285,6 +5285,30 @@ extern "C" __global__ void k(const int* x, int* result, int n) {
     assert "different passes" not in str(info.value) and "loop" not in str(info.value)
 
 
+def test_a_race_past_a_barrier_inside_an_if_names_that_barrier():
+    """A tiled transpose with its __syncthreads() inside the load's `if (r < M && c < N)`: a thread outside the matrix
+    skips it and reads the tile early. The sanitized launch reports the race (the plain one the divergent barrier);
+    its hint said to add a barrier between the lines, where there is one: it names the barrier in the if now."""
+    source = r"""
+#define TD 16
+extern "C" __global__ void transpose(const float* a, float* b, int M, int N) {
+    __shared__ float tile[TD][TD + 1];
+    int c = blockIdx.x * TD + threadIdx.x, r = blockIdx.y * TD + threadIdx.y;
+    if (r < M && c < N) {
+        tile[threadIdx.y][threadIdx.x] = a[r * N + c];
+        __syncthreads();
+    }
+    int oc = blockIdx.y * TD + threadIdx.x, orow = blockIdx.x * TD + threadIdx.y;
+    if (orow < N && oc < M) b[orow * M + oc] = tile[threadIdx.x][threadIdx.y];
+}
+"""
+    with pytest.raises(cuda.KernelError, match=r"(?s)data race on shared memory tile.*with no __syncthreads\(\) between "
+                                               r"them that both threads reached.*There is a __syncthreads\(\) at line 8, "
+                                               r"between the two lines, but it runs under a condition"):
+        kernel("transpose", source)((2, 3), (16, 16), (np.ones((40, 24), np.float32), np.zeros((24, 40), np.float32),
+                                                       np.int32(40), np.int32(24)))
+
+
 @pytest.mark.parametrize("declared, index, said", [("t[B + 1][B + 2]", "t[B + 1][tx]", "B + 1 is 17 for every thread"),
                                                    ("t[B + 2][B + 2]", "t[tx + 18][0]", "tx + 18 is 18 or more")])
 def test_an_index_no_thread_can_keep_inside_the_array_gets_no_guard(declared, index, said):

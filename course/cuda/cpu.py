@@ -6104,6 +6104,19 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         spelling = _block_sync_spelling(source.text, line)
         hint = (f"Add __syncthreads(){spelling} {place}, where every thread of the block reaches it (not inside an "
                 "if). ")
+        skipped = next((n for n in range(min(line, other_line) + 1, max(line, other_line))
+                        if re.search(r"__syncthreads\s*\(", source.line_text(n).split("//", 1)[0])
+                        and _conditional_line(source, n)), None) if line and other_line and not helper and not (
+            _in_one_loop(source.text, min(line, other_line), max(line, other_line),
+                         kernel.line if 0 < kernel.line <= min(line, other_line) else 1)) else None
+        if skipped:  # `if (r < M && c < N) { tile[..] = ...; __syncthreads(); }`: the barrier is there, in the if
+            who = f"thread {other}" if read_first else "one of the two threads"
+            what = what.replace("with no __syncthreads() between them", "with no __syncthreads() between them that both "
+                                "threads reached")
+            hint = (f"There is a __syncthreads() at line {skipped}, between the two lines, but it runs under a condition "
+                    f"(an if, or after a return) that {who} did not meet, so it went on without waiting. Every thread "
+                    f"of a block must reach each __syncthreads(): move the barrier out of the if, where every thread "
+                    f"passes, and guard only the work. ")
         if "loop" in place and other_line and line and (
                 varying := _thread_varying_loop(source, min(line, other_line), max(line, other_line), kernel)):
             at, condition = varying
