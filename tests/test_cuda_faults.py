@@ -5600,3 +5600,32 @@ def test_a_function_that_returns_a_reference_to_its_local_or_parameter_gets_nvcc
     assert any(re.search(r"line 2: `scratch` returns a reference to its local variable `t`, which ends when `scratch` "
                          r"returns", t) for t in texts), texts
     assert any("line 3: `larger` returns a reference to one of its parameters or local variables" in t for t in texts)
+
+
+ROW_REFERENCES = r"""
+extern "C" __global__ void k(const float* x, float* out, int shift) {
+    __shared__ float tile[4][16];
+    float loc[2][8];
+    auto& row = tile[threadIdx.y];
+    row[threadIdx.x] = x[threadIdx.y * 16 + threadIdx.x];
+    auto& last = loc[1];
+    last[0] = 1.0f;
+    const auto& same = tile[threadIdx.y];
+    __syncthreads();
+    out[threadIdx.y * 16 + threadIdx.x] = same[15 - threadIdx.x + shift] + last[0];
+}
+"""
+
+
+@pytest.mark.parametrize("sanitize", [False, True], ids=["plain", "sanitized"])
+def test_a_reference_to_a_row_of_a_2d_array_compiles_and_is_checked(sanitize):
+    """`auto& row = tile[threadIdx.y];` (NVRTC compiles it) did not compile here: a row is a checked view, which
+    `auto` now binds; the row's accesses are checked against its own length."""
+    x, out = np.arange(64, dtype=np.float32), np.zeros(64, np.float32)
+    run = cuda.RawKernel(ROW_REFERENCES, "k", backend="cpu", sanitize=sanitize)
+    run((1,), (16, 4), (x, out, np.int32(0)))
+    np.testing.assert_array_equal(out.reshape(4, 16), x.reshape(4, 16)[:, ::-1] + 1)
+    with pytest.raises(cuda.KernelError, match=r"tile\[\.\.\.\]\[16\] \(subscript 2\), but that dimension of the __shared__ array tile has "
+                                               r"16 elements") as info:
+        run((1,), (16, 4), (x, out, np.int32(1)))
+    assert info.value.line == 11

@@ -2151,6 +2151,7 @@ def parse(text: str, options=()) -> Source:
                     [f' auto {n} = __cc_make_view(__cc_raw_{n}, "{n}", 1);' for n in used]
                     + [f' __cc_shared_scalar((void*)&{n}, sizeof {n}, "{n}");' for n in scalars]))
             array_views |= _auto_array_references(tokens, f, set(array_views) | set(used) | global_arrays)
+            _auto_row_references(tokens, f, replace)
             method = any(o < f.body[0] and f.body[1] < c for o, c in type_bodies.items()) \
                 or f.qualifier.rstrip(":").rsplit("::", 1)[-1] in structs
             _rewrite_body(tokens, f, known_types | set(f.template), replace, global_arrays, type_bodies, dangling,
@@ -3942,6 +3943,31 @@ def _auto_array_references(tokens: list[Token], f: _Function, views: set) -> set
                 and tokens[i + 3].text == "=" and tokens[i + 4].text in arrays and tokens[i + 5].text == ";":
             names.add(tokens[i + 2].text)
     return names
+
+
+def _auto_row_references(tokens: list[Token], f: _Function, replace) -> None:
+    """`auto& row = tile[threadIdx.y];` (or `const auto&`, `auto&&`) of a 2-D (or deeper) array of the body: a row of
+    a checked array is a view, a value that refers to the row as a reference does, so `auto row = ...` binds it
+    (a reference cannot: the view is made by the subscript). An element (`auto& e = s[i];` of a 1-D s) stays a
+    reference."""
+    a, b = f.body
+    dims = {}
+    for k in range(a + 2, b - 1):  # `__shared__ float tile[4][16];`, `float loc[2][8];`
+        if tokens[k].kind == "ident" and tokens[k + 1].text == "[" and tokens[k - 1].kind == "ident" \
+                and tokens[k - 1].text not in _NOT_DECLARATION:
+            count, q = 0, k + 1
+            while q < b and tokens[q].text == "[":
+                count, q = count + 1, _matching(tokens, q) + 1
+            if q < b and tokens[q].text in (";", "=", ","):
+                dims[tokens[k].text] = count
+    for i in range(a + 1, b - 5):
+        if tokens[i].text == "auto" and tokens[i + 1].text in ("&", "&&") and tokens[i + 2].kind == "ident" \
+                and tokens[i + 3].text == "=" and dims.get(tokens[i + 4].text, 0) >= 2 and tokens[i + 5].text == "[":
+            count, q = 0, i + 5
+            while q < b and tokens[q].text == "[":
+                count, q = count + 1, _matching(tokens, q) + 1
+            if q < b and tokens[q].text == ";" and count < dims[tokens[i + 4].text]:
+                replace(tokens[i + 1].start, tokens[i + 1].end, "")
 
 
 def _sizeof_array(tokens: list[Token], i: int, b: int, arrays: set) -> int | None:
