@@ -5511,6 +5511,15 @@ def test_a_grid_stride_loop_that_steps_by_one_block_warns_at_launch_even_with_at
             pytest.raises(cuda.KernelError, match=r"updates y\[128\]") as info:
         cuda.RawKernel(BLOCK_STEP, "scale", backend="cpu", sanitize=True)((4,), (128,), (np.ones(1000, np.float32), 1000))
     assert "this grid-stride loop steps by blockDim.x only" in str(info.value)
+    # the global index spelled with a variable for threadIdx.x, or kept in one (red team 12-07: no warning)
+    for spelling in ("int t = threadIdx.x;\n    for (int i = blockIdx.x * blockDim.x + t; i < n; i += blockDim.x)",
+                     "int gid = blockIdx.x * blockDim.x + threadIdx.x;\n    for (int i = gid; i < n; i += blockDim.x)"):
+        bins[:] = 0
+        source = BLOCK_STEP.replace("for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x)", spelling)
+        with pytest.warns(cuda.KernelWarning, match=r"the loop starts i at the thread's index in the whole grid .* steps "
+                                                     r"by one block"):
+            cuda.RawKernel(source, "hist", backend="cpu")((4,), (128,), (v, bins, 1000))
+        assert bins[0] > 1000
 
 
 def test_a_block_total_that_every_thread_adds_gets_a_warning():

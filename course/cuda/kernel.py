@@ -825,7 +825,7 @@ _INDEX_HELPER = re.compile(r"__device__\s+(?:(?:__forceinline__|inline|static|co
 def _global_index_axis(expression: str, helpers: dict | None = None) -> str | None:
     """The axis of `blockIdx.x * blockDim.x + threadIdx.x` (in any order, with or without parentheses), or of a
     call of a helper that returns it (`helpers`: name -> axis), else None."""
-    call = re.fullmatch(r"\s*(\w+)\s*\(\s*\)\s*", expression)
+    call = re.fullmatch(r"\s*(\w+)\s*(?:\(\s*\))?\s*", expression)  # (a helper's call, or a variable that holds it)
     if call and helpers:
         return helpers.get(call.group(1))
     value = re.sub(r"[\s()]", "", expression)
@@ -874,6 +874,18 @@ def _launch_rules(source, kernel) -> _LaunchRules:
                                         r"this_multi_grid|asm)\b", code)) or _uses_an_atomics_value(code)
     index_helpers = {m.group(1): axis for m in _INDEX_HELPER.finditer(code)
                      if (axis := _global_index_axis(m.group(2)))}
+    # names that stand for a built-in (`int t = threadIdx.x;`, never changed): read as the built-in, so that
+    # `blockIdx.x * blockDim.x + t` is the global index; and variables that hold the global index (`int gid = ...;`,
+    # never changed), so that a loop `for (int i = gid; ...)` starts from it
+    unchanged = lambda name, after: not re.search(rf"\b{name}\s*(?:[-+*/%|&^]?=(?!=)|\+\+|--)|(?:\+\+|--)\s*{name}\b",
+                                                  after)
+    builtins = {m.group(1): m.group(2) for m in re.finditer(
+        r"\b(?:const\s+)?(?:int|unsigned(?:\s+int)?|size_t|auto)\s+(\w+)\s*=\s*((?:threadIdx|blockIdx|blockDim)\.[xyz])"
+        r"\s*[;,]", text) if unchanged(m.group(1), text[m.end():])}
+    spelled = lambda expression: re.sub(r"\b\w+\b", lambda w: builtins.get(w.group(0), w.group(0)), expression)
+    for m in re.finditer(r"\b(?:const\s+)?(?:int|unsigned(?:\s+int)?|size_t|auto)\s+(\w+)\s*=\s*([\w.\s*+()]+?)\s*;", text):
+        if (axis := _global_index_axis(spelled(m.group(2)), index_helpers)) and unchanged(m.group(1), text[m.end():]):
+            index_helpers.setdefault(m.group(1), axis)
     for found in re.finditer(r"\b(?:blockIdx\.([xyz])\s*\*\s*blockDim\.\1|blockDim\.([xyz])\s*\*\s*blockIdx\.\2)"
                              r"\s*\+\s*threadIdx\.([xyz])\b|\bthreadIdx\.([xyz])\s*\+\s*(?:blockIdx\.([xyz])\s*\*\s*"
                              r"blockDim\.\5|blockDim\.([xyz])\s*\*\s*blockIdx\.\6)\b", text):
@@ -882,7 +894,7 @@ def _launch_rules(source, kernel) -> _LaunchRules:
         if other != axis:
             rules.mixed.append((axis, other, line_at(found.start()), found.group(0)))
     for found in re.finditer(r"\bfor\s*\(\s*(?:[\w\s]+\s)?(\w+)\s*=\s*([\w.\s*+()]+?)\s*;[^;]*;[^;)]*\)", text):
-        index, axis = found.group(1), _global_index_axis(found.group(2), index_helpers)
+        index, axis = found.group(1), _global_index_axis(spelled(found.group(2)), index_helpers)
         step = cpu._block_only_step(text, found.group(0)) if axis else None  # (`i += blockDim.x`, `i += stride`)
         if step and step[2] == index and step[1] == f"blockDim.{axis}":
             rules.block_steps.append((index, axis, step[0].split("+=", 1)[1].strip(), line_at(found.start())))
