@@ -5433,6 +5433,17 @@ def test_a_grid_rounded_down_gets_a_warning_naming_the_indices_without_a_thread(
                                                  r"thread; and 48 threads along y .*so y = 48 to 49 gets no thread"):
         cuda.RawKernel(stencil, "copy2d", backend="cpu", sanitize=backend_sanitize)(
             (70 // 16, 50 // 16), (16, 16), (image, out, 70, 50))
+    # a tile's width in a constant (`blockIdx.y * TD + threadIdx.y`), as tiled kernels write it: the same warning for
+    # blocks TD threads wide, none for blocks of another width (a mismatch of its own; red team 12-07)
+    tiled = "#define TD 16\n" + UNCOVERED.replace("blockIdx.x * blockDim.x + threadIdx.x;\n    int y", "blockIdx.x * TD + "
+                                                   "threadIdx.x;\n    int y").replace("blockIdx.y * blockDim.y", "TD * blockIdx.y")
+    with pytest.warns(cuda.KernelWarning, match=r"so x = 64 to 69 gets no thread; and 48 threads along y .*so y = 48 to 49 "
+                                                 r"gets no thread"):
+        cuda.RawKernel(tiled, "copy2d", backend="cpu")((70 // 16, 50 // 16), (16, 16), (image, out, 70, 50))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")  # (blocks of 32 along x overlap: the warning of that, not of the grid)
+        cuda.RawKernel(tiled, "copy2d", backend="cpu")((5, 4), (32, 16), (image, out, 70, 50))
+    assert not any("gets no thread" in str(w.message) for w in caught)
     # the index from a __device__ helper (`int i = global_id();`)
     helper = UNCOVERED.replace("int i = blockIdx.x * blockDim.x + threadIdx.x;", "int i = global_id();").replace(
         'extern "C" __global__ void add(', "__device__ inline int global_id() { return blockIdx.x * blockDim.x + "

@@ -835,6 +835,20 @@ def _global_index_axis(expression: str, helpers: dict | None = None) -> str | No
                                                f"threadIdx.{a}+blockDim.{a}*blockIdx.{a}")), None)
 
 
+def _tiled_index(expression: str, constants: dict) -> tuple[str, int] | None:
+    """The axis and the tile of `blockIdx.y * TILE + threadIdx.y` (in either order; TILE a number, a #define or a
+    constexpr): the global index when the launch's blocks are TILE threads along that axis. Else None."""
+    value = re.sub(r"[\s()]", "", expression)
+    for a in "xyz":
+        found = re.fullmatch(rf"(?:blockIdx\.{a}\*(\w+)|(\w+)\*blockIdx\.{a})\+threadIdx\.{a}|"
+                             rf"threadIdx\.{a}\+(?:blockIdx\.{a}\*(\w+)|(\w+)\*blockIdx\.{a})", value)
+        if found:
+            tile = next(g for g in found.groups() if g)
+            tile = str(constants.get(tile, tile)).strip()
+            return (a, int(tile)) if tile.isdigit() and int(tile) > 0 else None
+    return None
+
+
 @dataclasses.dataclass
 class _LaunchRules:
     """What a kernel's source says about the launches it needs, read once per kernel (launch_warnings uses it at
@@ -844,7 +858,8 @@ class _LaunchRules:
     mixed: list = dataclasses.field(default_factory=list)
     # a loop from the global index stepping by one block: (index, axis, step as written, line)
     block_steps: list = dataclasses.field(default_factory=list)
-    # one element per thread behind a guard: (index, axis, size parameter, constant subtracted, line, guard text)
+    # one element per thread behind a guard: (index, axis, size parameter, constant subtracted, line, guard text,
+    # tile: the block width along the axis that the index assumes, `blockIdx.y * TILE + threadIdx.y`, or None)
     guards: list = dataclasses.field(default_factory=list)
     # the loop that halves blockDim.x: (line, variable), or None
     halving: tuple | None = None
@@ -899,7 +914,10 @@ def _launch_rules(source, kernel) -> _LaunchRules:
         if step and step[2] == index and step[1] == f"blockDim.{axis}":
             rules.block_steps.append((index, axis, step[0].split("+=", 1)[1].strip(), line_at(found.start())))
     for found in re.finditer(r"\b(\w+)\s*=(?!=)\s*([\w.\s*+()]+?)\s*[;,]", text):  # (`int x = ..., y = ...;`)
-        index, axis = found.group(1), _global_index_axis(found.group(2), index_helpers)
+        index, axis = found.group(1), _global_index_axis(spelled(found.group(2)), index_helpers)
+        tile = None
+        if axis is None and (tiled := _tiled_index(spelled(found.group(2)), source.constants)):
+            axis, tile = tiled
         if axis is None:
             continue
         rest = text[found.end():]
@@ -912,7 +930,7 @@ def _launch_rules(source, kernel) -> _LaunchRules:
                                  rf"(?=[^;{{}}]*\)\s*return\b)", rest):
             less = int(guard.group(2) or guard.group(4) or 0)
             rules.guards.append((index, axis, guard.group(1) or guard.group(3), less,
-                                 line_at(found.end() + guard.start()), guard.group(0).strip()))
+                                 line_at(found.end() + guard.start()), guard.group(0).strip(), tile))
     shared = set(re.findall(r"__shared__\s+[\w:<>\s]+?\b(\w+)\s*\[", source.text))
     shared_scalars = set(re.findall(r"__shared__\s+(?:volatile\s+)?(?:float|double|int|unsigned(?:\s+int)?|long\s+long|"
                                     r"unsigned\s+long\s+long)\s+(\w+)\s*;", source.text))
@@ -1132,11 +1150,13 @@ def _uncovered_message(rules: _LaunchRules, params, grid3, block3, values) -> st
     sizes = {p.name: v for p, v in zip(params, values)
              if not p.pointer and p.dtype and p.lanes == 1 and isinstance(v, (int, np.integer))}
     short, seen, needs = [], set(), {}
-    for index, axis, size, less, line, guard in rules.guards:
+    for index, axis, size, less, line, guard, tile in rules.guards:
         if size not in sizes or index in seen:
             continue  # (not `x < 1`; the first guard of each index that compares it with a size)
         seen.add(index)
         k = "xyz".index(axis)
+        if tile is not None and block3[k] != tile:
+            continue  # (blocks of another width than the tile: not this warning's bug)
         threads, n = grid3[k] * block3[k], int(sizes[size]) - less
         needs[axis] = max(needs.get(axis, 0), n)
         if threads < n:
