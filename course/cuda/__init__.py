@@ -115,7 +115,9 @@ the sanitizer, any result that depends on it, an int sum or a fmaxf too: the lau
 bits there, and a result that changes is reported; a value left unused is no bug), a shift by a negative
 count or by the width of its type or more (``1u << 32``: undefined, 0 on a GPU and 1 on a CPU), a float
 converted to an integer type it does not fit (``(unsigned char)300.0f``: 255 on a GPU, 44 on a CPU; NaN),
-an integer division by zero, a ``malloc`` past the device heap's 8 MiB (``set_heap_size``; the fault that follows
+an integer division by zero, a ``__builtin_unreachable()`` reached, the end of a function that returns a value
+reached without a ``return`` (nvcc's "missing return statement" warning is given at compile time too), a ``malloc``
+past the device heap's 8 MiB (``set_heap_size``; the fault that follows
 says malloc returned NULL), a ``printf`` whose format takes another kind of value than it is given
 (``%d`` of a float, ``%f`` of an int, ``%s`` of a number: a GPU prints a meaningless number) or more values
 than it is given, the time limit, a crash.
