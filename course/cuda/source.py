@@ -962,8 +962,8 @@ _PROVIDED_HEADERS = {
     "curand_lognormal.h", "curand_globals.h", "curand_precalc.h",
 }
 
-# libcu++'s headers whose cuda::std:: names are the host's std:: ones here (`namespace cuda { namespace std
-# = ::std; }` in runtime.h): their #include is blanked, and the translation unit includes the host's
+# libcu++'s headers whose cuda::std:: names are the host's std:: ones here (`namespace cuda { namespace std {
+# using namespace ::std; } }` in runtime.h, which adds its atomics): their #include is blanked, and the translation unit includes the host's
 # header before the source (cpu.translation_unit). <cuda/std/bit> is C++20's <bit>, which the C++17 of this
 # build lacks: cpu.CUDA_STD_BIT defines its functions. (Not <cuda/std/span>.)
 _LIBCU_STD = {f"cuda/std/{name}": name for name in (
@@ -3481,8 +3481,9 @@ _HEADER_FAMILIES = [
     ("cooperative groups (`cooperative_groups::`)", ("cooperative_groups.h", "cooperative_groups/"),
      lambda t, i: t[i].text == "cooperative_groups"),
     ("CUB (`cub::`)", ("cub/",), lambda t, i: t[i].text == "cub" and i + 1 < len(t) and t[i + 1].text == "::"),
-    ("libcu++'s `cuda::atomic_ref`", ("cuda/atomic",),
-     lambda t, i: t[i].text == "cuda" and i + 2 < len(t) and t[i + 1].text == "::" and t[i + 2].text in ("atomic_ref", "atomic")),
+    ("libcu++'s atomics (`cuda::atomic_ref`, `cuda::atomic`, `cuda::atomic_thread_fence`)", ("cuda/atomic",),
+     lambda t, i: t[i].text == "cuda" and i + 2 < len(t) and t[i + 1].text == "::"
+     and t[i + 2].text in ("atomic_ref", "atomic", "atomic_thread_fence")),
     ("the type traits (`std::is_same`, `std::enable_if`, ...)", ("type_traits", "cuda/std/type_traits"),
      lambda t, i: t[i].text == "std" and (i == 0 or t[i - 1].text != "::") and i + 2 < len(t) and t[i + 1].text == "::"
      and bool(_TYPE_TRAITS.fullmatch(t[i + 2].text))),
