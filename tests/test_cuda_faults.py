@@ -2997,9 +2997,10 @@ extern "C" __global__ void through(const float* a, float* out, int shift) {
 def test_pointers_in_lambdas_and_in_structs_a_kernel_defines_keep_their_bounds(body):
     """A lambda's `float* p` parameter and the pointer member of a struct defined inside the kernel stayed raw
     pointers: out[32] was written through them unchecked, into the memory after the NumPy array. `auto* p` did not
-    compile with a checked pointer."""
+    compile with a checked pointer (a generic lambda: NVRTC takes it for host code without -default-device)."""
     source = f'extern "C" __global__ void lam(const float* a, float* out, int shift) {{ int t = threadIdx.x; {body} }}'
-    kernel = cuda.RawKernel(source, "lam", backend="cpu", sanitize=False)
+    kernel = cuda.RawKernel(source, "lam", backend="cpu", sanitize=False,
+                            options=("-default-device",) if "auto*" in body else ())
     a, out = np.arange(32, dtype=np.float32), np.zeros(32, np.float32)
     kernel((1,), (32,), (a, out, 0))
     np.testing.assert_array_equal(out, a)
@@ -5629,3 +5630,15 @@ def test_a_reference_to_a_row_of_a_2d_array_compiles_and_is_checked(sanitize):
                                                r"16 elements") as info:
         run((1,), (16, 4), (x, out, np.int32(1)))
     assert info.value.line == 11
+
+
+@pytest.mark.parametrize("lam, refused", [
+    ("[](auto p, float q) { return p + q; }", r"a generic lambda \(a parameter declared `auto`\), which NVRTC"),
+    ("[] __device__ (float p, float q) { return p + q; }", r"a lambda annotated __device__ \(or __host__\), which NVRTC"),
+])
+def test_lambdas_nvrtc_refuses_are_refused(lam, refused):
+    """A generic lambda in a kernel (NVRTC: a host function, unless -default-device) and a lambda annotated
+    __device__ (nvcc's --extended-lambda, which NVRTC lacks) ran here and then failed to compile on a GPU."""
+    source = 'extern "C" __global__ void k(const float* x, float* out) { auto f = LAMBDA; out[0] = f(x[0], 1.0f); }'
+    with pytest.raises(cuda.CompileError, match=rf"NVRTC refuse(?s:.*){refused}"):
+        cuda.RawKernel(source.replace("LAMBDA", lam), "k", backend="cpu").compile()

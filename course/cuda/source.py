@@ -3201,6 +3201,20 @@ def _host_only_uses(tokens: list[Token], functions: list, known_types: set,
         if name not in used and name not in const_arrays:
             found.append((f"the variable {name}, declared without __device__ or __constant__: {jit}", line,
                           "declare it __device__ or __constant__, make it const, remove it, or pass -default-device"))
+    # A generic lambda (`[](auto p, auto q) { ... }`) in device code: NVRTC takes its templated operator() for a
+    # host function ("A function without execution space annotations ... is considered a host function")
+    for f in functions:
+        if not f.body:
+            continue
+        for _, open_, close, _ in _lambdas(tokens, *f.body):
+            if any(tokens[k].text == "auto" and tokens[k - 1].text in ("(", ",", "const")
+                   for k in range(open_ + 1, close)):
+                found.append(("a generic lambda (a parameter declared `auto`), which NVRTC, CuPy's compiler, takes for "
+                              "a host function (\"A function without execution space annotations ... is considered a "
+                              "host function, and host functions are not allowed in JIT mode\")", tokens[open_].line,
+                              "give its parameters types (`[](float p, float q) { ... }`), or pass the option "
+                              "-default-device"))
+                break
     return sorted(found, key=lambda item: item[1])
 
 
@@ -3682,6 +3696,20 @@ def _nvcc_refusals(tokens: list[Token], functions: list, known_types: set,
                           "__grid_constant__ must have const-qualified type\"): no thread may change it", t.line,
                           "write `const __grid_constant__ T name` (for a pointer, `T* const __grid_constant__ name`), "
                           "or delete __grid_constant__ to give each thread its own copy"))
+    # A lambda annotated __device__ or __host__ (`[] __device__ (float v) { ... }`): nvcc needs --extended-lambda for
+    # it, an option NVRTC does not have, so CuPy's compiler refuses it always
+    for f in functions:
+        if not f.body:
+            continue
+        for k in range(f.body[0] + 1, f.body[1] - 1):  # (`[] __device__ (...)`, `[=] __host__ __device__ {`)
+            if tokens[k].text in ("__device__", "__host__") and tokens[k - 1].text == "]" \
+                    and tokens[k + 1].text in ("(", "{", "__device__", "__host__"):
+                found.append(("a lambda annotated __device__ (or __host__), which NVRTC, CuPy's compiler, refuses "
+                              "(\"__host__ or __device__ annotation on lambda requires --extended-lambda nvcc flag\", "
+                              "an option NVRTC does not have)", tokens[k].line,
+                              "delete the annotation: a lambda written in a kernel or a __device__ function is device "
+                              "code already"))
+                break
     # A warp-level call with an argument too many (`__activemask(0xffffffff)`, `__syncwarp(mask, 32)`): nvcc
     # refuses it, where g++ here would take the extra number as the line runtime.h's functions report.
     for i, t in enumerate(tokens[:-1]):
