@@ -323,6 +323,16 @@ __global__ void scaled(const T* x, T* y) { y[threadIdx.x] = S * x[threadIdx.x]; 
         y = np.zeros(4, np.float32)
         module.get_function(expression)((1,), (4,), (x, y))
         assert y.tolist() == (factor * x).tolist()
+    # a default that names an earlier parameter (`typename Op = Plus<T>`, red team 12-07: did not compile)
+    functor = r"""
+template <typename T> struct Plus { __device__ T operator()(T a, T b) const { return a + b; } };
+template <typename T, typename Op = Plus<T>>
+__global__ void add1(const T* in, T* out) { out[threadIdx.x] = Op()(in[threadIdx.x], T(1)); }
+"""
+    y = np.zeros(4, np.float32)
+    cuda.RawModule(code=functor, backend="cpu", name_expressions=["add1<float>"]).get_function("add1<float>")(
+        (1,), (4,), (x, y))
+    assert y.tolist() == (x + 1).tolist()
 
 
 TEMPLATE_DEFAULT_OF_A_TEMPLATE = r"""

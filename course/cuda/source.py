@@ -2666,7 +2666,11 @@ def instantiate(source: Source, expression: str) -> Kernel:
     values = [" ".join(t.text for t in part) for part in _split_commas(tokenize(arguments or ""))]
     defaults = f.template_defaults[len(values):len(f.template)] if arguments is not None else []
     if len(values) < len(f.template) and len(defaults) == len(f.template) - len(values) and None not in defaults:
-        values += defaults  # `k<3>` of `template <int S = 2, typename T = float>`: T is float
+        # `k<3>` of `template <int S = 2, typename T = float>`: T is float; a default that names an earlier parameter
+        # (`typename Op = Plus<T>`) gets that parameter's value (`Plus<float>`)
+        for default in defaults:
+            given = dict(zip(f.template, values))
+            values.append(re.sub(r"\b\w+\b", lambda w: given.get(w.group(0), w.group(0)), default))
     # (each argument given, or its default: a kernel's name expression names one instance, whose arguments
     # nothing deduces; a parameter pack may be left empty)
     if len(values) > len(f.template) or (f.template and arguments is None) \
