@@ -4521,6 +4521,23 @@ def _body_lines(source: Source, line: int) -> tuple[int, int]:
     return source.text.count("\n", 0, body[0]) + 1, source.text.count("\n", 0, body[1]) + 1
 
 
+def _if_block_lines(text: str, line: int) -> tuple[int, int] | None:
+    """The first and last lines of the innermost braced block around line `line` when that block is an if's (or an
+    else's): `if (r < M && c < N) { ...; __syncthreads(); }`. None for any other block, or none."""
+    offset, opened = _line_start(text, line), []
+    for match in re.finditer(r"[{}]", text[:offset]):
+        if match.group() == "{":
+            opened.append(match.start())
+        elif opened:
+            opened.pop()
+    if not opened:
+        return None
+    start = opened[-1]
+    if not re.search(r"(?:\bif\s*\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)|\belse)\s*$", text[max(0, start - 400):start]):
+        return None
+    return text.count("\n", 0, start) + 1, text.count("\n", 0, _closing_brace(text, start)) + 1
+
+
 def _line_start(text: str, line: int) -> int:
     """The offset in `text` at which its line `line` (1-based) starts."""
     return sum(len(text_line) + 1 for text_line in text.split("\n")[:max(0, line - 1)])
@@ -6106,9 +6123,11 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 "if). ")
         skipped = next((n for n in range(min(line, other_line) + 1, max(line, other_line))
                         if re.search(r"__syncthreads\s*\(", source.line_text(n).split("//", 1)[0])
-                        and _conditional_line(source, n)), None) if line and other_line and not helper and not (
-            _in_one_loop(source.text, min(line, other_line), max(line, other_line),
-                         kernel.line if 0 < kernel.line <= min(line, other_line) else 1)) else None
+                        and (block := _if_block_lines(source.text, n))
+                        and (block[0] <= line <= block[1]) != (block[0] <= other_line <= block[1])), None) \
+            if line and other_line and not helper and len(chain) == 1 and len(other_chain) == 1 and not (
+                _in_one_loop(source.text, min(line, other_line), max(line, other_line),
+                             kernel.line if 0 < kernel.line <= min(line, other_line) else 1)) else None
         if skipped:  # `if (r < M && c < N) { tile[..] = ...; __syncthreads(); }`: the barrier is there, in the if
             who = f"thread {other}" if read_first else "one of the two threads"
             what = what.replace("with no __syncthreads() between them", "with no __syncthreads() between them that both "
