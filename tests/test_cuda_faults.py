@@ -5642,3 +5642,19 @@ def test_lambdas_nvrtc_refuses_are_refused(lam, refused):
     source = 'extern "C" __global__ void k(const float* x, float* out) { auto f = LAMBDA; out[0] = f(x[0], 1.0f); }'
     with pytest.raises(cuda.CompileError, match=rf"NVRTC refuse(?s:.*){refused}"):
         cuda.RawKernel(source.replace("LAMBDA", lam), "k", backend="cpu").compile()
+
+
+def test_a_return_guard_with_greater_than_is_told_to_use_greater_or_equal():
+    """`if (r > R) return;` lets r == R through: the hint said to bound the whole index; it names the `>=` now."""
+    source = r"""
+extern "C" __global__ void rows(const float* x, float* y, int R, int C) {
+    int r = blockIdx.x * blockDim.y + threadIdx.y;
+    if (r > R) return;
+    for (int j = threadIdx.x; j < C; j += blockDim.x) y[r * C + j] = 2.0f * x[r * C + j];
+}
+"""
+    with pytest.raises(cuda.KernelError, match=r"line 4 returns only when `r > R`, so `r == R` goes on, one past the "
+                                               r"last valid value \(0 to R - 1\)\. Return when `r >= R`\.") as info:
+        cuda.RawKernel(source, "rows", backend="cpu", sanitize=False)(
+            (2,), (32, 4), (np.ones((5, 96), np.float32), np.zeros((5, 96), np.float32), np.int32(5), np.int32(96)))
+    assert info.value.line == 5

@@ -3374,6 +3374,12 @@ def _guarded_index(source: Source, line: int | None, name: str, index: int, leng
                 if mirror and mirror.group(2) in checked and (mirrored := _mirrored_index(expression, name, index,
                                                                                            length)):
                     return mirrored
+                for u in checked:  # `if (r > R) return;`: r == R goes on, one past the last
+                    past = re.search(rf"\b{re.escape(u)}\s*>\s*(\w+)\s*\)\s*return\b", text)
+                    if past:
+                        return (f"The index here is `{expression}` ({expression} = {index} here), and line {at} returns "
+                                f"only when `{u} > {past.group(1)}`, so `{u} == {past.group(1)}` goes on, one past the "
+                                f"last valid value (0 to {past.group(1)} - 1). Return when `{u} >= {past.group(1)}`.")
                 plus_one = index == length and re.fullmatch(rf"\s*{re.escape(checked[0] if checked else '')}\s*\+\s*1\s*",
                                                             expression)
                 return (f"The index here is `{expression}`, and line {at} checks {named} "
