@@ -1136,7 +1136,7 @@ def _local_reference_warnings(compiler_output: str, source: Source) -> list[str]
         if not hit or not 0 < int(hit.group(1)) <= len(source.lines):
             continue
         line = int(hit.group(1))
-        function = _function_name_at(source.text, line)
+        function = _function_name_at(source, line)
         if not function or not re.search(rf"&\s*{re.escape(function)}\s*\(", source.text):
             continue  # (not a function that returns a reference)
         what = f"its local variable `{hit.group(2)}`" if hit.group(2) else "one of its parameters or local variables"
@@ -1156,7 +1156,7 @@ def _missing_return_warnings(compiler_output: str, source: Source) -> list[str]:
         hit = _NO_RETURN.search(text)
         if hit and 0 < int(hit.group(1)) <= len(source.lines):
             line = int(hit.group(1))
-            function = _function_name_at(source.text, line)
+            function = _function_name_at(source, line)
             name = f"`{function}`" if function else "a function that returns a value"
             found.append(f"line {line}: {name} can reach its end without a return statement (nvcc warns too: 'missing "
                          f"return statement at end of non-void function'). A thread that gets there stops with a "
@@ -4527,15 +4527,21 @@ def _body_lines(source: Source, line: int) -> tuple[int, int]:
     return source.text.count("\n", 0, body[0]) + 1, source.text.count("\n", 0, body[1]) + 1
 
 
-def _if_block_lines(text: str, line: int) -> tuple[int, int] | None:
-    """The first and last lines of the innermost braced block around line `line` when that block is an if's (or an
-    else's): `if (r < M && c < N) { ...; __syncthreads(); }`. None for any other block, or none."""
-    offset, opened = _line_start(text, line), []
+def _open_braces(text: str, offset: int) -> list[int]:
+    """The offsets of the `{` still open at `offset` of `text`, outermost first."""
+    opened = []
     for match in re.finditer(r"[{}]", text[:offset]):
         if match.group() == "{":
             opened.append(match.start())
         elif opened:
             opened.pop()
+    return opened
+
+
+def _if_block_lines(text: str, line: int) -> tuple[int, int] | None:
+    """The first and last lines of the innermost braced block around line `line` when that block is an if's (or an
+    else's): `if (r < M && c < N) { ...; __syncthreads(); }`. None for any other block, or none."""
+    opened = _open_braces(text, _line_start(text, line))
     if not opened:
         return None
     start = opened[-1]
@@ -4566,13 +4572,10 @@ def _parameter_name(declaration: str) -> str:
     return words[-1] if words else ""
 
 
-def _function_name_at(text: str, line: int) -> str | None:
-    """The name of the function whose body holds line `line` (its closing brace's, say), or None."""
-    body = _function_body(text, line)
-    if body is None and line > 1:  # (the closing brace's own line: the body ends before it)
-        body = _function_body(text, line - 1)
-    head = re.search(r"(\w+)\s*\([^()]*\)\s*(?:const\s*)?$", text[:body[0]].rstrip()) if body else None
-    return head.group(1) if head else None
+def _function_name_at(source: Source, line: int) -> str | None:
+    """The name of the function whose body holds line `line`, or whose closing brace stands on it; None else."""
+    found = _function_parameters(source, line) or (_function_parameters(source, line - 1) if line > 1 else None)
+    return found[0] if found else None
 
 
 def _function_body(text: str, line: int) -> tuple[int, int] | None:
@@ -4580,12 +4583,7 @@ def _function_body(text: str, line: int) -> tuple[int, int] | None:
     brace block around it that follows a parameter list's `)` (control statements' blocks lie inside
     it; a namespace's or a struct's does not follow a `)`), or None at file scope."""
     offset = _line_start(text, line)
-    opened, found = [], None
-    for match in re.finditer(r"[{}]", text[:offset]):
-        if match.group() == "{":
-            opened.append(match.start())
-        elif opened:
-            opened.pop()
+    opened, found = _open_braces(text, offset), None
     follows_parameters = lambda start: re.sub(r"(\s|\b(const|noexcept|override|final|volatile)\b)+$", "",
                                               text[:start]).endswith(")")
     for start in opened:  # outermost first
@@ -4911,18 +4909,11 @@ def _conditional_line(source: Source, line: int) -> bool:
                      if source.line_text(n).split("//", 1)[0].strip()), "")
     if re.search(control, previous):
         return True
-    offset, depth = _line_start(source.text, line), 0
-    for at in range(offset - 1, -1, -1):
-        c = source.text[at]
-        if c == "}":
-            depth += 1
-        elif c == "{":
-            if depth == 0:
-                before = source.text[max(0, at - 200):at].split("\n")
-                return bool(re.search(control, before[-1] if before[-1].strip() else (before[-2] if len(before) > 1
-                                                                                        else "")))
-            depth -= 1
-    return False
+    opened = _open_braces(source.text, _line_start(source.text, line))
+    if not opened:
+        return False
+    before = source.text[max(0, opened[-1] - 200):opened[-1]].split("\n")  # (the innermost block's opening)
+    return bool(re.search(control, before[-1] if before[-1].strip() else (before[-2] if len(before) > 1 else "")))
 
 
 def _condition_holds(condition: str, names: dict, source: Source, line: int) -> bool:
@@ -5919,7 +5910,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 "error. Handle the case (return, or a value that says 'invalid'), or check the promise with "
                 "assert(...) while debugging.")
     elif kind == MISSING_RETURN:
-        name = _function_name_at(source.text, line) if line else None
+        name = _function_name_at(source, line) if line else None
         function = f"`{name}`" if name else "the function"
         what = (f"reached the end of {function} without a return statement, but {function} returns a value"
                 + (" (nvcc warns: 'missing return statement at end of non-void function')"))

@@ -921,7 +921,7 @@ def _launch_rules(source, kernel) -> _LaunchRules:
         if axis is None:
             continue
         rest = text[found.end():]
-        if re.search(rf"\b{index}\s*(?:[-+*/]?=(?!=)|\+\+|--)|(?:\+\+|--)\s*{index}\b", rest):
+        if not unchanged(index, rest):
             continue  # (moved on: a grid-stride loop, or a second element per thread)
         # (`i < n`, `x >= w - 1) return`: the size alone, or less a constant; not `i < n / 4`, which a thread
         # of several elements compares)

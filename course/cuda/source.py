@@ -3667,17 +3667,8 @@ def _nvcc_refusals(tokens: list[Token], functions: list, known_types: set,
     for i, t in enumerate(tokens):
         if t.text != "__grid_constant__":
             continue
-        depth, open_at = 0, None
-        for q in range(i - 1, -1, -1):
-            if tokens[q].text in (")", "]", "}"):
-                depth += 1
-            elif tokens[q].text in ("(", "[", "{"):
-                if depth == 0:
-                    open_at = q if tokens[q].text == "(" else None
-                    break
-                depth -= 1
-            elif tokens[q].text == ";" and depth == 0:
-                break
+        opening = next((q for q in _outer_tokens(tokens, i, -1) if tokens[q].text in ("(", "[", "{", ";")), None)
+        open_at = opening if opening is not None and tokens[opening].text == "(" else None  # (its parameter list's)
         start = open_at
         if start is not None:
             while start > 0 and tokens[start - 1].text not in (";", "{", "}"):
@@ -3963,13 +3954,25 @@ def _local_array_references(tokens: list[Token], f: _Function, types: set, repla
     return names
 
 
+def _body_arrays(tokens: list[Token], f: _Function) -> dict[str, int]:
+    """The arrays function f declares in its body (`float r[4];`, `__shared__ int s[8][8];`) and their dimensions."""
+    a, b = f.body
+    dims = {}
+    for k in range(a + 2, b - 1):
+        if tokens[k].kind == "ident" and tokens[k + 1].text == "[" and tokens[k - 1].kind == "ident" \
+                and tokens[k - 1].text not in _NOT_DECLARATION:
+            count, q = 0, k + 1
+            while q < b and tokens[q].text == "[":
+                count, q = count + 1, _matching(tokens, q) + 1
+            dims.setdefault(tokens[k].text, count)
+    return dims
+
+
 def _auto_array_references(tokens: list[Token], f: _Function, views: set) -> set[str]:
     """`auto& q = r;` (or `const auto&`, `auto&&`) of an array r of the body or one in `views`: q is
     a reference to r's view, so sizeof(q) must be the array's, as sizeof(r) is. Their names."""
     a, b = f.body
-    arrays = set(views) | {tokens[k].text for k in range(a + 2, b - 1)  # `float r[4];`, `__shared__ int s[8][8];`
-                           if tokens[k].kind == "ident" and tokens[k + 1].text == "["
-                           and tokens[k - 1].kind == "ident" and tokens[k - 1].text not in _NOT_DECLARATION}
+    arrays = set(views) | set(_body_arrays(tokens, f))
     names = set()
     for i in range(a + 1, b - 4):
         if tokens[i].text == "auto" and tokens[i + 1].text in ("&", "&&") and tokens[i + 2].kind == "ident" \
@@ -3984,15 +3987,7 @@ def _auto_row_references(tokens: list[Token], f: _Function, replace) -> None:
     (a reference cannot: the view is made by the subscript). An element (`auto& e = s[i];` of a 1-D s) stays a
     reference."""
     a, b = f.body
-    dims = {}
-    for k in range(a + 2, b - 1):  # `__shared__ float tile[4][16];`, `float loc[2][8];`
-        if tokens[k].kind == "ident" and tokens[k + 1].text == "[" and tokens[k - 1].kind == "ident" \
-                and tokens[k - 1].text not in _NOT_DECLARATION:
-            count, q = 0, k + 1
-            while q < b and tokens[q].text == "[":
-                count, q = count + 1, _matching(tokens, q) + 1
-            if q < b and tokens[q].text in (";", "=", ","):
-                dims[tokens[k].text] = count
+    dims = _body_arrays(tokens, f)
     for i in range(a + 1, b - 5):
         if tokens[i].text == "auto" and tokens[i + 1].text in ("&", "&&") and tokens[i + 2].kind == "ident" \
                 and tokens[i + 3].text == "=" and dims.get(tokens[i + 4].text, 0) >= 2 and tokens[i + 5].text == "[":
