@@ -2569,6 +2569,42 @@ extern "C" __global__ void reverse(const float* in, float* out) {
     np.testing.assert_array_equal(out, x[::-1])
 
 
+def test_dynamic_shared_memory_a_block_stride_loop_fills_is_told_the_loops_bound_not_the_blocks_threads():
+    """A histogram's bins, cleared by `for (c = threadIdx.x; c < nc; c += blockDim.x)`: c reaches nc - 1 whatever the
+    block's size, so the hint asks for nc elements (from the launch's nc), not one per thread. The same for a
+    `while` loop over `int c = threadIdx.x;` and a `<=` loop to a #define."""
+    hist = r"""
+extern "C" __global__ void hist(const int* labels, int* h, int n, int nc) {
+    extern __shared__ int sh[];
+    for (int c = threadIdx.x; c < nc; c += blockDim.x) sh[c] = 0;
+    __syncthreads();
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) atomicAdd(&sh[labels[i]], 1);
+    __syncthreads();
+    for (int c = threadIdx.x; c < nc; c += blockDim.x) atomicAdd(&h[c], sh[c]);
+}"""
+    labels = np.random.default_rng(3).integers(0, 10, 2000).astype(np.int32)
+    args = lambda: (labels, np.zeros(10, np.int32), np.int32(2000), np.int32(10))
+    kernel = cuda.RawKernel(hist, "hist", backend="cpu")
+    with pytest.raises(cuda.KernelError, match=r"accessed sh\[9\] in dynamic shared memory") as info:
+        kernel((4,), (128,), args(), shared_mem=36)
+    assert ("hint: The launch passed shared_mem=36 bytes, and `c` goes up to nc - 1 (the loop at line 4, which the "
+            "block's threads share): sh needs nc = 10 elements, 10 × 4 = 40 bytes. Pass shared_mem=<nc × element size> "
+            "to the launch (shared_mem=40 here).") in str(info.value)
+    with pytest.raises(cuda.KernelError, match=r"shared_mem=40 here\), not the number of elements\.$"):
+        kernel((4,), (128,), args(), shared_mem=10)
+    loop = "for (int c = threadIdx.x; c < nc; c += blockDim.x) sh[c] = 0;"
+    spelled = {"int c = threadIdx.x;\n    while (c < nc) { sh[c] = 0; c += blockDim.x; }": "nc",
+               loop.replace("c < nc", "c <= BINS - 1"): "BINS"}
+    for body, bound in spelled.items():
+        with pytest.raises(cuda.KernelError) as info:
+            cuda.RawKernel("#define BINS 10" + hist.replace(loop, body), "hist", backend="cpu")(
+                (4,), (128,), args(), shared_mem=36)
+        assert f"sh needs {bound} = 10 elements, 10 × 4 = 40 bytes" in str(info.value), body
+    h = np.zeros(10, np.int32)
+    kernel((4,), (128,), (labels, h, np.int32(2000), np.int32(10)), shared_mem=40)  # the twin
+    np.testing.assert_array_equal(h, np.bincount(labels, minlength=10))
+
+
 def test_a_tree_reduction_whose_stride_starts_at_the_whole_size_is_told_to_start_at_half():
     reduce = r"""
 #define N 128

@@ -4834,6 +4834,41 @@ def _flat_thread_index(source: Source, line: int | None, subscript: str, block_d
         re.sub(r"\s+", " ", re.sub(r"\(int\)\s*", "", index)))
 
 
+def _stride_loop_extent(source: Source, line: int | None, index: str, values: dict) -> tuple[int, str, int] | None:
+    """For a subscript that is the counter of a loop the block's threads share at or around `line`, `for (int c =
+    threadIdx.x; c < nc; c += blockDim.x)`: (the loop's line, the elements it reaches as written, `nc` or `nc + 1` for `<=`, and their number in this
+    launch, from the kernel's integer arguments), or None (another subscript, or a bound not known here)."""
+    if not line or not re.fullmatch(r"[A-Za-z_]\w*", index or ""):
+        return None
+    first, v = _body_lines(source, line)[0], re.escape(index)
+    for at in range(line, first - 1, -1):
+        text = source.line_text(at).split("//", 1)[0]
+        header = _for_header(text, v)
+        if header and (at == line or _in_one_loop(source.text, at, line, at)):
+            start, compare, bound, step = header[1:]
+            stepped = re.fullmatch(rf"{v}\s*\+=\s*.+", step)
+        elif (loop := re.search(rf"\bwhile\s*\(\s*{v}\s*(<=?)\s*([^)]*)\)", text)) and \
+                (at == line or _in_one_loop(source.text, at, line, at)):
+            # `int c = threadIdx.x; while (c < nc) { sh[c] = 0; c += blockDim.x; }`
+            made, (compare, bound) = _made_at(source, at - 1, index), loop.groups()
+            start = made[1] if made else ""
+            end = _innermost_loop(source.text, line, line, at)
+            stepped = re.search(rf"\b{v}\s*\+=", "\n".join(source.lines[at - 1:end[1]]) if end else text)
+        else:
+            continue
+        if not stepped or "threadIdx" not in start:
+            return None
+        bound = bound.strip()
+        count = _constant(bound, {**source.constants, **values})  # (#defines, constants and the launch's integers)
+        if not count:
+            return None
+        if compare == "<=":
+            bound = bound[:-4].strip() if re.search(r"\s-\s*1$", bound) else f"{bound} + 1"
+            count += 1
+        return at, bound, count
+    return None
+
+
 def _appended_by_hand(source: Source, line: int | None, name: str) -> tuple[str, str, str] | None:
     """`frontier[*count] = v; *count = *count + 1;` (or `out[count[0]] = v; count[0]++;`, `q[n_out] = x; n_out++;` of
     a __device__ variable) at `line` or the lines around it, where `name` is the counter or the array appended to:
@@ -5627,10 +5662,22 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 "element size> to the launch, or index less.")
         subscript = (_subscript(source, line, source.dynamic_shared_name) or "").strip() \
             if source.dynamic_shared_name else ""
-        threads = _flat_thread_index(source, line, subscript, block_dim)
+        # (a loop the block's threads share, `for (c = threadIdx.x; c < nc; c += blockDim.x)`, reaches its bound)
+        stride = _stride_loop_extent(source, line, subscript, _scalar_values(kernel, args))
+        threads = None if stride else _flat_thread_index(source, line, subscript, block_dim)
         if threads and re.fullmatch(r"[A-Za-z_]\w*", subscript) and (made := _made_at(source, line, subscript)):
             subscript = made[1].strip()  # (the message shows what the variable holds)
         element_size = size or item
+        if stride and element_size and stride[2] * element_size > shared_mem:
+            # `for (int c = threadIdx.x; c < nc; c += blockDim.x) sh[c] = 0;`: the loop's bound, not the block's threads
+            at, bound, needed = stride
+            top = bound[:-4] if bound.endswith(" + 1") else f"{bound} - 1"
+            factor = bound if re.fullmatch(r"\w+", bound) else f"({bound})"
+            hint = (f"The launch passed shared_mem={shared_mem} bytes, and `{subscript}` goes up to {top} (the loop at "
+                    f"line {at}, which the block's threads share): {names} needs {bound} = "
+                    f"{needed} elements, {needed} × {element_size} = {needed * element_size} bytes. Pass "
+                    f"shared_mem=<{factor} × element size> to the launch (shared_mem={needed * element_size} here)"
+                    + (", not the number of elements." if shared_mem == needed else "."))
         if threads and element_size and threads * element_size > shared_mem:  # one element per thread
             hint = (f"The launch passed shared_mem={shared_mem} bytes, and the kernel gives each of the block's "
                     f"{threads} threads an element of its own (`{names}[{subscript}]`): that takes {threads} × "
