@@ -5694,3 +5694,51 @@ extern "C" __global__ void rows(const float* x, float* y, int R, int C) {
         cuda.RawKernel(source, "rows", backend="cpu", sanitize=False)(
             (2,), (32, 4), (np.ones((5, 96), np.float32), np.zeros((5, 96), np.float32), np.int32(5), np.int32(96)))
     assert info.value.line == 5
+
+
+def test_a_per_column_vector_indexed_like_the_matrix_is_told_to_take_the_column_alone():
+    """`g[r * C + j]` over a g of C elements (a scale per column): the hint named `if (r < C && j < C)`, a guard that
+    compares a row with the columns; it says that g holds one row's worth, to be indexed `g[j]`."""
+    source = r"""
+extern "C" __global__ void scale(const float* x, const float* g, float* y, int C) {
+    int r = blockIdx.x;
+    for (int j = threadIdx.x; j < C; j += blockDim.x) y[r * C + j] = x[r * C + j] * g[r * C + j];
+}
+"""
+    x, g, y = np.ones((5, 96), np.float32), np.arange(96, dtype=np.float32), np.zeros((5, 96), np.float32)
+    with pytest.raises(cuda.KernelError, match=r"accessed g\[96\]") as info:
+        cuda.RawKernel(source, "scale", backend="cpu")((5,), (64,), (x, g, y, np.int32(96)))
+    assert ("hint: The index here is `r * C + j`, row `r` and column `j` of rows of C, but g has C = 96 elements, one "
+            "row's worth: from row 1 on the index is past its end (r * C + j = 96 here). If g holds one value per column "
+            "(a bias, a scale, a mean), index it by the column alone: `g[j]`") in str(info.value)
+    cuda.RawKernel(source.replace("g[r * C + j]", "g[j]"), "scale", backend="cpu")((5,), (64,), (x, g, y, np.int32(96)))
+    np.testing.assert_array_equal(y, np.tile(g, (5, 1)))  # the twin
+
+
+def test_a_neighbourhood_guard_without_the_columns_upper_side_is_told_to_add_it():
+    """A 3x3 filter's `if (rr >= 0 && rr < H && cc >= 0)` lacks `cc < W`: a column past the last wraps into the next
+    row, and from the last row runs past the end. The hint said to bound the whole index (rr * W + cc < H * W, which
+    would keep the wrap); it names the missing comparison."""
+    source = r"""
+extern "C" __global__ void blur(const float* x, float* y, int H, int W) {
+    int c = blockIdx.x * blockDim.x + threadIdx.x, r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (r >= H || c >= W) return;
+    float acc = 0.0f;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+            int rr = r + i - 1, cc = c + j - 1;
+            if (rr >= 0 && rr < H && cc >= 0) acc += x[rr * W + cc];
+        }
+    y[r * W + c] = acc;
+}
+"""
+    x, y = np.ones((10, 14), np.float32), np.zeros((10, 14), np.float32)
+    args = (x, y, np.int32(10), np.int32(14))
+    with pytest.raises(cuda.KernelError, match=r"accessed x\[140\]") as info:
+        cuda.RawKernel(source, "blur", backend="cpu")((2, 2), (8, 8), args)
+    assert ("line 9 checks `cc` against 0 only (`if (rr >= 0 && rr < H && cc >= 0)`): a column past the last, `cc >= W`, "
+            "wraps into the next row (`rr * W + W` is row rr + 1's first element), and from the last row past the end "
+            "of x, as here (rr * W + cc = 140, and x has 140 elements). Add `cc < W` to the check: `if (rr >= 0 && rr < "
+            "H && cc >= 0 && cc < W)`.") in str(info.value)
+    cuda.RawKernel(source.replace("cc >= 0)", "cc >= 0 && cc < W)"), "blur", backend="cpu")((2, 2), (8, 8), args)
+    assert y[0, 0] == 4 and y[5, 5] == 9 and y[9, 13] == 4  # the twin: corners see 4 pixels, the inside 9

@@ -3380,6 +3380,24 @@ def _guarded_index(source: Source, line: int | None, name: str, index: int, leng
                         return (f"The index here is `{expression}` ({expression} = {index} here), and line {at} returns "
                                 f"only when `{u} > {past.group(1)}`, so `{u} == {past.group(1)}` goes on, one past the "
                                 f"last valid value (0 to {past.group(1)} - 1). Return when `{u} >= {past.group(1)}`.")
+                condition = _condition_text(text, guard)
+                inner = re.sub(r"^(?:if|while)\s*\((.*)\)$", r"\1", condition.strip())
+                row_major = (re.fullmatch(r"\s*(\w+)\s*\*\s*(\w+)\s*\+\s*(\w+)\s*", expression)
+                             or re.fullmatch(r"\s*(?P<c>\w+)\s*\+\s*(?P<r>\w+)\s*\*\s*(?P<w>\w+)\s*", expression))
+                if row_major:
+                    row, width, column = (row_major.group("r", "w", "c") if "c" in row_major.groupdict()
+                                          else row_major.groups())
+                    c = re.escape(column)
+                    below = re.search(rf"\b{c}\s*(?:>=|>)\s*-?\d+\b|\b0\s*<=\s*{c}\b", inner)
+                    above = re.search(rf"\b{c}\s*(?:<|<=)|(?:>|>=)\s*{c}\b", inner)
+                    if column in checked and below and not above and row in checked and width not in checked:
+                        # `if (rr >= 0 && rr < H && cc >= 0) x[rr * W + cc]`: the column's upper side is missing
+                        return (f"The index here is `{expression}`, row `{row}` and column `{column}` of rows of "
+                                f"{width}, and line {at} checks `{column}` against 0 only (`{condition}`): a column "
+                                f"past the last, `{column} >= {width}`, wraps into the next row (`{row} * {width} + "
+                                f"{width}` is row {row} + 1's first element), and from the last row past the end of "
+                                f"{name}, as here ({expression} = {index}, and {name} has {length} elements). Add "
+                                f"`{column} < {width}` to the check: `if ({inner} && {column} < {width})`.")
                 plus_one = index == length and re.fullmatch(rf"\s*{re.escape(checked[0] if checked else '')}\s*\+\s*1\s*",
                                                             expression)
                 return (f"The index here is `{expression}`, and line {at} checks {named} "
@@ -4834,6 +4852,24 @@ def _flat_thread_index(source: Source, line: int | None, subscript: str, block_d
         re.sub(r"\s+", " ", re.sub(r"\(int\)\s*", "", index)))
 
 
+def _one_row_indexed_as_rows(source: Source, line: int | None, name: str, index: int, length: int,
+                             values: dict) -> str | None:
+    """For `g[r * C + j]` past the end of g, where g has C elements in this launch (one row's worth: a value per
+    column, a bias or a scale): the hint to index it by the column alone, `g[j]`. None for any other index."""
+    expression = (_subscript(source, line, name) or "").strip()
+    row_major = (re.fullmatch(r"(\w+)\s*\*\s*(\w+)\s*\+\s*(\w+)", expression)
+                 or re.fullmatch(r"(?P<c>\w+)\s*\+\s*(?P<r>\w+)\s*\*\s*(?P<w>\w+)", expression))
+    if not row_major or index < length:
+        return None
+    row, width, column = row_major.group("r", "w", "c") if "c" in row_major.groupdict() else row_major.groups()
+    if _constant(width, {**source.constants, **values}) != length or row.isdigit():
+        return None
+    return (f"The index here is `{expression}`, row `{row}` and column `{column}` of rows of {width}, but {name} has "
+            f"{width} = {length} elements, one row's worth: from row 1 on the index is past its end ({expression} = "
+            f"{index} here). If {name} holds one value per column (a bias, a scale, a mean), index it by the column "
+            f"alone: `{name}[{column}]`; if it is a matrix like the others, pass one with all of their rows.")
+
+
 def _stride_loop_extent(source: Source, line: int | None, index: str, values: dict) -> tuple[int, str, int] | None:
     """For a subscript that is the counter of a loop the block's threads share at or around `line`, `for (int c =
     threadIdx.x; c < nc; c += blockDim.x)`: (the loop's line, the elements it reaches as written, `nc` or `nc + 1` for `<=`, and their number in this
@@ -5627,6 +5663,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 or (index < 0 and _through_offset_pointer(source, line, name, index, length))
                 or _helper_argument(source, chain, name, index, length)
                 or _index_hint(source, line, index, length, _subscript(source, line, name), name)
+                or _one_row_indexed_as_rows(source, line, name, index, length, values)
                 or _loose_guard(source, line, name, index, length, values, unit, items_in[0], items_in[2])
                 or _past_the_size(source, line, name, index, length, values)
                 or _grid_width_index(source, line, name)
