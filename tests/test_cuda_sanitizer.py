@@ -148,6 +148,12 @@ def test_a_halo_left_out_of_a_tile_names_its_side_or_corner():
         cuda.RawKernel(no_right, "blur", backend="cpu")((2, 2), (16, 16), (image, np.zeros_like(image), 32, 32))
     assert re.search(r"tile\[\d+\]\[17\] is in its right side, which no write of the block reaches\. Load every "
                      r"side: as threads with threadIdx\.x < 1 load the left halo", str(info.value))
+    interior = "\n".join(lines[:line_of("RIGHT", HALO_BLUR) - 3] + lines[end:])  # the tile's middle alone
+    with pytest.raises(cuda.KernelError, match=r"reads shared memory tile\[0\]\[0\], which no thread") as info:
+        cuda.RawKernel(interior, "blur", backend="cpu")((2, 2), (16, 16), (image, np.zeros_like(image), 32, 32))
+    assert ("is in its top-left corner, which no write of the block reaches. No part of the halo is loaded: the "
+            "block's only store into tile is `tile[ly][lx]` (line 8), one element per thread, the tile's middle. Load "
+            "the halo too: its sides") in str(info.value)
     out = np.zeros_like(image)
     cuda.RawKernel(HALO_BLUR, "blur", backend="cpu")((2, 2), (16, 16), (image, out, 32, 32))  # the twin
     padded = np.pad(image, 1)

@@ -5264,6 +5264,17 @@ def _halo_hint(source: Source, element: str, block_dim) -> str | None:
               else f"{halos[0]} more above and below and {halos[1]} more left and right")
     text = (f"{element} lies in the halo of {name}: {name} holds the block's {block} threads' elements with "
             f"{around} ({shape}), and {element} is in its {where}, which no write of the block reaches. ")
+    stores = [(source.text.count("\n", 0, m.start()) + 1, m.group(0).rstrip("= ")) for m in
+              re.finditer(rf"\b{re.escape(name)}\s*(?:\[[^\[\]=;]+\]\s*)+=(?!=)", without_comments(source.text))]
+    if len(stores) == 1 and not _innermost_loop(source.text, stores[0][0], stores[0][0]):
+        # one store, each thread's own element (`s[ty + R][tx + R] = in[...]`): no part of the halo is loaded
+        return text + (f"No part of the halo is loaded: the block's only store into {name} is `{stores[0][1]}` (line "
+                       f"{stores[0][0]}), one element per thread, the tile's middle. Load the halo too: its sides (threads "
+                       f"with threadIdx.x < {halos[-1] or halos[0]} load the left halo, their index - "
+                       f"{halos[-1] or halos[0]}, those with threadIdx.x >= blockDim.x - {halos[-1] or halos[0]} the "
+                       "right one, their index + the same; alike along y) and its corners, with 0 past the data's "
+                       "edge; or let each thread load several elements in a loop over the whole tile, "
+                       "`for (k = thread's rank; k < tile's size; k += threads)`, which covers every element.")
     if len(sides) == 2:
         return text + ("The corners are the halo elements most often left out: the threads that load the top and "
                        "bottom rows of the halo must load its corner columns too (or let each thread load several "
