@@ -2639,6 +2639,16 @@ def test_a_race_between_two_calls_of_one_helper_names_both_calls_and_the_barrier
             f"call)") in message
     assert (f"hint: Add __syncthreads() after line {lines['LOAD']}, before block_sum returns (or between its calls, "
             f"at lines {lines['FIRST']} and {lines['SECOND']})") in message
+    # a template helper with a __shared__ array of its own, `block_sum<64>(v)`: its calls name template arguments
+    template = (TWO_CALLS.replace("__device__ float block_sum(float v, float* buf) {",
+                                  "template <int N> __device__ float block_sum(float v) {\n    __shared__ float buf[N];")
+                .replace("block_sum(v, buf)", "block_sum<64>(v)").replace("block_sum(v * v, buf)", "block_sum<64>(v * v)")
+                .replace("    __shared__ float buf[64];\n", ""))
+    with pytest.raises(cuda.KernelError, match=r"race on shared memory buf\[0\]") as info:
+        kernel("mean_and_square", template)((1,), (64,), (np.ones(64, np.float32), np.zeros(1, np.float32)))
+    lines = {m: line_of(m, template) for m in ("STORE", "LOAD", "FIRST", "SECOND")}
+    assert (f"wrote it at line {lines['STORE']} (in block_sum, which lines {lines['FIRST']} and {lines['SECOND']} "
+            f"call)") in str(info.value)
 
 
 def test_two_calls_of_one_helper_on_one_line_get_the_barrier_before_it_returns():

@@ -4506,7 +4506,9 @@ def _callers_of(text: str, body: tuple[int, int]) -> tuple[str, list[int]] | Non
     name = re.search(r"(\w+)\s*\([^()]*(?:\([^()]*\)[^()]*)*\)\s*(?:const\s*)?$", text[:body[0]])
     if not name or name.group(1) in ("if", "for", "while", "switch"):
         return None
-    lines = sorted({text.count("\n", 0, m.start()) + 1 for m in re.finditer(rf"\b{re.escape(name.group(1))}\s*\(", text)
+    # (`block_sum<64>(v)`: a template's call names its arguments)
+    call = rf"\b{re.escape(name.group(1))}\s*(?:<[^<>;(){{}}]*(?:<[^<>;(){{}}]*>[^<>;(){{}}]*)*>\s*)?\("
+    lines = sorted({text.count("\n", 0, m.start()) + 1 for m in re.finditer(call, text)
                     if not body[0] > m.start() >= name.start() and not _declares(text, m.start())})
     return name.group(1), lines
 
@@ -4864,6 +4866,9 @@ def _one_row_indexed_as_rows(source: Source, line: int | None, name: str, index:
     row, width, column = row_major.group("r", "w", "c") if "c" in row_major.groupdict() else row_major.groups()
     if _constant(width, {**source.constants, **values}) != length or row.isdigit():
         return None
+    bounded = _size_guard(source, line, column) if line else None
+    if not bounded or bounded[1] != width or bounded[2]:
+        return None  # (the column itself may run past the row: `a[r * n + c]` with no `c < n` is another bug)
     return (f"The index here is `{expression}`, row `{row}` and column `{column}` of rows of {width}, but {name} has "
             f"{width} = {length} elements, one row's worth: from row 1 on the index is past its end ({expression} = "
             f"{index} here). If {name} holds one value per column (a bias, a scale, a mean), index it by the column "
