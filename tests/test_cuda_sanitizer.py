@@ -926,6 +926,31 @@ def test_a_plain_access_and_another_threads_atomic_need_a_barrier_between_them()
         f"between line {line_of('COUNT-ADD')}" in str(info.value)
 
 
+def test_a_race_in_a_method_of_a_shared_struct_names_the_member_the_method_uses():
+    """`c.inc()` with `void inc() { n++; }` (the member bare, or `this->n`) run by many threads of a `__shared__
+    Counter c`: the race names `c.n` and the hint atomicAdd(&c.n, ...), not the whole struct `c` (the test for the
+    struct's name on the method's line matched the letter c of `struct Counter`)."""
+    source = r"""
+struct Counter { int n; __device__ void inc() { n++; } };
+extern "C" __global__ void count(const float* x, int* out) {
+    __shared__ Counter c;
+    if (threadIdx.x == 0) c.n = 0;
+    __syncthreads();
+    if (x[threadIdx.x] > 0.5f) c.inc();
+    __syncthreads();
+    if (threadIdx.x == 0) out[0] = c.n;
+}
+"""
+    x = np.linspace(0, 1, 64, dtype=np.float32)
+    for spelled in (source, source.replace("{ n++; }", "{ this->n++; }")):
+        with pytest.raises(cuda.KernelError, match=r"data race on shared memory c\.n: ") as info:
+            kernel("count", spelled)((1,), (64,), (x, np.zeros(1, np.int32)))
+        assert "use atomicAdd(&c.n, value)" in str(info.value)
+    out = np.zeros(1, np.int32)
+    kernel("count", source.replace("{ n++; }", "{ atomicAdd(&n, 1); }"))((1,), (64,), (x, out))  # the twin
+    assert out[0] == (x > 0.5).sum()
+
+
 def test_structs_in_shared_memory_are_race_checked_member_by_member():
     out = np.zeros(1, np.float32)
     kernel("struct_totals")((1,), (64,), (np.ones(64, np.float32), out, 0))

@@ -4400,7 +4400,7 @@ def _with_member(element: str, source: Source, line: int | None, byte: int | Non
     lane = _vector_lane(source, name.group(), byte) if byte is not None else None
     if lane and (lane in used or not used):
         return f"{element}.{lane}"
-    if not used and name.group() not in source.lines[line - 1]:
+    if not used and not re.search(rf"\b{name.group()}\b", source.lines[line - 1]):
         # the access was in a method of the element's struct (`sum += v;`): the member it names bare
         used = {m for m in source.method_members
                 if re.search(rf"(?<![\w.])\b{m}\b(?!\s*\()", source.lines[line - 1])}
