@@ -5502,6 +5502,46 @@ def test_a_grid_rounded_down_gets_a_warning_naming_the_indices_without_a_thread(
     assert (c == 1).all() and (out == 1).all()
 
 
+def test_a_thread_of_several_elements_gets_no_grid_warning_from_one_of_its_guards():
+    """Each thread handles i and i + n / 2 under `if (i < n) { if (i < half) ... }`, or elements 4i to 4i + 3 in a
+    loop (an `if constexpr` branch, or a flag's): a grid of n / 2 or n / 4 threads covers every element, and the
+    warning that read `i < n` said i = 1,024 to 1,999 got no thread (red team 12-07). A thread of one element
+    behind the same guards still gets it."""
+    halves = r"""
+extern "C" __global__ void relu2(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int half = n / 2;
+    if (i < n) {
+        if (i < half) { y[i] = fmaxf(x[i], 0.f); y[i + half] = fmaxf(x[i + half], 0.f); }
+    }
+}
+"""
+    fours = r"""
+template <typename T>
+__global__ void scale(const T* in, T* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if constexpr (sizeof(T) == 4) {
+        for (int k = 4 * i; k < 4 * i + 4; ++k)
+            if (k < n) out[k] = in[k] * 2;
+    } else {
+        if (i < n) out[i] = in[i] * 2;
+    }
+}
+"""
+    x = np.linspace(-1, 1, 2000, dtype=np.float32)
+    y = np.zeros_like(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cuda.RawKernel(halves, "relu2", backend="cpu")((4,), (256,), (x, y, np.int32(2000)))
+        np.testing.assert_array_equal(y, np.maximum(x, 0))
+        cuda.RawModule(code=fours, backend="cpu", name_expressions=["scale<float>"]).get_function("scale<float>")(
+            (2,), (256,), (x, y, np.int32(2000)))
+        np.testing.assert_array_equal(y, 2 * x)
+    with pytest.warns(cuda.KernelWarning, match=r"the guard at line 4 \(`i < n`\) lets n = 2,000 of them work, so i = "
+                                                 r"1,024 to 1,999 gets no thread"):  # (one element a thread)
+        cuda.RawKernel(UNCOVERED, "add", backend="cpu")((4,), (256,), (x, y, 2000))
+
+
 def test_a_global_index_that_adds_another_axis_threadidx_gets_a_warning():
     """`blockIdx.x * blockDim.x + threadIdx.y` in a 1-D launch: threadIdx.y is 0, every thread of a block gets one
     index and stores the same value there (no race, no bad access); in a block with fewer threads along y than

@@ -923,6 +923,14 @@ def _launch_rules(source, kernel) -> _LaunchRules:
         rest = text[found.end():]
         if not unchanged(index, rest):
             continue  # (moved on: a grid-stride loop, or a second element per thread)
+        # A thread of several elements: the index scaled by a constant (`for (k = 4 * i; k < 4 * i + 4; ++k)`), or
+        # compared with two sizes (`if (i < n) { if (i < half) { y[i] = ...; y[i + half] = ...; } }`): which guard
+        # bounds which element is not for this rule to say.
+        number = r"(?:\d+|" + "|".join(map(re.escape, source.constants)) + ")" if source.constants else r"\d+"
+        if re.search(rf"\b{number}\s*\*\s*{index}\b(?!\s*\+\s*[A-Za-z_])|\b{index}\s*\*\s*{number}\b"
+                     rf"(?!\s*\+\s*[A-Za-z_])", rest) or len(set(re.findall(
+                         rf"\b{index}\s*(?:<|>=)\s*([A-Za-z_]\w*)", rest))) > 1:  # (sizes: `i < n - 1` is n's)
+            continue
         # (`i < n`, `x >= w - 1) return`: the size alone, or less a constant; not `i < n / 4`, which a thread
         # of several elements compares)
         for guard in re.finditer(rf"\b{index}\s*<\s*(\w+)(?:\s*-\s*(\d+))?(?=\s*(?:\)|&&|\|\||;))|"
