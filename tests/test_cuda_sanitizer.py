@@ -926,6 +926,32 @@ def test_a_plain_access_and_another_threads_atomic_need_a_barrier_between_them()
         f"between line {line_of('COUNT-ADD')}" in str(info.value)
 
 
+def test_a_shared_structs_pointer_member_set_by_one_thread_and_used_by_all_without_a_barrier_is_a_race():
+    """`__shared__ View v;` (`struct View { float* p; int n; };`) that thread 0 points at a buffer, member by member
+    or whole, and every thread uses, `v.p[t] = ...`, with no barrier between: the read of v.p races with its write,
+    as for a plain `__shared__ float* p` (the member's read went unnoted: red team 12-07). The twin has the barrier."""
+    source = r"""
+struct View { float* p; int n; };
+extern "C" __global__ void mirror(const float* x, float* out) {
+    __shared__ float buf[64];
+    __shared__ View v;
+    if (threadIdx.x == 0) { v.p = buf; v.n = 64; }                      // SET
+    v.p[threadIdx.x] = x[threadIdx.x];                                  // USE
+    __syncthreads();
+    out[threadIdx.x] = buf[v.n - 1 - threadIdx.x];
+}
+"""
+    x, out = np.arange(64, dtype=np.float32), np.zeros(64, np.float32)
+    for spelled in (source, source.replace("{ v.p = buf; v.n = 64; }", "v = View{buf, 64};")):
+        with pytest.raises(cuda.KernelError, match=r"data race on shared memory v\.p: thread \(0, 0, 0\) wrote it at line "
+                                                   rf"{line_of('SET', source)}, and thread \(\d+, 0, 0\) reads it at line "
+                                                   rf"{line_of('USE', source)}"):
+            kernel("mirror", spelled)((1,), (64,), (x, out))
+    fixed = source.replace("    v.p[threadIdx.x]", "    __syncthreads();\n    v.p[threadIdx.x]")
+    kernel("mirror", fixed)((1,), (64,), (x, out))
+    np.testing.assert_array_equal(out, x[::-1])
+
+
 def test_a_race_in_a_method_of_a_shared_struct_names_the_member_the_method_uses():
     """`c.inc()` with `void inc() { n++; }` (the member bare, or `this->n`) run by many threads of a `__shared__
     Counter c`: the race names `c.n` and the hint atomicAdd(&c.n, ...), not the whole struct `c` (the test for the

@@ -2050,6 +2050,11 @@ def parse(text: str, options=()) -> Source:
     constants = _integer_constants(tokens, type_bodies, constants)
     member_arrays, array_members = _member_arrays(tokens, type_bodies, constants)
     struct_fields = _struct_fields(tokens, aliases)
+    # The pointer members of the source's structs (`struct View { float* p; int n; };`): `v.p[i]` of a __shared__
+    # or __device__ View reads the member v.p before the element, a hazard with the thread that sets it
+    struct_names = {n for names, _, _ in _struct_definitions(tokens) for n in names}
+    pointer_members = {name.text for _, open_, close in _struct_definitions(tokens)
+                       for _, name, _, _ in _pointer_members(tokens, open_, close, struct_names, aliases)}
     # Member functions defined in the source's structs: their bodies note what they do to the
     # members (`sum += v;`), so a call on an element (`acc[t].add(v)`) is no access of its own.
     # Only structs that live in shared or global memory (`__shared__ Acc acc[8];`, `Particle* ps`): a
@@ -2162,7 +2167,7 @@ def parse(text: str, options=()) -> Source:
             _note_accesses(tokens, f, replace, references, known_types | set(f.template),
                            set(global_variables) - global_arrays - constant_variables - read_only_variables
                            | set(file_shared_scalars), returning, named_members, methods, bit_fields, pointing,
-                           functors, pointer_variables, collectives)
+                           functors, pointer_variables, collectives, pointer_members)
             _note_branches(tokens, f, branch_notes)
             _note_uniform_ifs(tokens, f, replace, uniform_ifs)
             for edit in spin_edits[f.body] + step_edits[f.body]:
@@ -5324,14 +5329,14 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
                    named_scalars: set = frozenset(), calls: set = frozenset(), members: set = frozenset(),
                    methods: set = frozenset(), bit_fields: set = frozenset(), pointing: set = frozenset(),
                    functors: set = frozenset(), pointer_variables: set = frozenset(),
-                   collectives: set = frozenset()) -> None:
+                   collectives: set = frozenset(), pointer_members: set = frozenset()) -> None:
     """Wrap each memory access of a body: `s[i]` → `__cc_r(s[i])`, `s[i] = v` → `__cc_w(s[i]) = v`,
     `s[i] += v` → `__cc_rw(s[i]) += v`, and the same for `*p`, `p->x`, the uses of a reference
     (`dst = v` → `__cc_w(dst) = v`) and of a __device__ variable or file-scope __shared__ one that
     is not an array (`total += x`, `st.count = 0`: `named_scalars`). The wrappers cost nothing in a
     plain build and feed the sanitizer in a sanitized one. `pointer_variables`: the source's __shared__ and
     __device__ pointers (_pointer_variables); `collectives`: the names of CUB's collectives, whose storage
-    argument is no access."""
+    argument is no access; `pointer_members`: the names of the source's structs' pointer members."""
     a, b = f.body
     scalars = {name for i in range(a + 1, b) if (name := _shared_scalar_at(tokens, i, b))}  # __shared__ int n;
     scalars |= named_scalars
@@ -5559,6 +5564,14 @@ def _note_accesses(tokens: list[Token], f: _Function, replace, references: dict,
             replace(tokens[pointer].start, tokens[pointer].start,
                     (wrapper + "(" if pointer == start else "") + "__cc_r(")
             replace(tokens[pointer].end, tokens[pointer].end, ")")
-        if not read_first or pointer > start:
+        # `v.p[i]`, `v.p->x` of a __shared__ (or __device__) struct v: its pointer member is read first (`*v.p` is
+        # a use of v.p, noted as one)
+        member_first = not read_first and start + 3 < end and tokens[start].kind == "ident" \
+            and tokens[start].text in scalars and tokens[start + 1].text == "." \
+            and tokens[start + 2].text in pointer_members and tokens[start + 3].text in ("[", "->")
+        if member_first:
+            replace(tokens[start].start, tokens[start].start, wrapper + "(__cc_r(")
+            replace(tokens[start + 2].end, tokens[start + 2].end, ")")
+        if not (read_first or member_first) or pointer > start:
             replace(tokens[start].start, tokens[start].start, wrapper + "(")
         replace(tokens[end - 1].end, tokens[end - 1].end, ")")
