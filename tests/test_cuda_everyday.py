@@ -2166,6 +2166,37 @@ def test_cub_block_reduce_block_scan_and_warp_reduce_run_as_with_cub(sanitize):
     np.testing.assert_array_equal(out, np.concatenate([v.reshape(2, 32).sum(1), v.reshape(4, 16).sum(1)]))
 
 
+def test_cccl_3s_cuda_maximum_and_minimum_take_the_place_of_cub_max():
+    """CCCL 3 (CUDA 13) removed cub::Max() and cub::Min(): its examples pass <cuda/functional>'s cuda::maximum<>{} to
+    Reduce and ExclusiveScan. It compiles here as with NVRTC, and without its #include it is refused as by NVRTC."""
+    source = "#include <cuda/functional>\n" + CUB_COLLECTIVES.replace("cub::Max()", "cuda::maximum<>{}")
+    module = cuda.RawModule(code=source, backend="cpu")
+    x = np.random.default_rng(5).random(128).astype(np.float32)
+    out = np.zeros(8, np.float32)
+    module.get_function("reduce")((2,), (64,), (x, out, 10))
+    np.testing.assert_allclose(out[1::4], x.reshape(2, 64).max(1))
+    v = np.random.default_rng(6).integers(0, 10, 64).astype(np.int32)
+    out, total = np.zeros(320, np.int32), np.zeros(1, np.int32)
+    module.get_function("scan")((1,), (64,), (v, out, total))
+    np.testing.assert_array_equal(out[128:192], np.concatenate([[-1], np.maximum.accumulate(v)[:-1]]))
+    smallest = r"""
+#include <cuda/functional>
+extern "C" __global__ void clamp(const float* x, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = cuda::minimum<float>{}(cuda::maximum<>{}(x[i], 0.0f), 1.0f);
+}
+"""
+    y = np.linspace(-1, 2, 64, dtype=np.float32)
+    clamped = np.zeros_like(y)
+    cuda.RawKernel(smallest, "clamp", backend="cpu")((1,), (64,), (y, clamped, np.int32(64)))
+    np.testing.assert_array_equal(clamped, np.clip(y, 0, 1))
+    with pytest.raises(cuda.CompileError, match=r"line 5: uses libcu\+\+'s function objects \(`cuda::maximum`, "
+                                                r"`cuda::minimum`\), declared in <cuda/functional>, which this source "
+                                                r"does not include"):
+        cuda.RawKernel(smallest.replace("#include <cuda/functional>", ""), "clamp", backend="cpu")(
+            (1,), (64,), (y, clamped, np.int32(64)))
+
+
 CUB_TILES = r"""
 #include <cub/cub.cuh>
 // CUB's documented way of scanning more items than a block holds: tile after tile, a block prefix

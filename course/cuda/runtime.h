@@ -6349,6 +6349,27 @@ static inline unsigned __lanemask_ge() { return ~__lanemask_lt(); }
 // its own, as in libcu++: `using namespace cuda;` then makes `std::` ambiguous, with NVRTC too.)
 namespace cuda { namespace std { using namespace ::std; } }
 
+// libcu++'s <cuda/functional>: cuda::maximum and cuda::minimum, the operators that CCCL 3 has in place of CUB's
+// cub::Max() and cub::Min() (for cub::BlockReduce's Reduce, say); with no type, they take any two (the common type).
+namespace cuda {
+template <class T = void> struct maximum {
+    T operator()(const T& a, const T& b) const { return a < b ? b : a; }
+};
+template <> struct maximum<void> {
+    template <class T, class U> typename ::std::common_type<T, U>::type operator()(const T& a, const U& b) const {
+        return a < b ? b : a;
+    }
+};
+template <class T = void> struct minimum {
+    T operator()(const T& a, const T& b) const { return b < a ? b : a; }
+};
+template <> struct minimum<void> {
+    template <class T, class U> typename ::std::common_type<T, U>::type operator()(const T& a, const U& b) const {
+        return b < a ? b : a;
+    }
+};
+}
+
 // cuda::aligned_size_t<N>(bytes) (<cuda/barrier>): a byte count that promises N-byte alignment, as
 // cooperative_groups::memcpy_async takes it (the copy here is the same with or without the promise).
 namespace cuda {

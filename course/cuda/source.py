@@ -956,7 +956,7 @@ _PROVIDED_HEADERS = {
     "device_atomic_functions.h", "sm_32_atomic_functions.h", "sm_35_intrinsics.h", "sm_60_atomic_functions.h",
     "sm_61_intrinsics.h", "builtin_types.h", "driver_types.h", "host_defines.h", "cuda_fp16.hpp", "cuda_bf16.hpp",
     # (libcu++'s <cuda/std/...>: _LIBCU_STD; its cuda::atomic_ref: runtime.h)
-    "cuda/atomic",
+    "cuda/atomic", "cuda/functional",
     # cuRAND's device API: XORWOW and Philox (runtime.h)
     "curand_kernel.h", "curand.h", "curand_philox4x32_x.h", "curand_uniform.h", "curand_normal.h",
     "curand_lognormal.h", "curand_globals.h", "curand_precalc.h",
@@ -3507,6 +3507,9 @@ _HEADER_FAMILIES = [
     ("libcu++'s atomics (`cuda::atomic_ref`, `cuda::atomic`, `cuda::atomic_thread_fence`)", ("cuda/atomic",),
      lambda t, i: t[i].text == "cuda" and i + 2 < len(t) and t[i + 1].text == "::"
      and t[i + 2].text in ("atomic_ref", "atomic", "atomic_thread_fence")),
+    ("libcu++'s function objects (`cuda::maximum`, `cuda::minimum`)", ("cuda/functional",),
+     lambda t, i: t[i].text == "cuda" and i + 2 < len(t) and t[i + 1].text == "::"
+     and t[i + 2].text in ("maximum", "minimum")),
     ("the type traits (`std::is_same`, `std::enable_if`, ...)", ("type_traits", "cuda/std/type_traits"),
      lambda t, i: t[i].text == "std" and (i == 0 or t[i - 1].text != "::") and i + 2 < len(t) and t[i + 1].text == "::"
      and bool(_TYPE_TRAITS.fullmatch(t[i + 2].text))),
