@@ -379,6 +379,22 @@ def compacted(args):
 
 
 rng = np.random.default_rng(24)
+# A struct whose member is a reference to an array (`float (&s)[64];`), bound to a __shared__ array and to a local
+# one (it did not compile: a __shared__ or local array is a checked view here; red team 12-07)
+ARRAY_REFS = r"""
+struct Buf { float (&s)[64]; __device__ void put(float v) { s[threadIdx.x] = v; } };
+struct Acc { float (&r)[4]; __device__ float sum() const { return r[0] + r[1] + r[2] + r[3]; } };
+extern "C" __global__ void k(const float* x, float* out) {
+    __shared__ float buf[64];
+    Buf b{buf};
+    b.put(x[threadIdx.x]);
+    __syncthreads();
+    float regs[4] = {buf[63 - threadIdx.x], 1.0f, 2.0f, 3.0f};
+    Acc a{regs};
+    out[threadIdx.x] = a.sum();
+}
+"""
+
 CASES = {
     "ping-pong buffers, one barrier a step": (
         PINGPONG, "jacobi", 1, 64, lambda: (rng.random(64, f32), np.zeros(64, f32), i32(5)),
@@ -438,6 +454,9 @@ CASES = {
         STENCIL3D, "stencil3d", (3, 3, 3), (8, 8, 1),
         lambda: (rng.random((14, 14, 14), f32), np.zeros((14, 14, 14), f32), np.uint32(14), *STENCIL_TAPS),
         lambda a: np.allclose(a[1], stencil3d_reference(a[0], STENCIL_TAPS), atol=1e-5)),
+    "a struct's reference-to-array members bound to a __shared__ and a local array": (
+        ARRAY_REFS, "k", 1, 64, lambda: (np.arange(64, dtype=f32), np.zeros(64, f32)),
+        lambda a: np.array_equal(a[1], a[0][::-1] + 6)),
     "a handover relayed through a second block's flag": (
         RELAY, "k", 3, 32, lambda: (np.zeros(1, f32), np.zeros(2, i32), np.zeros(1, f32)), lambda a: a[2][0] == 7),
 }

@@ -3419,6 +3419,14 @@ struct __cc_view {
         return __cc_ptr<T>(q, (size_t)((const char*)q - (const char*)base()) / sizeof(T), bytes() / sizeof(T), base());
     }
     __cc_ptr<E> ptr() const { return at(p); }
+    // `float (&s)[64] = tile;` (a struct's member bound to the array, say): the array itself, at most as long as it
+    // is (a reference binds to whole arrays; through it the elements are plain memory, neither checked nor noted)
+    template <size_t N> using __cc_array_type = E[N];
+    template <size_t N>
+    operator __cc_array_type<N>&() const {
+        if (N > n) check((long long)N - 1);
+        return *reinterpret_cast<E(*)[N]>(p);
+    }
     E* begin() const { return p; }  // `for (float v : arr)`: the loop stays inside the array
     E* end() const { return p + n; }
     size_t size() const { return n; }  // (`cuda::std::size(arr)`, as of the array)
