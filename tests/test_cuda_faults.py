@@ -4185,6 +4185,38 @@ extern "C"''', 1)
     assert t.tolist() == [1.0, 0.0, 1.0] and d[0] == 1.0
 
 
+def test_a_hash_tables_probe_loop_with_the_key_as_compare_value_gets_no_atomiccas_warning():
+    """`atomicCAS(&table[h], k, TOMB)` in a loop that moves h on at every pass (a hash table's delete, linear probing):
+    the compare value is the key, never to be refreshed; the warning that the loop never ends was wrong (red team
+    12-07). The same loop that tries one slot again and again keeps it."""
+    source = r"""
+extern "C" __global__ void erase(int* table, const int* keys, int n, int cap) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int k = keys[i];
+    unsigned h = ((unsigned)k * 2654435761u) % cap;
+    for (int probe = 0; probe < cap; ++probe) {
+        int prev = atomicCAS(&table[h], k, -2);
+        if (prev == k || prev == -1) return;
+        h = (h + 1) % cap;
+    }
+}
+"""
+    table, keys = np.full(16, -1, np.int32), np.array([3, 5, 7], np.int32)
+    for k in keys:
+        h = int(k) * 2654435761 % 2 ** 32 % 16
+        while table[h] != -1:
+            h = (h + 1) % 16
+        table[h] = k
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cuda.RawKernel(source, "erase", backend="cpu")((1,), (32,), (table, keys, np.int32(3), np.int32(16)))
+    assert sorted(table.tolist()) == [-2] * 3 + [-1] * 13
+    with pytest.warns(cuda.KernelWarning, match=r"line 8: the loop around atomicCAS never refreshes `k`"):
+        cuda.RawKernel(source.replace("h = (h + 1) % cap;", "continue;"), "erase", backend="cpu")(
+            (1,), (32,), (table, keys, np.int32(3), np.int32(16)))
+
+
 @pytest.mark.parametrize("made, freed, message", [
     ("new float[4]", "delete t", r"calls delete at line 3 on a block that new\[\] made(?s:.*)hint: Use delete\[\] here"),
     ("(float*)malloc(16)", "delete[] t", r"calls delete\[\] at line 3 on a block that malloc made(?s:.*)Use free here"),

@@ -3310,10 +3310,13 @@ def _cas_misuse(tokens: list[Token], functions: list) -> list[tuple[int, str]]:
         if loop is None or not _read_from_memory(tokens, name, a, loop[0]):
             continue  # (a constant compare value, `EMPTY` or `const int empty = -1`, is no stale read)
         first, last = loop
-        assigned = any(tokens[q].text == name and q + 1 <= last and tokens[q + 1].text in _ASSIGNMENTS | {"++", "--"}
-                       or tokens[q].text == name and tokens[q - 1].text in ("++", "--", "&")
-                       for q in range(first, last + 1))
-        if not assigned:
+        (p0, p1) = args[0][0]  # (the address: `&table[h]`, whose & is no assignment of table)
+        assigned = lambda word: any(
+            tokens[q].text == word and q + 1 <= last and tokens[q + 1].text in _ASSIGNMENTS | {"++", "--"}
+            or tokens[q].text == word and tokens[q - 1].text in ("++", "--", "&") and not p0 <= q < p1
+            for q in range(first, last + 1))
+        moved = any(t.kind == "ident" and t.text != name and assigned(t.text) for t in tokens[p0:p1])
+        if not assigned(name) and not moved:  # (a loop that moves the address on, a hash table's probe, tries anew)
             found.append((tokens[i].line,
                           f"the loop around atomicCAS never refreshes `{name}`, the value it compares with: once "
                           f"another thread has changed the element, every try fails, and the loop never ends "
