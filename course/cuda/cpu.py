@@ -6615,10 +6615,13 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                         f"threads can get the same one: take it with the atomic's own return value, "
                         f"`{array}[atomicAdd({name}, 1)] = ...;` (each thread gets its own old value).")
             elif fault.mask != 4 and re.search(r"\batomic(Min|Max)\s*\(", source.text):
-                # Bellman-Ford in place: a relaxation that any value read (old or new) leaves right in the end
-                hint += (f" If the algorithm is meant to read whichever value is there (a relaxation repeated until "
-                         f"nothing changes, as Bellman-Ford's in place), say so with an atomic read: "
-                         f"`atomicAdd(&{element.split('[')[0]}[...], 0)`, or a read through a volatile pointer.")
+                # Bellman-Ford in place, label propagation: a relaxation that any value read (old or new) leaves right
+                # in the end, relaunched until nothing changes; said first, as what such a kernel most likely means
+                hint = (f"If the algorithm is meant to read whichever value is there (a relaxation repeated until "
+                        f"nothing changes: Bellman-Ford in place, connected components by label propagation), say so "
+                        f"with an atomic read, which the sanitizer takes as meant: `atomicAdd(&{element.split('[')[0]}"
+                        f"[...], 0)`, or a read through a volatile pointer. If each read must see the final value "
+                        f"instead: {hint[0].lower()}{hint[1:]}")
         elif 3 in (mine, theirs) and 2 in (mine, theirs):
             verb = "atomically updates" if mine == 3 else "writes"
             done = "wrote (a plain write)" if theirs == 2 else "updated atomically"
