@@ -874,6 +874,13 @@ extern "C" __global__ void histo(const int* data, int* bins, int n) {
     assert ("hint: The index comes from data, `data[i]`: threads that read the same value there update the same "
             "element, as a histogram's do, and one update is lost. No barrier can help: make the update atomic, "
             "`atomicAdd(&local[data[i]], 1)`") in str(info.value)
+    # a radix sort's digit count, `local[(data[i] >> shift) & 15]++`: the shift is no comparison of a maximum kept by
+    # hand (the hint said atomicMax; red team 12-07)
+    digits = source.replace("local[data[i]] += 1;", "local[(data[i] >> shift) & 15]++;").replace("int n)", "int n, int shift)")
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory local\[\d+\]") as info:
+        cuda.RawKernel(digits, "histo", backend="cpu", sanitize=True)((2,), (256,), (data, np.zeros(16, np.int32), 512, 0))
+    assert "make the update atomic, `atomicAdd(&local[(data[i] >> shift) & 15], 1)`" in str(info.value)
+    assert "atomicMax" not in str(info.value)
     bins = np.zeros(16, np.int32)
     kernel("histogram_with_atomics")((2,), (256,), (data, bins, 512))  # the twin (sanitizer.cu's): right counts
     np.testing.assert_array_equal(bins, np.bincount(data, minlength=16))

@@ -4748,6 +4748,8 @@ def _kept_by_hand(name: str, read_text: str, written_text: str) -> bool:
     or minimum by hand: `if (x[i] > m[0]) m[0] = x[i];`, `float cur = *m;` then `if (x[i] > cur) *m = x[i];`,
     `*m = fmaxf(*m, x[i]);`."""
     n = re.escape(name)
+    # (shifts compare nothing: `h[(key >> s) & 3]++` is a histogram's count)
+    read_text, written_text = (re.sub(r"<<=?|>>=?", " # ", t) for t in (read_text, written_text))
     held = re.search(rf"(\w+)\s*=[^=][^;]*\b{n}\b", read_text)
     # (not a counter that wraps: `count = (ticket >= n - 1) ? 0 : ticket + 1`, or `*c = *c < n ? *c + 1 : 0`)
     if re.search(rf"(?:\*\s*)?\b(?:{n}{'|' + re.escape(held.group(1)) if held else ''})\b\s*(?:\[[^\]]*\])?\s*[-+]\s*\d",
