@@ -133,6 +133,23 @@ def test_one_past_the_end_behind_a_less_or_equal_names_the_comparison(sanitize):
         module.get_function("blur")((10,), (100,), args)
     assert (f"line {line_of('CLAMP', ONE_PAST_THE_END)} clamps with `min(max(x + dx, 0), 10)`, which lets the index "
             "reach 10 itself: clamp to the last valid index, 10 - 1") in str(info.value)
+    # a merge's `a[mid] <= b[...]` compares two elements' values (its order), not an index with a size: it is not
+    # what to change (red team 12-07)
+    merge = r"""
+extern "C" __global__ void merge_path(const int* a, int na, const int* b, int nb, int* c) {
+    int diag = threadIdx.x;
+    if (diag >= na + nb) return;
+    int lo = 0, hi = min(diag, na);
+    while (lo < hi) {
+        int mid = (lo + hi) >> 1;
+        if (a[mid] <= b[diag - 1 - mid]) lo = mid + 1; else hi = mid;
+    }
+    c[diag] = lo;
+}"""
+    with pytest.raises(cuda.KernelError, match=r"accessed b\[2\], but b has 2 elements") as info:
+        cuda.RawKernel(merge, "merge_path", backend="cpu", sanitize=sanitize)(
+            (1,), (8,), (np.arange(1, 7, dtype=np.int32), 6, np.array([7, 8], np.int32), 2, np.zeros(8, np.int32)))
+    assert "compares with <=" not in str(info.value)
     # a loop's `j <= 1` on the line before is not what lets `y * w + x` reach the size
     with pytest.raises(cuda.KernelError, match=r"accessed out\[1000\]") as info:
         module.get_function("smooth_rows")((2, 25), (32,), (np.ones(1000, np.float32), np.zeros(1000, np.float32), 40))

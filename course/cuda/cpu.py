@@ -2332,7 +2332,10 @@ def _one_past_the_end(source: Source, line: int | None, index: int, length: int)
             bound = found.group(1).strip()
             if re.fullmatch(r"\d+[uUlL]*", bound) and int(re.match(r"\d+", bound).group()) not in (length - 1, length):
                 continue  # `dx <= 1`, a stencil's offsets: not what reaches the size
-            compared = set(re.findall(r"[A-Za-z_]\w*", found.group(0)[:found.start(1) - found.start()]))
+            left = found.group(0)[:found.start(1) - found.start()]
+            compared = set(re.findall(r"[A-Za-z_]\w*", left))
+            if re.search(r"\]\s*<=\s*$", left) and "[" in bound:
+                continue  # `a[mid] <= b[k]`: two elements' values (a merge's order), not an index and a size
             if indexed and not compared & indexed:
                 continue  # `j <= R` of a loop before `dst[y * w + x]`: not what the index is made of
             if any(re.search(rf"\b{re.escape(name)}\s*=\s*-\s*{re.escape(bound)}\s*;", source.line_text(at))
