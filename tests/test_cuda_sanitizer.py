@@ -5121,7 +5121,7 @@ extern "C" __global__ void k(const float* x, float* buf, int* flag, float* y) {
 
 
 @pytest.mark.parametrize("case", ["broadcast", "bit set", "float4 part", "lock", "slot", "stack push", "bits packed",
-                                  "plain += beside atomics"])
+                                  "plain += beside atomics", "ticket", "bin fill", "block's space", "stack pop"])
 def test_global_races_get_the_fix_that_fits_them(case):
     """The hint of a global race names the fix of its kind of bug, not the counter's atomicAdd."""
     source, setup, wanted = {
@@ -5189,12 +5189,46 @@ extern "C" __global__ void k(const int* bin, const int* w, int* h) {
     else h[bin[i]] += w[i];
 }""", lambda: ((1,), (64,), (np.zeros(64, np.int32), np.arange(64, dtype=np.int32) % 2 + 1, np.zeros(1, np.int32))),
             ["with a plain `+=` while other threads update it atomically", "`atomicAdd(&h[0], value)`"]),
+        # (red team 12-07: a ticket, a bin's fill count and a block's space kept by hand were told to check the index,
+        # or to add a barrier; a pop was told atomicAdd)
+        "ticket": (r"""
+extern "C" __global__ void k(const int* in, int* out, int* count) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (in[i] > 0) { int pos = (*count)++; out[pos] = in[i]; }
+}""", lambda: ((1,), (16,), (np.arange(-8, 8, dtype=np.int32), np.zeros(16, np.int32), np.zeros(1, np.int32))),
+            ["`pos = atomicAdd(&count[0], 1);` gives each thread its own old value"]),
+        "bin fill": (r"""
+extern "C" __global__ void k(const int* bin, const int* off, int* fill, int* sorted) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int b = bin[i];
+    int slot = off[b] + fill[b];
+    fill[b] = fill[b] + 1;
+    sorted[slot] = i;
+}""", lambda: ((1,), (16,), (np.arange(16, dtype=np.int32) % 2, np.array([0, 8], np.int32), np.zeros(2, np.int32),
+                              np.zeros(16, np.int32))),
+            ["`slot = off[b] + atomicAdd(&fill[b], 1);` (atomicAdd returns the old value"]),
+        "block's space": (r"""
+extern "C" __global__ void k(int* tail, int* out, int count) {
+    __shared__ int start;
+    if (threadIdx.x == 0) { start = *tail; *tail += count; }
+    __syncthreads();
+    if (threadIdx.x < count) out[start + threadIdx.x] = blockIdx.x;
+}""", lambda: ((2,), (32,), (np.zeros(1, np.int32), np.zeros(64, np.int32), 32)),
+            ["`start = atomicAdd(tail, count);`"]),
+        "stack pop": (r"""
+extern "C" __global__ void k(int* head, const int* next, int* out) {
+    int h = *head;
+    *head = next[h];
+    out[threadIdx.x] = h;
+}""", lambda: ((1,), (8,), (np.zeros(1, np.int32), np.arange(1, 10, dtype=np.int32), np.zeros(8, np.int32))),
+            ["one atomicCAS loop: `int h = *head, seen; while ((seen = atomicCAS(head, h, next[h])) != h) h = seen;`"]),
     }[case]
     with pytest.raises(cuda.KernelError) as info:
         kernel("k", source)(*setup())
     for text in wanted:
         assert text in str(info.value)
-    assert "atomicAdd(&" not in str(info.value).split("hint:")[1] or case in ("lock", "plain += beside atomics")
+    assert "atomicAdd(&" not in str(info.value).split("hint:")[1] or case in ("lock", "plain += beside atomics", "ticket",
+                                                                               "bin fill")
 
 
 def test_a_block_scope_atomic_on_an_element_several_blocks_update_is_a_race():

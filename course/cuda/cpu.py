@@ -4880,6 +4880,37 @@ def _one_row_indexed_as_rows(source: Source, line: int | None, name: str, index:
             f"alone: `{name}[{column}]`; if it is a matrix like the others, pass one with all of their rows.")
 
 
+def _counter_by_hand(source: Source, name: str, line: int | None, other_line: int | None) -> str | None:
+    """Two threads that met at an element of `name` that the kernel counts up by hand: a variable takes its value
+    (`int slot = off[b] + fill[b];`, `start = *tail;`) and a statement adds to it (`fill[b] = fill[b] + 1;`,
+    `*tail += count;`), at `line` and `other_line` or one line apart: the hint that takes the old value and adds in
+    one atomicAdd, or None."""
+    n = re.escape(name)
+    element = rf"(?:\*\s*\(?\s*{n}\s*\)?|\b{n}\s*\[[^\[\]]*(?:\[[^\[\]]*\][^\[\]]*)*\])"
+    lines = sorted({k for k in (line, other_line) if k})
+    if not lines or lines[-1] - lines[0] > 2:
+        return None
+    text = "\n".join(source.line_text(k).split("//", 1)[0] for k in range(lines[0], lines[-1] + 1))
+    taken = re.search(rf"\b(?:int|unsigned(?:\s+int)?|long\s+long|size_t|auto)?\s*\b(\w+)\s*=(?!=)\s*([^;]*?({element})[^;]*);",
+                      text)
+    if not taken or taken.group(1) in (name, "*"):
+        return None
+    spelled = re.sub(r"\s+", " ", taken.group(3)).strip()
+    same = re.escape(spelled).replace("\\ ", r"\s*")
+    added = (re.search(rf"{same}\s*\+=\s*([^;]+);", text)
+             or re.search(rf"{same}\s*=\s*{same}\s*\+\s*([^;]+);", text)
+             or re.search(rf"{same}\s*(\+\+)|\+\+\s*{same}", text))
+    if not added or added.start() < taken.end():
+        return None
+    step = "1" if added.group(1) in (None, "++") else added.group(1).strip()
+    address = spelled[1:].strip(" ()") if spelled.startswith("*") else f"&{spelled}"
+    value = taken.group(2).replace(taken.group(3), f"atomicAdd({address}, {step})", 1).strip()
+    return (f"`{taken.group(1)}` takes the value of {spelled} and then {step} is added to it by hand (a counter, a slot "
+            f"or a block's space kept by hand), so two threads can read the same old value, get the same slot, and one "
+            f"addition is lost. Take the old value and add in one atomic: `{taken.group(1)} = {value};` (atomicAdd "
+            f"returns the old value, each thread its own).")
+
+
 def _stride_loop_extent(source: Source, line: int | None, index: str, values: dict) -> tuple[int, str, int] | None:
     """For a subscript that is the counter of a loop the block's threads share at or around `line`, `for (int c =
     threadIdx.x; c < nc; c += blockDim.x)`: (the loop's line, the elements it reaches as written, `nc` or `nc + 1` for `<=`, and their number in this
@@ -6515,6 +6546,13 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             hint = (f"If each element should have one writer, check how the index is computed: two threads reach "
                     f"{element}. If the threads mean to add into it, use atomicAdd(&{element}, value) (or atomicMax, "
                     "...).")
+            n = re.escape(name)
+            ticket = fault.op == 6 and line and re.search(
+                rf"(\w+)\s*=\s*\(?\s*(?:\*\s*\(?\s*{n}\s*\)?|{n}\s*\[\s*0\s*\]|{n})\s*\)?\s*\+\+", source.line_text(line))
+            if ticket:  # `int pos = (*count)++;`: a ticket taken by hand
+                hint = (f"`{ticket.group(1)}` takes a ticket by hand: two threads can read the same old value of "
+                        f"{element}, and get the same one. Make the whole update one atomic: `{ticket.group(1)} = "
+                        f"atomicAdd(&{element}, 1);` gives each thread its own old value (a slot, a ticket).")
             stored = re.search(r"=\s*([A-Za-z_]\w*)\s*;", source.line_text(line) if line else "")
             total = stored and re.search(rf"\b{re.escape(stored.group(1))}\s*=\s*\w+\s*\([^;]*\)\s*\.\s*(Sum|Reduce)\s*\(",
                                          source.text)
@@ -6735,6 +6773,16 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     hint = (f"Each thread replaces `{name}` with its own value after reading the old one (a list's "
                             f"head, a stack push): do both in one atomic, `old = atomicExch({name}, new_value);` (or an "
                             f"atomicCAS loop, when the new value depends on the old).")
+                elif (held := re.search(rf"\b(\w+)\s*=\s*(?:\*\s*{re.escape(name)}|{re.escape(name)}\s*\[\s*0\s*\])\s*;",
+                                        read_text)) and (new := re.search(
+                        rf"(?:\*\s*{re.escape(name)}|\b{re.escape(name)}\s*\[\s*0\s*\])\s*=(?!=)\s*([^;]+);", write_text)) \
+                        and re.search(rf"\b{held.group(1)}\b", new.group(1)) and "+" not in new.group(1):
+                    # `int h = *head; *head = next[h];`: a stack's pop, the new value made from the old (not an addition)
+                    old, made = held.group(1), new.group(1).strip()
+                    hint = (f"The new value of `{name}`, `{made}`, is made from the old one read into `{old}`: two threads "
+                            f"can read the same `{old}` (pop the same item). Read, make and swap in one atomicCAS loop: "
+                            f"`int {old} = *{name}, seen; while ((seen = atomicCAS({name}, {old}, {made})) != {old}) "
+                            f"{old} = seen;` (it swaps only where {name} still holds {old}).")
                 elif itemsize > 4 and re.search(rf"\b{re.escape(name)}\s*\[[^\]]*\]\s*=(?!=)", write_text) and (
                         fields := re.findall(r"\.\s*(x|y|z|w|\w+)\s*=(?!=)", " ".join(
                             source.line_text(n) for n in range(min(line, other_line), max(line, other_line) + 1)))):
@@ -6882,6 +6930,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 hint += (f" The kernel declares {_and([f'`{n}`' for n in restricted])} __restrict__, a promise to the "
                          "compiler that no other pointer reaches that memory: with one array passed for both, nvcc may "
                          "read it through the read-only cache or move reads past writes, so it needs separate arrays.")
+        elif counted := _counter_by_hand(source, name, line, other_line):
+            hint = counted  # `int slot = off[b] + fill[b]; fill[b] = fill[b] + 1;`, `start = *tail; *tail += k;`
         elif handed and re.search(r"\batomic(CAS|Exch|Inc|Add)\b|\bvolatile\b", source.text):
             hint += (" If one thread hands the element over to the next through an atomic or a volatile flag (a "
                      "lock, a last-block ticket), the first needs __threadfence() between its write and that "
