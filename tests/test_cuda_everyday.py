@@ -2285,6 +2285,15 @@ def test_cub_storage_used_again_without_a_barrier_a_wrong_block_and_the_rest_of_
                                                                                       np.zeros(4, np.float32), 64))
     sum_line = CUB_COLLECTIVES.splitlines().index(next(l for l in CUB_COLLECTIVES.splitlines() if "// SUM" in l)) + 1
     assert f"Add __syncthreads() between line {sum_line}" in str(info.value)
+    # the same of two BlockScans (their calls met at internal barriers, so a scan's storage used again went unseen;
+    # red team 12-07), of an exclusive scan and of an inclusive one with the block's total
+    scans = CUB_COLLECTIVES.replace("    Scan(temp).ExclusiveSum(v, before, aggregate);\n    __syncthreads();\n",
+                                    "    Scan(temp).ExclusiveSum(v, before, aggregate);\n")
+    assert scans != CUB_COLLECTIVES
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory temp: thread \(\d+, 0, 0\) wrote it at line "
+                                               r"\d+, and thread \(\d+, 0, 0\) reads it at line \d+"):
+        cuda.RawModule(code=scans, backend="cpu").get_function("scan")(
+            (1,), (64,), (np.arange(64, dtype=np.int32), np.zeros(320, np.int32), np.zeros(1, np.int32)))
     with pytest.raises(cuda.KernelError, match=r"failed assert\(cub::BlockReduce's threads \(64, its template "
                                                r"arguments\) == the block's threads \(32 x 1 x 1\)\)") as info:
         cuda.RawModule(code=CUB_COLLECTIVES, backend="cpu").get_function("reduce")(

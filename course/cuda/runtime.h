@@ -7789,9 +7789,16 @@ template <class T, int THREADS>
 struct __cc_collective {
     T item[THREADS];
     T result[THREADS];
+    // (CUB's storage is one buffer that a call's phases share: a thread that starts the next call writes where the
+    // threads still in the last one read their results. The note of a write of the next thread's result slot, which
+    // no thread reads before this call's first barrier, makes the sanitizer see that where no barrier comes between
+    // two calls, as with CUB: back-to-back BlockScans on one storage race.)
     template <class Sync>
     __attribute__((always_inline)) void put(int rank, const T& value, Sync sync) {
-        if (__cc_sanitizing) __cc_note(&item[rank], sizeof(T), __CC_WRITE);
+        if (__cc_sanitizing) {
+            __cc_note(&item[rank], sizeof(T), __CC_WRITE);
+            __cc_note(&result[(rank + 1) % THREADS], sizeof(T), __CC_WRITE);
+        }
         item[rank] = value;
         sync();
     }
