@@ -557,6 +557,30 @@ extern "C" __global__ void push(int* lock, int* count) {
 """
 
 
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_a_hash_tables_probe_that_never_ends_is_told_to_bound_it_not_that_a_lock_is_held(sanitize):
+    """`while (true) { prev = atomicCAS(&table[h], -1, k); if (...) return; h = (h + 1) % cap; }` on a full table: the
+    time limit's hint spoke of a lock never released (sanitized) or of the loop's condition; it names the probe."""
+    source = r"""
+extern "C" __global__ void insert(int* table, const int* keys, int n, int cap) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int k = keys[i];
+    unsigned h = ((unsigned)k * 2654435761u) % cap;
+    while (true) {
+        int prev = atomicCAS(&table[h], -1, k);
+        if (prev == -1 || prev == k) return;
+        h = (h + 1) % cap;
+    }
+}
+"""
+    keys = np.arange(10, 30, dtype=np.int32)  # 20 keys for 16 slots
+    with pytest.raises(cuda.KernelError, match=r"time limit(?s:.*)hint: Threads spin at line 8 in a loop that tries one "
+                                               r"element after another with atomicCAS \(`h` moves on"):
+        cuda.RawKernel(source, "insert", backend="cpu", time_limit=0.3, sanitize=sanitize)(
+            (1,), (32,), (np.full(16, -1, np.int32), keys, 20, 16))
+
+
 def test_a_lock_held_for_ever_names_the_way_out_or_the_wait_inside_it():
     """A time limit met at an atomicCAS spin: the hint reads the locked region for a return (or break)
     before the release, and for a barrier or warp-level call that the spinning threads never reach."""
@@ -5743,6 +5767,92 @@ extern "C" __global__ void rows(const float* x, float* y, int R, int C) {
         cuda.RawKernel(source, "rows", backend="cpu", sanitize=False)(
             (2,), (32, 4), (np.ones((5, 96), np.float32), np.zeros((5, 96), np.float32), np.int32(5), np.int32(96)))
     assert info.value.line == 5
+
+
+def test_a_bin_clamped_at_the_top_only_is_not_called_a_neighbour_below_the_edge():
+    """`int b = (int)(pos[i] * nb); if (b >= nb) b = nb - 1;` and a negative position: b came from the data at line 5;
+    the hint took the clamp some threads skip for where b was made (`b` is the neighbour `nb - 1`)."""
+    source = r"""
+extern "C" __global__ void count(const float* pos, int* cnt, int n, int nb) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        int b = (int)(pos[i] * nb);
+        if (b >= nb) b = nb - 1;
+        atomicAdd(&cnt[b], 1);
+    }
+}
+"""
+    pos = np.array([0.1, 0.5, -0.5, 0.9], np.float32)
+    with pytest.raises(cuda.KernelError, match=r"accessed cnt\[-4\]") as info:
+        cuda.RawKernel(source, "count", backend="cpu")((1,), (4,), (pos, np.zeros(8, np.int32), 4, 8))
+    assert "neighbour `nb - 1`" not in str(info.value) and "if (b >= 0 && b < 8)" in str(info.value)
+
+
+def test_a_merge_loop_that_goes_on_while_either_cursor_is_inside_is_told_to_use_and():
+    """Counting the common neighbours of two sorted lists, `while (a < row[u + 1] || b < row[v + 1])`: the loop reads
+    col[a] and col[b] past the end of the list that is done. The hint called a a value read from data (it moves in the
+    loop) and said to check the data; it names the ||."""
+    source = r"""
+extern "C" __global__ void isect(const int* row, const int* col, int* count) {
+    int u = 0, v = 1;
+    int a = row[u], b = row[v];
+    int c = 0;
+    while (a < row[u + 1] || b < row[v + 1]) {
+        int x = col[a], y = col[b];
+        if (x == y) { ++c; ++a; ++b; }
+        else if (x < y) ++a;
+        else ++b;
+    }
+    *count = c;
+}
+"""
+    row, col = np.array([0, 2, 4], np.int32), np.array([1, 9, 1, 2], np.int32)  # lists [1, 9] and [1, 2]
+    with pytest.raises(cuda.KernelError, match=r"accessed col\[4\]") as info:
+        cuda.RawKernel(source, "isect", backend="cpu")((1,), (1,), (row, col, np.zeros(1, np.int32)))
+    assert ("hint: The loop at line 6 goes on while `a < row[u + 1] || b < row[v + 1]`: with ||, it keeps going once one "
+            "of `a` and `b` has reached its end") in str(info.value) and "value read from data" not in str(info.value)
+    count = np.zeros(1, np.int32)
+    cuda.RawKernel(source.replace("||", "&&"), "isect", backend="cpu")((1,), (1,), (row, col, count))
+    assert count[0] == 1
+
+
+def test_a_partners_index_past_the_end_is_the_one_the_guard_names():
+    """A bitonic sort's step for n = 7 in a grid of 8: `if (i < n && ixj > i)` checks the thread's own i, and a[ixj]
+    runs past the end; the guard named i (`if (i < 7)`), which is checked already, not the partner ixj."""
+    source = r"""
+extern "C" __global__ void bitonic_step(float* a, int j, int k, int n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned ixj = i ^ j;
+    if (i < n && ixj > i) {
+        if ((i & k) == 0) {
+            if (a[i] > a[ixj]) { float t = a[i]; a[i] = a[ixj]; a[ixj] = t; }
+        } else {
+            if (a[i] < a[ixj]) { float t = a[i]; a[i] = a[ixj]; a[ixj] = t; }
+        }
+    }
+}
+"""
+    a = np.arange(7, 0, -1).astype(np.float32)
+    with pytest.raises(cuda.KernelError, match=r"accessed a\[7\], but a has 7 elements") as info:
+        cuda.RawKernel(source, "bitonic_step", backend="cpu")((1,), (8,), (a, 4, 8, 7))
+    assert "guard the access: `if (ixj < 7)`" in str(info.value)
+    cuda.RawKernel(source.replace("ixj > i)", "ixj > i && ixj < n)"), "bitonic_step", backend="cpu")((1,), (8,), (a, 4, 8, 7))
+
+
+def test_a_row_major_index_with_a_pivot_gets_a_guard_of_the_threads_coordinate_only():
+    """Floyd-Warshall's step k without a bounds check, in a grid rounded up: `D[i * n + k]` has the thread's row i and
+    the pivot k, a parameter; the guard named `if (i < k && k < n)`, the pivot as a row count and a coordinate."""
+    source = r"""
+extern "C" __global__ void fw(int* D, int n, int k) {
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    int i = blockIdx.y * blockDim.y + threadIdx.y;
+    int via = D[i * n + k] + D[k * n + j];
+    if (via < D[i * n + j]) D[i * n + j] = via;
+}
+"""
+    with pytest.raises(cuda.KernelError, match=r"accessed D\[576\], but D has 576 elements") as info:
+        cuda.RawKernel(source, "fw", backend="cpu")((2, 2), (16, 16), (np.full(24 * 24, 100, np.int32), 24, 0))
+    assert "guard the access: `if (i < n)`, the thread's row against its size" in str(info.value)
 
 
 def test_a_per_column_vector_indexed_like_the_matrix_is_told_to_take_the_column_alone():

@@ -959,6 +959,90 @@ extern "C" __global__ void mirror(const float* x, float* out) {
     np.testing.assert_array_equal(out, x[::-1])
 
 
+def test_compare_and_swaps_whose_pairs_overlap_are_told_to_give_each_element_one_pair():
+    """Odd-even transposition sort with a thread per element (not per pair), and a shared bitonic sort without its
+    `if (ixj > tid)`: two threads swap pairs that share an element. The hints spoke of a warp-synchronous step or of
+    a barrier inside the line, which a learner followed into the same race (red team 12-07)."""
+    odd_even = r"""
+extern "C" __global__ void oddeven(float* a, int n) {
+    __shared__ float s[8];
+    int tid = threadIdx.x;
+    s[tid] = a[tid];
+    __syncthreads();
+    for (int phase = 0; phase < n; phase++) {
+        int i = tid + (phase & 1);
+        if (i + 1 < n) {
+            if (s[i] > s[i + 1]) { float t = s[i]; s[i] = s[i + 1]; s[i + 1] = t; }
+        }
+        __syncthreads();
+    }
+    a[tid] = s[tid];
+}
+"""
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory s\[\d\]") as info:
+        kernel("oddeven", odd_even)((1,), (8,), (np.arange(8, 0, -1).astype(np.float32), 8))
+    assert "hint: Line 10 compares and swaps a pair of elements" in str(info.value)
+    assert "__syncwarp" not in str(info.value)
+    fixed = odd_even.replace("int i = tid + (phase & 1);", "int i = 2 * tid + (phase & 1);")
+    a = np.arange(8, 0, -1).astype(np.float32)
+    kernel("oddeven", fixed.replace("a[tid] = s[tid];", "a[tid] = s[tid]; a[tid + 4] = s[tid + 4];").replace(
+        "s[tid] = a[tid];", "s[tid] = a[tid]; s[tid + 4] = a[tid + 4];"))((1,), (4,), (a, 8))  # a thread per pair
+    np.testing.assert_array_equal(a, np.arange(1, 9))
+
+
+def test_a_scatter_on_a_loops_line_is_told_its_data_index_not_a_warp_step():
+    """`for (int e = row[u]; e < row[u + 1]; ++e) acc[col[e]] += 1.0f;` in one warp: `row` read twice on the line, with
+    `row[u + 1]`, made it look like a warp's unrolled step (`v[tid] += v[tid + 16]`); the race is on acc, whose index
+    comes from data (red team 12-07)."""
+    source = r"""
+extern "C" __global__ void push(const int* row, const int* col, float* out, int n) {
+    __shared__ float acc[32];
+    acc[threadIdx.x] = 0.0f;
+    __syncthreads();
+    int u = threadIdx.x;
+    if (u < n)
+        for (int e = row[u]; e < row[u + 1]; ++e) acc[col[e]] += 1.0f;
+    __syncthreads();
+    out[threadIdx.x] = acc[threadIdx.x];
+}
+"""
+    row, col = np.arange(33, dtype=np.int32), (np.arange(32) % 4).astype(np.int32)  # every vertex points at 0 to 3
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory acc\[\d\]") as info:
+        kernel("push", source)((1,), (32,), (row, col, np.zeros(32, np.float32), 32))
+    assert "hint: The index comes from data, `col[e]`" in str(info.value) and "__syncwarp" not in str(info.value)
+
+
+def test_a_race_between_the_two_branches_of_an_if_else_is_not_told_to_put_a_barrier_between_them():
+    """A Hillis-Steele scan whose double buffer never doubles (`pin = 1 - pout; pout = 1 - pout;` leaves pin == pout):
+    the if and the else branch of one step read and write one half. The hint said to put __syncthreads() between the
+    two lines, the branches of one if/else (red team 12-07); it says why none fits, and what a double buffer needs."""
+    source = r"""
+extern "C" __global__ void hs(float* out, const float* in, int n) {
+    __shared__ float temp[2 * 64];
+    int thid = threadIdx.x, pout = 0, pin = 1;
+    temp[thid] = in[thid];
+    __syncthreads();
+    for (int offset = 1; offset < n; offset *= 2) {
+        pin = 1 - pout; pout = 1 - pout;
+        if (thid >= offset)
+            temp[pout * n + thid] = temp[pin * n + thid] + temp[pin * n + thid - offset];
+        else
+            temp[pout * n + thid] = temp[pin * n + thid];
+        __syncthreads();
+    }
+    out[thid] = temp[pout * n + thid];
+}
+"""
+    x, out = np.ones(64, np.float32), np.zeros(64, np.float32)
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory temp\[\d+\]") as info:
+        kernel("hs", source)((1,), (64,), (out, x, 64))
+    assert "hint: Lines 10 and 12 are the two branches of one if/else, which threads take in the same step, so no " \
+           "barrier can go between them" in str(info.value)
+    kernel("hs", source.replace("pin = 1 - pout; pout = 1 - pout;", "pout = 1 - pout; pin = 1 - pout;"))(
+        (1,), (64,), (out, x, 64))
+    np.testing.assert_array_equal(out, np.arange(1, 65))  # the twin
+
+
 def test_a_race_in_a_method_of_a_shared_struct_names_the_member_the_method_uses():
     """`c.inc()` with `void inc() { n++; }` (the member bare, or `this->n`) run by many threads of a `__shared__
     Counter c`: the race names `c.n` and the hint atomicAdd(&c.n, ...), not the whole struct `c` (the test for the
@@ -5121,7 +5205,8 @@ extern "C" __global__ void k(const float* x, float* buf, int* flag, float* y) {
 
 
 @pytest.mark.parametrize("case", ["broadcast", "bit set", "float4 part", "lock", "slot", "stack push", "bits packed",
-                                  "plain += beside atomics", "ticket", "bin fill", "block's space", "stack pop"])
+                                  "plain += beside atomics", "ticket", "bin fill", "block's space", "stack pop",
+                                  "minimum by hand"])
 def test_global_races_get_the_fix_that_fits_them(case):
     """The hint of a global race names the fix of its kind of bug, not the counter's atomicAdd."""
     source, setup, wanted = {
@@ -5222,6 +5307,16 @@ extern "C" __global__ void k(int* head, const int* next, int* out) {
     out[threadIdx.x] = h;
 }""", lambda: ((1,), (8,), (np.zeros(1, np.int32), np.arange(1, 10, dtype=np.int32), np.zeros(8, np.int32))),
             ["one atomicCAS loop: `int h = *head, seen; while ((seen = atomicCAS(head, h, next[h])) != h) h = seen;`"]),
+        "minimum by hand": (r"""
+extern "C" __global__ void k(const int* row, const int* col, int* label, int* changed) {
+    int v = blockIdx.x * blockDim.x + threadIdx.x;
+    for (int e = row[v]; e < row[v + 1]; ++e) {
+        int u = col[e];
+        if (label[v] < label[u]) { label[u] = label[v]; *changed = 1; }
+    }
+}""", lambda: ((1,), (4,), (np.arange(5, dtype=np.int32), np.array([3, 3, 3, 0], np.int32), np.arange(4, dtype=np.int32),
+                             np.zeros(1, np.int32))),
+            ["Line 6 keeps a minimum by hand in `label[u]`", "`atomicMin(&label[u], label[v]);`"]),
     }[case]
     with pytest.raises(cuda.KernelError) as info:
         kernel("k", source)(*setup())

@@ -2405,13 +2405,30 @@ def _lock_hint(source: Source, line: int | None) -> str:
     region) and for a wait on other threads (a barrier or a warp-level call), which the threads spinning
     at the CAS never reach; a release of another lock than the one taken is named. A CAS whose compare
     value is a variable is no lock: a loop that must refresh it."""
-    if not line or not 0 < line <= len(source.lines) or "atomicCAS" not in source.lines[line - 1]:
+    if not line or not 0 < line <= len(source.lines):
         return ""
+    if "atomicCAS" not in source.lines[line - 1]:
+        # (a plain build's time limit names where the thread was, `h = (h + 1) % cap;`: a probe's CAS in the same loop)
+        loop = _innermost_loop(source.text, line, line)
+        cas = next((n for n in range(loop[0], loop[1] + 1) if "atomicCAS" in source.lines[n - 1]), None) if loop else None
+        probe = _lock_hint(source, cas) if cas else ""
+        return probe if "tries one element after another" in probe else ""
     taken = re.search(r"\batomicCAS\w*\s*\(\s*([^,]+?)\s*,\s*([^,]+?)\s*,", source.lines[line - 1])
     if taken and not re.fullmatch(r"-?\s*(?:\d+[uUlL]*|0x[0-9a-fA-F]+[uUlL]*|[A-Z][A-Z0-9_]*)", taken.group(2)):
         return (f"Threads spin at line {line} in an atomicCAS loop that compares with `{taken.group(2)}`: once "
                 "another thread has changed the element, a compare value that is not refreshed from what atomicCAS "
                 "returns never matches again. Give it atomicCAS's result before each new try.")
+    loop = _innermost_loop(source.text, line, line)
+    if taken and loop:
+        # `h = (h + 1) % cap;` in the loop: it tries one element after another (a hash table's probe), no lock
+        inside = "\n".join(source.lines[loop[0] - 1:loop[1]])
+        moved = [v for v in dict.fromkeys(re.findall(r"[A-Za-z_]\w*", taken.group(1)))
+                 if re.search(rf"\b{v}\s*(?:[-+*/%^|&]?=(?!=)|\+\+|--)|(?:\+\+|--)\s*{v}\b", inside)]
+        if moved:
+            return (f"Threads spin at line {line} in a loop that tries one element after another with atomicCAS "
+                    f"(`{moved[0]}` moves on: a hash table's probe, say): it never ends when no element lets it stop, "
+                    "a full table or a key that is not there. Bound it: stop after as many tries as there are slots "
+                    "(`for (int probe = 0; probe < capacity; probe++)`), and report a full table.")
     body = _function_body(source.text, line)
     last = source.text.count("\n", 0, body[1]) + 1 if body else len(source.lines)
     release = next((n for n in range(line + 1, last + 1)
@@ -2651,6 +2668,16 @@ def _guard_text(source: Source, kernel: Kernel, line: int | None, name: str, len
                    if (m := re.fullmatch(r"\s*\w+\s*\+\s*(\d+)\s*", e)) and int(m.group(1)) == index - thread_x}
         if len(offsets) == 1:
             subscript = offsets.pop()
+    if line and subscript and re.fullmatch(r"[A-Za-z_]\w*", subscript.strip()):
+        # `if (i < n && ixj > i) ... a[i] ... a[ixj]`: of a line's plain subscripts, the one no guard above compares
+        # with a size (the partner's, not the thread's own i, which is checked already)
+        text = source.line_text(line).split("//", 1)[0]
+        plain = [e.strip() for e in re.findall(rf"\b{re.escape(name)}\s*\[\s*([A-Za-z_]\w*)\s*\]", text)]
+        body = "\n".join(source.lines[_body_lines(source, line)[0] - 1:line])
+        checked = lambda v: re.search(rf"\b{re.escape(v)}\s*<=?\s*\w|\b\w+\s*>=?\s*{re.escape(v)}\b(?!\s*[<>])", body)
+        unchecked = [v for v in dict.fromkeys(plain) if not checked(v)]
+        if checked(subscript.strip()) and len(unchecked) == 1:
+            subscript = unchecked[0]
     if not subscript or len(subscript) > 40 or re.search(r"[?:=<>]", subscript):
         return "`if (index < size)`, with the index this line uses and the array's size"
     index = subscript if re.fullmatch(r"[\w.]+", subscript) else f"({subscript})" \
@@ -2659,15 +2686,40 @@ def _guard_text(source: Source, kernel: Kernel, line: int | None, name: str, len
     flat = re.fullmatch(r"\(?\s*(\w+)\s*\)?\s*\*\s*(\w+)\s*\+\s*(\w+)", subscript)  # `r * cols + c`
     if flat and flat.group(2) in scalars and len(scalars) <= 2:  # (one size: a square, `r * n + c`)
         row, width, column = flat.groups()
-        height = next((s for s in scalars if s != width), width)
-        return (f"`if ({row} < {height} && {column} < {width})`, each coordinate against its own size (a 2-D grid "
-                f"rounded up to whole blocks has threads past both edges, and a {column} past {width} alone would "
-                "land in the next row)")
+        # the other integer is the height where the kernel compares something with it (`if (r < rows)`); a pivot or a
+        # step (`k` of Floyd-Warshall's D[i * n + k]) is no size: then a square
+        height = next((s for s in scalars if s != width and re.search(rf"[<>]=?\s*{re.escape(s)}\b", source.text)), width)
+        # a coordinate is a thread's (made from threadIdx or blockIdx): a parameter or a loop's counter is guarded by
+        # no test of the thread (`D[i * n + k]` with the pivot k, `ecol[r * m + k]` over a loop's k)
+        coordinates = [v for v in (row, column) if line and _made_of_the_thread(source, line, v)]
+        if coordinates == [row, column]:
+            return (f"`if ({row} < {height} && {column} < {width})`, each coordinate against its own size (a 2-D grid "
+                    f"rounded up to whole blocks has threads past both edges, and a {column} past {width} alone would "
+                    "land in the next row)")
+        if coordinates == [row] and column not in scalars and re.fullmatch(r"[A-Za-z_]\w*", column):
+            coordinates = []  # (`r * m + k` with a loop's k: the index may be wrong, not the guard)
+        if coordinates:
+            v = coordinates[0]
+            return f"`if ({v} < {height if v == row else width})`, the thread's {'row' if v == row else 'column'} against its size"
     sizes = [name for name in scalars if name in _SIZE_NAMES]
     if len(sizes) == 1 and len(scalars) == 1 and not re.search(rf"\b{sizes[0]}\b", subscript):
         # (the kernel's one size; in a GEMM's M, N, K, N is no length; `x[i + n]` has n as an offset, not a length)
         return f"`if ({index} < {sizes[0]})`, if {sizes[0]} is the length of {name} ({length} here)"
     return f"`if ({index} < {length})` ({length}: the length of {name} in this launch; better a size the kernel is given)"
+
+
+def _made_of_the_thread(source: Source, line: int, variable: str, depth: int = 0) -> bool:
+    """Whether `variable`, as it stands at `line`, is made from threadIdx or blockIdx (`int i = blockIdx.y * blockDim.y
+    + threadIdx.y;`, or from such a variable), not a parameter, a constant or a loop's counter from 0."""
+    if variable.startswith(("threadIdx", "blockIdx")):
+        return True
+    made = _made_at(source, line, variable) if depth < 3 else None
+    if not made:
+        return False
+    if re.search(r"\b(?:threadIdx|blockIdx)\b", made[1]):
+        return True
+    return any(_made_of_the_thread(source, made[0] - 1, name, depth + 1) for name in re.findall(r"[A-Za-z_]\w*", made[1])
+               if name != variable)
 
 
 def _tile_edge(source: Source, line: int | None, name: str) -> str | None:
@@ -2792,6 +2844,29 @@ def _binned_index(source: Source, line: int | None, name: str, index: int, lengt
             "(`if (v >= lo && v < hi)`).")
 
 
+def _either_cursor(source: Source, line: int | None, name: str) -> str | None:
+    """For an index past the end in a loop that goes on while either of two cursors is inside its range, `while (a <
+    ea || b < eb)` (a merge, an intersection of sorted lists), whose body reads through both: the hint that `||`
+    lets the loop read past the end of the one that is done. None otherwise."""
+    loop = _innermost_loop(source.text, line, line) if line else None
+    header = source.line_text(loop[0]).split("//", 1)[0] if loop else ""
+    condition = re.search(r"\bwhile\s*\((.*)\)|\bfor\s*\([^;]*;([^;]*);", header)
+    condition = condition and (condition.group(1) or condition.group(2) or "")
+    if not condition or "||" not in condition or "&&" in condition:
+        return None
+    text = source.line_text(line).split("//", 1)[0]
+    indices = set(re.findall(rf"\b{re.escape(name)}\s*\[\s*([A-Za-z_]\w*)\s*\]", text))
+    tested = [part.strip() for part in condition.split("||")
+              if (m := re.match(r"\s*\(?\s*([A-Za-z_]\w*)\s*<", part)) and m.group(1) in indices]
+    if len(tested) < 2:
+        return None
+    cursors = _and(["`" + re.match(r"[(\s]*(\w+)", t).group(1) + "`" for t in tested])
+    return (f"The loop at line {loop[0]} goes on while `{condition.strip()}`: with ||, it keeps going once one of "
+            f"{cursors} has reached its end, and line {line} "
+            f"still reads through it, past that end. Loop while both are inside, `{' && '.join(tested)}` (and handle "
+            "what is left of the other after the loop, if the algorithm needs it).")
+
+
 def _data_index(source: Source, line: int | None, name: str, index: int, length: int) -> str | None:
     """For an index past the end that is a value read from data (`x[idx[i]]`, or `int j = idx[i]; x[j]`): the
     hint that says the data decides it, or None."""
@@ -2803,6 +2878,11 @@ def _data_index(source: Source, line: int | None, name: str, index: int, length:
     if not read and re.fullmatch(r"[A-Za-z_]\w*", expression) and (made := _made_at(source, line, expression)):
         at, value = made
         read = re.fullmatch(element, value)
+        loop = _innermost_loop(source.text, line, line, made[0] + 1) if read else None
+        v = re.escape(expression)
+        if loop and re.search(rf"\b{v}\s*(?:[-+*/]=|\+\+|--)|(?:\+\+|--)\s*{v}\b",
+                              "\n".join(source.lines[loop[0] - 1:loop[1]])):
+            return None  # (`a = row[u];` then `++a` in the loop around the access: a cursor the loop moves, not data)
     if not read:
         return None
     read = read.group(1)
@@ -3671,6 +3751,8 @@ def _neighbour_variable(source: Source, line: int, array: str, subscript: str,
             if _declared_unsigned(source.text, name):
                 continue  # (`size_t j = i - 1;`: it wraps around, never below 0: _negative_index says so)
             if (made := _made_at(source, line, name)) and (found := re.fullmatch(minus, made[1].strip())):
+                if re.search(rf"\bif\s*\([^;]*\)\s*\{{?\s*{re.escape(name)}\s*=", source.line_text(made[0])):
+                    continue  # (`if (b >= nb) b = nb - 1;`: a clamp some threads skip, not where b was made)
                 variable, step = (found.group(1), found.group(2)) if found.group(1) else found.group(3, 4)
                 return name, variable, step, made[0]
     return None
@@ -4880,6 +4962,37 @@ def _one_row_indexed_as_rows(source: Source, line: int | None, name: str, index:
             f"alone: `{name}[{column}]`; if it is a matrix like the others, pass one with all of their rows.")
 
 
+def _extreme_by_hand(source: Source, name: str, line: int | None, other_line: int | None) -> str | None:
+    """`if (label[v] < label[u]) label[u] = label[v];` (or `>`, or the target on the left: `if (d[u] > nd) d[u] = nd;`)
+    at `line` or `other_line`, an element of `name` that keeps a minimum (maximum) by hand: two threads can both pass
+    the test, and the store that comes last wins, not the smallest. The atomicMin (atomicMax) hint, or None."""
+    n = re.escape(name)
+    element = rf"{n}\s*\[[^\[\]]*(?:\[[^\[\]]*\][^\[\]]*)*\]"
+    operand = rf"(?:{element}|[A-Za-z_]\w*)"
+    for at in dict.fromkeys(k for k in (line, other_line) if k):
+        text = source.line_text(at).split("//", 1)[0]
+        found = re.search(rf"\bif\s*\(\s*({operand})\s*([<>])=?\s*({operand})\s*\)\s*\{{?\s*({element})\s*=(?!=)\s*"
+                          rf"({operand})\s*;", text)
+        if not found:
+            continue
+        left, compare, right, target, value = (re.sub(r"\s+", "", g) for g in found.groups())
+        if target == right and value == left:
+            smallest = compare == "<"  # `if (x < t) t = x;`: a minimum
+        elif target == left and value == right:
+            smallest = compare == ">"  # `if (t > x) t = x;`
+        else:
+            continue
+        call = "atomicMin" if smallest else "atomicMax"
+        shown = re.sub(r"\s+", " ", found.group(4)).strip()
+        kept = "minimum" if smallest else "maximum"
+        return (f"Line {at} keeps a {kept} by hand in `{shown}` (a test, then a store): two threads can both pass the "
+                f"test, and the store that comes last wins, not the {'smallest' if smallest else 'largest'}. Make test "
+                f"and store one atomic: `{call}(&{shown}, {found.group(5).strip()});` (on int or unsigned values; it "
+                f"returns the old value, to tell whether it changed: `if ({call}(&{shown}, v) {'>' if smallest else '<'} "
+                "v) changed = 1;`).")
+    return None
+
+
 def _counter_by_hand(source: Source, name: str, line: int | None, other_line: int | None) -> str | None:
     """Two threads that met at an element of `name` that the kernel counts up by hand: a variable takes its value
     (`int slot = off[b] + fill[b];`, `start = *tail;`) and a statement adds to it (`fill[b] = fill[b] + 1;`,
@@ -5721,6 +5834,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 or _grid_width_index(source, line, name)
                 or _guarded_index(source, line, name, index, length)
                 or _binned_index(source, line, name, index, length)
+                or _either_cursor(source, line, name)
                 or _data_index(source, line, name, index, length)
                 or _through_offset_pointer(source, line, name, index, length, *items_in[:2])
                 or _constant_index(source, line, name, index, length)
@@ -6261,6 +6375,18 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             if line and other_line and not helper and len(chain) == 1 and len(other_chain) == 1 and not (
                 _in_one_loop(source.text, min(line, other_line), max(line, other_line),
                              kernel.line if 0 < kernel.line <= min(line, other_line) else 1)) else None
+        branches = line and other_line and line != other_line and not helper and not any(
+            re.search(r"__sync(?:threads|warp)\s*\(", source.line_text(k).split("//", 1)[0])
+            for k in range(min(line, other_line), max(line, other_line) + 1)) and any(
+            re.match(r"\s*(?:\}\s*)?else\b", source.line_text(k)) for k in range(min(line, other_line) + 1,
+                                                                               max(line, other_line) + 1))
+        if branches and not skipped:  # `if (t >= off) s[pout..] = s[pin..] + ...; else s[pout..] = s[pin..];`
+            hint = (f"Lines {min(line, other_line)} and {max(line, other_line)} are the two branches of one if/else, "
+                    f"which threads take in the same step, so no barrier can go between them: thread {other} "
+                    f"{first} `{element}` in one branch while thread {thread} {second} it in the other. Each step must "
+                    "read from one array (or half of one) and write to another: with a double buffer, check that the "
+                    "half read and the half written differ in every pass (`pout = 1 - pout; pin = 1 - pout;`), or "
+                    "read the values into variables, __syncthreads(), then write. ")
         if skipped:  # `if (r < M && c < N) { tile[..] = ...; __syncthreads(); }`: the barrier is there, in the if
             who = f"thread {other}" if read_first else "one of the two threads"
             what = what.replace("with no __syncthreads() between them", "with no __syncthreads() between them that both "
@@ -6386,14 +6512,15 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             # an array read twice on the line, through a volatile alias or beside __syncwarp (not a
             # block-wide scan's step)
             subscripted = re.findall(r"\b(\w+)\s*\[", source.line_text(line))
-            twice = [n for n in subscripted if subscripted.count(n) >= 2]
+            # (the race's own array: `for (e = row[u]; e < row[u + 1]; ++e) acc[col[e]] += 1` is a scatter into acc)
+            twice = [n for n in subscripted if subscripted.count(n) >= 2 and n == _array_of(element)]
             start = max((n for n in range(1, line + 1) if re.search(r"__global__|__device__", source.line_text(n))),
                         default=1)
             function_text = "\n".join(source.line_text(n) for n in range(start, line + 1))
             # (or steps of a fixed width within a warp, `s[t] += s[t + 16];` ... `s[t] += s[t + 1];`, which
             # copied without their volatile)
-            fixed = all(re.search(r"\[\s*\w+\s*\+\s*(?:[1-9]|[12]\d|3[0-2])\s*\]", source.line_text(n) or "")
-                        for n in (line, other_line))
+            fixed = all(re.search(rf"\b{re.escape(_array_of(element))}\s*\[\s*\w+\s*\+\s*(?:[1-9]|[12]\d|3[0-2])\s*\]",
+                                  source.line_text(n) or "") for n in (line, other_line))
             # (fixed steps count as a warp's only where one warp runs them: `if (tid < 32)`, a block of one
             # warp; `s[i] += s[i + 1]` run by every thread of a larger block is a block-wide step)
             one_warp = block_dim[0] * block_dim[1] * block_dim[2] <= 32 or _ONE_WARP_GUARD.search(source.text)
@@ -6404,6 +6531,18 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                        "__syncwarp() between them")
                 hint = (f"Both threads are in one warp, running {run}: the lanes of a warp do not run in lockstep "
                         f"(since Volta), and `volatile` does not order them. {_WARP_STEP_FIX}")
+        pair = _array_of(element)
+        stores = len(re.findall(rf"\b{re.escape(pair)}\s*\[[^\]]*\]\s*=(?!=)", source.line_text(line).split("//", 1)[0])) \
+            if line and pair else 0
+        if line and other_line == line and stores >= 2 and {fault.op, fault.other_op} <= {1, 2}:
+            # `if (s[i] > s[i + 1]) { t = s[i]; s[i] = s[i + 1]; s[i + 1] = t; }`: a compare-and-swap of a pair, run by
+            # two threads whose pairs share an element (odd-even sort with a thread per element, bitonic without its
+            # `ixj > tid`): no barrier or warp-level step fixes that, the pairs must not overlap
+            hint = (f"Line {line} compares and swaps a pair of elements, and threads {other} and {thread} both reach "
+                    f"`{element}`: their pairs overlap, so in one step two threads swap the same element. Give each "
+                    "element to one pair per step and let one thread work each pair: odd-even sort with a thread per "
+                    "pair (`i = 2 * tid + (phase & 1)`, n / 2 threads), bitonic sort with only the thread whose partner "
+                    "lies above it (`if (ixj > tid)`); keep the __syncthreads() between the steps.")
         if {fault.op, fault.other_op} == {2, 3}:  # a plain store beside another thread's atomic
             atomic_line, store_line = (line, other_line) if fault.op == 3 else (other_line, line)
             hint = (f"Other threads update `{element}` with atomics (line {atomic_line or '?'}), and a plain store "
@@ -6932,6 +7071,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                          "read it through the read-only cache or move reads past writes, so it needs separate arrays.")
         elif counted := _counter_by_hand(source, name, line, other_line):
             hint = counted  # `int slot = off[b] + fill[b]; fill[b] = fill[b] + 1;`, `start = *tail; *tail += k;`
+        elif kept := _extreme_by_hand(source, name, line, other_line):
+            hint = kept  # `if (label[v] < label[u]) label[u] = label[v];`: a minimum kept by hand in label[u]
         elif handed and re.search(r"\batomic(CAS|Exch|Inc|Add)\b|\bvolatile\b", source.text):
             hint += (" If one thread hands the element over to the next through an atomic or a volatile flag (a "
                      "lock, a last-block ticket), the first needs __threadfence() between its write and that "
