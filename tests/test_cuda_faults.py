@@ -557,11 +557,8 @@ extern "C" __global__ void push(int* lock, int* count) {
 """
 
 
-@pytest.mark.parametrize("sanitize", [False, True])
-def test_a_hash_tables_probe_that_never_ends_is_told_to_bound_it_not_that_a_lock_is_held(sanitize):
-    """`while (true) { prev = atomicCAS(&table[h], -1, k); if (...) return; h = (h + 1) % cap; }` on a full table: the
-    time limit's hint spoke of a lock never released (sanitized) or of the loop's condition; it names the probe."""
-    source = r"""
+# A hash table of int keys with linear probing: -1 marks an empty slot, -2 one whose key was erased.
+HASH_TABLE = r"""
 extern "C" __global__ void insert(int* table, const int* keys, int n, int cap) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -573,11 +570,28 @@ extern "C" __global__ void insert(int* table, const int* keys, int n, int cap) {
         h = (h + 1) % cap;
     }
 }
+extern "C" __global__ void erase(int* table, const int* keys, int n, int cap) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int k = keys[i];
+    unsigned h = ((unsigned)k * 2654435761u) % cap;
+    for (int probe = 0; probe < cap; ++probe) {
+        int prev = atomicCAS(&table[h], k, -2);                            // ERASE
+        if (prev == k || prev == -1) return;
+        h = (h + 1) % cap;
+    }
+}
 """
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_a_hash_tables_probe_that_never_ends_is_told_to_bound_it_not_that_a_lock_is_held(sanitize):
+    """`while (true) { prev = atomicCAS(&table[h], -1, k); if (...) return; h = (h + 1) % cap; }` on a full table: the
+    time limit's hint spoke of a lock never released (sanitized) or of the loop's condition; it names the probe."""
     keys = np.arange(10, 30, dtype=np.int32)  # 20 keys for 16 slots
     with pytest.raises(cuda.KernelError, match=r"time limit(?s:.*)hint: Threads spin at line 8 in a loop that tries one "
                                                r"element after another with atomicCAS \(`h` moves on"):
-        cuda.RawKernel(source, "insert", backend="cpu", time_limit=0.3, sanitize=sanitize)(
+        cuda.RawKernel(HASH_TABLE, "insert", backend="cpu", time_limit=0.3, sanitize=sanitize)(
             (1,), (32,), (np.full(16, -1, np.int32), keys, 20, 16))
 
 
@@ -4095,6 +4109,15 @@ def test_a_barrier_inside_an_if_that_threads_take_differently_is_named():
     np.testing.assert_array_equal(y, np.sort(x))
 
 
+def test_a_bitonic_step_without_its_partner_test_is_told_that_the_pairs_overlap():
+    """Without `if (p > t)`, both threads of a pair compare and swap it: the race's hint says that the pairs overlap
+    and names the partner test, not a barrier inside the line (red team 12-07)."""
+    x = np.random.default_rng(3).random(64).astype(np.float32)
+    with pytest.raises(cuda.KernelError, match=r"data race on shared memory s\[\d+\]") as info:
+        cuda.RawKernel(BITONIC.replace("if (p > t) {", "{"), "bitonic", backend="cpu")((1,), (64,), (x, 1))
+    assert "compares and swaps a pair of elements" in str(info.value) and "`if (ixj > tid)`" in str(info.value)
+
+
 def test_a_barrier_inside_an_if_the_whole_block_takes_alike_is_fine():
     src = r'''
 extern "C" __global__ void halves(float* x, int n) {
@@ -4230,19 +4253,6 @@ def test_a_hash_tables_probe_loop_with_the_key_as_compare_value_gets_no_atomicca
     """`atomicCAS(&table[h], k, TOMB)` in a loop that moves h on at every pass (a hash table's delete, linear probing):
     the compare value is the key, never to be refreshed; the warning that the loop never ends was wrong (red team
     12-07). The same loop that tries one slot again and again keeps it."""
-    source = r"""
-extern "C" __global__ void erase(int* table, const int* keys, int n, int cap) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    int k = keys[i];
-    unsigned h = ((unsigned)k * 2654435761u) % cap;
-    for (int probe = 0; probe < cap; ++probe) {
-        int prev = atomicCAS(&table[h], k, -2);
-        if (prev == k || prev == -1) return;
-        h = (h + 1) % cap;
-    }
-}
-"""
     table, keys = np.full(16, -1, np.int32), np.array([3, 5, 7], np.int32)
     for k in keys:
         h = int(k) * 2654435761 % 2 ** 32 % 16
@@ -4251,10 +4261,11 @@ extern "C" __global__ void erase(int* table, const int* keys, int n, int cap) {
         table[h] = k
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        cuda.RawKernel(source, "erase", backend="cpu")((1,), (32,), (table, keys, np.int32(3), np.int32(16)))
+        cuda.RawKernel(HASH_TABLE, "erase", backend="cpu")((1,), (32,), (table, keys, np.int32(3), np.int32(16)))
     assert sorted(table.tolist()) == [-2] * 3 + [-1] * 13
-    with pytest.warns(cuda.KernelWarning, match=r"line 8: the loop around atomicCAS never refreshes `k`"):
-        cuda.RawKernel(source.replace("h = (h + 1) % cap;", "continue;"), "erase", backend="cpu")(
+    with pytest.warns(cuda.KernelWarning, match=rf"line {line_of('ERASE', HASH_TABLE)}: the loop around atomicCAS never "
+                                                 r"refreshes `k`"):  # (a loop that tries one slot again and again)
+        cuda.RawKernel("continue;".join(HASH_TABLE.rsplit("h = (h + 1) % cap;", 1)), "erase", backend="cpu")(
             (1,), (32,), (table, keys, np.int32(3), np.int32(16)))
 
 

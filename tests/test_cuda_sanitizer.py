@@ -960,9 +960,9 @@ extern "C" __global__ void mirror(const float* x, float* out) {
 
 
 def test_compare_and_swaps_whose_pairs_overlap_are_told_to_give_each_element_one_pair():
-    """Odd-even transposition sort with a thread per element (not per pair), and a shared bitonic sort without its
-    `if (ixj > tid)`: two threads swap pairs that share an element. The hints spoke of a warp-synchronous step or of
-    a barrier inside the line, which a learner followed into the same race (red team 12-07)."""
+    """Odd-even transposition sort with a thread per element (not per pair): two threads swap pairs that share an
+    element. The hint spoke of a warp-synchronous step, which a learner followed into the same race (red team 12-07;
+    a bitonic sort without its partner test: test_cuda_faults)."""
     odd_even = r"""
 extern "C" __global__ void oddeven(float* a, int n) {
     __shared__ float s[8];
