@@ -2686,9 +2686,9 @@ def _guard_text(source: Source, kernel: Kernel, line: int | None, name: str, len
     flat = re.fullmatch(r"\(?\s*(\w+)\s*\)?\s*\*\s*(\w+)\s*\+\s*(\w+)", subscript)  # `r * cols + c`
     if flat and flat.group(2) in scalars and len(scalars) <= 2:  # (one size: a square, `r * n + c`)
         row, width, column = flat.groups()
-        # the other integer is the height where the kernel compares something with it (`if (r < rows)`); a pivot or a
-        # step (`k` of Floyd-Warshall's D[i * n + k]) is no size: then a square
-        height = next((s for s in scalars if s != width and re.search(rf"[<>]=?\s*{re.escape(s)}\b", source.text)), width)
+        # the other integer is the height, unless the index uses it as a row or a column (Floyd-Warshall's pivot k,
+        # `D[i * n + k]`): then a square
+        height = next((s for s in scalars if s not in (width, row, column)), width)
         # a coordinate is a thread's (made from threadIdx or blockIdx): a parameter or a loop's counter is guarded by
         # no test of the thread (`D[i * n + k]` with the pivot k, `ecol[r * m + k]` over a loop's k)
         coordinates = [v for v in (row, column) if line and _made_of_the_thread(source, line, v)]
@@ -3465,11 +3465,8 @@ def _guarded_index(source: Source, line: int | None, name: str, index: int, leng
                                 f"last valid value (0 to {past.group(1)} - 1). Return when `{u} >= {past.group(1)}`.")
                 condition = _condition_text(text, guard)
                 inner = re.sub(r"^(?:if|while)\s*\((.*)\)$", r"\1", condition.strip())
-                row_major = (re.fullmatch(r"\s*(\w+)\s*\*\s*(\w+)\s*\+\s*(\w+)\s*", expression)
-                             or re.fullmatch(r"\s*(?P<c>\w+)\s*\+\s*(?P<r>\w+)\s*\*\s*(?P<w>\w+)\s*", expression))
-                if row_major:
-                    row, width, column = (row_major.group("r", "w", "c") if "c" in row_major.groupdict()
-                                          else row_major.groups())
+                if row_major := _row_major(expression):
+                    row, width, column = row_major
                     c = re.escape(column)
                     below = re.search(rf"\b{c}\s*(?:>=|>)\s*-?\d+\b|\b0\s*<=\s*{c}\b", inner)
                     above = re.search(rf"\b{c}\s*(?:<|<=)|(?:>|>=)\s*{c}\b", inner)
@@ -4941,16 +4938,24 @@ def _flat_thread_index(source: Source, line: int | None, subscript: str, block_d
         re.sub(r"\s+", " ", re.sub(r"\(int\)\s*", "", index)))
 
 
+def _row_major(expression: str) -> tuple[str, str, str] | None:
+    """(row, width, column) of a row-major index spelled `r * w + c` or `c + r * w` (names or numbers), or None."""
+    found = (re.fullmatch(r"\s*(\w+)\s*\*\s*(\w+)\s*\+\s*(\w+)\s*", expression)
+             or re.fullmatch(r"\s*(?P<c>\w+)\s*\+\s*(?P<r>\w+)\s*\*\s*(?P<w>\w+)\s*", expression))
+    if not found:
+        return None
+    return found.group("r", "w", "c") if "c" in found.groupdict() else found.groups()
+
+
 def _one_row_indexed_as_rows(source: Source, line: int | None, name: str, index: int, length: int,
                              values: dict) -> str | None:
     """For `g[r * C + j]` past the end of g, where g has C elements in this launch (one row's worth: a value per
     column, a bias or a scale): the hint to index it by the column alone, `g[j]`. None for any other index."""
     expression = (_subscript(source, line, name) or "").strip()
-    row_major = (re.fullmatch(r"(\w+)\s*\*\s*(\w+)\s*\+\s*(\w+)", expression)
-                 or re.fullmatch(r"(?P<c>\w+)\s*\+\s*(?P<r>\w+)\s*\*\s*(?P<w>\w+)", expression))
+    row_major = _row_major(expression)
     if not row_major or index < length:
         return None
-    row, width, column = row_major.group("r", "w", "c") if "c" in row_major.groupdict() else row_major.groups()
+    row, width, column = row_major
     if _constant(width, {**source.constants, **values}) != length or row.isdigit():
         return None
     bounded = _size_guard(source, line, column) if line else None
@@ -6512,15 +6517,18 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             # an array read twice on the line, through a volatile alias or beside __syncwarp (not a
             # block-wide scan's step)
             subscripted = re.findall(r"\b(\w+)\s*\[", source.line_text(line))
-            # (the race's own array: `for (e = row[u]; e < row[u + 1]; ++e) acc[col[e]] += 1` is a scatter into acc)
-            twice = [n for n in subscripted if subscripted.count(n) >= 2 and n == _array_of(element)]
+            # (an array the line writes, the race's or an alias of it, `v[tid] += v[tid + 16]` through `volatile int*
+            # v = data`: not `for (e = row[u]; e < row[u + 1]; ++e) acc[col[e]] += 1`, a scatter that only reads row)
+            step_text = source.line_text(line).split("//", 1)[0]
+            twice = [n for n in dict.fromkeys(subscripted) if subscripted.count(n) >= 2 and re.search(
+                rf"\b{re.escape(n)}\s*\[[^\]]*\]\s*[-+*/|&^]?=(?!=)", step_text)]
             start = max((n for n in range(1, line + 1) if re.search(r"__global__|__device__", source.line_text(n))),
                         default=1)
             function_text = "\n".join(source.line_text(n) for n in range(start, line + 1))
             # (or steps of a fixed width within a warp, `s[t] += s[t + 16];` ... `s[t] += s[t + 1];`, which
             # copied without their volatile)
-            fixed = all(re.search(rf"\b{re.escape(_array_of(element))}\s*\[\s*\w+\s*\+\s*(?:[1-9]|[12]\d|3[0-2])\s*\]",
-                                  source.line_text(n) or "") for n in (line, other_line))
+            fixed = bool(twice) and all(re.search(rf"\b{re.escape(twice[0])}\s*\[\s*\w+\s*\+\s*(?:[1-9]|[12]\d|3[0-2])\s*\]",
+                                                  source.line_text(n) or "") for n in (line, other_line))
             # (fixed steps count as a warp's only where one warp runs them: `if (tid < 32)`, a block of one
             # warp; `s[i] += s[i + 1]` run by every thread of a larger block is a block-wide step)
             one_warp = block_dim[0] * block_dim[1] * block_dim[2] <= 32 or _ONE_WARP_GUARD.search(source.text)
