@@ -595,6 +595,41 @@ def test_a_hash_tables_probe_that_never_ends_is_told_to_bound_it_not_that_a_lock
             (1,), (32,), (np.full(16, -1, np.int32), keys, 20, 16))
 
 
+def test_a_probe_that_is_never_wrapped_and_offsets_from_an_inclusive_scan_get_their_hints():
+    """Two out-of-bounds writes of irregular kernels (red team 12-07): a hash table's probe that moves on with `h = h + 1`
+    and never wraps runs off the last slot (the hint said `if (h < 16)`); a counting sort's scatter through offsets from
+    an inclusive scan writes one past the end (the hint said to guard the access)."""
+    key = next(k for k in range(100) if k * 2654435761 % 2 ** 32 % 16 == 15)  # (its slot is the last one)
+    table = np.full(16, -1, np.int32)
+    table[15] = 1000
+    unwrapped = HASH_TABLE.replace("h = (h + 1) % cap;", "h = h + 1;", 1)
+    with pytest.raises(cuda.KernelError, match=r"accessed table\[16\]") as info:
+        cuda.RawKernel(unwrapped, "insert", backend="cpu")((1,), (1,), (table, np.array([key], np.int32), 1, 16))
+    assert "hint: `h` moves on by hand at line 10 (`h = h + 1`) and is never taken back to the start of table" in \
+           str(info.value) and "`h = (h + 1) % capacity`" in str(info.value)
+    scatter = r"""
+extern "C" __global__ void scatter(const int* bin, const int* off, int* fill, int* sorted, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        int b = bin[i];
+        int slot = off[b] + atomicAdd(&fill[b], 1);
+        sorted[slot] = i;
+    }
+}
+"""
+    bins = np.array([0, 1, 1, 2, 0, 2, 2, 1], np.int32)
+    counts = np.bincount(bins)
+    with pytest.raises(cuda.KernelError, match=r"accessed sorted\[8\]") as info:
+        cuda.RawKernel(scatter, "scatter", backend="cpu")(
+            (1,), (8,), (bins, np.cumsum(counts).astype(np.int32), np.zeros(3, np.int32), np.zeros(8, np.int32), 8))
+    assert ("`slot` is made from `off` (line 6), and here it is 8, one past the end of sorted: if off is an inclusive "
+            "prefix sum") in str(info.value)
+    placed = np.zeros(8, np.int32)
+    exclusive = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int32)
+    cuda.RawKernel(scatter, "scatter", backend="cpu")((1,), (8,), (bins, exclusive, np.zeros(3, np.int32), placed, 8))
+    assert sorted(bins[placed].tolist()) == bins[placed].tolist()  # (the twin: grouped by bin)
+
+
 def test_a_lock_held_for_ever_names_the_way_out_or_the_wait_inside_it():
     """A time limit met at an atomicCAS spin: the hint reads the locked region for a return (or break)
     before the release, and for a barrier or warp-level call that the spinning threads never reach."""

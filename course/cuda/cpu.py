@@ -2844,6 +2844,40 @@ def _binned_index(source: Source, line: int | None, name: str, index: int, lengt
             "(`if (v >= lo && v < hi)`).")
 
 
+def _unwrapped_probe(source: Source, line: int | None, name: str) -> str | None:
+    """For `table[h]` past the end in a loop that moves h on by hand (`h = h + 1;`, `h++`) and never wraps it (no `%`
+    or `&` on h): a hash table's probe that runs off the last slot. The hint to wrap it, or None."""
+    index = (_subscript(source, line, name) or "").strip()
+    loop = _innermost_loop(source.text, line, line) if line and re.fullmatch(r"[A-Za-z_]\w*", index) else None
+    if not loop:
+        return None
+    body = "\n".join(source.lines[loop[0] - 1:loop[1]])
+    v = re.escape(index)
+    step = re.search(rf"\b{v}\s*=\s*{v}\s*\+\s*\w+\s*;|\b{v}\s*\+=\s*\w+\s*;|\b{v}\s*\+\+|\+\+\s*{v}\b", body)
+    if not step or re.search(rf"\b{v}\s*(?:%|&)=|\b{v}\s*=[^;]*[%&]", body):
+        return None
+    at = loop[0] + body.count("\n", 0, step.start())
+    return (f"`{index}` moves on by hand at line {at} (`{step.group(0).strip().rstrip(';')}`) and is never taken back to "
+            f"the start of {name}, so a probe that passes the last slot runs off its end. Wrap it: `{index} = ({index} + "
+            f"1) % capacity` (or `& (capacity - 1)` for a power of two), and stop after as many tries as there are "
+            "slots.")
+
+
+def _offset_from_a_scan(source: Source, line: int | None, name: str, index: int, length: int) -> str | None:
+    """For `out[slot]` exactly one past the end, where slot is made from a table of offsets (`int slot = off[b] +
+    atomicAdd(&fill[b], 1);`, a table named off, offset, start, scan or prefix): offsets from an inclusive scan start
+    each group one place late, and the last group runs past the end. The hint, or None."""
+    subscript = (_subscript(source, line, name) or "").strip()
+    made = _made_at(source, line, subscript) if line and index == length and re.fullmatch(r"[A-Za-z_]\w*", subscript) else None
+    table = made and re.match(r"\s*(\w*(?:off|offset|start|scan|prefix|pos)\w*)\s*\[[^\]]*\]\s*\+", made[1], re.I)
+    if not table:
+        return None
+    return (f"`{subscript}` is made from `{table.group(1)}` (line {made[0]}), and here it is {index}, one past the end of "
+            f"{name}: if {table.group(1)} is an inclusive prefix sum (each group's offset counts the group itself, as "
+            "np.cumsum does), every group starts one group late and the last one runs past the end. Offsets must be an "
+            "exclusive scan: 0 for the first group, then the sums of the groups before.")
+
+
 def _either_cursor(source: Source, line: int | None, name: str) -> str | None:
     """For an index past the end in a loop that goes on while either of two cursors is inside its range, `while (a <
     ea || b < eb)` (a merge, an intersection of sorted lists), whose body reads through both: the hint that `||`
@@ -5840,6 +5874,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 or _guarded_index(source, line, name, index, length)
                 or _binned_index(source, line, name, index, length)
                 or _either_cursor(source, line, name)
+                or _unwrapped_probe(source, line, name)
+                or _offset_from_a_scan(source, line, name, index, length)
                 or _data_index(source, line, name, index, length)
                 or _through_offset_pointer(source, line, name, index, length, *items_in[:2])
                 or _constant_index(source, line, name, index, length)
