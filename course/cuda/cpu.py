@@ -2407,28 +2407,23 @@ def _lock_hint(source: Source, line: int | None) -> str:
     value is a variable is no lock: a loop that must refresh it."""
     if not line or not 0 < line <= len(source.lines):
         return ""
+    probe = line if line in source.cas_probes else None
     if "atomicCAS" not in source.lines[line - 1]:
         # (a plain build's time limit names where the thread was, `h = (h + 1) % cap;`: a probe's CAS in the same loop)
         loop = _innermost_loop(source.text, line, line)
-        cas = next((n for n in range(loop[0], loop[1] + 1) if "atomicCAS" in source.lines[n - 1]), None) if loop else None
-        probe = _lock_hint(source, cas) if cas else ""
-        return probe if "tries one element after another" in probe else ""
+        probe = next((n for n in source.cas_probes if loop and loop[0] <= n <= loop[1]), None)
+        if probe is None:
+            return ""
+    if probe is not None:
+        return (f"Threads spin at line {probe} in a loop that tries one element after another with atomicCAS "
+                f"(`{source.cas_probes[probe]}` moves on: a hash table's probe, say): it never ends when no element lets "
+                "it stop, a full table or a key that is not there. Bound it: stop after as many tries as there are "
+                "slots (`for (int probe = 0; probe < capacity; probe++)`), and report a full table.")
     taken = re.search(r"\batomicCAS\w*\s*\(\s*([^,]+?)\s*,\s*([^,]+?)\s*,", source.lines[line - 1])
     if taken and not re.fullmatch(r"-?\s*(?:\d+[uUlL]*|0x[0-9a-fA-F]+[uUlL]*|[A-Z][A-Z0-9_]*)", taken.group(2)):
         return (f"Threads spin at line {line} in an atomicCAS loop that compares with `{taken.group(2)}`: once "
                 "another thread has changed the element, a compare value that is not refreshed from what atomicCAS "
                 "returns never matches again. Give it atomicCAS's result before each new try.")
-    loop = _innermost_loop(source.text, line, line)
-    if taken and loop:
-        # `h = (h + 1) % cap;` in the loop: it tries one element after another (a hash table's probe), no lock
-        inside = "\n".join(source.lines[loop[0] - 1:loop[1]])
-        moved = [v for v in dict.fromkeys(re.findall(r"[A-Za-z_]\w*", taken.group(1)))
-                 if re.search(rf"\b{v}\s*(?:[-+*/%^|&]?=(?!=)|\+\+|--)|(?:\+\+|--)\s*{v}\b", inside)]
-        if moved:
-            return (f"Threads spin at line {line} in a loop that tries one element after another with atomicCAS "
-                    f"(`{moved[0]}` moves on: a hash table's probe, say): it never ends when no element lets it stop, "
-                    "a full table or a key that is not there. Bound it: stop after as many tries as there are slots "
-                    "(`for (int probe = 0; probe < capacity; probe++)`), and report a full table.")
     body = _function_body(source.text, line)
     last = source.text.count("\n", 0, body[1]) + 1 if body else len(source.lines)
     release = next((n for n in range(line + 1, last + 1)
@@ -2683,9 +2678,9 @@ def _guard_text(source: Source, kernel: Kernel, line: int | None, name: str, len
     index = subscript if re.fullmatch(r"[\w.]+", subscript) else f"({subscript})" \
         if re.search(r"[&|^]", subscript) else subscript
     scalars = [p.name for p in kernel.params if not p.pointer and p.dtype and "int" in p.dtype]
-    flat = re.fullmatch(r"\(?\s*(\w+)\s*\)?\s*\*\s*(\w+)\s*\+\s*(\w+)", subscript)  # `r * cols + c`
-    if flat and flat.group(2) in scalars and len(scalars) <= 2:  # (one size: a square, `r * n + c`)
-        row, width, column = flat.groups()
+    flat = _row_major(subscript)  # `r * cols + c`
+    if flat and flat[1] in scalars and len(scalars) <= 2:  # (one size: a square, `r * n + c`)
+        row, width, column = flat
         # the other integer is the height, unless the index uses it as a row or a column (Floyd-Warshall's pivot k,
         # `D[i * n + k]`): then a square
         height = next((s for s in scalars if s not in (width, row, column)), width)
@@ -2913,9 +2908,7 @@ def _data_index(source: Source, line: int | None, name: str, index: int, length:
         at, value = made
         read = re.fullmatch(element, value)
         loop = _innermost_loop(source.text, line, line, made[0] + 1) if read else None
-        v = re.escape(expression)
-        if loop and re.search(rf"\b{v}\s*(?:[-+*/]=|\+\+|--)|(?:\+\+|--)\s*{v}\b",
-                              "\n".join(source.lines[loop[0] - 1:loop[1]])):
+        if loop and _changes(expression, "\n".join(source.lines[loop[0] - 1:loop[1]])):
             return None  # (`a = row[u];` then `++a` in the loop around the access: a cursor the loop moves, not data)
     if not read:
         return None
@@ -3190,9 +3183,9 @@ def _loose_guard(source: Source, line: int | None, name: str, index: int, length
                 expression, through = (_subscript(source, line, view.group(1)) or "").strip(), view.group(1)
     if not 0 <= index < 2 ** 62:
         return None
-    flat = re.fullmatch(r"\(?\s*(\w+)\s*\)?\s*\*\s*(\w+)\s*\+\s*(\w+)", expression)  # `y * w + x`
+    flat = _row_major(expression)  # `y * w + x`
     if flat:
-        row, width, column = flat.groups()
+        row, width, column = flat
         rows, columns = _size_guard(source, line, row), _size_guard(source, line, column)
         # (a row and a column checked against sizes of their own, by ifs: not a matmul's `k < N` loop, whose
         # bound may be the wrong one of the sizes)
@@ -3242,6 +3235,13 @@ def _condition_text(text: str, guard: re.Match) -> str:
     return re.sub(r"\s+", " ", text[guard.start():_closing_brace(text, opening) + 1]).strip()
 
 
+def _changes(variable: str, text: str) -> bool:
+    """Whether `text` gives `variable` another value: `v = ...`, `v += ...`, `v++`, `--v` (not `v == ...`, nor a member
+    or an element of another name, `p.v = ...`)."""
+    v = re.escape(variable)
+    return bool(re.search(rf"(?<![\w.]){v}\s*(?:[-+*/%&|^]?=(?!=)|\+\+|--)|(?:\+\+|--)\s*{v}\b", text))
+
+
 def _guard_reaches(source: Source, at: int, column: int, line: int, variables) -> bool:
     """Whether the if, while or for at `column` of line `at` (of its text stripped) governs line `line`: the
     statement after its condition (the braced block, or the one statement), or every line after it where
@@ -3251,8 +3251,7 @@ def _guard_reaches(source: Source, at: int, column: int, line: int, variables) -
         return line == at
     for n in range(at + 1, line):
         code = source.line_text(n).split("//", 1)[0]
-        if any(re.search(rf"(?<![\w.]){re.escape(v)}\s*(?:[-+*/%&|^]?=(?!=)|\+\+|--)|(?:\+\+|--)\s*{re.escape(v)}\b",
-                         code) for v in variables):
+        if any(_changes(v, code) for v in variables):
             return False
     text, raw = source.text, source.lines[at - 1]
     opening = text.find("(", _line_start(text, at) + len(raw) - len(raw.lstrip()) + column)
@@ -4973,9 +4972,10 @@ def _flat_thread_index(source: Source, line: int | None, subscript: str, block_d
 
 
 def _row_major(expression: str) -> tuple[str, str, str] | None:
-    """(row, width, column) of a row-major index spelled `r * w + c` or `c + r * w` (names or numbers), or None."""
-    found = (re.fullmatch(r"\s*(\w+)\s*\*\s*(\w+)\s*\+\s*(\w+)\s*", expression)
-             or re.fullmatch(r"\s*(?P<c>\w+)\s*\+\s*(?P<r>\w+)\s*\*\s*(?P<w>\w+)\s*", expression))
+    """(row, width, column) of a row-major index spelled `r * w + c`, `(r) * w + c` or `c + r * w` (names or numbers),
+    or None."""
+    found = (re.fullmatch(r"\s*\(?\s*(\w+)\s*\)?\s*\*\s*(\w+)\s*\+\s*(\w+)\s*", expression)
+             or re.fullmatch(r"\s*(?P<c>\w+)\s*\+\s*\(?\s*(?P<r>\w+)\s*\)?\s*\*\s*(?P<w>\w+)\s*", expression))
     if not found:
         return None
     return found.group("r", "w", "c") if "c" in found.groupdict() else found.groups()
@@ -5001,12 +5001,16 @@ def _one_row_indexed_as_rows(source: Source, line: int | None, name: str, index:
             f"alone: `{name}[{column}]`; if it is a matrix like the others, pass one with all of their rows.")
 
 
+def _element_pattern(name: str) -> str:
+    """A regular expression for an element of `name` as written, `fill[b]`, `label[col[e]]` (one subscript inside)."""
+    return rf"{re.escape(name)}\s*\[[^\[\]]*(?:\[[^\[\]]*\][^\[\]]*)*\]"
+
+
 def _extreme_by_hand(source: Source, name: str, line: int | None, other_line: int | None) -> str | None:
     """`if (label[v] < label[u]) label[u] = label[v];` (or `>`, or the target on the left: `if (d[u] > nd) d[u] = nd;`)
     at `line` or `other_line`, an element of `name` that keeps a minimum (maximum) by hand: two threads can both pass
     the test, and the store that comes last wins, not the smallest. The atomicMin (atomicMax) hint, or None."""
-    n = re.escape(name)
-    element = rf"{n}\s*\[[^\[\]]*(?:\[[^\[\]]*\][^\[\]]*)*\]"
+    element = _element_pattern(name)
     operand = rf"(?:{element}|[A-Za-z_]\w*)"
     for at in dict.fromkeys(k for k in (line, other_line) if k):
         text = source.line_text(at).split("//", 1)[0]
@@ -5038,7 +5042,7 @@ def _counter_by_hand(source: Source, name: str, line: int | None, other_line: in
     `*tail += count;`), at `line` and `other_line` or one line apart: the hint that takes the old value and adds in
     one atomicAdd, or None."""
     n = re.escape(name)
-    element = rf"(?:\*\s*\(?\s*{n}\s*\)?|\b{n}\s*\[[^\[\]]*(?:\[[^\[\]]*\][^\[\]]*)*\])"
+    element = rf"(?:\*\s*\(?\s*{n}\s*\)?|\b{_element_pattern(name)})"
     lines = sorted({k for k in (line, other_line) if k})
     if not lines or lines[-1] - lines[0] > 2:
         return None

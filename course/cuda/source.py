@@ -759,6 +759,8 @@ class Source:
     host_only: list = field(default_factory=list)  # (what, line, fix): host functions or variables device code uses
     nvcc_refuses: list = field(default_factory=list)  # (what, line, fix): __shared__ initializers, dynamic initialization
     cas_misuse: list = field(default_factory=list)  # (line, message): atomicCAS used so that contention breaks it
+    # line -> the variable that moves an atomicCAS's address on in its loop (a hash table's probe, not a lock)
+    cas_probes: dict = field(default_factory=dict)
     dangling: list = field(default_factory=list)  # (function, name, line, "array"/"variable"): `return x;` of a
                                                    # local array x, `return &m;` of a local variable m
     aliased_shared: list = field(default_factory=list)  # (function, names, lines, types): 2+ extern __shared__
@@ -2034,7 +2036,8 @@ def parse(text: str, options=()) -> Source:
     nvcc_refuses = _nvcc_refusals(tokens, functions, known_types,
                                   {macro[0] for macro in (_macro_of(t.text) for t in directives) if macro})
     nvcc_refuses += _missing_headers(tokens, directives)
-    cas_misuse = (_cas_misuse(tokens, functions) + plain_waits + _unused_tickets(tokens, functions) + _whole_cub(directives)
+    cas_probes = {}
+    cas_misuse = (_cas_misuse(tokens, functions, cas_probes) + plain_waits + _unused_tickets(tokens, functions) + _whole_cub(directives)
                   + _sizeof_pointers(tokens, functions, known_types))
     _exchange_stores(tokens, functions, replace)
     _function_pointer_types(tokens, text, aliases, replace)
@@ -2044,7 +2047,8 @@ def parse(text: str, options=()) -> Source:
     type_bodies = {open_: close for _, open_, close in _struct_definitions(tokens, ("struct", "class", "union"))}
     # Structs whose `operator()` returns a reference (`float& operator()(int r, int c) { return d[r * w + c]; }`):
     # a call of an object of one, `g(r, c) = v`, is the access (_note_accesses)
-    functors = {name for names, open_, close in _struct_definitions(tokens) for name in names
+    structs_defined = list(_struct_definitions(tokens))  # (structs and classes: names, opening and closing brace)
+    functors = {name for names, open_, close in structs_defined for name in names
                 if any(g.name == "operator()" and g.returns_reference and g.body and open_ < g.body[0] < close
                        for g in functions)}
     constants = _integer_constants(tokens, type_bodies, constants)
@@ -2052,15 +2056,15 @@ def parse(text: str, options=()) -> Source:
     struct_fields = _struct_fields(tokens, aliases)
     # The pointer members of the source's structs (`struct View { float* p; int n; };`): `v.p[i]` of a __shared__
     # or __device__ View reads the member v.p before the element, a hazard with the thread that sets it
-    struct_names = {n for names, _, _ in _struct_definitions(tokens) for n in names}
-    pointer_members = {name.text for _, open_, close in _struct_definitions(tokens)
+    struct_names = {n for names, _, _ in structs_defined for n in names}
+    pointer_members = {name.text for _, open_, close in structs_defined
                        for _, name, _, _ in _pointer_members(tokens, open_, close, struct_names, aliases)}
     # Member functions defined in the source's structs: their bodies note what they do to the
     # members (`sum += v;`), so a call on an element (`acc[t].add(v)`) is no access of its own.
     # Only structs that live in shared or global memory (`__shared__ Acc acc[8];`, `Particle* ps`): a
     # struct only ever local (a complex number's operator*) has nothing to race on, and noting its
     # members would slow a sanitized run down for nothing.
-    shared_or_global = {open_ for names, open_, close in _struct_definitions(tokens, ("struct", "class"))
+    shared_or_global = {open_ for names, open_, close in structs_defined
                         if any(re.search(rf"__shared__[^;{{}}]*\b{re.escape(n)}\b|\b{re.escape(n)}\s*\*|"
                                          rf"__(?:device|managed)__\s+(?:volatile\s+)?{re.escape(n)}\s+\w+\s*[;=\[{{]", text)
                                for n in names)}
@@ -2337,6 +2341,7 @@ def parse(text: str, options=()) -> Source:
         nvcc_refuses=nvcc_refuses,
         dangling=dangling,
         cas_misuse=cas_misuse,
+        cas_probes=cas_probes,
         aliased_shared=aliased_shared,
         raw_members=raw_members,
         global_arrays=global_arrays,
@@ -3279,9 +3284,11 @@ def _sizeof_pointers(tokens: list[Token], functions: list, known_types: set) -> 
     return found
 
 
-def _cas_misuse(tokens: list[Token], functions: list) -> list[tuple[int, str]]:
+def _cas_misuse(tokens: list[Token], functions: list, probes: dict) -> list[tuple[int, str]]:
     """atomicCAS used in a way that only contention breaks, which threads run one after another here
-    never show (on a GPU, updates are lost or a loop never ends): (line, what and how to fix it).
+    never show (on a GPU, updates are lost or a loop never ends): (line, what and how to fix it). Each
+    atomicCAS in a loop that moves its address on (`atomicCAS(&table[h], ...)` with `h = (h + 1) % cap;`: a
+    hash table's probe, no lock) goes into `probes`, by line, with the variable that moves.
     - its result ignored, with a compare value that is no constant: when another thread changed the
       element first, the swap does not happen, and nothing notices;
     - a loop around it whose compare value is never read again inside the loop: after another
@@ -3295,6 +3302,17 @@ def _cas_misuse(tokens: list[Token], functions: list) -> list[tuple[int, str]]:
         (c0, c1), close = args[0][1], args[1]
         compare = tokens[c0:c1]
         constant = all(t.kind == "number" or t.text in ("-", "(", ")") for t in compare)
+        loop = _enclosing_loop(tokens, i, a, b)  # (first, last) tokens of the loop statement around the call
+        (p0, p1) = args[0][0]  # (the address: `&table[h]`, whose & is no assignment of table)
+        assigned = lambda word: loop is not None and any(
+            tokens[q].text == word and q + 1 <= loop[1] and tokens[q + 1].text in _ASSIGNMENTS | {"++", "--"}
+            or tokens[q].text == word and tokens[q - 1].text in ("++", "--", "&") and not p0 <= q < p1
+            for q in range(loop[0], loop[1] + 1))
+        compared = compare[0].text if len(compare) == 1 else None
+        moved = next((t.text for t in tokens[p0:p1] if t.kind == "ident" and t.text != compared and assigned(t.text)),
+                     None)
+        if moved:
+            probes[tokens[i].line] = moved
         if _result_unused(tokens, i, close, b) and not constant:
             found.append((tokens[i].line,
                           "the value atomicCAS returns is not used: when another thread has changed the element "
@@ -3306,16 +3324,8 @@ def _cas_misuse(tokens: list[Token], functions: list) -> list[tuple[int, str]]:
         if constant or len(compare) != 1 or compare[0].kind != "ident":
             continue
         name = compare[0].text
-        loop = _enclosing_loop(tokens, i, a, b)  # (first, last) tokens of the loop statement around the call
         if loop is None or not _read_from_memory(tokens, name, a, loop[0]):
             continue  # (a constant compare value, `EMPTY` or `const int empty = -1`, is no stale read)
-        first, last = loop
-        (p0, p1) = args[0][0]  # (the address: `&table[h]`, whose & is no assignment of table)
-        assigned = lambda word: any(
-            tokens[q].text == word and q + 1 <= last and tokens[q + 1].text in _ASSIGNMENTS | {"++", "--"}
-            or tokens[q].text == word and tokens[q - 1].text in ("++", "--", "&") and not p0 <= q < p1
-            for q in range(first, last + 1))
-        moved = any(t.kind == "ident" and t.text != name and assigned(t.text) for t in tokens[p0:p1])
         if not assigned(name) and not moved:  # (a loop that moves the address on, a hash table's probe, tries anew)
             found.append((tokens[i].line,
                           f"the loop around atomicCAS never refreshes `{name}`, the value it compares with: once "
