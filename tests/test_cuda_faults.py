@@ -197,6 +197,40 @@ extern "C" __global__ void rows(float* out, int rows, int cols) {
         "2,147,483,648 for this thread" in str(info.value)
 
 
+NARROW_INDEX = r"""
+extern "C" __global__ void brighten(const float* img, float* out, int w, int h) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    short idx = y * w + x;                             // SHORT: 33,000 does not fit
+    if (x < w && y < h) out[idx] = img[idx] + 1.0f;
+}
+extern "C" __global__ void copy(const float* x, float* y, int n) {
+    unsigned char i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[i];                            // CHAR: wraps onto block 0's elements
+}
+"""
+
+
+def test_an_index_kept_in_a_short_or_a_char_says_it_wrapped():
+    img = np.random.default_rng(2).random((200, 300), np.float32)
+    with pytest.raises(cuda.KernelError, match=r"accessed img\[-32536\]") as info:
+        cuda.RawKernel(NARROW_INDEX, "brighten", backend="cpu", sanitize=False)(
+            (19, 13), (16, 16), (img, np.zeros_like(img), 300, 200))
+    assert ("`idx` is a short (16 bits: -32,768 to 32,767), too narrow for this index: `y * w + x` is 33,000 for this "
+            "thread, which does not fit, so it wraps round to -32,536") in str(info.value)
+    assert "Declare `idx` an int" in str(info.value) and "idx >= 0" not in str(info.value)
+    # the twin: an int index
+    out = np.zeros_like(img)
+    cuda.RawKernel(NARROW_INDEX.replace("short idx", "int idx"), "brighten", backend="cpu", sanitize=False)(
+        (19, 13), (16, 16), (img, out, 300, 200))
+    np.testing.assert_array_equal(out, img + 1)
+    # an unsigned char index stays in bounds but wraps block 1 onto block 0: the repeated-work warning says why
+    x, y = np.arange(300, dtype=np.float32), np.zeros(300, np.float32)
+    with pytest.warns(cuda.KernelWarning, match=r"The index `i` is an unsigned char \(8 bits\): the blocks' indices past "
+                                                r"its largest value wrap round onto the first blocks' elements"):
+        cuda.RawKernel(NARROW_INDEX, "copy", backend="cpu", sanitize=True)((2,), (256,), (x, y, 300))
+
+
 def test_out_of_bounds_through_a_device_function_pointer():
     x, out = np.ones(10, np.float32), np.zeros(10, np.float32)
     with pytest.raises(cuda.KernelError, match=r"accessed in\[-1\]") as info:

@@ -5991,6 +5991,71 @@ def test_xp_empty_holds_garbage_as_cupy_empty_does_and_its_reads_are_initchecks(
     assert info.value.line == line_of("VECTOR", INTO) and info.value.thread == (5, 0, 0)
 
 
+NARROW_INTO = r"""
+#include <cuda_fp16.h>
+extern "C" __global__ void blend(const uchar4* src, uchar4* dst, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        uchar4 s = src[i], d = dst[i];  // BLEND: dst never written
+        dst[i] = make_uchar4((s.x + d.x) / 2, (s.y + d.y) / 2, (s.z + d.z) / 2, 255);
+    }
+}
+extern "C" __global__ void hacc(const __half* x, __half* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = __hadd(y[i], x[i]);  // HALF: y never cleared
+}
+extern "C" __global__ void count(const short* x, short* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] += x[i];  // SHORT
+}
+extern "C" __global__ void write_then_read(unsigned char* out, int* seen, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = 254;
+    __syncthreads();
+    if (i < n) seen[i] = out[(i + 1) % n];
+}
+"""
+
+
+def test_initcheck_reads_of_one_and_two_byte_elements_that_nothing_wrote():
+    """uchar4, __half, short: their fill (0xFE, 0xFEFE) is a value real data holds (a pixel of 254), so such a
+    read is reported only in an array that held nothing but the fill when the launch began, at an element no
+    thread of the launch wrote."""
+    xp = cuda.xp
+    image = np.random.default_rng(1).integers(0, 256, (300, 4)).astype(np.uint8)
+    blend = kernel("blend", NARROW_INTO)
+    with pytest.raises(cuda.KernelError) as info:
+        blend((2,), (256,), (image, xp.empty_like(image), np.int32(300)))
+    assert "reads dst[0], every byte of which is 0xFE: the bytes 0xFE that course.cuda.xp.empty fills" in str(info.value)
+    assert info.value.line == line_of("BLEND: dst never written", NARROW_INTO) and info.value.thread == (0, 0, 0)
+    x = np.linspace(-1, 1, 300).astype(np.float16)
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("hacc", NARROW_INTO)((2,), (256,), (x, xp.empty(300, np.float16), np.int32(300)))
+    assert "reads y[0], which holds the bits 0xFEFE (a NaN as a __half" in str(info.value)
+    assert info.value.line == line_of("HALF: y never cleared", NARROW_INTO)
+    with pytest.raises(cuda.KernelError, match=r"reads out\[0\], which holds -258 \(0xFEFE\)"):
+        kernel("count", NARROW_INTO)((2,), (256,), (np.ones(300, np.int16), xp.empty(300, np.int16), np.int32(300)))
+    # the twins: 254 is a pixel here, not garbage. An array the host wrote (even all of it 254 but one element), one
+    # a kernel wrote in this launch, one an earlier launch wrote: none reported
+    dst = xp.empty_like(image)
+    dst[:] = 254
+    dst[7, 1] = 3
+    blend((2,), (256,), (image, dst, np.int32(300)))
+    assert (dst[:, 3] == 255).all() and dst[7, 1] == (image[7, 1] + 3) // 2
+    out, seen = xp.empty(200, np.uint8), np.zeros(200, np.int32)
+    kernel("write_then_read", NARROW_INTO)((1,), (200,), (out, seen, np.int32(200)))
+    assert (seen == 254).all()
+    y = xp.empty(300, np.float16)
+    kernel("hacc", NARROW_INTO, sanitize=False)((2,), (256,), (x, y, np.int32(300)))  # garbage in: NaNs, unchecked
+    y[:] = 0
+    kernel("hacc", NARROW_INTO)((2,), (256,), (x, y, np.int32(300)))
+    assert np.array_equal(y, x)
+    part = xp.empty(300, np.int16)
+    part[:299] = 1  # all but the last: the array is not all fill, so its last element (-258 to the check) passes
+    kernel("count", NARROW_INTO)((2,), (256,), (np.ones(300, np.int16), part, np.int32(300)))
+    assert (part[:299] == 2).all()
+
+
 def test_a_read_of_a_heap_element_nothing_stored_is_an_initcheck_too():
     source = r"""
     struct Counter { int hits; float total; };

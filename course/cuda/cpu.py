@@ -3100,6 +3100,52 @@ def _overflow_hint(source: Source, line: int | None, name: str, index: int, name
             "before any % or /, and keep the index in a long long or size_t.")
 
 
+#: Integer types narrower than an int, as a declaration spells them: (bits, signed).
+_NARROW_INTEGERS = {"short": (16, True), "short int": (16, True), "signed short": (16, True), "int16_t": (16, True),
+                    "unsigned short": (16, False), "unsigned short int": (16, False), "uint16_t": (16, False),
+                    "ushort": (16, False), "char": (8, True), "signed char": (8, True), "int8_t": (8, True),
+                    "unsigned char": (8, False), "uint8_t": (8, False), "uchar": (8, False)}
+
+
+def _narrow_declaration(text: str, variable: str) -> tuple[str, int, bool] | None:
+    """(type, bits, signed) where `text` (a function's body) declares `variable` with an integer type narrower than
+    an int (`short idx = ...;`, `unsigned char i, j;`), else None."""
+    kinds = "|".join(sorted((re.escape(k).replace(r"\ ", r"\s+") for k in _NARROW_INTEGERS), key=len, reverse=True))
+    declared = re.search(rf"(?:^|[;{{(,]|\n)\s*(?:const\s+)?({kinds})\s+(?:\w+\s*(?:=[^;,]*)?,\s*)*"
+                         rf"{re.escape(variable)}\s*[=;,)]", without_comments(text))
+    if not declared:
+        return None
+    kind = re.sub(r"\s+", " ", declared.group(1))
+    return (kind, *_NARROW_INTEGERS[kind])
+
+
+def _narrow_index_hint(source: Source, line: int | None, name: str, index: int, names: dict) -> str | None:
+    """For an index kept in a variable narrower than an int (`short idx = y * w + x;`, 33,000 for this thread):
+    the hint that says the value does not fit the variable's type and wrapped round to `index`, or None."""
+    subscript = _subscript(source, line, name) if line else None
+    variable = re.fullmatch(r"\s*\(?\s*([A-Za-z_]\w*)\s*\)?\s*", subscript or "")
+    if not variable:
+        return None
+    variable = variable.group(1)
+    body = _function_body(source.text, line)
+    declared = _narrow_declaration(source.text[body[0]:body[1]] if body else source.text, variable)
+    if not declared:
+        return None
+    kind, bits, signed = declared
+    value = _index_value(variable, names, source, line)
+    low, high = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+    if value is None or low <= value <= high:
+        return None
+    if (value - low) % (1 << bits) + low != index:
+        return None
+    made = _made_at(source, line, variable)
+    expression = f"`{made[1].strip()}` " if made else ""
+    return (f"`{variable}` is {_an(kind)} ({bits} bits: {low:,} to {high:,}), too narrow for this index: "
+            f"{expression}is {value:,} for this thread, which does not fit, so it wraps round to {index:,}, the index "
+            f"the access used. Declare `{variable}` an int (a long long or size_t for arrays of more than 2^31 "
+            "elements); a narrow type saves nothing here, a register holds 32 bits anyway.")
+
+
 def _faulting_subscript(source: Source, line: int | None, name: str, index: int, names: dict) -> str | None:
     """Of a line's several subscripts of `name`, the one whose value for the faulting thread is the faulting
     `index` (`c ? in[i - 1] : in[i + n]`, thread 0: `i + n`), or None."""
@@ -4170,6 +4216,10 @@ def _repeated_message(module: Module, kernel: Kernel, fault: _Fault, arrays: dic
         fix = (f"The loop steps by {step[1]} (`{step[0]}`), one block's threads{start}. With that step block "
                f"0's second pass does block 1's part: a grid-stride loop steps by all the grid's threads, "
                f"{step[2]} += blockDim.x * gridDim.x.")
+    elif line and (narrow := _narrow_subscript(module.source.line_text(line), name, text)):
+        kind, bits, _ = narrow[1]
+        fix = (f"The index `{narrow[0]}` is {_an(kind)} ({bits} bits): the blocks' indices past its largest value wrap "
+               f"round onto the first blocks' elements. Declare `{narrow[0]}` an int.")
     elif "blockIdx" in text:  # the offset is there: its factors, or the guard, let blocks meet
         fix = ("The index does use blockIdx, so check what multiplies it (block b starts at b * blockDim.x, "
                "not gridDim.x; in 2-D, x goes with blockDim.x and y with blockDim.y) and the guard (a flat "
@@ -4178,6 +4228,16 @@ def _repeated_message(module: Module, kernel: Kernel, fault: _Fault, arrays: dic
             f"with the same value{where} (first {name}[{index}], by block {_xyz(fault.block)} after block "
             f"{_xyz(fault.other_block)}). The blocks repeat one another's work, and the elements no block "
             f"reaches keep their old values. {fix}")
+
+
+def _narrow_subscript(code: str, name: str, body: str) -> tuple[str, tuple[str, int, bool]] | None:
+    """The variable that indexes `name` in the line `code` and its _narrow_declaration in `body`, where it has one
+    (`out[i] = ...` with `unsigned char i`)."""
+    for index in re.findall(rf"\b{re.escape(name)}\s*\[\s*([A-Za-z_]\w*)\s*\]", code.split("//", 1)[0]):
+        declared = _narrow_declaration(body, index)
+        if declared:
+            return index, declared
+    return None
 
 
 def _redone_message(module: Module, kernel: Kernel, fault: _Fault, arrays: dict, block_dim: tuple) -> str:
@@ -4381,9 +4441,10 @@ def _filled_element(fault: _Fault, arrays: dict) -> tuple[str | None, str, str]:
                    f"malloc or new made{made}")
     else:
         element = "an element of a local array or __device__ variable"
-    value = {1: "-1.6947e38" if fault.element_bytes == 4 else "-5.314e303",
-             2: "-16843010" if fault.element_bytes == 4 else "-72340172838076674",
-             3: "4278124286 (0xFEFEFEFE)" if fault.element_bytes == 4 else "0xFEFEFEFEFEFEFEFE",
+    size = fault.element_bytes
+    value = {1: {2: "the bits 0xFEFE (a NaN as a __half, -1.69e38 as a __nv_bfloat16)", 4: "-1.6947e38"}.get(size, "-5.314e303"),
+             2: {1: "-2 (0xFE)", 2: "-258 (0xFEFE)", 4: "-16843010"}.get(size, "-72340172838076674"),
+             3: {1: "254 (0xFE)", 2: "65278 (0xFEFE)", 4: "4278124286 (0xFEFEFEFE)"}.get(size, "0xFEFEFEFEFEFEFEFE"),
              4: "the bytes 0xFEFEFEFE (-1.6947e38 as a float)"}.get(fault.op, "0xFE bytes")
     return name, element, value
 
@@ -5868,6 +5929,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         values = _scalar_values(kernel, args)
         hint = (tail or _printf_string_hint(source, line, name, index, length, itemsize)
                 or _overflow_hint(source, line, name, index, names)
+                or _narrow_index_hint(source, line, name, index, names)
                 or (index < 0 and _through_offset_pointer(source, line, name, index, length))
                 or _helper_argument(source, chain, name, index, length)
                 or _index_hint(source, line, index, length, _subscript(source, line, name), name)

@@ -1328,6 +1328,10 @@ struct __cc_allocation {
     uint32_t redone_site;
     unsigned redone_block;
     uint16_t redone_tid, redone_other_tid;
+    // (sanitizer) made by xp.empty and still nothing but its fill when the launch began: no host code or earlier
+    // launch wrote any of it, so a 1- or 2-byte element that holds 0xFE there (a number real data holds too: 254)
+    // and that no thread of this launch wrote was never written (__cc_unwritten_narrow)
+    bool pristine;
 };
 __CC_STATE __cc_allocation __cc_allocations[64 + __CC_MAX_WORKERS];
   // arguments, and each worker's dynamic shared memory
@@ -1413,6 +1417,14 @@ static inline void __cc_register_allocation(void* base, size_t bytes, uint64_t f
     __cc_allocation a = {(char*)base, bytes, item, read_only, argument, unwritten, {}, 0, -1};
     if (!(a.item & (a.item - 1))) a.item_shift = __builtin_ctzll(a.item);
     if (__cc_sanitizing && !read_only && item) a.shadow_count = bytes / a.item;  // (notes made when used)
+    if (__cc_sanitizing && argument && unwritten) {
+        const unsigned char* b = (const unsigned char*)base;
+        size_t k = 0;
+        for (uint64_t word; k + 8 <= bytes; k += 8)
+            if (memcpy(&word, b + k, 8), word != 0xFEFEFEFEFEFEFEFEull) break;
+        while (k < bytes && b[k] == 0xFE) k++;
+        a.pristine = k == bytes;
+    }
     __cc_allocations[__cc_allocation_count++] = a;
 }
 // The x, y, z of a thread's (or block's) linear index within a block (or grid) of size `d`.
@@ -2435,11 +2447,26 @@ __CC_RT void __cc_null_access(const volatile void* at, void* back, void* frame) 
     __cc_fail(__CC_SIGNAL, 0);
 }
 #endif
-// Whether a 4- or 8-byte value is the fill (the bytes 0xFE) of a variable before it has a value.
+// Whether a 1-, 2-, 4- or 8-byte value is the fill (the bytes 0xFE) of a variable before it has a value.
 static inline bool __cc_is_fill(const void* value, size_t size) {
     if (size == 4) { uint32_t v; memcpy(&v, value, 4); return v == 0xFEFEFEFEu; }
     if (size == 8) { uint64_t v; memcpy(&v, value, 8); return v == 0xFEFEFEFEFEFEFEFEull; }
+    if (size == 2) { uint16_t v; memcpy(&v, value, 2); return v == 0xFEFEu; }
+    if (size == 1) return *(const unsigned char*)value == 0xFE;
     return false;
+}
+// A 1- or 2-byte read that holds the fill (__cc_read_check's narrow kinds): the element is unwritten only in an
+// array that was nothing but the fill when the launch began (pristine) and where no thread of this launch wrote or
+// updated any of its bytes (their notes). 254 in a uint8 image the host filled is a pixel, not garbage.
+static inline bool __cc_unwritten_narrow(const volatile void* address, size_t size) {
+    const __cc_allocation* a = __cc_find_allocation(address);
+    if (!a || !a->argument || !a->unwritten || !a->pristine) return false;
+    if (!a->shadow_count) return true;  // (read-only: nothing in this launch wrote it)
+    size_t offset = (size_t)((const char*)address - a->base);
+    for (size_t word = offset / a->item; word < (offset + size + a->item - 1) / a->item && word < a->shadow_count; word++)
+        for (int slot : {__CC_NOTE_WRITE, __CC_NOTE_ATOMIC, __CC_NOTE_ATOMIC2})
+            if (a->notes[slot] && a->notes[slot][word].launch == __cc_current_launch) return false;
+    return true;
 }
 // initcheck for global memory (compute-sanitizer's): a read, or an atomic's read of the old value, of a float,
 // an integer or a vector's lane that holds the bytes 0xFE in memory that started with them — an argument array
@@ -2488,10 +2515,10 @@ __attribute__((noinline)) __CC_RT void __cc_note(const volatile void* address, s
     kind &= 0xfff;
     __cc_note_at(address, size, kind, (uint32_t)__cc_code_offset(__builtin_return_address(0)));
     if (check) {
-        const size_t lane = check & 8 ? 8 : 4;
+        const size_t lane = check & 16 ? (check & 32 ? 2 : 1) : check & 8 ? 8 : 4;
         bool all = true;
         for (size_t k = 0; k < size && all; k += lane) all = __cc_is_fill((const char*)address + k, lane);
-        if (__builtin_expect(all, 0))
+        if (__builtin_expect(all, 0) && (!(check & 16) || __cc_unwritten_narrow(address, size)))
             __cc_read_fill(address, size, check & 7, (kind & 15) == __CC_ATOMIC, __builtin_return_address(0));
     }
 }
@@ -2630,12 +2657,19 @@ __attribute__((noreturn, noinline)) __CC_RT void __cc_stored_fill(const volatile
 // What __cc_note checks a read of a U for (added to its kind, bits 12 and up): the fill's __cc_fill_kind for a
 // float, double or integer, 5 for a vector (float4) or a struct, which is checked only when all its parts hold the
 // fill (nothing wrote any of it: a float4 whose unused .w the host never set is padding, not a bug, until it is
-// used), plus 8 when the parts are 8 bytes. 0: nothing (a char, a half, a pointer).
+// used), plus 8 when the parts are 8 bytes. 1- and 2-byte parts (a char, a short, a __half, uchar4's lanes) add 16,
+// and 32 for 2 bytes: their fill is a value real data holds too, checked where nothing can have written it
+// (__cc_unwritten_narrow). 0: nothing (a bool, a pointer).
+// (a __half or __nv_bfloat16 and their pairs: the bytes of one number, 2; 0 for other types)
+template <class U> struct __cc_narrow_float { static constexpr size_t lane = 0; };
 template <class U> static constexpr int __cc_read_check() {
-    constexpr int kind = __cc_fill_kind<U>();
-    constexpr size_t lane = __cc_fill_bytes<U>();
+    constexpr size_t half = __cc_narrow_float<U>::lane;
+    constexpr int kind = half ? 1 : __cc_fill_kind<U>();
+    constexpr size_t lane = half ? half : __cc_fill_bytes<U>();
     if constexpr (kind >= 1 && (lane == 4 || lane == 8) && sizeof(U) % lane == 0)
         return ((sizeof(U) == lane ? kind : 5) + (lane == 8 ? 8 : 0)) << 12;
+    else if constexpr (kind >= 1 && kind <= 3 && (lane == 1 || lane == 2) && sizeof(U) % lane == 0)
+        return ((sizeof(U) == lane ? kind : 5) + 16 + (lane == 2 ? 32 : 0)) << 12;
     else
         return 0;
 }
@@ -4164,6 +4198,10 @@ template <class I> static inline I __cc_half_to_integer(float v);  // (after __c
 
 __CC_HALF_TYPE(__half, half, __cc_float_to_half_bits, __cc_half_bits_to_float)
 __CC_HALF_TYPE(__nv_bfloat16, bfloat16, __cc_float_to_bf16_bits, __cc_bf16_bits_to_float)
+template <> struct __cc_narrow_float<__half> { static constexpr size_t lane = 2; };
+template <> struct __cc_narrow_float<__half2> { static constexpr size_t lane = 2; };
+template <> struct __cc_narrow_float<__nv_bfloat16> { static constexpr size_t lane = 2; };
+template <> struct __cc_narrow_float<__nv_bfloat162> { static constexpr size_t lane = 2; };
 // Comparisons: the ordered ones are false when either value is NaN, the unordered ones (u) true.
 // Of pairs: __hb...2 is true when both halves compare true, __h...2 gives 1.0 or 0.0 in each
 // half, __h..._mask 0xffff or 0 in each 16-bit half of an unsigned int.
