@@ -3699,6 +3699,36 @@ extern "C" __global__ void fine(const float* x, float* out) {
     assert len(messages) == 1 and f"line {line}: `a.count` (a member of `a`" in messages[0], messages
 
 
+def test_an_unset_half_is_named_as_written_not_by_its_inner_member(monkeypatch):
+    """A __half is a struct here (and in cuda_fp16.h): GCC names its member (`acc.__x`), which the learner never
+    wrote and cannot set; the warning names `acc` and the fix that compiles, `__half acc = {};`."""
+    from course.cuda import cpu as cuda_cpu
+    monkeypatch.setattr(cuda_cpu, "_warned", set())
+    source = r"""
+#include <cuda_fp16.h>
+extern "C" __global__ void row_sums(const __half* x, float* out, int rows, int cols) {
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r < rows) {
+        __half acc;
+        for (int c = 0; c < cols; ++c) acc = __hadd(acc, x[r * cols + c]);
+        out[r] = __half2float(acc);
+    }
+}
+"""
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cuda.RawModule(code=source, backend="cpu", sanitize=True).compile()
+    messages = [str(w.message) for w in caught if issubclass(w.category, cuda.KernelWarning)]
+    assert len(messages) == 1, messages
+    assert "`acc` may be read before it is given a value" in messages[0] and "`__half acc = {};`" in messages[0]
+    assert "__x" not in messages[0]
+    x, out = np.full((4, 5), 0.5, np.float16), np.zeros(4, np.float32)  # the twin, as the hint says
+    cuda.RawKernel(source.replace("__half acc;", "__half acc = {};"), "row_sums", backend="cpu", sanitize=True)(
+        (1,), (32,), (x, out, 4, 5))
+    np.testing.assert_array_equal(out, 2.5)
+
+
 def test_an_address_past_the_end_is_fine_until_something_reads_through_it():
     src = r'''
     __device__ float first_of(const float* p) { return p[0]; }

@@ -50,6 +50,41 @@ def test_reduction_without_its_barrier_is_a_race_with_both_threads_lines_and_the
     assert list(partial) == [128, 128]
 
 
+WARP_TAIL = r"""
+extern "C" __global__ void warp_tail(const float* x, float* out, int n) {
+    __shared__ float s[256];
+    int t = threadIdx.x, i = blockIdx.x * blockDim.x + t;
+    s[t] = i < n ? x[i] : 0.0f;
+    __syncthreads();
+    for (int k = 128; k > 16; k >>= 1) { if (t < k) s[t] += s[t + k]; __syncthreads(); }
+    if (t < 32) {
+        float v = s[t] + s[t + 16];
+        s[t] = v;                                                           // STORE
+        for (int o = 8; o > 0; o >>= 1) { v += s[t + o]; s[t] = v; }        // STEPS
+    }
+    if (t == 0) atomicAdd(out, s[0]);
+}
+"""
+
+
+def test_a_race_between_lanes_inside_a_one_warp_if_is_told_to_use_syncwarp_not_syncthreads():
+    """The last warp's steps of a reduction, `if (t < 32) { ... }`: a __syncthreads() cannot go inside that if, so
+    the hint leads with __syncwarp(); with it (and between each step's read and write) the sum is right."""
+    x = np.random.default_rng(3).random(1000).astype(np.float32)
+    with pytest.raises(cuda.KernelError) as info:
+        cuda.RawKernel(WARP_TAIL, "warp_tail", backend="cpu", sanitize=True)((4,), (256,), (x, np.zeros(1, np.float32), 1000))
+    store, steps = line_of("STORE", WARP_TAIL), line_of("STEPS", WARP_TAIL)
+    assert (f"hint: Add __syncwarp() between line {store}, where thread (1, 0, 0) writes `s[1]`, and line {steps}"
+            in str(info.value)), str(info.value)
+    assert "both lines run inside an if that not every thread of the block enters" in str(info.value)
+    fixed = WARP_TAIL.replace("s[t] = v;                                                           // STORE",
+                              "__syncwarp(); s[t] = v; __syncwarp();").replace(
+        "{ v += s[t + o]; s[t] = v; }", "{ v += s[t + o]; __syncwarp(); s[t] = v; __syncwarp(); }")
+    out = np.zeros(1, np.float32)
+    cuda.RawKernel(fixed, "warp_tail", backend="cpu", sanitize=True)((4,), (256,), (x, out, 1000))
+    assert np.isclose(out[0], x.sum(dtype=np.float64), rtol=1e-5)
+
+
 def test_a_race_whose_order_changes_no_result_has_no_effect_line():
     """Two threads store different values into s[0], which nothing reads: a race (reported), but both orders
     give the same results, so the message shows no effect. The memory is as before the launch."""
@@ -2293,6 +2328,30 @@ extern "C" __global__ void blur(const float* %s in, float* %s out, int n) {
     x, y = np.random.default_rng(4).random(128).astype(np.float32), np.zeros(128, np.float32)
     cuda.RawKernel(blur % ("__restrict__", "__restrict__"), "blur", backend="cpu", sanitize=True)((2,), (64,), (x, y, 128))
     np.testing.assert_allclose(y[1:-1], (x[:-2] + x[1:-1] + x[2:]) / 3, rtol=1e-6)
+
+
+def test_an_in_place_stencil_that_reads_its_own_element_is_not_called_a_counter_kept_by_hand():
+    """A clamped blur given one array for in and out: thread 0 reads in[0] and writes it back as out[0], thread 1
+    reads in[0] too. Not a lost update of a counter: a write through the other parameter, said so."""
+    blur = r"""
+extern "C" __global__ void blur(const float* in, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float s = 0.0f;
+    for (int d = -1; d <= 1; d++) s += in[min(max(i + d, 0), n - 1)];   // READ
+    out[i] = s / 3.0f;
+}"""
+    x = np.random.default_rng(5).random(128).astype(np.float32)
+    with pytest.raises(cuda.KernelError) as info:
+        cuda.RawKernel(blur, "blur", backend="cpu", sanitize=True)((2,), (64,), (x, x, 128))
+    message = str(info.value)
+    assert re.search(r"reads in\[\d+\], which thread \(\d+, 0, 0\) also read here and then wrote at line \d+ through "
+                     r"`out` in this launch", message), message
+    assert "counter" not in message and "in and out are the same memory here" in message
+    y = np.zeros(128, np.float32)  # the twin: separate arrays
+    cuda.RawKernel(blur, "blur", backend="cpu", sanitize=True)((2,), (64,), (x, y, 128))
+    padded = np.concatenate([x[:1], x, x[-1:]])
+    np.testing.assert_allclose(y, (padded[:-2] + padded[1:-1] + padded[2:]) / 3, rtol=1e-6)
 
 
 def test_a_counter_read_and_written_back_by_hand_is_a_lost_update_not_a_missing_barrier():

@@ -405,6 +405,46 @@ def test_a_last_warp_sum_over_a_ballot_of_the_first_lanes_is_told_to_start_its_o
     np.testing.assert_array_equal(out, [x[:32].sum(), x[32:64].sum()])
 
 
+POSITIVE_SUM = r"""
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void positive_sum(const float* x, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && x[i] > 0.0f) {
+        unsigned m = __activemask();
+        float v = x[i];
+        for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(m, v, o);  // TREE
+        if ((threadIdx.x & 31) == 0) atomicAdd(out, v);
+    }
+}
+extern "C" __global__ void positive_sum_group(const float* x, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && x[i] > 0.0f) {
+        cg::coalesced_group g = cg::coalesced_threads();
+        float v = cg::reduce(g, x[i], cg::plus<float>());
+        if (g.thread_rank() == 0) atomicAdd(out, v);
+    }
+}
+"""
+
+
+def test_a_shuffle_tree_over_the_scattered_lanes_of_a_branch_is_told_to_shuffle_before_it_or_use_a_group():
+    """__activemask() inside a data-dependent if gives scattered lanes (0x23ac08ed): no offsets or width keep a
+    tree of shuffles inside them, so the hint is not the contiguous-mask one (`lane + offset < active`)."""
+    x = np.random.default_rng(0).standard_normal(1000).astype(np.float32)
+    module = cuda.RawModule(code=POSITIVE_SUM, backend="cpu")
+    with pytest.raises(cuda.KernelError) as info:
+        module.get_function("positive_sum")((4,), (256,), (x, np.zeros(1, np.float32), 1000))
+    message = str(info.value)
+    assert info.value.line == line_of("TREE", POSITIVE_SUM) and "lane + offset < active" not in message
+    assert re.search(r"hint: The mask 0x[0-9a-f]{8} names scattered lanes \(those that took a data-dependent branch", message)
+    assert "cg::coalesced_threads()" in message and "before the branch" in message
+    out = np.zeros(1, np.float32)  # the twin: the group of the branch's lanes, reduced and stored by its rank 0
+    module.get_function("positive_sum_group")((4,), (256,), (x, out, 1000))
+    assert np.isclose(out[0], x[x > 0].sum(dtype=np.float64), rtol=1e-5)
+
+
 def test_an_undefined_shuffle_result_through_a_tiles_method_names_the_method_as_written():
     """`tile.shfl_down(v, o)` after `if (i >= n) return;`: the undefined value reaches the sum's store, and the
     message names the call as the kernel writes it (it said __shfl_down_sync, which the kernel never calls)."""

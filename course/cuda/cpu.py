@@ -1221,10 +1221,15 @@ def _uninitialized_warnings(compiler_output: str, source: Source) -> list[str]:
             # (PMPP's register-tiled stencil is correct code of this kind).
             continue
         at = f" (declared at line {declared[base]})" if declared[base] != line else ""
+        if re.search(r"\.__", name):  # a member of CUDA's own type (`acc.__x` of a __half): the variable, as written
+            name = base
+            uninitialized_struct = True
+        else:
+            uninitialized_struct = False
         member = name != base
         if member:
             at = f" (a member of `{base}`, declared at line {declared[base]})"
-        example = f"{base} = {{}}" if member else f"{name} = 0"
+        example = f"{base} = {{}}" if member or uninitialized_struct else f"{name} = 0"
         typed = [m.group(1) for m in re.finditer(  # `float sum;`, `float a, b, sum;`, in the declaring line
             rf"\b((?:unsigned\s+|signed\s+|long\s+)*[A-Za-z_][\w:]*)\s+(?:[\w\s,\[\]]*,\s*)?{re.escape(base)}\s*[;,]",
             source.lines[declared[base] - 1])]
@@ -6529,7 +6534,16 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
         elif _same_warp(fault, block_dim) and 3 not in (fault.op, fault.other_op) and not _shared_across_warps(
                 source, _array_of(element), line, other_line, block_dim):
             # (not beside an atomic update: the read waits for every thread's update, of every warp)
-            hint += _SYNCWARP_IS_ENOUGH
+            # both lines in one braced if block (`if (t < 32) { ... }`: a warp's own steps), the barrier's place too
+            blocks = {_if_block_lines(source.text, n) for n in (line, other_line)} if line and other_line else {None}
+            if len(blocks) == 1 and None not in blocks and "loop's body" not in place \
+                    and hint.startswith("Add __syncthreads()"):
+                hint = (f"Add __syncwarp() {place.replace('__syncthreads()', '__syncwarp()')}: threads {other} and "
+                        f"{thread} are lanes of one warp, and both lines run inside an if that not every thread of the "
+                        "block enters, where a __syncthreads() cannot go (every thread of the block must reach each "
+                        "one).")
+            else:
+                hint += _SYNCWARP_IS_ENOUGH
             if line and other_line and (call := _warp_call_between(source.text, min(line, other_line),
                                                                    max(line, other_line))):
                 at, name = call
@@ -7169,6 +7183,9 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     "that you store back at the end.")
         elif (sharing := _sharing_memory(name, kernel, args)) and not device_variable:
             # k(x, x), or views of one array: what a thread writes through one parameter, another reads through the other
+            if "a read-modify-write without an atomic" in what:  # (a stencil's write into its own input: no counter)
+                what = (f"reads {element}, which {who} also read here and then wrote{at} through `{sharing}` in this "
+                        "launch: on a GPU another thread's read may see the old value or the new one")
             hint = (f"{name} and {sharing} are the same memory here (the same array, or overlapping views of one, "
                     f"was passed for both), so what one thread writes into {sharing} another thread reads or writes "
                     f"as {name}. Pass a separate array for the results (empty_like(x), in NumPy or CuPy), or make every thread "
@@ -7406,6 +7423,19 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     hint += (" (NVIDIA's reduction sample, reduce6 and later, ends this way: its mask is a ballot of "
                              "`tid < shmem_extent` and its offsets start at 16. The CUDA Programming Guide calls "
                              "such a read undefined, and cuda-samples issue #398 asks about that very code.)")
+            run = fault.mask >> ((fault.mask & -fault.mask).bit_length() - 1) if fault.mask else 0
+            if run & (run + 1) and fault.other_op != -4 and re.match(r"__shfl_(down|up|xor)_sync", op):
+                # scattered lanes (a mask from __activemask() or a ballot inside a data-dependent if): no choice of
+                # offsets or width keeps a tree of shuffles within them
+                leader = ("" if fault.mask & 1 else f" Lane 0 is not among them either, so a `lane == 0` that stores "
+                          "the result may never run.")
+                hint = (f"The mask {fault.mask:#010x} names scattered lanes (those that took a data-dependent branch: "
+                        "__activemask() or a ballot inside the if), and a tree of shuffles by offsets reads lanes "
+                        f"outside it whatever the offsets.{leader} Do the shuffles where the whole warp is, before the "
+                        "branch, each lane bringing a value that changes nothing (e.g. `float v = taken ? x[i] : 0.0f;` "
+                        "with the full mask 0xffffffff), or make a group of the lanes in the branch, "
+                        "`cg::coalesced_group g = cg::coalesced_threads();`, and combine with `cg::reduce(g, v, "
+                        "cg::plus<float>())`, stored by `g.thread_rank() == 0`.")
             if op.startswith("__shfl_sync") and fault.other_op != -4:  # a broadcast from a lane outside the mask
                 hint = (f"The source lane of __shfl_sync must be one of the lanes in its mask ({fault.mask:#010x}): "
                         "broadcast from one of them, the lowest, "
