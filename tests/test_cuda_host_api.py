@@ -256,3 +256,34 @@ def test_a_grid_too_small_along_an_axis_with_one_thread_a_block_gets_advice_that
     message = next(m for m in kernel_module.launch_warnings(rules, k.params, (3, 1, 1), (256, 1, 1),
                                                             [None, np.int32(1000)]) if "guard" in m)
     assert "Round the grid up, (n + 255) // 256 blocks (a division that rounds down" in message
+
+
+FRONTIER = r"""
+extern "C" __global__ void expand(const int* row, const int* col, int* dist, const int* frontier, int* next,
+                                  int* tail, int fsize, int level, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {                                        // the graph's size, not the frontier's
+        int v = frontier[i];
+        for (int e = row[v]; e < row[v + 1]; ++e)
+            if (atomicCAS(&dist[col[e]], -1, level + 1) == -1) next[atomicAdd(tail, 1)] = col[e];
+    }
+}
+"""
+
+
+def test_a_grid_sized_for_another_size_argument_than_the_guard_asks_which_size_is_meant():
+    """A frontier BFS launched for its fsize items but guarded by the vertex count n: rounding the grid up to n
+    would make more threads read stale queue entries, so the warning also asks whether the guard is `i < fsize`;
+    no such question where no other size fits the grid."""
+    source = kernel_module._parse(FRONTIER)
+    k = source.kernel("expand")
+    rules = kernel_module._launch_rules(source, k)
+    values = [None] * 6 + [np.int32(70), np.int32(2), np.int32(1000)]
+    message = next(m for m in kernel_module.launch_warnings(rules, k.params, (3, 1, 1), (32, 1, 1), values)
+                   if "guard" in m)
+    assert "Round the grid up, (n + 31) // 32 blocks" in message
+    assert message.endswith("Or is the grid sized for fsize = 70 (3 blocks of 32), and the guard should be `i < fsize`?")
+    values[6] = np.int32(500)  # (fsize needs 16 blocks: not what the grid was sized for)
+    message = next(m for m in kernel_module.launch_warnings(rules, k.params, (3, 1, 1), (32, 1, 1), values)
+                   if "guard" in m)
+    assert "fsize" not in message

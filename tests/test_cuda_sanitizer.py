@@ -2019,6 +2019,27 @@ def test_a_race_whose_order_cannot_change_the_results_is_no_bug(capfd):
         kernel("bfs_level", past, sanitize=True)(((vertices + 63) // 64,), (64,), (
             row_start, neighbours, np.uint32(vertices), level, np.zeros(1, np.uint32), np.uint32(2)))
     assert info.value.line == line_of("PAST-THE-END", past)
+    # Past it, two threads storing different parents of one vertex (`parent[u] = v`): that race is the message,
+    # not the harmless test of a level that the other threads' writes of parent made the order matter for
+    parents = BREADTH_FIRST.replace("unsigned* visited_new, unsigned current) {\n    unsigned v",
+                                    "unsigned* visited_new, unsigned current, unsigned* parent) {\n    unsigned v", 1)
+    parents = parents.replace("            level[u] = current;                             // MARK: every writer stores "
+                              "the same level\n",
+                              "            level[u] = current;\n            parent[u] = v;                     "
+                              "             // PARENT\n", 1)
+    # (a vertex found at this level again is given a parent again: two stores of different values)
+    parents = parents.replace("if (level[u] == 0xFFFFFFFFu) {                      // SEEN",
+                              "if (level[u] == 0xFFFFFFFFu || level[u] == current) {", 1)
+    assert parents.count("parent[u] = v;") == 1 and "|| level[u] == current" in parents
+    level, parent = np.full(vertices, 0xFFFFFFFF, np.uint32), np.zeros(vertices, np.uint32)
+    level[0] = 0
+    with pytest.raises(cuda.KernelError, match=r"writes parent\[\d+\], which thread \(\d+, 0, 0\)(?: of block "
+                                               r"\(\d+, 0, 0\))? also wrote at line \d+ in this launch, without an "
+                                               r"atomic") as info:
+        for current in range(1, vertices):  # (until two vertices of a frontier share an unseen neighbour)
+            kernel("bfs_level", parents, sanitize=True)(((vertices + 63) // 64,), (64,), (
+                row_start, neighbours, np.uint32(vertices), level, np.zeros(1, np.uint32), np.uint32(current), parent))
+    assert info.value.line == line_of("PARENT", parents)
     # The in-place shift changes results with the order of its read and write: still a race (see above).
     with pytest.raises(cuda.KernelError, match=r"writes a\[1\], which thread \(0, 0, 0\) read"):
         kernel("shift_left_in_place", GLOBAL_HAZARDS, sanitize=True)((2,), (32,), (np.arange(64, dtype=np.float32), 64, -1))

@@ -133,7 +133,9 @@ reads of shared memory no thread of the block wrote (an ``atomicExch`` into it w
 never wrote, reads of global memory that nothing wrote (compute-sanitizer's initcheck: an element of an array
 from ``xp.empty`` or ``xp.empty_like``, which on the CPU backend holds the bytes 0xFE as a GPU's holds garbage
 (``c[i] += a[i]`` into an output never cleared, a histogram's bins), or of a block from ``malloc``/``new``;
-an atomic's old value counts, a vector or struct only when no part of it was written), two threads of one launch using one element of global memory (an argument array or
+an atomic's old value counts, a vector or struct only when no part of it was written; a 1- or 2-byte element, a
+``char``, ``short`` or ``__half``, whose fill is a value real data holds too, only while its array held nothing but
+the fill when the launch began and no thread of the launch wrote it), two threads of one launch using one element of global memory (an argument array or
 a ``__device__`` variable) without an atomic,
 unordered, while one of them writes it (two writes of different values, a read of another
 thread's element in an in-place stencil or scan, a plain store beside other threads' atomics, a

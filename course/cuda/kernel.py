@@ -1172,7 +1172,7 @@ def _uncovered_message(rules: _LaunchRules, params, grid3, block3, values) -> st
                           guard))
     if not short:
         return None
-    parts, fixes, swapped = [], [], []
+    parts, fixes, swapped, others = [], [], [], []
     for index, axis, size, n, threads, width, blocks, line, guard in short:
         parts.append(f"{_plural(threads, 'thread')} along {axis} (grid.{axis} = {_plural(blocks, 'block')} of "
                      f"{width}), but the guard "
@@ -1186,6 +1186,13 @@ def _uncovered_message(rules: _LaunchRules, params, grid3, block3, values) -> st
         # round (a column from blockIdx.y and threadIdx.y, in a grid whose x runs along the columns)
         wide = [a for a in "xyz" if a != axis and grid3["xyz".index(a)] * block3["xyz".index(a)] >= n
                 and block3["xyz".index(a)] > 1 and needs.get(a, 0) <= threads]  # (both would fit, swapped)
+        # another size argument that the grid covers exactly, rounded up to whole blocks (a frontier's fsize, with
+        # `i < n` for the graph's vertices): the guard may compare with the wrong size
+        fitted = [name for name, value in sizes.items() if name != size_name and 0 < int(value) <= threads
+                  and -(-int(value) // width) == blocks and not any(g[2] == name for g in rules.guards)]
+        if fitted:
+            others.append(f"is the grid sized for {fitted[0]} = {int(sizes[fitted[0]]):,} ({_plural(blocks, 'block')} "
+                          f"of {width}), and the guard should be `{index} < {fitted[0]}`?")
         if wide:
             swapped.append(f"{index} from blockIdx.{wide[0]} and threadIdx.{wide[0]} (the launch has "
                            f"{grid3['xyz'.index(wide[0])] * block3['xyz'.index(wide[0])]:,} threads along {wide[0]})")
@@ -1198,7 +1205,8 @@ def _uncovered_message(rules: _LaunchRules, params, grid3, block3, values) -> st
                 if any(w == 1 for w, _ in fixes) else "") if advice)
             + ", or loop: `for (...; i < n; i += blockDim.x * gridDim.x)`."
             + (" Or are the kernel's axes the other way round from the launch's? It would take "
-               + " and ".join(swapped) + "." if swapped else ""))
+               + " and ".join(swapped) + "." if swapped else "")
+            + (" Or " + " Or ".join(others) if others else ""))
 
 
 def _halving_loop_message(rules: _LaunchRules, width: int) -> str | None:
