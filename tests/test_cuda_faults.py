@@ -106,6 +106,43 @@ extern "C" __global__ void blur(const float* a, float* out, int n) {   // rows o
 """
 
 
+FFT_STAGES = r"""
+#define N 256
+extern "C" __global__ void fft256(const float2* in, float2* out) {
+    __shared__ float2 s[N];
+    int t = threadIdx.x;
+    for (int i = t; i < N; i += blockDim.x) s[__brev(i) >> 24] = in[blockIdx.x * N + i];
+    __syncthreads();
+    for (int len = 2; len <= N; len <<= 1) {          // the last stage is the whole size: <= on purpose
+        int half = len >> 1, grp = t / half, pos = t % half;
+        int i0 = grp * len + pos, i1 = i0 + half;      // one butterfly a thread: N / 2 threads
+        float sn, cs;
+        sincospif(-2.0f * pos / len, &sn, &cs);
+        float2 a = s[i0], b = s[i1];                   // BUTTERFLY
+        float2 tb = make_float2(b.x * cs - b.y * sn, b.x * sn + b.y * cs);
+        s[i0] = make_float2(a.x + tb.x, a.y + tb.y);
+        s[i1] = make_float2(a.x - tb.x, a.y - tb.y);
+        __syncthreads();
+    }
+    for (int i = t; i < N; i += blockDim.x) out[blockIdx.x * N + i] = s[i];
+}
+"""
+
+
+def test_a_stage_loop_that_doubles_up_to_the_size_is_not_blamed_for_one_past_the_end():
+    """An FFT written for N / 2 threads, launched with N: thread 128's butterfly lies past the array at the first
+    stage. The stage loop's `len <= N` is right (its last stage is the whole size), so the hint is the guard, not
+    '< instead of <='; with N / 2 threads the transform is right."""
+    x = (np.random.default_rng(7).standard_normal((2, 256)) + 1j).astype(np.complex64)
+    with pytest.raises(cuda.KernelError, match=r"accessed s\[256\]") as info:
+        cuda.RawKernel(FFT_STAGES, "fft256", backend="cpu")((2,), (256,), (x, np.zeros_like(x)))
+    assert info.value.line == line_of("BUTTERFLY", FFT_STAGES) and info.value.thread == (128, 0, 0)
+    assert "compares with <=" not in str(info.value) and "Guard the access (`if (i0 < 256)`" in str(info.value)
+    out = np.zeros_like(x)
+    cuda.RawKernel(FFT_STAGES, "fft256", backend="cpu")((2,), (128,), (x, out))
+    np.testing.assert_allclose(out, np.fft.fft(x, axis=1), rtol=1e-3, atol=1e-3)
+
+
 @pytest.mark.parametrize("sanitize", [False, True])
 def test_one_past_the_end_behind_a_less_or_equal_names_the_comparison(sanitize):
     """The off-by-one learners write most: a guard or a loop with <= where < belongs."""
@@ -209,6 +246,40 @@ extern "C" __global__ void copy(const float* x, float* y, int n) {
     if (i < n) y[i] = x[i];                            // CHAR: wraps onto block 0's elements
 }
 """
+
+
+CONV_OUT = r"""
+extern "C" __global__ void conv3x3(const float* x, float* y, int H, int W, int Ho, int Wo) {
+    int ox = blockIdx.x * blockDim.x + threadIdx.x, oy = blockIdx.y * blockDim.y + threadIdx.y, c = blockIdx.z;
+    float acc = 0.0f;                                  // (no `if (ox >= Wo || oy >= Ho) return;`)
+    for (int ky = 0; ky < 3; ++ky)
+        for (int kx = 0; kx < 3; ++kx) {
+            int iy = min(oy + ky, H - 1), ix = min(ox + kx, W - 1);
+            acc += x[(c * H + iy) * W + ix];
+        }
+    y[(c * Ho + oy) * Wo + ox] = acc;                  // STORE
+}
+"""
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_a_column_past_the_row_is_named_not_a_flat_guard_or_an_atomic(sanitize):
+    """A conv's output grid rounded up to 8x8 blocks with no guard of ox and oy: the thread with ox = Wo lands on
+    the next row's first element (two writers: the sanitized run's race) or past the end (the last row). Either
+    way the hint is the column's guard, not `if (index < 144)` (which lets the row wrap) nor atomicAdd."""
+    x = np.ones((4, 8, 8), np.float32)
+    with pytest.raises(cuda.KernelError) as info:
+        cuda.RawKernel(CONV_OUT, "conv3x3", backend="cpu", sanitize=sanitize)(
+            (1, 1, 4), (8, 8), (x, cuda.xp.empty((4, 6, 6), np.float32), 8, 8, 6, 6))
+    message = str(info.value)
+    assert info.value.line == line_of("STORE", CONV_OUT)
+    assert re.search(r"hint: The index `\(c \* Ho \+ oy\) \* Wo \+ ox` is row `c \* Ho \+ oy` and column `ox` of rows of "
+                     r"`Wo` = 6, and thread \(6, \d, 0\) has ox = 6, past the row", message), message
+    assert "`if (ox >= Wo) return;`" in message and "atomicAdd" not in message and "< 144" not in message
+    y = np.zeros((4, 6, 6), np.float32)  # the twin: guarded
+    cuda.RawKernel(CONV_OUT.replace("float acc = 0.0f;", "if (ox >= Wo || oy >= Ho) return;\n    float acc = 0.0f;"),
+                   "conv3x3", backend="cpu", sanitize=sanitize)((1, 1, 4), (8, 8), (x, y, 8, 8, 6, 6))
+    assert (y == 9).all()
 
 
 def test_an_index_kept_in_a_short_or_a_char_says_it_wrapped():

@@ -1111,8 +1111,11 @@ def test_structs_in_shared_memory_are_race_checked_member_by_member():
         kernel("struct_totals")((1,), (64,), (np.ones(64, np.float32), out, 1))
     assert info.value.line == line_of("STRUCT: every thread adds into one member")
     assert "atomicAdd(&stats.sum, value)" in str(info.value)
-    source = SOURCE.replace("if (racy) stats.sum", "if (racy == 1) stats.sum").replace(
+    # (the kernel alone, with the first race turned off: not the whole file compiled again)
+    start = SOURCE.index("struct Stats")
+    source = SOURCE[start:SOURCE.index("\n}\n", start) + 3].replace("if (racy) stats.sum", "if (racy == 1) stats.sum").replace(
         "else atomicAdd(&stats.sum", "else if (!racy) atomicAdd(&stats.sum")
+    assert "if (racy == 1) stats.sum" in source and "else if (!racy) atomicAdd" in source and "kogge" not in source
     with pytest.raises(cuda.KernelError, match=r"data race on shared memory per_half\[0\]\.count: "):
         cuda.RawKernel(source, "struct_totals", backend="cpu")((1,), (64,), (np.ones(64, np.float32), out, 2))
 
@@ -5892,6 +5895,19 @@ def test_a_block_total_that_every_thread_adds_gets_a_warning():
         with pytest.warns(cuda.KernelWarning, match=r"`atomicAdd\(out, total\)` is made by more than one thread of each "
                                                      r"block .*: total is one value for the whole block"):
             cuda.RawKernel(scalar, "block_sum", backend="cpu")((2,), (128,), (x, out, np.int32(256)), shared_mem=512)
+        # the total cast or scaled as it is added (`(double)s[0]`, a mean `s[0] / n`): still one value for the block
+        # (red team 12-07b: a 64-bit counter's cast hid it); scaled by what each thread has, it is not
+        for added in ("atomicAdd(out, (float)s[0] / n);", "atomicAdd(out, static_cast<float>(s[0]));",
+                      "atomicAdd(out, 0.5f * s[0]);"):
+            out[0] = 0
+            with pytest.warns(cuda.KernelWarning, match=r"is made by more than one thread of each block .*: s\[0\] is one "
+                                                         r"value for the whole block"):
+                cuda.RawKernel(source.replace("atomicAdd(out, s[0]);   // TOTAL", added), "block_sum", backend="cpu")(
+                    (2,), (128,), (x, out, np.int32(256)), shared_mem=512)
+        out[0] = 0
+        cuda.RawKernel(source.replace("atomicAdd(out, s[0]);   // TOTAL", "atomicAdd(out, s[0] * x[t] / 128.0f);"),
+                       "block_sum", backend="cpu")((2,), (128,), (x, out, np.int32(256)), shared_mem=512)
+        assert out[0] == 256
         # a maximum made again changes nothing (the largest block total, 128, either way): no warning (red team 12-07)
         out[0] = 0
         cuda.RawKernel(source.replace("atomicAdd(out, s[0]);   // TOTAL", "atomicMax((int*)out, __float_as_int(s[0]));"),

@@ -2346,6 +2346,9 @@ def _one_past_the_end(source: Source, line: int | None, index: int, length: int)
             if any(re.search(rf"\b{re.escape(name)}\s*=\s*-\s*{re.escape(bound)}\s*;", source.line_text(at))
                    for name in compared):
                 continue  # `for (j = -R; j <= R; j++)`: a window's offsets, inclusive on purpose
+            if any(re.search(rf"\bfor\s*\([^;]*;[^;]*;[^)]*\b{re.escape(name)}\s*(?:<<=|\*=)", source.line_text(at))
+                   for name in compared):
+                continue  # `for (len = 2; len <= N; len <<= 1)`: an FFT's stages, the whole size the last one
             return (f"Index {index} is one past the last element, and line {at} compares with <= "
                     f"(`{found.group(0).strip()}`), which lets the index reach the size itself: compare with < "
                     f"instead, or make what it compares with one less (an inclusive bound such as a binary "
@@ -5049,6 +5052,28 @@ def _row_major(expression: str) -> tuple[str, str, str] | None:
     return found.group("r", "w", "c") if "c" in found.groupdict() else found.groups()
 
 
+def _past_the_row(source: Source, line: int | None, name: str, threads: list) -> str | None:
+    """For an access through a row-major index `r * w + c` where a thread's column lies outside the row (c >= w, or
+    below 0): nothing keeps the columns inside the rows, so that thread lands on a neighbouring row's element (two
+    threads write one element) or, in the last row, past the end (a conv2d's output grid rounded up, without `if (ox
+    >= Wo || oy >= Ho) return;`). `threads`: (thread, its _thread_names) of the threads to look at. The hint, or None."""
+    expression = (_subscript(source, line, name) or "").strip() if line else ""
+    row_major = _row_major(expression) or re.fullmatch(r"\(\s*([^()]+?)\s*\)\s*\*\s*(\w+)\s*\+\s*(\w+)", expression)
+    if not row_major:
+        return None
+    row, width, column = row_major if isinstance(row_major, tuple) else row_major.groups()
+    for who, known in threads:
+        c, w = _index_value(column, known, source, line), _index_value(width, known, source, line)
+        if c is not None and w is not None and not 0 <= c < w:
+            return (f"The index `{expression}` is row `{row}` and column `{column}` of rows of `{width}` = {w}, and "
+                    f"thread {_xyz(who)} has {column} = {c}, {'past the row' if c >= w else 'below 0'}: it lands in "
+                    f"the {'next' if c >= w else 'previous'} row, on another thread's element (past the array's end "
+                    "from the last row). Keep each thread's "
+                    f"column inside the rows before the store: `if ({column} >= {width}) return;` (and the row below "
+                    "the height), as a grid rounded up to whole blocks needs.")
+    return None
+
+
 def _one_row_indexed_as_rows(source: Source, line: int | None, name: str, index: int, length: int,
                              values: dict) -> str | None:
     """For `g[r * C + j]` past the end of g, where g has C elements in this launch (one row's worth: a value per
@@ -5942,6 +5967,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 or _index_hint(source, line, index, length, _subscript(source, line, name), name)
                 or _one_row_indexed_as_rows(source, line, name, index, length, values)
                 or _loose_guard(source, line, name, index, length, values, unit, items_in[0], items_in[2])
+                or _past_the_row(source, line, name, [(fault.thread, names)])
                 or _past_the_size(source, line, name, index, length, values)
                 or _grid_width_index(source, line, name)
                 or _guarded_index(source, line, name, index, length)
@@ -6837,6 +6863,11 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                         f"{element}. If the threads mean to combine bits into it (a bit set, flags), make the update "
                         f"one atomic: `{bitwise.format(element=element)};` (atomicAdd would add a bit that is set "
                         "twice).")
+            elif past := _past_the_row(source, line, name, [(fault.thread, (names := _thread_names(
+                    kernel, args, fault, block_dim, grid_dim))), (fault.other_thread, {
+                    **names, **{f"{b}.{a}": v for b, values in (("threadIdx", fault.other_thread), ("blockIdx",
+                                                                fault.other_block)) for a, v in zip("xyz", values)}})]):
+                hint = past
             elif data := _data_destination(source, line, name):
                 # `bins[x[i]]++` (a histogram by hand), `out[idx[i]] = v[i]` (a scatter whose destinations repeat)
                 hint = (f"The index comes from data, `{data}`: threads that read the same value there update the same "

@@ -946,11 +946,20 @@ def _launch_rules(source, kernel) -> _LaunchRules:
     copies = {m.group(1): (m.start(), f"{m.group(2)}[{m.group(3)}]") for m in re.finditer(
         r"\b(\w+)\s*=\s*(\w+)\s*\[\s*(\d+)\s*\]\s*;", text)
         if m.group(2) in shared and not _under_one_thread(text, m.start())}
-    for found in re.finditer(r"\b(atomic(?:Add|Sub|Max|Min|Or|And|Xor)\w*)\s*\(([^;]*?),\s*(\w+)\s*"
-                             r"(?:\[\s*(\d+)\s*\]\s*)?\)", text):
-        operand = found.group(3)
-        if found.group(4) is not None:
-            element = f"{operand}[{found.group(4)}]" if operand in shared else None
+    # (the value as it is, or cast, or scaled: `(unsigned long long)blockhits`, `static_cast<double>(s[0])`,
+    # `s[0] / n`, `0.5f * acc`)
+    for found in re.finditer(r"\b(atomic(?:Add|Sub|Max|Min|Or|And|Xor)\w*)\s*\(([^;]*?),\s*"
+                             r"(?:\(\s*(?:const\s+)?[A-Za-z_][\w\s]*\)\s*|static_cast\s*<\s*[\w\s]+>\s*(?=\())?"
+                             r"(?:[\w.]+\s*\*\s*)?(\(\s*)?(\w+)\s*(?:\[\s*(\d+)\s*\]\s*)?"
+                             r"(?(3)\)\s*)(?:[*/]\s*[\w.]+\s*)?\)", text):
+        operand = found.group(4)
+        value = re.sub(r"static_cast\s*<[^>]*>|\(\s*(?:const\s+)?[A-Za-z_][\w\s]*\)\s*(?=[\w(])", " ",
+                       found.group(0)[found.end(2) - found.start():])  # (the value, its casts left out)
+        uniform = {p.name for p in kernel.params if not p.pointer} | set(source.constants) | {operand}
+        if any(f not in uniform and not f[0].isdigit() for f in re.findall(r"\b\d[\w.]*|[A-Za-z_]\w*", value)):
+            continue  # (scaled by what each thread has, `s_total * w`: not one value for the whole block)
+        if found.group(5) is not None:
+            element = f"{operand}[{found.group(5)}]" if operand in shared else None
         elif operand in shared_scalars:  # (`__shared__ float acc;` ... `atomicAdd(loss, acc);`)
             element = operand
         else:
