@@ -1791,7 +1791,8 @@ def launch(module: Module, kernel: Kernel, grid, block, args: list, shared_mem: 
             if changed and status == OK:
                 raise _read_only_error(module, kernel, *changed)
     if status != OK and fault.kind == GLOBAL_RACE and before is not None and _plain_read_and_write(fault):
-        found = _race_changes_results(module, kernel, config, packed, memory, before, _float_arrays(kernel, args, arrays))
+        found = _race_changes_results(module, kernel, config, packed, memory, before, _float_arrays(kernel, args, arrays),
+                                      fault.base)
         if isinstance(found, tuple):
             # the order of the read and the write changes nothing: the launch as run (or, past that race,
             # the launch stopped at another bug: that one is the message)
@@ -4030,7 +4031,7 @@ def _differing(was: np.ndarray, now: np.ndarray, size: int, dtype) -> np.ndarray
 
 
 def _race_changes_results(module: Module, kernel: Kernel, config, packed, memory: dict, before: dict,
-                          floats: dict):
+                          floats: dict, raced: int = 0):
     """After a sanitized launch stopped at a race between one thread's plain read of global memory and
     another thread's plain write: whether the read seeing the old value or the new one changes what
     the launch computes. It runs three times more from the memory it started with, letting such races
@@ -4046,7 +4047,9 @@ def _race_changes_results(module: Module, kernel: Kernel, config, packed, memory
     None when a later run stops (the race is the bug to report, as found), except a run in the opposite order
     that does not end: blocks that wait for the block before them (a chained scan's flags) cannot run so,
     and the other two runs judge (it may take three times as long as the run in launch order, a second at
-    least). `floats`: the arrays of floating-point elements, whose results may differ by rounding."""
+    least). `floats`: the arrays of floating-point elements, whose results may differ by rounding. `raced`: the
+    array of the race (its base address); two threads storing into one element of another array, met in launch order
+    past it, is the bug to report (`parent[u] = v` beside a breadth-first search's harmless test of a level)."""
     for mode in (1, 2, 3):
         started = time.perf_counter()
         status, fault, text = _run_again(module, kernel, config if mode != 2 else _time_capped(config, took), packed,
@@ -4057,8 +4060,8 @@ def _race_changes_results(module: Module, kernel: Kernel, config, packed, memory
             continue  # (blocks that wait for one another in launch order)
         if status != OK:  # past the race, in launch order, another bug: that one is the message (two threads
             # storing into one element, say: `parent[u] = v` beside a BFS's harmless read of a level being set)
-            return (status, fault, text) if mode == 1 and (fault.kind != GLOBAL_RACE or not _plain_read_and_write(
-                fault)) else None
+            return (status, fault, text) if mode == 1 and (fault.kind != GLOBAL_RACE or (
+                not _plain_read_and_write(fault) and fault.base != raced)) else None
         if mode == 1:
             first = _snapshot(before)
             first_fault, output = fault, text
@@ -5052,12 +5055,16 @@ def _row_major(expression: str) -> tuple[str, str, str] | None:
     return found.group("r", "w", "c") if "c" in found.groupdict() else found.groups()
 
 
-def _past_the_row(source: Source, line: int | None, name: str, threads: list) -> str | None:
+def _past_the_row(source: Source, line: int | None, name: str, threads: list, compound_only: bool = False) -> str | None:
     """For an access through a row-major index `r * w + c` where a thread's column lies outside the row (c >= w, or
     below 0): nothing keeps the columns inside the rows, so that thread lands on a neighbouring row's element (two
     threads write one element) or, in the last row, past the end (a conv2d's output grid rounded up, without `if (ox
-    >= Wo || oy >= Ho) return;`). `threads`: (thread, its _thread_names) of the threads to look at. The hint, or None."""
+    >= Wo || oy >= Ho) return;`). `threads`: (thread, its _thread_names) of the threads to look at. `compound_only`:
+    only for a row made of several terms, `(c * Ho + oy) * Wo + ox` (_guard_text guards `y * w + x` itself). The hint,
+    or None."""
     expression = (_subscript(source, line, name) or "").strip() if line else ""
+    if compound_only and _row_major(expression):
+        return None
     row_major = _row_major(expression) or re.fullmatch(r"\(\s*([^()]+?)\s*\)\s*\*\s*(\w+)\s*\+\s*(\w+)", expression)
     if not row_major:
         return None
@@ -5967,7 +5974,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 or _index_hint(source, line, index, length, _subscript(source, line, name), name)
                 or _one_row_indexed_as_rows(source, line, name, index, length, values)
                 or _loose_guard(source, line, name, index, length, values, unit, items_in[0], items_in[2])
-                or _past_the_row(source, line, name, [(fault.thread, names)])
+                or _past_the_row(source, line, name, [(fault.thread, names)], compound_only=True)
                 or _past_the_size(source, line, name, index, length, values)
                 or _grid_width_index(source, line, name)
                 or _guarded_index(source, line, name, index, length)
