@@ -6152,6 +6152,50 @@ def test_initcheck_reads_of_one_and_two_byte_elements_that_nothing_wrote():
     assert (part[:299] == 2).all()
 
 
+SPARSE_SOLVE = r"""
+extern "C" __global__ void solve_level(const int* rowptr, const int* cols, const float* vals, const float* b,
+                                       float* x, const int* rows, int count) {
+    int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= count) return;
+    int i = rows[k];
+    float s = b[i], d = 1.0f;
+    for (int p = rowptr[i]; p <= rowptr[i + 1]; ++p) {   // ROW: one entry too many
+        int j = cols[p];
+        if (j < i) s -= vals[p] * x[j];                  // READ
+        else if (j == i) d = vals[p];
+    }
+    x[i] = s / d;
+}
+"""
+
+
+def test_an_initcheck_read_through_a_rows_loop_that_runs_one_entry_past_the_row_names_the_loop():
+    """A sparse triangular solve by levels whose row loop runs while `p <= rowptr[i + 1]`: the extra pass reads the
+    next row's first entry, whose column points at an x not solved yet. The sanitized run meets that read first: the
+    hint is the loop's `<`, not 'give x its starting values' (zeros would hide the bug); with `<` the solve is right."""
+    rowptr = np.array([0, 1, 3, 4, 6], np.int32)  # rows: [0], [0, 1], [2], [1, 3]; levels {0, 2}, {1}, {3}
+    cols, vals = np.array([0, 0, 1, 2, 1, 3], np.int32), np.array([2, 1, 2, 2, 1, 2], np.float32)
+    b, levels = np.ones(4, np.float32), ([0, 2], [1], [3])
+
+    def solve(source):
+        x = cuda.xp.empty(4, np.float32)
+        for rows in levels:
+            cuda.RawKernel(source, "solve_level", backend="cpu", sanitize=True)(
+                (1,), (32,), (rowptr, cols, vals, b, x, np.array(rows, np.int32), len(rows)))
+        return x
+
+    with pytest.raises(cuda.KernelError, match=r"reads x\[1\], which holds -1\.6947e38") as info:
+        solve(SPARSE_SOLVE)
+    assert info.value.line == line_of("READ", SPARSE_SOLVE)
+    assert (f"hint: The loop at line {line_of('ROW', SPARSE_SOLVE)} goes on while `p <= rowptr[i + 1]`" in str(info.value)
+            and "Compare with <: `p < rowptr[i + 1]`" in str(info.value) and "xp.zeros" not in str(info.value))
+    dense = np.zeros((4, 4), np.float32)
+    for i in range(4):
+        dense[i, cols[rowptr[i]:rowptr[i + 1]]] = vals[rowptr[i]:rowptr[i + 1]]
+    np.testing.assert_allclose(solve(SPARSE_SOLVE.replace("p <= rowptr", "p < rowptr")), np.linalg.solve(dense, b),
+                               rtol=1e-6)
+
+
 def test_a_read_of_a_heap_element_nothing_stored_is_an_initcheck_too():
     source = r"""
     struct Counter { int hits; float total; };

@@ -6070,6 +6070,9 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     "GPU, cupy.empty's memory holds whatever it held before, often the last array's values: the "
                     "result would be garbage")
             param = next((p for p in kernel.params if p.name == array and p.pointer), None)
+            loop = _innermost_loop(source.text, line, line, kernel.line or 1) if line else None
+            header = source.line_text(loop[0]) if loop else ""
+            inclusive = re.search(r"\bfor\s*\([^;]*;\s*(\w+)\s*<=\s*(\w+\s*\[[^\]]+\])\s*;", header)
             if fault.mask:  # an atomic's old value: a total, a count, a lock
                 hint = (f"Give `{array}` its starting value before the launch: `{array}.fill(0)` (or `xp.zeros(...)`) for "
                         "a sum, a count or a lock that is free at 0, the smallest value for a maximum; the atomics then "
@@ -6078,6 +6081,14 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 hint = (f"`{array}` is only read: give it its values before the launch (`xp.asarray(data)`, or set the "
                         f"part the kernel reads), or read only the elements that hold data (`i < n ? {array}[i] : 0.0f` "
                         "reads nothing past n).")
+            elif inclusive and re.search(rf"\b{inclusive.group(1)}\b", "\n".join(
+                    source.line_text(k) for k in range(loop[0] + 1, line + 1))):
+                # `for (p = rowptr[i]; p <= rowptr[i + 1]; ++p) ... x[cols[p]]`: one entry past the row
+                hint = (f"The loop at line {loop[0]} goes on while `{inclusive.group(1)} <= {inclusive.group(2)}`: "
+                        f"a row's (or segment's) entries end before {inclusive.group(2)}, the next one's start, so its "
+                        f"last pass reads the next row's first entry, which points at an element nothing has written "
+                        f"yet (and past the arrays' end from the last row). Compare with <: `{inclusive.group(1)} < "
+                        f"{inclusive.group(2)}`.")
             else:
                 hint = (f"Give `{array}` its starting values before the launch (`xp.zeros(...)`, `xp.full(...)`, or "
                         f"`{array}.fill(0)`), or have the kernel write each element before anything reads it: "
