@@ -299,6 +299,33 @@ def test_printf_with_n_is_refused_before_it_writes_anywhere(sanitize, conversion
     assert not whole.any()
 
 
+@pytest.mark.parametrize("body, expected", [
+    ('__half h = __float2half(1.5f); printf("%f\\n", h);', r"passed a __half \(or __nv_bfloat16\) to printf's %f .*"
+                                                            r"`__half2float\(h\)`"),
+    ('__half2 h = __floats2half2_rn(1.f, 2.f); printf("%f\\n", h);', r"passed a __half2 .*`__low2float\(h2\), "
+                                                                     r"__high2float\(h2\)`"),
+    ('printf("%d\\n", threadIdx);', r"passed a vector type \(float2, .*uint3: threadIdx, blockIdx\) to printf's %d .*"
+                                    r"`threadIdx\.x`"),
+    ('float2 v = make_float2(1.f, 2.f); printf("%f %f\\n", v);', r"passed a vector type .* to printf's %f"),
+    ('long double x = 1.5; printf("%Lf\\n", x);', r"called printf with %Lf, a long double's conversion, which CUDA's "
+                                                  r"printf does not have"),
+    ('printf("' + "%d " * 33 + '\\n", ' + ", ".join(map(str, range(33))) + ");",
+     r"called printf with 33 values after the format, but CUDA's printf takes at most 32"),
+])
+def test_printf_of_what_it_has_no_conversion_for_is_refused(body, expected, capsys):
+    """Red team 12-07b: a __half, a float2 or threadIdx given to printf printed a meaningless number (nvcc warns);
+    %Lf printed nan; 33 values printed all 33 (CUDA's printf takes 32). Each is refused, saying what to pass; the
+    twins print."""
+    source = '#include <cuda_fp16.h>\nextern "C" __global__ void k(int* d) { ' + body + " }"
+    with pytest.raises(cuda.KernelError, match="(?s)" + expected):
+        cuda.RawKernel(source, "k", backend="cpu")((1,), (1,), (np.zeros(1, np.int32),))
+    fine = ('__half h = __float2half(1.5f); printf("%f %d %d\\n", __half2float(h), threadIdx.x, blockIdx.x); '
+            'printf("' + "%d " * 32 + '\\n", ' + ", ".join(map(str, range(32))) + ");")
+    cuda.RawKernel('#include <cuda_fp16.h>\nextern "C" __global__ void k(int* d) { ' + fine + " }", "k", backend="cpu")(
+        (1,), (1,), (np.zeros(1, np.int32),))
+    assert capsys.readouterr().out.splitlines()[-2:] == ["1.500000 0 0", " ".join(map(str, range(32))) + " "]
+
+
 def test_printf_without_a_stdout_prints_nothing_as_print_does(monkeypatch, capsys):
     """Red team 12-07: with `sys.stdout = None` (pythonw, some runners) a launch that printed raised AttributeError;
     Python's own print prints nothing then."""

@@ -1274,6 +1274,24 @@ def test_failed_assert():
     assert_alive()
 
 
+def test_ndebug_turns_assert_off_as_with_nvcc():
+    """-DNDEBUG (or `#define NDEBUG` before `#include <cassert>`) leaves asserts out, as NVRTC's PTX has no
+    __assertfail then: the launch passes; without it the same launch fails at the assert."""
+    source = r"""
+extern "C" __global__ void check(const float* x, int n) {
+    int i = threadIdx.x;
+    if (i < n) assert(x[i] >= 0);
+}"""
+    x = np.ones(8, np.float32)
+    x[5] = -1
+    with pytest.raises(cuda.KernelError, match=r"failed assert\(x\[i\] >= 0\)"):
+        cuda.RawKernel(source, "check", backend="cpu")((1,), (8,), (x, 8))
+    for options, code in ((("-DNDEBUG",), source), (("--define-macro=NDEBUG=1",), source),
+                          ((), "#define NDEBUG\n#include <cassert>\n" + source)):
+        for sanitize in (False, True):
+            cuda.RawKernel(code, "check", backend="cpu", options=options, sanitize=sanitize)((1,), (8,), (x, 8))
+
+
 def test_printf_before_a_fault_is_shown(capsys):
     with pytest.raises(cuda.KernelError, match=r"out\[8\]"):
         kernel("talk_then_crash")((1,), (8,), (np.zeros(8, np.float32), 8))

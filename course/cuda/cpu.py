@@ -2273,7 +2273,9 @@ _PRINTF_TAKES = {"i": "an int (4 bytes)", "l": "an 8-byte integer (long long, si
 _PRINTF_IS = {"i": "an integer of 4 bytes or fewer (int, unsigned, char, short, bool)",
               "l": "an 8-byte integer (long long, size_t, or long)",
               "f": "a floating-point number (a float goes to printf as a double)",
-              "p": "a pointer to numbers", "c": "a char pointer", "v": "a pointer"}
+              "p": "a pointer to numbers", "c": "a char pointer", "v": "a pointer",
+              "h": "a __half (or __nv_bfloat16)", "H": "a __half2 (or __nv_bfloat162)",
+              "V": "a vector type (float2, int4, uchar4, dim3 or uint3: threadIdx, blockIdx)"}
 
 
 def _check_then_set(source: Source, name: str, line: int | None,
@@ -3873,6 +3875,16 @@ def _printf_message(fault: _Fault) -> tuple[str, str]:
                 "printf has no %n (its conversions are c d i o u x X p e E f g G a A s), and here it would write "
                 "where the pointer points, unchecked. Count the characters yourself, or leave %n out.")
         return what, hint
+    if want == "L":  # %Lf: a long double (runtime.h refuses it: device code has none)
+        what = f"called printf with {spec}, a long double's conversion, which CUDA's printf does not have"
+        hint = ("Device code has no long double (nvcc treats it as a double and warns), and printf no L: print a "
+                "double or a float with %f (or %e, %g).")
+        return what, hint
+    if want == "m":  # more than 32 values (runtime.h)
+        what = f"called printf with {fault.count} values after the format, but CUDA's printf takes at most 32"
+        hint = ("On a GPU the values from the 33rd on are left out and their conversions print as written (`%d`). "
+                "Split the line into two printf calls (a thread's lines stay whole), or print fewer values.")
+        return what, hint
     if got == "-":
         what = (f"called printf with a format that asks for at least {n} value{'s' * (n != 1)} ({spec} takes the "
                 f"{nth}), but the call passes {fault.count}")
@@ -3882,7 +3894,17 @@ def _printf_message(fault: _Fault) -> tuple[str, str]:
     takes = ("whose * takes an int (the width or precision)" if want == "*"
              else f"which prints {_PRINTF_TAKES[want]}")
     what = f"passed {_PRINTF_IS[got]} to printf's {spec} (the {nth} value after the format), {takes}"
-    if want == "s" and got == "p":
+    if got in ("h", "H"):
+        pair = got == "H"
+        hint = ("printf has no conversion for " + ("a pair of halves" if pair else "a half") + ": on a GPU it would "
+                "print a meaningless number (nvcc warns) and shift the values after it. Convert it to a float first: "
+                + ("`__low2float(h2), __high2float(h2)` with two %f (or __bfloat162float of each half)" if pair else
+                   "`__half2float(h)` with %f (`__bfloat162float(b)` for a __nv_bfloat16)") + ".")
+    elif got == "V":
+        hint = ("printf prints numbers one by one, and a vector type is several: on a GPU it would print a "
+                "meaningless number (nvcc warns) and shift the values after it. Pass its members, one conversion "
+                "each: `v.x, v.y` with %f (or %d, %u), `threadIdx.x` for the thread's index.")
+    elif want == "s" and got == "p":
         hint = ("On a GPU printf would read the numbers' bytes as text until it meets a zero byte: garbage, past "
                 "the array's end. %s takes a string literal or a char array; print an element with %f or %d "
                 "(p[i]), or the address with %p.")

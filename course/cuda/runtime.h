@@ -8164,7 +8164,8 @@ template <class T> static inline auto __cc_printf_arg(const T& v) {
 // What each of printf's arguments is, as `...` passes it (a float as a double, a char as an int):
 // 'i' an integer of 4 bytes or fewer, 'l' one of 8 (long long, size_t), 'f' a floating-point
 // number, 'c' a char pointer, 'p' another pointer, 'v' a pointer whose element type is not known
-// here (an array view), '?' anything else (a struct).
+// here (an array view), 'h' a __half or __nv_bfloat16, 'H' a pair of them (__half2), 'V' a vector
+// type (float2, uint3: threadIdx), '?' anything else (a struct).
 template <class T> struct __cc_printf_pointee { typedef void type; static constexpr bool known = false; };
 template <class T> struct __cc_printf_pointee<T*> { typedef T type; static constexpr bool known = true; };
 template <class T> struct __cc_printf_pointee<__cc_ptr<T>> { typedef T type; static constexpr bool known = true; };
@@ -8177,19 +8178,30 @@ template <class T, class A> constexpr char __cc_printf_kind() {
     return std::is_integral<U>::value || std::is_enum<U>::value ? (sizeof(U) > 4 ? 'l' : 'i')
          : std::is_floating_point<U>::value ? 'f'
          : std::is_null_pointer<U>::value ? 'p'
-         : std::is_pointer<U>::value ? (!P::known ? 'v' : text ? 'c' : 'p') : '?';
+         : std::is_pointer<U>::value ? (!P::known ? 'v' : text ? 'c' : 'p')
+         : __cc_narrow_float<U>::lane ? (sizeof(U) == __cc_narrow_float<U>::lane ? 'h' : 'H')
+         : !std::is_void<typename __cc_lane_of<U>::type>::value ? 'V' : '?';
 }
 // The format's conversions against the arguments' kinds: one that takes another kind of value (%d
 // of a float, %f of an int, %s of a number) or a value the call does not pass stops the kernel
 // (runtime.h's __CC_BAD_PRINTF; cpu.py says it in words): a GPU would print a meaningless number,
 // shift the values after it, or read a number as a string's address; so does an integer of the
-// other size (%d of a long long, %lld of an int) and a pointer to numbers for %s. What follows an
-// argument of another kind (a struct) is not checked.
+// other size (%d of a long long, %lld of an int) and a pointer to numbers for %s, and a struct (a
+// __half, a float2, threadIdx) for any conversion: printf has none for them (nvcc warns, and prints
+// garbage). What follows an argument of another kind of struct is not checked.
 // Returns which values %s prints (bit k: value k), for __cc_printf_string.
 #ifdef __CC_WITH_RUNTIME_OBJECT  // (never inlined: the object's)
 __attribute__((noinline)) unsigned long long __cc_printf_check(const char* format, const char* kinds, int count);
 #else
 __attribute__((noinline)) __CC_RT unsigned long long __cc_printf_check(const char* format, const char* kinds, int count) {
+    if (count > 32) {  // CUDA's printf takes at most 32 values: the rest are left out, their conversions printed as written
+        __cc_fault* f = __cc_fault_out;
+        snprintf(f->text, sizeof f->text, "m|-|");
+        f->index = 33;
+        f->count = count;
+        f->code_offset = __cc_code_offset(__builtin_return_address(0));
+        __cc_fail(__CC_BAD_PRINTF, 0);
+    }
     if (!format || strchr(format, '$')) return 0;  // (positional arguments, `%1$d`: not checked)
     int next = 0;
     unsigned long long strings = 0;
@@ -8210,13 +8222,17 @@ __attribute__((noinline)) __CC_RT unsigned long long __cc_printf_check(const cha
         }
         int longs = 0;  // l, ll: long (its size here, as on the GPU of a Linux host), long long
         bool wide = false;  // q, j, z, t: 8 bytes
-        while (*c && strchr("hlLqjzZt", *c)) longs += *c == 'l', wide |= strchr("qjzZt", *c) != nullptr, c++;
+        bool extended = false;  // L: a long double, which device code does not have
+        while (*c && strchr("hlLqjzZt", *c))
+            longs += *c == 'l', wide |= strchr("qjzZt", *c) != nullptr, extended |= *c == 'L', c++;
         if (!*c) break;
         char conversion = *c;
-        if (conversion == 'n') {  // (C's %n writes the count through its argument: CUDA's printf has no %n)
+        if (conversion == 'n' || (extended && strchr("eEfFgGaA", conversion))) {
+            // (C's %n writes the count through its argument: CUDA's printf has no %n; nor %Lf: no long double)
             __cc_fault* f = __cc_fault_out;
             int length = (int)(c - start + 1);
-            snprintf(f->text, sizeof f->text, "n|n|%.*s", length > 60 ? 60 : length, start);
+            snprintf(f->text, sizeof f->text, "%c|%c|%.*s", conversion == 'n' ? 'n' : 'L', conversion == 'n' ? 'n' : 'L',
+                     length > 60 ? 60 : length, start);
             f->index = next + wanted + 1;
             f->count = count;
             f->code_offset = __cc_code_offset(__builtin_return_address(0));
@@ -8229,9 +8245,10 @@ __attribute__((noinline)) __CC_RT unsigned long long __cc_printf_check(const cha
         for (int k = 0; k < wanted; k++, next++) {
             char got = next < count ? kinds[next] : '-';
             if (got == '?') return strings;  // a struct: where the values after it go is not known here
+            bool structure = got == 'h' || got == 'H' || got == 'V';  // (CUDA's own: no conversion prints them)
             if (want[k] == 's' && !precise && next < 64) strings |= 1ull << next;
             bool pointer = got == 'p' || got == 'c' || got == 'v';
-            bool bad = got == '-' || (want[k] == '*' && (got == 'f' || pointer)) ||
+            bool bad = got == '-' || structure || (want[k] == '*' && (got == 'f' || pointer)) ||
                        (want[k] == 'i' && got != 'i') || (want[k] == 'l' && (got == 'i' || got == 'f')) ||
                        (want[k] == 'f' && got != 'f') || (want[k] == 's' && got != 'c' && got != 'v') ||
                        (want[k] == 'p' && (got == 'f' || got == 'i'));
@@ -8344,7 +8361,15 @@ __attribute__((always_inline)) static inline void memcpy_async(const G& g, const
     }
 }
 }  // namespace cooperative_groups
-#define assert(e) ((e) ? (void)0 : __cc_assert_fail(#e, __LINE__))
+// assert, off where NDEBUG is defined where it is used (-DNDEBUG, or `#define NDEBUG` in the source, whose
+// #include <cassert> is blanked here): NDEBUG left undefined makes __CC_NDEBUG_IS_NDEBUG (0), defined empty or as 1
+// __CC_NDEBUG_IS_ or __CC_NDEBUG_IS_1 (1). Off, the condition is compiled but not evaluated.
+#define __CC_NDEBUG_VALUE(x) __CC_NDEBUG_PASTE(x)
+#define __CC_NDEBUG_PASTE(x) __CC_NDEBUG_IS_##x
+#define __CC_NDEBUG_IS_NDEBUG 0
+#define __CC_NDEBUG_IS_ 1
+#define __CC_NDEBUG_IS_1 1
+#define assert(e) ((__CC_NDEBUG_VALUE(NDEBUG) || (e)) ? (void)0 : __cc_assert_fail(#e, __LINE__))
 
 // ---------------------------------------------------------------------------------------
 // The C++ library's math overloads against CUDA's (crt/math_functions.hpp)
