@@ -154,6 +154,26 @@ def test_a_name_expression_may_name_a_template_kernel_in_a_namespace(backend):
     assert cuda.asnumpy(y).tolist() == [2.5] * 4 and cuda.asnumpy(z).tolist() == [0, 3, 6, 9]
 
 
+def test_overloaded_kernels_are_refused_by_name_as_nvrtc_refuses_them():
+    """Red team 12-07b: two C++ kernels `k(float*, int)` and `k(int*, int)` with name_expressions=['k'] silently
+    used the last one (a float array was told to become int32). NVRTC cannot tell which one 'k' means: neither can
+    we; each kernel named apart runs."""
+    source = r"""
+__global__ void k(float* c, int n) { int i = threadIdx.x; if (i < n) c[i] = i; }
+__global__ void k(int* c, int n) { int i = threadIdx.x; if (i < n) c[i] = 2 * i; }
+"""
+    with pytest.raises(cuda.CompileError, match=r"name expression 'k': the source defines two or more __global__ "
+                                                r"functions named 'k' \(C\+\+ overloads"):
+        cuda.RawModule(code=source, backend="cpu", name_expressions=["k"]).get_function("k")
+    with pytest.raises(cuda.CompileError, match=r"kernel 'k' is defined twice, with different parameters"):
+        cuda.RawKernel(source, "k", backend="cpu")((1,), (4,), (np.zeros(4, np.float32), 4))
+    apart = source.replace("void k(float*", "void k_float(float*").replace("void k(int*", "void k_int(int*")
+    module = cuda.RawModule(code=apart, backend="cpu", name_expressions=["k_float", "k_int"])
+    c = np.zeros(4, np.float32)
+    module.get_function("k_float")((1,), (4,), (c, 4))
+    assert c.tolist() == [0, 1, 2, 3]
+
+
 def test_a_name_expression_in_the_wrong_namespace_says_where_the_kernel_is():
     with pytest.raises(cuda.CompileError, match=r"the source's 'fill' is 'ops::fill', not 'other::fill'"):
         cuda.RawModule(code=NAMESPACED, backend="cpu", name_expressions=["other::fill<float>"])

@@ -745,6 +745,7 @@ class Source:
     cpu_text: str = ""  # the rewritten source the CPU backend compiles
     trace_text: str = ""  # the same with every `if` condition reported (kernel.profile's build)
     lines: list[str] = field(default_factory=list)
+    overloaded: set = field(default_factory=set)  # C++ kernels defined with two parameter lists (`k(float*)`, `k(int*)`)
     templates: dict = field(default_factory=dict)  # kernel name → _Function (template or C++ name)
     globals: dict = field(default_factory=dict)  # __constant__/__device__ variable → line
     global_scopes: dict = field(default_factory=dict)  # those of them in a namespace → `ns::`
@@ -783,6 +784,12 @@ class Source:
             if name in self.problems:
                 raise CompileError(f"kernel '{name}': {self.problems[name]}")
             return self.kernels[name]
+        if name in self.overloaded:
+            raise CompileError(
+                f"kernel '{name}' is defined twice, with different parameters (C++ overloads): CuPy finds a kernel "
+                f"by one name, and neither a RawKernel nor a name expression can tell which '{name}' it means (NVRTC: "
+                f"'cannot determine which instance of overloaded function'). Give each kernel its own name, "
+                f'extern "C" __global__ void {name}_float(...), {name}_int(...).')
         if name in self.not_extern_c or name in self.templates:
             raise CompileError(
                 f"kernel '{name}' is not declared extern \"C\": CuPy finds a kernel by its C name, "
@@ -2042,7 +2049,7 @@ def parse(text: str, options=()) -> Source:
     _exchange_stores(tokens, functions, replace)
     _function_pointer_types(tokens, text, aliases, replace)
     _checked_deduction_guides(tokens, text, replace)
-    kernels, problems, not_extern_c, templates = {}, {}, set(), {}
+    kernels, problems, not_extern_c, templates, signatures = {}, {}, set(), {}, {}
     constants = _numeric_defines(all_tokens, defines)
     type_bodies = {open_: close for _, open_, close in _struct_definitions(tokens, ("struct", "class", "union"))}
     # Structs whose `operator()` returns a reference (`float& operator()(int r, int c) { return d[r * w + c]; }`):
@@ -2181,6 +2188,8 @@ def parse(text: str, options=()) -> Source:
         if not f.is_global:
             continue
         if f.template or not f.extern_c:
+            if f.body and not f.template and not f.extern_c:  # (C++ overloads: `k(float*)` and `k(int*)`)
+                signatures.setdefault(f.name, set()).add(tuple((tuple(r.words), r.stars) for r in f.raws))
             if f.body or f.name not in templates:
                 templates[f.name] = f
             if not f.extern_c:
@@ -2324,6 +2333,7 @@ def parse(text: str, options=()) -> Source:
         kernels=kernels,
         problems=problems,
         not_extern_c=not_extern_c - set(kernels),
+        overloaded={name for name, kinds in signatures.items() if len(kinds) > 1},
         uses_barriers=any(t.kind == "ident" and t.text in _BARRIERS for t in tokens),
         dynamic_shared=dynamic_shared,
         dynamic_shared_item=_common({_item_bytes(dynamic_lines[name][1].split()) for name in dynamic_shared}),
@@ -2665,6 +2675,11 @@ def instantiate(source: Source, expression: str) -> Kernel:
     written, name, arguments = re.sub(r"\s+", "", m.group(1)).lstrip(":"), m.group(2), m.group(3)
     if arguments is None and name in source.kernels:
         return source.kernel(name)
+    if name in source.overloaded:  # (NVRTC: "cannot determine which instance of overloaded function")
+        raise CompileError(f"name expression {expression!r}: the source defines two or more "
+                           f"__global__ functions named '{name}' (C++ overloads, with different parameters), and a name "
+                           "expression cannot tell which one it means (NVRTC refuses it too: 'cannot determine which "
+                           "instance of overloaded function'). Give each kernel its own name (`k_float`, `k_int`).")
     f = source.templates.get(name)
     if f is not None and written and written != f.qualifier:  # `ops::fill<float>`: the namespace must be its own
         raise CompileError(f"name expression {expression!r}: the source's '{name}' is "
