@@ -287,3 +287,59 @@ def test_a_grid_sized_for_another_size_argument_than_the_guard_asks_which_size_i
     message = next(m for m in kernel_module.launch_warnings(rules, k.params, (3, 1, 1), (32, 1, 1), values)
                    if "guard" in m)
     assert "fsize" not in message
+
+
+def test_launch_mistakes_of_the_host_side_say_what_to_write():
+    """Red team 12-07b: arguments spread out (`k(1, 8, a, c, 8)`) got Python's 'takes 4 positional arguments but 6
+    were given'; a grid from a division, a float or bool shared_mem, a complex128 array for a float2*, __brkpt() and
+    asm("trap;") each get words that say what to write."""
+    k = cuda.RawKernel('extern "C" __global__ void k(float* c, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; '
+                       "if (i < n) c[i] = i; }", "k", backend="cpu")
+    c = np.zeros(1000, np.float32)
+    with pytest.raises(TypeError, match=r"the kernel's arguments go in one tuple, the third argument: k\(grid, block, "
+                                         r"\(a, b, n\)\); this call passed 2 separate values after grid and block"):
+        k(4, 256, c, 1000)
+    with pytest.raises(TypeError, match=r"got \(3\.90625,\); a division gives a float: round up with // instead, e\.g\. "
+                                         r"\(n \+ 255\) // 256 blocks of 256"):
+        k((1000 / 256,), 256, (c, 1000))
+    with pytest.raises(TypeError, match=r"shared_mem must be a whole number of bytes \(an int\), got float 16\.0; use "
+                                         r"int\(\.\.\.\) or // \(e\.g\. shared_mem=16\)"):
+        k(4, 256, (c, 1000), shared_mem=4 * 4.0)
+    with pytest.raises(TypeError, match=r"got bool True"):
+        k(4, 256, (c, 1000), shared_mem=True)
+    k(4, 256, (c, 1000), shared_mem=np.int64(16))
+    assert c[999] == 999
+    pairs = cuda.RawKernel('extern "C" __global__ void k(const float2* z, float* out) { out[threadIdx.x] = '
+                           "z[threadIdx.x].x * 10 + z[threadIdx.x].y; }", "k", backend="cpu")
+    out = np.zeros(2, np.float32)
+    with pytest.raises(TypeError, match=r"needs pairs of float32 values, but the array holds complex128; convert it with "
+                                         r"a\.astype\(np\.complex64\)"):
+        pairs(1, 2, (np.array([1 + 2j, 3 + 4j]), out))
+    pairs(1, 2, (np.array([1 + 2j, 3 + 4j]).astype(np.complex64), out))
+    assert out.tolist() == [12, 34]
+    for body, expected in (('asm("trap;")', r"called __trap\(\)"), ("__brkpt()", r"reached __brkpt\(\), a breakpoint"),
+                           ('asm volatile("brkpt;")', r"reached __brkpt\(\)")):
+        stop = cuda.RawKernel(f'extern "C" __global__ void k(int* d) {{ if (threadIdx.x == 3) {body}; }}', "k",
+                              backend="cpu")
+        with pytest.raises(cuda.KernelError, match=expected) as info:
+            stop(1, 8, (np.zeros(1, np.int32),))
+        assert info.value.thread == (3, 0, 0)
+
+
+def test_a_complex_scalar_passes_as_a_cucomplex_of_its_precision():
+    """Red team 12-07b: np.complex64 for a cuFloatComplex (a float2 by value) was refused, though CuPy passes it
+    (the same 8 bytes); a Python complex (two doubles) is told to become np.complex64, and is right for a
+    cuDoubleComplex."""
+    single = cuda.RawKernel('#include <cuComplex.h>\nextern "C" __global__ void k(cuFloatComplex z, float* out) { '
+                            "out[0] = cuCrealf(z); out[1] = cuCimagf(z); }", "k", backend="cpu")
+    out = np.zeros(2, np.float32)
+    single(1, 1, (np.complex64(1 + 2j), out))
+    assert out.tolist() == [1, 2]
+    with pytest.raises(TypeError, match=r"a cuFloatComplex is two float32 values, but got complex \(1\+2j\), two doubles "
+                                         r".*pass np\.complex64\(z\)"):
+        single(1, 1, (1 + 2j, out))
+    double = cuda.RawKernel('#include <cuComplex.h>\nextern "C" __global__ void k(cuDoubleComplex z, double* out) { '
+                            "out[0] = cuCreal(z); out[1] = cuCimag(z); }", "k", backend="cpu")
+    out = np.zeros(2)
+    double(1, 1, (3 - 1j, out))
+    assert out.tolist() == [3, -1]

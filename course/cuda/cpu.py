@@ -6331,8 +6331,10 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     "launch blocks of that size, or declare it with the launch's (one #define or template constant "
                     "for both).")
     elif kind == TRAP:
-        what = "called __trap()"
-        hint = ""
+        what = "called __trap()" if fault.op != 1 else ("reached __brkpt(), a breakpoint: with no debugger to stop "
+                                                        "in, the launch fails there, as on a GPU")
+        hint = "" if fault.op != 1 else ("Take it out to run on, or print what you wanted to look at (printf) and "
+                                         "return.")
     elif kind == UNREACHABLE:
         what = "reached __builtin_unreachable(), which promises the compiler that no thread ever gets there"
         hint = ("The compiler builds the code around that promise (a switch's default, an if's other branch is "

@@ -460,10 +460,15 @@ class RawKernel:
                 self._compiled.kernel.max_dynamic_shared_size_bytes = self._max_dynamic_shared
         return self
 
-    def __call__(self, grid, block, args, *, shared_mem: int = 0, stream=None):
+    def __call__(self, grid, block, args, *extra, shared_mem: int = 0, stream=None):
         """Launch on ``grid`` blocks of ``block`` threads (ints or 1–3 tuples) with ``args``. ``stream``: as
         with CuPy, the stream the launch goes to on a GPU (None: the current one); on the CPU backend a stream
-        or None, and the launch runs synchronously: it has finished when the call returns."""
+        or None, and the launch runs synchronously: it has finished when the call returns. (`extra`: the
+        arguments spread out after the first, `k(grid, block, a, b, n)`: told to make them one tuple.)"""
+        if extra:
+            raise TypeError(f"kernel '{self.name}': the kernel's arguments go in one tuple, the third argument: "
+                            f"k(grid, block, (a, b, n)); this call passed {1 + len(extra)} separate values after grid and block "
+                            "(CuPy's RawKernel takes them the same way)")
         _check_stream(stream, self.name)
         grid3, block3 = self._launch_shape(grid, block, shared_mem)
         values = list(args) if self._unchecked else check_args(self._kernel, args, self.backend)
@@ -545,7 +550,12 @@ class RawKernel:
         if threads > MAX_THREADS_PER_BLOCK:
             raise ValueError(f"kernel '{self.name}': block {block3} has {threads} "
                              f"threads; CUDA allows at most {MAX_THREADS_PER_BLOCK} per block")
-        if not isinstance(shared_mem, (int, np.integer)) or isinstance(shared_mem, bool) or shared_mem < 0:
+        if not isinstance(shared_mem, (int, np.integer)) or isinstance(shared_mem, (bool, np.bool_)):
+            whole = isinstance(shared_mem, (float, np.floating)) and float(shared_mem).is_integer()
+            raise TypeError(f"kernel '{self.name}': shared_mem must be a whole number of bytes (an int), got "
+                            f"{type(shared_mem).__name__} {shared_mem!r}"
+                            + (f"; use int(...) or // (e.g. shared_mem={int(shared_mem)})" if whole else ""))
+        if shared_mem < 0:
             raise ValueError(f"kernel '{self.name}': shared_mem must be a number of bytes >= 0, got {shared_mem!r}")
         bound = self._kernel.max_threads
         if bound and threads > bound:
@@ -1247,8 +1257,13 @@ def _dims(value, what: str, limits, kernel: str) -> tuple[int, int, int]:
     elif isinstance(value, (tuple, list)) and 1 <= len(value) <= 3 and all(is_int(v) for v in value):
         dims = tuple(int(v) for v in value)
     else:
+        parts = value if isinstance(value, (tuple, list)) else (value,)
+        fraction = any(isinstance(v, (float, np.floating)) for v in parts)
         raise TypeError(f"kernel '{kernel}': {what} must be an int or a tuple of 1 to 3 ints "
-                        f"(as in cupy.RawKernel), got {value!r}")
+                        f"(as in cupy.RawKernel), got {value!r}"
+                        + ("; a division gives a float: round up with // instead, e.g. (n + 255) // 256 blocks "
+                           "of 256" if fraction and what == "grid" else "; a division gives a float: use //"
+                           if fraction else ""))
     dims = dims + (1,) * (3 - len(dims))
     for axis, size, limit in zip("xyz", dims, limits):
         if not 1 <= size <= limit:
@@ -1321,6 +1336,15 @@ def _check_struct(kernel: Kernel, p: Param, a, backend_name: str):
     if backend_name == "cupy":
         _note_unchecked(kernel, p)
         return a
+    if p.lanes == 2 and p.dtype in ("float32", "float64") and isinstance(a, (complex, np.complexfloating)):
+        # a complex number for a float2 / double2 (cuFloatComplex, cuDoubleComplex): its real and imaginary parts,
+        # as CuPy passes a complex of the same precision (complex64 for float2; a Python complex is two doubles)
+        pair = np.complex64 if p.dtype == "float32" else np.complex128
+        if np.dtype(type(a)) != np.dtype(pair):
+            raise TypeError(f"{where}: a {p.ctype} is two {_dtype_word(p.dtype)} values, but got {type(a).__name__} "
+                            f"{a!r}, two {'doubles' if p.dtype == 'float32' else 'floats'} (CuPy would pass its bytes "
+                            f"as they are): pass np.{pair.__name__}(z)")
+        a = (a.real, a.imag)
     if p.dtype is not None and isinstance(a, (tuple, list)) or (
             p.dtype is not None and isinstance(a, np.ndarray) and a.dtype.names is None):
         values = np.asarray(a)
@@ -1479,6 +1503,11 @@ def _check_array(kernel: Kernel, p: Param, a, backend_name: str):
             raise TypeError(f"{where}: needs float32 elements, but the array holds {a.dtype} (half precision?); "
                             f"declare the parameter `{'const ' if p.const else ''}__half* {p.name}` (numpy.float16) "
                             f"or convert the array with a.astype(np.float32)")
+        elif a.dtype.kind == "c" and p.lanes == 2 and p.dtype in ("float32", "float64"):
+            # complex numbers for a float2* / double2* (cuComplex): the pair's own complex type, not its floats
+            pair = "complex64" if p.dtype == "float32" else "complex128"
+            raise TypeError(f"{where}: needs pairs of {_dtype_word(p.dtype)} values, but the array holds {a.dtype}; "
+                            f"convert it with a.astype(np.{pair}) (each number's real and imaginary parts as x and y)")
         else:
             convert = f"t.to(torch.{p.dtype})" if tensor and p.dtype != "bfloat16" else _astype(p.dtype)
             if fields and len(set(fields)) == 1:

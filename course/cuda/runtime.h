@@ -5407,10 +5407,10 @@ static inline unsigned __cc_ptx_lanemask_eq() { return 1u << __cc_ptx_laneid(); 
 static inline unsigned long long __cc_ptx_clock64() { return (unsigned long long)__cc_now_ns(); }
 static inline unsigned __cc_ptx_clock() { return (unsigned)__cc_now_ns(); }
 static inline unsigned long long __cc_ptx_globaltimer() { return (unsigned long long)__cc_now_ns(); }
-#define __trap() __cc_fail(__CC_TRAP, __LINE__)
+#define __trap() (__cc_fault_out->op = 0, __cc_fail(__CC_TRAP, __LINE__))
 #define __nanosleep(ns) ((void)(ns))  // a thread that sleeps: nothing to wait for here
 #define __cc_unsupported_body() __cc_fail(__CC_UNSUPPORTED, __LINE__)
-#define __brkpt() __cc_fail(__CC_TRAP, __LINE__)
+#define __brkpt() (__cc_fault_out->op = 1, __cc_fail(__CC_TRAP, __LINE__))  // (op 1: named as the breakpoint)
 
 // cuComplex.h (CUDA's complex numbers: float2 and double2 with functions). A source's
 // `#include <cuComplex.h>` becomes the one-line macro __CC_CUCOMPLEX_H, so that a source without it

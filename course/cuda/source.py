@@ -404,6 +404,9 @@ def _ptx_special_registers(text: str) -> str:
             return found.group(0)  # (a 64-bit register into a 32-bit operand, or the other way: left to nvcc)
         return f"{target} = __cc_ptx_{register}();" + "\n" * found.group(0).count("\n")
 
+    # (and `asm("trap;");`, `asm volatile("brkpt;");`: CUDA C's __trap() and __brkpt())
+    text = re.sub(r"\basm\s*(?:volatile\s*|__volatile__\s*)?\(\s*\"\s*(trap|brkpt)\s*;?\s*\"\s*\)",
+                  lambda m: f"__{m.group(1)}()", text)
     return _PTX_MOVE.sub(call, text)
 
 
@@ -825,7 +828,7 @@ class Source:
 # Constructs the CPU backend cannot run: what they are, and what to do instead.
 _PTX = ("inline PTX assembly",
         "write the operation in CUDA C (most PTX instructions have an intrinsic: __popc, __brev, "
-        "__funnelshift_l, atomicAdd, __shfl_sync, ...), or run on a GPU")
+        "__funnelshift_l, atomicAdd, __shfl_sync, __trap, ...), or run on a GPU")
 # PTX's special registers that kernels read with inline asm, and their CUDA C (lane = threadIdx.x % 32 for a
 # block whose x is a multiple of 32; in general the thread's index in the block % 32). A read of one in the
 # samples' form runs (_ptx_special_registers, runtime.h's __cc_ptx_*); the CUDA C is the advice for any other.
