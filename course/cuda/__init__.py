@@ -119,8 +119,9 @@ an integer division by zero, a ``__builtin_unreachable()`` reached, the end of a
 reached without a ``return`` (nvcc's "missing return statement" warning is given at compile time too), a ``malloc``
 past the device heap's 8 MiB (``set_heap_size``; the fault that follows
 says malloc returned NULL), a ``printf`` whose format takes another kind of value than it is given
-(``%d`` of a float, ``%f`` of an int, ``%s`` of a number: a GPU prints a meaningless number) or more values
-than it is given, the time limit, a crash.
+(``%d`` of a float, ``%f`` of an int, ``%s`` of a number, any conversion of a ``__half``, a ``float2`` or
+``threadIdx``: a GPU prints a meaningless number) or more values than it is given (or more than CUDA's 32), a failed
+``assert`` (off with ``-DNDEBUG``, as with nvcc), ``__trap()``, the time limit, a crash.
 With the sanitizer on — ``RawKernel(..., sanitize=True)``, ``COURSE_CUDA_SANITIZE=1``, a learner's
 ``backend="cpu"`` and every ``course.checks.check_kernel`` — it also catches data races on shared memory (between barriers,
 and between ``__syncwarp()`` calls for lanes of one warp, where a call of a sub-mask (``__syncwarp(0xffff)``, a
