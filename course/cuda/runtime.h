@@ -4882,13 +4882,16 @@ static inline unsigned int __cc_lanes(unsigned int a, unsigned int b, F f) {
     return r;
 }
 static inline long long __cc_clamp(long long v, long long lo, long long hi) { return v < lo ? lo : v > hi ? hi : v; }
+// (Each a template whose parameter does nothing: GCC instantiates a template that a plain inline function
+// calls in every module, the kernel calling it or not, and these lanes and lambdas took 0.01 s of each
+// module's compile; a template of their own is instantiated only where a kernel calls it.)
 #define __CC_SIMD(NAME, EXPR) \
-    static inline unsigned int NAME##2(unsigned int a, unsigned int b) { \
+    template <int = 0> static inline unsigned int NAME##2(unsigned int a, unsigned int b) { \
         const long long ones = 0xffff, smin = -32768, smax = 32767, umax = 65535; (void)ones; (void)smin; (void)smax; (void)umax; \
         return __cc_lanes<16>(a, b, [&](long long ux, long long uy, long long sx, long long sy) -> long long { \
             (void)ux; (void)uy; (void)sx; (void)sy; return EXPR; }); \
     } \
-    static inline unsigned int NAME##4(unsigned int a, unsigned int b) { \
+    template <int = 0> static inline unsigned int NAME##4(unsigned int a, unsigned int b) { \
         const long long ones = 0xff, smin = -128, smax = 127, umax = 255; (void)ones; (void)smin; (void)smax; (void)umax; \
         return __cc_lanes<8>(a, b, [&](long long ux, long long uy, long long sx, long long sy) -> long long { \
             (void)ux; (void)uy; (void)sx; (void)sy; return EXPR; }); \
@@ -4929,26 +4932,26 @@ __CC_SIMD(__vsetleu, ux <= uy)
 __CC_SIMD(__vsetlts, sx < sy)
 __CC_SIMD(__vsetltu, ux < uy)
 #undef __CC_SIMD
-static inline unsigned int __vsads2(unsigned int a, unsigned int b) {
+template <int = 0> static inline unsigned int __vsads2(unsigned int a, unsigned int b) {
     return __cc_lanes<16, true>(a, b, [](long long, long long, long long x, long long y) { return x > y ? x - y : y - x; });
 }
-static inline unsigned int __vsadu2(unsigned int a, unsigned int b) {
+template <int = 0> static inline unsigned int __vsadu2(unsigned int a, unsigned int b) {
     return __cc_lanes<16, true>(a, b, [](long long x, long long y, long long, long long) { return x > y ? x - y : y - x; });
 }
-static inline unsigned int __vsads4(unsigned int a, unsigned int b) {
+template <int = 0> static inline unsigned int __vsads4(unsigned int a, unsigned int b) {
     return __cc_lanes<8, true>(a, b, [](long long, long long, long long x, long long y) { return x > y ? x - y : y - x; });
 }
-static inline unsigned int __vsadu4(unsigned int a, unsigned int b) {
+template <int = 0> static inline unsigned int __vsadu4(unsigned int a, unsigned int b) {
     return __cc_lanes<8, true>(a, b, [](long long x, long long y, long long, long long) { return x > y ? x - y : y - x; });
 }
-static inline unsigned int __vabs2(unsigned int a) { return __vabsdiffs2(a, 0); }
-static inline unsigned int __vabs4(unsigned int a) { return __vabsdiffs4(a, 0); }
-static inline unsigned int __vabsss2(unsigned int a) { return __cc_lanes<16>(a, 0, [](long long, long long, long long x, long long) { return __cc_clamp(x < 0 ? -x : x, 0, 32767); }); }
-static inline unsigned int __vabsss4(unsigned int a) { return __cc_lanes<8>(a, 0, [](long long, long long, long long x, long long) { return __cc_clamp(x < 0 ? -x : x, 0, 127); }); }
-static inline unsigned int __vneg2(unsigned int a) { return __vsub2(0, a); }
-static inline unsigned int __vneg4(unsigned int a) { return __vsub4(0, a); }
-static inline unsigned int __vnegss2(unsigned int a) { return __vsubss2(0, a); }
-static inline unsigned int __vnegss4(unsigned int a) { return __vsubss4(0, a); }
+template <int = 0> static inline unsigned int __vabs2(unsigned int a) { return __vabsdiffs2(a, 0); }
+template <int = 0> static inline unsigned int __vabs4(unsigned int a) { return __vabsdiffs4(a, 0); }
+template <int = 0> static inline unsigned int __vabsss2(unsigned int a) { return __cc_lanes<16>(a, 0, [](long long, long long, long long x, long long) { return __cc_clamp(x < 0 ? -x : x, 0, 32767); }); }
+template <int = 0> static inline unsigned int __vabsss4(unsigned int a) { return __cc_lanes<8>(a, 0, [](long long, long long, long long x, long long) { return __cc_clamp(x < 0 ? -x : x, 0, 127); }); }
+template <int = 0> static inline unsigned int __vneg2(unsigned int a) { return __vsub2(0, a); }
+template <int = 0> static inline unsigned int __vneg4(unsigned int a) { return __vsub4(0, a); }
+template <int = 0> static inline unsigned int __vnegss2(unsigned int a) { return __vsubss2(0, a); }
+template <int = 0> static inline unsigned int __vnegss4(unsigned int a) { return __vsubss4(0, a); }
 // Hopper's DPX instructions (dynamic programming: Smith-Waterman, Needleman-Wunsch): max or min
 // of three, of a sum and a third value, with an optional ReLU (max with 0), on 32-bit integers or
 // on the two 16-bit halves of an unsigned int (sums wrap in 16 bits).
@@ -5131,21 +5134,22 @@ static inline float __cc_fast_pow(float x, float y) {
     return powf(x, y);
 }
 #define __powf(a, b) __cc_fast_pow((float)(a), (float)(b))
+// (templates for the reason the SIMD functions above are)
 #define __CC_DIRECTED(SUFFIX, MODE) \
-    static inline float __fadd_##SUFFIX(float a, float b) { return __cc_add_dir(a, b, MODE); } \
-    static inline float __fsub_##SUFFIX(float a, float b) { return __cc_add_dir(a, -b, MODE); } \
-    static inline float __fmul_##SUFFIX(float a, float b) { return __cc_mul_dir(a, b, MODE); } \
-    static inline float __fdiv_##SUFFIX(float a, float b) { return __cc_div_dir(a, b, MODE); } \
-    static inline float __frcp_##SUFFIX(float x) { return __cc_div_dir(1.0f, x, MODE); } \
-    static inline float __fsqrt_##SUFFIX(float x) { return __cc_sqrt_dir(x, MODE); } \
-    static inline float __fmaf_##SUFFIX(float a, float b, float c) { return __cc_fma_dir(a, b, c, MODE); } \
-    static inline double __fma_##SUFFIX(double a, double b, double c) { return __cc_fma_dir(a, b, c, MODE); } \
-    static inline double __dadd_##SUFFIX(double a, double b) { return __cc_add_dir(a, b, MODE); } \
-    static inline double __dsub_##SUFFIX(double a, double b) { return __cc_add_dir(a, -b, MODE); } \
-    static inline double __dmul_##SUFFIX(double a, double b) { return __cc_mul_dir(a, b, MODE); } \
-    static inline double __ddiv_##SUFFIX(double a, double b) { return __cc_div_dir(a, b, MODE); } \
-    static inline double __drcp_##SUFFIX(double x) { return __cc_div_dir(1.0, x, MODE); } \
-    static inline double __dsqrt_##SUFFIX(double x) { return __cc_sqrt_dir(x, MODE); }
+    template <int = 0> static inline float __fadd_##SUFFIX(float a, float b) { return __cc_add_dir(a, b, MODE); } \
+    template <int = 0> static inline float __fsub_##SUFFIX(float a, float b) { return __cc_add_dir(a, -b, MODE); } \
+    template <int = 0> static inline float __fmul_##SUFFIX(float a, float b) { return __cc_mul_dir(a, b, MODE); } \
+    template <int = 0> static inline float __fdiv_##SUFFIX(float a, float b) { return __cc_div_dir(a, b, MODE); } \
+    template <int = 0> static inline float __frcp_##SUFFIX(float x) { return __cc_div_dir(1.0f, x, MODE); } \
+    template <int = 0> static inline float __fsqrt_##SUFFIX(float x) { return __cc_sqrt_dir(x, MODE); } \
+    template <int = 0> static inline float __fmaf_##SUFFIX(float a, float b, float c) { return __cc_fma_dir(a, b, c, MODE); } \
+    template <int = 0> static inline double __fma_##SUFFIX(double a, double b, double c) { return __cc_fma_dir(a, b, c, MODE); } \
+    template <int = 0> static inline double __dadd_##SUFFIX(double a, double b) { return __cc_add_dir(a, b, MODE); } \
+    template <int = 0> static inline double __dsub_##SUFFIX(double a, double b) { return __cc_add_dir(a, -b, MODE); } \
+    template <int = 0> static inline double __dmul_##SUFFIX(double a, double b) { return __cc_mul_dir(a, b, MODE); } \
+    template <int = 0> static inline double __ddiv_##SUFFIX(double a, double b) { return __cc_div_dir(a, b, MODE); } \
+    template <int = 0> static inline double __drcp_##SUFFIX(double x) { return __cc_div_dir(1.0, x, MODE); } \
+    template <int = 0> static inline double __dsqrt_##SUFFIX(double x) { return __cc_sqrt_dir(x, MODE); }
 __CC_DIRECTED(rz, 1)
 __CC_DIRECTED(ru, 2)
 __CC_DIRECTED(rd, 3)
