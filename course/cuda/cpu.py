@@ -943,7 +943,7 @@ def _compile(source: Source, unit: str, flags: list[str], compiler: str, target:
         libraries = LIBRARIES
         if _UNDEFINED in flags and _is_gcc(compiler):  # GCC would link libubsan: runtime.h has the handlers
             libraries = ["-nodefaultlibs", *LIBRARIES, "-lstdc++", "-lm", "-lc", "-lgcc_s", "-lgcc"]
-        command = [compiler, *FLAGS, *flags, *linked, "-o", "module.so", "module.cpp",
+        command = [compiler, *FLAGS, *flags, *linked, "-pipe", "-o", "module.so", "module.cpp",
                    *([str(runtime / "runtime.o")] if runtime else []), *libraries,
                    *_linker_flags(compiler, tuple(f for f in flags if f.startswith("-mtls-dialect")))]
         try:
