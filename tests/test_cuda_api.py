@@ -162,6 +162,30 @@ def test_the_runtime_is_compiled_once_per_build_kind_and_linked_into_each_module
     assert cpu._prebuilt_runtime(compiler, ["-D__CC_SANITIZE"]) is None
 
 
+def test_modules_link_with_gold_where_it_works_and_are_the_same_with_the_default_linker(tmp_path, monkeypatch):
+    """GNU gold links a module where the compiler has it and the probe's library (a thread_local, the module's TLS
+    flags) links and loads; a compiler that fails the probe, or none, gets the default linker; and a module linked
+    either way runs alike, a fault naming the same line."""
+    compiler = cpu.find_compiler()
+    assert cpu._linker_flags("/nonexistent/g++") == ()
+    if sys.platform.startswith("linux") and cpu._is_gcc(compiler) and shutil.which("ld.gold"):
+        assert cpu._linker_flags(compiler, ("-mtls-dialect=gnu2",)) == ("-fuse-ld=gold",)
+    messages = []
+    for linker in ("probed", "default"):
+        monkeypatch.setenv("COURSE_CUDA_CACHE", str(tmp_path / linker))
+        if linker == "default":
+            monkeypatch.setattr(cpu, "_linker_flags", lambda compiler, tls=(): ())
+        source = ADD + f"// linked by the {linker} linker\n"  # (not the module the process loaded already)
+        x = np.zeros(4, np.float32)
+        cuda.RawKernel(source, "add_one", backend="cpu")((1,), (4,), (x, 4))
+        assert (x == 1).all()
+        with pytest.raises(cuda.KernelError) as info:
+            cuda.RawKernel(source.replace("if (i < n) ", ""), "add_one", backend="cpu", sanitize=True)((1,), (8,), (x, 4))
+        messages.append(str(info.value))
+        assert len(list((tmp_path / linker).glob("*.so"))) == 2
+    assert messages[0] == messages[1] and "accessed x[4]" in messages[0]
+
+
 def test_without_the_prebuilt_runtime_each_module_is_one_translation_unit(tmp_path, monkeypatch, capsys):
     """Where runtime.o does not build (another compiler), a module compiles runtime and kernel together, and
     everything works as with it: output, a fault's line, a sanitized launch's race."""
