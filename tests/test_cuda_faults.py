@@ -1459,6 +1459,27 @@ def test_compile_error_shows_the_learners_line(tmp_path, monkeypatch):
     assert_alive()
 
 
+@pytest.mark.parametrize("call, named", [("std::cyl_bessel_j(0.0f, x[i])", True), ("std::riemann_zeta(x[i])", True),
+                                         ("std::beta(x[i], 2.0f)", True), ("beta(x[i], 2.0f)", False)])
+def test_cpp17_special_functions_are_host_code_and_the_error_names_cudas_own(call, named):
+    """std::cyl_bessel_j and the rest of C++17's special functions, which nvcc refuses in a kernel, are not there
+    (runtime.h leaves them out); the error names CUDA's device functions. A learner's own `beta`, not declared, is
+    not taken for std::beta."""
+    source = f"""
+#include <cmath>
+extern "C" __global__ void k(float* x) {{
+    int i = threadIdx.x;
+    x[i] = {call};
+}}"""
+    with pytest.raises(cuda.CompileError) as info:
+        cuda.RawKernel(source, "k", backend="cpu").compile()
+    message = str(info.value)
+    assert "kernel.cu:5:" in message
+    assert ("one of C++17's special functions, host code: nvcc refuses it in a kernel too" in message) == named
+    if named:
+        assert "cyl_bessel_i0f" in message and "jnf" in message
+
+
 def test_a_compile_error_in_the_learners_expression_shows_no_operator_of_the_emulator():
     """`x[i] + bias ? ...` (a float plus a pointer): g++ tried every operator+ the emulator's header defines for half
     and vector types and listed each, with its macro and a std::enable_if error, under the learner's own error;

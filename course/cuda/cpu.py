@@ -833,6 +833,24 @@ _FLOAT_OR_DOUBLE_MATH = frozenset("""
     cyl_bessel_i0 cyl_bessel_i1""".split())
 
 
+_SPECIAL_FUNCTIONS = re.compile(  # (std::beta, or a name of the kind only they have: a learner's beta may be undeclared)
+    r"[‘']((?:cyl_bessel_[ijk]|cyl_neumann|sph_bessel|sph_neumann|sph_legendre|assoc_laguerre|assoc_legendre|"
+    r"comp_ellint_[123]|ellint_[123]|expint|riemann_zeta)[fl]?)[’'] (?:is not a member of [‘']std[’']|was not declared "
+    r"in this scope)|[‘']((?:beta|hermite|laguerre|legendre)[fl]?)[’'] is not a member of [‘']std[’']")
+
+
+def _special_function_hint(output: str) -> str:
+    """C++17's special functions (std::cyl_bessel_j, std::beta, ...), which runtime.h leaves out: host code that nvcc
+    refuses in a kernel too; CUDA's device functions for the same."""
+    found = _SPECIAL_FUNCTIONS.search(output)
+    if not found:
+        return ""
+    return (f"\nstd::{found.group(1) or found.group(2)} is one of C++17's special functions, host code: nvcc refuses it in a kernel too "
+            "(calling a __host__ function from a __global__ function). CUDA's device math has its own: j0f, j1f, jnf "
+            "and y0f, y1f, ynf (Bessel functions of the first and second kind), cyl_bessel_i0f and cyl_bessel_i1f, "
+            "erff, erfcf, lgammaf and tgammaf (the double versions without the f); others you write as a series.")
+
+
 def _math_overload_hint(output: str) -> str:
     """min/max of two numbers that none of CUDA's overloads pairs (max(x, 0) of a float x, min(size_t,
     unsigned)), and a math function given an int (sqrt(n), pow(2, 3)) or a float and a double (pow(x, 0.5)):
@@ -978,7 +996,7 @@ def _compile(source: Source, unit: str, flags: list[str], compiler: str, target:
                        r"size of array \S+ is not an integral constant|"
                        r"__cc_fresh_local\(\w[^)]*\[[^\]0-9]", output) else "")  # (sanitized: float [n])
                 + _mixed_half_hint(output) + _vector_operator_hint(output) + _call_hint(output)
-                + _math_overload_hint(output)
+                + _math_overload_hint(output) + _special_function_hint(output)
                 + ("\nThe kernel stores into const data: through a `const T*` pointer, or through a template's `T*` "
                    "parameter given a const array (T is then `const float`, as nvcc deduces it). Store through a "
                    "pointer without const, or do not store there." if re.search(
