@@ -5458,6 +5458,39 @@ extern "C" __global__ void k(const int* x, int* totals, int per_block) {
     assert totals[0] == x.sum()
 
 
+@pytest.mark.parametrize("barrier, threads, handed_over", [("__syncthreads();", 32, True), ("__syncwarp();", 32, True),
+                                                          ("", 32, False), ("__syncwarp();", 64, False),
+                                                          ("__syncthreads();", 64, True)])
+def test_a_one_warp_blocks_syncwarp_before_lane_0s_fence_and_flag_hands_its_writes_to_another_block(
+        barrier, threads, handed_over):
+    """Every lane stores, __syncwarp(), lane 0 fences and sets a volatile flag; another block waits for it: in a block
+    of one warp the __syncwarp() orders every thread's store before lane 0's fence, as __syncthreads() would (it was
+    reported as a race). In a block of two warps it orders only warp 0's, and without it nothing orders the others'."""
+    source = f"""
+extern "C" __global__ void k(const float* x, float* data, int* flag, float* out) {{
+    int t = threadIdx.x;
+    if (blockIdx.x == 0) {{
+        data[t] = x[t] * 2.0f;  // STORE
+        {barrier}
+        if (t == 0) {{ __threadfence(); ((volatile int*)flag)[0] = 1; }}
+    }} else {{
+        if (t == 0) {{ while (((volatile int*)flag)[0] == 0) {{ }} __threadfence(); }}
+        __syncthreads();
+        out[t] = data[blockDim.x - 1 - t];  // READ
+    }}
+}}"""
+    x = np.arange(threads, dtype=np.float32)
+    data, flag, out = np.zeros(threads, np.float32), np.zeros(1, np.int32), np.zeros(threads, np.float32)
+    if handed_over:
+        kernel("k", source)((2,), (threads,), (x, data, flag, out))
+        np.testing.assert_array_equal(out, 2 * x[::-1])
+    else:
+        with pytest.raises(cuda.KernelError, match=r"reads data\[\d+\], which thread \(\d+, 0, 0\) of block \(0, 0, 0\) "
+                                                   r"wrote at line %d" % line_of("STORE", source)) as info:
+            kernel("k", source)((2,), (threads,), (x, data, flag, out))
+        assert info.value.line == line_of("READ", source)
+
+
 @pytest.mark.parametrize("wait, warned", [("while (flag[0] == 0) { }", True), ("while (*flag == 0);", True),
                                           ("do { __nanosleep(32); } while (flag[0] == 0);", True),
                                           ("while (*(volatile int*)flag == 0) { }", False),
@@ -5486,6 +5519,13 @@ extern "C" __global__ void k(float* data, int* flag, int* tickets, float* y) {{
         assert "with a plain read" in messages[0] and "volatile" in messages[0]
     else:
         assert messages == []
+    # Shown once per source, as a GPU's compiler warns once per compile (CuPy compiles a source once): the same
+    # source again says nothing, an edited one (a comment added: a learner's next try) is warned about again
+    for again, shown in ((source, 0), (source + "// next try\n", int(warned))):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            kernel("k", again)((3,), (32,), (np.zeros(1, np.float32), np.zeros(1, np.int32), np.zeros(1, np.int32), y))
+        assert len([w for w in caught if issubclass(w.category, cuda.KernelWarning)]) == shown
 
 
 @pytest.mark.parametrize("uses_ticket", [False, True])

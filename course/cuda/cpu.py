@@ -1018,7 +1018,9 @@ def _compile(source: Source, unit: str, flags: list[str], compiler: str, target:
 #: sizeof a pointer stored in memory here (runtime.h's __cc_ptr: a checked pointer and its bounds)
 _CHECKED_POINTER_BYTES = 32
 
-_warned: set[str] = set()  # each shown once per process (the plain and the sanitized build both have it)
+#: (source, warning): each shown once per process and source (the plain and the sanitized build both have it, and
+#: CuPy compiles a source once); a source edited in any way, a comment even, is compiled again, and warned about again
+_warned: set[tuple[str, str]] = set()
 
 
 def outside_course_cuda(frame):
@@ -1609,9 +1611,9 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
                if 0 < line <= len(source.lines)]
         for message in remarks + _dangling_warnings(source) + _aliased_shared_warnings(source) \
                 + _raw_member_warnings(source) + _idle_shuffle_warnings(source) + cas:
-            # (once per process, whichever line a build's compiler named: the plain and the sanitized
-            # build may name different reads of one variable)
-            once = re.sub(r"^line \d+: |\n    \d+: .*$", "", message) if message in remarks else message
+            # (once per process and source, whichever line a build's compiler named: the plain and the
+            # sanitized build may name different reads of one variable)
+            once = (source.text, re.sub(r"^line \d+: |\n    \d+: .*$", "", message) if message in remarks else message)
             if once not in _warned:
                 _warned.add(once)
                 warnings.warn(f"kernel source {SOURCE_NAME}, {message}", KernelWarning, stacklevel=_user_level())

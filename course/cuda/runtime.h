@@ -6055,6 +6055,14 @@ __CC_RT bool __cc_resolve_warps(int threads, bool converge) {
                         if (mask >> k & 1) __cc_warp_met[base + k] = met;
                 }
                 __cc_warp_call_done(base, mask, exited, lanes);
+                // A block of one warp that all its lanes (but those that returned) sync: a barrier of the block
+                // (its writes, then lane 0's __threadfence() and flag, hand them over to other blocks, as after
+                // a __syncthreads())
+                unsigned all = lanes >= 32 ? ~0u : (1u << lanes) - 1;
+                if (__cc_sanitizing && threads <= 32 && ((mask | exited) & all) == all) {
+                    __cc_barrier_shares_acquires(threads);
+                    __cc_new_epoch();
+                }
             }
             progress = true;
         }
