@@ -1473,6 +1473,28 @@ def test_global_memory_idioms_and_their_messages(recwarn):
         waits.get_function("wait_for_later_block")((2,), (32,), (np.zeros(1, np.int32), np.zeros(2, np.int32)))
 
 
+def test_a_lock_released_without_a_fence_is_told_to_fence_after_the_last_store_it_guards():
+    """Two stores under a lock and no fence before atomicExch releases it: the fence goes after the second store,
+    just before the release, not after the first (which would leave the second unguarded)."""
+    source = r"""
+extern "C" __global__ void k(int* lock, float* total, const float* x) {
+    if (threadIdx.x != 0) return;
+    while (atomicCAS(lock, 0, 1) != 0) { }
+    total[0] = total[0] + x[blockIdx.x];  // FIRST
+    total[1] = total[1] + 1.0f;           // SECOND
+    atomicExch(lock, 0);                  // RELEASE
+}"""
+    with pytest.raises(cuda.KernelError, match=r"no __threadfence\(\) between the store and the handover") as info:
+        kernel("k", source, sanitize=True)((4,), (32,), (np.zeros(1, np.int32), np.zeros(2, np.float32),
+                                                         np.ones(4, np.float32)))
+    assert (f"Add __threadfence() after line {line_of('SECOND', source)}, just before line "
+            f"{line_of('RELEASE', source)}'s `atomicExch(lock, 0)`") in str(info.value)
+    fenced = source.replace("atomicExch(lock, 0);  ", "__threadfence(); atomicExch(lock, 0);")
+    total = np.zeros(2, np.float32)
+    kernel("k", fenced, sanitize=True)((4,), (32,), (np.zeros(1, np.int32), total, np.ones(4, np.float32)))
+    assert total.tolist() == [4, 4]
+
+
 def test_a_volatile_store_handed_over_without_a_fence_is_reported_where_it_is_read():
     module = cuda.RawModule(code=HANDOVER, backend="cpu", sanitize=True)
     line = lambda marker: line_of(marker, HANDOVER)

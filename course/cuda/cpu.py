@@ -5121,6 +5121,27 @@ def _row_major(expression: str) -> tuple[str, str, str] | None:
     return found.group("r", "w", "c") if "c" in found.groupdict() else found.groups()
 
 
+def _handover_after(source: Source, line: int | None) -> tuple[int, int, str] | None:
+    """The first line after `line` (a store that was handed over unfenced) in its function that hands over: an
+    atomic, a volatile store or a libcu++ store (`atomicExch(lock, 0);` releasing a lock, a flag set), with the last
+    line of code before it and the call's text; None if there is none within 40 lines."""
+    if not line:
+        return None
+    body = _function_body(source.text, line)
+    last_line = source.text.count("\n", 0, body[1]) + 1 if body else len(source.lines)
+    previous = line
+    for at in range(line + 1, min(last_line, line + 40) + 1):
+        code = source.line_text(at).split("//", 1)[0]
+        found = re.search(r"\batomic\w*\s*\([^;]*\)|\(\s*volatile\b[^;]*=[^=][^;]*|\.\s*store\s*\([^;]*\)", code)
+        if found:
+            return at, previous, found.group(0).strip()
+        if "__threadfence" in code:
+            return None
+        if code.strip() and code.strip() not in ("{", "}"):
+            previous = at
+    return None
+
+
 def _past_the_row(source: Source, line: int | None, name: str, threads: list, compound_only: bool = False) -> str | None:
     """For an access through a row-major index `r * w + c` where a thread's column lies outside the row (c >= w, or
     below 0): nothing keeps the columns inside the rows, so that thread lands on a neighbouring row's element (two
@@ -7094,9 +7115,14 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                         "blocks through an atomic or a volatile flag, with no __threadfence() between the store "
                         "and the handover: on a GPU other blocks can see the handover before the store, so the "
                         "read may see the old value")
-                hint = (f"Add __threadfence() after line {other_line}, before the atomic (or the flag's store) that "
-                        "tells the other blocks the value is there: an atomic orders no other access by itself, and "
-                        "`volatile` makes each access go to memory but does not keep them in order.")
+                release = _handover_after(source, other_line)
+                place = (f"after line {release[1]}, just before line {release[0]}'s `{release[2]}`, which tells the "
+                         f"other blocks the value is there (one fence there covers line {other_line}'s store and every "
+                         "other before it)" if release and release[1] > other_line else
+                         f"after line {other_line}, before the atomic (or the flag's store) that tells the other blocks "
+                         "the value is there")
+                hint = (f"Add __threadfence() {place}: an atomic orders no other access by itself, and `volatile` makes "
+                        "each access go to memory but does not keep them in order.")
                 if "memory_order_relaxed" in source.text:  # (libcu++'s atomics: the order is the fence)
                     hint += (" With cuda::atomic or cuda::atomic_ref, give the flag's store "
                              "cuda::memory_order_release and the waiting load cuda::memory_order_acquire instead of "
