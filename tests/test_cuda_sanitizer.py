@@ -1473,6 +1473,46 @@ def test_global_memory_idioms_and_their_messages(recwarn):
         waits.get_function("wait_for_later_block")((2,), (32,), (np.zeros(1, np.int32), np.zeros(2, np.int32)))
 
 
+CHAIN = r"""
+extern "C" __global__ void chain(const int* in, int* sums, int* flags) {
+    int b = blockIdx.x;
+    if (threadIdx.x != 0) return;
+    int p = 0;
+    if (b > 0) {
+        while (((volatile int*)flags)[b - 1] == 0) { }  // WAIT
+        __threadfence();
+        p = ((volatile int*)sums)[b - 1];  // READ
+    }
+    sums[b] = p + in[b];  // STORE
+    PUBLISH  // FLAG
+}
+"""
+
+
+@pytest.mark.parametrize("publish, told", [
+    ("__threadfence(); ((volatile int*)flags)[b] = 1;", None),
+    ("__threadfence(); atomicExch(&flags[b], 1);", None),
+    ("__threadfence(); flags[b] = 1;", "Line {FLAG} sets the flag with a plain store, `flags[b] = 1;`, while line "
+                                       "{WAIT} waits for it with a volatile (or atomic) read"),
+    ("((volatile int*)flags)[b] = 1;", "Line {STORE}'s store is handed over by line {FLAG}'s `((volatile int*)flags)[b] "
+                                       "= 1` with no __threadfence() between them"),
+    ("((volatile int*)flags)[b] = 1; __threadfence();", "the fence after the flag comes too late")])
+def test_a_chain_of_blocks_handing_over_through_a_flag_is_told_what_its_publishing_side_lacks(publish, told):
+    """Block b waits for block b - 1's flag, fences and reads its sum: a flag stored plainly, a flag with no fence
+    before it and a fence after the flag are each named as what they are, not as 'blocks cannot wait'."""
+    source = CHAIN.replace("PUBLISH", publish)
+    sums, flags = np.zeros(4, np.int32), np.zeros(4, np.int32)
+    if told is None:
+        kernel("chain", source, sanitize=True)((4,), (32,), (np.arange(1, 5, dtype=np.int32), sums, flags))
+        assert sums.tolist() == [1, 3, 6, 10]
+        return
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("chain", source, sanitize=True)((4,), (32,), (np.arange(1, 5, dtype=np.int32), sums, flags))
+    lines = {m: line_of(m, source) for m in ("WAIT", "READ", "STORE", "FLAG")}
+    assert told.format(**lines) in str(info.value)
+    assert "Blocks cannot wait for each other" not in str(info.value)
+
+
 def test_a_lock_released_without_a_fence_is_told_to_fence_after_the_last_store_it_guards():
     """Two stores under a lock and no fence before atomicExch releases it: the fence goes after the second store,
     just before the release, not after the first (which would leave the second unguarded)."""

@@ -5121,6 +5121,60 @@ def _row_major(expression: str) -> tuple[str, str, str] | None:
     return found.group("r", "w", "c") if "c" in found.groupdict() else found.groups()
 
 
+def _plain_flag_store(source: Source, name: str, line: int | None, other_line: int | None) -> str | None:
+    """For a race on a flag between a loop that waits for it with a volatile or atomic read (`while (((volatile
+    int*)flags)[b - 1] == 0) { }`) and a plain store that sets it (`flags[b] = 1;`): the hint that the store must be
+    atomic or volatile too, after the fence that publishes the data; else None."""
+    code = {n: source.line_text(n).split("//", 1)[0] for n in (line, other_line) if n}
+    wait = next((n for n, text in code.items() if re.search(r"\bwhile\b", text) and re.search(
+        rf"(?:volatile|\batomic\w*\s*\()[^;]*\b{re.escape(name)}\b", text)), None)
+    setter = next((n for n in code if n != wait), None)
+    if not wait or not setter:
+        return None
+    store = re.search(rf"\b{re.escape(name)}\s*\[([^\]]*)\]\s*=(?!=)\s*([^;]+);", code[setter])
+    if not store or re.search(r"volatile|\batomic", code[setter]):
+        return None
+    element = f"{name}[{store.group(1).strip()}]"
+    before = code[setter][:store.start()] + (source.line_text(setter - 1) if setter > 1 else "")
+    fence = ("after the __threadfence() that is there" if "__threadfence" in before else
+             "after a __threadfence() that publishes the data the flag announces")
+    return (f"Line {setter} sets the flag with a plain store, `{element} = {store.group(2).strip()};`, while line {wait} "
+            "waits for it with a volatile (or atomic) read: a plain store is not one the waiting block is sure to see, "
+            "nor in order (the compiler may keep it in a register, move it, or merge it with another), and CUDA's "
+            f"memory model calls the pair a data race. Make the store atomic, `atomicExch(&{element}, "
+            f"{store.group(2).strip()});`, or volatile, `((volatile {_element_type_guess(source, name)}*){name})"
+            f"[{store.group(1).strip()}] = {store.group(2).strip()};`, {fence}.")
+
+
+def _unfenced_handover(source: Source, read: int | None, written: int | None) -> str | None:
+    """For a plain store (line `written`) that its thread hands over through a volatile or atomic flag with no
+    __threadfence() between (`sums[b] = v; ((volatile int*)flags)[b] = 1;`), read by a thread that waited for a flag
+    before the read (line `read`): the hint to fence between the store and the flag; else None."""
+    if not read or not written:
+        return None
+    release = _handover_after(source, written)
+    body = _function_body(source.text, read)
+    start = source.text.count("\n", 0, body[0]) + 1 if body else 1
+    waited = any(re.search(r"\bwhile\b[^;]*(?:volatile|\batomic\w*\s*\()", source.line_text(n).split("//", 1)[0])
+                 for n in range(start, read + 1))
+    if not release or not waited:
+        return None
+    at, last, call = release
+    late = "__threadfence" in source.line_text(at).split("//", 1)[0][source.line_text(at).find(call):]
+    return (f"Line {written}'s store is handed over by line {at}'s `{call}` with no __threadfence() between them, "
+            "so on a GPU another block can see the flag before the value, and read the old one (the waiting side "
+            f"is right: it waits for the flag, then reads). Add __threadfence() after line {last}, just before the "
+            "flag" + (": the fence after the flag comes too late, a fence orders what comes before it with what "
+                      "comes after it." if late else "."))
+
+
+def _element_type_guess(source: Source, name: str) -> str:
+    """The element type of pointer parameter or variable `name` as the source declares it (`int* flags`), else int."""
+    found = re.search(rf"\b((?:unsigned\s+)?(?:int|long long|char|short|float|double|bool|uint\d+_t|int\d+_t))\s*\*\s*"
+                      rf"(?:__restrict__\s+)?{re.escape(name)}\b", source.text)
+    return re.sub(r"\s+", " ", found.group(1)) if found else "int"
+
+
 def _handover_after(source: Source, line: int | None) -> tuple[int, int, str] | None:
     """The first line after `line` (a store that was handed over unfenced) in its function that hands over: an
     atomic, a volatile store or a libcu++ store (`atomicExch(lock, 0);` releasing a lock, a flag set), with the last
@@ -5132,7 +5186,7 @@ def _handover_after(source: Source, line: int | None) -> tuple[int, int, str] | 
     previous = line
     for at in range(line + 1, min(last_line, line + 40) + 1):
         code = source.line_text(at).split("//", 1)[0]
-        found = re.search(r"\batomic\w*\s*\([^;]*\)|\(\s*volatile\b[^;]*=[^=][^;]*|\.\s*store\s*\([^;]*\)", code)
+        found = re.search(r"\batomic\w*\s*\([^;]*\)|(?:\(\s*)+volatile\b[^;]*?=(?!=)[^;]*|\.\s*store\s*\([^;]*\)", code)
         if found:
             return at, previous, found.group(0).strip()
         if "__threadfence" in code:
@@ -7306,6 +7360,10 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                         and (plain := _plain_wait(source)):  # `while (ready == 0) {}` on a plain __device__ flag
                     hint = (f"{plain} And a block may wait only for blocks before it in launch order (a lower "
                             "blockIdx): a later one may not have started yet, and then the wait never ends.")
+                elif flag := _plain_flag_store(source, name, line, other_line):
+                    hint = flag
+                elif mine == 1 and (unfenced := _unfenced_handover(source, line, other_line)):
+                    hint = unfenced
             if warp_step:  # `v[tid] += v[tid + 16]` (volatile v) by the lanes of one warp
                 hint = ("The threads of a warp do not run in lockstep (since Volta), so `volatile` alone does not "
                         f"order them: put __syncwarp() between one thread's read and the other's write. {_WARP_STEP_FIX}")
@@ -7345,7 +7403,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             hint = counted  # `int slot = off[b] + fill[b]; fill[b] = fill[b] + 1;`, `start = *tail; *tail += k;`
         elif kept := _extreme_by_hand(source, name, line, other_line):
             hint = kept  # `if (label[v] < label[u]) label[u] = label[v];`: a minimum kept by hand in label[u]
-        elif handed and re.search(r"\batomic(CAS|Exch|Inc|Add)\b|\bvolatile\b", source.text):
+        elif handed and re.search(r"\batomic(CAS|Exch|Inc|Add)\b|\bvolatile\b", source.text) \
+                and "__threadfence()" not in hint:  # (not a second time)
             hint += (" If one thread hands the element over to the next through an atomic or a volatile flag (a "
                      "lock, a last-block ticket), the first needs __threadfence() between its write and that "
                      "atomic, and the next uses it only after its own atomic (or volatile read) saw the handover.")
