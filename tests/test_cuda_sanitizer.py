@@ -1513,6 +1513,48 @@ def test_a_chain_of_blocks_handing_over_through_a_flag_is_told_what_its_publishi
     assert "Blocks cannot wait for each other" not in str(info.value)
 
 
+@pytest.mark.parametrize("fence, scoped", [
+    ("__threadfence_block();", "__threadfence_block()"),
+    ("cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_block);",
+     "cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_block)"),
+    ("__threadfence();", None),
+    ("cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_device);", None)])
+def test_a_fence_of_block_scope_before_a_flag_for_another_block_is_named(fence, scoped):
+    """The block stores, __syncthreads(), thread 0 fences and sets a device-scope flag that another block waits for:
+    a fence of block scope there is named as the bug (it orders the stores for its own block only)."""
+    source = r"""
+#include <cuda/atomic>
+extern "C" __global__ void k(const float* x, float* data, int* flag, float* out) {
+    int t = threadIdx.x;
+    if (blockIdx.x == 0) {
+        data[t] = x[t];  // STORE
+        __syncthreads();
+        if (t == 0) {
+            FENCE  // FENCE
+            cuda::atomic_ref<int, cuda::thread_scope_device> f(*flag);
+            f.store(1, cuda::memory_order_relaxed);
+        }
+    } else {
+        if (t == 0) {
+            cuda::atomic_ref<int, cuda::thread_scope_device> f(*flag);
+            while (f.load(cuda::memory_order_relaxed) == 0) {}
+            cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device);
+        }
+        __syncthreads();
+        out[t] = data[31 - t];
+    }
+}""".replace("FENCE  //", fence + "  //")
+    x, data, flag, out = np.arange(32, dtype=np.float32), np.zeros(32, np.float32), np.zeros(1, np.int32), np.zeros(32, np.float32)
+    if scoped is None:
+        kernel("k", source, sanitize=True)((2,), (32,), (x, data, flag, out))
+        np.testing.assert_array_equal(out, x[::-1])
+        return
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("k", source, sanitize=True)((2,), (32,), (x, data, flag, out))
+    assert (f"Line {line_of('FENCE', source)}'s `{scoped}` is a fence of block scope: it orders line "
+            f"{line_of('STORE', source)}'s store before the flag only for the threads of its own block") in str(info.value)
+
+
 def test_a_lock_released_without_a_fence_is_told_to_fence_after_the_last_store_it_guards():
     """Two stores under a lock and no fence before atomicExch releases it: the fence goes after the second store,
     just before the release, not after the first (which would leave the second unguarded)."""

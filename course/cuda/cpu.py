@@ -5146,6 +5146,30 @@ def _plain_flag_store(source: Source, name: str, line: int | None, other_line: i
             f"[{store.group(1).strip()}] = {store.group(2).strip()};`, {fence}.")
 
 
+def _block_scope_fence(source: Source, written: int | None) -> str | None:
+    """For a store (line `written`) handed over to another block after a fence of block scope only
+    (`__threadfence_block()`, `cuda::atomic_thread_fence(..., cuda::thread_scope_block)`), with no device-scope fence
+    on the way: the hint that names the fence and its scope; else None."""
+    if not written:
+        return None
+    body = _function_body(source.text, written)
+    end = source.text.count("\n", 0, body[1]) + 1 if body else len(source.lines)
+    for at in range(written, min(end, written + 40) + 1):
+        code = source.line_text(at).split("//", 1)[0]
+        if re.search(r"__threadfence\s*\(|__threadfence_system|thread_scope_(?:device|system)\s*\)", code) and \
+                not re.search(r"atomic_ref|atomic<", code):
+            return None  # a device-scope fence comes first
+        fence = re.search(r"__threadfence_block\s*\(\s*\)|(?:cuda::)?atomic_thread_fence\s*\([^;]*thread_scope_block\s*\)",
+                          code)
+        if fence:
+            return (f"Line {at}'s `{fence.group(0)}` is a fence of block scope: it orders line {written}'s store before "
+                    "the flag only for the threads of its own block, and the reader is in another block. Use a fence "
+                    "of device scope there: `__threadfence()` (or `cuda::atomic_thread_fence(cuda::memory_order_release, "
+                    "cuda::thread_scope_device)`), and a flag of device scope (an atomicExch, a volatile store, or a "
+                    "cuda::atomic_ref of cuda::thread_scope_device).")
+    return None
+
+
 def _unfenced_handover(source: Source, read: int | None, written: int | None) -> str | None:
     """For a plain store (line `written`) that its thread hands over through a volatile or atomic flag with no
     __threadfence() between (`sums[b] = v; ((volatile int*)flags)[b] = 1;`), read by a thread that waited for a flag
@@ -7362,6 +7386,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                             "blockIdx): a later one may not have started yet, and then the wait never ends.")
                 elif flag := _plain_flag_store(source, name, line, other_line):
                     hint = flag
+                elif mine == 1 and (scoped := _block_scope_fence(source, other_line)):
+                    hint = scoped
                 elif mine == 1 and (unfenced := _unfenced_handover(source, line, other_line)):
                     hint = unfenced
             if warp_step:  # `v[tid] += v[tid + 16]` (volatile v) by the lanes of one warp
