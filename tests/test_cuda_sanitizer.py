@@ -5743,6 +5743,25 @@ extern "C" __global__ void transpose(const float* a, float* b, int M, int N) {
                                                        np.int32(40), np.int32(24)))
 
 
+def test_a_barrier_that_is_the_body_of_a_one_line_if_is_named():
+    """`if (threadIdx.x == 0) __syncthreads();`: only thread 0 waits, the others read their neighbours' elements
+    early; the hint names that barrier (not 'add one between the lines', nor __syncwarp())."""
+    source = r"""
+extern "C" __global__ void k(const int* x, int* out) {
+    __shared__ int s[128];
+    s[threadIdx.x] = x[blockIdx.x * blockDim.x + threadIdx.x];
+    if (threadIdx.x == 0) __syncthreads();  // BARRIER
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s[(threadIdx.x + 1) % blockDim.x];
+}
+"""
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("k", source, sanitize=True)((2,), (128,), (np.arange(256, dtype=np.int32), np.zeros(256, np.int32)))
+    message = str(info.value)
+    assert f"There is a __syncthreads() at line {line_of('BARRIER', source)}, between the two lines, but it runs under " \
+           "a condition" in message
+    assert "__syncwarp() is enough" not in message
+
+
 @pytest.mark.parametrize("declared, index, said", [("t[B + 1][B + 2]", "t[B + 1][tx]", "B + 1 is 17 for every thread"),
                                                    ("t[B + 2][B + 2]", "t[tx + 18][0]", "tx + 18 is 18 or more")])
 def test_an_index_no_thread_can_keep_inside_the_array_gets_no_guard(declared, index, said):

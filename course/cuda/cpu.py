@@ -6695,8 +6695,11 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 "if). ")
         skipped = next((n for n in range(min(line, other_line) + 1, max(line, other_line))
                         if re.search(r"__syncthreads\s*\(", source.line_text(n).split("//", 1)[0])
-                        and (block := _if_block_lines(source.text, n))
-                        and (block[0] <= line <= block[1]) != (block[0] <= other_line <= block[1])), None) \
+                        and ((block := _if_block_lines(source.text, n))
+                             and (block[0] <= line <= block[1]) != (block[0] <= other_line <= block[1])
+                             # `if (threadIdx.x == 0) __syncthreads();`: an if of one line, the barrier its body
+                             or re.search(r"\bif\s*\((?:[^()]|\([^()]*\))*\)\s*__syncthreads\s*\(",
+                                          source.line_text(n).split("//", 1)[0]))), None) \
             if line and other_line and not helper and len(chain) == 1 and len(other_chain) == 1 and not (
                 _in_one_loop(source.text, min(line, other_line), max(line, other_line),
                              kernel.line if 0 < kernel.line <= min(line, other_line) else 1)) else None
@@ -6745,7 +6748,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                         "orders the lanes of its mask (all 32 by default) only when every one of them reaches it. "
                         "Call it outside the if, where every lane of the warp passes.")
         elif _same_warp(fault, block_dim) and 3 not in (fault.op, fault.other_op) and not _shared_across_warps(
-                source, _array_of(element), line, other_line, block_dim):
+                source, _array_of(element), line, other_line, block_dim) \
+                and not hint.startswith("There is a __syncthreads()"):  # (the barrier is there: out of its if)
             # (not beside an atomic update: the read waits for every thread's update, of every warp)
             # both lines in one braced if block (`if (t < 32) { ... }`: a warp's own steps), the barrier's place too
             blocks = {_if_block_lines(source.text, n) for n in (line, other_line)} if line and other_line else {None}
