@@ -1555,6 +1555,38 @@ extern "C" __global__ void k(const float* x, float* data, int* flag, float* out)
             f"{line_of('STORE', source)}'s store before the flag only for the threads of its own block") in str(info.value)
 
 
+def test_a_flag_between_blocks_through_a_block_scope_atomic_ref_is_called_a_flag_not_a_lost_update():
+    """A cuda::atomic_ref of thread_scope_block stored (release) by one block and loaded by another: the message says
+    it is used as a flag between blocks, whose orders hold within one block only, not that an update is lost."""
+    source = r"""
+#include <cuda/atomic>
+extern "C" __global__ void k(const float* x, float* data, int* flag, float* out) {
+    int t = threadIdx.x;
+    if (blockIdx.x == 0) {
+        data[t] = x[t];
+        __syncthreads();
+        if (t == 0) { cuda::atomic_ref<int, cuda::thread_scope_block> f(*flag); f.store(1, cuda::memory_order_release); }
+    } else {
+        if (t == 0) {
+            cuda::atomic_ref<int, cuda::thread_scope_block> f(*flag);
+            while (f.load(cuda::memory_order_acquire) == 0) {}  // WAIT
+        }
+        __syncthreads();
+        out[t] = data[31 - t];
+    }
+}"""
+    args = (np.arange(32, dtype=np.float32), np.zeros(32, np.float32), np.zeros(1, np.int32), np.zeros(32, np.float32))
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("k", source, sanitize=True)((2,), (32,), args)
+    message = str(info.value)
+    assert "reads flag[0], which thread (0, 0, 0) of block (0, 0, 0) also used at line" in message
+    assert "as a flag between blocks, through a cuda::atomic_ref of cuda::thread_scope_block" in message
+    assert "one is lost" not in message and info.value.line == line_of("WAIT", source)
+    assert "Use cuda::thread_scope_device" in message
+    kernel("k", source.replace("thread_scope_block", "thread_scope_device"), sanitize=True)((2,), (32,), args)
+    np.testing.assert_array_equal(args[3], args[0][::-1])
+
+
 def test_a_lock_released_without_a_fence_is_told_to_fence_after_the_last_store_it_guards():
     """Two stores under a lock and no fence before atomicExch releases it: the fence goes after the second store,
     just before the release, not after the first (which would leave the second unguarded)."""

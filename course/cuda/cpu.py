@@ -7013,7 +7013,18 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             what = (f"updates {element} atomically, and so does {who}{at} in this launch, but "
                     f"{'this' if fault.mask == 5 else 'that'} update is {scoped}, atomic only among the threads of "
                     "one block: on a GPU two blocks' updates can meet, and one is lost")
-            hint = (f"Use {device} for an element that threads of several blocks update; "
+            texts = [source.line_text(n) for n in (line, other_line) if n]
+            if reference and any(re.search(r"\.\s*(?:store|load|wait)\s*\(", t) for t in texts) and not any(
+                    re.search(r"compare_exchange|fetch_\w+|\bexchange\s*\(|\+\+|--|[-+*/|&^]=", t) for t in texts):
+                # `f.store(1, release)` of a block-scope atomic_ref as a flag for another block (not an update)
+                loads = re.search(r"\.\s*(?:load|wait)\s*\(", source.line_text(line) if line else "")
+                what = (f"{'reads' if loads else 'uses'} {element}, "
+                        f"which {who} also used{at} in this launch, as a flag between blocks, through a "
+                        "cuda::atomic_ref of cuda::thread_scope_block: its loads, stores and their memory orders hold "
+                        "only among the threads of one block, so on a GPU another block may see the flag late, or "
+                        "before the data its release was to hand over")
+            hint = (f"Use {device} for an element that threads of several blocks "
+                    f"{'use' if 'as a flag between blocks' in what else 'update'}; "
                     f"{'thread_scope_block' if reference else call + '_block'} is for __shared__ memory, or for a "
                     "global element that only one block's threads touch.")
         elif mine == 2 and theirs == 2:
