@@ -813,3 +813,35 @@ def test_a_lane_that_made_the_call_with_another_mask_or_fewer_times_is_named_so(
                                                r"different number of times.*hint: Make every lane of the mask go round "
                                                r"the loop the same number of times"):
         module.get_function("rounds")((1,), (32,), (x, out))
+
+
+@pytest.mark.parametrize("mask, read, racy", [("0x0000ffff", "s[l + 16]", True), ("0x0000ffff", "s[l ^ 1]", False),
+                                              ("0xffffffff", "s[l + 16]", False)])
+def test_a_syncwarp_whose_mask_leaves_out_the_writing_lane_is_named_as_the_bug(mask, read, racy):
+    """Lanes 0-15 sync with a mask of their own and read lanes 16-31's elements: the __syncwarp() between does not
+    order those lanes' writes, and the hint says the mask is the bug (not 'add __syncthreads()')."""
+    source = f"""
+extern "C" __global__ void k(const int* x, int* out) {{
+    __shared__ int s[32];
+    int l = threadIdx.x;
+    s[l] = x[l];  // WRITE
+    if (l < 16) {{
+        __syncwarp({mask if mask != "0xffffffff" else "0x0000ffff"});
+        out[l] = {read};
+    }} else {{
+        __syncwarp(0xffff0000);
+    }}
+}}"""
+    if mask == "0xffffffff":  # the fix: one __syncwarp() of every lane before the if
+        source = source.replace("s[l] = x[l];  // WRITE", "s[l] = x[l];  // WRITE\n    __syncwarp();")
+    x, out = np.arange(32, dtype=np.int32) * 3, np.zeros(16, np.int32)
+    run = cuda.RawKernel(source, "k", backend="cpu", sanitize=True)
+    if not racy:
+        run((1,), (32,), (x, out))
+        lanes = np.arange(16)
+        np.testing.assert_array_equal(out, x[lanes ^ 1] if "^" in read else x[lanes + 16])
+        return
+    with pytest.raises(cuda.KernelError) as info:
+        run((1,), (32,), (x, out))
+    assert (f"The __syncwarp(0x0000ffff) at line {line_of('WRITE', source) + 2} lies between the two accesses, but its "
+            "mask 0x0000ffff leaves out lane 16") in str(info.value)

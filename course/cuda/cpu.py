@@ -5146,6 +5146,25 @@ def _plain_flag_store(source: Source, name: str, line: int | None, other_line: i
             f"[{store.group(1).strip()}] = {store.group(2).strip()};`, {fence}.")
 
 
+def _mask_leaves_out(source: Source, first: int, last: int, threads: tuple, block_dim) -> str | None:
+    """A `__syncwarp(MASK)` with a literal mask between lines `first` and `last` that leaves out the lane of one of
+    `threads` (two threads of one warp whose accesses race): the hint that says the mask is the bug; else None."""
+    lanes = [(t[0] + block_dim[0] * (t[1] + block_dim[1] * t[2])) % 32 for t in threads]
+    for at in range(first + 1, last):
+        call = re.search(r"__syncwarp\s*\(\s*(0[xX][0-9a-fA-F]+|\d+)[uU]?\s*\)", source.line_text(at).split("//", 1)[0])
+        if not call:
+            continue
+        mask = int(call.group(1), 0)
+        left_out = [lane for lane in lanes if not mask >> lane & 1]
+        if left_out:
+            return (f"The {call.group(0)} at line {at} lies between the two accesses, but its mask {mask:#010x} leaves "
+                    f"out lane {left_out[0]}, so it does not order that lane's access: __syncwarp orders only the lanes "
+                    "its mask names, and each of them must call it. Order the write and the read with a __syncwarp() "
+                    "whose mask names both lanes (0xffffffff before the if, where every lane of the warp passes), or "
+                    "read only elements that the lanes of the mask wrote.")
+    return None
+
+
 def _block_scope_fence(source: Source, written: int | None) -> str | None:
     """For a store (line `written`) handed over to another block after a fence of block scope only
     (`__threadfence_block()`, `cuda::atomic_thread_fence(..., cuda::thread_scope_block)`), with no device-scope fence
@@ -6776,6 +6795,9 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 hint += (f"{tile.group(1)}.sync() orders only the {tile.group(2)} threads of one tile, and threads "
                          f"{thread} and {other} are in different tiles.")
         hint = hint.rstrip()
+        if line and other_line and _same_warp(fault, block_dim) and (masked := _mask_leaves_out(
+                source, min(line, other_line), max(line, other_line), (fault.thread, fault.other_thread), block_dim)):
+            hint = masked  # `__syncwarp(0x0000ffff)` between, where the mask leaves out the writing lane
         if one_statement:  # `Comparator(s[pos], s[pos + stride])` with pairs that overlap
             hint = (f"Both accesses are at line {line}{_called_at(chain)}, in one step that threads {other} and "
                     f"{thread} run at the same time, so no barrier can go between them. If each thread should have "
