@@ -5775,6 +5775,28 @@ extern "C" __global__ void transpose(const float* a, float* b, int M, int N) {
                                                        np.int32(40), np.int32(24)))
 
 
+def test_a_shared_scalar_every_warp_reads_gets_no_syncwarp_aside():
+    """Thread 0 broadcasts through a __shared__ scalar in a loop with no barrier at the loop's end: the two racing
+    threads are lanes of warp 0, but every warp reads the scalar, so __syncwarp() would not do."""
+    source = r"""
+extern "C" __global__ void k(const float* x, float* out, int n) {
+    __shared__ float sv;
+    float acc = 0;
+    for (int it = 0; it < n; it++) {
+        if (threadIdx.x == 0) sv = x[it];
+        __syncthreads();
+        acc += sv * threadIdx.x;  // READ
+    }
+    out[threadIdx.x] = acc;
+}"""
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("k", source, sanitize=True)((1,), (64,), (np.arange(4, dtype=np.float32), np.zeros(64, np.float32),
+                                                         np.int32(4)))
+    message = str(info.value)
+    assert f"Add __syncthreads() at the end of the loop's body, after line {line_of('READ', source)}" in message
+    assert "__syncwarp() is enough" not in message
+
+
 def test_a_barrier_that_is_the_body_of_a_one_line_if_is_named():
     """`if (threadIdx.x == 0) __syncthreads();`: only thread 0 waits, the others read their neighbours' elements
     early; the hint names that barrier (not 'add one between the lines', nor __syncwarp())."""

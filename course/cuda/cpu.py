@@ -5495,6 +5495,9 @@ def _shared_across_warps(source: Source, name: str, line: int | None, other_line
     mine, theirs = grab(line), grab(other_line)
     if len(mine) > 1 and sorted(mine) == sorted(theirs) and mine != theirs:
         return True
+    if all(re.fullmatch(r"\d+", k) for k in mine + theirs) and not all(
+            _if_block_lines(source.text, at) or re.search(r"\bif\s*\(", source.line_text(at)) for at in (line, other_line)):
+        return True  # a shared scalar (or one element) that every thread of the block uses: `acc += sv * t;`
     words = set(re.findall(r"[A-Za-z_]\w*(?:\.[xyz])?", " ".join(mine + theirs)))
     if {"threadIdx.y", "threadIdx.z"} & words:
         return True
