@@ -3030,6 +3030,22 @@ extern "C" __global__ void st(const float* in, float* out, int w, int h) {
     with pytest.raises(cuda.KernelError, match=r"accessed in\[-16\]") as info:  # the line's first `in[...]` is in range
         cuda.RawKernel(centred, "st", backend="cpu")((1, 1), (16, 16), (image, np.zeros_like(image), 16, 16))
     assert "the neighbour `y - 1` is outside the array where y is below 1" in str(info.value)
+    # a flat index's neighbour a row (or a plane) back, `in[i - w]`, `in[i - nx * ny]`: that neighbour is named, with
+    # the row's (or plane's) border, not the line's `in[i - 1]`, in range for that thread
+    flat = r"""
+extern "C" __global__ void st(const float* in, float* out, int w, int h) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < 1 || x >= w - 1 || y >= h - 1) return;
+    int i = y * w + x;
+    out[i] = in[i - 1] + in[i + 1] + NEIGHBOUR - 3.0f * in[i];
+}"""
+    for neighbour, said in (("in[i - w]", "the neighbour `i - w` is the element one row back, and the first row has "
+                                          "none"),
+                            ("in[i - w * h]", "the neighbour `i - w * h` is the element one plane back")):
+        with pytest.raises(cuda.KernelError, match=r"accessed in\[-") as info:
+            cuda.RawKernel(flat.replace("NEIGHBOUR", neighbour), "st", backend="cpu")(
+                (1, 1), (16, 16), (image, np.zeros_like(image), 16, 16))
+        assert said in str(info.value) and "`i - 1`" not in str(info.value)
     # the neighbours in variables of their own (a sharpening filter's `int xl = x - 1, xr = x + 1, ...;`): the
     # faulting access is not the line's first of `in`, whose index is in range
     sharpen = r"""

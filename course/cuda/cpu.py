@@ -3812,6 +3812,18 @@ def _negative_index(index: int, length: int, source: Source | None = None, line:
     # `in[(y - 1) * w + x]` at y = 0: the neighbour before the first row (or column): the border needs a guard
     minus = (r"\(\s*([A-Za-z_]\w*)\s*-\s*(\d+|[A-Z_][A-Z0-9_]*)\s*\)|(?<![\w.])([A-Za-z_]\w*)\s*-\s*"
              r"(\d+|[A-Z_][A-Z0-9_]*)\b")
+    # `in[i - w]`, `in[i - nx * ny]`: the neighbour in the row (or plane) before, which the first row has none of
+    back = subscript and re.fullmatch(r"\s*([A-Za-z_]\w*)\s*-\s*([a-z_]\w*(?:\s*\*\s*[A-Za-z_]\w*)*)\s*", subscript)
+    if back and source is not None and ("*" in back.group(2) or re.search(
+            rf"\*\s*{re.escape(back.group(2))}\b|\b{re.escape(back.group(2))}\s*\*", without_comments(source.text))):
+        # (a width: what a row index is multiplied by, `int i = y * w + x;`; not a 1-D window's `i - k`)
+        variable, step = back.groups()
+        plane = "*" in step
+        return (f"Index {index} is below the first element: the neighbour `{variable} - {step}` is the element one "
+                f"{'plane' if plane else 'row'} back, and the first {'plane' if plane else 'row'} has none, so it lies "
+                f"before the array there. Guard that border on its coordinate: skip the first "
+                f"{'plane (`z >= 1`' if plane else 'row (`y >= 1`'} in the guard or the loop, as for the last one), or "
+                f"take 0 there (`{'z' if plane else 'y'} > 0 ? {array or 'in'}[{variable} - {step}] : 0.0f`).")
     # (the first subscript of the array on the line, then its others: `in[y * w + x] - in[(y - 1) * w + x]`)
     candidates = _array_subscripts(source, line, array, subscript) if source is not None and line and subscript else []
     neighbour = next((found for found in (re.search(minus, c) for c in candidates if "[" not in c) if found), None)
@@ -6158,7 +6170,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 or _narrow_index_hint(source, line, name, index, names)
                 or (index < 0 and _through_offset_pointer(source, line, name, index, length))
                 or _helper_argument(source, chain, name, index, length)
-                or _index_hint(source, line, index, length, _subscript(source, line, name), name)
+                or _index_hint(source, line, index, length, _faulting_subscript(source, line, name, index, names)
+                               or _subscript(source, line, name), name)
                 or _one_row_indexed_as_rows(source, line, name, index, length, values)
                 or _loose_guard(source, line, name, index, length, values, unit, items_in[0], items_in[2])
                 or _past_the_row(source, line, name, [(fault.thread, names)], compound_only=True)

@@ -2266,7 +2266,7 @@ template <class E, size_t N>
 static inline E (&__cc_fresh_local(E (&a)[N], const char* name, int line = __builtin_LINE()))[N] {
     typedef typename std::remove_all_extents<E>::type Item;
     __cc_local_fits<E, N>(name, line);  // before the pattern is written into it
-    if constexpr (std::is_trivially_default_constructible<Item>::value && sizeof(Item) >= 4) {
+    if constexpr (std::is_trivially_default_constructible<Item>::value) {  // (uchar and half elements too)
         if (__cc_sanitizing) {
             __cc_worker* w = __cc_me;
             char* base = (char*)a;
