@@ -5798,6 +5798,34 @@ extern "C" __global__ void k(const float* x, float* out, int n) {
     assert "__syncwarp() is enough" not in message
 
 
+@pytest.mark.parametrize("element", ["unsigned char", "short", "int"])
+def test_a_local_array_of_narrow_elements_read_before_it_is_written_is_reported(element):
+    """A 3x3 median filter whose load loop stops one column short (`dx < 1`): v[6..8] are read by the sort before
+    anything wrote them. Caught for an unsigned char (or short) array as for an int one; the twin is silent."""
+    source = f"""
+extern "C" __global__ void med(const unsigned char* in, unsigned char* out, int w, int h) {{
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < 1 || y < 1 || x >= w - 1 || y >= h - 1) return;
+    {element} v[9];
+    int k = 0;
+    for (int dy = -1; dy <= 1; dy++)
+        for (int dx = -1; dx < LAST; dx++) v[k++] = in[(y + dy) * w + x + dx];
+    for (int a = 0; a < 9; a++)
+        for (int j = 0; j < 8 - a; j++)
+            if (v[j] > v[j + 1]) {{ {element} t = v[j]; v[j] = v[j + 1]; v[j + 1] = t; }}  // SORT
+    out[y * w + x] = (unsigned char)v[4];
+}}"""
+    image = np.random.default_rng(3).integers(0, 256, (8, 8), dtype=np.uint8)
+    with pytest.raises(cuda.KernelError, match=r"reads element 6 of its local array v \(of 9\), which this thread has "
+                                               r"not written") as info:
+        kernel("med", source.replace("LAST", "1"), sanitize=True)((1, 1), (8, 8), (image, np.zeros_like(image), 8, 8))
+    assert info.value.line == line_of("SORT", source)
+    out = np.zeros_like(image)
+    kernel("med", source.replace("LAST", "2"), sanitize=True)((1, 1), (8, 8), (image, out, 8, 8))
+    windows = np.lib.stride_tricks.sliding_window_view(image, (3, 3)).reshape(6, 6, 9)
+    np.testing.assert_array_equal(out[1:-1, 1:-1], np.sort(windows, axis=2)[:, :, 4])
+
+
 def test_a_barrier_that_is_the_body_of_a_one_line_if_is_named():
     """`if (threadIdx.x == 0) __syncthreads();`: only thread 0 waits, the others read their neighbours' elements
     early; the hint names that barrier (not 'add one between the lines', nor __syncwarp())."""
