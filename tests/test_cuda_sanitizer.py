@@ -5826,6 +5826,27 @@ extern "C" __global__ void med(const unsigned char* in, unsigned char* out, int 
     np.testing.assert_array_equal(out[1:-1, 1:-1], np.sort(windows, axis=2)[:, :, 4])
 
 
+def test_a_column_scan_without_its_column_guard_is_told_to_keep_columns_inside_the_row():
+    """An integral image's column pass with no `if (x >= w) return;`: a thread of the rounded-up grid has x = w and
+    reads the next row's element that another thread writes. The hint is the guard, not 'write into another array'."""
+    source = r"""
+extern "C" __global__ void colscan(int* a, int w, int h) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    for (int y = 1; y < h; ++y) a[y * w + x] += a[(y - 1) * w + x];  // SCAN
+}"""
+    a = np.arange(20 * 45, dtype=np.int32).reshape(20, 45) % 7
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("colscan", source, sanitize=True)((2,), (32,), (a.copy(), np.int32(45), np.int32(20)))
+    message = str(info.value)
+    assert "has x = 45, past the row" in message and "`if (x >= w) return;`" in message
+    assert "into another array" not in message
+    guarded = source.replace("int x = blockIdx.x * blockDim.x + threadIdx.x;",
+                             "int x = blockIdx.x * blockDim.x + threadIdx.x;\n    if (x >= w) return;")
+    b = a.copy()
+    kernel("colscan", guarded, sanitize=True)((2,), (32,), (b, np.int32(45), np.int32(20)))
+    np.testing.assert_array_equal(b, np.cumsum(a, axis=0))
+
+
 def test_a_barrier_that_is_the_body_of_a_one_line_if_is_named():
     """`if (threadIdx.x == 0) __syncthreads();`: only thread 0 waits, the others read their neighbours' elements
     early; the hint names that barrier (not 'add one between the lines', nor __syncwarp())."""

@@ -7258,6 +7258,11 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     hint += (" With cuda::atomic or cuda::atomic_ref, give the flag's store "
                              "cuda::memory_order_release and the waiting load cuda::memory_order_acquire instead of "
                              "memory_order_relaxed: each then orders the accesses before (or after) it.")
+            elif past := _past_the_row(source, line, name, [(fault.thread, (names := _thread_names(
+                    kernel, args, fault, block_dim, grid_dim))), (fault.other_thread, {
+                    **names, **{f"{b}.{a}": v for b, values in (("threadIdx", fault.other_thread), ("blockIdx",
+                                                                fault.other_block)) for a, v in zip("xyz", values)}})]):
+                hint = past  # a column past the row (no `x < w` guard): the thread lands on the next row's element
             elif fault.mask == 1 and (moved := _in_place_elsewhere(name, source.line_text(line) if line else "",
                                                                    source.line_text(other_line) if other_line else "")):
                 # `x[i] = x[i] / x[0]`: every thread reads x[0], and thread 0 overwrites it in place
