@@ -2650,6 +2650,11 @@ extern "C" __global__ void paint(float* a, int w, int h) {
             (1, 1), (16, 16), (np.zeros((10, 16), np.float32), 16, 10))
     assert "are right, but this launch passed" not in str(info.value)
     assert "`x` counts columns (it stays below the width w), yet it is multiplied by w" in str(info.value)
+    with pytest.raises(cuda.KernelError) as info:  # the row multiplied by the height: a row is w long
+        cuda.RawKernel(image.replace("y * w + x", "y * h + x"), "paint", backend="cpu")(
+            (1, 2), (16, 16), (np.zeros((20, 16), np.float32), 16, 20))
+    assert ("`y` is the row (line 5 keeps it below h, the number of rows), and a row is w elements long, not h: the "
+            "element at row `y` and column `x` is `y * w + x`") in str(info.value)
 
 
 def test_a_check_that_does_not_govern_the_faulting_line_is_not_taken_for_its_guard():

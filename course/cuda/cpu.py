@@ -3577,6 +3577,16 @@ def _guarded_index(source: Source, line: int | None, name: str, index: int, leng
                         f"with the two swapped, the index runs past the end whenever the rows and the columns "
                         "differ in number.")
                     across = re.search(rf"\b{re.escape(other)}\s*<\s*(\w+)\b", guard.group(0))
+                    if across and across.group(1) != width and re.fullmatch(r"y|row|r|iy|gy|oy|py", column) \
+                            and re.fullmatch(r"h|height|rows|n_?rows|ny|H|M|oh|out_h", width):
+                        # `out[y * h + x]` under `x < w && y < h`: by its names y is the row and h the height, so the
+                        # row's length, w, is what was meant (swapping the two would stay in bounds, and be wrong)
+                        row_length = across.group(1)
+                        return (f"The index here is `{expression}`: `{column}` is the row (line {at} keeps it below "
+                                f"{width}, the number of rows), and a row is {row_length} elements long, not {width}: the "
+                                f"element at row `{column}` and column `{other}` is `{column} * {row_length} + {other}` "
+                                f"(row times the row's length, plus column). Multiplied by {width}, the rows overlap, "
+                                "or run past the end, whenever the width and the height differ.")
                     if across and across.group(1) != width:
                         # `out[orow * cols + ocol]` under `orow < cols && ocol < rows`: or the first is the row of a
                         # transpose's output, cols rows of `rows` elements, whose row's length is the other size
