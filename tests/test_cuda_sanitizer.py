@@ -5847,6 +5847,27 @@ extern "C" __global__ void colscan(int* a, int w, int h) {
     np.testing.assert_array_equal(b, np.cumsum(a, axis=0))
 
 
+def test_an_output_indexed_with_the_inputs_width_under_an_early_return_guard_is_told_the_rows_length():
+    """A resize whose store steps the input's width, `out[y * w + x]`, where `if (x >= ow || y >= oh) return;` keeps
+    the coordinates inside the output: the row's length in the index is named (not 'guard x < w', which would drop
+    output columns)."""
+    source = r"""
+extern "C" __global__ void resize(const float* in, float* out, int w, int h, int ow, int oh) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= ow || y >= oh) return;
+    int sx = x * w / ow, sy = y * h / oh;
+    out[y * w + x] = in[sy * w + sx];  // STORE
+}"""
+    image = np.random.default_rng(8).random((17, 23), dtype=np.float32)
+    with pytest.raises(cuda.KernelError) as info:
+        kernel("resize", source, sanitize=True)((2, 3), (16, 16), (image, np.zeros((40, 31), np.float32), np.int32(23),
+                                                                  np.int32(17), np.int32(31), np.int32(40)))
+    message = str(info.value)
+    assert "the guard says a row is ow long (`x < ow`) while the index steps w elements a row" in message
+    assert "`y * ow + x`" in message and "if (x < w && y < h)" not in message
+
+
 def test_a_barrier_that_is_the_body_of_a_one_line_if_is_named():
     """`if (threadIdx.x == 0) __syncthreads();`: only thread 0 waits, the others read their neighbours' elements
     early; the hint names that barrier (not 'add one between the lines', nor __syncwarp())."""

@@ -5849,7 +5849,7 @@ def _overlapping_carves(source: Source, line: int | None, other_line: int | None
             "and launch with shared_mem covering them all.")
 
 
-def _row_wrap(fault: _Fault, block_dim, text: str) -> str | None:
+def _row_wrap(fault: _Fault, block_dim, text: str, before: str = "") -> str | None:
     """Two threads of a 2-D launch that wrote one element `y * w + x` (`text`, the store's line): when
     their global coordinates make that one element only with a width w that one of their x reaches
     (x = 20 on a row of 20), that thread's column is past the row's end and it wrote into the next row
@@ -5879,7 +5879,13 @@ def _row_wrap(fault: _Fault, block_dim, text: str) -> str | None:
     if flat:
         row, width_name, column = flat.groups()
         bound = re.search(rf"\b{re.escape(column)}\s*<\s*(\w+)\b", text)
-        if bound and bound.group(1) != width_name and re.search(rf"\b{re.escape(row)}\s*<\s*\w+", text):
+        guarded_row = re.search(rf"\b{re.escape(row)}\s*<\s*\w+", text)
+        if not bound:  # an early return above, `if (x >= ow || y >= oh) return;` (`before`: the lines before)
+            early = [g for g in re.finditer(r"\bif\s*\(([^;{}]*)\)\s*return\s*;", before)]
+            bound = next((b for g in reversed(early)
+                          if (b := re.search(rf"\b{re.escape(column)}\s*>=\s*(\w+)\b", g.group(1)))), None)
+            guarded_row = any(re.search(rf"\b{re.escape(row)}\s*>=\s*\w+", g.group(1)) for g in early)
+        if bound and bound.group(1) != width_name and guarded_row:
             return (f"The index is `{row} * {width_name} + {column}`, and both coordinates are guarded already, but the "
                     f"guard says a row is {bound.group(1)} long (`{column} < {bound.group(1)}`) while the index steps "
                     f"{width_name} elements a row: with {width_name} and {bound.group(1)} of different sizes, threads "
@@ -7150,7 +7156,9 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 # block is meant to reach every element: the atomicAdd above is its fix)
                 hint = ("Each element should have one writer: this grid-stride loop steps by blockDim.x only, so "
                         "every block goes over the same elements. Step by blockDim.x * gridDim.x (the whole grid).")
-            elif wrapped := _row_wrap(fault, block_dim, source.line_text(line) if line else ""):
+            elif wrapped := _row_wrap(fault, block_dim, source.line_text(line) if line else "",
+                                      "\n".join(source.line_text(n).split("//", 1)[0]
+                                                for n in range(max(1, (line or 1) - 12), line or 1))):
                 hint = wrapped
             elif other_block == block and (blockwide := _index_without_thread(source, kernel, line, name, block)):
                 hint = blockwide
