@@ -2980,6 +2980,16 @@ extern "C" __global__ void rev(const float* in, float* out, int n) {
     with pytest.raises(cuda.KernelError, match=r"accessed in\[64\]") as info:  # without its guard: the same cause
         cuda.RawKernel(reverse.replace("if (i < n) ", ""), "rev", backend="cpu")((1,), (64,), (x, np.zeros(64, np.float32), 64))
     assert "which is n itself when i is 0" in str(info.value) and "`n - 1 - i`" in str(info.value)
+    flip = r"""
+extern "C" __global__ void flip(const float* in, float* out, int w, int h) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y, b = blockIdx.z;
+    if (x < w && y < h) out[(b * h + y) * w + (w - x)] = in[(b * h + y) * w + x];
+}"""  # a batch of images, one a block along z: the mirrored column, not blockIdx.z, is the bug
+    images = np.ones((3, 13, 21), np.float32)
+    with pytest.raises(cuda.KernelError, match=r"accessed out\[819\]") as info:
+        cuda.RawKernel(flip, "flip", backend="cpu")((2, 1, 3), (16, 16), (images, np.zeros_like(images), 21, 13))
+    assert ("The column here is `(w - x)`, which is w itself when x is 0: one past the row's last column (w - 1)"
+            in str(info.value)) and "`w - 1 - x`" in str(info.value) and "blockIdx.z" not in str(info.value)
     matmul = MATMUL_MNK.replace("ROWS", "M").replace("STEPS", "N")  # the loop over the wrong size
     m, n, k = 16, 24, 8
     with pytest.raises(cuda.KernelError, match=r"accessed B\[192\]") as info:

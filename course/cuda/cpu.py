@@ -3601,6 +3601,15 @@ def _guarded_index(source: Source, line: int | None, name: str, index: int, leng
                 if mirror and mirror.group(2) in checked and (mirrored := _mirrored_index(expression, name, index,
                                                                                            length)):
                     return mirrored
+                # a row-major index whose column mirrors x as `(w - x)`: w itself at x = 0, one past the row
+                column = re.search(r"\+\s*\(\s*(\w+)\s*-\s*(\w+)\s*\)\s*$", expression)
+                if column and column.group(2) in checked and re.search(
+                        rf"\b{re.escape(column.group(2))}\s*<\s*{re.escape(column.group(1))}\b", guard.group(0)):
+                    size, counter = column.groups()
+                    return (f"The column here is `({size} - {counter})`, which is {size} itself when {counter} is 0: one "
+                            f"past the row's last column ({size} - 1), so that thread's element is the next row's first "
+                            f"(past the end of {name} from its last row). The column that mirrors {counter} is "
+                            f"`{size} - 1 - {counter}`.")
                 for u in checked:  # `if (r > R) return;`: r == R goes on, one past the last
                     past = re.search(rf"\b{re.escape(u)}\s*>\s*(\w+)\s*\)\s*return\b", text)
                     if past:
