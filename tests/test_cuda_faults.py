@@ -2966,6 +2966,28 @@ extern "C" __global__ void pairs(const float* x, float* o) {
     np.testing.assert_array_equal(out, x[0::2] + x[1::2])
 
 
+def test_more_blocks_along_z_than_a_batch_has_matrices_is_named_as_the_launchs_bug():
+    """`A = A0 + blockIdx.z * M * N` launched with grid z = 3 for 2 matrices: block z = 2's matrix starts at the end
+    of A0, whatever the guards say; the hint names the launch (it said to guard the whole index, as at a tile's edge).
+    With the right grid the twin runs."""
+    source = r"""
+extern "C" __global__ void scale(const float* A0, float* C0, int M, int N) {
+    const float* A = A0 + (size_t)blockIdx.z * M * N;  // OFFSET
+    float* C = C0 + (size_t)blockIdx.z * M * N;
+    int r = blockIdx.y * blockDim.y + threadIdx.y, c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r < M && c < N) C[r * N + c] = 2.0f * A[r * N + c];
+}"""
+    a = np.arange(2 * 5 * 7, dtype=np.float32).reshape(2, 5, 7)
+    c = np.zeros_like(a)
+    with pytest.raises(cuda.KernelError, match=r"accessed A0\[70\]") as info:
+        cuda.RawKernel(source, "scale", backend="cpu")((1, 1, 3), (8, 8), (a, c, 5, 7))
+    assert (f"`A` is A0 + (size_t)blockIdx.z * M * N (line {line_of('OFFSET', source)}), which is A0[70] for this block "
+            "(blockIdx.z = 2), at or past the end of A0 (70 elements), before any subscript: this launch has 3 blocks "
+            "along z") in str(info.value)
+    cuda.RawKernel(source, "scale", backend="cpu")((1, 1, 2), (8, 8), (a, c, 5, 7))
+    np.testing.assert_array_equal(c, 2 * a)
+
+
 def test_a_reversed_index_a_wrong_inner_loop_bound_and_a_bin_of_one_point_zero_get_their_own_hints():
     reverse = r"""
 extern "C" __global__ void rev(const float* in, float* out, int n) {

@@ -3026,7 +3026,7 @@ _POINTER_CAST = r"(?:reinterpret_cast\s*<[^<>;]*\*\s*>|\(\s*[\w\s]+\*\s*\))"
 
 
 def _through_offset_pointer(source: Source, line: int | None, name: str, index: int, length: int,
-                            per: int = 1, items: int = 0) -> str | None:
+                            per: int = 1, items: int = 0, names: dict | None = None, grid_dim=None) -> str | None:
     """For an access past the end of `name` through a pointer the kernel made from it, `p = name + offset`
     (`pa[kk * M]` with `const float* pa = A + blockIdx.x * TS + ty * M + tx;`, or `A - 1`): the index in `name`
     is the offset plus the subscript, which a guard must bound. `per`, `items`: for an access through a wider
@@ -3068,6 +3068,18 @@ def _through_offset_pointer(source: Source, line: int | None, name: str, index: 
                     f"be indexed at {back} or more: start `{sub}` there, or do not move the pointer back.")
         if offset and made[0] != line:
             base, sub = offset.group(2).strip(), subscript.strip()
+            plain = re.sub(r"\(\s*(?:size_t|long long|unsigned|int64_t|uint64_t|long)\s*\)\s*", "", base)
+            start = _index_value(plain, names, source, made[0]) if names is not None else None
+            axis = next((a for a in "zyx" if f"blockIdx.{a}" in plain), None)
+            if start is not None and start >= length and axis and grid_dim is not None:
+                # `A = A0 + blockIdx.z * M * K` with more blocks along z than A0 has matrices: the block's part
+                # starts past the end, whatever its guards
+                at = names.get(f"blockIdx.{axis}")
+                return (f"`{pointer}` is {name} + {base} (line {made[0]}), which is {name}[{start}] for this block "
+                        f"(blockIdx.{axis} = {at}), at or past the end of {name} ({length} elements), before any "
+                        f"subscript: this launch has {grid_dim['xyz'.index(axis)]} blocks along {axis}, more than "
+                        f"{name} has parts for. Launch as many blocks along {axis} as there are parts (matrices, "
+                        f"images), or check `blockIdx.{axis} < count` before using {pointer}.")
             target = re.match(r"\s*(\w+)\s*\[[^=]*\]\s*=[^=]", source.line_text(line))
             tile = target and re.search(rf"__shared__[^;]*\b{re.escape(target.group(1))}\s*\[", source.text)
             edge = (f" (a tile at the matrix's edge: load 0 where the row or column is past the end, `cond ? "
@@ -6208,7 +6220,8 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                 or _unwrapped_probe(source, line, name)
                 or _offset_from_a_scan(source, line, name, index, length)
                 or _data_index(source, line, name, index, length)
-                or _through_offset_pointer(source, line, name, index, length, *items_in[:2])
+                or _through_offset_pointer(source, line, name, index, length, *items_in[:2], names=names,
+                                           grid_dim=grid_dim)
                 or _constant_index(source, line, name, index, length)
                 or _tile_edge(source, line, name)
                 or _per_block_index(source, line, name, length, grid_dim)
