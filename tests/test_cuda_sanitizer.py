@@ -5868,6 +5868,45 @@ extern "C" __global__ void resize(const float* in, float* out, int w, int h, int
     assert "`y * ow + x`" in message and "if (x < w && y < h)" not in message
 
 
+HIST_2D = r"""
+extern "C" __global__ void hist(const unsigned char* img, unsigned int* bins, int w, int h) {
+    __shared__ unsigned int sh[256];
+    int t = RANK;
+    for (int i = t; i < 256; i += STEP) sh[i] = 0;  // ZERO
+    __syncthreads();
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < w && y < h) atomicAdd(&sh[img[y * w + x]], 1u);
+    __syncthreads();
+    for (int i = t; i < 256; i += STEP) atomicAdd(&bins[i], sh[i]);
+}"""
+
+
+@pytest.mark.parametrize("rank, step, block, warned", [
+    ("threadIdx.x", "blockDim.x", (8, 8), True),
+    ("threadIdx.x", "blockDim.x", (64, 1), False),
+    ("threadIdx.y * blockDim.x + threadIdx.x", "blockDim.x * blockDim.y", (8, 8), False)])
+def test_a_block_loop_by_threadIdx_x_alone_in_a_block_of_several_rows_is_warned_about(rank, step, block, warned):
+    """A shared histogram's zeroing and merge loops hand out bins by threadIdx.x and step by blockDim.x: in an 8×8
+    block the 8 threads of a column repeat each other (every count 8 times, and no access is wrong). Numbered by the
+    block's rank, or in a block of one row, nothing is said and the counts are right."""
+    source = HIST_2D.replace("RANK", rank).replace("STEP", step)
+    image = np.random.default_rng(4).integers(0, 256, (21, 33), dtype=np.uint8)
+    bins = np.zeros(256, np.uint32)
+    grid = (-(-33 // block[0]), -(-21 // block[1]))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        kernel("hist", source, sanitize=True)(grid, block, (image, bins, np.int32(33), np.int32(21)))
+    said = [str(w.message) for w in caught if issubclass(w.category, cuda.KernelWarning)]
+    if warned:
+        assert len(said) == 1 and (f"line {line_of('ZERO', source)}: `for (int i = t; i < 256; i += blockDim.x)` hands "
+                                   "out the elements by threadIdx.x alone, but this launch's blocks are 8×8 threads: "
+                                   "the 8 threads that share a threadIdx.x") in said[0], said
+        assert bins.sum() == 8 * image.size
+    else:
+        assert said == []
+        np.testing.assert_array_equal(bins, np.bincount(image.ravel(), minlength=256))
+
+
 def test_a_barrier_that_is_the_body_of_a_one_line_if_is_named():
     """`if (threadIdx.x == 0) __syncthreads();`: only thread 0 waits, the others read their neighbours' elements
     early; the hint names that barrier (not 'add one between the lines', nor __syncwarp())."""

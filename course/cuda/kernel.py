@@ -877,6 +877,9 @@ class _LaunchRules:
     # the thread's index keeps to one thread: (line, call text, array element, whether a lane's test keeps it to
     # one thread of each warp)
     block_totals: list = dataclasses.field(default_factory=list)
+    # a loop that hands out a block's elements by threadIdx.x alone and steps by blockDim.x (`for (i = threadIdx.x;
+    # i < 256; i += blockDim.x) sh[i] = 0;`), storing or making an atomic with nothing of threadIdx.y: (line, header)
+    rank_loops: list = dataclasses.field(default_factory=list)
     # the axes of threadIdx that the module's code uses (all three when it uses threadIdx whole or has another way
     # to tell threads apart: cooperative groups' thread_rank, a lane id from inline PTX)
     thread_axes: str = "xyz"
@@ -980,6 +983,7 @@ def _launch_rules(source, kernel) -> _LaunchRules:
         guard = _under_one_thread(text, found.start()) if element else "block"
         if guard != "block":  # ("warp": one thread of each warp makes the call)
             rules.block_totals.append((line_at(found.start()), found.group(0), element, guard == "warp"))
+    rules.rank_loops = _rank_loops(text, line_at)
     found = _HALVING.search(text)
     if found:
         rules.halving = (line_at(found.start()), found.group(1))
@@ -989,6 +993,69 @@ def _launch_rules(source, kernel) -> _LaunchRules:
         if found:
             rules.halving = (above.count("\n", 0, found.start()) + 1, found.group(1))
     return rules
+
+
+_RANK_LOOP = re.compile(r"\bfor\s*\(\s*(?:(?:unsigned\s+)?(?:int|long|size_t|unsigned)\s+)?(\w+)\s*=\s*([\w.]+)\s*;"
+                        r"[^;]*;\s*\1\s*\+=\s*blockDim\.x\s*\)")
+
+
+def _rank_loops(text: str, line_at) -> list:
+    """The loops of a kernel's `text` that hand out elements by threadIdx.x alone, stepping by blockDim.x, and store
+    or make an atomic in their body with nothing of threadIdx.y or .z there or in an if around them: (line, header).
+    In a block of several rows of threads, each row goes over the same elements."""
+    across = {"threadIdx.y", "threadIdx.z"} | {m.group(1) for m in re.finditer(
+        r"\b(\w+)\s*=[^;=][^;]*\bthreadIdx\.[yz]\b[^;]*;", text)}
+    ranks = {"threadIdx.x"} | {m.group(1) for m in re.finditer(r"\b(\w+)\s*=\s*threadIdx\.x\s*;", text)}
+    mentions = lambda piece: any(re.search(rf"(?<![\w.]){re.escape(n)}(?![\w])", piece) for n in across)
+    found = []
+    for loop in _RANK_LOOP.finditer(text):
+        if loop.group(2) not in ranks:
+            continue
+        after = loop.end()
+        rest = text[after:].lstrip()
+        if rest.startswith("{"):
+            opened = after + text[after:].index("{")
+            depth, k = 0, opened
+            while k < len(text):
+                depth += {"{": 1, "}": -1}.get(text[k], 0)
+                if depth == 0:
+                    break
+                k += 1
+            body = text[opened:k + 1]
+        else:
+            body = text[after:text.find(";", after) + 1]
+        if mentions(body) or not re.search(r"\batomic\w*\s*\(|\]\s*(?:[-+*/%|&^]?=(?!=)|\+\+|--)", body):
+            continue
+        # an if around the loop that tests a row (`if (threadIdx.y == 0) { for ... }`), or the loop's own line's
+        heads, depth = [], 0
+        for k in range(loop.start() - 1, -1, -1):
+            ch = text[k]
+            if ch == "}":
+                depth += 1
+            elif ch == "{":
+                if depth:
+                    depth -= 1
+                else:
+                    heads.append(text[max(0, text.rfind(";", 0, k), text.rfind("}", 0, k)):k])
+        line_head = text[text.rfind("\n", 0, loop.start()) + 1:loop.start()]
+        if any(mentions(h) for h in heads + [line_head]):
+            continue
+        found.append((line_at(loop.start()), re.sub(r"\s+", " ", loop.group(0))))
+    return found
+
+
+def _rank_loop_message(rules: _LaunchRules, block3) -> str | None:
+    """A loop of rules.rank_loops in a launch whose blocks have several rows (or layers) of threads."""
+    rows = block3[1] * block3[2]
+    if rows == 1 or not rules.rank_loops:
+        return None
+    line, header = rules.rank_loops[0]
+    shape = "×".join(str(n) for n in (block3 if block3[2] > 1 else block3[:2]))
+    return (f"kernel '{rules.name}', line {line}: `{header}` hands out the elements by threadIdx.x alone, but this "
+            f"launch's blocks are {shape} threads: the {rows} threads that share a threadIdx.x (one a row, threadIdx.y) "
+            f"each go over the same elements, so every store in the loop is made {rows} times, and every atomic counts "
+            f"{rows} times. Number the block's threads, `int t = threadIdx.y * blockDim.x + threadIdx.x;`, and step by "
+            "all of them, `i += blockDim.x * blockDim.y`.")
 
 
 def _under_one_thread(text: str, at: int) -> str:
@@ -1042,7 +1109,7 @@ def launch_warnings(rules: _LaunchRules, params, grid3, block3, values) -> list[
                         _mixed_axes_message(rules, block3),
                         _uncovered_message(rules, params, grid3, block3, values),
                         _block_stride_message(rules, grid3), _halving_loop_message(rules, block3[0]),
-                        _block_total_message(rules, block3)) if m]
+                        _block_total_message(rules, block3), _rank_loop_message(rules, block3)) if m]
 
 
 def _uses_an_atomics_value(code: str) -> bool:
