@@ -2966,6 +2966,49 @@ extern "C" __global__ void pairs(const float* x, float* o) {
     np.testing.assert_array_equal(out, x[0::2] + x[1::2])
 
 
+BLUR_TILE = r"""
+#define TILE 16
+#define R 1
+extern "C" __global__ void blur(const float* in, float* out, int w, int h) {
+    __shared__ float tile[TILE + 2*R][TILE + 2*R];
+    int x = blockIdx.x * TILE + threadIdx.x, y = blockIdx.y * TILE + threadIdx.y;
+    for (int dy = threadIdx.y; dy < TILE + 2*R; dy += TILE)
+        for (int dx = threadIdx.x; dx < TILE + 2*R; dx += TILE) {
+            int gx = min(max((int)(blockIdx.x * TILE) + dx - R, 0), w - 1);
+            int gy = min(max((int)(blockIdx.y * TILE) + dy - R, 0), h - 1);
+            tile[dy][dx] = in[gy * w + gx];  // LOAD
+        }
+    __syncthreads();
+    if (x < w && y < h) {
+        float s = 0.f;
+        for (int j = -R; j <= R; ++j)
+            for (int i = -R; i <= R; ++i) s += tile[threadIdx.y + R + j][threadIdx.x + R + i];  // SUM
+        out[y * w + x] = s / 9.0f;
+    }
+}"""
+
+
+@pytest.mark.parametrize("bug, said", [
+    (("tile[threadIdx.y + R + j][threadIdx.x + R + i]", "tile[threadIdx.y + j][threadIdx.x + i]"),
+     "`threadIdx.y + j` is -1 for this thread (threadIdx is unsigned, so the sum wraps round to 4294967295): tile has "
+     "a halo of R on each side (`[TILE + 2*R]`), so a thread's own element is at threadIdx.y + R"),
+    (("tile[TILE + 2*R][TILE + 2*R]", "tile[TILE][TILE]"),
+     "`dx` runs while `dx < TILE + 2*R` (its loop), past the 16 elements that dimension of tile was declared with "
+     "(`[TILE]`): declare tile as large as the loop goes, `[TILE + 2*R]`")])
+def test_a_halo_tiles_missing_offset_and_its_declaration_without_the_halo_are_named(bug, said):
+    """A blur's shared tile with a halo of R: indexed without the + R (j = -R wraps the unsigned threadIdx sum), or
+    declared [TILE][TILE] while the load loop fills TILE + 2*R: each named, not 'guard the access'. The twin blurs."""
+    image = np.random.default_rng(0).random((29, 37), dtype=np.float32)
+    out = np.zeros_like(image)
+    with pytest.raises(cuda.KernelError) as info:
+        cuda.RawKernel(BLUR_TILE.replace(*bug), "blur", backend="cpu")((3, 2), (16, 16), (image, out, 37, 29))
+    assert said in str(info.value) and "Guard the access" not in str(info.value)
+    cuda.RawKernel(BLUR_TILE, "blur", backend="cpu")((3, 2), (16, 16), (image, out, 37, 29))
+    padded = np.pad(image, 1, mode="edge")
+    expected = sum(padded[1 + j:30 + j, 1 + i:38 + i] for j in (-1, 0, 1) for i in (-1, 0, 1)) / 9
+    np.testing.assert_allclose(out, expected, rtol=1e-5)
+
+
 def test_more_blocks_along_z_than_a_batch_has_matrices_is_named_as_the_launchs_bug():
     """`A = A0 + blockIdx.z * M * N` launched with grid z = 3 for 2 matrices: block z = 2's matrix starts at the end
     of A0, whatever the guards say; the hint names the launch (it said to guard the whole index, as at a tile's edge).

@@ -6624,6 +6624,26 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
             hint = (f"`{k}` reaches {length - 1 + r} in the block's last thread, and that dimension of {name} has "
                     f"{length} elements, one a thread: a tile with a halo of {r} needs {length} + {2 * r} elements there "
                     f"({r} on each side), as in `[{length} + {2 * r}]` (a #define such as `TILE + 2 * R`).")
+        declared = re.search(rf"__shared__[^;]*?\b{re.escape(base)}\s*((?:\[[^\]]*\]\s*)+)", source.text)
+        dims = [d.strip() for d in re.findall(r"\[([^\]]*)\]", declared.group(1))] if declared else []
+        dim = dims[fault.count] if len(dims) > fault.count else None
+        neighbour = re.fullmatch(r"threadIdx\.([xyz])\s*\+\s*([A-Za-z_]\w*)", k)
+        radius = re.search(r"\+\s*2\s*\*\s*([A-Za-z_]\w*)", dim or "")
+        if neighbour and radius and hint.startswith("Guard") and index >= 1 << 31:
+            # `tile[threadIdx.y + j]`, j from -R, of `tile[TILE + 2 * R]`: the halo's offset left out
+            r = radius.group(1)
+            hint = (f"`{k}` is {index - (1 << 32)} for this thread (threadIdx is unsigned, so the sum wraps round to "
+                    f"{index}): {name} has a halo of {r} on each side (`[{dim}]`), so a thread's own element is at "
+                    f"threadIdx.{neighbour.group(1)} + {r}, and its neighbour {neighbour.group(2)} away at "
+                    f"`threadIdx.{neighbour.group(1)} + {r} + {neighbour.group(2)}`: add the halo's {r}.")
+        loop = re.fullmatch(r"[A-Za-z_]\w*", k) and line and re.search(
+            rf"\bfor\s*\([^;]*\b{re.escape(k)}\s*=[^;]*;\s*{re.escape(k)}\s*<\s*([^;]+?)\s*;",
+            "\n".join(source.line_text(n) for n in range(max(1, line - 8), line + 1)))
+        if loop and dim and hint.startswith("Guard") and re.sub(r"\s+", "", loop.group(1)) != re.sub(r"\s+", "", dim):
+            # `for (dx = threadIdx.x; dx < TILE + 2 * R; dx += TILE)` into `tile[TILE][TILE]`: declared too small
+            hint = (f"`{k}` runs while `{k} < {loop.group(1)}` (its loop), past the {length} elements that dimension of "
+                    f"{name} was declared with (`[{dim}]`): declare {name} as large as the loop goes, "
+                    f"`[{loop.group(1)}]` (a tile with its halo), or stop the loop at the dimension.")
         # `s[t]`, t = threadIdx.x, of an array with fewer elements than the launch's block has threads (a template's
         # BLOCK of 128 launched with 256): the block and the array disagree; no guard is meant
         own = _own_index(source, line, k)
