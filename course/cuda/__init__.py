@@ -131,7 +131,7 @@ atomic counts, an ``atomicCAS`` loop's first read beside other threads' ``atomic
 checks it), nor does many threads storing the same value; a thread that read an element
 before another thread wrote it is that race, with the place for the missing ``__syncthreads()``),
 reads of shared memory no thread of the block wrote (an ``atomicExch`` into it writes it), reads of a local array's element its thread
-never wrote, reads of global memory that nothing wrote (compute-sanitizer's initcheck: an element of an array
+never wrote (``unsigned char``, ``__half`` and ``bool`` elements too), reads of global memory that nothing wrote (compute-sanitizer's initcheck: an element of an array
 from ``xp.empty`` or ``xp.empty_like``, which on the CPU backend holds the bytes 0xFE as a GPU's holds garbage
 (``c[i] += a[i]`` into an output never cleared, a histogram's bins), or of a block from ``malloc``/``new``;
 an atomic's old value counts, a vector or struct only when no part of it was written; a 1- or 2-byte element, a
@@ -170,7 +170,9 @@ and it warns (``KernelWarning``) when blocks store the same values into the same
 (32 or more) at one line, as an index without ``blockIdx`` makes them do, and when threads of one block do
 (a thread repeating another's stores one after another, 8 or more elements in a block: an index without
 ``threadIdx``, or with ``threadIdx.y`` in a 1-D block; not threads marking the neighbours they share, nor every
-thread storing its block's one result), and when a launch leaks
+thread storing its block's one result), and when a loop hands out a block's elements by ``threadIdx.x`` alone,
+stepping by ``blockDim.x``, in a launch whose blocks have several rows of threads (every row repeats its stores and
+atomics: a 2-D block's shared histogram counted ``blockDim.y`` times), and when a launch leaks
 device-heap memory (compute-sanitizer's ``--leak-check full``: blocks its ``malloc``/``new`` made, not freed, to
 which no pointer is left in an argument array, a ``__device__`` variable or another block; it names the line),
 and when threads take locks in a cycle (ThreadSanitizer's lock-order check: a lock is what an ``atomicCAS``
