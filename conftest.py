@@ -95,3 +95,20 @@ def stopped_by_ctrl_c():
 
     return run
 
+
+@pytest.fixture
+def private_kernel_cache(tmp_path, monkeypatch):
+    """A kernel cache of the test's own (tmp_path, set as COURSE_CUDA_CACHE), with the runtime objects that the
+    regular cache has built already copied in: each build kind's runtime.o and runtime.h.gch take seconds to build,
+    and a test of how the cache keeps modules does not need them built again (one that tests the runtime's own
+    build uses tmp_path as it is)."""
+    from course.cuda import cpu
+
+    try:
+        for folder in cpu.cache_dir().glob("runtime-*"):
+            if not folder.name.startswith("runtime-build-") and (folder / "runtime.o").is_file():
+                shutil.copytree(folder, tmp_path / folder.name)
+    except OSError:
+        pass  # (built again where needed)
+    monkeypatch.setenv("COURSE_CUDA_CACHE", str(tmp_path))
+    return tmp_path

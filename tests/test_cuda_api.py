@@ -7,6 +7,7 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from pathlib import Path
 
 import numpy as np
@@ -81,8 +82,7 @@ def test_grid_and_block_as_ints_lists_or_tuples():
     assert (x == 2).all()
 
 
-def test_compiled_kernels_are_cached_on_disk(tmp_path, monkeypatch):
-    monkeypatch.setenv("COURSE_CUDA_CACHE", str(tmp_path))
+def test_compiled_kernels_are_cached_on_disk(tmp_path, monkeypatch, private_kernel_cache):
     source = ADD.replace("1.0f", "2.0f")
     cuda.RawKernel(source, "add_one", backend="cpu").compile()
     libraries = list(tmp_path.glob("*.so"))
@@ -162,7 +162,7 @@ def test_the_runtime_is_compiled_once_per_build_kind_and_linked_into_each_module
     assert cpu._prebuilt_runtime(compiler, ["-D__CC_SANITIZE"]) is None
 
 
-def test_modules_link_with_gold_where_it_works_and_are_the_same_with_the_default_linker(tmp_path, monkeypatch):
+def test_modules_link_with_gold_where_it_works_and_are_the_same_with_the_default_linker(monkeypatch):
     """GNU gold links a module where the compiler has it and the probe's library (a thread_local, the module's TLS
     flags) links and loads; a compiler that fails the probe, or none, gets the default linker; and a module linked
     either way runs alike, a fault naming the same line."""
@@ -170,19 +170,19 @@ def test_modules_link_with_gold_where_it_works_and_are_the_same_with_the_default
     assert cpu._linker_flags("/nonexistent/g++") == ()
     if sys.platform.startswith("linux") and cpu._is_gcc(compiler) and shutil.which("ld.gold"):
         assert cpu._linker_flags(compiler, ("-mtls-dialect=gnu2",)) == ("-fuse-ld=gold",)
-    messages = []
+    messages, linked = [], []
+    run = uuid.uuid4().hex  # (sources of this run's own: compiled here, not found in the cache)
     for linker in ("probed", "default"):
-        monkeypatch.setenv("COURSE_CUDA_CACHE", str(tmp_path / linker))
         if linker == "default":
-            monkeypatch.setattr(cpu, "_linker_flags", lambda compiler, tls=(): ())
-        source = ADD + f"// linked by the {linker} linker\n"  # (not the module the process loaded already)
+            monkeypatch.setattr(cpu, "_linker_flags", lambda compiler, tls=(): linked.append(compiler) or ())
+        source = ADD + f"// linked by the {linker} linker ({run})\n"
         x = np.zeros(4, np.float32)
         cuda.RawKernel(source, "add_one", backend="cpu")((1,), (4,), (x, 4))
         assert (x == 1).all()
         with pytest.raises(cuda.KernelError) as info:
             cuda.RawKernel(source.replace("if (i < n) ", ""), "add_one", backend="cpu", sanitize=True)((1,), (8,), (x, 4))
         messages.append(str(info.value))
-        assert len(list((tmp_path / linker).glob("*.so"))) == 2
+    assert len(linked) == 2  # (both of the default linker's modules were compiled and linked here)
     assert messages[0] == messages[1] and "accessed x[4]" in messages[0]
 
 
@@ -809,8 +809,7 @@ def test_the_kernel_cache_is_pruned_least_recently_used_first(tmp_path):
     assert [k for k, p in modules.items() if p.exists()] == [3, 4]
 
 
-def test_a_module_loaded_from_the_cache_counts_as_used(tmp_path, monkeypatch):
-    monkeypatch.setenv("COURSE_CUDA_CACHE", str(tmp_path))
+def test_a_module_loaded_from_the_cache_counts_as_used(tmp_path, monkeypatch, private_kernel_cache):
     cuda.RawKernel(ADD, "add_one", backend="cpu", sanitize=False).compile()
     (module,) = tmp_path.glob("*.so")
     os.utime(module, (1, 1))

@@ -1446,8 +1446,7 @@ extern "C" __global__ void broken(float* out, int n) {
 """
 
 
-def test_compile_error_shows_the_learners_line(tmp_path, monkeypatch):
-    monkeypatch.setenv("COURSE_CUDA_CACHE", str(tmp_path))
+def test_compile_error_shows_the_learners_line(tmp_path, monkeypatch, private_kernel_cache):
     k = cuda.RawKernel(BROKEN, "broken", backend="cpu")
     with pytest.raises(cuda.CompileError) as info:
         k((1,), (1,), (np.zeros(1, np.float32), 1))
@@ -1551,9 +1550,8 @@ extern "C" __global__ void k(const float* x, float* out) {{
     cuda.RawKernel(source.replace(f"{name};   // here", f"{name}();"), "k", backend="cpu").compile()
 
 
-def test_a_function_declared_and_called_but_never_defined_is_named(tmp_path, monkeypatch):
+def test_a_function_declared_and_called_but_never_defined_is_named(tmp_path, monkeypatch, private_kernel_cache):
     """(The shared library loaded with an undefined symbol: OSError '_Z5scalef' before.) Not kept in the cache."""
-    monkeypatch.setenv("COURSE_CUDA_CACHE", str(tmp_path))
     source = """
 __device__ float scale(float v);
 extern "C" __global__ void k(const float* x, float* out) { out[threadIdx.x] = scale(x[threadIdx.x]); }"""
@@ -3816,12 +3814,11 @@ extern "C" __global__ void same_name(const float* a, float* o) {
     np.testing.assert_array_equal(o, a + np.tile([1, 2], 4))
 
 
-def test_a_variable_read_before_it_has_a_value_gives_a_warning_like_nvccs(tmp_path, monkeypatch):
+def test_a_variable_read_before_it_has_a_value_gives_a_warning_like_nvccs(tmp_path, monkeypatch, private_kernel_cache):
     """GCC sees what nvcc warns about ("used before its value is set"): shown once, in the
     learner's words, also when the module comes from the kernel cache in a later process."""
     from course.cuda import cpu as cuda_cpu
 
-    monkeypatch.setenv("COURSE_CUDA_CACHE", str(tmp_path))
     monkeypatch.setattr(cuda_cpu, "_warned", set())
     source = r"""
 extern "C" __global__ void total(const float* x, float* out, int n) {
