@@ -5282,6 +5282,14 @@ def _handover_after(source: Source, line: int | None) -> tuple[int, int, str] | 
     return None
 
 
+def _both_threads(kernel: Kernel, args, fault: _Fault, block_dim, grid_dim) -> list:
+    """(thread, its _thread_names) of a race's two threads: the faulting one's, and the other's (its built-ins)."""
+    names = _thread_names(kernel, args, fault, block_dim, grid_dim)
+    other = {**names, **{f"{b}.{a}": v for b, values in (("threadIdx", fault.other_thread), ("blockIdx", fault.other_block))
+                         for a, v in zip("xyz", values)}}
+    return [(fault.thread, names), (fault.other_thread, other)]
+
+
 def _past_the_row(source: Source, line: int | None, name: str, threads: list, compound_only: bool = False) -> str | None:
     """For an access through a row-major index `r * w + c` where a thread's column lies outside the row (c >= w, or
     below 0): nothing keeps the columns inside the rows, so that thread lands on a neighbouring row's element (two
@@ -7159,10 +7167,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                         f"{element}. If the threads mean to combine bits into it (a bit set, flags), make the update "
                         f"one atomic: `{bitwise.format(element=element)};` (atomicAdd would add a bit that is set "
                         "twice).")
-            elif past := _past_the_row(source, line, name, [(fault.thread, (names := _thread_names(
-                    kernel, args, fault, block_dim, grid_dim))), (fault.other_thread, {
-                    **names, **{f"{b}.{a}": v for b, values in (("threadIdx", fault.other_thread), ("blockIdx",
-                                                                fault.other_block)) for a, v in zip("xyz", values)}})]):
+            elif past := _past_the_row(source, line, name, _both_threads(kernel, args, fault, block_dim, grid_dim)):
                 hint = past
             elif data := _data_destination(source, line, name):
                 # `bins[x[i]]++` (a histogram by hand), `out[idx[i]] = v[i]` (a scatter whose destinations repeat)
@@ -7318,10 +7323,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                     hint += (" With cuda::atomic or cuda::atomic_ref, give the flag's store "
                              "cuda::memory_order_release and the waiting load cuda::memory_order_acquire instead of "
                              "memory_order_relaxed: each then orders the accesses before (or after) it.")
-            elif past := _past_the_row(source, line, name, [(fault.thread, (names := _thread_names(
-                    kernel, args, fault, block_dim, grid_dim))), (fault.other_thread, {
-                    **names, **{f"{b}.{a}": v for b, values in (("threadIdx", fault.other_thread), ("blockIdx",
-                                                                fault.other_block)) for a, v in zip("xyz", values)}})]):
+            elif past := _past_the_row(source, line, name, _both_threads(kernel, args, fault, block_dim, grid_dim)):
                 hint = past  # a column past the row (no `x < w` guard): the thread lands on the next row's element
             elif fault.mask == 1 and (moved := _in_place_elsewhere(name, source.line_text(line) if line else "",
                                                                    source.line_text(other_line) if other_line else "")):
