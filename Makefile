@@ -59,8 +59,10 @@ lab: install
 
 # Unit tests and every notebook in one pytest run, fast mode, with per-notebook timings.
 # Then (for the whole course) this commit's part of the gpu-size check below.
+# (The notebooks first: each is a long unit that one process runs whole, and one left for last, a minute
+# long, kept a process busy while the other had nothing more to run.)
 test: install
-	$(XDIST_ENV) COURSE_FAST=1 $(BIN)/python -m pytest tests $(NOTEBOOKS) $(XDIST) \
+	$(XDIST_ENV) COURSE_FAST=1 $(BIN)/python -m pytest $(NOTEBOOKS) tests $(XDIST) \
 		--nbval-lax --nbval-cell-timeout=$(CELL_TIMEOUT) -p no:cacheprovider $(PYTEST_ARGS)
 	$(if $(filter notebooks,$(NOTEBOOKS)),$(BIN)/python tools/gpu_sizes.py --rotate)
 
