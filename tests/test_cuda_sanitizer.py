@@ -1514,6 +1514,34 @@ def test_a_chain_of_blocks_handing_over_through_a_flag_is_told_what_its_publishi
     assert "Blocks cannot wait for each other" not in str(info.value)
 
 
+# Block 0 stores its part, orders the stores (BARRIER), and its thread 0 publishes a flag (PUBLISH); block 1's thread
+# 0 waits for the flag (WAIT), a barrier, and every thread reads block 0's part backwards.
+HANDOFF = r"""
+#include <cuda/atomic>
+extern "C" __global__ void k(const float* x, float* data, int* flag, float* out) {
+    int t = threadIdx.x;
+    if (blockIdx.x == 0) {
+        data[t] = x[t];  // STORE
+        BARRIER
+        if (t == 0) { PUBLISH }  // PUBLISH
+    } else {
+        if (t == 0) { WAIT }  // WAIT
+        __syncthreads();
+        out[t] = data[blockDim.x - 1 - t];  // READ
+    }
+}"""
+DEVICE_FLAG = "cuda::atomic_ref<int, cuda::thread_scope_device> f(*flag);"
+
+
+def handoff(publish, wait, barrier="__syncthreads();"):
+    return HANDOFF.replace("BARRIER", barrier).replace("PUBLISH }", publish + " }").replace("WAIT }", wait + " }")
+
+
+def handoff_args(threads=32):
+    x = np.arange(threads, dtype=np.float32)
+    return x, np.zeros(threads, np.float32), np.zeros(1, np.int32), np.zeros(threads, np.float32)
+
+
 @pytest.mark.parametrize("fence, scoped", [
     ("__threadfence_block();", "__threadfence_block()"),
     ("cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_block);",
@@ -1523,60 +1551,27 @@ def test_a_chain_of_blocks_handing_over_through_a_flag_is_told_what_its_publishi
 def test_a_fence_of_block_scope_before_a_flag_for_another_block_is_named(fence, scoped):
     """The block stores, __syncthreads(), thread 0 fences and sets a device-scope flag that another block waits for:
     a fence of block scope there is named as the bug (it orders the stores for its own block only)."""
-    source = r"""
-#include <cuda/atomic>
-extern "C" __global__ void k(const float* x, float* data, int* flag, float* out) {
-    int t = threadIdx.x;
-    if (blockIdx.x == 0) {
-        data[t] = x[t];  // STORE
-        __syncthreads();
-        if (t == 0) {
-            FENCE  // FENCE
-            cuda::atomic_ref<int, cuda::thread_scope_device> f(*flag);
-            f.store(1, cuda::memory_order_relaxed);
-        }
-    } else {
-        if (t == 0) {
-            cuda::atomic_ref<int, cuda::thread_scope_device> f(*flag);
-            while (f.load(cuda::memory_order_relaxed) == 0) {}
-            cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device);
-        }
-        __syncthreads();
-        out[t] = data[31 - t];
-    }
-}""".replace("FENCE  //", fence + "  //")
-    x, data, flag, out = np.arange(32, dtype=np.float32), np.zeros(32, np.float32), np.zeros(1, np.int32), np.zeros(32, np.float32)
+    source = handoff(f"{fence} {DEVICE_FLAG} f.store(1, cuda::memory_order_relaxed);",
+                     f"{DEVICE_FLAG} while (f.load(cuda::memory_order_relaxed) == 0) {{}} "
+                     "cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device);")
+    args = handoff_args()
     if scoped is None:
-        kernel("k", source, sanitize=True)((2,), (32,), (x, data, flag, out))
-        np.testing.assert_array_equal(out, x[::-1])
+        kernel("k", source, sanitize=True)((2,), (32,), args)
+        np.testing.assert_array_equal(args[3], args[0][::-1])
         return
     with pytest.raises(cuda.KernelError) as info:
-        kernel("k", source, sanitize=True)((2,), (32,), (x, data, flag, out))
-    assert (f"Line {line_of('FENCE', source)}'s `{scoped}` is a fence of block scope: it orders line "
+        kernel("k", source, sanitize=True)((2,), (32,), args)
+    assert (f"Line {line_of('PUBLISH', source)}'s `{scoped}` is a fence of block scope: it orders line "
             f"{line_of('STORE', source)}'s store before the flag only for the threads of its own block") in str(info.value)
 
 
 def test_a_flag_between_blocks_through_a_block_scope_atomic_ref_is_called_a_flag_not_a_lost_update():
     """A cuda::atomic_ref of thread_scope_block stored (release) by one block and loaded by another: the message says
     it is used as a flag between blocks, whose orders hold within one block only, not that an update is lost."""
-    source = r"""
-#include <cuda/atomic>
-extern "C" __global__ void k(const float* x, float* data, int* flag, float* out) {
-    int t = threadIdx.x;
-    if (blockIdx.x == 0) {
-        data[t] = x[t];
-        __syncthreads();
-        if (t == 0) { cuda::atomic_ref<int, cuda::thread_scope_block> f(*flag); f.store(1, cuda::memory_order_release); }
-    } else {
-        if (t == 0) {
-            cuda::atomic_ref<int, cuda::thread_scope_block> f(*flag);
-            while (f.load(cuda::memory_order_acquire) == 0) {}  // WAIT
-        }
-        __syncthreads();
-        out[t] = data[31 - t];
-    }
-}"""
-    args = (np.arange(32, dtype=np.float32), np.zeros(32, np.float32), np.zeros(1, np.int32), np.zeros(32, np.float32))
+    flag = DEVICE_FLAG.replace("thread_scope_device", "thread_scope_block")
+    source = handoff(f"{flag} f.store(1, cuda::memory_order_release);",
+                     f"{flag} while (f.load(cuda::memory_order_acquire) == 0) {{}}")
+    args = handoff_args()
     with pytest.raises(cuda.KernelError) as info:
         kernel("k", source, sanitize=True)((2,), (32,), args)
     message = str(info.value)
@@ -5603,28 +5598,16 @@ def test_a_one_warp_blocks_syncwarp_before_lane_0s_fence_and_flag_hands_its_writ
     """Every lane stores, __syncwarp(), lane 0 fences and sets a volatile flag; another block waits for it: in a block
     of one warp the __syncwarp() orders every thread's store before lane 0's fence, as __syncthreads() would (it was
     reported as a race). In a block of two warps it orders only warp 0's, and without it nothing orders the others'."""
-    source = f"""
-extern "C" __global__ void k(const float* x, float* data, int* flag, float* out) {{
-    int t = threadIdx.x;
-    if (blockIdx.x == 0) {{
-        data[t] = x[t] * 2.0f;  // STORE
-        {barrier}
-        if (t == 0) {{ __threadfence(); ((volatile int*)flag)[0] = 1; }}
-    }} else {{
-        if (t == 0) {{ while (((volatile int*)flag)[0] == 0) {{ }} __threadfence(); }}
-        __syncthreads();
-        out[t] = data[blockDim.x - 1 - t];  // READ
-    }}
-}}"""
-    x = np.arange(threads, dtype=np.float32)
-    data, flag, out = np.zeros(threads, np.float32), np.zeros(1, np.int32), np.zeros(threads, np.float32)
+    source = handoff("__threadfence(); ((volatile int*)flag)[0] = 1;",
+                     "while (((volatile int*)flag)[0] == 0) { } __threadfence();", barrier)
+    args = handoff_args(threads)
     if handed_over:
-        kernel("k", source)((2,), (threads,), (x, data, flag, out))
-        np.testing.assert_array_equal(out, 2 * x[::-1])
+        kernel("k", source)((2,), (threads,), args)
+        np.testing.assert_array_equal(args[3], args[0][::-1])
     else:
         with pytest.raises(cuda.KernelError, match=r"reads data\[\d+\], which thread \(\d+, 0, 0\) of block \(0, 0, 0\) "
                                                    r"wrote at line %d" % line_of("STORE", source)) as info:
-            kernel("k", source)((2,), (threads,), (x, data, flag, out))
+            kernel("k", source)((2,), (threads,), args)
         assert info.value.line == line_of("READ", source)
 
 

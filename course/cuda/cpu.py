@@ -5164,13 +5164,16 @@ def _row_major(expression: str) -> tuple[str, str, str] | None:
     return found.group("r", "w", "c") if "c" in found.groupdict() else found.groups()
 
 
-def _plain_flag_store(source: Source, name: str, line: int | None, other_line: int | None) -> str | None:
+#: A loop that waits for a flag with a volatile or atomic read (`while (((volatile int*)flags)[b - 1] == 0) { }`)
+_FLAG_WAIT = r"\bwhile\b[^;]*(?:volatile|\batomic\w*\s*\()"
+
+
+def _plain_flag_store(source: Source, kernel: Kernel, name: str, line: int | None, other_line: int | None) -> str | None:
     """For a race on a flag between a loop that waits for it with a volatile or atomic read (`while (((volatile
     int*)flags)[b - 1] == 0) { }`) and a plain store that sets it (`flags[b] = 1;`): the hint that the store must be
     atomic or volatile too, after the fence that publishes the data; else None."""
     code = {n: source.line_text(n).split("//", 1)[0] for n in (line, other_line) if n}
-    wait = next((n for n, text in code.items() if re.search(r"\bwhile\b", text) and re.search(
-        rf"(?:volatile|\batomic\w*\s*\()[^;]*\b{re.escape(name)}\b", text)), None)
+    wait = next((n for n, text in code.items() if re.search(rf"{_FLAG_WAIT}[^;]*\b{re.escape(name)}\b", text)), None)
     setter = next((n for n in code if n != wait), None)
     if not wait or not setter:
         return None
@@ -5178,6 +5181,7 @@ def _plain_flag_store(source: Source, name: str, line: int | None, other_line: i
     if not store or re.search(r"volatile|\batomic", code[setter]):
         return None
     element = f"{name}[{store.group(1).strip()}]"
+    item = next((p.ctype for p in kernel.params if p.name == name and p.pointer), "int")
     before = code[setter][:store.start()] + (source.line_text(setter - 1) if setter > 1 else "")
     fence = ("after the __threadfence() that is there" if "__threadfence" in before else
              "after a __threadfence() that publishes the data the flag announces")
@@ -5185,14 +5189,14 @@ def _plain_flag_store(source: Source, name: str, line: int | None, other_line: i
             "waits for it with a volatile (or atomic) read: a plain store is not one the waiting block is sure to see, "
             "nor in order (the compiler may keep it in a register, move it, or merge it with another), and CUDA's "
             f"memory model calls the pair a data race. Make the store atomic, `atomicExch(&{element}, "
-            f"{store.group(2).strip()});`, or volatile, `((volatile {_element_type_guess(source, name)}*){name})"
+            f"{store.group(2).strip()});`, or volatile, `((volatile {item}*){name})"
             f"[{store.group(1).strip()}] = {store.group(2).strip()};`, {fence}.")
 
 
 def _mask_leaves_out(source: Source, first: int, last: int, threads: tuple, block_dim) -> str | None:
     """A `__syncwarp(MASK)` with a literal mask between lines `first` and `last` that leaves out the lane of one of
     `threads` (two threads of one warp whose accesses race): the hint that says the mask is the bug; else None."""
-    lanes = [(t[0] + block_dim[0] * (t[1] + block_dim[1] * t[2])) % 32 for t in threads]
+    lanes = [_thread_linear(t, block_dim) % 32 for t in threads]
     for at in range(first + 1, last):
         call = re.search(r"__syncwarp\s*\(\s*(0[xX][0-9a-fA-F]+|\d+)[uU]?\s*\)", source.line_text(at).split("//", 1)[0])
         if not call:
@@ -5214,9 +5218,7 @@ def _block_scope_fence(source: Source, written: int | None) -> str | None:
     on the way: the hint that names the fence and its scope; else None."""
     if not written:
         return None
-    body = _function_body(source.text, written)
-    end = source.text.count("\n", 0, body[1]) + 1 if body else len(source.lines)
-    for at in range(written, min(end, written + 40) + 1):
+    for at in range(written, min(_body_lines(source, written)[1], written + 40) + 1):
         code = source.line_text(at).split("//", 1)[0]
         if re.search(r"__threadfence\s*\(|__threadfence_system|thread_scope_(?:device|system)\s*\)", code) and \
                 not re.search(r"atomic_ref|atomic<", code):
@@ -5239,10 +5241,8 @@ def _unfenced_handover(source: Source, read: int | None, written: int | None) ->
     if not read or not written:
         return None
     release = _handover_after(source, written)
-    body = _function_body(source.text, read)
-    start = source.text.count("\n", 0, body[0]) + 1 if body else 1
-    waited = any(re.search(r"\bwhile\b[^;]*(?:volatile|\batomic\w*\s*\()", source.line_text(n).split("//", 1)[0])
-                 for n in range(start, read + 1))
+    waited = any(re.search(_FLAG_WAIT, source.line_text(n).split("//", 1)[0])
+                 for n in range(_body_lines(source, read)[0], read + 1))
     if not release or not waited:
         return None
     at, last, call = release
@@ -5254,23 +5254,14 @@ def _unfenced_handover(source: Source, read: int | None, written: int | None) ->
                       "comes after it." if late else "."))
 
 
-def _element_type_guess(source: Source, name: str) -> str:
-    """The element type of pointer parameter or variable `name` as the source declares it (`int* flags`), else int."""
-    found = re.search(rf"\b((?:unsigned\s+)?(?:int|long long|char|short|float|double|bool|uint\d+_t|int\d+_t))\s*\*\s*"
-                      rf"(?:__restrict__\s+)?{re.escape(name)}\b", source.text)
-    return re.sub(r"\s+", " ", found.group(1)) if found else "int"
-
-
 def _handover_after(source: Source, line: int | None) -> tuple[int, int, str] | None:
     """The first line after `line` (a store that was handed over unfenced) in its function that hands over: an
     atomic, a volatile store or a libcu++ store (`atomicExch(lock, 0);` releasing a lock, a flag set), with the last
     line of code before it and the call's text; None if there is none within 40 lines."""
     if not line:
         return None
-    body = _function_body(source.text, line)
-    last_line = source.text.count("\n", 0, body[1]) + 1 if body else len(source.lines)
     previous = line
-    for at in range(line + 1, min(last_line, line + 40) + 1):
+    for at in range(line + 1, min(_body_lines(source, line)[1], line + 40) + 1):
         code = source.line_text(at).split("//", 1)[0]
         found = re.search(r"\batomic\w*\s*\([^;]*\)|(?:\(\s*)+volatile\b[^;]*?=(?!=)[^;]*|\.\s*store\s*\([^;]*\)", code)
         if found:
@@ -7504,7 +7495,7 @@ def _explain(module: Module, kernel: Kernel, fault: _Fault, time_limit: float, s
                         and (plain := _plain_wait(source)):  # `while (ready == 0) {}` on a plain __device__ flag
                     hint = (f"{plain} And a block may wait only for blocks before it in launch order (a lower "
                             "blockIdx): a later one may not have started yet, and then the wait never ends.")
-                elif flag := _plain_flag_store(source, name, line, other_line):
+                elif flag := _plain_flag_store(source, kernel, name, line, other_line):
                     hint = flag
                 elif mine == 1 and (scoped := _block_scope_fence(source, other_line)):
                     hint = scoped

@@ -1012,33 +1012,14 @@ def _rank_loops(text: str, line_at) -> list:
         if loop.group(2) not in ranks:
             continue
         after = loop.end()
-        rest = text[after:].lstrip()
-        if rest.startswith("{"):
-            opened = after + text[after:].index("{")
-            depth, k = 0, opened
-            while k < len(text):
-                depth += {"{": 1, "}": -1}.get(text[k], 0)
-                if depth == 0:
-                    break
-                k += 1
-            body = text[opened:k + 1]
-        else:
-            body = text[after:text.find(";", after) + 1]
+        opened = after + len(text[after:]) - len(text[after:].lstrip())
+        body = (text[opened:cpu._closing_brace(text, opened) + 1] if text.startswith("{", opened)
+                else text[after:text.find(";", after) + 1])
         if mentions(body) or not re.search(r"\batomic\w*\s*\(|\]\s*(?:[-+*/%|&^]?=(?!=)|\+\+|--)", body):
             continue
         # an if around the loop that tests a row (`if (threadIdx.y == 0) { for ... }`), or the loop's own line's
-        heads, depth = [], 0
-        for k in range(loop.start() - 1, -1, -1):
-            ch = text[k]
-            if ch == "}":
-                depth += 1
-            elif ch == "{":
-                if depth:
-                    depth -= 1
-                else:
-                    heads.append(text[max(0, text.rfind(";", 0, k), text.rfind("}", 0, k)):k])
         line_head = text[text.rfind("\n", 0, loop.start()) + 1:loop.start()]
-        if any(mentions(h) for h in heads + [line_head]):
+        if any(mentions(h) for h in [line_head, *_enclosing_heads(text, loop.start())]):
             continue
         found.append((line_at(loop.start()), re.sub(r"\s+", " ", loop.group(0))))
     return found
@@ -1086,8 +1067,18 @@ def _under_one_thread(text: str, at: int) -> str:
     found = {tested(text[start:at])}
     if "block" in found:
         return "block"
+    for head in _enclosing_heads(text, at):  # the `if (...) {` heads of the blocks that enclose the statement
+        found.add(tested(head))
+        if "block" in found or {"warp", "first warp"} <= found:
+            return "block"
+    return "warp" if "warp" in found else ""
+
+
+def _enclosing_heads(text: str, at: int):
+    """The heads (`if (t == 0)`, `for (...)`) of the braced blocks of `text` that enclose offset `at`, innermost
+    first."""
     depth, k = 0, at
-    while k > 0:  # the `if (...) {` heads of the blocks that enclose the statement
+    while k > 0:
         k -= 1
         if text[k] == "}":
             depth += 1
@@ -1095,11 +1086,7 @@ def _under_one_thread(text: str, at: int) -> str:
             if depth:
                 depth -= 1
                 continue
-            head_start = max(text.rfind(";", 0, k), text.rfind("{", 0, k), text.rfind("}", 0, k)) + 1
-            found.add(tested(text[head_start:k]))
-            if "block" in found or {"warp", "first warp"} <= found:
-                return "block"
-    return "warp" if "warp" in found else ""
+            yield text[max(text.rfind(";", 0, k), text.rfind("{", 0, k), text.rfind("}", 0, k)) + 1:k]
 
 
 def launch_warnings(rules: _LaunchRules, params, grid3, block3, values) -> list[str]:
