@@ -199,6 +199,7 @@ def cgroups(tmp_path, monkeypatch):
     monkeypatch.setattr(cpu, "PROC_CGROUP", tmp_path / "proc_self_cgroup")
     monkeypatch.delenv("COURSE_CUDA_THREADS", raising=False)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(64)), raising=False)  # a 64-core node
+    monkeypatch.setattr(cpu, "_CORES", [1, -1e9])  # (worker_threads reads the affinity afresh)
     cpu.cgroup_cpu_limit.cache_clear()
 
     def write(path, text):

@@ -34,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import fast
 from .errors import CompileError, KernelError, KernelWarning
 from .source import (_GRID_SYNC, _TYPE_WORDS, _WARP_SIGNATURES, VECTOR_TYPES, Kernel, Source, _call_arguments,
                      _constant, _split_commas, tokenize, without_comments)
@@ -356,10 +357,15 @@ def _storage(source: Source, name: str) -> str:
     return source.global_scopes.get(name, "") + (f"__cc_raw_{name}" if name in source.global_arrays else name)
 
 
+# fast.py's path for blocks proved in bounds: on unless -D__CC_FAST_PATH=0 (tests build the same kernel without it
+# to compare), and off where its code does not compile (_compile: a kernel fast.py took for one it understands)
+_FAST_PATH_ON = "#define __CC_FAST_PATH 1"
+
+
 def _launchers(source: Source, kernels=None) -> str:
     """C++ for one exported launcher per kernel: a `prepare` that checks and registers the
     arguments (once per launch), a `run` that unpacks them and runs blocks (on every worker)."""
-    code = ["", '#line 1 "course-cuda-launchers"']
+    code = ["", '#line 1 "course-cuda-launchers"', "#ifndef __CC_FAST_PATH", _FAST_PATH_ON, "#endif"]
     # __constant__ and __device__ variables are allocations in every launch: bounds for raw pointers
     # into them; (sanitizer) a write through a cast into a __constant__ one is the read-only fault, and
     # a __device__ one's elements get the global race checks (`total += x` in every thread).
@@ -409,11 +415,20 @@ def _launchers(source: Source, kernels=None) -> str:
         structs = "true" if _unset_struct(source.text) else "false"
         code += scope + prepare + ["    __cc_register_globals();", f"    __cc_int_fills = {unset};",
                                    f"    __cc_struct_fills = {structs};", "    (void)args;", "}"]
+        fast_code = None if kernel.uses_barriers or scope else fast.fast_path(source, kernel, index)
+        if fast_code:  # (fast.py: blocks proved in bounds run without checks; not in a sanitized build)
+            code += ["#if __CC_FAST_PATH && !defined(__CC_SANITIZE)", fast_code.rstrip("\n"), "#endif",
+                     f'#line {len(code) + 2} "course-cuda-launchers"']
         code.append(f"static void __cc_run_{index}(const __cc_arg* args) {{")
         code += scope + unpack
         run = "__cc_run_with_fibers" if kernel.uses_barriers else "__cc_run_in_loops"
         code.append(f"    auto call = [&]() {{ {kernel.call or kernel.name}({', '.join(names)}); }};")
-        code.append(f"    {run}(call);")
+        if fast_code:
+            code += ["#if __CC_FAST_PATH && !defined(__CC_SANITIZE)",
+                     f"    {run}(call, [&]() {{ return __cc_fast_{index}::__cc_block({', '.join(names)}); }});", "#else",
+                     f"    {run}(call);", "#endif"]
+        else:
+            code.append(f"    {run}(call);")
         code.append("}")
         code.append(f"__CC_EXPORT int __cc_launch_{_symbol(kernel.name)}(const long long* cfg, "
                     "const __cc_arg* args, __cc_fault* fault) {")
@@ -970,6 +985,10 @@ def _compile(source: Source, unit: str, flags: list[str], compiler: str, target:
             raise CompileError(NO_COMPILER) from None
         if done.returncode != 0:
             output = done.stderr or done.stdout
+            if "__cc_fast_" in output and _FAST_PATH_ON + "\n" in unit:
+                # fast.py's code for the kernel does not compile (its error, not the kernel's): without it
+                return _compile(source, unit.replace(_FAST_PATH_ON + "\n", "#define __CC_FAST_PATH 0\n"),
+                                flags, compiler, target, kernel, folders, again)
             if runtime and again and re.search(r"precompiled header|runtime\.o: (?:file too short|file format not "
                                                r"recognized|error adding symbols)", output):
                 # the cache's prebuilt runtime is damaged (cut short by a full disk, a partial copy): build it again
@@ -1686,6 +1705,9 @@ def _check_constant_memory(module: Module, kernel: str) -> None:
 MAX_THREADS = 256
 
 
+_CORES = [1, -1e9]  # the cores this process may use, and when worker_threads last asked
+
+
 def worker_threads() -> int:
     """How many worker threads run the blocks of a CPU launch: $COURSE_CUDA_THREADS, else one per
     core this process may use (its CPU affinity, capped by a container's CPU quota: cgroup_cpu_limit).
@@ -1693,10 +1715,14 @@ def worker_threads() -> int:
     always use one (see runtime.h)."""
     wanted = os.environ.get("COURSE_CUDA_THREADS", "").strip()
     if not wanted:
-        try:
-            cores = len(os.sched_getaffinity(0))
-        except (AttributeError, OSError):  # macOS has no sched_getaffinity
-            cores = os.cpu_count() or 1
+        now = time.monotonic()
+        if now - _CORES[1] > 1.0:  # (asked at every launch: the affinity is read again once a second at most)
+            try:
+                cores = len(os.sched_getaffinity(0))
+            except (AttributeError, OSError):  # macOS has no sched_getaffinity
+                cores = os.cpu_count() or 1
+            _CORES[:] = [cores, now]
+        cores = _CORES[0]
         quota = cgroup_cpu_limit()
         return max(1, min(cores, quota or cores, MAX_THREADS))
     try:

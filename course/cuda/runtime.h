@@ -469,6 +469,7 @@ struct alignas(64) __cc_worker {  // (a cache line of its own: workers write the
     int locals_threads;
     uint64_t float_bits;              // sanitizer: the last __float_as_int, __float_as_uint or __double_as_longlong
     int float_bits_size;              //   result and its bytes (0: none since the last atomicMin/atomicMax)
+    long long fast_blocks;            // blocks it ran on fast.py's path (proved in bounds), in all launches
 };
 enum { __CC_MAX_WORKERS = 256 };
 __CC_STATE __cc_worker __cc_workers[__CC_MAX_WORKERS];
@@ -696,6 +697,12 @@ __CC_STATE int __cc_undefined_variant;
 static inline int __cc_shared_fill() { return __cc_undefined_variant ? 0x4B : 0xff; }
 __CC_EXPORT __CC_ONCE void __cc_set_heap_limit(long long bytes) { __cc_heap_limit = bytes; }
 __CC_EXPORT __CC_ONCE long long __cc_heap_refused_bytes() { return __cc_heap_refused; }
+// The blocks that ran on fast.py's path so far (tests: the path is taken where it should be).
+__CC_EXPORT __CC_ONCE long long __cc_fast_block_count() {
+    long long total = 0;
+    for (int k = 0; k < __CC_MAX_WORKERS; k++) total += __atomic_load_n(&__cc_workers[k].fast_blocks, __ATOMIC_RELAXED);
+    return total;
+}
 
 // A launch stopped by the time limit or Ctrl-C: the blocks it allocated and did not free go back to the heap (on
 // a GPU a kernel stopped so ends its context, and the heap with it). Without this, each stopped launch of a
@@ -6273,12 +6280,108 @@ static void __cc_run_with_fibers(Body& body_object) {
     }
 }
 
+// The fast path's proof (fast.py): the interval of each integer a block computes, as __int128 bounds, over
+// all its threads and the ranges of its loops. A proof that fails (an index that may leave its array, a
+// value that may leave its type) sends the block down the checked path, which finds what is wrong.
+struct __cc_iv { __int128 lo, hi; };
+static inline __int128 __cc_min128(__int128 a, __int128 b) { return a < b ? a : b; }
+static inline __int128 __cc_max128(__int128 a, __int128 b) { return a > b ? a : b; }
+// Whether every value of `v` is one that type `t` holds, both as the source computes it and as the fast code
+// does (int for 32-bit types, long long for 64-bit ones): 0 int, 1 unsigned, 2 long long, 3 unsigned long long,
+// 4 bool.
+static inline bool __cc_iv_fits(__cc_iv v, int t) {
+    static const __int128 lo[] = {-((__int128)1 << 31), 0, -((__int128)1 << 63), 0, 0};
+    static const __int128 hi[] = {((__int128)1 << 31) - 1, ((__int128)1 << 31) - 1, ((__int128)1 << 63) - 1,
+                                  ((__int128)1 << 63) - 1, 1};
+    return v.lo >= lo[t] && v.hi <= hi[t];
+}
+static inline __cc_iv __cc_iv_add(__cc_iv a, __cc_iv b) { return {a.lo + b.lo, a.hi + b.hi}; }
+static inline __cc_iv __cc_iv_sub(__cc_iv a, __cc_iv b) { return {a.lo - b.hi, a.hi - b.lo}; }
+static inline __cc_iv __cc_iv_neg(__cc_iv a) { return {-a.hi, -a.lo}; }
+static inline __cc_iv __cc_iv_bnot(__cc_iv a) { return {-a.hi - 1, -a.lo - 1}; }
+static inline __cc_iv __cc_iv_mul(__cc_iv a, __cc_iv b) {  // (operands within 64 bits: no __int128 overflow)
+    __int128 p[4] = {a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi};
+    return {__cc_min128(__cc_min128(p[0], p[1]), __cc_min128(p[2], p[3])),
+            __cc_max128(__cc_max128(p[0], p[1]), __cc_max128(p[2], p[3]))};
+}
+static inline __cc_iv __cc_iv_div(__cc_iv a, __cc_iv b, bool& ok) {  // C's division, toward zero
+    if (b.lo <= 0 && b.hi >= 0) { ok = false; return a; }
+    __int128 q[4] = {a.lo / b.lo, a.lo / b.hi, a.hi / b.lo, a.hi / b.hi};
+    return {__cc_min128(__cc_min128(q[0], q[1]), __cc_min128(q[2], q[3])),
+            __cc_max128(__cc_max128(q[0], q[1]), __cc_max128(q[2], q[3]))};
+}
+static inline __cc_iv __cc_iv_mod(__cc_iv a, __cc_iv b, bool& ok) {  // the sign of the dividend's
+    if (b.lo <= 0 && b.hi >= 0) { ok = false; return a; }
+    __int128 least = __cc_min128(b.lo < 0 ? -b.hi : b.lo, b.lo < 0 ? -b.lo : b.hi);
+    __int128 m = __cc_max128(b.lo < 0 ? -b.lo : b.lo, b.hi < 0 ? -b.hi : b.hi) - 1;
+    if (a.lo >= 0 && a.hi < least) return a;
+    if (a.lo >= 0) return {0, __cc_min128(a.hi, m)};
+    if (a.hi <= 0) return {__cc_max128(a.lo, -m), 0};
+    return {-m, m};
+}
+static inline __cc_iv __cc_iv_band(__cc_iv a, __cc_iv b, bool& ok) {
+    if (a.lo < 0 || b.lo < 0) { ok = false; return a; }
+    if (a.lo == a.hi && b.lo == b.hi) return {a.lo & b.lo, a.lo & b.lo};
+    return {0, __cc_min128(a.hi, b.hi)};
+}
+static inline __cc_iv __cc_iv_bor(__cc_iv a, __cc_iv b, bool& ok) {  // | and ^
+    if (a.lo < 0 || b.lo < 0) { ok = false; return a; }
+    __int128 top = 1, most = __cc_max128(a.hi, b.hi);
+    while (top <= most) top <<= 1;
+    return {0, top - 1};
+}
+static inline __cc_iv __cc_iv_shift(__cc_iv a, __cc_iv b, int width, int left, bool& ok) {
+    if (b.lo < 0 || b.hi >= width || (left && a.lo < 0)) { ok = false; return a; }
+    if (left) return {a.lo << (int)b.lo, a.hi << (int)b.hi};
+    if (a.lo >= 0) return {a.lo >> (int)b.hi, a.hi >> (int)b.lo};
+    return {a.lo >> (int)b.lo, a.hi >= 0 ? a.hi >> (int)b.lo : a.hi >> (int)b.hi};
+}
+static inline __cc_iv __cc_iv_truth(__cc_iv a) {  // 0, 1, or either
+    if (a.lo > 0 || a.hi < 0) return {1, 1};
+    if (a.lo == 0 && a.hi == 0) return {0, 0};
+    return {0, 1};
+}
+static inline __cc_iv __cc_iv_not(__cc_iv a) { __cc_iv t = __cc_iv_truth(a); return {1 - t.hi, 1 - t.lo}; }
+static inline __cc_iv __cc_iv_and(__cc_iv a, __cc_iv b) {
+    __cc_iv x = __cc_iv_truth(a), y = __cc_iv_truth(b);
+    return {x.lo & y.lo, x.hi & y.hi};
+}
+static inline __cc_iv __cc_iv_or(__cc_iv a, __cc_iv b) {
+    __cc_iv x = __cc_iv_truth(a), y = __cc_iv_truth(b);
+    return {x.lo | y.lo, x.hi | y.hi};
+}
+static inline __cc_iv __cc_iv_lt(__cc_iv a, __cc_iv b) { return a.hi < b.lo ? __cc_iv{1, 1} : a.lo >= b.hi ? __cc_iv{0, 0} : __cc_iv{0, 1}; }
+static inline __cc_iv __cc_iv_le(__cc_iv a, __cc_iv b) { return a.hi <= b.lo ? __cc_iv{1, 1} : a.lo > b.hi ? __cc_iv{0, 0} : __cc_iv{0, 1}; }
+static inline __cc_iv __cc_iv_gt(__cc_iv a, __cc_iv b) { return __cc_iv_lt(b, a); }
+static inline __cc_iv __cc_iv_ge(__cc_iv a, __cc_iv b) { return __cc_iv_le(b, a); }
+static inline __cc_iv __cc_iv_eq(__cc_iv a, __cc_iv b) {
+    if (a.lo == a.hi && b.lo == b.hi && a.lo == b.lo) return {1, 1};
+    return a.hi < b.lo || b.hi < a.lo ? __cc_iv{0, 0} : __cc_iv{0, 1};
+}
+static inline __cc_iv __cc_iv_ne(__cc_iv a, __cc_iv b) { return __cc_iv_not(__cc_iv_eq(a, b)); }
+static inline __cc_iv __cc_iv_select(__cc_iv c, __cc_iv a, __cc_iv b) {
+    __cc_iv t = __cc_iv_truth(c);
+    if (t.lo == 1) return a;
+    if (t.hi == 0) return b;
+    return {__cc_min128(a.lo, b.lo), __cc_max128(a.hi, b.hi)};
+}
+static inline __cc_iv __cc_iv_min(__cc_iv a, __cc_iv b) { return {__cc_min128(a.lo, b.lo), __cc_min128(a.hi, b.hi)}; }
+static inline __cc_iv __cc_iv_max(__cc_iv a, __cc_iv b) { return {__cc_max128(a.lo, b.lo), __cc_max128(a.hi, b.hi)}; }
+// Whether every index in `v` lies inside the array that checked pointer `q` points into.
+template <class T>
+static inline bool __cc_iv_inside(__cc_iv v, const __cc_ptr<T>& q) {
+    if (v.lo > v.hi) return true;  // (code that no thread reaches: a loop that never runs)
+    if (q.count == SIZE_MAX || q.index >= q.count) return false;  // (a pointer memcheck does not check, or at the end)
+    return (__int128)q.index + v.lo >= 0 && (__int128)q.index + v.hi < (__int128)q.count;
+}
+
 // Kernels without barriers: every thread is one call of the (inlined) kernel.
 // Inlined into the function that unpacked the arguments, so that the compiler keeps them in
 // registers and sees that each checked pointer starts at its array's base: a check is then
-// one comparison of the index.
-template <class Body>
-static inline __attribute__((always_inline)) void __cc_run_in_loops(Body& body) {
+// one comparison of the index. `fast`: fast.py's path for a block (false: the block is not proved).
+struct __cc_no_fast_path { bool operator()() const { return false; } };
+template <class Body, class Fast = __cc_no_fast_path>
+static inline __attribute__((always_inline)) void __cc_run_in_loops(Body& body, Fast fast = Fast()) {
     // threadIdx is a thread_local variable: its address is found once (in a shared library
     // finding it is a function call, which the compiler does not move out of a loop by itself).
     __cc_worker* w = __cc_me;
@@ -6286,6 +6389,10 @@ static inline __attribute__((always_inline)) void __cc_run_in_loops(Body& body) 
     const dim3 b = blockDim;
     while (__cc_take_block(w)) {
         __cc_new_block();
+        if (!__cc_sanitizing && fast()) {
+            w->fast_blocks++;
+            continue;
+        }
         if (__cc_reversed()) {  // the threads in the opposite order (a rerun: __cc_race_rerun)
             for (unsigned tz = b.z; tz-- > 0;)
                 for (unsigned ty = b.y; ty-- > 0;)

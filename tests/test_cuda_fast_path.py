@@ -1,0 +1,320 @@
+"""course.cuda's fast path (course/cuda/fast.py): a block of a barrier-free kernel whose every index the
+block's ranges prove inside its array runs without memcheck's per-access checks. It must give the same
+bits as the checked thread loop, take the checked loop wherever the proof fails (so every fault is still
+found, with the same message), and be taken where it should (the speed goal of `make bench`)."""
+
+import ctypes
+
+import numpy as np
+import pytest
+
+from course import cuda
+from course.cuda import fast
+from course.cuda.errors import KernelError
+from course.cuda.source import parse
+
+REFERENCE = ("-D__CC_FAST_PATH=0",)  # the same kernel with every block on the checked path
+
+
+def _fast_blocks(kernel) -> int:
+    return kernel._compiled.export("__cc_fast_block_count", ctypes.c_longlong)()
+
+
+def _launch(code, name, grid, block, args, options=()):
+    """Run a plain (unsanitized) launch; return the arrays after it and how many blocks took the fast path."""
+    k = cuda.RawKernel(code, name, backend="cpu", sanitize=False, options=options)
+    copies = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+    k.compile()
+    before = _fast_blocks(k)
+    k(grid, block, copies)
+    return [a for a in copies if isinstance(a, np.ndarray)], _fast_blocks(k) - before
+
+
+def _same_as_checked(code, name, grid, block, args):
+    """The launch with the fast path and without it give the same bits; returns the fast blocks."""
+    got, fast_blocks = _launch(code, name, grid, block, args)
+    want, none = _launch(code, name, grid, block, args, REFERENCE)
+    assert none == 0
+    for g, w in zip(got, want):
+        assert g.tobytes() == w.tobytes()
+    return fast_blocks
+
+
+VECTOR_ADD = r"""
+extern "C" __global__ void vector_add(const float* a, const float* b, float* c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i];
+}
+"""
+
+
+@pytest.mark.parametrize("n", [1, 255, 256, 1000, 4096])
+def test_vector_add_every_block_fast_and_exact(n):
+    rng = np.random.default_rng(n)
+    a, b = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+    blocks = (n + 255) // 256
+    (_, _, c), fast_blocks = _launch(VECTOR_ADD, "vector_add", blocks, 256, (a, b, np.zeros(n, np.float32), np.int32(n)))
+    assert np.array_equal(c, a + b)
+    assert fast_blocks == blocks  # (the last block too: `i < n` narrows i where c[i] is written)
+
+
+def test_a_fault_is_found_as_before():
+    """A launch one block too long: the block the proof rejects runs checked, and faults there."""
+    n = 1024
+    a = np.ones(n, np.float32)
+    messages = []
+    for options in ((), REFERENCE):
+        k = cuda.RawKernel(VECTOR_ADD, "vector_add", backend="cpu", sanitize=False, options=options)
+        with pytest.raises(KernelError) as caught:
+            k(n // 256 + 1, 256, (a, a, np.zeros(n, np.float32), np.int32(n + 256)))
+        messages.append(str(caught.value))
+    assert "block (4, 0, 0), thread (0, 0, 0)" in messages[0] and messages[0] == messages[1]
+
+
+STENCIL = r"""
+extern "C" __global__ void stencil3x3(const float* in, float* out, int h, int w) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < 1 || y < 1 || x >= w - 1 || y >= h - 1) return;
+    float s = 0.0f;
+    for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx) s += in[(y + dy) * w + (x + dx)];
+    out[y * w + x] = s / 9.0f;
+}
+"""
+
+
+@pytest.mark.parametrize("h, w", [(64, 64), (37, 50), (3, 3), (1, 20)])
+def test_stencil_with_its_border_matches_the_checked_loop(h, w):
+    img = np.random.default_rng(h * w).random((h, w), dtype=np.float32)
+    grid = ((w + 15) // 16, (h + 15) // 16)
+    fast_blocks = _same_as_checked(STENCIL, "stencil3x3", grid, (16, 16),
+                                   (img, np.zeros_like(img), np.int32(h), np.int32(w)))
+    if h >= 3 and w >= 3:  # (border blocks too: the early return narrows x and y; a 1-row image has no inside)
+        assert fast_blocks == grid[0] * grid[1]
+
+
+def test_stencil_without_its_guard_faults_at_the_same_thread():
+    code = STENCIL.replace("if (x < 1 || y < 1 || x >= w - 1 || y >= h - 1) return;", "if (x >= w || y >= h) return;")
+    img = np.ones((32, 32), np.float32)
+    messages = []
+    for options in ((), REFERENCE):
+        k = cuda.RawKernel(code, "stencil3x3", backend="cpu", sanitize=False, options=options)
+        with pytest.raises(KernelError) as caught:
+            k((2, 2), (16, 16), (img, np.zeros_like(img), np.int32(32), np.int32(32)))
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1] and "in[-33]" in messages[0]
+
+
+# Kernels whose semantics the fast code must keep exactly: unsigned wrap-around, mixed signedness, 64-bit
+# indices, loops up and down, a grid-stride loop, break and continue, guards in every combination.
+SEMANTICS = r"""
+#define TILE 16
+#define SCALE 0.5f
+extern "C" __global__ void wrap(const float* in, float* out, int n) {
+    // threadIdx.x - 1 is unsigned: for thread 0 of block b it wraps to b * blockDim.x - 1 (mod 2^32)
+    unsigned j = blockIdx.x * blockDim.x + (threadIdx.x - 1);
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && j < (unsigned)n) out[i] = in[j] * SCALE;
+}
+extern "C" __global__ void mixed(const int* in, int* out, int n, unsigned m) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= (size_t)n) return;
+    int k = (int)(i % m), q = (int)i / TILE, r = (int)i & 7, s = (int)i >> 2;
+    bool odd = i % 2 == 1;
+    out[i] = in[min(k + q, n - 1)] + (odd ? in[r] : in[s]) - (int)(threadIdx.x < m);
+}
+extern "C" __global__ void rows(const double* m, double* sums, long long rows_, int cols) {
+    long long row = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (row >= rows_) return;
+    double s = 0.0;
+    for (int j = cols - 1; j >= 0; j--) {
+        if (j == 3) continue;
+        if (j < cols / 4) break;
+        s += m[row * cols + j];
+    }
+    sums[row] = s;
+}
+extern "C" __global__ void saxpy(int n, float a, const float* x, float* y) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        y[i] = a * x[i] + y[i];
+}
+extern "C" __global__ void guards(const float* x, float* y, int n, int lo, int hi) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    if (i < lo) { y[i] = -1.0f; return; }
+    if (i > hi) y[i] = x[i] * 2.0f;
+    else if (blockIdx.x % 2 == 0) y[i] = x[i];
+    else y[i] = x[n - 1 - i];
+    if (threadIdx.x == 0) y[i] += 100.0f;
+    if (x[i] > 0.5f) y[i] = fmaxf(y[i], sqrtf(x[i]));
+}
+extern "C" __global__ void cube(const float* in, float* out, int nx, int ny, int nz) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    int z = blockIdx.z * blockDim.z + threadIdx.z;
+    if (x < nx && y < ny && z < nz) out[(z * ny + y) * nx + x] = in[(z * ny + y) * nx + x] + z;
+}
+extern "C" __global__ void first_lanes(const float* in, float* out) {
+    if (threadIdx.x < 8) out[blockIdx.x * 8 + threadIdx.x] = in[blockIdx.x * blockDim.x + threadIdx.x];
+}
+"""
+
+
+def test_unsigned_wrap_is_kept():
+    n = 1000
+    x = np.random.default_rng(1).random(n, dtype=np.float32)
+    _same_as_checked(SEMANTICS, "wrap", 4, 256, (x, np.zeros(n, np.float32), np.int32(n)))
+
+
+def test_mixed_signedness_64_bit_and_integer_operators():
+    n = 777
+    x = np.random.default_rng(2).integers(-1000, 1000, n).astype(np.int32)
+    for m in (5, 1, 300):
+        fast_blocks = _same_as_checked(SEMANTICS, "mixed", 4, 256, (x, np.zeros(n, np.int32), np.int32(n), np.uint32(m)))
+        assert fast_blocks == 4
+
+
+def test_loops_down_with_break_and_continue():
+    m = np.random.default_rng(3).random((300, 17))
+    fast_blocks = _same_as_checked(SEMANTICS, "rows", 3, 128, (m, np.zeros(300), np.int64(300), np.int32(17)))
+    assert fast_blocks == 3
+
+
+def test_grid_stride_loop():
+    n = 5000
+    x, y = np.random.default_rng(4).random(n, dtype=np.float32), np.random.default_rng(5).random(n, dtype=np.float32)
+    fast_blocks = _same_as_checked(SEMANTICS, "saxpy", 3, 128, (np.int32(n), np.float32(1.5), x, y))
+    assert fast_blocks == 3
+
+
+@pytest.mark.parametrize("lo, hi", [(0, 10_000), (300, 700), (1000, 0)])
+def test_guards_in_every_combination(lo, hi):
+    n = 1000
+    x = np.random.default_rng(6).random(n, dtype=np.float32)
+    fast_blocks = _same_as_checked(SEMANTICS, "guards", 4, 256, (x, np.zeros(n, np.float32), np.int32(n),
+                                                                np.int32(lo), np.int32(hi)))
+    assert fast_blocks == 4
+
+
+def test_three_dimensions():
+    nx, ny, nz = 19, 7, 5
+    x = np.random.default_rng(7).random(nx * ny * nz, dtype=np.float32)
+    fast_blocks = _same_as_checked(SEMANTICS, "cube", (3, 2, 2), (8, 4, 3),
+                                   (x, np.zeros_like(x), np.int32(nx), np.int32(ny), np.int32(nz)))
+    assert fast_blocks == 12
+
+
+def test_a_condition_on_threadIdx_narrows_it():
+    x = np.random.default_rng(8).random(4 * 64, dtype=np.float32)
+    out = np.zeros(4 * 8, np.float32)
+    (_, got), fast_blocks = _launch(SEMANTICS, "first_lanes", 4, 64, (x, out))
+    assert np.array_equal(got, x.reshape(4, 64)[:, :8].ravel()) and fast_blocks == 4
+
+
+def test_in_place_on_one_array_and_a_view():
+    code = r"""
+extern "C" __global__ void scale(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = 2.0f * x[i] + 1.0f;
+}"""
+    base = np.arange(600, dtype=np.float32)
+    k = cuda.RawKernel(code, "scale", backend="cpu", sanitize=False)
+    same = base.copy()
+    k(3, 256, (same, same, np.int32(600)))
+    assert np.array_equal(same, 2 * base + 1)
+    view = base.copy()[100:]
+    k(2, 256, (view, view, np.int32(500)))
+    assert np.array_equal(view, 2 * base[100:] + 1)
+    with pytest.raises(KernelError, match="500 elements"):  # the view's own length bounds it
+        k(3, 256, (view, view, np.int32(600)))
+
+
+def test_null_pointer_and_empty_array_take_the_checked_path():
+    k = cuda.RawKernel(VECTOR_ADD, "vector_add", backend="cpu", sanitize=False)
+    empty = np.zeros(0, np.float32)
+    k(1, 256, (empty, empty, empty, np.int32(0)))  # no thread accesses anything
+    with pytest.raises(KernelError):
+        k(1, 256, (empty, empty, empty, np.int32(1)))
+
+
+@pytest.mark.parametrize("body, why", [
+    ("out[i] = in[idx[i]];", "index not made of the block's integers"),
+    ("atomicAdd(&out[0], in[i]);", "atomicAdd"),
+    ("int j = i; while (j > 0) j--; out[i] = in[j];", "while"),
+    ("out[i] = in[(int)in[i]];", "a float converted to an integer"),
+    ("out[i] = (float)(idx[i] / idx[0]);", "integer division of values from memory"),
+    ("const float* p = in + 1; out[i] = p[i];", "__cc_ptr"),  # (a pointer variable)
+    ("int k = i; k += 1; out[k] = in[k];", "index not made of the block's integers"),
+])
+def test_kernels_outside_the_class_keep_the_checked_path(body, why):
+    code = ('extern "C" __global__ void k(const float* in, float* out, const int* idx, int n) {\n'
+            "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            f"    if (i >= n) return;\n    {body}\n}}\n")
+    source = parse(code)
+    reason = fast.reason(source, source.kernels["k"])
+    assert reason is not None and why in reason, reason
+
+
+def test_barriers_and_shared_memory_keep_the_checked_path():
+    code = r"""
+extern "C" __global__ void k(const float* in, float* out) {
+    __shared__ float s[256];
+    s[threadIdx.x] = in[threadIdx.x];
+    __syncthreads();
+    out[threadIdx.x] = s[255 - threadIdx.x];
+}"""
+    source = parse(code)
+    assert fast.reason(source, source.kernels["k"]) is not None
+    assert fast.reason(parse(STENCIL), parse(STENCIL).kernels["stencil3x3"]) is None
+
+
+def test_the_sanitizer_never_takes_the_fast_path():
+    k = cuda.RawKernel(VECTOR_ADD, "vector_add", backend="cpu", sanitize=True)
+    a = np.ones(512, np.float32)
+    k.compile()
+    before = _fast_blocks(k)
+    k(2, 256, (a, a, np.zeros(512, np.float32), np.int32(512)))
+    assert _fast_blocks(k) == before
+
+
+def test_a_macro_is_read_where_the_kernel_reads_it():
+    """`#ifndef TILE / #define TILE 8` with -DTILE=32: the fast code uses 32, as the kernel does."""
+    code = r"""
+#ifndef TILE
+#define TILE 8
+#endif
+extern "C" __global__ void k(const float* in, float* out, int n) {
+    int i = blockIdx.x * TILE + threadIdx.x;
+    if (threadIdx.x < TILE && i < n) out[i] = in[i] + TILE;
+}"""
+    x = np.arange(100, dtype=np.float32)
+    k = cuda.RawKernel(code, "k", backend="cpu", sanitize=False, options=("-DTILE=32",))
+    out = np.zeros_like(x)
+    k(4, 32, (x, out, np.int32(100)))
+    assert np.array_equal(out, x + 32)
+    assert _fast_blocks(k) >= 4
+
+
+def test_an_if_directive_in_the_body_and_own_functions_keep_the_checked_path():
+    directive = r"""
+extern "C" __global__ void k(const float* in, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+#ifdef TWICE
+    if (i < n) out[i] = 2.0f * in[i];
+#else
+    if (i < n) out[i] = in[i];
+#endif
+}"""
+    own = r"""
+__device__ float sqrtf2(float v) { return v; }
+__device__ int min(int a, int b, int c) { return a; }
+extern "C" __global__ void k(const float* in, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = in[min(i, n - 1)];
+}"""
+    for code in (directive, own):
+        source = parse(code)
+        assert fast.reason(source, source.kernels["k"]) is not None
+    x = np.arange(10, dtype=np.float32)
+    out = np.zeros_like(x)
+    cuda.RawKernel(directive, "k", backend="cpu", sanitize=False, options=("-DTWICE",))(1, 32, (x, out, np.int32(10)))
+    assert np.array_equal(out, 2 * x)
