@@ -240,8 +240,7 @@ def test_null_pointer_and_empty_array_take_the_checked_path():
     ("out[i] = in[idx[i]];", "index not made of the block's integers"),
     ("atomicAdd(&out[0], in[i]);", "atomicAdd"),
     ("int j = i; while (j > 0) j--; out[i] = in[j];", "while"),
-    ("out[i] = in[(int)in[i]];", "a float converted to an integer"),
-    ("out[i] = (float)(idx[i] / idx[0]);", "integer division of values from memory"),
+    ("out[i] = in[(int)in[i]];", "index not made of the block's integers"),
     ("const float* p = in + 1; out[i] = p[i];", "__cc_ptr"),  # (a pointer variable)
     ("int k = i; k += 1; out[k] = in[k];", "index not made of the block's integers"),
 ])
@@ -318,3 +317,44 @@ extern "C" __global__ void k(const float* in, float* out, int n) {
     out = np.zeros_like(x)
     cuda.RawKernel(directive, "k", backend="cpu", sanitize=False, options=("-DTWICE",))(1, 32, (x, out, np.int32(10)))
     assert np.array_equal(out, 2 * x)
+
+
+STOPS = r"""
+extern "C" __global__ void to_int(const float* in, int* out, const int* d, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = (int)(in[i] * 1e10f) + d[i] / d[(i + 1) % n];
+}
+extern "C" __global__ void to_pixels(const float* in, unsigned char* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    unsigned char v = (unsigned char)fminf(fmaxf(in[i], 0.0f), 255.0f);
+    out[i] = v / 2 + (unsigned char)(i % 7);
+}
+"""
+
+
+def test_a_stop_inside_a_proved_block_names_its_thread_as_before():
+    """A float converted to an integer it does not fit, an integer division by zero: the fast loop keeps
+    threadIdx, and the message is the checked loop's."""
+    n = 600
+    small = np.full(n, 1e-12, np.float32)
+    ones = np.ones(n, np.int32)
+    _same_as_checked(STOPS, "to_int", 3, 256, (small, np.zeros(n, np.int32), ones, np.int32(n)))
+    for values, divisors in ((small.copy(), ones.copy()), (small, ones)):
+        values[437] = 1.0  # 1e10 does not fit an int
+        if values is small:
+            divisors[439] = 0
+        messages = []
+        for options in ((), REFERENCE):
+            k = cuda.RawKernel(STOPS, "to_int", backend="cpu", sanitize=False, options=options)
+            with pytest.raises(KernelError) as caught:
+                k(3, 256, (values, np.zeros(n, np.int32), divisors, np.int32(n)))
+            messages.append(str(caught.value))
+        assert messages[0] == messages[1] and "thread (181, 0, 0)" in messages[0]
+
+
+def test_pixels_of_one_byte():
+    n = 1000
+    x = np.random.default_rng(9).random(n, dtype=np.float32) * 300 - 20
+    fast_blocks = _same_as_checked(STOPS, "to_pixels", 4, 256, (x, np.zeros(n, np.uint8), np.int32(n)))
+    assert fast_blocks == 4

@@ -280,9 +280,12 @@ def _plain_c(*flags: str):
         return ctypes.CDLL(str(lib))
 
 
-# A build of a kernel without memcheck's bounds checks (runtime.h's __CC_BENCH_UNCHECKED, which only
-# this tool defines): what the checks cost.
-UNCHECKED = ("-D__CC_BENCH_UNCHECKED",)
+# A kernel with every block on the checked thread loop (course/cuda/fast.py's path off): what proving
+# blocks in bounds gives.
+CHECKED = ("-D__CC_FAST_PATH=0",)
+# That loop without memcheck's bounds checks (runtime.h's __CC_BENCH_UNCHECKED, which only this tool
+# defines): what the checks cost where a block is not proved.
+UNCHECKED = ("-D__CC_BENCH_UNCHECKED",) + CHECKED
 
 
 class _threads:
@@ -353,14 +356,19 @@ def emulator_section():
                     note=f"median of {len(t.times)} on {workers} worker thread(s); goal ≤ 25 ms at 256²"))
 
     plain, scalar = _plain_c(), _plain_c("-fno-tree-vectorize")
-    goal = f"goal ≤ 1.5×: memcheck on, {workers} worker thread(s) vs plain C -O3 on one"
-    scalar_note = ("the same loop not vectorised (-fno-tree-vectorize), one thread: the emulator runs a "
+    goal = (f"goal ≤ 1.5×: memcheck on, {workers} worker thread(s) vs plain C -O3 on one (blocks proved in bounds "
+            "run without per-access checks: course/cuda/fast.py)")
+    scalar_note = ("the same loop not vectorised (-fno-tree-vectorize), one thread: the checked thread loop runs a "
                    "block's threads one by one, each a scalar pass through the kernel")
     size = pick(1 << 16, 1 << 20)
     x, y, z = (_apart(np.random.rand(size).astype(np.float32), slot) for slot in range(3))
     add = cuda.RawKernel(VECTOR_ADD, "vector_add", backend="cpu", sanitize=False)
     blocks = (size + 255) // 256
     t_kernel = benchmark(add, blocks, 256, (x, y, z, np.int32(size)), device="cpu", repeat=pick(5, 15))
+    assert np.array_equal(z, x + y)
+    all_checked = cuda.RawKernel(VECTOR_ADD, "vector_add", backend="cpu", sanitize=False, options=CHECKED)
+    z[:] = 0
+    t_all_checked = benchmark(all_checked, blocks, 256, (x, y, z, np.int32(size)), device="cpu", repeat=pick(5, 15))
     assert np.array_equal(z, x + y)
     unchecked = cuda.RawKernel(VECTOR_ADD, "vector_add", backend="cpu", sanitize=False, options=UNCHECKED)
     z[:] = 0
@@ -376,7 +384,9 @@ def emulator_section():
                           repeat=pick(5, 15))
     assert checked(ptr(x), ptr(y), ptr(z), size, size, size, size, 256) == 0 and np.array_equal(z, x + y)
     rows += [row(f"vector add {size:,} floats, emulated kernel", t_kernel),
-             row(f"vector add {size:,} floats, emulated kernel built without bounds checks", t_raw),
+             row(f"vector add {size:,} floats, emulated kernel, every block checked", t_all_checked,
+                 note="-D__CC_FAST_PATH=0: no block proved, each runs the checked thread loop"),
+             row(f"vector add {size:,} floats, checked thread loop built without bounds checks", t_raw),
              row(f"vector add {size:,} floats, plain C loop", t_c),
              row(f"vector add {size:,} floats, plain C loop, not vectorised", t_scalar),
              row(f"vector add {size:,} floats, plain C loop with memcheck's checks", t_checked,
@@ -384,12 +394,13 @@ def emulator_section():
                       "and a bounds check before each of its three accesses"),
              ratio("vector add: emulated kernel / plain C", t_kernel, t_c, goal),
              ratio("vector add: emulated kernel / plain C not vectorised", t_kernel, t_scalar, scalar_note),
-             ratio("vector add: memcheck on / off (what the bounds checks cost)", t_kernel, t_raw,
-                   "the same kernel, built with and without memcheck's bounds checks"),
+             ratio("vector add: every block checked / blocks proved in bounds", t_all_checked, t_kernel,
+                   "what proving blocks gives (fast.py)"),
+             ratio("vector add: checked thread loop with / without its bounds checks", t_all_checked, t_raw,
+                   "what the checks cost in a block that is not proved"),
              ratio("vector add: plain C with memcheck's checks / plain C", t_checked, t_c,
-                   f"the least a checked thread loop costs, on one thread: the goal of 1.5× on {workers} "
-                   f"worker thread(s) needs this under {1.5 * workers:g}× (checks keep the loop from being "
-                   "vectorised)")]
+                   "the least a checked thread loop costs, on one thread (checks keep the loop from being "
+                   "vectorised): why blocks proved in bounds run without them")]
 
     side = pick(256, 1024)
     img = _apart(np.random.rand(side, side).astype(np.float32), 0)
@@ -402,6 +413,10 @@ def emulator_section():
     t_c = benchmark(plain.stencil3x3, ptr(img), ptr(out_c), side, side, device="cpu", repeat=pick(3, 9))
     assert np.allclose(out, out_c, atol=1e-6), "stencil kernel and plain C disagree"
     out[:] = 0
+    stencil_checked = cuda.RawKernel(STENCIL, "stencil3x3", backend="cpu", sanitize=False, options=CHECKED)
+    t_all_checked = benchmark(stencil_checked, grid2, (16, 16), args, device="cpu", repeat=pick(3, 9))
+    assert np.allclose(out, out_c, atol=1e-6), "stencil kernel with every block checked and plain C disagree"
+    out[:] = 0
     stencil_raw = cuda.RawKernel(STENCIL, "stencil3x3", backend="cpu", sanitize=False, options=UNCHECKED)
     t_raw = benchmark(stencil_raw, grid2, (16, 16), args, device="cpu", repeat=pick(3, 9))
     assert np.allclose(out, out_c, atol=1e-6), "stencil kernel without bounds checks and plain C disagree"
@@ -411,7 +426,9 @@ def emulator_section():
                           repeat=pick(3, 9))
     assert np.allclose(out, out_c, atol=1e-6), "stencil thread loop in plain C and the kernel disagree"
     rows += [row(f"3×3 stencil {side}², emulated kernel", t_kernel),
-             row(f"3×3 stencil {side}², emulated kernel built without bounds checks", t_raw),
+             row(f"3×3 stencil {side}², emulated kernel, every block checked", t_all_checked,
+                 note="-D__CC_FAST_PATH=0: no block proved, each runs the checked thread loop"),
+             row(f"3×3 stencil {side}², checked thread loop built without bounds checks", t_raw),
              row(f"3×3 stencil {side}², plain C loop", t_c),
              row(f"3×3 stencil {side}², plain C loop, not vectorised", t_scalar),
              row(f"3×3 stencil {side}², plain C thread loop without checks", t_threads,
@@ -419,12 +436,15 @@ def emulator_section():
                       "each thread's coordinates from the block's and its early return"),
              ratio("3×3 stencil: emulated kernel / plain C", t_kernel, t_c, goal),
              ratio("3×3 stencil: emulated kernel / plain C not vectorised", t_kernel, t_scalar, scalar_note),
-             ratio("3×3 stencil: memcheck on / off (what the bounds checks cost)", t_kernel, t_raw,
-                   "nine checked loads and one checked store a thread"),
+             ratio("3×3 stencil: every block checked / blocks proved in bounds", t_all_checked, t_kernel,
+                   "what proving blocks gives (fast.py)"),
+             ratio("3×3 stencil: checked thread loop with / without its bounds checks", t_all_checked, t_raw,
+                   "nine checked loads and one checked store a thread, in a block that is not proved"),
              ratio("3×3 stencil: plain C thread loop without checks / plain C", t_threads, t_c,
-                   f"the least a thread loop costs with memcheck off, on one thread: the goal of 1.5× on "
-                   f"{workers} worker thread(s) needs this under {1.5 * workers:g}× (a thread's guard and "
-                   "its index made from unsigned built-ins keep the loop from being vectorised)")]
+                   "the least the checked thread loop costs with memcheck off, on one thread (a thread's guard "
+                   "and its index made from unsigned built-ins keep it from being vectorised): why a proved "
+                   "block's loop decides its guards once for the block and computes its indices as signed "
+                   "integers")]
     return rows + _scaling_rows() + _warp_reduce_rows() + _sanitizer_rows()
 
 

@@ -61,10 +61,17 @@ _TYPE_NAMES = {
     ("unsigned", "long"): "ull", ("unsigned", "long", "int"): "ull", ("unsigned", "long", "long"): "ull",
     ("unsigned", "long", "long", "int"): "ull", ("size_t",): "ull", ("uint64_t",): "ull",
     ("float",): "float", ("double",): "double", ("bool",): "bool",
+    # 1- and 2-byte integers: values only (promoted to int), never an index the proof computes
+    ("char",): "small", ("signed", "char"): "small", ("unsigned", "char"): "small", ("short",): "small",
+    ("short", "int"): "small", ("unsigned", "short"): "small", ("unsigned", "short", "int"): "small",
+    ("signed", "short"): "small", ("int8_t",): "small", ("uint8_t",): "small", ("int16_t",): "small",
+    ("uint16_t",): "small",
 }
 _TYPE_WORDS = {w for key in _TYPE_NAMES for w in key}
 _DTYPES = {"int32": "int", "uint32": "uint", "int64": "ll", "uint64": "ull", "float32": "float",
            "float64": "double", "bool": "bool"}
+# Arrays may hold 1- and 2-byte integers too (pixels): a loaded one is promoted to int, as in C.
+_ELEMENTS = {**_DTYPES, "int8": "int", "uint8": "int", "int16": "int", "uint16": "int"}
 
 # Math functions a fast body may call (the same runtime.h functions as the checked body's): none of them
 # touches memory or stops a kernel. The `f` ones return float; the others the type of their arguments.
@@ -333,8 +340,9 @@ class _Parser:
         while True:
             line = self.line()
             name = self.take().text
-            if not re.fullmatch(r"[A-Za-z_]\w*", name) or name in self.names or name in _TYPE_WORDS:
-                raise _Reject(f"declaration of {name}")  # (a second declaration of a name: one variable each)
+            if not re.fullmatch(r"[A-Za-z_]\w*", name) or name in self.scopes[-1] or name in _TYPE_WORDS \
+                    or name in self.params and len(self.scopes) == 1 or name in _BUILT_INS or name.startswith("__cc_"):
+                raise _Reject(f"declaration of {name}")
             if self.peek() != "=":
                 raise _Reject(f"{name} declared without a value")
             self.take("=")
@@ -461,7 +469,7 @@ class _Parser:
                 self.i += found[2]
                 if self.peek() == ")":
                     self.take(")")
-                    return _Node("cast", line, [self.unary()], value=found[0])
+                    return _Node("cast", line, [self.unary()], value=found[0], op=found[1])
             self.i = saved
         if word in ("static_cast",):
             self.take()
@@ -474,7 +482,7 @@ class _Parser:
             self.take("(")
             inner = self.expr()
             self.take(")")
-            return _Node("cast", line, [inner], value=found[0])
+            return _Node("cast", line, [inner], value=found[0], op=found[1])
         return self.postfix()
 
     def postfix(self) -> _Node:
@@ -560,7 +568,7 @@ def _common(a: str, b: str) -> str:
         return "double"
     if "float" in (a, b):
         return "float"
-    a, b = ("int" if a == "bool" else a), ("int" if b == "bool" else b)
+    a, b = _promoted(a), _promoted(b)
     if "ull" in (a, b):
         return "ull"
     if "ll" in (a, b):
@@ -571,14 +579,14 @@ def _common(a: str, b: str) -> str:
 
 
 def _promoted(a: str) -> str:
-    return "int" if a == "bool" else a
+    return "int" if a in ("bool", "small") else a
 
 
 class _Generator:
     def __init__(self, source: Source, kernel: Kernel, index: int):
         self.source, self.kernel, self.index = source, kernel, index
         for p in kernel.params:
-            if p.dtype not in _DTYPES or p.lanes != 1 or p.rows or p.by_value_struct:
+            if p.dtype not in (_ELEMENTS if p.pointer else _DTYPES) or p.lanes != 1 or p.rows or p.by_value_struct:
                 raise _Reject(f"parameter {p.name}")
         tokens = _body_tokens(source, kernel)
         constants = {k: v for k, v in source.constants.items() if not k.startswith("__")}
@@ -590,6 +598,10 @@ class _Generator:
         self.proof: list[str] = []
         self.pointers = [p for p in kernel.params if p.pointer]
         self.vars = parser.vars
+        # The body has an operation the checked build stops at besides an access (a float converted to an
+        # integer, an integer division or a shift by values from memory): the fast loop keeps threadIdx
+        # up to date, so that such a stop names its thread.
+        self.stops = False
         self.narrowed: dict = {}  # threadIdx's axes narrowed by a condition: their slots
 
     # typing and purity (in statement order: a variable's init before its uses)
@@ -609,7 +621,7 @@ class _Generator:
             index = node.args[0]
             if not index.pure:
                 raise _Reject("index not made of the block's integers")
-            node.type = _DTYPES[node.value.dtype]
+            node.type = _ELEMENTS[node.value.dtype]
         elif k == "call":
             name, args = node.value, node.args
             if name in ("min", "max"):
@@ -634,8 +646,7 @@ class _Generator:
         elif k == "cast":
             inner = node.args[0]
             node.type = node.value
-            if node.type in _INTS and inner.type in _FLOATS:
-                raise _Reject("a float converted to an integer")
+            self.check_conversion(node.type, inner)
             node.pure = inner.pure and node.type in _INTS
         elif k == "unary":
             a = node.args[0]
@@ -656,7 +667,7 @@ class _Generator:
                     raise _Reject("shift of a float")
                 node.type, node.pure = _promoted(a.type), a.pure and b.pure
                 if not node.pure:
-                    raise _Reject("shift of integers from memory")
+                    self.stops = True  # (a shift by a count from memory: UBSan's shift-exponent check)
             else:
                 common = _common(a.type, b.type)
                 node.type = "int" if op in ("==", "!=", "<", "<=", ">", ">=") else common
@@ -664,7 +675,7 @@ class _Generator:
                 if op in ("%", "&", "|", "^") and common in _FLOATS:
                     raise _Reject(f"{op} of floats")
                 if op in ("/", "%") and common in _INTS and not node.pure:
-                    raise _Reject("integer division of values from memory")
+                    self.stops = True  # (integer-divide-by-zero)
                 node.operand_type = common
         elif k == "cond":
             c, a, b = node.args
@@ -675,8 +686,8 @@ class _Generator:
         return node
 
     def check_conversion(self, to: str, node: _Node) -> None:
-        if to in _INTS and to != "bool" and node.type in _FLOATS:
-            raise _Reject("a float converted to an integer")
+        if (to in _INTS or to == "small") and to != "bool" and node.type in _FLOATS:
+            self.stops = True  # (a float converted to an integer: float-cast-overflow)
 
     def analyse(self, stmts: list[_Stmt]) -> None:
         for s in stmts:
@@ -689,13 +700,14 @@ class _Generator:
                 if s.target.kind == "load":
                     self.typed(s.target)
                 self.typed(s.expr)
-                target_type = s.target.value.type if s.target.kind == "var" else _DTYPES[s.target.value.dtype]
+                target_type = s.target.value.type if s.target.kind == "var" else _ELEMENTS[s.target.value.dtype]
                 if s.op in ("%=", "&=", "|=", "^=", "<<=", ">>=") and (target_type in _FLOATS or s.expr.type in _FLOATS):
                     raise _Reject(f"{s.op} of floats")
-                if s.op in ("<<=", ">>="):
-                    raise _Reject("shift of integers from memory")
-                if s.op in ("/=", "%=") and target_type in _INTS and s.expr.type in _INTS:
-                    raise _Reject("integer division of values from memory")
+                if s.op in ("<<=", ">>=") or s.op in ("/=", "%=") and target_type not in _FLOATS \
+                        and s.expr.type not in _FLOATS:
+                    self.stops = True
+                if s.op != "=" and target_type not in _FLOATS and s.expr.type in _FLOATS:
+                    self.stops = True  # (`k += 0.5f` converts the float sum back to an integer)
                 self.check_conversion(target_type, s.expr)
             elif k == "incdec":
                 if s.target.kind == "load":
@@ -969,7 +981,7 @@ class _Generator:
             return f"{node.value.name}[{self.fast(node.args[0])}]"
         a = [self.value(x) for x in node.args]
         if k == "cast":
-            return f"(({_SPELLED[node.type]}){a[0]})"
+            return f"(({node.op}){a[0]})"
         if k == "unary":
             return f"({node.op}{a[0]})"
         if k == "call":
@@ -993,7 +1005,7 @@ class _Generator:
                     init = self.value(st.expr)
                     if st.var.type == "bool":
                         init = f"(bool)({init})"
-                    out.append(f"{pad}{_SPELLED[st.var.type]} {st.var.name} = {init};")
+                    out.append(f"{pad}{st.var.spelled} {st.var.name} = {init};")
             elif k in ("assign", "store"):
                 target = self.value(st.target) if st.target.kind == "load" else st.target.value.name
                 out.append(f"{pad}{target} {st.op} {self.value(st.expr)};")
@@ -1023,7 +1035,7 @@ class _Generator:
                 out += self.emit(st.body, depth + 1)
                 out.append(f"{pad}}}")
             elif k == "return":
-                out.append(f"{pad}return;")
+                out.append(f"{pad}goto __cc_next_thread;")
             elif k in ("break", "continue"):
                 out.append(f"{pad}{k};")
             elif k == "block":
@@ -1054,10 +1066,14 @@ class _Generator:
             lines.append(f"    (void)__cc_{name}x, (void)__cc_{name}y, (void)__cc_{name}z;")
         lines += ["    for (int __cc_tz = 0; __cc_tz < __cc_bdz; __cc_tz++)",
                   "        for (int __cc_ty = 0; __cc_ty < __cc_bdy; __cc_ty++)",
-                  "            for (int __cc_tx = 0; __cc_tx < __cc_bdx; __cc_tx++) {",
-                  "                [&]() __attribute__((always_inline)) {"]
+                  "            for (int __cc_tx = 0; __cc_tx < __cc_bdx; __cc_tx++) {"]
+        if self.stops:
+            lines += ["                threadIdx = {(unsigned)__cc_tx, (unsigned)__cc_ty, (unsigned)__cc_tz};"]
+        # (the body in the loop itself, a `return` a jump to the next thread: in a lambda, a stop's message would
+        # read the body as a function called from the loop)
+        lines += ["                {"]
         lines += self.emit(self.body, 5)
-        lines += ["                }();", "            }", "}"]
+        lines += ["                }", "            __cc_next_thread:;", "            }", "}"]
         checked = []
         for i, p in enumerate(self.kernel.params):
             cpp = p.cpp_type or p.ctype
