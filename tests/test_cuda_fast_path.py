@@ -358,3 +358,76 @@ def test_pixels_of_one_byte():
     x = np.random.default_rng(9).random(n, dtype=np.float32) * 300 - 20
     fast_blocks = _same_as_checked(STOPS, "to_pixels", 4, 256, (x, np.zeros(n, np.uint8), np.int32(n)))
     assert fast_blocks == 4
+
+
+# A red team's finds (fast path against every block checked, bit for bit and message for message)
+RED_TEAM = r"""
+#define M 3 - 1
+#define STEP 2 * 3
+extern "C" __global__ void wide_literals(const float* in, float* out, long long* wide, int n) {
+    unsigned t = min(threadIdx.x, 0xFFFFFFFFu);
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < n) out[t] = (float)t;
+    if (i < n) wide[i] = (long long)i + 0x80000000 + (i & 1 ? 0xFFFFFFFFu : 1ll);
+}
+extern "C" __global__ void unparenthesised(const float* in, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n / 6) out[i] = in[n / STEP + i] + i * M;
+}
+extern "C" __global__ void never_runs(const float* in, float* out, int n, int m) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float s = 0.0f;
+    for (int d = 1; d <= m; d++) s += in[i / d] + in[(i + (1 << d)) % n];
+    if (i < n) out[i] = s + in[i] + 100 / (n - i);
+}
+extern "C" __global__ void __launch_bounds__(256) spelled(const float* in, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = __ldg(&in[static_cast<int>(abs(i - n / 2))]);
+}
+"""
+
+
+def test_literals_past_int_max_keep_their_value():
+    n = 8
+    _same_as_checked(RED_TEAM, "wide_literals", 1, 8, (np.ones(n, np.float32), np.zeros(n, np.float32),
+                                                        np.zeros(n, np.int64), np.int32(n)))
+
+
+def test_a_macro_that_is_an_expression_keeps_cs_precedence():
+    x = np.random.default_rng(10).random(100, dtype=np.float32)
+    messages = []
+    for options in ((), REFERENCE):  # (n / STEP is n / 2 * 3: in[150] of 100)
+        k = cuda.RawKernel(RED_TEAM, "unparenthesised", backend="cpu", sanitize=False, options=options)
+        with pytest.raises(KernelError) as caught:
+            k(4, 32, (x, np.zeros(100, np.float32), np.int32(100)))
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1] and "in[150]" in messages[0]
+
+
+def test_code_no_thread_reaches_proves_nothing_wrong():
+    x = np.random.default_rng(11).random(64, dtype=np.float32)
+    fast_blocks = _same_as_checked(RED_TEAM, "never_runs", 2, 32, (x, np.zeros(64, np.float32), np.int32(32),
+                                                                  np.int32(0)))
+    assert fast_blocks == 2
+
+
+def test_launch_bounds_ldg_static_cast_and_abs():
+    x = np.random.default_rng(12).random(300, dtype=np.float32)
+    assert _same_as_checked(RED_TEAM, "spelled", 2, 256, (x, np.zeros_like(x), np.int32(300))) == 2
+
+
+def test_a_macro_defined_after_the_kernel_that_breaks_its_fast_code():
+    """The fast code stands after every kernel: a later `#define W 64` turns its `int W` into `int 64`. The
+    module is built again without the fast path, and the kernel runs as written."""
+    code = r"""
+extern "C" __global__ void scale(const float* in, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int W = n;
+    if (i < W) out[i] = 2.0f * in[i];
+}
+#define W 64
+extern "C" __global__ void fill(float* out) { out[threadIdx.x] = W; }
+"""
+    x = np.arange(100, dtype=np.float32)
+    out, fast_blocks = _launch(code, "scale", 1, 128, (x, np.zeros_like(x), np.int32(100)))
+    assert np.array_equal(out[1], 2 * x) and fast_blocks == 0

@@ -37,7 +37,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .source import Kernel, Source, Token, tokenize, _constant
+from .source import Kernel, Source, Token, tokenize
 
 
 class _Reject(Exception):
@@ -139,7 +139,7 @@ def fast_path(source: Source, kernel: Kernel, index: int) -> str | None:
     kernel is outside the class."""
     try:
         return _Generator(source, kernel, index).code()
-    except (_Reject, IndexError, KeyError, ValueError, RecursionError):  # (whatever this module does not know)
+    except Exception:  # (_Reject, or a construct this module does not know: the checked path, as ever)
         return None
 
 
@@ -147,7 +147,7 @@ def reason(source: Source, kernel: Kernel) -> str | None:
     """Why `kernel` takes the checked path always (None: it has a fast path). For tests."""
     try:
         _Generator(source, kernel, 0).code()
-    except (_Reject, IndexError, KeyError, ValueError, RecursionError) as e:
+    except Exception as e:
         return str(e) or type(e).__name__
     return None
 
@@ -159,8 +159,8 @@ def _body_tokens(source: Source, kernel: Kernel) -> list[Token]:
     everything = tokenize(source.cpu_text)
     tokens = [t for t in everything if t.kind != "pp"]
     for i, t in enumerate(tokens):
-        if t.text == kernel.name and i >= 2 and tokens[i - 1].text == "void" and i + 1 < len(tokens) \
-                and tokens[i + 1].text == "(" and any(x.text == "__global__" for x in tokens[max(0, i - 6):i]):
+        if t.text == kernel.name and i >= 2 and tokens[i - 1].text in ("void", ")") and i + 1 < len(tokens) \
+                and tokens[i + 1].text == "(" and any(x.text == "__global__" for x in tokens[max(0, i - 12):i]):
             depth, j = 0, i + 1
             while j < len(tokens):
                 depth += {"(": 1, ")": -1}.get(tokens[j].text, 0)
@@ -232,11 +232,28 @@ class _Parser:
     def __init__(self, tokens: list[Token], kernel: Kernel, constants: dict, text: str = ""):
         self.t, self.i, self.text = tokens, 0, text
         self.macros: set = set()  # the integer macros used (the fast code checks their type)
+        self.float_macros: set = set()
         self.params = {p.name: p for p in kernel.params}
         self.constants = constants
         self.scopes: list[dict] = [{}]
         self.names: set = set(self.params)
         self.vars: list[_Var] = []
+
+    def integer_macro(self, name: str, depth: int = 0) -> bool:
+        """Whether macro `name` reads as an int constant expression: int literals and such macros."""
+        words = tokenize(self.constants.get(name, "").strip())
+        if not words or depth > 8:
+            return False
+        for t in words:
+            if t.kind == "number":
+                if not re.fullmatch(r"0[xX][0-9a-fA-F]+|[0-9]+", t.text) or _int_literal(t.text)[1] != "int":
+                    return False
+            elif t.kind == "ident":
+                if t.text == name or t.text not in self.constants or not self.integer_macro(t.text, depth + 1):
+                    return False
+            elif t.text not in ("(", ")", "+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "~"):
+                return False
+        return True
 
     # tokens
     def peek(self, k: int = 0) -> str:
@@ -388,6 +405,27 @@ class _Parser:
             return _Node("load", line, [index], value=param)
         raise _Reject(f"assignment to {name}")
 
+    def address(self):
+        """`&p[e]`, `p + e` or `(p + e)` (source.py writes `&p[e]` so) of a pointer parameter p: (p, e)."""
+        wrapped = self.peek() == "(" and self.peek(2) == "+"
+        if wrapped:
+            self.take("(")
+        if self.peek() == "&":
+            self.take("&")
+            param = self.params.get(self.take().text)
+            self.take("[")
+            index = self.expr()
+            self.take("]")
+        else:
+            param = self.params.get(self.take().text)
+            self.take("+")
+            index = self.expr()
+        if wrapped:
+            self.take(")")
+        if param is None or not param.pointer:
+            raise _Reject("address of something other than an array parameter's element")
+        return param, index
+
     def for_loop(self) -> _Stmt:
         line = self.line()
         self.take("for")
@@ -471,7 +509,7 @@ class _Parser:
                     self.take(")")
                     return _Node("cast", line, [self.unary()], value=found[0], op=found[1])
             self.i = saved
-        if word in ("static_cast",):
+        if word in ("static_cast", "__cc_static_cast"):  # (source.py's name for it in the text compiled)
             self.take()
             self.take("<")
             found = self.type_at()
@@ -513,11 +551,16 @@ class _Parser:
             return _Node("num", line, value=32, type="int")
         if name in ("true", "false"):
             return _Node("num", line, value=int(name == "true"), type="bool")
+        if name == "__ldg" and self.peek() == "(":  # (the read-only cache's load is a load)
+            self.take("(")
+            param, index = self.address()
+            self.take(")")
+            return _Node("load", line, [index], value=param)
         if self.peek() == "(":
-            if name not in _FLOAT_FUNCTIONS and name not in _GENERIC_FUNCTIONS and name not in ("min", "max"):
+            if name not in _FLOAT_FUNCTIONS and name not in _GENERIC_FUNCTIONS and name not in ("min", "max", "abs"):
                 raise _Reject(f"call of {name}")
             if self.lookup(name) or name in self.params or re.search(
-                    rf"(?:__device__|__forceinline__|inline|static|template\b[^;{{}}]*>)[^;{{}}]*\b{name}\s*\(|"
+                    rf"(?:\b(?:__device__|__forceinline__|inline|static)\b|\btemplate\b[^;{{}}]*>)[^;{{}}]*\b{name}\s*\(|"
                     rf"#[ \t]*define[ \t]+{name}\b", self.text):
                 raise _Reject(f"call of {name}, which the source defines")  # (not CUDA's function, then)
             self.take("(")
@@ -551,13 +594,11 @@ class _Parser:
             text = self.constants[name].strip()
             if len(re.findall(rf"^[ \t]*#[ \t]*(?:define|undef)[ \t]+{re.escape(name)}\b", self.text, re.M)) > 1:
                 raise _Reject(f"macro {name} defined twice")  # (the fast code, after the kernel, sees the last one)
-            number = _constant(text, self.constants)
-            if number is not None and re.fullmatch(r"[\w\s()+\-*/%<>]+", text) and not re.search(r"[.eEfFuUlL]\b|\.", text):
-                if not _RANGE["int"][0] <= number <= _RANGE["int"][1]:
-                    raise _Reject(f"constant {name}")
+            if self.integer_macro(name):  # (the fast code asserts that it is an int, and one number)
                 self.macros.add(name)
-                return _Node("num", line, value=number, type="int", op=name)
+                return _Node("num", line, value=0, type="int", op=name)
             if re.fullmatch(r"(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?[fF]?", text) and not text.isdigit():
+                self.float_macros.add(name)
                 return _Node("num", line, value=text, type="float" if text[-1] in "fF" else "double", op=name)
         raise _Reject(f"name {name}")
 
@@ -591,7 +632,7 @@ class _Generator:
         tokens = _body_tokens(source, kernel)
         constants = {k: v for k, v in source.constants.items() if not k.startswith("__")}
         parser = _Parser(tokens, kernel, constants, source.text)
-        self.macros = parser.macros
+        self.macros, self.float_macros = parser.macros, parser.float_macros
         self.body = parser.statements()
         self.slots = 0
         self.guards = 0
@@ -624,7 +665,11 @@ class _Generator:
             node.type = _ELEMENTS[node.value.dtype]
         elif k == "call":
             name, args = node.value, node.args
-            if name in ("min", "max"):
+            if name == "abs":
+                if len(args) != 1 or args[0].type not in ("int", "ll", "float", "double"):
+                    raise _Reject("abs")
+                node.type, node.pure = args[0].type, args[0].pure
+            elif name in ("min", "max"):
                 if len(args) != 2:
                     raise _Reject(f"{name} of {len(args)}")
                 a, b = args
@@ -750,6 +795,7 @@ class _Generator:
             else:
                 self.proof.append(line + f"{{(__int128){node.value}ll, (__int128){node.value}ll}};" if node.value >= 0
                                   else line + f"{{-(__int128){-node.value}ull, -(__int128){-node.value}ull}};")
+            self.fits(s, node.type)  # (an unsigned literal past INT_MAX: no int in the fast code holds it)
             return s
         if k == "var":
             self.proof.append(line + f"{node.value.slot};")
@@ -781,7 +827,7 @@ class _Generator:
                 self.proof.append(line + {"-": f"__cc_iv_neg({args[0]});", "+": f"{args[0]};",
                                           "~": f"__cc_iv_bnot({args[0]});"}[op])
         elif k == "call":
-            self.proof.append(line + f"__cc_iv_{node.value}({args[0]}, {args[1]});")
+            self.proof.append(line + f"__cc_iv_{node.value}({', '.join(args)});")
         elif k == "cond":
             c, a, b = args
             self.fits(a, node.type)
@@ -960,6 +1006,8 @@ class _Generator:
             return f"((int)({a[0]} != 0))" if node.type == "bool" else f"(({ft}){a[0]})"
         if k == "unary":
             return f"({node.op}{a[0]})"
+        if k == "call" and node.value == "abs":
+            return f"({a[0]} < 0 ? -{a[0]} : {a[0]})"
         if k == "call":
             return f"({a[0]} {'<' if node.value == 'min' else '>'} {a[1]} ? {a[0]} : {a[1]})"
         if k == "cond":
@@ -1057,8 +1105,12 @@ class _Generator:
         dims = ", ".join(f"int __cc_{k}{a}" for k in ("b", "bd", "gd") for a in "xyz")
         guards = min(self.guards, _TEMPLATED_GUARDS)
         lines = [f"namespace {ns} {{"]
-        lines += [f'static_assert(std::is_same<decltype({name}), int>::value, "__cc_fast_: {name} is no int");'
+        # The macros it reads as numbers, as the preprocessor sees them where the fast code stands: an int, and
+        # one number (a literal, or in parentheses); otherwise every block takes the checked path.
+        macros = [f"std::is_same<decltype({name}), int>::value && __cc_primary(__CC_SPELLING({name}))"
                   for name in sorted(self.macros)]
+        macros += [f"__cc_primary(__CC_SPELLING({name}))" for name in sorted(self.float_macros)]
+        lines.append(f"static constexpr bool __cc_macros_read = {' && '.join(macros) or 'true'};")
         lines += ["template <unsigned __CC_K, unsigned __CC_V>",
                  # (a function of its own: inlined into the launcher's loop over blocks, GCC vectorises it no more)
                  f"__attribute__((noinline)) static void __cc_run({', '.join(params + [dims])}) {{"]
@@ -1071,7 +1123,7 @@ class _Generator:
             lines += ["                threadIdx = {(unsigned)__cc_tx, (unsigned)__cc_ty, (unsigned)__cc_tz};"]
         # (the body in the loop itself, a `return` a jump to the next thread: in a lambda, a stop's message would
         # read the body as a function called from the loop)
-        lines += ["                {"]
+        lines.append("                {")
         lines += self.emit(self.body, 5)
         lines += ["                }", "            __cc_next_thread:;", "            }", "}"]
         checked = []
@@ -1081,7 +1133,8 @@ class _Generator:
                            else f"{cpp} {p.name}")
         lines += [f"static bool __cc_block({', '.join(checked)}) {{",
                   "    const uint3 __cc_b = blockIdx;", "    const dim3 __cc_bd = blockDim, __cc_gd = gridDim;",
-                  "    bool __cc_ok = true;", "    unsigned __cc_value = 0, __cc_unknown = 0;"]
+                  "    bool __cc_ok = true;", "    unsigned __cc_value = 0, __cc_unknown = 0;",
+                  "    if (!__cc_macros_read) return false;"]
         lines += self.proof
         lines.append("    (void)__cc_ok;")
         call_args = [f"__cc_a{i}.p" if p.pointer else p.name for i, p in enumerate(self.kernel.params)]
