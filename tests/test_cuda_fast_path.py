@@ -13,6 +13,7 @@ from course.cuda import fast
 from course.cuda.errors import KernelError
 from course.cuda.source import parse
 
+FAST = ("-D__CC_FAST_PATH=1",)  # the fast path compiled in whatever the launch's size (cpu.FAST_PATH_THREADS)
 REFERENCE = ("-D__CC_FAST_PATH=0",)  # the same kernel with every block on the checked path
 
 
@@ -20,7 +21,7 @@ def _fast_blocks(kernel) -> int:
     return kernel._compiled.export("__cc_fast_block_count", ctypes.c_longlong)()
 
 
-def _launch(code, name, grid, block, args, options=()):
+def _launch(code, name, grid, block, args, options=FAST):
     """Run a plain (unsanitized) launch; return the arrays after it and how many blocks took the fast path."""
     k = cuda.RawKernel(code, name, backend="cpu", sanitize=False, options=options)
     copies = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
@@ -63,7 +64,7 @@ def test_a_fault_is_found_as_before():
     n = 1024
     a = np.ones(n, np.float32)
     messages = []
-    for options in ((), REFERENCE):
+    for options in (FAST, REFERENCE):
         k = cuda.RawKernel(VECTOR_ADD, "vector_add", backend="cpu", sanitize=False, options=options)
         with pytest.raises(KernelError) as caught:
             k(n // 256 + 1, 256, (a, a, np.zeros(n, np.float32), np.int32(n + 256)))
@@ -97,7 +98,7 @@ def test_stencil_without_its_guard_faults_at_the_same_thread():
     code = STENCIL.replace("if (x < 1 || y < 1 || x >= w - 1 || y >= h - 1) return;", "if (x >= w || y >= h) return;")
     img = np.ones((32, 32), np.float32)
     messages = []
-    for options in ((), REFERENCE):
+    for options in (FAST, REFERENCE):
         k = cuda.RawKernel(code, "stencil3x3", backend="cpu", sanitize=False, options=options)
         with pytest.raises(KernelError) as caught:
             k((2, 2), (16, 16), (img, np.zeros_like(img), np.int32(32), np.int32(32)))
@@ -217,7 +218,7 @@ extern "C" __global__ void scale(const float* x, float* y, int n) {
     if (i < n) y[i] = 2.0f * x[i] + 1.0f;
 }"""
     base = np.arange(600, dtype=np.float32)
-    k = cuda.RawKernel(code, "scale", backend="cpu", sanitize=False)
+    k = cuda.RawKernel(code, "scale", backend="cpu", sanitize=False, options=FAST)
     same = base.copy()
     k(3, 256, (same, same, np.int32(600)))
     assert np.array_equal(same, 2 * base + 1)
@@ -229,7 +230,7 @@ extern "C" __global__ void scale(const float* x, float* y, int n) {
 
 
 def test_null_pointer_and_empty_array_take_the_checked_path():
-    k = cuda.RawKernel(VECTOR_ADD, "vector_add", backend="cpu", sanitize=False)
+    k = cuda.RawKernel(VECTOR_ADD, "vector_add", backend="cpu", sanitize=False, options=FAST)
     empty = np.zeros(0, np.float32)
     k(1, 256, (empty, empty, empty, np.int32(0)))  # no thread accesses anything
     with pytest.raises(KernelError):
@@ -267,7 +268,7 @@ extern "C" __global__ void k(const float* in, float* out) {
 
 
 def test_the_sanitizer_never_takes_the_fast_path():
-    k = cuda.RawKernel(VECTOR_ADD, "vector_add", backend="cpu", sanitize=True)
+    k = cuda.RawKernel(VECTOR_ADD, "vector_add", backend="cpu", sanitize=True, options=FAST)
     a = np.ones(512, np.float32)
     k.compile()
     before = _fast_blocks(k)
@@ -286,7 +287,7 @@ extern "C" __global__ void k(const float* in, float* out, int n) {
     if (threadIdx.x < TILE && i < n) out[i] = in[i] + TILE;
 }"""
     x = np.arange(100, dtype=np.float32)
-    k = cuda.RawKernel(code, "k", backend="cpu", sanitize=False, options=("-DTILE=32",))
+    k = cuda.RawKernel(code, "k", backend="cpu", sanitize=False, options=("-DTILE=32",) + FAST)
     out = np.zeros_like(x)
     k(4, 32, (x, out, np.int32(100)))
     assert np.array_equal(out, x + 32)
@@ -315,7 +316,7 @@ extern "C" __global__ void k(const float* in, float* out, int n) {
         assert fast.reason(source, source.kernels["k"]) is not None
     x = np.arange(10, dtype=np.float32)
     out = np.zeros_like(x)
-    cuda.RawKernel(directive, "k", backend="cpu", sanitize=False, options=("-DTWICE",))(1, 32, (x, out, np.int32(10)))
+    cuda.RawKernel(directive, "k", backend="cpu", sanitize=False, options=("-DTWICE",) + FAST)(1, 32, (x, out, np.int32(10)))
     assert np.array_equal(out, 2 * x)
 
 
@@ -345,7 +346,7 @@ def test_a_stop_inside_a_proved_block_names_its_thread_as_before():
         if values is small:
             divisors[439] = 0
         messages = []
-        for options in ((), REFERENCE):
+        for options in (FAST, REFERENCE):
             k = cuda.RawKernel(STOPS, "to_int", backend="cpu", sanitize=False, options=options)
             with pytest.raises(KernelError) as caught:
                 k(3, 256, (values, np.zeros(n, np.int32), divisors, np.int32(n)))
@@ -396,7 +397,7 @@ def test_literals_past_int_max_keep_their_value():
 def test_a_macro_that_is_an_expression_keeps_cs_precedence():
     x = np.random.default_rng(10).random(100, dtype=np.float32)
     messages = []
-    for options in ((), REFERENCE):  # (n / STEP is n / 2 * 3: in[150] of 100)
+    for options in (FAST, REFERENCE):  # (n / STEP is n / 2 * 3: in[150] of 100)
         k = cuda.RawKernel(RED_TEAM, "unparenthesised", backend="cpu", sanitize=False, options=options)
         with pytest.raises(KernelError) as caught:
             k(4, 32, (x, np.zeros(100, np.float32), np.int32(100)))
@@ -431,3 +432,20 @@ extern "C" __global__ void fill(float* out) { out[threadIdx.x] = W; }
     x = np.arange(100, dtype=np.float32)
     out, fast_blocks = _launch(code, "scale", 1, 128, (x, np.zeros_like(x), np.int32(100)))
     assert np.array_equal(out[1], 2 * x) and fast_blocks == 0
+
+
+def test_a_large_launch_uses_a_module_with_the_fast_path(monkeypatch):
+    """Only a launch of cpu.FAST_PATH_THREADS threads or more compiles the fast path (a second module, once):
+    the small launches of tests and exercises pay no second compile."""
+    from course.cuda import cpu
+
+    monkeypatch.setattr(cpu, "FAST_PATH_THREADS", 4096)
+    k = cuda.RawKernel(VECTOR_ADD.replace("vector_add", "vector_add_auto"), "vector_add_auto", backend="cpu",
+                       sanitize=False)
+    x = np.arange(8192, dtype=np.float32)
+    out = np.zeros_like(x)
+    k(8, 256, (x, x, out, np.int32(2048)))
+    assert getattr(k, "_fast", None) is None and np.array_equal(out[:2048], 2 * x[:2048])
+    k(32, 256, (x, x, out, np.int32(8192)))
+    assert np.array_equal(out, 2 * x)
+    assert k._fast.export("__cc_fast_block_count", ctypes.c_longlong)() == 32

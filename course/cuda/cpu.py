@@ -357,15 +357,19 @@ def _storage(source: Source, name: str) -> str:
     return source.global_scopes.get(name, "") + (f"__cc_raw_{name}" if name in source.global_arrays else name)
 
 
-# fast.py's path for blocks proved in bounds: on unless -D__CC_FAST_PATH=0 (tests build the same kernel without it
-# to compare), and off where its code does not compile (_compile: a kernel fast.py took for one it understands)
-_FAST_PATH_ON = "#define __CC_FAST_PATH 1"
+# fast.py's path for blocks proved in bounds: compiled in (-D__CC_FAST_PATH=1) in the module that a large launch
+# of a kernel it understands uses (load(fast=True): FAST_PATH_THREADS), or where the options define it; off where its
+# code does not compile (_compile: a kernel fast.py took for one it understands, and a later macro broke).
+FAST_PATH_ON = "-D__CC_FAST_PATH=1"
+#: A launch of at least this many threads of a kernel fast.py understands runs in a module built with its fast
+#: path: a second compile (about half a second, once per kernel), worth it where a launch takes milliseconds.
+FAST_PATH_THREADS = 1 << 18
 
 
 def _launchers(source: Source, kernels=None) -> str:
     """C++ for one exported launcher per kernel: a `prepare` that checks and registers the
     arguments (once per launch), a `run` that unpacks them and runs blocks (on every worker)."""
-    code = ["", '#line 1 "course-cuda-launchers"', "#ifndef __CC_FAST_PATH", _FAST_PATH_ON, "#endif"]
+    code = ["", '#line 1 "course-cuda-launchers"', "#ifndef __CC_FAST_PATH", "#define __CC_FAST_PATH 0", "#endif"]
     # __constant__ and __device__ variables are allocations in every launch: bounds for raw pointers
     # into them; (sanitizer) a write through a cast into a __constant__ one is the read-only fault, and
     # a __device__ one's elements get the global race checks (`total += x` in every thread).
@@ -985,10 +989,10 @@ def _compile(source: Source, unit: str, flags: list[str], compiler: str, target:
             raise CompileError(NO_COMPILER) from None
         if done.returncode != 0:
             output = done.stderr or done.stdout
-            if "__cc_fast_" in output and _FAST_PATH_ON + "\n" in unit:
+            if "__cc_fast_" in output and FAST_PATH_ON in flags:
                 # fast.py's code for the kernel does not compile (its error, not the kernel's): without it
-                return _compile(source, unit.replace(_FAST_PATH_ON + "\n", "#define __CC_FAST_PATH 0\n"),
-                                flags, compiler, target, kernel, folders, again)
+                return _compile(source, unit, [f for f in flags if f != FAST_PATH_ON], compiler, target, kernel,
+                                folders, again)
             if runtime and again and re.search(r"precompiled header|runtime\.o: (?:file too short|file format not "
                                                r"recognized|error adding symbols)", output):
                 # the cache's prebuilt runtime is damaged (cut short by a full disk, a partial copy): build it again
@@ -1558,13 +1562,15 @@ if hasattr(os, "register_at_fork"):
 
 
 def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool = False,
-         trace: bool = False) -> Module:
+         trace: bool = False, fast: bool = False) -> Module:
     """The compiled module for `source`: from memory, from the disk cache, or compiled now.
     `sanitize` compiles in racecheck, initcheck and the read-only check (a separate module);
-    `trace` also records every access and branch (kernel.profile; implies `sanitize`)."""
+    `trace` also records every access and branch (kernel.profile; implies `sanitize`);
+    `fast` (a plain build only) compiles in fast.py's path for blocks proved in bounds (a separate module)."""
     extra = tuple(extra)
     sanitize = sanitize or trace
-    key = (source.text, tuple(options), tuple(k.name for k in extra), sanitize, trace)
+    fast = fast and not sanitize
+    key = (source.text, tuple(options), tuple(k.name for k in extra), sanitize, trace, fast)
     with _lock:
         if key in _modules:
             return _modules[key]
@@ -1597,7 +1603,7 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
         # lines that called it: runtime.h's __cc_note_callers)
         sanitizing = ["-D__CC_SANITIZE", "-O1", *_FRAME_POINTERS, *_pattern_flags(compiler)] if sanitize else []
         platform_flags = _platform_flags(compiler)
-        flags = (kept + sanitizing
+        flags = (kept + sanitizing + ([FAST_PATH_ON] if fast else [])
                  + (["-D__CC_TRACE"] if trace else []) + platform_flags
                  + (["-fno-strict-aliasing"] if source.puns and not sanitize else [])  # (-O1 has none)
                  # (sanitized: a value that does not fit may be an unwritten shared element's fill, which the
@@ -1640,6 +1646,18 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
             _modules[key] = module
             _building.pop(key, None)
         return module
+
+
+_FAST_KERNELS: dict = {}
+
+
+def has_fast_path(source: Source, kernel: Kernel) -> bool:
+    """Whether fast.py understands `kernel` (asked at every large launch: kept per source and kernel)."""
+    key = (source.cpu_text, kernel.name)
+    found = _FAST_KERNELS.get(key)
+    if found is None:
+        found = _FAST_KERNELS[key] = not kernel.uses_barriers and fast.reason(source, kernel) is None
+    return found
 
 
 #: The kernel cache keeps at most this many bytes of compiled modules: past it, a compile

@@ -30,6 +30,10 @@ by a variable count): a fast block cannot fault. `if` conditions that are pure h
 the whole block where the proof finds one; the first three such are template parameters of the
 block's loop, so that a block where they are decided has no branch left (`if (i < n)`, a
 stencil's border test).
+
+Where it runs: the launchers compile it in under -D__CC_FAST_PATH=1 only, which cpu.load(fast=True) sets: a
+second module that a launch of cpu.FAST_PATH_THREADS threads or more uses (kernel.py), so that the small
+launches of exercises and tests pay no second compile. A sanitized build never has it.
 """
 
 from __future__ import annotations

@@ -486,7 +486,12 @@ class RawKernel:
             packed, arrays, keep = _pack_for_cpu(self._kernel, values, self.sanitize)
             if self._compiled.source.global_pointers:  # (only a __device__ pointer variable can keep an address)
                 _remember_owners(self._compiled, keep)
-            cpu.launch(self._compiled, self._kernel, grid3, block3, packed, int(shared_mem),
+            module = self._compiled
+            if not self.sanitize and not module.sanitized and math.prod(grid3) * math.prod(block3) >= \
+                    cpu.FAST_PATH_THREADS and cpu.has_fast_path(self._source, self._kernel) \
+                    and not any("__CC_FAST_PATH" in str(option) for option in self.options):
+                module = self._fast_module()  # (a large launch: blocks proved in bounds run without checks)
+            cpu.launch(module, self._kernel, grid3, block3, packed, int(shared_mem),
                        self.time_limit, arrays, shared_limit=self._shared_limit())
             del keep
         else:
@@ -541,6 +546,15 @@ class RawKernel:
                        trace=trace, branches=branches, arguments=tuple(p.name for p in self._kernel.params),
                        source_lines={n: self._source.line_text(n) for n in lines if n > 0}, flops=flops,
                        bases=bases)
+
+    def _fast_module(self):
+        """The module with fast.py's path compiled in (cpu.load(fast=True)), for large launches: compiled at the
+        first."""
+        if getattr(self, "_fast", None) is None:
+            extra = tuple(self._module._instances.values()) if self._module is not None else ()
+            self._fast = cpu.load(self._source, self.options, "(RawModule)" if self._module is not None else self.name,
+                                  extra, fast=True)
+        return self._fast
 
     def _launch_shape(self, grid, block, shared_mem):
         """The launch's grid and block as 3-tuples, after CUDA's limits are checked."""
