@@ -240,7 +240,6 @@ class _Parser:
         self.params = {p.name: p for p in kernel.params}
         self.constants = constants
         self.scopes: list[dict] = [{}]
-        self.names: set = set(self.params)
         self.vars: list[_Var] = []
 
     def integer_macro(self, name: str, depth: int = 0) -> bool:
@@ -371,7 +370,6 @@ class _Parser:
             var = _Var(name, key, spelled)
             self.vars.append(var)
             self.scopes[-1][name] = var
-            self.names.add(name)
             out.append(_Stmt("decl", line, var=var, expr=value))
             if self.peek() != ",":
                 return out
@@ -641,7 +639,6 @@ class _Generator:
         self.slots = 0
         self.guards = 0
         self.proof: list[str] = []
-        self.pointers = [p for p in kernel.params if p.pointer]
         self.vars = parser.vars
         # The body has an operation the checked build stops at besides an access (a float converted to an
         # integer, an integer division or a shift by values from memory): the fast loop keeps threadIdx
@@ -915,63 +912,63 @@ class _Generator:
             self.narrowed[x.value[1]] = s
 
     def statement(self, st: _Stmt) -> None:
-        if True:
-            k = st.kind
-            if k == "decl":
+        """The proof's lines for one statement (see prove)."""
+        k = st.kind
+        if k == "decl":
+            self.walk(st.expr)
+            if st.var.tracked:
+                st.var.slot = st.expr.slot if st.var.type != "bool" else self.truth(st.expr.slot)
+                self.fits(st.var.slot, st.var.type)
+        elif k in ("assign", "store", "incdec"):
+            if st.target.kind == "load":
+                self.walk(st.target)
+            if st.expr is not None:
                 self.walk(st.expr)
-                if st.var.tracked:
-                    st.var.slot = st.expr.slot if st.var.type != "bool" else self.truth(st.expr.slot)
-                    self.fits(st.var.slot, st.var.type)
-            elif k in ("assign", "store", "incdec"):
-                if st.target.kind == "load":
-                    self.walk(st.target)
-                if st.expr is not None:
-                    self.walk(st.expr)
-            elif k == "if":
-                self.walk(st.expr)
-                if st.guard >= 0 and st.guard < _TEMPLATED_GUARDS:
-                    bit = 1 << st.guard
-                    s = self.truth(st.expr.slot)
-                    self.proof.append(f"    if ({s}.lo == {s}.hi) __cc_value |= ({s}.lo != 0 ? {bit}u : 0u);"
-                                      f" else __cc_unknown |= {bit}u;")
-                if st.guard >= 0:
-                    saved = self.scope()
-                    self.narrow(st.expr, True)
-                    self.prove(st.body)
-                    self.restore(saved)
+        elif k == "if":
+            self.walk(st.expr)
+            if st.guard >= 0 and st.guard < _TEMPLATED_GUARDS:
+                bit = 1 << st.guard
+                s = self.truth(st.expr.slot)
+                self.proof.append(f"    if ({s}.lo == {s}.hi) __cc_value |= ({s}.lo != 0 ? {bit}u : 0u);"
+                                  f" else __cc_unknown |= {bit}u;")
+            if st.guard >= 0:
+                saved = self.scope()
+                self.narrow(st.expr, True)
+                self.prove(st.body)
+                self.restore(saved)
+                self.narrow(st.expr, False)
+                self.prove(st.orelse)
+                self.restore(saved)
+                if self.leaves(st.body):  # (what follows runs where the condition is false)
                     self.narrow(st.expr, False)
-                    self.prove(st.orelse)
-                    self.restore(saved)
-                    if self.leaves(st.body):  # (what follows runs where the condition is false)
-                        self.narrow(st.expr, False)
-                    elif self.leaves(st.orelse):
-                        self.narrow(st.expr, True)
-                else:
-                    self.prove(st.body)
-                    self.prove(st.orelse)
-            elif k == "for":
-                start, bound, step = self.interval(st.expr), self.interval(st.bound), self.interval(st.step)
-                var = st.var
-                self.fits(start, var.type)
-                self.proof.append(f"    if ({step}.lo < 1) return false;")
-                body, tested = self.slot(), self.slot()
-                if st.op in ("<", "<="):
-                    last = f"{bound}.hi" if st.op == "<=" else f"{bound}.hi - 1"
-                    self.proof.append(f"    const __cc_iv {body} = {{{start}.lo, {last}}};")
-                    self.proof.append(f"    const __cc_iv {tested} = {{{start}.lo, __cc_max128({start}.hi, {last} + {step}.hi)}};")
-                else:
-                    first = f"{bound}.lo" if st.op == ">=" else f"{bound}.lo + 1"
-                    self.proof.append(f"    const __cc_iv {body} = {{{first}, {start}.hi}};")
-                    self.proof.append(f"    const __cc_iv {tested} = {{__cc_min128({start}.lo, {first} - {step}.hi), {start}.hi}};")
-                self.fits(tested, var.type)
-                # the comparison with the bound, in the types the source compares in
-                common = _common(var.type, st.bound.type)
-                self.fits(tested, common)
-                self.fits(bound, common)
-                var.slot = body
+                elif self.leaves(st.orelse):
+                    self.narrow(st.expr, True)
+            else:
                 self.prove(st.body)
-            elif k == "block":
-                self.prove(st.body)
+                self.prove(st.orelse)
+        elif k == "for":
+            start, bound, step = self.interval(st.expr), self.interval(st.bound), self.interval(st.step)
+            var = st.var
+            self.fits(start, var.type)
+            self.proof.append(f"    if ({step}.lo < 1) return false;")
+            body, tested = self.slot(), self.slot()
+            if st.op in ("<", "<="):
+                last = f"{bound}.hi" if st.op == "<=" else f"{bound}.hi - 1"
+                self.proof.append(f"    const __cc_iv {body} = {{{start}.lo, {last}}};")
+                self.proof.append(f"    const __cc_iv {tested} = {{{start}.lo, __cc_max128({start}.hi, {last} + {step}.hi)}};")
+            else:
+                first = f"{bound}.lo" if st.op == ">=" else f"{bound}.lo + 1"
+                self.proof.append(f"    const __cc_iv {body} = {{{first}, {start}.hi}};")
+                self.proof.append(f"    const __cc_iv {tested} = {{__cc_min128({start}.lo, {first} - {step}.hi), {start}.hi}};")
+            self.fits(tested, var.type)
+            # the comparison with the bound, in the types the source compares in
+            common = _common(var.type, st.bound.type)
+            self.fits(tested, common)
+            self.fits(bound, common)
+            var.slot = body
+            self.prove(st.body)
+        elif k == "block":
+            self.prove(st.body)
 
     def truth(self, slot: str) -> str:
         s = self.slot()
