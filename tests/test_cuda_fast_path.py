@@ -445,7 +445,28 @@ def test_a_large_launch_uses_a_module_with_the_fast_path(monkeypatch):
     x = np.arange(8192, dtype=np.float32)
     out = np.zeros_like(x)
     k(8, 256, (x, x, out, np.int32(2048)))
-    assert getattr(k, "_fast", None) is None and np.array_equal(out[:2048], 2 * x[:2048])
+    assert k._fast is None and np.array_equal(out[:2048], 2 * x[:2048])
     k(32, 256, (x, x, out, np.int32(8192)))
     assert np.array_equal(out, 2 * x)
     assert k._fast.export("__cc_fast_block_count", ctypes.c_longlong)() == 32
+
+
+def test_a_repeated_launch_is_checked_again_where_anything_changed():
+    """A launch with the arguments of the one before (a timing loop) reuses its checks and packing
+    (kernel.py's _launch_key): a changed array, layout, flag or scalar is checked afresh."""
+    k = cuda.RawKernel(VECTOR_ADD, "vector_add", backend="cpu", sanitize=False)
+    a, out = np.ones(512, np.float32), np.zeros(512, np.float32)
+    k(2, 256, (a, a, out, np.int32(512)))
+    assert k._repeat is not None
+    a[:] = 2.0
+    k(2, 256, (a, a, out, np.int32(512)))  # (the same memory: its new values)
+    assert (out == 4.0).all()
+    out.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        k(2, 256, (a, a, out, np.int32(512)))
+    with pytest.raises(TypeError, match="float64"):
+        k(2, 256, (a, a, np.zeros(512), np.int32(512)))
+    with pytest.raises(KernelError, match="n = 1,024"):
+        k(4, 256, (a, a, np.zeros(512, np.float32), np.int32(1024)))
+    with pytest.raises(TypeError):
+        k(2, 256, (a, a, np.zeros(512, np.float32), 2.5))

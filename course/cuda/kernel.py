@@ -342,6 +342,8 @@ class RawKernel:
         if self.backend == "cpu" and self._kernel.unsupported:
             raise CompileError(unsupported_message(self._kernel))
         self._compiled = None
+        self._repeat = None  # the last launch's key (_launch_key) and what it checked and packed
+        self._fast = None  # the module with fast.py's path compiled in (_fast_module), once a large launch needs it
         self._warned: set = set()  # what launches of this kernel warned about (each said once)
         self._rules: _LaunchRules | None = None  # what the source says about its launches (read at the first)
         self._max_dynamic_shared: int | None = None  # max_dynamic_shared_size_bytes, where the program set it
@@ -469,6 +471,12 @@ class RawKernel:
             raise TypeError(f"kernel '{self.name}': the kernel's arguments go in one tuple, the third argument: "
                             f"k(grid, block, (a, b, n)); this call passed {1 + len(extra)} separate values after grid and block "
                             "(CuPy's RawKernel takes them the same way)")
+        key = _launch_key(grid, block, args, shared_mem) if (self.backend == "cpu" and stream is None and not self.sanitize
+                                                               and not self._unchecked) else None
+        if key is not None and self._repeat is not None and self._repeat[0] == key and not self._compiled.sanitized:
+            # the launch before, again (a timing loop): the same arrays and scalars, checked and packed then
+            self._launch_cpu(*self._repeat[1:])
+            return
         _check_stream(stream, self.name)
         grid3, block3 = self._launch_shape(grid, block, shared_mem)
         values = list(args) if self._unchecked else check_args(self._kernel, args, self.backend)
@@ -486,13 +494,10 @@ class RawKernel:
             packed, arrays, keep = _pack_for_cpu(self._kernel, values, self.sanitize)
             if self._compiled.source.global_pointers:  # (only a __device__ pointer variable can keep an address)
                 _remember_owners(self._compiled, keep)
-            module = self._compiled
-            if not self.sanitize and not module.sanitized and math.prod(grid3) * math.prod(block3) >= \
-                    cpu.FAST_PATH_THREADS and cpu.has_fast_path(self._source, self._kernel) \
-                    and not any("__CC_FAST_PATH" in str(option) for option in self.options):
-                module = self._fast_module()  # (a large launch: blocks proved in bounds run without checks)
-            cpu.launch(module, self._kernel, grid3, block3, packed, int(shared_mem),
-                       self.time_limit, arrays, shared_limit=self._shared_limit())
+            if key is not None and not self._compiled.source.global_pointers \
+                    and all(v is a for p, v, a in zip(self._kernel.params, values, args) if p.pointer or p.by_value_struct):
+                self._repeat = (key, grid3, block3, packed, int(shared_mem), arrays)  # (no array was converted)
+            self._launch_cpu(grid3, block3, packed, int(shared_mem), arrays)
             del keep
         else:
             self._compiled.launch(grid3, block3, values, int(shared_mem), stream)
@@ -547,10 +552,19 @@ class RawKernel:
                        source_lines={n: self._source.line_text(n) for n in lines if n > 0}, flops=flops,
                        bases=bases)
 
+    def _launch_cpu(self, grid3, block3, packed, shared_mem: int, arrays) -> None:
+        module = self._compiled
+        if not self.sanitize and not module.sanitized and math.prod(grid3) * math.prod(block3) >= \
+                cpu.FAST_PATH_THREADS and cpu.has_fast_path(self._source, self._kernel) \
+                and not any("__CC_FAST_PATH" in str(option) for option in self.options):
+            module = self._fast_module()  # (a large launch: blocks proved in bounds run without checks)
+        cpu.launch(module, self._kernel, grid3, block3, packed, shared_mem, self.time_limit, arrays,
+                   shared_limit=self._shared_limit())
+
     def _fast_module(self):
         """The module with fast.py's path compiled in (cpu.load(fast=True)), for large launches: compiled at the
         first."""
-        if getattr(self, "_fast", None) is None:
+        if self._fast is None:
             extra = tuple(self._module._instances.values()) if self._module is not None else ()
             self._fast = cpu.load(self._source, self.options, "(RawModule)" if self._module is not None else self.name,
                                   extra, fast=True)
@@ -699,6 +713,7 @@ class RawModule:
         function._module, function._compiled, function._unchecked = self, None, False
         function._warned, function._rules = set(), None
         function._max_dynamic_shared = None
+        function._repeat = function._fast = None
         return function
 
     def compile(self, log_stream=None):
@@ -1728,6 +1743,23 @@ def _remember_owners(module, arrays: list) -> None:
     if len(module.owners) > 256:
         for address in [a for a, ref in module.owners.items() if ref() is None][:128]:
             del module.owners[address]
+
+
+def _launch_key(grid, block, args, shared_mem):
+    """What a CPU launch's checks and packing depend on: the launch's shape, and each argument's memory, layout
+    and type, or its value (a scalar); None where an argument is of another kind (the launch is checked afresh)."""
+    if not isinstance(args, tuple):
+        return None
+    parts = [grid, block, shared_mem]
+    for a in args:
+        if type(a) is np.ndarray:
+            parts.append((a.__array_interface__["data"][0], a.shape, a.strides, a.dtype, a.flags.writeable,
+                          a.flags.owndata))
+        elif isinstance(a, (np.integer, np.floating, int, float)):
+            parts.append((type(a), a))
+        else:
+            return None
+    return tuple(parts)
 
 
 def _pack_for_cpu(kernel: Kernel, values: list, sanitized: bool = False) -> tuple[list, dict, list]:

@@ -469,7 +469,9 @@ struct alignas(64) __cc_worker {  // (a cache line of its own: workers write the
     int locals_threads;
     uint64_t float_bits;              // sanitizer: the last __float_as_int, __float_as_uint or __double_as_longlong
     int float_bits_size;              //   result and its bytes (0: none since the last atomicMin/atomicMax)
-    long long fast_blocks;            // blocks it ran on fast.py's path (proved in bounds), in all launches
+    // blocks it ran on fast.py's path (proved in bounds), in all launches (a cache line of its own: the next worker's
+    // first fields, `block` among them, change at every block of theirs)
+    alignas(64) long long fast_blocks;
 };
 enum { __CC_MAX_WORKERS = 256 };
 __CC_STATE __cc_worker __cc_workers[__CC_MAX_WORKERS];
