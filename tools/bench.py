@@ -364,7 +364,7 @@ def emulator_section():
     x, y, z = (_apart(np.random.rand(size).astype(np.float32), slot) for slot in range(3))
     add = cuda.RawKernel(VECTOR_ADD, "vector_add", backend="cpu", sanitize=False)
     blocks = (size + 255) // 256
-    t_kernel = benchmark(add, blocks, 256, (x, y, z, np.int32(size)), device="cpu", repeat=pick(5, 15))
+    t_kernel = benchmark(add, blocks, 256, (x, y, z, np.int32(size)), device="cpu", repeat=pick(5, 41))
     assert np.array_equal(z, x + y)
     all_checked = cuda.RawKernel(VECTOR_ADD, "vector_add", backend="cpu", sanitize=False, options=CHECKED)
     z[:] = 0
@@ -374,7 +374,7 @@ def emulator_section():
     z[:] = 0
     t_raw = benchmark(unchecked, blocks, 256, (x, y, z, np.int32(size)), device="cpu", repeat=pick(5, 15))
     assert np.array_equal(z, x + y)
-    t_c = benchmark(plain.vector_add, ptr(x), ptr(y), ptr(z), size, device="cpu", repeat=pick(5, 15))
+    t_c = benchmark(plain.vector_add, ptr(x), ptr(y), ptr(z), size, device="cpu", repeat=pick(5, 41))
     t_scalar = benchmark(scalar.vector_add, ptr(x), ptr(y), ptr(z), size, device="cpu", repeat=pick(5, 15))
     checked = plain.vector_add_checked
     checked.restype = ctypes.c_longlong
@@ -408,9 +408,9 @@ def emulator_section():
     args = (img, out, np.int32(side), np.int32(side))
     grid2 = ((side + 15) // 16, (side + 15) // 16)
     stencil = cuda.RawKernel(STENCIL, "stencil3x3", backend="cpu", sanitize=False)
-    t_kernel = benchmark(stencil, grid2, (16, 16), args, device="cpu", repeat=pick(3, 9))
+    t_kernel = benchmark(stencil, grid2, (16, 16), args, device="cpu", repeat=pick(3, 31))
     out_c = _apart(np.zeros((side, side), np.float32), 2)
-    t_c = benchmark(plain.stencil3x3, ptr(img), ptr(out_c), side, side, device="cpu", repeat=pick(3, 9))
+    t_c = benchmark(plain.stencil3x3, ptr(img), ptr(out_c), side, side, device="cpu", repeat=pick(3, 31))
     assert np.allclose(out, out_c, atol=1e-6), "stencil kernel and plain C disagree"
     out[:] = 0
     stencil_checked = cuda.RawKernel(STENCIL, "stencil3x3", backend="cpu", sanitize=False, options=CHECKED)

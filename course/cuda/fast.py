@@ -644,6 +644,7 @@ class _Generator:
         # integer, an integer division or a shift by values from memory): the fast loop keeps threadIdx
         # up to date, so that such a stop names its thread.
         self.stops = False
+        self.fitted: set = set()  # (slot, type) pairs the proof has checked
         self.narrowed: dict = {}  # threadIdx's axes narrowed by a condition: their slots
 
     # typing and purity (in statement order: a variable's init before its uses)
@@ -783,7 +784,9 @@ class _Generator:
         return f"__cc_v{self.slots}"
 
     def fits(self, slot: str, type_: str) -> None:
-        self.proof.append(f"    if (!__cc_iv_fits({slot}, {_CODE[type_]})) return false;")
+        if (slot, type_) not in self.fitted:  # (once per value and type: the proof runs for every block)
+            self.fitted.add((slot, type_))
+            self.proof.append(f"    if (!__cc_iv_fits({slot}, {_CODE[type_]})) return false;")
 
     def interval(self, node: _Node) -> str:
         """The slot of pure `node`'s interval (emitting its computation and checks)."""
@@ -798,9 +801,10 @@ class _Generator:
                                   else line + f"{{-(__int128){-node.value}ull, -(__int128){-node.value}ull}};")
             self.fits(s, node.type)  # (an unsigned literal past INT_MAX: no int in the fast code holds it)
             return s
-        if k == "var":
-            self.proof.append(line + f"{node.value.slot};")
-            return s
+        if k == "var":  # (its slot: a variable's interval is computed once)
+            self.slots -= 1
+            node.slot = node.value.slot
+            return node.slot
         if k == "param":
             self.proof.append(line + f"{{(__int128){node.value.name}, (__int128){node.value.name}}};")
             self.fits(s, node.type)
@@ -808,8 +812,9 @@ class _Generator:
         if k == "builtin":
             kind, axis = node.value
             if kind == "t" and axis in self.narrowed:
-                self.proof.append(line + f"{self.narrowed[axis]};")
-                return s
+                self.slots -= 1
+                node.slot = self.narrowed[axis]
+                return node.slot
             value = {"t": f"{{0, (__int128)__cc_bd.{axis} - 1}}", "b": f"{{(__int128)__cc_b.{axis}, (__int128)__cc_b.{axis}}}",
                      "bd": f"{{(__int128)__cc_bd.{axis}, (__int128)__cc_bd.{axis}}}",
                      "gd": f"{{(__int128)__cc_gd.{axis}, (__int128)__cc_gd.{axis}}}"}[kind]

@@ -6285,50 +6285,51 @@ static void __cc_run_with_fibers(Body& body_object) {
 // The fast path's proof (fast.py): the interval of each integer a block computes, as __int128 bounds, over
 // all its threads and the ranges of its loops. A proof that fails (an index that may leave its array, a
 // value that may leave its type) sends the block down the checked path, which finds what is wrong.
+#define __CC_IV static inline __attribute__((always_inline))  // (per block, in every proof)
 struct __cc_iv { __int128 lo, hi; };
 // An empty interval ({1, 0}) is code no thread reaches (a loop that never runs, the rest of a block after
 // `if (i >= n) return;` where no i is below n): what it computes stays empty, and passes every check.
-static inline bool __cc_iv_none(__cc_iv a, __cc_iv b) { return a.lo > a.hi || b.lo > b.hi; }
+__CC_IV bool __cc_iv_none(__cc_iv a, __cc_iv b) { return a.lo > a.hi || b.lo > b.hi; }
 static const __cc_iv __cc_iv_nowhere = {1, 0};
-static inline __int128 __cc_min128(__int128 a, __int128 b) { return a < b ? a : b; }
-static inline __int128 __cc_max128(__int128 a, __int128 b) { return a > b ? a : b; }
+__CC_IV __int128 __cc_min128(__int128 a, __int128 b) { return a < b ? a : b; }
+__CC_IV __int128 __cc_max128(__int128 a, __int128 b) { return a > b ? a : b; }
 // Whether every value of `v` is one that type `t` holds, both as the source computes it and as the fast code
 // does (int for 32-bit types, long long for 64-bit ones): 0 int, 1 unsigned, 2 long long, 3 unsigned long long,
 // 4 bool.
-static inline bool __cc_iv_fits(__cc_iv v, int t) {
+__CC_IV bool __cc_iv_fits(__cc_iv v, int t) {
     static const __int128 lo[] = {-((__int128)1 << 31), 0, -((__int128)1 << 63), 0, 0};
     static const __int128 hi[] = {((__int128)1 << 31) - 1, ((__int128)1 << 31) - 1, ((__int128)1 << 63) - 1,
                                   ((__int128)1 << 63) - 1, 1};
     return v.lo >= lo[t] && v.hi <= hi[t];
 }
-static inline __cc_iv __cc_iv_add(__cc_iv a, __cc_iv b) {
+__CC_IV __cc_iv __cc_iv_add(__cc_iv a, __cc_iv b) {
     return __cc_iv_none(a, b) ? __cc_iv_nowhere : __cc_iv{a.lo + b.lo, a.hi + b.hi};
 }
-static inline __cc_iv __cc_iv_sub(__cc_iv a, __cc_iv b) {
+__CC_IV __cc_iv __cc_iv_sub(__cc_iv a, __cc_iv b) {
     return __cc_iv_none(a, b) ? __cc_iv_nowhere : __cc_iv{a.lo - b.hi, a.hi - b.lo};
 }
-static inline __cc_iv __cc_iv_neg(__cc_iv a) { return a.lo > a.hi ? __cc_iv_nowhere : __cc_iv{-a.hi, -a.lo}; }
-static inline __cc_iv __cc_iv_bnot(__cc_iv a) { return a.lo > a.hi ? __cc_iv_nowhere : __cc_iv{-a.hi - 1, -a.lo - 1}; }
-static inline __cc_iv __cc_iv_abs(__cc_iv a) {
+__CC_IV __cc_iv __cc_iv_neg(__cc_iv a) { return a.lo > a.hi ? __cc_iv_nowhere : __cc_iv{-a.hi, -a.lo}; }
+__CC_IV __cc_iv __cc_iv_bnot(__cc_iv a) { return a.lo > a.hi ? __cc_iv_nowhere : __cc_iv{-a.hi - 1, -a.lo - 1}; }
+__CC_IV __cc_iv __cc_iv_abs(__cc_iv a) {
     if (a.lo > a.hi) return __cc_iv_nowhere;
     if (a.lo >= 0) return a;
     if (a.hi <= 0) return {-a.hi, -a.lo};
     return {0, __cc_max128(-a.lo, a.hi)};
 }
-static inline __cc_iv __cc_iv_mul(__cc_iv a, __cc_iv b) {  // (operands within 64 bits: no __int128 overflow)
+__CC_IV __cc_iv __cc_iv_mul(__cc_iv a, __cc_iv b) {  // (operands within 64 bits: no __int128 overflow)
     if (__cc_iv_none(a, b)) return __cc_iv_nowhere;
     __int128 p[4] = {a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi};
     return {__cc_min128(__cc_min128(p[0], p[1]), __cc_min128(p[2], p[3])),
             __cc_max128(__cc_max128(p[0], p[1]), __cc_max128(p[2], p[3]))};
 }
-static inline __cc_iv __cc_iv_div(__cc_iv a, __cc_iv b, bool& ok) {  // C's division, toward zero
+__CC_IV __cc_iv __cc_iv_div(__cc_iv a, __cc_iv b, bool& ok) {  // C's division, toward zero
     if (__cc_iv_none(a, b)) return __cc_iv_nowhere;
     if (b.lo <= 0 && b.hi >= 0) { ok = false; return a; }
     __int128 q[4] = {a.lo / b.lo, a.lo / b.hi, a.hi / b.lo, a.hi / b.hi};
     return {__cc_min128(__cc_min128(q[0], q[1]), __cc_min128(q[2], q[3])),
             __cc_max128(__cc_max128(q[0], q[1]), __cc_max128(q[2], q[3]))};
 }
-static inline __cc_iv __cc_iv_mod(__cc_iv a, __cc_iv b, bool& ok) {  // the sign of the dividend's
+__CC_IV __cc_iv __cc_iv_mod(__cc_iv a, __cc_iv b, bool& ok) {  // the sign of the dividend's
     if (__cc_iv_none(a, b)) return __cc_iv_nowhere;
     if (b.lo <= 0 && b.hi >= 0) { ok = false; return a; }
     __int128 least = __cc_min128(b.lo < 0 ? -b.hi : b.lo, b.lo < 0 ? -b.lo : b.hi);
@@ -6338,55 +6339,55 @@ static inline __cc_iv __cc_iv_mod(__cc_iv a, __cc_iv b, bool& ok) {  // the sign
     if (a.hi <= 0) return {__cc_max128(a.lo, -m), 0};
     return {-m, m};
 }
-static inline __cc_iv __cc_iv_band(__cc_iv a, __cc_iv b, bool& ok) {
+__CC_IV __cc_iv __cc_iv_band(__cc_iv a, __cc_iv b, bool& ok) {
     if (__cc_iv_none(a, b)) return __cc_iv_nowhere;
     if (a.lo < 0 || b.lo < 0) { ok = false; return a; }
     if (a.lo == a.hi && b.lo == b.hi) return {a.lo & b.lo, a.lo & b.lo};
     return {0, __cc_min128(a.hi, b.hi)};
 }
-static inline __cc_iv __cc_iv_bor(__cc_iv a, __cc_iv b, bool& ok) {  // | and ^
+__CC_IV __cc_iv __cc_iv_bor(__cc_iv a, __cc_iv b, bool& ok) {  // | and ^
     if (__cc_iv_none(a, b)) return __cc_iv_nowhere;
     if (a.lo < 0 || b.lo < 0) { ok = false; return a; }
     __int128 top = 1, most = __cc_max128(a.hi, b.hi);
     while (top <= most) top <<= 1;
     return {0, top - 1};
 }
-static inline __cc_iv __cc_iv_shift(__cc_iv a, __cc_iv b, int width, int left, bool& ok) {
+__CC_IV __cc_iv __cc_iv_shift(__cc_iv a, __cc_iv b, int width, int left, bool& ok) {
     if (__cc_iv_none(a, b)) return __cc_iv_nowhere;
     if (b.lo < 0 || b.hi >= width || (left && a.lo < 0)) { ok = false; return a; }
     if (left) return {a.lo << (int)b.lo, a.hi << (int)b.hi};
     if (a.lo >= 0) return {a.lo >> (int)b.hi, a.hi >> (int)b.lo};
     return {a.lo >> (int)b.lo, a.hi >= 0 ? a.hi >> (int)b.lo : a.hi >> (int)b.hi};
 }
-static inline __cc_iv __cc_iv_truth(__cc_iv a) {  // 0, 1, or either
+__CC_IV __cc_iv __cc_iv_truth(__cc_iv a) {  // 0, 1, or either
     if (a.lo > a.hi) return __cc_iv_nowhere;
     if (a.lo > 0 || a.hi < 0) return {1, 1};
     if (a.lo == 0 && a.hi == 0) return {0, 0};
     return {0, 1};
 }
-static inline __cc_iv __cc_iv_not(__cc_iv a) {
+__CC_IV __cc_iv __cc_iv_not(__cc_iv a) {
     __cc_iv t = __cc_iv_truth(a);
     return t.lo > t.hi ? __cc_iv_nowhere : __cc_iv{1 - t.hi, 1 - t.lo};
 }
-static inline __cc_iv __cc_iv_and(__cc_iv a, __cc_iv b) {
+__CC_IV __cc_iv __cc_iv_and(__cc_iv a, __cc_iv b) {
     __cc_iv x = __cc_iv_truth(a), y = __cc_iv_truth(b);
     return __cc_iv_none(x, y) ? __cc_iv_nowhere : __cc_iv{x.lo & y.lo, x.hi & y.hi};
 }
-static inline __cc_iv __cc_iv_or(__cc_iv a, __cc_iv b) {
+__CC_IV __cc_iv __cc_iv_or(__cc_iv a, __cc_iv b) {
     __cc_iv x = __cc_iv_truth(a), y = __cc_iv_truth(b);
     return __cc_iv_none(x, y) ? __cc_iv_nowhere : __cc_iv{x.lo | y.lo, x.hi | y.hi};
 }
-static inline __cc_iv __cc_iv_lt(__cc_iv a, __cc_iv b) { return __cc_iv_none(a, b) ? __cc_iv_nowhere : a.hi < b.lo ? __cc_iv{1, 1} : a.lo >= b.hi ? __cc_iv{0, 0} : __cc_iv{0, 1}; }
-static inline __cc_iv __cc_iv_le(__cc_iv a, __cc_iv b) { return __cc_iv_none(a, b) ? __cc_iv_nowhere : a.hi <= b.lo ? __cc_iv{1, 1} : a.lo > b.hi ? __cc_iv{0, 0} : __cc_iv{0, 1}; }
-static inline __cc_iv __cc_iv_gt(__cc_iv a, __cc_iv b) { return __cc_iv_lt(b, a); }
-static inline __cc_iv __cc_iv_ge(__cc_iv a, __cc_iv b) { return __cc_iv_le(b, a); }
-static inline __cc_iv __cc_iv_eq(__cc_iv a, __cc_iv b) {
+__CC_IV __cc_iv __cc_iv_lt(__cc_iv a, __cc_iv b) { return __cc_iv_none(a, b) ? __cc_iv_nowhere : a.hi < b.lo ? __cc_iv{1, 1} : a.lo >= b.hi ? __cc_iv{0, 0} : __cc_iv{0, 1}; }
+__CC_IV __cc_iv __cc_iv_le(__cc_iv a, __cc_iv b) { return __cc_iv_none(a, b) ? __cc_iv_nowhere : a.hi <= b.lo ? __cc_iv{1, 1} : a.lo > b.hi ? __cc_iv{0, 0} : __cc_iv{0, 1}; }
+__CC_IV __cc_iv __cc_iv_gt(__cc_iv a, __cc_iv b) { return __cc_iv_lt(b, a); }
+__CC_IV __cc_iv __cc_iv_ge(__cc_iv a, __cc_iv b) { return __cc_iv_le(b, a); }
+__CC_IV __cc_iv __cc_iv_eq(__cc_iv a, __cc_iv b) {
     if (__cc_iv_none(a, b)) return __cc_iv_nowhere;
     if (a.lo == a.hi && b.lo == b.hi && a.lo == b.lo) return {1, 1};
     return a.hi < b.lo || b.hi < a.lo ? __cc_iv{0, 0} : __cc_iv{0, 1};
 }
-static inline __cc_iv __cc_iv_ne(__cc_iv a, __cc_iv b) { return __cc_iv_not(__cc_iv_eq(a, b)); }
-static inline __cc_iv __cc_iv_select(__cc_iv c, __cc_iv a, __cc_iv b) {
+__CC_IV __cc_iv __cc_iv_ne(__cc_iv a, __cc_iv b) { return __cc_iv_not(__cc_iv_eq(a, b)); }
+__CC_IV __cc_iv __cc_iv_select(__cc_iv c, __cc_iv a, __cc_iv b) {
     __cc_iv t = __cc_iv_truth(c);
     if (t.lo > t.hi) return __cc_iv_nowhere;
     if (t.lo == 1) return a;
@@ -6395,10 +6396,10 @@ static inline __cc_iv __cc_iv_select(__cc_iv c, __cc_iv a, __cc_iv b) {
     if (b.lo > b.hi) return a;
     return {__cc_min128(a.lo, b.lo), __cc_max128(a.hi, b.hi)};
 }
-static inline __cc_iv __cc_iv_min(__cc_iv a, __cc_iv b) {
+__CC_IV __cc_iv __cc_iv_min(__cc_iv a, __cc_iv b) {
     return __cc_iv_none(a, b) ? __cc_iv_nowhere : __cc_iv{__cc_min128(a.lo, b.lo), __cc_min128(a.hi, b.hi)};
 }
-static inline __cc_iv __cc_iv_max(__cc_iv a, __cc_iv b) {
+__CC_IV __cc_iv __cc_iv_max(__cc_iv a, __cc_iv b) {
     return __cc_iv_none(a, b) ? __cc_iv_nowhere : __cc_iv{__cc_max128(a.lo, b.lo), __cc_max128(a.hi, b.hi)};
 }
 // A macro the fast code uses as a number: one literal, or an expression in parentheses (with `#define M 3 - 1`,
@@ -6431,7 +6432,7 @@ static constexpr bool __cc_primary(const char* s) {
 #define __CC_SPELLED(x) #x
 // Whether every index in `v` lies inside the array that checked pointer `q` points into.
 template <class T>
-static inline bool __cc_iv_inside(__cc_iv v, const __cc_ptr<T>& q) {
+__CC_IV bool __cc_iv_inside(__cc_iv v, const __cc_ptr<T>& q) {
     if (v.lo > v.hi) return true;  // (code that no thread reaches: a loop that never runs)
     if (q.count == SIZE_MAX || q.index >= q.count) return false;  // (a pointer memcheck does not check, or at the end)
     return (__int128)q.index + v.lo >= 0 && (__int128)q.index + v.hi < (__int128)q.count;
