@@ -470,3 +470,83 @@ def test_a_repeated_launch_is_checked_again_where_anything_changed():
         k(4, 256, (a, a, np.zeros(512, np.float32), np.int32(1024)))
     with pytest.raises(TypeError):
         k(2, 256, (a, a, np.zeros(512, np.float32), 2.5))
+
+
+def test_the_launch_memo_compares_bits_and_copies_the_shape():
+    """(A second red team's finds) -0.0 after 0.0, a float grid after an int one, a grid list changed in place."""
+    code = r"""
+extern "C" __global__ void k(const float* a, float* c, float s, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = 1.0f / s + a[i];
+}"""
+    k = cuda.RawKernel(code, "k", backend="cpu", sanitize=False)
+    a, c = np.zeros(64, np.float32), np.zeros(64, np.float32)
+    k(2, 32, (a, c, np.float32(0.0), np.int32(64)))
+    k(2, 32, (a, c, np.float32(-0.0), np.int32(64)))
+    assert np.isneginf(c).all()
+    with pytest.raises(TypeError, match="grid"):
+        k(2.0, 32, (a, c, np.float32(-0.0), np.int32(64)))
+    grid = [1]
+    c[:] = 0
+    with pytest.warns(cuda.KernelWarning, match="no thread"):
+        k(grid, 32, (a, c, np.float32(1.0), np.int32(64)))
+    grid[0] = 2
+    k(grid, 32, (a, c, np.float32(1.0), np.int32(64)))
+    assert (c == 1.0).all()
+
+
+SHADOWS = r"""
+#define A 4
+#define B (A)
+extern "C" __global__ void later_macro(const float* in, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = in[i * B / 8];
+}
+extern "C" __global__ void own_warp_size(const float* in, float* out, int n, int warpSize) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = in[warpSize];
+}
+#undef A
+#define A 8
+"""
+
+
+def test_a_macro_redefined_after_the_kernel_and_a_parameter_named_warpSize():
+    x = np.random.default_rng(13).random(64, dtype=np.float32)
+    _same_as_checked(SHADOWS, "later_macro", 2, 32, (x, np.zeros(64, np.float32), np.int32(64)))
+    source = parse(SHADOWS)
+    assert fast.reason(source, source.kernels["later_macro"]) is not None  # (B reads A, defined again after)
+    messages = []
+    for options in (FAST, REFERENCE):
+        k = cuda.RawKernel(SHADOWS, "own_warp_size", backend="cpu", sanitize=False, options=options)
+        with pytest.raises(KernelError) as caught:
+            k(2, 32, (x, np.zeros(64, np.float32), np.int32(64), np.int32(1000)))
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1] and "in[1000]" in messages[0]
+
+
+def test_a_stop_in_a_statement_of_several_lines_names_its_own_line():
+    code = r"""
+#define T (10 / 0)
+extern "C" __global__ void k(const float* in, int* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = (int)in[i] +
+            (int)(in[i] * 1e10f);
+}
+extern "C" __global__ void constant(const float* in, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = in[i] + T;
+}"""
+    x = np.full(64, 1e-12, np.float32)
+    x[37] = 1.0
+    messages = []
+    for options in (FAST, REFERENCE):
+        k = cuda.RawKernel(code, "k", backend="cpu", sanitize=False, options=options)
+        with pytest.raises(KernelError) as caught:
+            k(2, 32, (x, np.zeros(64, np.int32), np.int32(64)))
+        messages.append(str(caught.value))
+        c = cuda.RawKernel(code, "constant", backend="cpu", sanitize=False, options=options)
+        with pytest.raises(KernelError) as caught:  # (10 / 0 stops the kernel at its line, not inside the proof)
+            c(2, 32, (x, np.zeros(64, np.float32), np.int32(64)))
+        messages.append(str(caught.value))
+    assert messages[:2] == messages[2:] and "line 6" in messages[0] and "line 10" in messages[1]

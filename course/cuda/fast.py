@@ -235,12 +235,19 @@ def _int_literal(text: str) -> tuple[int, str]:
 class _Parser:
     def __init__(self, tokens: list[Token], kernel: Kernel, constants: dict, text: str = ""):
         self.t, self.i, self.text = tokens, 0, text
+        self.kernel_line = kernel.line
         self.macros: set = set()  # the integer macros used (the fast code checks their type)
         self.float_macros: set = set()
         self.params = {p.name: p for p in kernel.params}
         self.constants = constants
         self.scopes: list[dict] = [{}]
         self.vars: list[_Var] = []
+
+    def macro_before(self, name: str) -> bool:
+        """Whether macro `name` has one definition, before the kernel (or comes from the options): the fast code
+        stands after every kernel, and reads it as the kernel does only then."""
+        found = list(re.finditer(rf"^[ \t]*#[ \t]*(?:define|undef)[ \t]+{re.escape(name)}\b", self.text, re.M))
+        return len(found) <= 1 and (not found or self.text.count("\n", 0, found[0].start()) + 1 < self.kernel_line)
 
     def integer_macro(self, name: str, depth: int = 0) -> bool:
         """Whether macro `name` reads as an int constant expression: int literals and such macros."""
@@ -252,7 +259,8 @@ class _Parser:
                 if not re.fullmatch(r"0[xX][0-9a-fA-F]+|[0-9]+", t.text) or _int_literal(t.text)[1] != "int":
                     return False
             elif t.kind == "ident":
-                if t.text == name or t.text not in self.constants or not self.integer_macro(t.text, depth + 1):
+                if t.text == name or t.text not in self.constants or not self.macro_before(t.text) \
+                        or not self.integer_macro(t.text, depth + 1):
                     return False
             elif t.text not in ("(", ")", "+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "~"):
                 return False
@@ -549,7 +557,7 @@ class _Parser:
             if axis not in ("x", "y", "z"):
                 raise _Reject(f"{name}.{axis}")
             return _Node("builtin", line, value=(_BUILT_INS[name], axis), type="uint")
-        if name == "warpSize":
+        if name == "warpSize" and self.lookup(name) is None and name not in self.params:
             return _Node("num", line, value=32, type="int")
         if name in ("true", "false"):
             return _Node("num", line, value=int(name == "true"), type="bool")
@@ -594,8 +602,8 @@ class _Parser:
             return _Node("param", line, value=param, type=_DTYPES[param.dtype])
         if name in self.constants:
             text = self.constants[name].strip()
-            if len(re.findall(rf"^[ \t]*#[ \t]*(?:define|undef)[ \t]+{re.escape(name)}\b", self.text, re.M)) > 1:
-                raise _Reject(f"macro {name} defined twice")  # (the fast code, after the kernel, sees the last one)
+            if not self.macro_before(name):
+                raise _Reject(f"macro {name} defined twice, or after the kernel")
             if self.integer_macro(name):  # (the fast code asserts that it is an int, and one number)
                 self.macros.add(name)
                 return _Node("num", line, value=0, type="int", op=name)
@@ -795,7 +803,7 @@ class _Generator:
         line = f"    const __cc_iv {s} = "
         if k == "num":
             if node.op:  # a macro: its value where the fast code stands (a -D option or an #ifndef's default)
-                self.proof.append(line + f"{{(__int128)({node.op}), (__int128)({node.op})}};")
+                self.proof.append(line + f"{{(__int128)__cc_fast_m_{node.op}, (__int128)__cc_fast_m_{node.op}}};")
             else:
                 self.proof.append(line + f"{{(__int128){node.value}ll, (__int128){node.value}ll}};" if node.value >= 0
                                   else line + f"{{-(__int128){-node.value}ull, -(__int128){-node.value}ull}};")
@@ -1034,14 +1042,17 @@ class _Generator:
         if k == "load":
             return f"{node.value.name}[{self.fast(node.args[0])}]"
         a = [self.value(x) for x in node.args]
+        here = f'\n#line {node.line} "kernel.cu"\n'  # (what may stop names its own line, in a statement of several)
         if k == "cast":
-            return f"(({node.op}){a[0]})"
+            return f"({here}({node.op}){a[0]})"
         if k == "unary":
             return f"({node.op}{a[0]})"
         if k == "call":
             return f"{node.value}({', '.join(a)})"
         if k == "cond":
             return f"({a[0]} ? {a[1]} : {a[2]})"
+        if node.op in ("/", "%", "<<", ">>"):
+            return f"({a[0]}{here}{node.op} {a[1]})"
         return f"({a[0]} {node.op} {a[1]})"
 
     def emit(self, stmts: list[_Stmt], depth: int) -> list[str]:
@@ -1115,6 +1126,9 @@ class _Generator:
         # one number (a literal, or in parentheses); otherwise every block takes the checked path.
         macros = [f"std::is_same<decltype({name}), int>::value && __cc_primary(__CC_SPELLING({name}))"
                   for name in sorted(self.macros)]
+        # (a constant expression: `#define T (10 / 0)` does not compile, and the module is built without the fast
+        # path, rather than the proof dividing by zero)
+        lines += [f"static constexpr long long __cc_fast_m_{name} = (long long)({name});" for name in sorted(self.macros)]
         macros += [f"__cc_primary(__CC_SPELLING({name}))" for name in sorted(self.float_macros)]
         lines.append(f"static constexpr bool __cc_macros_read = {' && '.join(macros) or 'true'};")
         lines += ["template <unsigned __CC_K, unsigned __CC_V>",

@@ -17,6 +17,7 @@ import math
 import os
 import pickle
 import re
+import struct
 import sys
 import tempfile
 import warnings
@@ -1746,17 +1747,28 @@ def _remember_owners(module, arrays: list) -> None:
 
 
 def _launch_key(grid, block, args, shared_mem):
-    """What a CPU launch's checks and packing depend on: the launch's shape, and each argument's memory, layout
-    and type, or its value (a scalar); None where an argument is of another kind (the launch is checked afresh)."""
-    if not isinstance(args, tuple):
+    """What a CPU launch's checks and packing depend on: the launch's shape (plain ints, copied out of a list),
+    and each argument's memory, layout and type, or its bits (a scalar: -0.0 is not 0.0); None where anything
+    is of another kind (the launch is checked afresh)."""
+    if not isinstance(args, tuple) or type(shared_mem) is not int:
         return None
-    parts = [grid, block, shared_mem]
+    shape = []
+    for dims in (grid, block):
+        dims = tuple(dims) if isinstance(dims, (tuple, list)) else (dims,)
+        if not all(type(d) is int for d in dims):
+            return None
+        shape.append(dims)
+    parts = [*shape, shared_mem]
     for a in args:
         if type(a) is np.ndarray:
             parts.append((a.__array_interface__["data"][0], a.shape, a.strides, a.dtype, a.flags.writeable,
                           a.flags.owndata))
-        elif isinstance(a, (np.integer, np.floating, int, float)):
+        elif isinstance(a, np.generic) and isinstance(a, (np.integer, np.floating)):
+            parts.append((type(a), a.tobytes()))
+        elif type(a) in (int, bool):
             parts.append((type(a), a))
+        elif type(a) is float:
+            parts.append((float, struct.pack("<d", a)))
         else:
             return None
     return tuple(parts)
