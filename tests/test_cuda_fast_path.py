@@ -12,6 +12,7 @@ from course import cuda
 from course.cuda import fast
 from course.cuda.errors import KernelError
 from course.cuda.source import parse
+from tools import bench
 
 FAST = ("-D__CC_FAST_PATH=1",)  # the fast path compiled in whatever the launch's size (cpu.FAST_PATH_THREADS)
 REFERENCE = ("-D__CC_FAST_PATH=0",)  # the same kernel with every block on the checked path
@@ -41,12 +42,7 @@ def _same_as_checked(code, name, grid, block, args):
     return fast_blocks
 
 
-VECTOR_ADD = r"""
-extern "C" __global__ void vector_add(const float* a, const float* b, float* c, int n) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) c[i] = a[i] + b[i];
-}
-"""
+VECTOR_ADD = bench.VECTOR_ADD  # (make bench's)
 
 
 @pytest.mark.parametrize("n", [1, 255, 256, 1000, 4096])
@@ -72,16 +68,7 @@ def test_a_fault_is_found_as_before():
     assert "block (4, 0, 0), thread (0, 0, 0)" in messages[0] and messages[0] == messages[1]
 
 
-STENCIL = r"""
-extern "C" __global__ void stencil3x3(const float* in, float* out, int h, int w) {
-    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-    if (x < 1 || y < 1 || x >= w - 1 || y >= h - 1) return;
-    float s = 0.0f;
-    for (int dy = -1; dy <= 1; ++dy)
-        for (int dx = -1; dx <= 1; ++dx) s += in[(y + dy) * w + (x + dx)];
-    out[y * w + x] = s / 9.0f;
-}
-"""
+STENCIL = bench.STENCIL  # (make bench's: blocks of 16x16 threads, an early return at the border)
 
 
 @pytest.mark.parametrize("h, w", [(64, 64), (37, 50), (3, 3), (1, 20)])

@@ -165,22 +165,12 @@ def _body_tokens(source: Source, kernel: Kernel) -> list[Token]:
     for i, t in enumerate(tokens):
         if t.text == kernel.name and i >= 2 and tokens[i - 1].text in ("void", ")") and i + 1 < len(tokens) \
                 and tokens[i + 1].text == "(" and any(x.text == "__global__" for x in tokens[max(0, i - 12):i]):
-            depth, j = 0, i + 1
-            while j < len(tokens):
-                depth += {"(": 1, ")": -1}.get(tokens[j].text, 0)
-                if depth == 0:
-                    break
-                j += 1
+            j = _closing(tokens, i + 1, "(", ")")
             if j + 1 >= len(tokens) or tokens[j + 1].text != "{":
                 continue
             if any(x.text in ("volatile", "__grid_constant__") for x in tokens[i:j]):
                 raise _Reject("volatile parameter")  # (its accesses are steps of their own: __cc_in_step)
-            depth, k = 0, j + 1
-            while k < len(tokens):
-                depth += {"{": 1, "}": -1}.get(tokens[k].text, 0)
-                if depth == 0:
-                    break
-                k += 1
+            k = _closing(tokens, j + 1, "{", "}")
             if k >= len(tokens):
                 break
             start, end = tokens[j + 1].start, tokens[k].end
@@ -188,6 +178,16 @@ def _body_tokens(source: Source, kernel: Kernel) -> list[Token]:
                 raise _Reject("a preprocessor directive in the body")  # (the text holds every #if branch)
             return _unwrapped(tokens[j + 2:k])
     raise _Reject("kernel definition not found")
+
+
+def _closing(tokens: list[Token], i: int, opening: str, closing: str) -> int:
+    """The index of the token that closes tokens[i] (an `opening`), or len(tokens)."""
+    depth = 0
+    for k in range(i, len(tokens)):
+        depth += 1 if tokens[k].text == opening else -1 if tokens[k].text == closing else 0
+        if depth == 0:
+            return k
+    return len(tokens)
 
 
 def _unwrapped(tokens: list[Token]) -> list[Token]:
