@@ -55,8 +55,11 @@ def test_vector_add_every_block_fast_and_exact(n):
     assert fast_blocks == blocks  # (the last block too: `i < n` narrows i where c[i] is written)
 
 
-def test_a_fault_is_found_as_before():
-    """A launch one block too long: the block the proof rejects runs checked, and faults there."""
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_a_fault_is_found_as_before(threads, monkeypatch):
+    """A launch one block too long: the block the proof rejects runs checked, and faults there (with one
+    worker, after the span of the blocks before it failed its proof and they ran one by one)."""
+    monkeypatch.setenv("COURSE_CUDA_THREADS", threads)
     n = 1024
     a = np.ones(n, np.float32)
     messages = []
@@ -71,8 +74,10 @@ def test_a_fault_is_found_as_before():
 STENCIL = bench.STENCIL  # (make bench's: blocks of 16x16 threads, an early return at the border)
 
 
+@pytest.mark.parametrize("threads", ["1", "2"])  # (one worker runs a row of blocks as one span: runtime.h)
 @pytest.mark.parametrize("h, w", [(64, 64), (37, 50), (3, 3), (1, 20)])
-def test_stencil_with_its_border_matches_the_checked_loop(h, w):
+def test_stencil_with_its_border_matches_the_checked_loop(h, w, threads, monkeypatch):
+    monkeypatch.setenv("COURSE_CUDA_THREADS", threads)
     img = np.random.default_rng(h * w).random((h, w), dtype=np.float32)
     grid = ((w + 15) // 16, (h + 15) // 16)
     fast_blocks = _same_as_checked(STENCIL, "stencil3x3", grid, (16, 16),
@@ -183,7 +188,9 @@ def test_guards_in_every_combination(lo, hi):
     assert fast_blocks == 4
 
 
-def test_three_dimensions():
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_three_dimensions(threads, monkeypatch):
+    monkeypatch.setenv("COURSE_CUDA_THREADS", threads)
     nx, ny, nz = 19, 7, 5
     x = np.random.default_rng(7).random(nx * ny * nz, dtype=np.float32)
     fast_blocks = _same_as_checked(SEMANTICS, "cube", (3, 2, 2), (8, 4, 3),

@@ -429,7 +429,8 @@ def _launchers(source: Source, kernels=None) -> str:
         code.append(f"    auto call = [&]() {{ {kernel.call or kernel.name}({', '.join(names)}); }};")
         if fast_code:
             code += ["#if __CC_FAST_PATH && !defined(__CC_SANITIZE)",
-                     f"    {run}(call, [&]() {{ return __cc_fast_{index}::__cc_block({', '.join(names)}); }});", "#else",
+                     f"    {run}(call, [&](unsigned __cc_extra) {{ return __cc_fast_{index}::__cc_block(__cc_extra, {', '.join(names)}); }});",
+                     "#else",
                      f"    {run}(call);", "#endif"]
         else:
             code.append(f"    {run}(call);")

@@ -823,7 +823,8 @@ class _Generator:
                 self.slots -= 1
                 node.slot = self.narrowed[axis]
                 return node.slot
-            value = {"t": f"{{0, (__int128)__cc_bd.{axis} - 1}}", "b": f"{{(__int128)__cc_b.{axis}, (__int128)__cc_b.{axis}}}",
+            value = {"t": f"{{0, (__int128)__cc_bd.{axis} - 1}}",
+                     "b": f"{{(__int128)__cc_b.{axis}, (__int128)__cc_b.{axis}{' + __cc_extra' if axis == 'x' else ''}}}",
                      "bd": f"{{(__int128)__cc_bd.{axis}, (__int128)__cc_bd.{axis}}}",
                      "gd": f"{{(__int128)__cc_gd.{axis}, (__int128)__cc_gd.{axis}}}"}[kind]
             self.proof.append(line + value + ";")
@@ -1119,7 +1120,8 @@ class _Generator:
         for p in self.kernel.params:
             cpp = p.cpp_type or p.ctype
             params.append(f"{'const ' if p.const else ''}{cpp}* {p.name}" if p.pointer else f"{cpp} {p.name}")
-        dims = ", ".join(f"int __cc_{k}{a}" for k in ("b", "bd", "gd") for a in "xyz")
+        dims = ", ".join(["int __cc_bx0", "int __cc_bx1"] + [f"int __cc_{k}{a}" for k in ("b", "bd", "gd") for a in "xyz"
+                                                            if (k, a) != ("b", "x")])
         guards = min(self.guards, _TEMPLATED_GUARDS)
         lines = [f"namespace {ns} {{"]
         # The macros it reads as numbers, as the preprocessor sees them where the fast code stands: an int, and
@@ -1134,10 +1136,14 @@ class _Generator:
         lines += ["template <unsigned __CC_K, unsigned __CC_V>",
                  # (a function of its own: inlined into the launcher's loop over blocks, GCC vectorises it no more)
                  f"__attribute__((noinline)) static void __cc_run({', '.join(params + [dims])}) {{"]
-        for name in ("b", "bd", "gd"):
+        lines.append("    (void)__cc_by, (void)__cc_bz;")
+        for name in ("bd", "gd"):
             lines.append(f"    (void)__cc_{name}x, (void)__cc_{name}y, (void)__cc_{name}z;")
+        # (blocks bx0 to bx1 of one row of the grid, a row of threads of each in turn: a block's rows are short, and
+        # the next block's row continues them in memory; the proof covers them all)
         lines += ["    for (int __cc_tz = 0; __cc_tz < __cc_bdz; __cc_tz++)",
                   "        for (int __cc_ty = 0; __cc_ty < __cc_bdy; __cc_ty++)",
+                  "        for (int __cc_bx = __cc_bx0; __cc_bx <= __cc_bx1; __cc_bx++)",
                   "            for (int __cc_tx = 0; __cc_tx < __cc_bdx; __cc_tx++) {"]
         if self.stops:
             lines += ["                threadIdx = {(unsigned)__cc_tx, (unsigned)__cc_ty, (unsigned)__cc_tz};"]
@@ -1151,19 +1157,32 @@ class _Generator:
             cpp = p.cpp_type or p.ctype
             checked.append(f"const __cc_ptr<{cpp}>& __cc_a{i}" if p.pointer  # (as the launcher unpacks it)
                            else f"{cpp} {p.name}")
-        lines += [f"static bool __cc_block({', '.join(checked)}) {{",
+        lines += [f"static int __cc_try(unsigned __cc_extra, bool __cc_must_know, {', '.join(checked)}) {{",
                   "    const uint3 __cc_b = blockIdx;", "    const dim3 __cc_bd = blockDim, __cc_gd = gridDim;",
                   "    bool __cc_ok = true;", "    unsigned __cc_value = 0, __cc_unknown = 0;",
                   "    if (!__cc_macros_read) return false;"]
         lines += self.proof
         lines.append("    (void)__cc_ok;")
         call_args = [f"__cc_a{i}.p" if p.pointer else p.name for i, p in enumerate(self.kernel.params)]
-        call_args += [f"(int)__cc_{k}.{a}" for k in ("b", "bd", "gd") for a in "xyz"]
+        call_args += ["(int)__cc_b.x", "(int)(__cc_b.x + __cc_extra)"]
+        call_args += [f"(int)__cc_{k}.{a}" for k in ("b", "bd", "gd") for a in "xyz" if (k, a) != ("b", "x")]
         call = ", ".join(call_args)
-        lines.append(f"    if (__cc_unknown) {{ __cc_run<0u, 0u>({call}); return true; }}")
+        lines.append("    if (__cc_unknown && __cc_must_know) return 0;  // (a shorter span may decide them)")
+        lines.append(f"    if (__cc_unknown) {{ __cc_run<0u, 0u>({call}); return 1 + (int)__cc_extra; }}")
         lines.append("    switch (__cc_value) {")
         full = (1 << guards) - 1
         for v in range(1 << guards):
             lines.append(f"    case {v}u: __cc_run<{full}u, {v}u>({call}); break;")
-        lines += ["    }", "    return true;", "}", "}"]
+        lines += ["    }", "    return 1 + (int)__cc_extra;", "}"]
+        # The current block and the `extra` blocks after it in its row (runtime.h's __cc_run_in_loops): how many
+        # of them ran, 0 where not even the one is proved. (One at a time where a stop must name its block.)
+        names = [f"__cc_a{i}" if p.pointer else p.name for i, p in enumerate(self.kernel.params)]
+        # A span is run only where the proof decides its guards for all its blocks (a border block's threads take
+        # both ways: it runs alone, the blocks inside the border together); halved until it does, or is one block.
+        lines += [f"static int __cc_block(unsigned __cc_extra, {', '.join(checked)}) {{",
+                  f"    if ({int(self.stops)}) __cc_extra = 0;",
+                  "    for (;; __cc_extra /= 2) {",
+                  f"        int __cc_ran = __cc_try(__cc_extra, __cc_extra > 0, {', '.join(names)});",
+                  "        if (__cc_ran || !__cc_extra) return __cc_ran;",
+                  "    }", "}", "}"]
         return "\n".join(lines) + "\n"

@@ -6442,7 +6442,7 @@ __CC_IV bool __cc_iv_inside(__cc_iv v, const __cc_ptr<T>& q) {
 // Inlined into the function that unpacked the arguments, so that the compiler keeps them in
 // registers and sees that each checked pointer starts at its array's base: a check is then
 // one comparison of the index. `fast`: fast.py's path for a block (false: the block is not proved).
-struct __cc_no_fast_path { bool operator()() const { return false; } };
+struct __cc_no_fast_path { int operator()(unsigned) const { return 0; } };
 template <class Body, class Fast = __cc_no_fast_path>
 static inline __attribute__((always_inline)) void __cc_run_in_loops(Body& body, Fast fast = Fast()) {
     // threadIdx is a thread_local variable: its address is found once (in a shared library
@@ -6452,9 +6452,16 @@ static inline __attribute__((always_inline)) void __cc_run_in_loops(Body& body, 
     const dim3 b = blockDim;
     while (__cc_take_block(w)) {
         __cc_new_block();
-        if (!__cc_sanitizing && fast()) {
-            w->fast_blocks++;
-            continue;
+        if (!__cc_sanitizing) {
+            // the blocks after this one that the worker's chunk holds in the same row of the grid: fast.py's path
+            // may prove and run them with it (a span), and says how many it ran (0: this block takes the checked loop)
+            long long left = w->chunk_end - w->chunk_next, row = (long long)gridDim.x - 1 - blockIdx.x;
+            int ran = fast((unsigned)(left < row ? left : row));
+            if (ran) {
+                w->chunk_next += ran - 1;  // (those blocks are done: no fault can stop a proved block)
+                w->fast_blocks += ran;
+                continue;
+            }
         }
         if (__cc_reversed()) {  // the threads in the opposite order (a rerun: __cc_race_rerun)
             for (unsigned tz = b.z; tz-- > 0;)
