@@ -31,6 +31,10 @@ the whole block where the proof finds one; the first three such are template par
 block's loop, so that a block where they are decided has no branch left (`if (i < n)`, a
 stencil's border test).
 
+A worker proves the blocks that follow in its chunk's row of the grid together where it can (a span: one proof
+with blockIdx.x a range, the span's rows of threads run in turn, so that a 16-wide block's short rows continue
+in memory), and one by one where a span's guards are not decided for all its blocks (the border's).
+
 Where it runs: the launchers compile it in under -D__CC_FAST_PATH=1 only, which cpu.load(fast=True) sets: a
 second module that a launch of cpu.FAST_PATH_THREADS threads or more uses (kernel.py), so that the small
 launches of exercises and tests pay no second compile. A sanitized build never has it.
