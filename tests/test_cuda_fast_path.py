@@ -42,6 +42,18 @@ def _same_as_checked(code, name, grid, block, args):
     return fast_blocks
 
 
+def _same_fault(code, name, grid, block, args) -> str:
+    """The launch faults with the fast path as with every block checked, in the same words: the message."""
+    messages = []
+    for options in (FAST, REFERENCE):
+        k = cuda.RawKernel(code, name, backend="cpu", sanitize=False, options=options)
+        with pytest.raises(KernelError) as caught:
+            k(grid, block, args)
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1]
+    return messages[0]
+
+
 VECTOR_ADD = bench.VECTOR_ADD  # (make bench's)
 
 
@@ -62,13 +74,8 @@ def test_a_fault_is_found_as_before(threads, monkeypatch):
     monkeypatch.setenv("COURSE_CUDA_THREADS", threads)
     n = 1024
     a = np.ones(n, np.float32)
-    messages = []
-    for options in (FAST, REFERENCE):
-        k = cuda.RawKernel(VECTOR_ADD, "vector_add", backend="cpu", sanitize=False, options=options)
-        with pytest.raises(KernelError) as caught:
-            k(n // 256 + 1, 256, (a, a, np.zeros(n, np.float32), np.int32(n + 256)))
-        messages.append(str(caught.value))
-    assert "block (4, 0, 0), thread (0, 0, 0)" in messages[0] and messages[0] == messages[1]
+    message = _same_fault(VECTOR_ADD, "vector_add", n // 256 + 1, 256, (a, a, np.zeros(n, np.float32), np.int32(n + 256)))
+    assert "block (4, 0, 0), thread (0, 0, 0)" in message
 
 
 STENCIL = bench.STENCIL  # (make bench's: blocks of 16x16 threads, an early return at the border)
@@ -89,13 +96,8 @@ def test_stencil_with_its_border_matches_the_checked_loop(h, w, threads, monkeyp
 def test_stencil_without_its_guard_faults_at_the_same_thread():
     code = STENCIL.replace("if (x < 1 || y < 1 || x >= w - 1 || y >= h - 1) return;", "if (x >= w || y >= h) return;")
     img = np.ones((32, 32), np.float32)
-    messages = []
-    for options in (FAST, REFERENCE):
-        k = cuda.RawKernel(code, "stencil3x3", backend="cpu", sanitize=False, options=options)
-        with pytest.raises(KernelError) as caught:
-            k((2, 2), (16, 16), (img, np.zeros_like(img), np.int32(32), np.int32(32)))
-        messages.append(str(caught.value))
-    assert messages[0] == messages[1] and "in[-33]" in messages[0]
+    assert "in[-33]" in _same_fault(code, "stencil3x3", (2, 2), (16, 16), (img, np.zeros_like(img), np.int32(32),
+                                                                          np.int32(32)))
 
 
 # Kernels whose semantics the fast code must keep exactly: unsigned wrap-around, mixed signedness, 64-bit
@@ -339,13 +341,8 @@ def test_a_stop_inside_a_proved_block_names_its_thread_as_before():
         values[437] = 1.0  # 1e10 does not fit an int
         if values is small:
             divisors[439] = 0
-        messages = []
-        for options in (FAST, REFERENCE):
-            k = cuda.RawKernel(STOPS, "to_int", backend="cpu", sanitize=False, options=options)
-            with pytest.raises(KernelError) as caught:
-                k(3, 256, (values, np.zeros(n, np.int32), divisors, np.int32(n)))
-            messages.append(str(caught.value))
-        assert messages[0] == messages[1] and "thread (181, 0, 0)" in messages[0]
+        assert "thread (181, 0, 0)" in _same_fault(STOPS, "to_int", 3, 256, (values, np.zeros(n, np.int32), divisors,
+                                                                            np.int32(n)))
 
 
 def test_pixels_of_one_byte():
@@ -390,13 +387,8 @@ def test_literals_past_int_max_keep_their_value():
 
 def test_a_macro_that_is_an_expression_keeps_cs_precedence():
     x = np.random.default_rng(10).random(100, dtype=np.float32)
-    messages = []
-    for options in (FAST, REFERENCE):  # (n / STEP is n / 2 * 3: in[150] of 100)
-        k = cuda.RawKernel(RED_TEAM, "unparenthesised", backend="cpu", sanitize=False, options=options)
-        with pytest.raises(KernelError) as caught:
-            k(4, 32, (x, np.zeros(100, np.float32), np.int32(100)))
-        messages.append(str(caught.value))
-    assert messages[0] == messages[1] and "in[150]" in messages[0]
+    # (n / STEP is n / 2 * 3: in[150] of 100)
+    assert "in[150]" in _same_fault(RED_TEAM, "unparenthesised", 4, 32, (x, np.zeros(100, np.float32), np.int32(100)))
 
 
 def test_code_no_thread_reaches_proves_nothing_wrong():
@@ -510,13 +502,8 @@ def test_a_macro_redefined_after_the_kernel_and_a_parameter_named_warpSize():
     _same_as_checked(SHADOWS, "later_macro", 2, 32, (x, np.zeros(64, np.float32), np.int32(64)))
     source = parse(SHADOWS)
     assert fast.reason(source, source.kernels["later_macro"]) is not None  # (B reads A, defined again after)
-    messages = []
-    for options in (FAST, REFERENCE):
-        k = cuda.RawKernel(SHADOWS, "own_warp_size", backend="cpu", sanitize=False, options=options)
-        with pytest.raises(KernelError) as caught:
-            k(2, 32, (x, np.zeros(64, np.float32), np.int32(64), np.int32(1000)))
-        messages.append(str(caught.value))
-    assert messages[0] == messages[1] and "in[1000]" in messages[0]
+    assert "in[1000]" in _same_fault(SHADOWS, "own_warp_size", 2, 32, (x, np.zeros(64, np.float32), np.int32(64),
+                                                                       np.int32(1000)))
 
 
 def test_a_stop_in_a_statement_of_several_lines_names_its_own_line():
@@ -533,14 +520,6 @@ extern "C" __global__ void constant(const float* in, float* out, int n) {
 }"""
     x = np.full(64, 1e-12, np.float32)
     x[37] = 1.0
-    messages = []
-    for options in (FAST, REFERENCE):
-        k = cuda.RawKernel(code, "k", backend="cpu", sanitize=False, options=options)
-        with pytest.raises(KernelError) as caught:
-            k(2, 32, (x, np.zeros(64, np.int32), np.int32(64)))
-        messages.append(str(caught.value))
-        c = cuda.RawKernel(code, "constant", backend="cpu", sanitize=False, options=options)
-        with pytest.raises(KernelError) as caught:  # (10 / 0 stops the kernel at its line, not inside the proof)
-            c(2, 32, (x, np.zeros(64, np.float32), np.int32(64)))
-        messages.append(str(caught.value))
-    assert messages[:2] == messages[2:] and "line 6" in messages[0] and "line 10" in messages[1]
+    assert "line 6" in _same_fault(code, "k", 2, 32, (x, np.zeros(64, np.int32), np.int32(64)))
+    # (10 / 0 stops the kernel at its line, not inside the proof)
+    assert "line 10" in _same_fault(code, "constant", 2, 32, (x, np.zeros(64, np.float32), np.int32(64)))

@@ -419,7 +419,7 @@ def _launchers(source: Source, kernels=None) -> str:
         structs = "true" if _unset_struct(source.text) else "false"
         code += scope + prepare + ["    __cc_register_globals();", f"    __cc_int_fills = {unset};",
                                    f"    __cc_struct_fills = {structs};", "    (void)args;", "}"]
-        fast_code = None if kernel.uses_barriers or scope else fast.fast_path(source, kernel, index)
+        fast_code = fast.fast_path(source, kernel, index)
         if fast_code:  # (fast.py: blocks proved in bounds run without checks; not in a sanitized build)
             code += ["#if __CC_FAST_PATH && !defined(__CC_SANITIZE)", fast_code.rstrip("\n"), "#endif",
                      f'#line {len(code) + 2} "course-cuda-launchers"']
@@ -1647,18 +1647,6 @@ def load(source: Source, options=(), kernel: str = "", extra=(), sanitize: bool 
             _modules[key] = module
             _building.pop(key, None)
         return module
-
-
-_FAST_KERNELS: dict = {}
-
-
-def has_fast_path(source: Source, kernel: Kernel) -> bool:
-    """Whether fast.py understands `kernel` (asked at every large launch: kept per source and kernel)."""
-    key = (source.cpu_text, kernel.name)
-    found = _FAST_KERNELS.get(key)
-    if found is None:
-        found = _FAST_KERNELS[key] = not kernel.uses_barriers and fast.reason(source, kernel) is None
-    return found
 
 
 #: The kernel cache keeps at most this many bytes of compiled modules: past it, a compile

@@ -142,28 +142,37 @@ class _Stmt:
 
 
 def fast_path(source: Source, kernel: Kernel, index: int) -> str | None:
-    """C++ for `kernel`'s fast path (namespace __cc_fast_<index>: its `block` function runs the current
-    block without checks and returns true where it proves the block in bounds), or None where the
-    kernel is outside the class."""
-    try:
-        return _Generator(source, kernel, index).code()
-    except Exception:  # (_Reject, or a construct this module does not know: the checked path, as ever)
-        return None
+    """C++ for `kernel`'s fast path (namespace __cc_fast_<index>: its `__cc_block` function runs the current
+    block, and the blocks after it in its row where it can, without checks, and says how many it ran, 0 where
+    it cannot prove the block in bounds), or None where the kernel is outside the class."""
+    code, _ = _generated(source, kernel)
+    return code and code.replace("namespace __cc_fast_INDEX {", f"namespace __cc_fast_{index} {{", 1)
 
 
 def reason(source: Source, kernel: Kernel) -> str | None:
-    """Why `kernel` takes the checked path always (None: it has a fast path). For tests."""
-    try:
-        _Generator(source, kernel, 0).code()
-    except Exception as e:
-        return str(e) or type(e).__name__
-    return None
+    """Why `kernel` takes the checked path always (None: it has a fast path)."""
+    return _generated(source, kernel)[1]
+
+
+_GENERATED: dict = {}  # (source text, its CPU text, kernel) -> (code or None, why not)
+
+
+def _generated(source: Source, kernel: Kernel) -> tuple[str | None, str | None]:
+    """The fast path's code (with __cc_fast_INDEX for its namespace), or why there is none: made once per source
+    and kernel (a large launch asks whether there is one, and the launchers ask for the code)."""
+    key = (source.text, source.cpu_text, kernel)
+    if key not in _GENERATED:
+        try:
+            _GENERATED[key] = (_Generator(source, kernel).code(), None)
+        except Exception as e:  # (_Reject, or a construct this module does not know: the checked path, as ever)
+            _GENERATED[key] = (None, str(e) or type(e).__name__)
+    return _GENERATED[key]
 
 
 def _body_tokens(source: Source, kernel: Kernel) -> list[Token]:
-    if kernel.uses_barriers or (kernel.call and kernel.call != kernel.name) or source.globals \
-            or source.dynamic_shared or kernel.name in source.problems:
-        raise _Reject("barriers, templates, shared memory or __device__ variables")
+    if kernel.uses_barriers or (kernel.call and kernel.call != kernel.name) or "::" in (kernel.call or kernel.name) \
+            or source.globals or source.dynamic_shared or kernel.name in source.problems:
+        raise _Reject("barriers, templates, a namespace, shared memory or __device__ variables")
     everything = tokenize(source.cpu_text)
     tokens = [t for t in everything if t.kind != "pp"]
     for i, t in enumerate(tokens):
@@ -226,10 +235,10 @@ def _int_literal(text: str) -> tuple[int, str]:
     value = int(digits, 0) if not re.fullmatch(r"0[0-7]+", digits) else int(digits, 8)
     unsigned, longs = "u" in suffix.lower(), suffix.lower().count("l")
     decimal = not digits.startswith("0") or digits == "0"
-    candidates = (["uint", "ull"] if unsigned else (["ll"] if longs else
-                  (["int", "ll"] if decimal else ["int", "uint", "ll", "ull"])))
     if longs:
         candidates = ["ull"] if unsigned else (["ll"] if decimal else ["ll", "ull"])
+    else:
+        candidates = ["uint", "ull"] if unsigned else (["int", "ll"] if decimal else ["int", "uint", "ll", "ull"])
     for c in candidates:
         if _RANGE[c][0] <= value <= _RANGE[c][1]:
             return value, c
@@ -633,13 +642,18 @@ def _common(a: str, b: str) -> str:
     return "int"
 
 
+def _fast_type(a: str) -> str:
+    """The C type the fast code computes a pure integer of type `a` in."""
+    return "long long" if _WIDE.get(a) else "int"
+
+
 def _promoted(a: str) -> str:
     return "int" if a in ("bool", "small") else a
 
 
 class _Generator:
-    def __init__(self, source: Source, kernel: Kernel, index: int):
-        self.source, self.kernel, self.index = source, kernel, index
+    def __init__(self, source: Source, kernel: Kernel):
+        self.source, self.kernel = source, kernel
         for p in kernel.params:
             if p.dtype not in (_ELEMENTS if p.pointer else _DTYPES) or p.lanes != 1 or p.rows or p.by_value_struct:
                 raise _Reject(f"parameter {p.name}")
@@ -802,7 +816,14 @@ class _Generator:
 
     def interval(self, node: _Node) -> str:
         """The slot of pure `node`'s interval (emitting its computation and checks)."""
-        k, s = node.kind, self.slot()
+        k = node.kind
+        if k == "var":  # (a variable's interval is computed once, where it is declared or narrowed)
+            node.slot = node.value.slot
+            return node.slot
+        if k == "builtin" and node.value[0] == "t" and node.value[1] in self.narrowed:
+            node.slot = self.narrowed[node.value[1]]
+            return node.slot
+        s = self.slot()
         node.slot = s
         line = f"    const __cc_iv {s} = "
         if k == "num":
@@ -813,20 +834,12 @@ class _Generator:
                                   else line + f"{{-(__int128){-node.value}ull, -(__int128){-node.value}ull}};")
             self.fits(s, node.type)  # (an unsigned literal past INT_MAX: no int in the fast code holds it)
             return s
-        if k == "var":  # (its slot: a variable's interval is computed once)
-            self.slots -= 1
-            node.slot = node.value.slot
-            return node.slot
         if k == "param":
             self.proof.append(line + f"{{(__int128){node.value.name}, (__int128){node.value.name}}};")
             self.fits(s, node.type)
             return s
         if k == "builtin":
             kind, axis = node.value
-            if kind == "t" and axis in self.narrowed:
-                self.slots -= 1
-                node.slot = self.narrowed[axis]
-                return node.slot
             value = {"t": f"{{0, (__int128)__cc_bd.{axis} - 1}}",
                      "b": f"{{(__int128)__cc_b.{axis}, (__int128)__cc_b.{axis}{' + __cc_extra' if axis == 'x' else ''}}}",
                      "bd": f"{{(__int128)__cc_bd.{axis}, (__int128)__cc_bd.{axis}}}",
@@ -1008,7 +1021,7 @@ class _Generator:
     def fast(self, node: _Node) -> str:
         """Pure `node` in the fast types (int, long long)."""
         k = node.kind
-        ft = "long long" if _WIDE.get(node.type) else "int"
+        ft = _fast_type(node.type)
         if k == "num":
             if node.op:
                 return f"(({ft})({node.op}))"
@@ -1068,7 +1081,7 @@ class _Generator:
             k = st.kind
             if k == "decl":
                 if st.var.tracked:
-                    ft = "long long" if _WIDE[st.var.type] else "int"
+                    ft = _fast_type(st.var.type)
                     init = f"({self.fast(st.expr)} != 0)" if st.var.type == "bool" else self.fast(st.expr)
                     out.append(f"{pad}const {ft} {st.var.name} = {init};")
                 else:
@@ -1097,7 +1110,7 @@ class _Generator:
                     out += self.emit(st.orelse, depth + 1)
                     out.append(f"{pad}}}")
             elif k == "for":
-                ft = "long long" if _WIDE[st.var.type] else "int"
+                ft = _fast_type(st.var.type)
                 name = st.var.name
                 step = "++" if st.op in ("<", "<=") else "--"
                 advance = f"{name} {'+=' if step == '++' else '-='} {self.fast(st.step)}"
@@ -1119,7 +1132,7 @@ class _Generator:
         self.prove(self.body)
         if not any(line.startswith("    if (!__cc_iv_inside(") for line in self.proof):
             raise _Reject("no access to prove")
-        ns = f"__cc_fast_{self.index}"
+        ns = "__cc_fast_INDEX"  # (fast_path names it)
         params = []
         for p in self.kernel.params:
             cpp = p.cpp_type or p.ctype

@@ -25,7 +25,7 @@ import weakref
 
 import numpy as np
 
-from . import cpu, host
+from . import cpu, fast, host
 from .errors import CompileError, KernelError, KernelWarning
 from .nvrtc import for_nvrtc
 from .source import Kernel, Param, Source, instantiate, parse, template_example, without_comments
@@ -528,8 +528,7 @@ class RawKernel:
             else:
                 host.append(value)
         values = check_args(self._kernel, host, "cpu")
-        extra = tuple(self._module._instances.values()) if self._module is not None else ()
-        module = cpu.load(self._source, self.options, self.name, extra, trace=True)
+        module = cpu.load(self._source, self.options, self.name, self._instances(), trace=True)
         packed, arrays, keep = _pack_for_cpu(self._kernel, values, True)
         records, full = cpu.launch(module, self._kernel, grid3, block3, packed, int(shared_mem),
                                    max(self.time_limit, 60.0), arrays, trace_limit=int(max_accesses),
@@ -556,19 +555,22 @@ class RawKernel:
     def _launch_cpu(self, grid3, block3, packed, shared_mem: int, arrays) -> None:
         module = self._compiled
         if not self.sanitize and not module.sanitized and math.prod(grid3) * math.prod(block3) >= \
-                cpu.FAST_PATH_THREADS and cpu.has_fast_path(self._source, self._kernel) \
+                cpu.FAST_PATH_THREADS and fast.reason(self._source, self._kernel) is None \
                 and not any("__CC_FAST_PATH" in str(option) for option in self.options):
             module = self._fast_module()  # (a large launch: blocks proved in bounds run without checks)
         cpu.launch(module, self._kernel, grid3, block3, packed, shared_mem, self.time_limit, arrays,
                    shared_limit=self._shared_limit())
 
+    def _instances(self) -> tuple:
+        """A RawModule kernel's: the module's template instances, which its builds compile too."""
+        return tuple(self._module._instances.values()) if self._module is not None else ()
+
     def _fast_module(self):
         """The module with fast.py's path compiled in (cpu.load(fast=True)), for large launches: compiled at the
         first."""
         if self._fast is None:
-            extra = tuple(self._module._instances.values()) if self._module is not None else ()
             self._fast = cpu.load(self._source, self.options, "(RawModule)" if self._module is not None else self.name,
-                                  extra, fast=True)
+                                  self._instances(), fast=True)
         return self._fast
 
     def _launch_shape(self, grid, block, shared_mem):

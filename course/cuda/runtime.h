@@ -6316,18 +6316,19 @@ __CC_IV __cc_iv __cc_iv_abs(__cc_iv a) {
     if (a.hi <= 0) return {-a.hi, -a.lo};
     return {0, __cc_max128(-a.lo, a.hi)};
 }
+// The least and the greatest of an operation's values at the four corners of its operands' intervals (where it is
+// monotonic in each operand, as a product and C's division by a divisor of one sign are).
+__CC_IV __cc_iv __cc_iv_corners(__int128 p, __int128 q, __int128 r, __int128 s) {
+    return {__cc_min128(__cc_min128(p, q), __cc_min128(r, s)), __cc_max128(__cc_max128(p, q), __cc_max128(r, s))};
+}
 __CC_IV __cc_iv __cc_iv_mul(__cc_iv a, __cc_iv b) {  // (operands within 64 bits: no __int128 overflow)
     if (__cc_iv_none(a, b)) return __cc_iv_nowhere;
-    __int128 p[4] = {a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi};
-    return {__cc_min128(__cc_min128(p[0], p[1]), __cc_min128(p[2], p[3])),
-            __cc_max128(__cc_max128(p[0], p[1]), __cc_max128(p[2], p[3]))};
+    return __cc_iv_corners(a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi);
 }
 __CC_IV __cc_iv __cc_iv_div(__cc_iv a, __cc_iv b, bool& ok) {  // C's division, toward zero
     if (__cc_iv_none(a, b)) return __cc_iv_nowhere;
     if (b.lo <= 0 && b.hi >= 0) { ok = false; return a; }
-    __int128 q[4] = {a.lo / b.lo, a.lo / b.hi, a.hi / b.lo, a.hi / b.hi};
-    return {__cc_min128(__cc_min128(q[0], q[1]), __cc_min128(q[2], q[3])),
-            __cc_max128(__cc_max128(q[0], q[1]), __cc_max128(q[2], q[3]))};
+    return __cc_iv_corners(a.lo / b.lo, a.lo / b.hi, a.hi / b.lo, a.hi / b.hi);
 }
 __CC_IV __cc_iv __cc_iv_mod(__cc_iv a, __cc_iv b, bool& ok) {  // the sign of the dividend's
     if (__cc_iv_none(a, b)) return __cc_iv_nowhere;
